@@ -1,0 +1,48 @@
+"""evenhand: use-case-level bias and fairness assessment of large language models.
+
+The top-level names are loaded lazily so that ``import evenhand`` stays light (no torch, no models).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_LAZY: dict[str, str] = {
+    "check_ftu": "evenhand.text.ftu",
+    "FTUResult": "evenhand.text.ftu",
+    "counterfactual_prompts": "evenhand.text.counterfactual",
+    "CounterfactualPrompts": "evenhand.text.counterfactual",
+    "neutralize": "evenhand.text.counterfactual",
+    "Lexicon": "evenhand.text.lexicon",
+    "load_lexicon": "evenhand.text.lexicon",
+    "metrics": "evenhand.metrics",
+    "scorers": "evenhand.scorers",
+    "generation": "evenhand.generation",
+    "stats": "evenhand.stats",
+    "UseCase": "evenhand.framework",
+    "plan": "evenhand.framework",
+    "Plan": "evenhand.framework",
+    "assess": "evenhand.pipeline",
+    "Assessment": "evenhand.pipeline",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'evenhand' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if module_name.endswith("." + name) else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+

@@ -1,0 +1,55 @@
+"""Pure, model-free fairness metrics: arrays and texts in, :class:`MetricResult` out.
+
+Loaded lazily: ``from evenhand import metrics as m; m.toxic_fraction(...)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from evenhand.metrics._result import MetricResult, Resampler
+
+_LAZY: dict[str, str] = {
+    # toxicity and classifier-based stereotype metrics (paper 3.1.1, 3.1.2.2)
+    "toxic_fraction": "evenhand.metrics.toxicity",
+    "expected_maximum_toxicity": "evenhand.metrics.toxicity",
+    "toxicity_probability": "evenhand.metrics.toxicity",
+    "stereotype_fraction": "evenhand.metrics.toxicity",
+    "expected_maximum_stereotype": "evenhand.metrics.toxicity",
+    "stereotype_probability": "evenhand.metrics.toxicity",
+    # co-occurrence stereotype metrics (paper 3.1.2.1)
+    "cooccurrence_bias": "evenhand.metrics.cooccurrence",
+    "stereotypical_associations": "evenhand.metrics.cooccurrence",
+    # counterfactual metrics (paper 3.1.3)
+    "counterfactual_rouge_l": "evenhand.metrics.counterfactual",
+    "counterfactual_bleu": "evenhand.metrics.counterfactual",
+    "counterfactual_cosine": "evenhand.metrics.counterfactual",
+    "strict_sentiment_parity": "evenhand.metrics.counterfactual",
+    "weak_sentiment_parity": "evenhand.metrics.counterfactual",
+    # classification (paper 3.2)
+    "demographic_parity_difference": "evenhand.metrics.classification",
+    "false_negative_rate_difference": "evenhand.metrics.classification",
+    "false_omission_rate_difference": "evenhand.metrics.classification",
+    "false_positive_rate_difference": "evenhand.metrics.classification",
+    "false_discovery_rate_difference": "evenhand.metrics.classification",
+    # recommendation (paper 3.3)
+    "jaccard_at_k": "evenhand.metrics.recommendation",
+    "serp_at_k": "evenhand.metrics.recommendation",
+    "prag_at_k": "evenhand.metrics.recommendation",
+}
+
+__all__ = ["MetricResult", "Resampler", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'evenhand.metrics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

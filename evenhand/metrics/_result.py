@@ -1,0 +1,130 @@
+"""Result objects shared by every metric family.
+
+Every metric function returns a :class:`MetricResult`: ``float(result)`` is the metric value, and the result
+carries the per-item values it was computed from, the input sizes, a reason when the value is NaN, and a
+:class:`Resampler` that lets :mod:`evenhand.stats` bootstrap the metric from those per-item contributions
+without ever going back to the texts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+FloatArray = npt.NDArray[np.float64]
+# (B, n_units) non-negative resampling weights -> (B,) metric values
+Statistic = Callable[[FloatArray], FloatArray]
+
+
+@dataclass(frozen=True, eq=False)
+class Resampler:
+    """How a metric is recomputed from re-weighted resampling units.
+
+    A bootstrap replicate is a weight vector over units (how many times each unit was drawn). ``statistic``
+    maps a ``(B, n_units)`` weight matrix to ``B`` metric values, vectorised. ``strata`` (one label per unit),
+    when set, asks the bootstrap to resample within each stratum (e.g. rows within each group).
+    """
+
+    unit: str
+    n_units: int
+    statistic: Statistic
+    strata: npt.NDArray[Any] | None = None
+
+    def __call__(self, weights: FloatArray) -> FloatArray:
+        w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+        if w.shape[1] != self.n_units:
+            raise ValueError(f"weights must have {self.n_units} columns (one per {self.unit}), got {w.shape[1]}")
+        return np.asarray(self.statistic(w), dtype=np.float64)
+
+
+def _safe_divide(num: FloatArray, den: FloatArray) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def mean_resampler(values: npt.ArrayLike, unit: str) -> Resampler:
+    """Resampler for a plain mean over units (EMT over prompts, CROUGE-L over pairs, ...)."""
+    x = np.asarray(values, dtype=np.float64)
+    return Resampler(unit=unit, n_units=x.size, statistic=lambda w: _safe_divide(w @ x, w.sum(axis=1)))
+
+
+def ratio_resampler(numerators: npt.ArrayLike, denominators: npt.ArrayLike, unit: str) -> Resampler:
+    """Resampler for sum(num)/sum(den) over units (TF with responses clustered by prompt, ...)."""
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    return Resampler(unit=unit, n_units=num.size, statistic=lambda w: _safe_divide(w @ num, w @ den))
+
+
+@dataclass(frozen=True, eq=False)
+class MetricResult:
+    """The value of one metric, with everything needed to explain and resample it.
+
+    Attributes:
+        name: short display name, e.g. ``"TF"`` or ``"CROUGE-L"``.
+        value: the metric value (NaN when undefined; see ``reason``).
+        per_item: per-item values (per response, prompt, pair, group, ...); see ``item_unit``.
+        item_unit: what one entry of ``per_item`` stands for.
+        sizes: input sizes, e.g. ``{"responses": 2500, "prompts": 100}``.
+        reason: why ``value`` is NaN, or None.
+        details: family-specific extras (per-group rates, pairwise differences, per-word values, ...).
+        resampler: how :mod:`evenhand.stats` bootstraps this metric (None when it cannot be resampled).
+        value_range: the range of possible values.
+        higher_is_fairer: direction of the metric.
+        params: the parameters used (threshold, attribute, ...).
+        item_labels: optional labels of the per-item entries (prompt ids, group names, words).
+    """
+
+    name: str
+    value: float
+    per_item: FloatArray = field(default_factory=lambda: np.empty(0))
+    item_unit: str = "item"
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    reason: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    resampler: Resampler | None = None
+    value_range: tuple[float, float] = (0.0, 1.0)
+    higher_is_fairer: bool = False
+    params: Mapping[str, Any] = field(default_factory=dict)
+    item_labels: npt.NDArray[Any] | None = None
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __repr__(self) -> str:
+        extra = f", reason={self.reason!r}" if self.reason else ""
+        sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
+        return f"MetricResult({self.name}={self.value:.6g}, {sizes}{extra})"
+
+    @property
+    def is_defined(self) -> bool:
+        return not math.isnan(self.value)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per-item values as a DataFrame (one row per ``item_unit``)."""
+        frame = pd.DataFrame({self.item_unit: np.arange(len(self.per_item)), "value": self.per_item})
+        if self.item_labels is not None and len(self.item_labels) == len(self.per_item):
+            frame[self.item_unit] = self.item_labels
+        return frame
+
+    def summary(self) -> dict[str, Any]:
+        """A flat, JSON-friendly summary (value, name, sizes, reason, params)."""
+        return {
+            "metric": self.name,
+            "value": None if math.isnan(self.value) else float(self.value),
+            "reason": self.reason,
+            "range": list(self.value_range),
+            "higher_is_fairer": self.higher_is_fairer,
+            **{f"n_{k}": int(v) for k, v in self.sizes.items()},
+            "params": dict(self.params),
+        }
+
+
+def undefined(name: str, reason: str, **kwargs: Any) -> MetricResult:
+    """A NaN result that says why the metric is undefined."""
+    return MetricResult(name=name, value=math.nan, reason=reason, **kwargs)
