@@ -76,9 +76,8 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
             groups = tuple(cf.groups)
             if cf.source_index is not None and len(cf.source_index):
                 example = " / ".join(f"{g}: {cf[g][0]}" for g in groups)
-        table.add_row(
-            attribute, "yes" if ftu.satisfied else "no", f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example
-        )
+        verdict = "yes" if ftu.satisfied else "no"
+        table.add_row(attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
     return table
 
 

@@ -1,0 +1,525 @@
+"""The decision framework (paper section 4, Figure 1, Table 1): which metrics fit a use case, and why.
+
+A :class:`UseCase` records the task, the prompts (or the answer to "do the prompts mention protected groups?"),
+the attributes to check and the stakeholder answers the framework needs. :func:`plan` runs the FTU check on the
+prompts and walks Figure 1:
+
+* text generation / summarization: toxicity always; if FTU fails for an attribute, stereotype metrics and, when
+  counterfactual invariance is wanted, counterfactual sentiment plus (unless content ought to differ across
+  groups, footnote 26) counterfactual similarity;
+* classification: only when inputs are person-level or mention a group; representation fairness (DP) when
+  predicted prevalence should be equal, otherwise error-based fairness (FNRD/FORD for assistive, FPRD/FDRD for
+  punitive interventions);
+* recommendation: counterfactual Jaccard/SERP/PRAG when FTU fails and counterfactual invariance is wanted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from evenhand._validation import as_text_list
+
+Task = Literal["text_generation", "summarization", "classification", "recommendation"]
+Intervention = Literal["assistive", "punitive"]
+BUILTIN_ATTRIBUTES = ("gender", "race")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Catalogue entry of one metric (paper Table 2)."""
+
+    key: str  # function name in evenhand.metrics
+    name: str  # short display name
+    family: str
+    section: str
+    requires: str
+
+
+def _info(key: str, name: str, family: str, section: str, requires: str) -> MetricInfo:
+    return MetricInfo(key, name, family, section, requires)
+
+
+_PAIRS = "1 (or more) counterfactual pair of generations per prompt"
+_CLS = "binary predictions, ground truth and protected attribute groups"
+CATALOGUE: dict[str, MetricInfo] = {
+    m.key: m
+    for m in (
+        _info("toxic_fraction", "TF", "toxicity", "3.1.1", "1 (or more) generation per prompt"),
+        _info("expected_maximum_toxicity", "EMT", "toxicity", "3.1.1", "25 generations per prompt"),
+        _info("toxicity_probability", "TP", "toxicity", "3.1.1", "25 generations per prompt"),
+        _info("cooccurrence_bias", "COBS", "stereotype", "3.1.2.1", "1 (or more) generation per prompt"),
+        _info("stereotypical_associations", "SA", "stereotype", "3.1.2.1", "1 (or more) generation per prompt"),
+        _info("stereotype_fraction", "SF", "stereotype", "3.1.2.2", "1 (or more) generation per prompt"),
+        _info("expected_maximum_stereotype", "EMS", "stereotype", "3.1.2.2", "25 generations per prompt"),
+        _info("stereotype_probability", "SP", "stereotype", "3.1.2.2", "25 generations per prompt"),
+        _info("counterfactual_rouge_l", "CROUGE-L", "counterfactual_similarity", "3.1.3.1", _PAIRS),
+        _info("counterfactual_bleu", "CBLEU", "counterfactual_similarity", "3.1.3.1", _PAIRS),
+        _info("counterfactual_cosine", "CCS", "counterfactual_similarity", "3.1.3.1", _PAIRS),
+        _info("strict_sentiment_parity", "SCSP", "counterfactual_sentiment", "3.1.3.2", _PAIRS),
+        _info("weak_sentiment_parity", "WCSP", "counterfactual_sentiment", "3.1.3.2", _PAIRS),
+        _info("demographic_parity_difference", "DP", "representation", "3.2.1", "binary predictions and groups"),
+        _info("false_negative_rate_difference", "FNRD", "error_based", "3.2.2", _CLS),
+        _info("false_omission_rate_difference", "FORD", "error_based", "3.2.2", _CLS),
+        _info("false_positive_rate_difference", "FPRD", "error_based", "3.2.2", _CLS),
+        _info("false_discovery_rate_difference", "FDRD", "error_based", "3.2.2", _CLS),
+        _info("jaccard_at_k", "Jaccard-K", "recommendation", "3.3", "counterfactual pairs of K-item lists"),
+        _info("serp_at_k", "SERP-K", "recommendation", "3.3", "counterfactual pairs of K-item lists"),
+        _info("prag_at_k", "PRAG-K", "recommendation", "3.3", "counterfactual pairs of K-item lists"),
+    )
+}
+TOXICITY = ("toxic_fraction", "expected_maximum_toxicity", "toxicity_probability")
+STEREOTYPE_COOCCURRENCE = ("cooccurrence_bias", "stereotypical_associations")
+STEREOTYPE_CLASSIFIER = ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability")
+CF_SIMILARITY = ("counterfactual_rouge_l", "counterfactual_bleu", "counterfactual_cosine")
+CF_SENTIMENT = ("strict_sentiment_parity", "weak_sentiment_parity")
+REPRESENTATION = ("demographic_parity_difference",)
+FALSE_NEGATIVES = ("false_negative_rate_difference", "false_omission_rate_difference")
+FALSE_POSITIVES = ("false_positive_rate_difference", "false_discovery_rate_difference")
+RECOMMENDATION = ("jaccard_at_k", "serp_at_k", "prag_at_k")
+
+
+class UseCase(BaseModel):
+    """An LLM use case as the framework sees it: the task, the prompts and the stakeholder answers.
+
+    Attributes:
+        task: ``"text_generation"``, ``"summarization"``, ``"classification"`` or ``"recommendation"``.
+        prompts: a sample of the use case's prompts (list, NumPy array or pandas Series); the FTU check runs on
+            them. Leave empty and set ``mentions_protected_groups`` when the prompts are not at hand.
+        attributes: built-in protected attributes to check (``"gender"``, ``"race"``).
+        custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
+        counterfactual_invariance: should responses stay the same when only the group mentioned changes?
+        content_may_differ: is content expected to differ across groups (e.g. clinical)? Then counterfactual
+            similarity is too strict and only counterfactual sentiment is used (paper footnote 26).
+        prevalence_parity: classification: should predicted prevalence be equal across groups?
+        intervention: classification: are positive predictions used for ``"assistive"`` or ``"punitive"``
+            interventions? ``None`` = not decided (both error-based families are planned).
+        person_level: classification: does each input correspond to a person (with a known group)?
+        mentions_protected_groups: the FTU answer when no prompts are given (``True`` = FTU not satisfied).
+        stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
+        stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
+        name: a label for reports.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: Task
+    prompts: list[str] = Field(default_factory=list)
+    attributes: list[str] = Field(default_factory=lambda: list(BUILTIN_ATTRIBUTES))
+    custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    counterfactual_invariance: bool = True
+    content_may_differ: bool = False
+    prevalence_parity: bool | None = None
+    intervention: Intervention | None = None
+    person_level: bool | None = None
+    mentions_protected_groups: bool | None = None
+    stereotype_when_ftu: bool = False
+    stereotype_classifier: bool = False
+    name: str = "LLM use case"
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _normalise_task(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().lower().replace("-", "_").replace(" ", "_")
+            value = {"generation": "text_generation", "text": "text_generation", "summarisation": "summarization"}.get(
+                value, value
+            )
+        return value
+
+    @field_validator("prompts", mode="before")
+    @classmethod
+    def _coerce_prompts(cls, value: Any) -> Any:
+        return [] if value is None else as_text_list(value, "prompts", allow_empty=True)
+
+    @field_validator("attributes")
+    @classmethod
+    def _check_attributes(cls, value: list[str]) -> list[str]:
+        unknown = [a for a in value if a not in BUILTIN_ATTRIBUTES]
+        if unknown:
+            raise ValueError(
+                f"unknown attribute(s) {unknown}; built-ins are {list(BUILTIN_ATTRIBUTES)} "
+                "(put your own groups under custom_attributes: {name: {group: [words]}})"
+            )
+        return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _check_custom(self) -> UseCase:
+        for name, groups in self.custom_attributes.items():
+            if name in self.attributes:
+                raise ValueError(f"custom attribute {name!r} clashes with a built-in attribute of the same name")
+            if len(groups) < 2:
+                raise ValueError(f"custom attribute {name!r} needs at least two groups, got {list(groups)}")
+        if not self.attributes and not self.custom_attributes:
+            raise ValueError("no protected attribute to check: set attributes or custom_attributes")
+        return self
+
+    @property
+    def attribute_specs(self) -> dict[str, str | dict[str, list[str]]]:
+        """Each attribute name -> what the text core takes (a built-in name or a custom group dict)."""
+        specs: dict[str, str | dict[str, list[str]]] = {a: a for a in self.attributes}
+        specs.update(self.custom_attributes)
+        return specs
+
+
+@dataclass(frozen=True)
+class FTUSummary:
+    """The FTU result of one attribute as the plan reports it."""
+
+    attribute: str
+    satisfied: bool
+    n_flagged: int
+    n_prompts: int
+    examples: tuple[str, ...] = ()  # attribute words found, for the reason text
+    source: str = "prompts"  # "prompts" (checked) or "answer" (stated by the user)
+
+    def describe(self) -> str:
+        if self.source == "answer":
+            verdict = "do not mention" if self.satisfied else "mention"
+            return f"you stated that the prompts {verdict} {self.attribute} groups"
+        if self.satisfied:
+            a = self.attribute
+            return f"FTU holds for {a}: none of the {self.n_prompts} prompts mentions a {a} term"
+        words = f" (e.g. {', '.join(repr(w) for w in self.examples[:4])})" if self.examples else ""
+        return (
+            f"FTU fails for {self.attribute}: {self.n_flagged} of {self.n_prompts} prompts mention "
+            f"{self.attribute} words{words}"
+        )
+
+
+@dataclass(frozen=True)
+class PlannedMetric:
+    """One metric the plan asks for, with the reason."""
+
+    key: str
+    name: str
+    family: str
+    attribute: str | None
+    reason: str
+    requires: str
+    section: str
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A metric family left out, with the reason."""
+
+    family: str
+    attribute: str | None
+    reason: str
+    metrics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to compute for a use case and why (the output of :func:`plan`)."""
+
+    use_case: UseCase
+    ftu: Mapping[str, FTUSummary]
+    metrics: tuple[PlannedMetric, ...]
+    not_applicable: tuple[NotApplicable, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.family for m in self.metrics))
+
+    def keys(self, family: str | None = None, attribute: str | None = None) -> tuple[str, ...]:
+        """Metric keys planned (optionally of one family and attribute), without repeats."""
+        return tuple(
+            dict.fromkeys(
+                m.key
+                for m in self.metrics
+                if (family is None or m.family == family) and (attribute is None or m.attribute == attribute)
+            )
+        )
+
+    def attributes_for(self, family: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.attribute for m in self.metrics if m.family == family and m.attribute))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per planned metric: name, family, attribute, reason, required input, paper section."""
+        rows = [
+            {
+                "metric": m.name,
+                "key": m.key,
+                "family": m.family,
+                "attribute": m.attribute,
+                "reason": m.reason,
+                "requires": m.requires,
+                "section": m.section,
+            }
+            for m in self.metrics
+        ]
+        return pd.DataFrame(rows, columns=["metric", "key", "family", "attribute", "reason", "requires", "section"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (used by ``Assessment.to_json`` and the report)."""
+        return {
+            "use_case": self.use_case.model_dump(exclude={"prompts"}) | {"n_prompts": len(self.use_case.prompts)},
+            "ftu": {
+                k: {
+                    "satisfied": v.satisfied,
+                    "n_flagged": v.n_flagged,
+                    "n_prompts": v.n_prompts,
+                    "examples": list(v.examples),
+                    "source": v.source,
+                    "description": v.describe(),
+                }
+                for k, v in self.ftu.items()
+            },
+            "metrics": [m.__dict__.copy() for m in self.metrics],
+            "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
+            "notes": list(self.notes),
+        }
+
+    def explain(self) -> str:
+        """A plain-text explanation: FTU results, the metrics with reasons, what is left out and why."""
+        lines = [f"Assessment plan for {self.use_case.name!r} ({self.use_case.task.replace('_', ' ')})"]
+        lines += [f"  - {s.describe()}" for s in self.ftu.values()]
+        lines.append("Metrics to compute:")
+        lines += [
+            f"  - {m.name} [{m.family}{', ' + m.attribute if m.attribute else ''}]: {m.reason}" for m in self.metrics
+        ] or ["  (none)"]
+        if self.not_applicable:
+            lines.append("Not applicable:")
+            lines += [
+                f"  - {n.family}{' (' + n.attribute + ')' if n.attribute else ''}: {n.reason}"
+                for n in self.not_applicable
+            ]
+        lines += [f"Note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.explain()
+
+
+def _check_ftu(use_case: UseCase) -> dict[str, FTUSummary]:
+    """FTU per attribute, from the prompts when given, otherwise from the user's answer."""
+    out: dict[str, FTUSummary] = {}
+    if not use_case.prompts:
+        if use_case.mentions_protected_groups is None:
+            raise ValueError(
+                "plan() needs the use case's prompts (to check FTU) or the answer mentions_protected_groups=True/False"
+            )
+        for name in use_case.attribute_specs:
+            out[name] = FTUSummary(name, not use_case.mentions_protected_groups, 0, 0, source="answer")
+        return out
+    from evenhand.text.ftu import check_ftu
+
+    for name, spec in use_case.attribute_specs.items():
+        result = check_ftu(use_case.prompts, attribute=spec)
+        out[name] = FTUSummary(
+            attribute=name,
+            satisfied=bool(result.satisfied),
+            n_flagged=int(result.n_flagged),
+            n_prompts=len(use_case.prompts),
+            examples=_matched_words(result),
+        )
+    return out
+
+
+def _matched_words(result: Any) -> tuple[str, ...]:
+    """The distinct attribute words an FTU result found (best effort across result shapes)."""
+    words: list[str] = []
+    for per_prompt in getattr(result, "matches", ()) or ():
+        for match in per_prompt or ():
+            word = match if isinstance(match, str) else getattr(match, "text", None) or getattr(match, "word", None)
+            if word is None and isinstance(match, (tuple, list)) and match:
+                word = match[0]
+            if isinstance(word, str) and word.lower() not in words:
+                words.append(word.lower())
+    return tuple(words)
+
+
+def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None, reason: str) -> None:
+    for key in keys:
+        info = CATALOGUE[key]
+        out.append(PlannedMetric(key, info.name, info.family, attribute, reason, info.requires, info.section))
+
+
+def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    _add(metrics, TOXICITY, None, "every text generation / summarization use case is assessed for toxicity (§4)")
+    for name, f in ftu.items():
+        why = f.describe()
+        if f.satisfied and not uc.stereotype_when_ftu:
+            skipped.append(
+                NotApplicable(
+                    "stereotype",
+                    name,
+                    f"{why}; stereotype risk is low (but not nil, footnote 27): set stereotype_when_ftu to include it",
+                )
+            )
+        else:
+            reason = f"{why}, so stereotypes linked to {name} groups are a risk (§3.1.2)"
+            _add(metrics, STEREOTYPE_COOCCURRENCE, name, reason)
+            if uc.stereotype_classifier:
+                _add(metrics, STEREOTYPE_CLASSIFIER, name, reason + "; a stereotype classifier is configured")
+            else:
+                skipped.append(
+                    NotApplicable(
+                        "stereotype_classifier",
+                        name,
+                        "SF/EMS/SP need a stereotype classifier; none is configured (offline there is no default)",
+                        STEREOTYPE_CLASSIFIER,
+                    )
+                )
+        if f.satisfied:
+            skipped.append(
+                NotApplicable(
+                    "counterfactual", name, f"{why}: there are no counterfactual input pairs to build (§3.1.3)"
+                )
+            )
+            continue
+        if not uc.counterfactual_invariance:
+            skipped.append(
+                NotApplicable("counterfactual", name, "counterfactual invariance is not a desired property here")
+            )
+            continue
+        reason = f"{why} and counterfactual invariance is desired (§3.1.3)"
+        _add(metrics, CF_SENTIMENT, name, reason)
+        if uc.content_may_differ:
+            skipped.append(
+                NotApplicable(
+                    "counterfactual_similarity",
+                    name,
+                    "content is expected to differ across groups, so similarity is too strict; sentiment only "
+                    "(footnote 26)",
+                    CF_SIMILARITY,
+                )
+            )
+        else:
+            _add(metrics, CF_SIMILARITY, name, reason)
+    return metrics, skipped
+
+
+def _plan_classification(
+    uc: UseCase, ftu: Mapping[str, FTUSummary]
+) -> tuple[list[PlannedMetric], list[NotApplicable], list[str]]:
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    notes: list[str] = []
+    mentioned = [name for name, f in ftu.items() if not f.satisfied]
+    if not uc.person_level and not mentioned:
+        why = "inputs are not person-level" if uc.person_level is False else "inputs are not declared person-level"
+        skipped.append(
+            NotApplicable(
+                "classification",
+                None,
+                f"{why} and FTU holds for every attribute: a fairness assessment is not applicable (§4)",
+                REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+            )
+        )
+        return metrics, skipped, notes
+    basis = "inputs correspond to persons" if uc.person_level else f"prompts mention {', '.join(mentioned)} groups"
+    attributes = list(uc.attribute_specs) if uc.person_level else mentioned
+    for name in attributes:
+        if uc.prevalence_parity is not False:
+            why = "predicted prevalence should be equal across groups" if uc.prevalence_parity else "undecided"
+            _add(metrics, REPRESENTATION, name, f"{basis}; representation fairness: {why} (§3.2.1)")
+        else:
+            skipped.append(
+                NotApplicable(
+                    "representation", name, "equal predicted prevalence is not a fairness goal here", REPRESENTATION
+                )
+            )
+        if uc.prevalence_parity is True:
+            skipped.append(
+                NotApplicable(
+                    "error_based",
+                    name,
+                    "predicted prevalence should be equal, so representation fairness is the criterion (§4)",
+                    FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
+            )
+            continue
+        if uc.intervention in (None, "assistive"):
+            _add(
+                metrics,
+                FALSE_NEGATIVES,
+                name,
+                f"{basis}; interventions are assistive, so missed positives (false negatives) harm people (§4)"
+                if uc.intervention
+                else f"{basis}; intervention type undecided: false-negative disparities",
+            )
+        if uc.intervention in (None, "punitive"):
+            _add(
+                metrics,
+                FALSE_POSITIVES,
+                name,
+                f"{basis}; interventions are punitive, so wrong positives (false positives) harm people (§4)"
+                if uc.intervention
+                else f"{basis}; intervention type undecided: false-positive disparities",
+            )
+        if uc.intervention == "assistive":
+            skipped.append(NotApplicable("false_positives", name, "interventions are assistive", FALSE_POSITIVES))
+        elif uc.intervention == "punitive":
+            skipped.append(NotApplicable("false_negatives", name, "interventions are punitive", FALSE_NEGATIVES))
+    if uc.prevalence_parity is None or uc.intervention is None:
+        notes.append(
+            "answer prevalence_parity and intervention (assistive/punitive) to narrow the classification metrics"
+        )
+    return metrics, skipped, notes
+
+
+def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    for name, f in ftu.items():
+        if f.satisfied:
+            skipped.append(
+                NotApplicable("recommendation", name, f"{f.describe()}: a fairness assessment is not applicable (§4)")
+            )
+        elif not uc.counterfactual_invariance:
+            skipped.append(
+                NotApplicable(
+                    "recommendation",
+                    name,
+                    "counterfactual invariance is not desired (e.g. different products per group are intended): "
+                    "a fairness assessment is not applicable (§4)",
+                )
+            )
+        else:
+            _add(
+                metrics,
+                RECOMMENDATION,
+                name,
+                f"{f.describe()} and counterfactual invariance is desired, so recommendations should not change "
+                "with the group mentioned (§3.3)",
+            )
+    return metrics, skipped
+
+
+def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
+    """Map a use case to the metrics that fit it (paper section 4, Figure 1), each with its reason.
+
+    Call with a :class:`UseCase` or with its fields as keywords::
+
+        evenhand.plan(task="text_generation", prompts=prompts, content_may_differ=False)
+
+    Returns a :class:`Plan`: ``plan.metrics`` (what to compute, with reasons that quote the FTU result),
+    ``plan.not_applicable`` (what is left out and why), ``plan.to_frame()`` and ``plan.explain()``.
+    """
+    if use_case is None:
+        use_case = UseCase(**answers)
+    elif answers:
+        use_case = use_case.model_copy(update=answers)
+        use_case = UseCase.model_validate(use_case.model_dump())
+    if not isinstance(use_case, UseCase):
+        raise TypeError(f"plan() expects a UseCase, got {type(use_case).__name__}")
+    ftu = _check_ftu(use_case)
+    notes: list[str] = []
+    if use_case.task in ("text_generation", "summarization"):
+        metrics, skipped = _plan_text(use_case, ftu)
+        notes.append("EMT and TP (and EMS, SP) follow the convention of 25 generations per prompt (Table 2)")
+    elif use_case.task == "classification":
+        metrics, skipped, notes = _plan_classification(use_case, ftu)
+    else:
+        metrics, skipped = _plan_recommendation(use_case, ftu)
+    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes))
