@@ -417,55 +417,46 @@ def _plan_classification(
             )
         )
         return metrics, skipped, notes
+    from evenhand.metrics.classification import classification_metrics_for
+
     basis = "inputs correspond to persons" if uc.person_level else f"prompts mention {', '.join(mentioned)} groups"
     attributes = list(uc.attribute_specs) if uc.person_level else mentioned
+    # the Saleiro et al. tree lives with the metrics; an unanswered parity question plans both branches
+    chosen: dict[str, str] = {}
+    if uc.prevalence_parity is not False:
+        chosen.update(classification_metrics_for(True))
+    if uc.prevalence_parity is not True:
+        chosen.update(classification_metrics_for(False, uc.intervention))
+    if uc.prevalence_parity is None:
+        chosen = {k: f"{why} (prevalence_parity not answered)" for k, why in chosen.items()}
+    left_out = tuple(k for k in REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES if k not in chosen)
     for name in attributes:
-        if uc.prevalence_parity is not False:
-            why = "predicted prevalence should be equal across groups" if uc.prevalence_parity else "undecided"
-            _add(metrics, REPRESENTATION, name, f"{basis}; representation fairness: {why} (§3.2.1)")
-        else:
+        for key, why in chosen.items():
+            _add(metrics, (key,), name, f"{basis}; {why} (§4)")
+        if left_out:
             skipped.append(
                 NotApplicable(
-                    "representation", name, "equal predicted prevalence is not a fairness goal here", REPRESENTATION
-                )
-            )
-        if uc.prevalence_parity is True:
-            skipped.append(
-                NotApplicable(
-                    "error_based",
+                    "classification",
                     name,
-                    "predicted prevalence should be equal, so representation fairness is the criterion (§4)",
-                    FALSE_NEGATIVES + FALSE_POSITIVES,
+                    _why_left_out(uc),
+                    left_out,
                 )
             )
-            continue
-        if uc.intervention in (None, "assistive"):
-            _add(
-                metrics,
-                FALSE_NEGATIVES,
-                name,
-                f"{basis}; interventions are assistive, so missed positives (false negatives) harm people (§4)"
-                if uc.intervention
-                else f"{basis}; intervention type undecided: false-negative disparities",
-            )
-        if uc.intervention in (None, "punitive"):
-            _add(
-                metrics,
-                FALSE_POSITIVES,
-                name,
-                f"{basis}; interventions are punitive, so wrong positives (false positives) harm people (§4)"
-                if uc.intervention
-                else f"{basis}; intervention type undecided: false-positive disparities",
-            )
-        if uc.intervention == "assistive":
-            skipped.append(NotApplicable("false_positives", name, "interventions are assistive", FALSE_POSITIVES))
-        elif uc.intervention == "punitive":
-            skipped.append(NotApplicable("false_negatives", name, "interventions are punitive", FALSE_NEGATIVES))
     if uc.prevalence_parity is None or uc.intervention is None:
         notes.append(
             "answer prevalence_parity and intervention (assistive/punitive) to narrow the classification metrics"
         )
     return metrics, skipped, notes
+
+
+def _why_left_out(uc: UseCase) -> str:
+    if uc.prevalence_parity:
+        return "predicted prevalence should be equal, so representation fairness is the criterion (§4)"
+    parts = ["equal predicted prevalence is not a fairness goal here"] if uc.prevalence_parity is False else []
+    if uc.intervention:
+        harm = "false negatives" if uc.intervention == "assistive" else "false positives"
+        parts.append(f"interventions are {uc.intervention}, so {harm} are the harm to compare (§4)")
+    return "; ".join(parts)
 
 
 def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:

@@ -1,0 +1,241 @@
+"""The configuration file of ``evenhand assess`` (YAML or TOML), validated with pydantic.
+
+Relative paths in a config file are resolved against the file's folder. :func:`load_config` turns every problem
+into a :class:`ConfigError` whose message names the file and the offending key, e.g.
+``config.yaml: use_case.task: Input should be 'text_generation', ...``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from evenhand.framework import UseCase
+
+
+class ConfigError(ValueError):
+    """The configuration is unreadable or invalid."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PromptsConfig(_Section):
+    """Where the prompts come from: a file (CSV, TSV, JSONL, JSON, Parquet or one prompt per line in .txt)."""
+
+    path: Path | None = None
+    items: list[str] = Field(default_factory=list, description="inline prompts (instead of a file)")
+    column: str = "prompt"
+    id_column: str | None = None
+    group_column: Annotated[str | None, Field(description="classification: the person's group, one per prompt")] = None
+    label_column: Annotated[str | None, Field(description="classification: the ground-truth label, one per prompt")] = (
+        None
+    )
+    limit: Annotated[int | None, Field(ge=1)] = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PromptsConfig:
+        if self.path is None and not self.items:
+            raise ValueError("give prompts.path (a file) or prompts.items (a list of prompts)")
+        if self.path is not None and self.items:
+            raise ValueError("give either prompts.path or prompts.items, not both")
+        return self
+
+
+class ResponsesConfig(_Section):
+    """Bring-your-own responses (no model is called).
+
+    One row per response. Rows whose ``group_column`` is empty are responses to the original prompts; rows with
+    a group (and an ``attribute``) are responses to that group's counterfactual version of the prompt.
+    """
+
+    path: Path
+    prompt_column: str = "prompt"
+    response_column: str = "response"
+    prompt_id_column: str | None = None
+    attribute_column: str | None = "attribute"
+    group_column: str | None = "group"
+    sample_column: str | None = "sample"
+    label_column: Annotated[str | None, Field(description="classification: ground truth per row")] = None
+    person_group_column: Annotated[str | None, Field(description="classification: group of the person per row")] = None
+
+
+class ModelConfig(_Section):
+    """The LLM: ``local`` (bundled SmolLM2 or a local Hugging Face path) or any OpenAI-compatible server."""
+
+    provider: Literal["local", "openai"] = "local"
+    model: Annotated[str | None, Field(description="model name (openai) or local path / Hugging Face id (local)")] = (
+        None
+    )
+    base_url: str | None = None
+    api_key_env: Annotated[str, Field(description="name of the environment variable holding the key")] = (
+        "OPENAI_API_KEY"
+    )
+    temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 1.0
+    max_tokens: Annotated[int, Field(ge=1)] = 96
+    system_prompt: str | None = None
+    seed: int | None = None
+    concurrency: Annotated[int, Field(ge=1)] = 8
+    options: dict[str, Any] = Field(default_factory=dict, description="extra client options")
+
+    @model_validator(mode="after")
+    def _openai_needs_url(self) -> ModelConfig:
+        if self.provider == "openai" and (not self.base_url or not self.model):
+            raise ValueError("model.provider 'openai' needs model.base_url and model.model")
+        return self
+
+    def client_spec(self) -> dict[str, Any]:
+        """The dict :func:`evenhand.generation.get_client` takes (the API key stays in the environment)."""
+        spec: dict[str, Any] = {"provider": self.provider, "model": self.model, **self.options}
+        if self.provider == "openai":
+            spec |= {"base_url": self.base_url, "api_key_env": self.api_key_env}
+        return spec
+
+
+class GenerationConfig(_Section):
+    count: Annotated[int, Field(ge=1, description="responses per prompt (25 is the paper's convention for EMT/TP)")] = 5
+    counterfactual_count: Annotated[int | None, Field(ge=1, description="responses per counterfactual prompt")] = None
+    store: Annotated[Path | None, Field(description="SQLite file of generated responses (resumable)")] = None
+    progress: bool = True
+
+
+class ScoringConfig(_Section):
+    toxicity: Annotated[Any, Field(description="toxicity scorer spec (None = offline default)")] = None
+    sentiment: Annotated[Any, Field(description="sentiment scorer spec (None = VADER)")] = None
+    stereotype: Annotated[Any, Field(description="stereotype classifier spec; None = skip SF/EMS/SP")] = None
+    embedder: Annotated[Any, Field(description="sentence embedder spec; false = skip counterfactual cosine")] = None
+    toxicity_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    sentiment_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+
+
+class ClassificationConfig(_Section):
+    """How an LLM answer becomes a label. ``labels`` maps each label to the words that signal it."""
+
+    labels: dict[str, list[str]] = Field(default_factory=lambda: {"1": ["yes"], "0": ["no"]})
+    positive_label: str = "1"
+    pattern: Annotated[str | None, Field(description="regex whose first group is the label (instead of labels)")] = None
+    sensitive_classes: list[str] = Field(default_factory=list, description="multiclass: classes to check")
+
+
+class RecommendationConfig(_Section):
+    k: Annotated[int, Field(ge=1, description="list length K")] = 5
+    normalize: bool = True
+
+
+class StatisticsConfig(_Section):
+    ci: Annotated[float | None, Field(gt=0.0, lt=1.0, description="interval level; null = no intervals")] = 0.95
+    n_resamples: Annotated[int, Field(ge=10)] = 1000
+    seed: int = 0
+    method: Literal["percentile", "bca"] = "percentile"
+
+
+class Threshold(_Section):
+    """A pass/fail rule: the metric's value must lie in [min, max]; exit code 1 when it does not."""
+
+    metric: str
+    attribute: str | None = None
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Threshold:
+        if self.min is None and self.max is None:
+            raise ValueError(f"threshold for {self.metric!r} needs min or max")
+        return self
+
+
+class OutputConfig(_Section):
+    dir: Path = Path("evenhand-out")
+    html: bool = True
+    include_responses: bool = True
+
+
+class AssessConfig(_Section):
+    """The whole configuration file (schema version 1)."""
+
+    version: Literal[1] = 1
+    use_case: UseCase
+    prompts: PromptsConfig
+    responses: ResponsesConfig | None = None
+    model: ModelConfig = Field(default_factory=lambda: ModelConfig())
+    generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig())
+    scoring: ScoringConfig = Field(default_factory=lambda: ScoringConfig())
+    classification: ClassificationConfig = Field(default_factory=lambda: ClassificationConfig())
+    recommendation: RecommendationConfig = Field(default_factory=lambda: RecommendationConfig())
+    statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
+    thresholds: list[Threshold] = Field(default_factory=list)
+    output: OutputConfig = Field(default_factory=lambda: OutputConfig())
+
+    @field_validator("use_case")
+    @classmethod
+    def _prompts_elsewhere(cls, value: UseCase) -> UseCase:
+        if value.prompts:
+            raise ValueError("put the prompts in the prompts section (prompts.path or prompts.items)")
+        return value
+
+    def use_case_with(self, prompts: list[str]) -> UseCase:
+        """The use case with its prompts; the stereotype classifier counts as configured when scoring names one."""
+        data = self.use_case.model_dump() | {"prompts": prompts}
+        data["stereotype_classifier"] = data["stereotype_classifier"] or self.scoring.stereotype is not None
+        return UseCase.model_validate(data)
+
+    def resolve_paths(self, base: Path) -> AssessConfig:
+        """Make relative paths absolute against ``base`` (the config file's folder)."""
+
+        def fix(p: Path | None) -> Path | None:
+            return None if p is None else (p if p.is_absolute() else (base / p))
+
+        data = self.model_copy(deep=True)
+        data.prompts.path = fix(data.prompts.path)
+        if data.responses is not None:
+            data.responses.path = fix(data.responses.path) or data.responses.path
+        data.generation.store = fix(data.generation.store)
+        return data
+
+
+def _format_errors(source: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        lines.append(f"{source}: {loc}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def parse_config(data: Any, source: str = "config", base: Path | None = None) -> AssessConfig:
+    """Validate an already-parsed config mapping; ``base`` resolves relative paths."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of sections, got {type(data).__name__}")
+    try:
+        config = AssessConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(source, exc)) from None
+    return config.resolve_paths(base) if base is not None else config
+
+
+def load_config(path: str | os.PathLike[str]) -> AssessConfig:
+    """Read and validate a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {p}")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix.lower() == ".toml":
+            try:
+                import tomllib
+            except ImportError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            data: Any = tomllib.loads(text)
+        elif p.suffix.lower() in (".yaml", ".yml"):
+            data = yaml.safe_load(text)
+        else:
+            raise ConfigError(f"{p}: unknown config format {p.suffix!r}; use .yaml, .yml or .toml")
+    except (yaml.YAMLError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"{p}: not valid {p.suffix[1:].upper()}: {exc}") from None
+    return parse_config(data, source=str(p), base=p.parent.resolve())
