@@ -1,0 +1,32 @@
+"""Uncertainty for every metric: bootstrap intervals, permutation tests, multiple testing, noise floor.
+
+``confidence_interval(result)`` resamples the units a :class:`~evenhand.metrics.MetricResult` carries (prompts,
+counterfactual pairs, rows within groups, list pairs) through its ``Resampler``; nothing is recomputed from text.
+See docs/uncertainty.md.
+"""
+
+from __future__ import annotations
+
+from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval
+from evenhand.stats._multiple_testing import benjamini_hochberg
+from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores
+from evenhand.stats._permutation import (
+    PermutationTest,
+    counterfactual_sentiment_test,
+    pairwise_rate_tests,
+    rate_difference_test,
+)
+
+__all__ = [
+    "Interval",
+    "NoiseFloor",
+    "PermutationTest",
+    "benjamini_hochberg",
+    "bootstrap_distribution",
+    "confidence_interval",
+    "counterfactual_sentiment_test",
+    "noise_floor",
+    "noise_floor_from_scores",
+    "pairwise_rate_tests",
+    "rate_difference_test",
+]

@@ -1,0 +1,244 @@
+"""Noise floor for counterfactual similarity (CROUGE-L, CBLEU, CCS).
+
+Two responses sampled for the *same* prompt already differ; their similarity is what sampling alone produces.
+A counterfactual similarity is only evidence of attribute-driven change where it falls below that baseline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._validation import as_array, as_float_array, as_text_list, check_same_length
+from evenhand.metrics._result import FloatArray, Resampler, _safe_divide
+from evenhand.stats._intervals import Interval, check_level, confidence_interval
+from evenhand.stats._resampling import SeedLike, as_generator
+
+Similarity = Callable[[list[str], list[str]], Any]
+
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """Counterfactual similarity beside the similarity of same-prompt, same-group resamples.
+
+    ``gap = baseline - counterfactual``: how much less alike counterfactual responses are than two samples of
+    the same prompt. A gap whose interval contains 0 means the counterfactual similarity cannot be told apart
+    from sampling noise.
+    """
+
+    name: str
+    counterfactual: float
+    baseline: float
+    gap: float
+    gap_interval: Interval
+    counterfactual_interval: Interval
+    baseline_interval: Interval
+    n_prompts: int
+    n_counterfactual_pairs: int
+    n_baseline_pairs: int
+    per_prompt: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
+    reason: str | None = None
+
+    @property
+    def distinguishable(self) -> bool:
+        """True when the gap's interval excludes 0 (counterfactual similarity differs from sampling noise)."""
+        return self.gap_interval.is_defined and not self.gap_interval.contains(0.0)
+
+    def summary(self) -> dict[str, Any]:
+        def clean(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {
+            "metric": self.name,
+            "counterfactual": clean(self.counterfactual),
+            "baseline": clean(self.baseline),
+            "gap": clean(self.gap),
+            "gap_low": clean(self.gap_interval.low),
+            "gap_high": clean(self.gap_interval.high),
+            "level": self.gap_interval.level,
+            "n_prompts": self.n_prompts,
+            "n_counterfactual_pairs": self.n_counterfactual_pairs,
+            "n_baseline_pairs": self.n_baseline_pairs,
+            "reason": self.reason,
+        }
+
+
+def _scores(similarity: Similarity, left: list[str], right: list[str], what: str) -> FloatArray:
+    values = similarity(left, right)
+    arr = as_float_array(np.asarray(values, dtype=np.float64).ravel(), f"{what} similarities", allow_empty=True)
+    if arr.size != len(left):
+        raise ValueError(
+            f"similarity returned {arr.size} values for {len(left)} {what} pairs; it must return one per pair"
+        )
+    return arr
+
+
+def noise_floor(
+    responses_a: Any,
+    responses_b: Any,
+    prompt_ids: Any,
+    similarity: Similarity,
+    *,
+    name: str = "similarity",
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed: SeedLike = 0,
+    method: str = "percentile",
+) -> NoiseFloor:
+    """Compare counterfactual similarity with the similarity of two responses to the same prompt.
+
+    Row ``i`` is one counterfactual response pair: ``responses_a[i]`` (group A's prompt) and ``responses_b[i]``
+    (group B's prompt), generated from counterfactual input pair ``prompt_ids[i]``. With ``m >= 2`` rows for a
+    prompt, its baseline pairs are consecutive samples of the same group, ``(a_j, a_j+1)`` and ``(b_j, b_j+1)``.
+
+    ``counterfactual = mean v(a_i, b_i)``, ``baseline = mean v(same-prompt pairs)``, ``gap = baseline -
+    counterfactual``, over the prompts with at least two rows; ``v`` is ``similarity(left, right) -> one score per
+    pair`` (e.g. per-pair ROUGE-L, BLEU or embedding cosine). Intervals: cluster bootstrap over prompts.
+
+    Returns:
+        :class:`NoiseFloor`. NaN values with a reason when no prompt has two or more responses.
+    """
+    left_all = as_text_list(responses_a, "responses_a")
+    right_all = as_text_list(responses_b, "responses_b")
+    ids = as_array(prompt_ids, "prompt_ids")
+    check_same_length(responses_a=left_all, responses_b=right_all, prompt_ids=ids)
+    if not callable(similarity):
+        raise TypeError(f"similarity must be a callable (texts, texts) -> scores, got {type(similarity).__name__}")
+
+    try:
+        labels, codes = np.unique(ids, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"prompt_ids must be comparable labels of one type (all str or all int): {exc}") from exc
+    order = np.argsort(codes, kind="stable")  # rows of each prompt together, in their original order
+    same_next = codes[order][1:] == codes[order][:-1]
+    first, second = order[:-1][same_next], order[1:][same_next]
+    keep = np.isin(codes, codes[first])  # prompts with at least two rows
+    rows = np.flatnonzero(keep)
+
+    cf = _scores(similarity, [left_all[i] for i in rows], [right_all[i] for i in rows], "counterfactual")
+    base_left = [left_all[i] for i in first] + [right_all[i] for i in first]
+    base_right = [left_all[i] for i in second] + [right_all[i] for i in second]
+    base = _scores(similarity, base_left, base_right, "baseline")
+    base_codes = np.concatenate([codes[first], codes[first]])
+    return noise_floor_from_scores(
+        cf,
+        labels[codes[rows]],
+        base,
+        labels[base_codes],
+        name=name,
+        ci=ci,
+        n_resamples=n_resamples,
+        seed=seed,
+        method=method,
+        n_prompts_total=labels.size,
+    )
+
+
+def noise_floor_from_scores(
+    counterfactual_scores: Any,
+    counterfactual_prompts: Any,
+    baseline_scores: Any,
+    baseline_prompts: Any,
+    *,
+    name: str = "similarity",
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed: SeedLike = 0,
+    method: str = "percentile",
+    n_prompts_total: int | None = None,
+) -> NoiseFloor:
+    """:func:`noise_floor` from similarity scores already computed (one per pair, each tagged with its prompt).
+
+    Only prompts with both counterfactual and baseline scores enter the comparison.
+    """
+    level = check_level(ci)
+    cf = as_float_array(counterfactual_scores, "counterfactual_scores", allow_empty=True)
+    base = as_float_array(baseline_scores, "baseline_scores", allow_empty=True)
+    cf_ids = as_array(counterfactual_prompts, "counterfactual_prompts", allow_empty=True)
+    base_ids = as_array(baseline_prompts, "baseline_prompts", allow_empty=True)
+    check_same_length(counterfactual_scores=cf, counterfactual_prompts=cf_ids)
+    check_same_length(baseline_scores=base, baseline_prompts=base_ids)
+
+    prompts = np.intersect1d(cf_ids, base_ids) if cf.size and base.size else np.empty(0)
+    totals = _per_prompt(prompts, cf, cf_ids, base, base_ids)
+    n_all = n_prompts_total if n_prompts_total is not None else len(np.union1d(cf_ids, base_ids))
+    if prompts.size == 0:
+        why = "the noise floor needs two or more responses per prompt (no prompt has a same-prompt pair)"
+        nan_iv = Interval(math.nan, math.nan, math.nan, level, method, n_resamples, 0, "prompt", reason=why)
+        return NoiseFloor(name, math.nan, math.nan, math.nan, nan_iv, nan_iv, nan_iv, 0, 0, 0, totals, why)
+
+    cf_sum, cf_n = totals["counterfactual_sum"].to_numpy(), totals["n_counterfactual"].to_numpy(float)
+    base_sum, base_n = totals["baseline_sum"].to_numpy(), totals["n_baseline"].to_numpy(float)
+    cf_value = float(cf_sum.sum() / cf_n.sum())
+    base_value = float(base_sum.sum() / base_n.sum())
+
+    def gap_statistic(w: FloatArray) -> FloatArray:
+        return _safe_divide(w @ base_sum, w @ base_n) - _safe_divide(w @ cf_sum, w @ cf_n)
+
+    n = prompts.size
+    resamplers = {
+        "gap": Resampler("prompt", n, gap_statistic),
+        "counterfactual": Resampler("prompt", n, lambda w: _safe_divide(w @ cf_sum, w @ cf_n)),
+        "baseline": Resampler("prompt", n, lambda w: _safe_divide(w @ base_sum, w @ base_n)),
+    }
+    estimates = {"gap": base_value - cf_value, "counterfactual": cf_value, "baseline": base_value}
+    rng = as_generator(seed)  # one stream for the three intervals, drawn in a fixed order: reproducible
+    intervals = {
+        key: confidence_interval(
+            res, ci=level, n_resamples=n_resamples, seed=rng, method=method, estimate=estimates[key]
+        )
+        for key, res in resamplers.items()
+    }
+    reason: str | None = None
+    if n < n_all:
+        reason = f"{n_all - n} of {n_all} prompts had fewer than two responses and were left out"
+    return NoiseFloor(
+        name=name,
+        counterfactual=cf_value,
+        baseline=base_value,
+        gap=base_value - cf_value,
+        gap_interval=intervals["gap"],
+        counterfactual_interval=intervals["counterfactual"],
+        baseline_interval=intervals["baseline"],
+        n_prompts=int(n),
+        n_counterfactual_pairs=int(cf_n.sum()),
+        n_baseline_pairs=int(base_n.sum()),
+        per_prompt=totals,
+        reason=reason,
+    )
+
+
+def _per_prompt(
+    prompts: npt.NDArray[Any],
+    cf: FloatArray,
+    cf_ids: npt.NDArray[Any],
+    base: FloatArray,
+    base_ids: npt.NDArray[Any],
+) -> pd.DataFrame:
+    def totals(values: FloatArray, ids: npt.NDArray[Any]) -> tuple[FloatArray, FloatArray]:
+        mask = np.isin(ids, prompts)
+        pos = np.searchsorted(prompts, ids[mask])
+        return (
+            np.bincount(pos, weights=values[mask], minlength=prompts.size).astype(np.float64),
+            np.bincount(pos, minlength=prompts.size).astype(np.float64),
+        )
+
+    cf_sum, cf_n = totals(cf, cf_ids)
+    base_sum, base_n = totals(base, base_ids)
+    return pd.DataFrame(
+        {
+            "prompt_id": prompts,
+            "n_counterfactual": cf_n.astype(int),
+            "counterfactual_sum": cf_sum,
+            "n_baseline": base_n.astype(int),
+            "baseline_sum": base_sum,
+            "counterfactual": _safe_divide(cf_sum, cf_n),
+            "baseline": _safe_divide(base_sum, base_n),
+        }
+    )

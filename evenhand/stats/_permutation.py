@@ -1,0 +1,360 @@
+"""Permutation tests of "no difference between groups".
+
+* Classification rates (paper 3.2): permuting group labels among the rows a rate is computed on. For a binary
+  outcome the permutation distribution of the number of outcomes landing in group A is hypergeometric, so every
+  permutation is accounted for in closed form: the p-value is exact, with no Monte Carlo error and no cost.
+* Counterfactual sentiment (paper 3.1.3.2): the two responses of a counterfactual pair are exchangeable under the
+  null, so each pair is swapped (or not) at random; all ``2**N`` swaps are enumerated when that is at most
+  ``n_permutations``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
+from evenhand.metrics._result import FloatArray
+from evenhand.stats._multiple_testing import benjamini_hochberg
+from evenhand.stats._resampling import SeedLike, as_generator, check_count
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+# relative tolerance when comparing permuted statistics with the observed one (floating-point ties)
+_TIE_TOL = 1e-9
+
+# metric -> (rows the rate is computed on, outcome counted), from the paper's definitions (3.2.1, 3.2.2)
+_RATES: dict[str, tuple[str, str]] = {
+    "demographic_parity": ("all rows", "predicted positive"),
+    "false_negative_rate": ("y_true == 1", "predicted negative"),
+    "false_omission_rate": ("y_pred == 0", "actually positive"),
+    "false_positive_rate": ("y_true == 0", "predicted positive"),
+    "false_discovery_rate": ("y_pred == 1", "actually negative"),
+}
+_ALIASES = {
+    "dp": "demographic_parity",
+    "demographic_parity_difference": "demographic_parity",
+    "fnrd": "false_negative_rate",
+    "fnr": "false_negative_rate",
+    "false_negative_rate_difference": "false_negative_rate",
+    "ford": "false_omission_rate",
+    "for": "false_omission_rate",
+    "false_omission_rate_difference": "false_omission_rate",
+    "fprd": "false_positive_rate",
+    "fpr": "false_positive_rate",
+    "false_positive_rate_difference": "false_positive_rate",
+    "fdrd": "false_discovery_rate",
+    "fdr": "false_discovery_rate",
+    "false_discovery_rate_difference": "false_discovery_rate",
+}
+_SENTIMENT_STATISTICS = ("wcsp", "scsp", "mean")
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    """Result of a permutation test.
+
+    ``statistic`` is the observed value of the test statistic (for a two-sided test its absolute value is what is
+    compared), ``p_value`` the permutation p-value (NaN with ``reason`` when the test is undefined).
+    ``n_permutations`` is None for an exact test that accounts for every permutation.
+    """
+
+    statistic: float
+    p_value: float
+    alternative: str
+    method: str
+    n_permutations: int | None
+    groups: tuple[Any, Any]
+    details: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "details"}
+        out["groups"] = list(self.groups)
+        return {**out, **self.details}
+
+
+def _check_alternative(alternative: str) -> str:
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    return alternative
+
+
+def _binary(values: Any, name: str) -> npt.NDArray[np.int64]:
+    arr = as_float_array(values, name)
+    if not np.isin(arr, (0.0, 1.0)).all():
+        first = int(np.flatnonzero(~np.isin(arr, (0.0, 1.0)))[0])
+        raise ValueError(f"{name} must hold binary labels 0/1; {name}[{first}] = {arr[first]!r}")
+    return arr.astype(np.int64)
+
+
+def _rate_metric(metric: str) -> str:
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a string, got {type(metric).__name__}")
+    key = _ALIASES.get(metric.lower(), metric.lower())
+    if key not in _RATES:
+        raise ValueError(f"metric must be one of {sorted(_RATES)} (or DP, FNRD, FORD, FPRD, FDRD), got {metric!r}")
+    return key
+
+
+def _rows_and_outcome(
+    metric: str, y_pred: npt.NDArray[np.int64], y_true: npt.NDArray[np.int64] | None
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    if metric == "demographic_parity":
+        return np.ones(y_pred.size, dtype=bool), y_pred
+    if y_true is None:
+        raise ValueError(f"{metric} needs y_true (ground-truth labels)")
+    if metric == "false_negative_rate":
+        return y_true == 1, 1 - y_pred
+    if metric == "false_positive_rate":
+        return y_true == 0, y_pred
+    if metric == "false_omission_rate":
+        return y_pred == 0, y_true
+    return y_pred == 1, 1 - y_true  # false discovery rate
+
+
+def _exact_rate_p_value(k: int, n_a: int, n_b: int, total: int, alternative: str) -> float:
+    """P(statistic at least as extreme) when ``total`` outcomes are spread at random over ``n_a + n_b`` rows."""
+    from scipy.stats import hypergeom
+
+    support = np.arange(max(0, total - n_b), min(total, n_a) + 1)
+    pmf = hypergeom.pmf(support, n_a + n_b, total, n_a)
+    diffs = support / n_a - (total - support) / n_b
+    observed = k / n_a - (total - k) / n_b
+    tol = _TIE_TOL * max(1.0, abs(observed))
+    if alternative == "two-sided":
+        extreme = np.abs(diffs) >= abs(observed) - tol
+    elif alternative == "greater":
+        extreme = diffs >= observed - tol
+    else:
+        extreme = diffs <= observed + tol
+    return float(min(1.0, pmf[extreme].sum()))
+
+
+def rate_difference_test(
+    y_pred: Any,
+    groups: Any,
+    y_true: Any = None,
+    *,
+    metric: str = "demographic_parity",
+    group_a: Any = None,
+    group_b: Any = None,
+    alternative: str = "two-sided",
+) -> PermutationTest:
+    """Exact permutation test that a classification rate is the same in two groups.
+
+    The rate is the paper's group-level quantity behind DP, FNRD, FORD, FPRD or FDRD, e.g. for FNRD
+    ``P(y_pred = 0 | y_true = 1, G = g)``. Under the null hypothesis the group labels of the rows the rate is
+    computed on (all rows for DP, actual positives for FNR, ...) are exchangeable. The statistic is
+    ``rate_a - rate_b``; the p-value is the share of all label permutations whose statistic is at least as extreme
+    (``|.|`` for two-sided), computed exactly from the hypergeometric distribution.
+
+    Args:
+        y_pred: binary predictions (0/1).
+        groups: the protected-attribute group of each row.
+        y_true: binary ground truth (needed by every metric except demographic parity).
+        metric: ``"demographic_parity"``, ``"false_negative_rate"``, ``"false_omission_rate"``,
+            ``"false_positive_rate"``, ``"false_discovery_rate"`` (or DP, FNRD, FORD, FPRD, FDRD).
+        group_a, group_b: the two groups to compare (default: the two groups present, in sorted order).
+        alternative: ``"two-sided"``, ``"greater"`` (rate_a > rate_b) or ``"less"``.
+
+    Returns:
+        :class:`PermutationTest` with ``details`` holding both rates and the row counts. NaN p-value with a reason
+        when a group has no row the rate is computed on.
+    """
+    metric = _rate_metric(metric)
+    _check_alternative(alternative)
+    pred = _binary(y_pred, "y_pred")
+    grp = as_array(groups, "groups")
+    truth = None
+    if y_true is not None:
+        truth = _binary(y_true, "y_true")
+        check_same_length(y_pred=pred, groups=grp, y_true=truth)
+    else:
+        check_same_length(y_pred=pred, groups=grp)
+    a, b = _pick_groups(grp, group_a, group_b)
+    rows, outcome = _rows_and_outcome(metric, pred, truth)
+    return _rate_test(metric, rows, outcome, grp, a, b, alternative)
+
+
+def _pick_groups(grp: npt.NDArray[Any], group_a: Any, group_b: Any) -> tuple[Any, Any]:
+    present = [g.item() if isinstance(g, np.generic) else g for g in pd.unique(grp)]
+    if group_a is None and group_b is None:
+        if len(present) != 2:
+            raise ValueError(
+                f"groups holds {len(present)} groups ({present[:6]}); pass group_a and group_b, "
+                "or use pairwise_rate_tests for every pair"
+            )
+        first, second = sorted(present, key=str)
+        return first, second
+    if group_a is None or group_b is None:
+        raise ValueError("pass both group_a and group_b, or neither")
+    for g in (group_a, group_b):
+        if g not in present:
+            raise ValueError(f"group {g!r} does not occur in groups (present: {present[:10]})")
+    if group_a == group_b:
+        raise ValueError("group_a and group_b must differ")
+    return group_a, group_b
+
+
+def _rate_test(
+    metric: str,
+    rows: npt.NDArray[np.bool_],
+    outcome: npt.NDArray[np.int64],
+    grp: npt.NDArray[Any],
+    a: Any,
+    b: Any,
+    alternative: str,
+) -> PermutationTest:
+    in_a, in_b = rows & (grp == a), rows & (grp == b)
+    n_a, n_b = int(in_a.sum()), int(in_b.sum())
+    k_a, k_b = int(outcome[in_a].sum()), int(outcome[in_b].sum())
+    subset, counted = _RATES[metric]
+    details: dict[str, Any] = {"metric": metric, "n_a": n_a, "n_b": n_b}
+    if n_a == 0 or n_b == 0:
+        empty = a if n_a == 0 else b
+        reason = f"group {empty!r} has no rows with {subset}, so its {metric.replace('_', ' ')} is undefined"
+        rate_a = k_a / n_a if n_a else math.nan
+        rate_b = k_b / n_b if n_b else math.nan
+        details.update(rate_a=rate_a, rate_b=rate_b)
+        return PermutationTest(math.nan, math.nan, alternative, "exact", None, (a, b), details, reason)
+    rate_a, rate_b = k_a / n_a, k_b / n_b
+    details.update(rate_a=rate_a, rate_b=rate_b, outcome=counted, rows=subset)
+    p = _exact_rate_p_value(k_a, n_a, n_b, k_a + k_b, alternative)
+    return PermutationTest(rate_a - rate_b, p, alternative, "exact", None, (a, b), details)
+
+
+def pairwise_rate_tests(
+    y_pred: Any,
+    groups: Any,
+    y_true: Any = None,
+    *,
+    metrics: str | Sequence[str] = "demographic_parity",
+    alternative: str = "two-sided",
+) -> pd.DataFrame:
+    """:func:`rate_difference_test` for every pair of groups and every metric, with Benjamini-Hochberg adjustment.
+
+    Returns one row per (metric, group pair): ``metric, group_a, group_b, rate_a, rate_b, difference, n_a, n_b,
+    p_value, p_adjusted, reason``. ``p_adjusted`` controls the false discovery rate over all rows.
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics is empty")
+    keys = [_rate_metric(m) for m in names]
+    _check_alternative(alternative)
+    pred = _binary(y_pred, "y_pred")
+    grp = as_array(groups, "groups")
+    truth = None if y_true is None else _binary(y_true, "y_true")
+    if truth is None:
+        check_same_length(y_pred=pred, groups=grp)
+    else:
+        check_same_length(y_pred=pred, groups=grp, y_true=truth)
+    present = sorted((g.item() if isinstance(g, np.generic) else g for g in pd.unique(grp)), key=str)
+    if len(present) < 2:
+        raise ValueError(f"groups must hold at least two groups, got {present}")
+    records = []
+    for key in keys:
+        rows, outcome = _rows_and_outcome(key, pred, truth)
+        for a, b in itertools.combinations(present, 2):
+            test = _rate_test(key, rows, outcome, grp, a, b, alternative)
+            records.append(
+                {
+                    "metric": key,
+                    "group_a": a,
+                    "group_b": b,
+                    "rate_a": test.details["rate_a"],
+                    "rate_b": test.details["rate_b"],
+                    "difference": test.statistic,
+                    "n_a": test.details["n_a"],
+                    "n_b": test.details["n_b"],
+                    "p_value": test.p_value,
+                    "reason": test.reason,
+                }
+            )
+    frame = pd.DataFrame.from_records(records)
+    frame.insert(len(frame.columns) - 1, "p_adjusted", benjamini_hochberg(frame["p_value"].to_numpy()))
+    return frame
+
+
+def _sentiment_statistic(a: FloatArray, b: FloatArray, statistic: str, threshold: float) -> FloatArray:
+    """Row-wise statistic for (P, N) arrays of the two sides of each pair."""
+    if statistic == "scsp":
+        # Wasserstein-1 between two equal-size samples in [0, 1] = mean |sorted(a) - sorted(b)| (= SCSP)
+        return np.abs(np.sort(a, axis=1) - np.sort(b, axis=1)).mean(axis=1)
+    if statistic == "wcsp":
+        return (a > threshold).mean(axis=1) - (b > threshold).mean(axis=1)
+    return a.mean(axis=1) - b.mean(axis=1)
+
+
+def counterfactual_sentiment_test(
+    scores_a: Any,
+    scores_b: Any,
+    *,
+    statistic: str = "wcsp",
+    threshold: float = 0.5,
+    alternative: str = "two-sided",
+    n_permutations: int = 9999,
+    seed: SeedLike = 0,
+) -> PermutationTest:
+    """Paired permutation test that counterfactual responses have the same sentiment distribution.
+
+    ``scores_a[i]`` and ``scores_b[i]`` are the sentiment scores of the two responses of counterfactual pair ``i``.
+    Under the null hypothesis the group mention does not matter, so the two scores of a pair are exchangeable:
+    each permutation swaps a random subset of pairs. Statistics:
+
+    * ``"wcsp"``: ``mean(I(s_a > t)) - mean(I(s_b > t))`` (signed WCSP, paper 3.1.3.2);
+    * ``"scsp"``: Wasserstein-1 distance between the two score samples (SCSP; two-sided only);
+    * ``"mean"``: ``mean(s_a) - mean(s_b)``.
+
+    p-value: exact over all ``2**N`` swaps when ``2**N <= n_permutations``; otherwise Monte Carlo,
+    ``(1 + #{permuted >= observed}) / (1 + n_permutations)`` (never 0), seeded.
+    """
+    if statistic not in _SENTIMENT_STATISTICS:
+        raise ValueError(f"statistic must be one of {_SENTIMENT_STATISTICS}, got {statistic!r}")
+    _check_alternative(alternative)
+    if statistic == "scsp" and alternative != "two-sided":
+        raise ValueError("SCSP is a distance (no direction); use alternative='two-sided'")
+    threshold = check_threshold(threshold)
+    a = as_float_array(scores_a, "scores_a", bounds=(0.0, 1.0))
+    b = as_float_array(scores_b, "scores_b", bounds=(0.0, 1.0))
+    n = check_same_length(scores_a=a, scores_b=b)
+    n_permutations = check_count(n_permutations, "n_permutations")
+    observed = float(_sentiment_statistic(a[None, :], b[None, :], statistic, threshold)[0])
+    details = {"statistic_name": statistic, "threshold": threshold, "n_pairs": n}
+
+    exact = n <= 62 and 2**n <= n_permutations
+    count = 0
+    total = 0
+    tol = _TIE_TOL * max(1.0, abs(observed))
+    for swap in _swap_chunks(n, n_permutations, exact, as_generator(seed)):
+        perm = _sentiment_statistic(np.where(swap, b, a), np.where(swap, a, b), statistic, threshold)
+        if alternative == "two-sided":
+            count += int(np.sum(np.abs(perm) >= abs(observed) - tol))
+        elif alternative == "greater":
+            count += int(np.sum(perm >= observed - tol))
+        else:
+            count += int(np.sum(perm <= observed + tol))
+        total += swap.shape[0]
+    if exact:
+        p = count / total
+        return PermutationTest(observed, p, alternative, "exact", total, ("a", "b"), details)
+    p = (1 + count) / (1 + total)
+    return PermutationTest(observed, p, alternative, "monte-carlo", total, ("a", "b"), details)
+
+
+def _swap_chunks(n: int, n_permutations: int, exact: bool, rng: np.random.Generator) -> Any:
+    rows = max(8, 2**18 // max(n, 1))
+    if exact:
+        codes = np.arange(2**n, dtype=np.int64)
+        bits = np.arange(n, dtype=np.int64)
+        for start in range(0, codes.size, rows):
+            yield ((codes[start : start + rows, None] >> bits) & 1).astype(bool)
+        return
+    for start in range(0, n_permutations, rows):
+        yield rng.random((min(rows, n_permutations - start), n)) < 0.5
