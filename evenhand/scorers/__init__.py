@@ -1,0 +1,50 @@
+"""Scorers: texts -> numbers (toxicity, sentiment, stereotype) and texts -> vectors (embeddings).
+
+Metrics never load models; they take the arrays these produce. ``None`` always means the offline default.
+Names load lazily so that ``import evenhand.scorers`` stays light (no torch).
+
+>>> from evenhand.scorers import get_toxicity_scorer, get_sentiment_scorer
+>>> get_sentiment_scorer()(["I love it", "I hate it"]).tolist()
+[0.0, 0.787]
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY: dict[str, str] = {
+    "get_toxicity_scorer": "evenhand.scorers.toxicity",
+    "get_sentiment_scorer": "evenhand.scorers.sentiment",
+    "get_stereotype_scorer": "evenhand.scorers.stereotype",
+    "get_embedder": "evenhand.scorers.embedding",
+    "Scorer": "evenhand.scorers._base",
+    "CallableScorer": "evenhand.scorers._base",
+    "MaxScorer": "evenhand.scorers._base",
+    "ModelUnavailableError": "evenhand.scorers._base",
+    "ScoreCache": "evenhand.scorers._cache",
+    "ProfanityCheckToxicity": "evenhand.scorers.toxicity",
+    "DetoxifyToxicity": "evenhand.scorers.toxicity",
+    "HFToxicity": "evenhand.scorers.toxicity",
+    "VaderSentiment": "evenhand.scorers.sentiment",
+    "HFSentiment": "evenhand.scorers.sentiment",
+    "StereotypeScorer": "evenhand.scorers.stereotype",
+    "Embedder": "evenhand.scorers.embedding",
+    "SentenceTransformerEmbedder": "evenhand.scorers.embedding",
+    "CallableEmbedder": "evenhand.scorers.embedding",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'evenhand.scorers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

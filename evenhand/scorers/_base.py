@@ -1,0 +1,260 @@
+"""The one place where batching, de-duplication, caching, progress and device handling live.
+
+Every backend (toxicity, sentiment, stereotype, embeddings) subclasses :class:`BatchedModel` and implements only
+``_run(texts) -> array`` on one batch of *distinct* texts. The engine:
+
+1. de-duplicates the input (LLM responses repeat a lot: 25 identical responses cost one inference);
+2. looks the distinct texts up in an optional on-disk :class:`~evenhand.scorers._cache.ScoreCache`;
+3. sorts the remaining texts by length (less padding for transformer backends) and runs them in batches,
+   with a ``rich`` progress bar on long runs;
+4. scatters the results back to the input order.
+"""
+
+from __future__ import annotations
+
+import abc
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._validation import FloatArray, as_text_list
+from evenhand.scorers._cache import CacheLike, ScoreCache, open_cache
+
+#: Below this many texts to compute, the automatic progress bar stays hidden.
+PROGRESS_MIN_TEXTS = 2_000
+
+_DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+class ModelUnavailableError(OSError):
+    """A model could not be loaded (typically: not downloaded and no internet). The message says how to fix it."""
+
+
+def check_device(device: str) -> str:
+    """Validate a ``device=`` argument without importing torch: "auto", "cpu", "cuda", "cuda:N" or "mps"."""
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a string such as 'cpu', 'cuda', 'mps' or 'auto', got {type(device).__name__}")
+    base = device.split(":", 1)[0]
+    if base not in _DEVICES or (":" in device and base != "cuda"):
+        raise ValueError(f"device must be one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'; got {device!r}")
+    return device
+
+
+def resolve_device(device: str) -> str:
+    """Turn ``device`` into a concrete torch device string; "auto" picks CUDA, then Apple MPS, then CPU."""
+    check_device(device)
+    if device == "cpu":
+        return device
+    from evenhand._optional import require
+
+    torch = require("torch", feature=f"device={device!r}")
+    cuda_ok = bool(torch.cuda.is_available())
+    mps_ok = bool(getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available())
+    if device == "auto":
+        return "cuda" if cuda_ok else "mps" if mps_ok else "cpu"
+    if device.startswith("cuda") and not cuda_ok:
+        raise ValueError(f"device={device!r} was requested but torch reports no CUDA device; use 'cpu' or 'auto'")
+    if device == "mps" and not mps_ok:
+        raise ValueError("device='mps' was requested but torch reports MPS is not available; use 'cpu' or 'auto'")
+    return device
+
+
+def _check_batch_size(batch_size: int) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    return int(batch_size)
+
+
+class BatchedModel(abc.ABC):
+    """Base class of every scorer and embedder: subclasses implement :meth:`_run` on one batch of distinct texts.
+
+    Parameters
+    ----------
+    batch_size
+        Distinct texts per call to the backend.
+    cache
+        ``None``/``False`` (no cache), ``True`` (the default cache file, ``$EVENHAND_CACHE_DIR`` or
+        ``~/.cache/evenhand/scores.sqlite``), a file path, or a :class:`ScoreCache`. Only backends with a stable
+        identity (``cache_key``) use it; plain callables never do unless given a ``name``.
+    progress
+        ``True``/``False`` to force the ``rich`` progress bar on/off; ``None`` shows it on a terminal when more than
+        :data:`PROGRESS_MIN_TEXTS` texts must be computed.
+    """
+
+    #: Short description shown on the progress bar.
+    description: str = "Scoring"
+    #: True when ``_run`` returns one float per text (scorers); False for vector outputs (embedders, categories).
+    scalar_output: bool = True
+
+    def __init__(self, *, batch_size: int = 64, cache: CacheLike = None, progress: bool | None = None) -> None:
+        self.batch_size = _check_batch_size(batch_size)
+        self.cache: ScoreCache | None = open_cache(cache)
+        if progress is not None and not isinstance(progress, bool):
+            raise TypeError(f"progress must be True, False or None, got {progress!r}")
+        self.progress = progress
+        #: Number of distinct texts sent to the backend so far (not counting cache hits); handy in tests/benchmarks.
+        self.n_computed = 0
+
+    @property
+    def cache_key(self) -> str | None:
+        """Identity of the backend and its settings, used as the cache namespace; None disables caching."""
+        return None
+
+    @abc.abstractmethod
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        """Compute outputs for a batch of distinct texts: shape (k,) for scalar outputs, (k, d) otherwise."""
+
+    def _empty(self) -> FloatArray:
+        return np.empty(0, dtype=np.float64)
+
+    def _check_output(self, out: npt.NDArray[Any], n: int) -> FloatArray:
+        arr = np.asarray(out, dtype=np.float64)
+        if self.scalar_output:
+            arr = arr.reshape(-1) if arr.ndim == 2 and arr.shape[1] == 1 else arr
+            if arr.shape != (n,):
+                raise ValueError(f"{self!r} returned shape {arr.shape} for {n} texts; expected ({n},)")
+        elif arr.ndim != 2 or arr.shape[0] != n:
+            raise ValueError(f"{self!r} returned shape {arr.shape} for {n} texts; expected ({n}, d)")
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{self!r} returned NaN or infinite values")
+        return arr
+
+    def _compute(self, texts: Any) -> FloatArray:
+        items = as_text_list(texts, allow_empty=True)
+        if not items:
+            return self._empty()
+        codes, uniques = pd.factorize(np.asarray(items, dtype=object))
+        distinct: list[str] = list(uniques)
+        values: FloatArray | None = None
+        todo = list(range(len(distinct)))
+        key = self.cache_key if self.cache is not None else None
+        if key is not None and self.cache is not None:
+            hits = self.cache.get_many(key, distinct)
+            if hits:
+                first = next(iter(hits.values()))
+                values = self._allocate(len(distinct), first)
+                for i, v in hits.items():
+                    values[i] = v[0] if self.scalar_output else v
+                todo = [i for i in todo if i not in hits]
+        # Longest first: transformer batches of similar length waste less padding, and OOM shows up early.
+        todo.sort(key=lambda i: -len(distinct[i]))
+        with self._progress_bar(len(todo)) as advance:
+            for start in range(0, len(todo), self.batch_size):
+                idx = todo[start : start + self.batch_size]
+                batch = [distinct[i] for i in idx]
+                out = self._check_output(self._run(batch), len(batch))
+                if values is None:
+                    values = self._allocate(len(distinct), out[0])
+                values[idx] = out
+                self.n_computed += len(batch)
+                if key is not None and self.cache is not None:
+                    self.cache.put_many(key, batch, out)
+                advance(len(batch))
+        assert values is not None
+        return values[codes]
+
+    def _allocate(self, n: int, example: npt.NDArray[Any] | float) -> FloatArray:
+        if self.scalar_output:
+            return np.empty(n, dtype=np.float64)
+        return np.empty((n, int(np.size(example))), dtype=np.float64)
+
+    @contextmanager
+    def _progress_bar(self, total: int) -> Iterator[Callable[[int], None]]:
+        show = self.progress
+        if show is None:
+            show = total >= PROGRESS_MIN_TEXTS and sys.stderr.isatty()
+        if not show or total == 0:
+            yield lambda _n: None
+            return
+        from rich.console import Console
+        from rich.progress import Progress
+
+        with Progress(console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(f"{self.description} ({type(self).__name__})", total=total)
+            yield lambda n: bar.advance(task, n)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.cache_key or ''})"
+
+
+class Scorer(BatchedModel):
+    """A text scorer: ``scorer(texts) -> np.ndarray`` of float64 in [0, 1], one value per text."""
+
+    def __call__(self, texts: Any) -> FloatArray:
+        """Score ``texts`` (list, tuple, NumPy array or pandas Series of str); returns float64 values in [0, 1]."""
+        return self._compute(texts)
+
+    def _check_output(self, out: npt.NDArray[Any], n: int) -> FloatArray:
+        arr = super()._check_output(out, n)
+        # Sigmoid/softmax outputs can overshoot by one ulp; anything further out is a backend bug.
+        if arr.size and (arr.min() < -1e-6 or arr.max() > 1 + 1e-6):
+            raise ValueError(f"{self!r} returned scores outside [0, 1] (min {arr.min():.4g}, max {arr.max():.4g})")
+        return np.clip(arr, 0.0, 1.0)
+
+
+class CallableScorer(Scorer):
+    """Wrap any ``f(list[str]) -> sequence of floats in [0, 1]`` (or an object with ``.predict``) as a scorer.
+
+    The wrapper still de-duplicates and batches; it caches only when given a ``name`` (the cache needs a stable
+    identity, and a function object has none across runs).
+    """
+
+    def __init__(self, fn: Any, *, name: str | None = None, device: str = "cpu", **options: Any) -> None:
+        check_device(device)  # accepted for a uniform API; the callable places itself
+        if not callable(fn):
+            predict = getattr(fn, "predict", None)
+            if not callable(predict):
+                raise TypeError(f"a custom scorer must be callable or have a .predict method, got {type(fn).__name__}")
+            fn = predict
+        super().__init__(**options)
+        self.fn = fn
+        self.name = name
+
+    @property
+    def cache_key(self) -> str | None:
+        return f"callable/{self.name}" if self.name else None
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        out = self.fn(texts)
+        if hasattr(out, "to_numpy"):  # pandas
+            out = out.to_numpy()
+        return np.asarray(out, dtype=np.float64)
+
+    def __repr__(self) -> str:
+        return f"CallableScorer({self.name or getattr(self.fn, '__name__', type(self.fn).__name__)})"
+
+
+class MaxScorer(Scorer):
+    """Maximum across several scorers, per text (the paper's toolkit combines toxicity classifiers this way)."""
+
+    def __init__(self, scorers: list[Scorer], **options: Any) -> None:
+        if not scorers:
+            raise ValueError("MaxScorer needs at least one scorer")
+        options.setdefault("batch_size", 1024)  # members batch on their own; keep their cost, not ours, visible
+        super().__init__(**options)
+        self.scorers = list(scorers)
+
+    @property
+    def cache_key(self) -> str | None:
+        keys = [s.cache_key for s in self.scorers]
+        return None if any(k is None for k in keys) else "max[" + ",".join(str(k) for k in keys) + "]"
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        return np.max(np.vstack([s(texts) for s in self.scorers]), axis=0)
+
+    def __repr__(self) -> str:
+        return f"MaxScorer({self.scorers!r})"
+
+
+def as_path_if_local(spec: str) -> Path | None:
+    """Return ``Path(spec)`` when it names an existing local directory or file, else None."""
+    path = Path(spec).expanduser()
+    return path if path.exists() else None

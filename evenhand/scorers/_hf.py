@@ -1,0 +1,92 @@
+"""Hugging Face sequence classifiers (any model id or local path), shared by toxicity, sentiment and stereotype.
+
+Loads with ``AutoTokenizer`` / ``AutoModelForSequenceClassification`` and returns the full label-probability
+matrix, so callers choose which labels make up their score. Softmax for single-label models, sigmoid for
+multi-label ones (``config.problem_type == "multi_label_classification"``), as the HF pipeline does.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evenhand._optional import require
+from evenhand.scorers._base import ModelUnavailableError, resolve_device
+
+_MAX_LENGTH = 512
+
+
+def offline_hint(model: str, what: str, example: str) -> str:
+    """The message shown when a hub model cannot be loaded (typically: no internet, not in the local cache)."""
+    return (
+        f"could not load {what} model {model!r}. If this machine is offline, download it on a connected machine "
+        f"(`huggingface-cli download {model} --local-dir ./{model.rsplit('/', 1)[-1]}`), copy the folder here and "
+        f"pass its path, e.g. {example}"
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _load(model: str, device: str, revision: str | None) -> tuple[Any, Any]:
+    transformers = require("transformers", feature="Hugging Face classifiers")
+    require("torch", feature="Hugging Face classifiers")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
+    net = transformers.AutoModelForSequenceClassification.from_pretrained(model, revision=revision)
+    net.eval()
+    net.to(device)
+    return tokenizer, net
+
+
+class HFClassifier:
+    """A loaded sequence classifier: ``predict_proba(texts) -> (n, n_labels)`` and ``labels`` (lower-cased)."""
+
+    def __init__(self, model: str | os.PathLike[str], *, device: str = "auto", revision: str | None = None,
+                 what: str = "classifier", example: str = "model='/path/to/model'") -> None:
+        self.model_ref = str(model)
+        self.device = resolve_device(device)
+        try:
+            self.tokenizer, self.model = _load(self.model_ref, self.device, revision)
+        except OSError as exc:
+            raise ModelUnavailableError(f"{offline_hint(self.model_ref, what, example)} ({exc})") from exc
+        config = self.model.config
+        self.labels: list[str] = [str(config.id2label[i]) for i in range(config.num_labels)]
+        self.multi_label = getattr(config, "problem_type", None) == "multi_label_classification"
+        limit = getattr(self.tokenizer, "model_max_length", _MAX_LENGTH) or _MAX_LENGTH
+        self.max_length = int(min(limit, _MAX_LENGTH))
+
+    def predict_proba(self, texts: list[str]) -> npt.NDArray[np.float64]:
+        torch = require("torch")
+        enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+        enc = {k: v.to(self.model.device) for k, v in enc.items()}
+        with torch.inference_mode():
+            logits = self.model(**enc).logits.float()
+        probs = torch.sigmoid(logits) if self.multi_label else torch.softmax(logits, dim=-1)
+        return np.asarray(probs.cpu().numpy(), dtype=np.float64)
+
+    def label_indices(self, wanted: str | Sequence[str] | None, defaults: Sequence[str], role: str) -> list[int]:
+        """Positions of the ``wanted`` labels (case-insensitive); ``None`` tries ``defaults`` in order."""
+        lower = [lab.lower() for lab in self.labels]
+        if wanted is None:
+            for cand in defaults:
+                if cand.lower() in lower:
+                    return [lower.index(cand.lower())]
+            raise ValueError(
+                f"cannot tell which label of {self.model_ref!r} is the {role} one (labels: {self.labels}); "
+                f"pass the label name(s) explicitly"
+            )
+        names = [wanted] if isinstance(wanted, str) else list(wanted)
+        if not names:
+            raise ValueError(f"no {role} label given")
+        missing = [n for n in names if n.lower() not in lower]
+        if missing:
+            raise ValueError(f"{role} label(s) {missing} not among the labels of {self.model_ref!r}: {self.labels}")
+        return [lower.index(n.lower()) for n in names]
+
+    def combine(self, probs: npt.NDArray[np.float64], idx: list[int]) -> npt.NDArray[np.float64]:
+        """Probability of "any of these labels": the sum for softmax models (disjoint classes), max for multi-label."""
+        sub = probs[:, idx]
+        return np.asarray(sub.max(axis=1) if self.multi_label else np.minimum(sub.sum(axis=1), 1.0))

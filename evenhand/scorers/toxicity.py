@@ -1,0 +1,230 @@
+"""Toxicity scorers ``T: text -> [0, 1]`` (paper 3.1.1).
+
+Backends:
+
+* ``"profanity-check"`` (default, offline): the linear TF-IDF model shipped in ``alt-profanity-check``.
+  Fast (> 100k short texts/s) but lexical: it over-scores benign statements that mention identities
+  (measured table in ``docs/scorers.md``). Use a neural classifier for reported numbers.
+* ``"detoxify"`` / ``"detoxify-original"``, ``"detoxify-unbiased"``, ``"detoxify-multilingual"``:
+  Detoxify models; score = max over the model's labels.
+* any Hugging Face text-classification model id or local path (``"hf:<id>"`` or a path), with a
+  configurable toxic label;
+* a list of specs: the per-text maximum across classifiers; any callable ``f(list[str]) -> floats``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evenhand._optional import require
+from evenhand.scorers._base import (
+    CallableScorer,
+    MaxScorer,
+    ModelUnavailableError,
+    Scorer,
+    as_path_if_local,
+    check_device,
+    resolve_device,
+)
+from evenhand.scorers._hf import HFClassifier
+
+DETOXIFY_MODELS = ("original", "unbiased", "multilingual", "original-small", "unbiased-small")
+#: Labels tried, in order, when a Hugging Face toxicity model's toxic label is not given.
+DEFAULT_TOXIC_LABELS = ("toxic", "toxicity", "hate", "offensive", "label_1", "1")
+
+
+class ProfanityCheckToxicity(Scorer):
+    """The offline default: ``alt-profanity-check``'s TF-IDF + calibrated linear SVM, probability of "profane".
+
+    Loads the two joblib files from the package data directly and calls ``predict_proba`` on the whole batch
+    (the package's own ``predict_prob`` adds a per-row Python call).
+    """
+
+    description = "Toxicity"
+
+    def __init__(self, *, batch_size: int = 8192, device: str = "cpu", **options: Any) -> None:
+        check_device(device)  # accepted for a uniform API; scikit-learn runs on the CPU
+        super().__init__(batch_size=batch_size, **options)
+        import importlib.metadata
+        from importlib import resources
+
+        import joblib
+
+        data = resources.files("profanity_check") / "data"
+        self._vectorizer = joblib.load(str(data / "vectorizer.joblib"))
+        self._model = joblib.load(str(data / "model.joblib"))
+        self._version = importlib.metadata.version("alt-profanity-check")
+
+    @property
+    def cache_key(self) -> str:
+        return f"toxicity/profanity-check/{self._version}"
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        return self._model.predict_proba(self._vectorizer.transform(texts))[:, 1]
+
+
+class DetoxifyToxicity(Scorer):
+    """A Detoxify model; the score is the maximum over its labels (toxicity, insult, threat, ...).
+
+    ``checkpoint`` (a local ``.ckpt``) and ``huggingface_config_path`` (a local folder with the base model's config
+    and tokenizer) make loading fully offline; without them Detoxify downloads the checkpoint once into the torch
+    hub cache.
+    """
+
+    description = "Toxicity"
+
+    def __init__(
+        self,
+        model_type: str = "original",
+        *,
+        checkpoint: str | os.PathLike[str] | None = None,
+        huggingface_config_path: str | os.PathLike[str] | None = None,
+        device: str = "auto",
+        batch_size: int = 32,
+        **options: Any,
+    ) -> None:
+        if checkpoint is None and model_type not in DETOXIFY_MODELS:
+            raise ValueError(f"unknown Detoxify model {model_type!r}; choose one of {DETOXIFY_MODELS}")
+        super().__init__(batch_size=batch_size, **options)
+        detoxify = require("detoxify", feature="Detoxify toxicity scoring")
+        self.model_type = model_type
+        self.checkpoint = None if checkpoint is None else str(checkpoint)
+        self.device = resolve_device(device)
+        try:
+            self._model = detoxify.Detoxify(
+                model_type,
+                checkpoint=self.checkpoint,
+                device=self.device,
+                huggingface_config_path=None if huggingface_config_path is None else str(huggingface_config_path),
+            )
+        except OSError as exc:  # URLError, HF offline errors, missing files
+            raise ModelUnavailableError(
+                f"could not load the Detoxify {model_type!r} model ({exc}). Offline, download the checkpoint on a "
+                "connected machine (see detoxify.detoxify.MODEL_URLS) and pass "
+                "get_toxicity_scorer('detoxify', checkpoint='/path/model.ckpt', "
+                "huggingface_config_path='/path/to/base-model-folder')"
+            ) from exc
+
+    @property
+    def cache_key(self) -> str:
+        return f"toxicity/detoxify/{self.checkpoint or self.model_type}"
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        result = self._model.predict(texts)
+        # Detoxify squeezes a one-text batch to scalars; atleast_1d restores the column.
+        columns = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in result.values()]
+        return np.max(np.column_stack(columns), axis=1)
+
+
+class HFToxicity(Scorer):
+    """Any Hugging Face sequence-classification model; score = probability of the toxic label(s).
+
+    ``toxic_label`` may be one label or several (softmax models: their probabilities add up; multi-label models:
+    the maximum). When omitted, the first of :data:`DEFAULT_TOXIC_LABELS` found among the model's labels is used.
+    """
+
+    description = "Toxicity"
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        toxic_label: str | Sequence[str] | None = None,
+        device: str = "auto",
+        batch_size: int = 32,
+        revision: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(batch_size=batch_size, **options)
+        self._clf = HFClassifier(
+            model, device=device, revision=revision, what="toxicity",
+            example="get_toxicity_scorer('/path/to/model', toxic_label='toxic')",
+        )
+        self._idx = self._clf.label_indices(toxic_label, DEFAULT_TOXIC_LABELS, "toxic")
+
+    @property
+    def labels(self) -> list[str]:
+        return self._clf.labels
+
+    @property
+    def cache_key(self) -> str:
+        picked = ",".join(self._clf.labels[i] for i in self._idx)
+        return f"toxicity/hf/{self._clf.model_ref}/{picked}"
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        return self._clf.combine(self._clf.predict_proba(texts), self._idx)
+
+
+def _detoxify_type(name: str) -> str | None:
+    low = name.lower().replace("_", "-")
+    if low == "detoxify":
+        return "original"
+    if low.startswith("detoxify-") and low[len("detoxify-") :] in DETOXIFY_MODELS:
+        return low[len("detoxify-") :]
+    return None
+
+
+def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
+    """Return a toxicity scorer ``T(texts) -> float64 array in [0, 1]``.
+
+    Parameters
+    ----------
+    spec
+        ``None`` or ``"profanity-check"`` (offline default); ``"detoxify"`` (= ``"detoxify-original"``),
+        ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``, a local model folder or any
+        ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them); a callable
+        ``f(list[str]) -> floats`` or an object with ``.predict``; or a :class:`Scorer` (returned as is).
+    **options
+        ``batch_size``, ``cache``, ``progress``; ``device`` for model backends; ``toxic_label`` for Hugging Face
+        models; ``checkpoint`` and ``huggingface_config_path`` for Detoxify; ``name`` for callables (enables caching).
+
+    Examples
+    --------
+    >>> from evenhand.scorers import get_toxicity_scorer
+    >>> T = get_toxicity_scorer()
+    >>> T(["Have a lovely day.", "You are a worthless idiot."]).round(2).tolist()  # doctest: +SKIP
+    [0.04, 0.99]
+    """
+    if "device" in options:
+        check_device(options["device"])
+    if spec is None:
+        return ProfanityCheckToxicity(**options)
+    if isinstance(spec, Scorer):
+        if options:
+            raise ValueError("options cannot be applied to an already-built scorer; pass them when building it")
+        return spec
+    if isinstance(spec, (list, tuple)):
+        shared = {k: v for k, v in options.items() if k in ("cache", "progress")}
+        return MaxScorer([get_toxicity_scorer(s, **options) for s in spec], **shared)
+    if isinstance(spec, (str, os.PathLike)):
+        name = os.fspath(spec)
+        if name.lower() in ("profanity-check", "profanity_check", "default"):
+            return ProfanityCheckToxicity(**options)
+        kind = _detoxify_type(name)
+        if kind is not None:
+            return DetoxifyToxicity(kind, **options)
+        if name.startswith("hf:"):
+            return HFToxicity(name[3:], **options)
+        if as_path_if_local(name) is not None or "/" in name:
+            return HFToxicity(name, **options)
+        raise ValueError(
+            f"unknown toxicity scorer {name!r}: use None/'profanity-check', 'detoxify[-original|-unbiased|"
+            "-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
+        )
+    if callable(spec) or hasattr(spec, "predict"):
+        return CallableScorer(spec, **options)
+    raise TypeError(f"cannot build a toxicity scorer from {type(spec).__name__}")
+
+
+__all__ = [
+    "DetoxifyToxicity",
+    "HFToxicity",
+    "ModelUnavailableError",
+    "ProfanityCheckToxicity",
+    "get_toxicity_scorer",
+]
