@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler
 
@@ -56,10 +57,10 @@ def strata_indices(resampler: Resampler) -> list[npt.NDArray[np.intp]]:
     n = resampler.n_units
     if resampler.strata is None:
         return [np.arange(n)]
-    strata = np.asarray(resampler.strata)
-    if strata.shape != (n,):
-        raise ValueError(f"resampler.strata must hold one label per unit ({n}), got shape {strata.shape}")
-    _, codes = np.unique(strata, return_inverse=True)
+    strata = resampler.strata
+    if len(strata) != n:
+        raise ValueError(f"resampler.strata must hold one label per unit ({n}), got {len(strata)}")
+    codes, _ = pd.factorize(np.asarray(strata, dtype=object))  # hashing: tuples and mixed labels work too
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return [part for part in np.split(order, bounds) if part.size]
