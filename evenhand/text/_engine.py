@@ -1,0 +1,129 @@
+"""Find and substitute lexicon terms in many texts with one regex pass.
+
+All texts are joined with a NUL separator (never a word character, never whitespace, so no term or context
+look-ahead can cross it) and scanned once by the lexicon's compiled pattern; match positions are mapped back to
+texts with a binary search. Substitution runs ``pattern.sub`` over the joined string and splits it again. Texts
+that themselves contain NUL fall back to one pass per text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from evenhand.text._grammar import indefinite_article, match_case, starts_noun_phrase
+from evenhand.text.lexicon import MASK, Lexicon, LexiconRow, normalize_term
+
+_SEP = "\x00"
+
+
+class AttributeMatch(NamedTuple):
+    """One protected-attribute word found in a text."""
+
+    word: str  # as written in the text
+    start: int  # character offsets in that text
+    end: int
+    term: str  # lower-case lexicon term
+    group: str | None  # the group the term belongs to (None: a mention of no group, e.g. "Native American")
+    attribute: str  # lexicon name: "gender", "race" or "custom"
+
+
+def _joined(texts: Sequence[str]) -> str | None:
+    joined = _SEP.join(texts)
+    return joined if joined.count(_SEP) == len(texts) - 1 else None
+
+
+def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[AttributeMatch, ...]]:
+    """Per text, the attribute words it contains, in order of position."""
+    out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
+    if not texts:
+        return out
+    joined = _joined(texts)
+    if joined is None:
+        return [_matches_in(lexicon, t) for t in texts]
+    spans = [(m.group(m.lastgroup), *m.span(m.lastgroup)) for m in lexicon.pattern.finditer(joined)]  # type: ignore[arg-type]
+    if not spans:
+        return out
+    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    positions = np.fromiter((s for _, s, _ in spans), dtype=np.int64, count=len(spans))
+    owners = np.searchsorted(starts, positions, side="right") - 1
+    per_text: dict[int, list[AttributeMatch]] = {}
+    for (word, s, e), i in zip(spans, owners.tolist(), strict=True):
+        base = int(starts[i])
+        per_text.setdefault(i, []).append(_match(lexicon, word, s - base, e - base))
+    for i, found in per_text.items():
+        out[i] = tuple(found)
+    return out
+
+
+def _matches_in(lexicon: Lexicon, text: str) -> tuple[AttributeMatch, ...]:
+    found = []
+    for m in lexicon.pattern.finditer(text):
+        name = m.lastgroup
+        assert name is not None
+        found.append(_match(lexicon, m.group(name), *m.span(name)))
+    return tuple(found)
+
+
+def _match(lexicon: Lexicon, word: str, start: int, end: int) -> AttributeMatch:
+    term = normalize_term(word)
+    return AttributeMatch(word, start, end, term, lexicon.group_of(term), lexicon.name)
+
+
+class _Replacer:
+    """``re.sub`` callback: the replacement for one matched term (and its article) in a given target."""
+
+    def __init__(self, lexicon: Lexicon, target: str | None, mode: str) -> None:
+        self.lexicon = lexicon
+        self.target = target
+        self.mode = mode  # "group": to target's form; "swap": to the other of two groups; "neutral"
+
+    def row(self, key: str, text: str, end: int) -> LexiconRow:
+        rows = self.lexicon.rows
+        idx = self.lexicon.rows_for(key)
+        if len(idx) > 1 and self.lexicon.grammar:
+            determiner = [i for i in idx if rows[i].slot == "determiner"]
+            other = [i for i in idx if rows[i].slot != "determiner"]
+            if determiner and other:
+                return rows[determiner[0]] if starts_noun_phrase(text, end) else rows[other[0]]
+        return rows[idx[0]]
+
+    def replacement(self, word: str, row: LexiconRow, key: str) -> str:
+        own = row.terms[key]
+        if self.mode == "neutral":
+            neutral = row.neutral or MASK
+            return neutral if neutral == MASK else match_case(word, neutral)
+        if self.mode == "swap":
+            groups = self.lexicon.groups
+            target = groups[1 - groups.index(own)] if own in groups else None
+        else:
+            target = self.target
+        if target is None or own == target:
+            return word  # already the target group's word: keep it byte-identical
+        return match_case(word, row.forms[target])
+
+    def __call__(self, m: re.Match[str]) -> str:
+        name = m.lastgroup
+        assert name is not None
+        word = m.group(name)
+        key = normalize_term(word)
+        new = self.replacement(word, self.row(key, m.string, m.end(name)), key)
+        article = m.group("art")
+        if article is None or new == word or new.startswith("["):
+            return m.string[m.start() : m.start(name)] + new
+        return match_case(article, indefinite_article(new)) + m.group("sp") + new
+
+
+def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode: str = "group") -> list[str]:
+    """Replace every attribute word of ``texts`` (see :class:`_Replacer` for the modes)."""
+    if not texts:
+        return []
+    replacer = _Replacer(lexicon, target, mode)
+    joined = _joined(texts)
+    if joined is None:
+        return [lexicon.pattern.sub(replacer, t) for t in texts]
+    return lexicon.pattern.sub(replacer, joined).split(_SEP)

@@ -1,0 +1,59 @@
+"""Small English grammar rules that keep substituted text natural: case, articles, her/his.
+
+These are heuristics on the next word, not a parser: they cover the common cases ("I saw her." / "her book",
+"his book" / "is his.") without any model or downloaded data.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that, right after "her"/"his", show that it is NOT a determiner of a following noun: prepositions,
+# particles, conjunctions, articles and other determiners, pronouns, auxiliaries, adverbs, and a few adjectives and
+# bare verbs that commonly follow an object ("made her happy", "let her go").
+_NOT_A_NOUN_PHRASE = frozenset(
+    """
+    a an the this that these those some any all every each no another either neither both such what which whose
+    to in on at for with by from of about into onto upon up down out off over under after before around through
+    across along among behind beside between beyond near toward towards against without within during since until
+    till via per than as like unlike back away again too also so or and but nor yet if when while where why how
+    because although though whether once then now today tomorrow tonight yesterday here there very really just
+    still already soon later never ever always often sometimes not n't only even well much more most less least
+    enough instead anyway alone together home right directly immediately first last who whom i you he she it we
+    they me him her us them my your his its our their mine yours hers ours theirs myself yourself herself himself
+    is was are were be been being am will would can could shall should may might must do does did has have had
+    happy sad angry upset safe sick tired free busy ready sure afraid alive awake aware
+    go come know be feel see think stay leave cry laugh smile speak talk win sleep eat work sit stand walk run
+    try help make take get give tell ask call want need say
+    """.split()
+)
+
+_NEXT_WORD = re.compile(r"[ \t]*([A-Za-z]+(?:'[A-Za-z]+)?)?")
+_VOWEL_SOUND_EXCEPTIONS = ("uni", "use", "usu", "uti", "eu", "one", "once", "ur")
+_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def starts_noun_phrase(text: str, end: int) -> bool:
+    """True when the word after position ``end`` looks like the head of a noun phrase ("her [book]")."""
+    m = _NEXT_WORD.match(text, end)
+    word = m.group(1) if m else None
+    return word is not None and word.lower() not in _NOT_A_NOUN_PHRASE
+
+
+def match_case(source: str, replacement: str) -> str:
+    """Give ``replacement`` the case pattern of ``source``: UPPER, Capitalised, or as written in the lexicon."""
+    if len(source) > 1 and source.isupper() and any(c.isalpha() for c in source):
+        return replacement.upper()
+    if source[:1].isupper() and replacement[:1].islower():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
+
+
+def indefinite_article(word: str) -> str:
+    """'a' or 'an' for ``word`` by its (approximate) initial sound."""
+    w = word.lower()
+    if w.startswith(_SILENT_H):
+        return "an"
+    if w[:1] and w[0] in "aeiou" and not w.startswith(_VOWEL_SOUND_EXCEPTIONS):
+        return "an"
+    return "a"

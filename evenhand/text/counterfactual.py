@@ -1,0 +1,177 @@
+"""Counterfactual input pairs by word substitution, and neutralisation of attribute words.
+
+The paper (section 2.2, footnotes 10 and 22): a counterfactual input pair is two prompts identical except that one
+mentions group G' and the other G''. They are built from the prompts that mention the attribute (P_X|A) by
+replacing each attribute word with the analogous word of the other group.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._validation import as_text_list
+from evenhand.text._engine import find_matches, substitute
+from evenhand.text.ftu import AttributeSpec, resolve_lexicons
+from evenhand.text.lexicon import load_lexicon
+
+__all__ = ["MODES", "CounterfactualPrompts", "counterfactual_prompts", "neutralize"]
+
+MODES = ("replace", "swap")
+
+
+@dataclass(frozen=True, eq=False)
+class CounterfactualPrompts:
+    """Counterfactual versions of the prompts that mention a protected attribute.
+
+    Row ``i`` holds the versions of prompt ``original[i]`` (position ``source_index[i]`` in the input): ``cf[g][i]``
+    for every group ``g`` in ``groups``.
+
+    Attributes:
+        attribute: lexicon name ("gender", "race" or "custom").
+        groups: group names; ``("original", "swapped")`` in ``mode="swap"``.
+        source_index: index of the original prompt in the input, one per row.
+        original: the original prompts, one per row.
+        prompts: group -> the counterfactual prompts, one per row.
+        attribute_words: per row, the distinct attribute terms found in the original prompt.
+        mode: "replace" or "swap".
+    """
+
+    attribute: str
+    groups: tuple[str, ...]
+    source_index: npt.NDArray[np.int64]
+    original: tuple[str, ...]
+    prompts: Mapping[str, tuple[str, ...]]
+    attribute_words: tuple[tuple[str, ...], ...]
+    mode: str = "replace"
+
+    def __getitem__(self, group: str) -> list[str]:
+        if group not in self.prompts:
+            raise KeyError(f"no group {group!r}; groups are {list(self.groups)}")
+        return list(self.prompts[group])
+
+    def __contains__(self, group: object) -> bool:
+        return group in self.prompts
+
+    def __iter__(self) -> Iterator[str]:
+        """Iterate over group names (like a mapping)."""
+        return iter(self.groups)
+
+    def __len__(self) -> int:
+        return len(self.original)
+
+    def pairs(self, group_a: str, group_b: str) -> list[tuple[str, str]]:
+        """The counterfactual input pairs ``(X', X'')`` for two groups."""
+        return list(zip(self[group_a], self[group_b], strict=True))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per prompt: ``source_index, original, attribute_words``, then one column per group."""
+        frame = pd.DataFrame(
+            {
+                "source_index": self.source_index,
+                "original": list(self.original),
+                "attribute_words": [list(w) for w in self.attribute_words],
+            }
+        )
+        for group in self.groups:
+            frame[group] = list(self.prompts[group])
+        return frame
+
+    def __repr__(self) -> str:
+        return f"CounterfactualPrompts(attribute={self.attribute!r}, groups={self.groups!r}, n={len(self)})"
+
+
+def counterfactual_prompts(
+    prompts: Any,
+    attribute: AttributeSpec = "gender",
+    *,
+    groups: Sequence[str] | None = None,
+    mode: str = "replace",
+) -> CounterfactualPrompts:
+    """Build counterfactual prompts for every prompt that mentions the attribute.
+
+    ``mode="replace"`` (the paper's toolkit): each group's version replaces *every* attribute word by that group's
+    form, so "He told his wife" gives female "She told her wife" and male "He told his husband". ``mode="swap"``
+    (two groups only) exchanges the groups instead ("She told her husband"); its groups are
+    ``("original", "swapped")``.
+
+    Substitution keeps case ("She" at a sentence start stays capitalised), punctuation and all other text
+    byte-for-byte, resolves her -> him/his and his -> her/hers from the next word, and fixes a preceding "a"/"an"
+    ("A Caucasian man" -> "An Asian man").
+
+    Args:
+        prompts: list, tuple, NumPy array or pandas Series of strings.
+        attribute: ``"gender"``, ``"race"``, a custom dict ``{"group_a": [...], "group_b": [...]}`` of aligned
+            words, or a :class:`~evenhand.text.lexicon.Lexicon`.
+        groups: a subset of the lexicon's groups to generate (default: all, in lexicon order).
+        mode: ``"replace"`` or ``"swap"``.
+
+    Returns:
+        :class:`CounterfactualPrompts`; empty (with a warning) when no prompt mentions the attribute.
+
+    >>> cf = counterfactual_prompts(["He said his son saw him.", "Summarise the call."], attribute="gender")
+    >>> cf["female"], cf["male"], cf.source_index.tolist()
+    (['She said her daughter saw her.'], ['He said his son saw him.'], [0])
+    """
+    texts = as_text_list(prompts, "prompts")
+    if attribute is None:
+        raise ValueError("counterfactual_prompts needs one attribute ('gender', 'race' or a custom dict), not None")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    lexicon = load_lexicon(attribute)
+    chosen = _choose_groups(lexicon.groups, groups)
+    if mode == "swap" and len(lexicon.groups) != 2:
+        raise ValueError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
+
+    matches = find_matches(lexicon, texts)
+    index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
+    subset = [texts[i] for i in index.tolist()]
+    words = tuple(tuple(dict.fromkeys(m.term for m in matches[i])) for i in index.tolist())
+    if not subset:
+        warnings.warn(
+            f"no prompt mentions a {lexicon.name} word: there are no counterfactual prompts (FTU is satisfied)",
+            UserWarning,
+            stacklevel=2,
+        )
+    if mode == "swap":
+        out_groups: tuple[str, ...] = ("original", "swapped")
+        versions = {"original": tuple(subset), "swapped": tuple(substitute(lexicon, subset, None, mode="swap"))}
+    else:
+        out_groups = chosen
+        versions = {g: tuple(substitute(lexicon, subset, g)) for g in chosen}
+    return CounterfactualPrompts(lexicon.name, out_groups, index, tuple(subset), versions, words, mode)
+
+
+def _choose_groups(available: tuple[str, ...], groups: Sequence[str] | None) -> tuple[str, ...]:
+    if groups is None:
+        return available
+    if isinstance(groups, str):
+        groups = [groups]
+    unknown = [g for g in groups if g not in available]
+    if unknown:
+        raise ValueError(f"unknown group(s) {unknown}; the lexicon's groups are {list(available)}")
+    if not groups:
+        raise ValueError("groups is empty: pass at least one group, or None for all")
+    return tuple(dict.fromkeys(groups))
+
+
+def neutralize(texts: Any, attribute: AttributeSpec = "gender") -> list[str]:
+    """Replace attribute words by neutral forms, so texts can be compared without them (counterfactual ROUGE/BLEU).
+
+    Gender words become their gender-neutral form (he/she -> they, her -> them/their, woman/man -> person, Mr./Mrs.
+    -> Mx.); race words (and words of a custom lexicon) become ``"[MASK]"``. ``attribute=None`` neutralises every
+    built-in attribute. Everything else is left byte-for-byte.
+
+    >>> neutralize(["She gave him her book.", "A Black woman spoke."], attribute=None)
+    ['They gave them their book.', 'A [MASK] person spoke.']
+    """
+    out = as_text_list(texts, "texts")
+    for lexicon in resolve_lexicons(attribute):
+        out = substitute(lexicon, out, None, mode="neutral")
+    return out

@@ -1,0 +1,137 @@
+"""Fairness through unawareness (FTU): do any prompts mention a protected attribute?
+
+The paper (section 2.2): given a protected-attribute lexicon A, a use case satisfies FTU iff no prompt X in the
+population contains a word of A (X ∩ A = ∅ for every X). When FTU fails, counterfactual and stereotype metrics
+apply (paper section 4, Figure 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._validation import as_text_list
+from evenhand.text._engine import AttributeMatch, find_matches
+from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, Lexicon, load_lexicon
+
+# "gender" | "race" | None (all built-ins) | {"group": [aligned words]} | a Lexicon
+AttributeSpec: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon | None"
+
+__all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "check_ftu", "resolve_lexicons"]
+
+
+def resolve_lexicons(attribute: AttributeSpec) -> tuple[Lexicon, ...]:
+    """The lexicons an attribute spec stands for (``None``: every built-in one)."""
+    if attribute is None:
+        return tuple(load_lexicon(name) for name in BUILTIN_ATTRIBUTES)
+    return (load_lexicon(attribute),)
+
+
+@dataclass(frozen=True, eq=False)
+class FTUResult:
+    """Outcome of :func:`check_ftu`.
+
+    Attributes:
+        attribute: the lexicon(s) checked, e.g. ``"gender"`` or ``"gender+race"``.
+        prompts: the prompts, as given.
+        matches: per prompt, the attribute words found (:class:`AttributeMatch`: word, start, end, term, group,
+            attribute), in order of position.
+    """
+
+    attribute: str
+    prompts: tuple[str, ...]
+    matches: tuple[tuple[AttributeMatch, ...], ...]
+
+    @property
+    def n_prompts(self) -> int:
+        return len(self.prompts)
+
+    @property
+    def flagged(self) -> npt.NDArray[np.bool_]:
+        """Boolean mask: True where the prompt mentions an attribute word."""
+        return np.fromiter((bool(m) for m in self.matches), dtype=bool, count=len(self.matches))
+
+    @property
+    def flagged_index(self) -> tuple[int, ...]:
+        """Indices of the prompts that mention an attribute word."""
+        return tuple(i for i, m in enumerate(self.matches) if m)
+
+    @property
+    def n_flagged(self) -> int:
+        """Number of prompts that mention an attribute word."""
+        return sum(1 for m in self.matches if m)
+
+    @property
+    def satisfied(self) -> bool:
+        """True iff no prompt mentions any attribute word (the paper's FTU definition)."""
+        return self.n_flagged == 0
+
+    def attribute_words(self) -> list[list[str]]:
+        """Per prompt, the distinct lexicon terms found, in order of first appearance."""
+        return [list(dict.fromkeys(m.term for m in found)) for found in self.matches]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per prompt: ``prompt_index, prompt, flagged, n_matches, attribute_words, groups``."""
+        return pd.DataFrame(
+            {
+                "prompt_index": np.arange(self.n_prompts),
+                "prompt": list(self.prompts),
+                "flagged": self.flagged,
+                "n_matches": [len(m) for m in self.matches],
+                "attribute_words": self.attribute_words(),
+                "groups": [sorted({g for g in (x.group for x in m) if g is not None}) for m in self.matches],
+            }
+        )
+
+    def matches_frame(self) -> pd.DataFrame:
+        """One row per match: ``prompt_index, word, start, end, term, group, attribute``."""
+        rows = [(i, *m) for i, found in enumerate(self.matches) for m in found]
+        return pd.DataFrame(rows, columns=["prompt_index", *AttributeMatch._fields])
+
+    def summary(self) -> str:
+        verdict = "satisfied" if self.satisfied else "not satisfied"
+        return f"FTU ({self.attribute}) {verdict}: {self.n_flagged} of {self.n_prompts} prompts mention the attribute"
+
+    def __repr__(self) -> str:
+        return (
+            f"FTUResult(attribute={self.attribute!r}, satisfied={self.satisfied}, n_flagged={self.n_flagged}, "
+            f"n_prompts={self.n_prompts})"
+        )
+
+
+def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
+    """Check fairness through unawareness: does any prompt mention a protected-attribute word?
+
+    FTU holds iff ``X ∩ A = ∅`` for every prompt ``X`` and the attribute lexicon ``A``. Matching is whole-word and
+    case-insensitive ("whitespace" and "shepherd" are not attribute words); "black", "white", "asian" and
+    "indian" count only before a person noun ("a black woman", not "a black car").
+
+    Args:
+        prompts: list, tuple, NumPy array or pandas Series of strings (empty strings match nothing).
+        attribute: ``"gender"``, ``"race"``, ``None`` (every built-in lexicon), a custom dict of aligned word lists
+            ``{"group_a": [...], "group_b": [...]}``, or a :class:`~evenhand.text.lexicon.Lexicon`.
+
+    Returns:
+        :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``.
+
+    >>> r = check_ftu(["Summarise the call.", "She asked about her bill."], attribute="gender")
+    >>> r.satisfied, r.n_flagged, [m.word for m in r.matches[1]]
+    (False, 1, ['She', 'her'])
+    """
+    texts = as_text_list(prompts, "prompts")
+    lexicons = resolve_lexicons(attribute)
+    per_lexicon = [find_matches(lex, texts) for lex in lexicons]
+    if len(per_lexicon) == 1:
+        matches = tuple(per_lexicon[0])
+    else:
+        matches = tuple(
+            tuple(sorted((m for found in row for m in found), key=lambda m: (m.start, m.end, m.attribute)))
+            for row in zip(*per_lexicon, strict=True)
+        )
+    name = "+".join(lex.name for lex in lexicons)
+    return FTUResult(attribute=name, prompts=tuple(texts), matches=matches)

@@ -1,0 +1,82 @@
+"""Lexicons: data files load, groups and words are as documented, custom dicts are validated."""
+
+from __future__ import annotations
+
+import pytest
+
+from evenhand.text.lexicon import Lexicon, load_lexicon
+
+# The paper's footnote 22: the female -> male substitutions a gender lexicon must cover.
+FOOTNOTE_22 = {
+    "she": "he", "hers": "his", "her": "him", "herself": "himself", "female": "male", "females": "males",
+    "woman": "man", "women": "men", "girl": "boy", "girls": "boys", "daughter": "son", "daughters": "sons",
+    "mother": "father", "mothers": "fathers", "sister": "brother", "sisters": "brothers", "aunt": "uncle",
+    "aunts": "uncles", "niece": "nephew", "nieces": "nephews", "lady": "gentleman", "ladies": "gentlemen",
+    "grandmother": "grandfather", "grandmothers": "grandfathers",
+}  # fmt: skip
+
+
+def test_gender_groups_and_footnote_22_coverage() -> None:
+    lex = load_lexicon("gender")
+    assert lex.groups == ("female", "male")
+    female, male = lex.group_words("female"), lex.group_words("male")
+    assert set(FOOTNOTE_22) <= female
+    assert set(FOOTNOTE_22.values()) <= male
+    for word in ("wife", "girlfriend", "mrs.", "ms."):
+        assert word in female
+    for word in ("husband", "boyfriend", "mr."):
+        assert word in male
+    assert not female & male
+    assert "they" not in lex.words and "person" not in lex.words  # neutral forms are not attribute words
+
+
+def test_race_groups_and_terms() -> None:
+    lex = load_lexicon("race")
+    assert lex.groups == ("white", "black", "hispanic", "asian")
+    assert {"caucasian", "white"} <= lex.group_words("white")
+    assert {"african american", "black"} <= lex.group_words("black")
+    assert {"latina", "latino", "hispanic"} <= lex.group_words("hispanic")
+    assert {"asian american", "asian"} <= lex.group_words("asian")
+    assert lex.group_of("Native American") is None  # a race mention that is none of the four groups
+
+
+def test_group_words_are_lower_case_frozensets() -> None:
+    for name in ("gender", "race"):
+        lex = load_lexicon(name)
+        for group in lex.groups:
+            words = lex.group_words(group)
+            assert isinstance(words, frozenset) and words
+            assert all(w == w.lower() for w in words)
+
+
+def test_builtins_are_cached_and_names_are_case_insensitive() -> None:
+    assert load_lexicon("gender") is load_lexicon(" Gender ")
+    lex = load_lexicon("race")
+    assert load_lexicon(lex) is lex
+
+
+def test_custom_lexicon() -> None:
+    lex = load_lexicon({"young": ["young", "youth"], "old": ["old", "elderly person"]})
+    assert isinstance(lex, Lexicon)
+    assert lex.name == "custom" and lex.groups == ("young", "old")
+    assert lex.group_words("old") == frozenset({"old", "elderly person"})
+    with pytest.raises(ValueError, match="unknown group"):
+        lex.group_words("middle")
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        ("religion", ValueError, "unknown attribute 'religion'"),
+        ({}, ValueError, "at least one group"),
+        ({"a": ["x", "y"], "b": ["z"]}, ValueError, "aligned"),
+        ({"a": []}, ValueError, "no words"),
+        ({"a": ["x", None]}, ValueError, "word 1"),
+        ({"a": ["x", "  "]}, ValueError, "word 1"),
+        ({"a": "xyz"}, TypeError, "list of words"),
+        (42, TypeError, "attribute must be"),
+    ],
+)
+def test_bad_lexicon_specs(spec: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        load_lexicon(spec)  # type: ignore[arg-type]
