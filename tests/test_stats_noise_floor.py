@@ -1,0 +1,123 @@
+"""Noise floor for counterfactual similarity, with simple per-pair similarity functions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evenhand.stats import NoiseFloor, noise_floor, noise_floor_from_scores
+
+
+def jaccard(left: list[str], right: list[str]) -> np.ndarray:
+    out = []
+    for x, y in zip(left, right, strict=True):
+        a, b = set(x.split()), set(y.split())
+        out.append(len(a & b) / len(a | b) if a | b else 1.0)
+    return np.array(out)
+
+
+def test_hand_computed_example() -> None:
+    # prompt 1: counterfactual pairs (abc, abe) -> 2/4, (abd, acd) -> 2/4; same-prompt pairs
+    #   group A (abc, abd) -> 2/4, group B (abe, acd) -> 1/5.
+    # prompt 2: counterfactual (xy, xw) -> 1/3, (xz, yz) -> 1/3; same-prompt (xy, xz) -> 1/3, (xw, yz) -> 0.
+    # counterfactual = (0.5 + 0.5 + 1/3 + 1/3) / 4; baseline = (0.5 + 0.2 + 1/3 + 0) / 4.
+    nf = noise_floor(
+        ["a b c", "a b d", "x y", "x z"], ["a b e", "a c d", "x w", "y z"], ["p1", "p1", "p2", "p2"], jaccard
+    )
+    assert nf.counterfactual == pytest.approx((1 + 2 / 3) / 4)
+    assert nf.baseline == pytest.approx((0.7 + 1 / 3) / 4)
+    assert nf.gap == pytest.approx(nf.baseline - nf.counterfactual)
+    assert (nf.n_prompts, nf.n_counterfactual_pairs, nf.n_baseline_pairs) == (2, 4, 4)
+    assert nf.per_prompt["prompt_id"].tolist() == ["p1", "p2"]
+    np.testing.assert_allclose(nf.per_prompt["baseline"], [0.35, 1 / 6])
+    # two prompts: the gap bootstrap sees prompt 1 twice, prompt 2 twice, or one of each
+    per_prompt_gap = (nf.per_prompt["baseline"] - nf.per_prompt["counterfactual"]).to_numpy()
+    assert nf.gap_interval.low == pytest.approx(per_prompt_gap.min())
+    assert nf.gap_interval.high == pytest.approx(per_prompt_gap.max())
+
+
+def test_pairs_with_more_samples_use_consecutive_samples() -> None:
+    seen: list[tuple[str, str]] = []
+
+    def record(left: list[str], right: list[str]) -> list[float]:
+        seen.extend(zip(left, right, strict=True))
+        return [0.5] * len(left)
+
+    noise_floor(["a1", "a2", "a3"], ["b1", "b2", "b3"], [7, 7, 7], record, n_resamples=10)
+    assert seen[:3] == [("a1", "b1"), ("a2", "b2"), ("a3", "b3")]
+    assert sorted(seen[3:]) == [("a1", "a2"), ("a2", "a3"), ("b1", "b2"), ("b2", "b3")]
+
+
+def test_attribute_effect_is_distinguishable_and_pure_noise_is_not() -> None:
+    rng = np.random.default_rng(0)
+    n_prompts, m = 200, 4
+    ids = np.repeat(np.arange(n_prompts), m)
+    # synthetic "similarities": same-prompt pairs ~ 0.62, counterfactual pairs ~ 0.60 (or 0.62 when no effect)
+    base = np.clip(rng.normal(0.62, 0.1, size=2 * n_prompts * (m - 1)), 0, 1)
+    base_ids = np.tile(np.repeat(np.arange(n_prompts), m - 1), 2)
+    for cf_mean, expect in [(0.55, True), (0.62, False)]:
+        cf = np.clip(rng.normal(cf_mean, 0.1, size=n_prompts * m), 0, 1)
+        nf = noise_floor_from_scores(cf, ids, base, base_ids, name="CROUGE-L")
+        assert nf.distinguishable is expect
+        assert nf.gap_interval.contains(nf.gap)
+        assert nf.counterfactual_interval.contains(cf.mean())
+
+
+def test_prompts_with_one_response_are_left_out_with_a_note() -> None:
+    nf = noise_floor(["a", "a b", "c"], ["a", "a c", "d"], [1, 1, 2], jaccard, n_resamples=50)
+    assert nf.n_prompts == 1 and nf.n_counterfactual_pairs == 2
+    assert "1 of 2 prompts" in (nf.reason or "")
+
+
+def test_single_response_per_prompt_gives_nan_with_reason() -> None:
+    nf = noise_floor(["a", "b"], ["a", "c"], [1, 2], jaccard)
+    assert math.isnan(nf.gap) and math.isnan(nf.baseline) and not nf.distinguishable
+    assert "two or more responses per prompt" in (nf.reason or "")
+    assert nf.summary()["gap"] is None
+
+
+def test_seeded_and_accepts_series() -> None:
+    a = pd.Series(["a b", "a c", "b c", "c d"])
+    b = pd.Series(["a d", "a b", "b d", "c e"])
+    ids = pd.Series([1, 1, 2, 2])
+    x = noise_floor(a, b, ids, jaccard, seed=4)
+    y = noise_floor(a.tolist(), b.tolist(), ids.tolist(), jaccard, seed=4)
+    assert x.gap_interval == y.gap_interval
+    assert isinstance(x, NoiseFloor) and x.summary()["n_prompts"] == 2
+
+
+def test_errors_name_the_problem() -> None:
+    with pytest.raises(TypeError, match="callable"):
+        noise_floor(["a"], ["b"], [1], "rouge")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="same length"):
+        noise_floor(["a", "b"], ["b"], [1, 1], jaccard)
+    with pytest.raises(ValueError, match="one per pair"):
+        noise_floor(["a", "b"], ["b", "c"], [1, 1], lambda x, y: [0.5])
+    with pytest.raises(TypeError, match="str"):
+        noise_floor(["a", None], ["b", "c"], [1, 1], jaccard)  # type: ignore[list-item]
+
+
+@given(
+    m=st.integers(2, 5),
+    n=st.integers(1, 12),
+    shift=st.floats(-0.3, 0.3),
+    seed=st.integers(0, 1000),
+)
+def test_gap_properties(m: int, n: int, shift: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    ids = np.repeat(np.arange(n), m)
+    base_ids = np.tile(np.repeat(np.arange(n), m - 1), 2)
+    cf = rng.random(n * m) * 0.5 + 0.25
+    base = rng.random(base_ids.size) * 0.5 + 0.25
+    nf = noise_floor_from_scores(cf, ids, base, base_ids, n_resamples=50, seed=seed)
+    shifted = noise_floor_from_scores(cf + shift, ids, base, base_ids, n_resamples=50, seed=seed)
+    assert nf.gap == pytest.approx(base.mean() - cf.mean())
+    assert shifted.gap == pytest.approx(nf.gap - shift)
+    if n >= 2:
+        assert shifted.gap_interval.low == pytest.approx(nf.gap_interval.low - shift, abs=1e-9)
+        assert nf.gap_interval.low <= nf.gap_interval.high
