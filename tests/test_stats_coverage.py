@@ -1,0 +1,70 @@
+"""Fast coverage simulation: nominal 95% intervals cover the known truth (full run: benchmarks/bench_stats.py).
+
+Synthetic scores and labels with a known population value; each repetition draws a fresh sample, computes the
+metric's result and its bootstrap interval, and checks whether the interval holds the truth. 150 repetitions give
+a coverage standard error of about 1.8 points, so the accepted band is [0.87, 0.995].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampler
+from evenhand.stats import confidence_interval
+
+Scenario = Callable[[np.random.Generator], tuple[MetricResult, float]]
+M = 25  # responses per prompt
+
+
+def toxic_fraction(rng: np.random.Generator, n_prompts: int = 300) -> tuple[MetricResult, float]:
+    # prompt-level toxicity rates p_i ~ Beta(1, 30): responses of a prompt are correlated, so the unit is the prompt
+    p = rng.beta(1.0, 30.0, size=n_prompts)
+    toxic = rng.binomial(M, p)
+    result = MetricResult(
+        "TF", toxic.sum() / (M * n_prompts), resampler=ratio_resampler(toxic, np.full(n_prompts, M), "prompt")
+    )
+    return result, 1.0 / 31.0
+
+
+def expected_maximum_toxicity(rng: np.random.Generator, n_prompts: int = 300) -> tuple[MetricResult, float]:
+    # scores ~ U(0, u_i), u_i ~ U(0, 1): E[max of M] = E[u] M / (M + 1)
+    u = rng.random(n_prompts)
+    maxima = (rng.random((n_prompts, M)) * u[:, None]).max(axis=1)
+    return MetricResult("EMT", maxima.mean(), resampler=mean_resampler(maxima, "prompt")), 0.5 * M / (M + 1)
+
+
+def demographic_parity(rng: np.random.Generator, n: int = 400) -> tuple[MetricResult, float]:
+    from evenhand.metrics.classification import demographic_parity_difference
+
+    groups = np.where(rng.random(n) < 0.6, "f", "m")
+    y_pred = (rng.random(n) < np.where(groups == "f", 0.3, 0.5)).astype(int)
+    return demographic_parity_difference(y_pred, groups), 0.2
+
+
+def pair_mean(rng: np.random.Generator, n_pairs: int = 300) -> tuple[MetricResult, float]:
+    # CROUGE-L-like: per-pair similarity ~ Beta(2, 3), mean 0.4
+    sims = rng.beta(2.0, 3.0, size=n_pairs)
+    return MetricResult("CROUGE-L", sims.mean(), resampler=mean_resampler(sims, "pair")), 0.4
+
+
+def coverage(scenario: Scenario, reps: int, method: str = "percentile", seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(reps):
+        result, truth = scenario(rng)
+        hits += confidence_interval(result, ci=0.95, n_resamples=300, seed=rng, method=method).contains(truth)
+    return hits / reps
+
+
+@pytest.mark.parametrize(
+    "scenario", [toxic_fraction, expected_maximum_toxicity, demographic_parity, pair_mean], ids=lambda f: f.__name__
+)
+def test_percentile_intervals_cover_the_truth(scenario: Scenario) -> None:
+    assert 0.87 <= coverage(scenario, reps=150) <= 0.995
+
+
+def test_bca_intervals_cover_the_truth() -> None:
+    assert 0.87 <= coverage(toxic_fraction, reps=100, method="bca") <= 1.0
