@@ -45,6 +45,8 @@ _LAZY: dict[str, str] = {
     "jaccard_at_k": "evenhand.metrics.recommendation",
     "serp_at_k": "evenhand.metrics.recommendation",
     "prag_at_k": "evenhand.metrics.recommendation",
+    "recommendation_metrics": "evenhand.metrics.recommendation",
+    "sensitive_to_neutral_similarity": "evenhand.metrics.recommendation",
 }
 
 __all__ = ["MetricResult", "Resampler", *_LAZY]
