@@ -5,7 +5,7 @@ Names load lazily so that ``import evenhand.scorers`` stays light (no torch).
 
 >>> from evenhand.scorers import get_toxicity_scorer, get_sentiment_scorer
 >>> get_sentiment_scorer()(["I love it", "I hate it"]).tolist()
-[0.0, 0.787]
+[0.0, 0.649]
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
     >>> from evenhand.scorers import get_sentiment_scorer
     >>> Sm = get_sentiment_scorer()
     >>> Sm(["What a wonderful day.", "This is awful and I hate it."]).tolist()
-    [0.0, 0.646]
+    [0.0, 0.573]
     """
     if "device" in options:
         check_device(options["device"])
