@@ -1,0 +1,386 @@
+"""The result of :func:`evenhand.assess`: metrics table, response-level data, JSON (versioned schema) and HTML.
+
+JSON schema ``evenhand/assessment`` version 1 (documented in ``docs/assessment.md``): top-level keys ``schema``,
+``schema_version``, ``evenhand_version``, ``created``, ``plan``, ``model``, ``settings``, ``summary``,
+``metrics``, ``groups``, ``distributions``, ``pairs``, ``worst_examples``, ``caveats``, ``thresholds`` and
+(optionally) ``responses``. Numbers that are undefined are ``null`` with a ``reason``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand import __version__
+from evenhand.framework import Plan
+from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.compute import MetricRecord, group_pairs
+
+SCHEMA = "evenhand/assessment"
+SCHEMA_VERSION = "1.0"
+METRIC_COLUMNS = [
+    "metric",
+    "key",
+    "family",
+    "attribute",
+    "comparison",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "noise_floor",
+    "gap",
+    "gap_low",
+    "gap_high",
+    "n",
+    "range_low",
+    "range_high",
+    "higher_is_fairer",
+    "passed",
+    "reason",
+]
+_N_WORST = 5
+_MAX_POINTS = 400
+_BINS = np.linspace(0.0, 1.0, 11)
+
+
+def _num(x: Any) -> float | None:
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) or math.isinf(f) else f
+
+
+def _clean(obj: Any) -> Any:
+    """JSON-safe copy: NaN/inf -> None, NumPy scalars/arrays -> Python, tuples -> lists, Paths -> str."""
+    if isinstance(obj, Mapping):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_clean(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _num(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    if obj is None or isinstance(obj, str):
+        return obj
+    return str(obj)
+
+
+@dataclass
+class ThresholdCheck:
+    metric: str
+    attribute: str | None
+    min: float | None
+    max: float | None
+    value: float | None
+    passed: bool
+    reason: str = ""
+
+
+@dataclass
+class Assessment:
+    """Everything an assessment produced.
+
+    Attributes:
+        plan: the :class:`~evenhand.framework.Plan` that was run (metrics with reasons, not-applicable items).
+        records: one :class:`MetricRecord` per metric row (the ``MetricResult``, interval and noise floor).
+        responses: response-level data, one row per response (prompt, group, sample, response, scores, labels).
+        meta: model, settings and timings.
+        caveats: what a reader must keep in mind (scorer biases, small samples, unparsed answers, ...).
+        threshold_checks: the outcome of the config's pass/fail rules.
+    """
+
+    plan: Plan
+    records: list[MetricRecord]
+    responses: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+    caveats: list[str] = field(default_factory=list)
+    threshold_checks: list[ThresholdCheck] = field(default_factory=list)
+
+    # ----------------------------------------------------------------------------------------------- tables
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """The metrics table: one row per metric × attribute × pair of groups, with interval and noise floor."""
+        rows = [self._row(r) for r in self.records]
+        return pd.DataFrame(rows, columns=METRIC_COLUMNS)
+
+    def _row(self, rec: MetricRecord) -> dict[str, Any]:
+        res = rec.result
+        iv, nf = rec.interval, rec.noise
+        passed = None
+        for check in self.threshold_checks:
+            if check.metric in (rec.name, rec.key) and check.attribute in (None, rec.attribute):
+                passed = check.passed if passed is None else (passed and check.passed)
+        reason = res.reason
+        note = res.details.get("note") if isinstance(res.details, Mapping) else None
+        if note:
+            reason = f"{reason}; {note}" if reason else str(note)
+        return {
+            "metric": rec.name,
+            "key": rec.key,
+            "family": rec.family,
+            "attribute": rec.attribute,
+            "comparison": rec.comparison,
+            "value": float(res.value),
+            "ci_low": float(iv.low) if iv is not None else math.nan,
+            "ci_high": float(iv.high) if iv is not None else math.nan,
+            "ci_level": float(iv.level) if iv is not None else math.nan,
+            "noise_floor": float(nf.baseline) if nf is not None else math.nan,
+            "gap": float(nf.gap) if nf is not None else math.nan,
+            "gap_low": float(nf.gap_interval.low) if nf is not None else math.nan,
+            "gap_high": float(nf.gap_interval.high) if nf is not None else math.nan,
+            "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
+            "range_low": float(res.value_range[0]),
+            "range_high": float(res.value_range[1]),
+            "higher_is_fairer": bool(res.higher_is_fairer),
+            "passed": passed,
+            "reason": reason,
+        }
+
+    @property
+    def passed(self) -> bool:
+        """True unless a configured threshold failed."""
+        return all(c.passed for c in self.threshold_checks)
+
+    def result(self, metric: str, attribute: str | None = None, comparison: str | None = None) -> Any:
+        """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``."""
+        for rec in self.records:
+            if metric in (rec.name, rec.key) and attribute in (None, rec.attribute):
+                if comparison is None or comparison == rec.comparison:
+                    return rec.result
+        raise KeyError(f"no metric {metric!r} for attribute {attribute!r} in this assessment")
+
+    # ----------------------------------------------------------------------------------------------- figures
+    def _groups(self) -> list[dict[str, Any]]:
+        """Per-group summaries for the plots: mean sentiment / toxicity of counterfactual responses, and
+        per-group rates of the classification metrics."""
+        out: list[dict[str, Any]] = []
+        frame = self.responses
+        cf = ok_rows(frame, original=False) if len(frame) else frame
+        if len(cf):
+            for (attribute, group), rows in cf.groupby(["attribute", "group"], sort=False):
+                entry: dict[str, Any] = {"kind": "counterfactual", "attribute": attribute, "group": group}
+                entry["n"] = len(rows)
+                for score in ("sentiment", "toxicity"):
+                    if score in rows:
+                        entry[f"mean_{score}"] = _num(rows[score].astype(float).mean())
+                if "items" in rows:
+                    entry["mean_items"] = _num(rows["items"].map(len).mean())
+                out.append(entry)
+        for rec in self.records:
+            if rec.family in ("representation", "error_based") and rec.result.item_labels is not None:
+                labels = rec.result.item_labels
+                for g, v in zip(labels.tolist(), np.asarray(rec.result.per_item).tolist(), strict=False):
+                    out.append(
+                        {"kind": "rate", "metric": rec.name, "attribute": rec.attribute, "group": g, "rate": _num(v)}
+                    )
+        return out
+
+    def _distributions(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        frame = self.responses
+        if not len(frame):
+            return out
+        rows = ok_rows(frame)
+        for score in ("toxicity", "sentiment", "stereotype"):
+            if score not in rows:
+                continue
+            originals = rows[rows["group"].isna()]
+            if len(originals):
+                counts, _ = np.histogram(originals[score].astype(float).clip(0, 1), bins=_BINS)
+                out.append({"score": score, "attribute": None, "group": "original prompts", "counts": counts})
+            for (attribute, group), part in rows[rows["group"].notna()].groupby(["attribute", "group"], sort=False):
+                counts, _ = np.histogram(part[score].astype(float).clip(0, 1), bins=_BINS)
+                out.append({"score": score, "attribute": attribute, "group": group, "counts": counts})
+        return out
+
+    def _pairs(self) -> list[dict[str, Any]]:
+        """Counterfactual sentiment pairs (first pair of groups per attribute), for a scatter plot."""
+        out: list[dict[str, Any]] = []
+        if "sentiment" not in self.responses:
+            return out
+        for attribute in dict.fromkeys(ok_rows(self.responses, original=False)["attribute"].tolist()):
+            for a, b, pairs in group_pairs(self.responses, attribute):
+                pts = pairs[["sentiment_a", "sentiment_b"]].astype(float).to_numpy()[:_MAX_POINTS]
+                out.append({"attribute": attribute, "group_a": a, "group_b": b, "points": pts.round(4)})
+                break
+        return out
+
+    def _worst(self) -> dict[str, list[dict[str, Any]]]:
+        worst: dict[str, list[dict[str, Any]]] = {}
+        frame = self.responses
+        rows = ok_rows(frame) if len(frame) else frame
+        if "toxicity" in rows and len(rows):
+            top = rows.sort_values("toxicity", ascending=False, kind="stable").head(_N_WORST)
+            worst["toxicity"] = [
+                {
+                    "prompt": r.prompt,
+                    "response": r.response,
+                    "score": _num(r.toxicity),
+                    "group": r.group,
+                    "attribute": r.attribute,
+                }
+                for r in top.itertuples(index=False)
+            ]
+        if "sentiment" in rows and len(rows):
+            gaps = []
+            for attribute in dict.fromkeys(ok_rows(frame, original=False)["attribute"].tolist()):
+                for a, b, pairs in group_pairs(frame, attribute):
+                    if not len(pairs):
+                        continue
+                    p = pairs.assign(gap=(pairs["sentiment_a"].astype(float) - pairs["sentiment_b"].astype(float)))
+                    p = p.assign(abs_gap=p["gap"].abs(), attribute=attribute, group_a=a, group_b=b)
+                    gaps.append(p)
+            if gaps:
+                allp = pd.concat(gaps, ignore_index=True).sort_values("abs_gap", ascending=False, kind="stable")
+                worst["sentiment_gap"] = [
+                    {
+                        "attribute": r.attribute,
+                        "group_a": r.group_a,
+                        "group_b": r.group_b,
+                        "prompt_a": r.prompt_a,
+                        "response_a": r.response_a,
+                        "sentiment_a": _num(r.sentiment_a),
+                        "prompt_b": r.prompt_b,
+                        "response_b": r.response_b,
+                        "sentiment_b": _num(r.sentiment_b),
+                        "gap": _num(r.gap),
+                    }
+                    for r in allp.head(_N_WORST).itertuples(index=False)
+                ]
+        if "label" in rows and len(rows):
+            unparsed = rows[rows["label"].isna()].head(_N_WORST)
+            if len(unparsed):
+                worst["unparsed"] = [
+                    {"prompt": r.prompt, "response": r.response} for r in unparsed.itertuples(index=False)
+                ]
+        return worst
+
+    def _summary(self) -> dict[str, Any]:
+        frame = self.responses
+        n_ok = int((frame["status"] == "ok").sum()) if len(frame) else 0
+        by_group: dict[str, Any] = {}
+        if len(frame):
+            keyed = frame.assign(_g=[g if g is not None else "original" for g in frame["group"]])
+            for g, part in keyed.groupby("_g", sort=False):
+                by_group[str(g)] = _num(1.0 - (part["status"] == "ok").mean())
+        return {
+            "n_prompts": len(self.plan.use_case.prompts),
+            "n_responses": len(frame),
+            "n_ok": n_ok,
+            "n_failed": len(frame) - n_ok,
+            "non_completion_rate": by_group,
+            "passed": self.passed,
+        }
+
+    # ----------------------------------------------------------------------------------------------- output
+    def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
+        """The JSON document (schema ``evenhand/assessment`` 1.0) as a Python dict."""
+        metrics = self.metrics
+        doc: dict[str, Any] = {
+            "schema": SCHEMA,
+            "schema_version": SCHEMA_VERSION,
+            "evenhand_version": __version__,
+            "created": self.meta.get("created") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "plan": self.plan.to_dict(),
+            "model": self.meta.get("model", {}),
+            "settings": self.meta.get("settings", {}),
+            "timings": self.meta.get("timings", {}),
+            "summary": self._summary(),
+            "metrics": metrics.to_dict(orient="records"),
+            "groups": self._groups(),
+            "distributions": self._distributions(),
+            "bins": _BINS,
+            "pairs": self._pairs(),
+            "worst_examples": self._worst(),
+            "caveats": list(self.caveats),
+            "thresholds": [c.__dict__ for c in self.threshold_checks],
+        }
+        if include_responses:
+            cols = [c for c in self.responses.columns if not c.startswith("_")]
+            doc["responses"] = self.responses[cols].to_dict(orient="records")
+        cleaned: dict[str, Any] = _clean(doc)
+        return cleaned
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, include_responses: bool = True) -> str:
+        """Serialise to JSON (and write it to ``path`` when given); returns the JSON text."""
+        text = json.dumps(self.to_dict(include_responses=include_responses), indent=1, ensure_ascii=False)
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The self-contained HTML report (and write it to ``path`` when given); returns the HTML text."""
+        from evenhand.report import render_html
+
+        html = render_html(self.to_dict(include_responses=False))
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(html, encoding="utf-8")
+        return html
+
+    def __repr__(self) -> str:
+        return (
+            f"Assessment({self.plan.use_case.task}, {len(self.records)} metric rows, "
+            f"{len(self.responses)} responses, passed={self.passed})"
+        )
+
+
+def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a results JSON written by :meth:`Assessment.to_json`, checking the schema and its major version."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no such file: {p}")
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p} is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise ValueError(f"{p} is not an evenhand results file (schema {SCHEMA!r} expected)")
+    major = str(doc.get("schema_version", "")).split(".")[0]
+    if major != SCHEMA_VERSION.split(".")[0]:
+        raise ValueError(f"{p} has schema version {doc.get('schema_version')}; this evenhand reads {SCHEMA_VERSION}")
+    return doc
+
+
+def check_thresholds(records: Sequence[MetricRecord], rules: Sequence[Any]) -> list[ThresholdCheck]:
+    """Apply pass/fail rules (``metric``, ``attribute``, ``min``, ``max``) to every matching metric row.
+
+    A rule whose metric is NaN fails (an undefined fairness number cannot pass a gate); a rule that matches
+    no metric fails too, so that a typo in a config cannot pass silently.
+    """
+    checks: list[ThresholdCheck] = []
+    for rule in rules:
+        matched = [r for r in records if rule.metric in (r.name, r.key) and rule.attribute in (None, r.attribute)]
+        if not matched:
+            checks.append(
+                ThresholdCheck(rule.metric, rule.attribute, rule.min, rule.max, None, False, "no such metric")
+            )
+            continue
+        for r in matched:
+            value = _num(r.result.value)
+            ok = value is not None
+            if ok and rule.min is not None:
+                ok = value >= rule.min
+            if ok and rule.max is not None:
+                ok = value <= rule.max
+            why = "" if ok else ("undefined" if value is None else "outside the allowed range")
+            checks.append(ThresholdCheck(r.name, r.attribute, rule.min, rule.max, value, ok, why))
+    return checks

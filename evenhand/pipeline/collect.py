@@ -1,0 +1,264 @@
+"""Collecting responses: the request table (original and counterfactual prompts), generation, or the user's own.
+
+Everything downstream works on one long *response frame*, one row per response::
+
+    prompt_id  attribute  group   sample  prompt                      response   status
+    3          None       None    0       "Write to Mrs. Lee ..."     "Dear ..."  ok      # original prompt
+    3          gender     male    0       "Write to Mr. Lee ..."      "Dear ..."  ok      # counterfactual version
+
+``prompt_id`` is the position of the source prompt in the use case; counterfactual rows of different groups with
+the same ``(attribute, prompt_id, sample)`` form the counterfactual response pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand._validation import as_text_list
+
+FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"]
+
+
+def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per (attribute, group, source prompt) for the prompts that mention the attribute."""
+    from evenhand.text.counterfactual import counterfactual_prompts
+
+    frames = []
+    for name, spec in attributes.items():
+        cf = counterfactual_prompts(prompts, attribute=spec)
+        source = [int(i) for i in cf.source_index]
+        for group in cf.groups:
+            frames.append(
+                pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(cf[group])})
+            )
+    if not frames:
+        return pd.DataFrame(columns=["prompt_id", "attribute", "group", "prompt"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def original_requests(prompts: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"prompt_id": range(len(prompts)), "attribute": None, "group": None, "prompt": prompts})
+
+
+def resolve_client(client: Any) -> Any:
+    """A generation client from ``None`` (bundled SmolLM2), ``"local"``, a spec dict, a callable or a client."""
+    from evenhand.generation import get_client
+
+    return get_client(dict(client) if isinstance(client, Mapping) else client)
+
+
+def generate_frame(
+    requests: pd.DataFrame,
+    client: Any,
+    *,
+    count: int,
+    system_prompt: str | None = None,
+    store: Any = None,
+    progress: bool = True,
+    **options: Any,
+) -> pd.DataFrame:
+    """Generate ``count`` responses for every request; identical prompt texts are generated once."""
+    from evenhand.generation import generate
+
+    if requests.empty:
+        return pd.DataFrame(columns=FRAME_COLUMNS)
+    unique = list(dict.fromkeys(requests["prompt"].tolist()))
+    result = generate(
+        unique, client, count=count, system_prompt=system_prompt, store=store, progress=progress, **options
+    )
+    generated = result.to_frame()
+    generated = generated.assign(prompt=[unique[int(i)] for i in generated["prompt_id"]])
+    keep = ["prompt", "sample", "response", "status", "error"]
+    merged = requests.merge(generated[keep], on="prompt", how="left")
+    return _finish(merged)
+
+
+def _finish(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy()
+    for col in FRAME_COLUMNS:
+        if col not in frame.columns:
+            frame[col] = None
+    frame["status"] = frame["status"].fillna("ok")
+    missing = frame["response"].isna() & (frame["status"] == "ok")
+    frame.loc[missing, "status"] = "error"
+    frame["sample"] = frame["sample"].fillna(0).astype(int)
+    frame["prompt_id"] = frame["prompt_id"].astype(int)
+    frame = frame.astype({"attribute": object, "group": object})
+    frame = frame.where(frame.notna(), None)
+    return frame[FRAME_COLUMNS + [c for c in frame.columns if c not in FRAME_COLUMNS]].reset_index(drop=True)
+
+
+def frame_from_lists(
+    prompts: list[str],
+    responses: Sequence[str] | None,
+    counterfactual_responses: Mapping[str, Mapping[str, Sequence[str]]] | None,
+    attributes: Mapping[str, Any],
+) -> pd.DataFrame:
+    """Response frame from plain lists.
+
+    ``responses``: ``len(prompts) * m`` texts, prompt-major (all samples of prompt 0, then prompt 1, ...).
+    ``counterfactual_responses``: ``{attribute: {group: texts}}``, each list aligned with the attribute's
+    counterfactual prompts (``counterfactual_prompts(prompts, attribute).source_index``), ``m`` per prompt.
+    """
+    frames = []
+    if responses is not None:
+        texts = as_text_list(responses, "responses")
+        if len(texts) % len(prompts):
+            raise ValueError(
+                f"responses has {len(texts)} texts for {len(prompts)} prompts; give the same number for each prompt"
+            )
+        m = len(texts) // len(prompts)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "prompt_id": np.repeat(np.arange(len(prompts)), m),
+                    "attribute": None,
+                    "group": None,
+                    "sample": np.tile(np.arange(m), len(prompts)),
+                    "prompt": np.repeat(np.asarray(prompts, dtype=object), m),
+                    "response": texts,
+                }
+            )
+        )
+    for name, by_group in (counterfactual_responses or {}).items():
+        if name not in attributes:
+            raise ValueError(f"counterfactual_responses has attribute {name!r}; the use case checks {list(attributes)}")
+        requests = counterfactual_requests(prompts, {name: attributes[name]})
+        for group, texts_any in by_group.items():
+            req = requests[requests["group"] == group]
+            if req.empty:
+                groups = sorted(set(requests["group"]))
+                raise ValueError(f"counterfactual_responses[{name!r}] has unknown group {group!r}; groups: {groups}")
+            texts = as_text_list(texts_any, f"counterfactual_responses[{name!r}][{group!r}]")
+            if len(texts) % len(req):
+                raise ValueError(
+                    f"counterfactual_responses[{name!r}][{group!r}] has {len(texts)} texts for {len(req)} "
+                    "counterfactual prompts; give the same number for each"
+                )
+            m = len(texts) // len(req)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "prompt_id": np.repeat(req["prompt_id"].to_numpy(), m),
+                        "attribute": name,
+                        "group": group,
+                        "sample": np.tile(np.arange(m), len(req)),
+                        "prompt": np.repeat(req["prompt"].to_numpy(dtype=object), m),
+                        "response": texts,
+                    }
+                )
+            )
+    if not frames:
+        raise ValueError("no responses given")
+    return _finish(pd.concat(frames, ignore_index=True))
+
+
+def frame_from_table(
+    table: pd.DataFrame,
+    attributes: Mapping[str, Any],
+    *,
+    prompt_column: str = "prompt",
+    response_column: str = "response",
+    prompt_id_column: str | None = None,
+    attribute_column: str | None = "attribute",
+    group_column: str | None = "group",
+    sample_column: str | None = "sample",
+    extra_columns: Mapping[str, str] | None = None,
+    source: str = "responses",
+) -> tuple[list[str], pd.DataFrame]:
+    """Response frame from a user's table (bring-your-own responses); returns ``(prompts, frame)``.
+
+    Rows with an empty group are responses to the original prompts; the prompts of the use case are their
+    distinct prompt texts in order of appearance. A counterfactual row is linked to its source prompt by
+    ``prompt_id_column`` when given, otherwise by rebuilding the counterfactual prompts and matching the text.
+    """
+    from evenhand.pipeline.io import column
+
+    def col(name: str | None) -> list[Any] | None:
+        if name is None or name not in table.columns:
+            return None
+        return list(table[name].tolist())
+
+    prompt_text = [str(p) for p in column(table, prompt_column, source=source, role="prompts")]
+    response = column(table, response_column, source=source, role="responses")
+    groups = col(group_column) or [None] * len(table)
+    groups = [None if g is None or (isinstance(g, float) and np.isnan(g)) or str(g) == "" else str(g) for g in groups]
+    attrs = col(attribute_column) or [None] * len(table)
+    attrs = [None if a is None or (isinstance(a, float) and np.isnan(a)) or str(a) == "" else str(a) for a in attrs]
+    original = [g is None for g in groups]
+    prompts = list(dict.fromkeys(p for p, o in zip(prompt_text, original, strict=True) if o))
+    explicit_ids = col(prompt_id_column)
+    if explicit_ids is not None:
+        first_id: dict[Any, str] = {}
+        for pid, p, o in zip(explicit_ids, prompt_text, original, strict=True):
+            if o:
+                first_id.setdefault(pid, p)
+        id_to_pos = {pid: prompts.index(p) for pid, p in first_id.items()}
+        prompt_ids = [id_to_pos.get(pid, -1) for pid in explicit_ids]
+    else:
+        pos = {p: i for i, p in enumerate(prompts)}
+        # (attribute, group, counterfactual prompt text) -> source prompt, from rebuilding the counterfactuals
+        lookup: dict[tuple[str, str, str], int] = {}
+        if any(not o for o in original) and prompts:
+            requests = counterfactual_requests(prompts, attributes)
+            for att, grp, text, pid in zip(
+                requests["attribute"], requests["group"], requests["prompt"], requests["prompt_id"], strict=True
+            ):
+                lookup[(str(att), str(grp), str(text))] = int(pid)
+        prompt_ids = []
+        for p, a, g in zip(prompt_text, attrs, groups, strict=True):
+            if g is None:
+                prompt_ids.append(pos[p])
+                continue
+            candidates = [a] if a is not None else list(attributes)
+            found = [lookup[(c, g, p)] for c in candidates if (c, g, p) in lookup]
+            prompt_ids.append(found[0] if found else -1)
+    unknown = [i for i, pid in enumerate(prompt_ids) if pid < 0]
+    if unknown:
+        raise ValueError(
+            f"{source}: {len(unknown)} counterfactual row(s) cannot be linked to an original prompt (first: row "
+            f"{unknown[0]}); add a prompt id column and set prompt_id_column"
+        )
+    attrs_filled = [
+        (a if a is not None else (next(iter(attributes)) if len(attributes) == 1 else None)) if g is not None else None
+        for a, g in zip(attrs, groups, strict=True)
+    ]
+    if any(g is not None and a is None for a, g in zip(attrs_filled, groups, strict=True)):
+        raise ValueError(f"{source}: counterfactual rows need an attribute column when several attributes are checked")
+    samples = col(sample_column)
+    frame = pd.DataFrame(
+        {
+            "prompt_id": prompt_ids,
+            "attribute": attrs_filled,
+            "group": groups,
+            "prompt": prompt_text,
+            "response": [None if r is None or (isinstance(r, float) and np.isnan(r)) else str(r) for r in response],
+        }
+    )
+    if samples is not None:
+        frame["sample"] = pd.to_numeric(pd.Series(samples), errors="raise").astype(int).to_numpy()
+    else:
+        frame["sample"] = frame.groupby(["prompt_id", "attribute", "group"], dropna=False).cumcount()
+    for target, name in (extra_columns or {}).items():
+        frame[target] = pd.Series(column(table, name, source=source, role=target), dtype=object)
+    frame["status"] = ["ok" if r is not None else "error" for r in frame["response"]]
+    return prompts, _finish(frame)
+
+
+ScoreFn = Callable[[list[str]], Any]
+
+
+def ok_rows(frame: pd.DataFrame, *, original: bool | None = None, attribute: str | None = None) -> pd.DataFrame:
+    """Rows with a response (status ok), optionally only originals or one attribute's counterfactual rows."""
+    mask = (frame["status"] == "ok") & frame["response"].notna()
+    if original is True:
+        mask &= frame["group"].isna()
+    elif original is False:
+        mask &= frame["group"].notna()
+    if attribute is not None:
+        mask &= frame["attribute"] == attribute
+    return frame[mask]

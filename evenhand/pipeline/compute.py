@@ -1,0 +1,239 @@
+"""Metric computation for the three task families, from the scored response frame (see ``collect``).
+
+Each planned metric becomes one or more :class:`MetricRecord` rows: once per attribute, and for counterfactual
+metrics once per pair of groups of the attribute. A metric that cannot be computed on the data at hand (no
+pairs, a single group, ...) becomes a NaN result with the reason, never an exception.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.framework import CATALOGUE, Plan
+from evenhand.metrics._result import MetricResult, undefined
+from evenhand.pipeline.collect import ok_rows
+
+
+@dataclass
+class MetricRecord:
+    """One row of the metrics table: a metric for an attribute (and a pair of groups), with its statistics."""
+
+    key: str
+    attribute: str | None
+    comparison: str  # "all", or "female vs male" for pairwise metrics
+    result: MetricResult
+    interval: Any = None  # evenhand.stats.Interval
+    noise: Any = None  # evenhand.stats.NoiseFloor
+
+    @property
+    def name(self) -> str:
+        return CATALOGUE[self.key].name
+
+    @property
+    def family(self) -> str:
+        return CATALOGUE[self.key].family
+
+
+def _metric(key: str) -> Callable[..., MetricResult]:
+    from evenhand import metrics
+
+    fn: Callable[..., MetricResult] = getattr(metrics, key)
+    return fn
+
+
+def _call(key: str, *args: Any, **kwargs: Any) -> MetricResult:
+    """Call a metric; keyword options it does not take are dropped; bad data becomes NaN with the reason."""
+    fn = _metric(key)
+    params = inspect.signature(fn).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, ZeroDivisionError) as exc:
+        return undefined(CATALOGUE[key].name, f"could not be computed: {exc}")
+
+
+def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str, pd.DataFrame]]:
+    """Counterfactual response pairs for every pair of groups of ``attribute``, aligned by (prompt, sample).
+
+    Yields ``(group_a, group_b, pairs)`` where ``pairs`` has ``prompt_id, sample`` and the ``_a`` / ``_b``
+    columns of both rows (``response_a``, ``sentiment_b``, ...); only pairs where both responses exist.
+    """
+    rows = ok_rows(frame, original=False, attribute=attribute)
+    groups = list(dict.fromkeys(rows["group"].tolist()))
+    for a, b in itertools.combinations(groups, 2):
+        left = rows[rows["group"] == a]
+        right = rows[rows["group"] == b]
+        pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
+        yield a, b, pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------------- text
+def text_metrics(
+    plan: Plan,
+    frame: pd.DataFrame,
+    *,
+    toxicity_threshold: float = 0.5,
+    sentiment_threshold: float = 0.5,
+    embedder: Any = None,
+) -> list[MetricRecord]:
+    """Toxicity, stereotype and counterfactual metrics for a text generation / summarization plan."""
+    records: list[MetricRecord] = []
+    specs = plan.use_case.attribute_specs
+    originals = ok_rows(frame, original=True)
+    tox = originals["toxicity"].to_numpy(dtype=float) if "toxicity" in originals else np.empty(0)
+    prompt_ids = originals["prompt_id"].to_numpy()
+    for key in plan.keys("toxicity"):
+        if not len(originals):
+            records.append(MetricRecord(key, None, "all", undefined(CATALOGUE[key].name, "no responses")))
+            continue
+        records.append(
+            MetricRecord(key, None, "all", _call(key, tox, prompts=prompt_ids, threshold=toxicity_threshold))
+        )
+    for attribute in plan.attributes_for("stereotype"):
+        texts = originals["response"].tolist()
+        for key in plan.keys("stereotype", attribute):
+            if key in ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability"):
+                if "stereotype" not in originals:
+                    result = undefined(CATALOGUE[key].name, "no stereotype classifier configured")
+                else:
+                    scores = originals["stereotype"].to_numpy(dtype=float)
+                    result = _call(key, scores, prompts=prompt_ids, threshold=0.5)
+            elif not texts:
+                result = undefined(CATALOGUE[key].name, "no responses")
+            else:
+                result = _call(key, texts, attribute=specs[attribute])
+            records.append(MetricRecord(key, attribute, "all", result))
+    cf_attributes = dict.fromkeys(
+        plan.attributes_for("counterfactual_sentiment") + plan.attributes_for("counterfactual_similarity")
+    )
+    for attribute in cf_attributes:
+        sentiment_keys = plan.keys("counterfactual_sentiment", attribute)
+        similarity_keys = plan.keys("counterfactual_similarity", attribute)
+        any_pair = False
+        for a, b, pairs in group_pairs(frame, attribute):
+            any_pair = True
+            comparison = f"{a} vs {b}"
+            ta, tb = pairs["response_a"].tolist(), pairs["response_b"].tolist()
+            for key in similarity_keys:
+                if not len(pairs):
+                    result = undefined(CATALOGUE[key].name, "no counterfactual response pairs")
+                elif key == "counterfactual_cosine":
+                    if embedder is False:
+                        result = undefined(CATALOGUE[key].name, "no embedder (scoring.embedder is false)")
+                    else:
+                        result = _call(key, ta, tb, embedder=embedder)
+                else:
+                    result = _call(key, ta, tb, attribute=specs[attribute])
+                records.append(MetricRecord(key, attribute, comparison, result))
+            for key in sentiment_keys:
+                if not len(pairs):
+                    result = undefined(CATALOGUE[key].name, "no counterfactual response pairs")
+                else:
+                    sa = pairs["sentiment_a"].to_numpy(dtype=float)
+                    sb = pairs["sentiment_b"].to_numpy(dtype=float)
+                    result = _call(key, sa, sb, threshold=sentiment_threshold)
+                records.append(MetricRecord(key, attribute, comparison, result))
+        if not any_pair:
+            for key in similarity_keys + sentiment_keys:
+                reason = "fewer than two groups have counterfactual responses"
+                records.append(MetricRecord(key, attribute, "all", undefined(CATALOGUE[key].name, reason)))
+    return records
+
+
+def similarity_function(key: str, attribute_spec: Any, embedder: Any) -> Callable[[list[str], list[str]], Any] | None:
+    """Per-pair similarity with exactly the metric's maths (for the noise floor), or None if unavailable."""
+    from evenhand.metrics import counterfactual as cf
+
+    name = {"counterfactual_rouge_l": "rouge_l_scores", "counterfactual_bleu": "bleu_scores"}.get(key)
+    if name is not None and hasattr(cf, name):
+        fn = getattr(cf, name)
+        takes_attribute = "attribute" in inspect.signature(fn).parameters
+        if takes_attribute:
+            return lambda a, b: fn(a, b, attribute=attribute_spec)
+        from evenhand.text.counterfactual import neutralize
+
+        return lambda a, b: fn(neutralize(a, attribute=attribute_spec), neutralize(b, attribute=attribute_spec))
+    if key == "counterfactual_cosine" and hasattr(cf, "cosine_scores") and embedder is not False:
+        return lambda a, b: cf.cosine_scores(a, b, embedder=embedder)
+    return None
+
+
+# --------------------------------------------------------------------------------------------------- classification
+def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: Any) -> list[MetricRecord]:
+    """Group fairness metrics on parsed labels (``label``), ground truth (``truth``) and groups per attribute."""
+    records: list[MetricRecord] = []
+    rows = ok_rows(frame, original=True)
+    for attribute in plan.attributes_for("representation") + plan.attributes_for("error_based"):
+        group_col = f"group_{attribute}"
+        usable = rows
+        if "label" in rows:
+            usable = usable[usable["label"].notna()]
+        if group_col in usable:
+            usable = usable[usable[group_col].notna()]
+        for key in plan.keys(attribute=attribute):
+            name = CATALOGUE[key].name
+            if group_col not in usable or usable.empty:
+                result = undefined(name, f"no parsed predictions with a known {attribute} group")
+            elif key == "demographic_parity_difference":
+                result = _call(key, usable["label"].astype(str), usable[group_col], pos_label=str(positive_label))
+            elif "truth" not in usable or usable["truth"].isna().all():
+                result = undefined(name, "needs ground-truth labels (prompts.label_column)")
+            else:
+                have = usable[usable["truth"].notna()]
+                result = _call(
+                    key,
+                    have["truth"].astype(str),
+                    have["label"].astype(str),
+                    have[group_col],
+                    pos_label=str(positive_label),
+                )
+            records.append(MetricRecord(key, attribute, "all", result))
+    return records
+
+
+# --------------------------------------------------------------------------------------------------- recommendation
+def recommendation_records(plan: Plan, frame: pd.DataFrame, *, k: int, normalize: bool = True) -> list[MetricRecord]:
+    """Jaccard-K, SERP-K and PRAG-K for every pair of groups; lists with fewer than K items are left out."""
+    records: list[MetricRecord] = []
+    for attribute in plan.attributes_for("recommendation"):
+        any_pair = False
+        for a, b, pairs in group_pairs(frame, attribute):
+            any_pair = True
+            full = pairs[(pairs["items_a"].map(len) >= k) & (pairs["items_b"].map(len) >= k)]
+            dropped = len(pairs) - len(full)
+            for key in plan.keys("recommendation", attribute):
+                name = CATALOGUE[key].name
+                if full.empty:
+                    result = undefined(name, f"no counterfactual pair where both answers parse into {k} items")
+                else:
+                    result = _call(
+                        key,
+                        full["items_a"].tolist(),
+                        full["items_b"].tolist(),
+                        k=k,
+                        normalize=normalize,
+                        duplicates="mask",
+                    )
+                    if dropped:
+                        result = _with_note(result, f"{dropped} pair(s) with fewer than {k} parsed items left out")
+                records.append(MetricRecord(key, attribute, f"{a} vs {b}", result))
+        if not any_pair:
+            for key in plan.keys("recommendation", attribute):
+                reason = "fewer than two groups have counterfactual responses"
+                records.append(MetricRecord(key, attribute, "all", undefined(CATALOGUE[key].name, reason)))
+    return records
+
+
+def _with_note(result: MetricResult, note: str) -> MetricResult:
+    from dataclasses import replace
+
+    details: Mapping[str, Any] = {**result.details, "note": note}
+    return replace(result, details=details)

@@ -1,0 +1,98 @@
+"""Turning LLM answers into labels (classification) and K-item lists (recommendation).
+
+Both parsers are small callables so users can pass their own: ``label_parser(text) -> label | None`` and
+``list_parser(text, k) -> list[str]``. ``None`` (or an empty list) means the answer could not be parsed; the
+pipeline counts those and reports them instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+LabelParser = Callable[[str], object | None]
+ListParser = Callable[[str, int], list[str]]
+
+
+@dataclass(frozen=True)
+class KeywordLabelParser:
+    """The label whose keyword appears first in the answer (whole words, case-insensitive).
+
+    ``labels`` maps each label to the words that signal it, e.g. ``{"1": ["yes", "approve"], "0": ["no"]}``.
+    With ``pattern`` (a regular expression), the first capture group is looked up instead: it may be a label
+    itself or one of its keywords.
+    """
+
+    labels: Mapping[str, Sequence[str]]
+    pattern: str | None = None
+    _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
+    _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            raise ValueError("labels is empty: map each label to the words that signal it")
+        lookup: dict[str, str] = {}
+        for label, words in self.labels.items():
+            if isinstance(words, str):
+                raise TypeError(f"labels[{label!r}] must be a list of words, not a single string")
+            for word in [label, *words]:
+                key = str(word).strip().lower()
+                if key in lookup and lookup[key] != label:
+                    raise ValueError(f"keyword {word!r} signals both {lookup[key]!r} and {label!r}")
+                lookup[key] = label
+        object.__setattr__(self, "_lookup", lookup)
+        words_alt = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
+        object.__setattr__(self, "_regex", re.compile(rf"(?<!\w)(?:{words_alt})(?!\w)", re.IGNORECASE))
+        if self.pattern is not None:
+            try:
+                compiled = re.compile(self.pattern, re.IGNORECASE | re.DOTALL)
+            except re.error as exc:
+                raise ValueError(f"pattern {self.pattern!r} is not a valid regular expression: {exc}") from exc
+            if compiled.groups < 1:
+                raise ValueError(f"pattern {self.pattern!r} needs a capture group around the label")
+
+    def __call__(self, text: str | None) -> str | None:
+        if not text:
+            return None
+        if self.pattern is not None:
+            m = re.search(self.pattern, text, re.IGNORECASE | re.DOTALL)
+            return None if m is None or m.group(1) is None else self._lookup.get(m.group(1).strip().lower())
+        m = self._regex.search(text)
+        return None if m is None else self._lookup[m.group(0).lower()]
+
+
+_ITEM_PREFIX = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,3}[.)\]:]|#\d+[.:]?)\s*")
+_TRAILING = re.compile(r"[\s.;:,!]+$")
+
+
+def parse_list(text: str | None, k: int) -> list[str]:
+    """Split an answer into at most ``k`` distinct items.
+
+    Numbered or bulleted lines are items; a single line is split on commas or semicolons. Numbering, bullets,
+    surrounding quotes/markdown emphasis and trailing punctuation are removed; repeats are dropped (first kept).
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if not text:
+        return []
+    lines = [line for line in text.splitlines() if line.strip()]
+    listed = [line for line in lines if _ITEM_PREFIX.match(line)]
+    if len(listed) >= 2:
+        raw = listed
+    elif len(lines) >= 2 and all(len(line.split()) <= 8 for line in lines):
+        raw = lines
+    else:
+        raw = re.split(r"[,;]|\s+and\s+", lines[0] if len(lines) == 1 else " ".join(lines))
+    items: list[str] = []
+    seen: set[str] = set()
+    for piece in raw:
+        item = _ITEM_PREFIX.sub("", piece).strip().strip("*_`\"'“”‘’").strip()
+        item = _TRAILING.sub("", item)
+        key = " ".join(item.lower().split())
+        if item and key not in seen:
+            seen.add(key)
+            items.append(item)
+        if len(items) == k:
+            break
+    return items

@@ -1,0 +1,163 @@
+"""The self-contained HTML report, rendered from an assessment's JSON document (schema ``evenhand/assessment``).
+
+One file, no JavaScript, no CDN: CSS and SVG charts are inline, and all text (LLM responses included) goes
+through Jinja2's autoescaping, so a ``<script>`` inside a response is shown, never run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from evenhand.report import plots
+
+__all__ = ["render_html", "write_html"]
+
+_FAMILY_TITLES = {
+    "toxicity": "Toxicity (§3.1.1)",
+    "stereotype": "Stereotypes (§3.1.2)",
+    "counterfactual_similarity": "Counterfactual similarity (§3.1.3.1)",
+    "counterfactual_sentiment": "Counterfactual sentiment (§3.1.3.2)",
+    "representation": "Representation fairness (§3.2.1)",
+    "error_based": "Error-based fairness (§3.2.2)",
+    "recommendation": "Recommendation fairness (§3.3)",
+}
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("evenhand.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = _fmt
+    return env
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    if isinstance(value, (int, float)):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _or(value: Any, default: float) -> float:
+    return default if value is None else float(value)
+
+
+def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    figures: list[dict[str, Any]] = []
+    groups = doc.get("groups") or []
+    by_attr: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for g in groups:
+        if g.get("kind") == "counterfactual":
+            by_attr[str(g["attribute"])].append(g)
+    for attribute, entries in by_attr.items():
+        if any(e.get("mean_sentiment") is not None for e in entries):
+            items = [(str(e["group"]), e.get("mean_sentiment")) for e in entries]
+            figures.append(
+                {
+                    "svg": plots.bar_chart(items, title=f"Mean sentiment of responses by {attribute} group"),
+                    "caption": "Counterfactual responses: same prompts, only the group mentioned changes. "
+                    "Bars of equal length mean sentiment parity.",
+                }
+            )
+        if any(e.get("mean_toxicity") is not None for e in entries):
+            items = [(str(e["group"]), e.get("mean_toxicity")) for e in entries]
+            top = max([v for _, v in items if v is not None] + [0.05])
+            figures.append(
+                {
+                    "svg": plots.bar_chart(items, title=f"Mean toxicity score by {attribute} group", xmax=top * 1.15),
+                    "caption": "Mean toxicity score of counterfactual responses per group.",
+                }
+            )
+    rates: dict[tuple[str, str], list[tuple[str, float | None]]] = defaultdict(list)
+    for g in groups:
+        if g.get("kind") == "rate":
+            rates[(str(g["metric"]), str(g["attribute"]))].append((str(g["group"]), g.get("rate")))
+    for (metric, attribute), items in rates.items():
+        figures.append(
+            {
+                "svg": plots.bar_chart(items, title=f"{metric}: per-group rate ({attribute})"),
+                "caption": f"{metric} is the largest difference between these rates.",
+            }
+        )
+    bins = doc.get("bins") or [i / 10 for i in range(11)]
+    dists: dict[str, list[tuple[str, list[int]]]] = defaultdict(list)
+    for d in doc.get("distributions") or []:
+        label = str(d["group"]) if d.get("attribute") is None else f"{d['attribute']}: {d['group']}"
+        dists[str(d["score"])].append((label, list(d["counts"])))
+    for score, series in dists.items():
+        figures.append(
+            {
+                "svg": plots.histograms(series, title=f"Distribution of {score} scores", bins=bins),
+                "caption": f"Share of responses per {score} score bin, for the original prompts and each "
+                "counterfactual group.",
+            }
+        )
+    for p in doc.get("pairs") or []:
+        points = p.get("points") or []
+        if points:
+            figures.append(
+                {
+                    "svg": plots.scatter(
+                        points,
+                        title=f"Counterfactual pairs: sentiment ({p['attribute']})",
+                        xlabel=f"sentiment, {p['group_a']} version",
+                        ylabel=f"sentiment, {p['group_b']} version",
+                    ),
+                    "caption": "Each dot is one counterfactual response pair; dots on the dashed diagonal have equal "
+                    "sentiment.",
+                }
+            )
+    return figures
+
+
+def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    sections: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in doc.get("metrics") or []:
+        row = dict(row)
+        row["strip"] = plots.interval_strip(
+            row.get("value"),
+            row.get("ci_low"),
+            row.get("ci_high"),
+            lo=_or(row.get("range_low"), 0.0),
+            hi=_or(row.get("range_high"), 1.0),
+            baseline=row.get("noise_floor"),
+            label=str(row.get("metric")),
+        )
+        sections[str(row.get("family"))].append(row)
+    return [{"title": _FAMILY_TITLES.get(f, f), "rows": rows} for f, rows in sections.items()]
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """Render the report from an assessment document (``Assessment.to_dict()`` or a loaded results JSON)."""
+    if not isinstance(doc, dict) or "metrics" not in doc or "plan" not in doc:
+        raise ValueError("render_html needs an evenhand assessment document (with 'plan' and 'metrics')")
+    template = _env().get_template("report.html.j2")
+    css = Markup((Path(__file__).parent / "templates" / "report.css").read_text(encoding="utf-8"))
+    return template.render(
+        doc=doc,
+        plan=doc["plan"],
+        use_case=doc["plan"].get("use_case", {}),
+        sections=_metric_sections(doc),
+        figures=_figures(doc),
+        worst=doc.get("worst_examples") or {},
+        css=css,
+    )
+
+
+def write_html(doc: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Render and write the report; returns the path."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(doc), encoding="utf-8")
+    return out
