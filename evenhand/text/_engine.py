@@ -125,5 +125,5 @@ def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode:
     replacer = _Replacer(lexicon, target, mode)
     joined = _joined(texts)
     if joined is None:
-        return [lexicon.pattern.sub(replacer, t) for t in texts]
-    return lexicon.pattern.sub(replacer, joined).split(_SEP)
+        return [lexicon.substitution_pattern.sub(replacer, t) for t in texts]
+    return lexicon.substitution_pattern.sub(replacer, joined).split(_SEP)

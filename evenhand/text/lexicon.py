@@ -85,18 +85,29 @@ class Lexicon:
     # -- matching ----------------------------------------------------------------------------------------
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
-        """One compiled regex for every term, whole words, case-insensitive, longest first.
+        """One compiled regex for every term: whole words, case-insensitive, longest first.
 
-        Groups: ``art`` (an indefinite article right before the term, so it can be fixed), ``sp`` (the space
-        after it), ``t`` (a term) or ``c`` (a context-dependent term followed by a person noun).
+        The matched term is in group ``t`` (a term) or ``c`` (a context-dependent term followed by a person noun).
         """
+        return re.compile(rf"(?<!\w)(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
+
+    @functools.cached_property
+    def substitution_pattern(self) -> re.Pattern[str]:
+        """:attr:`pattern` plus an optional indefinite article before the term (group ``art``, then ``sp``).
+
+        Substitution needs the article to fix it ("a Caucasian" -> "an Asian"); finding terms does not, and is
+        faster without it.
+        """
+        return re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
+
+    def _alternatives(self) -> str:
         free = [t for row in self.rows for t in row.terms if t not in row.needs_person_noun]
         ctx = [t for row in self.rows for t in row.needs_person_noun]
         alternatives = f"(?P<t>{trie_pattern(free)})"
         if ctx:
             nouns = trie_pattern(sorted(self.person_nouns))
             alternatives += rf"|(?P<c>{trie_pattern(ctx)})(?=\s+(?:{nouns})(?!\w))"
-        return re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{alternatives})(?!\w)", re.IGNORECASE)
+        return alternatives
 
     def __repr__(self) -> str:
         return f"Lexicon(name={self.name!r}, groups={self.groups!r}, terms={len(self._index)})"
