@@ -57,7 +57,10 @@ def _completion(body: dict[str, Any], user: str, n: int, finish: str) -> dict[st
     choices = [
         {
             "index": i,
-            "message": {"role": "assistant", "content": None if finish == "content_filter" else f"echo: {user} #{i} s{seed}"},
+            "message": {
+                "role": "assistant",
+                "content": None if finish == "content_filter" else f"echo: {user} #{i} s{seed}",
+            },
             "finish_reason": finish,
         }
         for i in range(n)
@@ -67,7 +70,11 @@ def _completion(body: dict[str, Any], user: str, n: int, finish: str) -> dict[st
         "object": "chat.completion",
         "model": body.get("model", "stub"),
         "choices": choices,
-        "usage": {"prompt_tokens": len(user.split()), "completion_tokens": 3 * n, "total_tokens": len(user.split()) + 3 * n},
+        "usage": {
+            "prompt_tokens": len(user.split()),
+            "completion_tokens": 3 * n,
+            "total_tokens": len(user.split()) + 3 * n,
+        },
     }
 
 

@@ -1,0 +1,150 @@
+"""Response-generation throughput against the loopback OpenAI-compatible server (issue 6).
+
+Runs, in one go:
+1. evenhand: 5,000 requests (1,000 prompts x 5 samples, one request per sample) at concurrency 100 against the
+   stub at 50 ms latency; the ideal is 5,000 / 100 x 0.05 s = 2.5 s. Stored in a fresh SQLite file (WAL).
+2. the same with 20% injected 429s (Retry-After 0.01 s): all 5,000 must complete.
+3. LangFair 0.8.0 ``ResponseGenerator`` driving LangChain's ``ChatOpenAI`` at the same server (run in
+   ``.venv-langfair`` as a subprocess), same request count and concurrency.
+4. optionally (``--local``) the embedded SmolLM2 model's responses/s on this machine.
+
+Usage: .venv/bin/python benchmarks/bench_generation.py [--requests 5000] [--local]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STUB = ROOT / "tests" / "openai_stub.py"
+LANGFAIR_PY = ROOT / ".venv-langfair" / "bin" / "python"
+
+LANGFAIR_SCRIPT = r"""
+import asyncio, json, sys, time
+from langchain_openai import ChatOpenAI
+from langfair.generator import ResponseGenerator
+base_url, n_prompts, count, concurrency = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+llm = ChatOpenAI(model="stub", base_url=base_url, api_key="sk-bench", temperature=1.0, max_retries=6)
+gen = ResponseGenerator(langchain_llm=llm, use_n_param=False)  # one request per sample, as evenhand here
+prompts = [f"prompt {i}" for i in range(n_prompts)]
+t = time.perf_counter()
+out = asyncio.run(gen.generate_responses(prompts=prompts, count=count, show_progress_bars=False))
+dt = time.perf_counter() - t
+responses = out["data"]["response"]
+ok = sum(isinstance(r, str) and r.startswith("echo") for r in responses)
+print(json.dumps({"seconds": dt, "ok": ok, "total": len(responses)}))
+"""
+
+
+def start_stub(*args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, str(STUB), *args], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline().split()[1])
+    return proc, f"http://127.0.0.1:{port}/v1"
+
+
+def stub_total(base_url: str) -> int:
+    import urllib.request
+
+    with urllib.request.urlopen(base_url.rsplit("/v1", 1)[0] + "/stats") as resp:
+        return int(json.loads(resp.read())["total"])
+
+
+def run_evenhand(n_prompts: int, count: int, concurrency: int, rate_429: float) -> dict[str, float]:
+    from evenhand.generation import OpenAIClient, generate
+
+    proc, base_url = start_stub("--latency", "0.05", "--rate-429", str(rate_429), "--no-n")
+    try:
+        prompts = [f"prompt {i}" for i in range(n_prompts)]
+        with tempfile.TemporaryDirectory() as tmp:
+            client = OpenAIClient(base_url, "stub", api_key="sk-bench", n=False)
+            t = time.perf_counter()
+            result = generate(
+                prompts, client, count=count, concurrency=concurrency, store=Path(tmp) / "g.sqlite",
+                progress=False, max_retries=10, backoff=0.01,
+            )  # fmt: skip
+            dt = time.perf_counter() - t
+        counts = result.status_counts()
+        return {"seconds": dt, "ok": counts["ok"], "total": len(result), "server_requests": stub_total(base_url)}
+    finally:
+        proc.kill()
+
+
+def run_langfair(n_prompts: int, count: int, concurrency: int) -> dict[str, float] | None:
+    if not LANGFAIR_PY.exists():
+        return None
+    proc, base_url = start_stub("--latency", "0.05", "--no-n")
+    try:
+        out = subprocess.run(
+            [str(LANGFAIR_PY), "-c", LANGFAIR_SCRIPT, base_url, str(n_prompts), str(count), str(concurrency)],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        if out.returncode != 0:
+            print(out.stderr[-2000:], file=sys.stderr)
+            return None
+        data: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+        data["server_requests"] = stub_total(base_url)
+        return data
+    finally:
+        proc.kill()
+
+
+def run_local(n_prompts: int, count: int, max_tokens: int) -> dict[str, float]:
+    from evenhand.generation import LocalModelClient, generate
+
+    client = LocalModelClient()
+    t = time.perf_counter()
+    client.load()
+    load_s = time.perf_counter() - t
+    prompts = [f"Write one sentence about a {w} nurse." for w in ("young", "old", "tall", "kind")] * (n_prompts // 4)
+    t = time.perf_counter()
+    result = generate(prompts, client, count=count, max_tokens=max_tokens, store=None, progress=False, seed=0)
+    dt = time.perf_counter() - t
+    return {"load_s": load_s, "seconds": dt, "responses": len(result), "per_s": len(result) / dt}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=5000)
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--local", action="store_true", help="also measure the embedded SmolLM2")
+    parser.add_argument("--skip-langfair", action="store_true")
+    args = parser.parse_args()
+    count = 5
+    n_prompts = args.requests // count
+    ideal = args.requests / args.concurrency * 0.05
+
+    rows = []
+    eh = run_evenhand(n_prompts, count, args.concurrency, 0.0)
+    rows.append(("evenhand, 0% 429", eh))
+    eh429 = run_evenhand(n_prompts, count, args.concurrency, 0.2)
+    rows.append(("evenhand, 20% 429", eh429))
+    if not args.skip_langfair:
+        lf = run_langfair(n_prompts, count, args.concurrency)
+        if lf is not None:
+            rows.append(("LangFair 0.8.0 ResponseGenerator + ChatOpenAI, 0% 429", lf))
+
+    print(f"\n{args.requests} requests, concurrency {args.concurrency}, 50 ms latency, ideal {ideal:.2f} s\n")
+    print("| run | seconds | x ideal | completed | server requests |")
+    print("|---|---:|---:|---:|---:|")
+    for name, r in rows:
+        print(
+            f"| {name} | {r['seconds']:.2f} | {r['seconds'] / ideal:.2f} | {int(r['ok'])}/{int(r['total'])} "
+            f"| {int(r['server_requests'])} |"
+        )
+    if args.local:
+        loc = run_local(16, 3, 48)
+        print("\n| embedded SmolLM2-135M (Q4_1 GGUF, fp32 on CPU) | value |\n|---|---:|")
+        print(f"| load (s) | {loc['load_s']:.1f} |")
+        print(f"| {int(loc['responses'])} responses, 48 new tokens max, batch 16 (s) | {loc['seconds']:.1f} |")
+        print(f"| responses/s | {loc['per_s']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

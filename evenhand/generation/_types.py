@@ -1,0 +1,56 @@
+"""Values passed between clients, the runner and the store, and the errors clients raise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["ok", "error", "filtered"]
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Sampling settings sent with every request (part of the job key, so changing one starts a new job)."""
+
+    temperature: float = 1.0
+    max_tokens: int | None = None
+    seed: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One returned sample. ``text`` is None when the provider's content filter withheld it."""
+
+    text: str | None
+    status: Status = "ok"
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class GenerationError(Exception):
+    """A request failed and should not be retried (bad request, authentication, a bug in a callable)."""
+
+
+class RetryableError(GenerationError):
+    """A transient failure: 429, 5xx, timeout, dropped connection, malformed body. ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ConnectionFailedError(RetryableError):
+    """The server could not be reached at all (refused, DNS, reset before any answer)."""
+
+
+class ContentFilteredError(GenerationError):
+    """The provider refused the prompt for policy reasons; recorded with status ``"filtered"``."""
+
+
+class ServerUnreachableError(ConnectionError):
+    """Raised by the runner when no request has ever succeeded and the server stays unreachable after retries."""

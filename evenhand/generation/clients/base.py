@@ -1,0 +1,60 @@
+"""The one small async interface every backend implements."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any
+
+from .._types import Completion, Message, SamplingParams
+
+_SECRET_HINTS = ("key", "token", "secret", "password", "authorization", "credential")
+
+
+def public_config(config: dict[str, Any]) -> dict[str, Any]:
+    """Drop anything that looks like a credential and make values JSON-friendly (used in job keys and results)."""
+    out: dict[str, Any] = {}
+    for name, value in sorted(config.items()):
+        if any(h in name.lower() for h in _SECRET_HINTS):
+            continue
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            out[name] = value
+        elif isinstance(value, (list, tuple)):
+            out[name] = [v if isinstance(v, (str, int, float, bool)) or v is None else repr(v) for v in value]
+        else:
+            out[name] = repr(value)
+    return out
+
+
+class ChatClient(ABC):
+    """A chat model behind ``complete(messages, n, params) -> list[Completion]``.
+
+    ``max_n`` is how many samples one call may return (the runner folds samples of a prompt into one call when it
+    is above 1); ``default_concurrency`` is the runner's default number of calls in flight.
+    """
+
+    max_n: int = 1
+    default_concurrency: int = 16
+    # Derive the seed of each request from the run's seed and the sample index, so separate requests for the
+    # same prompt do not all return the same "random" sample on servers that honour ``seed``.
+    vary_seed_per_sample: bool = True
+
+    @property
+    @abstractmethod
+    def identity(self) -> dict[str, Any]:
+        """What defines the model configuration (never credentials): part of the resume key."""
+
+    @abstractmethod
+    async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
+        """Return up to ``n`` completions (fewer means the backend ignored ``n``), or raise a generation error."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most clients hold nothing
+        """Release connections; the runner calls it at the end of each run."""
+
+    def describe(self) -> str:
+        """Short human-readable name used in errors and progress bars."""
+        return type(self).__name__
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(public_config(self.identity), sort_keys=True).encode()).hexdigest()[:16]

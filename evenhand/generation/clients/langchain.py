@@ -1,0 +1,90 @@
+"""Bring-your-own LangChain chat model (any ``BaseChatModel``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._optional import require
+from .._types import Completion, ContentFilteredError, GenerationError, Message, RetryableError, SamplingParams
+from .base import ChatClient
+
+_TRANSIENT_NAMES = (
+    "ratelimit",
+    "timeout",
+    "connection",
+    "apierror",
+    "internalserver",
+    "serviceunavailable",
+    "overload",
+)
+
+
+def classify_exception(exc: BaseException) -> GenerationError:
+    """Map a provider SDK's exception onto retryable / filtered / fatal by status code, name and message."""
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    name = type(exc).__name__.lower()
+    text = str(exc)
+    if "content_filter" in text or "content management policy" in text:
+        return ContentFilteredError(text[:300])
+    if isinstance(status, int):
+        if status in (408, 409, 425, 429) or status >= 500:
+            return RetryableError(f"{type(exc).__name__}: {text[:300]}")
+        return GenerationError(f"{type(exc).__name__}: {text[:300]}")
+    if isinstance(exc, (TimeoutError, ConnectionError)) or any(h in name for h in _TRANSIENT_NAMES):
+        return RetryableError(f"{type(exc).__name__}: {text[:300]}")
+    return GenerationError(f"{type(exc).__name__}: {text[:300]}")
+
+
+class LangChainClient(ChatClient):
+    """Adapter for a LangChain ``BaseChatModel``: the model object keeps its own sampling settings.
+
+    ``temperature``/``max_tokens``/``seed`` given to :func:`generate` are not forced onto the model (LangChain has
+    no portable way to override them); the model's identifying parameters go into the job key instead.
+    """
+
+    default_concurrency = 8
+
+    def __init__(self, chat_model: Any) -> None:
+        lc_models = require("langchain_core.language_models", feature="LangChain chat models")
+        if not isinstance(chat_model, lc_models.BaseChatModel):
+            raise TypeError(f"LangChainClient needs a langchain_core BaseChatModel, got {type(chat_model).__name__}")
+        self.chat_model = chat_model
+
+    def describe(self) -> str:
+        return f"LangChain {type(self.chat_model).__name__}"
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        try:
+            params = dict(self.chat_model._identifying_params)
+        except Exception:  # identifying params are best effort; the class name still separates jobs
+            params = {}
+        return {"backend": "langchain", "class": type(self.chat_model).__qualname__, **params}
+
+    async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
+        lc_messages = require("langchain_core.messages", feature="LangChain chat models")
+        kinds = {
+            "system": lc_messages.SystemMessage,
+            "user": lc_messages.HumanMessage,
+            "assistant": lc_messages.AIMessage,
+        }
+        converted = [kinds[m["role"]](content=m["content"]) for m in messages]
+        try:
+            reply = await self.chat_model.ainvoke(converted)
+        except Exception as exc:
+            raise classify_exception(exc) from exc
+        content = reply.content
+        if isinstance(content, list):  # content blocks
+            content = "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content)
+        meta = getattr(reply, "response_metadata", None) or {}
+        usage = getattr(reply, "usage_metadata", None) or {}
+        finish = meta.get("finish_reason")
+        return [
+            Completion(
+                text=content,
+                status="filtered" if finish == "content_filter" else "ok",
+                finish_reason=finish,
+                prompt_tokens=usage.get("input_tokens"),
+                completion_tokens=usage.get("output_tokens"),
+            )
+        ]

