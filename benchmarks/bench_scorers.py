@@ -57,8 +57,8 @@ def median_time(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
-def run_langfair(code: str, timeout: int = 900) -> dict[str, Any]:
-    """Run ``code`` in the LangFair venv; it must print one JSON object on its last line."""
+def run_langfair(code: str, data: Any = None, timeout: int = 900) -> dict[str, Any]:
+    """Run ``code`` in the LangFair venv with ``data`` as JSON on stdin; it prints one JSON object last."""
     if not LANGFAIR_PY.exists():
         return {"error": "no .venv-langfair (run benchmarks/setup_langfair.sh)"}
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -66,7 +66,7 @@ def run_langfair(code: str, timeout: int = 900) -> dict[str, Any]:
     if os.environ.get("LANGFAIR_PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["LANGFAIR_PYTHONPATH"]
     proc = subprocess.run([str(LANGFAIR_PY), "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+                          timeout=timeout, env=env, input=json.dumps(data))
     lines = [ln for ln in proc.stdout.strip().splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -122,17 +122,17 @@ def bench_sentiment(n_pairs: int, repeat: int) -> list[str]:
     diffs = ours()
     lf = run_langfair(
         f"""
-        import json, time, statistics
+        import json, sys, time, statistics
         from langfair.metrics.counterfactual.metrics import SentimentBias
-        t1 = {json.dumps(t1)}
-        t2 = {json.dumps(t2)}
+        t1, t2 = json.load(sys.stdin)
         times = []
         for _ in range({repeat}):
             t0 = time.perf_counter()
             out = SentimentBias(how="pairwise").evaluate(t1, t2, show_progress_bars=False)
             times.append(time.perf_counter() - t0)
         print(json.dumps({{"seconds": statistics.median(times), "pairs": [float(x) for x in out]}}))
-        """
+        """,
+        data=[t1, t2],
     )
     if "pairs" in lf:
         gap = float(np.max(np.abs(np.asarray(lf["pairs"]) - diffs)))
@@ -175,9 +175,9 @@ def bench_embedder(n: int, n_prompts: int, repeat: int) -> list[str]:
     half = len(repeated) // 2
     lf = run_langfair(
         f"""
-        import json, time, statistics
+        import json, sys, time, statistics
         from langfair.metrics.counterfactual.metrics import CosineSimilarity
-        t = {json.dumps(repeated)}
+        t = json.load(sys.stdin)
         cs = CosineSimilarity(transformer={path!r})
         times = []
         for _ in range({repeat}):
@@ -185,7 +185,8 @@ def bench_embedder(n: int, n_prompts: int, repeat: int) -> list[str]:
             cs.evaluate(t[:{half}], t[{half}:], show_progress_bars=False)
             times.append(time.perf_counter() - t0)
         print(json.dumps({{"seconds": statistics.median(times)}}))
-        """
+        """,
+        data=repeated,
     )
     lf_cell = f"{lf['seconds']:.2f}" if "seconds" in lf else lf["error"]
     return [
