@@ -284,3 +284,26 @@ def test_identical_groups_are_perfectly_fair(values: list[bool]) -> None:
     doubled = values + values
     groups = ["a"] * len(values) + ["b"] * len(values)
     assert float(m.demographic_parity_difference(doubled, groups)) == 0.0
+
+
+def test_resampler_sparse_path_matches_dense(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evenhand.metrics import classification
+
+    rng = np.random.default_rng(3)
+    y_true, y_pred = rng.integers(0, 2, 300), rng.integers(0, 2, 300)
+    groups = rng.choice(list("abcde"), 300)
+    weights = rng.poisson(1.0, (5, 300)).astype(float)
+    dense = m.false_positive_rate_difference(y_true, y_pred, groups).resampler(weights)
+    monkeypatch.setattr(classification, "_DENSE_ONEHOT_LIMIT", 0)
+    sparse = m.false_positive_rate_difference(y_true, y_pred, groups).resampler(weights)
+    np.testing.assert_allclose(dense, sparse)
+
+
+def test_group_memo_follows_content() -> None:
+    groups = np.array(["a", "a", "b", "b"])
+    first = m.demographic_parity_difference([1, 0, 0, 0], groups)
+    assert float(first) == 0.5
+    groups[1] = "b"  # mutate in place: the memo must not return stale codes
+    second = m.demographic_parity_difference([1, 0, 0, 0], groups)
+    np.testing.assert_allclose(second.per_item, [1.0, 0.0])
+    np.testing.assert_allclose(first.per_item, [0.5, 0.0])

@@ -34,6 +34,7 @@ from evenhand.metrics._result import MetricResult, Resampler
 
 # Confusion cells per row: 2 * Y + Ŷ.
 _TN, _FP, _FN, _TP = 0, 1, 2, 3
+_DENSE_ONEHOT_LIMIT = 4_000_000  # cells of a dense (rows, 4 x groups) one-hot matrix (32 MB)
 
 
 @dataclass(frozen=True)
@@ -134,12 +135,35 @@ def _check_pos_label_seen(pos_label: Any, **positives: npt.NDArray[np.bool_]) ->
         )
 
 
+# The last string-group array factorised, with its result: a report computes several metrics on the same groups,
+# and factorising strings is the one step that costs milliseconds. Reused only when the content is equal.
+_last_groups: list[tuple[npt.NDArray[Any], npt.NDArray[np.intp], npt.NDArray[Any]]] = []
+
+
 def _factorize_groups(groups: Any) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
-    """Group labels -> (code per row, sorted group names). Hash-based, so strings cost ~3 ms per 100,000 rows."""
+    """Group labels -> (code per row, sorted group names), both read-only."""
+    if isinstance(groups, (pd.Series, pd.Index)):
+        groups = groups.to_numpy()
+    cacheable = isinstance(groups, np.ndarray) and groups.ndim == 1 and groups.dtype.kind in "USO"
+    if cacheable and _last_groups:
+        previous, codes, labels = _last_groups[0]
+        try:
+            same = previous.dtype == groups.dtype and bool(np.array_equal(previous, groups))
+        except (TypeError, ValueError):  # exotic objects without a plain ==
+            same = False
+        if same:
+            return codes, labels
+    codes, labels = _factorize(groups)
+    codes.setflags(write=False)
+    labels.setflags(write=False)
+    if cacheable:
+        _last_groups[:] = [(groups.copy(), codes, labels)]
+    return codes, labels
+
+
+def _factorize(groups: Any) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
     if isinstance(groups, np.ndarray) and groups.ndim == 1:
         arr = groups.astype(object) if groups.dtype.kind in "US" else groups  # pandas hashes objects faster
-    elif isinstance(groups, (pd.Series, pd.Index)):
-        arr = groups.to_numpy()
     elif isinstance(groups, (str, bytes, np.ndarray)) or groups is None or not isinstance(groups, Iterable):
         arr = as_array(groups, "groups")  # raises the shared, descriptive error
     else:
@@ -158,7 +182,7 @@ def _factorize_groups(groups: Any) -> tuple[npt.NDArray[np.intp], npt.NDArray[An
         raise ValueError(
             f"groups contains a single group ({_label(labels[0])!r}); group fairness needs at least two groups"
         )
-    return np.asarray(codes, dtype=np.intp), labels
+    return np.array(codes, dtype=np.intp), labels.copy()
 
 
 @dataclass(frozen=True)
@@ -207,21 +231,24 @@ def _spread(rates: FloatArray, ratio: bool) -> FloatArray:
 
 
 def _resampler(prep: _Prepared, spec: _RateSpec, ratio: bool) -> Resampler:
-    """Rows are the units; a draw's weights give weighted confusion counts per group via a sparse one-hot."""
+    """Rows are the units; a draw's row weights give weighted confusion counts per group via a one-hot matrix."""
     n_groups = prep.labels.size
     n_rows = prep.codes.size
-    codes, cells = prep.codes, prep.cells
+    column = prep.codes * 4 + prep.cells  # (group, confusion cell) of each row
 
     def statistic(weights: FloatArray) -> FloatArray:
-        from scipy import sparse  # scipy.sparse is only needed when someone bootstraps
+        if n_rows * 4 * n_groups <= _DENSE_ONEHOT_LIMIT:  # BLAS on a dense one-hot is fastest for few groups
+            onehot = np.zeros((n_rows, 4 * n_groups))
+            onehot[np.arange(n_rows), column] = 1.0
+            counts = weights @ onehot
+        else:
+            from scipy import sparse
 
-        onehot = sparse.csr_matrix(
-            (np.ones(n_rows), (codes * 4 + cells, np.arange(n_rows))), shape=(4 * n_groups, n_rows)
-        )
-        counts = np.asarray(onehot @ weights.T).T.reshape(weights.shape[0], n_groups, 4)
-        return _spread(_rates_from_counts(counts, spec)[2], ratio)
+            onehot_t = sparse.csr_matrix((np.ones(n_rows), (column, np.arange(n_rows))), shape=(4 * n_groups, n_rows))
+            counts = np.asarray(onehot_t @ weights.T).T
+        return _spread(_rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2], ratio)
 
-    return Resampler(unit="row", n_units=n_rows, statistic=statistic, strata=prep.labels[codes])
+    return Resampler(unit="row", n_units=n_rows, statistic=statistic, strata=prep.labels[prep.codes])
 
 
 def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any) -> MetricResult:

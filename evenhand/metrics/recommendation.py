@@ -56,6 +56,8 @@ def _as_lists(recs: Any, name: str) -> list[Sequence[Any]]:
     lists = list(recs)
     if not lists:
         raise ValueError(f"{name} is empty: pass at least one recommendation list")
+    if all(type(rec) is list for rec in lists):  # the common case, without 10,000 ABC isinstance checks
+        return lists
     for i, rec in enumerate(lists):
         if isinstance(rec, (str, bytes)) or not isinstance(rec, (Sequence, np.ndarray)):
             raise TypeError(
