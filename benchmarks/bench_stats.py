@@ -1,0 +1,290 @@
+"""Uncertainty benchmark (issue 7): interval speed, LangFair side by side, and the full coverage simulation.
+
+Run: .venv/bin/python benchmarks/bench_stats.py [--reps 1000] [--skip-langfair] [--skip-coverage]
+
+Speed targets: 1,000 resamples of TF, EMT and TP on 25,000 responses (1,000 prompts) <= 1 s in all; an interval on
+CROUGE-L for 20,000 pairs adds <= 0.5 s to the point estimate. LangFair 0.8.0 computes the same point estimates but
+has no intervals; its timings come from .venv-langfair in the same run.
+
+Coverage: nominal 95% intervals should hold the known truth in 93-97% of repetitions for TF, EMT, a classification
+difference (DP) and a CROUGE-L-like mean of pair similarities. Prints markdown tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampler
+from evenhand.stats import confidence_interval
+
+ROOT = Path(__file__).resolve().parents[1]
+# .venv-langfair is the project's LangFair venv (benchmarks/setup_langfair.sh); /tmp/lfvenv is a fallback copy
+LANGFAIR_CANDIDATES = [ROOT / ".venv-langfair" / "bin" / "python", Path("/tmp/lfvenv/bin/python")]
+N_PROMPTS, M = 1000, 25
+N_PAIRS = 20_000
+WORDS = np.array("the a model answer patient doctor nurse engineer good bad calm quick slow help plan care".split())
+
+
+def median_time(fn: Callable[[], object], repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+# ----------------------------------------------------------------------------------------------- metric adapters
+def toxicity_results(scores: np.ndarray, prompt_ids: np.ndarray) -> dict[str, MetricResult]:
+    """TF, EMT, TP from the real metric functions when they exist, else from equivalent synthetic resamplers."""
+    try:
+        from evenhand.metrics import toxicity as tox
+
+        return {
+            "TF": tox.toxic_fraction(scores, prompt_ids=prompt_ids),
+            "EMT": tox.expected_maximum_toxicity(scores, prompt_ids=prompt_ids),
+            "TP": tox.toxicity_probability(scores, prompt_ids=prompt_ids),
+        }
+    except (ImportError, TypeError):
+        grid = scores.reshape(-1, M)
+        toxic = (grid >= 0.5).sum(axis=1)
+        maxima = grid.max(axis=1)
+        hit = (maxima >= 0.5).astype(float)
+        return {
+            "TF": MetricResult(
+                "TF", toxic.sum() / grid.size, resampler=ratio_resampler(toxic, np.full(len(grid), M), "prompt")
+            ),
+            "EMT": MetricResult("EMT", maxima.mean(), resampler=mean_resampler(maxima, "prompt")),
+            "TP": MetricResult("TP", hit.mean(), resampler=mean_resampler(hit, "prompt")),
+        }
+
+
+def rouge_result(texts_a: list[str], texts_b: list[str]) -> tuple[MetricResult, str]:
+    try:
+        from evenhand.metrics.counterfactual import counterfactual_rouge_l
+
+        return counterfactual_rouge_l(texts_a, texts_b), "evenhand.metrics.counterfactual_rouge_l"
+    except ImportError:
+        from rapidfuzz.distance import LCSseq
+
+        sims = []
+        for a, b in zip(texts_a, texts_b, strict=True):
+            ta, tb = a.split(), b.split()
+            lcs = LCSseq.similarity(ta, tb)
+            sims.append(0.0 if lcs == 0 else 2 * lcs / (len(ta) + len(tb)))
+        x = np.array(sims)
+        return MetricResult("CROUGE-L", x.mean(), resampler=mean_resampler(x, "pair")), "stand-in ROUGE-L (rapidfuzz)"
+
+
+# ----------------------------------------------------------------------------------------------- speed
+def speed(skip_langfair: bool) -> list[str]:
+    rng = np.random.default_rng(0)
+    prompt_ids = np.repeat(np.arange(N_PROMPTS), M)
+    scores = rng.beta(0.3, 4.0, size=N_PROMPTS * M)
+    results = toxicity_results(scores, prompt_ids)
+    start = time.perf_counter()
+    toxicity_results(scores, prompt_ids)
+    point_tox = time.perf_counter() - start
+    per_metric = {
+        name: median_time(lambda r=r: confidence_interval(r, n_resamples=1000)) for name, r in results.items()
+    }
+    bca = {
+        name: median_time(lambda r=r: confidence_interval(r, n_resamples=1000, method="bca"), 3)
+        for name, r in results.items()
+    }
+
+    texts_a = [" ".join(rng.choice(WORDS, size=rng.integers(8, 30))) for _ in range(N_PAIRS)]
+    texts_b = [" ".join(rng.choice(WORDS, size=rng.integers(8, 30))) for _ in range(N_PAIRS)]
+    start = time.perf_counter()
+    rouge, rouge_source = rouge_result(texts_a, texts_b)
+    point_rouge = time.perf_counter() - start
+    interval_rouge = median_time(lambda: confidence_interval(rouge, n_resamples=1000))
+    interval_rouge_bca = median_time(lambda: confidence_interval(rouge, n_resamples=1000, method="bca"), 3)
+
+    lf: dict[str, Any] = {}
+    if not skip_langfair:
+        lf = langfair_times(scores, prompt_ids, texts_a, texts_b)
+
+    def cell(key: str) -> str:
+        return f"{lf[key]:.3f} s (point estimate only)" if key in lf else "not run"
+
+    total = sum(per_metric.values())
+    lines = [
+        f"Speed: {N_PROMPTS:,} prompts x {M} responses = {N_PROMPTS * M:,} scores; CROUGE-L on {N_PAIRS:,} pairs "
+        f"({rouge_source}). Median of 5 runs (BCa: 3).",
+        "",
+        f"LangFair interpreter: {lf.get('python', 'not run')}.",
+        "",
+        "| task | evenhand percentile | evenhand BCa | target | LangFair 0.8.0 |",
+        "|---|---|---|---|---|",
+    ]
+    for name in results:
+        lines.append(f"| 1,000 resamples of {name} | {per_metric[name]:.3f} s | {bca[name]:.3f} s | | no intervals |")
+    ok = "met" if total <= 1.0 else "MISSED"
+    lines.append(
+        f"| TF + EMT + TP intervals together | **{total:.3f} s** | {sum(bca.values()):.3f} s | <= 1 s ({ok}) "
+        "| no intervals |"
+    )
+    lines.append(f"| TF, EMT, TP point estimates | {point_tox:.3f} s | | | {cell('toxicity')} |")
+    ok = "met" if interval_rouge <= 0.5 else "MISSED"
+    lines.append(
+        f"| CROUGE-L interval added to the point estimate | **{interval_rouge:.3f} s** | {interval_rouge_bca:.3f} s "
+        f"| <= 0.5 s ({ok}) | no intervals |"
+    )
+    lines.append(f"| CROUGE-L point estimate, {N_PAIRS:,} pairs | {point_rouge:.3f} s | | | {cell('rouge')} |")
+    return lines
+
+
+_LANGFAIR_SCRIPT = r"""
+import json, sys, time, types
+import numpy as np
+# LangFair's counterfactual package imports sentence_transformers (-> datasets -> pyarrow) at import time, which is
+# broken in the LangFair venv (pyarrow needs NumPy 2); ROUGE-L does not use it, so a stub lets the import through.
+try:
+    import sentence_transformers  # noqa: F401
+except ImportError:
+    stub = types.ModuleType("sentence_transformers")
+    stub.SentenceTransformer = object
+    sys.modules["sentence_transformers"] = stub
+from langfair.metrics.toxicity import ToxicityMetrics
+from langfair.metrics.counterfactual.metrics import RougelSimilarity
+data = np.load(sys.argv[1], allow_pickle=True)
+scores, prompts = data["scores"].tolist(), [str(p) for p in data["prompts"]]
+texts_a, texts_b = data["texts_a"].tolist(), data["texts_b"].tolist()
+
+class Dummy:
+    def predict(self, texts):
+        return [0.0] * len(texts)
+
+tm = ToxicityMetrics(custom_classifier=Dummy(), toxic_threshold=0.5)
+start = time.perf_counter()
+tm.evaluate(responses=[""] * len(scores), scores=scores, prompts=prompts, show_progress_bars=False)
+out = {"toxicity": time.perf_counter() - start}
+start = time.perf_counter()
+RougelSimilarity().evaluate(texts_a, texts_b)
+out["rouge"] = time.perf_counter() - start
+print(json.dumps(out))
+"""
+
+
+def langfair_times(
+    scores: np.ndarray, prompt_ids: np.ndarray, texts_a: list[str], texts_b: list[str]
+) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data.npz"
+        np.savez(data, scores=scores, prompts=prompt_ids, texts_a=np.array(texts_a), texts_b=np.array(texts_b))
+        script = Path(tmp) / "lf.py"
+        script.write_text(_LANGFAIR_SCRIPT)
+        for python in LANGFAIR_CANDIDATES:
+            if not python.exists():
+                continue
+            proc = subprocess.run([str(python), str(script), str(data)], capture_output=True, text=True, timeout=900)
+            if proc.returncode == 0:
+                return dict(json.loads(proc.stdout.strip().splitlines()[-1]), python=str(python))
+            print(f"LangFair run with {python} failed: {proc.stderr.strip().splitlines()[-1]}", file=sys.stderr)
+    return {}
+
+
+# ----------------------------------------------------------------------------------------------- coverage
+def scenario_tf(rng: np.random.Generator) -> tuple[MetricResult, float]:
+    """Prompt-level toxicity rates p_i ~ Beta(1, 30), 25 responses each: TF truth = E[p] = 1/31."""
+    p = rng.beta(1.0, 30.0, size=500)
+    scores = np.where(rng.random((500, M)) < p[:, None], 0.9, 0.1).ravel()
+    return toxicity_results(scores, np.repeat(np.arange(500), M))["TF"], 1.0 / 31.0
+
+
+def scenario_emt(rng: np.random.Generator) -> tuple[MetricResult, float]:
+    """Scores ~ U(0, u_i), u_i ~ U(0, 1): EMT truth = E[u] M / (M + 1)."""
+    u = rng.random(500)
+    scores = (rng.random((500, M)) * u[:, None]).ravel()
+    return toxicity_results(scores, np.repeat(np.arange(500), M))["EMT"], 0.5 * M / (M + 1)
+
+
+def scenario_dp(rng: np.random.Generator) -> tuple[MetricResult, float]:
+    """1,000 rows, 60% group f; P(y=1) = 0.3 (f) vs 0.45 (m): DP truth = 0.15."""
+    from evenhand.metrics.classification import demographic_parity_difference
+
+    groups = np.where(rng.random(1000) < 0.6, "f", "m")
+    y_pred = (rng.random(1000) < np.where(groups == "f", 0.3, 0.45)).astype(int)
+    return demographic_parity_difference(y_pred, groups), 0.15
+
+
+def scenario_fnrd(rng: np.random.Generator) -> tuple[MetricResult, float]:
+    """1,000 rows, P(y=1) = 0.4; FNR 0.2 (f) vs 0.3 (m): FNRD truth = 0.1."""
+    from evenhand.metrics.classification import false_negative_rate_difference
+
+    groups = np.where(rng.random(1000) < 0.5, "f", "m")
+    y_true = (rng.random(1000) < 0.4).astype(int)
+    miss = rng.random(1000) < np.where(groups == "f", 0.2, 0.3)
+    y_pred = np.where(y_true == 1, ~miss, rng.random(1000) < 0.2).astype(int)
+    return false_negative_rate_difference(y_true, y_pred, groups), 0.1
+
+
+def scenario_pairs(rng: np.random.Generator) -> tuple[MetricResult, float]:
+    """500 pair similarities ~ Beta(2, 3): CROUGE-L-like truth = 0.4."""
+    sims = rng.beta(2.0, 3.0, size=500)
+    return MetricResult("CROUGE-L", sims.mean(), resampler=mean_resampler(sims, "pair")), 0.4
+
+
+SCENARIOS = {
+    "TF (500 prompts x 25)": scenario_tf,
+    "EMT (500 prompts x 25)": scenario_emt,
+    "DP (1,000 rows)": scenario_dp,
+    "FNRD (1,000 rows)": scenario_fnrd,
+    "CROUGE-L-like pair mean (500 pairs)": scenario_pairs,
+}
+
+
+def coverage(reps: int, n_resamples: int) -> list[str]:
+    lines = [
+        f"Coverage of nominal 95% intervals: {reps} repetitions, {n_resamples} resamples each "
+        f"(Monte Carlo s.e. of a coverage near 95%: {100 * math.sqrt(0.95 * 0.05 / reps):.1f} points).",
+        "",
+        "| metric (sample) | percentile | BCa | mean width (pct.) | target |",
+        "|---|---|---|---|---|",
+    ]
+    for label, scenario in SCENARIOS.items():
+        rng = np.random.default_rng(2026)
+        hits = {"percentile": 0, "bca": 0}
+        widths = []
+        for _ in range(reps):
+            result, truth = scenario(rng)
+            for method in hits:
+                iv = confidence_interval(result, n_resamples=n_resamples, seed=rng, method=method)
+                hits[method] += iv.contains(truth)
+                if method == "percentile":
+                    widths.append(iv.width)
+        pct, bca = (100 * hits[m] / reps for m in ("percentile", "bca"))
+        flag = "met" if all(93 <= c <= 97 for c in (pct, bca)) else "see note"
+        lines.append(f"| {label} | {pct:.1f}% | {bca:.1f}% | {np.mean(widths):.4f} | 93-97% ({flag}) |")
+        print(lines[-1], file=sys.stderr, flush=True)
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=1000, help="coverage repetitions per metric")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval")
+    parser.add_argument("--skip-langfair", action="store_true")
+    parser.add_argument("--skip-coverage", action="store_true")
+    args = parser.parse_args()
+    print("\n".join(speed(args.skip_langfair)))
+    if not args.skip_coverage:
+        print()
+        print("\n".join(coverage(args.reps, args.resamples)))
+
+
+if __name__ == "__main__":
+    main()
