@@ -74,11 +74,276 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
         if not ftu.satisfied:
             cf = counterfactual_prompts(prompts, attribute=attribute)
             groups = tuple(cf.groups)
-            if cf.source_index is not None and len(cf.source_index):
-                example = " / ".join(f"{g}: {cf[g][0]}" for g in groups)
+            if len(cf):
+                example = " / ".join(f"{g}: {cf[g][0]}" for g in groups[:2])
         verdict = "yes" if ftu.satisfied else "no"
         table.add_row(attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
     return table
+
+
+def _summary_table(assessment: Any) -> Table:
+    table = Table(title=f"evenhand: {assessment.plan.use_case.name}")
+    for name in ("metric", "attribute", "groups", "value", "95% interval", "noise floor", "note"):
+        table.add_column(name, overflow="fold")
+    frame = assessment.metrics
+    for row in frame.itertuples(index=False):
+        interval = f"[{row.ci_low:.3f}, {row.ci_high:.3f}]" if row.ci_low == row.ci_low else "-"
+        floor = f"{row.noise_floor:.3f}" if row.noise_floor == row.noise_floor else "-"
+        value = f"{row.value:.3f}" if row.value == row.value else "NaN"
+        if row.passed is False:
+            value += " [red](fail)[/]"
+        table.add_row(row.metric, row.attribute or "-", row.comparison, value, interval, floor, row.reason or "")
+    return table
+
+
+def _write_outputs(assessment: Any, out: Path, html: bool = True) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    assessment.to_json(out / "results.json")
+    assessment.metrics.to_csv(out / "metrics.csv", index=False)
+    console.print(f"wrote {out / 'results.json'} and {out / 'metrics.csv'}")
+    if html:
+        assessment.to_html(out / "report.html")
+        console.print(f"wrote {out / 'report.html'}")
+
+
+def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool | None) -> ExitCode:
+    """Run a validated config; print the summary, write the outputs; return the exit code."""
+    from evenhand.pipeline.from_config import assess_config
+
+    if out is not None:
+        config.output.dir = out
+    try:
+        assessment = assess_config(config, limit=limit, progress=progress)
+    except (ValueError, TypeError, FileNotFoundError, KeyError) as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return ExitCode.BAD_INPUT
+    except Exception as exc:  # a model, scorer or server failed: report it, with a distinct exit code
+        err_console.print(f"[bold red]assessment failed:[/] {type(exc).__name__}: {exc}", highlight=False)
+        return ExitCode.RUNTIME_FAILURE
+    console.print(_summary_table(assessment))
+    for caveat in assessment.caveats:
+        console.print(f"[yellow]caveat:[/] {caveat}", highlight=False)
+    _write_outputs(assessment, config.output.dir, html=config.output.html)
+    if not assessment.passed:
+        failed = [c for c in assessment.threshold_checks if not c.passed]
+        for c in failed:
+            err_console.print(
+                f"[red]threshold failed:[/] {c.metric} ({c.attribute or 'all'}) = {c.value} not in "
+                f"[{c.min if c.min is not None else '-inf'}, {c.max if c.max is not None else 'inf'}] {c.reason}"
+            )
+        return ExitCode.THRESHOLD_FAILED
+    return ExitCode.OK
+
+
+def _load(path: Path) -> Any:
+    from evenhand.config import ConfigError, load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+
+
+@app.command()
+def assess(
+    config: Annotated[Path, typer.Argument(help="Config file (.yaml, .yml or .toml); see docs/cli.md.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (overrides output.dir).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N prompts (a quick trial run).", min=1)] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (overrides model).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name (with --base-url) or local model path.")] = None,
+    count: Annotated[int | None, typer.Option(help="Responses per prompt (overrides generation.count).", min=1)] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="Hide progress bars.")] = False,
+) -> None:
+    """Run the assessment a config file describes; write results.json, metrics.csv and report.html."""
+    cfg = _load(config)
+    if base_url is not None or model is not None:
+        update: dict[str, Any] = {"model": model or cfg.model.model}
+        if base_url is not None:
+            update |= {"provider": "openai", "base_url": base_url}
+        try:
+            cfg.model = type(cfg.model).model_validate(cfg.model.model_dump() | update)
+        except ValueError as exc:
+            raise _fail(f"--base-url/--model: {exc}", ExitCode.BAD_INPUT) from None
+    if count is not None:
+        cfg.generation.count = count
+    raise typer.Exit(int(_run_config(cfg, out, limit, False if no_progress else None)))
+
+
+@app.command()
+def metrics(
+    responses: Annotated[Path, typer.Argument(help="Responses table: CSV, TSV, JSONL, JSON or Parquet.")],
+    task: Annotated[str, typer.Option(help="text_generation, summarization, classification or recommendation.")] = (
+        "text_generation"
+    ),
+    attribute: Annotated[
+        list[str] | None, typer.Option("--attribute", "-a", help="Protected attribute(s) (default: gender, race).")
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Config with the use-case answers and settings.")] = None,
+    prompt_column: Annotated[str, typer.Option(help="Column with the prompt.")] = "prompt",
+    response_column: Annotated[str, typer.Option(help="Column with the response.")] = "response",
+    label_column: Annotated[str | None, typer.Option(help="Classification: ground-truth column.")] = None,
+    group_column: Annotated[str | None, typer.Option(help="Classification: the person's group column.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("evenhand-out"),
+    html: Annotated[bool, typer.Option(help="Also write report.html.")] = True,
+    ci: Annotated[float | None, typer.Option(help="Interval level (0 for none).")] = 0.95,
+) -> None:
+    """Metrics from your own responses (no model is called): one row per response, with columns prompt and
+    response, plus attribute and group for responses to counterfactual prompts."""
+    from evenhand.config import ConfigError, parse_config
+
+    if config is not None:
+        cfg = _load(config)
+        data = cfg.model_dump(mode="python")
+    else:
+        data = {"use_case": {"task": task}}
+        if attribute:
+            data["use_case"]["attributes"] = list(attribute)
+        data["statistics"] = {"ci": ci if ci else None}
+    data["prompts"] = {"items": ["(from the responses file)"]}
+    data["responses"] = {
+        "path": responses.resolve(),
+        "prompt_column": prompt_column,
+        "response_column": response_column,
+        "label_column": label_column,
+        "person_group_column": group_column,
+    }
+    data["output"] = {**data.get("output", {}), "dir": out, "html": html}
+    try:
+        cfg = parse_config(data, source=str(config or "options"))
+    except ConfigError as exc:
+        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+    raise typer.Exit(int(_run_config(cfg, out, None, False)))
+
+
+@app.command()
+def report(
+    results: Annotated[Path, typer.Argument(help="results.json written by evenhand assess / metrics.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="HTML file (default: next to the JSON).")] = None,
+) -> None:
+    """Turn a results.json into the self-contained HTML report."""
+    from evenhand.pipeline.assessment import load_results
+    from evenhand.report import write_html
+
+    try:
+        doc = load_results(results)
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+    path = write_html(doc, out or results.with_name("report.html"))
+    console.print(f"wrote {path}")
+
+
+_TASKS = ["text_generation", "summarization", "classification", "recommendation"]
+
+
+def _ask_bool(question: str, given: bool | None, interactive: bool, default: bool | None) -> bool | None:
+    if given is not None or not interactive:
+        return given if given is not None else default
+    answer = typer.prompt(f"{question} [y/n/skip]", default="skip" if default is None else ("y" if default else "n"))
+    return {"y": True, "yes": True, "n": False, "no": False}.get(str(answer).strip().lower())
+
+
+@app.command()
+def plan(
+    config: Annotated[Path | None, typer.Argument(help="Config file to read the answers from.")] = None,
+    task: Annotated[str | None, typer.Option(help="|".join(_TASKS))] = None,
+    prompts: Annotated[Path | None, typer.Option(help="Prompts file, to check FTU (CSV/JSONL/Parquet/txt).")] = None,
+    attribute: Annotated[list[str] | None, typer.Option("--attribute", "-a", help="gender and/or race.")] = None,
+    mentions_groups: Annotated[
+        bool | None, typer.Option("--mentions-groups/--no-mentions-groups", help="Prompts mention groups (no file).")
+    ] = None,
+    invariance: Annotated[
+        bool | None, typer.Option("--invariance/--no-invariance", help="Counterfactual invariance is desired.")
+    ] = None,
+    content_may_differ: Annotated[
+        bool | None, typer.Option("--content-may-differ/--same-content", help="Content ought to differ by group.")
+    ] = None,
+    prevalence_parity: Annotated[
+        bool | None, typer.Option("--prevalence-parity/--no-prevalence-parity", help="Equal predicted prevalence.")
+    ] = None,
+    intervention: Annotated[str | None, typer.Option(help="assistive or punitive (classification).")] = None,
+    person_level: Annotated[
+        bool | None, typer.Option("--person-level/--not-person-level", help="Each input is a person.")
+    ] = None,
+    interactive: Annotated[
+        bool | None, typer.Option("--ask/--no-ask", help="Ask the questions (default: when on a terminal).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+) -> None:
+    """Which metrics fit your use case, and why (the paper's decision framework, section 4)."""
+    import json
+
+    from pydantic import ValidationError
+
+    from evenhand.framework import UseCase
+    from evenhand.framework import plan as make_plan
+
+    ask = sys.stdin.isatty() if interactive is None else interactive
+    try:
+        if config is not None:
+            cfg = _load(config)
+            from evenhand.pipeline.from_config import _prompts
+
+            use_case = cfg.use_case_with(_prompts(cfg, None)[0])
+        else:
+            if task is None:
+                if not ask:
+                    raise _fail("--task is required (or a config file, or --ask)", ExitCode.BAD_INPUT)
+                task = typer.prompt(f"Task ({', '.join(_TASKS)})", default="text_generation")
+            fields: dict[str, Any] = {"task": task}
+            if attribute:
+                fields["attributes"] = list(attribute)
+            if prompts is not None:
+                from evenhand.pipeline.io import read_table
+
+                rows = read_table(prompts)
+                col = "prompt" if "prompt" in rows.columns else str(rows.columns[0])
+                fields["prompts"] = [str(p) for p in rows[col].tolist()]
+            elif mentions_groups is None and ask:
+                fields["mentions_protected_groups"] = _ask_bool(
+                    "Do the prompts mention protected groups (e.g. she/he, race terms)?", None, True, True
+                )
+            else:
+                fields["mentions_protected_groups"] = mentions_groups
+            norm = UseCase.model_validate({"task": task}).task
+            if norm in ("text_generation", "summarization", "recommendation"):
+                fields["counterfactual_invariance"] = _ask_bool(
+                    "Should responses stay the same when only the group mentioned changes?", invariance, ask, True
+                )
+            if norm in ("text_generation", "summarization"):
+                fields["content_may_differ"] = _ask_bool(
+                    "Is content expected to differ across groups (e.g. clinical)?", content_may_differ, ask, False
+                )
+            if norm == "classification":
+                fields["person_level"] = _ask_bool("Does each input correspond to a person?", person_level, ask, None)
+                fields["prevalence_parity"] = _ask_bool(
+                    "Should predicted prevalence be equal across groups?", prevalence_parity, ask, None
+                )
+                if intervention is None and ask:
+                    intervention = typer.prompt("Interventions: assistive, punitive or skip", default="skip")
+                fields["intervention"] = None if intervention in (None, "", "skip") else intervention
+            use_case = UseCase(**fields)
+        result = make_plan(use_case)
+    except ValidationError as exc:
+        from evenhand.config import format_errors
+
+        raise _fail(format_errors("use case", exc), ExitCode.BAD_INPUT) from None
+    except (ValueError, FileNotFoundError) as exc:
+        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+    if as_json:
+        console.print_json(json.dumps(result.to_dict(), default=str))
+        return
+    table = Table(title=f"Plan: {use_case.task.replace('_', ' ')}")
+    for name in ("metric", "attribute", "reason"):
+        table.add_column(name, overflow="fold")
+    for m in result.metrics:
+        table.add_row(m.name, m.attribute or "-", m.reason)
+    for f in result.ftu.values():
+        console.print(f"- {f.describe()}", highlight=False)
+    console.print(table)
+    for n in result.not_applicable:
+        console.print(f"[dim]not applicable:[/] {n.family} ({n.attribute or 'all'}): {n.reason}", highlight=False)
+    for note in result.notes:
+        console.print(f"[dim]note:[/] {note}", highlight=False)
 
 
 @app.command()
@@ -93,22 +358,21 @@ def demo(
     count: Annotated[int | None, typer.Option(help="Responses per prompt (and per group).", min=1)] = None,
 ) -> None:
     """Assess the bundled customer-outreach demo use case offline with the embedded SmolLM2 model."""
-    from evenhand.pipeline.io import demo_prompts
+    from evenhand.pipeline.io import demo_dir, demo_prompts
 
     prompts = [str(p) for p in demo_prompts()["prompt"].tolist()][:limit]
-    console.print(f"evenhand demo: {len(prompts)} customer-outreach prompts (bundled)")
-    try:
-        console.print(_ftu_table(prompts, ["gender", "race"]))
-    except ImportError as exc:
-        raise _fail(f"the text core is not available: {exc}", ExitCode.RUNTIME_FAILURE) from exc
+    console.print(f"evenhand demo: {len(prompts)} customer-outreach prompts (bundled in {demo_dir()})")
+    console.print(_ftu_table(prompts, ["gender", "race"]))
     if ftu_only:
         return
-    raise typer.Exit(int(_run_demo(out=out, limit=limit, count=count)))
-
-
-def _run_demo(out: Path, limit: int | None, count: int | None) -> ExitCode:
-    console.print("[yellow]the end-to-end demo assessment is not wired yet; ran the FTU step only[/]")
-    return ExitCode.OK
+    cfg = _load(demo_dir() / "demo.yaml")
+    if count is not None:
+        cfg.generation.count = count
+    console.print(
+        "generating responses with SmolLM2-135M-Instruct (offline, CPU); to assess your own model, copy "
+        f"{demo_dir() / 'demo.yaml'} and set model.provider/base_url/model (see docs/cli.md)"
+    )
+    raise typer.Exit(int(_run_config(cfg, out, limit, None)))
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -198,7 +198,7 @@ class AssessConfig(_Section):
         return data
 
 
-def _format_errors(source: str, exc: ValidationError) -> str:
+def format_errors(source: str, exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
@@ -213,7 +213,7 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
     try:
         config = AssessConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_format_errors(source, exc)) from None
+        raise ConfigError(format_errors(source, exc)) from None
     return config.resolve_paths(base) if base is not None else config
 
 

@@ -442,7 +442,7 @@ def _plan_classification(
                     left_out,
                 )
             )
-    if uc.prevalence_parity is None or uc.intervention is None:
+    if uc.prevalence_parity is None or (uc.prevalence_parity is False and uc.intervention is None):
         notes.append(
             "answer prevalence_parity and intervention (assistive/punitive) to narrow the classification metrics"
         )

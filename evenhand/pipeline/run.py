@@ -14,8 +14,10 @@ import pandas as pd
 from evenhand.framework import Plan, UseCase, plan
 from evenhand.pipeline.assessment import Assessment, check_thresholds
 from evenhand.pipeline.collect import (
+    FRAME_COLUMNS,
     counterfactual_requests,
     frame_from_lists,
+    frame_from_table,
     generate_frame,
     ok_rows,
     original_requests,
@@ -127,6 +129,14 @@ def assess(
     (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class. Recommendation parses
     each answer into ``k`` items with ``list_parser(text, k)``.
 
+    Bring your own responses with ``responses``: a list of ``len(prompts) * m`` texts (prompt-major), or a
+    table with columns ``prompt, response`` and, for counterfactual responses, ``attribute, group`` (and
+    optionally ``sample``); ``counterfactual_responses={attribute: {group: texts}}`` aligned with
+    :func:`evenhand.counterfactual_prompts`. ``store`` is the SQLite file that makes generation resumable (None
+    keeps nothing on disk); ``generation_options`` go to :func:`evenhand.generation.generate` (temperature,
+    max_tokens, seed, concurrency, rate limits). ``thresholds`` are pass/fail rules (objects with ``metric``,
+    ``attribute``, ``min``, ``max``) reported in ``Assessment.threshold_checks``.
+
     Returns:
         :class:`Assessment` with ``.metrics`` (DataFrame), ``.responses`` (response-level data),
         ``.to_json()`` and ``.to_html()``.
@@ -142,11 +152,12 @@ def assess(
 
     byo_table = responses if isinstance(responses, pd.DataFrame) else None
     if byo_table is not None:
-        from evenhand.pipeline.collect import frame_from_table
-
-        table_prompts, frame = frame_from_table(byo_table, use_case.attribute_specs)
-        if not use_case.prompts:
-            use_case = use_case.model_copy(update={"prompts": table_prompts})
+        if set(FRAME_COLUMNS) <= set(byo_table.columns):  # already a response frame (e.g. from a config)
+            frame = byo_table
+        else:
+            table_prompts, frame = frame_from_table(byo_table, use_case.attribute_specs)
+            if not use_case.prompts:
+                use_case = use_case.model_copy(update={"prompts": table_prompts})
     if not use_case.prompts:
         raise ValueError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
     prompts = use_case.prompts
