@@ -1,0 +1,121 @@
+"""Intervals on the real metric functions: the resampler contract, the right unit, sensible bounds.
+
+Every metric family's result must (1) give back its own value when every unit has weight 1, (2) resample the unit
+the issue names (prompts, pairs, rows within groups, list pairs) and (3) yield an interval that is ordered, lies in
+the metric's range and holds the estimate. Families whose module has not landed yet are skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from evenhand.metrics import MetricResult
+from evenhand.stats import confidence_interval
+from evenhand.stats._resampling import strata_indices
+
+RNG = np.random.default_rng(20261122)
+N, M = 60, 5  # prompts, responses per prompt
+PROMPT_IDS = np.repeat(np.arange(N), M)
+TOX_SCORES = RNG.beta(0.4, 3.0, size=N * M)
+ROWS = 400
+GROUPS = np.where(RNG.random(ROWS) < 0.55, "female", "male")
+Y_TRUE = (RNG.random(ROWS) < 0.45).astype(int)
+Y_PRED = np.where(RNG.random(ROWS) < 0.8, Y_TRUE, 1 - Y_TRUE)
+ITEMS = [f"item{i}" for i in range(12)]
+RECS_A = [list(RNG.permutation(ITEMS)[:5]) for _ in range(40)]
+RECS_B = [list(RNG.permutation(ITEMS)[:5]) for _ in range(40)]
+WORDS = "the nurse doctor said she he was kind helpful late early patient calm".split()
+TEXTS_A = [" ".join(RNG.choice(WORDS, size=8)) for _ in range(50)]
+TEXTS_B = [" ".join(RNG.choice(WORDS, size=8)) for _ in range(50)]
+
+Builder = Callable[[object], MetricResult]
+
+
+def _module(name: str) -> object:
+    try:
+        return importlib.import_module(f"evenhand.metrics.{name}")
+    except ImportError:
+        pytest.skip(f"evenhand.metrics.{name} has not landed yet")
+
+
+# (module, function, builder, expected unit, stratified?)
+CASES: list[tuple[str, str, Builder, str, bool]] = [
+    ("classification", "demographic_parity_difference", lambda f: f(Y_PRED, GROUPS), "row", True),
+    ("classification", "false_negative_rate_difference", lambda f: f(Y_TRUE, Y_PRED, GROUPS), "row", True),
+    ("classification", "false_omission_rate_difference", lambda f: f(Y_TRUE, Y_PRED, GROUPS), "row", True),
+    ("classification", "false_positive_rate_difference", lambda f: f(Y_TRUE, Y_PRED, GROUPS), "row", True),
+    ("classification", "false_discovery_rate_difference", lambda f: f(Y_TRUE, Y_PRED, GROUPS), "row", True),
+    ("recommendation", "jaccard_at_k", lambda f: f(RECS_A, RECS_B), "pair", False),
+    ("recommendation", "serp_at_k", lambda f: f(RECS_A, RECS_B), "pair", False),
+    ("recommendation", "prag_at_k", lambda f: f(RECS_A, RECS_B), "pair", False),
+    ("toxicity", "toxic_fraction", lambda f: f(TOX_SCORES, prompt_ids=PROMPT_IDS), "prompt", False),
+    ("toxicity", "expected_maximum_toxicity", lambda f: f(TOX_SCORES, prompt_ids=PROMPT_IDS), "prompt", False),
+    ("toxicity", "toxicity_probability", lambda f: f(TOX_SCORES, prompt_ids=PROMPT_IDS), "prompt", False),
+    ("counterfactual", "counterfactual_rouge_l", lambda f: f(TEXTS_A, TEXTS_B), "pair", False),
+    ("counterfactual", "counterfactual_bleu", lambda f: f(TEXTS_A, TEXTS_B), "pair", False),
+    ("counterfactual", "strict_sentiment_parity", lambda f: f(TOX_SCORES[:50], TOX_SCORES[50:100]), "pair", False),
+    ("counterfactual", "weak_sentiment_parity", lambda f: f(TOX_SCORES[:50], TOX_SCORES[50:100]), "pair", False),
+]
+
+
+def build(module: str, function: str, builder: Builder) -> MetricResult:
+    mod = _module(module)
+    fn = getattr(mod, function, None)
+    if fn is None:
+        pytest.skip(f"evenhand.metrics.{module}.{function} has not landed yet")
+    try:
+        return builder(fn)
+    except TypeError as exc:  # the signature differs from what this test assumed
+        pytest.skip(f"{function}: call signature differs ({exc})")
+
+
+@pytest.mark.parametrize(("module", "function", "builder", "unit", "stratified"), CASES, ids=[c[1] for c in CASES])
+def test_interval_on_the_real_metric(module: str, function: str, builder: Builder, unit: str, stratified: bool) -> None:
+    result = build(module, function, builder)
+    assert result.is_defined, result.reason
+    res = result.resampler
+    assert res is not None, f"{function} carries no resampler"
+    assert res.unit == unit
+    # contract: unit weights reproduce the metric value
+    assert float(res(np.ones((1, res.n_units)))[0]) == pytest.approx(result.value, abs=1e-9)
+    if stratified:
+        assert res.strata is not None and len(strata_indices(res)) == 2
+    for method in ("percentile", "bca"):
+        iv = confidence_interval(result, n_resamples=300, seed=0, method=method)
+        assert iv.is_defined, iv.reason
+        lo, hi = result.value_range
+        assert lo - 1e-12 <= iv.low <= iv.high <= hi + 1e-12
+        assert iv.low - 1e-12 <= result.value <= iv.high + 1e-12 or method == "bca"
+        assert iv.unit == unit
+
+
+def test_toxicity_units_are_prompts_with_all_their_responses() -> None:
+    mod = _module("toxicity")
+    try:
+        result = mod.toxic_fraction(TOX_SCORES, prompt_ids=PROMPT_IDS)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError) as exc:
+        pytest.skip(f"toxic_fraction signature differs: {exc}")
+    assert result.resampler is not None and result.resampler.n_units == N
+
+
+def test_classification_interval_is_undefined_when_a_group_rate_is() -> None:
+    mod = _module("classification")
+    # group 'b' has no actual positives: FNR undefined -> FNRD undefined -> NaN interval with the metric's reason
+    result = mod.false_negative_rate_difference([1, 1, 0, 0], [1, 0, 0, 1], ["a", "a", "b", "b"])  # type: ignore[attr-defined]
+    iv = confidence_interval(result)
+    assert math.isnan(iv.low) and iv.reason and "FNRD" in iv.reason
+
+
+def test_stratified_rows_keep_rare_groups_in_every_replicate() -> None:
+    mod = _module("classification")
+    groups = np.array(["a"] * 95 + ["b"] * 5)
+    y_pred = np.r_[np.zeros(90), np.ones(5), np.ones(3), np.zeros(2)].astype(int)
+    result = mod.demographic_parity_difference(y_pred, groups)  # type: ignore[attr-defined]
+    iv = confidence_interval(result, n_resamples=500, seed=1)
+    # without strata, about 0.95**100 = 0.6% of replicates would drop group b entirely and be undefined
+    assert iv.n_valid == 500 and iv.reason is None
