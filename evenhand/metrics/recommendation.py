@@ -165,29 +165,35 @@ class _PairValues:
     prag_21: FloatArray
 
 
-def _pair_values(a: IntArray, b: IntArray) -> _PairValues:
-    """Per-pair Jaccard and both directions of ψ (SERP) and η (PRAG), vectorised in row chunks."""
+def _pair_values(a: IntArray, b: IntArray, metrics: Iterable[str] = ("jaccard", "serp", "prag")) -> _PairValues:
+    """Per-pair Jaccard and both directions of ψ (SERP) and η (PRAG), vectorised in row chunks.
+
+    Only the requested metrics are computed; the others are left NaN.
+    """
+    wanted = set(metrics)
     n, k = a.shape
     weights = (k - np.arange(k)).astype(np.float64)  # K − rank + 1 with 1-based ranks
     serp_norm = k * (k + 1) / 2
     prag_norm = k * (k - 1) / 2
     before = np.triu(np.ones((k, k), dtype=bool), 1)  # r1 < r2: v1 ranked before v2 in the scanned list
-    out = {f: np.empty(n) for f in ("jaccard", "serp_12", "serp_21", "prag_12", "prag_21")}
+    out = {f: np.full(n, np.nan) for f in ("jaccard", "serp_12", "serp_21", "prag_12", "prag_21")}
     step = max(1, _CHUNK_CELLS // (k * k))
     for start in range(0, n, step):
         sl = slice(start, start + step)
         equal = a[sl, :, None] == b[sl, None, :]  # equal[i, r, s]: item r of R' is item s of R''
         in_b = equal.any(axis=2)
+        if "jaccard" in wanted:
+            inter = np.count_nonzero(in_b, axis=1)
+            out["jaccard"][sl] = inter / (2 * k - inter)
+        if wanted.isdisjoint({"serp", "prag"}):
+            continue
         in_a = equal.any(axis=1)
-        inter = in_b.sum(axis=1)
-        out["jaccard"][sl] = inter / (2 * k - inter)
-        out["serp_12"][sl] = in_b @ weights / serp_norm
-        out["serp_21"][sl] = in_a @ weights / serp_norm
-        if k > 1:
+        if "serp" in wanted:
+            out["serp_12"][sl] = in_b @ weights / serp_norm
+            out["serp_21"][sl] = in_a @ weights / serp_norm
+        if "prag" in wanted and k > 1:
             out["prag_12"][sl] = _rank_agreements(equal.argmax(axis=2), in_b, k, before) / prag_norm
             out["prag_21"][sl] = _rank_agreements(equal.argmax(axis=1), in_a, k, before) / prag_norm
-        else:
-            out["prag_12"][sl] = out["prag_21"][sl] = np.nan
     return _PairValues(**out)
 
 
@@ -195,7 +201,7 @@ def _rank_agreements(position: IntArray, present: npt.NDArray[np.bool_], k: int,
     """Count r1 < r2 with item r1 present in the other list and placed before item r2 there (absent = last)."""
     pos = np.where(present, position, k)
     agree = (pos[:, :, None] < pos[:, None, :]) & present[:, :, None] & before
-    return np.asarray(agree.sum(axis=(1, 2)))
+    return np.count_nonzero(agree.reshape(len(pos), -1), axis=1)
 
 
 _DOCS = {
@@ -255,7 +261,7 @@ def _pairwise(
             f"{len(side1)} vs {len(side2)}"
         )
     a, b = _encode([side1, side2], ["recs1", "recs2"], k, normalize, duplicates)
-    values = _pair_values(a, b)
+    values = _pair_values(a, b, metrics)
     params = {"k": a.shape[1], "normalize": bool(normalize) if not callable(normalize) else "custom"}
     params["duplicates"] = duplicates
     return {METRIC_NAMES[m]: _pair_result(m, _per_pair(values, m), a.shape[1], params) for m in metrics}
@@ -398,7 +404,7 @@ def sensitive_to_neutral_similarity(
     )
     ref, per_group = encoded[0], encoded[1:]
     big_k = ref.shape[1]
-    values = [_pair_values(ids, ref) for ids in per_group]
+    values = [_pair_values(ids, ref, chosen) for ids in per_group]
     results = {}
     for metric in chosen:
         sims = np.vstack([_per_pair(v, metric, symmetric) for v in values])  # (groups, prompts)
