@@ -26,6 +26,7 @@ class CountingLength:
         return [len(t) / (len(t) + 10) for t in texts]
 
 
+@pytest.mark.slow
 def test_import_scorers_does_not_pull_torch() -> None:
     code = (
         "import sys, evenhand.scorers as s; s.get_toxicity_scorer; s.get_sentiment_scorer; s.get_embedder; "
@@ -103,6 +104,7 @@ def test_bad_options() -> None:
         get_toxicity_scorer(None, device="gpu")
 
 
+@pytest.mark.slow
 def test_resolve_device_on_cpu_machine() -> None:
     assert resolve_device("cpu") == "cpu"
     assert resolve_device("auto") in ("cpu", "cuda", "mps")
@@ -174,3 +176,26 @@ def test_engine_is_permutation_equivariant(texts: list[str], rnd: object) -> Non
     rnd.shuffle(order)  # type: ignore[attr-defined]
     scorer = CallableScorer(CountingLength())
     np.testing.assert_allclose(scorer([texts[i] for i in order]), scorer(texts)[order])
+
+
+def test_stereotype_factory_without_models() -> None:
+    from evenhand.scorers import get_stereotype_scorer
+
+    plain = get_stereotype_scorer(lambda texts: [0.3] * len(texts))
+    assert plain(["a"]).tolist() == [0.3]
+    with pytest.raises(ValueError, match="category="):
+        get_stereotype_scorer(lambda texts: [0.3] * len(texts), category="gender")
+    with pytest.raises(ValueError, match="category="):
+        get_stereotype_scorer(plain, category="gender")
+    with pytest.raises(TypeError, match="stereotype"):
+        get_stereotype_scorer(12)
+
+
+@given(st.lists(st.lists(st.floats(0, 1), min_size=3, max_size=3), min_size=1, max_size=4))
+def test_max_scorer_dominates_each_member(columns: list[list[float]]) -> None:
+    texts = ["a", "b", "c"]
+    members = [CallableScorer(lambda t, c=c: c) for c in columns]
+    combined = MaxScorer(members)(texts)
+    for c in columns:
+        assert np.all(combined >= np.asarray(c))
+    assert np.allclose(combined, np.max(np.asarray(columns), axis=0))
