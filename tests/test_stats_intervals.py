@@ -246,3 +246,16 @@ def test_ratio_interval_is_a_valid_fraction(counts: np.ndarray, seed: int) -> No
     iv = confidence_interval(r, n_resamples=100, seed=seed)
     assert 0.0 <= iv.low <= iv.high <= 1.0
     assert iv.n_valid == 100
+
+
+def test_interval_table_one_row_per_metric() -> None:
+    from evenhand.stats import interval_table
+
+    a, b = mean_result(np.arange(10.0)), undefined("FNRD", "no positives")
+    table = interval_table({"EMT": a, "FNRD": b}, n_resamples=100)
+    assert table["metric"].tolist() == ["EMT", "FNRD"]
+    assert table.loc[0, "low"] == confidence_interval(a, n_resamples=100).low
+    assert math.isnan(table.loc[1, "low"]) and "no positives" in table.loc[1, "reason"]
+    assert interval_table([a], n_resamples=100)["metric"].tolist() == ["M"]
+    with pytest.raises(TypeError, match="MetricResult"):
+        interval_table({"x": 0.3})  # type: ignore[dict-item]

@@ -7,7 +7,7 @@ See docs/uncertainty.md.
 
 from __future__ import annotations
 
-from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval
+from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval, interval_table
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores
 from evenhand.stats._permutation import (
@@ -25,6 +25,7 @@ __all__ = [
     "bootstrap_distribution",
     "confidence_interval",
     "counterfactual_sentiment_test",
+    "interval_table",
     "noise_floor",
     "noise_floor_from_scores",
     "pairwise_rate_tests",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler
 from evenhand.stats._resampling import (
@@ -194,3 +195,39 @@ def bootstrap_distribution(result: MetricResult | Resampler, n_resamples: int = 
     if resampler is None:
         raise ValueError(f"{getattr(result, 'name', 'the result')} carries no resampler; it cannot be bootstrapped")
     return bootstrap_replicates(resampler, n_resamples, as_generator(seed))
+
+
+def interval_table(
+    results: Mapping[str, MetricResult] | Iterable[MetricResult],
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    method: str = "percentile",
+) -> pd.DataFrame:
+    """One row per metric: ``metric, value, low, high, level, method, unit, n_valid, reason``.
+
+    Each metric gets its own generator seeded with ``seed``, so a metric's interval does not depend on which other
+    metrics are in the table.
+    """
+    items = list(results.items()) if isinstance(results, Mapping) else [(r.name, r) for r in results]
+    rows = []
+    for label, result in items:
+        if not isinstance(result, MetricResult):
+            raise TypeError(f"results[{label!r}] is {type(result).__name__}, expected a MetricResult")
+        iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+        reason = iv.reason if iv.reason is not None else result.reason
+        rows.append(
+            {
+                "metric": label,
+                "value": result.value,
+                "low": iv.low,
+                "high": iv.high,
+                "level": iv.level,
+                "method": iv.method,
+                "unit": iv.unit,
+                "n_valid": iv.n_valid,
+                "reason": reason,
+            }
+        )
+    columns = ["metric", "value", "low", "high", "level", "method", "unit", "n_valid", "reason"]
+    return pd.DataFrame.from_records(rows, columns=columns)
