@@ -57,6 +57,17 @@ def median_time(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
+def interleaved_times(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Median seconds of each function, running them in turn so that load changes on a shared machine hit all."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def run_langfair(code: str, data: Any = None, timeout: int = 900) -> dict[str, Any]:
     """Run ``code`` in the LangFair venv with ``data`` as JSON on stdin; it prints one JSON object last."""
     if not LANGFAIR_PY.exists():
@@ -81,8 +92,8 @@ def bench_toxicity(n: int, repeat: int) -> list[str]:
 
     texts = corpus(n)
     scorer = get_toxicity_scorer()  # no in-memory memo: every call scores again (only the opt-in disk cache keeps)
-    ours = median_time(lambda: scorer(texts), repeat)
-    raw = median_time(lambda: predict_prob(texts), repeat)
+    timed = interleaved_times({"ours": lambda: scorer(texts), "raw": lambda: predict_prob(texts)}, repeat)
+    ours, raw = timed["ours"], timed["raw"]
     assert np.allclose(scorer(texts), predict_prob(texts))
     lf = run_langfair(
         """
@@ -162,16 +173,21 @@ def bench_embedder(n: int, n_prompts: int, repeat: int) -> list[str]:
     model = SentenceTransformer(path, device="cpu")
     emb = get_embedder(None, device="cpu")
     model.encode(texts[:64])  # warm-up
-    raw = median_time(lambda: model.encode(texts, show_progress_bar=False), repeat)
-    ours = median_time(lambda: emb.encode(texts), repeat)
+    timed = interleaved_times(
+        {"raw": lambda: model.encode(texts, show_progress_bar=False), "ours": lambda: emb.encode(texts)}, repeat
+    )
+    raw, ours = timed["raw"], timed["ours"]
     assert np.allclose(emb.encode(texts[:50]), model.encode(texts[:50]), atol=1e-5)
 
     # 25 identical responses per prompt (temperature 0, or a model that repeats itself).
     distinct = corpus(n_prompts, seed=3)
     repeated = [t for t in distinct for _ in range(25)]
     dedup_emb = get_embedder(None, device="cpu")
-    ours_rep = median_time(lambda: dedup_emb.encode(repeated), repeat)
-    raw_rep = median_time(lambda: model.encode(repeated, show_progress_bar=False), repeat)
+    timed = interleaved_times(
+        {"raw": lambda: model.encode(repeated, show_progress_bar=False), "ours": lambda: dedup_emb.encode(repeated)},
+        repeat,
+    )
+    raw_rep, ours_rep = timed["raw"], timed["ours"]
     half = len(repeated) // 2
     lf = run_langfair(
         f"""
@@ -242,7 +258,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller inputs, one repeat (smoke test)")
     args = parser.parse_args()
-    repeat = 1 if args.quick else 3
+    repeat = 1 if args.quick else 5
     scale = 10 if args.quick else 1
     import torch
 
