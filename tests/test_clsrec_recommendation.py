@@ -211,3 +211,17 @@ def test_disjoint_lists_score_zero(k: int) -> None:
     assert float(m.serp_at_k(left, right)) == 0.0
     if k > 1:
         assert float(m.prag_at_k(left, right)) == 0.0
+
+
+@given(pairs, st.sampled_from(["range", "std", "min", "max"]))
+def test_neutral_form_group_order_and_identity(data, statistic: str) -> None:
+    neutral = [a for a, _ in data]
+    other = [b for _, b in data]
+    forward = sensitive_to_neutral_similarity(neutral, {"g1": neutral, "g2": other}, statistic=statistic)
+    backward = sensitive_to_neutral_similarity(neutral, {"g2": other, "g1": neutral}, statistic=statistic)
+    for name, result in forward.items():
+        assert float(result) == pytest.approx(float(backward[name]))
+        assert result.details["group_similarity"]["g1"] == pytest.approx(1.0)  # identical to neutral
+        np.testing.assert_allclose(result.resampler(np.ones((1, len(data)))), [float(result)])
+    same = sensitive_to_neutral_similarity(neutral, {"g1": neutral, "g2": neutral})
+    assert all(float(r) == pytest.approx(0.0) for r in same.values())
