@@ -235,3 +235,9 @@ def test_detoxify_offline_error(monkeypatch: pytest.MonkeyPatch) -> None:
         DetoxifyToxicity("tiny")
     with pytest.raises(ModelUnavailableError, match="checkpoint="):
         get_toxicity_scorer("detoxify-original", device="cpu")
+
+
+def test_long_texts_are_truncated_not_fatal(toxic_model: Path) -> None:
+    long_text = " ".join(["the nurse is nice ."] * 200)  # far beyond the tiny model's 64 positions
+    out = get_toxicity_scorer(toxic_model, device="cpu")([long_text, "he was awful !"])
+    assert out.shape == (2,) and np.all((out >= 0) & (out <= 1))

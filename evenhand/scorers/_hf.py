@@ -55,8 +55,12 @@ class HFClassifier:
         config = self.model.config
         self.labels: list[str] = [str(config.id2label[i]) for i in range(config.num_labels)]
         self.multi_label = getattr(config, "problem_type", None) == "multi_label_classification"
-        limit = getattr(self.tokenizer, "model_max_length", _MAX_LENGTH) or _MAX_LENGTH
-        self.max_length = int(min(limit, _MAX_LENGTH))
+        # Tokenizers often report a huge model_max_length; the position table is the real limit.
+        limits = [getattr(self.tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
+        self.max_length = int(min([_MAX_LENGTH, *(x for x in limits if isinstance(x, int) and x > 0)]))
+        if self.tokenizer.pad_token is None and self.tokenizer.eos_token is not None:  # GPT-style classifiers
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+            config.pad_token_id = self.tokenizer.eos_token_id
 
     def predict_proba(self, texts: list[str]) -> npt.NDArray[np.float64]:
         torch = require("torch")
