@@ -307,3 +307,11 @@ def test_group_memo_follows_content() -> None:
     second = m.demographic_parity_difference([1, 0, 0, 0], groups)
     np.testing.assert_allclose(second.per_item, [1.0, 0.0])
     np.testing.assert_allclose(first.per_item, [0.5, 0.0])
+
+
+def test_pairwise_ratios() -> None:
+    result = m.demographic_parity_difference([1, 1, 1, 0, 0, 0], ["a", "a", "b", "b", "c", "c"])
+    pairs = {(p["group_a"], p["group_b"]): p["ratio"] for p in result.details["pairwise"]}
+    assert pairs[("a", "b")] == pytest.approx(0.5)
+    assert pairs[("a", "c")] == 0.0
+    assert pairs[("b", "c")] == 0.0  # 0 / 0.5

@@ -275,6 +275,7 @@ def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any) -> Met
             "rate_a": float(rates[a]),
             "rate_b": float(rates[b]),
             "difference": float(abs(rates[a] - rates[b])),
+            "ratio": float(_spread(rates[[a, b]], ratio=True)),
         }
         for a, b in zip(i.tolist(), j.tolist(), strict=True)
     ]
