@@ -193,7 +193,7 @@ def test_deterministic_across_hash_seeds() -> None:
 # properties
 
 _FILLER = ["the", "call", "shepherd", "theme", "about", "bill", "today", "whitespace", "Blackstone", ",", "."]
-_GENDER = sorted(load_lexicon("gender").words - {"mrs", "ms", "mr", "mx"})
+_GENDER = sorted(load_lexicon("gender").words - {"ms."})  # "ms." needs a name after it
 _tokens = st.lists(st.sampled_from(_FILLER + _GENDER), min_size=1, max_size=14)
 
 

@@ -41,6 +41,8 @@ def test_hand_computed_example() -> None:
         ("Asian food is popular.", "race"),
         ("The Indian Ocean.", "race"),
         ("human manpower", "gender"),
+        ("The delay is 200 ms. Then it retries.", "gender"),
+        ("Southeast Asian cuisine and Anglo-Saxon literature.", "race"),
     ],
 )
 def test_whole_word_and_context(text: str, attribute: str) -> None:
@@ -56,6 +58,8 @@ def test_whole_word_and_context(text: str, attribute: str) -> None:
         ("Caucasian, African-American and Latina voters.", "race", ["Caucasian", "African-American", "Latina"]),
         ("African  American families", "race", ["African  American"]),
         ("Mr. Smith and Mrs. Jones", "gender", ["Mr.", "Mrs."]),
+        ("Dear Mr. and Ms. Lee", "gender", ["Mr.", "Ms."]),
+        ("an East Asian student", "race", ["East Asian"]),
         ("HE told his mother-in-law.", "gender", ["HE", "his", "mother-in-law"]),
         ("She's here; her wife's car.", "gender", ["She", "her", "wife"]),
     ],
@@ -117,7 +121,8 @@ def test_texts_containing_nul_fall_back_to_per_text_scan() -> None:
     assert [[m.word for m in found] for found in r.matches] == [["he", "she"], ["her"]]
 
 
-_words = st.lists(st.sampled_from(NEUTRAL_WORDS + sorted(load_lexicon("gender").group_words("female"))), max_size=12)
+_FEMALE = sorted(load_lexicon("gender").group_words("female") - {"ms."})  # "ms." needs a name after it
+_words = st.lists(st.sampled_from(NEUTRAL_WORDS + _FEMALE), max_size=12)
 
 
 @given(st.lists(_words, min_size=1, max_size=6))

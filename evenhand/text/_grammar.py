@@ -28,7 +28,7 @@ _NOT_A_NOUN_PHRASE = frozenset(
     """.split()
 )
 
-_NEXT_WORD = re.compile(r"[ \t]*([A-Za-z]+(?:'[A-Za-z]+)?)?")
+_NEXT_WORD = re.compile(r"[ \t]*(\w+)?")  # same line only: a line break ends the phrase
 _VOWEL_SOUND_EXCEPTIONS = ("uni", "use", "usu", "uti", "eu", "one", "once", "ur")
 _SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 

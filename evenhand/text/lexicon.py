@@ -33,6 +33,7 @@ class LexiconRow:
     neutral: str | None
     terms: Mapping[str, str | None]  # lower-case term -> the group it belongs to (None: a mention of no group)
     needs_person_noun: frozenset[str] = frozenset()  # terms that count only before a person noun
+    needs_name: bool = False  # titles (Mr./Ms.) count only before a capitalised name ("200 ms." is not one)
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,7 +88,8 @@ class Lexicon:
     def pattern(self) -> re.Pattern[str]:
         """One compiled regex for every term: whole words, case-insensitive, longest first.
 
-        The matched term is in group ``t`` (a term) or ``c`` (a context-dependent term followed by a person noun).
+        The matched term is in group ``t`` (a term), ``c`` (a context-dependent term followed by a person noun) or
+        ``n`` (a title followed by a name).
         """
         return re.compile(rf"(?<!\w)(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
 
@@ -101,9 +103,12 @@ class Lexicon:
         return re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
 
     def _alternatives(self) -> str:
-        free = [t for row in self.rows for t in row.terms if t not in row.needs_person_noun]
+        free = [t for row in self.rows if not row.needs_name for t in row.terms if t not in row.needs_person_noun]
         ctx = [t for row in self.rows for t in row.needs_person_noun]
+        titles = [t for row in self.rows if row.needs_name for t in row.terms]
         alternatives = f"(?P<t>{trie_pattern(free)})"
+        if titles:  # a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
+            alternatives += rf"|(?<!\d\s)(?P<n>{trie_pattern(titles)})(?=\s+(?-i:[A-Z])|\s+(?:and|or|&)\s)"
         if ctx:
             nouns = trie_pattern(sorted(self.person_nouns))
             alternatives += rf"|(?P<c>{trie_pattern(ctx)})(?=\s+(?:{nouns})(?!\w))"
@@ -171,7 +176,8 @@ def _gender(data: dict[str, Any]) -> Lexicon:
         terms: dict[str, str | None] = {}
         for g in groups:
             terms.setdefault(normalize_term(raw[g]), g)
-        rows.append(LexiconRow(raw["slot"], {g: raw[g] for g in groups}, raw[neutral_col], terms))
+        forms = {g: raw[g] for g in groups}
+        rows.append(LexiconRow(raw["slot"], forms, raw[neutral_col], terms, needs_name=bool(raw.get("needs_name"))))
     return Lexicon("gender", groups, tuple(rows), grammar=True)
 
 
