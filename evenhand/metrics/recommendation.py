@@ -113,7 +113,11 @@ def _encode(
     codes, uniques = pd.factorize(items)
     if (codes < 0).any():
         pos = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(f"recommendation lists contain a missing item (None/NaN) at flat position {pos}")
+        side_index = int(np.searchsorted(np.cumsum([len(side) * big_k for side in sides]), pos, side="right"))
+        pos -= sum(len(side) * big_k for side in sides[:side_index])
+        raise ValueError(
+            f"{names[side_index]}[{pos // big_k}] has a missing item (None/NaN) at position {pos % big_k + 1}"
+        )
     if normalize:
         norm = normalize_item if normalize is True else normalize
         if not callable(norm):
@@ -127,14 +131,15 @@ def _encode(
     for side, name in zip(sides, names, strict=True):
         size = len(side) * big_k
         ids = codes[offset : offset + size].reshape(len(side), big_k)
-        arrays.append(_handle_duplicates(ids, name, duplicates, offset, uniques, codes))
+        arrays.append(_handle_duplicates(ids, side, name, duplicates, offset))
         offset += size
     return arrays
 
 
 def _handle_duplicates(
-    ids: IntArray, name: str, duplicates: Duplicates, offset: int, uniques: Any, codes: IntArray
+    ids: IntArray, side: Sequence[Sequence[Any]], name: str, duplicates: Duplicates, offset: int
 ) -> IntArray:
+    """Find items repeated within a list (after normalisation): raise, or mask the later occurrences."""
     order = np.argsort(ids, axis=1, kind="stable")
     sorted_ids = np.take_along_axis(ids, order, axis=1)
     repeat_sorted = np.zeros(ids.shape, dtype=bool)
@@ -146,8 +151,9 @@ def _handle_duplicates(
     if duplicates == "error":
         row, col = (int(x[0]) for x in np.nonzero(repeat))
         raise ValueError(
-            f"{name}[{row}] recommends the same item twice (position {col + 1}); recommendations must be distinct. "
-            "Pass duplicates='mask' to keep the first occurrence and count repeats as non-matching slots."
+            f"{name}[{row}] recommends the same item twice ({side[row][col]!r} at position {col + 1}); "
+            "recommendations must be distinct. Pass duplicates='mask' to keep the first occurrence and count "
+            "repeats as non-matching slots."
         )
     masked = ids.copy()
     # unique negative ids never equal any item of either side
