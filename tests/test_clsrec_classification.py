@@ -315,3 +315,9 @@ def test_pairwise_ratios() -> None:
     assert pairs[("a", "b")] == pytest.approx(0.5)
     assert pairs[("a", "c")] == 0.0
     assert pairs[("b", "c")] == 0.0  # 0 / 0.5
+
+
+def test_helper_output_feeds_classification_metrics() -> None:
+    chosen = m.classification_metrics_for(False, "punitive")
+    results = m.classification_metrics(Y_TRUE, Y_PRED, GROUPS, metrics=list(chosen))
+    assert list(results) == ["FPRD", "FDRD"]

@@ -483,7 +483,8 @@ def classification_metrics_for(prevalence_parity: bool, intervention: ErrorFocus
     kind of intervention is unknown.
 
     Returns:
-        ``{function name in evenhand.metrics: reason}``, in reporting order.
+        ``{function name in evenhand.metrics: reason}``, in reporting order; pass the keys to
+        ``classification_metrics(y_true, y_pred, groups, metrics=...)`` to compute them in one pass.
     """
     if intervention not in (None, "assistive", "punitive"):
         raise ValueError(f"intervention must be 'assistive', 'punitive' or None, got {intervention!r}")
