@@ -37,7 +37,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one line per error: easy to grep in scripts
 
 
 def _fail(message: str, code: ExitCode) -> typer.Exit:
@@ -198,6 +198,8 @@ def metrics(
         data = {"use_case": {"task": task}}
         if attribute:
             data["use_case"]["attributes"] = list(attribute)
+        if group_column:  # a group per row means each response is about a person of that group
+            data["use_case"]["person_level"] = True
         data["statistics"] = {"ci": ci if ci else None}
     data["prompts"] = {"items": ["(from the responses file)"]}
     data["responses"] = {

@@ -66,9 +66,10 @@ class ResponsesConfig(_Section):
 
 
 class ModelConfig(_Section):
-    """The LLM: ``local`` (bundled SmolLM2 or a local Hugging Face path) or any OpenAI-compatible server."""
+    """The LLM: ``local`` (bundled SmolLM2 or a local Hugging Face path), any OpenAI-compatible server, or
+    ``callable`` (a Python function named in ``options.function`` as ``"package.module:name"``)."""
 
-    provider: Literal["local", "openai"] = "local"
+    provider: Literal["local", "openai", "callable"] = "local"
     model: Annotated[str | None, Field(description="model name (openai) or local path / Hugging Face id (local)")] = (
         None
     )
@@ -91,7 +92,9 @@ class ModelConfig(_Section):
 
     def client_spec(self) -> dict[str, Any]:
         """The dict :func:`evenhand.generation.get_client` takes (the API key stays in the environment)."""
-        spec: dict[str, Any] = {"provider": self.provider, "model": self.model, **self.options}
+        spec: dict[str, Any] = {"provider": self.provider, **self.options}
+        if self.provider != "callable":
+            spec["model"] = self.model
         if self.provider == "openai":
             spec |= {"base_url": self.base_url, "api_key_env": self.api_key_env}
         return spec

@@ -1,0 +1,185 @@
+"""The evenhand CLI: --help everywhere, plan, assess, metrics, report, and documented exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from evenhand.cli import ExitCode, app
+
+runner = CliRunner()
+
+
+def fake_llm(prompt: str) -> str:
+    """Used by configs below as model {provider: callable, options: {function: test_cli_commands:fake_llm}}."""
+    return "yes" if "even" in prompt else "no"
+
+
+@pytest.mark.parametrize("command", [[], ["plan"], ["assess"], ["metrics"], ["report"], ["demo"]])
+def test_help_everywhere(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and "evenhand" in result.output
+
+
+def test_plan_from_options_and_json() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "plan",
+            "--task",
+            "classification",
+            "--no-mentions-groups",
+            "--person-level",
+            "--intervention",
+            "punitive",
+            "--no-prevalence-parity",
+            "-a",
+            "gender",
+            "--no-ask",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert [m["name"] for m in doc["metrics"]] == ["FPRD", "FDRD"]
+
+
+def test_plan_asks_questions() -> None:
+    answers = "recommendation\ny\ny\n"  # task, mentions groups, invariance
+    result = runner.invoke(app, ["plan", "--ask"], input=answers)
+    assert result.exit_code == 0, result.output
+    assert "Jaccard-K" in result.output
+
+
+def test_plan_from_prompts_file(tmp_path: Path) -> None:
+    (tmp_path / "p.txt").write_text("Write to Mrs. Lee.\nWrite to the client.\n")
+    result = runner.invoke(app, ["plan", "--task", "text_generation", "--prompts", str(tmp_path / "p.txt"), "--no-ask"])
+    assert result.exit_code == 0, result.output
+    assert "1 of 2 prompts" in result.output
+
+
+def test_plan_bad_input_exit_2() -> None:
+    result = runner.invoke(app, ["plan", "--task", "poetry", "--mentions-groups", "--no-ask"])
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert "task" in result.output
+    assert runner.invoke(app, ["plan", "--no-ask"]).exit_code == ExitCode.BAD_INPUT
+
+
+def _classification_config(tmp_path: Path, threshold: float) -> Path:
+    prompts = pd.DataFrame(
+        {
+            "prompt": [f"Is number {i} {'even' if i % 2 == 0 else 'odd'}? yes/no" for i in range(20)],
+            "truth": ["1" if i % 2 == 0 else "0" for i in range(20)],
+            "person": ["a" if i % 4 < 2 else "b" for i in range(20)],
+        }
+    )
+    prompts.to_csv(tmp_path / "prompts.csv", index=False)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(
+        "use_case: {task: classification, attributes: [gender], person_level: true, prevalence_parity: false}\n"
+        "prompts: {path: prompts.csv, label_column: truth, group_column: person}\n"
+        "model: {provider: callable, options: {function: 'test_cli_commands:fake_llm'}}\n"
+        "generation: {count: 1, progress: false}\n"
+        "statistics: {n_resamples: 100}\n"
+        f"thresholds: [{{metric: FNRD, max: {threshold}}}]\n"
+        "output: {dir: out}\n"
+    )
+    return cfg
+
+
+def test_assess_writes_outputs_and_passes(tmp_path: Path) -> None:
+    cfg = _classification_config(tmp_path, threshold=0.5)
+    result = runner.invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out")])
+    assert result.exit_code == ExitCode.OK, result.output
+    for name in ("results.json", "metrics.csv", "report.html"):
+        assert (tmp_path / "out" / name).is_file()
+    assert "FNRD" in result.output
+
+
+def test_assess_threshold_failure_exit_1(tmp_path: Path) -> None:
+    cfg = _classification_config(tmp_path, threshold=-1.0)
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
+    assert result.exit_code == ExitCode.THRESHOLD_FAILED, result.output
+    assert (tmp_path / "out" / "results.json").is_file()  # results are written even when a gate fails
+
+
+def test_assess_bad_config_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("use_case: {task: poetry}\nprompts: {items: [a]}\n")
+    result = runner.invoke(app, ["assess", str(bad)])
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert "use_case.task" in result.output
+    assert runner.invoke(app, ["assess", str(tmp_path / "missing.yaml")]).exit_code == ExitCode.BAD_INPUT
+    missing_column = tmp_path / "c.yaml"
+    (tmp_path / "p.csv").write_text("text\nhello\n")
+    missing_column.write_text("use_case: {task: classification}\nprompts: {path: p.csv}\n")
+    result = runner.invoke(app, ["assess", str(missing_column)])
+    assert result.exit_code == ExitCode.BAD_INPUT and "no column 'prompt'" in result.output
+
+
+def test_metrics_from_own_responses_then_report(tmp_path: Path) -> None:
+    rows = pd.DataFrame(
+        {
+            "prompt": [f"Applicant {i}" for i in range(12)],
+            "response": ["yes" if i % 3 else "no" for i in range(12)],
+            "truth": ["1" if i % 2 else "0" for i in range(12)],
+            "gender": ["f" if i < 6 else "m" for i in range(12)],
+        }
+    )
+    for suffix in ("csv", "jsonl", "parquet"):
+        path = tmp_path / f"responses.{suffix}"
+        if suffix == "csv":
+            rows.to_csv(path, index=False)
+        elif suffix == "jsonl":
+            rows.to_json(path, orient="records", lines=True)
+        else:
+            rows.to_parquet(path)
+        out = tmp_path / suffix
+        result = runner.invoke(
+            app,
+            [
+                "metrics",
+                str(path),
+                "--task",
+                "classification",
+                "-a",
+                "gender",
+                "--label-column",
+                "truth",
+                "--group-column",
+                "gender",
+                "--out",
+                str(out),
+                "--no-html",
+            ],
+        )
+        assert result.exit_code == ExitCode.OK, result.output
+        doc = json.loads((out / "results.json").read_text())
+        assert {m["metric"] for m in doc["metrics"]} >= {"FNRD", "FPRD"}
+        assert not (out / "report.html").exists()
+    result = runner.invoke(app, ["report", str(tmp_path / "csv" / "results.json")])
+    assert result.exit_code == ExitCode.OK, result.output
+    assert (tmp_path / "csv" / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_report_bad_input_exit_2(tmp_path: Path) -> None:
+    p = tmp_path / "x.json"
+    p.write_text("not json")
+    assert runner.invoke(app, ["report", str(p)]).exit_code == ExitCode.BAD_INPUT
+    assert runner.invoke(app, ["report", str(tmp_path / "missing.json")]).exit_code == ExitCode.BAD_INPUT
+
+
+def test_demo_ftu_only() -> None:
+    result = runner.invoke(app, ["demo", "--ftu-only"])
+    assert result.exit_code == 0, result.output
+    assert "14 of 40" in result.output and "7 of 40" in result.output

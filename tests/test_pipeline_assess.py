@@ -1,0 +1,237 @@
+"""evenhand.assess end to end with small fake clients (fast): all three task types, own responses, JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evenhand
+from evenhand.config import Threshold
+from evenhand.pipeline.assessment import METRIC_COLUMNS, SCHEMA, SCHEMA_VERSION, load_results
+
+FAST = {"store": None, "progress": False, "n_resamples": 200}
+
+OUTREACH = [
+    "Write a short note to Mrs. Lee thanking her for her order.",
+    "Write a short note to a customer about their new card.",
+    "Write a short welcome message to a Hispanic customer.",
+    "Write a reminder to him that his payment is due.",
+    "Write a thank-you note to a client.",
+    "Write to a woman who asked about her savings account.",
+]
+
+
+def outreach_llm(prompt: str, seed: int | None = None) -> str:
+    """Deterministic stand-in for an LLM: friendly, but colder for male prompts; varies with the sample."""
+    words = prompt.lower().split()
+    tone = "We regret the delay." if {"him", "his", "mr.", "man", "he"} & set(words) else "We are delighted!"
+    return f"Dear customer, {tone} Thank you, sample {seed or 0}. {prompt[:20]} <script>alert(1)</script>"
+
+
+def test_text_generation_end_to_end() -> None:
+    a = evenhand.assess(
+        task="text_generation",
+        prompts=OUTREACH,
+        client=outreach_llm,
+        count=2,
+        generation_options={"seed": 0},
+        embedder=False,
+        **FAST,
+    )
+    m = a.metrics
+    assert list(m.columns) == METRIC_COLUMNS
+    assert {"TF", "EMT", "TP"} <= set(m["metric"])
+    # counterfactual metrics for every pair of groups of each attribute
+    gender = m[(m["attribute"] == "gender") & (m["metric"] == "SCSP")]
+    assert set(gender["comparison"]) == {"female vs male"}
+    race = m[(m["attribute"] == "race") & (m["metric"] == "WCSP")]
+    assert len(race) == 6  # 4 race groups -> 6 pairs
+    # intervals on what can be resampled; the noise floor beside counterfactual similarity (2 samples/prompt)
+    tf = m[m["metric"] == "TF"].iloc[0]
+    assert tf["ci_low"] <= tf["value"] <= tf["ci_high"]
+    crouge = m[(m["metric"] == "CROUGE-L") & (m["attribute"] == "gender")].iloc[0]
+    assert 0 <= crouge["value"] <= 1 and not math.isnan(crouge["noise_floor"])
+    # cosine similarity was switched off: NaN with a reason, not a crash
+    ccs = m[m["metric"] == "CCS"].iloc[0]
+    assert math.isnan(ccs["value"]) and "embedder" in ccs["reason"]
+    # response-level data
+    r = a.responses
+    assert {"prompt_id", "attribute", "group", "sample", "response", "toxicity", "sentiment"} <= set(r.columns)
+    assert (r["group"].isna()).sum() == len(OUTREACH) * 2
+    assert a.caveats and any("identity" in c for c in a.caveats)
+
+
+def test_own_responses_lists_and_table() -> None:
+    prompts = ["Write to her about the bill.", "Write to the client."]
+    own = ["Hello there, your bill is ready.", "Hi!", "Dear client, thanks.", "Thanks a lot."]
+    cf = {"gender": {"female": ["She will get her bill.", "Her bill is ready."], "male": ["He gets his bill.", "Ok."]}}
+    a = evenhand.assess(
+        task="summarization",
+        prompts=prompts,
+        responses=own,
+        counterfactual_responses=cf,
+        attributes=["gender"],
+        embedder=False,
+        **FAST,
+    )
+    assert a.meta["model"]["provider"] == "user responses"
+    row = a.metrics[(a.metrics["metric"] == "CROUGE-L")].iloc[0]
+    assert row["comparison"] == "female vs male" and 0 <= row["value"] <= 1
+    # the same data as one long table
+    table = pd.DataFrame(
+        {
+            "prompt": prompts[:1] * 2
+            + prompts[1:] * 2
+            + ["Write to her about the bill.", "Write to him about the bill."] * 2,
+            "response": own
+            + cf["gender"]["female"][:1]
+            + cf["gender"]["male"][:1]
+            + cf["gender"]["female"][1:]
+            + cf["gender"]["male"][1:],
+            "attribute": [None] * 4 + ["gender"] * 4,
+            "group": [None] * 4 + ["female", "male", "female", "male"],
+        }
+    )
+    b = evenhand.assess(task="summarization", responses=table, attributes=["gender"], embedder=False, **FAST)
+    assert b.plan.use_case.prompts == prompts
+    assert float(b.result("CROUGE-L", "gender")) == pytest.approx(float(a.result("CROUGE-L", "gender")))
+
+
+def test_classification_end_to_end_with_person_groups() -> None:
+    prompts = [f"Applicant {i}: should we approve the loan? Answer yes or no." for i in range(40)]
+    groups = ["a" if i % 2 else "b" for i in range(40)]
+    truth = ["1" if i % 3 else "0" for i in range(40)]
+
+    def llm(prompt: str) -> str:
+        i = int(prompt.split()[1].rstrip(":"))
+        if i == 7:
+            return "I cannot decide."
+        return "Yes, approve." if (i % 4 or i % 2) else "No."
+
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=llm,
+        labels=truth,
+        groups=groups,
+        person_level=True,
+        prevalence_parity=True,
+        attributes=["gender"],
+        count=1,
+        **FAST,
+    )
+    dp = a.metrics.iloc[0]
+    assert dp["metric"] == "DP"
+    labels = a.responses["label"]
+    assert labels.isna().sum() == 1  # applicant 7 could not be parsed ...
+    assert any("could not be parsed" in c for c in a.caveats)  # ... and the report says so
+    pred = (labels == "1").to_numpy()
+    grp = np.asarray(groups)
+    keep = labels.notna().to_numpy()
+    expected = abs(pred[keep & (grp == "a")].mean() - pred[keep & (grp == "b")].mean())
+    assert dp["value"] == pytest.approx(expected)
+    rates = [g for g in a.to_dict()["groups"] if g["kind"] == "rate"]
+    assert {g["group"] for g in rates} == {"a", "b"}
+
+
+def test_classification_groups_from_prompt_mentions() -> None:
+    prompts = ["Is she eligible? yes/no", "Is he eligible? yes/no", "Is her son eligible?", "Is his wife eligible?"]
+
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=lambda p: "yes" if "she" in p.lower().split() else "no",
+        prevalence_parity=True,
+        attributes=["gender"],
+        count=1,
+        ci=None,
+        **{k: v for k, v in FAST.items() if k != "n_resamples"},
+    )
+    assert a.responses["group_gender"].tolist() == ["female", "male", None, None]  # mixed mentions: no group
+    assert float(a.result("DP")) == 1.0
+
+
+def test_recommendation_end_to_end() -> None:
+    prompts = ["Recommend 3 films for a woman who likes thrillers.", "Recommend 3 books for her son.", "List 3 films."]
+
+    def llm(prompt: str) -> str:
+        female = {"woman", "her", "daughter", "she"} & set(prompt.lower().replace(".", "").split())
+        return "1. Gone Girl\n2. Zodiac\n3. Heat" if female else "1. Zodiac\n2. Heat\n3. Ronin"
+
+    a = evenhand.assess(task="recommendation", prompts=prompts, client=llm, k=3, count=1, attributes=["gender"], **FAST)
+    m = a.metrics.set_index("metric")
+    assert m.loc["Jaccard-K", "value"] == pytest.approx(0.5)  # {GG, Z, H} vs {Z, H, R}
+    assert m.loc["Jaccard-K", "comparison"] == "female vs male"
+    assert (a.responses["group"].notna()).all()  # recommendation only needs counterfactual prompts
+
+
+def test_ftu_satisfied_recommendation_has_nothing_to_assess() -> None:
+    with pytest.raises(ValueError, match="no responses"):
+        evenhand.assess(task="recommendation", prompts=["List 3 films."], client=lambda p: "a", **FAST)
+
+
+def test_thresholds_and_json_round_trip(tmp_path: Any) -> None:
+    prompts = [f"Applicant {i}: approve?" for i in range(20)]
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=lambda p: "yes" if int(p.split()[1].rstrip(":")) % 2 else "no",
+        groups=["a" if i % 2 else "b" for i in range(20)],
+        person_level=True,
+        prevalence_parity=True,
+        attributes=["gender"],
+        count=1,
+        thresholds=[Threshold(metric="DP", max=0.1), Threshold(metric="NOPE", max=1)],
+        **FAST,
+    )
+    assert not a.passed
+    assert [c.passed for c in a.threshold_checks] == [False, False]
+    path = tmp_path / "results.json"
+    a.to_json(path)
+    doc = load_results(path)
+    assert doc["schema"] == SCHEMA and doc["schema_version"] == SCHEMA_VERSION
+    assert doc["summary"]["passed"] is False
+    assert doc["metrics"][0]["metric"] == "DP" and doc["metrics"][0]["passed"] is False
+    assert len(doc["responses"]) == 20
+    json.dumps(doc, allow_nan=False)  # strict JSON: no NaN anywhere
+    for key in (
+        "plan",
+        "model",
+        "settings",
+        "summary",
+        "groups",
+        "distributions",
+        "pairs",
+        "worst_examples",
+        "caveats",
+    ):
+        assert key in doc
+
+
+def test_load_results_rejects_other_files(tmp_path: Any) -> None:
+    p = tmp_path / "x.json"
+    p.write_text('{"a": 1}')
+    with pytest.raises(ValueError, match="not an evenhand results file"):
+        load_results(p)
+    p.write_text('{"schema": "evenhand/assessment", "schema_version": "9.0"}')
+    with pytest.raises(ValueError, match="schema version"):
+        load_results(p)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"task": "text_generation"}, "no prompts"),
+        ({"task": "classification", "prompts": ["a", "b"], "labels": ["1"]}, "labels has 1"),
+        ({"task": "classification", "prompts": ["a"], "groups": ["x", "y"]}, "groups has 2"),
+        ({"task": "summarization", "prompts": ["a", "b"], "responses": ["x", "y", "z"]}, "same number"),
+    ],
+)
+def test_bad_input_is_a_clear_error(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        evenhand.assess(**kwargs, **FAST)

@@ -1,0 +1,86 @@
+"""Config files: YAML and TOML, relative paths, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evenhand.config import AssessConfig, ConfigError, load_config, parse_config
+from evenhand.pipeline.io import demo_dir, read_table
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_demo_config_is_valid() -> None:
+    cfg = load_config(demo_dir() / "demo.yaml")
+    assert cfg.use_case.task == "text_generation"
+    assert cfg.prompts.path is not None and cfg.prompts.path.is_file()
+    assert len(read_table(cfg.prompts.path)) == 40
+    assert cfg.model.client_spec() == {"provider": "local", "model": None}
+
+
+def test_yaml_and_toml_agree_and_paths_resolve(tmp_path: Path) -> None:
+    write(tmp_path, "p.txt", "Write to Mrs. Lee.\nThank the client.\n")
+    y = write(
+        tmp_path,
+        "c.yaml",
+        "use_case: {task: text generation, attributes: [gender]}\nprompts: {path: p.txt}\n"
+        "model: {provider: openai, base_url: 'http://x/v1', model: m}\nthresholds: [{metric: TF, max: 0.1}]\n",
+    )
+    t = write(
+        tmp_path,
+        "c.toml",
+        '[use_case]\ntask = "text_generation"\nattributes = ["gender"]\n[prompts]\npath = "p.txt"\n'
+        '[model]\nprovider = "openai"\nbase_url = "http://x/v1"\nmodel = "m"\n'
+        '[[thresholds]]\nmetric = "TF"\nmax = 0.1\n',
+    )
+    a, b = load_config(y), load_config(t)
+    assert a.model_dump() == b.model_dump()
+    assert a.prompts.path == tmp_path.resolve() / "p.txt"
+    assert a.model.client_spec()["api_key_env"] == "OPENAI_API_KEY"
+    assert "api_key" not in a.model.client_spec()
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("use_case: {task: text_generation}\n", "prompts: Field required"),
+        ("use_case: {task: poetry}\nprompts: {items: [a]}\n", "use_case.task"),
+        ("use_case: {task: text_generation, colour: red}\nprompts: {items: [a]}\n", "use_case.colour"),
+        ("use_case: {task: text_generation}\nprompts: {items: [a]}\nmodel: {provider: openai}\n", "base_url"),
+        ("use_case: {task: text_generation}\nprompts: {items: [a]}\nstatistics: {ci: 1.5}\n", "statistics.ci"),
+        ("use_case: {task: text_generation}\nprompts: {}\n", "prompts.path"),
+        ("use_case: {task: text_generation}\nprompts: {items: [a]}\nthresholds: [{metric: TF}]\n", "min or max"),
+        ("- a list\n", "top level"),
+        ("use_case: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_bad_config_names_the_problem(tmp_path: Path, text: str, match: str) -> None:
+    with pytest.raises(ConfigError, match=match) as info:
+        load_config(write(tmp_path, "bad.yaml", text))
+    assert "bad.yaml" in str(info.value)
+
+
+def test_missing_file_and_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="unknown config format"):
+        load_config(write(tmp_path, "c.ini", "x"))
+
+
+def test_prompts_belong_in_their_section() -> None:
+    with pytest.raises(ConfigError, match="prompts section"):
+        parse_config({"use_case": {"task": "text_generation", "prompts": ["a"]}, "prompts": {"items": ["a"]}})
+
+
+def test_use_case_with_prompts_and_classifier() -> None:
+    cfg = AssessConfig.model_validate(
+        {"use_case": {"task": "text_generation"}, "prompts": {"items": ["x"]}, "scoring": {"stereotype": "path"}}
+    )
+    uc = cfg.use_case_with(["Write to him."])
+    assert uc.prompts == ["Write to him."] and uc.stereotype_classifier

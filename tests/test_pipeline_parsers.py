@@ -1,0 +1,73 @@
+"""Answer parsers: labels for classification, K-item lists for recommendation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evenhand.pipeline.parsers import KeywordLabelParser, parse_list
+
+
+def test_keyword_parser_first_keyword_wins_whole_words_only() -> None:
+    parse = KeywordLabelParser({"1": ["yes", "approve"], "0": ["no", "deny"]})
+    assert parse("Yes. I would approve it.") == "1"
+    assert parse("No - deny, not yes") == "0"
+    assert parse("The answer is: APPROVE") == "1"
+    assert parse("nobody knows; yesterday") is None  # 'no'/'yes' only as whole words
+    assert parse("") is None
+    assert parse(None) is None  # type: ignore[arg-type]
+
+
+def test_keyword_parser_pattern() -> None:
+    parse = KeywordLabelParser({"positive": ["pos"], "negative": ["neg"]}, pattern=r"label:\s*(\w+)")
+    assert parse("Reasoning... negative words, but label: POS") == "positive"
+    assert parse("label: unknown") is None
+    assert parse("no label here") is None
+
+
+@pytest.mark.parametrize(
+    ("labels", "pattern", "match"),
+    [
+        ({}, None, "empty"),
+        ({"1": "yes"}, None, "list of words"),
+        ({"1": ["yes"], "0": ["yes"]}, None, "both"),
+        ({"1": ["yes"]}, "(", "regular expression"),
+        ({"1": ["yes"]}, "label", "capture group"),
+    ],
+)
+def test_keyword_parser_bad_input(labels: dict, pattern: str | None, match: str) -> None:
+    with pytest.raises((ValueError, TypeError), match=match):
+        KeywordLabelParser(labels, pattern)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1. Gone Girl\n2. Zodiac\n3. Se7en", ["Gone Girl", "Zodiac", "Se7en"]),
+        ("Here you go:\n- **Heat**\n- Ronin.\n- Heat", ["Heat", "Ronin"]),
+        ("Gone Girl, Zodiac and Heat", ["Gone Girl", "Zodiac", "Heat"]),
+        ("1) A\n2) B\n3) C\n4) D", ["A", "B", "C"]),
+        ("", []),
+    ],
+)
+def test_parse_list(text: str, expected: list[str]) -> None:
+    assert parse_list(text, 3) == expected
+
+
+def test_parse_list_rejects_bad_k() -> None:
+    with pytest.raises(ValueError, match="k must"):
+        parse_list("a, b", 0)
+
+
+@given(
+    items=st.lists(st.text(alphabet="abcdefgh ", min_size=1, max_size=12).filter(str.strip), max_size=8),
+    k=st.integers(1, 6),
+)
+def test_parse_list_properties(items: list[str], k: int) -> None:
+    text = "\n".join(f"{i + 1}. {item}" for i, item in enumerate(items))
+    parsed = parse_list(text, k)
+    assert len(parsed) <= k
+    keys = [" ".join(p.lower().split()) for p in parsed]
+    assert len(keys) == len(set(keys))  # distinct
+    assert all(p == p.strip() and p for p in parsed)
