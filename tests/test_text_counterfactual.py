@@ -249,3 +249,29 @@ def test_property_batch_equals_one_by_one(token_lists: list[list[str]]) -> None:
     assert batch.original == tuple(flagged)
     for group in batch.groups:
         assert batch[group] == [counterfactual_prompts([p], attribute="gender")[group][0] for p in flagged]
+
+
+_RACE_TERMS = sorted(t for t in load_lexicon("race").words if t not in {"white", "black", "asian", "indian"})
+_race_prompt = st.tuples(
+    st.sampled_from(["a", "an", "A", "An", "the"]),
+    st.sampled_from(_RACE_TERMS + ["black", "White", "asian", "Indian"]),
+    st.sampled_from(["woman", "man", "customer", "nurse", "people"]),
+    st.sampled_from(["walked.", "asked about an order.", ""]),
+)
+
+
+@given(_race_prompt)
+def test_property_race_versions_mention_only_their_group_with_right_article(parts: tuple[str, str, str, str]) -> None:
+    article, term, noun, rest = parts
+    text = f"{article} {term} {noun} {rest}"
+    cf = counterfactual_prompts([text], attribute="race")
+    assert len(cf) == 1
+    for group in cf.groups:
+        version = cf[group][0]
+        found = check_ftu([version], attribute="race").matches[0]
+        assert len(found) == 1 and found[0].group == group  # "other" mentions are replaced too
+        if article.lower() in ("a", "an") and found[0].word != term:
+            first = version.split()[0]
+            expected = "an" if found[0].word[0].lower() in "aeiou" else "a"
+            assert first.lower() == expected and first[0].isupper() == article[0].isupper()
+        assert version.endswith(f" {noun} {rest}")
