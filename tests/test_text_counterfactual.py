@@ -170,6 +170,7 @@ def test_neutralize_bad_input() -> None:
         neutralize(["x"], attribute="age")
 
 
+@pytest.mark.slow  # two subprocesses
 def test_deterministic_across_hash_seeds() -> None:
     code = (
         "import json, evenhand;"

@@ -39,34 +39,29 @@ def _joined(texts: Sequence[str]) -> str | None:
 def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[AttributeMatch, ...]]:
     """Per text, the attribute words it contains, in order of position."""
     out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
-    if not texts:
-        return out
-    joined = _joined(texts)
+    joined = _joined(texts) if texts else None
     if joined is None:
-        return [_matches_in(lexicon, t) for t in texts]
-    spans = [(m.group(m.lastgroup), *m.span(m.lastgroup)) for m in lexicon.pattern.finditer(joined)]  # type: ignore[arg-type]
+        return [tuple(_match(lexicon, *_term(m)) for m in lexicon.pattern.finditer(t)) for t in texts]
+    spans = [_term(m) for m in lexicon.pattern.finditer(joined)]
     if not spans:
         return out
     lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     positions = np.fromiter((s for _, s, _ in spans), dtype=np.int64, count=len(spans))
-    owners = np.searchsorted(starts, positions, side="right") - 1
+    owners = (np.searchsorted(starts, positions, side="right") - 1).tolist()
+    bases = starts.tolist()
     per_text: dict[int, list[AttributeMatch]] = {}
-    for (word, s, e), i in zip(spans, owners.tolist(), strict=True):
-        base = int(starts[i])
-        per_text.setdefault(i, []).append(_match(lexicon, word, s - base, e - base))
+    for (word, s, e), i in zip(spans, owners, strict=True):
+        per_text.setdefault(i, []).append(_match(lexicon, word, s - bases[i], e - bases[i]))
     for i, found in per_text.items():
         out[i] = tuple(found)
     return out
 
 
-def _matches_in(lexicon: Lexicon, text: str) -> tuple[AttributeMatch, ...]:
-    found = []
-    for m in lexicon.pattern.finditer(text):
-        name = m.lastgroup
-        assert name is not None
-        found.append(_match(lexicon, m.group(name), *m.span(name)))
-    return tuple(found)
+def _term(m: re.Match[str]) -> tuple[str, int, int]:
+    """The matched term (group ``t``, ``c`` or ``n`` of the lexicon pattern) and its span."""
+    name = m.lastgroup or 0
+    return m.group(name), m.start(name), m.end(name)
 
 
 def _match(lexicon: Lexicon, word: str, start: int, end: int) -> AttributeMatch:

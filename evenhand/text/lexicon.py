@@ -76,8 +76,9 @@ class Lexicon:
 
     def group_of(self, term: str) -> str | None:
         """The group a (lower-case) term belongs to, or None."""
-        rows = self._index.get(normalize_term(term))
-        return None if not rows else self.rows[rows[0]].terms[normalize_term(term)]
+        key = normalize_term(term)
+        rows = self._index.get(key)
+        return self.rows[rows[0]].terms[key] if rows else None
 
     def rows_for(self, term: str) -> tuple[int, ...]:
         """Indices of the rows a lower-case, whitespace-normalised term selects (several when ambiguous)."""
