@@ -255,7 +255,7 @@ def test_property_batch_equals_one_by_one(token_lists: list[list[str]]) -> None:
 _RACE_TERMS = sorted(t for t in load_lexicon("race").words if t not in {"white", "black", "asian", "indian"})
 _race_prompt = st.tuples(
     st.sampled_from(["a", "an", "A", "An", "the"]),
-    st.sampled_from(_RACE_TERMS + ["black", "White", "asian", "Indian"]),
+    st.sampled_from([*_RACE_TERMS, "black", "White", "asian", "Indian"]),
     st.sampled_from(["woman", "man", "customer", "nurse", "people"]),
     st.sampled_from(["walked.", "asked about an order.", ""]),
 )
@@ -276,3 +276,28 @@ def test_property_race_versions_mention_only_their_group_with_right_article(part
             expected = "an" if found[0].word[0].lower() in "aeiou" else "a"
             assert first.lower() == expected and first[0].isupper() == article[0].isupper()
         assert version.endswith(f" {noun} {rest}")
+
+
+_CUSTOM = {"young": ["young", "youth", "millennial"], "old": ["old", "elderly person", "boomer"]}
+_FAMILY: dict[str, object] = {"gender": "gender", "race": "race", "custom": _CUSTOM}
+
+
+def _vocabulary(name: str) -> list[str]:
+    words = sorted(load_lexicon(_FAMILY[name]).words - {"ms.", "white", "black", "asian", "indian"})  # type: ignore[arg-type]
+    return [*words, "black woman", "Asian people", "white car"] if name == "race" else words
+
+
+@pytest.mark.parametrize("name", list(_FAMILY))
+@given(data=st.data())
+def test_property_family_counterfactuals_cover_exactly_the_flagged_prompts(name: str, data: st.DataObject) -> None:
+    attribute = _FAMILY[name]
+    token = st.sampled_from(_FILLER + _vocabulary(name))
+    prompts = data.draw(st.lists(st.lists(token, max_size=8).map(" ".join), min_size=1, max_size=6))
+    ftu = check_ftu(prompts, attribute=attribute)  # type: ignore[arg-type]
+    if ftu.satisfied:
+        return
+    cf = counterfactual_prompts(prompts, attribute=attribute)  # type: ignore[arg-type]
+    assert len(cf) == ftu.n_flagged
+    assert tuple(cf.source_index.tolist()) == ftu.flagged_index
+    assert all(len(cf[g]) == len(cf) for g in cf.groups)
+    assert check_ftu(neutralize(prompts, attribute=attribute), attribute=attribute).satisfied  # type: ignore[arg-type]
