@@ -26,6 +26,8 @@ def test_hand_computed_example() -> None:
         ("her", 16, 19, "female"),
     ]
     assert r.matches[0] == () and r.matches[2] == ()
+    assert r.flagged_prompts == ["She asked about her bill."]
+    assert r.group_counts() == {"female": 1}
     assert check_ftu(["Summarise the call.", ""], attribute="gender").satisfied
 
 

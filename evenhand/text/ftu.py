@@ -62,6 +62,19 @@ class FTUResult:
         return tuple(i for i, m in enumerate(self.matches) if m)
 
     @property
+    def flagged_prompts(self) -> list[str]:
+        """The prompts that mention an attribute word (the paper's P_X|A)."""
+        return [p for p, m in zip(self.prompts, self.matches, strict=True) if m]
+
+    def group_counts(self) -> dict[str, int]:
+        """Number of prompts that mention each group (a prompt can count for several)."""
+        counts: dict[str, int] = {}
+        for found in self.matches:
+            for group in dict.fromkeys(m.group for m in found if m.group is not None):
+                counts[group] = counts.get(group, 0) + 1
+        return counts
+
+    @property
     def n_flagged(self) -> int:
         """Number of prompts that mention an attribute word."""
         return sum(1 for m in self.matches if m)
