@@ -79,7 +79,8 @@ def test_race_substitution_fixes_articles_and_never_splices_words() -> None:
     assert cf["black"] == ["A Black man walked."]
     assert cf["asian"] == ["An Asian man walked."]
     assert cf["hispanic"] == ["A Hispanic man walked."]
-    assert cf["white"] == ["A Caucasian man walked."]  # already the group's word: unchanged
+    assert cf["white"] == ["A White man walked."]  # synonyms become the group's form: versions stay parallel
+    assert counterfactual_prompts(["a black man"], attribute="race")["black"] == ["a black man"]  # same word: kept
     assert not any("caucblack" in p.lower() for g in cf.groups for p in cf[g])
 
 

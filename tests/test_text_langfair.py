@@ -56,12 +56,8 @@ def _articles_fixed(text: str) -> str:
 @pytest.mark.parametrize("prompt", list(LANGFAIR_RACE))
 def test_race_agrees_with_langfair_up_to_case_and_articles(prompt: str) -> None:
     cf = counterfactual_prompts([prompt], attribute="race")
-    (own,) = {m.group for m in check_ftu([prompt], attribute="race").matches[0]}
     for group, theirs in zip(cf.groups, LANGFAIR_RACE[prompt], strict=True):
-        if group == own:
-            assert cf[group][0] == prompt  # the group's own word stays as written (LangFair rewrites it)
-        else:
-            assert cf[group][0].lower() == _articles_fixed(theirs)
+        assert cf[group][0].lower() == _articles_fixed(theirs)
 
 
 @pytest.mark.parametrize(("prompt", "group", "theirs", "ours"), LANGFAIR_DEFECTS)

@@ -97,9 +97,14 @@ class _Replacer:
             target = groups[1 - groups.index(own)] if own in groups else None
         else:
             target = self.target
-        if target is None or own == target:
-            return word  # already the target group's word: keep it byte-identical
-        return match_case(word, row.forms[target])
+        if target is None:
+            return word
+        form = row.forms[target]
+        if normalize_term(form) == key:
+            return word  # already the target group's form: keep it byte-identical
+        # a synonym is replaced even within its own group ("Caucasian" -> "White"), so that all versions of a
+        # prompt differ only in the group word
+        return match_case(word, form)
 
     def __call__(self, m: re.Match[str]) -> str:
         name = m.lastgroup
