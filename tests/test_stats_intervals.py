@@ -96,10 +96,30 @@ def test_bca_matches_scipy_on_a_skewed_sample() -> None:
 
 
 def test_jackknife_influence_of_a_mean_is_the_centred_data() -> None:
-    # For a mean, (n-1)(mean_loo_bar - mean_loo_i) = x_i - mean(x)
+    # For a mean, (n-1)(mean_loo_bar - mean_loo_i) = x_i - mean(x); scaled by 1/n
     x = np.array([1.0, 2.0, 4.0, 8.0])
     u = jackknife_influence(mean_resampler(x, "prompt"), np.random.default_rng(0))
-    np.testing.assert_allclose(u, x - x.mean())
+    np.testing.assert_allclose(u, (x - x.mean()) / 4)
+
+
+def test_stratified_bca_matches_scipy_two_sample_bca() -> None:
+    # a difference of means with each sample resampled separately = scipy's multi-sample bootstrap
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(12)
+    a, b = rng.exponential(size=15) ** 2, rng.exponential(size=45)
+    x = np.r_[a, b]
+    in_a = np.r_[np.ones(15), np.zeros(45)]
+
+    def diff(w: np.ndarray) -> np.ndarray:
+        return (w @ (x * in_a)) / (w @ in_a) - (w @ (x * (1 - in_a))) / (w @ (1 - in_a))
+
+    res = Resampler("row", 60, diff, strata=in_a.astype(int))
+    ours = confidence_interval(res, n_resamples=20000, seed=0, method="bca")
+    ref = bootstrap((a, b), lambda p, q: p.mean() - q.mean(), method="BCa", n_resamples=20000, rng=1)
+    se = ours.standard_error
+    assert ours.low == pytest.approx(ref.confidence_interval.low, abs=0.1 * se)
+    assert ours.high == pytest.approx(ref.confidence_interval.high, abs=0.15 * se)
 
 
 def test_grouped_jackknife_above_the_unit_limit() -> None:

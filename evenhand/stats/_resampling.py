@@ -107,7 +107,7 @@ def bootstrap_replicates(resampler: Resampler, n_resamples: int, rng: np.random.
 
 
 def jackknife_influence(resampler: Resampler, rng: np.random.Generator) -> FloatArray:
-    """Jackknife influence values ``(g - 1) * (mean_loo - loo_j)``, computed within each stratum.
+    """Jackknife influence values ``(g - 1) * (mean_loo - loo_j) / g``, within each stratum of ``g`` leave-outs.
 
     Each leave-out weight row is all ones with zeros on the left-out unit(s). With more than
     ``MAX_JACKKNIFE_UNITS`` units, units are split at random into that many groups (within strata) and each
@@ -134,6 +134,6 @@ def jackknife_influence(resampler: Resampler, rng: np.random.Generator) -> Float
             w[:, idx] = np.where(hit, 0.0, 1.0)
             values[start : start + b] = resampler(w)
         values = values[np.isfinite(values)]
-        if values.size >= 2:
-            influence.append((values.size - 1) * (values.mean() - values))
+        if values.size >= 2:  # divided by the stratum's count so strata of different sizes combine correctly
+            influence.append((values.size - 1) * (values.mean() - values) / values.size)
     return np.concatenate(influence) if influence else np.empty(0)
