@@ -60,6 +60,24 @@ def test_gender_substitution_is_grammatical(text: str, female: str, male: str) -
 
 
 @pytest.mark.parametrize(
+    ("text", "male"),
+    [
+        ("Thank her for her call.", "Thank him for his call."),
+        ("Let her know about her first order.", "Let him know about his first order."),
+        ("We made her happy.", "We made him happy."),
+        ("Tell her right away.", "Tell him right away."),
+        ("I saw her last night.", "I saw him last night."),
+        ("Her right arm hurts.", "His right arm hurts."),
+        ("Her 3 kids called her.", "His 3 kids called him."),
+        ("I called her\nMonday", "I called him\nMonday"),
+        ("It was hers, and his own car was hers too.", "It was his, and his own car was his too."),
+    ],
+)
+def test_her_his_disambiguation(text: str, male: str) -> None:
+    assert to_male(text) == male
+
+
+@pytest.mark.parametrize(
     ("text", "swapped"),
     [
         ("He told his wife.", "She told her husband."),

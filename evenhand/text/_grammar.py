@@ -19,25 +19,40 @@ _NOT_A_NOUN_PHRASE = frozenset(
     till via per than as like unlike back away again too also so or and but nor yet if when while where why how
     because although though whether once then now today tomorrow tonight yesterday here there very really just
     still already soon later never ever always often sometimes not n't only even well much more most less least
-    enough instead anyway alone together home right directly immediately first last who whom i you he she it we
-    they me him her us them my your his its our their mine yours hers ours theirs myself yourself herself himself
+    enough instead anyway alone together directly immediately who whom i you he she it we they me him her us them
+    my your his its our their mine yours hers ours theirs myself yourself herself himself
     is was are were be been being am will would can could shall should may might must do does did has have had
-    happy sad angry upset safe sick tired free busy ready sure afraid alive awake aware
-    go come know be feel see think stay leave cry laugh smile speak talk win sleep eat work sit stand walk run
-    try help make take get give tell ask call want need say
+    happy sad angry upset safe sick tired ready sure afraid alive awake aware
+    go come know feel see think cry eat sit stand walk run try make take get give tell ask want
     """.split()
 )
+# Deliberately absent because "her X" is more often possessive: first, last, right, home, free, busy, work, call,
+# help, need, say, talk, win, sleep, smile, laugh, stay, leave ("her call", "her stay", "her first order").
+# Two-word adverbials that start with one of those words ("tell her right away", "saw her last night").
+_ADVERBIAL_PAIRS = frozenset(
+    {
+        ("right", "away"), ("right", "now"), ("right", "here"), ("right", "there"), ("right", "after"),
+        ("right", "before"), ("first", "thing"), ("last", "night"), ("last", "week"), ("last", "month"),
+        ("last", "year"), ("last", "time"), ("home", "safely"), ("home", "early"), ("home", "late"),
+    }
+)  # fmt: skip
 
-_NEXT_WORD = re.compile(r"[ \t]*(\w+)?")  # same line only: a line break ends the phrase
+_NEXT_WORDS = re.compile(r"[ \t]*(\w+)?(?:[ \t]+(\w+))?")  # same line only: a line break ends the phrase
 _VOWEL_SOUND_EXCEPTIONS = ("uni", "use", "usu", "uti", "eu", "one", "once", "ur")
 _SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 
 
 def starts_noun_phrase(text: str, end: int) -> bool:
     """True when the word after position ``end`` looks like the head of a noun phrase ("her [book]")."""
-    m = _NEXT_WORD.match(text, end)
+    m = _NEXT_WORDS.match(text, end)
     word = m.group(1) if m else None
-    return word is not None and word.lower() not in _NOT_A_NOUN_PHRASE
+    if word is None:
+        return False
+    word = word.lower()
+    if word in _NOT_A_NOUN_PHRASE:
+        return False
+    after = m.group(2) if m else None
+    return after is None or (word, after.lower()) not in _ADVERBIAL_PAIRS
 
 
 def match_case(source: str, replacement: str) -> str:
