@@ -10,16 +10,18 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from evenhand._validation import as_text_list
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text.ftu import AttributeSpec, resolve_lexicons
 from evenhand.text.lexicon import load_lexicon
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MODES", "CounterfactualPrompts", "counterfactual_prompts", "neutralize"]
 
@@ -72,6 +74,8 @@ class CounterfactualPrompts:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per prompt: ``source_index, original, attribute_words``, then one column per group."""
+        import pandas as pd  # only here: importing the text core stays light
+
         frame = pd.DataFrame(
             {
                 "source_index": self.source_index,

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from evenhand._validation import as_text_list
 from evenhand.text._engine import AttributeMatch, find_matches
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, Lexicon, load_lexicon
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # "gender" | "race" | None (all built-ins) | {"group": [aligned words]} | a Lexicon
 AttributeSpec: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon | None"
@@ -90,6 +92,8 @@ class FTUResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per prompt: ``prompt_index, prompt, flagged, n_matches, attribute_words, groups``."""
+        import pandas as pd  # only here: importing the text core stays light
+
         return pd.DataFrame(
             {
                 "prompt_index": np.arange(self.n_prompts),
@@ -103,6 +107,8 @@ class FTUResult:
 
     def matches_frame(self) -> pd.DataFrame:
         """One row per match: ``prompt_index, word, start, end, term, group, attribute``."""
+        import pandas as pd  # only here: importing the text core stays light
+
         rows = [(i, *m) for i, found in enumerate(self.matches) for m in found]
         return pd.DataFrame(rows, columns=["prompt_index", *AttributeMatch._fields])
 
