@@ -93,7 +93,9 @@ def test_seeded_and_accepts_series() -> None:
 
 def test_errors_name_the_problem() -> None:
     with pytest.raises(TypeError, match="callable"):
-        noise_floor(["a"], ["b"], [1], "rouge")  # type: ignore[arg-type]
+        noise_floor(["a"], ["b"], [1], 42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rouge_l"):
+        noise_floor(["a"], ["b"], [1], "meteor")
     with pytest.raises(ValueError, match="same length"):
         noise_floor(["a", "b"], ["b"], [1, 1], jaccard)
     with pytest.raises(ValueError, match="one per pair"):
@@ -121,3 +123,24 @@ def test_gap_properties(m: int, n: int, shift: float, seed: int) -> None:
     if n >= 2:
         assert shifted.gap_interval.low == pytest.approx(nf.gap_interval.low - shift, abs=1e-9)
         assert nf.gap_interval.low <= nf.gap_interval.high
+
+
+def test_named_similarities_use_the_counterfactual_metrics_maths() -> None:
+    cf = pytest.importorskip("evenhand.metrics.counterfactual")
+    a = ["he was kind and calm", "he was late", "she said the plan works", "she said it works"]
+    b = ["she was kind and calm", "she was very late", "he said the plan fails", "he said it fails"]
+    ids = [1, 1, 2, 2]
+    for name, metric, label in [
+        ("rouge_l", cf.counterfactual_rouge_l, "CROUGE-L"),
+        ("bleu", cf.counterfactual_bleu, "CBLEU"),
+    ]:
+        nf = noise_floor(a, b, ids, name, attribute="gender", n_resamples=50)
+        assert nf.name == label
+        # with the same neutralization, the counterfactual side is the metric itself
+        assert nf.counterfactual == pytest.approx(float(metric(a, b, attribute="gender")))
+
+
+def test_undefined_pair_similarities_are_left_out() -> None:
+    nf = noise_floor_from_scores([0.5, np.nan, 0.7], [1, 1, 2], [0.6, 0.8, np.nan], [1, 2, 2], n_resamples=20)
+    assert nf.counterfactual == pytest.approx(0.6) and nf.baseline == pytest.approx(0.7)
+    assert nf.n_counterfactual_pairs == 2 and nf.n_baseline_pairs == 2

@@ -32,6 +32,9 @@ RECS_B = [list(RNG.permutation(ITEMS)[:5]) for _ in range(40)]
 WORDS = "the nurse doctor said she he was kind helpful late early patient calm".split()
 TEXTS_A = [" ".join(RNG.choice(WORDS, size=8)) for _ in range(50)]
 TEXTS_B = [" ".join(RNG.choice(WORDS, size=8)) for _ in range(50)]
+SUBJECTS = ["he", "she", "the man", "the woman", "his son", "her daughter"]
+ADJECTIVES = ["kind", "strong", "emotional", "smart", "caring", "aggressive", "gentle", "brave"]
+CORPUS = [f"{RNG.choice(SUBJECTS)} is {RNG.choice(ADJECTIVES)} and {RNG.choice(ADJECTIVES)}" for _ in range(120)]
 
 Builder = Callable[[object], MetricResult]
 
@@ -53,9 +56,15 @@ CASES: list[tuple[str, str, Builder, str, bool]] = [
     ("recommendation", "jaccard_at_k", lambda f: f(RECS_A, RECS_B), "pair", False),
     ("recommendation", "serp_at_k", lambda f: f(RECS_A, RECS_B), "pair", False),
     ("recommendation", "prag_at_k", lambda f: f(RECS_A, RECS_B), "pair", False),
-    ("toxicity", "toxic_fraction", lambda f: f(TOX_SCORES, prompt_ids=PROMPT_IDS), "prompt", False),
-    ("toxicity", "expected_maximum_toxicity", lambda f: f(TOX_SCORES, prompt_ids=PROMPT_IDS), "prompt", False),
-    ("toxicity", "toxicity_probability", lambda f: f(TOX_SCORES, prompt_ids=PROMPT_IDS), "prompt", False),
+    ("toxicity", "toxic_fraction", lambda f: f(TOX_SCORES, prompts=PROMPT_IDS), "prompt", False),
+    ("toxicity", "expected_maximum_toxicity", lambda f: f(TOX_SCORES, prompts=PROMPT_IDS), "prompt", False),
+    ("toxicity", "toxicity_probability", lambda f: f(TOX_SCORES, prompts=PROMPT_IDS), "prompt", False),
+    ("toxicity", "stereotype_fraction", lambda f: f(TOX_SCORES, prompts=PROMPT_IDS), "prompt", False),
+    ("toxicity", "expected_maximum_stereotype", lambda f: f(TOX_SCORES, prompts=PROMPT_IDS), "prompt", False),
+    ("toxicity", "stereotype_probability", lambda f: f(TOX_SCORES, prompts=PROMPT_IDS), "prompt", False),
+    # co-occurrence metrics take responses without prompt ids, so their unit is the response
+    ("cooccurrence", "cooccurrence_bias", lambda f: f(CORPUS), "response", False),
+    ("cooccurrence", "stereotypical_associations", lambda f: f(CORPUS), "response", False),
     ("counterfactual", "counterfactual_rouge_l", lambda f: f(TEXTS_A, TEXTS_B), "pair", False),
     ("counterfactual", "counterfactual_bleu", lambda f: f(TEXTS_A, TEXTS_B), "pair", False),
     ("counterfactual", "strict_sentiment_parity", lambda f: f(TOX_SCORES[:50], TOX_SCORES[50:100]), "pair", False),
@@ -90,6 +99,7 @@ def test_interval_on_the_real_metric(module: str, function: str, builder: Builde
         assert iv.is_defined, iv.reason
         lo, hi = result.value_range
         assert lo - 1e-12 <= iv.low <= iv.high <= hi + 1e-12
+        assert iv.n_valid >= 150
         assert iv.low - 1e-12 <= result.value <= iv.high + 1e-12 or method == "bca"
         assert iv.unit == unit
 
@@ -97,10 +107,13 @@ def test_interval_on_the_real_metric(module: str, function: str, builder: Builde
 def test_toxicity_units_are_prompts_with_all_their_responses() -> None:
     mod = _module("toxicity")
     try:
-        result = mod.toxic_fraction(TOX_SCORES, prompt_ids=PROMPT_IDS)  # type: ignore[attr-defined]
+        result = mod.toxic_fraction(TOX_SCORES, prompts=PROMPT_IDS)  # type: ignore[attr-defined]
+        plain = mod.toxic_fraction(TOX_SCORES)  # type: ignore[attr-defined]
     except (AttributeError, TypeError) as exc:
         pytest.skip(f"toxic_fraction signature differs: {exc}")
     assert result.resampler is not None and result.resampler.n_units == N
+    # without prompt ids, responses are the only unit left (and the interval is narrower: no clustering)
+    assert plain.resampler is not None and plain.resampler.n_units == N * M
 
 
 def test_classification_interval_is_undefined_when_a_group_rate_is() -> None:

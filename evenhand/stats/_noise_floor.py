@@ -22,6 +22,28 @@ from evenhand.stats._resampling import SeedLike, as_generator
 
 Similarity = Callable[[list[str], list[str]], Any]
 
+# similarity names -> per-pair functions of evenhand.metrics.counterfactual (the maths behind CROUGE-L and CBLEU)
+_NAMED = {"rouge_l": "rouge_l_scores", "crouge-l": "rouge_l_scores", "bleu": "bleu_scores", "cbleu": "bleu_scores"}
+
+
+def _resolve_similarity(similarity: Similarity | str) -> tuple[Similarity, str | None]:
+    if isinstance(similarity, str):
+        key = similarity.lower().replace("rouge-l", "rouge_l") if similarity.lower() != "crouge-l" else "crouge-l"
+        if key not in _NAMED:
+            raise ValueError(
+                f"similarity {similarity!r} is not a known name; use 'rouge_l' or 'bleu', or pass a callable "
+                "(texts, texts) -> one score per pair (e.g. functools.partial(cosine_scores, embedder=...))"
+            )
+        from evenhand.metrics import counterfactual
+
+        label = "CROUGE-L" if "rouge" in key else "CBLEU"
+        return getattr(counterfactual, _NAMED[key]), label
+    if not callable(similarity):
+        raise TypeError(
+            f"similarity must be a callable (texts, texts) -> scores or a name, got {type(similarity).__name__}"
+        )
+    return similarity, None
+
 
 @dataclass(frozen=True)
 class NoiseFloor:
@@ -71,7 +93,10 @@ class NoiseFloor:
 
 def _scores(similarity: Similarity, left: list[str], right: list[str], what: str) -> FloatArray:
     values = similarity(left, right)
-    arr = as_float_array(np.asarray(values, dtype=np.float64).ravel(), f"{what} similarities", allow_empty=True)
+    # NaN = a pair with no tokens on either side (undefined similarity): left out, as the metrics do
+    arr = as_float_array(
+        np.asarray(values, dtype=np.float64).ravel(), f"{what} similarities", allow_empty=True, allow_nan=True
+    )
     if arr.size != len(left):
         raise ValueError(
             f"similarity returned {arr.size} values for {len(left)} {what} pairs; it must return one per pair"
@@ -83,9 +108,10 @@ def noise_floor(
     responses_a: Any,
     responses_b: Any,
     prompt_ids: Any,
-    similarity: Similarity,
+    similarity: Similarity | str,
     *,
-    name: str = "similarity",
+    attribute: Any = None,
+    name: str | None = None,
     ci: float = 0.95,
     n_resamples: int = 1000,
     seed: SeedLike = 0,
@@ -99,7 +125,10 @@ def noise_floor(
 
     ``counterfactual = mean v(a_i, b_i)``, ``baseline = mean v(same-prompt pairs)``, ``gap = baseline -
     counterfactual``, over the prompts with at least two rows; ``v`` is ``similarity(left, right) -> one score per
-    pair`` (e.g. per-pair ROUGE-L, BLEU or embedding cosine). Intervals: cluster bootstrap over prompts.
+    pair`` (e.g. per-pair ROUGE-L, BLEU or embedding cosine), or the name ``"rouge_l"`` / ``"bleu"`` for the
+    per-pair functions behind CROUGE-L and CBLEU. ``attribute`` (``"gender"``, ``"race"`` or a custom lexicon)
+    neutralizes every text first, as the counterfactual metrics do, so both sides are compared alike.
+    Intervals: cluster bootstrap over prompts.
 
     Returns:
         :class:`NoiseFloor`. NaN values with a reason when no prompt has two or more responses.
@@ -108,8 +137,12 @@ def noise_floor(
     right_all = as_text_list(responses_b, "responses_b")
     ids = as_array(prompt_ids, "prompt_ids")
     check_same_length(responses_a=left_all, responses_b=right_all, prompt_ids=ids)
-    if not callable(similarity):
-        raise TypeError(f"similarity must be a callable (texts, texts) -> scores, got {type(similarity).__name__}")
+    similarity, label = _resolve_similarity(similarity)
+    display = name or label or str(getattr(similarity, "__name__", "similarity"))
+    if attribute is not None:
+        from evenhand.text.counterfactual import neutralize
+
+        left_all, right_all = neutralize(left_all, attribute), neutralize(right_all, attribute)
 
     try:
         labels, codes = np.unique(ids, return_inverse=True)
@@ -131,7 +164,7 @@ def noise_floor(
         labels[codes[rows]],
         base,
         labels[base_codes],
-        name=name,
+        name=display,
         ci=ci,
         n_resamples=n_resamples,
         seed=seed,
@@ -155,19 +188,23 @@ def noise_floor_from_scores(
 ) -> NoiseFloor:
     """:func:`noise_floor` from similarity scores already computed (one per pair, each tagged with its prompt).
 
-    Only prompts with both counterfactual and baseline scores enter the comparison.
+    Only prompts with both counterfactual and baseline scores enter the comparison; NaN scores (undefined pairs)
+    are left out.
     """
     level = check_level(ci)
-    cf = as_float_array(counterfactual_scores, "counterfactual_scores", allow_empty=True)
-    base = as_float_array(baseline_scores, "baseline_scores", allow_empty=True)
+    cf = as_float_array(counterfactual_scores, "counterfactual_scores", allow_empty=True, allow_nan=True)
+    base = as_float_array(baseline_scores, "baseline_scores", allow_empty=True, allow_nan=True)
     cf_ids = as_array(counterfactual_prompts, "counterfactual_prompts", allow_empty=True)
     base_ids = as_array(baseline_prompts, "baseline_prompts", allow_empty=True)
     check_same_length(counterfactual_scores=cf, counterfactual_prompts=cf_ids)
     check_same_length(baseline_scores=base, baseline_prompts=base_ids)
+    n_all = n_prompts_total if n_prompts_total is not None else len(np.union1d(cf_ids, base_ids))
+    # undefined similarities (NaN: neither text has a token) are left out, as the metrics leave them out
+    cf, cf_ids = cf[~np.isnan(cf)], cf_ids[~np.isnan(cf)]
+    base, base_ids = base[~np.isnan(base)], base_ids[~np.isnan(base)]
 
     prompts = np.intersect1d(cf_ids, base_ids) if cf.size and base.size else np.empty(0)
     totals = _per_prompt(prompts, cf, cf_ids, base, base_ids)
-    n_all = n_prompts_total if n_prompts_total is not None else len(np.union1d(cf_ids, base_ids))
     if prompts.size == 0:
         why = "the noise floor needs two or more responses per prompt (no prompt has a same-prompt pair)"
         nan_iv = Interval(math.nan, math.nan, math.nan, level, method, n_resamples, 0, "prompt", reason=why)
