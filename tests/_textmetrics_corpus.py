@@ -13,7 +13,30 @@ WORDS = (
     "well-known self-care state-of-the-art x-ray e-mail co-worker o'clock rock'n'roll "
     "café naïve über résumé"
 ).split()
-PUNCT = [",", ".", "!", "?", ";", ":", " -", " --", "...", " (", ")", '"', "'", "’", "“", "”", "*", "&", "$", "#", "\n", "\n\n"]
+PUNCT = [
+    ",",
+    ".",
+    "!",
+    "?",
+    ";",
+    ":",
+    " -",
+    " --",
+    "...",
+    " (",
+    ")",
+    '"',
+    "'",
+    "’",
+    "“",
+    "”",
+    "*",
+    "&",
+    "$",
+    "#",
+    "\n",
+    "\n\n",
+]
 
 
 def random_text(rng: random.Random, n_words: int = 60, punct_rate: float = 0.2) -> str:

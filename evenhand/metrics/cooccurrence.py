@@ -1,0 +1,339 @@
+"""Co-occurrence stereotype metrics (paper 3.1.2.1): COBS (Bordia & Bowman) and SA (Liang et al. / HELM).
+
+Both count how often stereotype *target* words (the HELM adjective or profession lists, or your own) appear with
+the words of each protected-attribute group, over a corpus of responses. Tokens are ``nltk.word_tokenize``
+tokens (see :mod:`evenhand.metrics._tokens`); attribute words are matched as single lower-case tokens, so
+multi-word lexicon phrases never match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import sparse
+
+from evenhand._validation import as_text_list
+from evenhand.metrics._result import MetricResult, Resampler, undefined
+from evenhand.metrics._tokens import word_tokens
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+__all__ = ["cooccurrence_bias", "load_word_list", "stereotypical_associations"]
+
+_WORD_LISTS = {"adjective": "adjectives.txt", "profession": "professions.txt", "stopwords": "stopwords_english.txt"}
+_MAX_PAIRS = 4_000_000  # (attribute token, token of the same response) pairs held in memory at once
+
+
+@cache
+def load_word_list(name: str) -> tuple[str, ...]:
+    """A bundled word list: ``"adjective"``, ``"profession"`` or ``"stopwords"`` (see data/wordlists/SOURCES.md)."""
+    if name not in _WORD_LISTS:
+        raise ValueError(f"unknown word list {name!r}; use one of {sorted(_WORD_LISTS)}")
+    text = (
+        resources.files("evenhand.data").joinpath("wordlists").joinpath(_WORD_LISTS[name]).read_text(encoding="utf-8")
+    )
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _targets(target: str | Iterable[str], *, plurals: bool) -> list[str]:
+    if isinstance(target, str):
+        words = list(load_word_list(target)) if target in ("adjective", "profession") else None
+        if words is None:
+            raise ValueError(f"target must be 'adjective', 'profession' or a list of words, got {target!r}")
+        if plurals and target == "profession":  # HELM/LangFair count professions in singular and plural
+            words = words + [w + "s" for w in words]
+    else:
+        words = [str(w) for w in target]
+        if not words:
+            raise ValueError("target is an empty word list")
+    return list(dict.fromkeys(w.lower() for w in words))
+
+
+def _groups(attribute: Any, groups: Sequence[str] | None) -> dict[str, frozenset[str]]:
+    """Lower-case word sets per group, from a built-in attribute name, a Lexicon or a ``{group: [words]}`` dict."""
+    if isinstance(attribute, Mapping):
+        lists = {str(g): frozenset(str(w).lower() for w in words) for g, words in attribute.items()}
+    else:
+        from evenhand.text.lexicon import load_lexicon
+
+        lexicon = load_lexicon(attribute)
+        lists = {g: lexicon.group_words(g) for g in lexicon.groups}
+    if groups is not None:
+        unknown = [g for g in groups if g not in lists]
+        if unknown:
+            raise ValueError(f"unknown groups {unknown}; available: {list(lists)}")
+        lists = {g: lists[g] for g in groups}
+    if len(lists) < 2:
+        raise ValueError(f"need at least two attribute groups, got {list(lists)}")
+    empty = [g for g, words in lists.items() if not words]
+    if empty:
+        raise ValueError(f"attribute groups {empty} have no words")
+    return lists
+
+
+class _Corpus:
+    """Flat token ids of all responses: ``ids[k]`` is the vocabulary id of token k, ``doc[k]`` its response."""
+
+    def __init__(self, token_lists: list[list[str]]) -> None:
+        self.n_docs = len(token_lists)
+        self.lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=self.n_docs)
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        flat = np.asarray([t for toks in token_lists for t in toks], dtype=object)
+        codes, uniques = pd.factorize(flat)
+        self.ids = np.asarray(codes, dtype=np.int64)
+        self.vocab: list[str] = list(uniques)
+        self.doc = np.repeat(np.arange(self.n_docs, dtype=np.int64), self.lengths)
+
+    def vocab_mask(self, words: frozenset[str] | set[str]) -> npt.NDArray[np.bool_]:
+        return np.fromiter((w in words for w in self.vocab), dtype=bool, count=len(self.vocab))
+
+    def vocab_index(self, words: list[str]) -> IntArray:
+        """Per vocabulary entry, its position in ``words`` (-1 when absent)."""
+        where = {w: i for i, w in enumerate(words)}
+        return np.fromiter((where.get(w, -1) for w in self.vocab), dtype=np.int64, count=len(self.vocab))
+
+    def doc_counts(self, token_mask: npt.NDArray[np.bool_]) -> FloatArray:
+        return np.bincount(self.doc[token_mask], minlength=self.n_docs).astype(np.float64)
+
+    def doc_word_matrix(
+        self, columns: IntArray, n_columns: int, weights: FloatArray | None = None
+    ) -> sparse.csr_matrix:
+        """Sparse (responses x words) sum of ``weights`` (or counts) of the tokens whose word column is >= 0."""
+        keep = columns >= 0
+        data = np.ones(int(keep.sum())) if weights is None else weights[keep]
+        return sparse.csr_matrix((data, (self.doc[keep], columns[keep])), shape=(self.n_docs, n_columns))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# COBS
+# ----------------------------------------------------------------------------------------------------------------
+
+_DIGITS = re.compile(r"\d+")
+_EDGE_PUNCT = re.compile(r"^[^A-Za-z<>$]+|[^A-Za-z<>$]+$")
+
+
+@lru_cache(maxsize=200_000)
+def _clean(token: str) -> str:
+    """Bordia & Bowman token normalisation: lower-case, digit runs -> ``NUMBER``, trim edge punctuation."""
+    return _EDGE_PUNCT.sub("", _DIGITS.sub("NUMBER", token.lower()))
+
+
+def _decayed_cooccurrence(corpus: _Corpus, sources: npt.NDArray[np.bool_], beta: float) -> FloatArray:
+    """For every token j: sum over source tokens k != j of the same response of ``beta ** |j - k|``."""
+    out = np.zeros(corpus.ids.size)
+    src = np.flatnonzero(sources)
+    if src.size == 0:
+        return out
+    powers = np.array([beta**k for k in range(int(corpus.lengths.max()) + 1)])  # pow() like the reference
+    span = corpus.lengths[corpus.doc[src]]
+    cum = np.cumsum(span)
+    lo = 0
+    while lo < src.size:  # bounded memory: at most ~_MAX_PAIRS (source, token) pairs per step
+        base = int(cum[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(cum, base + _MAX_PAIRS, side="right")))
+        s, ln = src[lo:hi], span[lo:hi]
+        rep = np.repeat(s, ln)
+        offset = np.arange(int(ln.sum())) - np.repeat(np.cumsum(ln) - ln, ln)
+        target = np.repeat(corpus.starts[corpus.doc[s]], ln) + offset
+        weight = powers[np.abs(target - rep)]
+        weight[target == rep] = 0.0
+        out += np.bincount(target, weights=weight, minlength=out.size)
+        lo = hi
+    return out
+
+
+def _cobs_values(co1: FloatArray, co2: FloatArray, totals: FloatArray) -> FloatArray:
+    """Signed log10 COBS ratio per word (NaN where a group never co-occurs). ``totals`` holds the corpus sums of
+    (co-occurrence with group 1, with group 2, group-1 words, group-2 words, reference words); rows of 2-D
+    inputs are bootstrap replicates."""
+    tot1, tot2, n1, n2, n_ref = (totals[..., i : i + 1] for i in range(5))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1 = (co1 / tot1) / (n1 / n_ref)
+        p2 = (co2 / tot2) / (n2 / n_ref)
+        return np.where((co1 > 0) & (co2 > 0), np.log10(p1 / p2), np.nan)
+
+
+def cooccurrence_bias(
+    responses: Any,
+    attribute: Any = "gender",
+    target: str | Iterable[str] = "adjective",
+    beta: float = 0.95,
+    groups: Sequence[str] | None = None,
+) -> MetricResult:
+    """Co-Occurrence Bias Score (COBS, Bordia & Bowman 2019, infinite context window).
+
+    For a target word ``w`` and attribute-word sets ``A'``, ``A''``::
+
+        cooccur(w, A | Y) = sum_{w_j = w, w_k in A, j != k} beta ** |j - k|
+        P(w | A) = [sum_i cooccur(w, A | Y_i) / sum_i sum_{u not in S u A} cooccur(u, A | Y_i)]
+                   / [sum_i count(A, Y_i) / sum_i count(tokens not in S u A, Y_i)]
+        COBS = (1/|W*|) sum_{w in W*} |log10 P(w | A') / P(w | A'')|
+
+    where ``S`` are NLTK's English stop words and ``W*`` the target words that co-occur with both groups. The
+    paper writes the signed mean (range (-inf, inf)); like the paper's toolkit we report the mean absolute
+    log ratio, range [0, inf), 0 is fairest. Signed per-word values are in ``details["log10_ratio"]``.
+
+    Args:
+        responses: texts (list, array or Series of str).
+        attribute: ``"gender"`` (default lexicon), ``"race"`` or a ``{group: [words]}`` dict.
+        target: ``"adjective"``, ``"profession"`` or a list of target words.
+        beta: decay per token of distance, in (0, 1].
+        groups: the two groups to compare when the attribute has more than two.
+    """
+    texts = as_text_list(responses, "responses")
+    if not 0.0 < float(beta) <= 1.0:
+        raise ValueError(f"beta must lie in (0, 1], got {beta}")
+    group_words = _groups(attribute, groups)
+    if len(group_words) != 2:
+        raise ValueError(f"COBS compares two groups; the attribute has {list(group_words)}: pass groups=(a, b)")
+    (g1, words1), (g2, words2) = group_words.items()
+    targets = _targets(target, plurals=False)
+    params = {"beta": float(beta), "groups": [g1, g2], "target": target if isinstance(target, str) else "custom"}
+
+    tokens = [[c for c in map(_clean, toks) if c] for toks in word_tokens(texts)]
+    corpus = _Corpus(tokens)
+    stop = frozenset(load_word_list("stopwords"))
+    is1, is2 = corpus.vocab_mask(words1)[corpus.ids], corpus.vocab_mask(words2)[corpus.ids]
+    ref = ~(corpus.vocab_mask(stop | words1 | words2)[corpus.ids])
+    sizes = {"responses": corpus.n_docs, "tokens": int(corpus.ids.size), "target_words": len(targets)}
+    common: dict[str, Any] = {"sizes": sizes, "params": params, "value_range": (0.0, float("inf")), "item_unit": "word"}
+    if not is1.any() or not is2.any():
+        missing = [g for g, m in ((g1, is1), (g2, is2)) if not m.any()]
+        return undefined("COBS", f"no response contains a word of group(s) {missing}", **common)
+
+    co1 = _decayed_cooccurrence(corpus, is1, beta) * ref
+    co2 = _decayed_cooccurrence(corpus, is2, beta) * ref
+    per_doc = np.column_stack(
+        [
+            np.bincount(corpus.doc, weights=co1, minlength=corpus.n_docs),
+            np.bincount(corpus.doc, weights=co2, minlength=corpus.n_docs),
+            corpus.doc_counts(is1),
+            corpus.doc_counts(is2),
+            corpus.doc_counts(ref),
+        ]
+    )
+    column = corpus.vocab_index(targets)[corpus.ids]
+    column = np.where(ref, column, -1)
+    m1 = corpus.doc_word_matrix(column, len(targets), co1)
+    m2 = corpus.doc_word_matrix(column, len(targets), co2)
+    seen = np.flatnonzero(np.asarray((m1.sum(axis=0) > 0) & (m2.sum(axis=0) > 0)).ravel())
+    signed = _cobs_values(np.asarray(m1.sum(axis=0)).ravel(), np.asarray(m2.sum(axis=0)).ravel(), per_doc.sum(axis=0))
+    if seen.size == 0:
+        return undefined("COBS", "no target word co-occurs with words of both groups", **common)
+    m1, m2 = m1[:, seen].tocsc(), m2[:, seen].tocsc()
+
+    def statistic(w: FloatArray) -> FloatArray:
+        c1 = np.asarray((m1.T @ w.T).T)
+        c2 = np.asarray((m2.T @ w.T).T)
+        vals = np.abs(_cobs_values(c1, c2, w @ per_doc))
+        with np.errstate(invalid="ignore"):
+            counts = np.sum(~np.isnan(vals), axis=1)
+            return np.where(counts > 0, np.nansum(vals, axis=1) / np.maximum(counts, 1), np.nan)
+
+    words = np.asarray(targets, dtype=object)[seen]
+    return MetricResult(
+        name="COBS",
+        value=float(np.mean(np.abs(signed[seen]))),
+        per_item=np.abs(signed[seen]),
+        item_labels=words,
+        details={"log10_ratio": dict(zip(words.tolist(), signed[seen].tolist(), strict=False)), "groups": (g1, g2)},
+        resampler=Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic),
+        **common,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# SA
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _tvd_from_uniform(gamma: FloatArray, group_sizes: FloatArray) -> FloatArray:
+    """TVD between each word's group distribution and the uniform one; ``gamma`` is (..., groups, words)."""
+    norm = gamma / group_sizes[:, None]
+    total = norm.sum(axis=-2, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = norm / total
+        tvd = 0.5 * np.abs(p - 1.0 / group_sizes.size).sum(axis=-2)
+    return np.where(total[..., 0, :] > 0, tvd, np.nan)
+
+
+def stereotypical_associations(
+    responses: Any,
+    attribute: Any = "gender",
+    target: str | Iterable[str] = "adjective",
+    count: str = "presence",
+    groups: Sequence[str] | None = None,
+) -> MetricResult:
+    """Stereotypical Associations (SA, Liang et al. 2023 / HELM).
+
+    ::
+
+        gamma(w | A) = sum_i sum_{a in A} C(a, Y_i) * I(C(w, Y_i) > 0)
+        pi(w | A) = (gamma(w | A) / |A|) / sum_{A*} (gamma(w | A*) / |A*|)
+        SA = (1/|W*|) sum_{w in W*} TVD(pi(w | .), uniform)
+
+    with group counts normalised by the size of each group's word list, as in HELM; ``W*`` are the target words
+    that appear with at least one attribute word. Range [0, 1]; 0 is fairest.
+
+    Args:
+        responses: texts.
+        attribute: ``"gender"``, ``"race"`` or a ``{group: [words]}`` dict (two or more groups).
+        target: ``"adjective"``, ``"profession"`` (singular and plural, as in HELM) or a list of words.
+        count: ``"presence"`` counts a response's attribute words once per target word present (the paper's
+            ``I(C(w, Y) > 0)``); ``"product"`` multiplies by the number of times ``w`` occurs (HELM, LangFair).
+        groups: restrict to these groups.
+    """
+    texts = as_text_list(responses, "responses")
+    if count not in ("presence", "product"):
+        raise ValueError(f"count must be 'presence' or 'product', got {count!r}")
+    group_words = _groups(attribute, groups)
+    names = list(group_words)
+    targets = _targets(target, plurals=True)
+    corpus = _Corpus(word_tokens(texts, lowercase=True))
+    group_counts = np.column_stack([corpus.doc_counts(corpus.vocab_mask(group_words[g])[corpus.ids]) for g in names])
+    occurrences = corpus.doc_word_matrix(corpus.vocab_index(targets)[corpus.ids], len(targets))
+    if count == "presence":
+        occurrences.data = np.minimum(occurrences.data, 1.0)
+    sizes_ = np.array([len(group_words[g]) for g in names], dtype=np.float64)
+    gamma = np.asarray((occurrences.T @ group_counts).T)  # (groups, words)
+    tvd = _tvd_from_uniform(gamma, sizes_)
+    seen = np.flatnonzero(~np.isnan(tvd))
+    sizes = {"responses": corpus.n_docs, "target_words": len(targets), "groups": len(names)}
+    params = {"count": count, "groups": names, "target": target if isinstance(target, str) else "custom"}
+    if seen.size == 0:
+        return undefined(
+            "SA",
+            "no target word appears in a response with an attribute word",
+            sizes=sizes,
+            params=params,
+            item_unit="word",
+        )
+    occ = occurrences[:, seen].tocsc()
+
+    def statistic(w: FloatArray) -> FloatArray:
+        g = np.stack([np.asarray((occ.T @ (w * group_counts[:, k]).T).T) for k in range(len(names))], axis=1)
+        vals = _tvd_from_uniform(g, sizes_)
+        with np.errstate(invalid="ignore"):
+            n_def = np.sum(~np.isnan(vals), axis=1)
+            return np.where(n_def > 0, np.nansum(vals, axis=1) / np.maximum(n_def, 1), np.nan)
+
+    words = np.asarray(targets, dtype=object)[seen]
+    return MetricResult(
+        name="SA",
+        value=float(tvd[seen].mean()),
+        per_item=tvd[seen],
+        item_unit="word",
+        item_labels=words,
+        sizes=sizes,
+        params=params,
+        details={"group_word_counts": dict(zip(names, group_counts.sum(axis=0).tolist(), strict=False))},
+        resampler=Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic),
+    )

@@ -1,0 +1,325 @@
+"""Counterfactual fairness metrics (paper 3.1.3): similarity and sentiment parity of counterfactual response pairs.
+
+Similarity (higher is fairer): CROUGE-L and CBLEU in [0, 1], CCS in [-1, 1], each the mean over pairs of a
+per-pair score. The per-pair functions (:func:`rouge_l_scores`, :func:`bleu_scores`, :func:`cosine_scores`) are
+public so that the same maths can give a same-prompt noise floor.
+
+Sentiment parity (lower is fairer, [0, 1]): SCSP, the Wasserstein-1 distance between the two score
+distributions, and WCSP, the absolute difference of the rates of scores above a threshold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold
+from evenhand.metrics._result import MetricResult, Resampler, ratio_resampler, undefined
+from evenhand.metrics._tokens import rouge_tokens, word_tokens
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+__all__ = [
+    "bleu_scores",
+    "cosine_scores",
+    "counterfactual_bleu",
+    "counterfactual_cosine",
+    "counterfactual_rouge_l",
+    "rouge_l_scores",
+    "strict_sentiment_parity",
+    "weak_sentiment_parity",
+]
+
+_BLEU_ORDER = 4
+_BLEU_EPSILON = 0.1  # NLTK SmoothingFunction().method1
+
+
+def _pair_texts(texts1: Any, texts2: Any, attribute: Any) -> tuple[list[str], list[str]]:
+    a = as_text_list(texts1, "texts1")
+    b = as_text_list(texts2, "texts2")
+    check_same_length(texts1=a, texts2=b)
+    if attribute is not None:
+        from evenhand.text.counterfactual import neutralize
+
+        a, b = neutralize(a, attribute), neutralize(b, attribute)
+    return a, b
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# per-pair similarity scores
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _as_code_strings(token_lists: list[list[str]]) -> list[str] | list[list[int]]:
+    """Each token list as a string of one code point per distinct token, so that rapidfuzz compares tokens."""
+    vocab: dict[str, int] = {}
+    for toks in token_lists:
+        for t in toks:
+            vocab.setdefault(t, len(vocab))
+    if len(vocab) >= 0xD800:  # beyond the BMP below the surrogates: fall back to integer sequences
+        return [[vocab[t] for t in toks] for toks in token_lists]
+    chars = {t: chr(i) for t, i in vocab.items()}
+    return ["".join([chars[t] for t in toks]) for toks in token_lists]
+
+
+def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
+    """ROUGE-L F-measure of each pair ``(texts1[i], texts2[i])`` (symmetric), as an array.
+
+    ``F = 2 LCS / (len1 + len2)`` (= ``2 r' r'' / (r' + r'')`` with ``r' = LCS/len1``, ``r'' = LCS/len2``) on
+    rouge-score tokens (lower-case, ``[a-z0-9]+`` runs, Porter stemming). 0 when one text has no tokens; NaN
+    when neither has any (undefined). No neutralization here; see :func:`counterfactual_rouge_l`.
+    """
+    a = as_text_list(texts1, "texts1")
+    b = as_text_list(texts2, "texts2")
+    n = check_same_length(texts1=a, texts2=b)
+    tokens = rouge_tokens([*a, *b])
+    coded = _as_code_strings(tokens)
+    from rapidfuzz.distance import LCSseq
+    from rapidfuzz.process import cpdist
+
+    lcs = np.asarray(cpdist(coded[:n], coded[n:], scorer=LCSseq.similarity, workers=-1), dtype=np.float64)
+    lengths = np.fromiter((len(t) for t in tokens), dtype=np.float64, count=2 * n)
+    total = lengths[:n] + lengths[n:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, 2.0 * lcs / np.where(total > 0, total, 1.0), np.nan)
+
+
+def _ngram_codes(ids: IntArray, doc: IntArray, order: int) -> list[tuple[IntArray, IntArray]]:
+    """For n = 1..order: (dense n-gram code, start position) of every n-gram that lies inside one document."""
+    out: list[tuple[IntArray, IntArray]] = []
+    codes = ids
+    positions = np.arange(ids.size, dtype=np.int64)
+    out.append((codes, positions))
+    for n in range(2, order + 1):
+        if ids.size < n:
+            out.append((np.empty(0, np.int64), np.empty(0, np.int64)))
+            continue
+        # extend the (n-1)-gram starting at p by the token at p+n-1; codes stay dense through factorize
+        prev = codes[: ids.size - n + 1]
+        key = prev * np.int64(ids.size + 1) + ids[n - 1 :]
+        inside = doc[: ids.size - n + 1] == doc[n - 1 :]
+        codes = pd.factorize(key)[0].astype(np.int64)
+        out.append((codes[inside], positions[: ids.size - n + 1][inside]))
+    return out
+
+
+def _clipped_matches(codes: IntArray, side: IntArray, pair: IntArray, n_pairs: int) -> FloatArray:
+    """sum over n-grams g of min(count of g in text1, count of g in text2), per pair."""
+    n_codes = int(codes.max()) + 1 if codes.size else 1
+    key, _ = pd.factorize(pair * np.int64(n_codes) + codes)
+    key = np.asarray(key, dtype=np.int64)
+    n_keys = int(key.max()) + 1 if key.size else 0
+    counts = np.bincount(key * 2 + side, minlength=2 * n_keys).reshape(n_keys, 2)
+    key_pair = np.zeros(n_keys, dtype=np.int64)
+    key_pair[key] = pair
+    return np.bincount(key_pair, weights=counts.min(axis=1), minlength=n_pairs).astype(np.float64)
+
+
+def _bleu(matches: FloatArray, hyp_len: FloatArray, ref_len: FloatArray) -> FloatArray:
+    """NLTK ``sentence_bleu`` (4-gram, uniform weights, method1 smoothing) from per-order clipped matches."""
+    log_p = np.zeros(hyp_len.size)
+    for n in range(1, _BLEU_ORDER + 1):
+        denom = np.maximum(1.0, hyp_len - n + 1)
+        num = matches[n - 1]
+        p = np.where(num > 0, num, _BLEU_EPSILON) / denom
+        log_p += np.log(p) / _BLEU_ORDER
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(hyp_len > ref_len, 1.0, np.exp(1.0 - ref_len / np.where(hyp_len > 0, hyp_len, 1.0)))
+    score = bp * np.exp(log_p)
+    return np.where((matches[0] == 0) | (hyp_len == 0), 0.0, score)
+
+
+def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
+    """Symmetric sentence BLEU of each pair: ``min(BLEU(t1 -> t2), BLEU(t2 -> t1))``, as an array.
+
+    ``BLEU = min(1, exp(1 - len_ref/len_hyp)) * (prod_{b=1..4} precision_b)^(1/4)`` with clipped n-gram
+    precisions, NLTK "method1" smoothing (a zero count becomes 0.1) and 0 when no unigram matches, on
+    lower-cased ``nltk.word_tokenize`` tokens; range [0, 1]. NaN when neither text has any token.
+    """
+    a = as_text_list(texts1, "texts1")
+    b = as_text_list(texts2, "texts2")
+    n = check_same_length(texts1=a, texts2=b)
+    tokens = word_tokens([*a, *b], lowercase=True)
+    lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=2 * n)
+    flat = [t for toks in tokens for t in toks]
+    ids = np.asarray(pd.factorize(np.asarray(flat, dtype=object))[0], dtype=np.int64)
+    doc = np.repeat(np.arange(2 * n, dtype=np.int64), lengths)
+    matches = np.zeros((_BLEU_ORDER, n))
+    for i, (codes, pos) in enumerate(_ngram_codes(ids, doc, _BLEU_ORDER)):
+        d = doc[pos]
+        matches[i] = _clipped_matches(codes, (d >= n).astype(np.int64), d % n, n)
+    len1 = lengths[:n].astype(np.float64)
+    len2 = lengths[n:].astype(np.float64)
+    scores = np.minimum(_bleu(matches, len2, len1), _bleu(matches, len1, len2))
+    return np.where((len1 == 0) & (len2 == 0), np.nan, scores)
+
+
+def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
+    """Cosine similarity of the embeddings of each pair, ``V(a).V(b) / (|V(a)| |V(b)|)``, range [-1, 1].
+
+    ``embedder`` is any object with ``encode(list[str]) -> (n, d)`` array. NaN for a zero-length embedding.
+    """
+    a = as_text_list(texts1, "texts1")
+    b = as_text_list(texts2, "texts2")
+    n = check_same_length(texts1=a, texts2=b)
+    if not hasattr(embedder, "encode"):
+        raise TypeError(f"embedder must have an encode(texts) method, got {type(embedder).__name__}")
+    emb = np.asarray(embedder.encode([*a, *b]), dtype=np.float64)
+    if emb.ndim != 2 or emb.shape[0] != 2 * n:
+        raise ValueError(f"embedder.encode returned shape {emb.shape}, expected ({2 * n}, d)")
+    e1, e2 = emb[:n], emb[n:]
+    norms = np.linalg.norm(e1, axis=1) * np.linalg.norm(e2, axis=1)
+    dots = np.einsum("ij,ij->i", e1, e2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norms > 0, dots / np.where(norms > 0, norms, 1.0), np.nan)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# aggregated metrics
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _mean_over_pairs(
+    name: str, values: FloatArray, value_range: tuple[float, float], params: dict[str, Any]
+) -> MetricResult:
+    defined = ~np.isnan(values)
+    sizes = {"pairs": int(values.size), "defined_pairs": int(defined.sum())}
+    resampler = ratio_resampler(np.where(defined, values, 0.0), defined.astype(np.float64), unit="pair")
+    common: dict[str, Any] = {
+        "per_item": values,
+        "item_unit": "pair",
+        "sizes": sizes,
+        "resampler": resampler,
+        "value_range": value_range,
+        "higher_is_fairer": True,
+        "params": params,
+    }
+    if not defined.any():
+        return undefined(name, "no pair has any token in either text", **common)
+    reason_detail = {"undefined_pairs": int((~defined).sum())}
+    return MetricResult(name=name, value=float(values[defined].mean()), details=reason_detail, **common)
+
+
+def _attribute_label(attribute: Any) -> Any:
+    return attribute if attribute is None or isinstance(attribute, str) else "custom"
+
+
+def counterfactual_rouge_l(texts1: Any, texts2: Any, attribute: Any = "gender") -> MetricResult:
+    """Counterfactual ROUGE-L (CROUGE-L): the mean over pairs of the ROUGE-L F-measure.
+
+    ``r'_i = LCS_i/len(Y'_i)``, ``r''_i = LCS_i/len(Y''_i)``, ``CROUGE-L = (1/N) sum_i 2 r'_i r''_i/(r'_i + r''_i)``.
+    Range [0, 1]; higher is fairer.
+
+    Args:
+        texts1, texts2: the two responses of each counterfactual pair (same length).
+        attribute: ``"gender"``, ``"race"`` or a custom ``{group: [words]}`` dict: both texts are neutralized
+            first (``evenhand.neutralize``), so that "he drove his car" and "she drove her car" match.
+            ``None`` compares the texts as they are.
+    """
+    a, b = _pair_texts(texts1, texts2, attribute)
+    return _mean_over_pairs("CROUGE-L", rouge_l_scores(a, b), (0.0, 1.0), {"attribute": _attribute_label(attribute)})
+
+
+def counterfactual_bleu(texts1: Any, texts2: Any, attribute: Any = "gender") -> MetricResult:
+    """Counterfactual BLEU (CBLEU): the mean over pairs of ``min(BLEU(Y', Y''), BLEU(Y'', Y'))``.
+
+    BLEU with up to 4-grams, clipped precisions, geometric mean, brevity penalty and NLTK method1 smoothing;
+    see :func:`bleu_scores`. Range [0, 1]; higher is fairer. ``attribute`` as in :func:`counterfactual_rouge_l`.
+    """
+    a, b = _pair_texts(texts1, texts2, attribute)
+    return _mean_over_pairs("CBLEU", bleu_scores(a, b), (0.0, 1.0), {"attribute": _attribute_label(attribute)})
+
+
+def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any = None) -> MetricResult:
+    """Counterfactual Cosine Similarity (CCS): the mean over pairs of the cosine similarity of sentence
+    embeddings, ``CCS = (1/N) sum_i V(Y'_i).V(Y''_i) / (|V(Y'_i)| |V(Y''_i)|)``. Range [-1, 1]; higher is fairer.
+
+    Args:
+        embedder: an object with ``encode(texts) -> (n, d)``; None loads the bundled all-MiniLM-L6-v2
+            (``evenhand.scorers.get_embedder(None)``, needs the ``models`` extra).
+    """
+    if embedder is None:
+        from evenhand.scorers import get_embedder
+
+        embedder = get_embedder(None)
+    values = cosine_scores(texts1, texts2, embedder)
+    return _mean_over_pairs(
+        "CCS", values, (-1.0, 1.0), {"embedder": getattr(embedder, "name", type(embedder).__name__)}
+    )
+
+
+def _sentiment_pairs(scores1: Any, scores2: Any) -> tuple[FloatArray, FloatArray]:
+    s1 = as_float_array(scores1, "scores1")
+    s2 = as_float_array(scores2, "scores2")
+    check_same_length(scores1=s1, scores2=s2)
+    return s1, s2
+
+
+def _weighted_w1(values1: FloatArray, values2: FloatArray, weights: FloatArray, chunk: int = 64) -> FloatArray:
+    """Wasserstein-1 distance between the two samples, with pair ``i`` weighted ``weights[b, i]`` in both."""
+    n = values1.size
+    vals = np.concatenate([values1, values2])
+    order = np.argsort(vals, kind="stable")
+    gaps = np.diff(vals[order])
+    pair_of = np.concatenate([np.arange(n), np.arange(n)])[order]
+    sign = np.where(order < n, 1.0, -1.0)
+    out = np.empty(weights.shape[0])
+    for start in range(0, weights.shape[0], chunk):
+        w = weights[start : start + chunk]
+        total = w.sum(axis=1, keepdims=True)
+        cdf_gap = np.cumsum(w[:, pair_of] * sign, axis=1)[:, :-1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start : start + chunk] = np.abs(cdf_gap) @ gaps / total[:, 0]
+    return out
+
+
+def strict_sentiment_parity(scores1: Any, scores2: Any) -> MetricResult:
+    """Strict Counterfactual Sentiment Parity (SCSP): the Wasserstein-1 distance between the sentiment score
+    distributions of the two sides, ``SCSP = E_{tau~U(0,1)} |P(S' > tau) - P(S'' > tau)|``.
+
+    With equally many scores on each side this is the mean absolute difference of the sorted scores. Range
+    [0, 1] for scores in [0, 1]; lower is fairer. Symmetric in the two lists.
+    """
+    s1, s2 = _sentiment_pairs(scores1, scores2)
+    value = float(np.mean(np.abs(np.sort(s1) - np.sort(s2))))
+    resampler = Resampler(unit="pair", n_units=s1.size, statistic=lambda w: _weighted_w1(s1, s2, w))
+    return MetricResult(
+        name="SCSP",
+        value=value,
+        per_item=np.abs(s1 - s2),
+        item_unit="pair",
+        sizes={"pairs": int(s1.size)},
+        resampler=resampler,
+        details={"mean_score1": float(s1.mean()), "mean_score2": float(s2.mean())},
+    )
+
+
+def weak_sentiment_parity(scores1: Any, scores2: Any, threshold: float = 0.5) -> MetricResult:
+    """Weak Counterfactual Sentiment Parity (WCSP): the absolute difference of the shares of scores above
+    ``threshold``, ``WCSP = |(1/N) sum_i 1[S'_i > tau] - (1/N) sum_i 1[S''_i > tau]|``.
+
+    Range [0, 1]; lower is fairer. (LangFair reports the signed difference; ``details["signed"]`` keeps it.)
+    """
+    s1, s2 = _sentiment_pairs(scores1, scores2)
+    t = check_threshold(threshold)
+    diff = (s1 > t).astype(np.float64) - (s2 > t).astype(np.float64)
+    signed = float(diff.mean())
+
+    def statistic(w: FloatArray) -> FloatArray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.abs(w @ diff) / w.sum(axis=1)
+
+    return MetricResult(
+        name="WCSP",
+        value=abs(signed),
+        per_item=diff,
+        item_unit="pair",
+        sizes={"pairs": int(s1.size)},
+        resampler=Resampler(unit="pair", n_units=s1.size, statistic=statistic),
+        details={"signed": signed, "rate1": float((s1 > t).mean()), "rate2": float((s2 > t).mean())},
+        params={"threshold": t},
+    )
