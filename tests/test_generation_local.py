@@ -1,0 +1,47 @@
+"""The embedded local model: batching logic (fast, no weights) and a real short SmolLM2 generation (slow)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evenhand.generation import Completion, LocalModelClient, generate
+from evenhand.generation.clients import local as local_module
+
+
+def test_concurrent_calls_are_batched(monkeypatch: pytest.MonkeyPatch) -> None:
+    batches: list[list[int]] = []
+
+    def fake_generate(self: LocalModelClient, batch: list[Any]) -> list[list[Completion]]:
+        batches.append([item.n for item in batch])
+        return [[Completion(f"{item.messages[-1]['content']}-{k}") for k in range(item.n)] for item in batch]
+
+    monkeypatch.setattr(LocalModelClient, "_generate", fake_generate)
+    client = LocalModelClient(batch_size=8)
+    result = generate([f"p{i}" for i in range(6)], client, count=3, store=None, progress=False)
+    assert result.status_counts()["ok"] == 18
+    assert result.responses[:3] == ["p0-0", "p0-1", "p0-2"]
+    assert all(sum(b) <= 8 for b in batches) and len(batches) < 6  # several prompts per forward pass
+
+
+def test_local_identity_and_validation() -> None:
+    assert LocalModelClient().identity["model"].endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    with pytest.raises(ValueError, match="batch_size"):
+        LocalModelClient(batch_size=0)
+    folder, name = local_module.smollm2_location()
+    assert name == "SmolLM2-135M-Instruct.Q4_1.gguf" and folder
+
+
+@pytest.mark.slow
+def test_real_smollm2_short_generation() -> None:
+    client = LocalModelClient()
+    result = generate(
+        ["Say hello.", "Name a colour."], client, count=2, max_tokens=4, seed=0, store=None, progress=False
+    )
+    frame = result.to_frame()
+    assert (frame["status"] == "ok").all(), frame["error"].tolist()
+    assert all(isinstance(r, str) for r in result.responses)
+    assert (frame["completion_tokens"] <= 4).all() and (frame["prompt_tokens"] > 0).all()
+    assert set(frame["finish_reason"]) <= {"stop", "length"}
+    assert local_module.load_model() is client.load()  # loaded once per process
