@@ -55,14 +55,14 @@ class Timing:
 
 # ----------------------------------------------------------------------------------------------- metric adapters
 def toxicity_results(scores: np.ndarray, prompt_ids: np.ndarray) -> dict[str, MetricResult]:
-    """TF, EMT, TP from the real metric functions when they exist, else from equivalent synthetic resamplers."""
+    """TF, EMT, TP from the real metric functions (fallback before they existed: equivalent resamplers)."""
     try:
         from evenhand.metrics import toxicity as tox
 
         return {
-            "TF": tox.toxic_fraction(scores, prompt_ids=prompt_ids),
-            "EMT": tox.expected_maximum_toxicity(scores, prompt_ids=prompt_ids),
-            "TP": tox.toxicity_probability(scores, prompt_ids=prompt_ids),
+            "TF": tox.toxic_fraction(scores, prompts=prompt_ids),
+            "EMT": tox.expected_maximum_toxicity(scores, prompts=prompt_ids),
+            "TP": tox.toxicity_probability(scores, prompts=prompt_ids),
         }
     except (ImportError, TypeError):
         grid = scores.reshape(-1, M)
@@ -82,7 +82,8 @@ def rouge_result(texts_a: list[str], texts_b: list[str]) -> tuple[MetricResult, 
     try:
         from evenhand.metrics.counterfactual import counterfactual_rouge_l
 
-        return counterfactual_rouge_l(texts_a, texts_b), "evenhand.metrics.counterfactual_rouge_l"
+        # attribute=None: no neutralization, the same computation as LangFair's RougelSimilarity
+        return counterfactual_rouge_l(texts_a, texts_b, attribute=None), "counterfactual_rouge_l(attribute=None)"
     except ImportError:
         from rapidfuzz.distance import LCSseq
 
