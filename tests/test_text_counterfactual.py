@@ -104,7 +104,7 @@ def test_race_substitution_fixes_articles_and_never_splices_words() -> None:
 
 def test_race_context_words() -> None:
     cf = counterfactual_prompts(["a black car and an asian woman"], attribute="race")
-    assert cf["white"] == ["a black car and a White woman"]
+    assert cf["white"] == ["a black car and a white woman"]  # lower-case text stays lower-case
     assert cf["asian"] == ["a black car and an asian woman"]
 
 
@@ -132,7 +132,7 @@ def test_custom_dict_and_group_subset() -> None:
     cf = counterfactual_prompts(["A young applicant, a youth."], attribute=custom)
     assert cf["old"] == ["An old applicant, an elderly person."]
     cf2 = counterfactual_prompts(["A caucasian man"], attribute="race", groups=["asian"])
-    assert cf2.groups == ("asian",) and cf2["asian"] == ["An Asian man"]
+    assert cf2.groups == ("asian",) and cf2["asian"] == ["An asian man"]
 
 
 def test_no_mentions_gives_empty_result_with_warning() -> None:
@@ -320,3 +320,14 @@ def test_property_family_counterfactuals_cover_exactly_the_flagged_prompts(name:
     assert tuple(cf.source_index.tolist()) == ftu.flagged_index
     assert all(len(cf[g]) == len(cf) for g in cf.groups)
     assert check_ftu(neutralize(prompts, attribute=attribute), attribute=attribute).satisfied  # type: ignore[arg-type]
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), min_size=1, max_size=4))
+def test_property_arbitrary_text_never_crashes_and_unflagged_text_is_untouched(texts: list[str]) -> None:
+    for attribute in ("gender", "race"):
+        ftu = check_ftu(texts, attribute=attribute)
+        neutral = neutralize(texts, attribute=attribute)
+        assert len(neutral) == len(texts)
+        for text, out, found in zip(texts, neutral, ftu.matches, strict=True):
+            if not found:
+                assert out == text

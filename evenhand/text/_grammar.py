@@ -56,8 +56,14 @@ def starts_noun_phrase(text: str, end: int) -> bool:
 
 
 def match_case(source: str, replacement: str) -> str:
-    """Give ``replacement`` the case pattern of ``source``: UPPER, Capitalised, or as written in the lexicon."""
-    if len(source) > 1 and source.isupper() and any(c.isalpha() for c in source):
+    """Give ``replacement`` the case pattern of ``source``: lower, UPPER or Capitalised (else as in the lexicon).
+
+    Lower-case text stays lower-case even where the lexicon capitalises ("a black woman" -> "a white woman",
+    "mrs" -> "mr"), so every version of a prompt keeps the prompt's own style.
+    """
+    if source.islower():
+        return replacement.lower()
+    if len(source) > 1 and source.isupper():
         return replacement.upper()
     if source[:1].isupper() and replacement[:1].islower():
         return replacement[:1].upper() + replacement[1:]
