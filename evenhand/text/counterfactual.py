@@ -107,7 +107,8 @@ def counterfactual_prompts(
 
     Substitution keeps case ("She" at a sentence start stays capitalised), punctuation and all other text
     byte-for-byte, resolves her -> him/his and his -> her/hers from the next word, and fixes a preceding "a"/"an"
-    ("A Caucasian man" -> "An Asian man").
+    ("A Caucasian man" -> "An Asian man"). A word that already is the target group's form is kept as written; a
+    synonym becomes the group's form ("Caucasian" -> "White" in the white version), so versions stay parallel.
 
     Args:
         prompts: list, tuple, NumPy array or pandas Series of strings.
