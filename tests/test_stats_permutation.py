@@ -272,3 +272,13 @@ def test_benjamini_hochberg_properties(p: np.ndarray) -> None:
     order = np.argsort(p, kind="stable")
     assert np.all(np.diff(adjusted[order]) >= -1e-12)  # monotone in the raw p-values
     assert adjusted.min() == pytest.approx(min(1.0, (p * p.size / (np.argsort(np.argsort(p)) + 1)).min()))
+
+
+def test_sentiment_statistics_agree_with_the_counterfactual_metrics() -> None:
+    cf = pytest.importorskip("evenhand.metrics.counterfactual")
+    rng = np.random.default_rng(9)
+    a, b = rng.random(40), rng.random(40) ** 1.5
+    scsp = counterfactual_sentiment_test(a, b, statistic="scsp", n_permutations=99)
+    assert scsp.statistic == pytest.approx(float(cf.strict_sentiment_parity(a, b)))
+    wcsp = counterfactual_sentiment_test(a, b, statistic="wcsp", threshold=0.3, n_permutations=99)
+    assert abs(wcsp.statistic) == pytest.approx(float(cf.weak_sentiment_parity(a, b, threshold=0.3)))
