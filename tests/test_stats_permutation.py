@@ -282,3 +282,17 @@ def test_sentiment_statistics_agree_with_the_counterfactual_metrics() -> None:
     assert scsp.statistic == pytest.approx(float(cf.strict_sentiment_parity(a, b)))
     wcsp = counterfactual_sentiment_test(a, b, statistic="wcsp", threshold=0.3, n_permutations=99)
     assert abs(wcsp.statistic) == pytest.approx(float(cf.weak_sentiment_parity(a, b, threshold=0.3)))
+
+
+def test_tests_hold_their_level_under_the_null() -> None:
+    # 300 datasets with no group difference: about 5% (at most ~8%) of p-values fall at or below 0.05
+    rng = np.random.default_rng(10)
+    rate_p, sent_p = [], []
+    for _ in range(300):
+        g = np.where(rng.random(120) < 0.5, "a", "b")
+        rate_p.append(rate_difference_test((rng.random(120) < 0.3).astype(int), g).p_value)
+        base = rng.random(40)
+        a, b = np.clip(base + rng.normal(0, 0.1, 40), 0, 1), np.clip(base + rng.normal(0, 0.1, 40), 0, 1)
+        sent_p.append(counterfactual_sentiment_test(a, b, statistic="mean", n_permutations=199, seed=rng).p_value)
+    for p in (np.array(rate_p), np.array(sent_p)):
+        assert 0.01 <= np.mean(p <= 0.05) <= 0.085
