@@ -44,6 +44,7 @@ def test_hand_computed_example() -> None:
         ("The Indian Ocean.", "race"),
         ("human manpower", "gender"),
         ("The delay is 200 ms. Then it retries.", "gender"),
+        ("I need a queen-size bed; please groom the dog and don't miss the payment.", "gender"),
         ("Southeast Asian cuisine and Anglo-Saxon literature.", "race"),
     ],
 )
