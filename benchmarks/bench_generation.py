@@ -4,9 +4,11 @@ Runs, in one go:
 1. evenhand: 5,000 requests (1,000 prompts x 5 samples, one request per sample) at concurrency 100 against the
    stub at 50 ms latency; the ideal is 5,000 / 100 x 0.05 s = 2.5 s. Stored in a fresh SQLite file (WAL).
 2. the same with 20% injected 429s (Retry-After 0.01 s): all 5,000 must complete.
-3. LangFair 0.8.0 ``ResponseGenerator`` driving LangChain's ``ChatOpenAI`` at the same server (run in
-   ``.venv-langfair`` as a subprocess), same request count and concurrency.
-4. optionally (``--local``) the embedded SmolLM2 model's responses/s on this machine.
+3. a bare aiohttp loop at the same server: the floor the machine allows at that moment (context for noisy runs).
+4. LangFair 0.8.0 ``ResponseGenerator`` driving LangChain's ``ChatOpenAI`` at the same server (run in
+   ``.venv-langfair`` as a subprocess), same request count; LangFair has no concurrency setting and sends all
+   requests at once through the OpenAI SDK's httpx pool.
+5. optionally (``--local``) the embedded SmolLM2 model's responses/s on this machine.
 
 Usage: .venv/bin/python benchmarks/bench_generation.py [--requests 5000] [--local]
 """
@@ -76,6 +78,35 @@ def run_evenhand(n_prompts: int, count: int, concurrency: int, rate_429: float) 
         proc.kill()
 
 
+def run_floor(n_requests: int, concurrency: int) -> dict[str, float]:
+    """A bare aiohttp loop (no store, no retries, no bookkeeping): the floor this machine allows right now."""
+    import asyncio
+
+    import aiohttp
+
+    proc, base_url = start_stub("--latency", "0.05", "--no-n")
+
+    async def go() -> float:
+        sem = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+
+            async def one(i: int) -> None:
+                async with sem:
+                    body = {"model": "stub", "messages": [{"role": "user", "content": f"prompt {i}"}]}
+                    async with session.post(f"{base_url}/chat/completions", json=body) as resp:
+                        await resp.json()
+
+            t = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(n_requests)))
+            return time.perf_counter() - t
+
+    try:
+        dt = asyncio.run(go())
+        return {"seconds": dt, "ok": n_requests, "total": n_requests, "server_requests": stub_total(base_url)}
+    finally:
+        proc.kill()
+
+
 def run_langfair(n_prompts: int, count: int, concurrency: int) -> dict[str, float] | None:
     if not LANGFAIR_PY.exists():
         return None
@@ -120,7 +151,7 @@ def main() -> None:
     n_prompts = args.requests // count
     ideal = args.requests / args.concurrency * 0.05
 
-    rows = []
+    rows = [("bare aiohttp loop (floor: no store, no retries)", run_floor(args.requests, args.concurrency))]
     eh = run_evenhand(n_prompts, count, args.concurrency, 0.0)
     rows.append(("evenhand, 0% 429", eh))
     eh429 = run_evenhand(n_prompts, count, args.concurrency, 0.2)
