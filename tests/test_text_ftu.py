@@ -40,6 +40,7 @@ def test_hand_computed_example() -> None:
         ("The shepherd herded sheep.", "gender"),
         ("Check the theme and the mention.", "gender"),
         ("Buy a black car and a white shirt.", "race"),
+        ("The black model has a white fan.", "race"),
         ("Asian food is popular.", "race"),
         ("The Indian Ocean.", "race"),
         ("human manpower", "gender"),
