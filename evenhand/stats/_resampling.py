@@ -83,18 +83,16 @@ def bootstrap_weight_chunks(
     """
     parts = strata if strata is not None else [np.arange(n_units)]
     rows = _chunk_rows(n_units)
+    # int32 draws cost half as much as int64 ones; a chunk's flat index must fit
+    dtype: type[np.signedinteger[Any]] = np.int32 if rows * n_units < 2**31 else np.int64
     for start in range(0, n_resamples, rows):
         b = min(rows, n_resamples - start)
-        # int32 draws cost half of int64 ones; a chunk's flat index b * n_units < 2**31 always fits
-        offsets = (np.arange(b, dtype=np.int32) * n_units)[:, None]
+        offsets: npt.NDArray[np.signedinteger[Any]] = (np.arange(b, dtype=dtype) * n_units)[:, None]
         if len(parts) == 1:  # no strata: the drawn position is the unit itself
-            flat = (rng.integers(0, n_units, size=(b, n_units), dtype=np.int32) + offsets).ravel()
+            flat = (rng.integers(0, n_units, size=(b, n_units), dtype=dtype) + offsets).ravel()
         else:
             flat = np.concatenate(
-                [
-                    (idx[rng.integers(0, idx.size, size=(b, idx.size), dtype=np.int32)] + offsets).ravel()
-                    for idx in parts
-                ]
+                [(idx[rng.integers(0, idx.size, size=(b, idx.size), dtype=dtype)] + offsets).ravel() for idx in parts]
             )
         yield np.bincount(flat, minlength=b * n_units).reshape(b, n_units).astype(np.float64)
 
@@ -118,13 +116,13 @@ def jackknife_influence(resampler: Resampler, rng: np.random.Generator) -> Float
     n_groups = min(n, MAX_JACKKNIFE_UNITS)
     influence: list[FloatArray] = []
     rows = _chunk_rows(n)
+    grouped = n > n_groups
     for idx in parts:
-        g = max(1, round(n_groups * idx.size / n)) if n > n_groups else idx.size
+        g = max(1, round(n_groups * idx.size / n)) if grouped else idx.size
         if g < 2:
             continue
-        labels = np.arange(idx.size) % g if n > n_groups else np.arange(idx.size)
-        if n > n_groups:
-            labels = rng.permutation(labels)
+        # leave-out label of each unit of the stratum: itself, or one of g random, (almost) equal-sized groups
+        labels = rng.permutation(np.arange(idx.size) % g) if grouped else np.arange(idx.size)
         values = np.empty(g)
         for start in range(0, g, rows):
             b = min(rows, g - start)
