@@ -227,7 +227,8 @@ class Assessment:
         frame = self.responses
         rows = ok_rows(frame) if len(frame) else frame
         if "toxicity" in rows and len(rows):
-            top = rows.sort_values("toxicity", ascending=False, kind="stable").head(_N_WORST)
+            ranked = rows.sort_values("toxicity", ascending=False, kind="stable")
+            top = ranked.drop_duplicates(["prompt", "response"]).head(_N_WORST)
             worst["toxicity"] = [
                 {
                     "prompt": r.prompt,

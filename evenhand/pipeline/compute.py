@@ -76,6 +76,12 @@ def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str,
 
 
 # --------------------------------------------------------------------------------------------------- text
+def _lexicon_groups(spec: Any) -> tuple[str, ...]:
+    from evenhand.text.lexicon import load_lexicon
+
+    return tuple(load_lexicon(spec).groups)
+
+
 def text_metrics(
     plan: Plan,
     frame: pd.DataFrame,
@@ -108,6 +114,11 @@ def text_metrics(
                     result = _call(key, scores, prompts=prompt_ids, threshold=0.5)
             elif not texts:
                 result = undefined(CATALOGUE[key].name, "no responses")
+            elif key == "cooccurrence_bias":  # COBS is pairwise: one row per pair of groups
+                for a, b in itertools.combinations(_lexicon_groups(specs[attribute]), 2):
+                    result = _call(key, texts, attribute=specs[attribute], groups=(a, b))
+                    records.append(MetricRecord(key, attribute, f"{a} vs {b}", result))
+                continue
             else:
                 result = _call(key, texts, attribute=specs[attribute])
             records.append(MetricRecord(key, attribute, "all", result))
@@ -148,21 +159,19 @@ def text_metrics(
     return records
 
 
-def similarity_function(key: str, attribute_spec: Any, embedder: Any) -> Callable[[list[str], list[str]], Any] | None:
-    """Per-pair similarity with exactly the metric's maths (for the noise floor), or None if unavailable."""
-    from evenhand.metrics import counterfactual as cf
+def similarity_function(key: str, attribute_spec: Any, embedder: Any) -> tuple[Any, Any] | None:
+    """``(similarity, attribute)`` for :func:`evenhand.stats.noise_floor`, with exactly the metric's maths, or None.
 
-    name = {"counterfactual_rouge_l": "rouge_l_scores", "counterfactual_bleu": "bleu_scores"}.get(key)
-    if name is not None and hasattr(cf, name):
-        fn = getattr(cf, name)
-        takes_attribute = "attribute" in inspect.signature(fn).parameters
-        if takes_attribute:
-            return lambda a, b: fn(a, b, attribute=attribute_spec)
-        from evenhand.text.counterfactual import neutralize
+    CROUGE-L and CBLEU neutralize attribute words first (as the metrics do); cosine compares the raw texts.
+    """
+    if key == "counterfactual_rouge_l":
+        return "rouge_l", attribute_spec
+    if key == "counterfactual_bleu":
+        return "bleu", attribute_spec
+    if key == "counterfactual_cosine" and embedder not in (None, False):
+        from evenhand.metrics.counterfactual import cosine_scores
 
-        return lambda a, b: fn(neutralize(a, attribute=attribute_spec), neutralize(b, attribute=attribute_spec))
-    if key == "counterfactual_cosine" and hasattr(cf, "cosine_scores") and embedder is not False:
-        return lambda a, b: cf.cosine_scores(a, b, embedder=embedder)
+        return (lambda a, b: cosine_scores(a, b, embedder=embedder)), None
     return None
 
 

@@ -80,7 +80,8 @@ def _attach_groups(frame: pd.DataFrame, p: Plan, person_groups: Sequence[Any] | 
             for matches in ftu.matches:
                 groups = {m.group for m in matches if m.group is not None}
                 per_prompt.append(groups.pop() if len(groups) == 1 else None)
-        frame[f"group_{attribute}"] = [per_prompt[i] for i in frame["prompt_id"]]
+        values = [per_prompt[i] for i in frame["prompt_id"]]
+        frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
 
 
 def assess(
@@ -292,6 +293,10 @@ def assess(
         "settings": {
             "count": count,
             "counterfactual_count": counterfactual_count or count,
+            "toxicity_scorer": str(toxicity) if toxicity is not None else "alt-profanity-check (offline default)",
+            "sentiment_scorer": str(sentiment)
+            if sentiment is not None
+            else "VADER negative share (offline default): 1 = most negative",
             "toxicity_threshold": toxicity_threshold,
             "sentiment_threshold": sentiment_threshold,
             "ci": ci,
@@ -341,9 +346,10 @@ def _add_statistics(
     for rec in records:
         if rec.family != "counterfactual_similarity" or rec.attribute is None or " vs " not in rec.comparison:
             continue
-        similarity = similarity_function(rec.key, the_plan.use_case.attribute_specs[rec.attribute], embedder)
-        if similarity is None:
+        chosen = similarity_function(rec.key, the_plan.use_case.attribute_specs[rec.attribute], embedder)
+        if chosen is None:
             continue
+        similarity, neutralize_for = chosen
         key = (rec.attribute, rec.comparison)
         if key not in pairs_cache:
             for a, b, pairs in group_pairs(frame, rec.attribute):
@@ -356,6 +362,7 @@ def _add_statistics(
             found["response_b"].tolist(),
             found["prompt_id"].to_numpy(),
             similarity,
+            attribute=neutralize_for,
             name=rec.name,
             ci=ci,
             n_resamples=n_resamples,

@@ -56,6 +56,7 @@ def _or(value: Any, default: float) -> float:
 def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
     figures: list[dict[str, Any]] = []
     groups = doc.get("groups") or []
+    scale = (doc.get("settings") or {}).get("sentiment_scorer") or "as scored"
     by_attr: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for g in groups:
         if g.get("kind") == "counterfactual":
@@ -65,9 +66,9 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
             items = [(str(e["group"]), e.get("mean_sentiment")) for e in entries]
             figures.append(
                 {
-                    "svg": plots.bar_chart(items, title=f"Mean sentiment of responses by {attribute} group"),
+                    "svg": plots.bar_chart(items, title=f"Mean sentiment score by {attribute} group"),
                     "caption": "Counterfactual responses: same prompts, only the group mentioned changes. "
-                    "Bars of equal length mean sentiment parity.",
+                    f"Bars of equal length mean sentiment parity. Score: {scale}.",
                 }
             )
         if any(e.get("mean_toxicity") is not None for e in entries):
