@@ -65,7 +65,7 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
     from evenhand.text.ftu import check_ftu
 
     table = Table(title="Fairness through unawareness (FTU) and counterfactual prompts")
-    for name in ("attribute", "FTU satisfied", "prompts mentioning it", "groups", "example counterfactual"):
+    for name in ("attribute", "FTU satisfied", "prompts mentioning it", "groups", "example (first two groups)"):
         table.add_column(name, overflow="fold")
     for attribute in attributes:
         ftu = check_ftu(prompts, attribute=attribute)
@@ -85,14 +85,15 @@ def _summary_table(assessment: Any) -> Table:
     table = Table(title=f"evenhand: {assessment.plan.use_case.name}")
     for name in ("metric", "attribute", "groups", "value", "95% interval", "noise floor", "note"):
         table.add_column(name, overflow="fold")
-    frame = assessment.metrics
-    for row in frame.itertuples(index=False):
-        interval = f"[{row.ci_low:.3f}, {row.ci_high:.3f}]" if row.ci_low == row.ci_low else "-"
-        floor = f"{row.noise_floor:.3f}" if row.noise_floor == row.noise_floor else "-"
-        value = f"{row.value:.3f}" if row.value == row.value else "NaN"
-        if row.passed is False:
+    for row in assessment.to_dict(include_responses=False)["metrics"]:  # JSON form: None, never NaN
+        num = "{:.3f}".format
+        interval = f"[{num(row['ci_low'])}, {num(row['ci_high'])}]" if row["ci_low"] is not None else "-"
+        floor = num(row["noise_floor"]) if row["noise_floor"] is not None else "-"
+        value = num(row["value"]) if row["value"] is not None else "NaN"
+        if row["passed"] is False:
             value += " [red](fail)[/]"
-        table.add_row(row.metric, row.attribute or "-", row.comparison, value, interval, floor, row.reason or "")
+        cells = (row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, row["reason"] or "")
+        table.add_row(*(str(c) for c in cells))
     return table
 
 
