@@ -235,3 +235,30 @@ def test_load_results_rejects_other_files(tmp_path: Any) -> None:
 def test_bad_input_is_a_clear_error(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         evenhand.assess(**kwargs, **FAST)
+
+
+def test_multiclass_one_vs_rest_for_sensitive_classes() -> None:
+    prompts = [f"Ticket {i}: route to billing, fraud or support?" for i in range(30)]
+    classes = ["billing", "fraud", "support"]
+
+    def llm(prompt: str) -> str:
+        return classes[int(prompt.split()[1].rstrip(":")) % 3]
+
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=llm,
+        groups=["f" if i % 2 else "m" for i in range(30)],
+        person_level=True,
+        prevalence_parity=True,
+        attributes=["gender"],
+        label_parser={c: [] for c in classes},
+        positive_label=["fraud", "support"],
+        count=1,
+        **FAST,
+    )
+    assert a.metrics["comparison"].tolist() == ["class fraud vs rest", "class support vs rest"]
+    preds = np.array([classes[i % 3] for i in range(30)])
+    grp = np.array(["f" if i % 2 else "m" for i in range(30)])
+    fraud = preds == "fraud"
+    assert a.metrics["value"].iloc[0] == pytest.approx(abs(fraud[grp == "f"].mean() - fraud[grp == "m"].mean()))

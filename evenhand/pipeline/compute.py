@@ -177,34 +177,36 @@ def similarity_function(key: str, attribute_spec: Any, embedder: Any) -> tuple[A
 
 # --------------------------------------------------------------------------------------------------- classification
 def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: Any) -> list[MetricRecord]:
-    """Group fairness metrics on parsed labels (``label``), ground truth (``truth``) and groups per attribute."""
+    """Group fairness metrics on parsed labels (``label``), ground truth (``truth``) and groups per attribute.
+
+    ``positive_label`` is one label, or a list of sensitive classes for a multiclass use case: each class is then
+    assessed one-vs-rest (paper 3.2.3), one row per class.
+    """
+    classes = [positive_label] if isinstance(positive_label, (str, int, bool)) else list(positive_label)
     records: list[MetricRecord] = []
     rows = ok_rows(frame, original=True)
-    for attribute in plan.attributes_for("representation") + plan.attributes_for("error_based"):
+    attributes = dict.fromkeys(plan.attributes_for("representation") + plan.attributes_for("error_based"))
+    for attribute in attributes:
         group_col = f"group_{attribute}"
         usable = rows
         if "label" in rows:
             usable = usable[usable["label"].notna()]
         if group_col in usable:
             usable = usable[usable[group_col].notna()]
-        for key in plan.keys(attribute=attribute):
+        for key, cls in itertools.product(plan.keys(attribute=attribute), classes):
             name = CATALOGUE[key].name
+            comparison = "all" if len(classes) == 1 else f"class {cls} vs rest"
             if group_col not in usable or usable.empty:
                 result = undefined(name, f"no parsed predictions with a known {attribute} group")
             elif key == "demographic_parity_difference":
-                result = _call(key, usable["label"].astype(str), usable[group_col], pos_label=str(positive_label))
+                result = _call(key, usable["label"].astype(str), usable[group_col], pos_label=str(cls))
             elif "truth" not in usable or usable["truth"].isna().all():
                 result = undefined(name, "needs ground-truth labels (prompts.label_column)")
             else:
                 have = usable[usable["truth"].notna()]
-                result = _call(
-                    key,
-                    have["truth"].astype(str),
-                    have["label"].astype(str),
-                    have[group_col],
-                    pos_label=str(positive_label),
-                )
-            records.append(MetricRecord(key, attribute, "all", result))
+                truth, pred = have["truth"].astype(str), have["label"].astype(str)
+                result = _call(key, truth, pred, have[group_col], pos_label=str(cls))
+            records.append(MetricRecord(key, attribute, comparison, result))
     return records
 
 

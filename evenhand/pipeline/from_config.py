@@ -47,7 +47,7 @@ def assess_config(config: AssessConfig, *, limit: int | None = None, progress: b
         "ci_method": st.method,
         "thresholds": config.thresholds,
         "k": config.recommendation.k,
-        "positive_label": config.classification.positive_label,
+        "positive_label": config.classification.sensitive_classes or config.classification.positive_label,
         "label_parser": KeywordLabelParser(config.classification.labels, config.classification.pattern),
         "progress": gen.progress if progress is None else progress,
     }

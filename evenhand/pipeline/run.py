@@ -127,7 +127,8 @@ def assess(
 
     Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
     the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
-    (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class. Recommendation parses
+    (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
+    sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). Recommendation parses
     each answer into ``k`` items with ``list_parser(text, k)``.
 
     Bring your own responses with ``responses``: a list of ``len(prompts) * m`` texts (prompt-major), or a

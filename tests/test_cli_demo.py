@@ -1,0 +1,32 @@
+"""The real offline demo on a tiny subset: bundled SmolLM2, real scorers, report written (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.slow
+def test_demo_runs_offline_on_two_prompts(tmp_path: Path) -> None:
+    cli = Path(sys.executable).with_name("evenhand")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    done = subprocess.run(
+        [str(cli), "demo", "--limit", "2", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=540,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["summary"]["n_ok"] == doc["summary"]["n_responses"] > 0
+    metrics = {(m["metric"], m["attribute"]) for m in doc["metrics"]}
+    assert {("TF", None), ("CROUGE-L", "gender"), ("SCSP", "gender")} <= metrics
+    assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert "CROUGE-L" in done.stdout
