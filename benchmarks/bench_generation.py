@@ -170,10 +170,10 @@ def main() -> None:
             f"| {int(r['server_requests'])} |"
         )
     if args.local:
-        loc = run_local(16, 3, 48)
+        loc = run_local(32, 2, 48)
         print("\n| embedded SmolLM2-135M (Q4_1 GGUF, fp32 on CPU) | value |\n|---|---:|")
         print(f"| load (s) | {loc['load_s']:.1f} |")
-        print(f"| {int(loc['responses'])} responses, 48 new tokens max, batch 16 (s) | {loc['seconds']:.1f} |")
+        print(f"| {int(loc['responses'])} responses, 48 new tokens max, batch 64, 1 thread (s) | {loc['seconds']:.1f} |")
         print(f"| responses/s | {loc['per_s']:.2f} |")
 
 

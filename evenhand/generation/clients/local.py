@@ -128,7 +128,7 @@ class LocalModelClient(ChatClient):
         model: str | os.PathLike[str] | None = None,
         *,
         gguf_file: str | None = None,
-        batch_size: int = 16,
+        batch_size: int = 64,
         threads: int | None = None,
         cache: bool = True,
     ) -> None:
@@ -162,6 +162,9 @@ class LocalModelClient(ChatClient):
 
     async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
         loop = asyncio.get_running_loop()
+        if self._worker is not None and self._worker.get_loop() is not loop:
+            self._queue.clear()  # leftovers of an interrupted run belong to a closed event loop
+            self._worker = None
         pending = _Pending(messages, n, params, loop.create_future())
         self._queue.append(pending)
         if self._worker is None or self._worker.done():
