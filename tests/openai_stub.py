@@ -8,6 +8,7 @@ prompt through directives embedded in the user message, so tests are determinist
   ``Retry-After``).
 - ``[[timeout]]`` (sleep past any client timeout), ``[[malformed]]`` (invalid JSON body), ``[[drop]]`` (close the
   connection without answering), ``[[filter]]`` (``finish_reason: content_filter``), ``[[400]]`` (a 400 error).
+- ``[[azurefilter]]``: Azure's 400 with ``code: content_filter``.
 - ``[[hang]]``: every attempt sleeps 30 s (used by the resume test to keep a run busy).
 
 ``GET /stats`` returns request counts per user message. Run standalone with
@@ -37,6 +38,7 @@ class StubConfig:
     rate_500: float = 0.0
     retry_after: float = 0.01
     support_n: bool = True
+    reject_n: bool = False  # answer 400 to n > 1, like servers that validate the parameter
     seed: int = 0
     fail_first_requests: int = 0  # the first K requests of the server's life fail with 500 (resume tests)
 
@@ -48,6 +50,7 @@ class StubState:
     total: int = 0
     status_counts: Counter[int] = field(default_factory=Counter)
     auth_headers: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     rng: random.Random = field(default_factory=random.Random)
 
@@ -92,13 +95,16 @@ async def _handle_one(state: StubState, method: str, path: str, headers: dict[st
     if method == "GET" and path.startswith("/stats"):
         payload = {"total": state.total, "requests": dict(state.requests), "status": dict(state.status_counts)}
         return _response(200, json.dumps(payload).encode())
-    if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+    if method != "POST" or not path.split("?")[0].rstrip("/").endswith("/chat/completions"):
         return _response(404, b'{"error": {"message": "not found"}}')
     body = json.loads(raw)
     state.total += 1
     state.bodies.append(body)
     if "authorization" in headers:
         state.auth_headers.append(headers["authorization"])
+    if "api-key" in headers:
+        state.auth_headers.append("api-key " + headers["api-key"])
+    state.paths.append(path)
     messages = body.get("messages", [])
     user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
     state.requests[user] += 1
@@ -118,6 +124,10 @@ async def _handle_one(state: StubState, method: str, path: str, headers: dict[st
             return _response(code, b'{"error": {"message": "scripted failure"}}', extra)
     if "400" in directives:
         return _response(400, b'{"error": {"message": "bad request: scripted"}}')
+    if "azurefilter" in directives:  # Azure OpenAI refuses the prompt itself with a 400 and this code
+        return _response(400, b'{"error": {"code": "content_filter", "message": "filtered by policy"}}')
+    if cfg.reject_n and int(body.get("n") or 1) > 1:
+        return _response(400, b'{"error": {"message": "n must be 1"}}')
     if "timeout" in directives:
         await asyncio.sleep(10)
     if "drop" in directives:

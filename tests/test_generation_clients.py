@@ -240,3 +240,53 @@ def test_property_shape_order_and_rates(prompts: list[str], count: int, fail_mod
     assert frame.loc[ok, "response"].tolist() == [f"<{p}>" for p in frame.loc[ok, "prompt"]]
     assert frame.loc[~ok, "response"].isna().all()
     assert result.non_completion_rate() == pytest.approx(1 - ok.mean())
+
+
+@given(
+    attempt=st.integers(1, 30),
+    base=st.floats(0.0, 5.0),
+    cap=st.floats(0.1, 100.0),
+    retry_after=st.none() | st.floats(0.0, 500.0),
+)
+def test_property_backoff_is_bounded(attempt: int, base: float, cap: float, retry_after: float | None) -> None:
+    policy = RetryPolicy(base_delay=base, max_delay=cap)
+    delay = policy.delay(attempt, retry_after)
+    assert 0.0 <= delay <= cap * 1.1
+    if retry_after is None:
+        assert delay <= min(cap, base * 2 ** (attempt - 1))
+    else:
+        assert delay >= min(cap, retry_after)
+
+
+def test_cancelled_run_keeps_everything_reported(tmp_path: Any) -> None:
+    from evenhand.generation import ResponseStore
+
+    path = tmp_path / "c.sqlite"
+
+    async def slow(prompt: str) -> str:
+        await asyncio.sleep(0.01 if int(prompt) < 10 else 5)
+        return prompt
+
+    async def main() -> None:
+        task = asyncio.create_task(
+            agenerate([str(i) for i in range(20)], CallableClient(slow, concurrency=20), count=1, store=path,
+                      progress=False)
+        )  # fmt: skip
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    with ResponseStore(path) as store:
+        assert store.count() == 10  # the fast half was stored before the cancellation
+    calls: list[str] = []
+
+    def fast(prompt: str) -> str:
+        calls.append(prompt)
+        return prompt
+
+    again = generate([str(i) for i in range(20)], CallableClient(fast, name=CallableClient(slow).name), count=1,
+                     store=path, progress=False)  # fmt: skip
+    assert sorted(calls, key=int) == [str(i) for i in range(10, 20)]
+    assert again.responses == [str(i) for i in range(20)]

@@ -189,3 +189,29 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after({}) is None
     date = parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})
     assert date == 0.0  # a date in the past: retry now
+
+
+def test_azure_url_and_header() -> None:
+    with StubServer() as server:
+        base = server.base_url.rsplit("/v1", 1)[0]
+        client = OpenAIClient(base, "my-deployment", api_key=KEY, api_version="2024-06-01")
+        result = generate(["az"], client, count=1, **FAST)
+        assert result.status_counts()["ok"] == 1
+        assert server.state.paths == ["/openai/deployments/my-deployment/chat/completions?api-version=2024-06-01"]
+        assert server.state.auth_headers == [f"api-key {KEY}"]
+
+
+def test_azure_content_filter_error_is_filtered(client: OpenAIClient) -> None:
+    result = generate(["az [[azurefilter]]"], client, count=1, **FAST)
+    assert result.to_frame()["status"].tolist() == ["filtered"]
+    assert result.to_frame()["attempts"].tolist() == [1]
+
+
+def test_server_rejecting_n_falls_back_to_single_requests() -> None:
+    with StubServer(reject_n=True) as server:
+        client = OpenAIClient(server.base_url, "m")
+        result = generate(["rj1", "rj2"], client, count=3, concurrency=1, **FAST)
+        assert result.status_counts()["ok"] == 6
+        assert client.max_n == 1
+        assert server.state.status_counts[200] == 6  # one rejected probe, then one request per sample
+        assert sum(b.get("n", 1) > 1 for b in server.state.bodies) == 1
