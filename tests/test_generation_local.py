@@ -45,3 +45,13 @@ def test_real_smollm2_short_generation() -> None:
     assert (frame["completion_tokens"] <= 4).all() and (frame["prompt_tokens"] > 0).all()
     assert set(frame["finish_reason"]) <= {"stop", "length"}
     assert local_module.load_model() is client.load()  # loaded once per process
+
+
+@pytest.mark.slow
+def test_plain_hugging_face_directory() -> None:
+    converted = local_module._converted_dir(*local_module.smollm2_location())
+    if not (converted / "config.json").is_file():
+        pytest.skip("the converted SmolLM2 cache is not there (run the GGUF test first)")
+    client = LocalModelClient(str(converted), batch_size=4)
+    result = generate(["Hi."], client, count=1, max_tokens=3, temperature=0, store=None, progress=False)
+    assert result.status_counts()["ok"] == 1 and client.identity["model"] == str(converted)
