@@ -10,6 +10,7 @@ distributions, and WCSP, the absolute difference of the rates of scores above a 
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 
 from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold
 from evenhand.metrics._result import MetricResult, Resampler, ratio_resampler, undefined
-from evenhand.metrics._tokens import rouge_tokens, word_tokens
+from evenhand.metrics._tokens import rouge_codes, rouge_tokens, word_tokens
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -54,18 +55,6 @@ def _pair_texts(texts1: Any, texts2: Any, attribute: Any) -> tuple[list[str], li
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def _as_code_strings(token_lists: list[list[str]]) -> list[str] | list[list[int]]:
-    """Each token list as a string of one code point per distinct token, so that rapidfuzz compares tokens."""
-    vocab: dict[str, int] = {}
-    for toks in token_lists:
-        for t in toks:
-            vocab.setdefault(t, len(vocab))
-    if len(vocab) >= 0xD800:  # beyond the BMP below the surrogates: fall back to integer sequences
-        return [[vocab[t] for t in toks] for toks in token_lists]
-    chars = {t: chr(i) for t, i in vocab.items()}
-    return ["".join([chars[t] for t in toks]) for toks in token_lists]
-
-
 def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     """ROUGE-L F-measure of each pair ``(texts1[i], texts2[i])`` (symmetric), as an array.
 
@@ -76,47 +65,55 @@ def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
-    tokens = rouge_tokens([*a, *b])
-    coded = _as_code_strings(tokens)
+    coded: list[str] | list[list[str]]
+    try:
+        coded, _ = rouge_codes([*a, *b])
+    except ValueError:  # more than 1.1 million distinct stems: compare token lists instead
+        coded = rouge_tokens([*a, *b])
     from rapidfuzz.distance import LCSseq
     from rapidfuzz.process import cpdist
 
     lcs = np.asarray(cpdist(coded[:n], coded[n:], scorer=LCSseq.similarity, workers=-1), dtype=np.float64)
-    lengths = np.fromiter((len(t) for t in tokens), dtype=np.float64, count=2 * n)
+    lengths = np.fromiter((len(t) for t in coded), dtype=np.float64, count=2 * n)
     total = lengths[:n] + lengths[n:]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, 2.0 * lcs / np.where(total > 0, total, 1.0), np.nan)
 
 
-def _ngram_codes(ids: IntArray, doc: IntArray, order: int) -> list[tuple[IntArray, IntArray]]:
-    """For n = 1..order: (dense n-gram code, start position) of every n-gram that lies inside one document."""
-    out: list[tuple[IntArray, IntArray]] = []
-    codes = ids
-    positions = np.arange(ids.size, dtype=np.int64)
-    out.append((codes, positions))
-    for n in range(2, order + 1):
-        if ids.size < n:
-            out.append((np.empty(0, np.int64), np.empty(0, np.int64)))
-            continue
-        # extend the (n-1)-gram starting at p by the token at p+n-1; codes stay dense through factorize
-        prev = codes[: ids.size - n + 1]
-        key = prev * np.int64(ids.size + 1) + ids[n - 1 :]
-        inside = doc[: ids.size - n + 1] == doc[n - 1 :]
-        codes = pd.factorize(key)[0].astype(np.int64)
-        out.append((codes[inside], positions[: ids.size - n + 1][inside]))
-    return out
+def _clipped_matches(ids: IntArray, doc: IntArray, n_pairs: int, order: int) -> FloatArray:
+    """Per n-gram order and pair: sum over n-grams g of min(count of g in text1, count of g in text2).
 
-
-def _clipped_matches(codes: IntArray, side: IntArray, pair: IntArray, n_pairs: int) -> FloatArray:
-    """sum over n-grams g of min(count of g in text1, count of g in text2), per pair."""
-    n_codes = int(codes.max()) + 1 if codes.size else 1
-    key, _ = pd.factorize(pair * np.int64(n_codes) + codes)
-    key = np.asarray(key, dtype=np.int64)
-    n_keys = int(key.max()) + 1 if key.size else 0
-    counts = np.bincount(key * 2 + side, minlength=2 * n_keys).reshape(n_keys, 2)
-    key_pair = np.zeros(n_keys, dtype=np.int64)
-    key_pair[key] = pair
-    return np.bincount(key_pair, weights=counts.min(axis=1), minlength=n_pairs).astype(np.float64)
+    Documents ``0..n_pairs-1`` are the first texts, ``n_pairs..2 n_pairs-1`` the second. An n-gram is coded
+    together with its pair, ``code_n = factorize(code_{n-1}[p] * V + id[p+n-1])``, so equal codes mean the same
+    n-gram in the same pair and counting needs no sort.
+    """
+    matches = np.zeros((order, n_pairs))
+    if ids.size == 0:
+        return matches
+    pair = doc % n_pairs
+    side = (doc >= n_pairs).astype(np.int64)
+    radix = np.int64(int(ids.max()) + 1)
+    codes = np.asarray(pd.factorize(pair * radix + ids)[0], dtype=np.int64)
+    starts = np.arange(ids.size, dtype=np.int64)
+    matched = np.ones(0, dtype=bool)
+    for n in range(1, order + 1):
+        if n > 1:
+            # only n-grams whose (n-1)-gram prefix occurs on both sides of their pair can match
+            keep = matched[codes] & (starts < ids.size - n + 1)
+            starts, codes = starts[keep], codes[keep]
+            inside = doc[starts] == doc[starts + n - 1]
+            starts, codes = starts[inside], codes[inside]
+            if starts.size == 0:
+                break
+            codes = np.asarray(pd.factorize(codes * radix + ids[starts + n - 1])[0], dtype=np.int64)
+        n_codes = int(codes.max()) + 1 if codes.size else 0
+        counts = np.bincount(codes * 2 + side[starts], minlength=2 * n_codes).reshape(n_codes, 2)
+        common = counts.min(axis=1)
+        matched = common > 0
+        code_pair = np.zeros(n_codes, dtype=np.int64)
+        code_pair[codes] = pair[starts]
+        matches[n - 1] = np.bincount(code_pair[matched], weights=common[matched], minlength=n_pairs)
+    return matches
 
 
 def _bleu(matches: FloatArray, hyp_len: FloatArray, ref_len: FloatArray) -> FloatArray:
@@ -145,13 +142,11 @@ def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     n = check_same_length(texts1=a, texts2=b)
     tokens = word_tokens([*a, *b], lowercase=True)
     lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=2 * n)
-    flat = [t for toks in tokens for t in toks]
-    ids = np.asarray(pd.factorize(np.asarray(flat, dtype=object))[0], dtype=np.int64)
+    flat = list(chain.from_iterable(tokens))
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+    ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
     doc = np.repeat(np.arange(2 * n, dtype=np.int64), lengths)
-    matches = np.zeros((_BLEU_ORDER, n))
-    for i, (codes, pos) in enumerate(_ngram_codes(ids, doc, _BLEU_ORDER)):
-        d = doc[pos]
-        matches[i] = _clipped_matches(codes, (d >= n).astype(np.int64), d % n, n)
+    matches = _clipped_matches(ids, doc, n, _BLEU_ORDER)
     len1 = lengths[:n].astype(np.float64)
     len2 = lengths[n:].astype(np.float64)
     scores = np.minimum(_bleu(matches, len2, len1), _bleu(matches, len1, len2))
