@@ -10,11 +10,21 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from openai_stub import StubServer
 
-from evenhand.generation import OpenAIClient, ResponseStore, generate, generate_counterfactual
+from evenhand.generation import (
+    CallableClient,
+    OpenAIClient,
+    ResponseStore,
+    RetryableError,
+    generate,
+    generate_counterfactual,
+)
 
 FAST = {"progress": False, "backoff": 0.01}
 
@@ -147,3 +157,35 @@ def test_sigkill_mid_run_loses_nothing_and_resume_skips_completed(tmp_path: Path
             assert server.state.requests[prompt] == seen_before[prompt]
         asked_again = sum(server.state.requests[p] - seen_before.get(p, 0) for p in prompts)
         assert asked_again == 600 - len(done)  # exactly the missing samples, one request each
+
+
+@given(
+    n_prompts=st.integers(1, 5),
+    count=st.integers(1, 4),
+    first=st.sets(st.tuples(st.integers(0, 4), st.integers(0, 3)), max_size=12),
+)
+def test_property_resume_requests_exactly_the_missing_samples(
+    n_prompts: int, count: int, first: set[tuple[int, int]]
+) -> None:
+    """Whatever subset a first run completed, the second run asks for exactly the rest, once each."""
+    prompts = [f"q{i}" for i in range(n_prompts)]
+    done = {(f"q{p}", s) for p, s in first if p < n_prompts and s < count}
+
+    def first_run(prompt: str, seed: int | None = None) -> str:  # seed = 0 + sample index
+        if (prompt, seed) not in done:
+            raise RetryableError("interrupted")
+        return f"{prompt}/{seed}"
+
+    calls: list[tuple[str, int | None]] = []
+
+    def second_run(prompt: str, seed: int | None = None) -> str:
+        calls.append((prompt, seed))
+        return f"{prompt}/{seed}"
+
+    with ResponseStore(":memory:") as store:
+        opts: dict[str, Any] = {"count": count, "store": store, "progress": False, "seed": 0, "max_retries": 0}
+        generate(prompts, CallableClient(first_run, name="model"), **opts)
+        result = generate(prompts, CallableClient(second_run, name="model"), **opts)
+    expected = {(p, s) for p in prompts for s in range(count)} - done
+    assert sorted(calls) == sorted(expected)
+    assert result.responses == [f"{p}/{s}" for p in prompts for s in range(count)]
