@@ -7,7 +7,7 @@ CROUGE-L for 20,000 pairs adds <= 0.5 s to the point estimate. LangFair 0.8.0 co
 has no intervals; its timings come from .venv-langfair in the same run.
 
 Coverage: nominal 95% intervals should hold the known truth in 93-97% of repetitions for TF, EMT, a classification
-difference (DP) and a CROUGE-L-like mean of pair similarities. Prints markdown tables.
+difference (DP, FNRD) and a CROUGE-L-like mean of pair similarities, plus the noise-floor gap. Prints markdown tables.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampler
-from evenhand.stats import confidence_interval
+from evenhand.stats import Interval, confidence_interval, noise_floor_from_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 # .venv-langfair is the project's LangFair venv (benchmarks/setup_langfair.sh); /tmp/lfvenv is a fallback copy
@@ -243,12 +243,29 @@ def scenario_pairs(rng: np.random.Generator) -> tuple[MetricResult, float]:
     return MetricResult("CROUGE-L", sims.mean(), resampler=mean_resampler(sims, "pair")), 0.4
 
 
-SCENARIOS = {
+def scenario_noise_gap(rng: np.random.Generator) -> tuple[Callable[[str, np.random.Generator], Interval], float]:
+    """300 prompts x 3 samples; prompt effects N(0, 0.05) shared by both kinds of pair; pair noise N(0, 0.1);
+    same-prompt similarity 0.62, counterfactual 0.60: gap truth 0.02 (interval from noise_floor_from_scores)."""
+    n, m = 300, 3
+    effect = rng.normal(0.0, 0.05, size=n)
+    cf_ids, base_ids = np.repeat(np.arange(n), m), np.tile(np.repeat(np.arange(n), m - 1), 2)
+    cf = 0.60 + effect[cf_ids] + rng.normal(0.0, 0.1, size=cf_ids.size)
+    base = 0.62 + effect[base_ids] + rng.normal(0.0, 0.1, size=base_ids.size)
+
+    def interval(method: str, seed: np.random.Generator) -> Interval:
+        nf = noise_floor_from_scores(cf, cf_ids, base, base_ids, n_resamples=1000, seed=seed, method=method)
+        return nf.gap_interval
+
+    return interval, 0.02
+
+
+SCENARIOS: dict[str, Callable[[np.random.Generator], tuple[Any, float]]] = {
     "TF (500 prompts x 25)": scenario_tf,
     "EMT (500 prompts x 25)": scenario_emt,
     "DP (1,000 rows)": scenario_dp,
     "FNRD (1,000 rows)": scenario_fnrd,
     "CROUGE-L-like pair mean (500 pairs)": scenario_pairs,
+    "noise-floor gap (300 prompts x 3)": scenario_noise_gap,
 }
 
 
@@ -277,7 +294,10 @@ def _coverage(reps: int, n_resamples: int) -> list[str]:
         for _ in range(reps):
             result, truth = scenario(rng)
             for method in hits:
-                iv = confidence_interval(result, n_resamples=n_resamples, seed=rng, method=method)
+                if isinstance(result, MetricResult):
+                    iv = confidence_interval(result, n_resamples=n_resamples, seed=rng, method=method)
+                else:  # the scenario computes its own interval
+                    iv = result(method, rng)
                 hits[method] += iv.contains(truth)
                 if method == "percentile":
                     widths.append(iv.width)

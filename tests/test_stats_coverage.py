@@ -68,3 +68,19 @@ def test_percentile_intervals_cover_the_truth(scenario: Scenario) -> None:
 
 def test_bca_intervals_cover_the_truth() -> None:
     assert 0.87 <= coverage(toxic_fraction, reps=100, method="bca") <= 1.0
+
+
+def test_noise_floor_gap_interval_covers_the_truth() -> None:
+    from evenhand.stats import noise_floor_from_scores
+
+    # 200 prompts x 3 samples; prompt effects shared by both kinds of pair; true gap 0.62 - 0.60 = 0.02
+    rng = np.random.default_rng(1)
+    n, m, reps, hits = 200, 3, 120, 0
+    cf_ids, base_ids = np.repeat(np.arange(n), m), np.tile(np.repeat(np.arange(n), m - 1), 2)
+    for _ in range(reps):
+        effect = rng.normal(0.0, 0.05, size=n)
+        cf = 0.60 + effect[cf_ids] + rng.normal(0.0, 0.1, size=cf_ids.size)
+        base = 0.62 + effect[base_ids] + rng.normal(0.0, 0.1, size=base_ids.size)
+        nf = noise_floor_from_scores(cf, cf_ids, base, base_ids, n_resamples=300, seed=rng)
+        hits += nf.gap_interval.contains(0.02)
+    assert 0.87 <= hits / reps <= 0.995
