@@ -215,3 +215,19 @@ def test_server_rejecting_n_falls_back_to_single_requests() -> None:
         assert client.max_n == 1
         assert server.state.status_counts[200] == 6  # one rejected probe, then one request per sample
         assert sum(b.get("n", 1) > 1 for b in server.state.bodies) == 1
+
+
+def test_credentials_in_the_url_never_reach_results_or_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from evenhand.generation.clients.openai import redact_url
+
+    assert redact_url("https://u:pw@h:8/v1?api-key=abc&x=1") == "https://h:8/v1?api-key=***&x=1"
+    with StubServer() as server:
+        client = OpenAIClient(server.base_url.replace("http://", "http://user:hunter2@"), "m")
+        assert "hunter2" not in repr(client) and "hunter2" not in client.describe()
+        path = tmp_path / "u.sqlite"
+        result = generate(["u1", "u2 [[400]]"], client, count=1, store=path, progress=False)
+        assert result.status_counts() == {"ok": 1, "error": 1, "filtered": 0}
+        assert "hunter2" not in result.to_frame().to_string() and "hunter2" not in str(result.client)
+        with ResponseStore(path) as store:
+            store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert all(b"hunter2" not in f.read_bytes() for f in tmp_path.iterdir())

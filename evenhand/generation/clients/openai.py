@@ -7,6 +7,7 @@ import email.utils
 import json
 import os
 import time
+import urllib.parse
 from typing import Any, Literal
 
 import aiohttp
@@ -42,6 +43,22 @@ def parse_retry_after(headers: Any) -> float | None:
     except ValueError:
         parsed = email.utils.parsedate_to_datetime(value) if value else None
         return None if parsed is None else max(0.0, parsed.timestamp() - time.time())
+
+
+def redact_url(url: str) -> str:
+    """``url`` without user:password and without query values whose names look like credentials."""
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    query = urllib.parse.urlencode(
+        [
+            (k, "***" if any(h in k.lower() for h in ("key", "token", "secret", "sig")) else v)
+            for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        ],
+        safe="*",
+    )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 class OpenAIClient(ChatClient):
@@ -88,10 +105,10 @@ class OpenAIClient(ChatClient):
         self._session_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
-        return f"OpenAIClient(base_url={self.base_url!r}, model={self.model!r})"
+        return f"OpenAIClient(base_url={redact_url(self.base_url)!r}, model={self.model!r})"
 
     def describe(self) -> str:
-        return f"{self.model} at {self.url}"
+        return f"{self.model} at {self.public_url}"
 
     @property
     def url(self) -> str:
@@ -100,8 +117,13 @@ class OpenAIClient(ChatClient):
         return f"{self.base_url}/chat/completions"
 
     @property
+    def public_url(self) -> str:
+        """The endpoint as it may appear in errors, results and the store (no credentials)."""
+        return redact_url(self.url)
+
+    @property
     def identity(self) -> dict[str, Any]:
-        return {"backend": "openai", "url": self.url, "model": self.model, "extra_body": self.extra_body}
+        return {"backend": "openai", "url": self.public_url, "model": self.model, "extra_body": self.extra_body}
 
     @property
     def max_n(self) -> int:  # type: ignore[override]
@@ -117,9 +139,10 @@ class OpenAIClient(ChatClient):
         return headers
 
     def _redact(self, text: str) -> str:
+        """Error text as it may be stored: no key, no credentials from the URL."""
         if self._api_key and len(self._api_key) >= 4:
             text = text.replace(self._api_key, "***")
-        return text
+        return text.replace(self.url, self.public_url).replace(self.base_url, redact_url(self.base_url))
 
     def _get_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -162,20 +185,20 @@ class OpenAIClient(ChatClient):
 
     async def _post(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
         session = self._get_session()
-        where = self.url
+        where = self.public_url
         try:
-            async with session.post(where, json=self._body(messages, n, params)) as resp:
+            async with session.post(self.url, json=self._body(messages, n, params)) as resp:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
         except aiohttp.ClientConnectorError as exc:
-            raise ConnectionFailedError(f"cannot connect to {where}: {exc.os_error or exc}") from None
+            raise ConnectionFailedError(self._redact(f"cannot connect to {where}: {exc.os_error or exc}")) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError, aiohttp.ClientPayloadError) as exc:
-            raise RetryableError(f"connection to {where} dropped: {type(exc).__name__}: {exc}") from None
+            raise RetryableError(self._redact(f"connection to {where} dropped: {type(exc).__name__}: {exc}")) from None
         except asyncio.TimeoutError:
             raise RetryableError(f"no answer from {where} within {self.timeout:g} s") from None
         except aiohttp.ClientError as exc:
-            raise RetryableError(f"request to {where} failed: {type(exc).__name__}: {exc}") from None
+            raise RetryableError(self._redact(f"request to {where} failed: {type(exc).__name__}: {exc}")) from None
         if status != 200:
             raise self._http_error(status, raw, retry_after)
         try:
@@ -195,7 +218,7 @@ class OpenAIClient(ChatClient):
             code = str(err.get("code") or "") if isinstance(err, dict) else ""
         except (ValueError, AttributeError):
             detail, code = text, ""
-        message = self._redact(f"HTTP {status} from {self.url}: {str(detail)[:300]}")
+        message = self._redact(f"HTTP {status} from {self.public_url}: {str(detail)[:300]}")
         error: GenerationError
         if status in _RETRY_STATUS or status >= 500:
             error = RetryableError(message, retry_after=retry_after)
