@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -82,19 +83,34 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
 
 
 def _summary_table(assessment: Any) -> Table:
-    table = Table(title=f"evenhand: {assessment.plan.use_case.name}")
-    for name in ("metric", "attribute", "groups", "value", "95% interval", "noise floor", "note"):
-        table.add_column(name, overflow="fold")
+    rows = []
+    num = "{:.3f}".format
     for row in assessment.to_dict(include_responses=False)["metrics"]:  # JSON form: None, never NaN
-        num = "{:.3f}".format
-        interval = f"[{num(row['ci_low'])}, {num(row['ci_high'])}]" if row["ci_low"] is not None else "-"
+        interval = f"{num(row['ci_low'])}-{num(row['ci_high'])}" if row["ci_low"] is not None else "-"
         floor = num(row["noise_floor"]) if row["noise_floor"] is not None else "-"
         value = num(row["value"]) if row["value"] is not None else "NaN"
         if row["passed"] is False:
-            value += " [red](fail)[/]"
-        cells = (row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, row["reason"] or "")
-        table.add_row(*(str(c) for c in cells))
+            value += " (fail)"
+        rows.append((row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, row["reason"]))
+    table = Table(title=f"evenhand: {assessment.plan.use_case.name}", box=box.SIMPLE_HEAD, pad_edge=False)
+    headers = ("metric", "attribute", "groups", "value", "95% CI", "floor")
+    for name in headers:
+        table.add_column(name, no_wrap=True)
+    for r in rows:
+        table.add_row(*(str(c) for c in r[:6]))
     return table
+
+
+def _print_undefined(assessment: Any) -> None:
+    """Why some metrics are NaN, one line per distinct reason (the report has the details)."""
+    reasons: dict[str, list[str]] = {}
+    for row in assessment.to_dict(include_responses=False)["metrics"]:
+        if row["value"] is None:
+            label = f"{row['metric']} ({row['attribute'] or 'all'}, {row['comparison']})"
+            reasons.setdefault(row["reason"] or "undefined", []).append(label)
+    for reason, labels in reasons.items():
+        shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
+        console.print(f"[dim]NaN:[/] {shown}: {reason}", highlight=False)
 
 
 def _write_outputs(assessment: Any, out: Path, html: bool = True) -> None:
@@ -122,6 +138,7 @@ def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool
         err_console.print(f"[bold red]assessment failed:[/] {type(exc).__name__}: {exc}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     console.print(_summary_table(assessment))
+    _print_undefined(assessment)
     for caveat in assessment.caveats:
         console.print(f"[yellow]caveat:[/] {caveat}", highlight=False)
     _write_outputs(assessment, config.output.dir, html=config.output.html)
