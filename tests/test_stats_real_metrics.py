@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evenhand.metrics import MetricResult
 from evenhand.stats import confidence_interval
@@ -132,3 +134,24 @@ def test_stratified_rows_keep_rare_groups_in_every_replicate() -> None:
     iv = confidence_interval(result, n_resamples=500, seed=1)
     # without strata, about 0.95**100 = 0.6% of replicates would drop group b entirely and be undefined
     assert iv.n_valid == 500 and iv.reason is None
+
+
+@given(
+    data=st.data(),
+    n=st.integers(4, 60),
+    key=st.sampled_from(["false_negative_rate_difference", "false_discovery_rate_difference"]),
+    method=st.sampled_from(["percentile", "bca"]),
+)
+def test_classification_intervals_never_crash(data: st.DataObject, n: int, key: str, method: str) -> None:
+    mod = _module("classification")
+    y_true = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    y_pred = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    groups = np.array(data.draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n)))
+    if len(set(groups)) < 2:
+        groups[0], groups[-1] = "a", "b"
+    result = getattr(mod, key)(y_true, y_pred, groups)
+    iv = confidence_interval(result, n_resamples=100, seed=0, method=method)
+    if iv.is_defined:
+        assert 0.0 <= iv.low <= iv.high <= 1.0
+    else:
+        assert iv.reason
