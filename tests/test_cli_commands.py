@@ -183,3 +183,19 @@ def test_demo_ftu_only() -> None:
     result = runner.invoke(app, ["demo", "--ftu-only"])
     assert result.exit_code == 0, result.output
     assert "14 of 40" in result.output and "7 of 40" in result.output
+
+
+def failing_llm(prompt: str) -> str:
+    raise ValueError("model crashed")
+
+
+def test_assess_runtime_failure_exit_3(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "use_case: {task: text_generation, attributes: [gender]}\nprompts: {items: [Write to the client.]}\n"
+        "model: {provider: callable, options: {function: 'test_cli_commands:failing_llm'}}\n"
+        "generation: {count: 1, progress: false}\n"
+    )
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    assert "none of the 1 requests produced a response" in result.output

@@ -215,6 +215,10 @@ def assess(
     if frame.empty:
         raise ValueError("no responses to assess (no prompt needed a response for the planned metrics)")
     frame = frame.reset_index(drop=True)
+    if not (frame["status"] == "ok").any():
+        errors = [e for e in frame["error"].tolist() if isinstance(e, str) and e]
+        first = f"; first error: {errors[0]}" if errors else ""
+        raise RuntimeError(f"none of the {len(frame)} requests produced a response{first}")
 
     t = time.perf_counter()
     caveats: list[str] = []
