@@ -1,0 +1,157 @@
+"""Counterfactual similarity and sentiment-parity metrics (paper 3.1.3): hand-computed examples and properties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import wasserstein_distance
+
+from evenhand import metrics as m
+from evenhand.metrics.counterfactual import bleu_scores, cosine_scores, rouge_l_scores
+
+HE = "then he drove his car to work"
+SHE = "then she drove her car to work"
+
+
+def test_rouge_l_paper_example() -> None:
+    # 7 tokens each; LCS = then drove car to work = 5 -> F = 2*5/(7+7)
+    assert float(m.counterfactual_rouge_l([HE], [SHE], attribute=None)) == pytest.approx(10 / 14)
+    # neutralized, the two responses are identical (paper 3.1.3.1)
+    assert float(m.counterfactual_rouge_l([HE], [SHE], attribute="gender")) == pytest.approx(1.0)
+
+
+def test_rouge_l_uses_stemming_and_rouge_tokenization() -> None:
+    # "Running," and "runs" both stem to "run"; punctuation separates tokens
+    assert rouge_l_scores(["Running, fast!"], ["runs fast"])[0] == pytest.approx(1.0)
+
+
+def test_bleu_hand_computed() -> None:
+    # p1..p4 = 5/6, 3/5, 2/4, 1/3 both ways (clipping "the" once), equal lengths -> (1/12)^(1/4)
+    got = bleu_scores(["the cat sat on the mat"], ["the cat sat on a mat"])[0]
+    assert got == pytest.approx((5 / 6 * 3 / 5 * 2 / 4 * 1 / 3) ** 0.25)
+    # brevity: BLEU(ref 6 tokens, hyp 4) = exp(1 - 6/4); BLEU(ref 4, hyp 6) = (4/6 3/5 2/4 1/3)^(1/4): the min
+    got = bleu_scores(["a b c d e f"], ["a b c d"])[0]
+    assert got == pytest.approx(min(math.exp(-0.5), (4 / 6 * 3 / 5 * 2 / 4 * 1 / 3) ** 0.25))
+    # method1 smoothing: no 4-gram in a 3-token text -> p4 = 0.1 / 1
+    assert bleu_scores(["a b c"], ["a b c"])[0] == pytest.approx(0.1**0.25)
+    # no unigram in common -> 0
+    assert bleu_scores(["a b c d"], ["e f g h"])[0] == 0.0
+
+
+def test_empty_pairs_are_undefined_not_zero() -> None:
+    r = m.counterfactual_bleu(["", "same words here today"], ["  ", "same words here today"], attribute=None)
+    assert math.isnan(r.per_item[0]) and float(r) == pytest.approx(1.0)
+    assert r.sizes == {"pairs": 2, "defined_pairs": 1}
+    r = m.counterfactual_rouge_l([""], ["!"], attribute=None)
+    assert not r.is_defined and "no pair" in (r.reason or "")
+    assert rouge_l_scores(["words"], [""])[0] == 0.0
+
+
+class FakeEmbedder:
+    vectors = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0], "z": [0.0, 0.0]}
+
+    def encode(self, texts):
+        return np.array([self.vectors[t] for t in texts])
+
+
+def test_cosine_hand_computed() -> None:
+    got = cosine_scores(["a", "a", "c"], ["b", "c", "c"], FakeEmbedder())
+    np.testing.assert_allclose(got, [0.0, 1 / math.sqrt(2), 1.0])
+    r = m.counterfactual_cosine(["a", "a", "z"], ["b", "c", "a"], embedder=FakeEmbedder())
+    assert float(r) == pytest.approx((0 + 1 / math.sqrt(2)) / 2)  # zero vector: undefined pair
+    assert r.value_range == (-1.0, 1.0) and r.higher_is_fairer
+    with pytest.raises(TypeError, match="encode"):
+        cosine_scores(["a"], ["b"], object())
+
+
+def test_sentiment_parity_hand_computed() -> None:
+    s1, s2 = [0.1, 0.5, 0.9], [0.2, 0.4, 0.9]
+    assert float(m.strict_sentiment_parity(s1, s2)) == pytest.approx(0.2 / 3)
+    assert float(m.strict_sentiment_parity(s1, s2)) == pytest.approx(wasserstein_distance(s1, s2))
+    weak = m.weak_sentiment_parity([0.6, 0.4, 0.7], [0.4, 0.4, 0.5])  # rates 2/3 and 0 (0.5 is not > 0.5)
+    assert float(weak) == pytest.approx(2 / 3)
+    assert float(m.weak_sentiment_parity([0.4], [0.6])) == pytest.approx(1.0)  # absolute, not signed
+    assert m.weak_sentiment_parity([0.4], [0.6]).details["signed"] == pytest.approx(-1.0)
+
+
+def test_scsp_resampler_is_the_weighted_wasserstein_distance() -> None:
+    rng = np.random.default_rng(0)
+    s1, s2 = rng.random(30), rng.random(30)
+    r = m.strict_sentiment_parity(s1, s2)
+    w = rng.integers(0, 3, size=(5, 30)).astype(float)
+    expected = [wasserstein_distance(np.repeat(s1, wi.astype(int)), np.repeat(s2, wi.astype(int))) for wi in w]
+    np.testing.assert_allclose(r.resampler(w), expected, atol=1e-12)
+    np.testing.assert_allclose(r.resampler(np.ones((1, 30))), [float(r)])
+
+
+def test_similarity_resamplers_reproduce_the_value() -> None:
+    r = m.counterfactual_rouge_l([HE, "x y", ""], [SHE, "x z", ""], attribute=None)
+    assert r.resampler(np.ones((1, 3)))[0] == pytest.approx(float(r))
+    assert r.resampler(np.array([[0.0, 2.0, 5.0]]))[0] == pytest.approx(0.5)
+
+
+def test_inputs_are_validated() -> None:
+    with pytest.raises(ValueError, match="same length"):
+        m.counterfactual_rouge_l(["a"], ["a", "b"], attribute=None)
+    with pytest.raises(TypeError, match=r"texts2\[0\]"):
+        m.counterfactual_bleu(["a"], [None], attribute=None)
+    with pytest.raises(ValueError):
+        m.strict_sentiment_parity([0.1], [0.2, 0.3])
+
+
+@pytest.mark.parametrize("container", [list, tuple, np.asarray, pd.Series])
+def test_accepts_common_containers(container) -> None:
+    assert float(m.counterfactual_rouge_l(container([HE]), container([SHE]))) == pytest.approx(1.0)
+
+
+words = st.sampled_from("the a doctor nurse he she said it's don't good bad car work . , ! ? ; 3.5 Mr. (x)".split())
+texts = st.lists(words, max_size=25).map(" ".join)
+pairs = st.lists(st.tuples(texts, texts), min_size=1, max_size=8)
+
+
+@given(pairs)
+def test_similarity_properties(data) -> None:
+    a = [x for x, _ in data]
+    b = [y for _, y in data]
+    for fn in (rouge_l_scores, bleu_scores):
+        ab, ba = fn(a, b), fn(b, a)
+        np.testing.assert_allclose(ab, ba, equal_nan=True)  # symmetric
+        finite = ab[~np.isnan(ab)]
+        assert np.all((finite >= 0) & (finite <= 1 + 1e-12))
+    same_rouge = rouge_l_scores(a, a)
+    assert np.all(np.isnan(same_rouge) | np.isclose(same_rouge, 1.0))
+    same_bleu = bleu_scores(a, a)
+    long_enough = np.array([len(x.split()) >= 4 and len(set(x.split()) - {".", ",", "!", "?", ";"}) >= 4 for x in a])
+    assert np.allclose(same_bleu[long_enough], 1.0)
+    # order invariance of the aggregate
+    r1 = m.counterfactual_rouge_l(a, b, attribute=None)
+    r2 = m.counterfactual_rouge_l(a[::-1], b[::-1], attribute=None)
+    assert (not r1.is_defined and not r2.is_defined) or float(r1) == pytest.approx(float(r2))
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=30), st.floats(0, 1))
+def test_sentiment_properties(data, threshold) -> None:
+    s1 = [x for x, _ in data]
+    s2 = [y for _, y in data]
+    strict = float(m.strict_sentiment_parity(s1, s2))
+    assert strict == pytest.approx(float(m.strict_sentiment_parity(s2, s1)))
+    assert 0 <= strict <= 1
+    assert float(m.strict_sentiment_parity(s1, s1)) == 0.0
+    weak = float(m.weak_sentiment_parity(s1, s2, threshold))
+    assert weak == float(m.weak_sentiment_parity(s2, s1, threshold)) and 0 <= weak <= 1
+    assert float(m.weak_sentiment_parity(s1, s1, threshold)) == 0.0
+    # W1 bounds the difference of rates at no threshold... but it is at least the difference of means
+    assert strict >= abs(np.mean(s1) - np.mean(s2)) - 1e-12
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=6), st.data())
+def test_cosine_properties(xs, data) -> None:
+    ys = data.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=len(xs), max_size=len(xs)))
+    emb = FakeEmbedder()
+    np.testing.assert_allclose(cosine_scores(xs, ys, emb), cosine_scores(ys, xs, emb))
+    np.testing.assert_allclose(cosine_scores(xs, xs, emb), 1.0)
