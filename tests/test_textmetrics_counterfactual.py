@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,7 @@ def test_empty_pairs_are_undefined_not_zero() -> None:
 
 
 class FakeEmbedder:
-    vectors = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0], "z": [0.0, 0.0]}
+    vectors: ClassVar[dict[str, list[float]]] = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0], "z": [0.0, 0.0]}
 
     def encode(self, texts):
         return np.array([self.vectors[t] for t in texts])
