@@ -20,6 +20,7 @@ _LAZY: dict[str, str] = {
     "Lexicon": "evenhand.text.lexicon",
     "load_lexicon": "evenhand.text.lexicon",
     "metrics": "evenhand.metrics",
+    "evaluators": "evenhand.evaluators",
     "scorers": "evenhand.scorers",
     "generation": "evenhand.generation",
     "stats": "evenhand.stats",
