@@ -58,7 +58,7 @@ class SentenceTransformerEmbedder(Embedder):
         model: str | os.PathLike[str] | None = None,
         *,
         device: str = "auto",
-        batch_size: int = 64,
+        batch_size: int = 32,  # sentence-transformers' default; larger batches pad more on CPU
         normalize: bool = False,
         **options: Any,
     ) -> None:
