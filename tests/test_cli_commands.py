@@ -199,3 +199,27 @@ def test_assess_runtime_failure_exit_3(tmp_path: Path) -> None:
     result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
     assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
     assert "none of the 1 requests produced a response" in result.output
+
+
+def test_demo_config_against_an_openai_compatible_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README promise: set a base URL and model, get the same assessment of your own model."""
+    from openai_stub import StubServer
+
+    from evenhand.pipeline.io import demo_dir
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-stored")
+    with StubServer() as server:
+        result = runner.invoke(
+            app,
+            ["assess", str(demo_dir() / "demo.yaml"), "--base-url", server.base_url, "--model", "stub-model",
+             "--limit", "4", "--out", str(tmp_path), "--no-progress"],
+        )
+        assert result.exit_code == ExitCode.OK, result.output
+        assert server.state.total > 0
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["model"]["provider"] == "openai" and doc["model"]["model"] == "stub-model"
+    assert doc["summary"]["n_ok"] == doc["summary"]["n_responses"]
+    assert {"TF", "CROUGE-L"} <= {m["metric"] for m in doc["metrics"]}
+    print(doc["timings"])
+    stored = (tmp_path / "results.json").read_text() + (tmp_path / "report.html").read_text()
+    assert "sk-test-not-stored" not in stored

@@ -262,3 +262,23 @@ def test_multiclass_one_vs_rest_for_sensitive_classes() -> None:
     grp = np.array(["f" if i % 2 else "m" for i in range(30)])
     fraud = preds == "fraud"
     assert a.metrics["value"].iloc[0] == pytest.approx(abs(fraud[grp == "f"].mean() - fraud[grp == "m"].mean()))
+
+
+def test_cached_embedder_encodes_each_text_once() -> None:
+    from evenhand.pipeline.compute import CachedEmbedder
+
+    calls: list[list[str]] = []
+
+    class Counting:
+        def encode(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return np.array([[len(t), 1.0] for t in texts]).reshape(len(texts), 2)
+
+    emb = CachedEmbedder(Counting())
+    first = emb.encode(["a", "bb", "a"])
+    second = emb.encode(["bb", "ccc"])
+    assert first.shape == (3, 2) and second.shape == (2, 2)
+    assert calls == [["a", "bb"], ["ccc"]]
+    assert emb.encode([]).shape[0] == 0
+    with pytest.raises(TypeError, match="encode"):
+        CachedEmbedder(object())

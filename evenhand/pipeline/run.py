@@ -24,6 +24,7 @@ from evenhand.pipeline.collect import (
     resolve_client,
 )
 from evenhand.pipeline.compute import (
+    CachedEmbedder,
     MetricRecord,
     classification_records,
     group_pairs,
@@ -239,6 +240,8 @@ def assess(
         emb = embedder
         if emb is None and "counterfactual_cosine" in the_plan.keys():
             emb = scorers.get_embedder(None)
+        if emb is not None and emb is not False:
+            emb = CachedEmbedder(emb)  # each group's responses enter several pairs and the noise floor
         timings["scoring"] = time.perf_counter() - t
         t = time.perf_counter()
         records = text_metrics(
