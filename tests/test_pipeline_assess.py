@@ -168,6 +168,9 @@ def test_recommendation_end_to_end() -> None:
     assert m.loc["Jaccard-K", "value"] == pytest.approx(0.5)  # {GG, Z, H} vs {Z, H, R}
     assert m.loc["Jaccard-K", "comparison"] == "female vs male"
     assert (a.responses["group"].notna()).all()  # recommendation only needs counterfactual prompts
+    worst = a.to_dict()["worst_examples"]["recommendation_gap"]
+    assert worst[0]["jaccard"] == pytest.approx(0.5) and worst[0]["items_a"] == ["Gone Girl", "Zodiac", "Heat"]
+    assert "Least similar counterfactual recommendation lists" in a.to_html()
 
 
 def test_ftu_satisfied_recommendation_has_nothing_to_assess() -> None:

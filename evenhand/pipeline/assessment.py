@@ -265,6 +265,30 @@ class Assessment:
                     }
                     for r in allp.head(_N_WORST).itertuples(index=False)
                 ]
+        if "items" in rows and len(rows):
+            worst_lists = []
+            for attribute in dict.fromkeys(ok_rows(frame, original=False)["attribute"].tolist()):
+                for a, b, pairs in group_pairs(frame, attribute):
+                    records: list[dict[Any, Any]] = pairs.to_dict(orient="records")
+                    for r in records:
+                        left, right = {str(i).lower() for i in r["items_a"]}, {str(i).lower() for i in r["items_b"]}
+                        overlap = len(left & right) / len(left | right) if left | right else 1.0
+                        worst_lists.append((overlap, attribute, a, b, r))
+            worst_lists.sort(key=lambda x: x[0])
+            if worst_lists:
+                worst["recommendation_gap"] = [
+                    {
+                        "attribute": attribute,
+                        "group_a": a,
+                        "group_b": b,
+                        "jaccard": overlap,
+                        "prompt_a": r["prompt_a"],
+                        "items_a": list(r["items_a"]),
+                        "prompt_b": r["prompt_b"],
+                        "items_b": list(r["items_b"]),
+                    }
+                    for overlap, attribute, a, b, r in worst_lists[:_N_WORST]
+                ]
         if "label" in rows and len(rows):
             unparsed = rows[rows["label"].isna()].head(_N_WORST)
             if len(unparsed):
