@@ -116,7 +116,7 @@ def interval_strip(
     """A one-line forest plot: the metric's range, its value, its interval and (dashed) the noise floor."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         lo, hi = (min(0.0, value or 0.0), max(1.0, value or 1.0))
-    width, height, pad = 180, 22, 6
+    width, height, pad = 140, 22, 6
     span = width - 2 * pad
 
     def px(v: float) -> float:
