@@ -241,7 +241,8 @@ def pairwise_rate_tests(
     """:func:`rate_difference_test` for every pair of groups and every metric, with Benjamini-Hochberg adjustment.
 
     Returns one row per (metric, group pair): ``metric, group_a, group_b, rate_a, rate_b, difference, n_a, n_b,
-    p_value, p_adjusted, reason``. ``p_adjusted`` controls the false discovery rate over all rows.
+    p_value, p_adjusted, reason``, with the signed ``difference = rate_a - rate_b`` (the metric itself reports
+    ``|difference|``). ``p_adjusted`` controls the false discovery rate over all rows.
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
