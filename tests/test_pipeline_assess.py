@@ -56,6 +56,10 @@ def test_text_generation_end_to_end() -> None:
     assert tf["ci_low"] <= tf["value"] <= tf["ci_high"]
     crouge = m[(m["metric"] == "CROUGE-L") & (m["attribute"] == "gender")].iloc[0]
     assert 0 <= crouge["value"] <= 1 and not math.isnan(crouge["noise_floor"])
+    # paired permutation tests for counterfactual sentiment, BH-adjusted across all group pairs
+    scsp = m[(m["metric"] == "SCSP") & (m["attribute"] == "gender")].iloc[0]
+    assert 0 < scsp["p_value"] <= scsp["p_adjusted"] <= 1
+    assert math.isnan(tf["p_value"])
     # cosine similarity was switched off: NaN with a reason, not a crash
     ccs = m[m["metric"] == "CCS"].iloc[0]
     assert math.isnan(ccs["value"]) and "embedder" in ccs["reason"]

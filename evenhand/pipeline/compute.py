@@ -32,6 +32,8 @@ class MetricRecord:
     result: MetricResult
     interval: Any = None  # evenhand.stats.Interval
     noise: Any = None  # evenhand.stats.NoiseFloor
+    test: Any = None  # evenhand.stats.PermutationTest (counterfactual sentiment)
+    p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
 
     @property
     def name(self) -> str:

@@ -283,7 +283,15 @@ def assess(
     t = time.perf_counter()
     if ci is not None:
         _add_statistics(
-            records, the_plan, frame, embedder=emb, ci=ci, n_resamples=n_resamples, seed=seed, method=ci_method
+            records,
+            the_plan,
+            frame,
+            embedder=emb,
+            ci=ci,
+            n_resamples=n_resamples,
+            seed=seed,
+            method=ci_method,
+            sentiment_threshold=sentiment_threshold,
         )
     timings["statistics"] = time.perf_counter() - t
     failed = frame["status"] != "ok"
@@ -340,9 +348,11 @@ def _add_statistics(
     n_resamples: int,
     seed: int,
     method: str,
+    sentiment_threshold: float = 0.5,
 ) -> None:
-    """Bootstrap intervals for every metric; the same-prompt noise floor beside counterfactual similarity."""
-    from evenhand.stats import confidence_interval, noise_floor
+    """Bootstrap intervals for every metric; paired permutation tests (BH-adjusted) for counterfactual sentiment;
+    the same-prompt noise floor beside counterfactual similarity."""
+    from evenhand.stats import benjamini_hochberg, confidence_interval, counterfactual_sentiment_test, noise_floor
 
     for rec in records:
         if rec.result.resampler is not None and rec.result.is_defined:
@@ -351,6 +361,34 @@ def _add_statistics(
             except ValueError:
                 rec.interval = None
     pairs_cache: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def pairs_of(rec: MetricRecord) -> pd.DataFrame | None:
+        assert rec.attribute is not None
+        key = (rec.attribute, rec.comparison)
+        if key not in pairs_cache:
+            for a, b, pairs in group_pairs(frame, rec.attribute):
+                pairs_cache[(rec.attribute, f"{a} vs {b}")] = pairs
+        return pairs_cache.get(key)
+
+    tested: list[MetricRecord] = []
+    for rec in records:  # paired permutation test: does the group mentioned change sentiment at all?
+        if rec.family != "counterfactual_sentiment" or rec.attribute is None or not rec.result.is_defined:
+            continue
+        found = pairs_of(rec)
+        if found is None or found.empty:
+            continue
+        rec.test = counterfactual_sentiment_test(
+            found["sentiment_a"].to_numpy(dtype=float),
+            found["sentiment_b"].to_numpy(dtype=float),
+            statistic="scsp" if rec.key == "strict_sentiment_parity" else "wcsp",
+            threshold=sentiment_threshold,
+            seed=seed,
+        )
+        tested.append(rec)
+    if tested:  # many group pairs and attributes are tested at once: control the false discovery rate
+        adjusted = benjamini_hochberg([r.test.p_value for r in tested])
+        for rec, q in zip(tested, adjusted, strict=True):
+            rec.p_adjusted = float(q)
     for rec in records:
         if rec.family != "counterfactual_similarity" or rec.attribute is None or " vs " not in rec.comparison:
             continue
@@ -358,11 +396,7 @@ def _add_statistics(
         if chosen is None:
             continue
         similarity, neutralize_for = chosen
-        key = (rec.attribute, rec.comparison)
-        if key not in pairs_cache:
-            for a, b, pairs in group_pairs(frame, rec.attribute):
-                pairs_cache[(rec.attribute, f"{a} vs {b}")] = pairs
-        found = pairs_cache.get(key)
+        found = pairs_of(rec)
         if found is None or found.empty or found.groupby("prompt_id").size().max() < 2:
             continue
         rec.noise = noise_floor(
