@@ -241,3 +241,10 @@ def test_long_texts_are_truncated_not_fatal(toxic_model: Path) -> None:
     long_text = " ".join(["the nurse is nice ."] * 200)  # far beyond the tiny model's 64 positions
     out = get_toxicity_scorer(toxic_model, device="cpu")([long_text, "he was awful !"])
     assert out.shape == (2,) and np.all((out >= 0) & (out <= 1))
+
+
+def test_missing_embedder_folder_gives_clear_error(tmp_path: Path) -> None:
+    from evenhand.scorers import get_embedder
+
+    with pytest.raises(ModelUnavailableError, match="from the folder"):
+        get_embedder(str(tmp_path / "nowhere"), device="cpu")

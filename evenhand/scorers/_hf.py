@@ -23,9 +23,11 @@ _MAX_LENGTH = 512
 
 def offline_hint(model: str, what: str, example: str) -> str:
     """The message shown when a hub model cannot be loaded (typically: no internet, not in the local cache)."""
+    if model.startswith((".", "/", "~", "\\")) or (len(model) > 1 and model[1] == ":"):
+        return f"could not load {what} model from the folder {model!r} (missing or incomplete); e.g. {example}"
     return (
         f"could not load {what} model {model!r}. If this machine is offline, download it on a connected machine "
-        f"(`huggingface-cli download {model} --local-dir ./{model.rsplit('/', 1)[-1]}`), copy the folder here and "
+        f"(`hf download {model} --local-dir ./{model.rsplit('/', 1)[-1]}`), copy the folder here and "
         f"pass its path, e.g. {example}"
     )
 

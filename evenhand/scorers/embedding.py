@@ -44,6 +44,9 @@ def default_embedder_path() -> str:
     return str(package.get_model_path())
 
 
+_EXAMPLE = "get_embedder('/path/to/model')"
+
+
 @functools.lru_cache(maxsize=4)
 def _load_sentence_transformer(model: str, device: str) -> Any:
     st = require("sentence_transformers", feature="sentence embeddings")
@@ -71,7 +74,7 @@ class SentenceTransformerEmbedder(Embedder):
             self.model = _load_sentence_transformer(self.model_ref, self.device)
         except OSError as exc:
             raise ModelUnavailableError(
-                f"{offline_hint(self.model_ref, 'sentence-transformers', 'get_embedder(/path/to/model)')} ({exc})"
+                f"{offline_hint(self.model_ref, 'sentence-transformers', _EXAMPLE)} ({exc})"
             ) from exc
         dim = self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else (
             self.model.get_sentence_embedding_dimension()
