@@ -301,9 +301,9 @@ def plan(
     try:
         if config is not None:
             cfg = _load(config)
-            from evenhand.pipeline.from_config import _prompts
+            from evenhand.pipeline.from_config import load_prompts
 
-            use_case = cfg.use_case_with(_prompts(cfg, None)[0])
+            use_case = cfg.use_case_with(load_prompts(cfg, None)[0])
         else:
             if task is None:
                 if not ask:

@@ -211,8 +211,19 @@ def test_demo_config_against_an_openai_compatible_server(tmp_path: Path, monkeyp
     with StubServer() as server:
         result = runner.invoke(
             app,
-            ["assess", str(demo_dir() / "demo.yaml"), "--base-url", server.base_url, "--model", "stub-model",
-             "--limit", "4", "--out", str(tmp_path), "--no-progress"],
+            [
+                "assess",
+                str(demo_dir() / "demo.yaml"),
+                "--base-url",
+                server.base_url,
+                "--model",
+                "stub-model",
+                "--limit",
+                "4",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ],
         )
         assert result.exit_code == ExitCode.OK, result.output
         assert server.state.total > 0
@@ -223,3 +234,11 @@ def test_demo_config_against_an_openai_compatible_server(tmp_path: Path, monkeyp
     print(doc["timings"])
     stored = (tmp_path / "results.json").read_text() + (tmp_path / "report.html").read_text()
     assert "sk-test-not-stored" not in stored
+
+
+def test_plan_from_config() -> None:
+    from evenhand.pipeline.io import demo_dir
+
+    result = runner.invoke(app, ["plan", str(demo_dir() / "demo.yaml"), "--no-ask"])
+    assert result.exit_code == 0, result.output
+    assert "14 of 40" in result.output and "CROUGE-L" in result.output

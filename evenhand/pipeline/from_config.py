@@ -11,7 +11,7 @@ from evenhand.pipeline.parsers import KeywordLabelParser
 from evenhand.pipeline.run import assess
 
 
-def _prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], list[Any] | None, list[Any] | None]:
+def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], list[Any] | None, list[Any] | None]:
     """The prompts, and per prompt the ground-truth label and the person's group when configured."""
     pc = config.prompts
     labels = groups = None
@@ -85,7 +85,7 @@ def assess_config(config: AssessConfig, *, limit: int | None = None, progress: b
             model_info={"provider": "user responses", "model": str(rc.path.name)},
             **common,
         )
-    prompts, labels, groups = _prompts(config, limit)
+    prompts, labels, groups = load_prompts(config, limit)
     return assess(
         config.use_case_with(prompts),
         mc.client_spec(),
