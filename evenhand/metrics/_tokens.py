@@ -115,8 +115,10 @@ _SEP = r";@#$%&?!*()\[\]{}<>\u2012-\u2015"
 # order-dependent Treebank substitutions across words; an apostrophe that ends a word is split at different
 # stages depending on what follows it (a space, a bracket, a newline or the end of the sentence).
 _UNSAFE = re.compile(r"[\"“”‘’«»„`]|\.\.|--|\.[^\w\s]|[.?!]\s+[)\]}']|[:,][:,]|''|'(?=[*()\[\]{}<>]|[^\S ]|\s*$)")
-# The word before a period that is followed by whitespace and another token: a candidate sentence break.
-_PERIOD_WORD = re.compile(r"(?<!\S)(\S+)\.\s+(?=\S)")
+# The word before a period that is followed by whitespace and another token (a candidate sentence break), the
+# whitespace and that token: Punkt's context for deciding the candidate.
+_PERIOD_CONTEXT = re.compile(r"(?<!\S)(\S*)\.(?=(\s+)(\S+))")
+_KEPT_PERIOD = "\x01"  # stands for a period that Punkt does not treat as a sentence end (kept on its word)
 _NUMBER = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
 _INITIAL = re.compile(r"[^\W\d]\.$")
 # Treebank tokens of a text that passed the checks above, from one findall: one-character tokens, a comma or colon
@@ -175,27 +177,42 @@ def _is_plain_break(word: str) -> bool:
     return not (_NUMBER.match(last.lower()) or _INITIAL.match(last))
 
 
+@lru_cache(maxsize=65536)
+def _punkt_break(context: str) -> bool:
+    """Punkt's own decision for one candidate context ``"word. next"`` (abbreviations, numbers, initials)."""
+    return bool(_punkt_english().text_contains_sentbreak(context))
+
+
 def _fast_tokens(text: str) -> list[str] | None:
-    """Treebank tokens of ``text`` without Punkt, or None when the text needs the exact path."""
+    """Treebank tokens of ``text`` without running Punkt on it, or None when the text needs the exact path."""
     if _UNSAFE.search(text):
         return None
+    kept: list[int] = []
     if "." in text:
-        for word in _PERIOD_WORD.findall(text):
-            if not _is_plain_break(word):
-                return None
+        kept = [
+            match.end(1)
+            for match in _PERIOD_CONTEXT.finditer(text)
+            if not _is_plain_break(match.group(1))
+            and not _punkt_break(match.group(0) + match.group(2) + match.group(3))
+        ]
+    if kept:  # periods Punkt keeps inside a sentence stay on their word: hide them from the splitting below
+        chars = list(text)
+        for pos in kept:
+            chars[pos] = _KEPT_PERIOD
+        text = "".join(chars)
     words = _TOKEN.findall(text) if _NOT_SIMPLE.search(text) else _simple_tokens(text)
     low = text.lower()
     if ("nn" in low or "mm" in low or "tt" in low) and _CONTRACTION.search(low):
-        return [piece for word in words for piece in _word_pieces(word)]
-    if "'" in text:
+        words = [piece for word in words for piece in _word_pieces(word)]
+    elif "'" in text:
         out: list[str] = []
         for word in words:
             if "'" in word:
                 out.extend(_word_pieces(word))
             else:
                 out.append(word)
-        return out
-    return words
+        words = out
+    return [w.replace(_KEPT_PERIOD, ".") for w in words] if kept else words
 
 
 def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[str]]:
