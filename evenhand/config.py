@@ -124,6 +124,20 @@ class ClassificationConfig(_Section):
     pattern: Annotated[str | None, Field(description="regex whose first group is the label (instead of labels)")] = None
     sensitive_classes: list[str] = Field(default_factory=list, description="multiclass: classes to check")
 
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _yaml_booleans(cls, value: Any) -> Any:
+        """YAML 1.1 reads unquoted yes/no as booleans: take them back as the words the user wrote."""
+        if not isinstance(value, dict):
+            return value
+
+        def word(w: Any) -> Any:
+            if isinstance(w, bool):
+                return "yes" if w else "no"
+            return w if w is None else str(w)
+
+        return {str(k): [word(w) for w in v] if isinstance(v, list) else v for k, v in value.items()}
+
 
 class RecommendationConfig(_Section):
     k: Annotated[int, Field(ge=1, description="list length K")] = 5

@@ -84,3 +84,15 @@ def test_use_case_with_prompts_and_classifier() -> None:
     )
     uc = cfg.use_case_with(["Write to him."])
     assert uc.prompts == ["Write to him."] and uc.stereotype_classifier
+
+
+def test_unquoted_yaml_yes_no_are_words_again(tmp_path: Path) -> None:
+    cfg = load_config(
+        write(
+            tmp_path,
+            "c.yaml",
+            "use_case: {task: classification}\nprompts: {items: [a]}\n"
+            "classification: {labels: {1: [yes, ok], 0: [no]}}\n",
+        )
+    )
+    assert cfg.classification.labels == {"1": ["yes", "ok"], "0": ["no"]}
