@@ -118,6 +118,7 @@ _UNSAFE = re.compile(r"[\"“”‘’«»„`]|\.\.|--|\.[^\w\s]|[.?!]\s+[)\]}'
 # The word before a period that is followed by whitespace and another token (a candidate sentence break), the
 # whitespace and that token: Punkt's context for deciding the candidate.
 _PERIOD_CONTEXT = re.compile(r"(?<!\S)(\S*)\.(?=(\s+)(\S+))")
+_PERIOD_WORD = re.compile(r"(?<!\S)(\S*)\.\s")
 _KEPT_PERIOD = "\x01"  # stands for a period that Punkt does not treat as a sentence end (kept on its word)
 _NUMBER = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
 _INITIAL = re.compile(r"[^\W\d]\.$")
@@ -188,7 +189,7 @@ def _fast_tokens(text: str) -> list[str] | None:
     if _UNSAFE.search(text):
         return None
     kept: list[int] = []
-    if "." in text:
+    if "." in text and not all(map(_is_plain_break, _PERIOD_WORD.findall(text))):
         kept = [
             match.end(1)
             for match in _PERIOD_CONTEXT.finditer(text)

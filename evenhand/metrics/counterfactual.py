@@ -140,13 +140,22 @@ def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
-    tokens = word_tokens([*a, *b], lowercase=True)
+    lowered = [t.lower() for t in (*a, *b)]
+    distinct = list(dict.fromkeys(lowered))  # counterfactual pairs often coincide once neutralized
+    tokens_of = dict(zip(distinct, word_tokens(distinct), strict=True))
+    tokens = [tokens_of[t] for t in lowered]
     lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=2 * n)
-    flat = list(chain.from_iterable(tokens))
-    vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
-    ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-    doc = np.repeat(np.arange(2 * n, dtype=np.int64), lengths)
-    matches = _clipped_matches(ids, doc, n, _BLEU_ORDER)
+    # identical texts match every n-gram: only the other pairs need counting
+    differ = np.fromiter((lowered[i] != lowered[n + i] for i in range(n)), dtype=bool, count=n)
+    matches = np.maximum(0, lengths[:n] - np.arange(_BLEU_ORDER)[:, None]).astype(np.float64)
+    todo = np.flatnonzero(differ)
+    if todo.size:
+        docs = [*todo.tolist(), *(todo + n).tolist()]
+        flat = list(chain.from_iterable(tokens[d] for d in docs))
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        doc = np.repeat(np.arange(2 * todo.size, dtype=np.int64), lengths[docs])
+        matches[:, todo] = _clipped_matches(ids, doc, todo.size, _BLEU_ORDER)
     len1 = lengths[:n].astype(np.float64)
     len2 = lengths[n:].astype(np.float64)
     scores = np.minimum(_bleu(matches, len2, len1), _bleu(matches, len1, len2))
