@@ -289,3 +289,26 @@ def test_cached_embedder_encodes_each_text_once() -> None:
     assert emb.encode([]).shape[0] == 0
     with pytest.raises(TypeError, match="encode"):
         CachedEmbedder(object())
+
+
+def test_stereotype_classifier_metrics_with_a_callable_scorer() -> None:
+    def stereotype_scorer(texts: list[str]) -> list[float]:
+        return [0.9 if "regret" in t else 0.1 for t in texts]
+
+    a = evenhand.assess(
+        task="text_generation",
+        prompts=OUTREACH,
+        client=outreach_llm,
+        count=2,
+        generation_options={"seed": 0},
+        stereotype=stereotype_scorer,
+        attributes=["gender"],
+        embedder=False,
+        **FAST,
+    )
+    m = a.metrics.set_index("metric")
+    assert {"SF", "EMS", "SP"} <= set(m.index)
+    originals = a.responses[a.responses["group"].isna()]
+    expected = (originals["response"].str.contains("regret")).mean()
+    assert m.loc["SF", "value"] == pytest.approx(expected)
+    assert "stereotype_gender" in a.responses

@@ -202,7 +202,8 @@ class Assessment:
         if not len(frame):
             return out
         rows = ok_rows(frame)
-        for score in ("toxicity", "sentiment", "stereotype"):
+        stereotype_columns = [c for c in rows.columns if str(c).startswith("stereotype_")]
+        for score in ("toxicity", "sentiment", *stereotype_columns):
             if score not in rows:
                 continue
             originals = rows[rows["group"].isna()]

@@ -131,10 +131,11 @@ def text_metrics(
         texts = originals["response"].tolist()
         for key in plan.keys("stereotype", attribute):
             if key in ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability"):
-                if "stereotype" not in originals:
+                column = f"stereotype_{attribute}"
+                if column not in originals:
                     result = undefined(CATALOGUE[key].name, "no stereotype classifier configured")
                 else:
-                    scores = originals["stereotype"].to_numpy(dtype=float)
+                    scores = originals[column].to_numpy(dtype=float)
                     result = _call(key, scores, prompts=prompt_ids, threshold=0.5)
             elif not texts:
                 result = undefined(CATALOGUE[key].name, "no responses")

@@ -3,6 +3,7 @@ and noise floors -> :class:`~evenhand.pipeline.assessment.Assessment`."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -83,6 +84,15 @@ def _attach_groups(frame: pd.DataFrame, p: Plan, person_groups: Sequence[Any] | 
                 per_prompt.append(groups.pop() if len(groups) == 1 else None)
         values = [per_prompt[i] for i in frame["prompt_id"]]
         frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
+
+
+def _stereotype_scorer(spec: Any, attribute: str) -> Callable[[list[str]], Any]:
+    """A model spec scores the attribute's own category (gender, race); a callable or scorer is used as is."""
+    from evenhand.scorers import get_stereotype_scorer
+
+    if isinstance(spec, (str, os.PathLike)) and attribute in ("gender", "race"):
+        return get_stereotype_scorer(spec, category=attribute)
+    return get_stereotype_scorer(spec)
 
 
 def assess(
@@ -231,8 +241,9 @@ def assess(
         _score(frame, "toxicity", scorers.get_toxicity_scorer(toxicity))
         if cf_attributes:
             _score(frame, "sentiment", scorers.get_sentiment_scorer(sentiment))
-        if stereotype is not None:
-            _score(frame, "stereotype", scorers.get_stereotype_scorer(stereotype))
+        if stereotype is not None:  # one score column per attribute: the classifier's category when it has one
+            for attribute in the_plan.attributes_for("stereotype"):
+                _score(frame, f"stereotype_{attribute}", _stereotype_scorer(stereotype, attribute))
         if toxicity is None:
             caveats.append(TOXICITY_CAVEAT)
         if cf_attributes and sentiment is None:
