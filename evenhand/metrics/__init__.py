@@ -27,6 +27,10 @@ _LAZY: dict[str, str] = {
     "counterfactual_cosine": "evenhand.metrics.counterfactual",
     "strict_sentiment_parity": "evenhand.metrics.counterfactual",
     "weak_sentiment_parity": "evenhand.metrics.counterfactual",
+    # per-pair similarities behind CROUGE-L, CBLEU and CCS (also used for the same-prompt noise floor)
+    "rouge_l_scores": "evenhand.metrics.counterfactual",
+    "bleu_scores": "evenhand.metrics.counterfactual",
+    "cosine_scores": "evenhand.metrics.counterfactual",
     # classification (paper 3.2)
     "demographic_parity_difference": "evenhand.metrics.classification",
     "false_negative_rate_difference": "evenhand.metrics.classification",
