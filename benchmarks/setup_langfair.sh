@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Creates .venv-langfair with LangFair 0.8.0 (our predecessor), for side-by-side benchmarks and for regenerating
 # the stored comparison fixtures. Not used by the test suite (fixtures are committed).
+# pyarrow<20: LangFair 0.8.0 pins NumPy 1.x, and newer pyarrow wheels need NumPy 2 (sentence-transformers import fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 V=.venv-langfair
 [ -x "$V/bin/python" ] || python3 -m venv "$V"
 "$V/bin/python" -m pip install -q --upgrade pip
 "$V/bin/python" -m pip install -q "torch==2.13.0"
-"$V/bin/python" -m pip install -q "langfair==0.8.0" -e .
+"$V/bin/python" -m pip install -q "langfair==0.8.0" "pyarrow<20" -e .
 echo "==> $V ready"
