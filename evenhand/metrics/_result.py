@@ -113,12 +113,16 @@ class MetricResult:
         return frame
 
     def summary(self) -> dict[str, Any]:
-        """A flat, JSON-friendly summary (value, name, sizes, reason, params)."""
+        """A flat, JSON-friendly summary (value, name, sizes, reason, params).
+
+        Non-finite numbers (an undefined value, an unbounded range end such as COBS's ``inf``) become None, since
+        strict JSON has no NaN or Infinity.
+        """
         return {
             "metric": self.name,
             "value": None if math.isnan(self.value) else float(self.value),
             "reason": self.reason,
-            "range": list(self.value_range),
+            "range": [float(b) if math.isfinite(b) else None for b in self.value_range],
             "higher_is_fairer": self.higher_is_fairer,
             **{f"n_{k}": int(v) for k, v in self.sizes.items()},
             "params": dict(self.params),
