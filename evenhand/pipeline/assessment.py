@@ -2,8 +2,8 @@
 
 JSON schema ``evenhand/assessment`` version 1 (documented in ``docs/assessment.md``): top-level keys ``schema``,
 ``schema_version``, ``evenhand_version``, ``created``, ``plan``, ``model``, ``settings``, ``summary``,
-``metrics``, ``groups``, ``distributions``, ``pairs``, ``worst_examples``, ``caveats``, ``thresholds`` and
-(optionally) ``responses``. Numbers that are undefined are ``null`` with a ``reason``.
+``metrics``, ``tests`` (since 1.1), ``groups``, ``distributions``, ``pairs``, ``worst_examples``, ``caveats``,
+``thresholds`` and (optionally) ``responses``. Numbers that are undefined are ``null`` with a ``reason``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import MetricRecord, group_pairs
 
 SCHEMA = "evenhand/assessment"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 METRIC_COLUMNS = [
     "metric",
     "key",
@@ -48,6 +48,23 @@ METRIC_COLUMNS = [
     "range_high",
     "higher_is_fairer",
     "passed",
+    "reason",
+]
+TEST_COLUMNS = [
+    "metric",
+    "key",
+    "attribute",
+    "comparison",
+    "group_a",
+    "group_b",
+    "rate_a",
+    "rate_b",
+    "difference",
+    "n_a",
+    "n_b",
+    "p_value",
+    "p_adjusted",
+    "method",
     "reason",
 ]
 _N_WORST = 5
@@ -158,6 +175,41 @@ class Assessment:
         }
 
     @property
+    def tests(self) -> pd.DataFrame:
+        """Every permutation test of "no difference between groups": one row per classification metric and pair of
+        groups (exact test of the two groups' rates) and per counterfactual sentiment row (paired swap test), with
+        the Benjamini-Hochberg ``p_adjusted`` taken over all of them."""
+        rows: list[dict[str, Any]] = []
+        for rec in self.records:
+            if rec.pair_tests is not None:
+                for t in rec.pair_tests.to_dict(orient="records"):
+                    row = {"metric": rec.name, "key": rec.key, "attribute": rec.attribute}
+                    row.update(comparison=rec.comparison, method="exact (hypergeometric)")
+                    row.update({c: t.get(c) for c in TEST_COLUMNS if c in t and c != "metric"})
+                    rows.append(row)
+            elif rec.test is not None:
+                a, _, b = rec.comparison.partition(" vs ")
+                n = rec.test.details.get("n_pairs")
+                rows.append(
+                    {
+                        "metric": rec.name,
+                        "key": rec.key,
+                        "attribute": rec.attribute,
+                        "comparison": rec.comparison,
+                        "group_a": a,
+                        "group_b": b,
+                        "difference": rec.test.statistic,
+                        "n_a": n,
+                        "n_b": n,
+                        "p_value": rec.test.p_value,
+                        "p_adjusted": rec.p_adjusted,
+                        "method": f"paired swap ({rec.test.method})",
+                        "reason": rec.test.reason,
+                    }
+                )
+        return pd.DataFrame(rows, columns=TEST_COLUMNS)
+
+    @property
     def passed(self) -> bool:
         """True unless a configured threshold failed."""
         return all(c.passed for c in self.threshold_checks)
@@ -192,7 +244,14 @@ class Assessment:
                 labels = rec.result.item_labels
                 for g, v in zip(labels.tolist(), np.asarray(rec.result.per_item).tolist(), strict=False):
                     out.append(
-                        {"kind": "rate", "metric": rec.name, "attribute": rec.attribute, "group": g, "rate": _num(v)}
+                        {
+                            "kind": "rate",
+                            "metric": rec.name,
+                            "attribute": rec.attribute,
+                            "comparison": rec.comparison,
+                            "group": g,
+                            "rate": _num(v),
+                        }
                     )
         return out
 
@@ -321,7 +380,7 @@ class Assessment:
 
     # ----------------------------------------------------------------------------------------------- output
     def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
-        """The JSON document (schema ``evenhand/assessment`` 1.0) as a Python dict."""
+        """The JSON document (schema ``evenhand/assessment`` 1.1) as a Python dict."""
         metrics = self.metrics
         doc: dict[str, Any] = {
             "schema": SCHEMA,
@@ -334,6 +393,7 @@ class Assessment:
             "timings": self.meta.get("timings", {}),
             "summary": self._summary(),
             "metrics": metrics.to_dict(orient="records"),
+            "tests": self.tests.to_dict(orient="records"),
             "groups": self._groups(),
             "distributions": self._distributions(),
             "bins": _BINS,

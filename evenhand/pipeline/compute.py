@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +32,9 @@ class MetricRecord:
     result: MetricResult
     interval: Any = None  # evenhand.stats.Interval
     noise: Any = None  # evenhand.stats.NoiseFloor
-    test: Any = None  # evenhand.stats.PermutationTest (counterfactual sentiment)
+    test: Any = None  # evenhand.stats.PermutationTest (counterfactual sentiment; classification: the metric's pair)
     p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
+    pair_tests: pd.DataFrame | None = None  # classification: exact rate test for every pair of groups
 
     @property
     def name(self) -> str:
@@ -207,20 +208,16 @@ def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: A
     ``positive_label`` is one label, or a list of sensitive classes for a multiclass use case: each class is then
     assessed one-vs-rest (paper 3.2.3), one row per class.
     """
-    classes = [positive_label] if isinstance(positive_label, (str, int, bool)) else list(positive_label)
+    classes = _classes(positive_label)
     records: list[MetricRecord] = []
     rows = ok_rows(frame, original=True)
     attributes = dict.fromkeys(plan.attributes_for("representation") + plan.attributes_for("error_based"))
     for attribute in attributes:
         group_col = f"group_{attribute}"
-        usable = rows
-        if "label" in rows:
-            usable = usable[usable["label"].notna()]
-        if group_col in usable:
-            usable = usable[usable[group_col].notna()]
+        usable = _usable(rows, group_col)
         for key, cls in itertools.product(plan.keys(attribute=attribute), classes):
             name = CATALOGUE[key].name
-            comparison = "all" if len(classes) == 1 else f"class {cls} vs rest"
+            comparison = _class_comparison(cls, classes)
             if group_col not in usable or usable.empty:
                 result = undefined(name, f"no parsed predictions with a known {attribute} group")
             elif key == "demographic_parity_difference":
@@ -233,6 +230,73 @@ def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: A
                 result = _call(key, truth, pred, have[group_col], pos_label=str(cls))
             records.append(MetricRecord(key, attribute, comparison, result))
     return records
+
+
+def _classes(positive_label: Any) -> list[Any]:
+    return [positive_label] if isinstance(positive_label, (str, int, bool)) else list(positive_label)
+
+
+def _class_comparison(cls: Any, classes: Sequence[Any]) -> str:
+    return "all" if len(classes) == 1 else f"class {cls} vs rest"
+
+
+def _usable(rows: pd.DataFrame, group_col: str) -> pd.DataFrame:
+    """Rows with a parsed label and a known group: what the classification metrics are computed on."""
+    usable = rows
+    if "label" in rows:
+        usable = usable[usable["label"].notna()]
+    if group_col in usable:
+        usable = usable[usable[group_col].notna()]
+    return usable
+
+
+def classification_tests(records: Sequence[MetricRecord], frame: pd.DataFrame, *, positive_label: Any) -> None:
+    """Exact permutation tests (:func:`evenhand.stats.pairwise_rate_tests`) of "the rate behind the metric is the same
+    in both groups", for every defined classification metric and every pair of groups.
+
+    Sets ``pair_tests`` (one row per pair) and ``test`` (the pair whose rates differ most, i.e. the pair that sets
+    the metric's value) on each record; p-values are not yet adjusted for multiple testing (see ``run``).
+    """
+    from evenhand.stats import PermutationTest, pairwise_rate_tests
+
+    classes = _classes(positive_label)
+    rows = ok_rows(frame, original=True)
+    for rec in records:
+        if rec.family not in ("representation", "error_based") or rec.attribute is None or not rec.result.is_defined:
+            continue
+        group_col = f"group_{rec.attribute}"
+        usable = _usable(rows, group_col)
+        cls = next((c for c in classes if _class_comparison(c, classes) == rec.comparison), None)
+        if cls is None or group_col not in usable or "label" not in usable:
+            continue
+        truth = None
+        if rec.key != "demographic_parity_difference":
+            if "truth" not in usable:
+                continue
+            usable = usable[usable["truth"].notna()]
+            truth = (usable["truth"].astype(str) == str(cls)).to_numpy(dtype=int)
+        pred = (usable["label"].astype(str) == str(cls)).to_numpy(dtype=int)
+        try:
+            table = pairwise_rate_tests(pred, usable[group_col].astype(str).to_numpy(), truth, metrics=rec.key)
+        except ValueError:  # fewer than two groups: nothing to compare
+            continue
+        rec.pair_tests = table
+        defined = table[table["p_value"].notna()]
+        if defined.empty:
+            continue
+        order = defined.assign(_abs=defined["difference"].abs()).sort_values(
+            ["_abs", "p_value"], ascending=[False, True], kind="stable"
+        )
+        top = order.iloc[0]
+        rec.test = PermutationTest(
+            float(top["difference"]),
+            float(top["p_value"]),
+            "two-sided",
+            "exact",
+            None,
+            (top["group_a"], top["group_b"]),
+            {"rate_a": float(top["rate_a"]), "rate_b": float(top["rate_b"])},
+        )
 
 
 # --------------------------------------------------------------------------------------------------- recommendation

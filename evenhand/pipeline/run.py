@@ -28,6 +28,7 @@ from evenhand.pipeline.compute import (
     CachedEmbedder,
     MetricRecord,
     classification_records,
+    classification_tests,
     group_pairs,
     recommendation_records,
     similarity_function,
@@ -303,6 +304,7 @@ def assess(
             seed=seed,
             method=ci_method,
             sentiment_threshold=sentiment_threshold,
+            positive_label=positive_label if task == "classification" else None,
         )
     timings["statistics"] = time.perf_counter() - t
     failed = frame["status"] != "ok"
@@ -360,10 +362,12 @@ def _add_statistics(
     seed: int,
     method: str,
     sentiment_threshold: float = 0.5,
+    positive_label: Any = None,
 ) -> None:
-    """Bootstrap intervals for every metric; paired permutation tests (BH-adjusted) for counterfactual sentiment;
-    the same-prompt noise floor beside counterfactual similarity."""
-    from evenhand.stats import benjamini_hochberg, confidence_interval, counterfactual_sentiment_test, noise_floor
+    """Bootstrap intervals for every metric; permutation tests for counterfactual sentiment (paired swaps) and
+    classification rates (exact, every pair of groups), Benjamini-Hochberg adjusted together; the same-prompt
+    noise floor beside counterfactual similarity."""
+    from evenhand.stats import confidence_interval, counterfactual_sentiment_test, noise_floor
 
     for rec in records:
         if rec.result.resampler is not None and rec.result.is_defined:
@@ -396,10 +400,9 @@ def _add_statistics(
             seed=seed,
         )
         tested.append(rec)
-    if tested:  # many group pairs and attributes are tested at once: control the false discovery rate
-        adjusted = benjamini_hochberg([r.test.p_value for r in tested])
-        for rec, q in zip(tested, adjusted, strict=True):
-            rec.p_adjusted = float(q)
+    if positive_label is not None:
+        classification_tests(records, frame, positive_label=positive_label)
+    _adjust(records, tested)
     for rec in records:
         if rec.family != "counterfactual_similarity" or rec.attribute is None or " vs " not in rec.comparison:
             continue
@@ -421,3 +424,29 @@ def _add_statistics(
             n_resamples=n_resamples,
             seed=seed,
         )
+
+
+def _adjust(records: Sequence[MetricRecord], tested: Sequence[MetricRecord]) -> None:
+    """Benjamini-Hochberg over every test of the assessment (all group pairs, attributes, metrics and classes), so
+    that the adjusted p-values control the false discovery rate of the whole report."""
+    from evenhand.stats import benjamini_hochberg
+
+    tables = [r for r in records if r.pair_tests is not None]
+    raw = [r.test.p_value for r in tested]
+    for rec in tables:
+        assert rec.pair_tests is not None
+        raw.extend(rec.pair_tests["p_value"].tolist())
+    if not raw:
+        return
+    adjusted = benjamini_hochberg(np.asarray(raw, dtype=float)).tolist()
+    for rec in tested:
+        rec.p_adjusted = float(adjusted.pop(0))
+    for rec in tables:
+        assert rec.pair_tests is not None
+        n = len(rec.pair_tests)
+        rec.pair_tests["p_adjusted"] = adjusted[:n]
+        del adjusted[:n]
+        if rec.test is not None:
+            a, b = rec.test.groups
+            hit = rec.pair_tests[(rec.pair_tests["group_a"] == a) & (rec.pair_tests["group_b"] == b)]
+            rec.p_adjusted = float(hit["p_adjusted"].iloc[0])

@@ -29,6 +29,14 @@ _FAMILY_TITLES = {
     "recommendation": "Recommendation fairness (§3.3)",
 }
 
+_RATE_NAMES = {
+    "DP": "predicted positive rate",
+    "FNRD": "false negative rate",
+    "FORD": "false omission rate",
+    "FPRD": "false positive rate",
+    "FDRD": "false discovery rate",
+}
+
 
 def _env() -> Environment:
     env = Environment(
@@ -80,15 +88,18 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
                     "caption": "Mean toxicity score of counterfactual responses per group.",
                 }
             )
-    rates: dict[tuple[str, str], list[tuple[str, float | None]]] = defaultdict(list)
+    rates: dict[tuple[str, str, str], list[tuple[str, float | None]]] = defaultdict(list)
     for g in groups:
         if g.get("kind") == "rate":
-            rates[(str(g["metric"]), str(g["attribute"]))].append((str(g["group"]), g.get("rate")))
-    for (metric, attribute), items in rates.items():
+            key = (str(g["metric"]), str(g["attribute"]), str(g.get("comparison") or "all"))
+            rates[key].append((str(g["group"]), g.get("rate")))
+    for (metric, attribute, comparison), items in rates.items():
+        scope = attribute if comparison == "all" else f"{attribute}, {comparison}"
         figures.append(
             {
-                "svg": plots.bar_chart(items, title=f"{metric}: per-group rate ({attribute})"),
-                "caption": f"{metric} is the largest difference between these rates.",
+                "svg": plots.bar_chart(items, title=f"{metric}: {_RATE_NAMES.get(metric, 'rate')} by group ({scope})"),
+                "caption": f"{metric} is the largest difference between these rates; a group without the rows a "
+                "rate needs shows n/a.",
             }
         )
     bins = doc.get("bins") or [i / 10 for i in range(11)]
