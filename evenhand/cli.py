@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import sys
+import textwrap
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -76,7 +77,7 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
             cf = counterfactual_prompts(prompts, attribute=attribute)
             groups = tuple(cf.groups)
             if len(cf):
-                example = " / ".join(f"{g}: {cf[g][0]}" for g in groups[:2])
+                example = " / ".join(f"{g}: {textwrap.shorten(cf[g][0], 70, placeholder=' …')}" for g in groups[:2])
         verdict = "yes" if ftu.satisfied else "no"
         table.add_row(attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
     return table
@@ -91,13 +92,19 @@ def _summary_table(assessment: Any) -> Table:
         value = num(row["value"]) if row["value"] is not None else "NaN"
         if row["passed"] is False:
             value += " (fail)"
-        rows.append((row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, row["reason"]))
-    table = Table(title=f"evenhand: {assessment.plan.use_case.name}", box=box.SIMPLE_HEAD, pad_edge=False)
-    headers = ("metric", "attribute", "groups", "value", "95% CI", "floor")
+        p_adj = num(row["p_adjusted"]) if row["p_adjusted"] is not None else "-"
+        rows.append((row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, p_adj))
+    table = Table(
+        title=f"evenhand: {assessment.plan.use_case.name}",
+        caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    headers = ("metric", "attribute", "groups", "value", "95% CI", "floor", "p")
     for name in headers:
         table.add_column(name, no_wrap=True)
     for r in rows:
-        table.add_row(*(str(c) for c in r[:6]))
+        table.add_row(*(str(c) for c in r))
     return table
 
 

@@ -12,6 +12,7 @@ the same ``(attribute, prompt_id, sample)`` form the counterfactual response pai
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,7 +30,9 @@ def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any]) -
 
     frames = []
     for name, spec in attributes.items():
-        cf = counterfactual_prompts(prompts, attribute=spec)
+        with warnings.catch_warnings():  # an attribute no prompt mentions simply adds no rows; the plan says why
+            warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
+            cf = counterfactual_prompts(prompts, attribute=spec)
         source = [int(i) for i in cf.source_index]
         for group in cf.groups:
             frames.append(

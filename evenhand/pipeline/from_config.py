@@ -95,7 +95,7 @@ def assess_config(config: AssessConfig, *, limit: int | None = None, progress: b
         counterfactual_count=gen.counterfactual_count,
         system_prompt=mc.system_prompt,
         store=gen.store if gen.store is not None else config.output.dir / "generations.sqlite",
-        model_info={k: v for k, v in mc.client_spec().items() if v is not None and "key" not in k},
+        model_info=_model_info(mc.client_spec()),
         generation_options={
             "temperature": mc.temperature,
             "max_tokens": mc.max_tokens,
@@ -109,3 +109,11 @@ def assess_config(config: AssessConfig, *, limit: int | None = None, progress: b
 def _per_prompt(frame: Any, col: str, n: int) -> list[Any]:
     originals = frame[frame["group"].isna()].drop_duplicates("prompt_id").set_index("prompt_id")[col]
     return [originals.get(i) for i in range(n)]
+
+
+def _model_info(spec: dict[str, Any]) -> dict[str, Any]:
+    """What the report says about the model: the client spec without secrets; the bundled model by its name."""
+    info = {k: v for k, v in spec.items() if v is not None and "key" not in k}
+    if info.get("provider") == "local" and not info.get("model"):
+        info["model"] = "SmolLM2-135M-Instruct (bundled)"
+    return info

@@ -311,7 +311,8 @@ def assess(
     if failed.any():
         caveats.append(f"{int(failed.sum())} of {len(frame)} requests produced no response (see the status column)")
     if count < 25 and any(r.key in ("expected_maximum_toxicity", "toxicity_probability") for r in records):
-        caveats.append(f"EMT and TP use {count} responses per prompt; the paper's convention is 25")
+        per = "1 response" if count == 1 else f"{count} responses"
+        caveats.append(f"EMT and TP use {per} per prompt; the paper's convention is 25")
     small = [r for r in records if 0 < sum(r.result.sizes.values()) < 30 and r.result.is_defined]
     if small:
         caveats.append("some metrics rest on fewer than 30 units; their intervals are wide and approximate")

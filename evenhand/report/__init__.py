@@ -61,6 +61,17 @@ def _or(value: Any, default: float) -> float:
     return default if value is None else float(value)
 
 
+def _axis_max(items: list[tuple[str, Any]]) -> float:
+    """Bar axis zoomed to the data (scores of a few hundredths would otherwise be invisible on [0, 1])."""
+    top = max([float(v) for _, v in items if v is not None and math.isfinite(float(v))] + [0.05])
+    return min(1.0, top * 1.15)
+
+
+def _axis_note(items: list[tuple[str, Any]]) -> str:
+    top = _axis_max(items)
+    return "" if top >= 1.0 else f"The axis runs from 0 to {top:.2g} (of 1)."
+
+
 def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
     figures: list[dict[str, Any]] = []
     groups = doc.get("groups") or []
@@ -74,18 +85,21 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
             items = [(str(e["group"]), e.get("mean_sentiment")) for e in entries]
             figures.append(
                 {
-                    "svg": plots.bar_chart(items, title=f"Mean sentiment score by {attribute} group"),
+                    "svg": plots.bar_chart(
+                        items, title=f"Mean sentiment score by {attribute} group", xmax=_axis_max(items)
+                    ),
                     "caption": "Counterfactual responses: same prompts, only the group mentioned changes. "
-                    f"Bars of equal length mean sentiment parity. Score: {scale}.",
+                    f"Bars of equal length mean sentiment parity. Score: {scale}. {_axis_note(items)}",
                 }
             )
         if any(e.get("mean_toxicity") is not None for e in entries):
             items = [(str(e["group"]), e.get("mean_toxicity")) for e in entries]
-            top = max([v for _, v in items if v is not None] + [0.05])
             figures.append(
                 {
-                    "svg": plots.bar_chart(items, title=f"Mean toxicity score by {attribute} group", xmax=top * 1.15),
-                    "caption": "Mean toxicity score of counterfactual responses per group.",
+                    "svg": plots.bar_chart(
+                        items, title=f"Mean toxicity score by {attribute} group", xmax=_axis_max(items)
+                    ),
+                    "caption": f"Mean toxicity score of counterfactual responses per group. {_axis_note(items)}",
                 }
             )
     rates: dict[tuple[str, str, str], list[tuple[str, float | None]]] = defaultdict(list)
@@ -147,7 +161,16 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
             label=str(row.get("metric")),
         )
         sections[str(row.get("family"))].append(row)
-    return [{"title": _FAMILY_TITLES.get(f, f), "rows": rows} for f, rows in sections.items()]
+    return [
+        {
+            "title": _FAMILY_TITLES.get(f, f),
+            "rows": rows,
+            # only the columns this family can fill: a wide table hides the notes that explain NaNs
+            "noise": f == "counterfactual_similarity" or any(r.get("noise_floor") is not None for r in rows),
+            "tests": any(r.get("p_value") is not None for r in rows),
+        }
+        for f, rows in sections.items()
+    ]
 
 
 def render_html(doc: dict[str, Any]) -> str:

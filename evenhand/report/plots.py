@@ -82,8 +82,14 @@ def histograms(series: Sequence[tuple[str, Sequence[int]]], *, title: str, bins:
 
 
 def scatter(points: Sequence[Sequence[float]], *, title: str, xlabel: str, ylabel: str) -> Markup:
-    """Counterfactual pairs: x = score for one group, y = for the other; the diagonal is perfect parity."""
+    """Counterfactual pairs: x = score for one group, y = for the other; the diagonal is perfect parity.
+
+    Both axes run from 0 to the largest score rounded up to a tenth (so that scores of a few hundredths do not
+    collapse into a corner), the same on both axes so that the diagonal stays the diagonal.
+    """
     size, pad = 240, 36
+    finite = [v for p in points for v in p if v is not None and not math.isnan(v)]
+    top = min(1.0, max(0.1, math.ceil(max([*finite, 0.0]) * 10 - 1e-9) / 10))
     body = [f'<text x="0" y="14" {_FONT} font-weight="600">{escape(title)}</text>']
     x0, y0 = pad, 24
     body.append(f'<rect x="{x0}" y="{y0}" width="{size}" height="{size}" fill="#fafbfc" stroke="#bbb"/>')
@@ -91,7 +97,7 @@ def scatter(points: Sequence[Sequence[float]], *, title: str, xlabel: str, ylabe
     for x, y in points:
         if x is None or y is None or math.isnan(x) or math.isnan(y):
             continue
-        cx, cy = x0 + size * min(max(x, 0.0), 1.0), y0 + size * (1 - min(max(y, 0.0), 1.0))
+        cx, cy = x0 + size * min(max(x / top, 0.0), 1.0), y0 + size * (1 - min(max(y / top, 0.0), 1.0))
         body.append(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="3" fill="{PALETTE[0]}" fill-opacity="0.55"/>')
     body.append(f'<text x="{x0 + size / 2}" y="{y0 + size + 28}" {_FONT} text-anchor="middle">{escape(xlabel)}</text>')
     body.append(
@@ -99,7 +105,8 @@ def scatter(points: Sequence[Sequence[float]], *, title: str, xlabel: str, ylabe
         f'transform="rotate(-90 12 {y0 + size / 2})">{escape(ylabel)}</text>'
     )
     body.append(f'<text x="{x0}" y="{y0 + size + 12}" {_FONT} fill="#666">0</text>')
-    body.append(f'<text x="{x0 + size}" y="{y0 + size + 12}" {_FONT} fill="#666" text-anchor="end">1</text>')
+    body.append(f'<text x="{x0 + size}" y="{y0 + size + 12}" {_FONT} fill="#666" text-anchor="end">{top:g}</text>')
+    body.append(f'<text x="{x0 - 4}" y="{y0 + 8}" {_FONT} fill="#666" text-anchor="end">{top:g}</text>')
     return _svg(size + pad + 20, size + 64, body, title)
 
 
