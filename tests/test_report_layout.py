@@ -1,0 +1,138 @@
+"""What a first-time reader sees: NaN reasons beside the metric, only the columns a family fills, readable axes."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import pytest
+
+import evenhand
+from evenhand.cli import _summary_table
+from evenhand.pipeline.collect import counterfactual_requests
+from evenhand.pipeline.from_config import _model_info
+from evenhand.report import _axis_max, plots
+
+FAST: dict[str, Any] = {"n_resamples": 50, "store": None, "progress": False, "embedder": False}
+
+
+@pytest.fixture(scope="module")
+def text_html() -> str:
+    a = evenhand.assess(
+        task="text_generation",
+        prompts=["Write to Mrs. Lee about her order.", "Write to a customer about the card."],
+        client=lambda p: "Thank you, dear customer." if "her" in p.split() else "Pay now.",
+        count=2,
+        attributes=["gender"],
+        **FAST,
+    )
+    html: str = a.to_html()
+    return html
+
+
+def _section(html: str, title: str) -> str:
+    start = html.index(f"<h3>{title}")
+    end = html.find("<h3>", start + 4)
+    return html[start:end]
+
+
+def test_nan_reason_is_shown_beside_the_metric(text_html: str) -> None:
+    stereotypes = _section(text_html, "Stereotypes")
+    assert "Why NaN: " in stereotypes  # COBS with no group words: the reason is on its own row, not off-screen
+    assert 'class="badge na"' in stereotypes
+
+
+def test_each_family_shows_only_the_columns_it_fills(text_html: str) -> None:
+    toxicity = _section(text_html, "Toxicity")
+    assert "<th>noise floor</th>" not in toxicity and "<th>p (BH)</th>" not in toxicity
+    similarity = _section(text_html, "Counterfactual similarity")
+    assert "<th>noise floor</th>" in similarity and "<th>gap (interval)</th>" in similarity
+    sentiment = _section(text_html, "Counterfactual sentiment")
+    assert "<th>p (BH)</th>" in sentiment and "<th>noise floor</th>" not in sentiment
+
+
+def test_note_row_spans_the_table() -> None:
+    # colspan matches the number of columns after the first, whatever columns the family shows
+    for html in (_rate_html(),):
+        for table in re.findall(r'<table class="metrics">(.*?)</table>', html, re.S):
+            headers = len(re.findall(r"<th>", table.split("</tr>")[0]))
+            for span in re.findall(r'colspan="(\d+)"', table):
+                assert int(span) == headers - 1
+
+
+def _rate_html() -> str:
+    groups = ["a"] * 6 + ["b"] * 6
+    prompts = [f"Applicant {i}: approve?" for i in range(12)]
+    answers = dict(zip(prompts, ["yes", "no", "maybe?"] * 4, strict=True))
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=lambda p: answers[p],
+        groups=groups,
+        labels=["1"] * 6 + ["0"] * 6,
+        person_level=True,
+        prevalence_parity=True,
+        attributes=["gender"],
+        count=1,
+        **FAST,
+    )
+    html: str = a.to_html()
+    return html
+
+
+def test_classification_report_has_rate_plots_and_tests() -> None:
+    html = _rate_html()
+    assert "DP: predicted positive rate by group (gender)" in html
+    assert "Permutation tests: no difference between groups" in html
+
+
+def test_bar_axis_zooms_to_small_scores() -> None:
+    assert _axis_max([("a", 0.01), ("b", 0.04)]) == pytest.approx(0.05 * 1.15)
+    assert _axis_max([("a", 0.9), ("b", None)]) == 1.0
+    assert _axis_max([("a", None)]) == pytest.approx(0.05 * 1.15)
+
+
+def test_scatter_axis_zooms_but_stays_square() -> None:
+    svg = str(plots.scatter([(0.02, 0.13), (0.0, 0.0)], title="t", xlabel="x", ylabel="y"))
+    assert ">0.2</text>" in svg and ">1</text>" not in svg
+    full = str(plots.scatter([(0.95, 0.1)], title="t", xlabel="x", ylabel="y"))
+    assert ">1</text>" in full
+
+
+def test_bundled_model_is_named() -> None:
+    assert _model_info({"provider": "local", "model": None})["model"].startswith("SmolLM2")
+    info = _model_info({"provider": "openai", "model": "m", "api_key_env": "X", "base_url": None})
+    assert info == {"provider": "openai", "model": "m"}
+
+
+def test_attribute_without_mentions_adds_no_rows_and_no_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = counterfactual_requests(["Write a note.", "Write to her."], {"race": "race", "gender": "gender"})
+    assert set(frame["attribute"]) == {"gender"}
+
+
+def test_cli_summary_shows_adjusted_p() -> None:
+    from rich.console import Console
+
+    groups = ["a"] * 10 + ["b"] * 10
+    prompts = [f"Applicant {i}: approve?" for i in range(20)]
+    answers = dict(zip(prompts, ["yes"] * 9 + ["no"] + ["no"] * 9 + ["yes"], strict=True))
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=lambda p: answers[p],
+        groups=groups,
+        person_level=True,
+        prevalence_parity=True,
+        attributes=["gender"],
+        count=1,
+        **FAST,
+    )
+    console = Console(width=100, record=True)
+    console.print(_summary_table(a))
+    text = console.export_text()
+    assert "p" in text.split("\n")[2].split() and "Benjamini-Hochberg" in text
+    p_adj = a.metrics.iloc[0]["p_adjusted"]
+    assert f"{p_adj:.3f}" in text
