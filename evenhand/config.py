@@ -8,6 +8,7 @@ into a :class:`ConfigError` whose message names the file and the offending key, 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -242,10 +243,10 @@ def load_config(path: str | os.PathLike[str]) -> AssessConfig:
     text = p.read_text(encoding="utf-8")
     try:
         if p.suffix.lower() == ".toml":
-            try:
+            if sys.version_info >= (3, 11):
                 import tomllib
-            except ImportError:  # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
+            else:  # Python 3.10: the tomli backport (a dependency there)
+                import tomli as tomllib
             data: Any = tomllib.loads(text)
         elif p.suffix.lower() in (".yaml", ".yml"):
             data = yaml.safe_load(text)

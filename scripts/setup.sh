@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv and installs evenhand with every extra and the dev tools. Idempotent and quick on re-runs.
-# Order matters: torch==2.13.0 first (a local CPU build); an unpinned torch would pull a multi-GB CUDA build.
+# Order matters: torch==2.13.0 goes first. On our machines pip finds a local CPU wheel of it; elsewhere pip takes it
+# from PyPI (on Linux x86_64 that is the CUDA build; add --index-url https://download.pytorch.org/whl/cpu for CPU only).
+# Installing it first stops the extras from pulling an unpinned, newer torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

@@ -158,7 +158,7 @@ def load_lexicon(attribute: str | Mapping[str, Sequence[str]] | Lexicon) -> Lexi
 
 
 def _read_json(name: str) -> dict[str, Any]:
-    text = resources.files("evenhand").joinpath("data", "lexicons", f"{name}.json").read_text(encoding="utf-8")
+    text = resources.files("evenhand").joinpath(f"data/lexicons/{name}.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
