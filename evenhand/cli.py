@@ -77,7 +77,7 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
             cf = counterfactual_prompts(prompts, attribute=attribute)
             groups = tuple(cf.groups)
             if len(cf):
-                example = " / ".join(f"{g}: {textwrap.shorten(cf[g][0], 70, placeholder=' …')}" for g in groups[:2])
+                example = " / ".join(f"{g}: {textwrap.shorten(cf[g][0], 48, placeholder=' …')}" for g in groups[:2])
         verdict = "yes" if ftu.satisfied else "no"
         table.add_row(attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
     return table
@@ -110,11 +110,20 @@ def _summary_table(assessment: Any) -> Table:
 
 def _print_undefined(assessment: Any) -> None:
     """Why some metrics are NaN, one line per distinct reason (the report has the details)."""
-    reasons: dict[str, list[str]] = {}
+    by_metric: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for row in assessment.to_dict(include_responses=False)["metrics"]:
         if row["value"] is None:
-            label = f"{row['metric']} ({row['attribute'] or 'all'}, {row['comparison']})"
-            reasons.setdefault(row["reason"] or "undefined", []).append(label)
+            key = (row["metric"], row["attribute"] or "all")
+            by_metric.setdefault(key, []).append((row["comparison"], row["reason"] or "undefined"))
+    reasons: dict[str, list[str]] = {}
+    for (metric, attribute), rows in by_metric.items():  # one line per metric, not one per pair of groups
+        if len(rows) == 1:
+            label, reason = f"{metric} ({attribute}, {rows[0][0]})", rows[0][1]
+        else:
+            same = len({r for _, r in rows}) == 1
+            label = f"{metric} ({attribute}, {len(rows)} pairs of groups)"
+            reason = rows[0][1] if same else f"{rows[0][1]} (for {rows[0][0]}; the report lists each pair)"
+        reasons.setdefault(reason, []).append(label)
     for reason, labels in reasons.items():
         shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
         console.print(f"[dim]NaN:[/] {shown}: {reason}", highlight=False)

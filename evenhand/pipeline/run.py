@@ -251,6 +251,7 @@ def assess(
             caveats.append(SENTIMENT_CAVEAT)
         emb = embedder
         if emb is None and "counterfactual_cosine" in the_plan.keys():
+            _quiet_model_loading()
             emb = scorers.get_embedder(None)
         if emb is not None and emb is not False:
             emb = CachedEmbedder(emb)  # each group's responses enter several pairs and the noise floor
@@ -340,6 +341,17 @@ def assess(
     }
     checks = check_thresholds(records, thresholds)
     return Assessment(the_plan, records, frame, meta, caveats, checks)
+
+
+def _quiet_model_loading() -> None:
+    """transformers draws a "Loading weights" bar on stderr for the bundled embedder; the pipeline has its own
+    progress display, so that bar is noise (the local LLM client turns it off the same way)."""
+    from evenhand._optional import require
+
+    try:
+        require("transformers", feature="sentence embeddings").utils.logging.disable_progress_bar()
+    except ImportError:  # get_embedder raises the helpful error
+        pass
 
 
 def _describe_client(client: Any, own: bool) -> dict[str, Any]:
