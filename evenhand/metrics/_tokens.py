@@ -219,18 +219,103 @@ def _fast_tokens(text: str) -> list[str] | None:
     return [w.replace(_KEPT_PERIOD, ".") for w in words] if kept else words
 
 
+# Corpus-wide versions of the checks of _fast_tokens, for all texts joined by NUL (neither a word character nor
+# whitespace, so no check can match across it; "$" also matches before it). Each pattern starts with a character
+# class or a literal, which the regex engine scans for quickly, and look-behinds then tell the alternatives apart.
+_JOIN = "\x00"
+_UNSAFE_JOINED = re.compile(
+    r"[\"“”‘’«»„`.?!\-:,']"
+    r"(?:(?<=[\"“”‘’«»„`])|(?<=\.)[^\w\s\x00]|(?<=-)-|(?<=[.?!])\s+[)\]}']|(?<=[:,])[:,]|(?<=')'"
+    r"|(?<=')(?=[*()\[\]{}<>]|[^\S ]|\s*(?:$|\x00)))"
+)
+# _PERIOD_WORD on the reversed joined text (a regex that starts with a character class scans much faster than one
+# that starts with a look-behind); the words come out reversed.
+_PERIOD_WORD_REVERSED = re.compile(r"\.(?<=\s\.)([^\s\x00]*)")
+_CONTRACTION_ANY_CASE = re.compile(_CONTRACTION.pattern, re.IGNORECASE)
+# In a text that passed _UNSAFE, _TOKEN keeps a comma or colon before a digit and a period before a word character
+# inside its word, and splits off every other ",", ":" and ".": hiding the kept ones behind placeholders turns
+# _TOKEN into plain string replacement and whitespace splitting.
+_KEPT_PUNCT = re.compile(r"[:,.](?:(?<=[:,])(?=\d)|(?<=\.)(?=\w))")
+_PLACEHOLDER = {":": "\x02", ",": "\x03", ".": "\x04"}
+_RUN = re.compile(r"[^\s\x00]*")
+
+
+def _one_text_tokens(text: str) -> list[str]:
+    toks = _fast_tokens(text)
+    return toks if toks is not None else nltk_word_tokenize(text)
+
+
+def _texts_at(starts: Any, positions: list[int]) -> set[int]:
+    """Indices of the texts that contain the given offsets of the joined string."""
+    import numpy as np
+
+    if not positions:
+        return set()
+    return set((np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1).tolist())
+
+
+def _own_pass_positions(joined: str, lowered: bool) -> list[int]:
+    """Offsets in ``joined`` that send their text through :func:`_fast_tokens` (or NLTK) on its own: what
+    ``_UNSAFE`` matches, MacIntyre contractions, and periods after a word that Punkt may not end a sentence at."""
+    positions = [m.start() for m in _UNSAFE_JOINED.finditer(joined)]
+    low = joined if lowered else joined.lower()
+    contraction = _CONTRACTION if len(low) == len(joined) else _CONTRACTION_ANY_CASE  # same offsets needed
+    positions += [m.start() for m in contraction.finditer(low if contraction is _CONTRACTION else joined)]
+    if "." in joined:
+        words = {w[::-1] for w in set(_PERIOD_WORD_REVERSED.findall(joined[::-1]))}
+        odd = [w for w in words if not _is_plain_break(w)]
+        if odd:
+            alternatives = "|".join(map(re.escape, sorted(odd, key=len, reverse=True)))
+            odd_period = re.compile(rf"(?<![^\s\x00])(?:{alternatives})\.\s")
+            positions += [m.start() for m in odd_period.finditer(joined)]
+    return positions
+
+
+def _split_clitic_words(text: str) -> str:
+    """Replace every whitespace-delimited word with an apostrophe by its Treebank pieces, space-separated."""
+    if "'" not in text:
+        return text
+    reversed_text = text[::-1]
+    size = len(text)
+    out: list[str] = []
+    done = 0
+    for pos in (m.start() for m in re.finditer("'", text)):
+        if pos < done:  # a second apostrophe in the same word
+            continue
+        match = _RUN.match(reversed_text, size - pos)
+        start = pos - (match.end() - match.start()) if match else pos
+        match = _RUN.match(text, pos)
+        end = match.end() if match else pos + 1
+        out += [text[done:start], " ".join(_word_pieces(text[start:end]))]
+        done = end
+    out.append(text[done:])
+    return "".join(out)
+
+
 def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[str]]:
     """``nltk.word_tokenize`` of every text (of ``text.lower()`` when ``lowercase``).
 
     The result equals ``[nltk_word_tokenize(t) for t in texts]``; see the module docstring for the fast path.
+    Here the checks that choose the path run once over all texts joined together, and the texts that need
+    neither Punkt nor the full Treebank rules are split by string operations on the joined text.
     """
-    out: list[list[str]] = []
-    for text in texts:
-        if lowercase:
-            text = text.lower()
-        toks = _fast_tokens(text)
-        out.append(toks if toks is not None else nltk_word_tokenize(text))
-    return out
+    import numpy as np
+
+    texts = [t.lower() for t in texts] if lowercase else list(texts)
+    joined = _JOIN.join(texts)
+    if len(texts) < 2 or joined.count(_JOIN) != len(texts) - 1 or any(c in joined for c in _PLACEHOLDER.values()):
+        return [_one_text_tokens(t) for t in texts]  # the separator or a placeholder occurs in a text
+    sizes = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    own_pass = _texts_at(np.cumsum(sizes) - sizes, _own_pass_positions(joined, lowercase))
+    spaced = _KEPT_PUNCT.sub(lambda m: _PLACEHOLDER[m.group()], joined)
+    for char in _ALWAYS_SPLIT:
+        if char in spaced:
+            spaced = spaced.replace(char, f" {char} ")
+    for char, placeholder in _PLACEHOLDER.items():
+        if placeholder in spaced:
+            spaced = spaced.replace(placeholder, char)
+    parts = _split_clitic_words(spaced).split(_JOIN)
+    return [_one_text_tokens(text) if i in own_pass else parts[i].split() for i, text in enumerate(texts)]
 
 
 def fast_path_share(texts: Sequence[str]) -> float:
