@@ -92,7 +92,8 @@ def _summary_table(assessment: Any) -> Table:
         value = num(row["value"]) if row["value"] is not None else "NaN"
         if row["passed"] is False:
             value += " (fail)"
-        p_adj = num(row["p_adjusted"]) if row["p_adjusted"] is not None else "-"
+        p = row["p_adjusted"]
+        p_adj = "-" if p is None else ("<0.001" if p < 0.001 else num(p))
         rows.append((row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, p_adj))
     table = Table(
         title=f"evenhand: {assessment.plan.use_case.name}",

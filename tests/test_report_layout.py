@@ -136,3 +136,32 @@ def test_cli_summary_shows_adjusted_p() -> None:
     assert "p" in text.split("\n")[2].split() and "Benjamini-Hochberg" in text
     p_adj = a.metrics.iloc[0]["p_adjusted"]
     assert f"{p_adj:.3f}" in text
+
+
+def test_wrong_predictions_are_shown_from_every_group() -> None:
+    groups = ["a"] * 6 + ["b"] * 6
+    prompts = [f"Applicant {i}: approve?" for i in range(12)]
+    answers = dict(zip(prompts, ["yes"] * 12, strict=True))  # every truth "0" is a false positive
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=lambda p: answers[p],
+        groups=groups,
+        labels=["0", "1"] * 6,
+        person_level=True,
+        prevalence_parity=True,
+        attributes=["gender"],
+        count=1,
+        **FAST,
+    )
+    wrong = a.to_dict(include_responses=False)["worst_examples"]["misclassified"]
+    assert len(wrong) == 5
+    assert [w["group"] for w in wrong[:2]] == ["a", "b"]  # groups take turns
+    assert all(w["truth"] == "0" and w["label"] == "1" for w in wrong)
+    assert "Wrong predictions" in a.to_html()
+
+
+def test_tiny_p_values_are_not_printed_as_zero() -> None:
+    from evenhand.report import _fmt_p
+
+    assert _fmt_p(1e-7) == "<0.001" and _fmt_p(0.0123) == "0.012" and _fmt_p(None) == "–"

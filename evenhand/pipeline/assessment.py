@@ -353,6 +353,10 @@ class Assessment:
                     }
                     for overlap, attribute, a, b, r in worst_lists[:_N_WORST]
                 ]
+        if "label" in rows and "truth" in rows and len(rows):
+            wrong = _misclassified(rows)
+            if wrong:
+                worst["misclassified"] = wrong
         if "label" in rows and len(rows):
             unparsed = rows[rows["label"].isna()].head(_N_WORST)
             if len(unparsed):
@@ -431,6 +435,28 @@ class Assessment:
             f"Assessment({self.plan.use_case.task}, {len(self.records)} metric rows, "
             f"{len(self.responses)} responses, passed={self.passed})"
         )
+
+
+def _misclassified(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """Up to ``_N_WORST`` wrong predictions, taken in turn from each group so that every group is represented."""
+    group_cols = [c for c in rows.columns if str(c).startswith("group_")]
+    wrong = rows[rows["label"].notna() & rows["truth"].notna() & (rows["label"] != rows["truth"])]
+    if wrong.empty:
+        return []
+    col = group_cols[0] if group_cols else None
+    keyed = wrong.assign(wgroup=wrong[col].astype(object).where(wrong[col].notna(), "?") if col else "all")
+    keyed = keyed.assign(wturn=keyed.groupby("wgroup", sort=False).cumcount()).sort_values("wturn", kind="stable")
+    return [
+        {
+            "attribute": col.removeprefix("group_") if col else None,
+            "group": r.wgroup,
+            "truth": r.truth,
+            "label": r.label,
+            "prompt": r.prompt,
+            "response": r.response,
+        }
+        for r in keyed.head(_N_WORST).itertuples(index=False)
+    ]
 
 
 def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ def _env() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["num"] = _fmt
+    env.filters["pval"] = _fmt_p
     return env
 
 
@@ -55,6 +56,13 @@ def _fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, (int, float)):
         return f"{value:.{digits}f}"
     return str(value)
+
+
+def _fmt_p(value: Any) -> str:
+    """p-values: three decimals, and "<0.001" rather than a misleading 0.000."""
+    if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value < 0.001:
+        return "<0.001"
+    return _fmt(value)
 
 
 def _or(value: Any, default: float) -> float:
