@@ -50,6 +50,7 @@ def test_each_family_shows_only_the_columns_it_fills(text_html: str) -> None:
     assert "<th>noise floor</th>" in similarity and "<th>gap (interval)</th>" in similarity
     sentiment = _section(text_html, "Counterfactual sentiment")
     assert "<th>p (BH)</th>" in sentiment and "<th>noise floor</th>" not in sentiment
+    assert "Permutation tests: no difference" not in text_html  # one sentiment test per row: no second table
 
 
 def test_note_row_spans_the_table() -> None:

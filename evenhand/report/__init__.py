@@ -193,6 +193,9 @@ def render_html(doc: dict[str, Any]) -> str:
         use_case=doc["plan"].get("use_case", {}),
         sections=_metric_sections(doc),
         figures=_figures(doc),
+        # the metrics table already carries each paired sentiment test (one per row); list the rate tests, which
+        # are several per metric row (one per pair of groups)
+        tests=[t for t in doc.get("tests") or [] if not str(t.get("method") or "").startswith("paired")],
         worst=doc.get("worst_examples") or {},
         css=css,
     )
