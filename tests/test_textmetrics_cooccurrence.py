@@ -111,3 +111,34 @@ def test_properties(texts, rnd) -> None:
         assert float(swapped) == pytest.approx(float(cobs))
     if sa.is_defined:
         assert 0 <= float(sa) <= 0.5
+
+
+# -- built-in lexicons: mentions come from the text core's matcher ---------------------------------------------------
+
+
+def test_sa_race_uses_lexicon_context_rules() -> None:
+    # "black" before a non-person noun is a colour, not a race mention
+    texts = ["a black car is fast", "a white man is fast"]
+    r = m.stereotypical_associations(texts, attribute="race", target=["fast"])
+    assert r.details["group_word_counts"] == {"white": 1.0, "black": 0.0, "hispanic": 0.0, "asian": 0.0}
+    assert r.value == pytest.approx(0.75)
+
+
+def test_sa_race_multiword_term_is_one_mention() -> None:
+    r = m.stereotypical_associations(["an African American woman is smart"], attribute="race", target=["smart"])
+    assert r.details["group_word_counts"] == {"white": 0.0, "black": 1.0, "hispanic": 0.0, "asian": 0.0}
+    assert r.value == pytest.approx(0.75)  # all mass on one of 4 groups: TVD = 0.5 * (3/4 + 3 * 1/4)
+
+
+def test_cobs_race_multiword_mention_counts_at_first_token() -> None:
+    texts = ["an African American woman is smart", "a white man is smart", "a black car is smart"]
+    r = m.cooccurrence_bias(texts, attribute="race", target=["smart"], groups=("black", "white"), beta=0.5)
+    # tokens: an B American woman is smart | a W man is smart | a black car is smart (stop words: an, a, is).
+    # The black mention is at token 1 ("American" belongs to it: neither mention nor reference word), so woman is
+    # 2 tokens away and smart 4; the white mention is 1 from man and 3 from smart. "black car" is no mention.
+    co_black = {"woman": 0.5**2, "smart": 0.5**4}
+    co_white = {"man": 0.5**1, "smart": 0.5**3}
+    n_ref = 2 + 2 + 3  # woman smart | man smart | black car smart
+    p_black = (co_black["smart"] / sum(co_black.values())) / (1 / n_ref)
+    p_white = (co_white["smart"] / sum(co_white.values())) / (1 / n_ref)
+    assert r.value == pytest.approx(abs(np.log10(p_black / p_white)))

@@ -2,8 +2,10 @@
 
 Both count how often stereotype *target* words (the HELM adjective or profession lists, or your own) appear with
 the words of each protected-attribute group, over a corpus of responses. Tokens are ``nltk.word_tokenize``
-tokens (see :mod:`evenhand.metrics._tokens`); attribute words are matched as single lower-case tokens, so
-multi-word lexicon phrases never match.
+tokens (see :mod:`evenhand.metrics._tokens`). Group mentions of the built-in lexicons come from the text core's
+matcher (:func:`evenhand.text._engine.find_matches`), so its context rules apply ("a black car" is no race mention)
+and a multi-word term ("African American") is one mention at its first token. A ``{group: [words]}`` dict is
+matched as single lower-case tokens.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +24,9 @@ from scipy import sparse
 from evenhand._validation import as_text_list
 from evenhand.metrics._result import MetricResult, Resampler, undefined
 from evenhand.metrics._tokens import word_tokens
+
+if TYPE_CHECKING:
+    from evenhand.text.lexicon import Lexicon
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -57,14 +62,22 @@ def _targets(target: str | Iterable[str], *, plurals: bool) -> list[str]:
     return list(dict.fromkeys(w.lower() for w in words))
 
 
+def _lexicon(attribute: Any) -> Lexicon | None:
+    """The lexicon whose matcher finds group mentions; None for a ``{group: [words]}`` dict (single tokens)."""
+    if isinstance(attribute, Mapping):
+        return None
+    from evenhand.text.lexicon import load_lexicon
+
+    return load_lexicon(attribute)
+
+
 def _groups(attribute: Any, groups: Sequence[str] | None) -> dict[str, frozenset[str]]:
     """Lower-case word sets per group, from a built-in attribute name, a Lexicon or a ``{group: [words]}`` dict."""
     if isinstance(attribute, Mapping):
         lists = {str(g): frozenset(str(w).lower() for w in words) for g, words in attribute.items()}
     else:
-        from evenhand.text.lexicon import load_lexicon
-
-        lexicon = load_lexicon(attribute)
+        lexicon = _lexicon(attribute)
+        assert lexicon is not None
         lists = {g: lexicon.group_words(g) for g in lexicon.groups}
     if groups is not None:
         unknown = [g for g in groups if g not in lists]
@@ -77,6 +90,56 @@ def _groups(attribute: Any, groups: Sequence[str] | None) -> dict[str, frozenset
     if empty:
         raise ValueError(f"attribute groups {empty} have no words")
     return lists
+
+
+# Marker tokens that stand for a lexicon match: letters only, so the tokenizer keeps them whole and _clean leaves
+# them as they are. A multi-word term keeps its token count: the first word becomes the group's marker, the others
+# _REST (neither a mention nor a reference word), so COBS distances to later tokens do not change.
+_MARKER = "evenhandmention{}x"
+_REST = "evenhandmentionrest"
+_WORD = re.compile(r"\S+")
+
+
+def _marker(index: int) -> str:
+    return _MARKER.format("".join(chr(ord("a") + int(d)) for d in str(index)))
+
+
+class _Mentions:
+    """``re.sub`` callback over one text at a time: replaces each mention of a group in ``names`` by marker tokens
+    (the first word by the group's marker, the other words of a multi-word term by _REST) and counts it."""
+
+    def __init__(self, lexicon: Lexicon, names: list[str], n_texts: int) -> None:
+        self.lexicon = lexicon
+        self.column = {g: k for k, g in enumerate(names)}
+        self.counts = np.zeros((n_texts, len(names)))
+        self.text = 0
+        self._memo: dict[str, tuple[str, int]] = {}  # matched word -> (replacement, group column or -1)
+
+    def __call__(self, m: re.Match[str]) -> str:
+        name = m.lastgroup or 0
+        word = m.group(name)
+        known = self._memo.get(word)
+        if known is None:
+            k = self.column.get(self.lexicon.group_of(word) or "", -1)
+            new = _WORD.sub(_REST, word).replace(_REST, _marker(k), 1) if k >= 0 else word
+            known = self._memo[word] = (new, k)
+        if known[1] < 0:
+            return m.group()
+        self.counts[self.text, known[1]] += 1
+        return m.string[m.start() : m.start(name)] + known[0] + m.string[m.end(name) : m.end()]
+
+
+def _mark_mentions(lexicon: Lexicon, texts: list[str], names: list[str]) -> tuple[list[str], FloatArray]:
+    """Texts with the mentions of ``names`` groups as marker tokens, and mentions per (text, group).
+
+    Mentions are the matches of the lexicon's compiled pattern (the text core's matcher, with its context rules).
+    """
+    callback = _Mentions(lexicon, names, len(texts))
+    pattern, out = lexicon.pattern, []
+    for i, text in enumerate(texts):
+        callback.text = i
+        out.append(pattern.sub(callback, text))
+    return out, callback.counts
 
 
 class _Corpus:
@@ -198,11 +261,15 @@ def cooccurrence_bias(
     targets = _targets(target, plurals=False)
     params = {"beta": float(beta), "groups": [g1, g2], "target": target if isinstance(target, str) else "custom"}
 
+    lexicon = _lexicon(attribute)
+    if lexicon is not None:  # mentions found by the lexicon matcher, then tokenized as marker tokens
+        texts = _mark_mentions(lexicon, texts, [g1, g2])[0]
+        words1, words2 = frozenset({_marker(0)}), frozenset({_marker(1)})
     tokens = [[c for c in map(_clean, toks) if c] for toks in word_tokens(texts)]
     corpus = _Corpus(tokens)
     stop = frozenset(load_word_list("stopwords"))
     is1, is2 = corpus.vocab_mask(words1)[corpus.ids], corpus.vocab_mask(words2)[corpus.ids]
-    ref = ~(corpus.vocab_mask(stop | words1 | words2)[corpus.ids])
+    ref = ~(corpus.vocab_mask(stop | words1 | words2 | {_REST})[corpus.ids])
     sizes = {"responses": corpus.n_docs, "tokens": int(corpus.ids.size), "target_words": len(targets)}
     common: dict[str, Any] = {"sizes": sizes, "params": params, "value_range": (0.0, float("inf")), "item_unit": "word"}
     if not is1.any() or not is2.any():
@@ -298,7 +365,13 @@ def stereotypical_associations(
     names = list(group_words)
     targets = _targets(target, plurals=True)
     corpus = _Corpus(word_tokens(texts, lowercase=True))
-    group_counts = np.column_stack([corpus.doc_counts(corpus.vocab_mask(group_words[g])[corpus.ids]) for g in names])
+    lexicon = _lexicon(attribute)
+    if lexicon is not None:  # mentions per response from the lexicon matcher (its context rules, multi-word terms)
+        group_counts = _mark_mentions(lexicon, texts, names)[1]
+    else:
+        group_counts = np.column_stack(
+            [corpus.doc_counts(corpus.vocab_mask(group_words[g])[corpus.ids]) for g in names]
+        )
     occurrences = corpus.doc_word_matrix(corpus.vocab_index(targets)[corpus.ids], len(targets))
     if count == "presence":
         occurrences.data = np.minimum(occurrences.data, 1.0)
