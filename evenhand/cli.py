@@ -101,7 +101,8 @@ def _summary_table(assessment: Any) -> Table:
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
-    headers = ("metric", "attribute", "groups", "value", "95% CI", "floor", "p")
+    level = (assessment.meta.get("settings") or {}).get("ci") or 0.95
+    headers = ("metric", "attribute", "groups", "value", f"{level:.0%} CI", "floor", "p")
     for name in headers:
         table.add_column(name, no_wrap=True)
     for r in rows:
