@@ -166,3 +166,16 @@ def test_tiny_p_values_are_not_printed_as_zero() -> None:
     from evenhand.report import _fmt_p
 
     assert _fmt_p(1e-7) == "<0.001" and _fmt_p(0.0123) == "0.012" and _fmt_p(None) == "–"
+
+
+def test_recommendation_report_has_a_similarity_chart() -> None:
+    prompts = ["Recommend 3 films for a woman.", "Recommend 3 books for her son."]
+
+    def llm(prompt: str) -> str:
+        female = {"woman", "her"} & set(prompt.lower().replace(".", "").split())
+        return "1. A\n2. B\n3. C" if female else "1. B\n2. C\n3. D"
+
+    a = evenhand.assess(task="recommendation", prompts=prompts, client=llm, k=3, count=1, attributes=["gender"], **FAST)
+    html = a.to_html()
+    assert "Counterfactual recommendation similarity (gender)" in html
+    assert "Jaccard-K · female vs male" in html

@@ -124,6 +124,22 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "rate needs shows n/a.",
             }
         )
+    similar: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
+    for row in doc.get("metrics") or []:
+        if row.get("family") == "recommendation" and row.get("comparison") != "all":
+            similar[str(row.get("attribute"))].append((f"{row['metric']} · {row['comparison']}", row.get("value")))
+    for attribute, items in similar.items():
+        figures.append(
+            {
+                "svg": plots.bar_chart(
+                    items,
+                    title=f"Counterfactual recommendation similarity ({attribute})",
+                    color_by=[label.split(" · ")[0] for label, _ in items],  # one colour per metric
+                ),
+                "caption": "How alike the K-item lists for two groups are (1 = the same items in the same order "
+                "for SERP-K and PRAG-K). Short bars point at the pairs of groups whose recommendations differ.",
+            }
+        )
     bins = doc.get("bins") or [i / 10 for i in range(11)]
     dists: dict[str, list[tuple[str, list[int]]]] = defaultdict(list)
     for d in doc.get("distributions") or []:

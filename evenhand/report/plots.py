@@ -27,9 +27,18 @@ def _svg(width: int, height: int, body: list[str], title: str) -> Markup:
 
 
 def bar_chart(
-    items: Sequence[tuple[str, float | None]], *, title: str, xmax: float = 1.0, value_format: str = "{:.3f}"
+    items: Sequence[tuple[str, float | None]],
+    *,
+    title: str,
+    xmax: float = 1.0,
+    value_format: str = "{:.3f}",
+    color_by: Sequence[str] | None = None,
 ) -> Markup:
-    """Horizontal bars, one per (label, value); None values are drawn as 'n/a'."""
+    """Horizontal bars, one per (label, value); None values are drawn as 'n/a'.
+
+    Bars get one colour each, or, with ``color_by`` (one key per bar), one colour per distinct key.
+    """
+    keys = list(dict.fromkeys(color_by)) if color_by is not None else []
     label_w, bar_w, row_h = 170, 300, 22
     height = 28 + row_h * len(items)
     body = [f'<text x="0" y="14" {_FONT} font-weight="600">{escape(title)}</text>']
@@ -42,7 +51,8 @@ def bar_chart(
             body.append(f'<text x="{label_w + 4}" y="{y + 14}" {_FONT} fill="#888">n/a</text>')
             continue
         w = max(0.0, min(bar_w, value * scale))
-        color = PALETTE[i % len(PALETTE)]
+        slot = keys.index(color_by[i]) if color_by is not None else i
+        color = PALETTE[slot % len(PALETTE)]
         body.append(f'<rect x="{label_w}" y="{y + 3}" width="{_f(w)}" height="{row_h - 8}" fill="{color}"/>')
         body.append(f'<text x="{_f(label_w + w + 4)}" y="{y + 14}" {_FONT}>{escape(value_format.format(value))}</text>')
     return _svg(label_w + bar_w + 60, height, body, title)
