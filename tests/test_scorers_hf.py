@@ -248,3 +248,25 @@ def test_missing_embedder_folder_gives_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(ModelUnavailableError, match="from the folder"):
         get_embedder(str(tmp_path / "nowhere"), device="cpu")
+
+
+def test_replaced_local_weights_are_reloaded_and_rescored(tmp_path: Path) -> None:
+    folder = build_tiny_bert(tmp_path / "model", ["non-toxic", "toxic"])
+    cache = tmp_path / "c.sqlite"
+    first = get_toxicity_scorer(folder, toxic_label="toxic", device="cpu", cache=cache)
+    before = first(TEXTS)
+    build_tiny_bert(folder, ["toxic", "non-toxic"])  # new weights and config at the same path
+    second = get_toxicity_scorer(folder, toxic_label="toxic", device="cpu", cache=cache)
+    assert second.cache_key != first.cache_key
+    after = second(TEXTS)
+    assert second.n_computed == 4  # not served from the stale cache rows
+    np.testing.assert_allclose(after, reference_probs(folder, TEXTS)[:, 0], atol=1e-5)
+    assert not np.allclose(after, before)
+
+
+def test_hf_scorers_share_one_class(sentiment_model: Path) -> None:
+    from evenhand.scorers._hf import HFLabelScorer
+
+    scorer = get_sentiment_scorer(str(sentiment_model), device="cpu")
+    assert isinstance(scorer, HFSentiment) and isinstance(scorer, HFLabelScorer)
+    assert scorer.cache_key.startswith(f"sentiment/hf/{sentiment_model}#") and scorer.cache_key.endswith("/NEGATIVE")

@@ -8,6 +8,7 @@ multi-label ones (``config.problem_type == "multi_label_classification"``), as t
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -16,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._optional import require
-from evenhand.scorers._base import ModelUnavailableError, resolve_device
+from evenhand.scorers._base import ModelUnavailableError, Scorer, resolve_device
 
 _MAX_LENGTH = 512
 
@@ -32,8 +33,36 @@ def offline_hint(model: str, what: str, example: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=8)
+def weights_fingerprint(model: str) -> str:
+    """For a local model file or folder, a short hash of its files' names, sizes and modification times ("" for a
+    hub id), so that replaced weights at the same path get a new model cache entry and new score-cache keys."""
+    path = os.path.expanduser(model)
+    if os.path.isfile(path):
+        entries = [path]
+    elif os.path.isdir(path):
+        entries = sorted(os.path.join(root, f) for root, _, files in os.walk(path) for f in files)
+    else:
+        return ""
+    digest = hashlib.sha256()
+    for entry in entries:
+        st = os.stat(entry)
+        digest.update(f"{os.path.relpath(entry, path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:12]
+
+
+def model_key(model: str, revision: str | None = None) -> str:
+    """The model's identity in score-cache keys: the reference, plus the revision or the local weights' fingerprint."""
+    fingerprint = weights_fingerprint(model)
+    return model + (f"@{revision}" if revision else "") + (f"#{fingerprint}" if fingerprint else "")
+
+
 def _load(model: str, device: str, revision: str | None) -> tuple[Any, Any]:
+    return _load_cached(model, device, revision, weights_fingerprint(model))
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(model: str, device: str, revision: str | None, fingerprint: str) -> tuple[Any, Any]:
+    del fingerprint  # part of the cache key only: a replaced local model loads again
     transformers = require("transformers", feature="Hugging Face classifiers")
     require("torch", feature="Hugging Face classifiers")
     tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
@@ -49,6 +78,7 @@ class HFClassifier:
     def __init__(self, model: str | os.PathLike[str], *, device: str = "auto", revision: str | None = None,
                  what: str = "classifier", example: str = "model='/path/to/model'") -> None:
         self.model_ref = str(model)
+        self.model_key = model_key(self.model_ref, revision)
         self.device = resolve_device(device)
         try:
             self.tokenizer, self.model = _load(self.model_ref, self.device, revision)
@@ -96,3 +126,43 @@ class HFClassifier:
         """Probability of "any of these labels": the sum for softmax models (disjoint classes), max for multi-label."""
         sub = probs[:, idx]
         return np.asarray(sub.max(axis=1) if self.multi_label else np.minimum(sub.sum(axis=1), 1.0))
+
+
+class HFLabelScorer(Scorer):
+    """A Hugging Face sequence classifier scored as the probability of one or more of its labels.
+
+    Subclasses set ``kind`` (cache-key prefix and wording of errors), ``role`` (what the label means) and
+    ``default_labels`` (tried in order when no label is given). Several labels: softmax models add their
+    probabilities, multi-label models take the maximum.
+    """
+
+    kind = "classifier"
+    role = "target"
+    default_labels: Sequence[str] = ()
+    example = "model='/path/to/model'"
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        label: str | Sequence[str] | None = None,
+        device: str = "auto",
+        batch_size: int = 32,
+        revision: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(batch_size=batch_size, **options)
+        self._clf = HFClassifier(model, device=device, revision=revision, what=self.kind, example=self.example)
+        self._idx = self._clf.label_indices(label, self.default_labels, self.role)
+
+    @property
+    def labels(self) -> list[str]:
+        return self._clf.labels
+
+    @property
+    def cache_key(self) -> str:
+        picked = ",".join(self._clf.labels[i] for i in self._idx)
+        return f"{self.kind}/hf/{self._clf.model_key}/{picked}"
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        return self._clf.combine(self._clf.predict_proba(texts), self._idx)

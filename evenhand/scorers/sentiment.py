@@ -25,14 +25,13 @@ and any callable ``f(list[str]) -> floats in [0, 1]``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from evenhand.scorers._base import CallableScorer, Scorer, as_path_if_local, check_device
-from evenhand.scorers._hf import HFClassifier
+from evenhand.scorers._hf import HFLabelScorer
 
 VADER_MAPPINGS = ("neg", "pos", "compound", "compound_pos")
 #: Labels tried, in order, when a Hugging Face sentiment model's target label is not given.
@@ -66,39 +65,14 @@ class VaderSentiment(Scorer):
         return (1.0 - compound) / 2.0 if self.mapping == "compound" else (1.0 + compound) / 2.0
 
 
-class HFSentiment(Scorer):
+class HFSentiment(HFLabelScorer):
     """Any Hugging Face sentiment classifier; score = probability of ``label`` (default: the negative label)."""
 
     description = "Sentiment"
-
-    def __init__(
-        self,
-        model: str | os.PathLike[str],
-        *,
-        label: str | Sequence[str] | None = None,
-        device: str = "auto",
-        batch_size: int = 32,
-        revision: str | None = None,
-        **options: Any,
-    ) -> None:
-        super().__init__(batch_size=batch_size, **options)
-        self._clf = HFClassifier(
-            model, device=device, revision=revision, what="sentiment",
-            example="get_sentiment_scorer('/path/to/model', label='NEGATIVE')",
-        )
-        self._idx = self._clf.label_indices(label, DEFAULT_NEGATIVE_LABELS, "target sentiment")
-
-    @property
-    def labels(self) -> list[str]:
-        return self._clf.labels
-
-    @property
-    def cache_key(self) -> str:
-        picked = ",".join(self._clf.labels[i] for i in self._idx)
-        return f"sentiment/hf/{self._clf.model_ref}/{picked}"
-
-    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        return self._clf.combine(self._clf.predict_proba(texts), self._idx)
+    kind = "sentiment"
+    role = "target sentiment"
+    default_labels = DEFAULT_NEGATIVE_LABELS
+    example = "get_sentiment_scorer('/path/to/model', label='NEGATIVE')"
 
 
 def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:

@@ -92,7 +92,7 @@ class StereotypeScorer(Scorer):
     @property
     def cache_key(self) -> str:
         spec = ";".join(f"{c}={','.join(self.label_map[c])}" for c in self.categories)
-        return f"stereotype/hf/{self._clf.model_ref}/{spec}"
+        return f"stereotype/hf/{self._clf.model_key}/{spec}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         probs = self._clf.predict_proba(texts)

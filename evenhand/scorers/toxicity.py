@@ -31,7 +31,7 @@ from evenhand.scorers._base import (
     check_device,
     resolve_device,
 )
-from evenhand.scorers._hf import HFClassifier
+from evenhand.scorers._hf import HFLabelScorer
 
 DETOXIFY_MODELS = ("original", "unbiased", "multilingual", "original-small", "unbiased-small")
 #: Labels tried, in order, when a Hugging Face toxicity model's toxic label is not given.
@@ -121,7 +121,7 @@ class DetoxifyToxicity(Scorer):
         return np.max(np.column_stack(columns), axis=1)
 
 
-class HFToxicity(Scorer):
+class HFToxicity(HFLabelScorer):
     """Any Hugging Face sequence-classification model; score = probability of the toxic label(s).
 
     ``toxic_label`` may be one label or several (softmax models: their probabilities add up; multi-label models:
@@ -129,35 +129,15 @@ class HFToxicity(Scorer):
     """
 
     description = "Toxicity"
+    kind = "toxicity"
+    role = "toxic"
+    default_labels = DEFAULT_TOXIC_LABELS
+    example = "get_toxicity_scorer('/path/to/model', toxic_label='toxic')"
 
     def __init__(
-        self,
-        model: str | os.PathLike[str],
-        *,
-        toxic_label: str | Sequence[str] | None = None,
-        device: str = "auto",
-        batch_size: int = 32,
-        revision: str | None = None,
-        **options: Any,
+        self, model: str | os.PathLike[str], *, toxic_label: str | Sequence[str] | None = None, **options: Any
     ) -> None:
-        super().__init__(batch_size=batch_size, **options)
-        self._clf = HFClassifier(
-            model, device=device, revision=revision, what="toxicity",
-            example="get_toxicity_scorer('/path/to/model', toxic_label='toxic')",
-        )
-        self._idx = self._clf.label_indices(toxic_label, DEFAULT_TOXIC_LABELS, "toxic")
-
-    @property
-    def labels(self) -> list[str]:
-        return self._clf.labels
-
-    @property
-    def cache_key(self) -> str:
-        picked = ",".join(self._clf.labels[i] for i in self._idx)
-        return f"toxicity/hf/{self._clf.model_ref}/{picked}"
-
-    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        return self._clf.combine(self._clf.predict_proba(texts), self._idx)
+        super().__init__(model, label=toxic_label, **options)
 
 
 def _detoxify_type(name: str) -> str | None:
