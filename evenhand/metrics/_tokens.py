@@ -265,9 +265,9 @@ def _own_pass_positions(joined: str, lowered: bool) -> list[int]:
         words = {w[::-1] for w in set(_PERIOD_WORD_REVERSED.findall(joined[::-1]))}
         odd = [w for w in words if not _is_plain_break(w)]
         if odd:
-            alternatives = "|".join(map(re.escape, sorted(odd, key=len, reverse=True)))
-            odd_period = re.compile(rf"(?<![^\s\x00])(?:{alternatives})\.\s")
-            positions += [m.start() for m in odd_period.finditer(joined)]
+            alternatives = "|".join(re.escape(w[::-1]) for w in odd)
+            odd_period = re.compile(rf"\.(?<=\s\.)(?:{alternatives})(?![^\s\x00])")  # on the reversed text
+            positions += [len(joined) - 1 - m.start() for m in odd_period.finditer(joined[::-1])]
     return positions
 
 
@@ -292,21 +292,15 @@ def _split_clitic_words(text: str) -> str:
     return "".join(out)
 
 
-def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[str]]:
-    """``nltk.word_tokenize`` of every text (of ``text.lower()`` when ``lowercase``).
-
-    The result equals ``[nltk_word_tokenize(t) for t in texts]``; see the module docstring for the fast path.
-    Here the checks that choose the path run once over all texts joined together, and the texts that need
-    neither Punkt nor the full Treebank rules are split by string operations on the joined text.
-    """
+def _spaced_texts(texts: list[str], lowered: bool) -> list[str]:
+    """Per text, its Treebank tokens separated by whitespace."""
     import numpy as np
 
-    texts = [t.lower() for t in texts] if lowercase else list(texts)
     joined = _JOIN.join(texts)
     if len(texts) < 2 or joined.count(_JOIN) != len(texts) - 1 or any(c in joined for c in _PLACEHOLDER.values()):
-        return [_one_text_tokens(t) for t in texts]  # the separator or a placeholder occurs in a text
+        return [" ".join(_one_text_tokens(t)) for t in texts]  # the separator or a placeholder occurs in a text
     sizes = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
-    own_pass = _texts_at(np.cumsum(sizes) - sizes, _own_pass_positions(joined, lowercase))
+    own_pass = _texts_at(np.cumsum(sizes) - sizes, _own_pass_positions(joined, lowered))
     spaced = _KEPT_PUNCT.sub(lambda m: _PLACEHOLDER[m.group()], joined)
     for char in _ALWAYS_SPLIT:
         if char in spaced:
@@ -315,7 +309,46 @@ def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[s
         if placeholder in spaced:
             spaced = spaced.replace(placeholder, char)
     parts = _split_clitic_words(spaced).split(_JOIN)
-    return [_one_text_tokens(text) if i in own_pass else parts[i].split() for i, text in enumerate(texts)]
+    for i in own_pass:  # Treebank tokens never contain whitespace, so joining them with spaces is lossless
+        parts[i] = " ".join(_one_text_tokens(texts[i]))
+    return parts
+
+
+def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[str]]:
+    """``nltk.word_tokenize`` of every text (of ``text.lower()`` when ``lowercase``).
+
+    The result equals ``[nltk_word_tokenize(t) for t in texts]``; see the module docstring for the fast path.
+    Here the checks that choose the path run once over all texts joined together, and the texts that need
+    neither Punkt nor the full Treebank rules are split by string operations on the joined text.
+    """
+    texts = [t.lower() for t in texts] if lowercase else list(texts)
+    if len(texts) < 2:
+        return [_one_text_tokens(t) for t in texts]
+    return [part.split() for part in _spaced_texts(texts, lowercase)]
+
+
+def word_token_ids(texts: Sequence[str], *, lowercase: bool = False) -> tuple[Any, Any]:
+    """The tokens of :func:`word_tokens` as integer codes, without building per-text token lists.
+
+    Returns ``(ids, lengths)``: ``ids`` concatenates the texts' token codes (equal tokens, equal codes, codes in
+    ``0 .. distinct tokens - 1``) and ``lengths`` gives each text's number of tokens; both int64 arrays.
+    """
+    import numpy as np
+    import pandas as pd
+
+    texts = [t.lower() for t in texts] if lowercase else list(texts)
+    if len(texts) < 2 or any(_JOIN in t for t in texts):
+        lists = word_tokens(texts)
+        flat_tokens = [tok for toks in lists for tok in toks]
+        codes = pd.factorize(np.asarray(flat_tokens, dtype=object))[0] if flat_tokens else np.zeros(0)
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        return np.asarray(codes, dtype=np.int64), lengths
+    # one NUL token (never a real token here: no text contains NUL) before each text; it gets code 0
+    flat = _JOIN + " " + f" {_JOIN} ".join(_spaced_texts(texts, lowercase))
+    codes = np.asarray(pd.factorize(np.asarray(flat.split(), dtype=object))[0], dtype=np.int64)
+    text_starts = np.flatnonzero(codes == 0)
+    lengths = np.diff(np.append(text_starts, codes.size)) - 1
+    return codes[codes != 0] - 1, lengths
 
 
 def fast_path_share(texts: Sequence[str]) -> float:

@@ -10,7 +10,6 @@ distributions, and WCSP, the absolute difference of the rates of scores above a 
 
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ import pandas as pd
 
 from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold
 from evenhand.metrics._result import MetricResult, Resampler, ratio_resampler, undefined
-from evenhand.metrics._tokens import rouge_codes, rouge_tokens, word_tokens
+from evenhand.metrics._tokens import rouge_codes, rouge_tokens, word_token_ids
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -140,22 +139,22 @@ def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
-    lowered = [t.lower() for t in (*a, *b)]
-    distinct = list(dict.fromkeys(lowered))  # counterfactual pairs often coincide once neutralized
-    tokens_of = dict(zip(distinct, word_tokens(distinct), strict=True))
-    tokens = [tokens_of[t] for t in lowered]
-    lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=2 * n)
+    # counterfactual pairs often coincide once neutralized: tokenize each distinct text once
+    text_of, distinct = pd.factorize(np.asarray([t.lower() for t in (*a, *b)], dtype=object))
+    ids, distinct_lengths = word_token_ids(list(distinct))
+    text_of = np.asarray(text_of, dtype=np.int64)
+    offsets = np.cumsum(distinct_lengths) - distinct_lengths
+    lengths = distinct_lengths[text_of]
     # identical texts match every n-gram: only the other pairs need counting
-    differ = np.fromiter((lowered[i] != lowered[n + i] for i in range(n)), dtype=bool, count=n)
+    todo = np.flatnonzero(text_of[:n] != text_of[n:])
     matches = np.maximum(0, lengths[:n] - np.arange(_BLEU_ORDER)[:, None]).astype(np.float64)
-    todo = np.flatnonzero(differ)
     if todo.size:
-        docs = [*todo.tolist(), *(todo + n).tolist()]
-        flat = list(chain.from_iterable(tokens[d] for d in docs))
-        vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
-        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-        doc = np.repeat(np.arange(2 * todo.size, dtype=np.int64), lengths[docs])
-        matches[:, todo] = _clipped_matches(ids, doc, todo.size, _BLEU_ORDER)
+        docs = text_of[np.concatenate([todo, todo + n])]
+        doc_lengths = distinct_lengths[docs]
+        doc = np.repeat(np.arange(docs.size, dtype=np.int64), doc_lengths)
+        first = np.cumsum(doc_lengths) - doc_lengths  # where each doc starts among the gathered tokens
+        gathered = ids[np.repeat(offsets[docs] - first, doc_lengths) + np.arange(doc.size)]
+        matches[:, todo] = _clipped_matches(gathered, doc, todo.size, _BLEU_ORDER)
     len1 = lengths[:n].astype(np.float64)
     len2 = lengths[n:].astype(np.float64)
     scores = np.minimum(_bleu(matches, len2, len1), _bleu(matches, len1, len2))
