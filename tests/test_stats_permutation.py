@@ -107,7 +107,7 @@ def test_agrees_with_the_classification_metric() -> None:
 
 def test_empty_conditioning_rows_give_nan_with_reason() -> None:
     test = rate_difference_test([0, 1, 1, 0], ["a", "a", "b", "b"], [1, 1, 0, 0], metric="FNRD")
-    assert math.isnan(test.p_value) and "no rows with y_true == 1" in (test.reason or "")
+    assert math.isnan(test.p_value) and "no actual positives (Y=1)" in (test.reason or "")
 
 
 def test_all_same_outcome_gives_p_one() -> None:
@@ -296,3 +296,20 @@ def test_tests_hold_their_level_under_the_null() -> None:
         sent_p.append(counterfactual_sentiment_test(a, b, statistic="mean", n_permutations=199, seed=rng).p_value)
     for p in (np.array(rate_p), np.array(sent_p)):
         assert 0.01 <= np.mean(p <= 0.05) <= 0.085
+
+
+def test_every_classification_rate_is_testable_and_agrees() -> None:
+    # the permutation tests take their rate definitions from evenhand.metrics.classification
+    from evenhand.metrics import classification as cls
+
+    rng = np.random.default_rng(11)
+    t, p = (rng.random(300) < 0.4).astype(int), (rng.random(300) < 0.5).astype(int)
+    g = np.where(rng.random(300) < 0.5, "f", "m")
+    for name, (key, ratio) in cls.FUNCTION_NAMES.items():
+        if ratio:
+            continue
+        value = getattr(cls, name)(p, g) if key == "DP" else getattr(cls, name)(t, p, g)
+        for spelling in (key, key.lower(), name, name.removesuffix("_difference")):
+            test = rate_difference_test(p, g, t, metric=spelling)
+            assert test.details["metric"] == name.removesuffix("_difference")
+            assert abs(test.statistic) == pytest.approx(float(value))

@@ -22,6 +22,7 @@ import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
 from evenhand.metrics._result import FloatArray
+from evenhand.metrics.classification import _SPECS, FUNCTION_NAMES, _RateSpec
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._resampling import SeedLike, as_generator, check_count
 
@@ -29,30 +30,21 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 # relative tolerance when comparing permuted statistics with the observed one (floating-point ties)
 _TIE_TOL = 1e-9
 
-# metric -> (rows the rate is computed on, outcome counted), from the paper's definitions (3.2.1, 3.2.2)
-_RATES: dict[str, tuple[str, str]] = {
-    "demographic_parity": ("all rows", "predicted positive"),
-    "false_negative_rate": ("y_true == 1", "predicted negative"),
-    "false_omission_rate": ("y_pred == 0", "actually positive"),
-    "false_positive_rate": ("y_true == 0", "predicted positive"),
-    "false_discovery_rate": ("y_pred == 1", "actually negative"),
-}
-_ALIASES = {
-    "dp": "demographic_parity",
-    "demographic_parity_difference": "demographic_parity",
-    "fnrd": "false_negative_rate",
-    "fnr": "false_negative_rate",
-    "false_negative_rate_difference": "false_negative_rate",
-    "ford": "false_omission_rate",
-    "for": "false_omission_rate",
-    "false_omission_rate_difference": "false_omission_rate",
-    "fprd": "false_positive_rate",
-    "fpr": "false_positive_rate",
-    "false_positive_rate_difference": "false_positive_rate",
-    "fdrd": "false_discovery_rate",
-    "fdr": "false_discovery_rate",
-    "false_discovery_rate_difference": "false_discovery_rate",
-}
+
+
+def _rate_names() -> tuple[dict[str, str], dict[str, str]]:
+    """Rate names from the classification module's definitions: long name ("false_negative_rate") -> its spec
+    key ("FNRD"), and every accepted spelling (long name, ``..._difference``, "fnrd", "fnr") -> the long name."""
+    keys = {name.removesuffix("_difference"): key for name, (key, ratio) in FUNCTION_NAMES.items() if not ratio}
+    aliases = {}
+    for long, key in keys.items():
+        short = key.lower()
+        spellings = [long, f"{long}_difference", short] + ([short[:-1]] if short.endswith("rd") else [])
+        aliases.update(dict.fromkeys(spellings, long))
+    return keys, aliases
+
+
+_RATE_KEYS, _ALIASES = _rate_names()
 _SENTIMENT_STATISTICS = ("wcsp", "scsp", "mean")
 
 
@@ -97,26 +89,30 @@ def _binary(values: Any, name: str) -> npt.NDArray[np.int64]:
 def _rate_metric(metric: str) -> str:
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a string, got {type(metric).__name__}")
-    key = _ALIASES.get(metric.lower(), metric.lower())
-    if key not in _RATES:
-        raise ValueError(f"metric must be one of {sorted(_RATES)} (or DP, FNRD, FORD, FPRD, FDRD), got {metric!r}")
+    key = _ALIASES.get(metric.lower())
+    if key is None:
+        raise ValueError(
+            f"metric must be one of {sorted(_RATE_KEYS)} (or {', '.join(_RATE_KEYS.values())}), got {metric!r}"
+        )
     return key
+
+
+def _spec(metric: str) -> _RateSpec:
+    return _SPECS[_RATE_KEYS[metric]]
 
 
 def _rows_and_outcome(
     metric: str, y_pred: npt.NDArray[np.int64], y_true: npt.NDArray[np.int64] | None
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
-    if metric == "demographic_parity":
-        return np.ones(y_pred.size, dtype=bool), y_pred
+    """The rows the rate is computed on (its denominator's confusion cells) and the outcome it counts."""
+    spec = _spec(metric)
     if y_true is None:
-        raise ValueError(f"{metric} needs y_true (ground-truth labels)")
-    if metric == "false_negative_rate":
-        return y_true == 1, 1 - y_pred
-    if metric == "false_positive_rate":
-        return y_true == 0, y_pred
-    if metric == "false_omission_rate":
-        return y_pred == 0, y_true
-    return y_pred == 1, 1 - y_true  # false discovery rate
+        if spec.needs_truth:
+            raise ValueError(f"{metric} needs y_true (ground-truth labels)")
+        y_true = np.zeros_like(y_pred)  # every cell of the rate's denominator is counted: truth does not matter
+    cells = 2 * y_true + y_pred  # the classification module's confusion-cell coding
+    rows = np.isin(cells, spec.denominator)
+    return rows, np.isin(cells, spec.numerator).astype(np.int64)
 
 
 def _exact_rate_p_value(k: int, n_a: int, n_b: int, total: int, alternative: str) -> float:
@@ -215,17 +211,17 @@ def _rate_test(
     in_a, in_b = rows & (grp == a), rows & (grp == b)
     n_a, n_b = int(in_a.sum()), int(in_b.sum())
     k_a, k_b = int(outcome[in_a].sum()), int(outcome[in_b].sum())
-    subset, counted = _RATES[metric]
+    spec = _spec(metric)
     details: dict[str, Any] = {"metric": metric, "n_a": n_a, "n_b": n_b}
     if n_a == 0 or n_b == 0:
         empty = a if n_a == 0 else b
-        reason = f"group {empty!r} has no rows with {subset}, so its {metric.replace('_', ' ')} is undefined"
+        reason = f"group {empty!r} has {spec.empty_reason}, so its {spec.rate} is undefined"
         rate_a = k_a / n_a if n_a else math.nan
         rate_b = k_b / n_b if n_b else math.nan
         details.update(rate_a=rate_a, rate_b=rate_b)
         return PermutationTest(math.nan, math.nan, alternative, "exact", None, (a, b), details, reason)
     rate_a, rate_b = k_a / n_a, k_b / n_b
-    details.update(rate_a=rate_a, rate_b=rate_b, outcome=counted, rows=subset)
+    details.update(rate_a=rate_a, rate_b=rate_b, rate=spec.formula)
     p = _exact_rate_p_value(k_a, n_a, n_b, k_a + k_b, alternative)
     return PermutationTest(rate_a - rate_b, p, alternative, "exact", None, (a, b), details)
 
