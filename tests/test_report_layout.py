@@ -179,3 +179,26 @@ def test_recommendation_report_has_a_similarity_chart() -> None:
     html = a.to_html()
     assert "Counterfactual recommendation similarity (gender)" in html
     assert "Jaccard-K · female vs male" in html
+
+
+def test_interval_caveats_reach_the_row() -> None:
+    # group b has a single actual positive: many resamples leave it without one, so its FNR is undefined there
+    groups = ["a"] * 8 + ["b"] * 3
+    prompts = [f"Applicant {i}: approve?" for i in range(11)]
+    answers = dict(zip(prompts, ["yes", "no"] * 5 + ["yes"], strict=True))
+    a = evenhand.assess(
+        task="classification",
+        prompts=prompts,
+        client=lambda p: answers[p],
+        groups=groups,
+        labels=["1", "0"] * 4 + ["1", "0", "0"],
+        person_level=True,
+        prevalence_parity=False,
+        intervention="assistive",
+        attributes=["gender"],
+        count=1,
+        **FAST,
+    )
+    reasons = a.metrics.set_index("metric")["reason"]
+    assert "replicates of FNRD were undefined and left out" in reasons["FNRD"]
+    assert "Note: interval:" in a.to_html()

@@ -148,8 +148,9 @@ class Assessment:
                 passed = check.passed if passed is None else (passed and check.passed)
         reason = res.reason
         note = res.details.get("note") if isinstance(res.details, Mapping) else None
-        if note:
-            reason = f"{reason}; {note}" if reason else str(note)
+        for extra in (note, rec.interval_note):
+            if extra:
+                reason = f"{reason}; {extra}" if reason else str(extra)
         return {
             "metric": rec.name,
             "key": rec.key,

@@ -35,6 +35,7 @@ class MetricRecord:
     test: Any = None  # evenhand.stats.PermutationTest (counterfactual sentiment; classification: the metric's pair)
     p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
     pair_tests: pd.DataFrame | None = None  # classification: exact rate test for every pair of groups
+    interval_note: str | None = None  # why there is no interval, or what the bootstrap left out
 
     @property
     def name(self) -> str:

@@ -383,11 +383,18 @@ def _add_statistics(
     from evenhand.stats import confidence_interval, counterfactual_sentiment_test, noise_floor
 
     for rec in records:
-        if rec.result.resampler is not None and rec.result.is_defined:
-            try:
-                rec.interval = confidence_interval(rec.result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
-            except ValueError:
-                rec.interval = None
+        if not rec.result.is_defined:
+            continue
+        if rec.result.resampler is None:
+            rec.interval_note = "no interval: the result carries no units to resample"
+            continue
+        try:
+            rec.interval = confidence_interval(rec.result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+        except ValueError as exc:
+            rec.interval, rec.interval_note = None, f"no interval: {exc}"
+            continue
+        if rec.interval.reason:
+            rec.interval_note = f"interval: {rec.interval.reason}"
     pairs_cache: dict[tuple[str, str], pd.DataFrame] = {}
 
     def pairs_of(rec: MetricRecord) -> pd.DataFrame | None:
