@@ -126,7 +126,8 @@ def test_gap_properties(m: int, n: int, shift: float, seed: int) -> None:
 
 
 def test_named_similarities_use_the_counterfactual_metrics_maths() -> None:
-    cf = pytest.importorskip("evenhand.metrics.counterfactual")
+    from evenhand.metrics import counterfactual as cf
+
     a = ["he was kind and calm", "he was late", "she said the plan works", "she said it works"]
     b = ["she was kind and calm", "she was very late", "he said the plan fails", "he said it fails"]
     ids = [1, 1, 2, 2]
