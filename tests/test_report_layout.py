@@ -202,3 +202,16 @@ def test_interval_caveats_reach_the_row() -> None:
     reasons = a.metrics.set_index("metric")["reason"]
     assert "replicates of FNRD were undefined and left out" in reasons["FNRD"]
     assert "Note: interval:" in a.to_html()
+
+
+def test_missing_noise_floor_is_explained() -> None:
+    a = evenhand.assess(
+        task="text_generation",
+        prompts=["Write to Mrs. Lee about her order."],
+        client=lambda p: "Your order has shipped.",
+        count=1,
+        attributes=["gender"],
+        **FAST,
+    )
+    row = a.metrics.set_index("metric").loc["CROUGE-L"]
+    assert "no noise floor: it needs two or more responses per counterfactual prompt" in row["reason"]

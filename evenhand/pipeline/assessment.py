@@ -148,7 +148,7 @@ class Assessment:
                 passed = check.passed if passed is None else (passed and check.passed)
         reason = res.reason
         note = res.details.get("note") if isinstance(res.details, Mapping) else None
-        for extra in (note, rec.interval_note):
+        for extra in (note, *rec.notes):
             if extra:
                 reason = f"{reason}; {extra}" if reason else str(extra)
         return {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ class MetricRecord:
     test: Any = None  # evenhand.stats.PermutationTest (counterfactual sentiment; classification: the metric's pair)
     p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
     pair_tests: pd.DataFrame | None = None  # classification: exact rate test for every pair of groups
-    interval_note: str | None = None  # why there is no interval, or what the bootstrap left out
+    notes: list[str] = field(default_factory=list)  # why an interval or noise floor is missing, what was left out
 
     @property
     def name(self) -> str:

@@ -386,15 +386,16 @@ def _add_statistics(
         if not rec.result.is_defined:
             continue
         if rec.result.resampler is None:
-            rec.interval_note = "no interval: the result carries no units to resample"
+            rec.notes.append("no interval: the result carries no units to resample")
             continue
         try:
             rec.interval = confidence_interval(rec.result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
         except ValueError as exc:
-            rec.interval, rec.interval_note = None, f"no interval: {exc}"
+            rec.interval = None
+            rec.notes.append(f"no interval: {exc}")
             continue
         if rec.interval.reason:
-            rec.interval_note = f"interval: {rec.interval.reason}"
+            rec.notes.append(f"interval: {rec.interval.reason}")
     pairs_cache: dict[tuple[str, str], pd.DataFrame] = {}
 
     def pairs_of(rec: MetricRecord) -> pd.DataFrame | None:
@@ -427,11 +428,14 @@ def _add_statistics(
         if rec.family != "counterfactual_similarity" or rec.attribute is None or " vs " not in rec.comparison:
             continue
         chosen = similarity_function(rec.key, the_plan.use_case.attribute_specs[rec.attribute], embedder)
-        if chosen is None:
+        if chosen is None or not rec.result.is_defined:
             continue
         similarity, neutralize_for = chosen
         found = pairs_of(rec)
-        if found is None or found.empty or found.groupby("prompt_id").size().max() < 2:
+        if found is None or found.empty:
+            continue
+        if found.groupby("prompt_id").size().max() < 2:
+            rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
             continue
         rec.noise = noise_floor(
             found["response_a"].tolist(),
