@@ -55,3 +55,33 @@ def test_plain_hugging_face_directory() -> None:
     client = LocalModelClient(str(converted), batch_size=4)
     result = generate(["Hi."], client, count=1, max_tokens=3, temperature=0, store=None, progress=False)
     assert result.status_counts()["ok"] == 1 and client.identity["model"] == str(converted)
+
+
+def test_converted_cache_of_hub_models_is_keyed_on_repo_and_snapshot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.setenv("EVENHAND_CACHE_DIR", str(tmp_path))
+    snapshots = {"org-a/model": "aaa", "org-b/model": "bbb"}
+    monkeypatch.setattr(local_module, "_hub_snapshot", lambda repo, file: snapshots.get(repo))
+    a = local_module._converted_dir("org-a/model", "model.Q4_K_M.gguf")
+    b = local_module._converted_dir("org-b/model", "model.Q4_K_M.gguf")
+    other_file = local_module._converted_dir("org-a/model", "model.Q8_0.gguf")
+    assert len({a, b, other_file}) == 3  # same GGUF file name in two repos no longer collides
+    assert a == local_module._converted_dir("org-a/model", "model.Q4_K_M.gguf")  # stable
+    snapshots["org-a/model"] = "ccc"  # the repo was updated: a new snapshot is converted afresh
+    assert local_module._converted_dir("org-a/model", "model.Q4_K_M.gguf") != a
+    assert a.parent == tmp_path / "gguf" and a.name.startswith("model.Q4_K_M-hub-")
+
+
+def test_hub_snapshot_is_read_from_the_local_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    snap = tmp_path / "models--org--repo" / "snapshots" / "0123abc"
+    snap.mkdir(parents=True)
+    (snap / "m.gguf").write_bytes(b"x")
+    (tmp_path / "models--org--repo" / "refs").mkdir()
+    (tmp_path / "models--org--repo" / "refs" / "main").write_text("0123abc")
+    assert local_module._hub_snapshot("org/repo", "m.gguf") == "0123abc"
+    assert local_module._hub_snapshot("org/other", "m.gguf") is None

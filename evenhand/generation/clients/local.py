@@ -7,6 +7,7 @@ worker thread, so the event loop stays free and the CPU does one batched forward
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -48,10 +49,30 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evenhand"
 
 
+def _hub_snapshot(repo_id: str, filename: str) -> str | None:
+    """Commit of the locally cached Hub snapshot holding ``filename`` (None when not cached); no network."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        path = try_to_load_from_cache(repo_id, filename)
+    except Exception:  # not a valid repo id, or huggingface_hub missing: no snapshot to key on
+        return None
+    if not isinstance(path, str):
+        return None
+    parts = Path(path).parts
+    return parts[parts.index("snapshots") + 1] if "snapshots" in parts[:-1] else None
+
+
 def _converted_dir(model: str, gguf_file: str) -> Path:
+    """Folder of the dequantized copy: keyed on the file's size and mtime for a local folder, and on the repo id,
+    file name and cached snapshot commit for a Hub id (two repos may ship a GGUF file of the same name)."""
     source = Path(model) / gguf_file
-    stat = source.stat() if source.is_file() else None
-    tag = f"{stat.st_size}-{int(stat.st_mtime)}" if stat else "hub"
+    if source.is_file():
+        stat = source.stat()
+        tag = f"{stat.st_size}-{int(stat.st_mtime)}"
+    else:
+        key = "\0".join([model, gguf_file, _hub_snapshot(model, gguf_file) or ""])
+        tag = "hub-" + hashlib.sha256(key.encode()).hexdigest()[:16]
     return cache_root() / "gguf" / f"{Path(gguf_file).stem}-{tag}-f32"
 
 
