@@ -231,3 +231,19 @@ def test_credentials_in_the_url_never_reach_results_or_store(tmp_path) -> None: 
         with ResponseStore(path) as store:
             store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         assert all(b"hunter2" not in f.read_bytes() for f in tmp_path.iterdir())
+
+
+def test_extra_body_is_sent_but_only_its_hash_is_stored(stub: StubServer, tmp_path) -> None:
+    secret = "tok-very-secret-42"
+    client = OpenAIClient(stub.base_url, "m", api_key=KEY, extra_body={"user_token": secret, "top_k": 5})
+    assert secret not in str(client.identity) and client.identity["extra_body_sha256"]
+    same = OpenAIClient(stub.base_url, "m", api_key=KEY, extra_body={"top_k": 5, "user_token": secret})
+    other = OpenAIClient(stub.base_url, "m", api_key=KEY, extra_body={"user_token": "another", "top_k": 5})
+    assert same.identity == client.identity != other.identity
+    assert OpenAIClient(stub.base_url, "m", api_key=KEY).identity["extra_body_sha256"] is None
+    path = tmp_path / "gen.sqlite"
+    generate(["xb"], client, count=1, store=path, progress=False)
+    body = next(b for b in stub.state.bodies if b["messages"][-1]["content"] == "xb")
+    assert body["user_token"] == secret and body["top_k"] == 5  # still sent with the request
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert secret.encode() not in stored

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import hashlib
 import json
 import os
 import time
@@ -123,7 +124,13 @@ class OpenAIClient(ChatClient):
 
     @property
     def identity(self) -> dict[str, Any]:
-        return {"backend": "openai", "url": self.public_url, "model": self.model, "extra_body": self.extra_body}
+        # extra_body may hold secrets (user tokens, keys of a proxy): the identity, which is stored in SQLite and
+        # results, keeps only a hash of it, enough to tell runs with different request bodies apart
+        digest = None
+        if self.extra_body:
+            canonical = json.dumps(self.extra_body, sort_keys=True, separators=(",", ":"), default=str)
+            digest = hashlib.sha256(canonical.encode()).hexdigest()
+        return {"backend": "openai", "url": self.public_url, "model": self.model, "extra_body_sha256": digest}
 
     @property
     def max_n(self) -> int:  # type: ignore[override]
