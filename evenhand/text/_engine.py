@@ -76,16 +76,20 @@ class _Replacer:
         self.lexicon = lexicon
         self.target = target
         self.mode = mode  # "group": to target's form; "swap": to the other of two groups; "neutral"
+        # (word, article, space) -> replacement, for terms whose row does not depend on the next words: the same
+        # few words recur across a corpus, so most matches are a dictionary look-up
+        self._memo: dict[tuple[str, str | None, str | None], str] = {}
 
-    def row(self, key: str, text: str, end: int) -> LexiconRow:
+    def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool]:
+        """The lexicon row for ``key`` at this position, and whether the choice looked at the next words."""
         rows = self.lexicon.rows
         idx = self.lexicon.rows_for(key)
         if len(idx) > 1 and self.lexicon.grammar:
             determiner = [i for i in idx if rows[i].slot == "determiner"]
             other = [i for i in idx if rows[i].slot != "determiner"]
             if determiner and other:
-                return rows[determiner[0]] if starts_noun_phrase(text, end) else rows[other[0]]
-        return rows[idx[0]]
+                return (rows[determiner[0]] if starts_noun_phrase(text, end) else rows[other[0]]), True
+        return rows[idx[0]], False
 
     def replacement(self, word: str, row: LexiconRow, key: str) -> str:
         own = row.terms[key]
@@ -110,12 +114,21 @@ class _Replacer:
         name = m.lastgroup
         assert name is not None
         word = m.group(name)
+        article, space = m.group("art", "sp")
+        memo_key = (word, article, space)
+        done = self._memo.get(memo_key)
+        if done is not None:
+            return done
         key = normalize_term(word)
-        new = self.replacement(word, self.row(key, m.string, m.end(name)), key)
-        article = m.group("art")
+        row, used_context = self.row(key, m.string, m.end(name))
+        new = self.replacement(word, row, key)
         if article is None or new == word or new.startswith("["):
-            return m.string[m.start() : m.start(name)] + new
-        return match_case(article, indefinite_article(new)) + m.group("sp") + new
+            out = m.string[m.start() : m.start(name)] + new  # the span before the term is the article, if any
+        else:
+            out = match_case(article, indefinite_article(new)) + space + new
+        if not used_context:
+            self._memo[memo_key] = out
+        return out
 
 
 def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode: str = "group") -> list[str]:
