@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -105,28 +105,21 @@ def _marker(index: int) -> str:
 
 
 class _Mentions:
-    """``re.sub`` callback over one text at a time: replaces each mention of a group in ``names`` by marker tokens
-    (the first word by the group's marker, the other words of a multi-word term by _REST) and counts it."""
+    """``re.sub`` callback: replaces a mention of a group in ``names`` by marker tokens (the first word by the
+    group's marker, the other words of a multi-word term by _REST); leaves other matches as they are."""
 
-    def __init__(self, lexicon: Lexicon, names: list[str], n_texts: int) -> None:
+    def __init__(self, lexicon: Lexicon, names: list[str]) -> None:
         self.lexicon = lexicon
         self.column = {g: k for k, g in enumerate(names)}
-        self.counts = np.zeros((n_texts, len(names)))
-        self.text = 0
-        self._memo: dict[str, tuple[str, int]] = {}  # matched word -> (replacement, group column or -1)
+        self._memo: dict[str, str] = {}  # matched term as written -> its replacement
 
     def __call__(self, m: re.Match[str]) -> str:
-        name = m.lastgroup or 0
-        word = m.group(name)
-        known = self._memo.get(word)
-        if known is None:
+        word = m.group()  # the pattern's context rules are look-arounds: the match is the term itself
+        new = self._memo.get(word)
+        if new is None:
             k = self.column.get(self.lexicon.group_of(word) or "", -1)
-            new = _WORD.sub(_REST, word).replace(_REST, _marker(k), 1) if k >= 0 else word
-            known = self._memo[word] = (new, k)
-        if known[1] < 0:
-            return m.group()
-        self.counts[self.text, known[1]] += 1
-        return m.string[m.start() : m.start(name)] + known[0] + m.string[m.end(name) : m.end()]
+            new = self._memo[word] = _WORD.sub(_REST, word).replace(_REST, _marker(k), 1) if k >= 0 else word
+        return new
 
 
 def _mark_mentions(lexicon: Lexicon, texts: list[str], names: list[str]) -> tuple[list[str], FloatArray]:
@@ -134,12 +127,10 @@ def _mark_mentions(lexicon: Lexicon, texts: list[str], names: list[str]) -> tupl
 
     Mentions are the matches of the lexicon's compiled pattern (the text core's matcher, with its context rules).
     """
-    callback = _Mentions(lexicon, names, len(texts))
-    pattern, out = lexicon.pattern, []
-    for i, text in enumerate(texts):
-        callback.text = i
-        out.append(pattern.sub(callback, text))
-    return out, callback.counts
+    sub = partial(lexicon.pattern.sub, _Mentions(lexicon, names))
+    marked = [sub(t) for t in texts]
+    counts = np.array([[t.count(_marker(k)) for k in range(len(names))] for t in marked], dtype=np.float64)
+    return marked, counts.reshape(len(texts), len(names))
 
 
 class _Corpus:
