@@ -20,6 +20,7 @@ import pandas as pd
 from evenhand.framework import CATALOGUE, Plan
 from evenhand.metrics._result import MetricResult, undefined
 from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.parsers import label_text
 
 
 @dataclass
@@ -209,7 +210,7 @@ def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: A
     ``positive_label`` is one label, or a list of sensitive classes for a multiclass use case: each class is then
     assessed one-vs-rest (paper 3.2.3), one row per class.
     """
-    classes = _classes(positive_label)
+    classes = positive_classes(positive_label)
     records: list[MetricRecord] = []
     rows = ok_rows(frame, original=True)
     attributes = dict.fromkeys(plan.attributes_for("representation") + plan.attributes_for("error_based"))
@@ -222,18 +223,18 @@ def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: A
             if group_col not in usable or usable.empty:
                 result = undefined(name, f"no parsed predictions with a known {attribute} group")
             elif key == "demographic_parity_difference":
-                result = _call(key, usable["label"].astype(str), usable[group_col], pos_label=str(cls))
+                result = _call(key, usable["label"], usable[group_col], pos_label=label_text(cls))
             elif "truth" not in usable or usable["truth"].isna().all():
                 result = undefined(name, "needs ground-truth labels (prompts.label_column)")
             else:
                 have = usable[usable["truth"].notna()]
-                truth, pred = have["truth"].astype(str), have["label"].astype(str)
-                result = _call(key, truth, pred, have[group_col], pos_label=str(cls))
+                result = _call(key, have["truth"], have["label"], have[group_col], pos_label=label_text(cls))
             records.append(MetricRecord(key, attribute, comparison, result))
     return records
 
 
-def _classes(positive_label: Any) -> list[Any]:
+def positive_classes(positive_label: Any) -> list[Any]:
+    """The classes assessed: one positive label, or every sensitive class of a multiclass use case."""
     return [positive_label] if isinstance(positive_label, (str, int, bool)) else list(positive_label)
 
 
@@ -260,7 +261,7 @@ def classification_tests(records: Sequence[MetricRecord], frame: pd.DataFrame, *
     """
     from evenhand.stats import PermutationTest, pairwise_rate_tests
 
-    classes = _classes(positive_label)
+    classes = positive_classes(positive_label)
     rows = ok_rows(frame, original=True)
     for rec in records:
         if rec.family not in ("representation", "error_based") or rec.attribute is None or not rec.result.is_defined:
@@ -275,8 +276,8 @@ def classification_tests(records: Sequence[MetricRecord], frame: pd.DataFrame, *
             if "truth" not in usable:
                 continue
             usable = usable[usable["truth"].notna()]
-            truth = (usable["truth"].astype(str) == str(cls)).to_numpy(dtype=int)
-        pred = (usable["label"].astype(str) == str(cls)).to_numpy(dtype=int)
+            truth = (usable["truth"] == label_text(cls)).to_numpy(dtype=int)
+        pred = (usable["label"] == label_text(cls)).to_numpy(dtype=int)
         try:
             table = pairwise_rate_tests(pred, usable[group_col].astype(str).to_numpy(), truth, metrics=rec.key)
         except ValueError:  # fewer than two groups: nothing to compare

@@ -7,12 +7,38 @@ pipeline counts those and reports them instead of guessing.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
+
+import numpy as np
 
 LabelParser = Callable[[str], object | None]
 ListParser = Callable[[str, int], list[str]]
+
+
+def label_text(value: object) -> str | None:
+    """The canonical text of a class label, so ground truth read from a file matches the parser's labels.
+
+    Missing (``None``, NaN, blank text) -> ``None``; booleans -> ``"1"`` / ``"0"``; integral numbers (``1``,
+    ``1.0``, NumPy integers) -> ``"1"``; other numbers -> their shortest text; text -> stripped. JSON nulls make
+    pandas read 0/1 labels as floats and CSV blanks as ``""``: without this, ``"1.0"`` never equals ``"1"``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        return str(int(number)) if number.is_integer() else repr(number)
+    text = str(value).strip()
+    return text or None
 
 
 @dataclass(frozen=True)

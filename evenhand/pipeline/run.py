@@ -30,11 +30,12 @@ from evenhand.pipeline.compute import (
     classification_records,
     classification_tests,
     group_pairs,
+    positive_classes,
     recommendation_records,
     similarity_function,
     text_metrics,
 )
-from evenhand.pipeline.parsers import KeywordLabelParser, LabelParser, ListParser, parse_list
+from evenhand.pipeline.parsers import KeywordLabelParser, LabelParser, ListParser, label_text, parse_list
 
 TOXICITY_CAVEAT = (
     "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
@@ -85,6 +86,33 @@ def _attach_groups(frame: pd.DataFrame, p: Plan, person_groups: Sequence[Any] | 
                 per_prompt.append(groups.pop() if len(groups) == 1 else None)
         values = [per_prompt[i] for i in frame["prompt_id"]]
         frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
+
+
+def _check_truth(frame: pd.DataFrame, the_plan: Plan, positive_label: Any) -> list[str]:
+    """Normalise the ground truth in place; caveat on missing labels; error when a positive class never occurs.
+
+    Without the error, a label column that never holds the positive class (``"yes"`` vs ``"1"``) silently makes
+    every row a true negative: FNRD and FORD come out NaN and FPRD/FDRD wrong.
+    """
+    frame["truth"] = [label_text(v) for v in frame["truth"]]
+    originals = ok_rows(frame, original=True)
+    missing = int(originals["truth"].isna().sum())
+    caveats = []
+    if missing:
+        caveats.append(
+            f"{missing} of {len(originals)} responses have no ground-truth label (null or blank);"
+            " they were left out of the error-based metrics"
+        )
+    seen = set(originals["truth"].dropna())
+    if seen and the_plan.attributes_for("error_based"):
+        absent = [c for c in positive_classes(positive_label) if label_text(c) not in seen]
+        if absent:
+            shown = ", ".join(repr(v) for v in sorted(seen)[:10])
+            raise ValueError(
+                f"positive label {', '.join(repr(c) for c in absent)} never appears in the ground-truth labels"
+                f" (they hold {shown}); set positive_label to one of them or fix the label column"
+            )
+    return caveats
 
 
 def _stereotype_scorer(spec: Any, attribute: str) -> Callable[[list[str]], Any]:
@@ -269,10 +297,12 @@ def assess(
         if parser is None or isinstance(parser, Mapping):
             parser = KeywordLabelParser(parser or {"1": ["yes", "true"], "0": ["no", "false"]})
         parsed = [parser(r) if isinstance(r, str) else None for r in frame["response"]]
-        frame["label"] = [None if v is None else str(v) for v in parsed]
+        frame["label"] = [label_text(v) for v in parsed]
         if labels is not None:
-            truth = [None if v is None else str(v) for v in labels]
+            truth = [label_text(v) for v in labels]
             frame["truth"] = [truth[i] for i in frame["prompt_id"]]
+        if "truth" in frame:
+            caveats.extend(_check_truth(frame, the_plan, positive_label))
         _attach_groups(frame, the_plan, groups)
         n_bad = int(ok_rows(frame)["label"].isna().sum())
         if n_bad:
