@@ -15,7 +15,10 @@ Punkt itself, cached per context "word. next"; periods that do not end a sentenc
 the Treebank substitutions act word by word: then the tokens come from C string operations, and words with
 apostrophes or MacIntyre contractions go through NLTK's own Treebank rules one word at a time. Texts with quotes,
 ellipses, "--", or a period followed by punctuation take the exact path. Both paths give identical tokens; the
-tests check this on random corpora of tricky texts (``tests/test_textmetrics_tokens.py``).
+tests check this on random corpora of tricky texts (``tests/test_textmetrics_tokens*.py``).
+
+For many texts, :func:`word_tokens` and :func:`word_token_ids` run these checks and the splitting as a few regex
+and string passes over all texts joined by NUL, and only the texts that need it go through the per-text path.
 """
 
 from __future__ import annotations
