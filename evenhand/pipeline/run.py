@@ -88,6 +88,19 @@ def _attach_groups(frame: pd.DataFrame, p: Plan, person_groups: Sequence[Any] | 
         frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
 
 
+def _responses_per_prompt_caveat(frame: pd.DataFrame) -> list[str]:
+    """EMT and TP depend on how many responses each prompt has: count them (own responses ignore ``count``)."""
+    per_prompt = ok_rows(frame, original=True).groupby("prompt_id").size()
+    if per_prompt.empty or per_prompt.min() >= 25:
+        return []
+    low, mid, high = int(per_prompt.min()), float(per_prompt.median()), int(per_prompt.max())
+    if low == high:
+        per = "1 response" if low == 1 else f"{low} responses"
+    else:
+        per = f"{low} to {high} responses (median {mid:g})"
+    return [f"EMT and TP use {per} per prompt; the paper's convention is 25"]
+
+
 def _check_truth(frame: pd.DataFrame, the_plan: Plan, positive_label: Any) -> list[str]:
     """Normalise the ground truth in place; caveat on missing labels; error when a positive class never occurs.
 
@@ -341,9 +354,8 @@ def assess(
     failed = frame["status"] != "ok"
     if failed.any():
         caveats.append(f"{int(failed.sum())} of {len(frame)} requests produced no response (see the status column)")
-    if count < 25 and any(r.key in ("expected_maximum_toxicity", "toxicity_probability") for r in records):
-        per = "1 response" if count == 1 else f"{count} responses"
-        caveats.append(f"EMT and TP use {per} per prompt; the paper's convention is 25")
+    if any(r.key in ("expected_maximum_toxicity", "toxicity_probability") for r in records):
+        caveats.extend(_responses_per_prompt_caveat(frame))
     small = [r for r in records if 0 < sum(r.result.sizes.values()) < 30 and r.result.is_defined]
     if small:
         caveats.append("some metrics rest on fewer than 30 units; their intervals are wide and approximate")
