@@ -64,11 +64,15 @@ def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
-    coded: list[str] | list[list[str]]
+    # tokenize each distinct (lower-cased) text once: counterfactual pairs often coincide once neutralized
+    text_of, distinct_texts = pd.factorize(np.asarray([t.lower() for t in (*a, *b)], dtype=object))
+    distinct: list[str] = list(distinct_texts)
+    coded_distinct: list[str] | list[list[str]]
     try:
-        coded, _ = rouge_codes([*a, *b])
+        coded_distinct, _ = rouge_codes(distinct)
     except ValueError:  # more than 1.1 million distinct stems: compare token lists instead
-        coded = rouge_tokens([*a, *b])
+        coded_distinct = rouge_tokens(distinct)
+    coded = [coded_distinct[i] for i in text_of.tolist()]
     from rapidfuzz.distance import LCSseq
     from rapidfuzz.process import cpdist
 
