@@ -199,3 +199,9 @@ def test_max_scorer_dominates_each_member(columns: list[list[float]]) -> None:
     for c in columns:
         assert np.all(combined >= np.asarray(c))
     assert np.allclose(combined, np.max(np.asarray(columns), axis=0))
+
+
+def test_dedup_keeps_texts_that_differ_only_by_nul() -> None:
+    # pandas < 3 hashes strings only up to the first NUL; the engine must not merge these.
+    fn = CountingLength()
+    assert CallableScorer(fn)(["", "\x00", ""]).tolist() == [0.0, 1 / 11, 0.0]

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from evenhand._validation import FloatArray, as_text_list
 from evenhand.scorers._cache import CacheLike, ScoreCache, open_cache
@@ -131,8 +130,10 @@ class BatchedModel(abc.ABC):
         items = as_text_list(texts, allow_empty=True)
         if not items:
             return self._empty()
-        codes, uniques = pd.factorize(np.asarray(items, dtype=object))
-        distinct: list[str] = list(uniques)
+        # A dict, not pd.factorize: pandas < 3 hashes strings up to the first NUL, merging "" and "\x00".
+        first_seen: dict[str, int] = {}
+        codes = np.fromiter((first_seen.setdefault(t, len(first_seen)) for t in items), dtype=np.intp, count=len(items))
+        distinct: list[str] = list(first_seen)
         values: FloatArray | None = None
         todo = list(range(len(distinct)))
         key = self.cache_key if self.cache is not None else None
