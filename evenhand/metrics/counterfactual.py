@@ -45,7 +45,11 @@ def _pair_texts(texts1: Any, texts2: Any, attribute: Any) -> tuple[list[str], li
     if attribute is not None:
         from evenhand.text.counterfactual import neutralize
 
-        a, b = neutralize(a, attribute), neutralize(b, attribute)
+        # LLM responses repeat (refusals, short answers): neutralize each distinct text once
+        text_of, distinct = pd.factorize(np.asarray([*a, *b], dtype=object))
+        neutral = neutralize(list(distinct), attribute)
+        both = [neutral[i] for i in text_of.tolist()]
+        a, b = both[: len(a)], both[len(a) :]
     return a, b
 
 
