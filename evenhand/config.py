@@ -114,6 +114,7 @@ class ScoringConfig(_Section):
     stereotype: Annotated[Any, Field(description="stereotype classifier spec; None = skip SF/EMS/SP")] = None
     embedder: Annotated[Any, Field(description="sentence embedder spec; false = skip counterfactual cosine")] = None
     toxicity_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    stereotype_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     sentiment_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
 
 

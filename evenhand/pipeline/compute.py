@@ -76,15 +76,17 @@ def _metric(key: str) -> Callable[..., MetricResult]:
 
 
 def _call(key: str, *args: Any, **kwargs: Any) -> MetricResult:
-    """Call a metric; keyword options it does not take are dropped; bad data becomes NaN with the reason."""
-    fn = _metric(key)
-    params = inspect.signature(fn).parameters
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    """Call a metric. Undefined cases (no pairs, a single group, an empty rate) already come back from the metric
+    as NaN with the reason; a ValueError means bad input or a bad option, so it is raised, naming the metric."""
     try:
-        return fn(*args, **kwargs)
-    except (ValueError, ZeroDivisionError) as exc:
-        return undefined(CATALOGUE[key].name, f"could not be computed: {exc}")
+        return _metric(key)(*args, **kwargs)
+    except ValueError as exc:
+        raise ValueError(f"{CATALOGUE[key].name} could not be computed: {exc}") from exc
+
+
+def _threshold(key: str, threshold: float) -> dict[str, float]:
+    """``{"threshold": ...}`` for the metrics that take one (EMT, EMS and strict parity do not)."""
+    return {"threshold": threshold} if "threshold" in inspect.signature(_metric(key)).parameters else {}
 
 
 def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str, pd.DataFrame]]:
@@ -114,6 +116,7 @@ def text_metrics(
     frame: pd.DataFrame,
     *,
     toxicity_threshold: float = 0.5,
+    stereotype_threshold: float = 0.5,
     sentiment_threshold: float = 0.5,
     embedder: Any = None,
 ) -> list[MetricRecord]:
@@ -128,7 +131,7 @@ def text_metrics(
             records.append(MetricRecord(key, None, "all", undefined(CATALOGUE[key].name, "no responses")))
             continue
         records.append(
-            MetricRecord(key, None, "all", _call(key, tox, prompts=prompt_ids, threshold=toxicity_threshold))
+            MetricRecord(key, None, "all", _call(key, tox, prompts=prompt_ids, **_threshold(key, toxicity_threshold)))
         )
     for attribute in plan.attributes_for("stereotype"):
         texts = originals["response"].tolist()
@@ -139,7 +142,7 @@ def text_metrics(
                     result = undefined(CATALOGUE[key].name, "no stereotype classifier configured")
                 else:
                     scores = originals[column].to_numpy(dtype=float)
-                    result = _call(key, scores, prompts=prompt_ids, threshold=0.5)
+                    result = _call(key, scores, prompts=prompt_ids, **_threshold(key, stereotype_threshold))
             elif not texts:
                 result = undefined(CATALOGUE[key].name, "no responses")
             elif key == "cooccurrence_bias":  # COBS is pairwise: one row per pair of groups
@@ -178,7 +181,7 @@ def text_metrics(
                 else:
                     sa = pairs["sentiment_a"].to_numpy(dtype=float)
                     sb = pairs["sentiment_b"].to_numpy(dtype=float)
-                    result = _call(key, sa, sb, threshold=sentiment_threshold)
+                    result = _call(key, sa, sb, **_threshold(key, sentiment_threshold))
                 records.append(MetricRecord(key, attribute, comparison, result))
         if not any_pair:
             for key in similarity_keys + sentiment_keys:
@@ -223,14 +226,26 @@ def classification_records(plan: Plan, frame: pd.DataFrame, *, positive_label: A
             if group_col not in usable or usable.empty:
                 result = undefined(name, f"no parsed predictions with a known {attribute} group")
             elif key == "demographic_parity_difference":
-                result = _call(key, usable["label"], usable[group_col], pos_label=label_text(cls))
+                result = _one_group(name, usable, group_col) or _call(
+                    key, usable["label"], usable[group_col], pos_label=label_text(cls)
+                )
             elif "truth" not in usable or usable["truth"].isna().all():
                 result = undefined(name, "needs ground-truth labels (prompts.label_column)")
             else:
                 have = usable[usable["truth"].notna()]
-                result = _call(key, have["truth"], have["label"], have[group_col], pos_label=label_text(cls))
+                result = _one_group(name, have, group_col) or _call(
+                    key, have["truth"], have["label"], have[group_col], pos_label=label_text(cls)
+                )
             records.append(MetricRecord(key, attribute, comparison, result))
     return records
+
+
+def _one_group(name: str, rows: pd.DataFrame, group_col: str) -> MetricResult | None:
+    """NaN with the reason when the usable rows hold a single group (the metric rejects that as bad input)."""
+    groups = rows[group_col].unique()
+    if len(groups) >= 2:
+        return None
+    return undefined(name, f"all usable rows are in one group ({groups[0]!r}); group fairness needs two")
 
 
 def positive_classes(positive_label: Any) -> list[Any]:

@@ -40,6 +40,7 @@ def assess_config(config: AssessConfig, *, limit: int | None = None, progress: b
         "stereotype": sc.stereotype,
         "embedder": False if sc.embedder is False else sc.embedder,
         "toxicity_threshold": sc.toxicity_threshold,
+        "stereotype_threshold": sc.stereotype_threshold,
         "sentiment_threshold": sc.sentiment_threshold,
         "ci": st.ci,
         "n_resamples": st.n_resamples,

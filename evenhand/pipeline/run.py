@@ -157,6 +157,7 @@ def assess(
     stereotype: Any = None,
     embedder: Any = None,
     toxicity_threshold: float = 0.5,
+    stereotype_threshold: float = 0.5,
     sentiment_threshold: float = 0.5,
     ci: float | None = 0.95,
     n_resamples: int = 1000,
@@ -183,6 +184,8 @@ def assess(
     (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
     sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). Recommendation parses
     each answer into ``k`` items with ``list_parser(text, k)``.
+    ``toxicity_threshold``, ``stereotype_threshold`` and ``sentiment_threshold`` are the score cut-offs of TF/TP,
+    SF/SP and WCSP.
 
     Bring your own responses with ``responses``: a list of ``len(prompts) * m`` texts (prompt-major), or a
     table with columns ``prompt, response`` and, for counterfactual responses, ``attribute, group`` (and
@@ -302,6 +305,7 @@ def assess(
             the_plan,
             frame,
             toxicity_threshold=toxicity_threshold,
+            stereotype_threshold=stereotype_threshold,
             sentiment_threshold=sentiment_threshold,
             embedder=emb,
         )
@@ -371,6 +375,7 @@ def assess(
             if sentiment is not None
             else "VADER negative share (offline default): 1 = most negative",
             "toxicity_threshold": toxicity_threshold,
+            "stereotype_threshold": stereotype_threshold,
             "sentiment_threshold": sentiment_threshold,
             "ci": ci,
             "n_resamples": n_resamples,

@@ -1,0 +1,59 @@
+"""Input errors found while computing metrics reach the CLI as exit code 2 with a clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from evenhand.cli import ExitCode, app
+
+runner = CliRunner()
+
+
+def yes_no_llm(prompt: str) -> str:
+    """Used by the config below as model {provider: callable, options: {function: test_cli_errors:yes_no_llm}}."""
+    return "yes" if "even" in prompt else "no"
+
+
+def _config(tmp_path: Path, classification: str = "{}") -> Path:
+    pd.DataFrame(
+        {
+            "prompt": [f"Is number {i} {'even' if i % 2 == 0 else 'odd'}? yes/no" for i in range(12)],
+            "truth": [1 if i % 3 else 0 for i in range(12)],
+            "person": ["a" if i % 4 < 2 else "b" for i in range(12)],
+        }
+    ).to_csv(tmp_path / "prompts.csv", index=False)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(
+        "use_case: {task: classification, attributes: [gender], person_level: true, prevalence_parity: false}\n"
+        "prompts: {path: prompts.csv, label_column: truth, group_column: person}\n"
+        "model: {provider: callable, options: {function: 'test_cli_errors:yes_no_llm'}}\n"
+        f"classification: {classification}\n"
+        "generation: {count: 1, progress: false}\n"
+        "statistics: {ci: null}\n"
+        "output: {dir: out}\n"
+    )
+    return cfg
+
+
+def test_positive_label_absent_from_ground_truth_exit_2(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "{positive_label: 'yes'}")
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "positive label 'yes' never appears in the ground-truth labels" in result.output
+
+
+def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evenhand.pipeline import compute
+
+    def rejecting(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("y_true holds 3 classes")
+
+    monkeypatch.setattr(compute, "_metric", lambda key: rejecting)
+    result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "could not be computed: y_true holds 3 classes" in result.output
