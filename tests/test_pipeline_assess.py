@@ -271,24 +271,31 @@ def test_multiclass_one_vs_rest_for_sensitive_classes() -> None:
     assert a.metrics["value"].iloc[0] == pytest.approx(abs(fraud[grp == "f"].mean() - fraud[grp == "m"].mean()))
 
 
-def test_cached_embedder_encodes_each_text_once() -> None:
-    from evenhand.pipeline.compute import CachedEmbedder
-
+def test_embedder_encodes_each_distinct_text_once() -> None:
+    """Responses enter several group pairs and the noise floor; the scorer layer's cache encodes each once."""
     calls: list[list[str]] = []
 
     class Counting:
         def encode(self, texts: list[str]) -> np.ndarray:
             calls.append(list(texts))
-            return np.array([[len(t), 1.0] for t in texts]).reshape(len(texts), 2)
+            return np.array([[len(t), 1.0 + t.count("e")] for t in texts]).reshape(len(texts), 2)
 
-    emb = CachedEmbedder(Counting())
-    first = emb.encode(["a", "bb", "a"])
-    second = emb.encode(["bb", "ccc"])
-    assert first.shape == (3, 2) and second.shape == (2, 2)
-    assert calls == [["a", "bb"], ["ccc"]]
-    assert emb.encode([]).shape[0] == 0
-    with pytest.raises(TypeError, match="encode"):
-        CachedEmbedder(object())
+    a = evenhand.assess(
+        task="text_generation",
+        prompts=OUTREACH,
+        client=outreach_llm,
+        count=2,
+        generation_options={"seed": 0},
+        attributes=["gender", "race"],
+        embedder=Counting(),
+        **FAST,
+    )
+    assert (a.metrics["metric"] == "CCS").sum() > 1  # several pairs of groups ...
+    assert any(r.noise is not None for r in a.records if r.name == "CCS")  # ... and the noise floor
+    encoded = [t for batch in calls for t in batch]
+    assert len(encoded) == len(set(encoded))  # ... yet no text was encoded twice
+    counterfactual = a.responses[a.responses["group"].notna()]["response"]
+    assert set(counterfactual) <= set(encoded)
 
 
 def test_stereotype_classifier_metrics_with_a_callable_scorer() -> None:

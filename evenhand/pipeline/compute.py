@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from evenhand.framework import CATALOGUE, Plan
@@ -45,27 +44,6 @@ class MetricRecord:
     @property
     def family(self) -> str:
         return CATALOGUE[self.key].family
-
-
-class CachedEmbedder:
-    """Remembers the embedding of every text, so that a response shared by several group pairs (and the noise
-    floor) is encoded once."""
-
-    def __init__(self, inner: Any) -> None:
-        if not hasattr(inner, "encode"):
-            raise TypeError(f"embedder must have an encode(texts) method, got {type(inner).__name__}")
-        self.inner = inner
-        self._cache: dict[str, npt.NDArray[np.float64]] = {}
-
-    def encode(self, texts: Any, **kwargs: Any) -> npt.NDArray[np.float64]:
-        items = [str(t) for t in texts]
-        missing = [t for t in dict.fromkeys(items) if t not in self._cache]
-        if missing:
-            vectors = np.asarray(self.inner.encode(missing, **kwargs), dtype=np.float64)
-            self._cache.update(zip(missing, vectors, strict=True))
-        if not items:
-            return np.asarray(self.inner.encode([], **kwargs), dtype=np.float64)
-        return np.stack([self._cache[t] for t in items])
 
 
 def _metric(key: str) -> Callable[..., MetricResult]:

@@ -25,7 +25,6 @@ from evenhand.pipeline.collect import (
     resolve_client,
 )
 from evenhand.pipeline.compute import (
-    CachedEmbedder,
     MetricRecord,
     classification_records,
     classification_tests,
@@ -86,6 +85,20 @@ def _attach_groups(frame: pd.DataFrame, p: Plan, person_groups: Sequence[Any] | 
                 per_prompt.append(groups.pop() if len(groups) == 1 else None)
         values = [per_prompt[i] for i in frame["prompt_id"]]
         frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
+
+
+def _assessment_embedder(spec: Any) -> Any:
+    """The assessment's embedder, built by the scorer layer (de-duplication, batching) with a private in-memory
+    cache: each group's responses enter several group pairs and the noise floor, and are encoded only once."""
+    from evenhand import scorers
+
+    memory = scorers.ScoreCache(":memory:")
+    if spec is None or isinstance(spec, (str, os.PathLike)):
+        _quiet_model_loading()
+        return scorers.get_embedder(spec, cache=memory)
+    # A user's object (or an already-built Embedder, whose own cache settings stay as they are) is wrapped; the
+    # name only labels entries of this run's in-memory cache, which the scorer layer caches by name.
+    return scorers.CallableEmbedder(spec, name="assessment", cache=memory)
 
 
 def _responses_per_prompt_caveat(frame: pd.DataFrame) -> list[str]:
@@ -294,11 +307,8 @@ def assess(
         if cf_attributes and sentiment is None:
             caveats.append(SENTIMENT_CAVEAT)
         emb = embedder
-        if emb is None and "counterfactual_cosine" in the_plan.keys():
-            _quiet_model_loading()
-            emb = scorers.get_embedder(None)
-        if emb is not None and emb is not False:
-            emb = CachedEmbedder(emb)  # each group's responses enter several pairs and the noise floor
+        if emb is not False and "counterfactual_cosine" in the_plan.keys():
+            emb = _assessment_embedder(emb)
         timings["scoring"] = time.perf_counter() - t
         t = time.perf_counter()
         records = text_metrics(
