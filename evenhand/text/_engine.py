@@ -9,13 +9,13 @@ that themselves contain NUL fall back to one pass per text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from evenhand.text._grammar import indefinite_article, match_case, starts_noun_phrase
-from evenhand.text.lexicon import MASK, Lexicon, LexiconRow, normalize_term
+from evenhand.text.lexicon import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
 
 _SEP = "\x00"
 
@@ -41,8 +41,8 @@ def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[Attribute
     out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
     joined = _joined(texts) if texts else None
     if joined is None:
-        return [tuple(_match(lexicon, *_term(m)) for m in lexicon.pattern.finditer(t)) for t in texts]
-    spans = [_term(m) for m in lexicon.pattern.finditer(joined)]
+        return [tuple(_match(lexicon, *_term(m, t)) for m in _scan(lexicon, t)) for t in texts]
+    spans = [_term(m, joined) for m in _scan(lexicon, joined)]
     if not spans:
         return out
     lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
@@ -58,10 +58,40 @@ def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[Attribute
     return out
 
 
-def _term(m: re.Match[str]) -> tuple[str, int, int]:
-    """The matched term (group ``t``, ``c`` or ``n`` of the lexicon pattern) and its span."""
+def _scan(lexicon: Lexicon, text: str, substitution: bool = False) -> Iterator[re.Match[str]]:
+    """The matches of the lexicon's (substitution) pattern in ``text``, in order.
+
+    Offsets index ``text``, but for ASCII text the match may come from ``text.lower()``: read the words by offset
+    from ``text``, never with ``m.group()``. A lower-case title match whose next word is not capitalised ("mr. and
+    then") would not match the exact pattern; there the exact pattern takes over from that position.
+    """
+    exact = lexicon.substitution_pattern if substitution else lexicon.pattern
+    lower = lexicon.lower_patterns
+    if lower is None or not text.isascii():
+        yield from exact.finditer(text)
+        return
+    fast = lower[1] if substitution else lower[0]
+    low = text.lower()
+    pos = 0
+    while True:
+        for m in fast.finditer(low, pos):
+            if m.lastgroup == "n" and NAME_NEXT.match(text, m.end("n")) is None:
+                break
+            yield m
+        else:
+            return
+        found = exact.search(text, m.start())
+        if found is None:
+            return
+        yield found
+        pos = found.end()
+
+
+def _term(m: re.Match[str], text: str) -> tuple[str, int, int]:
+    """The matched term (group ``t``, ``c`` or ``n`` of the lexicon pattern) as written in ``text``, and its span."""
     name = m.lastgroup or 0
-    return m.group(name), m.start(name), m.end(name)
+    start, end = m.span(name)
+    return text[start:end], start, end
 
 
 def _match(lexicon: Lexicon, word: str, start: int, end: int) -> AttributeMatch:
@@ -78,7 +108,7 @@ class _Replacer:
         self.mode = mode  # "group": to target's form; "swap": to the other of two groups; "neutral"
         # (word, article, space) -> replacement, for terms whose row does not depend on the next words: the same
         # few words recur across a corpus, so most matches are a dictionary look-up
-        self._memo: dict[tuple[str, str | None, str | None], str] = {}
+        self._memo: dict[tuple[str, str | None, str], str] = {}
 
     def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool]:
         """The lexicon row for ``key`` at this position, and whether the choice looked at the next words."""
@@ -110,20 +140,23 @@ class _Replacer:
         # prompt differ only in the group word
         return match_case(word, form)
 
-    def __call__(self, m: re.Match[str]) -> str:
+    def __call__(self, text: str, m: re.Match[str]) -> str:
+        """The replacement for match ``m`` of ``text`` (offsets only: ``m`` may be a match in ``text.lower()``)."""
         name = m.lastgroup
         assert name is not None
-        word = m.group(name)
-        article, space = m.group("art", "sp")
+        word = text[m.start(name) : m.end(name)]
+        art, sp = m.span("art"), m.span("sp")  # (-1, -1) when there is no article
+        article = text[art[0] : art[1]] if art[0] >= 0 else None
+        space = text[max(sp[0], 0) : max(sp[1], 0)]
         memo_key = (word, article, space)
         done = self._memo.get(memo_key)
         if done is not None:
             return done
         key = normalize_term(word)
-        row, used_context = self.row(key, m.string, m.end(name))
+        row, used_context = self.row(key, text, m.end(name))
         new = self.replacement(word, row, key)
         if article is None or new == word or new.startswith("["):
-            out = m.string[m.start() : m.start(name)] + new  # the span before the term is the article, if any
+            out = text[m.start() : m.start(name)] + new  # the span before the term is the article, if any
         else:
             out = match_case(article, indefinite_article(new)) + space + new
         if not used_context:
@@ -138,5 +171,17 @@ def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode:
     replacer = _Replacer(lexicon, target, mode)
     joined = _joined(texts)
     if joined is None:
-        return [lexicon.substitution_pattern.sub(replacer, t) for t in texts]
-    return lexicon.substitution_pattern.sub(replacer, joined).split(_SEP)
+        return [_sub(lexicon, replacer, t) for t in texts]
+    return _sub(lexicon, replacer, joined).split(_SEP)
+
+
+def _sub(lexicon: Lexicon, replacer: _Replacer, text: str) -> str:
+    """``substitution_pattern.sub(replacer, text)``, on the fast scan of :func:`_scan`."""
+    pieces: list[str] = []
+    last = 0
+    for m in _scan(lexicon, text, substitution=True):
+        pieces.append(text[last : m.start()])
+        pieces.append(replacer(text, m))
+        last = m.end()
+    pieces.append(text[last:])
+    return "".join(pieces)

@@ -22,6 +22,10 @@ from evenhand.text._regex import trie_pattern
 
 BUILTIN_ATTRIBUTES: tuple[str, ...] = ("gender", "race")
 MASK = "[MASK]"
+# what makes a title a title: a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
+NAME_NEXT = re.compile(r"\s+(?-i:[A-Z])|\s+(?:and|or|&)\s", re.IGNORECASE)
+_LOWER_NAME_NEXT = r"\s+[a-z]|\s+(?:and|or|&)\s"  # the same on lower-cased text, less the capital
+_ASCII_LETTERS = tuple("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 @dataclass(frozen=True)
@@ -103,13 +107,31 @@ class Lexicon:
         """
         return re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
 
-    def _alternatives(self) -> str:
+    @functools.cached_property
+    def lower_patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+        """Case-sensitive twins of :attr:`pattern` and :attr:`substitution_pattern`, for lower-cased ASCII text.
+
+        ``re`` scans a case-insensitive pattern much more slowly; ASCII text keeps its length and offsets when
+        lower-cased, so matching these against ``text.lower()`` finds the same spans. A title's "capitalised name
+        next" becomes "a letter next" (:data:`NAME_NEXT` checks the original text afterwards). None when a term has
+        a non-ASCII letter that matches an ASCII one case-insensitively (e.g. dotless "ı" matches "i").
+        """
+        chars = {ch for term in (*self._index, *self.person_nouns) for ch in term if not ch.isascii()}
+        if any(re.fullmatch(re.escape(ch), a, re.IGNORECASE) for ch in chars for a in _ASCII_LETTERS):
+            return None
+        alternatives = self._alternatives(name_next=_LOWER_NAME_NEXT)
+        return (
+            re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"),
+            re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{alternatives})(?!\w)"),
+        )
+
+    def _alternatives(self, name_next: str | None = None) -> str:
         free = [t for row in self.rows if not row.needs_name for t in row.terms if t not in row.needs_person_noun]
         ctx = [t for row in self.rows for t in row.needs_person_noun]
         titles = [t for row in self.rows if row.needs_name for t in row.terms]
         alternatives = f"(?P<t>{trie_pattern(free)})"
         if titles:  # a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
-            alternatives += rf"|(?<!\d\s)(?P<n>{trie_pattern(titles)})(?=\s+(?-i:[A-Z])|\s+(?:and|or|&)\s)"
+            alternatives += rf"|(?<!\d\s)(?P<n>{trie_pattern(titles)})(?={name_next or NAME_NEXT.pattern})"
         if ctx:
             nouns = trie_pattern(sorted(self.person_nouns))
             alternatives += rf"|(?P<c>{trie_pattern(ctx)})(?=\s+(?:{nouns})(?!\w))"
