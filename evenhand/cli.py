@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from evenhand import __version__
@@ -43,7 +44,7 @@ err_console = Console(stderr=True, soft_wrap=True)  # one line per error: easy t
 
 
 def _fail(message: str, code: ExitCode) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(int(code))
 
 
@@ -128,17 +129,17 @@ def _print_undefined(assessment: Any) -> None:
         reasons.setdefault(reason, []).append(label)
     for reason, labels in reasons.items():
         shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
-        console.print(f"[dim]NaN:[/] {shown}: {reason}", highlight=False)
+        console.print(f"[dim]NaN:[/] {escape(str(shown))}: {escape(str(reason))}", highlight=False)
 
 
 def _write_outputs(assessment: Any, out: Path, html: bool = True) -> None:
     out.mkdir(parents=True, exist_ok=True)
     assessment.to_json(out / "results.json")
     assessment.metrics.to_csv(out / "metrics.csv", index=False)
-    console.print(f"wrote {out / 'results.json'} and {out / 'metrics.csv'}")
+    console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
     if html:
         assessment.to_html(out / "report.html")
-        console.print(f"wrote {out / 'report.html'}")
+        console.print(f"wrote {escape(str(out / 'report.html'))}")
 
 
 def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool | None) -> ExitCode:
@@ -150,15 +151,15 @@ def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool
     try:
         assessment = assess_config(config, limit=limit, progress=progress)
     except (ValueError, TypeError, FileNotFoundError, KeyError) as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         return ExitCode.BAD_INPUT
     except Exception as exc:  # a model, scorer or server failed: report it, with a distinct exit code
-        err_console.print(f"[bold red]assessment failed:[/] {type(exc).__name__}: {exc}", highlight=False)
+        err_console.print(f"[bold red]assessment failed:[/] {type(exc).__name__}: {escape(str(exc))}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     console.print(_summary_table(assessment))
     _print_undefined(assessment)
     for caveat in assessment.caveats:
-        console.print(f"[yellow]caveat:[/] {caveat}", highlight=False)
+        console.print(f"[yellow]caveat:[/] {escape(str(caveat))}", highlight=False)
     _write_outputs(assessment, config.output.dir, html=config.output.html)
     if not assessment.passed:
         failed = [c for c in assessment.threshold_checks if not c.passed]
@@ -267,7 +268,7 @@ def report(
     except (FileNotFoundError, ValueError) as exc:
         raise _fail(str(exc), ExitCode.BAD_INPUT) from None
     path = write_html(doc, out or results.with_name("report.html"))
-    console.print(f"wrote {path}")
+    console.print(f"wrote {escape(str(path))}")
 
 
 _TASKS = ["text_generation", "summarization", "classification", "recommendation"]
@@ -376,12 +377,13 @@ def plan(
     for m in result.metrics:
         table.add_row(m.name, m.attribute or "-", m.reason)
     for f in result.ftu.values():
-        console.print(f"- {f.describe()}", highlight=False)
+        console.print(f"- {escape(f.describe())}", highlight=False)
     console.print(table)
     for n in result.not_applicable:
-        console.print(f"[dim]not applicable:[/] {n.family} ({n.attribute or 'all'}): {n.reason}", highlight=False)
+        scope = f"{n.family} ({n.attribute or 'all'})"
+        console.print(f"[dim]not applicable:[/] {scope}: {escape(n.reason)}", highlight=False)
     for note in result.notes:
-        console.print(f"[dim]note:[/] {note}", highlight=False)
+        console.print(f"[dim]note:[/] {escape(note)}", highlight=False)
 
 
 @app.command()
@@ -399,7 +401,7 @@ def demo(
     from evenhand.pipeline.io import demo_dir, demo_prompts
 
     prompts = [str(p) for p in demo_prompts()["prompt"].tolist()][:limit]
-    console.print(f"evenhand demo: {len(prompts)} customer-outreach prompts (bundled in {demo_dir()})")
+    console.print(f"evenhand demo: {len(prompts)} customer-outreach prompts (bundled in {escape(str(demo_dir()))})")
     console.print(_ftu_table(prompts, ["gender", "race"]))
     if ftu_only:
         return

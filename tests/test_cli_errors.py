@@ -57,3 +57,11 @@ def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch:
     result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")])
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
     assert "could not be computed: y_true holds 3 classes" in result.output
+
+
+def test_error_messages_keep_square_brackets(capsys: pytest.CaptureFixture[str]) -> None:
+    """Messages are printed literally, not as rich markup: install hints such as evenhand[models] survive."""
+    from evenhand import cli
+
+    cli._fail("install it with: pip install 'evenhand[models]'", cli.ExitCode.BAD_INPUT)
+    assert "evenhand[models]" in capsys.readouterr().err
