@@ -2,8 +2,9 @@
 
 All texts are joined with a NUL separator (never a word character, never whitespace, so no term or context
 look-ahead can cross it) and scanned once by the lexicon's compiled pattern; match positions are mapped back to
-texts with a binary search. Substitution runs ``pattern.sub`` over the joined string and splits it again. Texts
-that themselves contain NUL fall back to one pass per text.
+texts with a binary search. Substitution replaces the matches of the joined string and splits it again. Texts
+that themselves contain NUL fall back to one pass per text. ASCII text is scanned lower-cased with a case-sensitive
+pattern (see :func:`_scan`), which ``re`` runs much faster than a case-insensitive one.
 """
 
 from __future__ import annotations
@@ -106,20 +107,24 @@ class _Replacer:
         self.lexicon = lexicon
         self.target = target
         self.mode = mode  # "group": to target's form; "swap": to the other of two groups; "neutral"
-        # (word, article, space) -> replacement, for terms whose row does not depend on the next words: the same
-        # few words recur across a corpus, so most matches are a dictionary look-up
-        self._memo: dict[tuple[str, str | None, str], str] = {}
+        # The same few words recur across a corpus, so most matches are a dictionary look-up. A match is known by
+        # its text (article, space and term) and where the term starts in it; a term whose row depends on the next
+        # words ("her" -> "their"/"them") is memoised per answer of that look at the next words.
+        self._memo: dict[tuple[str, int], str] = {}
+        self._contextual: set[tuple[str, int]] = set()
+        self._memo_in_context: dict[tuple[str, int, bool], str] = {}
 
-    def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool]:
-        """The lexicon row for ``key`` at this position, and whether the choice looked at the next words."""
+    def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool | None]:
+        """The lexicon row for ``key`` at this position, and what the next words said (None: not looked at)."""
         rows = self.lexicon.rows
         idx = self.lexicon.rows_for(key)
         if len(idx) > 1 and self.lexicon.grammar:
             determiner = [i for i in idx if rows[i].slot == "determiner"]
             other = [i for i in idx if rows[i].slot != "determiner"]
             if determiner and other:
-                return (rows[determiner[0]] if starts_noun_phrase(text, end) else rows[other[0]]), True
-        return rows[idx[0]], False
+                noun_phrase = starts_noun_phrase(text, end)
+                return (rows[determiner[0]] if noun_phrase else rows[other[0]]), noun_phrase
+        return rows[idx[0]], None
 
     def replacement(self, word: str, row: LexiconRow, key: str) -> str:
         own = row.terms[key]
@@ -144,23 +149,31 @@ class _Replacer:
         """The replacement for match ``m`` of ``text`` (offsets only: ``m`` may be a match in ``text.lower()``)."""
         name = m.lastgroup
         assert name is not None
-        word = text[m.start(name) : m.end(name)]
-        art, sp = m.span("art"), m.span("sp")  # (-1, -1) when there is no article
-        article = text[art[0] : art[1]] if art[0] >= 0 else None
-        space = text[max(sp[0], 0) : max(sp[1], 0)]
-        memo_key = (word, article, space)
+        start = m.start()
+        term_start, term_end = m.span(name)
+        whole, offset = text[start : m.end()], term_start - start
+        memo_key = (whole, offset)
         done = self._memo.get(memo_key)
         if done is not None:
             return done
+        if memo_key in self._contextual:
+            done = self._memo_in_context.get((whole, offset, starts_noun_phrase(text, term_end)))
+            if done is not None:
+                return done
+        word = text[term_start:term_end]
         key = normalize_term(word)
-        row, used_context = self.row(key, text, m.end(name))
+        row, context = self.row(key, text, term_end)
         new = self.replacement(word, row, key)
-        if article is None or new == word or new.startswith("["):
-            out = text[m.start() : m.start(name)] + new  # the span before the term is the article, if any
+        art, sp = m.span("art"), m.span("sp")  # (-1, -1) when there is no article
+        if art[0] < 0 or new == word or new.startswith("["):
+            out = text[start:term_start] + new  # the span before the term is the article, if any
         else:
-            out = match_case(article, indefinite_article(new)) + space + new
-        if not used_context:
+            out = match_case(text[art[0] : art[1]], indefinite_article(new)) + text[sp[0] : sp[1]] + new
+        if context is None:
             self._memo[memo_key] = out
+        else:
+            self._contextual.add(memo_key)
+            self._memo_in_context[(whole, offset, context)] = out
         return out
 
 
@@ -178,10 +191,11 @@ def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode:
 def _sub(lexicon: Lexicon, replacer: _Replacer, text: str) -> str:
     """``substitution_pattern.sub(replacer, text)``, on the fast scan of :func:`_scan`."""
     pieces: list[str] = []
+    append = pieces.append
     last = 0
     for m in _scan(lexicon, text, substitution=True):
-        pieces.append(text[last : m.start()])
-        pieces.append(replacer(text, m))
+        append(text[last : m.start()])
+        append(replacer(text, m))
         last = m.end()
     pieces.append(text[last:])
     return "".join(pieces)
