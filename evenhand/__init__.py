@@ -5,8 +5,9 @@ The top-level names are loaded lazily so that ``import evenhand`` stays light (n
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from evenhand._lazy import load_lazy
 
 __version__ = "0.1.0"
 
@@ -35,13 +36,7 @@ __all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'evenhand' has no attribute {name!r}")
-    module = importlib.import_module(module_name)
-    value = module if module_name.endswith("." + name) else getattr(module, name)
-    globals()[name] = value
-    return value
+    return load_lazy(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:

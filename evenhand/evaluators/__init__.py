@@ -6,8 +6,9 @@ They sit on top of the functional metrics in :mod:`evenhand.metrics` (paper 3.1)
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from evenhand._lazy import load_lazy
 
 _LAZY: dict[str, str] = {
     "EvaluationResult": "evenhand.evaluators._result",
@@ -20,12 +21,7 @@ __all__ = list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'evenhand.evaluators' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+    return load_lazy(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:

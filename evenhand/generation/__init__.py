@@ -5,8 +5,9 @@ Light on import (no torch, no aiohttp until a client needs it): names load lazil
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from evenhand._lazy import load_lazy
 
 _LAZY: dict[str, str] = {
     "generate": "evenhand.generation.runner",
@@ -37,12 +38,7 @@ __all__ = list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'evenhand.generation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+    return load_lazy(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:

@@ -5,9 +5,9 @@ Loaded lazily: ``from evenhand import metrics as m; m.toxic_fraction(...)``.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from evenhand._lazy import load_lazy
 from evenhand.metrics._result import MetricResult, Resampler
 
 _LAZY: dict[str, str] = {
@@ -57,12 +57,7 @@ __all__ = ["MetricResult", "Resampler", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'evenhand.metrics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+    return load_lazy(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:

@@ -5,8 +5,9 @@ Loaded lazily so that ``import evenhand.pipeline.io`` stays light.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from evenhand._lazy import load_lazy
 
 _LAZY: dict[str, str] = {
     "assess": "evenhand.pipeline.run",
@@ -18,12 +19,7 @@ __all__ = list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'evenhand.pipeline' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+    return load_lazy(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:

@@ -10,8 +10,9 @@ Names load lazily so that ``import evenhand.scorers`` stays light (no torch).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from evenhand._lazy import load_lazy
 
 _LAZY: dict[str, str] = {
     "get_toxicity_scorer": "evenhand.scorers.toxicity",
@@ -38,12 +39,7 @@ __all__ = list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'evenhand.scorers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+    return load_lazy(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:
