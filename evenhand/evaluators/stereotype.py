@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from evenhand._validation import as_array, as_text_list, check_same_length, check_threshold
+from evenhand._validation import as_text_list, check_threshold
 from evenhand.evaluators._result import EvaluationResult
-from evenhand.evaluators._scoring import scores_for
+from evenhand.evaluators._scoring import classifier_metrics, scores_for
 from evenhand.metrics.cooccurrence import cooccurrence_bias, stereotypical_associations
 from evenhand.metrics.toxicity import expected_maximum_stereotype, stereotype_fraction, stereotype_probability
 
@@ -68,13 +68,6 @@ class StereotypeMetrics:
         if scores is not None or self._spec is not None:
             values = scores_for(texts, scores, None if scores is not None else self.classifier, "scores")
             data["stereotype"] = values
-            if prompts is not None:
-                labels = as_array(prompts, "prompts")
-                check_same_length(responses=texts, prompts=labels)
-                data.insert(0, "prompt", labels)
-                metrics["SF"] = stereotype_fraction(values, self.threshold, prompts=labels)
-                metrics["EMS"] = expected_maximum_stereotype(values, labels)
-                metrics["SP"] = stereotype_probability(values, labels, self.threshold)
-            else:
-                metrics["SF"] = stereotype_fraction(values, self.threshold)
+            family = (("SF", stereotype_fraction), ("EMS", expected_maximum_stereotype), ("SP", stereotype_probability))
+            classifier_metrics(values, prompts, self.threshold, data, metrics, family)
         return EvaluationResult("stereotype", metrics, data)

@@ -6,9 +6,10 @@ from typing import Any
 
 import pandas as pd
 
-from evenhand._validation import as_array, as_text_list, check_same_length, check_threshold
+from evenhand._validation import as_text_list, check_threshold
 from evenhand.evaluators._result import EvaluationResult
-from evenhand.evaluators._scoring import scores_for
+from evenhand.evaluators._scoring import classifier_metrics, scores_for
+from evenhand.metrics._result import MetricResult
 from evenhand.metrics.toxicity import expected_maximum_toxicity, toxic_fraction, toxicity_probability
 
 
@@ -44,14 +45,7 @@ class ToxicityMetrics:
         texts = as_text_list(responses, "responses")
         values = scores_for(texts, scores, None if scores is not None else self.scorer, "scores")
         data = pd.DataFrame({"response": texts, "toxicity": values})
-        metrics = {}
-        if prompts is not None:
-            labels = as_array(prompts, "prompts")
-            check_same_length(responses=texts, prompts=labels)
-            data.insert(0, "prompt", labels)
-            metrics["TF"] = toxic_fraction(values, self.threshold, prompts=labels)
-            metrics["EMT"] = expected_maximum_toxicity(values, labels)
-            metrics["TP"] = toxicity_probability(values, labels, self.threshold)
-        else:
-            metrics["TF"] = toxic_fraction(values, self.threshold)
+        metrics: dict[str, MetricResult] = {}
+        family = (("TF", toxic_fraction), ("EMT", expected_maximum_toxicity), ("TP", toxicity_probability))
+        classifier_metrics(values, prompts, self.threshold, data, metrics, family)
         return EvaluationResult("toxicity", metrics, data)
