@@ -49,9 +49,9 @@ def test_real_smollm2_short_generation() -> None:
 
 @pytest.mark.slow
 def test_plain_hugging_face_directory() -> None:
+    local_module.load_model()  # converts the bundled GGUF once (cached per process and on disk)
     converted = local_module._converted_dir(*local_module.smollm2_location())
-    if not (converted / "config.json").is_file():
-        pytest.skip("the converted SmolLM2 cache is not there (run the GGUF test first)")
+    assert (converted / "config.json").is_file()
     client = LocalModelClient(str(converted), batch_size=4)
     result = generate(["Hi."], client, count=1, max_tokens=3, temperature=0, store=None, progress=False)
     assert result.status_counts()["ok"] == 1 and client.identity["model"] == str(converted)
