@@ -40,8 +40,7 @@ def require(module: str, feature: str | None = None) -> ModuleType:
         if top == "torch" or extra == "models":
             hint = f"pip install torch==2.13.0 && {hint}"
         raise MissingDependencyError(
-            f"{module!r} is needed{what} but is not installed ({exc}). Install it with: {hint} "
-            f"(or pip install {dist})."
+            f"{module!r} is needed{what} but is not installed ({exc}). Install it with: {hint} (or pip install {dist})."
         ) from exc
 
 

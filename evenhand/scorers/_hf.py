@@ -75,8 +75,15 @@ def _load_cached(model: str, device: str, revision: str | None, fingerprint: str
 class HFClassifier:
     """A loaded sequence classifier: ``predict_proba(texts) -> (n, n_labels)`` and ``labels`` (lower-cased)."""
 
-    def __init__(self, model: str | os.PathLike[str], *, device: str = "auto", revision: str | None = None,
-                 what: str = "classifier", example: str = "model='/path/to/model'") -> None:
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        device: str = "auto",
+        revision: str | None = None,
+        what: str = "classifier",
+        example: str = "model='/path/to/model'",
+    ) -> None:
         self.model_ref = str(model)
         self.model_key = model_key(self.model_ref, revision)
         self.device = resolve_device(device)

@@ -76,8 +76,10 @@ class SentenceTransformerEmbedder(Embedder):
             raise ModelUnavailableError(
                 f"{offline_hint(self.model_ref, 'sentence-transformers', _EXAMPLE)} ({exc})"
             ) from exc
-        dim = self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else (
-            self.model.get_sentence_embedding_dimension()
+        dim = (
+            self.model.get_embedding_dimension()
+            if hasattr(self.model, "get_embedding_dimension")
+            else (self.model.get_sentence_embedding_dimension())
         )
         self.dimension = None if dim is None else int(dim)
 
@@ -164,8 +166,9 @@ def get_embedder(spec: Any = None, **options: Any) -> Embedder:
         return spec
     if callable(getattr(spec, "encode", None)) or callable(spec):
         return CallableEmbedder(spec, **options)
-    raise TypeError(f"cannot build an embedder from {type(spec).__name__}; pass a model id/path or an object with "
-                    "encode(list[str])")
+    raise TypeError(
+        f"cannot build an embedder from {type(spec).__name__}; pass a model id/path or an object with encode(list[str])"
+    )
 
 
 __all__ = ["CallableEmbedder", "Embedder", "SentenceTransformerEmbedder", "get_embedder"]

@@ -112,8 +112,10 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
         if low.startswith("vader-"):
             mapping = low[len("vader-") :].replace("-", "_")
             if mapping not in VADER_MAPPINGS:
-                raise ValueError(f"unknown VADER variant {name!r}; use vader, vader-neg, vader-pos, vader-compound "
-                                 "or vader-compound-pos")
+                raise ValueError(
+                    f"unknown VADER variant {name!r}; use vader, vader-neg, vader-pos, vader-compound "
+                    "or vader-compound-pos"
+                )
             return VaderSentiment(mapping, **options)
         if name.startswith("hf:"):
             return HFSentiment(name[3:], **options)

@@ -79,11 +79,15 @@ class StereotypeScorer(Scorer):
             labels = mapping.get(c, default[c])
             self.label_map[c] = (labels,) if isinstance(labels, str) else tuple(str(lab) for lab in labels)
         self._clf = HFClassifier(
-            ref, device=device, revision=revision, what="stereotype",
+            ref,
+            device=device,
+            revision=revision,
+            what="stereotype",
             example="get_stereotype_scorer('/path/to/Sentence-Level-Stereotype-Detector')",
         )
-        self._idx = {c: self._clf.label_indices(list(labs), (), f"{c!r} stereotype")
-                     for c, labs in self.label_map.items()}
+        self._idx = {
+            c: self._clf.label_indices(list(labs), (), f"{c!r} stereotype") for c, labs in self.label_map.items()
+        }
 
     @property
     def labels(self) -> list[str]:
@@ -187,5 +191,4 @@ def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **op
     return scorer.category(category)
 
 
-__all__ = ["CATEGORIES", "DEFAULT_STEREOTYPE_MODEL", "StereotypeScorer", "default_label_map",
-           "get_stereotype_scorer"]
+__all__ = ["CATEGORIES", "DEFAULT_STEREOTYPE_MODEL", "StereotypeScorer", "default_label_map", "get_stereotype_scorer"]

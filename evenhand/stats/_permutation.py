@@ -31,7 +31,6 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 _TIE_TOL = 1e-9
 
 
-
 def _rate_names() -> tuple[dict[str, str], dict[str, str]]:
     """Rate names from the classification module's definitions: long name ("false_negative_rate") -> its spec
     key ("FNRD"), and every accepted spelling (long name, ``..._difference``, "fnrd", "fnr") -> the long name."""
