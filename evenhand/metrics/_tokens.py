@@ -42,6 +42,10 @@ def _porter() -> Any:
     return PorterStemmer()
 
 
+_CODE_POINTS = 0x110000 - 0x800  # Unicode code points other than surrogates
+
+
+@lru_cache(maxsize=1 << 17)  # NLTK's Porter stemmer costs ~15 microseconds a word; corpora repeat their words
 def _rouge_stem(token: str) -> str:
     return _porter().stem(token) if len(token) > 3 else token
 
@@ -51,32 +55,32 @@ def rouge_tokens(texts: Sequence[str], *, stem: bool = True) -> list[list[str]]:
     Porter stem of tokens longer than 3 characters. Stems are computed once per distinct token."""
     if not stem:
         return [_ROUGE_WORD.findall(t.lower()) for t in texts]
-    stems: dict[str, str] = {}
-    out = []
-    for text in texts:
-        toks = _ROUGE_WORD.findall(text.lower())
-        out.append([stems[t] if t in stems else stems.setdefault(t, _rouge_stem(t)) for t in toks])
-    return out
+    return [[_rouge_stem(t) for t in _ROUGE_WORD.findall(text.lower())] for text in texts]
 
 
 def rouge_codes(texts: Sequence[str]) -> tuple[list[str], int]:
     """Each text as a string with one code point per rouge token (equal stems, equal code points), for
-    sequence algorithms that work on strings (rapidfuzz's LCS); also returns the vocabulary size."""
-    code_of: dict[str, str] = {}  # raw token -> code point of its stem
-    code_of_stem: dict[str, str] = {}
-    out = []
-    for text in texts:
-        toks = _ROUGE_WORD.findall(text.lower())
-        chars = []
-        for t in toks:
-            c = code_of.get(t)
-            if c is None:
-                stem = _rouge_stem(t)
-                c = code_of_stem.setdefault(stem, chr(len(code_of_stem)))
-                code_of[t] = c
-            chars.append(c)
-        out.append("".join(chars))
-    return out, len(code_of_stem)
+    sequence algorithms that work on strings (rapidfuzz's LCS); also returns the vocabulary size.
+
+    Tokens are coded from the texts' bytes (:mod:`evenhand.metrics._bytecodes`) and only the distinct tokens are
+    stemmed. Raises ValueError when there are more distinct stems than code points.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from evenhand.metrics._bytecodes import ALNUM_LOWER, token_codes
+
+    tokens = token_codes([t.lower() for t in texts], ALNUM_LOWER)
+    stems = [_rouge_stem(t) for t in tokens.vocabulary()]
+    stem_of_token, distinct_stems = pd.factorize(np.asarray(stems, dtype=object))
+    if len(distinct_stems) > _CODE_POINTS:
+        raise ValueError(f"{len(distinct_stems)} distinct stems do not fit in {_CODE_POINTS} code points")
+    points = np.asarray(stem_of_token, dtype=np.uint32)[tokens.codes]
+    points += (points >= 0xD800).astype(np.uint32) * np.uint32(0x800)  # skip the surrogates
+    joined = points.astype("<u4").tobytes().decode("utf-32-le")
+    ends = np.cumsum(tokens.lengths)
+    starts = ends - tokens.lengths
+    return [joined[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)], len(distinct_stems)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -336,22 +340,17 @@ def word_token_ids(texts: Sequence[str], *, lowercase: bool = False) -> tuple[An
     Returns ``(ids, lengths)``: ``ids`` concatenates the texts' token codes (equal tokens, equal codes, codes in
     ``0 .. distinct tokens - 1``) and ``lengths`` gives each text's number of tokens; both int64 arrays.
     """
-    import numpy as np
-    import pandas as pd
+    from evenhand.metrics._bytecodes import NON_ASCII_SPACE, NOT_SPACE, token_codes
 
     texts = [t.lower() for t in texts] if lowercase else list(texts)
-    if len(texts) < 2 or any(_JOIN in t for t in texts):
-        lists = word_tokens(texts)
-        flat_tokens = [tok for toks in lists for tok in toks]
-        codes = pd.factorize(np.asarray(flat_tokens, dtype=object))[0] if flat_tokens else np.zeros(0)
-        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        return np.asarray(codes, dtype=np.int64), lengths
-    # one NUL token (never a real token here: no text contains NUL) before each text; it gets code 0
-    flat = _JOIN + " " + f" {_JOIN} ".join(_spaced_texts(texts, lowercase))
-    codes = np.asarray(pd.factorize(np.asarray(flat.split(), dtype=object))[0], dtype=np.int64)
-    text_starts = np.flatnonzero(codes == 0)
-    lengths = np.diff(np.append(text_starts, codes.size)) - 1
-    return codes[codes != 0] - 1, lengths
+    if len(texts) < 2:
+        spaced = [" ".join(_one_text_tokens(t)) for t in texts]
+    else:
+        spaced = _spaced_texts(texts, lowercase)
+    # tokens never contain whitespace: turning every whitespace character into a space changes nothing else
+    spaced = [s if s.isascii() else NON_ASCII_SPACE.sub(" ", s) for s in spaced]
+    tokens = token_codes(spaced, NOT_SPACE)
+    return tokens.codes, tokens.lengths
 
 
 def fast_path_share(texts: Sequence[str]) -> float:
