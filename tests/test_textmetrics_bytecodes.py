@@ -13,7 +13,7 @@ from _textmetrics_corpus import llm_like_text, random_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evenhand.metrics._bytecodes import ALNUM_LOWER, NON_ASCII_SPACE, NOT_SPACE, token_codes
+from evenhand._bytecodes import ALNUM_LOWER, NON_ASCII_SPACE, NOT_SPACE, token_codes
 from evenhand.metrics._tokens import nltk_word_tokenize, rouge_codes, word_token_ids
 
 
@@ -75,6 +75,19 @@ def test_word_token_ids_equal_the_codes_of_nltk_tokens() -> None:
     texts += ["naïve café\u00a0résumé\u2028über", "a\u3000b", ""]
     ids, lengths = word_token_ids(texts, lowercase=True)
     reference = [nltk_word_tokenize(t.lower()) for t in texts]
+    assert lengths.tolist() == [len(x) for x in reference]
+    assert _same_partition(ids, [w for x in reference for w in x])
+
+
+# words that Treebank splits (clitics, MacIntyre contractions) beside texts that take NLTK's own path (quotes)
+_SPLIT_WORDS = ["don't", "it's", "Cannot", "gonna", "WANNA", "gimme", "parents'", "'tis", "o'clock", "d'ye", "more'n"]
+_OTHER = ["a", "the", "Mr.", "said", "3.5", ",", ".", "!", "?", "(x)", '"', "''", "--", "\n"]
+
+
+@given(st.lists(st.lists(st.sampled_from(_SPLIT_WORDS + _OTHER), max_size=15).map(" ".join), min_size=2, max_size=6))
+def test_word_token_ids_split_words_like_nltk(texts: list[str]) -> None:
+    ids, lengths = word_token_ids(texts)
+    reference = [nltk_word_tokenize(t) for t in texts]
     assert lengths.tolist() == [len(x) for x in reference]
     assert _same_partition(ids, [w for x in reference for w in x])
 

@@ -62,13 +62,13 @@ def rouge_codes(texts: Sequence[str]) -> tuple[list[str], int]:
     """Each text as a string with one code point per rouge token (equal stems, equal code points), for
     sequence algorithms that work on strings (rapidfuzz's LCS); also returns the vocabulary size.
 
-    Tokens are coded from the texts' bytes (:mod:`evenhand.metrics._bytecodes`) and only the distinct tokens are
+    Tokens are coded from the texts' bytes (:mod:`evenhand._bytecodes`) and only the distinct tokens are
     stemmed. Raises ValueError when there are more distinct stems than code points.
     """
     import numpy as np
     import pandas as pd
 
-    from evenhand.metrics._bytecodes import ALNUM_LOWER, token_codes
+    from evenhand._bytecodes import ALNUM_LOWER, token_codes
 
     tokens = token_codes([t.lower() for t in texts], ALNUM_LOWER)
     stems = [_rouge_stem(t) for t in tokens.vocabulary()]
@@ -340,7 +340,7 @@ def word_token_ids(texts: Sequence[str], *, lowercase: bool = False) -> tuple[An
     Returns ``(ids, lengths)``: ``ids`` concatenates the texts' token codes (equal tokens, equal codes, codes in
     ``0 .. distinct tokens - 1``) and ``lengths`` gives each text's number of tokens; both int64 arrays.
     """
-    from evenhand.metrics._bytecodes import NON_ASCII_SPACE, NOT_SPACE, token_codes
+    from evenhand._bytecodes import NON_ASCII_SPACE, NOT_SPACE, token_codes
 
     texts = [t.lower() for t in texts] if lowercase else list(texts)
     if len(texts) < 2:

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from evenhand._optional import require
-
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
 
 
@@ -32,7 +30,6 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if suffix == ".json":
             return pd.read_json(p, dtype=False)
         if suffix in (".parquet", ".pq"):
-            require("pyarrow", feature="reading Parquet files")
             return pd.read_parquet(p)
         if suffix == ".txt":
             lines = [line.rstrip("\n") for line in p.read_text(encoding="utf-8").splitlines()]

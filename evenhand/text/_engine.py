@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evenhand.text._grammar import indefinite_article, match_case, starts_noun_phrase
+from evenhand.text._re2 import substitute_fast
 from evenhand.text.lexicon import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
 
 _SEP = "\x00"
@@ -114,17 +115,25 @@ class _Replacer:
         self._contextual: set[tuple[str, int]] = set()
         self._memo_in_context: dict[tuple[str, int, bool], str] = {}
 
-    def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool | None]:
-        """The lexicon row for ``key`` at this position, and what the next words said (None: not looked at)."""
+    def row_choices(self, key: str) -> tuple[LexiconRow, LexiconRow | None]:
+        """The row for ``key``; with a second row when the choice depends on the next words (the first row is
+        then the determiner's, for a noun phrase next: "her book" -> "their book", "saw her" -> "saw them")."""
         rows = self.lexicon.rows
         idx = self.lexicon.rows_for(key)
         if len(idx) > 1 and self.lexicon.grammar:
             determiner = [i for i in idx if rows[i].slot == "determiner"]
             other = [i for i in idx if rows[i].slot != "determiner"]
             if determiner and other:
-                noun_phrase = starts_noun_phrase(text, end)
-                return (rows[determiner[0]] if noun_phrase else rows[other[0]]), noun_phrase
+                return rows[determiner[0]], rows[other[0]]
         return rows[idx[0]], None
+
+    def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool | None]:
+        """The lexicon row for ``key`` at this position, and what the next words said (None: not looked at)."""
+        first, second = self.row_choices(key)
+        if second is None:
+            return first, None
+        noun_phrase = starts_noun_phrase(text, end)
+        return (first if noun_phrase else second), noun_phrase
 
     def replacement(self, word: str, row: LexiconRow, key: str) -> str:
         own = row.terms[key]
@@ -144,6 +153,13 @@ class _Replacer:
         # a synonym is replaced even within its own group ("Caucasian" -> "White"), so that all versions of a
         # prompt differ only in the group word
         return match_case(word, form)
+
+    def for_word(self, word: str) -> tuple[str, str | None]:
+        """The replacement for a term ``word`` (no article); with a second one, for when no noun phrase follows,
+        if the choice depends on the next words."""
+        key = normalize_term(word)
+        first, second = self.row_choices(key)
+        return self.replacement(word, first, key), None if second is None else self.replacement(word, second, key)
 
     def __call__(self, text: str, m: re.Match[str]) -> str:
         """The replacement for match ``m`` of ``text`` (offsets only: ``m`` may be a match in ``text.lower()``)."""
@@ -185,7 +201,34 @@ def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode:
     joined = _joined(texts)
     if joined is None:
         return [_sub(lexicon, replacer, t) for t in texts]
-    return _sub(lexicon, replacer, joined).split(_SEP)
+    if len(joined) < _RE2_MIN_CHARS or joined.isascii():
+        return _sub_joined(lexicon, replacer, joined).split(_SEP)
+    # RE2 takes the ASCII texts, re the others (see evenhand.text._re2 for why)
+    ascii_texts = [i for i, t in enumerate(texts) if t.isascii()]
+    other_texts = [i for i, t in enumerate(texts) if not t.isascii()]
+    out = [""] * len(texts)
+    for subset in (ascii_texts, other_texts):
+        if subset:
+            done = _sub_joined(lexicon, replacer, _SEP.join(texts[i] for i in subset)).split(_SEP)
+            for i, new in zip(subset, done, strict=True):
+                out[i] = new
+    return out
+
+
+# Below this many characters the cost of handing the text to RE2 (compiling the pattern) is not worth it.
+_RE2_MIN_CHARS = 20_000
+
+
+def _sub_joined(lexicon: Lexicon, replacer: _Replacer, joined: str) -> str:
+    if len(joined) >= _RE2_MIN_CHARS:
+        fast = substitute_fast(lexicon, joined, replacer.for_word, replacer, _article)
+        if fast is not None:
+            return fast
+    return _sub(lexicon, replacer, joined)
+
+
+def _article(old: str, new_word: str) -> str:
+    return match_case(old, indefinite_article(new_word))
 
 
 def _sub(lexicon: Lexicon, replacer: _Replacer, text: str) -> str:

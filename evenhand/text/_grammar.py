@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+import numpy.typing as npt
+
 # Words that, right after "her"/"his", show that it is NOT a determiner of a following noun: prepositions,
 # particles, conjunctions, articles and other determiners, pronouns, auxiliaries, adverbs, and a few adjectives and
 # bare verbs that commonly follow an object ("made her happy", "let her go").
@@ -53,6 +56,44 @@ def starts_noun_phrase(text: str, end: int) -> bool:
         return False
     after = m.group(2) if m else None
     return after is None or (word, after.lower()) not in _ADVERBIAL_PAIRS
+
+
+_ADVERBIAL_HEADS = frozenset(first for first, _ in _ADVERBIAL_PAIRS)
+_WORD_BYTE = np.array([chr(b).isalnum() or b == 95 for b in range(128)] + [False] * 128)  # ASCII \w
+_BLANK_BYTE = np.array([b in (9, 32) for b in range(256)])
+
+
+def starts_noun_phrase_many(text: str, ends: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """:func:`starts_noun_phrase` at each position of ``ends`` in an ASCII ``text``, vectorised: the next word of
+    every position is found from the bytes and judged once per distinct word."""
+    from evenhand._bytecodes import code_spans, first_occurrences  # imports pandas: only when needed
+
+    data = text.encode("ascii")
+    raw = np.frombuffer(data + b"\0", dtype=np.uint8)  # NUL: neither blank nor a word character, stops both walks
+    word_start = ends.copy()
+    todo = np.arange(ends.size)
+    while todo.size:  # past spaces and tabs (usually one)
+        todo = todo[_BLANK_BYTE[raw[word_start[todo]]]]
+        word_start[todo] += 1
+    word_end = word_start.copy()
+    todo = np.arange(ends.size)
+    while todo.size:  # to the end of the word
+        todo = todo[_WORD_BYTE[raw[word_end[todo]]]]
+        word_end[todo] += 1
+    out = np.zeros(ends.size, dtype=bool)
+    has_word = np.flatnonzero(word_end > word_start)
+    if has_word.size == 0:
+        return out
+    starts, stops = word_start[has_word], word_end[has_word]
+    codes, n_words = code_spans(data, starts, stops - starts)
+    first = first_occurrences(codes, n_words)
+    words = [text[a:b].lower() for a, b in zip(starts[first].tolist(), stops[first].tolist(), strict=True)]
+    verdict = np.array([w not in _NOT_A_NOUN_PHRASE for w in words])
+    out[has_word] = verdict[codes]
+    pair_heads = np.array([w in _ADVERBIAL_HEADS for w in words])[codes]
+    for i in has_word[pair_heads].tolist():  # "right away", "last night": look at the word after
+        out[i] = starts_noun_phrase(text, int(ends[i]))
+    return out
 
 
 def match_case(source: str, replacement: str) -> str:

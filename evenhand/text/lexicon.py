@@ -125,10 +125,15 @@ class Lexicon:
             re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{alternatives})(?!\w)"),
         )
 
-    def _alternatives(self, name_next: str | None = None) -> str:
+    def term_kinds(self) -> tuple[list[str], list[str], list[str]]:
+        """The terms by how they match: plain terms, titles (before a name), context terms (before a person noun)."""
         free = [t for row in self.rows if not row.needs_name for t in row.terms if t not in row.needs_person_noun]
-        ctx = [t for row in self.rows for t in row.needs_person_noun]
         titles = [t for row in self.rows if row.needs_name for t in row.terms]
+        ctx = [t for row in self.rows for t in row.needs_person_noun]
+        return free, titles, ctx
+
+    def _alternatives(self, name_next: str | None = None) -> str:
+        free, titles, ctx = self.term_kinds()
         alternatives = f"(?P<t>{trie_pattern(free)})"
         if titles:  # a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
             alternatives += rf"|(?<!\d\s)(?P<n>{trie_pattern(titles)})(?={name_next or NAME_NEXT.pattern})"
@@ -144,7 +149,8 @@ class Lexicon:
 def normalize_term(text: str) -> str:
     """Lower-case and collapse internal whitespace: the key a matched span is looked up by."""
     key = text.lower()
-    return key if " " not in key and "\n" not in key and "\t" not in key else " ".join(key.split())
+    words = key.split()  # any whitespace the patterns' \s+ matched, e.g. "asian\x0bamerican"
+    return key if len(words) == 1 and words[0] == key else " ".join(words)
 
 
 # ---------------------------------------------------------------------------------------------------------

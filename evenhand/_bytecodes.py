@@ -45,9 +45,7 @@ class TokenCodes:
 
     def vocabulary(self) -> list[str]:
         """The distinct tokens, in code order."""
-        firsts = np.flatnonzero(~pd.Series(self.codes).duplicated().to_numpy())  # one occurrence of each code
-        first = np.empty(self.n_distinct, dtype=np.int64)
-        first[self.codes[firsts]] = firsts
+        first = first_occurrences(self.codes, self.n_distinct)
         data, starts, ends = self._data, self._starts[first].tolist(), self._ends[first].tolist()
         return [data[s:e].decode("utf-8") for s, e in zip(starts, ends, strict=True)]
 
@@ -68,11 +66,19 @@ def token_codes(texts: Sequence[str], token_bytes: bytes) -> TokenCodes:
     edges = np.flatnonzero(np.diff(inside))  # token starts and ends, alternating
     starts, ends = edges[0::2], edges[1::2]
     counts = np.diff(np.searchsorted(starts, np.append(text_starts, len(data) + 1)))
-    codes, n_distinct = _code_spans(data, starts, ends - starts)
+    codes, n_distinct = code_spans(data, starts, ends - starts)
     return TokenCodes(codes, counts.astype(np.int64), n_distinct, data, starts, ends)
 
 
-def _code_spans(data: bytes, starts: IntArray, sizes: IntArray) -> tuple[IntArray, int]:
+def first_occurrences(codes: IntArray, n_codes: int) -> IntArray:
+    """For each code ``0 .. n_codes - 1`` (all present in ``codes``), the index of its first occurrence."""
+    firsts = np.flatnonzero(~pd.Series(codes).duplicated().to_numpy())
+    out = np.empty(n_codes, dtype=np.int64)
+    out[codes[firsts]] = firsts
+    return out
+
+
+def code_spans(data: bytes, starts: IntArray, sizes: IntArray) -> tuple[IntArray, int]:
     """Codes of the byte strings ``data[s : s + n]`` (equal strings, equal codes) and the number of codes."""
     if starts.size == 0:
         return np.zeros(0, dtype=np.int64), 0
