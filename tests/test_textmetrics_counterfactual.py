@@ -156,3 +156,96 @@ def test_cosine_properties(xs, data) -> None:
     emb = FakeEmbedder()
     np.testing.assert_allclose(cosine_scores(xs, ys, emb), cosine_scores(ys, xs, emb))
     np.testing.assert_allclose(cosine_scores(xs, xs, emb), 1.0)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# BLEU counting against NLTK's own sentence_bleu (the reference LangFair calls)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _nltk_cbleu(x: str, y: str) -> float:
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    smooth = SmoothingFunction().method1
+    a, b = x.split(), y.split()
+    return min(sentence_bleu([a], b, smoothing_function=smooth), sentence_bleu([b], a, smoothing_function=smooth))
+
+
+# few distinct words, so that n-grams repeat within and across the texts of a pair (clipping matters)
+few_words = st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=30).map(" ".join)
+
+
+@given(st.lists(st.tuples(few_words, few_words), min_size=1, max_size=10))
+def test_bleu_equals_nltk_sentence_bleu(data) -> None:
+    a = [x for x, _ in data]
+    b = [y for _, y in data]
+    np.testing.assert_allclose(bleu_scores(a, b), [_nltk_cbleu(x, y) for x, y in data], rtol=1e-12, atol=1e-15)
+
+
+def test_bleu_equals_nltk_on_long_texts_with_many_distinct_words() -> None:
+    # 40,000 distinct words on both sides: too many to pack four token ids in 64 bits, the lexsort path counts
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(40_000)]
+    x = " ".join(words)
+    y = " ".join(np.array(words)[rng.permutation(40_000)][:30_000].tolist() + words[:9_000])
+    assert bleu_scores([x], [y])[0] == pytest.approx(_nltk_cbleu(x, y), rel=1e-12)
+
+
+def test_ngram_sort_paths_agree() -> None:
+    from evenhand.metrics.counterfactual import _sorted_ngram_runs
+
+    rng = np.random.default_rng(0)
+    n = 5_000
+    pair = rng.integers(0, 50, n)
+    fields = [rng.integers(0, 4, n) for _ in range(4)]
+    side = rng.integers(0, 2, n)
+    packed = _sorted_ngram_runs(pair, fields, side, 4)
+    general = _sorted_ngram_runs(pair, fields, side, 1 << 20)  # 4 fields x 21 bits cannot be packed
+    np.testing.assert_array_equal(packed[0], general[0])
+    np.testing.assert_array_equal(packed[2], general[2])
+    for (n1, runs1), (n2, runs2) in zip(packed[1], general[1], strict=True):
+        assert n1 == n2
+        np.testing.assert_array_equal(runs1, runs2)
+
+
+def test_unigram_counting_does_not_depend_on_the_size_of_token_codes() -> None:
+    from evenhand.metrics.counterfactual import _clipped_matches
+
+    rng = np.random.default_rng(1)
+    ids = rng.integers(0, 6, 400)
+    doc = np.repeat(np.arange(8), 50)
+    small = _clipped_matches(ids, doc, 4, 4)
+    huge = _clipped_matches(ids * (1 << 45) + 7, doc, 4, 4)  # (pair, token) names too big to pack with an index
+    np.testing.assert_array_equal(small, huge)
+
+
+def test_cbleu_after_crouge_l_on_the_same_pairs_reuses_the_neutralization(monkeypatch) -> None:
+    import evenhand.metrics.counterfactual as metric_module
+    import evenhand.text.counterfactual as text_counterfactual
+
+    monkeypatch.setattr(metric_module, "_last_neutralized", None)
+    a, b = [HE, "she said so"], [SHE, "he said so"]
+    expected = float(m.counterfactual_bleu(_gender_neutral(a), _gender_neutral(b), attribute=None))
+    calls = []
+    real = text_counterfactual.neutralize
+
+    def counting(texts, attribute):
+        calls.append(len(texts))
+        return real(texts, attribute)
+
+    monkeypatch.setattr(text_counterfactual, "neutralize", counting)
+    assert float(m.counterfactual_rouge_l(a, b)) == pytest.approx(1.0)
+    assert float(m.counterfactual_bleu(tuple(a), pd.Series(b))) == expected  # equal texts in other containers
+    assert len(calls) == 1  # the second metric found the first one's neutralized texts
+    m.counterfactual_bleu(a, b, attribute="race")  # another attribute: neutralized again
+    m.counterfactual_bleu([HE, "she said no"], b)  # other texts: neutralized again
+    assert len(calls) == 3
+    b[1] = "he said no"  # the caller's list changed in place since the last call: neutralized again
+    assert float(m.counterfactual_rouge_l([HE, "she said no"], b)) == pytest.approx(1.0)
+    assert len(calls) == 4
+
+
+def _gender_neutral(texts: list[str]) -> list[str]:
+    from evenhand.text import neutralize
+
+    return neutralize(texts, "gender")

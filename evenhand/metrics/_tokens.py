@@ -261,13 +261,15 @@ def _texts_at(starts: Any, positions: list[int]) -> set[int]:
     return set((np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1).tolist())
 
 
-def _own_pass_positions(joined: str, lowered: bool) -> list[int]:
+def _own_pass_positions(joined: str, lowered: bool, contractions: bool) -> list[int]:
     """Offsets in ``joined`` that send their text through :func:`_fast_tokens` (or NLTK) on its own: what
-    ``_UNSAFE`` matches, MacIntyre contractions, and periods after a word that Punkt may not end a sentence at."""
+    ``_UNSAFE`` matches, periods after a word that Punkt may not end a sentence at, and (with ``contractions``)
+    MacIntyre contractions."""
     positions = [m.start() for m in _UNSAFE_JOINED.finditer(joined)]
-    low = joined if lowered else joined.lower()
-    contraction = _CONTRACTION if len(low) == len(joined) else _CONTRACTION_ANY_CASE  # same offsets needed
-    positions += [m.start() for m in contraction.finditer(low if contraction is _CONTRACTION else joined)]
+    if contractions:
+        low = joined if lowered else joined.lower()
+        contraction = _CONTRACTION if len(low) == len(joined) else _CONTRACTION_ANY_CASE  # same offsets needed
+        positions += [m.start() for m in contraction.finditer(low if contraction is _CONTRACTION else joined)]
     if "." in joined:
         words = {w[::-1] for w in set(_PERIOD_WORD_REVERSED.findall(joined[::-1]))}
         odd = [w for w in words if not _is_plain_break(w)]
@@ -299,15 +301,20 @@ def _split_clitic_words(text: str) -> str:
     return "".join(out)
 
 
-def _spaced_texts(texts: list[str], lowered: bool) -> list[str]:
-    """Per text, its Treebank tokens separated by whitespace."""
+def _spaced_texts(texts: list[str], lowered: bool, *, whole_words: bool = False) -> tuple[list[str], set[int]]:
+    """Per text, its Treebank tokens separated by whitespace; and the indices of the texts tokenized on their own.
+
+    With ``whole_words``, the words that Treebank splits further (clitics, MacIntyre contractions) are left whole
+    in the texts that were not tokenized on their own, for the caller to split once per distinct word.
+    """
     import numpy as np
 
     joined = _JOIN.join(texts)
     if len(texts) < 2 or joined.count(_JOIN) != len(texts) - 1 or any(c in joined for c in _PLACEHOLDER.values()):
-        return [" ".join(_one_text_tokens(t)) for t in texts]  # the separator or a placeholder occurs in a text
+        # the separator or a placeholder occurs in a text
+        return [" ".join(_one_text_tokens(t)) for t in texts], set(range(len(texts)))
     sizes = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
-    own_pass = _texts_at(np.cumsum(sizes) - sizes, _own_pass_positions(joined, lowered))
+    own_pass = _texts_at(np.cumsum(sizes) - sizes, _own_pass_positions(joined, lowered, not whole_words))
     spaced = _KEPT_PUNCT.sub(lambda m: _PLACEHOLDER[m.group()], joined)
     for char in _ALWAYS_SPLIT:
         if char in spaced:
@@ -315,10 +322,10 @@ def _spaced_texts(texts: list[str], lowered: bool) -> list[str]:
     for char, placeholder in _PLACEHOLDER.items():
         if placeholder in spaced:
             spaced = spaced.replace(placeholder, char)
-    parts = _split_clitic_words(spaced).split(_JOIN)
+    parts = (spaced if whole_words else _split_clitic_words(spaced)).split(_JOIN)
     for i in own_pass:  # Treebank tokens never contain whitespace, so joining them with spaces is lossless
         parts[i] = " ".join(_one_text_tokens(texts[i]))
-    return parts
+    return parts, own_pass
 
 
 def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[str]]:
@@ -331,26 +338,63 @@ def word_tokens(texts: Sequence[str], *, lowercase: bool = False) -> list[list[s
     texts = [t.lower() for t in texts] if lowercase else list(texts)
     if len(texts) < 2:
         return [_one_text_tokens(t) for t in texts]
-    return [part.split() for part in _spaced_texts(texts, lowercase)]
+    return [part.split() for part in _spaced_texts(texts, lowercase)[0]]
 
 
 def word_token_ids(texts: Sequence[str], *, lowercase: bool = False) -> tuple[Any, Any]:
     """The tokens of :func:`word_tokens` as integer codes, without building per-text token lists.
 
-    Returns ``(ids, lengths)``: ``ids`` concatenates the texts' token codes (equal tokens, equal codes, codes in
-    ``0 .. distinct tokens - 1``) and ``lengths`` gives each text's number of tokens; both int64 arrays.
+    Returns ``(ids, lengths)``: ``ids`` concatenates the texts' token codes (equal tokens, equal codes; codes are
+    non-negative, not necessarily consecutive) and ``lengths`` gives each text's number of tokens; int64 arrays.
+    Words that Treebank splits further ("don't" -> "do", "n't") are split once per distinct word.
     """
+    import numpy as np
+
     from evenhand._bytecodes import NON_ASCII_SPACE, NOT_SPACE, token_codes
 
     texts = [t.lower() for t in texts] if lowercase else list(texts)
-    if len(texts) < 2:
-        spaced = [" ".join(_one_text_tokens(t)) for t in texts]
-    else:
-        spaced = _spaced_texts(texts, lowercase)
+    spaced, own_pass = _spaced_texts(texts, lowercase, whole_words=True)
     # tokens never contain whitespace: turning every whitespace character into a space changes nothing else
     spaced = [s if s.isascii() else NON_ASCII_SPACE.sub(" ", s) for s in spaced]
     tokens = token_codes(spaced, NOT_SPACE)
-    return tokens.codes, tokens.lengths
+    vocabulary = tokens.vocabulary()
+    pieces = {code: _word_pieces(word) for code, word in enumerate(vocabulary) if _SPLITTABLE.search(word)}
+    pieces = {code: split for code, split in pieces.items() if len(split) > 1}
+    if not pieces:
+        return tokens.codes, tokens.lengths
+    in_own_pass = np.zeros(len(texts), dtype=bool)
+    in_own_pass[list(own_pass)] = True
+    return _split_tokens(tokens.codes, tokens.lengths, np.repeat(in_own_pass, tokens.lengths), vocabulary, pieces)
+
+
+def _split_tokens(
+    codes: Any, lengths: Any, final: Any, vocabulary: list[str], pieces: dict[int, tuple[str, ...]]
+) -> tuple[Any, Any]:
+    """Replace every token whose code is in ``pieces`` by the codes of its pieces (new words get new codes), except
+    where ``final`` is True; return the new codes and the new number of tokens per text."""
+    import numpy as np
+
+    code_of = {word: code for code, word in enumerate(vocabulary)}
+    piece_codes: list[int] = []
+    piece_start = np.zeros(len(vocabulary), dtype=np.int64)
+    piece_count = np.ones(len(vocabulary), dtype=np.int64)
+    for code, split in pieces.items():
+        piece_start[code], piece_count[code] = len(piece_codes), len(split)
+        piece_codes += [code_of.setdefault(piece, len(code_of)) for piece in split]
+    split_here = np.flatnonzero((piece_count[codes] > 1) & ~final)
+    counts = np.ones(codes.size, dtype=np.int64)
+    counts[split_here] = piece_count[codes[split_here]]
+    ends = np.cumsum(counts)
+    out = np.empty(int(ends[-1]), dtype=np.int64)
+    out[ends - counts] = codes  # the first piece's slot keeps the old code unless overwritten below
+    reps = counts[split_here]
+    inner = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+    out[np.repeat(ends[split_here] - reps, reps) + inner] = np.asarray(piece_codes, dtype=np.int64)[
+        np.repeat(piece_start[codes[split_here]], reps) + inner
+    ]
+    token_ends = np.cumsum(lengths)
+    text_ends = np.concatenate(([0], ends))[token_ends]
+    return out, np.diff(np.concatenate(([0], text_ends)))
 
 
 def fast_path_share(texts: Sequence[str]) -> float:

@@ -38,19 +38,30 @@ _BLEU_ORDER = 4
 _BLEU_EPSILON = 0.1  # NLTK SmoothingFunction().method1
 
 
+# CROUGE-L and CBLEU are usually asked for on the same pairs, one after the other: the last neutralization is kept
+# (one entry, found again only for equal texts and attribute) so that the second call does not repeat it.
+_last_neutralized: tuple[Any, list[str], list[str], list[str], list[str]] | None = None
+
+
 def _pair_texts(texts1: Any, texts2: Any, attribute: Any) -> tuple[list[str], list[str]]:
+    global _last_neutralized
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     check_same_length(texts1=a, texts2=b)
-    if attribute is not None:
-        from evenhand.text.counterfactual import neutralize
+    if attribute is None:
+        return a, b
+    last = _last_neutralized
+    if last is not None and last[0] == attribute and last[1:3] == (a, b):  # a, b: our own copies of the inputs
+        return list(last[3]), list(last[4])
+    from evenhand.text.counterfactual import neutralize
 
-        # LLM responses repeat (refusals, short answers): neutralize each distinct text once
-        text_of, distinct = pd.factorize(np.asarray([*a, *b], dtype=object))
-        neutral = neutralize(list(distinct), attribute)
-        both = [neutral[i] for i in text_of.tolist()]
-        a, b = both[: len(a)], both[len(a) :]
-    return a, b
+    # LLM responses repeat (refusals, short answers): neutralize each distinct text once
+    text_of, distinct = pd.factorize(np.asarray([*a, *b], dtype=object))
+    neutral = neutralize(list(distinct), attribute)
+    both = [neutral[i] for i in text_of.tolist()]
+    na, nb = both[: len(a)], both[len(a) :]
+    _last_neutralized = (attribute, a, b, na, nb)
+    return list(na), list(nb)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -91,58 +102,108 @@ def _clipped_matches(ids: IntArray, doc: IntArray, n_pairs: int, order: int) -> 
     """Per n-gram order and pair: sum over n-grams g of min(count of g in text1, count of g in text2).
 
     Documents ``0..n_pairs-1`` are the first texts, ``n_pairs..2 n_pairs-1`` the second; ``doc[p]`` is the
-    document of token ``p``. An n-gram at ``p`` is named by the rank of its (n-1)-gram (within its pair) and its
-    last token, so equal names mean the same n-gram in the same pair. Names, sides and positions are packed into
-    one int64 per n-gram and sorted (NumPy's sort of 64-bit integers is several times faster than hashing them):
-    runs of equal names give both sides' counts, and each run's rank names the next order's prefixes. Only
-    n-grams whose prefix and last token occur on both sides of their pair can match, so the others are dropped.
+    document of token ``p`` (non-decreasing: a document's tokens are consecutive). Two sorts of 64-bit integers do
+    all the counting (NumPy sorts integers several times faster than anything can hash them):
+
+    1. (pair, token, side) of every token: runs of equal (pair, token) give the unigram matches, and each token
+       that occurs on both sides of its pair gets a small id, its rank within the pair.
+    2. (pair, ids of tokens p .. p+order-1, side) for every position p whose first two tokens both have an id:
+       an n-gram is a prefix of this key, so the one sort brings equal n-grams of every order together, and
+       runs of equal prefixes give each order's matches. A token without an id (on one side only: no n-gram
+       containing it can match), or a place past the end of the document, gets a stand-in id that differs
+       between the sides, so n-grams containing one never match.
     """
     matches = np.zeros((order, n_pairs))
-    size = ids.size
-    if size == 0:
+    if ids.size == 0:
         return matches
     pair = doc % n_pairs
     side = (doc >= n_pairs).astype(np.int64)
-    vocabulary = int(ids.max()) + 1
-    prefix_name, n_prefixes = pair, n_pairs  # for unigrams the "prefix" is the pair
-    starts = np.arange(size, dtype=np.int64)
-    token_matched = np.ones(size, dtype=bool)
-    for n in range(1, order + 1):
-        if n > 1:
-            starts = starts[starts < size - n + 1]
-            last = starts + n - 1
-            starts = starts[(doc[starts] == doc[last]) & token_matched[last]]
-            if starts.size == 0:
-                break
-        names = prefix_name[starts] * vocabulary + ids[starts + n - 1]
-        name_bits = (n_prefixes * vocabulary - 1).bit_length()
-        index_bits = max(1, (starts.size - 1).bit_length())
-        if name_bits + 1 + index_bits > 63:  # very large inputs: make the names dense first
-            names = np.asarray(pd.factorize(names)[0], dtype=np.int64)
-            name_bits = max(1, int(names.max()).bit_length())
-        packed = (((names << 1) | side[starts]) << index_bits) | np.arange(starts.size, dtype=np.int64)
-        packed.sort()
-        order_index = packed & ((1 << index_bits) - 1)
-        on_second = (packed >> index_bits) & 1
-        names = packed >> (index_bits + 1)
-        run_begins = np.flatnonzero(np.concatenate(([True], names[1:] != names[:-1])))
-        run_sizes = np.diff(np.append(run_begins, names.size))
-        second = np.add.reduceat(on_second, run_begins)
+    local, matches[0] = _unigram_matches(ids, pair, side, n_pairs)
+    max_id = int(local.max())
+    if order == 1 or max_id == 0:
+        return matches
+    stand_in = side * (max_id + 1)  # side 0: 0, side 1: max_id + 1
+    local = np.where(local > 0, local, stand_in)
+    doc_sizes = np.bincount(doc)
+    remaining = np.repeat(np.cumsum(doc_sizes), doc_sizes) - np.arange(ids.size)  # tokens from p to its doc's end
+    local_next = np.append(local[1:], 0)
+    starts = np.flatnonzero((local != stand_in) & (local_next != stand_in) & (remaining > 1))
+    if starts.size == 0:
+        return matches
+    left, last = remaining[starts], ids.size - 1
+    fields = [local[starts], local_next[starts]]  # both exist and have ids: the filter above
+    fields += [np.where(left > k, local[np.minimum(starts + k, last)], stand_in[starts]) for k in range(2, order)]
+    run_pair, run_starts_by_order, sorted_side = _sorted_ngram_runs(pair[starts], fields, side[starts], max_id + 1)
+    for n, run_begins in run_starts_by_order:
+        second = np.add.reduceat(sorted_side, run_begins)
+        run_sizes = np.diff(np.append(run_begins, sorted_side.size))
         common = np.minimum(run_sizes - second, second)
-        first_of_run = starts[order_index[run_begins]]
-        matches[n - 1] = np.bincount(pair[first_of_run], weights=common, minlength=n_pairs)
-        # the n-grams that occur on both sides become the prefixes of the next order, named by their run
-        run_of = np.repeat(np.arange(run_begins.size, dtype=np.int64), run_sizes)
-        kept = (common > 0)[run_of]
-        matched_starts = starts[order_index[kept]]
-        if n == 1:
-            token_matched = np.zeros(size, dtype=bool)
-            token_matched[matched_starts] = True
-        prefix_name = np.empty(size, dtype=np.int64)
-        prefix_name[matched_starts] = run_of[kept]
-        n_prefixes = run_begins.size
-        starts = np.sort(matched_starts)
+        matches[n - 1] = np.bincount(run_pair[run_begins], weights=common, minlength=n_pairs)
     return matches
+
+
+def _unigram_matches(ids: IntArray, pair: IntArray, side: IntArray, n_pairs: int) -> tuple[IntArray, FloatArray]:
+    """Unigram matches per pair, and per token its id among the distinct tokens on both sides of its pair (1, 2,
+    ... within each pair; 0 for a token on one side only)."""
+    size = ids.size
+    names = pair * (int(ids.max()) + 1) + ids  # (pair, token), pair-major
+    index_bits = max(1, (size - 1).bit_length())
+    if int(names.max()).bit_length() + 1 + index_bits > 63:  # very large inputs: dense names in the same order
+        names = np.asarray(pd.factorize(names, sort=True)[0], dtype=np.int64)
+    packed = (((names << 1) | side) << index_bits) | np.arange(size, dtype=np.int64)
+    packed.sort()
+    position = packed & ((1 << index_bits) - 1)
+    on_second = (packed >> index_bits) & 1
+    names = packed >> (index_bits + 1)
+    run_begins = np.flatnonzero(np.concatenate(([True], names[1:] != names[:-1])))
+    run_sizes = np.diff(np.append(run_begins, size))
+    second = np.add.reduceat(on_second, run_begins)
+    common = np.minimum(run_sizes - second, second)
+    run_pair = pair[position[run_begins]]
+    matches = np.bincount(run_pair, weights=common, minlength=n_pairs).astype(np.float64)
+    matched = np.flatnonzero(common > 0)
+    local_of_run = np.zeros(run_begins.size, dtype=np.int64)
+    if matched.size:  # number the matched tokens of each pair 1, 2, ... (the runs are sorted by pair)
+        matched_pair = run_pair[matched]
+        block_begins = np.flatnonzero(np.concatenate(([True], matched_pair[1:] != matched_pair[:-1])))
+        block_sizes = np.diff(np.append(block_begins, matched.size))
+        local_of_run[matched] = np.arange(1, matched.size + 1) - np.repeat(block_begins, block_sizes)
+    local = np.empty(size, dtype=np.int64)
+    local[position] = np.repeat(local_of_run, run_sizes)
+    return local, matches
+
+
+def _sorted_ngram_runs(
+    pair: IntArray, fields: list[IntArray], side: IntArray, max_value: int
+) -> tuple[IntArray, list[tuple[int, IntArray]], IntArray]:
+    """Sort the n-grams by (pair, fields, side); return the sorted pairs, for each order n >= 2 the indices where
+    a run of equal (pair, first n fields) begins, and the sorted sides.
+
+    The key is packed into one int64 when it fits (for texts with up to thousands of distinct matching tokens
+    per pair); otherwise ``np.lexsort`` sorts the columns, which is slower but has no limit.
+    """
+    order = len(fields)
+    bits = max_value.bit_length()
+    if int(pair.max()).bit_length() + order * bits + 1 <= 63:
+        key = pair.copy()
+        for field in fields:
+            key = (key << bits) | field
+        key = (key << 1) | side
+        key.sort()
+        runs = []
+        for n in range(2, order + 1):
+            prefix = key >> (1 + bits * (order - n))
+            runs.append((n, np.flatnonzero(np.concatenate(([True], prefix[1:] != prefix[:-1])))))
+        return key >> (1 + bits * order), runs, key & 1
+    perm = np.lexsort((side, *reversed(fields), pair))
+    pair, fields = pair[perm], [field[perm] for field in fields]
+    changed = pair[1:] != pair[:-1]
+    runs = []
+    for n, field in enumerate(fields, start=1):
+        changed |= field[1:] != field[:-1]
+        if n >= 2:
+            runs.append((n, np.flatnonzero(np.concatenate(([True], changed)))))
+    return pair, runs, side[perm]
 
 
 def _bleu(matches: FloatArray, hyp_len: FloatArray, ref_len: FloatArray) -> FloatArray:
