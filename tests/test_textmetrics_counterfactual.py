@@ -249,3 +249,12 @@ def _gender_neutral(texts: list[str]) -> list[str]:
     from evenhand.text import neutralize
 
     return neutralize(texts, "gender")
+
+
+@given(st.lists(st.integers(0, 2**62), max_size=50), st.integers(0, 3))
+def test_radix_argsort_is_numpys_stable_argsort(values, collapse) -> None:
+    from evenhand.metrics.counterfactual import _stable_argsort
+
+    keys = np.asarray(values, dtype=np.int64) >> (20 * collapse)  # smaller ranges: more ties, fewer passes
+    if keys.size:
+        np.testing.assert_array_equal(_stable_argsort(keys), np.argsort(keys, kind="stable"))

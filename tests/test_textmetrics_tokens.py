@@ -10,7 +10,14 @@ from _textmetrics_corpus import llm_like_text, random_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evenhand.metrics._tokens import fast_path_share, nltk_word_tokenize, rouge_codes, rouge_tokens, word_tokens
+from evenhand.metrics._tokens import (
+    _fast_tokens,
+    fast_path_share,
+    nltk_word_tokenize,
+    rouge_codes,
+    rouge_tokens,
+    word_tokens,
+)
 
 
 def test_reference_tokenizer_matches_nltk_examples() -> None:
@@ -43,6 +50,33 @@ tricky = st.text(alphabet="ab Zc.,;:!?'\"()-\n$%&*3.'s n't ", max_size=40)
 @given(st.lists(tricky, min_size=1, max_size=5))
 def test_fast_tokens_equal_nltk_on_generated_text(texts) -> None:
     assert word_tokens(texts) == [nltk_word_tokenize(t) for t in texts]
+
+
+# Quotes: straight double quotes ("``" or "''" by position), curly quotes and guillemets (always split off), and
+# quotes closing a sentence, where Punkt decides whether the period before them ends it ("go." vs "Mr.").
+_QUOTED_PIECES = [
+    *['"', "“", "”", "‘", "’", "«", "»", 'go."', 'Mr."', "end.”", "“Mr.", '?"', "!”", "U.S.”", "no.’", "x.»", '"Hi'],
+    *["He", "said", "e.g.", "3.5", ",", ".", "?", ":", "(", ")", "it’s", "don't", "]", ">"],
+]
+quoted = st.lists(st.tuples(st.sampled_from(_QUOTED_PIECES), st.sampled_from([" ", " ", "", "\n", "\t"])), max_size=20)
+
+
+@given(st.lists(quoted.map(lambda parts: "".join(w + s for w, s in parts)), min_size=1, max_size=5))
+def test_fast_tokens_equal_nltk_on_quoted_text(texts) -> None:
+    reference = [nltk_word_tokenize(t) for t in texts]
+    assert word_tokens(texts) == reference
+    assert [_fast_tokens(t) in (None, r) for t, r in zip(texts, reference, strict=True)] == [True] * len(texts)
+
+
+def test_quoted_prose_takes_the_fast_path() -> None:
+    texts = [
+        'He said "go." Then he left.',
+        "I said “go.” Then she left, didn’t she?",
+        'Ask Mr." Smith said the "Dr." was in.',
+        "It was «fine». “Why?” he asked.",
+        'She said: "yes". Then "no," then "maybe."',
+    ]
+    assert [_fast_tokens(t) for t in texts] == [nltk_word_tokenize(t) for t in texts]
 
 
 def _rouge_reference(text: str) -> list[str]:

@@ -13,9 +13,12 @@ no NLTK data download). :func:`word_tokens` handles a text without running Punkt
 show that Punkt's sentence ends are exactly its periods followed by whitespace (each candidate is decided by
 Punkt itself, cached per context "word. next"; periods that do not end a sentence stay on their word) and that
 the Treebank substitutions act word by word: then the tokens come from C string operations, and words with
-apostrophes or MacIntyre contractions go through NLTK's own Treebank rules one word at a time. Texts with quotes,
-ellipses, "--", or a period followed by punctuation take the exact path. Both paths give identical tokens; the
-tests check this on random corpora of tricky texts (``tests/test_textmetrics_tokens*.py``).
+apostrophes or MacIntyre contractions go through NLTK's own Treebank rules one word at a time. Quotes are handled
+there too: curly quotes and guillemets are always tokens of their own, a straight double quote becomes "``" or
+"''" by what precedes it, and a period before a closing quote is decided by Punkt like any other. Texts where a
+quote's reading depends on where Punkt ends a sentence (a quote alone between spaces, after "?" and before a
+word, after a newline), ellipses, "--", or a period followed by other punctuation take the exact path. Both paths
+give identical tokens; the tests check this on random corpora of tricky texts (``tests/test_textmetrics_tokens*.py``).
 
 For many texts, :func:`word_tokens` and :func:`word_token_ids` run these checks and the splitting as a few regex
 and string passes over all texts joined by NUL, and only the texts that need it go through the per-text path.
@@ -117,18 +120,39 @@ def nltk_word_tokenize(text: str) -> list[str]:
     return [tok for sent in _punkt_english().tokenize(text) for tok in treebank.tokenize(sent)]
 
 
-# Characters Treebank always splits off as one-character tokens.
-_SEP = r";@#$%&?!*()\[\]{}<>\u2012-\u2015"
-# Texts matching this take the exact path. Quotes interact with sentence-initial rules and Punkt's boundary
-# realignment; ".." is an ellipsis; a period followed by punctuation (or a sentence end followed by a closing
-# bracket/quote) is a Punkt candidate whose outcome depends on context; "--", ",," and "''" trigger
-# order-dependent Treebank substitutions across words; an apostrophe that ends a word is split at different
-# stages depending on what follows it (a space, a bracket, a newline or the end of the sentence).
-_UNSAFE = re.compile(r"[\"“”‘’«»„`]|\.\.|--|\.[^\w\s]|[.?!]\s+[)\]}']|[:,][:,]|''|'(?=[*()\[\]{}<>]|[^\S ]|\s*$)")
+# Characters Treebank always splits off as one-character tokens. Its starting- and ending-quote rules split curly
+# quotes and guillemets off wherever they are, so they are among them.
+_SEP = r";@#$%&?!*()\[\]{}<>\u2012-\u2015«»“”‘’„"
+# Texts matching this take the exact path. "`" and quote characters next to each other take part in
+# order-dependent Treebank rules. A period followed by punctuation other than a closing quote (which then ends the
+# word) is a Punkt candidate whose outcome moves the punctuation; ".." is an ellipsis. A sentence end followed by a
+# bracket or quote that Punkt may move onto the sentence before (then whitespace, "--" or the end) changes where
+# the sentence ends. "--" and ",," trigger order-dependent Treebank substitutions across words; an apostrophe that
+# ends a word is split at different stages depending on what follows it (a space, a bracket, a newline or the end
+# of the sentence). A straight double quote becomes "``" at a sentence start or after a space or opening bracket
+# and "''" elsewhere (see _OPEN_DOUBLE_QUOTE); it is unsafe where that depends on Punkt: after "?"/"!" and before
+# a non-space (a sentence may start at it), after a newline or tab (a sentence start or not), or alone between
+# spaces (realigned).
+_QUOTE = "\"'«»“”‘’„"
+_CURLY = "«»“”‘’„"
+_CLOSING = '"”’»'  # closing quotes that Treebank's sentence-final period rule looks past
+_REALIGNED = "\"')\\]}“”‘’«»"  # what Punkt moves back onto the sentence before a break (then whitespace, "--" or end)
+_UNSAFE = re.compile(
+    rf"`|[{_QUOTE}][{_QUOTE}]|\.(?![\w\s]|$|[{_CLOSING}](?:\s|$))|--|[:,][:,]"
+    rf"|[.?!]\s+(?:[)\]}}'>]|[{_REALIGNED}]+(?=\s|--|$))"
+    r"|'(?=[*()\[\]{}<>]|[^\S ]|\s*$)"
+    r'|[?!]"(?!\s|$)|[^\S ]"|(?<!\S)"(?!\S)'
+)
+# The straight double quotes that Treebank turns into "``" (the others become "''"), in a text that passed _UNSAFE.
+_OPEN_DOUBLE_QUOTE = re.compile(r'"(?:(?<=^")|(?<=[ (\[{<]"))')  # starts with the quote: scanned fast
 # The word before a period that is followed by whitespace and another token (a candidate sentence break), the
 # whitespace and that token: Punkt's context for deciding the candidate.
 _PERIOD_CONTEXT = re.compile(r"(?<!\S)(\S*)\.(?=(\s+)(\S+))")
-_PERIOD_WORD = re.compile(r"(?<!\S)(\S*)\.\s")
+# A period followed by a closing quote and whitespace: Punkt's context is the word, the period and the quote. Where
+# only closing brackets, quotes and spaces (then whitespace) follow to the end, Treebank's sentence-final period
+# rule splits the period whatever Punkt decides, so that is no context to ask about.
+_QUOTED_PERIOD_CONTEXT = re.compile(rf"(?<!\S)(\S*)\.(?=([{_CLOSING}])\s)(?![\]){{}}>\"'»”’ ]*\s*$)")
+_PERIOD_WORD = re.compile(rf"(?<!\S)(\S*)\.(?=\s|[{_CLOSING}]\s)")
 _KEPT_PERIOD = "\x01"  # stands for a period that Punkt does not treat as a sentence end (kept on its word)
 _NUMBER = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
 _INITIAL = re.compile(r"[^\W\d]\.$")
@@ -139,7 +163,7 @@ _INITIAL = re.compile(r"[^\W\d]\.$")
 _TOKEN = re.compile(rf"[{_SEP}]|[:,](?!\d)|\.(?=\s|$)|(?:[^\s{_SEP}:,.]|[:,](?=\d)|\.(?!\s|$))+")
 _SIMPLE_TOKEN = re.compile(rf"[{_SEP}:,.]|[^\s{_SEP}:,.]+")
 _NOT_SIMPLE = re.compile(r"[:,]\d|\.\w")
-_ALWAYS_SPLIT = tuple(";@#$%&?!*()[]{}<>\u2012\u2013\u2014\u2015:,.")
+_ALWAYS_SPLIT = tuple(";@#$%&?!*()[]{}<>\u2012\u2013\u2014\u2015«»“”‘’„:,.")
 
 
 def _simple_tokens(text: str) -> list[str]:
@@ -206,11 +230,21 @@ def _fast_tokens(text: str) -> list[str] | None:
             if not _is_plain_break(match.group(1))
             and not _punkt_break(match.group(0) + match.group(2) + match.group(3))
         ]
+        kept += [
+            match.end(1)
+            for match in _QUOTED_PERIOD_CONTEXT.finditer(text)
+            if not _is_plain_break(match.group(1)) and not _punkt_break(match.group(0) + match.group(2))
+        ]
     if kept:  # periods Punkt keeps inside a sentence stay on their word: hide them from the splitting below
         chars = list(text)
         for pos in kept:
             chars[pos] = _KEPT_PERIOD
         text = "".join(chars)
+    if '"' in text:
+        text = _double_quotes(text, _OPEN_DOUBLE_QUOTE)
+    for char in _CURLY:  # tokens of their own: a period before one is then followed by a space, as it should
+        if char in text:
+            text = text.replace(char, f" {char} ")
     words = _TOKEN.findall(text) if _NOT_SIMPLE.search(text) else _simple_tokens(text)
     low = text.lower()
     if ("nn" in low or "mm" in low or "tt" in low) and _CONTRACTION.search(low):
@@ -226,18 +260,27 @@ def _fast_tokens(text: str) -> list[str] | None:
     return [w.replace(_KEPT_PERIOD, ".") for w in words] if kept else words
 
 
+def _double_quotes(text: str, opening: re.Pattern[str]) -> str:
+    """Treebank's straight double quotes: "``" where ``opening`` matches, "''" elsewhere, as separate tokens."""
+    return opening.sub(" `` ", text).replace('"', " '' ")
+
+
 # Corpus-wide versions of the checks of _fast_tokens, for all texts joined by NUL (neither a word character nor
 # whitespace, so no check can match across it; "$" also matches before it). Each pattern starts with a character
 # class or a literal, which the regex engine scans for quickly, and look-behinds then tell the alternatives apart.
 _JOIN = "\x00"
 _UNSAFE_JOINED = re.compile(
-    r"[\"“”‘’«»„`.?!\-:,']"
-    r"(?:(?<=[\"“”‘’«»„`])|(?<=\.)[^\w\s\x00]|(?<=-)-|(?<=[.?!])\s+[)\]}']|(?<=[:,])[:,]|(?<=')'"
-    r"|(?<=')(?=[*()\[\]{}<>]|[^\S ]|\s*(?:$|\x00)))"
+    rf"[{_QUOTE}`.?!\-:,]"
+    rf"(?:(?<=`)|(?<=[{_QUOTE}])[{_QUOTE}]|(?<=\.)(?![\w\s\x00]|$|[{_CLOSING}](?:[\s\x00]|$))|(?<=-)-|(?<=[:,])[:,]"
+    rf"|(?<=[.?!])\s+(?:[)\]}}'>]|[{_REALIGNED}]+(?=[\s\x00]|--|$))"
+    r"|(?<=')(?=[*()\[\]{}<>]|[^\S ]|\s*(?:$|\x00))"
+    r'|(?<=[?!])"(?![\s\x00]|$)|(?<=[^\S ]")|(?<=")(?<![^\s\x00]")(?=[\s\x00]|$))'
 )
+_OPEN_DOUBLE_QUOTE_JOINED = re.compile(r'"(?:(?<=^")|(?<=[ (\[{<\x00]"))')
 # _PERIOD_WORD on the reversed joined text (a regex that starts with a character class scans much faster than one
 # that starts with a look-behind); the words come out reversed.
-_PERIOD_WORD_REVERSED = re.compile(r"\.(?<=\s\.)([^\s\x00]*)")
+_PERIOD_AFTER = rf"(?:(?<=\s\.)|(?<=[\s\x00][{_CLOSING}]\.))"  # on the reversed text with a NUL in front
+_PERIOD_WORD_REVERSED = re.compile(rf"\.{_PERIOD_AFTER}([^\s\x00]*)")
 _CONTRACTION_ANY_CASE = re.compile(_CONTRACTION.pattern, re.IGNORECASE)
 # In a text that passed _UNSAFE, _TOKEN keeps a comma or colon before a digit and a period before a word character
 # inside its word, and splits off every other ",", ":" and ".": hiding the kept ones behind placeholders turns
@@ -271,12 +314,13 @@ def _own_pass_positions(joined: str, lowered: bool, contractions: bool) -> list[
         contraction = _CONTRACTION if len(low) == len(joined) else _CONTRACTION_ANY_CASE  # same offsets needed
         positions += [m.start() for m in contraction.finditer(low if contraction is _CONTRACTION else joined)]
     if "." in joined:
-        words = {w[::-1] for w in set(_PERIOD_WORD_REVERSED.findall(joined[::-1]))}
+        reversed_text = (joined + _JOIN)[::-1]  # the NUL in front: a text's end, as after the last text
+        words = {w[::-1] for w in set(_PERIOD_WORD_REVERSED.findall(reversed_text))}
         odd = [w for w in words if not _is_plain_break(w)]
         if odd:
             alternatives = "|".join(re.escape(w[::-1]) for w in odd)
-            odd_period = re.compile(rf"\.(?<=\s\.)(?:{alternatives})(?![^\s\x00])")  # on the reversed text
-            positions += [len(joined) - 1 - m.start() for m in odd_period.finditer(joined[::-1])]
+            odd_period = re.compile(rf"\.{_PERIOD_AFTER}(?:{alternatives})(?![^\s\x00])")
+            positions += [len(joined) - m.start() for m in odd_period.finditer(reversed_text)]
     return positions
 
 
@@ -315,7 +359,8 @@ def _spaced_texts(texts: list[str], lowered: bool, *, whole_words: bool = False)
         return [" ".join(_one_text_tokens(t)) for t in texts], set(range(len(texts)))
     sizes = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
     own_pass = _texts_at(np.cumsum(sizes) - sizes, _own_pass_positions(joined, lowered, not whole_words))
-    spaced = _KEPT_PUNCT.sub(lambda m: _PLACEHOLDER[m.group()], joined)
+    spaced = _double_quotes(joined, _OPEN_DOUBLE_QUOTE_JOINED) if '"' in joined else joined
+    spaced = _KEPT_PUNCT.sub(lambda m: _PLACEHOLDER[m.group()], spaced)
     for char in _ALWAYS_SPLIT:
         if char in spaced:
             spaced = spaced.replace(char, f" {char} ")
