@@ -79,8 +79,8 @@ def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
-    # tokenize each distinct (lower-cased) text once: counterfactual pairs often coincide once neutralized
-    text_of, distinct_texts = pd.factorize(np.asarray([t.lower() for t in (*a, *b)], dtype=object))
+    # tokenize each distinct text once (rouge_codes lower-cases): counterfactual pairs often coincide once neutralized
+    text_of, distinct_texts = pd.factorize(np.asarray([*a, *b], dtype=object))
     distinct: list[str] = list(distinct_texts)
     coded_distinct: list[str] | list[list[str]]
     try:
@@ -236,8 +236,8 @@ def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
     # counterfactual pairs often coincide once neutralized: tokenize each distinct text once
-    text_of, distinct = pd.factorize(np.asarray([t.lower() for t in (*a, *b)], dtype=object))
-    ids, distinct_lengths = word_token_ids(list(distinct))
+    text_of, distinct = pd.factorize(np.asarray([*a, *b], dtype=object))
+    ids, distinct_lengths = word_token_ids(list(distinct), lowercase=True)
     text_of = np.asarray(text_of, dtype=np.int64)
     offsets = np.cumsum(distinct_lengths) - distinct_lengths
     lengths = distinct_lengths[text_of]
