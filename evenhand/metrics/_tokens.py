@@ -220,7 +220,7 @@ def _punkt_break(context: str) -> bool:
 
 def _fast_tokens(text: str) -> list[str] | None:
     """Treebank tokens of ``text`` without running Punkt on it, or None when the text needs the exact path."""
-    if _UNSAFE.search(text):
+    if _UNSAFE.search(text) or _KEPT_PERIOD in text:
         return None
     kept: list[int] = []
     if "." in text and not all(map(_is_plain_break, _PERIOD_WORD.findall(text))):
