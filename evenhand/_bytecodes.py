@@ -70,6 +70,14 @@ def token_codes(texts: Sequence[str], token_bytes: bytes) -> TokenCodes:
     return TokenCodes(codes, counts.astype(np.int64), n_distinct, data, starts, ends)
 
 
+def distinct_spans(text: str, starts: IntArray, stops: IntArray) -> tuple[list[str], IntArray]:
+    """The distinct substrings ``text[start:stop]`` of an ASCII ``text`` (in order of first occurrence) and, per
+    span, the index of its substring."""
+    codes, n_distinct = code_spans(text.encode("ascii"), starts, stops - starts)
+    first = first_occurrences(codes, n_distinct)
+    return [text[a:b] for a, b in zip(starts[first].tolist(), stops[first].tolist(), strict=True)], codes
+
+
 def first_occurrences(codes: IntArray, n_codes: int) -> IntArray:
     """For each code ``0 .. n_codes - 1`` (all present in ``codes``), the index of its first occurrence."""
     firsts = np.flatnonzero(~pd.Series(codes).duplicated().to_numpy())

@@ -184,7 +184,7 @@ class _Replacer:
         if art[0] < 0 or new == word or new.startswith("["):
             out = text[start:term_start] + new  # the span before the term is the article, if any
         else:
-            out = match_case(text[art[0] : art[1]], indefinite_article(new)) + text[sp[0] : sp[1]] + new
+            out = _article(text[art[0] : art[1]], new) + text[sp[0] : sp[1]] + new
         if context is None:
             self._memo[memo_key] = out
         else:
@@ -228,6 +228,7 @@ def _sub_joined(lexicon: Lexicon, replacer: _Replacer, joined: str) -> str:
 
 
 def _article(old: str, new_word: str) -> str:
+    """The indefinite article ``old`` ("a", "An", ...) as it must read before ``new_word``, in ``old``'s case."""
     return match_case(old, indefinite_article(new_word))
 
 

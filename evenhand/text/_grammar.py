@@ -66,10 +66,10 @@ _BLANK_BYTE = np.array([b in (9, 32) for b in range(256)])
 def starts_noun_phrase_many(text: str, ends: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
     """:func:`starts_noun_phrase` at each position of ``ends`` in an ASCII ``text``, vectorised: the next word of
     every position is found from the bytes and judged once per distinct word."""
-    from evenhand._bytecodes import code_spans, first_occurrences  # imports pandas: only when needed
+    from evenhand._bytecodes import distinct_spans  # imports pandas: only when needed
 
-    data = text.encode("ascii")
-    raw = np.frombuffer(data + b"\0", dtype=np.uint8)  # NUL: neither blank nor a word character, stops both walks
+    # NUL at the end: neither blank nor a word character, it stops both walks
+    raw = np.frombuffer(text.encode("ascii") + b"\0", dtype=np.uint8)
     word_start = ends.copy()
     todo = np.arange(ends.size)
     while todo.size:  # past spaces and tabs (usually one)
@@ -85,9 +85,8 @@ def starts_noun_phrase_many(text: str, ends: npt.NDArray[np.int64]) -> npt.NDArr
     if has_word.size == 0:
         return out
     starts, stops = word_start[has_word], word_end[has_word]
-    codes, n_words = code_spans(data, starts, stops - starts)
-    first = first_occurrences(codes, n_words)
-    words = [text[a:b].lower() for a, b in zip(starts[first].tolist(), stops[first].tolist(), strict=True)]
+    distinct, codes = distinct_spans(text, starts, stops)
+    words = [w.lower() for w in distinct]
     verdict = np.array([w not in _NOT_A_NOUN_PHRASE for w in words])
     out[has_word] = verdict[codes]
     pair_heads = np.array([w in _ADVERBIAL_HEADS for w in words])[codes]

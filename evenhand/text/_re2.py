@@ -104,12 +104,15 @@ def substitute_fast(
     matters); ``replace_match(text, m)`` the replacement of a match of the exact pattern (article included);
     ``article(old_article, new_word)`` the article before a replaced word.
     """
+    from evenhand._bytecodes import distinct_spans  # imports pandas: only when needed
+
     spans = candidate_spans(lexicon, text)
     if spans is None:
         return None
     match_start, match_end = spans
     term_start = _after_article(text, match_start)
-    words, codes = _distinct_words(text, term_start, match_end)
+    distinct, codes = distinct_spans(text, term_start, match_end)
+    words = np.asarray(distinct, dtype=object)
     free = set(lexicon.term_kinds()[0])
     plain_word = np.array([normalize_term(w) in free for w in words], dtype=bool)
     plain = plain_word[codes] if codes.size else np.zeros(0, dtype=bool)
@@ -154,16 +157,6 @@ def _after_article(text: str, starts: IntArray) -> IntArray:
         todo = todo[inside]
         term_start[todo] += 1
     return term_start
-
-
-def _distinct_words(text: str, starts: IntArray, stops: IntArray) -> tuple[npt.NDArray[Any], IntArray]:
-    """The distinct strings ``text[start:stop]`` and, per span, the index of its string."""
-    from evenhand._bytecodes import code_spans, first_occurrences  # imports pandas: only when needed
-
-    codes, n_words = code_spans(text.encode("ascii"), starts, stops - starts)
-    first = first_occurrences(codes, n_words)
-    words = [text[a:b] for a, b in zip(starts[first].tolist(), stops[first].tolist(), strict=True)]
-    return np.asarray(words, dtype=object), codes
 
 
 def _plain_edits(
