@@ -5,15 +5,28 @@ from __future__ import annotations
 from evenhand.text._engine import AttributeMatch
 from evenhand.text.counterfactual import CounterfactualPrompts, counterfactual_prompts, neutralize
 from evenhand.text.ftu import FTUResult, check_ftu
-from evenhand.text.lexicon import Lexicon, load_lexicon
+from evenhand.text.lexicon import (
+    BUILTIN_ATTRIBUTES,
+    DEFAULT_ATTRIBUTES,
+    Lexicon,
+    builtin_attributes,
+    default_attributes,
+    load_lexicon,
+    load_lexicon_file,
+)
 
 __all__ = [
+    "BUILTIN_ATTRIBUTES",
+    "DEFAULT_ATTRIBUTES",
     "AttributeMatch",
     "CounterfactualPrompts",
     "FTUResult",
     "Lexicon",
+    "builtin_attributes",
     "check_ftu",
     "counterfactual_prompts",
+    "default_attributes",
     "load_lexicon",
+    "load_lexicon_file",
     "neutralize",
 ]

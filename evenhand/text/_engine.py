@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from evenhand.text._grammar import indefinite_article, match_case, starts_noun_phrase
+from evenhand.text._grammar import GRAMMARS, indefinite_article, match_case
 from evenhand.text._re2 import substitute_fast
 from evenhand.text.lexicon import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
 
@@ -30,7 +30,7 @@ class AttributeMatch(NamedTuple):
     end: int
     term: str  # lower-case lexicon term
     group: str | None  # the group the term belongs to (None: a mention of no group, e.g. "Native American")
-    attribute: str  # lexicon name: "gender", "race" or "custom"
+    attribute: str  # lexicon name: a built-in attribute ("gender", "race", ...) or "custom"
 
 
 def _joined(texts: Sequence[str]) -> str | None:
@@ -101,6 +101,11 @@ def _match(lexicon: Lexicon, word: str, start: int, end: int) -> AttributeMatch:
     return AttributeMatch(word, start, end, term, lexicon.group_of(term), lexicon.name)
 
 
+def _no_noun_phrase(text: str, end: int) -> bool:
+    """The next-words test of a lexicon without grammar rules (never asked: no term there has a second row)."""
+    return False
+
+
 class _Replacer:
     """``re.sub`` callback: the replacement for one matched term (and its article) in a given target."""
 
@@ -108,6 +113,10 @@ class _Replacer:
         self.lexicon = lexicon
         self.target = target
         self.mode = mode  # "group": to target's form; "swap": to the other of two groups; "neutral"
+        # the lexicon's grammar rules (named by its file) choose between the rows that share a term ("her")
+        grammar = GRAMMARS[lexicon.grammar] if lexicon.grammar is not None else None
+        self._choice_slot = grammar.noun_phrase_slot if grammar is not None else None
+        self._starts_noun_phrase = grammar.starts_noun_phrase if grammar is not None else _no_noun_phrase
         # The same few words recur across a corpus, so most matches are a dictionary look-up. A match is known by
         # its text (article, space and term) and where the term starts in it; a term whose row depends on the next
         # words ("her" -> "their"/"them") is memoised per answer of that look at the next words.
@@ -120,11 +129,11 @@ class _Replacer:
         then the determiner's, for a noun phrase next: "her book" -> "their book", "saw her" -> "saw them")."""
         rows = self.lexicon.rows
         idx = self.lexicon.rows_for(key)
-        if len(idx) > 1 and self.lexicon.grammar:
-            determiner = [i for i in idx if rows[i].slot == "determiner"]
-            other = [i for i in idx if rows[i].slot != "determiner"]
-            if determiner and other:
-                return rows[determiner[0]], rows[other[0]]
+        if len(idx) > 1 and self._choice_slot is not None:
+            noun_phrase = [i for i in idx if rows[i].slot == self._choice_slot]
+            other = [i for i in idx if rows[i].slot != self._choice_slot]
+            if noun_phrase and other:
+                return rows[noun_phrase[0]], rows[other[0]]
         return rows[idx[0]], None
 
     def row(self, key: str, text: str, end: int) -> tuple[LexiconRow, bool | None]:
@@ -132,7 +141,7 @@ class _Replacer:
         first, second = self.row_choices(key)
         if second is None:
             return first, None
-        noun_phrase = starts_noun_phrase(text, end)
+        noun_phrase = self._starts_noun_phrase(text, end)
         return (first if noun_phrase else second), noun_phrase
 
     def replacement(self, word: str, row: LexiconRow, key: str) -> str:
@@ -173,7 +182,7 @@ class _Replacer:
         if done is not None:
             return done
         if memo_key in self._contextual:
-            done = self._memo_in_context.get((whole, offset, starts_noun_phrase(text, term_end)))
+            done = self._memo_in_context.get((whole, offset, self._starts_noun_phrase(text, term_end)))
             if done is not None:
                 return done
         word = text[term_start:term_end]

@@ -1,12 +1,16 @@
 """Small English grammar rules that keep substituted text natural: case, articles, her/his.
 
 These are heuristics on the next word, not a parser: they cover the common cases ("I saw her." / "her book",
-"his book" / "is his.") without any model or downloaded data.
+"his book" / "is his.") without any model or downloaded data. :data:`GRAMMARS` holds the rule sets a lexicon file
+can switch on by name (its ``grammar`` key).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
@@ -118,3 +122,23 @@ def indefinite_article(word: str) -> str:
     if w[:1] and w[0] in "aeiou" and not w.startswith(_VOWEL_SOUND_EXCEPTIONS):
         return "an"
     return "a"
+
+
+@dataclass(frozen=True)
+class GrammarRules:
+    """How to choose between the rows of a lexicon that share a term, from the words that follow it.
+
+    A term of several rows ("her": object and determiner; "his": determiner and pronoun) takes its row of slot
+    ``noun_phrase_slot`` when a noun phrase follows ("her book"), otherwise its first row of another slot ("saw
+    her."). A lexicon file names its rule set in its ``grammar`` key; see :data:`GRAMMARS`.
+    """
+
+    noun_phrase_slot: str
+    starts_noun_phrase: Callable[[str, int], bool]
+    starts_noun_phrase_many: Callable[[str, npt.NDArray[np.int64]], npt.NDArray[np.bool_]]
+
+
+# The grammar rule sets a lexicon file may name (its "grammar" key), by name.
+GRAMMARS: Mapping[str, GrammarRules] = MappingProxyType(
+    {"english_gendered_pronouns": GrammarRules("determiner", starts_noun_phrase, starts_noun_phrase_many)}
+)

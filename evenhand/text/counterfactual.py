@@ -18,7 +18,7 @@ import numpy.typing as npt
 from evenhand._validation import as_text_list
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text.ftu import AttributeSpec, resolve_lexicons
-from evenhand.text.lexicon import load_lexicon
+from evenhand.text.lexicon import builtin_attributes, load_lexicon
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,7 @@ class CounterfactualPrompts:
     for every group ``g`` in ``groups``.
 
     Attributes:
-        attribute: lexicon name ("gender", "race" or "custom").
+        attribute: lexicon name (a built-in attribute such as "gender", or "custom").
         groups: group names; ``("original", "swapped")`` in ``mode="swap"``.
         source_index: index of the original prompt in the input, one per row.
         original: the original prompts, one per row.
@@ -112,8 +112,8 @@ def counterfactual_prompts(
 
     Args:
         prompts: list, tuple, NumPy array or pandas Series of strings.
-        attribute: ``"gender"``, ``"race"``, a custom dict ``{"group_a": [...], "group_b": [...]}`` of aligned
-            words, or a :class:`~evenhand.text.lexicon.Lexicon`.
+        attribute: a built-in attribute (``"gender"``, ``"race"``, ...), a custom dict ``{"group_a": [...],
+            "group_b": [...]}`` of aligned words, or a :class:`~evenhand.text.lexicon.Lexicon`.
         groups: a subset of the lexicon's groups to generate (default: all, in lexicon order).
         mode: ``"replace"`` or ``"swap"``.
 
@@ -126,7 +126,10 @@ def counterfactual_prompts(
     """
     texts = as_text_list(prompts, "prompts")
     if attribute is None:
-        raise ValueError("counterfactual_prompts needs one attribute ('gender', 'race' or a custom dict), not None")
+        raise ValueError(
+            f"counterfactual_prompts needs one attribute (one of {list(builtin_attributes())} or a custom dict), "
+            "not None"
+        )
     if mode not in MODES:
         raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
     lexicon = load_lexicon(attribute)
@@ -169,8 +172,9 @@ def _choose_groups(available: tuple[str, ...], groups: Sequence[str] | None) -> 
 def neutralize(texts: Any, attribute: AttributeSpec = "gender") -> list[str]:
     """Replace attribute words by neutral forms, so texts can be compared without them (counterfactual ROUGE/BLEU).
 
-    Gender words become their gender-neutral form (he/she -> they, her -> them/their, woman/man -> person, Mr./Mrs.
-    -> Mx.); race words (and words of a custom lexicon) become ``"[MASK]"``. ``attribute=None`` neutralises every
+    Each word becomes its row's neutral form from the lexicon file: gender words their gender-neutral form (he/she
+    -> they, her -> them/their, woman/man -> person, Mr./Mrs. -> Mx.); race words (the file's ``neutral``) and words
+    of a custom lexicon become ``"[MASK]"``. ``attribute=None`` neutralises every
     built-in attribute. Everything else is left byte-for-byte.
 
     >>> neutralize(["She gave him her book.", "A Black woman spoke."], attribute=None)

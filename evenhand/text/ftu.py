@@ -16,12 +16,12 @@ import numpy.typing as npt
 
 from evenhand._validation import as_text_list
 from evenhand.text._engine import AttributeMatch, find_matches
-from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, Lexicon, load_lexicon
+from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# "gender" | "race" | None (all built-ins) | {"group": [aligned words]} | a Lexicon
+# a built-in attribute ("gender", "race", ...) | None (all built-ins) | {"group": [aligned words]} | a Lexicon
 AttributeSpec: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon | None"
 
 __all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "check_ftu", "resolve_lexicons"]
@@ -30,7 +30,7 @@ __all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "check_ftu", "resolve
 def resolve_lexicons(attribute: AttributeSpec) -> tuple[Lexicon, ...]:
     """The lexicons an attribute spec stands for (``None``: every built-in one)."""
     if attribute is None:
-        return tuple(load_lexicon(name) for name in BUILTIN_ATTRIBUTES)
+        return tuple(load_lexicon(name) for name in builtin_attributes())
     return (load_lexicon(attribute),)
 
 
@@ -132,8 +132,9 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
 
     Args:
         prompts: list, tuple, NumPy array or pandas Series of strings (empty strings match nothing).
-        attribute: ``"gender"``, ``"race"``, ``None`` (every built-in lexicon), a custom dict of aligned word lists
-            ``{"group_a": [...], "group_b": [...]}``, or a :class:`~evenhand.text.lexicon.Lexicon`.
+        attribute: a built-in attribute (``"gender"``, ``"race"``, ...: see
+            :func:`~evenhand.text.lexicon.builtin_attributes`), ``None`` (every built-in lexicon), a custom dict of
+            aligned word lists ``{"group_a": [...], "group_b": [...]}``, or a :class:`~evenhand.text.lexicon.Lexicon`.
 
     Returns:
         :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``.

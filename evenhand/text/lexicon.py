@@ -5,23 +5,33 @@ gender-neutral form where one exists): ``she / he / they``, ``her / his / their`
 White / Black / Hispanic / Asian``. Counterfactual substitution replaces a term by the same row's form for the
 target group; FTU only needs to know that a term is there.
 
-The data files live in ``evenhand/data/lexicons/`` (see ``SOURCES.md`` there).
+The built-in attributes are the data files in ``evenhand/data/lexicons/`` (one ``<name>.json`` per attribute), all
+in one schema (``SCHEMA.md`` there; sources in ``SOURCES.md``) and read by one loader, :func:`load_lexicon_file`.
+Dropping a new file there adds an attribute; no code names an attribute.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from evenhand.text._grammar import GRAMMARS
 from evenhand.text._regex import trie_pattern
 
-BUILTIN_ATTRIBUTES: tuple[str, ...] = ("gender", "race")
-MASK = "[MASK]"
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+    from pydantic import BaseModel
+
+MASK = "[MASK]"  # the neutral form of a row that has none
+OTHER = "other"  # the key, in a lexicon file's terms, of mentions of the attribute that belong to no group
 # what makes a title a title: a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
 NAME_NEXT = re.compile(r"\s+(?-i:[A-Z])|\s+(?:and|or|&)\s", re.IGNORECASE)
 _LOWER_NAME_NEXT = r"\s+[a-z]|\s+(?:and|or|&)\s"  # the same on lower-cased text, less the capital
@@ -45,21 +55,26 @@ class Lexicon:
     """Aligned protected-attribute word lists.
 
     Attributes:
-        name: "gender", "race" or "custom".
+        name: the attribute: a data file's name ("gender", "race", ...) or "custom".
         groups: the group names, in a fixed order (e.g. ``("female", "male")``).
         rows: the aligned rows (see :class:`LexiconRow`).
         person_nouns: nouns that make a context-dependent term ("black", "white", ...) count.
-        grammar: True for the built-in gender lexicon (her/his disambiguation).
+        grammar: the name of the grammar rules that choose between rows sharing a term (a key of
+            ``evenhand.text._grammar.GRAMMARS``, e.g. "english_gendered_pronouns" for her/his), or None.
+        stereotype_category: the category a stereotype classifier uses for this attribute, or None.
     """
 
     name: str
     groups: tuple[str, ...]
     rows: tuple[LexiconRow, ...]
     person_nouns: frozenset[str] = frozenset()
-    grammar: bool = False
+    grammar: str | None = None
+    stereotype_category: str | None = None
     _index: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.grammar is not None and self.grammar not in GRAMMARS:
+            raise ValueError(f"unknown grammar {self.grammar!r}; known: {sorted(GRAMMARS)}")
         index: dict[str, list[int]] = {}
         for i, row in enumerate(self.rows):
             for term in row.terms:
@@ -157,8 +172,22 @@ def normalize_term(text: str) -> str:
 # loading
 
 
+def builtin_attributes() -> tuple[str, ...]:
+    """The built-in attributes: one per data file ``evenhand/data/lexicons/<name>.json``, the default ones first.
+
+    >>> builtin_attributes()[:2]
+    ('gender', 'race')
+    """
+    return BUILTIN_ATTRIBUTES
+
+
+def default_attributes() -> tuple[str, ...]:
+    """The built-in attributes whose file says ``"default": true`` (a use case's attributes unless it names some)."""
+    return DEFAULT_ATTRIBUTES
+
+
 def load_lexicon(attribute: str | Mapping[str, Sequence[str]] | Lexicon) -> Lexicon:
-    """Return the lexicon for ``"gender"``, ``"race"``, or a custom ``{"group": [words...]}`` dict.
+    """Return the lexicon of a built-in attribute (``"gender"``, ``"race"``, ...) or of a custom dict.
 
     A custom dict maps each group name to a list of words, aligned across groups: the i-th word of every group
     forms one row, so counterfactual substitution replaces ``group_a[i]`` by ``group_b[i]``.
@@ -174,58 +203,216 @@ def load_lexicon(attribute: str | Mapping[str, Sequence[str]] | Lexicon) -> Lexi
         key = attribute.strip().lower()
         if key not in BUILTIN_ATTRIBUTES:
             raise ValueError(
-                f"unknown attribute {attribute!r}: use one of {list(BUILTIN_ATTRIBUTES)} or a dict of aligned word "
-                'lists such as {"group_a": [...], "group_b": [...]}'
+                f"unknown attribute {attribute!r}: built-ins are {list(BUILTIN_ATTRIBUTES)}; or pass a custom dict "
+                'of aligned word lists such as {"group_a": [...], "group_b": [...]}'
             )
-        return _builtin(key)
+        return _load_builtin(key)
     if isinstance(attribute, Mapping):
         return _custom(attribute)
     raise TypeError(
-        f"attribute must be 'gender', 'race', a dict of aligned word lists or a Lexicon, got {type(attribute).__name__}"
+        f"attribute must be a built-in attribute name {list(BUILTIN_ATTRIBUTES)}, a dict of aligned word lists or a "
+        f"Lexicon, got {type(attribute).__name__}"
     )
 
 
-def _read_json(name: str) -> dict[str, Any]:
-    text = resources.files("evenhand").joinpath(f"data/lexicons/{name}.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
+def load_lexicon_file(source: str | os.PathLike[str] | Traversable | Mapping[str, Any]) -> Lexicon:
+    """Validate a lexicon file (a path, or its parsed JSON as a dict) against the schema and build its lexicon.
+
+    The built-in attributes are loaded by this same code; the schema is described in
+    ``evenhand/data/lexicons/SCHEMA.md``. Errors are :class:`ValueError` naming the file and the offending key, e.g.
+    ``lexicon file age.json: missing key 'rows[2].slot'``. Not cached: load a file once and pass the
+    :class:`Lexicon` on (every ``attribute=`` argument takes one).
+    """
+    if isinstance(source, Mapping):
+        return _build(source, "<dict>")
+    if isinstance(source, (str, os.PathLike)):
+        entry: Traversable = Path(source)
+    elif hasattr(source, "read_text"):
+        entry = source
+    else:
+        raise TypeError(f"a lexicon file is a path or a dict of its parsed JSON, got {type(source).__name__}")
+    return _build(_read_json(entry, str(source)), str(source))
 
 
 @functools.cache
-def _builtin(name: str) -> Lexicon:
-    data = _read_json(name)
-    return _gender(data) if name == "gender" else _race(data)
+def _load_builtin(name: str) -> Lexicon:
+    """The lexicon of the data file ``<name>.json`` (validated, cached: loaded once per process)."""
+    label = f"{_DATA_LABEL}/{name}.json"
+    lexicon = _build(_read_json(_DATA.joinpath(f"{name}.json"), label), label)
+    if lexicon.name != name:
+        raise ValueError(f"lexicon file {label}: key 'name' is {lexicon.name!r}; it must be the file's name {name!r}")
+    return lexicon
 
 
-def _gender(data: dict[str, Any]) -> Lexicon:
-    groups = tuple(data["groups"])
-    neutral_col = data["neutral_column"]
+def _read_json(entry: Traversable, label: str) -> Any:
+    try:
+        return json.loads(entry.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"lexicon file {label}: not valid JSON: {exc}") from None
+
+
+def _discover(folder: Traversable) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(every attribute, the default ones) of a data folder: the names of its ``*.json`` files, default ones first,
+    each alphabetically. Only reads the ``default`` key: a broken file is reported when it is loaded."""
+    names: list[str] = []
+    defaults: set[str] = set()
+    for entry in folder.iterdir():
+        if entry.name.endswith(".json") and entry.is_file():
+            names.append(entry.name[: -len(".json")])
+            try:
+                data = json.loads(entry.read_text(encoding="utf-8"))
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("default") is True:
+                defaults.add(names[-1])
+    ordered = tuple(sorted(names, key=lambda name: (name not in defaults, name)))
+    return ordered, tuple(name for name in ordered if name in defaults)
+
+
+_DATA_LABEL = "evenhand/data/lexicons"
+_DATA: Traversable = resources.files("evenhand").joinpath("data/lexicons")
+BUILTIN_ATTRIBUTES: tuple[str, ...]
+DEFAULT_ATTRIBUTES: tuple[str, ...]
+BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES = _discover(_DATA)
+
+
+@functools.cache
+def _schema() -> type[BaseModel]:
+    """The pydantic model of a lexicon file (built on first use: importing the text core does not import pydantic).
+
+    Keep in step with ``evenhand/data/lexicons/SCHEMA.md``.
+    """
+    from pydantic import BaseModel, ConfigDict, Field
+
+    config = ConfigDict(extra="forbid", strict=True)
+
+    class Row(BaseModel):
+        model_config = config
+        slot: str
+        replace_with: dict[str, str]
+        neutral: str | None = None
+        terms: dict[str, list[str]] | None = None
+        terms_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
+        needs_name: bool = False
+
+    class LexiconFile(BaseModel):
+        model_config = config
+        name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+        groups: list[str] = Field(min_length=1)
+        default: bool
+        comment: str | None = None
+        person_nouns: list[str] = Field(default_factory=list)
+        neutral: str | None = None
+        grammar: str | None = None
+        stereotype_category: str | None = None
+        rows: list[Row] = Field(min_length=1)
+
+    return LexiconFile
+
+
+def _key(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as a key path: ``rows[3].replace_with``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out
+
+
+def _build(data: Any, label: str) -> Lexicon:
+    """Validate parsed lexicon-file JSON and build its :class:`Lexicon` (errors name ``label`` and the key)."""
+    from pydantic import ValidationError
+
+    try:
+        spec: dict[str, Any] = _schema().model_validate(data).model_dump()
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            key = _key(err["loc"])
+            if err["type"] == "missing":
+                problems.append(f"missing key {key!r}")
+            elif err["type"] == "extra_forbidden":
+                problems.append(f"unknown key {key!r}")
+            else:
+                problems.append(f"key {key!r}: {err['msg']}" if key else err["msg"])
+        raise ValueError(f"lexicon file {label}: {'; '.join(problems)}") from None
+    problems = _check(spec)
+    if problems:
+        raise ValueError(f"lexicon file {label}: {'; '.join(problems)}")
+    groups = tuple(spec["groups"])
     rows = []
-    for raw in data["rows"]:
+    for raw in spec["rows"]:
         terms: dict[str, str | None] = {}
-        for g in groups:
-            terms.setdefault(normalize_term(raw[g]), g)
-        forms = {g: raw[g] for g in groups}
-        rows.append(LexiconRow(raw["slot"], forms, raw[neutral_col], terms, needs_name=bool(raw.get("needs_name"))))
-    return Lexicon("gender", groups, tuple(rows), grammar=True)
-
-
-def _race(data: dict[str, Any]) -> Lexicon:
-    groups = tuple(data["groups"])
-    rows = []
-    for raw in data["rows"]:
-        terms: dict[str, str | None] = {}
-        for g, words in raw["terms"].items():
-            for w in words:
-                terms.setdefault(normalize_term(w), g if g in groups else None)
+        if raw["terms"] is None:  # the replacement forms are the terms
+            for g in groups:
+                terms.setdefault(normalize_term(raw["replace_with"][g]), g)
+        else:
+            for g, words in raw["terms"].items():
+                for w in words:
+                    terms.setdefault(normalize_term(w), None if g == OTHER else g)
         ctx: list[str] = []
-        for g, words in raw.get("terms_before_person_noun", {}).items():
+        for g, words in raw["terms_before_person_noun"].items():
             for w in words:
-                terms.setdefault(normalize_term(w), g if g in groups else None)
+                terms.setdefault(normalize_term(w), None if g == OTHER else g)
                 ctx.append(normalize_term(w))
-        rows.append(LexiconRow(raw["slot"], dict(raw["replace_with"]), data["mask"], terms, frozenset(ctx)))
-    nouns = frozenset(normalize_term(w) for w in data["person_nouns"])
-    return Lexicon("race", groups, tuple(rows), person_nouns=nouns)
+        forms = {g: raw["replace_with"][g] for g in groups}
+        neutral = raw["neutral"] if raw["neutral"] is not None else spec["neutral"]
+        rows.append(LexiconRow(raw["slot"], forms, neutral, terms, frozenset(ctx), needs_name=raw["needs_name"]))
+    nouns = frozenset(normalize_term(w) for w in spec["person_nouns"])
+    return Lexicon(
+        spec["name"],
+        groups,
+        tuple(rows),
+        nouns,
+        grammar=spec["grammar"],
+        stereotype_category=spec["stereotype_category"],
+    )
+
+
+def _check(spec: dict[str, Any]) -> list[str]:
+    """What the schema's types do not say: groups are distinct, rows give every group a form, words are words."""
+    problems: list[str] = []
+
+    def words(key: str, values: Sequence[str]) -> None:
+        bad = [i for i, w in enumerate(values) if not w.strip()]
+        if bad:
+            problems.append(f"key {key!r}: item {bad[0]} is {values[bad[0]]!r}; words must be non-empty")
+
+    groups = spec["groups"]
+    words("groups", groups)
+    if len(set(groups)) != len(groups):
+        problems.append(f"key 'groups': repeated group in {groups}")
+    if OTHER in groups:
+        problems.append(f"key 'groups': {OTHER!r} is reserved for terms of no group")
+    words("person_nouns", spec["person_nouns"])
+    for key in ("neutral", "stereotype_category", "grammar"):
+        if spec[key] is not None and not spec[key].strip():
+            problems.append(f"key {key!r} is empty; leave it out instead")
+    if spec["grammar"] and spec["grammar"] not in GRAMMARS:
+        problems.append(f"key 'grammar': unknown grammar {spec['grammar']!r}; known: {sorted(GRAMMARS)}")
+    for i, row in enumerate(spec["rows"]):
+        at = f"rows[{i}]"
+        missing = [g for g in groups if g not in row["replace_with"]]
+        unknown = [g for g in row["replace_with"] if g not in groups]
+        if missing or unknown:
+            what = f"no form for group(s) {missing}" if missing else f"unknown group(s) {unknown}"
+            problems.append(f"key '{at}.replace_with': {what}; it needs one form per group of {groups}")
+        words(f"{at}.replace_with", list(row["replace_with"].values()))
+        if row["neutral"] is not None:
+            words(f"{at}.neutral", [row["neutral"]])
+        for kind in ("terms", "terms_before_person_noun"):
+            for g, values in (row[kind] or {}).items():
+                if g not in groups and g != OTHER:
+                    problems.append(f"key '{at}.{kind}.{g}': unknown group; use one of {[*groups, OTHER]}")
+                words(f"{at}.{kind}.{g}", values)
+        if row["terms_before_person_noun"] and not spec["person_nouns"]:
+            problems.append(f"key '{at}.terms_before_person_noun': the file has no person_nouns to follow them")
+        if (
+            row["terms"] is not None
+            and not any(row["terms"].values())
+            and not any(row["terms_before_person_noun"].values())
+        ):
+            problems.append(f"key '{at}.terms': the row has no terms")
+    return problems
 
 
 def _custom(spec: Mapping[str, Sequence[str]]) -> Lexicon:
