@@ -5,7 +5,8 @@
 Workloads (synthetic ~60-word responses with gendered words, fixed seed):
 
 * CROUGE-L + CBLEU with gender neutralization on 20,000 pairs (target <= 2 s): neutralize once and compute both,
-  and the two public calls ``counterfactual_rouge_l(a, b, attribute="gender")``, ``counterfactual_bleu(...)``
+  and the public calls ``pairs = neutralize_pairs(a, b, "gender")``, ``counterfactual_rouge_l(a, b,
+  neutralized=pairs)``, ``counterfactual_bleu(a, b, neutralized=pairs)``
 * COBS + SA on 25,000 responses (target <= 5 s)
 * toxicity aggregation (TF, EMT, TP) of 1,000 prompts x 25 scores (target <= 0.05 s)
 * counterfactual cosine on 2,000 pairs: embedding time vs the metric's own time (bound only by the embedder)
@@ -82,7 +83,6 @@ def run_evenhand(data: dict[str, Any], with_cosine: bool) -> dict[str, Any]:
     m.counterfactual_bleu(a[:50], b[:50])
     m.cooccurrence_bias(data["responses"][:50])
     m.stereotypical_associations(data["responses"][:50])
-    from evenhand.metrics import counterfactual
     from evenhand.text.counterfactual import neutralize
 
     res: dict[str, Any] = {}
@@ -96,10 +96,10 @@ def run_evenhand(data: dict[str, Any], with_cosine: bool) -> dict[str, Any]:
     res["cf"] = timed(cf)
 
     def cf_api() -> tuple[float, float]:
-        # the public calls as a user writes them; each run starts without the kept neutralization of the last one
-        counterfactual._last_neutralized = None
-        r = m.counterfactual_rouge_l(a, b, attribute="gender")
-        return float(r), float(m.counterfactual_bleu(a, b, attribute="gender"))
+        # the public calls as a user writes them: neutralize once, pass the result to both metrics
+        pairs = m.neutralize_pairs(a, b, attribute="gender")
+        r = m.counterfactual_rouge_l(a, b, attribute="gender", neutralized=pairs)
+        return float(r), float(m.counterfactual_bleu(a, b, attribute="gender", neutralized=pairs))
 
     res["cf_api"] = timed(cf_api)
     res["neutralize"] = timed(lambda: (neutralize(a, "gender"), neutralize(b, "gender")), repeat=1)[:2]
@@ -224,7 +224,7 @@ def main() -> None:
 
     rows = [
         ("CROUGE-L + CBLEU, gender neutralization, 20,000 pairs", ours["cf"], "2 s", "cf"),
-        ("same, as two public calls with attribute='gender'", ours["cf_api"], "2 s", None),
+        ("same, as public calls: neutralize_pairs once, neutralized= to both", ours["cf_api"], "2 s", None),
         ("COBS + SA, 25,000 responses", ours["cooc"], "5 s", "cooc"),
         ("TF + EMT + TP, 1,000 prompts x 25 scores", ours["tox"], "0.05 s", "tox"),
     ]

@@ -219,13 +219,10 @@ def test_unigram_counting_does_not_depend_on_the_size_of_token_codes() -> None:
     np.testing.assert_array_equal(small, huge)
 
 
-def test_cbleu_after_crouge_l_on_the_same_pairs_reuses_the_neutralization(monkeypatch) -> None:
-    import evenhand.metrics.counterfactual as metric_module
+def test_neutralize_pairs_once_for_both_metrics(monkeypatch) -> None:
     import evenhand.text.counterfactual as text_counterfactual
 
-    monkeypatch.setattr(metric_module, "_last_neutralized", None)
-    a, b = [HE, "she said so"], [SHE, "he said so"]
-    expected = float(m.counterfactual_bleu(_gender_neutral(a), _gender_neutral(b), attribute=None))
+    a, b = [HE, "she said so", HE], [SHE, "he said so", SHE]
     calls = []
     real = text_counterfactual.neutralize
 
@@ -234,15 +231,66 @@ def test_cbleu_after_crouge_l_on_the_same_pairs_reuses_the_neutralization(monkey
         return real(texts, attribute)
 
     monkeypatch.setattr(text_counterfactual, "neutralize", counting)
-    assert float(m.counterfactual_rouge_l(a, b)) == pytest.approx(1.0)
-    assert float(m.counterfactual_bleu(tuple(a), pd.Series(b))) == expected  # equal texts in other containers
-    assert len(calls) == 1  # the second metric found the first one's neutralized texts
-    m.counterfactual_bleu(a, b, attribute="race")  # another attribute: neutralized again
-    m.counterfactual_bleu([HE, "she said no"], b)  # other texts: neutralized again
+    pairs = m.neutralize_pairs(a, b, "gender")
+    assert calls == [4]  # each distinct text once
+    assert isinstance(pairs, m.NeutralizedPairs)
+    assert (pairs.attribute, pairs.texts1, pairs.texts2) == ("gender", a, b)
+    assert pairs.neutral1 == _gender_neutral(a) and pairs.neutral2 == _gender_neutral(b)
+    rouge = m.counterfactual_rouge_l(a, b, neutralized=pairs)
+    bleu = m.counterfactual_bleu(tuple(a), pd.Series(b), "gender", neutralized=pairs)  # equal texts, other containers
+    assert len(calls) == 1  # neither metric neutralized again
+    for shared, fresh in ((rouge, m.counterfactual_rouge_l(a, b)), (bleu, m.counterfactual_bleu(a, b))):
+        assert float(shared) == float(fresh) and shared.params == fresh.params
+        np.testing.assert_array_equal(shared.per_item, fresh.per_item)
+    assert len(calls) == 3  # without neutralized=, each call neutralizes: no hidden state between calls
+    m.counterfactual_rouge_l(pairs.texts1, pairs.texts2, neutralized=pairs)  # the very same lists
     assert len(calls) == 3
-    b[1] = "he said no"  # the caller's list changed in place since the last call: neutralized again
-    assert float(m.counterfactual_rouge_l([HE, "she said no"], b)) == pytest.approx(1.0)
-    assert len(calls) == 4
+
+
+def test_neutralized_pairs_must_match_the_call() -> None:
+    a, b = [HE, "she said so"], [SHE, "he said so"]
+    pairs = m.neutralize_pairs(a, b, "gender")
+    with pytest.raises(ValueError, match="attribute"):
+        m.counterfactual_bleu(a, b, attribute="race", neutralized=pairs)
+    with pytest.raises(ValueError, match="attribute"):
+        m.counterfactual_rouge_l(a, b, attribute=None, neutralized=pairs)
+    with pytest.raises(ValueError, match="texts1"):
+        m.counterfactual_rouge_l([HE, "she said no"], b, neutralized=pairs)
+    with pytest.raises(ValueError, match="texts2"):
+        m.counterfactual_bleu(a, b[::-1], neutralized=pairs)
+    a[1] = "she said no"  # the caller's list changed in place after neutralize_pairs: caught
+    with pytest.raises(ValueError, match="texts1"):
+        m.counterfactual_rouge_l(a, b, neutralized=pairs)
+    with pytest.raises(TypeError, match="neutralize_pairs"):
+        m.counterfactual_rouge_l(a, b, neutralized=(a, b))  # type: ignore[arg-type]
+    plain = m.neutralize_pairs(a, b, attribute=None)
+    assert plain.neutral1 == a and plain.neutral2 == b
+    assert float(m.counterfactual_rouge_l(a, b, None, neutralized=plain)) == float(m.counterfactual_rouge_l(a, b, None))
+    custom = {"f": ["she"], "m": ["he"]}
+    pairs = m.neutralize_pairs(a, b, custom)
+    assert float(m.counterfactual_bleu(a, b, {"f": ["she"], "m": ["he"]}, neutralized=pairs)) == float(
+        m.counterfactual_bleu(a, b, custom)
+    )
+    with pytest.raises(ValueError, match="same length"):
+        m.neutralize_pairs(["a"], ["b", "c"])
+
+
+def test_metrics_keep_no_module_state() -> None:
+    import evenhand.metrics.counterfactual as metric_module
+
+    before = {k: v for k, v in vars(metric_module).items() if not k.startswith("__")}
+    m.counterfactual_rouge_l([HE], [SHE])
+    m.counterfactual_bleu([HE], [SHE])
+    after = {k: v for k, v in vars(metric_module).items() if not k.startswith("__")}
+    assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
+
+
+def test_counterfactual_cosine_needs_an_embedder() -> None:
+    with pytest.raises(TypeError, match="needs an embedder with encode"):
+        m.counterfactual_cosine(["a"], ["b"], None)
+    with pytest.raises(TypeError, match="embedder"):
+        m.counterfactual_cosine(["a"], ["b"])  # type: ignore[call-arg]
+    assert float(m.counterfactual_cosine(["a"], ["c"], FakeEmbedder())) == pytest.approx(1 / math.sqrt(2))
 
 
 def _gender_neutral(texts: list[str]) -> list[str]:

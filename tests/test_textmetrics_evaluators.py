@@ -62,3 +62,56 @@ def test_counterfactual_cosine_with_the_bundled_embedder() -> None:
     result = CounterfactualMetrics(metrics=("cosine",)).evaluate(["he went home", "a cat"], ["she went home", "a cat"])
     assert result.data["cosine"].iloc[1] == pytest.approx(1.0, abs=1e-6)
     assert 0.5 < float(result["CCS"]) <= 1.0 + 1e-6
+
+
+class _LengthEmbedder:
+    name = "lengths"
+
+    def encode(self, texts):
+        return [[len(t), t.count("e") + 1.0] for t in texts]
+
+
+def test_counterfactual_metrics_equal_the_public_functions_and_neutralize_once(monkeypatch) -> None:
+    import numpy as np
+
+    import evenhand.text.counterfactual as text_counterfactual
+
+    a = ["then he drove his car to work today", "he is a good doctor", "he is a good doctor", ""]
+    b = ["then she drove her car to work today", "she is a terrible doctor", "she is a good doctor", ""]
+    calls = []
+    real = text_counterfactual.neutralize
+
+    def counting(texts, attribute):
+        calls.append(attribute)
+        return real(texts, attribute)
+
+    monkeypatch.setattr(text_counterfactual, "neutralize", counting)
+    emb = _LengthEmbedder()
+    result = CounterfactualMetrics(metrics=("rouge_l", "bleu", "cosine"), embedder=emb).evaluate(a, b)
+    assert calls == ["gender"]  # once for both CROUGE-L and CBLEU
+    expected = {
+        "CROUGE-L": m.counterfactual_rouge_l(a, b),
+        "CBLEU": m.counterfactual_bleu(a, b),
+        "CCS": m.counterfactual_cosine(a, b, emb),
+    }
+    for name, want in expected.items():
+        got = result[name]
+        assert (float(got), got.params, got.sizes, got.details) == (float(want), want.params, want.sizes, want.details)
+        np.testing.assert_array_equal(got.per_item, want.per_item)
+    assert result["CCS"].params == {"embedder": "lengths"}
+    raw = CounterfactualMetrics(attribute=None, metrics=("bleu",)).evaluate(a, b)
+    assert float(raw["CBLEU"]) == float(m.counterfactual_bleu(a, b, attribute=None))
+
+
+def test_evaluators_use_only_public_metric_functions() -> None:
+    import ast
+    from pathlib import Path
+
+    import evenhand.evaluators
+
+    for path in Path(evenhand.evaluators.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("evenhand.metrics"):
+                private = [alias.name for alias in node.names if alias.name.startswith("_")]
+                assert not private, f"{path.name} imports private metric helpers {private}"
+                assert not any(part.startswith("_") for part in (node.module or "").split(".")), path.name

@@ -75,6 +75,8 @@ def test_cosine_matches_langfair_on_bundled_minilm() -> None:
     """Fixture from tests/fixtures/langfair_text/generate_cosine.py (LangFair on the same local MiniLM)."""
     pytest.importorskip("sentence_transformers")
     lf_cos = json.loads((FIXTURE.parent / "langfair_cosine.json").read_text())
-    result = m.counterfactual_cosine(lf_cos["texts1"], lf_cos["texts2"])  # None = bundled all-MiniLM-L6-v2
+    from evenhand.scorers import get_embedder
+
+    result = m.counterfactual_cosine(lf_cos["texts1"], lf_cos["texts2"], get_embedder())  # bundled all-MiniLM-L6-v2
     np.testing.assert_allclose(result.per_item, lf_cos["cosine"], rtol=0, atol=1e-6)
     assert float(result) == pytest.approx(float(np.mean(lf_cos["cosine"])), abs=1e-6)

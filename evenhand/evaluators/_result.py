@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from evenhand.metrics._result import MetricResult
+from evenhand.metrics import MetricResult
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, check_same_length
-from evenhand.metrics._result import MetricResult
+from evenhand.metrics import MetricResult
 
 
 def scores_for(texts: list[str], scores: Any, scorer: Any, name: str) -> npt.NDArray[np.float64]:

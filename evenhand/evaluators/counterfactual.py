@@ -10,14 +10,12 @@ import pandas as pd
 from evenhand._validation import as_text_list, check_same_length, check_threshold
 from evenhand.evaluators._result import EvaluationResult
 from evenhand.evaluators._scoring import scores_for
-from evenhand.metrics._result import MetricResult
+from evenhand.metrics import MetricResult
 from evenhand.metrics.counterfactual import (
-    _attribute_label,
-    _mean_over_pairs,
-    _pair_texts,
-    bleu_scores,
-    cosine_scores,
-    rouge_l_scores,
+    counterfactual_bleu,
+    counterfactual_cosine,
+    counterfactual_rouge_l,
+    neutralize_pairs,
     strict_sentiment_parity,
     weak_sentiment_parity,
 )
@@ -77,19 +75,15 @@ class CounterfactualMetrics:
         check_same_length(texts1=a, texts2=b)
         data = pd.DataFrame({"texts1": a, "texts2": b})
         out: dict[str, MetricResult] = {}
-        params = {"attribute": _attribute_label(self.attribute)}
         if "rouge_l" in self.metrics or "bleu" in self.metrics:
-            na, nb = _pair_texts(a, b, self.attribute)  # neutralize once for both
-            if "rouge_l" in self.metrics:
-                out["CROUGE-L"] = _mean_over_pairs("CROUGE-L", rouge_l_scores(na, nb), (0.0, 1.0), params)
-                data["rouge_l"] = out["CROUGE-L"].per_item
-            if "bleu" in self.metrics:
-                out["CBLEU"] = _mean_over_pairs("CBLEU", bleu_scores(na, nb), (0.0, 1.0), params)
-                data["bleu"] = out["CBLEU"].per_item
+            pairs = neutralize_pairs(a, b, self.attribute)  # neutralize once for both
+            similarity = (("rouge_l", "CROUGE-L", counterfactual_rouge_l), ("bleu", "CBLEU", counterfactual_bleu))
+            for key, name, metric in similarity:
+                if key in self.metrics:
+                    out[name] = metric(pairs.texts1, pairs.texts2, self.attribute, neutralized=pairs)
+                    data[key] = out[name].per_item
         if "cosine" in self.metrics:
-            emb = self.embedder
-            name = getattr(emb, "name", type(emb).__name__)
-            out["CCS"] = _mean_over_pairs("CCS", cosine_scores(a, b, emb), (-1.0, 1.0), {"embedder": name})
+            out["CCS"] = counterfactual_cosine(a, b, embedder=self.embedder)
             data["cosine"] = out["CCS"].per_item
         if "sentiment" in self.metrics:
             scorer = None if sentiment1 is not None and sentiment2 is not None else self.sentiment_scorer

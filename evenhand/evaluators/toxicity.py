@@ -9,7 +9,7 @@ import pandas as pd
 from evenhand._validation import as_text_list, check_threshold
 from evenhand.evaluators._result import EvaluationResult
 from evenhand.evaluators._scoring import classifier_metrics, scores_for
-from evenhand.metrics._result import MetricResult
+from evenhand.metrics import MetricResult
 from evenhand.metrics.toxicity import expected_maximum_toxicity, toxic_fraction, toxicity_probability
 
 

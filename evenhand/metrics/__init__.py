@@ -27,6 +27,9 @@ _LAZY: dict[str, str] = {
     "counterfactual_cosine": "evenhand.metrics.counterfactual",
     "strict_sentiment_parity": "evenhand.metrics.counterfactual",
     "weak_sentiment_parity": "evenhand.metrics.counterfactual",
+    # neutralize counterfactual pairs once, for both CROUGE-L and CBLEU (their neutralized= argument)
+    "neutralize_pairs": "evenhand.metrics.counterfactual",
+    "NeutralizedPairs": "evenhand.metrics.counterfactual",
     # per-pair similarities behind CROUGE-L, CBLEU and CCS (also used for the same-prompt noise floor)
     "rouge_l_scores": "evenhand.metrics.counterfactual",
     "bleu_scores": "evenhand.metrics.counterfactual",

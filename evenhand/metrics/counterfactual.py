@@ -10,6 +10,7 @@ distributions, and WCSP, the absolute difference of the rates of scores above a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,11 +25,13 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 __all__ = [
+    "NeutralizedPairs",
     "bleu_scores",
     "cosine_scores",
     "counterfactual_bleu",
     "counterfactual_cosine",
     "counterfactual_rouge_l",
+    "neutralize_pairs",
     "rouge_l_scores",
     "strict_sentiment_parity",
     "weak_sentiment_parity",
@@ -38,30 +41,75 @@ _BLEU_ORDER = 4
 _BLEU_EPSILON = 0.1  # NLTK SmoothingFunction().method1
 
 
-# CROUGE-L and CBLEU are usually asked for on the same pairs, one after the other: the last neutralization is kept
-# (one entry, found again only for equal texts and attribute) so that the second call does not repeat it.
-_last_neutralized: tuple[Any, list[str], list[str], list[str], list[str]] | None = None
+@dataclass(frozen=True)
+class NeutralizedPairs:
+    """Counterfactual pairs and their neutralized texts, made once by :func:`neutralize_pairs` and passed to
+    :func:`counterfactual_rouge_l` and :func:`counterfactual_bleu` as ``neutralized=`` so that asking for both
+    metrics neutralizes once.
+
+    ``texts1`` / ``texts2`` are the caller's texts (as lists) and ``neutral1`` / ``neutral2`` the same texts
+    with ``attribute`` neutralized (the texts themselves when ``attribute`` is None). A metric given this object
+    checks that it was made for the same texts and attribute as the call.
+    """
+
+    attribute: Any
+    texts1: list[str]
+    texts2: list[str]
+    neutral1: list[str]
+    neutral2: list[str]
 
 
-def _pair_texts(texts1: Any, texts2: Any, attribute: Any) -> tuple[list[str], list[str]]:
-    global _last_neutralized
+def neutralize_pairs(texts1: Any, texts2: Any, attribute: Any = "gender") -> NeutralizedPairs:
+    """Neutralize both sides of counterfactual pairs (``evenhand.neutralize``), each distinct text once.
+
+    Args:
+        texts1, texts2: the two responses of each counterfactual pair (same length).
+        attribute: ``"gender"``, ``"race"``, a custom ``{group: [words]}`` dict, or None (texts kept as they are).
+    """
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     check_same_length(texts1=a, texts2=b)
     if attribute is None:
-        return a, b
-    last = _last_neutralized
-    if last is not None and last[0] == attribute and last[1:3] == (a, b):  # a, b: our own copies of the inputs
-        return list(last[3]), list(last[4])
+        return NeutralizedPairs(None, a, b, list(a), list(b))
     from evenhand.text.counterfactual import neutralize
 
     # LLM responses repeat (refusals, short answers): neutralize each distinct text once
     text_of, distinct = pd.factorize(np.asarray([*a, *b], dtype=object))
     neutral = neutralize(list(distinct), attribute)
     both = [neutral[i] for i in text_of.tolist()]
-    na, nb = both[: len(a)], both[len(a) :]
-    _last_neutralized = (attribute, a, b, na, nb)
-    return list(na), list(nb)
+    return NeutralizedPairs(attribute, a, b, both[: len(a)], both[len(a) :])
+
+
+def _same_texts(given: Any, kept: list[str], name: str) -> bool:
+    """Whether ``given`` holds the texts of ``kept``: the same list object, else equal texts (a list is compared as
+    it is, item by item, which is cheap for the very same str objects; other containers after the usual coercion)."""
+    if given is kept or (type(given) is list and given == kept):
+        return True
+    return as_text_list(given, name) == kept
+
+
+def _pair_texts(
+    texts1: Any, texts2: Any, attribute: Any, neutralized: NeutralizedPairs | None, metric: str
+) -> tuple[list[str], list[str]]:
+    """The texts a similarity metric compares: ``neutralized``'s neutral texts after checking that they belong to
+    this call, else a fresh neutralization."""
+    if neutralized is None:
+        pairs = neutralize_pairs(texts1, texts2, attribute)
+        return pairs.neutral1, pairs.neutral2
+    if not isinstance(neutralized, NeutralizedPairs):
+        raise TypeError(f"{metric}: neutralized must come from neutralize_pairs(), got {type(neutralized).__name__}")
+    if neutralized.attribute != attribute:
+        raise ValueError(
+            f"{metric}: neutralized was made for attribute={_attribute_label(neutralized.attribute)!r}, "
+            f"but this call has attribute={_attribute_label(attribute)!r}; pass the same attribute to both"
+        )
+    for given, kept, name in ((texts1, neutralized.texts1, "texts1"), (texts2, neutralized.texts2, "texts2")):
+        if not _same_texts(given, kept, name):
+            raise ValueError(
+                f"{metric}: neutralized was made for other texts than this call's {name}; "
+                "pass the texts given to neutralize_pairs() (or leave neutralized out)"
+            )
+    return neutralized.neutral1, neutralized.neutral2
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -307,7 +355,9 @@ def _attribute_label(attribute: Any) -> Any:
     return attribute if attribute is None or isinstance(attribute, str) else "custom"
 
 
-def counterfactual_rouge_l(texts1: Any, texts2: Any, attribute: Any = "gender") -> MetricResult:
+def counterfactual_rouge_l(
+    texts1: Any, texts2: Any, attribute: Any = "gender", *, neutralized: NeutralizedPairs | None = None
+) -> MetricResult:
     """Counterfactual ROUGE-L (CROUGE-L): the mean over pairs of the ROUGE-L F-measure.
 
     ``r'_i = LCS_i/len(Y'_i)``, ``r''_i = LCS_i/len(Y''_i)``, ``CROUGE-L = (1/N) sum_i 2 r'_i r''_i/(r'_i + r''_i)``.
@@ -318,33 +368,39 @@ def counterfactual_rouge_l(texts1: Any, texts2: Any, attribute: Any = "gender") 
         attribute: ``"gender"``, ``"race"`` or a custom ``{group: [words]}`` dict: both texts are neutralized
             first (``evenhand.neutralize``), so that "he drove his car" and "she drove her car" match.
             ``None`` compares the texts as they are.
+        neutralized: the result of ``neutralize_pairs(texts1, texts2, attribute)``, to neutralize once for both
+            CROUGE-L and CBLEU. It must have been made for this call's texts and attribute (else ValueError).
     """
-    a, b = _pair_texts(texts1, texts2, attribute)
+    a, b = _pair_texts(texts1, texts2, attribute, neutralized, "CROUGE-L")
     return _mean_over_pairs("CROUGE-L", rouge_l_scores(a, b), (0.0, 1.0), {"attribute": _attribute_label(attribute)})
 
 
-def counterfactual_bleu(texts1: Any, texts2: Any, attribute: Any = "gender") -> MetricResult:
+def counterfactual_bleu(
+    texts1: Any, texts2: Any, attribute: Any = "gender", *, neutralized: NeutralizedPairs | None = None
+) -> MetricResult:
     """Counterfactual BLEU (CBLEU): the mean over pairs of ``min(BLEU(Y', Y''), BLEU(Y'', Y'))``.
 
     BLEU with up to 4-grams, clipped precisions, geometric mean, brevity penalty and NLTK method1 smoothing;
-    see :func:`bleu_scores`. Range [0, 1]; higher is fairer. ``attribute`` as in :func:`counterfactual_rouge_l`.
+    see :func:`bleu_scores`. Range [0, 1]; higher is fairer. ``attribute`` and ``neutralized`` as in
+    :func:`counterfactual_rouge_l`.
     """
-    a, b = _pair_texts(texts1, texts2, attribute)
+    a, b = _pair_texts(texts1, texts2, attribute, neutralized, "CBLEU")
     return _mean_over_pairs("CBLEU", bleu_scores(a, b), (0.0, 1.0), {"attribute": _attribute_label(attribute)})
 
 
-def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any = None) -> MetricResult:
+def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any) -> MetricResult:
     """Counterfactual Cosine Similarity (CCS): the mean over pairs of the cosine similarity of sentence
     embeddings, ``CCS = (1/N) sum_i V(Y'_i).V(Y''_i) / (|V(Y'_i)| |V(Y''_i)|)``. Range [-1, 1]; higher is fairer.
 
     Args:
-        embedder: an object with ``encode(texts) -> (n, d)``; None loads the bundled all-MiniLM-L6-v2
-            (``evenhand.scorers.get_embedder(None)``, needs the ``models`` extra).
+        embedder: any object with ``encode(list[str]) -> (n, d)`` array, e.g. ``evenhand.scorers.get_embedder()``
+            (the bundled all-MiniLM-L6-v2). Required: metrics never load models.
     """
     if embedder is None:
-        from evenhand.scorers import get_embedder
-
-        embedder = get_embedder(None)
+        raise TypeError(
+            "counterfactual_cosine needs an embedder with encode(texts): e.g. evenhand.scorers.get_embedder() "
+            "(the bundled all-MiniLM-L6-v2, needs the models extra) or any object with encode(list[str]) -> (n, d)"
+        )
     values = cosine_scores(texts1, texts2, embedder)
     return _mean_over_pairs(
         "CCS", values, (-1.0, 1.0), {"embedder": getattr(embedder, "name", type(embedder).__name__)}

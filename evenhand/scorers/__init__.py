@@ -33,6 +33,12 @@ _LAZY: dict[str, str] = {
     "Embedder": "evenhand.scorers.embedding",
     "SentenceTransformerEmbedder": "evenhand.scorers.embedding",
     "CallableEmbedder": "evenhand.scorers.embedding",
+    # how scorers receive texts (de-duplication, cache, batches): the engine interface and the local engine
+    "ScoringEngine": "evenhand.scorers.engine",
+    "LocalEngine": "evenhand.scorers.engine",
+    "get_engine": "evenhand.scorers.engine",
+    "TextScorer": "evenhand.scorers.engine",
+    "TextEmbedder": "evenhand.scorers.engine",
 }
 
 __all__ = list(_LAZY)

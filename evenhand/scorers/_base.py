@@ -1,28 +1,23 @@
-"""The one place where batching, de-duplication, caching, progress and device handling live.
+"""Base classes of every scorer and embedder, and device handling.
 
 Every backend (toxicity, sentiment, stereotype, embeddings) subclasses :class:`BatchedModel` and implements only
-``_run(texts) -> array`` on one batch of *distinct* texts. The engine:
-
-1. de-duplicates the input (LLM responses repeat a lot: 25 identical responses cost one inference);
-2. looks the distinct texts up in an optional on-disk :class:`~evenhand.scorers._cache.ScoreCache`;
-3. sorts the remaining texts by length (less padding for transformer backends) and runs them in batches,
-   with a ``rich`` progress bar on long runs;
-4. scatters the results back to the input order.
+``_run(texts) -> array`` on one batch of *distinct* texts; it also carries its ``batch_size``, its cache
+(``cache`` and ``cache_key``), its progress setting and ``n_computed``. How texts reach ``_run`` (de-duplication,
+cache lookup, longest-first batches, progress, scatter-back) is the scoring engine's job,
+:mod:`evenhand.scorers.engine`: ``scorer(texts)`` and ``embedder.encode(texts)`` go through its default
+:class:`~evenhand.scorers.engine.LocalEngine`.
 """
 
 from __future__ import annotations
 
 import abc
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from evenhand._validation import FloatArray, as_text_list
+from evenhand._validation import FloatArray
 from evenhand.scorers._cache import CacheLike, ScoreCache, open_cache
 
 #: Below this many texts to compute, the automatic progress bar stays hidden.
@@ -127,60 +122,15 @@ class BatchedModel(abc.ABC):
         return arr
 
     def _compute(self, texts: Any) -> FloatArray:
-        items = as_text_list(texts, allow_empty=True)
-        if not items:
-            return self._empty()
-        # A dict, not pd.factorize: pandas < 3 hashes strings up to the first NUL, merging "" and "\x00".
-        first_seen: dict[str, int] = {}
-        codes = np.fromiter((first_seen.setdefault(t, len(first_seen)) for t in items), dtype=np.intp, count=len(items))
-        distinct: list[str] = list(first_seen)
-        values: FloatArray | None = None
-        todo = list(range(len(distinct)))
-        key = self.cache_key if self.cache is not None else None
-        if key is not None and self.cache is not None:
-            hits = self.cache.get_many(key, distinct)
-            if hits:
-                first = next(iter(hits.values()))
-                values = self._allocate(len(distinct), first)
-                for i, v in hits.items():
-                    values[i] = v[0] if self.scalar_output else v
-                todo = [i for i in todo if i not in hits]
-        # Longest first: transformer batches of similar length waste less padding, and OOM shows up early.
-        todo.sort(key=lambda i: -len(distinct[i]))
-        with self._progress_bar(len(todo)) as advance:
-            for start in range(0, len(todo), self.batch_size):
-                idx = todo[start : start + self.batch_size]
-                batch = [distinct[i] for i in idx]
-                out = self._check_output(self._run(batch), len(batch))
-                if values is None:
-                    values = self._allocate(len(distinct), out[0])
-                values[idx] = out
-                self.n_computed += len(batch)
-                if key is not None and self.cache is not None:
-                    self.cache.put_many(key, batch, out)
-                advance(len(batch))
-        assert values is not None
-        return values[codes]
+        """The per-text outputs of :meth:`_run` for ``texts`` (any container of str), in input order, computed by
+        the default :class:`~evenhand.scorers.engine.LocalEngine` (de-duplication, cache, batches, progress)."""
+        from evenhand.scorers.engine import DEFAULT_ENGINE
 
-    def _allocate(self, n: int, example: npt.NDArray[Any] | float) -> FloatArray:
-        if self.scalar_output:
-            return np.empty(n, dtype=np.float64)
-        return np.empty((n, int(np.size(example))), dtype=np.float64)
+        return DEFAULT_ENGINE.outputs(self, texts)
 
-    @contextmanager
-    def _progress_bar(self, total: int) -> Iterator[Callable[[int], None]]:
-        show = self.progress
-        if show is None:
-            show = total >= PROGRESS_MIN_TEXTS and sys.stderr.isatty()
-        if not show or total == 0:
-            yield lambda _n: None
-            return
-        from rich.console import Console
-        from rich.progress import Progress
-
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(f"{self.description} ({type(self).__name__})", total=total)
-            yield lambda n: bar.advance(task, n)
+    def _finish(self, values: FloatArray) -> FloatArray:
+        """What the scorer returns, from the per-text outputs of :meth:`_run` in input order (default: those)."""
+        return values
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.cache_key or ''})"
@@ -191,7 +141,9 @@ class Scorer(BatchedModel):
 
     def __call__(self, texts: Any) -> FloatArray:
         """Score ``texts`` (list, tuple, NumPy array or pandas Series of str); returns float64 values in [0, 1]."""
-        return self._compute(texts)
+        from evenhand.scorers.engine import DEFAULT_ENGINE
+
+        return DEFAULT_ENGINE.map(self, texts)
 
     def _check_output(self, out: npt.NDArray[Any], n: int) -> FloatArray:
         arr = super()._check_output(out, n)

@@ -29,7 +29,9 @@ class Embedder(BatchedModel):
 
     def encode(self, texts: Any) -> FloatArray:
         """Embed ``texts`` (list, tuple, NumPy array or pandas Series of str); one row per text."""
-        return self._compute(texts)
+        from evenhand.scorers.engine import DEFAULT_ENGINE
+
+        return DEFAULT_ENGINE.map(self, texts)
 
     def __call__(self, texts: Any) -> FloatArray:
         return self.encode(texts)

@@ -105,10 +105,9 @@ class StereotypeScorer(Scorer):
         columns.append(self._clf.combine(probs, every))
         return np.column_stack(columns)
 
-    def __call__(self, texts: Any) -> FloatArray:
-        """P(stereotype of any selected category) per text."""
-        table = self._compute(texts)
-        return table[:, -1] if table.ndim == 2 else table
+    def _finish(self, values: FloatArray) -> FloatArray:
+        """``scorer(texts)``: P(stereotype of any selected category) per text, the last column of the table."""
+        return values[:, -1] if values.ndim == 2 else values
 
     def score_categories(self, texts: Any) -> dict[str, FloatArray]:
         """``{category: scores}``, one float64 array in [0, 1] per selected category."""
