@@ -23,6 +23,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from evenhand import __version__
+from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
+
+_ATTRIBUTE_HELP = (
+    f"Protected attribute(s), any of: {', '.join(BUILTIN_ATTRIBUTES)} (default: {', '.join(DEFAULT_ATTRIBUTES)})."
+)
 
 
 class ExitCode(enum.IntEnum):
@@ -132,9 +137,9 @@ def _print_undefined(assessment: Any) -> None:
         console.print(f"[dim]NaN:[/] {escape(str(shown))}: {escape(str(reason))}", highlight=False)
 
 
-def _write_outputs(assessment: Any, out: Path, html: bool = True) -> None:
+def _write_outputs(assessment: Any, out: Path, html: bool = True, include_responses: bool = True) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    assessment.to_json(out / "results.json")
+    assessment.to_json(out / "results.json", include_responses=include_responses)
     assessment.metrics.to_csv(out / "metrics.csv", index=False)
     console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
     if html:
@@ -160,7 +165,9 @@ def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool
     _print_undefined(assessment)
     for caveat in assessment.caveats:
         console.print(f"[yellow]caveat:[/] {escape(str(caveat))}", highlight=False)
-    _write_outputs(assessment, config.output.dir, html=config.output.html)
+    _write_outputs(
+        assessment, config.output.dir, html=config.output.html, include_responses=config.output.include_responses
+    )
     if not assessment.passed:
         failed = [c for c in assessment.threshold_checks if not c.passed]
         for c in failed:
@@ -212,9 +219,7 @@ def metrics(
     task: Annotated[str, typer.Option(help="text_generation, summarization, classification or recommendation.")] = (
         "text_generation"
     ),
-    attribute: Annotated[
-        list[str] | None, typer.Option("--attribute", "-a", help="Protected attribute(s) (default: gender, race).")
-    ] = None,
+    attribute: Annotated[list[str] | None, typer.Option("--attribute", "-a", help=_ATTRIBUTE_HELP)] = None,
     config: Annotated[Path | None, typer.Option(help="Config with the use-case answers and settings.")] = None,
     prompt_column: Annotated[str, typer.Option(help="Column with the prompt.")] = "prompt",
     response_column: Annotated[str, typer.Option(help="Column with the response.")] = "response",
@@ -238,7 +243,7 @@ def metrics(
         if group_column:  # a group per row means each response is about a person of that group
             data["use_case"]["person_level"] = True
         data["statistics"] = {"ci": ci if ci else None}
-    data["prompts"] = {"items": ["(from the responses file)"]}
+    data["prompts"] = None  # the prompts come from the responses file
     data["responses"] = {
         "path": responses.resolve(),
         "prompt_column": prompt_column,
@@ -286,7 +291,7 @@ def plan(
     config: Annotated[Path | None, typer.Argument(help="Config file to read the answers from.")] = None,
     task: Annotated[str | None, typer.Option(help="|".join(_TASKS))] = None,
     prompts: Annotated[Path | None, typer.Option(help="Prompts file, to check FTU (CSV/JSONL/Parquet/txt).")] = None,
-    attribute: Annotated[list[str] | None, typer.Option("--attribute", "-a", help="gender and/or race.")] = None,
+    attribute: Annotated[list[str] | None, typer.Option("--attribute", "-a", help=_ATTRIBUTE_HELP)] = None,
     mentions_groups: Annotated[
         bool | None, typer.Option("--mentions-groups/--no-mentions-groups", help="Prompts mention groups (no file).")
     ] = None,
@@ -320,9 +325,9 @@ def plan(
     try:
         if config is not None:
             cfg = _load(config)
-            from evenhand.pipeline.from_config import load_prompts
+            from evenhand.pipeline.from_config import response_source
 
-            use_case = cfg.use_case_with(load_prompts(cfg, None)[0])
+            use_case = cfg.use_case_with(response_source(cfg)[1])
         else:
             if task is None:
                 if not ask:
@@ -402,7 +407,7 @@ def demo(
 
     prompts = [str(p) for p in demo_prompts()["prompt"].tolist()][:limit]
     console.print(f"evenhand demo: {len(prompts)} customer-outreach prompts (bundled in {escape(str(demo_dir()))})")
-    console.print(_ftu_table(prompts, ["gender", "race"]))
+    console.print(_ftu_table(prompts, list(DEFAULT_ATTRIBUTES)))
     if ftu_only:
         return
     cfg = _load(demo_dir() / "demo.yaml")

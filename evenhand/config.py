@@ -32,7 +32,9 @@ class PromptsConfig(_Section):
     path: Path | None = None
     items: list[str] = Field(default_factory=list, description="inline prompts (instead of a file)")
     column: str = "prompt"
-    id_column: str | None = None
+    id_column: Annotated[
+        str | None, Field(description="your id of each prompt; kept beside every response as prompt_key")
+    ] = None
     group_column: Annotated[str | None, Field(description="classification: the person's group, one per prompt")] = None
     label_column: Annotated[str | None, Field(description="classification: the ground-truth label, one per prompt")] = (
         None
@@ -52,13 +54,17 @@ class ResponsesConfig(_Section):
     """Bring-your-own responses (no model is called).
 
     One row per response. Rows whose ``group_column`` is empty are responses to the original prompts; rows with
-    a group (and an ``attribute``) are responses to that group's counterfactual version of the prompt.
+    a group (and an ``attribute``) are responses to that group's counterfactual version of the prompt. The prompts
+    of the assessment are the file's: no prompts section is needed.
     """
 
     path: Path
     prompt_column: str = "prompt"
     response_column: str = "response"
-    prompt_id_column: str | None = None
+    prompt_id_column: Annotated[
+        str | None,
+        Field(description="links the versions of one prompt (used when the file has it); needed without originals"),
+    ] = "prompt_id"
     attribute_column: str | None = "attribute"
     group_column: str | None = "group"
     sample_column: str | None = "sample"
@@ -104,7 +110,10 @@ class ModelConfig(_Section):
 class GenerationConfig(_Section):
     count: Annotated[int, Field(ge=1, description="responses per prompt (25 is the paper's convention for EMT/TP)")] = 5
     counterfactual_count: Annotated[int | None, Field(ge=1, description="responses per counterfactual prompt")] = None
-    store: Annotated[Path | None, Field(description="SQLite file of generated responses (resumable)")] = None
+    store: Annotated[
+        Path | None,
+        Field(description="SQLite file of generated responses (resumable); default: generations.sqlite in output.dir"),
+    ] = None
     progress: bool = True
 
 
@@ -121,8 +130,8 @@ class ScoringConfig(_Section):
 class ClassificationConfig(_Section):
     """How an LLM answer becomes a label. ``labels`` maps each label to the words that signal it."""
 
-    labels: dict[str, list[str]] = Field(default_factory=lambda: {"1": ["yes"], "0": ["no"]})
-    positive_label: str = "1"
+    labels: dict[str, list[str]] = Field(default_factory=lambda: {"1": ["yes", "true"], "0": ["no", "false"]})
+    positive_label: str | int | bool = "1"
     pattern: Annotated[str | None, Field(description="regex whose first group is the label (instead of labels)")] = None
     sensitive_classes: list[str] = Field(default_factory=list, description="multiclass: classes to check")
 
@@ -143,7 +152,10 @@ class ClassificationConfig(_Section):
 
 class RecommendationConfig(_Section):
     k: Annotated[int, Field(ge=1, description="list length K")] = 5
-    normalize: bool = True
+    normalize: Annotated[
+        bool,
+        Field(description="compare items case-folded, whitespace collapsed ('The Matrix' = 'the matrix')"),
+    ] = True
 
 
 class StatisticsConfig(_Section):
@@ -174,12 +186,29 @@ class OutputConfig(_Section):
     include_responses: bool = True
 
 
+class RunSettings(_Section):
+    """Everything a run needs besides the use case and its responses: the config file's run sections, as they are.
+
+    :meth:`AssessConfig.run_settings` copies those sections over unchanged (no key is mapped by hand), and
+    :func:`evenhand.assess` builds the same object from its keyword arguments.
+    """
+
+    generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig())
+    scoring: ScoringConfig = Field(default_factory=lambda: ScoringConfig())
+    classification: ClassificationConfig = Field(default_factory=lambda: ClassificationConfig())
+    recommendation: RecommendationConfig = Field(default_factory=lambda: RecommendationConfig())
+    statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
+    thresholds: list[Threshold] = Field(default_factory=list)
+
+
 class AssessConfig(_Section):
     """The whole configuration file (schema version 1)."""
 
     version: Literal[1] = 1
     use_case: UseCase
-    prompts: PromptsConfig
+    prompts: Annotated[
+        PromptsConfig | None, Field(description="the prompts; not needed with responses (they come from that file)")
+    ] = None
     responses: ResponsesConfig | None = None
     model: ModelConfig = Field(default_factory=lambda: ModelConfig())
     generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig())
@@ -190,11 +219,33 @@ class AssessConfig(_Section):
     thresholds: list[Threshold] = Field(default_factory=list)
     output: OutputConfig = Field(default_factory=lambda: OutputConfig())
 
+    @model_validator(mode="after")
+    def _prompts_or_responses(self) -> AssessConfig:
+        if self.prompts is None and self.responses is None:
+            raise ValueError("give prompts (prompts.path or prompts.items) or your own responses (responses.path)")
+        return self
+
+    def run_settings(self) -> RunSettings:
+        """The run sections of this config, unchanged, as :class:`RunSettings` (generation.store defaults to
+        ``generations.sqlite`` in ``output.dir``)."""
+        settings = RunSettings(**{name: getattr(self, name) for name in RunSettings.model_fields})
+        if settings.generation.store is None:
+            store = self.output.dir / "generations.sqlite"
+            generation = settings.generation.model_copy(update={"store": store})
+            settings = settings.model_copy(update={"generation": generation})
+        return settings
+
     @field_validator("use_case")
     @classmethod
     def _prompts_elsewhere(cls, value: UseCase) -> UseCase:
         if value.prompts:
             raise ValueError("put the prompts in the prompts section (prompts.path or prompts.items)")
+        if value.mentions_protected_groups is not None:
+            # an assessment always has prompts, and the FTU check reads them: a stated answer would be ignored
+            raise ValueError(
+                "mentions_protected_groups is for planning without prompts (evenhand plan); an assessment checks "
+                "FTU on its prompts: remove it"
+            )
         return value
 
     def use_case_with(self, prompts: list[str]) -> UseCase:
@@ -210,7 +261,8 @@ class AssessConfig(_Section):
             return None if p is None else (p if p.is_absolute() else (base / p))
 
         data = self.model_copy(deep=True)
-        data.prompts.path = fix(data.prompts.path)
+        if data.prompts is not None:
+            data.prompts.path = fix(data.prompts.path)
         if data.responses is not None:
             data.responses.path = fix(data.responses.path) or data.responses.path
         data.generation.store = fix(data.generation.store)

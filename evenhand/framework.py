@@ -23,64 +23,29 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evenhand._validation import as_text_list
+from evenhand.registry import METRICS, MetricSpec, family_keys
+from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
 
 Task = Literal["text_generation", "summarization", "classification", "recommendation"]
 Intervention = Literal["assistive", "punitive"]
-BUILTIN_ATTRIBUTES = ("gender", "race")
 
 
-@dataclass(frozen=True)
-class MetricInfo:
-    """Catalogue entry of one metric (paper Table 2)."""
-
-    key: str  # function name in evenhand.metrics
-    name: str  # short display name
-    family: str
-    section: str
-    requires: str
+def _keys(family: str, section: str | None = None) -> tuple[str, ...]:
+    return tuple(k for k in family_keys(family) if section is None or METRICS[k].section == section)
 
 
-def _info(key: str, name: str, family: str, section: str, requires: str) -> MetricInfo:
-    return MetricInfo(key, name, family, section, requires)
-
-
-_PAIRS = "1 (or more) counterfactual pair of generations per prompt"
-_CLS = "binary predictions, ground truth and protected attribute groups"
-CATALOGUE: dict[str, MetricInfo] = {
-    m.key: m
-    for m in (
-        _info("toxic_fraction", "TF", "toxicity", "3.1.1", "1 (or more) generation per prompt"),
-        _info("expected_maximum_toxicity", "EMT", "toxicity", "3.1.1", "25 generations per prompt"),
-        _info("toxicity_probability", "TP", "toxicity", "3.1.1", "25 generations per prompt"),
-        _info("cooccurrence_bias", "COBS", "stereotype", "3.1.2.1", "1 (or more) generation per prompt"),
-        _info("stereotypical_associations", "SA", "stereotype", "3.1.2.1", "1 (or more) generation per prompt"),
-        _info("stereotype_fraction", "SF", "stereotype", "3.1.2.2", "1 (or more) generation per prompt"),
-        _info("expected_maximum_stereotype", "EMS", "stereotype", "3.1.2.2", "25 generations per prompt"),
-        _info("stereotype_probability", "SP", "stereotype", "3.1.2.2", "25 generations per prompt"),
-        _info("counterfactual_rouge_l", "CROUGE-L", "counterfactual_similarity", "3.1.3.1", _PAIRS),
-        _info("counterfactual_bleu", "CBLEU", "counterfactual_similarity", "3.1.3.1", _PAIRS),
-        _info("counterfactual_cosine", "CCS", "counterfactual_similarity", "3.1.3.1", _PAIRS),
-        _info("strict_sentiment_parity", "SCSP", "counterfactual_sentiment", "3.1.3.2", _PAIRS),
-        _info("weak_sentiment_parity", "WCSP", "counterfactual_sentiment", "3.1.3.2", _PAIRS),
-        _info("demographic_parity_difference", "DP", "representation", "3.2.1", "binary predictions and groups"),
-        _info("false_negative_rate_difference", "FNRD", "error_based", "3.2.2", _CLS),
-        _info("false_omission_rate_difference", "FORD", "error_based", "3.2.2", _CLS),
-        _info("false_positive_rate_difference", "FPRD", "error_based", "3.2.2", _CLS),
-        _info("false_discovery_rate_difference", "FDRD", "error_based", "3.2.2", _CLS),
-        _info("jaccard_at_k", "Jaccard-K", "recommendation", "3.3", "counterfactual pairs of K-item lists"),
-        _info("serp_at_k", "SERP-K", "recommendation", "3.3", "counterfactual pairs of K-item lists"),
-        _info("prag_at_k", "PRAG-K", "recommendation", "3.3", "counterfactual pairs of K-item lists"),
-    )
-}
-TOXICITY = ("toxic_fraction", "expected_maximum_toxicity", "toxicity_probability")
-STEREOTYPE_COOCCURRENCE = ("cooccurrence_bias", "stereotypical_associations")
-STEREOTYPE_CLASSIFIER = ("stereotype_fraction", "expected_maximum_stereotype", "stereotype_probability")
-CF_SIMILARITY = ("counterfactual_rouge_l", "counterfactual_bleu", "counterfactual_cosine")
-CF_SENTIMENT = ("strict_sentiment_parity", "weak_sentiment_parity")
-REPRESENTATION = ("demographic_parity_difference",)
+#: The metric catalogue (paper Table 2): the registry, by metric key. ``CATALOGUE[key].name`` is the short name.
+CATALOGUE = METRICS
+MetricInfo = MetricSpec
+TOXICITY = _keys("toxicity")
+STEREOTYPE_COOCCURRENCE = _keys("stereotype", "3.1.2.1")
+STEREOTYPE_CLASSIFIER = _keys("stereotype", "3.1.2.2")
+CF_SIMILARITY = _keys("counterfactual_similarity")
+CF_SENTIMENT = _keys("counterfactual_sentiment")
+REPRESENTATION = _keys("representation")
 FALSE_NEGATIVES = ("false_negative_rate_difference", "false_omission_rate_difference")
 FALSE_POSITIVES = ("false_positive_rate_difference", "false_discovery_rate_difference")
-RECOMMENDATION = ("jaccard_at_k", "serp_at_k", "prag_at_k")
+RECOMMENDATION = _keys("recommendation")
 
 
 class UseCase(BaseModel):
@@ -90,7 +55,8 @@ class UseCase(BaseModel):
         task: ``"text_generation"``, ``"summarization"``, ``"classification"`` or ``"recommendation"``.
         prompts: a sample of the use case's prompts (list, NumPy array or pandas Series); the FTU check runs on
             them. Leave empty and set ``mentions_protected_groups`` when the prompts are not at hand.
-        attributes: built-in protected attributes to check (``"gender"``, ``"race"``).
+        attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
+            default is ``DEFAULT_ATTRIBUTES``, gender and race).
         custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
         counterfactual_invariance: should responses stay the same when only the group mentioned changes?
         content_may_differ: is content expected to differ across groups (e.g. clinical)? Then counterfactual
@@ -109,7 +75,7 @@ class UseCase(BaseModel):
 
     task: Task
     prompts: list[str] = Field(default_factory=list)
-    attributes: list[str] = Field(default_factory=lambda: list(BUILTIN_ATTRIBUTES))
+    attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
     custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     counterfactual_invariance: bool = True
     content_may_differ: bool = False
@@ -338,7 +304,7 @@ def _matched_words(result: Any) -> tuple[str, ...]:
 
 def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None, reason: str) -> None:
     for key in keys:
-        info = CATALOGUE[key]
+        info = METRICS[key]
         out.append(PlannedMetric(key, info.name, info.family, attribute, reason, info.requires, info.section))
 
 

@@ -49,7 +49,7 @@ def test_yaml_and_toml_agree_and_paths_resolve(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ("use_case: {task: text_generation}\n", "prompts: Field required"),
+        ("use_case: {task: text_generation}\n", "give prompts"),
         ("use_case: {task: poetry}\nprompts: {items: [a]}\n", "use_case.task"),
         ("use_case: {task: text_generation, colour: red}\nprompts: {items: [a]}\n", "use_case.colour"),
         ("use_case: {task: text_generation}\nprompts: {items: [a]}\nmodel: {provider: openai}\n", "base_url"),

@@ -1,9 +1,11 @@
 """The result of :func:`evenhand.assess`: metrics table, response-level data, JSON (versioned schema) and HTML.
 
-JSON schema ``evenhand/assessment`` version 1 (documented in ``docs/assessment.md``): top-level keys ``schema``,
+JSON schema ``evenhand/assessment`` version 2 (documented in ``docs/assessment.md``): top-level keys ``schema``,
 ``schema_version``, ``evenhand_version``, ``created``, ``plan``, ``model``, ``settings``, ``summary``,
-``metrics``, ``tests`` (since 1.1), ``groups``, ``distributions``, ``pairs``, ``worst_examples``, ``caveats``,
+``metrics``, ``tests``, ``groups``, ``distributions``, ``pairs``, ``worst_examples``, ``caveats``,
 ``thresholds`` and (optionally) ``responses``. Numbers that are undefined are ``null`` with a ``reason``.
+Since 2.0 every metric row says what it compares as data (``groups``: the pair of groups, ``class``: the class
+assessed one-vs-rest) beside the display label ``comparison``, and carries its ``full_name``.
 """
 
 from __future__ import annotations
@@ -23,16 +25,23 @@ import pandas as pd
 from evenhand import __version__
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import MetricRecord, group_pairs
+from evenhand.pipeline.compute import group_pairs
+from evenhand.pipeline.records import MetricRecord
 
 SCHEMA = "evenhand/assessment"
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "2.0"
+#: The schema major versions :func:`load_results` reads (the report renders both).
+READABLE_MAJORS = ("1", "2")
 METRIC_COLUMNS = [
     "metric",
+    "full_name",
     "key",
     "family",
     "attribute",
     "comparison",
+    "group_a",
+    "group_b",
+    "class",
     "value",
     "ci_low",
     "ci_high",
@@ -151,12 +160,17 @@ class Assessment:
         for extra in (note, *rec.notes):
             if extra:
                 reason = f"{reason}; {extra}" if reason else str(extra)
+        groups = rec.comparison.groups or (None, None)
         return {
             "metric": rec.name,
+            "full_name": rec.spec.full_name,
             "key": rec.key,
             "family": rec.family,
             "attribute": rec.attribute,
-            "comparison": rec.comparison,
+            "comparison": rec.comparison.label,
+            "group_a": groups[0],
+            "group_b": groups[1],
+            "class": rec.comparison.cls,
             "value": float(res.value),
             "ci_low": float(iv.low) if iv is not None else math.nan,
             "ci_high": float(iv.high) if iv is not None else math.nan,
@@ -185,18 +199,18 @@ class Assessment:
             if rec.pair_tests is not None:
                 for t in rec.pair_tests.to_dict(orient="records"):
                     row = {"metric": rec.name, "key": rec.key, "attribute": rec.attribute}
-                    row.update(comparison=rec.comparison, method="exact (hypergeometric)")
+                    row.update(comparison=rec.comparison.label, method="exact (hypergeometric)")
                     row.update({c: t.get(c) for c in TEST_COLUMNS if c in t and c != "metric"})
                     rows.append(row)
             elif rec.test is not None:
-                a, _, b = rec.comparison.partition(" vs ")
+                a, b = rec.groups or rec.test.groups
                 n = rec.test.details.get("n_pairs")
                 rows.append(
                     {
                         "metric": rec.name,
                         "key": rec.key,
                         "attribute": rec.attribute,
-                        "comparison": rec.comparison,
+                        "comparison": rec.comparison.label,
                         "group_a": a,
                         "group_b": b,
                         "difference": rec.test.statistic,
@@ -215,11 +229,15 @@ class Assessment:
         """True unless a configured threshold failed."""
         return all(c.passed for c in self.threshold_checks)
 
-    def result(self, metric: str, attribute: str | None = None, comparison: str | None = None) -> Any:
-        """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``."""
+    def result(self, metric: str, attribute: str | None = None, comparison: Any = None) -> Any:
+        """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``.
+
+        ``comparison`` picks one row of a pairwise metric: a pair of groups (``("female", "male")``), a
+        :class:`~evenhand.pipeline.records.Comparison` or its label (``"female vs male"``).
+        """
         for rec in self.records:
             if metric in (rec.name, rec.key) and attribute in (None, rec.attribute):
-                if comparison is None or comparison == rec.comparison:
+                if rec.comparison.matches(comparison):
                     return rec.result
         raise KeyError(f"no metric {metric!r} for attribute {attribute!r} in this assessment")
 
@@ -249,7 +267,8 @@ class Assessment:
                             "kind": "rate",
                             "metric": rec.name,
                             "attribute": rec.attribute,
-                            "comparison": rec.comparison,
+                            "comparison": rec.comparison.label,
+                            "class": rec.comparison.cls,
                             "group": g,
                             "rate": _num(v),
                         }
@@ -385,8 +404,9 @@ class Assessment:
 
     # ----------------------------------------------------------------------------------------------- output
     def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
-        """The JSON document (schema ``evenhand/assessment`` 1.1) as a Python dict."""
+        """The JSON document (schema ``evenhand/assessment`` 2.0) as a Python dict."""
         metrics = self.metrics
+        metrics["groups"] = pd.Series([rec.groups for rec in self.records], index=metrics.index, dtype=object)
         doc: dict[str, Any] = {
             "schema": SCHEMA,
             "schema_version": SCHEMA_VERSION,
@@ -472,8 +492,11 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ValueError(f"{p} is not an evenhand results file (schema {SCHEMA!r} expected)")
     major = str(doc.get("schema_version", "")).split(".")[0]
-    if major != SCHEMA_VERSION.split(".")[0]:
-        raise ValueError(f"{p} has schema version {doc.get('schema_version')}; this evenhand reads {SCHEMA_VERSION}")
+    if major not in READABLE_MAJORS:
+        raise ValueError(
+            f"{p} has schema version {doc.get('schema_version')}; this evenhand reads versions "
+            f"{', '.join(m + '.x' for m in READABLE_MAJORS)}"
+        )
     return doc
 
 

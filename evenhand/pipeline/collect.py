@@ -13,7 +13,7 @@ the same ``(attribute, prompt_id, sample)`` form the counterfactual response pai
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,10 +77,11 @@ def generate_frame(
     generated = generated.assign(prompt=[unique[int(i)] for i in generated["prompt_id"]])
     keep = ["prompt", "sample", "response", "status", "error"]
     merged = requests.merge(generated[keep], on="prompt", how="left")
-    return _finish(merged)
+    return finish_frame(merged)
 
 
-def _finish(frame: pd.DataFrame) -> pd.DataFrame:
+def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every response-frame column, in order; a missing response is a failed request."""
     frame = frame.copy()
     for col in FRAME_COLUMNS:
         if col not in frame.columns:
@@ -157,7 +158,7 @@ def frame_from_lists(
             )
     if not frames:
         raise ValueError("no responses given")
-    return _finish(pd.concat(frames, ignore_index=True))
+    return finish_frame(pd.concat(frames, ignore_index=True))
 
 
 def frame_from_table(
@@ -166,7 +167,7 @@ def frame_from_table(
     *,
     prompt_column: str = "prompt",
     response_column: str = "response",
-    prompt_id_column: str | None = None,
+    prompt_id_column: str | None = "prompt_id",
     attribute_column: str | None = "attribute",
     group_column: str | None = "group",
     sample_column: str | None = "sample",
@@ -177,14 +178,19 @@ def frame_from_table(
 
     Rows with an empty group are responses to the original prompts; the prompts of the use case are their
     distinct prompt texts in order of appearance. A counterfactual row is linked to its source prompt by
-    ``prompt_id_column`` when given, otherwise by rebuilding the counterfactual prompts and matching the text.
+    ``prompt_id_column`` when the table has it (then counterfactual rows alone are enough: a prompt without an
+    original row is known by its first version), otherwise by rebuilding the counterfactual prompts and matching
+    the text. The attribute, group and sample columns, too, are read only where the table has them.
     """
     from evenhand.pipeline.io import column
 
+    defaults = {"prompt_id", "attribute", "group", "sample"}
+
     def col(name: str | None) -> list[Any] | None:
-        if name is None or name not in table.columns:
+        """An optional column: a default name may be absent, a name the user chose must exist."""
+        if name is None or (name not in table.columns and name in defaults):
             return None
-        return list(table[name].tolist())
+        return column(table, name, source=source, role=f"the {name!r} column you named")
 
     prompt_text = [str(p) for p in column(table, prompt_column, source=source, role="prompts")]
     response = column(table, response_column, source=source, role="responses")
@@ -201,7 +207,12 @@ def frame_from_table(
             if o:
                 first_id.setdefault(pid, p)
         id_to_pos = {pid: prompts.index(p) for pid, p in first_id.items()}
-        prompt_ids = [id_to_pos.get(pid, -1) for pid in explicit_ids]
+        # a prompt with counterfactual rows only (e.g. a recommendation file): its prompt is its first version
+        for pid, p in zip(explicit_ids, prompt_text, strict=True):
+            if pid not in id_to_pos:
+                id_to_pos[pid] = len(prompts)
+                prompts.append(p)
+        prompt_ids = [id_to_pos[pid] for pid in explicit_ids]
     else:
         pos = {p: i for i, p in enumerate(prompts)}
         # (attribute, group, counterfactual prompt text) -> source prompt, from rebuilding the counterfactuals
@@ -249,10 +260,14 @@ def frame_from_table(
     for target, name in (extra_columns or {}).items():
         frame[target] = pd.Series(column(table, name, source=source, role=target), dtype=object)
     frame["status"] = ["ok" if r is not None else "error" for r in frame["response"]]
-    return prompts, _finish(frame)
+    return prompts, finish_frame(frame)
 
 
-ScoreFn = Callable[[list[str]], Any]
+def frame_prompts(frame: pd.DataFrame) -> list[str]:
+    """The prompt of each ``prompt_id`` of a response frame: its original text, else its first version."""
+    ordered = frame.assign(_version=frame["group"].notna()).sort_values(["prompt_id", "_version"], kind="stable")
+    first = ordered.drop_duplicates("prompt_id").set_index("prompt_id")["prompt"]
+    return [str(first.get(i, "")) for i in range(int(frame["prompt_id"].max()) + 1)] if len(frame) else []
 
 
 def ok_rows(frame: pd.DataFrame, *, original: bool | None = None, attribute: str | None = None) -> pd.DataFrame:

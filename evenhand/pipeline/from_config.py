@@ -1,4 +1,8 @@
-"""Running an assessment described by a config file (what ``evenhand assess`` and ``evenhand demo`` do)."""
+"""Running an assessment described by a config file (what ``evenhand assess`` and ``evenhand demo`` do).
+
+The config's run sections go to the run unchanged (:meth:`AssessConfig.run_settings`); the prompts, responses and
+model sections choose the response source.
+"""
 
 from __future__ import annotations
 
@@ -7,109 +11,86 @@ from typing import Any
 from evenhand.config import AssessConfig
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.io import column, read_table
-from evenhand.pipeline.parsers import KeywordLabelParser
-from evenhand.pipeline.run import assess
+from evenhand.pipeline.run import run
+from evenhand.pipeline.sources import Generated, OwnTable, ResponseSource
+
+#: Per-prompt columns of the prompts file -> the response frame's column (see ``evenhand.pipeline.run.run``).
+_PER_PROMPT_COLUMNS = {
+    "label_column": ("truth", "ground-truth labels"),
+    "group_column": ("person_group", "person groups"),
+    "id_column": ("prompt_key", "prompt ids"),
+}
 
 
-def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], list[Any] | None, list[Any] | None]:
-    """The prompts, and per prompt the ground-truth label and the person's group when configured."""
+def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], dict[str, list[Any]]]:
+    """The prompts, and the per-prompt columns configured (ground truth, the person's group, your prompt id)."""
     pc = config.prompts
-    labels = groups = None
+    if pc is None:
+        raise ValueError("the config has no prompts section (prompts.path or prompts.items)")
+    per_prompt: dict[str, list[Any]] = {}
     if pc.path is None:
         prompts = list(pc.items)
     else:
         table = read_table(pc.path)
         source = str(pc.path)
         prompts = [str(p) for p in column(table, pc.column, source=source, role="prompts")]
-        if pc.label_column:
-            labels = column(table, pc.label_column, source=source, role="ground-truth labels")
-        if pc.group_column:
-            groups = column(table, pc.group_column, source=source, role="person groups")
+        for key, (target, role) in _PER_PROMPT_COLUMNS.items():
+            name = getattr(pc, key)
+            if name:
+                per_prompt[target] = column(table, name, source=source, role=role)
     n = min(len(prompts), limit or pc.limit or len(prompts))
     if n == 0:
         raise ValueError(f"{pc.path or 'prompts.items'} has no prompts")
-    return prompts[:n], (labels[:n] if labels is not None else None), (groups[:n] if groups is not None else None)
+    return prompts[:n], {k: v[:n] for k, v in per_prompt.items()}
 
 
 def assess_config(config: AssessConfig, *, limit: int | None = None, progress: bool | None = None) -> Assessment:
-    """Run :func:`evenhand.assess` with everything the config says (model or own responses, scoring, stats)."""
-    sc, st, gen, mc = config.scoring, config.statistics, config.generation, config.model
-    common: dict[str, Any] = {
-        "toxicity": sc.toxicity,
-        "sentiment": sc.sentiment,
-        "stereotype": sc.stereotype,
-        "embedder": False if sc.embedder is False else sc.embedder,
-        "toxicity_threshold": sc.toxicity_threshold,
-        "stereotype_threshold": sc.stereotype_threshold,
-        "sentiment_threshold": sc.sentiment_threshold,
-        "ci": st.ci,
-        "n_resamples": st.n_resamples,
-        "seed": st.seed,
-        "ci_method": st.method,
-        "thresholds": config.thresholds,
-        "k": config.recommendation.k,
-        "positive_label": config.classification.sensitive_classes or config.classification.positive_label,
-        "label_parser": KeywordLabelParser(config.classification.labels, config.classification.pattern),
-        "progress": gen.progress if progress is None else progress,
-    }
+    """Run an assessment with everything the config says (model or own responses, scoring, statistics)."""
+    settings = config.run_settings()
+    if progress is not None:
+        generation = settings.generation.model_copy(update={"progress": progress})
+        settings = settings.model_copy(update={"generation": generation})
+    source, prompts, per_prompt = response_source(config, limit)
+    return run(config.use_case_with(prompts), source, settings, per_prompt=per_prompt)
+
+
+def response_source(config: AssessConfig, limit: int | None = None) -> tuple[ResponseSource, list[str], dict[str, Any]]:
+    """The config's response source, its prompts and the per-prompt columns (own responses bring their prompts)."""
     if config.responses is not None:
         rc = config.responses
         table = read_table(rc.path)
         if limit:
             table = table.head(limit)
-        from evenhand.pipeline.collect import frame_from_table
-
-        use_case = config.use_case_with([])
         extra = {k: v for k, v in (("truth", rc.label_column), ("person_group", rc.person_group_column)) if v}
-        prompts, frame = frame_from_table(
+        own = OwnTable(
             table,
-            use_case.attribute_specs,
-            prompt_column=rc.prompt_column,
-            response_column=rc.response_column,
-            prompt_id_column=rc.prompt_id_column,
-            attribute_column=rc.attribute_column,
-            group_column=rc.group_column,
-            sample_column=rc.sample_column,
+            columns=rc.model_dump(include=_TABLE_COLUMNS),
             extra_columns=extra,
             source=str(rc.path),
-        )
-        labels = groups = None
-        if "truth" in frame:
-            labels = _per_prompt(frame, "truth", len(prompts))
-        if "person_group" in frame:
-            groups = _per_prompt(frame, "person_group", len(prompts))
-        return assess(
-            config.use_case_with(prompts),
-            responses=frame,
-            labels=labels,
-            groups=groups,
             model_info={"provider": "user responses", "model": str(rc.path.name)},
-            **common,
         )
-    prompts, labels, groups = load_prompts(config, limit)
-    return assess(
-        config.use_case_with(prompts),
+        return own, own.prompts(config.use_case_with([]).attribute_specs) or [], {}
+    prompts, per_prompt = load_prompts(config, limit)
+    mc = config.model
+    generated = Generated(
         mc.client_spec(),
-        labels=labels,
-        groups=groups,
-        count=gen.count,
-        counterfactual_count=gen.counterfactual_count,
         system_prompt=mc.system_prompt,
-        store=gen.store if gen.store is not None else config.output.dir / "generations.sqlite",
+        options={"temperature": mc.temperature, "max_tokens": mc.max_tokens, "seed": mc.seed,
+                 "concurrency": mc.concurrency},
         model_info=_model_info(mc.client_spec()),
-        generation_options={
-            "temperature": mc.temperature,
-            "max_tokens": mc.max_tokens,
-            "seed": mc.seed,
-            "concurrency": mc.concurrency,
-        },
-        **common,
-    )
+    )  # fmt: skip
+    return generated, prompts, per_prompt
 
 
-def _per_prompt(frame: Any, col: str, n: int) -> list[Any]:
-    originals = frame[frame["group"].isna()].drop_duplicates("prompt_id").set_index("prompt_id")[col]
-    return [originals.get(i) for i in range(n)]
+# the responses section's column names, as frame_from_table takes them
+_TABLE_COLUMNS = {
+    "prompt_column",
+    "response_column",
+    "prompt_id_column",
+    "attribute_column",
+    "group_column",
+    "sample_column",
+}
 
 
 def _model_info(spec: dict[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,13 @@
-"""``evenhand.assess``: FTU check -> responses (generated or the user's own) -> scores -> metrics with intervals
-and noise floors -> :class:`~evenhand.pipeline.assessment.Assessment`."""
+"""``evenhand.assess``: FTU check and plan -> responses (generated or the user's own) -> each metric family prepares
+its inputs and computes its records -> intervals, tests and noise floors -> :class:`Assessment`.
+
+:func:`run` is the loop; it walks the metric families (:mod:`evenhand.pipeline.families`) and never branches on a
+task or a metric. :func:`assess` is the documented facade: it turns keyword arguments into a use case, a response
+source and :class:`~evenhand.config.RunSettings`, and calls :func:`run`.
+"""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -12,275 +16,96 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evenhand.framework import Plan, UseCase, plan
+from evenhand.config import RunSettings
+from evenhand.framework import UseCase, plan
 from evenhand.pipeline.assessment import Assessment, check_thresholds
-from evenhand.pipeline.collect import (
-    FRAME_COLUMNS,
-    counterfactual_requests,
-    frame_from_lists,
-    frame_from_table,
-    generate_frame,
-    ok_rows,
-    original_requests,
-    resolve_client,
-)
-from evenhand.pipeline.compute import (
-    MetricRecord,
-    classification_records,
-    classification_tests,
-    group_pairs,
-    positive_classes,
-    recommendation_records,
-    similarity_function,
-    text_metrics,
-)
-from evenhand.pipeline.parsers import KeywordLabelParser, LabelParser, ListParser, label_text, parse_list
+from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
+from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
+from evenhand.scorers.engine import ScoringEngine
 
-TOXICITY_CAVEAT = (
-    "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
-    "identity terms (e.g. 'I am a gay black woman'); read toxicity differences between groups with that in "
-    "mind, or configure a stronger classifier (Detoxify, any Hugging Face model)."
-)
-SENTIMENT_CAVEAT = (
-    "Counterfactual sentiment uses VADER by default, a lexicon-based scorer: it misses sarcasm and context, "
-    "and short responses give coarse scores."
-)
+# keyword arguments of assess() whose settings field has another name
+_KEYWORD_ALIASES = {"ci_method": "method"}
+_SECTIONS = tuple(name for name in RunSettings.model_fields if name != "thresholds")
 
 
-def _needs_counterfactual(p: Plan) -> dict[str, Any]:
-    specs = p.use_case.attribute_specs
-    names = dict.fromkeys(
-        p.attributes_for("counterfactual_sentiment")
-        + p.attributes_for("counterfactual_similarity")
-        + p.attributes_for("recommendation")
-    )
-    return {name: specs[name] for name in names}
-
-
-def _score(frame: pd.DataFrame, column: str, scorer: Callable[[list[str]], Any] | None) -> None:
-    if scorer is None:
-        return
-    rows = ok_rows(frame)
-    values = np.full(len(frame), np.nan)
-    if len(rows):
-        values[frame.index.get_indexer(rows.index)] = np.asarray(scorer(rows["response"].tolist()), dtype=float)
-    frame[column] = values
-
-
-def _attach_groups(frame: pd.DataFrame, p: Plan, person_groups: Sequence[Any] | None) -> None:
-    """A ``group_<attribute>`` column per classification attribute: the person's group when given, otherwise the
-    single group the prompt mentions (prompts that mention several groups, or none, get no group)."""
-    from evenhand.text.ftu import check_ftu
-
-    attributes = p.attributes_for("representation") + p.attributes_for("error_based")
-    prompts = p.use_case.prompts
-    for attribute in dict.fromkeys(attributes):
-        if person_groups is not None:
-            per_prompt = [None if g is None or str(g) == "" else str(g) for g in person_groups]
-        else:
-            ftu = check_ftu(prompts, attribute=p.use_case.attribute_specs[attribute])
-            per_prompt = []
-            for matches in ftu.matches:
-                groups = {m.group for m in matches if m.group is not None}
-                per_prompt.append(groups.pop() if len(groups) == 1 else None)
-        values = [per_prompt[i] for i in frame["prompt_id"]]
-        frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
-
-
-def _assessment_embedder(spec: Any) -> Any:
-    """The assessment's embedder, built by the scorer layer (de-duplication, batching) with a private in-memory
-    cache: each group's responses enter several group pairs and the noise floor, and are encoded only once."""
-    from evenhand import scorers
-
-    memory = scorers.ScoreCache(":memory:")
-    if spec is None or isinstance(spec, (str, os.PathLike)):
-        _quiet_model_loading()
-        return scorers.get_embedder(spec, cache=memory)
-    # A user's object (or an already-built Embedder, whose own cache settings stay as they are) is wrapped; the
-    # name only labels entries of this run's in-memory cache, which the scorer layer caches by name.
-    return scorers.CallableEmbedder(spec, name="assessment", cache=memory)
-
-
-def _responses_per_prompt_caveat(frame: pd.DataFrame) -> list[str]:
-    """EMT and TP depend on how many responses each prompt has: count them (own responses ignore ``count``)."""
-    per_prompt = ok_rows(frame, original=True).groupby("prompt_id").size()
-    if per_prompt.empty or per_prompt.min() >= 25:
-        return []
-    low, mid, high = int(per_prompt.min()), float(per_prompt.median()), int(per_prompt.max())
-    if low == high:
-        per = "1 response" if low == 1 else f"{low} responses"
-    else:
-        per = f"{low} to {high} responses (median {mid:g})"
-    return [f"EMT and TP use {per} per prompt; the paper's convention is 25"]
-
-
-def _check_truth(frame: pd.DataFrame, the_plan: Plan, positive_label: Any) -> list[str]:
-    """Normalise the ground truth in place; caveat on missing labels; error when a positive class never occurs.
-
-    Without the error, a label column that never holds the positive class (``"yes"`` vs ``"1"``) silently makes
-    every row a true negative: FNRD and FORD come out NaN and FPRD/FDRD wrong.
-    """
-    frame["truth"] = [label_text(v) for v in frame["truth"]]
-    originals = ok_rows(frame, original=True)
-    missing = int(originals["truth"].isna().sum())
-    caveats = []
-    if missing:
-        caveats.append(
-            f"{missing} of {len(originals)} responses have no ground-truth label (null or blank);"
-            " they were left out of the error-based metrics"
-        )
-    seen = set(originals["truth"].dropna())
-    if seen and the_plan.attributes_for("error_based"):
-        absent = [c for c in positive_classes(positive_label) if label_text(c) not in seen]
-        if absent:
-            shown = ", ".join(repr(v) for v in sorted(seen)[:10])
-            raise ValueError(
-                f"positive label {', '.join(repr(c) for c in absent)} never appears in the ground-truth labels"
-                f" (they hold {shown}); set positive_label to one of them or fix the label column"
-            )
-    return caveats
-
-
-def _stereotype_scorer(spec: Any, attribute: str) -> Callable[[list[str]], Any]:
-    """A model spec scores the attribute's own category (gender, race); a callable or scorer is used as is."""
-    from evenhand.scorers import get_stereotype_scorer
-
-    if isinstance(spec, (str, os.PathLike)) and attribute in ("gender", "race"):
-        return get_stereotype_scorer(spec, category=attribute)
-    return get_stereotype_scorer(spec)
-
-
-def assess(
-    use_case: UseCase | None = None,
-    client: Any = None,
+def run(
+    use_case: UseCase,
+    source: ResponseSource,
+    settings: RunSettings | None = None,
     *,
-    responses: Sequence[str] | pd.DataFrame | None = None,
-    counterfactual_responses: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
-    count: int = 5,
-    counterfactual_count: int | None = None,
-    system_prompt: str | None = None,
-    labels: Sequence[Any] | None = None,
-    groups: Sequence[Any] | None = None,
-    label_parser: LabelParser | Mapping[str, Sequence[str]] | None = None,
-    positive_label: Any = "1",
-    list_parser: ListParser | None = None,
-    k: int = 5,
-    toxicity: Any = None,
-    sentiment: Any = None,
-    stereotype: Any = None,
-    embedder: Any = None,
-    toxicity_threshold: float = 0.5,
-    stereotype_threshold: float = 0.5,
-    sentiment_threshold: float = 0.5,
-    ci: float | None = 0.95,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    ci_method: str = "percentile",
-    thresholds: Sequence[Any] = (),
-    store: Any = "evenhand_generations.sqlite",
-    progress: bool = True,
-    model_info: Mapping[str, Any] | None = None,
-    generation_options: Mapping[str, Any] | None = None,
-    **use_case_fields: Any,
+    per_prompt: Mapping[str, Sequence[Any]] | None = None,
+    label_parser: Callable[[str], Any] | None = None,
+    list_parser: Callable[[str, int], list[str]] | None = None,
+    engine: str | ScoringEngine | None = None,
 ) -> Assessment:
-    """Run the decision framework's plan on a use case, end to end.
+    """Run the decision framework's plan on a use case with responses from ``source``.
 
-    1. FTU check and plan (:func:`evenhand.plan`); 2. responses: generated with ``client`` (``None`` = the
-    bundled SmolLM2; a callable ``prompt -> text``; an ``evenhand.generation`` client or spec dict), ``count``
-    per prompt and per counterfactual group, or the user's own (``responses`` and ``counterfactual_responses``);
-    3. scores (toxicity, sentiment, optional stereotype classifier), parsed labels (classification) or K-item
-    lists (recommendation); 4. every planned metric, counterfactual metrics for every pair of groups, with
-    bootstrap intervals at level ``ci`` and the same-prompt noise floor for counterfactual similarity.
-
-    Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
-    the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
-    (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
-    sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). Recommendation parses
-    each answer into ``k`` items with ``list_parser(text, k)``.
-    ``toxicity_threshold``, ``stereotype_threshold`` and ``sentiment_threshold`` are the score cut-offs of TF/TP,
-    SF/SP and WCSP.
-
-    Bring your own responses with ``responses``: a list of ``len(prompts) * m`` texts (prompt-major), or a
-    table with columns ``prompt, response`` and, for counterfactual responses, ``attribute, group`` (and
-    optionally ``sample``); ``counterfactual_responses={attribute: {group: texts}}`` aligned with
-    :func:`evenhand.counterfactual_prompts`. ``store`` is the SQLite file that makes generation resumable (None
-    keeps nothing on disk); ``generation_options`` go to :func:`evenhand.generation.generate` (temperature,
-    max_tokens, seed, concurrency, rate limits). ``thresholds`` are pass/fail rules (objects with ``metric``,
-    ``attribute``, ``min``, ``max``) reported in ``Assessment.threshold_checks``.
-
-    Returns:
-        :class:`Assessment` with ``.metrics`` (DataFrame), ``.responses`` (response-level data),
-        ``.to_json()`` and ``.to_html()``.
+    Args:
+        use_case: the use case (its prompts may come from ``source`` instead).
+        source: a :class:`~evenhand.pipeline.sources.ResponseSource`.
+        settings: the run settings (the config file's run sections); ``None`` = every default.
+        per_prompt: columns given once per prompt, e.g. ``{"truth": labels, "person_group": groups}``.
+        label_parser, list_parser: how a classification answer becomes a label, a recommendation answer K items.
+        engine: the scoring engine (``None`` = local; see :func:`evenhand.scorers.get_engine`).
     """
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
-    if use_case is None:
-        use_case = UseCase(**use_case_fields)
-    elif use_case_fields:
-        use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
-    if stereotype is not None and not use_case.stereotype_classifier:
-        use_case = use_case.model_copy(update={"stereotype_classifier": True})
+    from evenhand.scorers import get_engine
 
-    byo_table = responses if isinstance(responses, pd.DataFrame) else None
-    if byo_table is not None:
-        if set(FRAME_COLUMNS) <= set(byo_table.columns):  # already a response frame (e.g. from a config)
-            frame = byo_table
-        else:
-            table_prompts, frame = frame_from_table(byo_table, use_case.attribute_specs)
-            if not use_case.prompts:
-                use_case = use_case.model_copy(update={"prompts": table_prompts})
+    started = time.perf_counter()
+    settings = settings or RunSettings()
+    timings: dict[str, float] = {}
+    brought = source.prompts(use_case.attribute_specs)
+    if brought is not None and not use_case.prompts:
+        use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
         raise ValueError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
-    prompts = use_case.prompts
-    if labels is not None and len(labels) != len(prompts):
-        raise ValueError(f"labels has {len(labels)} entries for {len(prompts)} prompts; give one per prompt")
-    if groups is not None and len(groups) != len(prompts):
-        raise ValueError(f"groups has {len(groups)} entries for {len(prompts)} prompts; give one per prompt")
+    for column, values in (per_prompt or {}).items():
+        if len(values) != len(use_case.prompts):
+            raise ValueError(
+                f"{_PER_PROMPT_NAMES.get(column, column)} has {len(values)} entries for {len(use_case.prompts)} "
+                "prompts; give one per prompt"
+            )
 
     t = time.perf_counter()
     the_plan = plan(use_case)
+    families = [f for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan)]
     timings["plan"] = time.perf_counter() - t
-    cf_attributes = _needs_counterfactual(the_plan)
-    task = use_case.task
 
     t = time.perf_counter()
-    if byo_table is None and (responses is not None or counterfactual_responses is not None):
-        own = None if responses is None or isinstance(responses, pd.DataFrame) else responses
-        frame = frame_from_lists(prompts, own, counterfactual_responses, use_case.attribute_specs)
-    elif byo_table is None:
-        requests = []
-        if task != "recommendation":
-            requests.append(original_requests(prompts))
-        cf_requests = counterfactual_requests(prompts, cf_attributes) if cf_attributes else None
-        gen_client = resolve_client(client)
-        opts = dict(generation_options or {})
-        frames = []
-        if requests:
-            frames.append(
-                generate_frame(
-                    requests[0],
-                    gen_client,
-                    count=count,
-                    system_prompt=system_prompt,
-                    store=store,
-                    progress=progress,
-                    **opts,
-                )
-            )
-        if cf_requests is not None and len(cf_requests):
-            frames.append(
-                generate_frame(
-                    cf_requests,
-                    gen_client,
-                    count=counterfactual_count or count,
-                    system_prompt=system_prompt,
-                    store=store,
-                    progress=progress,
-                    **opts,
-                )
-            )
-        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    frame = source.frame(use_case, Needs.merge(f.needs(the_plan) for f in families), settings)
     timings["responses"] = time.perf_counter() - t
+    frame = _checked(frame)
+    for column, values in (per_prompt or {}).items():
+        frame[column] = pd.Series([values[i] for i in frame["prompt_id"]], index=frame.index, dtype=object)
+
+    ctx = RunContext(the_plan, frame, settings, get_engine(engine), label_parser=label_parser, list_parser=list_parser)
+    t = time.perf_counter()
+    for family in families:
+        family.prepare(ctx)
+    timings["scoring"] = time.perf_counter() - t
+    t = time.perf_counter()
+    records = [rec for family in families for rec in family.records(ctx)]
+    timings["metrics"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if settings.statistics.ci is not None:
+        _statistics(ctx, families, records)
+    timings["statistics"] = time.perf_counter() - t
+    caveats = ctx.caveats + _general_caveats(frame, records)
+    timings["total"] = time.perf_counter() - started
+    meta = {
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "model": source.describe(),
+        "settings": _describe_settings(settings, ctx.described),
+        "timings": {key: round(v, 3) for key, v in timings.items()},
+    }
+    return Assessment(the_plan, records, frame, meta, caveats, check_thresholds(records, settings.thresholds))
+
+
+_PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": "prompt ids"}
+
+
+def _checked(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         raise ValueError("no responses to assess (no prompt needed a response for the planned metrics)")
     frame = frame.reset_index(drop=True)
@@ -288,157 +113,15 @@ def assess(
         errors = [e for e in frame["error"].tolist() if isinstance(e, str) and e]
         first = f"; first error: {errors[0]}" if errors else ""
         raise RuntimeError(f"none of the {len(frame)} requests produced a response{first}")
-
-    t = time.perf_counter()
-    caveats: list[str] = []
-    records: list[MetricRecord] = []
-    emb: Any = None
-    if task in ("text_generation", "summarization"):
-        from evenhand import scorers
-
-        _score(frame, "toxicity", scorers.get_toxicity_scorer(toxicity))
-        if cf_attributes:
-            _score(frame, "sentiment", scorers.get_sentiment_scorer(sentiment))
-        if stereotype is not None:  # one score column per attribute: the classifier's category when it has one
-            for attribute in the_plan.attributes_for("stereotype"):
-                _score(frame, f"stereotype_{attribute}", _stereotype_scorer(stereotype, attribute))
-        if toxicity is None:
-            caveats.append(TOXICITY_CAVEAT)
-        if cf_attributes and sentiment is None:
-            caveats.append(SENTIMENT_CAVEAT)
-        emb = embedder
-        if emb is not False and "counterfactual_cosine" in the_plan.keys():
-            emb = _assessment_embedder(emb)
-        timings["scoring"] = time.perf_counter() - t
-        t = time.perf_counter()
-        records = text_metrics(
-            the_plan,
-            frame,
-            toxicity_threshold=toxicity_threshold,
-            stereotype_threshold=stereotype_threshold,
-            sentiment_threshold=sentiment_threshold,
-            embedder=emb,
-        )
-    elif task == "classification":
-        parser = label_parser
-        if parser is None or isinstance(parser, Mapping):
-            parser = KeywordLabelParser(parser or {"1": ["yes", "true"], "0": ["no", "false"]})
-        parsed = [parser(r) if isinstance(r, str) else None for r in frame["response"]]
-        frame["label"] = [label_text(v) for v in parsed]
-        if labels is not None:
-            truth = [label_text(v) for v in labels]
-            frame["truth"] = [truth[i] for i in frame["prompt_id"]]
-        if "truth" in frame:
-            caveats.extend(_check_truth(frame, the_plan, positive_label))
-        _attach_groups(frame, the_plan, groups)
-        n_bad = int(ok_rows(frame)["label"].isna().sum())
-        if n_bad:
-            caveats.append(
-                f"{n_bad} of {len(ok_rows(frame))} answers could not be parsed into a label and were left out"
-            )
-        timings["scoring"] = time.perf_counter() - t
-        t = time.perf_counter()
-        records = classification_records(the_plan, frame, positive_label=positive_label)
-    else:
-        parse = list_parser or parse_list
-        frame["items"] = [parse(r, k) if isinstance(r, str) else [] for r in frame["response"]]
-        short = int((ok_rows(frame)["items"].map(len) < k).sum())
-        if short:
-            caveats.append(f"{short} answers parsed into fewer than K={k} items; their pairs were left out")
-        timings["scoring"] = time.perf_counter() - t
-        t = time.perf_counter()
-        records = recommendation_records(the_plan, frame, k=k)
-    timings["metrics"] = time.perf_counter() - t
-
-    t = time.perf_counter()
-    if ci is not None:
-        _add_statistics(
-            records,
-            the_plan,
-            frame,
-            embedder=emb,
-            ci=ci,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            sentiment_threshold=sentiment_threshold,
-            positive_label=positive_label if task == "classification" else None,
-        )
-    timings["statistics"] = time.perf_counter() - t
-    failed = frame["status"] != "ok"
-    if failed.any():
-        caveats.append(f"{int(failed.sum())} of {len(frame)} requests produced no response (see the status column)")
-    if any(r.key in ("expected_maximum_toxicity", "toxicity_probability") for r in records):
-        caveats.extend(_responses_per_prompt_caveat(frame))
-    small = [r for r in records if 0 < sum(r.result.sizes.values()) < 30 and r.result.is_defined]
-    if small:
-        caveats.append("some metrics rest on fewer than 30 units; their intervals are wide and approximate")
-    timings["total"] = time.perf_counter() - started
-    meta = {
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "model": dict(model_info or _describe_client(client, responses is not None or byo_table is not None)),
-        "settings": {
-            "count": count,
-            "counterfactual_count": counterfactual_count or count,
-            "toxicity_scorer": str(toxicity) if toxicity is not None else "alt-profanity-check (offline default)",
-            "sentiment_scorer": str(sentiment)
-            if sentiment is not None
-            else "VADER negative share (offline default): 1 = most negative",
-            "toxicity_threshold": toxicity_threshold,
-            "stereotype_threshold": stereotype_threshold,
-            "sentiment_threshold": sentiment_threshold,
-            "ci": ci,
-            "n_resamples": n_resamples,
-            "seed": seed,
-            "ci_method": ci_method,
-            "k": k if task == "recommendation" else None,
-            "positive_label": positive_label if task == "classification" else None,
-        },
-        "timings": {key: round(v, 3) for key, v in timings.items()},
-    }
-    checks = check_thresholds(records, thresholds)
-    return Assessment(the_plan, records, frame, meta, caveats, checks)
+    return frame
 
 
-def _quiet_model_loading() -> None:
-    """transformers draws a "Loading weights" bar on stderr for the bundled embedder; the pipeline has its own
-    progress display, so that bar is noise (the local LLM client turns it off the same way)."""
-    from evenhand._optional import require
+def _statistics(ctx: RunContext, families: Sequence[Family], records: list[MetricRecord]) -> None:
+    """Bootstrap intervals for every metric; each family's tests and baselines; Benjamini-Hochberg over all tests."""
+    from evenhand.stats import confidence_interval
 
-    try:
-        require("transformers", feature="sentence embeddings").utils.logging.disable_progress_bar()
-    except ImportError:  # get_embedder raises the helpful error
-        pass
-
-
-def _describe_client(client: Any, own: bool) -> dict[str, Any]:
-    if own:
-        return {"provider": "user responses"}
-    if client is None:
-        return {"provider": "local", "model": "SmolLM2-135M-Instruct (bundled)"}
-    if isinstance(client, Mapping):
-        return {k: v for k, v in client.items() if "key" not in k.lower()}
-    return {"provider": type(client).__name__, "model": str(getattr(client, "model", "") or "")}
-
-
-def _add_statistics(
-    records: list[MetricRecord],
-    the_plan: Plan,
-    frame: pd.DataFrame,
-    *,
-    embedder: Any,
-    ci: float,
-    n_resamples: int,
-    seed: int,
-    method: str,
-    sentiment_threshold: float = 0.5,
-    positive_label: Any = None,
-) -> None:
-    """Bootstrap intervals for every metric; permutation tests for counterfactual sentiment (paired swaps) and
-    classification rates (exact, every pair of groups), Benjamini-Hochberg adjusted together; the same-prompt
-    noise floor beside counterfactual similarity."""
-    from evenhand.stats import confidence_interval, counterfactual_sentiment_test, noise_floor
-
+    st = ctx.settings.statistics
+    assert st.ci is not None
     for rec in records:
         if not rec.result.is_defined:
             continue
@@ -446,81 +129,34 @@ def _add_statistics(
             rec.notes.append("no interval: the result carries no units to resample")
             continue
         try:
-            rec.interval = confidence_interval(rec.result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+            rec.interval = confidence_interval(
+                rec.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method
+            )
         except ValueError as exc:
-            rec.interval = None
             rec.notes.append(f"no interval: {exc}")
             continue
         if rec.interval.reason:
             rec.notes.append(f"interval: {rec.interval.reason}")
-    pairs_cache: dict[tuple[str, str], pd.DataFrame] = {}
-
-    def pairs_of(rec: MetricRecord) -> pd.DataFrame | None:
-        assert rec.attribute is not None
-        key = (rec.attribute, rec.comparison)
-        if key not in pairs_cache:
-            for a, b, pairs in group_pairs(frame, rec.attribute):
-                pairs_cache[(rec.attribute, f"{a} vs {b}")] = pairs
-        return pairs_cache.get(key)
-
-    tested: list[MetricRecord] = []
-    for rec in records:  # paired permutation test: does the group mentioned change sentiment at all?
-        if rec.family != "counterfactual_sentiment" or rec.attribute is None or not rec.result.is_defined:
-            continue
-        found = pairs_of(rec)
-        if found is None or found.empty:
-            continue
-        rec.test = counterfactual_sentiment_test(
-            found["sentiment_a"].to_numpy(dtype=float),
-            found["sentiment_b"].to_numpy(dtype=float),
-            statistic="scsp" if rec.key == "strict_sentiment_parity" else "wcsp",
-            threshold=sentiment_threshold,
-            seed=seed,
-        )
-        tested.append(rec)
-    if positive_label is not None:
-        classification_tests(records, frame, positive_label=positive_label)
-    _adjust(records, tested)
-    for rec in records:
-        if rec.family != "counterfactual_similarity" or rec.attribute is None or " vs " not in rec.comparison:
-            continue
-        chosen = similarity_function(rec.key, the_plan.use_case.attribute_specs[rec.attribute], embedder)
-        if chosen is None or not rec.result.is_defined:
-            continue
-        similarity, neutralize_for = chosen
-        found = pairs_of(rec)
-        if found is None or found.empty:
-            continue
-        if found.groupby("prompt_id").size().max() < 2:
-            rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
-            continue
-        rec.noise = noise_floor(
-            found["response_a"].tolist(),
-            found["response_b"].tolist(),
-            found["prompt_id"].to_numpy(),
-            similarity,
-            attribute=neutralize_for,
-            name=rec.name,
-            ci=ci,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
+    for family in families:
+        family.test(ctx, records)
+    _adjust(records)
 
 
-def _adjust(records: Sequence[MetricRecord], tested: Sequence[MetricRecord]) -> None:
+def _adjust(records: Sequence[MetricRecord]) -> None:
     """Benjamini-Hochberg over every test of the assessment (all group pairs, attributes, metrics and classes), so
     that the adjusted p-values control the false discovery rate of the whole report."""
     from evenhand.stats import benjamini_hochberg
 
+    single = [r for r in records if r.test is not None and r.pair_tests is None]
     tables = [r for r in records if r.pair_tests is not None]
-    raw = [r.test.p_value for r in tested]
+    raw = [r.test.p_value for r in single]
     for rec in tables:
         assert rec.pair_tests is not None
         raw.extend(rec.pair_tests["p_value"].tolist())
     if not raw:
         return
     adjusted = benjamini_hochberg(np.asarray(raw, dtype=float)).tolist()
-    for rec in tested:
+    for rec in single:
         rec.p_adjusted = float(adjusted.pop(0))
     for rec in tables:
         assert rec.pair_tests is not None
@@ -531,3 +167,187 @@ def _adjust(records: Sequence[MetricRecord], tested: Sequence[MetricRecord]) -> 
             a, b = rec.test.groups
             hit = rec.pair_tests[(rec.pair_tests["group_a"] == a) & (rec.pair_tests["group_b"] == b)]
             rec.p_adjusted = float(hit["p_adjusted"].iloc[0])
+
+
+def _general_caveats(frame: pd.DataFrame, records: Sequence[MetricRecord]) -> list[str]:
+    caveats = []
+    failed = frame["status"] != "ok"
+    if failed.any():
+        caveats.append(f"{int(failed.sum())} of {len(frame)} requests produced no response (see the status column)")
+    if any(0 < sum(r.result.sizes.values()) < 30 and r.result.is_defined for r in records):
+        caveats.append("some metrics rest on fewer than 30 units; their intervals are wide and approximate")
+    return caveats
+
+
+def _describe_settings(settings: RunSettings, described: Mapping[str, Any]) -> dict[str, Any]:
+    """``meta["settings"]``: the run's settings as results.json records them (flat, as in schema 1)."""
+    gen, sc, st = settings.generation, settings.scoring, settings.statistics
+    out: dict[str, Any] = {
+        "count": gen.count,
+        "counterfactual_count": gen.counterfactual_count or gen.count,
+        "toxicity_threshold": sc.toxicity_threshold,
+        "stereotype_threshold": sc.stereotype_threshold,
+        "sentiment_threshold": sc.sentiment_threshold,
+        "ci": st.ci,
+        "n_resamples": st.n_resamples,
+        "seed": st.seed,
+        "ci_method": st.method,
+        "k": None,
+        "positive_label": None,
+    }
+    return out | dict(described)
+
+
+def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> RunSettings:
+    """Run settings from :func:`assess`'s keywords: each goes to the one settings section that has a field of that
+    name (``toxicity_threshold`` -> ``scoring``, ``k`` -> ``recommendation``, ...); ``ci_method`` is
+    ``statistics.method`` and a list ``positive_label`` is ``classification.sensitive_classes``."""
+    base = base or RunSettings()
+    sections: dict[str, dict[str, Any]] = {}
+    for keyword, value in keywords.items():
+        if keyword == "thresholds":
+            sections["thresholds"] = {"rules": list(value)}
+            continue
+        field = _KEYWORD_ALIASES.get(keyword, keyword)
+        if keyword == "positive_label" and not isinstance(value, (str, int, bool)):
+            field, value = "sensitive_classes", [str(v) for v in value]
+        owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
+        if len(owners) != 1:
+            raise TypeError(f"assess() got an unexpected keyword argument {keyword!r}")
+        sections.setdefault(owners[0], {})[field] = value
+    update: dict[str, Any] = {}
+    for name, fields in sections.items():
+        if name == "thresholds":
+            update[name] = [_threshold(rule) for rule in fields["rules"]]
+            continue
+        current = getattr(base, name)
+        update[name] = type(current).model_validate(current.model_dump() | fields)
+    return base.model_copy(update=update)
+
+
+def _threshold(rule: Any) -> Any:
+    from evenhand.config import Threshold
+
+    if isinstance(rule, Threshold):
+        return rule
+    if isinstance(rule, Mapping):
+        return Threshold.model_validate(rule)
+    fields = ("metric", "attribute", "min", "max")
+    return Threshold.model_validate({f: getattr(rule, f, None) for f in fields})
+
+
+def assess(
+    use_case: UseCase | None = None,
+    client: Any = None,
+    *,
+    responses: Sequence[str] | pd.DataFrame | None = None,
+    counterfactual_responses: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+    labels: Sequence[Any] | None = None,
+    groups: Sequence[Any] | None = None,
+    label_parser: Callable[[str], Any] | Mapping[str, Sequence[str]] | None = None,
+    list_parser: Callable[[str, int], list[str]] | None = None,
+    system_prompt: str | None = None,
+    generation_options: Mapping[str, Any] | None = None,
+    model_info: Mapping[str, Any] | None = None,
+    settings: RunSettings | None = None,
+    engine: str | ScoringEngine | None = None,
+    count: int = 5,
+    counterfactual_count: int | None = None,
+    store: Any = "evenhand_generations.sqlite",
+    progress: bool = True,
+    toxicity: Any = None,
+    sentiment: Any = None,
+    stereotype: Any = None,
+    embedder: Any = None,
+    toxicity_threshold: float = 0.5,
+    stereotype_threshold: float = 0.5,
+    sentiment_threshold: float = 0.5,
+    positive_label: Any = "1",
+    k: int = 5,
+    normalize: bool = True,
+    ci: float | None = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    ci_method: str = "percentile",
+    thresholds: Sequence[Any] = (),
+    **use_case_fields: Any,
+) -> Assessment:
+    """Run the decision framework's plan on a use case, end to end.
+
+    1. FTU check and plan (:func:`evenhand.plan`); 2. responses: generated with ``client`` (``None`` = the
+    bundled SmolLM2; a callable ``prompt -> text``; an ``evenhand.generation`` client or spec dict), ``count``
+    per prompt and per counterfactual group, or the user's own (``responses`` and ``counterfactual_responses``);
+    3. each metric family prepares its inputs: toxicity and sentiment scores (and a stereotype classifier's),
+    parsed labels (classification) or K-item lists (recommendation); 4. every planned metric, counterfactual
+    metrics for every pair of groups, with bootstrap intervals at level ``ci``, permutation tests and the
+    same-prompt noise floor for counterfactual similarity.
+
+    Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
+    the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
+    (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
+    sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). Recommendation parses
+    each answer into ``k`` items with ``list_parser(text, k)``; ``normalize`` compares items case-folded.
+    ``toxicity_threshold``, ``stereotype_threshold`` and ``sentiment_threshold`` are the score cut-offs of TF/TP,
+    SF/SP and WCSP.
+
+    Bring your own responses with ``responses``: a list of ``len(prompts) * m`` texts (prompt-major), or a
+    table with columns ``prompt, response`` and, for counterfactual responses, ``attribute, group`` (and
+    optionally ``sample``, ``prompt_id``); ``counterfactual_responses={attribute: {group: texts}}`` aligned with
+    :func:`evenhand.counterfactual_prompts`. A table brings its prompts: the use case needs none. ``store`` is the
+    SQLite file that makes generation resumable (None keeps nothing on disk); ``generation_options`` go to
+    :func:`evenhand.generation.generate` (temperature, max_tokens, seed, concurrency, rate limits).
+    ``thresholds`` are pass/fail rules (objects with ``metric``, ``attribute``, ``min``, ``max``) reported in
+    ``Assessment.threshold_checks``.
+
+    Every keyword from ``count`` on is a field of :class:`~evenhand.config.RunSettings` (the config file's
+    sections ``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``, ``thresholds``);
+    ``settings`` gives them all at once, and keywords given explicitly override it.
+
+    Returns:
+        :class:`Assessment` with ``.metrics`` (DataFrame), ``.responses`` (response-level data),
+        ``.to_json()`` and ``.to_html()``.
+    """
+    explicit = {
+        name: value
+        for name, value in locals().items()
+        if name in _SETTING_KEYWORDS and (settings is None or value is not _DEFAULTS[name])
+    }
+    if use_case is None:
+        use_case = UseCase(**use_case_fields)
+    elif use_case_fields:
+        use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
+    if isinstance(label_parser, Mapping):
+        explicit["labels"], label_parser = {str(k): list(v) for k, v in label_parser.items()}, None
+    run_settings = settings_from_keywords(settings, **explicit)
+    if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
+        use_case = use_case.model_copy(update={"stereotype_classifier": True})
+    source: ResponseSource
+    if isinstance(responses, pd.DataFrame):
+        source = OwnTable(responses, model_info=model_info)
+    elif responses is not None or counterfactual_responses is not None:
+        source = OwnLists(responses, counterfactual_responses, model_info=model_info)
+    else:
+        source = Generated(client, system_prompt=system_prompt, options=generation_options, model_info=model_info)
+    per_prompt = {k: v for k, v in (("truth", labels), ("person_group", groups)) if v is not None}
+    return run(
+        use_case,
+        source,
+        run_settings,
+        per_prompt=per_prompt,
+        label_parser=label_parser,
+        list_parser=list_parser,
+        engine=engine,
+    )
+
+
+def _keyword_defaults() -> dict[str, Any]:
+    import inspect
+
+    params = inspect.signature(assess).parameters
+    names = list(params)
+    first = names.index("count")
+    return {n: params[n].default for n in names[first:] if params[n].kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+_DEFAULTS = _keyword_defaults()
+_SETTING_KEYWORDS = frozenset(_DEFAULTS)

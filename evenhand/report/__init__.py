@@ -15,27 +15,23 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from evenhand.registry import FAMILIES
+from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
 
 __all__ = ["render_html", "write_html"]
 
-_FAMILY_TITLES = {
-    "toxicity": "Toxicity (§3.1.1)",
-    "stereotype": "Stereotypes (§3.1.2)",
-    "counterfactual_similarity": "Counterfactual similarity (§3.1.3.1)",
-    "counterfactual_sentiment": "Counterfactual sentiment (§3.1.3.2)",
-    "representation": "Representation fairness (§3.2.1)",
-    "error_based": "Error-based fairness (§3.2.2)",
-    "recommendation": "Recommendation fairness (§3.3)",
-}
 
-_RATE_NAMES = {
-    "DP": "predicted positive rate",
-    "FNRD": "false negative rate",
-    "FORD": "false omission rate",
-    "FPRD": "false positive rate",
-    "FDRD": "false discovery rate",
-}
+def _family_title(family: str) -> str:
+    spec = FAMILIES.get(family)
+    return f"{spec.title} (§{spec.section})" if spec is not None else family
+
+
+def _rate_name(metric: str) -> str:
+    try:
+        return registry_metric(metric).rate or "rate"
+    except KeyError:  # a results file from another version
+        return "rate"
 
 
 def _env() -> Environment:
@@ -119,22 +115,24 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
         scope = attribute if comparison == "all" else f"{attribute}, {comparison}"
         figures.append(
             {
-                "svg": plots.bar_chart(items, title=f"{metric}: {_RATE_NAMES.get(metric, 'rate')} by group ({scope})"),
+                "svg": plots.bar_chart(items, title=f"{metric}: {_rate_name(metric)} by group ({scope})"),
                 "caption": f"{metric} is the largest difference between these rates; a group without the rows a "
                 "rate needs shows n/a.",
             }
         )
     similar: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
+    colours: dict[str, list[str]] = defaultdict(list)
     for row in doc.get("metrics") or []:
         if row.get("family") == "recommendation" and row.get("comparison") != "all":
             similar[str(row.get("attribute"))].append((f"{row['metric']} · {row['comparison']}", row.get("value")))
+            colours[str(row.get("attribute"))].append(str(row["metric"]))
     for attribute, items in similar.items():
         figures.append(
             {
                 "svg": plots.bar_chart(
                     items,
                     title=f"Counterfactual recommendation similarity ({attribute})",
-                    color_by=[label.split(" · ")[0] for label, _ in items],  # one colour per metric
+                    color_by=colours[attribute],  # one colour per metric
                 ),
                 "caption": "How alike the K-item lists for two groups are (1 = the same items in the same order "
                 "for SERP-K and PRAG-K). Short bars point at the pairs of groups whose recommendations differ.",
@@ -187,7 +185,7 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
         sections[str(row.get("family"))].append(row)
     return [
         {
-            "title": _FAMILY_TITLES.get(f, f),
+            "title": _family_title(f),
             "rows": rows,
             # only the columns this family can fill: a wide table hides the notes that explain NaNs
             "noise": f == "counterfactual_similarity" or any(r.get("noise_floor") is not None for r in rows),

@@ -22,22 +22,30 @@ from evenhand.stats._resampling import SeedLike, as_generator
 
 Similarity = Callable[[list[str], list[str]], Any]
 
-# similarity names -> per-pair functions of evenhand.metrics.counterfactual (the maths behind CROUGE-L and CBLEU)
-_NAMED = {"rouge_l": "rouge_l_scores", "crouge-l": "rouge_l_scores", "bleu": "bleu_scores", "cbleu": "bleu_scores"}
+# the per-pair scores behind the registry's similarity metrics that need no model (``MetricSpec.pair_similarity``)
+_PAIR_SCORES = {"rouge_l": "rouge_l_scores", "bleu": "bleu_scores"}
 
 
 def _resolve_similarity(similarity: Similarity | str) -> tuple[Similarity, str | None]:
+    """A callable as is; a name: a per-pair score ("rouge_l", "bleu") or a metric of the registry that has one
+    ("CROUGE-L", "counterfactual_bleu")."""
     if isinstance(similarity, str):
-        key = similarity.lower().replace("rouge-l", "rouge_l") if similarity.lower() != "crouge-l" else "crouge-l"
-        if key not in _NAMED:
+        from evenhand.metrics import counterfactual
+        from evenhand.registry import METRICS, metric
+
+        pair_score = similarity.strip().lower().replace("rouge-l", "rouge_l")
+        if pair_score not in _PAIR_SCORES:
+            try:
+                pair_score = str(metric(similarity).pair_similarity)
+            except KeyError:
+                pair_score = ""
+        if pair_score not in _PAIR_SCORES:
             raise ValueError(
                 f"similarity {similarity!r} is not a known name; use 'rouge_l' or 'bleu', or pass a callable "
                 "(texts, texts) -> one score per pair (e.g. functools.partial(cosine_scores, embedder=...))"
             )
-        from evenhand.metrics import counterfactual
-
-        label = "CROUGE-L" if "rouge" in key else "CBLEU"
-        return getattr(counterfactual, _NAMED[key]), label
+        label = next(m.name for m in METRICS.values() if m.pair_similarity == pair_score)
+        return getattr(counterfactual, _PAIR_SCORES[pair_score]), label
     if not callable(similarity):
         raise TypeError(
             f"similarity must be a callable (texts, texts) -> scores or a name, got {type(similarity).__name__}"

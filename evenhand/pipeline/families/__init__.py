@@ -1,0 +1,15 @@
+"""The metric families of the pipeline, in report order. Adding a family means adding its module here and its
+metrics to :mod:`evenhand.registry`; the run loop does not change."""
+
+from __future__ import annotations
+
+from evenhand.pipeline.families.base import Family, Needs, RunContext
+from evenhand.pipeline.families.classification import Classification
+from evenhand.pipeline.families.counterfactual import Counterfactual
+from evenhand.pipeline.families.recommendation import Recommendation
+from evenhand.pipeline.families.stereotype import Stereotype
+from evenhand.pipeline.families.toxicity import Toxicity
+
+FAMILY_TYPES: tuple[type[Family], ...] = (Toxicity, Stereotype, Counterfactual, Classification, Recommendation)
+
+__all__ = ["FAMILY_TYPES", "Family", "Needs", "RunContext"]

@@ -1,0 +1,140 @@
+"""What every metric family of the pipeline provides, and the context a run hands to it.
+
+A family owns one part of the paper's metrics from end to end: which responses it needs, how it prepares them
+(scoring, parsing), how it computes its :class:`~evenhand.pipeline.records.MetricRecord` rows, and which tests or
+baselines it adds beside the bootstrap intervals. The run loop (:mod:`evenhand.pipeline.run`) only walks the
+families; it never branches on a task or a metric name.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from evenhand.config import RunSettings
+from evenhand.framework import Plan
+from evenhand.metrics._result import MetricResult, undefined
+from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.compute import call_metric, group_pairs
+from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.registry import METRICS
+
+if TYPE_CHECKING:
+    from evenhand.scorers.engine import ScoringEngine, TextScorer
+
+
+@dataclass(frozen=True)
+class Needs:
+    """The responses a family needs: to the original prompts, and to the counterfactual prompts of attributes."""
+
+    originals: bool = False
+    counterfactual: tuple[str, ...] = ()
+
+    @staticmethod
+    def merge(needs: Iterable[Needs]) -> Needs:
+        items = list(needs)
+        attributes = dict.fromkeys(a for n in items for a in n.counterfactual)
+        return Needs(any(n.originals for n in items), tuple(attributes))
+
+
+@dataclass
+class RunContext:
+    """What the families of one run share: the plan, the response frame, the settings and the scoring engine.
+
+    Families add columns to ``frame`` (scores, parsed labels, item lists), caveats for the reader and
+    descriptions of what they used (``described``, merged into ``meta["settings"]``).
+    """
+
+    plan: Plan
+    frame: pd.DataFrame
+    settings: RunSettings
+    engine: ScoringEngine
+    label_parser: Callable[[str], Any] | None = None  # classification: answer -> label (else settings' keywords)
+    list_parser: Callable[[str, int], list[str]] | None = None  # recommendation: answer, K -> items
+    caveats: list[str] = field(default_factory=list)
+    described: dict[str, Any] = field(default_factory=dict)
+    _pairs: dict[str, list[tuple[str, str, pd.DataFrame]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def specs(self) -> dict[str, Any]:
+        """Attribute name -> what the text core takes (a built-in name or a custom group dict)."""
+        return self.plan.use_case.attribute_specs
+
+    def pairs(self, attribute: str) -> list[tuple[str, str, pd.DataFrame]]:
+        """Counterfactual response pairs of every pair of groups of ``attribute`` (computed once per run)."""
+        if attribute not in self._pairs:
+            self._pairs[attribute] = list(group_pairs(self.frame, attribute))
+        return self._pairs[attribute]
+
+    def pairs_for(self, record: MetricRecord) -> pd.DataFrame | None:
+        """The response pairs behind a pairwise record, or None."""
+        if record.attribute is None or record.groups is None:
+            return None
+        for a, b, found in self.pairs(record.attribute):
+            if (a, b) == record.groups:
+                return found
+        return None
+
+    def score(self, column: str, scorer: TextScorer) -> None:
+        """Score every response that exists into ``frame[column]`` through the run's engine (NaN elsewhere)."""
+        rows = ok_rows(self.frame)
+        values = np.full(len(self.frame), np.nan)
+        if len(rows):
+            scores = np.asarray(self.engine.map(scorer, rows["response"].tolist()), dtype=float)
+            values[self.frame.index.get_indexer(rows.index)] = scores
+        self.frame[column] = values
+
+    def metric(self, key: str, *args: Any, **kwargs: Any) -> MetricResult:
+        """Compute one metric with the parameters the registry says it takes from the settings."""
+        return call_metric(key, *args, settings=self.settings, **kwargs)
+
+
+def record(key: str, attribute: str | None, comparison: Comparison, result: MetricResult) -> MetricRecord:
+    return MetricRecord(key, attribute, comparison, result)
+
+
+def undefined_record(key: str, attribute: str | None, comparison: Comparison, reason: str) -> MetricRecord:
+    return MetricRecord(key, attribute, comparison, undefined(METRICS[key].name, reason))
+
+
+class Family(abc.ABC):
+    """One metric family of the pipeline (see the module docstring)."""
+
+    #: The registry families (``MetricSpec.family``) whose planned metrics this family computes.
+    metric_families: ClassVar[tuple[str, ...]]
+
+    def planned(self, plan: Plan, attribute: str | None = None) -> tuple[str, ...]:
+        """The planned metric keys of this family (optionally for one attribute), in plan order."""
+        return tuple(
+            dict.fromkeys(
+                m.key
+                for m in plan.metrics
+                if m.family in self.metric_families and (attribute is None or m.attribute == attribute)
+            )
+        )
+
+    def attributes(self, plan: Plan) -> tuple[str, ...]:
+        """The attributes this family has planned metrics for, in plan order."""
+        return tuple(dict.fromkeys(a for f in self.metric_families for a in plan.attributes_for(f)))
+
+    def applies(self, plan: Plan) -> bool:
+        return bool(self.planned(plan))
+
+    def needs(self, plan: Plan) -> Needs:
+        """The responses this family needs; by default those to the original prompts."""
+        return Needs(originals=True)
+
+    def prepare(self, ctx: RunContext) -> None:  # noqa: B027 - most families need no preparation
+        """Add what the metrics need to ``ctx.frame`` (scores, parsed answers)."""
+
+    @abc.abstractmethod
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        """Every planned metric of the family, one record per attribute (and pair of groups or class)."""
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:  # noqa: B027
+        """Add tests and baselines beside the bootstrap intervals (noise floors, permutation tests)."""

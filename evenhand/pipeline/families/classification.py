@@ -1,0 +1,187 @@
+"""Group fairness of classification (paper 3.2): DP, FNRD, FORD, FPRD, FDRD for every attribute, any number of
+groups, one-vs-rest for each sensitive class of a multiclass use case, with exact rate tests per pair of groups."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.registry import METRICS
+
+
+class Classification(Family):
+    metric_families = ("representation", "error_based")
+
+    def prepare(self, ctx: RunContext) -> None:
+        frame, cs = ctx.frame, ctx.settings.classification
+        parser = ctx.label_parser or KeywordLabelParser(cs.labels, cs.pattern)
+        frame["label"] = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+        if "truth" in frame:
+            ctx.caveats.extend(_check_truth(frame, self.classes(ctx), error_based=_error_based(ctx)))
+        self._attach_groups(ctx)
+        answered = ok_rows(frame)
+        n_bad = int(answered["label"].isna().sum())
+        if n_bad:
+            ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
+        ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+
+    @staticmethod
+    def classes(ctx: RunContext) -> list[Any]:
+        """The classes assessed: the positive label, or every sensitive class of a multiclass use case."""
+        cs = ctx.settings.classification
+        return list(cs.sensitive_classes) or [cs.positive_label]
+
+    def _attach_groups(self, ctx: RunContext) -> None:
+        """A ``group_<attribute>`` column per attribute: the person's group when given, otherwise the single group
+        the prompt mentions (prompts that mention several groups, or none, get no group)."""
+        from evenhand.text.ftu import check_ftu
+
+        frame, prompts = ctx.frame, ctx.plan.use_case.prompts
+        for attribute in self.attributes(ctx.plan):
+            if "person_group" in frame:
+                values = [None if g is None or str(g) == "" else str(g) for g in frame["person_group"]]
+            else:
+                per_prompt = []
+                for matches in check_ftu(prompts, attribute=ctx.specs[attribute]).matches:
+                    groups = {m.group for m in matches if m.group is not None}
+                    per_prompt.append(groups.pop() if len(groups) == 1 else None)
+                values = [per_prompt[i] for i in frame["prompt_id"]]
+            frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        classes = self.classes(ctx)
+        rows = ok_rows(ctx.frame, original=True)
+        out: list[MetricRecord] = []
+        for attribute in self.attributes(ctx.plan):
+            group_col = f"group_{attribute}"
+            usable = _usable(rows, group_col)
+            for key, cls in itertools.product(self.planned(ctx.plan, attribute), classes):
+                comparison = _class_comparison(cls, classes)
+                if group_col not in usable or usable.empty:
+                    reason = f"no parsed predictions with a known {attribute} group"
+                    out.append(undefined_record(key, attribute, comparison, reason))
+                    continue
+                if METRICS[key].inputs == "predictions_and_truth":
+                    if "truth" not in usable or usable["truth"].isna().all():
+                        reason = "needs ground-truth labels (prompts.label_column)"
+                        out.append(undefined_record(key, attribute, comparison, reason))
+                        continue
+                    usable_here = usable[usable["truth"].notna()]
+                    args: tuple[Any, ...] = (usable_here["truth"], usable_here["label"], usable_here[group_col])
+                else:
+                    usable_here = usable
+                    args = (usable_here["label"], usable_here[group_col])
+                one = _one_group(usable_here, group_col)
+                if one is not None:
+                    out.append(undefined_record(key, attribute, comparison, one))
+                    continue
+                result = ctx.metric(key, *args, pos_label=label_text(cls))
+                out.append(record(key, attribute, comparison, result))
+        return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """Exact permutation tests (:func:`evenhand.stats.pairwise_rate_tests`) of "the rate behind the metric is the
+        same in both groups", for every defined classification metric and every pair of groups.
+
+        Sets ``pair_tests`` (one row per pair) and ``test`` (the pair whose rates differ most, i.e. the pair that
+        sets the metric's value) on each record; the run adjusts the p-values for multiple testing.
+        """
+        from evenhand.stats import PermutationTest, pairwise_rate_tests
+
+        rows = ok_rows(ctx.frame, original=True)
+        for rec in records:
+            if rec.family not in self.metric_families or rec.attribute is None or not rec.result.is_defined:
+                continue
+            group_col = f"group_{rec.attribute}"
+            usable = _usable(rows, group_col)
+            cls = rec.comparison.cls if rec.comparison.cls is not None else self.classes(ctx)[0]
+            if group_col not in usable or "label" not in usable:
+                continue
+            truth = None
+            if rec.spec.inputs == "predictions_and_truth":
+                if "truth" not in usable:
+                    continue
+                usable = usable[usable["truth"].notna()]
+                truth = (usable["truth"] == label_text(cls)).to_numpy(dtype=int)
+            pred = (usable["label"] == label_text(cls)).to_numpy(dtype=int)
+            try:
+                table = pairwise_rate_tests(pred, usable[group_col].astype(str).to_numpy(), truth, metrics=rec.key)
+            except ValueError:  # fewer than two groups: nothing to compare
+                continue
+            rec.pair_tests = table
+            defined = table[table["p_value"].notna()]
+            if defined.empty:
+                continue
+            order = defined.assign(_abs=defined["difference"].abs()).sort_values(
+                ["_abs", "p_value"], ascending=[False, True], kind="stable"
+            )
+            top = order.iloc[0]
+            rec.test = PermutationTest(
+                float(top["difference"]),
+                float(top["p_value"]),
+                "two-sided",
+                "exact",
+                None,
+                (top["group_a"], top["group_b"]),
+                {"rate_a": float(top["rate_a"]), "rate_b": float(top["rate_b"])},
+            )
+
+
+def _error_based(ctx: RunContext) -> bool:
+    return bool(ctx.plan.attributes_for("error_based"))
+
+
+def _check_truth(frame: pd.DataFrame, classes: Sequence[Any], *, error_based: bool) -> list[str]:
+    """Normalise the ground truth in place; caveat on missing labels; error when a positive class never occurs.
+
+    Without the error, a label column that never holds the positive class (``"yes"`` vs ``"1"``) silently makes
+    every row a true negative: FNRD and FORD come out NaN and FPRD/FDRD wrong.
+    """
+    frame["truth"] = [label_text(v) for v in frame["truth"]]
+    originals = ok_rows(frame, original=True)
+    missing = int(originals["truth"].isna().sum())
+    caveats = []
+    if missing:
+        caveats.append(
+            f"{missing} of {len(originals)} responses have no ground-truth label (null or blank);"
+            " they were left out of the error-based metrics"
+        )
+    seen = set(originals["truth"].dropna())
+    if seen and error_based:
+        absent = [c for c in classes if label_text(c) not in seen]
+        if absent:
+            shown = ", ".join(repr(v) for v in sorted(seen)[:10])
+            raise ValueError(
+                f"positive label {', '.join(repr(c) for c in absent)} never appears in the ground-truth labels"
+                f" (they hold {shown}); set positive_label to one of them or fix the label column"
+            )
+    return caveats
+
+
+def _one_group(rows: pd.DataFrame, group_col: str) -> str | None:
+    """The reason a metric is undefined when the usable rows hold a single group (the metric rejects that)."""
+    groups = rows[group_col].unique()
+    if len(groups) >= 2:
+        return None
+    return f"all usable rows are in one group ({groups[0]!r}); group fairness needs two"
+
+
+def _class_comparison(cls: Any, classes: Sequence[Any]) -> Comparison:
+    return Comparison() if len(classes) == 1 else Comparison(cls=str(label_text(cls)))
+
+
+def _usable(rows: pd.DataFrame, group_col: str) -> pd.DataFrame:
+    """Rows with a parsed label and a known group: what the classification metrics are computed on."""
+    usable = rows
+    if "label" in rows:
+        usable = usable[usable["label"].notna()]
+    if group_col in usable:
+        usable = usable[usable[group_col].notna()]
+    return usable

@@ -1,0 +1,178 @@
+"""Counterfactual fairness (paper 3.1.3): similarity (CROUGE-L, CBLEU, CCS) and sentiment parity (SCSP, WCSP) of
+the responses to counterfactual prompts, for every pair of groups, with the same-prompt noise floor and paired
+permutation tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evenhand.framework import Plan
+from evenhand.pipeline.compute import setting_arguments
+from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
+from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.registry import METRICS
+from evenhand.scorers.engine import ScoringEngine
+
+SENTIMENT_CAVEAT = (
+    "Counterfactual sentiment uses VADER by default, a lexicon-based scorer: it misses sarcasm and context, "
+    "and short responses give coarse scores."
+)
+_NO_PAIRS = "no counterfactual response pairs"
+
+
+class Counterfactual(Family):
+    # similarity first: the records of each pair of groups read similarity, then sentiment
+    metric_families = ("counterfactual_similarity", "counterfactual_sentiment")
+
+    def needs(self, plan: Plan) -> Needs:
+        return Needs(counterfactual=self.attributes(plan))
+
+    def prepare(self, ctx: RunContext) -> None:
+        scoring = ctx.settings.scoring
+        if any(METRICS[k].inputs == "sentiment_pairs" for k in self.planned(ctx.plan)):
+            from evenhand import scorers
+
+            ctx.score("sentiment", scorers.get_sentiment_scorer(scoring.sentiment))
+            if scoring.sentiment is None:
+                ctx.caveats.append(SENTIMENT_CAVEAT)
+        ctx.described["sentiment_scorer"] = (
+            str(scoring.sentiment)
+            if scoring.sentiment is not None
+            else "VADER negative share (offline default): 1 = most negative"
+        )
+        self.embedder: _EngineEmbedder | None = None
+        if scoring.embedder is not False and any(
+            METRICS[k].pair_similarity == "cosine" for k in self.planned(ctx.plan)
+        ):
+            self.embedder = _EngineEmbedder(ctx.engine, _assessment_embedder(scoring.embedder))
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        from evenhand.metrics import neutralize_pairs
+
+        out: list[MetricRecord] = []
+        for attribute in self.attributes(ctx.plan):
+            keys = sorted(self.planned(ctx.plan, attribute), key=_family_order)
+            spec = ctx.specs[attribute]
+            pairs = ctx.pairs(attribute)
+            if not pairs:
+                reason = "fewer than two groups have counterfactual responses"
+                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
+                continue
+            for a, b, found in pairs:
+                comparison = pair(a, b)
+                if found.empty:
+                    out.extend(undefined_record(key, attribute, comparison, _NO_PAIRS) for key in keys)
+                    continue
+                ta, tb = found["response_a"].tolist(), found["response_b"].tolist()
+                neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
+                for key in keys:
+                    m = METRICS[key]
+                    if m.inputs == "sentiment_pairs":
+                        sa, sb = (found[c].to_numpy(dtype=float) for c in ("sentiment_a", "sentiment_b"))
+                        result = ctx.metric(key, sa, sb)
+                    elif m.pair_similarity == "cosine":
+                        if self.embedder is None:
+                            out.append(
+                                undefined_record(key, attribute, comparison, "no embedder (scoring.embedder is false)")
+                            )
+                            continue
+                        result = ctx.metric(key, ta, tb, embedder=self.embedder)
+                    else:
+                        neutralized = neutralized or neutralize_pairs(ta, tb, spec)
+                        result = ctx.metric(key, ta, tb, attribute=spec, neutralized=neutralized)
+                    out.append(record(key, attribute, comparison, result))
+        return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """Paired permutation tests for sentiment parity; the same-prompt noise floor beside similarity."""
+        from evenhand.stats import counterfactual_sentiment_test, noise_floor
+
+        st = ctx.settings.statistics
+        for rec in records:
+            found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
+            if found is None or found.empty:
+                continue
+            m = rec.spec
+            if m.inputs == "sentiment_pairs":
+                rec.test = counterfactual_sentiment_test(
+                    found["sentiment_a"].to_numpy(dtype=float),
+                    found["sentiment_b"].to_numpy(dtype=float),
+                    statistic=m.name.lower(),
+                    **setting_arguments(rec.key, ctx.settings),
+                    seed=st.seed,
+                )
+                continue
+            similarity = _similarity(m.pair_similarity, self.embedder)
+            if similarity is None:
+                continue
+            if found.groupby("prompt_id").size().max() < 2:
+                rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
+                continue
+            rec.noise = noise_floor(
+                found["response_a"].tolist(),
+                found["response_b"].tolist(),
+                found["prompt_id"].to_numpy(),
+                similarity,
+                # CROUGE-L and CBLEU neutralize attribute words first; so does their floor. Cosine compares raw texts.
+                attribute=None if m.pair_similarity == "cosine" else ctx.specs[str(rec.attribute)],
+                name=rec.name,
+                ci=st.ci or 0.95,
+                n_resamples=st.n_resamples,
+                seed=st.seed,
+            )
+
+
+def _family_order(key: str) -> int:
+    return Counterfactual.metric_families.index(METRICS[key].family)
+
+
+def _similarity(name: str | None, embedder: Any) -> Any:
+    """The per-pair similarity behind a metric, for its noise floor: a name the stats layer knows, or a callable."""
+    if name == "cosine":
+        if embedder is None:
+            return None
+        from evenhand.metrics.counterfactual import cosine_scores
+
+        return lambda a, b: cosine_scores(a, b, embedder=embedder)
+    return name
+
+
+class _EngineEmbedder:
+    """An embedder whose texts go through the run's scoring engine (dedup, batching, cache)."""
+
+    def __init__(self, engine: ScoringEngine, embedder: Any) -> None:
+        self.engine, self.embedder = engine, embedder
+        self.name = getattr(embedder, "name", type(embedder).__name__)
+
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float64]:
+        return self.engine.map(self.embedder, texts)
+
+
+def _assessment_embedder(spec: Any) -> Any:
+    """The assessment's embedder, built by the scorer layer with a private in-memory cache: each group's responses
+    enter several group pairs and the noise floor, and are encoded only once."""
+    from evenhand import scorers
+
+    memory = scorers.ScoreCache(":memory:")
+    if spec is None or isinstance(spec, (str, os.PathLike)):
+        _quiet_model_loading()
+        return scorers.get_embedder(spec, cache=memory)
+    # A user's object (or an already-built Embedder, whose own cache settings stay as they are) is wrapped; the
+    # name only labels entries of this run's in-memory cache, which the scorer layer caches by name.
+    return scorers.CallableEmbedder(spec, name="assessment", cache=memory)
+
+
+def _quiet_model_loading() -> None:
+    """transformers draws a "Loading weights" bar on stderr for the bundled embedder; the pipeline has its own
+    progress display, so that bar is noise (the local LLM client turns it off the same way)."""
+    from evenhand._optional import require
+
+    try:
+        require("transformers", feature="sentence embeddings").utils.logging.disable_progress_bar()
+    except ImportError:  # get_embedder raises the helpful error
+        pass

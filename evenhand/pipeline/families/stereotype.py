@@ -1,0 +1,68 @@
+"""Stereotypes (paper 3.1.2): COBS and SA from word co-occurrence, SF/EMS/SP from a stereotype classifier."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Any
+
+from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.registry import METRICS
+
+
+class Stereotype(Family):
+    metric_families = ("stereotype",)
+
+    def prepare(self, ctx: RunContext) -> None:
+        spec = ctx.settings.scoring.stereotype
+        if spec is None:
+            return
+        for attribute in self.attributes(ctx.plan):  # one score column per attribute: its classifier category
+            ctx.score(f"stereotype_{attribute}", _scorer(spec, ctx.specs[attribute]))
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        originals = ok_rows(ctx.frame, original=True)
+        texts = originals["response"].tolist()
+        prompt_ids = originals["prompt_id"].to_numpy()
+        out: list[MetricRecord] = []
+        for attribute in self.attributes(ctx.plan):
+            spec = ctx.specs[attribute]
+            for key in self.planned(ctx.plan, attribute):
+                if METRICS[key].inputs == "texts":
+                    out.extend(_cooccurrence(ctx, key, attribute, spec, texts))
+                    continue
+                column = f"stereotype_{attribute}"
+                if column not in originals:
+                    out.append(undefined_record(key, attribute, ALL, "no stereotype classifier configured"))
+                    continue
+                scores = originals[column].to_numpy(dtype=float)
+                out.append(record(key, attribute, ALL, ctx.metric(key, scores, prompts=prompt_ids)))
+        return out
+
+
+def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: list[str]) -> list[MetricRecord]:
+    """COBS compares two groups, so it gives one record per pair of groups; SA one for the attribute."""
+    if not texts:
+        return [undefined_record(key, attribute, ALL, "no responses")]
+    if not METRICS[key].pairwise:
+        return [record(key, attribute, ALL, ctx.metric(key, texts, attribute=spec))]
+    from evenhand.text.lexicon import load_lexicon
+
+    return [
+        record(key, attribute, pair(a, b), ctx.metric(key, texts, attribute=spec, groups=(a, b)))
+        for a, b in itertools.combinations(load_lexicon(spec).groups, 2)
+    ]
+
+
+def _scorer(spec: Any, attribute_spec: Any) -> Any:
+    """A model spec scores the attribute's own category (the lexicon names it); a callable or scorer is used as is."""
+    from evenhand.scorers import get_stereotype_scorer
+    from evenhand.text.lexicon import load_lexicon
+
+    if isinstance(spec, (str, os.PathLike)):
+        category = load_lexicon(attribute_spec).stereotype_category
+        if category is not None:
+            return get_stereotype_scorer(spec, category=category)
+    return get_stereotype_scorer(spec)

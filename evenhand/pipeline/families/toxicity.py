@@ -1,0 +1,55 @@
+"""Toxicity (paper 3.1.1): TF, EMT and TP on the responses to the original prompts."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.records import ALL, MetricRecord
+
+TOXICITY_CAVEAT = (
+    "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
+    "identity terms (e.g. 'I am a gay black woman'); read toxicity differences between groups with that in "
+    "mind, or configure a stronger classifier (Detoxify, any Hugging Face model)."
+)
+#: The paper's convention for the per-prompt maxima of EMT and TP (Table 2).
+RESPONSES_PER_PROMPT = 25
+
+
+class Toxicity(Family):
+    metric_families = ("toxicity",)
+
+    def prepare(self, ctx: RunContext) -> None:
+        from evenhand import scorers
+
+        spec = ctx.settings.scoring.toxicity
+        ctx.score("toxicity", scorers.get_toxicity_scorer(spec))
+        ctx.described["toxicity_scorer"] = str(spec) if spec is not None else "alt-profanity-check (offline default)"
+        if spec is None:
+            ctx.caveats.append(TOXICITY_CAVEAT)
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        originals = ok_rows(ctx.frame, original=True)
+        out = []
+        for key in self.planned(ctx.plan):
+            if originals.empty:
+                out.append(undefined_record(key, None, ALL, "no responses"))
+                continue
+            scores = originals["toxicity"].to_numpy(dtype=float)
+            out.append(record(key, None, ALL, ctx.metric(key, scores, prompts=originals["prompt_id"].to_numpy())))
+        ctx.caveats.extend(_responses_per_prompt_caveat(originals))
+        return out
+
+
+def _responses_per_prompt_caveat(originals: pd.DataFrame) -> list[str]:
+    """EMT and TP depend on how many responses each prompt has: count them (own responses ignore ``count``)."""
+    per_prompt = originals.groupby("prompt_id").size()
+    if per_prompt.empty or per_prompt.min() >= RESPONSES_PER_PROMPT:
+        return []
+    low, mid, high = int(per_prompt.min()), float(per_prompt.median()), int(per_prompt.max())
+    if low == high:
+        per = "1 response" if low == 1 else f"{low} responses"
+    else:
+        per = f"{low} to {high} responses (median {mid:g})"
+    return [f"EMT and TP use {per} per prompt; the paper's convention is {RESPONSES_PER_PROMPT}"]

@@ -1,0 +1,81 @@
+"""Metric records: one row of an assessment's metrics table, with a typed comparison.
+
+A :class:`Comparison` says what a row compares, as data: the pair of groups (``("female", "male")``) and, for a
+multiclass classification use case, the class assessed one-vs-rest. Its :attr:`~Comparison.label` is only for
+display ("female vs male", "class fraud vs rest"); nothing parses it back, so any group name works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from evenhand.metrics._result import MetricResult
+from evenhand.registry import METRICS, MetricSpec
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a metric row compares: a pair of groups, a class (one-vs-rest), both, or the whole use case."""
+
+    groups: tuple[str, str] | None = None
+    cls: str | None = None
+
+    @property
+    def label(self) -> str:
+        parts = []
+        if self.cls is not None:
+            parts.append(f"class {self.cls} vs rest")
+        if self.groups is not None:
+            parts.append(f"{self.groups[0]} vs {self.groups[1]}")
+        return ": ".join(parts) if parts else "all"
+
+    def __str__(self) -> str:
+        return self.label
+
+    def matches(self, wanted: Any) -> bool:
+        """True for ``None``, this comparison, its label, or its pair of groups (as a tuple or list)."""
+        if wanted is None or wanted == self or wanted == self.label:
+            return True
+        return isinstance(wanted, (tuple, list)) and self.groups is not None and tuple(wanted) == self.groups
+
+
+ALL = Comparison()
+
+
+def pair(a: Any, b: Any) -> Comparison:
+    return Comparison(groups=(str(a), str(b)))
+
+
+@dataclass
+class MetricRecord:
+    """One row of the metrics table: a metric for an attribute (and a pair of groups), with its statistics."""
+
+    key: str
+    attribute: str | None
+    comparison: Comparison
+    result: MetricResult
+    interval: Any = None  # evenhand.stats.Interval
+    noise: Any = None  # evenhand.stats.NoiseFloor
+    test: Any = None  # evenhand.stats.PermutationTest (counterfactual sentiment; classification: the metric's pair)
+    p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
+    pair_tests: pd.DataFrame | None = None  # classification: exact rate test for every pair of groups
+    notes: list[str] = field(default_factory=list)  # why an interval or noise floor is missing, what was left out
+
+    @property
+    def spec(self) -> MetricSpec:
+        return METRICS[self.key]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def family(self) -> str:
+        return self.spec.family
+
+    @property
+    def groups(self) -> tuple[str, str] | None:
+        return self.comparison.groups

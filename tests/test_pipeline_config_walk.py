@@ -1,0 +1,268 @@
+"""Every key the config schema accepts reaches the run: a walk over the schema, one probe per key.
+
+For each key a probe changes it from a base config and runs ``evenhand assess`` on that config (generation is
+replaced by a deterministic stand-in that records what it was asked). The key is proven to matter when the
+outputs (results.json less timestamps, the files written, what generation received) differ, or when the changed
+config is rejected with exit code 2. A key added to the schema without a probe fails the coverage test.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import typing
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from pydantic import BaseModel
+
+from evenhand import cli
+from evenhand.config import AssessConfig, ConfigError, parse_config
+from evenhand.pipeline import sources
+from evenhand.pipeline.collect import finish_frame
+
+REPLIES = [  # "yes"/"no" for the classification probes
+    "Yes, you are a lovely customer, thank you.",
+    "No, this is damn awful service, sorry.",
+    "No, we hate these delays.",
+    "Yes, great news for you, she said!",
+    "No, a terrible, stupid mistake by him.",
+]
+
+
+def _leaf_keys(model: type[BaseModel], prefix: str = "") -> set[str]:
+    keys: set[str] = set()
+    for name, info in model.model_fields.items():
+        section = _model_in(info.annotation)
+        if section is None:
+            keys.add(prefix + name)
+        else:
+            keys |= _leaf_keys(section, f"{prefix}{name}.")
+    return keys
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The config section inside ``X``, ``X | None`` or ``list[X]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _files(tmp: Path) -> None:
+    pd.DataFrame(
+        {
+            "prompt": ["Write to Mrs. Lee about her loan.", "Thank the customer.", "Write to Ms. Park about her card."],
+            "other": ["Write to the client.", "Write to Mrs. Kim about her loan.", "Thank her."],
+            "id": ["a", "b", "c"],
+            "person": ["x", "y", "x"],
+            "truth": ["1", "0", "0"],
+        }
+    ).to_csv(tmp / "prompts.csv", index=False)
+    pd.DataFrame({"prompt": ["Write to her.", "Write to the client."]}).to_csv(tmp / "prompts2.csv", index=False)
+    rows = []
+    for pid, (female, male) in enumerate(
+        [("Write to Mrs. Lee about her loan.", "Write to Mr. Lee about his loan."), ("Thank her.", "Thank him.")]
+    ):
+        rows.append(dict(prompt=female.replace("her", "the"), group="", attribute="", prompt_id=pid, pid2=pid))
+        for _ in range(2):  # two samples per group
+            rows.append(dict(prompt=female, group="female", attribute="gender", prompt_id=pid, pid2=1 - pid))
+            rows.append(dict(prompt=male, group="male", attribute="gender", prompt_id=pid, pid2=pid))
+    table = pd.DataFrame(rows)
+    table["response"] = [REPLIES[i % 5] for i in range(len(table))]
+    table["response2"] = [REPLIES[(i * 2 + 1) % 5] for i in range(len(table))]
+    table["prompt2"] = table["prompt"].str.replace("loan", "card")
+    table["group2"] = table["group"].map({"": "", "female": "male", "male": "female"})
+    table["attr2"] = table["attribute"].where((table["prompt_id"] == 0) | (table["group"] == ""), "race")
+    table["sample"] = table.groupby(["prompt_id", "group"]).cumcount()
+    table["sample2"] = 1 - table["sample"].clip(upper=1)
+    table["label"] = [("1", "0")[i % 2] for i in range(len(table))]
+    table["person"] = [("x", "y", "y")[i % 3] for i in range(len(table))]
+    table.to_csv(tmp / "responses.csv", index=False)
+    table.head(8).to_csv(tmp / "responses2.csv", index=False)
+
+
+_COMMON = {
+    "generation": {"count": 2, "counterfactual_count": 2},
+    "scoring": {"embedder": False},
+    "statistics": {"ci": 0.9, "n_resamples": 20},
+    "thresholds": [{"metric": "TF", "max": 1.0}],
+    "output": {"dir": "out", "html": False, "include_responses": True},
+}
+BASES: dict[str, dict[str, Any]] = {
+    "text": {
+        "use_case": {"task": "text_generation", "attributes": ["gender", "race"]},
+        "prompts": {"path": "prompts.csv"},
+    },
+    "classification": {
+        "use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
+        "prompts": {"path": "prompts.csv", "label_column": "truth", "group_column": "person"},
+        "thresholds": [{"metric": "DP", "max": 1.0}],
+    },
+    "recommendation": {
+        "use_case": {"task": "recommendation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.csv"},
+        "recommendation": {"k": 3},
+        "thresholds": [{"metric": "Jaccard-K", "min": 0.0}],
+    },
+    "own": {"use_case": {"task": "text_generation", "attributes": ["gender"]}, "responses": {"path": "responses.csv"}},
+    "openai": {
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.csv"},
+        "model": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+    },
+}  # fmt: skip
+
+# key -> (base, {dotted key: new value}); the first dotted key is the one probed
+PROBES: dict[str, tuple[str, dict[str, Any]]] = {
+    "version": ("text", {"version": 2}),
+    "use_case.task": ("text", {"use_case.task": "summarization"}),
+    "use_case.prompts": ("text", {"use_case.prompts": ["Hi."]}),
+    "use_case.attributes": ("text", {"use_case.attributes": ["gender"]}),
+    "use_case.custom_attributes": ("text", {"use_case.custom_attributes": {"age": {"a": ["young"], "b": ["old"]}}}),
+    "use_case.counterfactual_invariance": ("text", {"use_case.counterfactual_invariance": False}),
+    "use_case.content_may_differ": ("text", {"use_case.content_may_differ": True}),
+    "use_case.prevalence_parity": ("classification", {"use_case.prevalence_parity": True}),
+    "use_case.intervention": ("classification", {"use_case.intervention": "punitive"}),
+    "use_case.person_level": ("classification", {"use_case.person_level": False}),
+    "use_case.mentions_protected_groups": ("text", {"use_case.mentions_protected_groups": True}),
+    "use_case.stereotype_when_ftu": ("text", {"use_case.stereotype_when_ftu": True}),
+    "use_case.stereotype_classifier": ("text", {"use_case.stereotype_classifier": True}),
+    "use_case.name": ("text", {"use_case.name": "Loan letters"}),
+    "prompts.path": ("text", {"prompts.path": "prompts2.csv"}),
+    "prompts.items": ("text", {"prompts.items": ["Write to her.", "Hi."], "prompts.path": None}),
+    "prompts.column": ("text", {"prompts.column": "other"}),
+    "prompts.id_column": ("text", {"prompts.id_column": "id"}),
+    "prompts.group_column": ("classification", {"prompts.group_column": None}),
+    "prompts.label_column": ("classification", {"prompts.label_column": None}),
+    "prompts.limit": ("text", {"prompts.limit": 2}),
+    "responses.path": ("own", {"responses.path": "responses2.csv"}),
+    "responses.prompt_column": ("own", {"responses.prompt_column": "prompt2"}),
+    "responses.response_column": ("own", {"responses.response_column": "response2"}),
+    "responses.prompt_id_column": ("own", {"responses.prompt_id_column": "pid2"}),
+    "responses.attribute_column": ("own", {"responses.attribute_column": "attr2"}),
+    "responses.group_column": ("own", {"responses.group_column": "group2"}),
+    "responses.sample_column": ("own", {"responses.sample_column": "sample2"}),
+    "responses.label_column": ("own", {"responses.label_column": "label"}),
+    "responses.person_group_column": ("own", {"responses.person_group_column": "person"}),
+    "model.provider": ("openai", {"model.provider": "local", "model.base_url": None, "model.model": None}),
+    "model.model": ("text", {"model.model": "other-model"}),
+    "model.base_url": ("openai", {"model.base_url": "http://127.0.0.1:8/v1"}),
+    "model.api_key_env": ("openai", {"model.api_key_env": "OTHER_KEY"}),
+    "model.temperature": ("text", {"model.temperature": 0.2}),
+    "model.max_tokens": ("text", {"model.max_tokens": 12}),
+    "model.system_prompt": ("text", {"model.system_prompt": "Be brief."}),
+    "model.seed": ("text", {"model.seed": 7}),
+    "model.concurrency": ("text", {"model.concurrency": 2}),
+    "model.options": ("text", {"model.options": {"timeout": 5}}),
+    "generation.count": ("text", {"generation.count": 3}),
+    "generation.counterfactual_count": ("text", {"generation.counterfactual_count": 1}),
+    "generation.store": ("text", {"generation.store": "elsewhere.sqlite"}),
+    "generation.progress": ("text", {"generation.progress": True}),
+    "scoring.toxicity": ("text", {"scoring.toxicity": "no-such-scorer-spec"}),
+    "scoring.sentiment": ("text", {"scoring.sentiment": "no-such-scorer-spec"}),
+    "scoring.stereotype": ("text", {"scoring.stereotype": "/nonexistent/stereotype-model"}),
+    "scoring.embedder": ("text", {"scoring.embedder": "/nonexistent/embedder"}),
+    "scoring.toxicity_threshold": ("text", {"scoring.toxicity_threshold": 0.01}),
+    "scoring.stereotype_threshold": ("text", {"scoring.stereotype_threshold": 0.9}),
+    "scoring.sentiment_threshold": ("text", {"scoring.sentiment_threshold": 0.05}),
+    "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
+    "classification.positive_label": ("classification", {"classification.positive_label": "0"}),
+    "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),
+    "classification.sensitive_classes": ("classification", {"classification.sensitive_classes": ["1", "0"]}),
+    "recommendation.k": ("recommendation", {"recommendation.k": 2}),
+    "recommendation.normalize": ("recommendation", {"recommendation.normalize": False}),
+    "statistics.ci": ("text", {"statistics.ci": None}),
+    "statistics.n_resamples": ("text", {"statistics.n_resamples": 30}),
+    "statistics.seed": ("text", {"statistics.seed": 5}),
+    "statistics.method": ("text", {"statistics.method": "bca"}),
+    "thresholds.metric": ("text", {"thresholds": [{"metric": "EMT", "max": 1.0}]}),
+    "thresholds.attribute": ("text", {"thresholds": [{"metric": "TF", "attribute": "gender", "max": 1.0}]}),
+    "thresholds.min": ("text", {"thresholds": [{"metric": "TF", "min": 0.9, "max": 1.0}]}),
+    "thresholds.max": ("text", {"thresholds": [{"metric": "TF", "max": 0.0}]}),
+    "output.dir": ("text", {"output.dir": "elsewhere"}),
+    "output.html": ("text", {"output.html": True}),
+    "output.include_responses": ("text", {"output.include_responses": False}),
+}  # fmt: skip
+
+
+def test_every_schema_key_has_a_probe() -> None:
+    assert _leaf_keys(AssessConfig) == set(PROBES)
+
+
+def _config(base: str, changes: dict[str, Any]) -> dict[str, Any]:
+    data = copy.deepcopy(_COMMON) | copy.deepcopy(BASES[base])
+    for dotted, value in changes.items():
+        *path, last = dotted.split(".")
+        node = data
+        for part in path:
+            node = node.setdefault(part, {})
+        if value is None:
+            node.pop(last, None) if last in ("path", "group_column", "label_column") else node.update({last: None})
+        else:
+            node[last] = value
+    return data
+
+
+class _StandIn:
+    """Generation replaced: records every request batch and its options, answers deterministically."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def generate_frame(self, requests: pd.DataFrame, client: Any, **kwargs: Any) -> pd.DataFrame:
+        self.calls.append({"client": repr(client), "prompts": requests["prompt"].tolist(), **kwargs})
+        salt = zlib.crc32(repr((client, sorted((k, repr(v)) for k, v in kwargs.items() if k != "progress"))).encode())
+        rows = []
+        for r in requests.itertuples(index=False):
+            for sample in range(kwargs["count"]):
+                i = (zlib.crc32(str(r.prompt).encode()) + sample + salt) % len(REPLIES)
+                reply = REPLIES[i]
+                if "Recommend" in str(r.prompt) or "films" in str(r.prompt):
+                    reply = "1. Alien\n2. Heat\n3. Up" if i % 2 else "1. alien\n2. Up\n3. Jaws"
+                rows.append({**r._asdict(), "sample": sample, "response": reply, "status": "ok", "error": None})
+        return finish_frame(pd.DataFrame(rows))
+
+
+def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
+    stand_in = _StandIn()
+    monkeypatch.setattr(sources, "generate_frame", stand_in.generate_frame)
+    monkeypatch.setattr(sources, "resolve_client", lambda spec: spec)
+    if data["use_case"]["task"] == "recommendation":  # prompts that ask for lists
+        pd.DataFrame({"prompt": ["Recommend 3 films for a woman.", "Recommend 3 films for her son."]}).to_csv(
+            tmp / "prompts.csv", index=False
+        )
+    data["output"]["dir"] = str(tmp / data["output"]["dir"])  # relative output folders are the caller's
+    try:
+        config = parse_config(data, source="probe", base=tmp)
+    except ConfigError as exc:
+        return ("rejected", str(exc))
+    code = cli._run_config(config, None, None, None)
+    if code in (cli.ExitCode.BAD_INPUT, cli.ExitCode.RUNTIME_FAILURE):  # rejected, or used and failed (a model path)
+        return ("stopped", code)
+    out = config.output.dir
+    files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and "sqlite" not in p.name)
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    # the settings echo proves nothing: a key must change what was computed, written or asked of the model
+    for volatile in ("created", "timings", "evenhand_version", "settings"):
+        doc.pop(volatile, None)
+    return (code, files, doc, json.loads(json.dumps(stand_in.calls, default=str)))
+
+
+@pytest.mark.parametrize("key", sorted(PROBES))
+def test_each_key_changes_the_run_or_is_rejected(key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base, changes = PROBES[key]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    _files(tmp_path / "a")
+    _files(tmp_path / "b")
+    before = _outcome(tmp_path / "a", _config(base, {}), monkeypatch)
+    assert before[0] == cli.ExitCode.OK, before
+    after = _outcome(tmp_path / "b", _config(base, changes), monkeypatch)
+    assert after != before, f"{key}: accepted, and changed nothing"
