@@ -1,6 +1,6 @@
 """Uncertainty benchmark (issue 7): interval speed, LangFair side by side, and the full coverage simulation.
 
-Run: .venv/bin/python benchmarks/bench_stats.py [--reps 1000] [--skip-langfair] [--skip-coverage]
+Run: .venv/bin/python benchmarks/bench_stats.py [--reps 1000] [--skip-langfair] [--skip-coverage] [--units]
 
 Speed targets: 1,000 resamples of TF, EMT and TP on 25,000 responses (1,000 prompts) <= 1 s in all; an interval on
 CROUGE-L for 20,000 pairs adds <= 0.5 s to the point estimate. LangFair 0.8.0 computes the same point estimates but
@@ -8,6 +8,10 @@ has no intervals; its timings come from .venv-langfair in the same run.
 
 Coverage: nominal 95% intervals should hold the known truth in 93-97% of repetitions for TF, EMT, a classification
 difference (DP, FNRD) and a CROUGE-L-like mean of pair similarities, plus the noise-floor gap. Prints markdown tables.
+
+``--units`` (issue 14) adds repeated, correlated answers per prompt: coverage of pair/row-unit vs prompt-unit
+intervals, type-I error of the row-level exact rate test vs the permutation of prompts and of the pair-level vs
+prompt-level swap test, and the cost of the prompt-level resamplers and tests.
 """
 
 from __future__ import annotations
@@ -308,17 +312,148 @@ def _coverage(reps: int, n_resamples: int) -> list[str]:
     return lines
 
 
+# ----------------------------------------------------------------------------------------------- units (issue 14)
+class AngleEmbedder:
+    """'0.42' -> (0.42, sqrt(1 - 0.42**2)), 'ref' -> (1, 0): the cosine of a pair is the number in its first text."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        c = np.array([1.0 if t == "ref" else float(t) for t in texts])
+        return np.column_stack([c, np.sqrt(np.clip(1.0 - c * c, 0.0, None))])
+
+
+def _clustered_pairs(rng: np.random.Generator, n_prompts: int = 50) -> tuple[list[str], list[str], np.ndarray]:
+    prompts = np.repeat(np.arange(n_prompts), rng.integers(3, 6, size=n_prompts))
+    effect = rng.normal(0.0, 0.12, size=n_prompts)
+    sims = np.clip(0.5 + effect[prompts] + rng.normal(0.0, 0.05, size=prompts.size), -1.0, 1.0)
+    return [repr(float(x)) for x in sims], ["ref"] * sims.size, prompts
+
+
+def _clustered_people(
+    rng: np.random.Generator, means: tuple[float, float], n_people: int = 50
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    group_of = np.repeat(["f", "m"], n_people // 2)
+    mean = np.where(group_of == "f", means[0], means[1])
+    p = rng.beta(mean, 1.0 - mean)
+    person = np.repeat(np.arange(n_people), rng.integers(3, 6, size=n_people))
+    return (rng.random(person.size) < p[person]).astype(int), group_of[person], person
+
+
+def units(reps: int, n_resamples: int) -> list[str]:
+    """The same scenarios as tests/test_stats_coverage.py (issue 14 section), with more repetitions."""
+    from evenhand.metrics import counterfactual_cosine, demographic_parity_difference
+    from evenhand.stats import counterfactual_sentiment_test, pairwise_rate_tests
+
+    rng = np.random.default_rng(2026)
+    embedder = AngleEmbedder()
+    hits = dict.fromkeys(["CCS/pair", "CCS/prompt", "DP/row", "DP/prompt"], 0)
+    rejected = dict.fromkeys(["rate/row", "rate/prompt", "swap/pair", "swap/prompt"], 0)
+    for _ in range(reps):
+        left, right, prompts = _clustered_pairs(rng)
+        for unit, ids in (("pair", None), ("prompt", prompts)):
+            ccs = counterfactual_cosine(left, right, embedder, prompts=ids)
+            hits[f"CCS/{unit}"] += confidence_interval(ccs, n_resamples=n_resamples, seed=rng).contains(0.5)
+        y, groups, person = _clustered_people(rng, (0.25, 0.65))
+        for unit, ids in (("row", None), ("prompt", person)):
+            dp = demographic_parity_difference(y, groups, prompts=ids)
+            hits[f"DP/{unit}"] += confidence_interval(dp, n_resamples=n_resamples, seed=rng).contains(0.4)
+        y, groups, person = _clustered_people(rng, (0.4, 0.4))
+        rejected["rate/row"] += pairwise_rate_tests(y, groups)["p_value"].iloc[0] <= 0.05
+        by_person = pairwise_rate_tests(y, groups, prompts=person, n_permutations=999, seed=rng)
+        rejected["rate/prompt"] += by_person["p_value"].iloc[0] <= 0.05
+        prompts = np.repeat(np.arange(40), rng.integers(3, 6, size=40))
+        base, lean = rng.uniform(0.2, 0.8, size=40)[prompts], rng.normal(0.0, 0.1, size=40)[prompts]
+        a = np.clip(base + lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
+        b = np.clip(base - lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
+        for unit, ids in (("pair", None), ("prompt", prompts)):
+            test = counterfactual_sentiment_test(a, b, statistic="mean", n_permutations=999, seed=rng, prompts=ids)
+            rejected[f"swap/{unit}"] += test.p_value <= 0.05
+    se_cover, se_level = 100 * math.sqrt(0.95 * 0.05 / reps), 100 * math.sqrt(0.05 * 0.95 / reps)
+    pct = {k: 100 * v / reps for k, v in {**hits, **rejected}.items()}
+    lines = [
+        f"Repeated, correlated answers: {reps} repetitions; intervals {n_resamples} resamples, Monte Carlo tests 999 "
+        f"permutations (s.e. {se_cover:.1f} points near 95%, {se_level:.1f} near 5%).",
+        "",
+        "| scenario | quantity | old unit | prompt unit | target |",
+        "|---|---|---|---|---|",
+        f"| CCS, 50 prompts x 3-5 pairs, prompt effect N(0, 0.12), pair noise N(0, 0.05), truth 0.5 | coverage of 95% "
+        f"interval | {pct['CCS/pair']:.1f}% (pair) | {pct['CCS/prompt']:.1f}% | 95% |",
+        f"| DP, 50 people x 3-5 answers, person rate ~ Beta(mean 0.25 / 0.65, concentration 1), truth 0.4 | coverage "
+        f"of 95% interval | {pct['DP/row']:.1f}% (row) | {pct['DP/prompt']:.1f}% | 95% |",
+        f"| rate test (DP), same people design, no group difference (Beta(0.4, 0.6) for all) | rejections at 0.05 "
+        f"| {pct['rate/row']:.1f}% (exact hypergeometric on rows) | {pct['rate/prompt']:.1f}% | 5% |",
+        f"| swap test (mean), 40 prompts x 3-5 pairs, each prompt leans +-N(0, 0.1) for all its samples | rejections "
+        f"at 0.05 | {pct['swap/pair']:.1f}% (pairs swapped) | {pct['swap/prompt']:.1f}% | 5% |",
+    ]
+    return [*lines, "", *unit_speed()]
+
+
+def unit_speed() -> list[str]:
+    """Cost of the prompt-level resamplers and tests beside the pair/row-level ones (20,000 answers, 5,000 prompts)."""
+    from evenhand.metrics import (
+        counterfactual_rouge_l,
+        demographic_parity_difference,
+        false_negative_rate_difference,
+        strict_sentiment_parity,
+    )
+    from evenhand.stats import counterfactual_sentiment_test, pairwise_rate_tests
+
+    rng = np.random.default_rng(0)
+    prompts = np.repeat(np.arange(N_PAIRS // 4), 4)
+    texts_a = [" ".join(rng.choice(WORDS, size=rng.integers(8, 30))) for _ in range(N_PAIRS)]
+    texts_b = [" ".join(rng.choice(WORDS, size=rng.integers(8, 30))) for _ in range(N_PAIRS)]
+    s1, s2 = rng.random(N_PAIRS), rng.random(N_PAIRS)
+    groups = np.repeat(rng.choice(["a", "b", "c"], size=N_PAIRS // 4), 4)
+    y_true, y_pred = (rng.random(N_PAIRS) < 0.4).astype(int), (rng.random(N_PAIRS) < 0.5).astype(int)
+    tasks: dict[str, Callable[[Any], object]] = {
+        "CROUGE-L point estimate + interval (1,000 resamples)": lambda ids: confidence_interval(
+            counterfactual_rouge_l(texts_a, texts_b, attribute=None, prompts=ids), n_resamples=1000
+        ),
+        "SCSP interval (1,000 resamples)": lambda ids: confidence_interval(
+            strict_sentiment_parity(s1, s2, prompts=ids), n_resamples=1000
+        ),
+        "DP interval, 3 groups (1,000 resamples)": lambda ids: confidence_interval(
+            demographic_parity_difference(y_pred, groups, prompts=ids), n_resamples=1000
+        ),
+        "FNRD interval, 3 groups (1,000 resamples)": lambda ids: confidence_interval(
+            false_negative_rate_difference(y_true, y_pred, groups, prompts=ids), n_resamples=1000
+        ),
+        "pairwise_rate_tests DP + FNRD, 3 pairs of groups (9,999 permutations)": lambda ids: pairwise_rate_tests(
+            y_pred, groups, y_true, metrics=["DP", "FNRD"], prompts=ids
+        ),
+        "counterfactual_sentiment_test wcsp (9,999 swaps)": lambda ids: counterfactual_sentiment_test(
+            s1, s2, prompts=ids
+        ),
+    }
+    lines = [
+        f"Speed, {N_PAIRS:,} pairs / rows in {N_PAIRS // 4:,} prompts (4 each); median of 3, wall clock (CPU):",
+        "",
+        "| task | pair / row unit | prompt unit |",
+        "|---|---|---|",
+    ]
+    for label, task in tasks.items():
+        old, new = Timing(lambda t=task: t(None), 3), Timing(lambda t=task: t(prompts), 3)
+        lines.append(f"| {label} | {old} | {new} |")
+        print(lines[-1], file=sys.stderr, flush=True)
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=1000, help="coverage repetitions per metric")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval")
     parser.add_argument("--skip-langfair", action="store_true")
     parser.add_argument("--skip-coverage", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--units", action="store_true", help="repeated answers per prompt: old vs prompt unit")
     args = parser.parse_args()
-    print("\n".join(speed(args.skip_langfair)))
+    if not args.skip_speed:
+        print("\n".join(speed(args.skip_langfair)))
     if not args.skip_coverage:
         print()
         print("\n".join(coverage(args.reps, args.resamples)))
+    if args.units:
+        print()
+        print("\n".join(units(args.reps, args.resamples)))
 
 
 if __name__ == "__main__":

@@ -84,3 +84,91 @@ def test_noise_floor_gap_interval_covers_the_truth() -> None:
         nf = noise_floor_from_scores(cf, cf_ids, base, base_ids, n_resamples=300, seed=rng)
         hits += nf.gap_interval.contains(0.02)
     assert 0.87 <= hits / reps <= 0.995
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Repeated, correlated answers per prompt (issue 14): the unit is the prompt with all its answers.
+# 50 prompts (people) with 3-5 answers each and a prompt-level random effect. Resampling or permuting single
+# answers treats them as independent: intervals too narrow, tests rejecting too often. Resampling / permuting
+# prompts keeps the nominal level. 300 repetitions: Monte Carlo s.e. about 1.3 points for a coverage near 95% and
+# for a rejection rate near 5%, so the accepted bands are 0.95 +- 0.04 and [0.01, 0.09]. Full run (1,000
+# repetitions): benchmarks/bench_stats.py --units.
+# --------------------------------------------------------------------------------------------------------------
+REPS_CLUSTERED = 300
+
+
+class AngleEmbedder:
+    """'0.42' -> (0.42, sqrt(1 - 0.42**2)) and 'ref' -> (1, 0): the cosine of a pair is the number in its first text,
+    so CCS (the real metric function) averages known per-pair similarities."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        c = np.array([1.0 if t == "ref" else float(t) for t in texts])
+        return np.column_stack([c, np.sqrt(np.clip(1.0 - c * c, 0.0, None))])
+
+
+def clustered_pairs(rng: np.random.Generator, n_prompts: int = 50) -> tuple[list[str], list[str], np.ndarray]:
+    """3-5 counterfactual pairs per prompt; similarity 0.5 + prompt effect N(0, 0.12) + pair noise N(0, 0.05)."""
+    prompts = np.repeat(np.arange(n_prompts), rng.integers(3, 6, size=n_prompts))
+    effect = rng.normal(0.0, 0.12, size=n_prompts)
+    sims = np.clip(0.5 + effect[prompts] + rng.normal(0.0, 0.05, size=prompts.size), -1.0, 1.0)
+    return [repr(float(s)) for s in sims], ["ref"] * sims.size, prompts
+
+
+def clustered_people(
+    rng: np.random.Generator, means: tuple[float, float], n_people: int = 50
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Half the people in each group; a person's rate p ~ Beta with the group's mean and concentration 1 (strong
+    person effect); 3-5 answers each, y ~ Bernoulli(p)."""
+    group_of = np.repeat(["f", "m"], n_people // 2)
+    mean = np.where(group_of == "f", means[0], means[1])
+    p = rng.beta(mean, 1.0 - mean)
+    person = np.repeat(np.arange(n_people), rng.integers(3, 6, size=n_people))
+    return (rng.random(person.size) < p[person]).astype(int), group_of[person], person
+
+
+def test_prompt_unit_intervals_cover_with_repeated_answers() -> None:
+    from evenhand.metrics import counterfactual_cosine, demographic_parity_difference
+
+    rng = np.random.default_rng(0)
+    embedder = AngleEmbedder()
+    hits = dict.fromkeys(["CCS/pair", "CCS/prompt", "DP/row", "DP/prompt"], 0)
+    for _ in range(REPS_CLUSTERED):
+        left, right, prompts = clustered_pairs(rng)
+        for unit, ids in (("pair", None), ("prompt", prompts)):
+            ccs = counterfactual_cosine(left, right, embedder, prompts=ids)
+            hits[f"CCS/{unit}"] += confidence_interval(ccs, n_resamples=300, seed=rng).contains(0.5)
+        y, groups, person = clustered_people(rng, (0.25, 0.65))  # DP truth 0.4
+        for unit, ids in (("row", None), ("prompt", person)):
+            dp = demographic_parity_difference(y, groups, prompts=ids)
+            hits[f"DP/{unit}"] += confidence_interval(dp, n_resamples=300, seed=rng).contains(0.4)
+    cover = {k: v / REPS_CLUSTERED for k, v in hits.items()}
+    # seed 0: CCS 0.69 (pair) vs 0.95 (prompt); DP 0.75 (row) vs 0.93 (prompt)
+    assert 0.91 <= cover["CCS/prompt"] <= 0.99 and 0.91 <= cover["DP/prompt"] <= 0.99, cover
+    # the old units (issue 14): single answers as independent units under-cover
+    assert cover["CCS/pair"] < 0.85 and cover["DP/row"] < 0.85, cover
+
+
+def test_prompt_level_permutation_tests_hold_their_level() -> None:
+    from evenhand.stats import counterfactual_sentiment_test, pairwise_rate_tests
+
+    rng = np.random.default_rng(0)
+    rejected = dict.fromkeys(["rate/row", "rate/prompt", "swap/pair", "swap/prompt"], 0)
+    for _ in range(REPS_CLUSTERED):
+        # no group difference: every person's rate from the same Beta(0.4, 0.6)
+        y, groups, person = clustered_people(rng, (0.4, 0.4))
+        rejected["rate/row"] += pairwise_rate_tests(y, groups)["p_value"].iloc[0] <= 0.05
+        by_person = pairwise_rate_tests(y, groups, prompts=person, n_permutations=199, seed=rng)
+        rejected["rate/prompt"] += by_person["p_value"].iloc[0] <= 0.05
+        # no attribute effect overall, but each prompt leans one way for all its samples (+-w, w ~ N(0, 0.1))
+        prompts = np.repeat(np.arange(40), rng.integers(3, 6, size=40))
+        base, lean = rng.uniform(0.2, 0.8, size=40)[prompts], rng.normal(0.0, 0.1, size=40)[prompts]
+        a = np.clip(base + lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
+        b = np.clip(base - lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
+        for unit, ids in (("pair", None), ("prompt", prompts)):
+            test = counterfactual_sentiment_test(a, b, statistic="mean", n_permutations=199, seed=rng, prompts=ids)
+            rejected[f"swap/{unit}"] += test.p_value <= 0.05
+    rate = {k: v / REPS_CLUSTERED for k, v in rejected.items()}
+    # seed 0: rate test 0.23 (rows, exact hypergeometric) vs 0.08 (prompts); swap test 0.32 (pairs) vs 0.04 (prompts)
+    assert 0.01 <= rate["rate/prompt"] <= 0.09 and 0.01 <= rate["swap/prompt"] <= 0.09, rate
+    # the old units (issue 14) over-reject
+    assert rate["rate/row"] > 0.15 and rate["swap/pair"] > 0.15, rate

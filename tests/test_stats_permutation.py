@@ -151,10 +151,13 @@ def test_pairwise_tests_adjust_over_all_rows() -> None:
     p = (rng.random(300) < np.where(g == "c", 0.8, 0.4)).astype(int)
     frame = pairwise_rate_tests(p, g, t, metrics=["DP", "FPRD"])
     assert list(frame.columns) == [
-        "metric", "group_a", "group_b", "rate_a", "rate_b", "difference", "n_a", "n_b", "p_value", "p_adjusted",
-        "reason",
+        "metric", "group_a", "group_b", "rate_a", "rate_b", "difference", "n_a", "n_b", "units_a", "units_b",
+        "p_value", "p_adjusted", "method", "n_permutations", "reason",
     ]  # fmt: skip
     assert len(frame) == 6
+    # without prompt ids every row is its own unit and the test is the exact one
+    assert (frame["units_a"] == frame["n_a"]).all() and (frame["method"] == "exact (hypergeometric)").all()
+    assert frame["n_permutations"].isna().all()
     np.testing.assert_allclose(frame["p_adjusted"], benjamini_hochberg(frame["p_value"]))
     dp = frame[frame.metric == "demographic_parity"].set_index(["group_a", "group_b"])
     assert dp.loc[("a", "c"), "p_value"] < 1e-3 and dp.loc[("a", "b"), "p_value"] > 0.01

@@ -62,6 +62,57 @@ def ratio_resampler(numerators: npt.ArrayLike, denominators: npt.ArrayLike, unit
 
 
 @dataclass(frozen=True, eq=False)
+class Prompts:
+    """The prompt (the independent resampling unit) of each item (response, pair, row), from :func:`prompt_units`.
+
+    ``codes[i]`` is the index of item ``i``'s prompt among ``labels`` (prompts in order of first appearance), so
+    with all-distinct prompts ``codes`` is ``0, 1, 2, ...`` and a prompt-level resampler equals the item-level one.
+    """
+
+    codes: npt.NDArray[np.intp]
+    labels: npt.NDArray[Any]
+
+    @property
+    def n(self) -> int:
+        """Number of distinct prompts."""
+        return int(self.labels.size)
+
+    def sums(self, values: npt.ArrayLike) -> FloatArray:
+        """Per-prompt sums of one value per item (a cluster's contribution to a sum over items)."""
+        sums = np.bincount(self.codes, weights=np.asarray(values, dtype=np.float64), minlength=self.n)
+        return np.asarray(sums, dtype=np.float64)
+
+    def counts(self) -> FloatArray:
+        """Items per prompt."""
+        return np.bincount(self.codes, minlength=self.n).astype(np.float64)
+
+
+def prompt_units(prompts: Any, n_items: int, item: str = "item") -> Prompts:
+    """Validate ``prompts=`` (one label per item: list, tuple, array or Series) and factorize it.
+
+    Raises ValueError when the length differs from ``n_items`` or a label is missing (None/NaN).
+    """
+    from evenhand._validation import as_array
+
+    labels = as_array(prompts, "prompts")
+    if labels.size != n_items:
+        raise ValueError(
+            f"inputs must have the same length: prompts needs one prompt id per {item}, "
+            f"got {labels.size} ids for {n_items} {item}s"
+        )
+    codes, uniques = pd.factorize(labels, sort=False)
+    if (codes < 0).any():
+        raise ValueError(f"prompts[{int(np.flatnonzero(codes < 0)[0])}] is missing (None/NaN)")
+    return Prompts(np.asarray(codes, dtype=np.intp), np.asarray(uniques))
+
+
+def clustered_ratio_resampler(numerators: npt.ArrayLike, denominators: npt.ArrayLike, prompts: Prompts) -> Resampler:
+    """Cluster bootstrap of ``sum(num) / sum(den)`` over items: prompts are the units, each carrying the sums of
+    its items' numerators and denominators (a prompt drawn twice counts all its items twice)."""
+    return ratio_resampler(prompts.sums(numerators), prompts.sums(denominators), unit="prompt")
+
+
+@dataclass(frozen=True, eq=False)
 class MetricResult:
     """The value of one metric, with everything needed to explain and resample it.
 

@@ -16,12 +16,15 @@ With two groups the difference is ``|B(G') − B(G'')|`` as in the paper; with m
 difference between any two groups, ``max_g B(g) − min_g B(g)``. The ``*_ratio`` variants report
 ``min_g B(g) / max_g B(g)`` (paper footnote 24). Everything is computed from one ``bincount`` of
 (group, confusion cell) pairs, so 100,000 rows take about a millisecond.
+
+Resampling unit: rows within their group; with ``prompts=`` (the prompt, e.g. the person described, of each row)
+prompts with all their rows, within their group, since repeated answers about one person are correlated.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,7 +33,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import FloatArray, as_array, check_same_length
-from evenhand.metrics._result import MetricResult, Resampler
+from evenhand.metrics._result import MetricResult, Prompts, Resampler, prompt_units
 
 # Confusion cells per row: 2 * Y + Ŷ.
 _TN, _FP, _FN, _TP = 0, 1, 2, 3
@@ -235,23 +238,88 @@ def _resampler(prep: _Prepared, spec: _RateSpec, ratio: bool) -> Resampler:
     n_groups = prep.labels.size
     n_rows = prep.codes.size
     column = prep.codes * 4 + prep.cells  # (group, confusion cell) of each row
+    counts_of = _weighted_counts(np.arange(n_rows), column, n_rows, 4 * n_groups)
 
     def statistic(weights: FloatArray) -> FloatArray:
-        if n_rows * 4 * n_groups <= _DENSE_ONEHOT_LIMIT:  # BLAS on a dense one-hot is fastest for few groups
-            onehot = np.zeros((n_rows, 4 * n_groups))
-            onehot[np.arange(n_rows), column] = 1.0
-            counts = weights @ onehot
-        else:
-            from scipy import sparse
-
-            onehot_t = sparse.csr_matrix((np.ones(n_rows), (column, np.arange(n_rows))), shape=(4 * n_groups, n_rows))
-            counts = np.asarray(onehot_t @ weights.T).T
+        counts = counts_of(weights)
         return _spread(_rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2], ratio)
 
     return Resampler(unit="row", n_units=n_rows, statistic=statistic, strata=prep.labels[prep.codes])
 
 
-def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any) -> MetricResult:
+def _weighted_counts(
+    unit: npt.NDArray[np.intp], column: npt.NDArray[np.intp], n_units: int, n_columns: int
+) -> Callable[[FloatArray], FloatArray]:
+    """``weights (B, n_units) -> (B, n_columns)`` weighted counts, where row ``i`` adds its unit's weight to
+    ``column[i]``: through a dense count matrix (BLAS, fastest when small), else a sparse one. The matrix is built
+    on each call, so a result keeps no large matrix alive."""
+    if n_units * n_columns <= _DENSE_ONEHOT_LIMIT:
+
+        def dense(weights: FloatArray) -> FloatArray:
+            if unit.size == n_units:  # one row per unit (rows are the units): a one-hot matrix
+                matrix = np.zeros((n_units, n_columns))
+                matrix[unit, column] = 1.0
+            else:
+                cells = np.bincount(unit * n_columns + column, minlength=n_units * n_columns)
+                matrix = cells.reshape(n_units, n_columns).astype(np.float64)
+            return weights @ matrix
+
+        return dense
+    from scipy import sparse
+
+    def sparse_counts(weights: FloatArray) -> FloatArray:
+        # (column, unit) entries: repeated cells are summed
+        matrix = sparse.csr_matrix((np.ones(unit.size), (column, unit)), shape=(n_columns, n_units))
+        return np.asarray(matrix @ weights.T).T
+
+    return sparse_counts
+
+
+def _prompt_resampler(prep: _Prepared, spec: _RateSpec, ratio: bool, units: Prompts) -> Resampler:
+    """Prompts (people, in person-level data) are the units: a draw counts every row of a drawn prompt.
+
+    A prompt's rows add its weight to the confusion counts of their groups, so rates are per-group sums of the
+    prompts' numerators over sums of their denominators. Strata: the group(s) a prompt's rows fall in. When each
+    prompt belongs to one group (person-level data) prompts are resampled within each group, as rows are without
+    ``prompts=``; a prompt whose rows span several groups (counterfactual versions under one id) is resampled
+    among the prompts spanning the same groups, so every replicate keeps the design's sizes.
+    """
+    n_groups = prep.labels.size
+    column = prep.codes * 4 + prep.cells
+    counts_of = _weighted_counts(units.codes, column, units.n, 4 * n_groups)
+
+    def statistic(weights: FloatArray) -> FloatArray:
+        counts = counts_of(weights)
+        return _spread(_rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2], ratio)
+
+    return Resampler(unit="prompt", n_units=units.n, statistic=statistic, strata=_prompt_strata(prep, units))
+
+
+def _groups_of_prompts(prep: _Prepared, units: Prompts) -> npt.NDArray[np.bool_]:
+    """``(prompts, groups)``: whether a prompt has a row in a group."""
+    hits = np.bincount(units.codes * prep.labels.size + prep.codes, minlength=units.n * prep.labels.size)
+    return hits.reshape(units.n, prep.labels.size) > 0
+
+
+def _prompt_strata(prep: _Prepared, units: Prompts) -> npt.NDArray[Any]:
+    """The stratum of each prompt: its group, or the tuple of its groups when its rows span several."""
+    present = _groups_of_prompts(prep, units)
+    strata = np.empty(units.n, dtype=object)
+    strata[:] = prep.labels[present.argmax(axis=1)]
+    spanning = np.flatnonzero(present.sum(axis=1) > 1)
+    if spanning.size:
+        combos, which = np.unique(present[spanning], axis=0, return_inverse=True)
+        names = np.empty(len(combos), dtype=object)
+        names[:] = [tuple(_label(g) for g in prep.labels[combo]) for combo in combos]  # one per distinct combination
+        strata[spanning] = names[np.asarray(which).ravel()]
+    return strata
+
+
+def _units(prompts: Any, prep: _Prepared) -> Prompts | None:
+    return None if prompts is None else prompt_units(prompts, prep.codes.size, "row")
+
+
+def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any, units: Prompts | None = None) -> MetricResult:
     spec = _SPECS[key]
     num, den, rates = _rates_from_counts(prep.counts.astype(np.float64), spec)
     labels = prep.labels
@@ -298,16 +366,25 @@ def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any) -> Met
             g: dict(zip(("tn", "fp", "fn", "tp"), row, strict=True))
             for g, row in zip(names, prep.counts.tolist(), strict=True)
         }
+    sizes = {"rows": int(prep.codes.size), "groups": int(labels.size), "rows_in_denominators": int(den.sum())}
+    if units is None:
+        resampler = _resampler(prep, spec, ratio)
+    else:
+        sizes["prompts"] = units.n
+        present = _groups_of_prompts(prep, units)
+        details["prompts_per_group"] = dict(zip(names, present.sum(axis=0).tolist(), strict=True))
+        details["prompts_in_several_groups"] = int((present.sum(axis=1) > 1).sum())
+        resampler = _prompt_resampler(prep, spec, ratio, units)
     return MetricResult(
         name=name,
         value=value,
         per_item=rates,
         item_unit="group",
         item_labels=labels,
-        sizes={"rows": int(prep.codes.size), "groups": int(labels.size), "rows_in_denominators": int(den.sum())},
+        sizes=sizes,
         reason=reason,
         details=details,
-        resampler=_resampler(prep, spec, ratio),
+        resampler=resampler,
         value_range=(0.0, 1.0),
         higher_is_fairer=ratio,
         params={"pos_label": _label(pos_label) if pos_label is not None else None, "ratio": ratio},
@@ -320,7 +397,9 @@ def _label(value: Any) -> Any:
 
 
 # --------------------------------------------------------------------------------------------------- public
-def demographic_parity_difference(y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def demographic_parity_difference(
+    y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """Demographic parity (DP, paper 3.2.1): difference in predicted prevalence rates across groups.
 
     ``DP = |P(Ŷ=1 | G=G') − P(Ŷ=1 | G=G'')|``; with more than two groups, the largest difference between any two
@@ -330,77 +409,107 @@ def demographic_parity_difference(y_pred: Any, groups: Any, *, pos_label: Any = 
         y_pred: predictions (list, NumPy array or pandas Series) — bools, 0/1, or any labels with ``pos_label``.
         groups: the protected attribute group of each row (at least two distinct groups).
         pos_label: the positive class; with more than two classes every other class counts as negative.
+        prompts: optional prompt id of each row: the independent unit (the person, in person-level data, asked
+            several times). The value is the same; the resampler then draws prompts with all their rows (cluster
+            bootstrap, within each group), ``sizes["prompts"]`` counts them and ``details["prompts_per_group"]``
+            gives the units per group. Without it the unit is the row (resampled within its group).
 
     Returns:
         :class:`MetricResult`; ``per_item`` holds the rate of each group (``item_labels``), ``details`` the
         counts, every pairwise difference and the reason for any undefined group rate.
     """
-    return _group_metric(_prepare(None, y_pred, groups, pos_label), "DP", False, pos_label)
+    prep = _prepare(None, y_pred, groups, pos_label)
+    return _group_metric(prep, "DP", False, pos_label, _units(prompts, prep))
 
 
-def false_negative_rate_difference(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_negative_rate_difference(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """False negative rate difference (FNRD, paper 3.2.2; equal opportunity difference).
 
     ``FNRD = |P(Ŷ=0 | Y=1, G=G') − P(Ŷ=0 | Y=1, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without actual positives has an undefined (NaN) rate.
     Arguments as in :func:`demographic_parity_difference`, plus the ground truth ``y_true``.
     """
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FNRD", False, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FNRD", False, pos_label, _units(prompts, prep))
 
 
-def false_omission_rate_difference(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_omission_rate_difference(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """False omission rate difference (FORD, paper 3.2.2).
 
     ``FORD = |P(Y=1 | Ŷ=0, G=G') − P(Y=1 | Ŷ=0, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without predicted negatives has an undefined (NaN) rate.
     """
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FORD", False, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FORD", False, pos_label, _units(prompts, prep))
 
 
-def false_positive_rate_difference(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_positive_rate_difference(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """False positive rate difference (FPRD, paper 3.2.2).
 
     ``FPRD = |P(Ŷ=1 | Y=0, G=G') − P(Ŷ=1 | Y=0, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without actual negatives has an undefined (NaN) rate.
     """
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FPRD", False, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FPRD", False, pos_label, _units(prompts, prep))
 
 
-def false_discovery_rate_difference(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_discovery_rate_difference(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """False discovery rate difference (FDRD, paper 3.2.2).
 
     ``FDRD = |P(Y=0 | Ŷ=1, G=G') − P(Y=0 | Ŷ=1, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without predicted positives has an undefined (NaN) rate.
     """
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FDRD", False, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FDRD", False, pos_label, _units(prompts, prep))
 
 
-def demographic_parity_ratio(y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def demographic_parity_ratio(y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None) -> MetricResult:
     """Demographic parity as a ratio: ``min_g P(Ŷ=1 | g) / max_g P(Ŷ=1 | g)``. Range [0, 1], 1 is fairest.
 
     NaN (with a reason) when every group rate is 0.
     """
-    return _group_metric(_prepare(None, y_pred, groups, pos_label), "DP", True, pos_label)
+    prep = _prepare(None, y_pred, groups, pos_label)
+    return _group_metric(prep, "DP", True, pos_label, _units(prompts, prep))
 
 
-def false_negative_rate_ratio(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_negative_rate_ratio(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """``min_g FNR(g) / max_g FNR(g)``. Range [0, 1], 1 is fairest; NaN when every group FNR is 0."""
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FNRD", True, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FNRD", True, pos_label, _units(prompts, prep))
 
 
-def false_omission_rate_ratio(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_omission_rate_ratio(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """``min_g FOR(g) / max_g FOR(g)``. Range [0, 1], 1 is fairest; NaN when every group FOR is 0."""
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FORD", True, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FORD", True, pos_label, _units(prompts, prep))
 
 
-def false_positive_rate_ratio(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_positive_rate_ratio(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """``min_g FPR(g) / max_g FPR(g)``. Range [0, 1], 1 is fairest; NaN when every group FPR is 0."""
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FPRD", True, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FPRD", True, pos_label, _units(prompts, prep))
 
 
-def false_discovery_rate_ratio(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> MetricResult:
+def false_discovery_rate_ratio(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
+) -> MetricResult:
     """``min_g FDR(g) / max_g FDR(g)``. Range [0, 1], 1 is fairest; NaN when every group FDR is 0."""
-    return _group_metric(_prepare(y_true, y_pred, groups, pos_label), "FDRD", True, pos_label)
+    prep = _prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "FDRD", True, pos_label, _units(prompts, prep))
 
 
 def _resolve(metrics: Iterable[str] | None, ratio: bool, has_truth: bool) -> list[str]:
@@ -431,6 +540,7 @@ def classification_metrics(
     metrics: Sequence[str] | None = None,
     pos_label: Any = None,
     ratio: bool = False,
+    prompts: Any = None,
 ) -> dict[str, MetricResult]:
     """Several classification fairness metrics from one pass over the data.
 
@@ -441,12 +551,15 @@ def classification_metrics(
             five by default (DP only without ``y_true``). :func:`classification_metrics_for` picks them from the
             use case.
         ratio: report ``min/max`` ratios instead of differences.
+        prompts: optional prompt id of each row, the resampling unit (see :func:`demographic_parity_difference`).
 
     Returns:
         ``{result.name: MetricResult}``, e.g. ``{"DP": ..., "FNRD": ...}``.
     """
     prep = _prepare(y_true, y_pred, groups, pos_label)
-    results = [_group_metric(prep, key, ratio, pos_label) for key in _resolve(metrics, ratio, y_true is not None)]
+    units = _units(prompts, prep)
+    keys = _resolve(metrics, ratio, y_true is not None)
+    results = [_group_metric(prep, key, ratio, pos_label, units) for key in keys]
     return {r.name: r for r in results}
 
 
@@ -458,17 +571,21 @@ def one_vs_rest(
     sensitive_classes: Iterable[Any],
     metrics: Sequence[str] | None = None,
     ratio: bool = False,
+    prompts: Any = None,
 ) -> dict[Any, dict[str, MetricResult]]:
     """Multiclass fairness (paper 3.2.3): binary metrics for each sensitive class against all other classes.
 
     ``sensitive_classes`` are the outcomes with significant impact on the people concerned (Rouzot et al.,
-    2023). Returns ``{class: {metric name: MetricResult}}``.
+    2023). Returns ``{class: {metric name: MetricResult}}``. ``prompts``: the prompt id of each row, the
+    resampling unit (see :func:`demographic_parity_difference`).
     """
     classes = list(sensitive_classes)
     if not classes:
         raise ValueError("sensitive_classes is empty: name at least one class to assess one-vs-rest")
     return {
-        _label(c): classification_metrics(y_true, y_pred, groups, metrics=metrics, pos_label=c, ratio=ratio)
+        _label(c): classification_metrics(
+            y_true, y_pred, groups, metrics=metrics, pos_label=c, ratio=ratio, prompts=prompts
+        )
         for c in classes
     }
 

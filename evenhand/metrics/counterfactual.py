@@ -6,10 +6,15 @@ public so that the same maths can give a same-prompt noise floor.
 
 Sentiment parity (lower is fairer, [0, 1]): SCSP, the Wasserstein-1 distance between the two score
 distributions, and WCSP, the absolute difference of the rates of scores above a threshold.
+
+Resampling unit: every metric takes ``prompts=`` (the prompt id of each pair). Several sampled pairs of one
+counterfactual prompt are correlated, so with it the resampler draws prompts with all their pairs (cluster
+bootstrap); the value is the same. Without it each pair is a unit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +23,15 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold
-from evenhand.metrics._result import MetricResult, Resampler, ratio_resampler, undefined
+from evenhand.metrics._result import (
+    MetricResult,
+    Prompts,
+    Resampler,
+    clustered_ratio_resampler,
+    prompt_units,
+    ratio_resampler,
+    undefined,
+)
 from evenhand.metrics._tokens import rouge_codes, rouge_tokens, word_token_ids
 
 FloatArray = npt.NDArray[np.float64]
@@ -331,11 +344,17 @@ def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
 
 
 def _mean_over_pairs(
-    name: str, values: FloatArray, value_range: tuple[float, float], params: dict[str, Any]
+    name: str, values: FloatArray, value_range: tuple[float, float], params: dict[str, Any], prompts: Any = None
 ) -> MetricResult:
     defined = ~np.isnan(values)
     sizes = {"pairs": int(values.size), "defined_pairs": int(defined.sum())}
-    resampler = ratio_resampler(np.where(defined, values, 0.0), defined.astype(np.float64), unit="pair")
+    numerators, denominators = np.where(defined, values, 0.0), defined.astype(np.float64)
+    if prompts is None:
+        resampler = ratio_resampler(numerators, denominators, unit="pair")
+    else:  # cluster bootstrap: a prompt brings the sums over all its pairs (samples)
+        units = prompt_units(prompts, values.size, "pair")
+        sizes["prompts"] = units.n
+        resampler = clustered_ratio_resampler(numerators, denominators, units)
     common: dict[str, Any] = {
         "per_item": values,
         "item_unit": "pair",
@@ -356,7 +375,12 @@ def _attribute_label(attribute: Any) -> Any:
 
 
 def counterfactual_rouge_l(
-    texts1: Any, texts2: Any, attribute: Any = "gender", *, neutralized: NeutralizedPairs | None = None
+    texts1: Any,
+    texts2: Any,
+    attribute: Any = "gender",
+    *,
+    neutralized: NeutralizedPairs | None = None,
+    prompts: Any = None,
 ) -> MetricResult:
     """Counterfactual ROUGE-L (CROUGE-L): the mean over pairs of the ROUGE-L F-measure.
 
@@ -370,31 +394,43 @@ def counterfactual_rouge_l(
             ``None`` compares the texts as they are.
         neutralized: the result of ``neutralize_pairs(texts1, texts2, attribute)``, to neutralize once for both
             CROUGE-L and CBLEU. It must have been made for this call's texts and attribute (else ValueError).
+        prompts: optional prompt id of each pair (list, array or Series). The value is the same; the resampler's
+            unit becomes the prompt, drawn with all its pairs (cluster bootstrap), because several samples of one
+            counterfactual prompt are correlated. Without it the unit is the pair.
     """
     a, b = _pair_texts(texts1, texts2, attribute, neutralized, "CROUGE-L")
-    return _mean_over_pairs("CROUGE-L", rouge_l_scores(a, b), (0.0, 1.0), {"attribute": _attribute_label(attribute)})
+    params = {"attribute": _attribute_label(attribute)}
+    return _mean_over_pairs("CROUGE-L", rouge_l_scores(a, b), (0.0, 1.0), params, prompts)
 
 
 def counterfactual_bleu(
-    texts1: Any, texts2: Any, attribute: Any = "gender", *, neutralized: NeutralizedPairs | None = None
+    texts1: Any,
+    texts2: Any,
+    attribute: Any = "gender",
+    *,
+    neutralized: NeutralizedPairs | None = None,
+    prompts: Any = None,
 ) -> MetricResult:
     """Counterfactual BLEU (CBLEU): the mean over pairs of ``min(BLEU(Y', Y''), BLEU(Y'', Y'))``.
 
     BLEU with up to 4-grams, clipped precisions, geometric mean, brevity penalty and NLTK method1 smoothing;
-    see :func:`bleu_scores`. Range [0, 1]; higher is fairer. ``attribute`` and ``neutralized`` as in
-    :func:`counterfactual_rouge_l`.
+    see :func:`bleu_scores`. Range [0, 1]; higher is fairer. ``attribute``, ``neutralized`` and ``prompts`` (the
+    resampling unit: the prompt with all its pairs) as in :func:`counterfactual_rouge_l`.
     """
     a, b = _pair_texts(texts1, texts2, attribute, neutralized, "CBLEU")
-    return _mean_over_pairs("CBLEU", bleu_scores(a, b), (0.0, 1.0), {"attribute": _attribute_label(attribute)})
+    params = {"attribute": _attribute_label(attribute)}
+    return _mean_over_pairs("CBLEU", bleu_scores(a, b), (0.0, 1.0), params, prompts)
 
 
-def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any) -> MetricResult:
+def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual Cosine Similarity (CCS): the mean over pairs of the cosine similarity of sentence
     embeddings, ``CCS = (1/N) sum_i V(Y'_i).V(Y''_i) / (|V(Y'_i)| |V(Y''_i)|)``. Range [-1, 1]; higher is fairer.
 
     Args:
         embedder: any object with ``encode(list[str]) -> (n, d)`` array, e.g. ``evenhand.scorers.get_embedder()``
             (the bundled all-MiniLM-L6-v2). Required: metrics never load models.
+        prompts: optional prompt id of each pair; the resampling unit becomes the prompt with all its pairs, as
+            in :func:`counterfactual_rouge_l`.
     """
     if embedder is None:
         raise TypeError(
@@ -402,9 +438,8 @@ def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any) -> MetricResu
             "(the bundled all-MiniLM-L6-v2, needs the models extra) or any object with encode(list[str]) -> (n, d)"
         )
     values = cosine_scores(texts1, texts2, embedder)
-    return _mean_over_pairs(
-        "CCS", values, (-1.0, 1.0), {"embedder": getattr(embedder, "name", type(embedder).__name__)}
-    )
+    params = {"embedder": getattr(embedder, "name", type(embedder).__name__)}
+    return _mean_over_pairs("CCS", values, (-1.0, 1.0), params, prompts)
 
 
 def _sentiment_pairs(scores1: Any, scores2: Any) -> tuple[FloatArray, FloatArray]:
@@ -414,67 +449,108 @@ def _sentiment_pairs(scores1: Any, scores2: Any) -> tuple[FloatArray, FloatArray
     return s1, s2
 
 
-def _weighted_w1(values1: FloatArray, values2: FloatArray, weights: FloatArray, chunk: int = 64) -> FloatArray:
-    """Wasserstein-1 distance between the two samples, with pair ``i`` weighted ``weights[b, i]`` in both."""
+def _w1_statistic(
+    values1: FloatArray, values2: FloatArray, units: Prompts | None = None, chunk: int = 64
+) -> Callable[[FloatArray], FloatArray]:
+    """``weights -> `` Wasserstein-1 distance between the two samples, with pair ``i`` weighted ``weights[b, i]``
+    in both; the sort of the pooled scores is done once, here.
+
+    With ``units`` the weights are per prompt: pair ``i`` is weighted by its prompt's weight
+    ``weights[b, units.codes[i]]`` (a prompt drawn twice counts all its pairs twice).
+    """
     n = values1.size
     vals = np.concatenate([values1, values2])
     order = np.argsort(vals, kind="stable")
     gaps = np.diff(vals[order])
     pair_of = np.concatenate([np.arange(n), np.arange(n)])[order]
+    unit_of = pair_of if units is None else units.codes[pair_of]
+    pairs_per_unit = None if units is None else units.counts()
     sign = np.where(order < n, 1.0, -1.0)
-    out = np.empty(weights.shape[0])
-    for start in range(0, weights.shape[0], chunk):
-        w = weights[start : start + chunk]
-        total = w.sum(axis=1, keepdims=True)
-        cdf_gap = np.cumsum(w[:, pair_of] * sign, axis=1)[:, :-1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start : start + chunk] = np.abs(cdf_gap) @ gaps / total[:, 0]
-    return out
+
+    def statistic(weights: FloatArray) -> FloatArray:
+        out = np.empty(weights.shape[0])
+        for start in range(0, weights.shape[0], chunk):
+            w = weights[start : start + chunk]
+            total = w.sum(axis=1) if pairs_per_unit is None else w @ pairs_per_unit
+            cdf_gap = np.cumsum(w[:, unit_of] * sign, axis=1)[:, :-1]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start : start + chunk] = np.abs(cdf_gap) @ gaps / total
+        return out
+
+    return statistic
 
 
-def strict_sentiment_parity(scores1: Any, scores2: Any) -> MetricResult:
+def _weighted_w1(
+    values1: FloatArray, values2: FloatArray, weights: FloatArray, chunk: int = 64, units: Prompts | None = None
+) -> FloatArray:
+    """Wasserstein-1 distance between the two samples, with pair ``i`` (or its prompt, with ``units``) weighted
+    ``weights[b, i]`` in both; see :func:`_w1_statistic`."""
+    return _w1_statistic(values1, values2, units, chunk)(weights)
+
+
+def strict_sentiment_parity(scores1: Any, scores2: Any, *, prompts: Any = None) -> MetricResult:
     """Strict Counterfactual Sentiment Parity (SCSP): the Wasserstein-1 distance between the sentiment score
     distributions of the two sides, ``SCSP = E_{tau~U(0,1)} |P(S' > tau) - P(S'' > tau)|``.
 
     With equally many scores on each side this is the mean absolute difference of the sorted scores. Range
     [0, 1] for scores in [0, 1]; lower is fairer. Symmetric in the two lists.
+
+    Args:
+        scores1, scores2: the sentiment scores of the two responses of each counterfactual pair.
+        prompts: optional prompt id of each pair. The value is the same; the resampler's unit becomes the prompt
+            with all its pairs (each pair weighted by its prompt's draw count), else the pair.
     """
     s1, s2 = _sentiment_pairs(scores1, scores2)
     value = float(np.mean(np.abs(np.sort(s1) - np.sort(s2))))
-    resampler = Resampler(unit="pair", n_units=s1.size, statistic=lambda w: _weighted_w1(s1, s2, w))
+    sizes = {"pairs": int(s1.size)}
+    if prompts is None:
+        resampler = Resampler(unit="pair", n_units=s1.size, statistic=_w1_statistic(s1, s2))
+    else:
+        units = prompt_units(prompts, s1.size, "pair")
+        sizes["prompts"] = units.n
+        resampler = Resampler(unit="prompt", n_units=units.n, statistic=_w1_statistic(s1, s2, units))
     return MetricResult(
         name="SCSP",
         value=value,
         per_item=np.abs(s1 - s2),
         item_unit="pair",
-        sizes={"pairs": int(s1.size)},
+        sizes=sizes,
         resampler=resampler,
         details={"mean_score1": float(s1.mean()), "mean_score2": float(s2.mean())},
     )
 
 
-def weak_sentiment_parity(scores1: Any, scores2: Any, threshold: float = 0.5) -> MetricResult:
+def weak_sentiment_parity(scores1: Any, scores2: Any, threshold: float = 0.5, *, prompts: Any = None) -> MetricResult:
     """Weak Counterfactual Sentiment Parity (WCSP): the absolute difference of the shares of scores above
     ``threshold``, ``WCSP = |(1/N) sum_i 1[S'_i > tau] - (1/N) sum_i 1[S''_i > tau]|``.
 
     Range [0, 1]; lower is fairer. (LangFair reports the signed difference; ``details["signed"]`` keeps it.)
+    ``prompts``: optional prompt id of each pair; the resampling unit becomes the prompt with all its pairs
+    (per-prompt sums of the pair differences and of the pair counts), else the pair.
     """
     s1, s2 = _sentiment_pairs(scores1, scores2)
     t = check_threshold(threshold)
     diff = (s1 > t).astype(np.float64) - (s2 > t).astype(np.float64)
     signed = float(diff.mean())
+    sizes = {"pairs": int(s1.size)}
+    if prompts is None:
+        numerators, denominators, unit = diff, np.ones_like(diff), "pair"
+    else:
+        units = prompt_units(prompts, s1.size, "pair")
+        sizes["prompts"] = units.n
+        numerators, denominators, unit = units.sums(diff), units.counts(), "prompt"
 
     def statistic(w: FloatArray) -> FloatArray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.abs(w @ diff) / w.sum(axis=1)
+            return np.abs(w @ numerators) / (w @ denominators)
 
     return MetricResult(
         name="WCSP",
         value=abs(signed),
         per_item=diff,
         item_unit="pair",
-        sizes={"pairs": int(s1.size)},
-        resampler=Resampler(unit="pair", n_units=s1.size, statistic=statistic),
+        sizes=sizes,
+        resampler=Resampler(unit=unit, n_units=numerators.size, statistic=statistic),
         details={"signed": signed, "rate1": float((s1 > t).mean()), "rate2": float((s2 > t).mean())},
         params={"threshold": t},
     )

@@ -13,7 +13,9 @@ factorisation), then every metric is computed for all pairs at once from the ``(
   ``(K−1)/(2(K+1)) < 1/2``, contradicting the stated range [0, 1]; ``K(K−1)/2`` makes identical lists score 1.
   Per pair ``min(η(R', R''), η(R'', R'))``.
 
-All three range over [0, 1]; higher is fairer. The value is the mean over pairs.
+All three range over [0, 1]; higher is fairer. The value is the mean over pairs. With ``prompts=`` (the prompt of
+each pair: several samples of one prompt give several pairs) the resampler draws prompts with all their pairs;
+without it each pair is a unit.
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from evenhand.metrics._result import MetricResult, Resampler, mean_resampler
+from evenhand.metrics._result import (
+    MetricResult,
+    Prompts,
+    Resampler,
+    clustered_ratio_resampler,
+    mean_resampler,
+    prompt_units,
+)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -224,16 +233,19 @@ def _per_pair(values: _PairValues, metric: str, symmetric: bool = True) -> Float
     return np.minimum(first, second) if symmetric else first
 
 
-def _pair_result(metric: str, per_pair: FloatArray, k: int, params: Mapping[str, Any]) -> MetricResult:
+def _pair_result(
+    metric: str, per_pair: FloatArray, k: int, params: Mapping[str, Any], units: Prompts | None = None
+) -> MetricResult:
     name = METRIC_NAMES[metric]
     n = per_pair.size
+    sizes = {"pairs": n, "k": k} if units is None else {"pairs": n, "prompts": units.n, "k": k}
     if metric == "prag" and k < 2:
         return MetricResult(
             name=name,
             value=math.nan,
             per_item=per_pair,
             item_unit="pair",
-            sizes={"pairs": n, "k": k},
+            sizes=sizes,
             reason="PRAG-K compares pairs of items within a list, so it needs K ≥ 2",
             higher_is_fairer=True,
             params=dict(params),
@@ -243,9 +255,14 @@ def _pair_result(metric: str, per_pair: FloatArray, k: int, params: Mapping[str,
         value=float(per_pair.mean()),
         per_item=per_pair,
         item_unit="pair",
-        sizes={"pairs": n, "k": k},
+        sizes=sizes,
         details={"definition": _DOCS[metric], "min_pair": float(per_pair.min()), "max_pair": float(per_pair.max())},
-        resampler=mean_resampler(per_pair, unit="pair"),
+        # without prompt ids the pair is the unit; with them a prompt is drawn with all its pairs (cluster bootstrap)
+        resampler=(
+            mean_resampler(per_pair, unit="pair")
+            if units is None
+            else clustered_ratio_resampler(per_pair, np.ones_like(per_pair), units)
+        ),
         value_range=(0.0, 1.0),
         higher_is_fairer=True,
         params=dict(params),
@@ -259,6 +276,7 @@ def _pairwise(
     k: int | None,
     normalize: bool | Normalizer,
     duplicates: Duplicates,
+    prompts: Any = None,
 ) -> dict[str, MetricResult]:
     side1, side2 = _as_lists(recs1, "recs1"), _as_lists(recs2, "recs2")
     if len(side1) != len(side2):
@@ -266,11 +284,12 @@ def _pairwise(
             f"recs1 and recs2 must hold the same number of lists (one per counterfactual pair): "
             f"{len(side1)} vs {len(side2)}"
         )
+    units = None if prompts is None else prompt_units(prompts, len(side1), "pair")
     a, b = _encode([side1, side2], ["recs1", "recs2"], k, normalize, duplicates)
     values = _pair_values(a, b, metrics)
     params = {"k": a.shape[1], "normalize": bool(normalize) if not callable(normalize) else "custom"}
     params["duplicates"] = duplicates
-    return {METRIC_NAMES[m]: _pair_result(m, _per_pair(values, m), a.shape[1], params) for m in metrics}
+    return {METRIC_NAMES[m]: _pair_result(m, _per_pair(values, m), a.shape[1], params, units) for m in metrics}
 
 
 # --------------------------------------------------------------------------------------------------- public
@@ -281,6 +300,7 @@ def jaccard_at_k(
     k: int | None = None,
     normalize: bool | Normalizer = True,
     duplicates: Duplicates = "error",
+    prompts: Any = None,
 ) -> MetricResult:
     """Jaccard-K (paper 3.3): mean Jaccard similarity of counterfactual recommendation lists.
 
@@ -296,11 +316,15 @@ def jaccard_at_k(
             ``"the matrix"``); ``False`` compares items exactly; a callable maps each item to its comparison key.
         duplicates: an item repeated within a list raises ``ValueError`` (``"error"``), or keeps its first
             occurrence with the repeats counted as non-matching slots (``"mask"``).
+        prompts: optional prompt id of each pair (several samples of one prompt give several pairs). The value
+            is the same; the resampler's unit becomes the prompt with all its pairs (cluster bootstrap), because
+            the answers to one prompt are correlated. Without it the unit is the pair.
 
     Returns:
-        :class:`MetricResult` with the per-pair similarities in ``per_item`` and a mean resampler over pairs.
+        :class:`MetricResult` with the per-pair similarities in ``per_item`` and a mean resampler over pairs (over
+        prompts with ``prompts=``).
     """
-    return _pairwise(["jaccard"], recs1, recs2, k, normalize, duplicates)["Jaccard-K"]
+    return _pairwise(["jaccard"], recs1, recs2, k, normalize, duplicates, prompts)["Jaccard-K"]
 
 
 def serp_at_k(
@@ -310,6 +334,7 @@ def serp_at_k(
     k: int | None = None,
     normalize: bool | Normalizer = True,
     duplicates: Duplicates = "error",
+    prompts: Any = None,
 ) -> MetricResult:
     """SERP-K (paper 3.3): rank-weighted overlap of counterfactual recommendation lists.
 
@@ -317,7 +342,7 @@ def serp_at_k(
     ``SERP-K = (1/N) Σ_i min(ψ(R'_i, R''_i), ψ(R''_i, R'_i))``. Range [0, 1], 1 is fairest; identical lists give 1,
     disjoint lists 0. Arguments as in :func:`jaccard_at_k`.
     """
-    return _pairwise(["serp"], recs1, recs2, k, normalize, duplicates)["SERP-K"]
+    return _pairwise(["serp"], recs1, recs2, k, normalize, duplicates, prompts)["SERP-K"]
 
 
 def prag_at_k(
@@ -327,6 +352,7 @@ def prag_at_k(
     k: int | None = None,
     normalize: bool | Normalizer = True,
     duplicates: Duplicates = "error",
+    prompts: Any = None,
 ) -> MetricResult:
     """PRAG-K (paper 3.3): agreement of pairwise rankings between counterfactual recommendation lists.
 
@@ -336,7 +362,7 @@ def prag_at_k(
     1. The paper prints the denominator ``K(K+1)``, which caps the value below 1/2; ``K(K−1)/2`` (the number of
     ordered pairs counted) restores the stated range. NaN when ``K < 2``. Arguments as in :func:`jaccard_at_k`.
     """
-    return _pairwise(["prag"], recs1, recs2, k, normalize, duplicates)["PRAG-K"]
+    return _pairwise(["prag"], recs1, recs2, k, normalize, duplicates, prompts)["PRAG-K"]
 
 
 def recommendation_metrics(
@@ -347,9 +373,13 @@ def recommendation_metrics(
     k: int | None = None,
     normalize: bool | Normalizer = True,
     duplicates: Duplicates = "error",
+    prompts: Any = None,
 ) -> dict[str, MetricResult]:
-    """Jaccard-K, SERP-K and PRAG-K from one encoding of the lists: ``{"Jaccard-K": ..., "SERP-K": ...}``."""
-    return _pairwise(_check_metrics(metrics), recs1, recs2, k, normalize, duplicates)
+    """Jaccard-K, SERP-K and PRAG-K from one encoding of the lists: ``{"Jaccard-K": ..., "SERP-K": ...}``.
+
+    Arguments as in :func:`jaccard_at_k` (``prompts=``: the prompt of each pair, the resampling unit).
+    """
+    return _pairwise(_check_metrics(metrics), recs1, recs2, k, normalize, duplicates, prompts)
 
 
 def _check_metrics(metrics: Sequence[str] | str) -> list[str]:
@@ -379,6 +409,7 @@ def sensitive_to_neutral_similarity(
     normalize: bool | Normalizer = True,
     duplicates: Duplicates = "error",
     symmetric: bool = False,
+    prompts: Any = None,
 ) -> dict[str, MetricResult]:
     """Attribute-wise form (Zhang et al., 2023): each group's lists against lists from attribute-neutral prompts.
 
@@ -393,6 +424,10 @@ def sensitive_to_neutral_similarity(
         statistic: ``"range"`` (lower is fairer), ``"std"`` (lower is fairer), ``"min"`` or ``"max"`` (higher
             is fairer).
         k, normalize, duplicates: as in :func:`jaccard_at_k`.
+        prompts: optional prompt id of each of the ``N`` positions (in list order, or the mapping's key order),
+            when several positions are samples of one prompt. The resampler then draws prompts with all their
+            positions (cluster bootstrap) and ``sizes`` counts ``lists`` and distinct ``prompts``; without it
+            each position is its own prompt.
 
     Returns:
         ``{"Jaccard-K": ..., "SERP-K": ..., "PRAG-K": ...}``; ``per_item`` holds each group's mean similarity
@@ -410,11 +445,12 @@ def sensitive_to_neutral_similarity(
     )
     ref, per_group = encoded[0], encoded[1:]
     big_k = ref.shape[1]
+    units = None if prompts is None else prompt_units(prompts, ref.shape[0], "list")
     values = [_pair_values(ids, ref, chosen) for ids in per_group]
     results = {}
     for metric in chosen:
         sims = np.vstack([_per_pair(v, metric, symmetric) for v in values])  # (groups, prompts)
-        results[METRIC_NAMES[metric]] = _neutral_result(metric, sims, group_names, statistic, big_k, symmetric)
+        results[METRIC_NAMES[metric]] = _neutral_result(metric, sims, group_names, statistic, big_k, symmetric, units)
     return results
 
 
@@ -440,11 +476,19 @@ def _align_prompts(
 
 
 def _neutral_result(
-    metric: str, sims: FloatArray, groups: Sequence[Any], statistic: str, k: int, symmetric: bool
+    metric: str,
+    sims: FloatArray,
+    groups: Sequence[Any],
+    statistic: str,
+    k: int,
+    symmetric: bool,
+    units: Prompts | None = None,
 ) -> MetricResult:
     name = METRIC_NAMES[metric]
     params = {"statistic": statistic, "k": k, "symmetric": symmetric, "reference": "neutral"}
     sizes = {"prompts": sims.shape[1], "groups": sims.shape[0], "k": k}
+    if units is not None:
+        sizes = {"lists": sims.shape[1], "prompts": units.n, "groups": sims.shape[0], "k": k}
     labels = np.asarray(groups, dtype=object)
     if metric == "prag" and k < 2:
         return MetricResult(
@@ -459,10 +503,18 @@ def _neutral_result(
     spread = _SPREADS[statistic]
     summary = {s: float(fn(means)) for s, fn in _SPREADS.items()}
 
+    # per-unit sums of each group's similarities and the positions per unit (a unit: a list position, or a prompt)
+    unit_sims, unit_sizes = sims, np.ones(sims.shape[1])
+    if units is not None:
+        cells = (np.arange(sims.shape[0])[:, None] * units.n + units.codes[None, :]).ravel()
+        sums = np.bincount(cells, weights=sims.ravel(), minlength=sims.shape[0] * units.n)
+        unit_sims = np.asarray(sums, dtype=np.float64).reshape(-1, units.n)
+        unit_sizes = units.counts()
+
     def resample(weights: FloatArray) -> FloatArray:
-        total = weights.sum(axis=1, keepdims=True)
+        total = weights.sum(axis=1, keepdims=True) if units is None else (weights @ unit_sizes)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
-            group_means = np.where(total > 0, (weights @ sims.T) / np.where(total > 0, total, 1.0), np.nan)
+            group_means = np.where(total > 0, (weights @ unit_sims.T) / np.where(total > 0, total, 1.0), np.nan)
         return spread(group_means)
 
     return MetricResult(
@@ -479,7 +531,7 @@ def _neutral_result(
             "group_similarity": {_plain(g): float(v) for g, v in zip(groups, means, strict=True)},
             "per_prompt": sims,
         },
-        resampler=Resampler(unit="prompt", n_units=sims.shape[1], statistic=resample),
+        resampler=Resampler(unit="prompt", n_units=unit_sims.shape[1], statistic=resample),
         value_range=(0.0, 1.0) if statistic != "std" else (0.0, 0.5),
         higher_is_fairer=statistic in ("min", "max"),
         params=params,

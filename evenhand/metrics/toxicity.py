@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
-from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampler
+from evenhand._validation import as_float_array, check_threshold
+from evenhand.metrics._result import MetricResult, mean_resampler, prompt_units, ratio_resampler
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -38,10 +37,8 @@ def _scores(scores: Any) -> FloatArray:
 
 def _prompt_groups(prompts: Any, n: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
     """Integer prompt code per response (in order of first appearance) and the prompt labels."""
-    labels = as_array(prompts, "prompts")
-    check_same_length(scores=range(n), prompts=labels)
-    codes, uniques = pd.factorize(labels, sort=False)
-    return np.asarray(codes, dtype=np.intp), np.asarray(uniques)
+    units = prompt_units(prompts, n, "response")
+    return units.codes, units.labels
 
 
 def _per_prompt_max(scores: FloatArray, codes: npt.NDArray[np.intp], n_prompts: int) -> FloatArray:

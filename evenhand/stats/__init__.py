@@ -1,8 +1,9 @@
 """Uncertainty for every metric: bootstrap intervals, permutation tests, multiple testing, noise floor.
 
-``confidence_interval(result)`` resamples the units a :class:`~evenhand.metrics.MetricResult` carries (prompts,
-counterfactual pairs, rows within groups, list pairs) through its ``Resampler``; nothing is recomputed from text.
-See docs/uncertainty.md.
+``confidence_interval(result)`` resamples the units a :class:`~evenhand.metrics.MetricResult` carries through its
+``Resampler``: the prompt with all its answers (pairs, rows within groups) when the metric was given ``prompts=``,
+else pairs or rows; nothing is recomputed from text. The permutation tests permute the same unit. See
+docs/uncertainty.md.
 """
 
 from __future__ import annotations

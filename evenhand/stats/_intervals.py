@@ -92,9 +92,10 @@ def confidence_interval(
 ) -> Interval:
     """Bootstrap confidence interval for a metric, resampling the units its result carries.
 
-    The metric's :class:`~evenhand.metrics.Resampler` says what a unit is (a prompt with all its responses for
-    toxicity and stereotype metrics, a counterfactual pair, a classification row within its group, a pair of
-    recommendation lists). Each replicate draws ``n`` units with replacement (within each stratum when the
+    The metric's :class:`~evenhand.metrics.Resampler` says what a unit is: the independent unit, a prompt with all
+    its responses for toxicity and stereotype metrics, and with ``prompts=`` a prompt with all its counterfactual
+    pairs, classification rows (within its group) or pairs of recommendation lists; without ``prompts=`` a pair or
+    a row within its group. Each replicate draws ``n`` units with replacement (within each stratum when the
     resampler has strata) and recomputes the metric from the per-unit contributions, never from text.
 
     Percentile: ``[q(alpha/2), q(1 - alpha/2)]`` of the replicates, ``alpha = 1 - ci``.

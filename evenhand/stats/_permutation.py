@@ -1,11 +1,17 @@
 """Permutation tests of "no difference between groups".
 
-* Classification rates (paper 3.2): permuting group labels among the rows a rate is computed on. For a binary
-  outcome the permutation distribution of the number of outcomes landing in group A is hypergeometric, so every
-  permutation is accounted for in closed form: the p-value is exact, with no Monte Carlo error and no cost.
+Permutations act on the independent unit: the prompt (the person, in person-level classification) with all its
+answers, never single answers of one prompt.
+
+* Classification rates (paper 3.2): permuting group labels among the rows a rate is computed on. With one row per
+  prompt (or no ``prompts=``) the permutation distribution of the number of outcomes landing in group A is
+  hypergeometric, so every permutation is accounted for in closed form: the p-value is exact, with no Monte Carlo
+  error and no cost. When a prompt has several rows (repeated answers) the rows are not exchangeable and the
+  hypergeometric test would be anti-conservative: group labels are permuted among prompts instead, each prompt
+  keeping all its rows (Monte Carlo).
 * Counterfactual sentiment (paper 3.1.3.2): the two responses of a counterfactual pair are exchangeable under the
-  null, so each pair is swapped (or not) at random; all ``2**N`` swaps are enumerated when that is at most
-  ``n_permutations``.
+  null, so each pair (with ``prompts=``: all pairs of a prompt together) is swapped (or not) at random; all
+  ``2**N`` swaps are enumerated when that is at most ``n_permutations``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
-from evenhand.metrics._result import FloatArray
+from evenhand.metrics._result import FloatArray, prompt_units
 from evenhand.metrics.classification import _SPECS, FUNCTION_NAMES, _RateSpec
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._resampling import SeedLike, as_generator, check_count
@@ -45,6 +51,9 @@ def _rate_names() -> tuple[dict[str, str], dict[str, str]]:
 
 _RATE_KEYS, _ALIASES = _rate_names()
 _SENTIMENT_STATISTICS = ("wcsp", "scsp", "mean")
+# the ``method`` column of pairwise_rate_tests
+EXACT_METHOD = "exact (hypergeometric)"
+PROMPT_METHOD = "permutation of prompts (Monte Carlo)"
 
 
 @dataclass(frozen=True)
@@ -141,8 +150,11 @@ def rate_difference_test(
     group_a: Any = None,
     group_b: Any = None,
     alternative: str = "two-sided",
+    prompts: Any = None,
+    n_permutations: int = 9999,
+    seed: SeedLike = 0,
 ) -> PermutationTest:
-    """Exact permutation test that a classification rate is the same in two groups.
+    """Permutation test that a classification rate is the same in two groups (exact when rows are the units).
 
     The rate is the paper's group-level quantity behind DP, FNRD, FORD, FPRD or FDRD, e.g. for FNRD
     ``P(y_pred = 0 | y_true = 1, G = g)``. Under the null hypothesis the group labels of the rows the rate is
@@ -158,24 +170,41 @@ def rate_difference_test(
             ``"false_positive_rate"``, ``"false_discovery_rate"`` (or DP, FNRD, FORD, FPRD, FDRD).
         group_a, group_b: the two groups to compare (default: the two groups present, in sorted order).
         alternative: ``"two-sided"``, ``"greater"`` (rate_a > rate_b) or ``"less"``.
+        prompts: optional prompt (person) id of each row, the independent unit. When some prompt has more than
+            one of the tested rows, its rows are not exchangeable one by one: the group labels are permuted among
+            prompts instead, each prompt keeping all its rows (a prompt whose rows are in both groups swaps its
+            two groups' rows at random), Monte Carlo with ``n_permutations`` and ``seed``, p-value
+            ``(1 + #{as extreme}) / (1 + n_permutations)``. With one row per prompt the exact test is kept.
+        n_permutations, seed: for the Monte Carlo permutation of prompts.
 
     Returns:
-        :class:`PermutationTest` with ``details`` holding both rates and the row counts. NaN p-value with a reason
-        when a group has no row the rate is computed on.
+        :class:`PermutationTest` with ``details`` holding both rates, the row counts (``n_a``, ``n_b``), the unit
+        counts (``units_a``, ``units_b``), ``unit`` and ``test`` (:data:`EXACT_METHOD` or
+        :data:`PROMPT_METHOD`). ``method`` is ``"exact"`` or ``"monte-carlo"``. NaN p-value with a reason when a
+        group has no row the rate is computed on.
     """
     metric = _rate_metric(metric)
     _check_alternative(alternative)
-    pred = _binary(y_pred, "y_pred")
-    grp = as_array(groups, "groups")
-    truth = None
-    if y_true is not None:
-        truth = _binary(y_true, "y_true")
-        check_same_length(y_pred=pred, groups=grp, y_true=truth)
-    else:
-        check_same_length(y_pred=pred, groups=grp)
+    n_permutations = check_count(n_permutations, "n_permutations")
+    pred, grp, truth, units = _rate_inputs(y_pred, groups, y_true, prompts)
     a, b = _pick_groups(grp, group_a, group_b)
     rows, outcome = _rows_and_outcome(metric, pred, truth)
-    return _rate_test(metric, rows, outcome, grp, a, b, alternative)
+    return _rate_test(metric, rows, outcome, grp, a, b, alternative, units, n_permutations, seed)
+
+
+def _rate_inputs(
+    y_pred: Any, groups: Any, y_true: Any, prompts: Any
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64] | None, npt.NDArray[np.intp] | None]:
+    """Validated predictions, groups, truth and the prompt code of each row (None without ``prompts=``)."""
+    pred = _binary(y_pred, "y_pred")
+    grp = as_array(groups, "groups")
+    truth = None if y_true is None else _binary(y_true, "y_true")
+    if truth is None:
+        check_same_length(y_pred=pred, groups=grp)
+    else:
+        check_same_length(y_pred=pred, groups=grp, y_true=truth)
+    units = None if prompts is None else prompt_units(prompts, pred.size, "row").codes
+    return pred, grp, truth, units
 
 
 def _pick_groups(grp: npt.NDArray[Any], group_a: Any, group_b: Any) -> tuple[Any, Any]:
@@ -206,12 +235,23 @@ def _rate_test(
     a: Any,
     b: Any,
     alternative: str,
+    units: npt.NDArray[np.intp] | None = None,
+    n_permutations: int = 9999,
+    seed: SeedLike = 0,
 ) -> PermutationTest:
     in_a, in_b = rows & (grp == a), rows & (grp == b)
     n_a, n_b = int(in_a.sum()), int(in_b.sum())
     k_a, k_b = int(outcome[in_a].sum()), int(outcome[in_b].sum())
     spec = _spec(metric)
     details: dict[str, Any] = {"metric": metric, "n_a": n_a, "n_b": n_b}
+    if units is None:
+        details.update(unit="row", units_a=n_a, units_b=n_b)
+        per_prompt = False
+    else:
+        details.update(unit="prompt", units_a=_distinct(units[in_a]), units_b=_distinct(units[in_b]))
+        tested = units[in_a | in_b]
+        per_prompt = tested.size > _distinct(tested)  # some prompt has several of the tested rows
+    details["test"] = PROMPT_METHOD if per_prompt else EXACT_METHOD
     if n_a == 0 or n_b == 0:
         empty = a if n_a == 0 else b
         reason = f"group {empty!r} has {spec.empty_reason}, so its {spec.rate} is undefined"
@@ -221,8 +261,77 @@ def _rate_test(
         return PermutationTest(math.nan, math.nan, alternative, "exact", None, (a, b), details, reason)
     rate_a, rate_b = k_a / n_a, k_b / n_b
     details.update(rate_a=rate_a, rate_b=rate_b, rate=spec.formula)
+    if per_prompt:
+        assert units is not None
+        selected = in_a | in_b
+        p = _prompt_permutation_p_value(
+            units[selected], in_a[selected], outcome[selected], alternative, n_permutations, as_generator(seed)
+        )
+        return PermutationTest(rate_a - rate_b, p, alternative, "monte-carlo", n_permutations, (a, b), details)
     p = _exact_rate_p_value(k_a, n_a, n_b, k_a + k_b, alternative)
     return PermutationTest(rate_a - rate_b, p, alternative, "exact", None, (a, b), details)
+
+
+def _distinct(codes: npt.NDArray[np.intp]) -> int:
+    return int(np.unique(codes).size)
+
+
+def _prompt_permutation_p_value(
+    units: npt.NDArray[np.intp],
+    in_a: npt.NDArray[np.bool_],
+    outcome: npt.NDArray[np.int64],
+    alternative: str,
+    n_permutations: int,
+    rng: np.random.Generator,
+) -> float:
+    """Monte Carlo p-value of ``rate_a - rate_b`` when the group labels are permuted among prompts.
+
+    The tested rows (those of groups a and b the rate is computed on) form one block per (prompt, group). Under the
+    null hypothesis a prompt's group label does not matter, so:
+
+    * prompts with rows in one of the two groups (person-level data) exchange their labels: each permutation
+      gives a random set of as many prompts as group a had the label a, every prompt keeping all its rows;
+    * a prompt with rows in both groups (counterfactual versions under one id) swaps its two blocks at random.
+
+    Vectorised over permutations: a chunk's labels are a ``(b, prompts)`` matrix, and the permuted counts of group
+    a are matrix products with the per-prompt row and outcome counts. ``p = (1 + #{as extreme}) / (1 + n)``.
+    """
+    codes, uniques = pd.factorize(units, sort=False)
+    n_units = len(uniques)
+    cell = codes * 2 + in_a  # block: (prompt, side); side 1 = group a
+    rows = np.bincount(cell, minlength=2 * n_units).reshape(n_units, 2).astype(np.float64)
+    hits = np.bincount(cell, weights=outcome.astype(np.float64), minlength=2 * n_units).reshape(n_units, 2)
+    total_rows, total_hits = float(rows.sum()), float(hits.sum())
+    rows_a, hits_a = float(rows[:, 1].sum()), float(hits[:, 1].sum())
+    observed = hits_a / rows_a - (total_hits - hits_a) / (total_rows - rows_a)
+    both = (rows > 0).all(axis=1)
+    # one-group prompts: label a or b, exchanged among them; their row / outcome totals
+    pool_rows, pool_hits = rows[~both].sum(axis=1), hits[~both].sum(axis=1)
+    pool_label = rows[~both, 1] > 0
+    # two-group prompts: their a block by default, plus (b block - a block) when swapped
+    fixed_rows, fixed_hits = float(rows[both, 1].sum()), float(hits[both, 1].sum())
+    swap_rows, swap_hits = rows[both, 0] - rows[both, 1], hits[both, 0] - hits[both, 1]
+    tol = _TIE_TOL * max(1.0, abs(observed))
+    chunk = max(8, 2**16 // max(n_units, 1))
+    count = 0
+    for start in range(0, n_permutations, chunk):
+        b = min(chunk, n_permutations - start)
+        labels = rng.permuted(np.tile(pool_label, (b, 1)), axis=1).astype(np.float64)
+        perm_rows = labels @ pool_rows + fixed_rows
+        perm_hits = labels @ pool_hits + fixed_hits
+        if swap_rows.size:
+            swaps = (rng.random((b, swap_rows.size)) < 0.5).astype(np.float64)
+            perm_rows = perm_rows + swaps @ swap_rows
+            perm_hits = perm_hits + swaps @ swap_hits
+        with np.errstate(divide="ignore", invalid="ignore"):
+            perm = perm_hits / perm_rows - (total_hits - perm_hits) / (total_rows - perm_rows)
+        if alternative == "two-sided":
+            count += int(np.sum(np.abs(perm) >= abs(observed) - tol))
+        elif alternative == "greater":
+            count += int(np.sum(perm >= observed - tol))
+        else:
+            count += int(np.sum(perm <= observed + tol))
+    return (1 + count) / (1 + n_permutations)
 
 
 def pairwise_rate_tests(
@@ -232,25 +341,30 @@ def pairwise_rate_tests(
     *,
     metrics: str | Sequence[str] = "demographic_parity",
     alternative: str = "two-sided",
+    prompts: Any = None,
+    n_permutations: int = 9999,
+    seed: SeedLike = 0,
 ) -> pd.DataFrame:
     """:func:`rate_difference_test` for every pair of groups and every metric, with Benjamini-Hochberg adjustment.
 
     Returns one row per (metric, group pair): ``metric, group_a, group_b, rate_a, rate_b, difference, n_a, n_b,
-    p_value, p_adjusted, reason``, with the signed ``difference = rate_a - rate_b`` (the metric itself reports
-    ``|difference|``). ``p_adjusted`` controls the false discovery rate over all rows.
+    units_a, units_b, p_value, p_adjusted, method, n_permutations, reason``, with the signed
+    ``difference = rate_a - rate_b`` (the metric itself reports ``|difference|``). ``n_a``/``n_b`` count the rows
+    the rate is computed on, ``units_a``/``units_b`` the independent units among them (rows without ``prompts=``,
+    distinct prompts with it). ``method`` is ``"exact (hypergeometric)"`` (one row per unit) or ``"permutation of
+    prompts (Monte Carlo)"`` (some prompt has several of the tested rows; ``n_permutations`` permutations, else
+    ``n_permutations`` is NaN). ``p_adjusted`` controls the false discovery rate over all rows.
+
+    ``prompts``, ``n_permutations`` and ``seed`` as in :func:`rate_difference_test`; each test starts from ``seed``,
+    so a row's p-value does not depend on the other rows.
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise ValueError("metrics is empty")
     keys = [_rate_metric(m) for m in names]
     _check_alternative(alternative)
-    pred = _binary(y_pred, "y_pred")
-    grp = as_array(groups, "groups")
-    truth = None if y_true is None else _binary(y_true, "y_true")
-    if truth is None:
-        check_same_length(y_pred=pred, groups=grp)
-    else:
-        check_same_length(y_pred=pred, groups=grp, y_true=truth)
+    n_permutations = check_count(n_permutations, "n_permutations")
+    pred, grp, truth, units = _rate_inputs(y_pred, groups, y_true, prompts)
     present = sorted((g.item() if isinstance(g, np.generic) else g for g in pd.unique(grp)), key=str)
     if len(present) < 2:
         raise ValueError(f"groups must hold at least two groups, got {present}")
@@ -258,7 +372,7 @@ def pairwise_rate_tests(
     for key in keys:
         rows, outcome = _rows_and_outcome(key, pred, truth)
         for a, b in itertools.combinations(present, 2):
-            test = _rate_test(key, rows, outcome, grp, a, b, alternative)
+            test = _rate_test(key, rows, outcome, grp, a, b, alternative, units, n_permutations, seed)
             records.append(
                 {
                     "metric": key,
@@ -269,12 +383,16 @@ def pairwise_rate_tests(
                     "difference": test.statistic,
                     "n_a": test.details["n_a"],
                     "n_b": test.details["n_b"],
+                    "units_a": test.details["units_a"],
+                    "units_b": test.details["units_b"],
                     "p_value": test.p_value,
+                    "method": test.details["test"],
+                    "n_permutations": test.n_permutations if test.n_permutations is not None else math.nan,
                     "reason": test.reason,
                 }
             )
     frame = pd.DataFrame.from_records(records)
-    frame.insert(len(frame.columns) - 1, "p_adjusted", benjamini_hochberg(frame["p_value"].to_numpy()))
+    frame.insert(frame.columns.get_loc("p_value") + 1, "p_adjusted", benjamini_hochberg(frame["p_value"].to_numpy()))
     return frame
 
 
@@ -297,6 +415,7 @@ def counterfactual_sentiment_test(
     alternative: str = "two-sided",
     n_permutations: int = 9999,
     seed: SeedLike = 0,
+    prompts: Any = None,
 ) -> PermutationTest:
     """Paired permutation test that counterfactual responses have the same sentiment distribution.
 
@@ -308,8 +427,13 @@ def counterfactual_sentiment_test(
     * ``"scsp"``: Wasserstein-1 distance between the two score samples (SCSP; two-sided only);
     * ``"mean"``: ``mean(s_a) - mean(s_b)``.
 
-    p-value: exact over all ``2**N`` swaps when ``2**N <= n_permutations``; otherwise Monte Carlo,
-    ``(1 + #{permuted >= observed}) / (1 + n_permutations)`` (never 0), seeded.
+    ``prompts``: optional prompt id of each pair. Several pairs (samples) of one counterfactual prompt are
+    correlated, so the unit is the prompt: one random sign per prompt swaps the two sides of *all* its pairs
+    together. Without it every pair is its own unit.
+
+    p-value: exact over all ``2**N`` swaps of the ``N`` units when ``2**N <= n_permutations``; otherwise Monte
+    Carlo, ``(1 + #{permuted >= observed}) / (1 + n_permutations)`` (never 0), seeded. ``details`` holds
+    ``n_pairs``, ``unit`` ("pair" or "prompt") and ``n_units``.
     """
     if statistic not in _SENTIMENT_STATISTICS:
         raise ValueError(f"statistic must be one of {_SENTIMENT_STATISTICS}, got {statistic!r}")
@@ -321,14 +445,23 @@ def counterfactual_sentiment_test(
     b = as_float_array(scores_b, "scores_b", bounds=(0.0, 1.0))
     n = check_same_length(scores_a=a, scores_b=b)
     n_permutations = check_count(n_permutations, "n_permutations")
+    codes = None if prompts is None else prompt_units(prompts, n, "pair").codes
+    n_units = n if codes is None else int(codes.max()) + 1
     observed = float(_sentiment_statistic(a[None, :], b[None, :], statistic, threshold)[0])
-    details = {"statistic_name": statistic, "threshold": threshold, "n_pairs": n}
+    details = {
+        "statistic_name": statistic,
+        "threshold": threshold,
+        "n_pairs": n,
+        "unit": "pair" if codes is None else "prompt",
+        "n_units": n_units,
+    }
 
-    exact = n <= 62 and 2**n <= n_permutations
+    exact = n_units <= 62 and 2**n_units <= n_permutations
     count = 0
     total = 0
     tol = _TIE_TOL * max(1.0, abs(observed))
-    for swap in _swap_chunks(n, n_permutations, exact, as_generator(seed)):
+    for unit_swap in _swap_chunks(n_units, n_permutations, exact, as_generator(seed)):
+        swap = unit_swap if codes is None else unit_swap[:, codes]  # all pairs of a prompt swap together
         perm = _sentiment_statistic(np.where(swap, b, a), np.where(swap, a, b), statistic, threshold)
         if alternative == "two-sided":
             count += int(np.sum(np.abs(perm) >= abs(observed) - tol))
@@ -336,7 +469,7 @@ def counterfactual_sentiment_test(
             count += int(np.sum(perm >= observed - tol))
         else:
             count += int(np.sum(perm <= observed + tol))
-        total += swap.shape[0]
+        total += unit_swap.shape[0]
     if exact:
         p = count / total
         return PermutationTest(observed, p, alternative, "exact", total, ("a", "b"), details)
