@@ -34,14 +34,41 @@ def test_default_toxicity_over_scores_identity_statements() -> None:
     assert scores[0] > 0.5 > scores[1]
 
 
-def test_default_sentiment_is_langfair_vader_neg() -> None:
+def test_default_sentiment_is_vader_compound_on_zero_one() -> None:
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
     analyzer = SentimentIntensityAnalyzer()
     scorer = get_sentiment_scorer()
-    assert isinstance(scorer, VaderSentiment) and scorer.mapping == "neg"
+    assert isinstance(scorer, VaderSentiment) and scorer.mapping == "compound_pos"
+    assert get_sentiment_scorer("vader").cache_key == scorer.cache_key == "sentiment/vader/compound_pos"
+    # (1 + compound) / 2: 0 = most negative, 0.5 = neutral, 1 = most positive
+    expected = [(1 + analyzer.polarity_scores(t)["compound"]) / 2 for t in TEXTS]
+    np.testing.assert_allclose(scorer(TEXTS), expected, atol=1e-12)
+    assert scorer(["Your bill is due on Friday."])[0] == 0.5
+    assert scorer.scale == "VADER compound mapped to [0, 1]: 0 = most negative, 0.5 = neutral, 1 = most positive"
+
+
+def test_langfair_negative_share_is_an_option() -> None:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    analyzer = SentimentIntensityAnalyzer()
     # LangFair's SentimentBias(classifier="vader", sentiment="neg") reads polarity_scores(text)["neg"].
-    np.testing.assert_array_equal(scorer(TEXTS), [analyzer.polarity_scores(t)["neg"] for t in TEXTS])
+    for scorer in (get_sentiment_scorer("vader-neg"), get_sentiment_scorer("vader-negative")):
+        assert isinstance(scorer, VaderSentiment) and scorer.mapping == "neg"
+        np.testing.assert_array_equal(scorer(TEXTS), [analyzer.polarity_scores(t)["neg"] for t in TEXTS])
+        assert "negative share" in scorer.scale and "1 = most negative" in scorer.scale
+    assert get_sentiment_scorer("vader", mapping="negative").mapping == "neg"
+
+
+def test_every_sentiment_scorer_states_its_scale() -> None:
+    from evenhand.scorers.sentiment import VADER_MAPPINGS, sentiment_scale
+
+    scales = {m: VaderSentiment(m).scale for m in VADER_MAPPINGS}
+    assert len(set(scales.values())) == len(VADER_MAPPINGS)
+    assert "1 = most negative" in scales["compound"] and "1 = most positive" in scales["pos"]
+    mine = get_sentiment_scorer(lambda texts: [0.5] * len(texts), name="constant")
+    assert "constant" in mine.scale and sentiment_scale(mine) == mine.scale  # type: ignore[attr-defined]
+    assert sentiment_scale(get_sentiment_scorer()) == scales["compound_pos"]
 
 
 @pytest.mark.parametrize(
@@ -62,7 +89,9 @@ def test_vader_mappings(spec: str, transform: object) -> None:
 
 
 def test_compound_hand_example() -> None:
-    # VADER gives "I hate it" compound -0.5719, so the negativity mapping is (1 + 0.5719) / 2.
+    # VADER gives "I hate it" compound -0.5719: the default is (1 - 0.5719) / 2, the negativity mapping
+    # "vader-compound" (1 + 0.5719) / 2.
+    assert get_sentiment_scorer()(["I hate it"])[0] == pytest.approx(0.21405)
     assert get_sentiment_scorer("vader-compound")(["I hate it"])[0] == pytest.approx(0.78595)
 
 
@@ -86,7 +115,8 @@ def test_callable_sentiment() -> None:
 
 @given(st.lists(st.text(max_size=40), min_size=1, max_size=20))
 def test_default_scores_are_probabilities(texts: list[str]) -> None:
-    for scorer in (get_toxicity_scorer(), get_sentiment_scorer(), get_sentiment_scorer("vader-compound")):
+    sentiment = [get_sentiment_scorer(spec) for spec in (None, "vader-neg", "vader-compound")]
+    for scorer in (get_toxicity_scorer(), *sentiment):
         out = scorer(texts)
         assert out.shape == (len(texts),) and out.dtype == np.float64
         assert np.all((out >= 0) & (out <= 1))

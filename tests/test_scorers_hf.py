@@ -134,6 +134,7 @@ def test_hf_sentiment(sentiment_model: Path) -> None:
     np.testing.assert_allclose(neg(TEXTS), ref[:, 0], atol=1e-5)
     pos = get_sentiment_scorer(f"hf:{sentiment_model}", label="positive", device="cpu")
     np.testing.assert_allclose(pos(TEXTS), ref[:, 2], atol=1e-5)
+    assert neg.scale.startswith("probability of the label 'NEGATIVE'") and "'POSITIVE'" in pos.scale  # type: ignore[attr-defined]
 
 
 def test_stereotype_categories(stereotype_model: Path) -> None:

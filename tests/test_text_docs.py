@@ -18,7 +18,9 @@ def test_docs_examples_run(index: int) -> None:
     exec(compile(block, f"{DOC.name}[{index}]", "exec"), {})
 
 
-@pytest.mark.parametrize("module", ["evenhand.text.ftu", "evenhand.text.counterfactual", "evenhand.text.lexicon"])
+@pytest.mark.parametrize(
+    "module", ["evenhand.text.ftu", "evenhand.text.counterfactual", "evenhand.text.lexicon", "evenhand.text.language"]
+)
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0

@@ -4,8 +4,8 @@ Metrics never load models; they take the arrays these produce. ``None`` always m
 Names load lazily so that ``import evenhand.scorers`` stays light (no torch).
 
 >>> from evenhand.scorers import get_toxicity_scorer, get_sentiment_scorer
->>> get_sentiment_scorer()(["I love it", "I hate it"]).tolist()
-[0.0, 0.649]
+>>> get_sentiment_scorer()(["I love it", "I hate it"]).round(3).tolist()  # 0 = most negative, 1 = most positive
+[0.818, 0.214]
 """
 
 from __future__ import annotations

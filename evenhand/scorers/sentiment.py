@@ -1,25 +1,29 @@
 """Sentiment scorers ``Sm: text -> [0, 1]`` for counterfactual sentiment parity (paper 3.1.3.2).
 
-evenhand sentiment scores measure *negative* sentiment by default (1 = most negative), as LangFair's
-``SentimentBias`` does by default, so parity metrics read "how differently negative are the two groups' outputs".
+The offline default is VADER's compound score mapped to [0, 1], ``(compound + 1) / 2``: 0 = most negative,
+0.5 = neutral, 1 = most positive. It sees both directions, so a reply that is warmer for one group than for another
+moves the score as much as a harsher one does. LangFair's default, VADER's *negative share* (1 = most negative,
+0 for every reply without negative words), stays available as ``"vader-neg"`` (alias ``"vader-negative"``); it
+cannot see a warmth gap between replies that are both free of negative words.
 
 VADER mappings (``get_sentiment_scorer("vader", mapping=...)`` or the spec strings in brackets):
 
-=====================  =============================================  =========================================
-mapping                score                                          note
-=====================  =============================================  =========================================
-``"neg"`` (default)    VADER ``neg``: share of negative lexical mass   equals LangFair's ``classifier="vader"``,
-                       in the text, in [0, 1]  [``"vader"``,           ``sentiment="neg"`` exactly
-                       ``"vader-neg"``]
-``"pos"``              VADER ``pos`` share  [``"vader-pos"``]         LangFair's ``sentiment="pos"``
-``"compound"``         ``(1 - compound) / 2``  [``"vader-compound"``]  negativity from VADER's normalised
-                                                                      compound score (handles negation, "but")
-``"compound_pos"``     ``(1 + compound) / 2``                          positivity
-                       [``"vader-compound-pos"``]
-=====================  =============================================  =========================================
+=======================  ============================================  =======================================
+mapping                  score                                         note
+=======================  ============================================  =======================================
+``"compound_pos"``       ``(1 + compound) / 2``  [``"vader"``,          **default**: 0 = most negative,
+(default)                ``"vader-compound-pos"``]                     0.5 = neutral, 1 = most positive
+``"neg"``                VADER ``neg``: share of negative lexical      equals LangFair's ``classifier="vader"``,
+                         mass in the text  [``"vader-neg"``,           ``sentiment="neg"`` exactly
+                         ``"vader-negative"``]
+``"pos"``                VADER ``pos`` share  [``"vader-pos"``]        LangFair's ``sentiment="pos"``
+``"compound"``           ``(1 - compound) / 2``                        negativity on the compound scale
+                         [``"vader-compound"``]                        (1 = most negative, 0.5 = neutral)
+=======================  ============================================  =======================================
 
 Also: any Hugging Face sentiment model id/path (score = probability of the negative label(s), or of ``label=``),
-and any callable ``f(list[str]) -> floats in [0, 1]``.
+and any callable ``f(list[str]) -> floats in [0, 1]``. Every scorer built here says what its score means in its
+``scale`` attribute (read it for any scorer with :func:`sentiment_scale`).
 """
 
 from __future__ import annotations
@@ -33,7 +37,18 @@ import numpy.typing as npt
 from evenhand.scorers._base import CallableScorer, Scorer, as_path_if_local, check_device
 from evenhand.scorers._hf import HFLabelScorer
 
-VADER_MAPPINGS = ("neg", "pos", "compound", "compound_pos")
+#: The VADER mappings; the first is the default.
+VADER_MAPPINGS = ("compound_pos", "neg", "pos", "compound")
+DEFAULT_VADER_MAPPING = "compound_pos"
+#: Other names of the mappings in spec strings (``"vader-negative"`` = ``"vader-neg"``).
+VADER_ALIASES = {"negative": "neg"}
+#: What each VADER mapping's score means (``VaderSentiment.scale``).
+VADER_SCALES = {
+    "compound_pos": "VADER compound mapped to [0, 1]: 0 = most negative, 0.5 = neutral, 1 = most positive",
+    "neg": "VADER negative share (LangFair's default): 0 = no negative words, 1 = most negative",
+    "pos": "VADER positive share: 0 = no positive words, 1 = most positive",
+    "compound": "VADER compound mapped to [0, 1], reversed: 0 = most positive, 0.5 = neutral, 1 = most negative",
+}
 #: Labels tried, in order, when a Hugging Face sentiment model's target label is not given.
 DEFAULT_NEGATIVE_LABELS = ("negative", "neg", "label_0", "0")
 
@@ -43,8 +58,11 @@ class VaderSentiment(Scorer):
 
     description = "Sentiment"
 
-    def __init__(self, mapping: str = "neg", *, batch_size: int = 4096, device: str = "cpu", **options: Any) -> None:
+    def __init__(
+        self, mapping: str = DEFAULT_VADER_MAPPING, *, batch_size: int = 4096, device: str = "cpu", **options: Any
+    ) -> None:
         check_device(device)  # accepted for a uniform API; VADER is pure Python
+        mapping = VADER_ALIASES.get(mapping, mapping)
         if mapping not in VADER_MAPPINGS:
             raise ValueError(f"unknown VADER mapping {mapping!r}; choose one of {VADER_MAPPINGS}")
         super().__init__(batch_size=batch_size, **options)
@@ -52,6 +70,11 @@ class VaderSentiment(Scorer):
 
         self.mapping = mapping
         self._analyzer = SentimentIntensityAnalyzer()
+
+    @property
+    def scale(self) -> str:
+        """What a score means, for people (reports show it next to sentiment plots)."""
+        return VADER_SCALES[self.mapping]
 
     @property
     def cache_key(self) -> str:
@@ -62,7 +85,10 @@ class VaderSentiment(Scorer):
         if self.mapping in ("neg", "pos"):
             return np.fromiter((polarity(t)[self.mapping] for t in texts), dtype=np.float64, count=len(texts))
         compound = np.fromiter((polarity(t)["compound"] for t in texts), dtype=np.float64, count=len(texts))
-        return (1.0 - compound) / 2.0 if self.mapping == "compound" else (1.0 + compound) / 2.0
+        return (1.0 + compound) / 2.0 if self.mapping == "compound_pos" else (1.0 - compound) / 2.0
+
+    def __repr__(self) -> str:
+        return f"VaderSentiment({self.mapping!r})"
 
 
 class HFSentiment(HFLabelScorer):
@@ -74,15 +100,45 @@ class HFSentiment(HFLabelScorer):
     default_labels = DEFAULT_NEGATIVE_LABELS
     example = "get_sentiment_scorer('/path/to/model', label='NEGATIVE')"
 
+    @property
+    def scale(self) -> str:
+        """What a score means: the probability of the chosen label(s)."""
+        picked = " or ".join(repr(self.labels[i]) for i in self._idx)
+        return f"probability of the label {picked} of the classifier {self._clf.model_ref}: 1 = that label for certain"
+
+
+class CallableSentiment(CallableScorer):
+    """Your sentiment function, wrapped (see :class:`~evenhand.scorers.CallableScorer`)."""
+
+    description = "Sentiment"
+
+    @property
+    def scale(self) -> str:
+        return f"as returned by {self!r} (in [0, 1]; its direction is the function's own)"
+
+
+def sentiment_scale(scorer: Any) -> str:
+    """What the scores of ``scorer`` mean, in words: its ``scale`` attribute, else a generic description.
+
+    >>> sentiment_scale(get_sentiment_scorer())
+    'VADER compound mapped to [0, 1]: 0 = most negative, 0.5 = neutral, 1 = most positive'
+    """
+    scale = getattr(scorer, "scale", None)
+    return scale if isinstance(scale, str) and scale else f"as returned by {scorer!r} (in [0, 1])"
+
 
 def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
-    """Return a sentiment scorer ``Sm(texts) -> float64 array in [0, 1]`` (1 = most negative by default).
+    """Return a sentiment scorer ``Sm(texts) -> float64 array in [0, 1]``; ``Sm.scale`` says what a score means.
+
+    The default (``None`` or ``"vader"``) is VADER's compound score mapped to [0, 1]: 0 = most negative,
+    0.5 = neutral, 1 = most positive.
 
     Parameters
     ----------
     spec
-        ``None`` or ``"vader"`` (offline default: VADER ``neg`` share, identical to LangFair's default);
-        ``"vader-neg"``, ``"vader-pos"``, ``"vader-compound"`` ((1 - compound)/2), ``"vader-compound-pos"``;
+        ``None`` or ``"vader"`` (offline default: ``(1 + compound) / 2``; same as ``"vader-compound-pos"``);
+        ``"vader-neg"`` (alias ``"vader-negative"``: VADER's negative share, identical to LangFair's default),
+        ``"vader-pos"``, ``"vader-compound"`` (``(1 - compound) / 2``, 1 = most negative);
         ``"hf:<model id>"``, a local model folder or an ``"owner/name"`` id; a callable / object with ``.predict``;
         or a :class:`Scorer`.
     **options
@@ -93,7 +149,9 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
     --------
     >>> from evenhand.scorers import get_sentiment_scorer
     >>> Sm = get_sentiment_scorer()
-    >>> Sm(["What a wonderful day.", "This is awful and I hate it."]).tolist()
+    >>> Sm(["What a wonderful day.", "Your bill is due on Friday.", "This is awful and I hate it."]).round(3).tolist()
+    [0.786, 0.5, 0.114]
+    >>> get_sentiment_scorer("vader-neg")(["What a wonderful day.", "This is awful and I hate it."]).tolist()
     [0.0, 0.573]
     """
     if "device" in options:
@@ -111,23 +169,34 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
             return VaderSentiment(**options)
         if low.startswith("vader-"):
             mapping = low[len("vader-") :].replace("-", "_")
+            mapping = VADER_ALIASES.get(mapping, mapping)
             if mapping not in VADER_MAPPINGS:
                 raise ValueError(
-                    f"unknown VADER variant {name!r}; use vader, vader-neg, vader-pos, vader-compound "
-                    "or vader-compound-pos"
+                    f"unknown VADER variant {name!r}; use vader (the default: compound mapped to [0, 1]), "
+                    "vader-neg (alias vader-negative), vader-pos, vader-compound or vader-compound-pos"
                 )
+            if "mapping" in options:
+                raise ValueError(f"{name!r} already names a VADER mapping; leave out mapping=")
             return VaderSentiment(mapping, **options)
         if name.startswith("hf:"):
             return HFSentiment(name[3:], **options)
         if as_path_if_local(name) is not None or "/" in name:
             return HFSentiment(name, **options)
         raise ValueError(
-            f"unknown sentiment scorer {name!r}: use None/'vader', 'vader-compound', 'hf:<model id>', a local model "
-            "path or a callable"
+            f"unknown sentiment scorer {name!r}: use None/'vader', 'vader-neg', 'vader-compound', 'hf:<model id>', a "
+            "local model path or a callable"
         )
     if callable(spec) or hasattr(spec, "predict"):
-        return CallableScorer(spec, **options)
+        return CallableSentiment(spec, **options)
     raise TypeError(f"cannot build a sentiment scorer from {type(spec).__name__}")
 
 
-__all__ = ["HFSentiment", "VaderSentiment", "get_sentiment_scorer"]
+__all__ = [
+    "DEFAULT_VADER_MAPPING",
+    "VADER_MAPPINGS",
+    "CallableSentiment",
+    "HFSentiment",
+    "VaderSentiment",
+    "get_sentiment_scorer",
+    "sentiment_scale",
+]

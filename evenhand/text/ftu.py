@@ -7,6 +7,7 @@ apply (paper section 4, Figure 1).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -16,6 +17,7 @@ import numpy.typing as npt
 
 from evenhand._validation import as_text_list
 from evenhand.text._engine import AttributeMatch, find_matches
+from evenhand.text.language import LanguageGuess, detect_language, language_name
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 
 if TYPE_CHECKING:
@@ -43,11 +45,29 @@ class FTUResult:
         prompts: the prompts, as given.
         matches: per prompt, the attribute words found (:class:`AttributeMatch`: word, start, end, term, group,
             attribute), in order of position.
+        lexicon_language: the language of the lexicon(s) checked (``"en"``), or None when unknown (a custom dict)
+            or when they differ.
+
+    ``satisfied`` is the paper's check as run: no prompt contains a lexicon word. It says nothing when the prompts
+    are in another language than the lexicon: see ``assessable`` and ``language``.
     """
 
     attribute: str
     prompts: tuple[str, ...]
     matches: tuple[tuple[AttributeMatch, ...], ...]
+    lexicon_language: str | None = None
+
+    @functools.cached_property
+    def language(self) -> LanguageGuess:
+        """The prompts' language (:func:`evenhand.text.language.detect_language`), detected on first access."""
+        return detect_language(self.prompts)
+
+    @property
+    def assessable(self) -> bool:
+        """False when the prompts are confidently in another language than the lexicon's (then a satisfied check
+        only means that the lexicon cannot read the prompts). Detects the prompts' language only when the
+        lexicon's is known."""
+        return self.lexicon_language is None or not self.language.differs_from(self.lexicon_language)
 
     @property
     def n_prompts(self) -> int:
@@ -113,6 +133,11 @@ class FTUResult:
         return pd.DataFrame(rows, columns=["prompt_index", *AttributeMatch._fields])
 
     def summary(self) -> str:
+        if not self.assessable:
+            return (
+                f"FTU ({self.attribute}) not assessable: the prompts look {self.language.name} "
+                f"({self.language.evidence()}) and the lexicon reads {language_name(self.lexicon_language)}"
+            )
         verdict = "satisfied" if self.satisfied else "not satisfied"
         return f"FTU ({self.attribute}) {verdict}: {self.n_flagged} of {self.n_prompts} prompts mention the attribute"
 
@@ -137,11 +162,17 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
             aligned word lists ``{"group_a": [...], "group_b": [...]}``, or a :class:`~evenhand.text.lexicon.Lexicon`.
 
     Returns:
-        :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``.
+        :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``;
+        ``assessable`` is False when the prompts are confidently in another language than the lexicon's
+        (``lexicon_language``; the prompts' ``language`` is detected when first read).
 
     >>> r = check_ftu(["Summarise the call.", "She asked about her bill."], attribute="gender")
     >>> r.satisfied, r.n_flagged, [m.word for m in r.matches[1]]
     (False, 1, ['She', 'her'])
+    >>> es = check_ftu(["Mi madre quiere saber si su seguro cubre los daños.", "Él es el padre de dos niños."],
+    ...                "gender")
+    >>> es.satisfied, es.assessable, es.language.code
+    (True, False, 'es')
     """
     texts = as_text_list(prompts, "prompts")
     lexicons = resolve_lexicons(attribute)
@@ -154,4 +185,6 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
             for row in zip(*per_lexicon, strict=True)
         )
     name = "+".join(lex.name for lex in lexicons)
-    return FTUResult(attribute=name, prompts=tuple(texts), matches=matches)
+    languages = {lex.language for lex in lexicons}
+    language = languages.pop() if len(languages) == 1 else None
+    return FTUResult(attribute=name, prompts=tuple(texts), matches=matches, lexicon_language=language)

@@ -36,6 +36,7 @@ OTHER = "other"  # the key, in a lexicon file's terms, of mentions of the attrib
 NAME_NEXT = re.compile(r"\s+(?-i:[A-Z])|\s+(?:and|or|&)\s", re.IGNORECASE)
 _LOWER_NAME_NEXT = r"\s+[a-z]|\s+(?:and|or|&)\s"  # the same on lower-cased text, less the capital
 _ASCII_LETTERS = tuple("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+DEFAULT_LANGUAGE = "en"  # a lexicon file's language when it names none (ISO 639-1)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class Lexicon:
         grammar: the name of the grammar rules that choose between rows sharing a term (a key of
             ``evenhand.text._grammar.GRAMMARS``, e.g. "english_gendered_pronouns" for her/his), or None.
         stereotype_category: the category a stereotype classifier uses for this attribute, or None.
+        language: the language its words are in (ISO 639-1, ``"en"``), or None when unknown (a custom dict: the
+            user's words are in the user's language, so a prompt language never blocks it).
     """
 
     name: str
@@ -70,6 +73,7 @@ class Lexicon:
     person_nouns: frozenset[str] = frozenset()
     grammar: str | None = None
     stereotype_category: str | None = None
+    language: str | None = None
     _index: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -194,6 +198,8 @@ def load_lexicon(attribute: str | Mapping[str, Sequence[str]] | Lexicon) -> Lexi
 
     >>> load_lexicon("gender").groups
     ('female', 'male')
+    >>> load_lexicon("gender").language
+    'en'
     >>> sorted(load_lexicon({"young": ["young"], "old": ["old"]}).group_words("old"))
     ['old']
     """
@@ -300,6 +306,7 @@ def _schema() -> type[BaseModel]:
         name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
         groups: list[str] = Field(min_length=1)
         default: bool
+        language: str = Field(default=DEFAULT_LANGUAGE, pattern=r"^[a-z]{2}$")
         comment: str | None = None
         person_nouns: list[str] = Field(default_factory=list)
         neutral: str | None = None
@@ -365,6 +372,7 @@ def _build(data: Any, label: str) -> Lexicon:
         nouns,
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
+        language=spec["language"],
     )
 
 
