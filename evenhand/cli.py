@@ -44,7 +44,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
+# Off a terminal (CI logs, pipes) nothing is cut: tables take the width they need instead of the default 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 1_000)
 err_console = Console(stderr=True, soft_wrap=True)  # one line per error: easy to grep in scripts
 
 
@@ -84,7 +85,7 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
             groups = tuple(cf.groups)
             if len(cf):
                 example = " / ".join(f"{g}: {textwrap.shorten(cf[g][0], 48, placeholder=' …')}" for g in groups[:2])
-        verdict = "yes" if ftu.satisfied else "no"
+        verdict = "not assessable" if not ftu.assessable else "yes" if ftu.satisfied else "no"
         table.add_row(attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
     return table
 
@@ -100,7 +101,8 @@ def _summary_table(assessment: Any) -> Table:
             value += " (fail)"
         p = row["p_adjusted"]
         p_adj = "-" if p is None else ("<0.001" if p < 0.001 else num(p))
-        rows.append((row["metric"], row["attribute"] or "-", row["comparison"], value, interval, floor, p_adj))
+        name = f"{row['full_name']} ({row['metric']})" if row["full_name"] != row["metric"] else row["metric"]
+        rows.append((name, row["attribute"] or "-", row["comparison"], value, interval, floor, p_adj))
     table = Table(
         title=f"evenhand: {assessment.plan.use_case.name}",
         caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted",
@@ -114,6 +116,30 @@ def _summary_table(assessment: Any) -> Table:
     for r in rows:
         table.add_row(*(str(c) for c in r))
     return table
+
+
+_SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green"}
+
+
+def _print_verdict(assessment: Any) -> None:
+    """The verdict first: its status, then every finding that is not ok, in plain words."""
+    verdict = assessment.verdict
+    style = _SEVERITY_STYLE[verdict.status]
+    name = escape(assessment.plan.use_case.name)
+    console.print(
+        f"[{style}]verdict: {verdict.status.upper()}[/] ({escape(verdict.summary)}) — {name}", highlight=False
+    )
+    for finding in sorted(verdict.findings, key=lambda f: ("concern", "watch", "ok").index(f.severity)):
+        if finding.severity == "ok":
+            continue
+        scope = ", ".join(s for s in (finding.attribute, " vs ".join(finding.groups or ())) if s) or "all"
+        console.print(
+            f"  [{_SEVERITY_STYLE[finding.severity]}]{finding.severity}[/] {finding.risk} ({escape(scope)}): "
+            f"{escape(finding.sentence)}",
+            highlight=False,
+        )
+    for note in verdict.notes:
+        console.print(f"  [dim]note:[/] {escape(note)}", highlight=False)
 
 
 def _print_undefined(assessment: Any) -> None:
@@ -161,6 +187,7 @@ def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool
     except Exception as exc:  # a model, scorer or server failed: report it, with a distinct exit code
         err_console.print(f"[bold red]assessment failed:[/] {type(exc).__name__}: {escape(str(exc))}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
+    _print_verdict(assessment)
     console.print(_summary_table(assessment))
     _print_undefined(assessment)
     for caveat in assessment.caveats:
@@ -168,13 +195,11 @@ def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool
     _write_outputs(
         assessment, config.output.dir, html=config.output.html, include_responses=config.output.include_responses
     )
-    if not assessment.passed:
-        failed = [c for c in assessment.threshold_checks if not c.passed]
-        for c in failed:
-            err_console.print(
-                f"[red]threshold failed:[/] {c.metric} ({c.attribute or 'all'}) = {c.value} not in "
-                f"[{c.min if c.min is not None else '-inf'}, {c.max if c.max is not None else 'inf'}] {c.reason}"
-            )
+    if assessment.passed is False:  # None: no threshold was set, nothing gates the exit code
+        for c in assessment.threshold_checks:
+            if not c.passed:
+                reason = f" ({c.reason})" if c.reason and c.reason != "outside the allowed range" else ""
+                err_console.print(f"[red]threshold failed:[/] {escape(c.describe())}{escape(reason)}", highlight=False)
         return ExitCode.THRESHOLD_FAILED
     return ExitCode.OK
 

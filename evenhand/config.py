@@ -166,18 +166,47 @@ class StatisticsConfig(_Section):
 
 
 class Threshold(_Section):
-    """A pass/fail rule: the metric's value must lie in [min, max]; exit code 1 when it does not."""
+    """A pass/fail rule (exit code 1 when it fails), on a metric or on the verdict.
 
-    metric: str
+    On a metric: its ``measure`` must lie in [min, max] for every row of that metric (optionally one attribute,
+    one pair of groups): ``value`` (the metric itself), ``gap`` (noise floor minus counterfactual similarity),
+    ``below_floor`` (1 when similarity is below its noise floor beyond the interval, else 0) or ``p_adjusted``
+    (the Benjamini-Hochberg adjusted p-value of the row's test). On the verdict: ``verdict: concern`` (or
+    ``watch``) counts the findings at that severity or worse, e.g. ``{verdict: concern, max: 0}``.
+    """
+
+    metric: Annotated[str | None, Field(description="metric key or short name, e.g. CROUGE-L")] = None
+    verdict: Annotated[
+        Literal["concern", "watch"] | None, Field(description="count findings at this severity or worse")
+    ] = None
     attribute: str | None = None
+    groups: Annotated[
+        list[str] | None, Field(min_length=2, max_length=2, description="one pair of groups, e.g. [female, male]")
+    ] = None
+    measure: Annotated[
+        Literal["value", "gap", "below_floor", "p_adjusted"], Field(description="what min/max apply to")
+    ] = "value"
     min: float | None = None
     max: float | None = None
 
     @model_validator(mode="after")
     def _bounds(self) -> Threshold:
+        if (self.metric is None) == (self.verdict is None):
+            raise ValueError("a threshold names either a metric or a verdict severity (verdict: concern)")
         if self.min is None and self.max is None:
-            raise ValueError(f"threshold for {self.metric!r} needs min or max")
+            raise ValueError(f"threshold for {self.metric or self.verdict!r} needs min or max")
+        if self.verdict is not None and self.measure != "value":
+            raise ValueError("a verdict threshold counts findings; measure applies to metric thresholds only")
         return self
+
+    @property
+    def label(self) -> str:
+        """What the rule judges, e.g. ``SCSP p_adjusted (gender, female vs male)``."""
+        what = f"findings at {self.verdict} or worse" if self.verdict else str(self.metric)
+        if self.measure != "value":
+            what += f" {self.measure}"
+        scope = [s for s in (self.attribute, " vs ".join(self.groups) if self.groups else None) if s]
+        return f"{what} ({', '.join(scope)})" if scope else what
 
 
 class OutputConfig(_Section):

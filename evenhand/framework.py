@@ -11,6 +11,11 @@ prompts and walks Figure 1:
   predicted prevalence should be equal, otherwise error-based fairness (FNRD/FORD for assistive, FPRD/FDRD for
   punitive interventions);
 * recommendation: counterfactual Jaccard/SERP/PRAG when FTU fails and counterfactual invariance is wanted.
+
+FTU is checked with an attribute's lexicon, which reads one language (``Lexicon.language``). When the prompts are
+confidently in another language (:func:`evenhand.text.language.detect_language`), FTU is *not assessable* for that
+attribute: never "satisfied" (the lexicon would find no word in any prompt), and the plan leaves out the metrics
+that need the lexicon to read the prompts (counterfactual, stereotype), saying why.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from evenhand._validation import as_text_list
 from evenhand.registry import METRICS, MetricSpec, family_keys
+from evenhand.text.language import LanguageGuess, language_name
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
 
 Task = Literal["text_generation", "summarization", "classification", "recommendation"]
+_TEXT_TASKS = ("text_generation", "summarization")
 Intervention = Literal["assistive", "punitive"]
 
 
@@ -134,7 +141,12 @@ class UseCase(BaseModel):
 
 @dataclass(frozen=True)
 class FTUSummary:
-    """The FTU result of one attribute as the plan reports it."""
+    """The FTU result of one attribute as the plan reports it.
+
+    ``assessable`` is False when the prompts are in another language than the attribute's lexicon (``language``
+    and ``lexicon_language`` differ): the check could not have found a word, so ``satisfied`` is False too and
+    means nothing. Read ``assessable`` before ``satisfied``.
+    """
 
     attribute: str
     satisfied: bool
@@ -142,8 +154,18 @@ class FTUSummary:
     n_prompts: int
     examples: tuple[str, ...] = ()  # attribute words found, for the reason text
     source: str = "prompts"  # "prompts" (checked) or "answer" (stated by the user)
+    assessable: bool = True
+    language: str | None = None  # the prompts' language (ISO 639-1) when detected with confidence, else None
+    lexicon_language: str | None = None  # the language of the attribute's lexicon (None: unknown, e.g. a custom dict)
+    language_evidence: str = ""  # how sure the detection is: "es, 38 of 40 prompts"
 
     def describe(self) -> str:
+        if not self.assessable:
+            a = self.attribute
+            return (
+                f"FTU cannot be checked for {a}: the prompts look {language_name(self.language)} "
+                f"({self.language_evidence}) and the {a} lexicon reads {language_name(self.lexicon_language)}"
+            )
         if self.source == "answer":
             verdict = "do not mention" if self.satisfied else "mention"
             return f"you stated that the prompts {verdict} {self.attribute} groups"
@@ -189,6 +211,9 @@ class Plan:
     metrics: tuple[PlannedMetric, ...]
     not_applicable: tuple[NotApplicable, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: What a reader of any result must keep in mind (e.g. prompts the lexicons cannot read); an assessment
+    #: repeats these among its caveats.
+    caveats: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -234,6 +259,9 @@ class Plan:
                     "n_prompts": v.n_prompts,
                     "examples": list(v.examples),
                     "source": v.source,
+                    "assessable": v.assessable,
+                    "language": v.language,
+                    "lexicon_language": v.lexicon_language,
                     "description": v.describe(),
                 }
                 for k, v in self.ftu.items()
@@ -241,6 +269,7 @@ class Plan:
             "metrics": [m.__dict__.copy() for m in self.metrics],
             "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
             "notes": list(self.notes),
+            "caveats": list(self.caveats),
         }
 
     def explain(self) -> str:
@@ -258,14 +287,16 @@ class Plan:
                 for n in self.not_applicable
             ]
         lines += [f"Note: {note}" for note in self.notes]
+        lines += [f"Caveat: {caveat}" for caveat in self.caveats]
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.explain()
 
 
-def _check_ftu(use_case: UseCase) -> dict[str, FTUSummary]:
-    """FTU per attribute, from the prompts when given, otherwise from the user's answer."""
+def _check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess | None]:
+    """FTU per attribute, from the prompts when given, otherwise from the user's answer; and the prompts' language
+    (None when not detected: no prompts, or no lexicon with a known language)."""
     out: dict[str, FTUSummary] = {}
     if not use_case.prompts:
         if use_case.mentions_protected_groups is None:
@@ -274,19 +305,63 @@ def _check_ftu(use_case: UseCase) -> dict[str, FTUSummary]:
             )
         for name in use_case.attribute_specs:
             out[name] = FTUSummary(name, not use_case.mentions_protected_groups, 0, 0, source="answer")
-        return out
+        return out, None
     from evenhand.text.ftu import check_ftu
+    from evenhand.text.language import detect_language
 
-    for name, spec in use_case.attribute_specs.items():
-        result = check_ftu(use_case.prompts, attribute=spec)
+    results = {name: check_ftu(use_case.prompts, attribute=spec) for name, spec in use_case.attribute_specs.items()}
+    known = any(r.lexicon_language is not None for r in results.values())
+    guess = detect_language(use_case.prompts) if known else None  # custom word lists alone: nothing to compare
+    for name, result in results.items():
+        assessable = guess is None or not guess.differs_from(result.lexicon_language)
         out[name] = FTUSummary(
             attribute=name,
-            satisfied=bool(result.satisfied),
+            satisfied=bool(result.satisfied) and assessable,
             n_flagged=int(result.n_flagged),
             n_prompts=len(use_case.prompts),
             examples=_matched_words(result),
+            assessable=assessable,
+            language=guess.code if guess is not None else None,
+            lexicon_language=result.lexicon_language,
+            language_evidence=guess.evidence() if guess is not None and guess.code is not None else "",
         )
-    return out
+    return out, guess
+
+
+def _language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, task: str) -> list[str]:
+    """Plan notes on the prompts' language: attributes FTU cannot check, and a large share of prompts in another
+    language than a lexicon's (only those in the lexicon's language are then checked)."""
+    notes: list[str] = []
+    blocked = [f for f in ftu.values() if not f.assessable]
+    if blocked and guess is not None:
+        names = _join([f.attribute for f in blocked])
+        readers = _join(sorted({language_name(f.lexicon_language) for f in blocked}))
+        lexicons = f"the {names} lexicon reads" if len(blocked) == 1 else f"the {names} lexicons read"
+        notes.append(
+            f"the prompts look {guess.name} ({guess.evidence()}) but {lexicons} {readers}: FTU cannot be checked "
+            f"for {names}, and the metrics that need the lexicon to read the prompts (counterfactual, stereotype) "
+            f"are left out. Give {names} as custom word lists in {guess.name} (custom_attributes) or assess "
+            "translated prompts"
+            + ("; the offline default scorers (toxicity, sentiment) read English only" if task in _TEXT_TASKS else "")
+        )
+    if guess is not None:
+        for language in sorted({f.lexicon_language for f in ftu.values() if f.assessable and f.lexicon_language}):
+            other = guess.minority(language)
+            if other is not None:
+                code, n = other
+                checked = [f.attribute for f in ftu.values() if f.assessable and f.lexicon_language == language]
+                lexicons = "lexicon reads" if len(checked) == 1 else "lexicons read"
+                notes.append(
+                    f"{n} of {guess.n_sampled} prompts look {language_name(code)} ({code}); the {_join(checked)} "
+                    f"{lexicons} {language_name(language)}, so FTU and counterfactual prompts cover only the "
+                    f"{language_name(language)} ones"
+                )
+    return notes
+
+
+def _join(words: list[str]) -> str:
+    """``["a"]`` -> ``"a"``; ``["a", "b", "c"]`` -> ``"a, b and c"``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _matched_words(result: Any) -> tuple[str, ...]:
@@ -314,6 +389,25 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
     _add(metrics, TOXICITY, None, "every text generation / summarization use case is assessed for toxicity (§4)")
     for name, f in ftu.items():
         why = f.describe()
+        if not f.assessable:
+            skipped.append(
+                NotApplicable(
+                    "stereotype",
+                    name,
+                    f"{why}: stereotype metrics look for {name} words in the responses, which this lexicon cannot "
+                    "read (§3.1.2)",
+                    STEREOTYPE_COOCCURRENCE + STEREOTYPE_CLASSIFIER,
+                )
+            )
+            skipped.append(
+                NotApplicable(
+                    "counterfactual",
+                    name,
+                    f"{why}: counterfactual prompts cannot be built from words the lexicon does not have (§3.1.3)",
+                    CF_SENTIMENT + CF_SIMILARITY,
+                )
+            )
+            continue
         if f.satisfied and not uc.stereotype_when_ftu:
             skipped.append(
                 NotApplicable(
@@ -371,17 +465,40 @@ def _plan_classification(
     metrics: list[PlannedMetric] = []
     skipped: list[NotApplicable] = []
     notes: list[str] = []
-    mentioned = [name for name, f in ftu.items() if not f.satisfied]
+    unreadable = {name: f for name, f in ftu.items() if not f.assessable}
+    mentioned = [name for name, f in ftu.items() if f.assessable and not f.satisfied]
+    if not uc.person_level:
+        for name, f in unreadable.items():
+            skipped.append(
+                NotApplicable(
+                    "classification",
+                    name,
+                    f"{f.describe()}: which prompts mention a {name} group is unknown, and so is the group of each "
+                    "prediction (declare person_level and give groups)",
+                    REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
+            )
     if not uc.person_level and not mentioned:
         why = "inputs are not person-level" if uc.person_level is False else "inputs are not declared person-level"
-        skipped.append(
-            NotApplicable(
-                "classification",
-                None,
-                f"{why} and FTU holds for every attribute: a fairness assessment is not applicable (§4)",
-                REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+        if not unreadable:
+            skipped.append(
+                NotApplicable(
+                    "classification",
+                    None,
+                    f"{why} and FTU holds for every attribute: a fairness assessment is not applicable (§4)",
+                    REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
             )
-        )
+        elif len(unreadable) < len(ftu):
+            skipped.append(
+                NotApplicable(
+                    "classification",
+                    None,
+                    f"{why} and FTU holds for every attribute it could check: a fairness assessment is not "
+                    "applicable for those (§4)",
+                    REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
+            )
         return metrics, skipped, notes
     from evenhand.metrics.classification import classification_metrics_for
 
@@ -429,7 +546,17 @@ def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[li
     metrics: list[PlannedMetric] = []
     skipped: list[NotApplicable] = []
     for name, f in ftu.items():
-        if f.satisfied:
+        if not f.assessable:
+            skipped.append(
+                NotApplicable(
+                    "recommendation",
+                    name,
+                    f"{f.describe()}: counterfactual prompts cannot be built from words the lexicon does not have "
+                    "(§3.3)",
+                    RECOMMENDATION,
+                )
+            )
+        elif f.satisfied:
             skipped.append(
                 NotApplicable("recommendation", name, f"{f.describe()}: a fairness assessment is not applicable (§4)")
             )
@@ -470,7 +597,7 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         use_case = UseCase.model_validate(use_case.model_dump())
     if not isinstance(use_case, UseCase):
         raise TypeError(f"plan() expects a UseCase, got {type(use_case).__name__}")
-    ftu = _check_ftu(use_case)
+    ftu, language = _check_ftu(use_case)
     notes: list[str] = []
     if use_case.task in ("text_generation", "summarization"):
         metrics, skipped = _plan_text(use_case, ftu)
@@ -479,4 +606,5 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         metrics, skipped, notes = _plan_classification(use_case, ftu)
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
-    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes))
+    caveats = _language_notes(ftu, language, use_case.task)
+    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))

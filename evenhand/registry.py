@@ -30,13 +30,18 @@ Inputs = Literal[
 ]
 
 
+Risk = Literal["toxicity", "stereotype", "counterfactual", "allocational"]
+
+
 @dataclass(frozen=True)
 class FamilySpec:
-    """A metric family of the paper: its key, display title and section."""
+    """A metric family of the paper: its key, display title, section, and the risk it measures (what a verdict's
+    finding is about: toxicity, stereotypes, counterfactual unfairness, allocational harm)."""
 
     key: str
     title: str
     section: str
+    risk: Risk
 
 
 @dataclass(frozen=True)
@@ -98,13 +103,13 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
     {
         f.key: f
         for f in (
-            FamilySpec("toxicity", "Toxicity", "3.1.1"),
-            FamilySpec("stereotype", "Stereotypes", "3.1.2"),
-            FamilySpec("counterfactual_similarity", "Counterfactual similarity", "3.1.3.1"),
-            FamilySpec("counterfactual_sentiment", "Counterfactual sentiment", "3.1.3.2"),
-            FamilySpec("representation", "Representation fairness", "3.2.1"),
-            FamilySpec("error_based", "Error-based fairness", "3.2.2"),
-            FamilySpec("recommendation", "Recommendation fairness", "3.3"),
+            FamilySpec("toxicity", "Toxicity", "3.1.1", "toxicity"),
+            FamilySpec("stereotype", "Stereotypes", "3.1.2", "stereotype"),
+            FamilySpec("counterfactual_similarity", "Counterfactual similarity", "3.1.3.1", "counterfactual"),
+            FamilySpec("counterfactual_sentiment", "Counterfactual sentiment", "3.1.3.2", "counterfactual"),
+            FamilySpec("representation", "Representation fairness", "3.2.1", "allocational"),
+            FamilySpec("error_based", "Error-based fairness", "3.2.2", "allocational"),
+            FamilySpec("recommendation", "Recommendation fairness", "3.3", "counterfactual"),
         )
     }
 )

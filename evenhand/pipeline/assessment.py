@@ -27,6 +27,7 @@ from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import group_pairs
 from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.verdict import Verdict, judge
 
 SCHEMA = "evenhand/assessment"
 SCHEMA_VERSION = "2.0"
@@ -71,9 +72,12 @@ TEST_COLUMNS = [
     "difference",
     "n_a",
     "n_b",
+    "units_a",
+    "units_b",
     "p_value",
     "p_adjusted",
     "method",
+    "n_permutations",
     "reason",
 ]
 _N_WORST = 5
@@ -112,13 +116,34 @@ def _clean(obj: Any) -> Any:
 
 @dataclass
 class ThresholdCheck:
-    metric: str
+    """One rule applied to one metric row (or to the verdict): what it judged, the value, and the outcome.
+
+    ``record`` is the index of the judged row in ``Assessment.records`` (None for verdict rules and rules that
+    matched nothing): the one link from a check to the row it marks passed or failed, everywhere it is shown.
+    """
+
+    metric: str | None
     attribute: str | None
     min: float | None
     max: float | None
     value: float | None
     passed: bool
     reason: str = ""
+    groups: list[str] | None = None
+    comparison: str | None = None
+    measure: str = "value"
+    rule: str = ""
+    record: int | None = None
+
+    def describe(self) -> str:
+        """``SCSP (gender, female vs male) = 0.21 not in [-inf, 0.1]`` (what a failure message says)."""
+        scope = ", ".join(s for s in (self.attribute, self.comparison) if s and s != "all") or "all"
+        measure = "" if self.measure == "value" else f" {self.measure}"
+        low = "-inf" if self.min is None else f"{self.min:g}"
+        high = "inf" if self.max is None else f"{self.max:g}"
+        value = "undefined" if self.value is None else f"{self.value:.4g}"
+        verdict = "in" if self.passed else "not in"
+        return f"{self.metric or self.rule}{measure} ({scope}) = {value} {verdict} [{low}, {high}]"
 
 
 @dataclass
@@ -140,21 +165,28 @@ class Assessment:
     meta: dict[str, Any] = field(default_factory=dict)
     caveats: list[str] = field(default_factory=list)
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
+    _verdict: Verdict | None = field(default=None, init=False, repr=False)
 
     # ----------------------------------------------------------------------------------------------- tables
     @property
     def metrics(self) -> pd.DataFrame:
         """The metrics table: one row per metric × attribute × pair of groups, with interval and noise floor."""
-        rows = [self._row(r) for r in self.records]
+        rows = [self._row(i, r) for i, r in enumerate(self.records)]
         return pd.DataFrame(rows, columns=METRIC_COLUMNS)
 
-    def _row(self, rec: MetricRecord) -> dict[str, Any]:
+    @property
+    def _row_passed(self) -> dict[int, bool]:
+        """Row index -> passed (every rule that judged the row passed): the one source of a row's mark."""
+        marks: dict[int, bool] = {}
+        for check in self.threshold_checks:
+            if check.record is not None:
+                marks[check.record] = marks.get(check.record, True) and check.passed
+        return marks
+
+    def _row(self, index: int, rec: MetricRecord) -> dict[str, Any]:
         res = rec.result
         iv, nf = rec.interval, rec.noise
-        passed = None
-        for check in self.threshold_checks:
-            if check.metric in (rec.name, rec.key) and check.attribute in (None, rec.attribute):
-                passed = check.passed if passed is None else (passed and check.passed)
+        passed = self._row_passed.get(index)
         reason = res.reason
         note = res.details.get("note") if isinstance(res.details, Mapping) else None
         for extra in (note, *rec.notes):
@@ -205,6 +237,7 @@ class Assessment:
             elif rec.test is not None:
                 a, b = rec.groups or rec.test.groups
                 n = rec.test.details.get("n_pairs")
+                units = rec.test.details.get("n_units")
                 rows.append(
                     {
                         "metric": rec.name,
@@ -216,6 +249,9 @@ class Assessment:
                         "difference": rec.test.statistic,
                         "n_a": n,
                         "n_b": n,
+                        "units_a": units,  # the prompts whose pairs were swapped together
+                        "units_b": units,
+                        "n_permutations": rec.test.n_permutations,
                         "p_value": rec.test.p_value,
                         "p_adjusted": rec.p_adjusted,
                         "method": f"paired swap ({rec.test.method})",
@@ -225,9 +261,20 @@ class Assessment:
         return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
     @property
-    def passed(self) -> bool:
-        """True unless a configured threshold failed."""
+    def passed(self) -> bool | None:
+        """Whether every configured threshold passed; None when no threshold was set (nothing was gated)."""
+        if not self.threshold_checks:
+            return None
         return all(c.passed for c in self.threshold_checks)
+
+    @property
+    def verdict(self) -> Verdict:
+        """What the assessment found, per risk, attribute and pair of groups (:mod:`evenhand.pipeline.verdict`)."""
+        if self._verdict is None:
+            settings = self.meta.get("settings") or {}
+            statistics = settings.get("ci", 0.95) is not None
+            self._verdict = judge(self.records, sentiment_scale=settings.get("sentiment_scorer"), statistics=statistics)
+        return self._verdict
 
     def result(self, metric: str, attribute: str | None = None, comparison: Any = None) -> Any:
         """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``.
@@ -426,6 +473,7 @@ class Assessment:
             "worst_examples": self._worst(),
             "caveats": list(self.caveats),
             "thresholds": [c.__dict__ for c in self.threshold_checks],
+            "verdict": self.verdict.to_dict(),
         }
         if include_responses:
             cols = [c for c in self.responses.columns if not c.startswith("_")]
@@ -500,27 +548,113 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
-def check_thresholds(records: Sequence[MetricRecord], rules: Sequence[Any]) -> list[ThresholdCheck]:
-    """Apply pass/fail rules (``metric``, ``attribute``, ``min``, ``max``) to every matching metric row.
+def check_thresholds(
+    records: Sequence[MetricRecord], rules: Sequence[Any], verdict: Any = None
+) -> list[ThresholdCheck]:
+    """Apply pass/fail rules (:class:`evenhand.config.Threshold`) to every matching metric row, or to the verdict.
 
-    A rule whose metric is NaN fails (an undefined fairness number cannot pass a gate); a rule that matches
-    no metric fails too, so that a typo in a config cannot pass silently.
+    A metric rule gives one check per row it matches (metric, attribute and pair of groups), on the rule's
+    ``measure``; for classification the pair of groups selects the row of the pairwise rate test. An undefined
+    value fails (an undefined fairness number cannot pass a gate); a rule that matches no row fails too, so that a
+    typo in a config cannot pass silently. A verdict rule counts the findings at its severity or worse.
     """
     checks: list[ThresholdCheck] = []
     for rule in rules:
-        matched = [r for r in records if rule.metric in (r.name, r.key) and rule.attribute in (None, r.attribute)]
-        if not matched:
-            checks.append(
-                ThresholdCheck(rule.metric, rule.attribute, rule.min, rule.max, None, False, "no such metric")
-            )
+        if getattr(rule, "verdict", None) is not None:
+            checks.append(_verdict_check(rule, verdict))
             continue
-        for r in matched:
-            value = _num(r.result.value)
-            ok = value is not None
-            if ok and rule.min is not None:
-                ok = value >= rule.min
-            if ok and rule.max is not None:
-                ok = value <= rule.max
-            why = "" if ok else ("undefined" if value is None else "outside the allowed range")
-            checks.append(ThresholdCheck(r.name, r.attribute, rule.min, rule.max, value, ok, why))
+        wanted = tuple(rule.groups) if getattr(rule, "groups", None) else None
+        measure = getattr(rule, "measure", "value")
+        matched = 0
+        for index, rec in enumerate(records):
+            if not _names(rule.metric, rec) or rule.attribute not in (None, rec.attribute):
+                continue
+            for groups, value in _measures(rec, measure, wanted):
+                matched += 1
+                ok = value is not None and _within(value, rule.min, rule.max)
+                why = "" if ok else ("undefined" if value is None else "outside the allowed range")
+                label = rec.comparison.label if groups is None or groups == rec.groups else " vs ".join(groups)
+                checks.append(
+                    ThresholdCheck(
+                        rec.name, rec.attribute, rule.min, rule.max, value, ok, why,
+                        groups=list(groups) if groups else None, comparison=label, measure=measure,
+                        rule=_label(rule), record=index,
+                    )
+                )  # fmt: skip
+        if not matched:
+            reason = "no such metric" if not any(_names(rule.metric, r) for r in records) else "no row matches"
+            checks.append(
+                ThresholdCheck(rule.metric, rule.attribute, rule.min, rule.max, None, False, reason,
+                               groups=list(wanted) if wanted else None, measure=measure, rule=_label(rule))
+            )  # fmt: skip
     return checks
+
+
+def _label(rule: Any) -> str:
+    label = getattr(rule, "label", None)
+    return str(label) if label is not None else str(rule.metric)
+
+
+def _names(name: str | None, rec: MetricRecord) -> bool:
+    if name is None:
+        return False
+    wanted = str(name).strip().lower()
+    return wanted in (rec.key, rec.name.lower(), rec.spec.full_name.lower())
+
+
+def _within(value: float, low: float | None, high: float | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _measures(
+    rec: MetricRecord, measure: str, wanted: tuple[str, ...] | None
+) -> list[tuple[tuple[str, str] | None, float | None]]:
+    """(pair of groups, value of the measure) for each part of the row a rule judges."""
+    if rec.pair_tests is not None and wanted is not None:  # classification: the pair's own test row
+        table = rec.pair_tests
+        rows = table[table["group_a"].astype(str).isin(wanted) & table["group_b"].astype(str).isin(wanted)]
+        out: list[tuple[tuple[str, str] | None, float | None]] = []
+        for row in rows.to_dict(orient="records"):
+            pair = (str(row["group_a"]), str(row["group_b"]))
+            if measure == "p_adjusted":
+                out.append((pair, _num(row.get("p_adjusted"))))
+            elif measure == "value":
+                diff = _num(row.get("difference"))
+                out.append((pair, None if diff is None else abs(diff)))
+            else:
+                out.append((pair, None))
+        return out
+    if wanted is not None and (rec.groups is None or set(rec.groups) != set(wanted)):
+        return []
+    nf = rec.noise
+    if measure == "value":
+        value = _num(rec.result.value)
+    elif measure == "gap":
+        value = _num(nf.gap) if nf is not None else None
+    elif measure == "below_floor":
+        low = _num(nf.gap_interval.low) if nf is not None else None
+        value = None if low is None else float(low > 0)
+    else:
+        value = _num(rec.p_adjusted)
+    return [(rec.groups, value)]
+
+
+def _verdict_check(rule: Any, verdict: Any) -> ThresholdCheck:
+    from evenhand.pipeline.verdict import SEVERITIES
+
+    worst = SEVERITIES.index(rule.verdict)
+    wanted = set(rule.groups) if rule.groups else None
+    findings = [
+        f
+        for f in (verdict.findings if verdict is not None else [])
+        if SEVERITIES.index(f.severity) <= worst
+        and rule.attribute in (None, f.attribute)
+        and (wanted is None or (f.groups is not None and set(f.groups) == wanted))
+    ]
+    count = float(len(findings))
+    ok = _within(count, rule.min, rule.max)
+    why = "" if ok else f"{len(findings)} finding(s): " + "; ".join(f.sentence for f in findings[:3])
+    return ThresholdCheck(
+        None, rule.attribute, rule.min, rule.max, count, ok, why,
+        groups=list(rule.groups) if rule.groups else None, measure="findings", rule=_label(rule),
+    )  # fmt: skip

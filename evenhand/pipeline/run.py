@@ -23,10 +23,13 @@ from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
+from evenhand.pipeline.stages import Stages
+from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 from evenhand.scorers.engine import ScoringEngine
 
 # keyword arguments of assess() whose settings field has another name
 _KEYWORD_ALIASES = {"ci_method": "method"}
+SMALL_SAMPLE = 30  # fewer independent units than this: intervals are wide and approximate (a caveat says so)
 _SECTIONS = tuple(name for name in RunSettings.model_fields if name != "thresholds")
 
 
@@ -80,18 +83,25 @@ def run(
         frame[column] = pd.Series([values[i] for i in frame["prompt_id"]], index=frame.index, dtype=object)
 
     ctx = RunContext(the_plan, frame, settings, get_engine(engine), label_parser=label_parser, list_parser=list_parser)
-    t = time.perf_counter()
-    for family in families:
-        family.prepare(ctx)
-    timings["scoring"] = time.perf_counter() - t
-    t = time.perf_counter()
-    records = [rec for family in families for rec in family.records(ctx)]
-    timings["metrics"] = time.perf_counter() - t
-    t = time.perf_counter()
-    if settings.statistics.ci is not None:
-        _statistics(ctx, families, records)
-    timings["statistics"] = time.perf_counter() - t
-    caveats = ctx.caveats + _general_caveats(frame, records)
+    with_statistics = settings.statistics.ci is not None
+    records: list[MetricRecord] = []
+    with Stages(2 * len(families) + with_statistics, settings.generation.progress) as stages:
+        t = time.perf_counter()
+        for family in families:
+            with stages.stage(f"preparing: {family.name}"):
+                family.prepare(ctx)
+        timings["scoring"] = time.perf_counter() - t
+        t = time.perf_counter()
+        for family in families:
+            with stages.stage(f"metrics: {family.name}"):
+                records.extend(family.records(ctx))
+        timings["metrics"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if with_statistics:
+            with stages.stage("statistics: intervals, tests, noise floors"):
+                _statistics(ctx, families, records)
+        timings["statistics"] = time.perf_counter() - t
+    caveats = list(the_plan.caveats) + ctx.caveats + _general_caveats(frame, records)
     timings["total"] = time.perf_counter() - started
     meta = {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -99,7 +109,9 @@ def run(
         "settings": _describe_settings(settings, ctx.described),
         "timings": {key: round(v, 3) for key, v in timings.items()},
     }
-    return Assessment(the_plan, records, frame, meta, caveats, check_thresholds(records, settings.thresholds))
+    assessment = Assessment(the_plan, records, frame, meta, caveats)
+    assessment.threshold_checks = check_thresholds(records, settings.thresholds, assessment.verdict)
+    return assessment
 
 
 _PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": "prompt ids"}
@@ -174,8 +186,19 @@ def _general_caveats(frame: pd.DataFrame, records: Sequence[MetricRecord]) -> li
     failed = frame["status"] != "ok"
     if failed.any():
         caveats.append(f"{int(failed.sum())} of {len(frame)} requests produced no response (see the status column)")
-    if any(0 < sum(r.result.sizes.values()) < 30 and r.result.is_defined for r in records):
-        caveats.append("some metrics rest on fewer than 30 units; their intervals are wide and approximate")
+    small: dict[int, list[str]] = {}
+    for rec in records:  # the independent units: prompts (or persons), else what the metric counted
+        units = independent_units(rec.result.sizes)
+        if rec.result.is_defined and units is not None and 0 < units < SMALL_SAMPLE:
+            small.setdefault(units, []).append(rec.name)
+    if small:
+        fewest = min(small)
+        names = ", ".join(dict.fromkeys(small[fewest]))
+        caveats.append(
+            f"some metrics rest on fewer than {SMALL_SAMPLE} independent units (prompts or persons), the fewest on "
+            f"{fewest} ({names}); their intervals are wide and approximate, and the verdict does not call a concern "
+            f"on fewer than {MIN_UNITS}"
+        )
     return caveats
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from evenhand.registry import FAMILIES
+from evenhand.registry import FAMILIES, METRICS
 from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
 
@@ -25,6 +25,13 @@ __all__ = ["render_html", "write_html"]
 def _family_title(family: str) -> str:
     spec = FAMILIES.get(family)
     return f"{spec.title} (§{spec.section})" if spec is not None else family
+
+
+def _title(metric: str) -> str:
+    try:
+        return registry_metric(metric).title
+    except KeyError:  # a results file from another version
+        return metric
 
 
 def _rate_name(metric: str) -> str:
@@ -115,7 +122,7 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
         scope = attribute if comparison == "all" else f"{attribute}, {comparison}"
         figures.append(
             {
-                "svg": plots.bar_chart(items, title=f"{metric}: {_rate_name(metric)} by group ({scope})"),
+                "svg": plots.bar_chart(items, title=f"{_title(metric)}: {_rate_name(metric)} by group ({scope})"),
                 "caption": f"{metric} is the largest difference between these rates; a group without the rows a "
                 "rate needs shows n/a.",
             }
@@ -211,6 +218,10 @@ def render_html(doc: dict[str, Any]) -> str:
         # are several per metric row (one per pair of groups)
         tests=[t for t in doc.get("tests") or [] if not str(t.get("method") or "").startswith("paired")],
         worst=doc.get("worst_examples") or {},
+        verdict=doc.get("verdict"),  # absent in results of schema 1
+        severity_badge={"concern": "fail", "watch": "warn", "ok": "ok"},
+        full_names={key: spec.title for key, spec in METRICS.items()},
+        titles={spec.name: spec.title for spec in METRICS.values()},
         css=css,
     )
 

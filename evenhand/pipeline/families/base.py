@@ -108,6 +108,11 @@ class Family(abc.ABC):
     #: The registry families (``MetricSpec.family``) whose planned metrics this family computes.
     metric_families: ClassVar[tuple[str, ...]]
 
+    @property
+    def name(self) -> str:
+        """What progress messages call the family ("counterfactual")."""
+        return type(self).__name__.lower()
+
     def planned(self, plan: Plan, attribute: str | None = None) -> tuple[str, ...]:
         """The planned metric keys of this family (optionally for one attribute), in plan order."""
         return tuple(

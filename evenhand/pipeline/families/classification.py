@@ -1,5 +1,9 @@
 """Group fairness of classification (paper 3.2): DP, FNRD, FORD, FPRD, FDRD for every attribute, any number of
-groups, one-vs-rest for each sensitive class of a multiclass use case, with exact rate tests per pair of groups."""
+groups, one-vs-rest for each sensitive class of a multiclass use case, with rate tests per pair of groups.
+
+The independent unit is the prompt (the person described, in person-level data) with all its answers: metrics get
+each row's ``prompt_id`` (intervals resample prompts within groups) and so do the rate tests (exact hypergeometric
+with one answer per prompt, else group labels permuted among prompts)."""
 
 from __future__ import annotations
 
@@ -82,18 +86,20 @@ class Classification(Family):
                 if one is not None:
                     out.append(undefined_record(key, attribute, comparison, one))
                     continue
-                result = ctx.metric(key, *args, pos_label=label_text(cls))
+                result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=usable_here["prompt_id"].to_numpy())
                 out.append(record(key, attribute, comparison, result))
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
-        """Exact permutation tests (:func:`evenhand.stats.pairwise_rate_tests`) of "the rate behind the metric is the
-        same in both groups", for every defined classification metric and every pair of groups.
+        """Permutation tests (:func:`evenhand.stats.pairwise_rate_tests`) of "the rate behind the metric is the same
+        in both groups", for every defined classification metric and every pair of groups, at the prompt level:
+        exact (hypergeometric) with one answer per prompt, else group labels permuted among prompts (Monte Carlo).
 
         Sets ``pair_tests`` (one row per pair) and ``test`` (the pair whose rates differ most, i.e. the pair that
         sets the metric's value) on each record; the run adjusts the p-values for multiple testing.
         """
         from evenhand.stats import PermutationTest, pairwise_rate_tests
+        from evenhand.stats._permutation import EXACT_METHOD
 
         rows = ok_rows(ctx.frame, original=True)
         for rec in records:
@@ -112,7 +118,14 @@ class Classification(Family):
                 truth = (usable["truth"] == label_text(cls)).to_numpy(dtype=int)
             pred = (usable["label"] == label_text(cls)).to_numpy(dtype=int)
             try:
-                table = pairwise_rate_tests(pred, usable[group_col].astype(str).to_numpy(), truth, metrics=rec.key)
+                table = pairwise_rate_tests(
+                    pred,
+                    usable[group_col].astype(str).to_numpy(),
+                    truth,
+                    metrics=rec.key,
+                    prompts=usable["prompt_id"].to_numpy(),
+                    seed=ctx.settings.statistics.seed,
+                )
             except ValueError:  # fewer than two groups: nothing to compare
                 continue
             rec.pair_tests = table
@@ -123,14 +136,21 @@ class Classification(Family):
                 ["_abs", "p_value"], ascending=[False, True], kind="stable"
             )
             top = order.iloc[0]
+            exact = top["method"] == EXACT_METHOD
             rec.test = PermutationTest(
                 float(top["difference"]),
                 float(top["p_value"]),
                 "two-sided",
-                "exact",
-                None,
+                "exact" if exact else "monte-carlo",
+                None if exact else int(top["n_permutations"]),
                 (top["group_a"], top["group_b"]),
-                {"rate_a": float(top["rate_a"]), "rate_b": float(top["rate_b"])},
+                {
+                    "rate_a": float(top["rate_a"]),
+                    "rate_b": float(top["rate_b"]),
+                    "test": top["method"],
+                    "units_a": int(top["units_a"]),
+                    "units_b": int(top["units_b"]),
+                },
             )
 
 

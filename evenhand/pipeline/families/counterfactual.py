@@ -1,6 +1,7 @@
 """Counterfactual fairness (paper 3.1.3): similarity (CROUGE-L, CBLEU, CCS) and sentiment parity (SCSP, WCSP) of
 the responses to counterfactual prompts, for every pair of groups, with the same-prompt noise floor and paired
-permutation tests."""
+permutation tests. Several samples of one counterfactual prompt are correlated, so the unit of the intervals and of
+the swap tests is the prompt (``prompt_id``) with all its pairs."""
 
 from __future__ import annotations
 
@@ -35,16 +36,15 @@ class Counterfactual(Family):
     def prepare(self, ctx: RunContext) -> None:
         scoring = ctx.settings.scoring
         if any(METRICS[k].inputs == "sentiment_pairs" for k in self.planned(ctx.plan)):
-            from evenhand import scorers
+            from evenhand.scorers.sentiment import get_sentiment_scorer, sentiment_scale
 
-            ctx.score("sentiment", scorers.get_sentiment_scorer(scoring.sentiment))
+            scorer = get_sentiment_scorer(scoring.sentiment)
+            ctx.score("sentiment", scorer)
+            # what a score means, so that the report and the verdict can say which way is warmer
+            named = f"{scoring.sentiment}: " if scoring.sentiment is not None else "offline default, "
+            ctx.described["sentiment_scorer"] = named + sentiment_scale(scorer)
             if scoring.sentiment is None:
                 ctx.caveats.append(SENTIMENT_CAVEAT)
-        ctx.described["sentiment_scorer"] = (
-            str(scoring.sentiment)
-            if scoring.sentiment is not None
-            else "VADER negative share (offline default): 1 = most negative"
-        )
         self.embedder: _EngineEmbedder | None = None
         if scoring.embedder is not False and any(
             METRICS[k].pair_similarity == "cosine" for k in self.planned(ctx.plan)
@@ -69,22 +69,23 @@ class Counterfactual(Family):
                     out.extend(undefined_record(key, attribute, comparison, _NO_PAIRS) for key in keys)
                     continue
                 ta, tb = found["response_a"].tolist(), found["response_b"].tolist()
+                prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
                 neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
                 for key in keys:
                     m = METRICS[key]
                     if m.inputs == "sentiment_pairs":
                         sa, sb = (found[c].to_numpy(dtype=float) for c in ("sentiment_a", "sentiment_b"))
-                        result = ctx.metric(key, sa, sb)
+                        result = ctx.metric(key, sa, sb, prompts=prompts)
                     elif m.pair_similarity == "cosine":
                         if self.embedder is None:
                             out.append(
                                 undefined_record(key, attribute, comparison, "no embedder (scoring.embedder is false)")
                             )
                             continue
-                        result = ctx.metric(key, ta, tb, embedder=self.embedder)
+                        result = ctx.metric(key, ta, tb, embedder=self.embedder, prompts=prompts)
                     else:
                         neutralized = neutralized or neutralize_pairs(ta, tb, spec)
-                        result = ctx.metric(key, ta, tb, attribute=spec, neutralized=neutralized)
+                        result = ctx.metric(key, ta, tb, attribute=spec, neutralized=neutralized, prompts=prompts)
                     out.append(record(key, attribute, comparison, result))
         return out
 
@@ -105,6 +106,7 @@ class Counterfactual(Family):
                     statistic=m.name.lower(),
                     **setting_arguments(rec.key, ctx.settings),
                     seed=st.seed,
+                    prompts=found["prompt_id"].to_numpy(),  # one swap per prompt, for all its pairs
                 )
                 continue
             similarity = _similarity(m.pair_similarity, self.embedder)

@@ -1,8 +1,15 @@
-"""Recommendation fairness (paper 3.3): Jaccard-K, SERP-K and PRAG-K of counterfactual pairs of K-item lists."""
+"""Recommendation fairness (paper 3.3): Jaccard-K, SERP-K and PRAG-K of counterfactual pairs of K-item lists.
+
+Several samples of one prompt give several pairs; the intervals resample prompts (``prompt_id``) with all their
+pairs."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+
+import numpy as np
+import pandas as pd
 
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult
@@ -39,7 +46,7 @@ class Recommendation(Family):
                 reason = "fewer than two groups have counterfactual responses"
                 out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
             for a, b, found in pairs:
-                full = found[(found["items_a"].map(len) >= k) & (found["items_b"].map(len) >= k)]
+                full = _full(found, k)
                 dropped = len(found) - len(full)
                 for key in keys:
                     if full.empty:
@@ -53,11 +60,61 @@ class Recommendation(Family):
                         k=k,
                         normalize=normalize,
                         duplicates="mask",
+                        prompts=full["prompt_id"].to_numpy(),
                     )
                     if dropped:
                         result = _with_note(result, f"{dropped} pair(s) with fewer than {k} parsed items left out")
                     out.append(record(key, attribute, pair(a, b), result))
         return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """The same-prompt noise floor beside each list similarity: two answers to the very same prompt already
+        differ, so counterfactual lists are only evidence of unfairness where they are less alike than that."""
+        from evenhand.stats import noise_floor_from_scores
+
+        rs, st = ctx.settings.recommendation, ctx.settings.statistics
+        for rec in records:
+            found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
+            if found is None or rec.groups is None:
+                continue
+            full = _full(found, rs.k)
+            if full.empty or full.groupby("prompt_id").size().max() < 2:
+                rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
+                continue
+            rows = ok_rows(ctx.frame, original=False, attribute=rec.attribute)
+            rows = rows[rows["group"].isin(rec.groups) & (rows["items"].map(len) >= rs.k)]
+            left, right, prompt_ids = _same_prompt_pairs(rows)
+            if not left:
+                continue
+            options = {"k": rs.k, "normalize": rs.normalize, "duplicates": "mask"}
+            baseline = ctx.metric(rec.key, left, right, **options).per_item
+            rec.noise = noise_floor_from_scores(
+                rec.result.per_item,
+                full["prompt_id"].to_numpy(),
+                baseline,
+                np.asarray(prompt_ids),
+                name=rec.name,
+                ci=st.ci or 0.95,
+                n_resamples=st.n_resamples,
+                seed=st.seed,
+                method=st.method,
+            )
+
+
+def _full(pairs: pd.DataFrame, k: int) -> pd.DataFrame:
+    return pairs[(pairs["items_a"].map(len) >= k) & (pairs["items_b"].map(len) >= k)]
+
+
+def _same_prompt_pairs(rows: pd.DataFrame) -> tuple[list[list[str]], list[list[str]], list[object]]:
+    """Consecutive samples of one prompt and group, ``(s_j, s_j+1)``: how much two answers to the very same prompt
+    differ (the construction of :func:`evenhand.stats.noise_floor`)."""
+    ordered = rows.sort_values(["prompt_id", "group", "sample"], kind="stable")
+    same = (ordered["prompt_id"].to_numpy()[1:] == ordered["prompt_id"].to_numpy()[:-1]) & (
+        ordered["group"].to_numpy()[1:] == ordered["group"].to_numpy()[:-1]
+    )
+    items = ordered["items"].tolist()
+    at = np.flatnonzero(same)
+    return [items[i] for i in at], [items[i + 1] for i in at], ordered["prompt_id"].to_numpy()[at].tolist()
 
 
 def _with_note(result: MetricResult, note: str) -> MetricResult:
