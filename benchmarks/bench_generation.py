@@ -9,22 +9,31 @@ Runs, in one go:
    ``.venv-langfair`` as a subprocess), same request count; LangFair has no concurrency setting and sends all
    requests at once through the OpenAI SDK's httpx pool.
 5. optionally (``--local``) the embedded SmolLM2 model's responses/s on this machine.
+6. ``--faults`` (issue 15) instead: 1,500 samples (300 prompts x 5) against ``tests/fault_server.py`` with 30% of
+   the requests failing (429 with Retry-After, 500, 503, timeouts, dropped and truncated connections, garbage JSON,
+   200 with zero choices, with empty content, without content), default retry settings (``--max-retries`` /
+   ``--backoff`` to change them), client timeout 1 s; with ``n`` honoured, in one-sample mode (``n=False``) and
+   against a server that ignores ``n``: permanently failed samples, their reasons, server requests and requests
+   that asked for n > 1.
 
-Usage: .venv/bin/python benchmarks/bench_generation.py [--requests 5000] [--local]
+Usage: .venv/bin/python benchmarks/bench_generation.py [--requests 5000] [--local] [--faults [--seeds 5]]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "tests" / "openai_stub.py"
+FAULT_SERVER = ROOT / "tests" / "fault_server.py"
 LANGFAIR_PY = ROOT / ".venv-langfair" / "bin" / "python"
 
 LANGFAIR_SCRIPT = r"""
@@ -44,18 +53,84 @@ print(json.dumps({"seconds": dt, "ok": ok, "total": len(responses)}))
 """
 
 
-def start_stub(*args: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, str(STUB), *args], stdout=subprocess.PIPE, text=True)
+def start_stub(*args: str, script: Path = STUB) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     port = int(proc.stdout.readline().split()[1])
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
-def stub_total(base_url: str) -> int:
+def stub_stats(base_url: str) -> dict[str, Any]:
     import urllib.request
 
     with urllib.request.urlopen(base_url.rsplit("/v1", 1)[0] + "/stats") as resp:
-        return int(json.loads(resp.read())["total"])
+        stats: dict[str, Any] = json.loads(resp.read())
+        return stats
+
+
+def stub_total(base_url: str) -> int:
+    return int(stub_stats(base_url)["total"])
+
+
+def run_faults(seed: int, mode: str, retry: dict[str, Any], n_prompts: int = 300, count: int = 5) -> dict[str, Any]:
+    """One run at 30% faults of every kind; ``mode``: "n" (server honours n), "one" (n=False), "ignored"."""
+    from collections import Counter
+
+    from evenhand.generation import OpenAIClient, generate
+
+    args = ["--fault-rate", "0.3", "--seed", str(seed), "--hang", "3", "--latency", "0.01"]
+    proc, base_url = start_stub(*args, *(["--no-n"] if mode == "ignored" else []), script=FAULT_SERVER)
+    try:
+        prompts = [f"fault prompt {i}" for i in range(n_prompts)]
+        client = OpenAIClient(base_url, "fault", timeout=1.0, n=False if mode == "one" else "auto")
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            result = generate(
+                prompts, client, count=count, concurrency=32, store=Path(tmp) / "g.sqlite", progress=False, **retry
+            )
+            dt = time.perf_counter() - t
+        frame = result.to_frame()
+        failed = frame[frame["status"] != "ok"]
+        reasons = Counter(
+            re.sub(r" ?(?:from|to)? https?://\S*?/chat/completions", "", str(e).split(": ", 1)[-1]).split(":")[0][:40]
+            for e in failed["error"]
+        )
+        stats = stub_stats(base_url)
+        ok = frame.loc[frame["status"] == "ok", "response"]
+        blank = ok.map(lambda t: not isinstance(t, str) or not t.strip())
+        ok = ok[~blank]
+        return {
+            "ok_blank": int(blank.sum()),
+            "seconds": dt,
+            "failed": len(failed),
+            "total": len(frame),
+            "unexplained": int(failed["error"].isna().sum()),
+            "duplicated": int(ok.duplicated().sum()),
+            "reasons": dict(reasons),
+            "server_requests": stats["total"],
+            "with_n": stats.get("with_n", 0),
+        }
+    finally:
+        proc.kill()
+
+
+def faults_main(seeds: int, retry: dict[str, Any]) -> None:
+    settings = ", ".join(f"{k}={v}" for k, v in retry.items()) or "default retry settings"
+    print(f"\n30% faults, 300 prompts x 5 samples, {settings}, timeout 1 s, concurrency 32\n")
+    print(
+        '| mode | seed | failed / 1500 | reasons | "ok" but blank | server requests | asked n > 1 | duplicated '
+        "| seconds |"
+    )
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    for mode in ("n", "one", "ignored"):
+        for seed in range(1, seeds + 1):
+            r = run_faults(seed, mode, retry)
+            reasons = "; ".join(f"{k} x{v}" for k, v in sorted(r["reasons"].items())) or "-"
+            print(
+                f"| {mode} | {seed} | {r['failed']} ({r['failed'] / r['total']:.2%}) | {reasons} | {r['ok_blank']} "
+                f"| {r['server_requests']} | {r['with_n']} | {r['duplicated']} | {r['seconds']:.1f} |",
+                flush=True,
+            )
 
 
 def run_evenhand(n_prompts: int, count: int, concurrency: int, rate_429: float) -> dict[str, float]:
@@ -146,7 +221,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--local", action="store_true", help="also measure the embedded SmolLM2")
     parser.add_argument("--skip-langfair", action="store_true")
+    parser.add_argument("--faults", action="store_true", help="issue 15: runs against the fault-injecting server")
+    parser.add_argument("--seeds", type=int, default=5, help="runs per mode with --faults")
+    parser.add_argument("--max-retries", type=int, default=None, help="with --faults (default: the library's)")
+    parser.add_argument("--backoff", type=float, default=None, help="with --faults (default: the library's)")
     args = parser.parse_args()
+    if args.faults:
+        retry = {"max_retries": args.max_retries, "backoff": args.backoff}
+        faults_main(args.seeds, {k: v for k, v in retry.items() if v is not None})
+        return
     count = 5
     n_prompts = args.requests // count
     ideal = args.requests / args.concurrency * 0.05

@@ -76,7 +76,7 @@ def as_float_array(
         bad = (arr < lo) | (arr > hi)
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} must lie in [{lo}, {hi}]; {name}[{first}] = {arr[first]!r}")
+            raise ValueError(f"{name} must lie in [{lo}, {hi}]; {name}[{first}] = {float(arr[first])!r}")
     return arr
 
 

@@ -11,18 +11,23 @@ Exit codes (scripts can rely on them):
 from __future__ import annotations
 
 import enum
+import os
 import sys
 import textwrap
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from evenhand import __version__
+from evenhand._files import check_outputs, write_text
+from evenhand.config import MAX_COUNT
+from evenhand.registry import METRICS
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
 
 _ATTRIBUTE_HELP = (
@@ -65,8 +70,10 @@ def _main(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
 ) -> None:
     """Use-case-level bias and fairness assessment of LLMs, following the paper's decision framework."""
+    _DEBUG["on"] = debug
 
 
 def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
@@ -86,7 +93,8 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
             if len(cf):
                 example = " / ".join(f"{g}: {textwrap.shorten(cf[g][0], 48, placeholder=' …')}" for g in groups[:2])
         verdict = "not assessable" if not ftu.assessable else "yes" if ftu.satisfied else "no"
-        table.add_row(attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
+        cells = (attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
+        table.add_row(*(escape(c) for c in cells))  # prompts and group names are data, not markup
     return table
 
 
@@ -104,7 +112,7 @@ def _summary_table(assessment: Any) -> Table:
         name = f"{row['full_name']} ({row['metric']})" if row["full_name"] != row["metric"] else row["metric"]
         rows.append((name, row["attribute"] or "-", row["comparison"], value, interval, floor, p_adj))
     table = Table(
-        title=f"evenhand: {assessment.plan.use_case.name}",
+        title=f"evenhand: {escape(assessment.plan.use_case.name)}",
         caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -114,7 +122,7 @@ def _summary_table(assessment: Any) -> Table:
     for name in headers:
         table.add_column(name, no_wrap=True)
     for r in rows:
-        table.add_row(*(str(c) for c in r))
+        table.add_row(*(escape(str(c)) for c in r))  # attribute and group names are data, not markup
     return table
 
 
@@ -166,26 +174,34 @@ def _print_undefined(assessment: Any) -> None:
 def _write_outputs(assessment: Any, out: Path, html: bool = True, include_responses: bool = True) -> None:
     out.mkdir(parents=True, exist_ok=True)
     assessment.to_json(out / "results.json", include_responses=include_responses)
-    assessment.metrics.to_csv(out / "metrics.csv", index=False)
+    write_text(out / "metrics.csv", assessment.metrics.to_csv(index=False))
     console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
     if html:
         assessment.to_html(out / "report.html")
         console.print(f"wrote {escape(str(out / 'report.html'))}")
 
 
-def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool | None) -> ExitCode:
+def _run_config(
+    config: Any, out: Path | None, limit: int | None, progress: bool | None, allow_code: bool | None = None
+) -> ExitCode:
     """Run a validated config; print the summary, write the outputs; return the exit code."""
+    from evenhand._redact import redact_text, secret_values
     from evenhand.pipeline.from_config import assess_config
+    from evenhand.scorers import ModelUnavailableError
 
+    secrets = secret_values(config.model.client_spec())  # never echoed, whatever an error message quotes
     if out is not None:
         config.output.dir = out
-    try:
-        assessment = assess_config(config, limit=limit, progress=progress)
-    except (ValueError, TypeError, FileNotFoundError, KeyError) as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+    try:  # before any work: the outputs must be writable where asked and must not overwrite an input
+        _check_output_dir(config)
+        assessment = assess_config(config, limit=limit, progress=progress, allow_code=allow_code)
+    except (ValueError, TypeError, FileNotFoundError, KeyError, ModelUnavailableError) as exc:
+        # a model named in the config that cannot be loaded is a bad setting (exit 2), like a missing file
+        err_console.print(f"[bold red]error:[/] {escape(redact_text(str(exc), secrets))}", highlight=False)
         return ExitCode.BAD_INPUT
     except Exception as exc:  # a model, scorer or server failed: report it, with a distinct exit code
-        err_console.print(f"[bold red]assessment failed:[/] {type(exc).__name__}: {escape(str(exc))}", highlight=False)
+        message = redact_text(f"{type(exc).__name__}: {exc}", secrets)
+        err_console.print(f"[bold red]assessment failed:[/] {escape(message)}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     _print_verdict(assessment)
     console.print(_summary_table(assessment))
@@ -204,6 +220,14 @@ def _run_config(config: Any, out: Path | None, limit: int | None, progress: bool
     return ExitCode.OK
 
 
+def _check_output_dir(config: Any) -> None:
+    out = Path(config.output.dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"output folder {out} is a file; give a folder (--out or output.dir)")
+    inputs = [getattr(config.prompts, "path", None), getattr(config.responses, "path", None)]
+    check_outputs([out / name for name in ("results.json", "metrics.csv", "report.html")], inputs)
+
+
 def _load(path: Path) -> Any:
     from evenhand.config import ConfigError, load_config
 
@@ -220,8 +244,18 @@ def assess(
     limit: Annotated[int | None, typer.Option(help="Use only the first N prompts (a quick trial run).", min=1)] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (overrides model).")] = None,
     model: Annotated[str | None, typer.Option(help="Model name (with --base-url) or local model path.")] = None,
-    count: Annotated[int | None, typer.Option(help="Responses per prompt (overrides generation.count).", min=1)] = None,
+    count: Annotated[
+        int | None,
+        typer.Option(help="Responses per prompt (overrides generation.count).", min=1, max=MAX_COUNT),
+    ] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="Hide progress bars.")] = False,
+    allow_code: Annotated[
+        bool,
+        typer.Option(
+            "--allow-code",
+            help="Allow the config to import and run Python code (model.provider callable with options.function).",
+        ),
+    ] = False,
 ) -> None:
     """Run the assessment a config file describes; write results.json, metrics.csv and report.html."""
     cfg = _load(config)
@@ -231,11 +265,13 @@ def assess(
             update |= {"provider": "openai", "base_url": base_url}
         try:
             cfg.model = type(cfg.model).model_validate(cfg.model.model_dump() | update)
-        except ValueError as exc:
-            raise _fail(f"--base-url/--model: {exc}", ExitCode.BAD_INPUT) from None
+        except ValidationError as exc:  # its messages only, never the input values (they may hold credentials)
+            problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+            raise _fail(f"--base-url/--model: {problems}", ExitCode.BAD_INPUT) from None
     if count is not None:
         cfg.generation.count = count
-    raise typer.Exit(int(_run_config(cfg, out, limit, False if no_progress else None)))
+    # None (not False) lets EVENHAND_ALLOW_CODE=1 allow it too; the config itself never can
+    raise typer.Exit(int(_run_config(cfg, out, limit, False if no_progress else None, True if allow_code else None)))
 
 
 @app.command()
@@ -291,13 +327,17 @@ def report(
 ) -> None:
     """Turn a results.json into the self-contained HTML report."""
     from evenhand.pipeline.assessment import load_results
-    from evenhand.report import write_html
+    from evenhand.report import render_html
 
+    target = out or results.with_name("report.html")
     try:
+        check_outputs([target], [results])
         doc = load_results(results)
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
-    path = write_html(doc, out or results.with_name("report.html"))
+        html = render_html(doc)
+    except (FileNotFoundError, ValueError, KeyError, TypeError) as exc:
+        raise _fail(str(exc) if isinstance(exc, (FileNotFoundError, ValueError)) else f"{results}: {exc!r}",
+                    ExitCode.BAD_INPUT) from None  # fmt: skip
+    path = write_text(target, html)
     console.print(f"wrote {escape(str(path))}")
 
 
@@ -405,15 +445,17 @@ def plan(
     for name in ("metric", "attribute", "reason"):
         table.add_column(name, overflow="fold")
     for m in result.metrics:
-        table.add_row(m.name, m.attribute or "-", m.reason)
+        table.add_row(escape(METRICS[m.key].title), escape(m.attribute or "-"), escape(m.reason))
     for f in result.ftu.values():
         console.print(f"- {escape(f.describe())}", highlight=False)
     console.print(table)
     for n in result.not_applicable:
         scope = f"{n.family} ({n.attribute or 'all'})"
-        console.print(f"[dim]not applicable:[/] {scope}: {escape(n.reason)}", highlight=False)
+        console.print(f"[dim]not applicable:[/] {escape(scope)}: {escape(n.reason)}", highlight=False)
     for note in result.notes:
         console.print(f"[dim]note:[/] {escape(note)}", highlight=False)
+    for caveat in result.caveats:
+        console.print(f"[yellow]caveat:[/] {escape(caveat)}", highlight=False)
 
 
 @app.command()
@@ -425,7 +467,9 @@ def demo(
         bool, typer.Option("--ftu-only", help="Only run the FTU check and build counterfactual prompts (seconds).")
     ] = False,
     limit: Annotated[int | None, typer.Option(help="Use only the first N demo prompts.", min=1)] = None,
-    count: Annotated[int | None, typer.Option(help="Responses per prompt (and per group).", min=1)] = None,
+    count: Annotated[
+        int | None, typer.Option(help="Responses per prompt (and per group).", min=1, max=MAX_COUNT)
+    ] = None,
 ) -> None:
     """Assess the bundled customer-outreach demo use case offline with the embedded SmolLM2 model."""
     from evenhand.pipeline.io import demo_dir, demo_prompts
@@ -445,9 +489,26 @@ def demo(
     raise typer.Exit(int(_run_config(cfg, out, limit, None)))
 
 
+_DEBUG = {"on": bool(os.environ.get("EVENHAND_DEBUG"))}
+
+
 def main(argv: list[str] | None = None) -> Any:
-    """Entry point of the ``evenhand`` console script."""
-    return app(args=argv if argv is not None else sys.argv[1:], prog_name="evenhand")
+    """Entry point of the ``evenhand`` console script: an unexpected error is one line on stderr and exit code 3
+    (the traceback only with ``--debug`` or ``EVENHAND_DEBUG=1``); exit code 1 stays "a threshold failed"."""
+    try:
+        return app(args=argv if argv is not None else sys.argv[1:], prog_name="evenhand")
+    except KeyboardInterrupt:
+        err_console.print("interrupted", highlight=False)
+        raise SystemExit(130) from None
+    except Exception as exc:
+        if _DEBUG["on"]:
+            raise
+        err_console.print(
+            f"[bold red]error:[/] unexpected {type(exc).__name__}: {escape(str(exc))} (rerun with --debug for the "
+            "traceback)",
+            highlight=False,
+        )
+        raise SystemExit(int(ExitCode.RUNTIME_FAILURE)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

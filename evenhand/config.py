@@ -8,6 +8,7 @@ into a :class:`ConfigError` whose message names the file and the offending key, 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -20,6 +21,12 @@ from evenhand.framework import UseCase
 
 class ConfigError(ValueError):
     """The configuration is unreadable or invalid."""
+
+
+#: Bounds on what a user can ask for, checked before anything runs (a typo such as count: 1000000000 must fail
+#: at once with a clear message, not after minutes of allocating memory).
+MAX_COUNT = 1_000  # responses per prompt and per counterfactual prompt
+MAX_RESPONSES = 10_000_000  # responses an assessment may generate or read in all
 
 
 class _Section(BaseModel):
@@ -39,7 +46,7 @@ class PromptsConfig(_Section):
     label_column: Annotated[str | None, Field(description="classification: the ground-truth label, one per prompt")] = (
         None
     )
-    limit: Annotated[int | None, Field(ge=1)] = None
+    limit: Annotated[int | None, Field(ge=1, le=MAX_RESPONSES)] = None
 
     @model_validator(mode="after")
     def _one_source(self) -> PromptsConfig:
@@ -108,8 +115,12 @@ class ModelConfig(_Section):
 
 
 class GenerationConfig(_Section):
-    count: Annotated[int, Field(ge=1, description="responses per prompt (25 is the paper's convention for EMT/TP)")] = 5
-    counterfactual_count: Annotated[int | None, Field(ge=1, description="responses per counterfactual prompt")] = None
+    count: Annotated[
+        int, Field(ge=1, le=MAX_COUNT, description="responses per prompt (25 is the paper's convention for EMT/TP)")
+    ] = 5
+    counterfactual_count: Annotated[
+        int | None, Field(ge=1, le=MAX_COUNT, description="responses per counterfactual prompt")
+    ] = None
     store: Annotated[
         Path | None,
         Field(description="SQLite file of generated responses (resumable); default: generations.sqlite in output.dir"),
@@ -151,7 +162,7 @@ class ClassificationConfig(_Section):
 
 
 class RecommendationConfig(_Section):
-    k: Annotated[int, Field(ge=1, description="list length K")] = 5
+    k: Annotated[int, Field(ge=1, le=1_000, description="list length K")] = 5
     normalize: Annotated[
         bool,
         Field(description="compare items case-folded, whitespace collapsed ('The Matrix' = 'the matrix')"),
@@ -160,7 +171,7 @@ class RecommendationConfig(_Section):
 
 class StatisticsConfig(_Section):
     ci: Annotated[float | None, Field(gt=0.0, lt=1.0, description="interval level; null = no intervals")] = 0.95
-    n_resamples: Annotated[int, Field(ge=10)] = 1000
+    n_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
     seed: int = 0
     method: Literal["percentile", "bca"] = "percentile"
 
@@ -188,6 +199,19 @@ class Threshold(_Section):
     ] = "value"
     min: float | None = None
     max: float | None = None
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, value: str | None) -> str | None:
+        """A typo in a gate is a config error (exit 2), not a failed fairness check."""
+        if value is not None:
+            from evenhand.registry import metric
+
+            try:
+                metric(value)
+            except KeyError as exc:
+                raise ValueError(str(exc.args[0])) from None
+        return value
 
     @model_validator(mode="after")
     def _bounds(self) -> Threshold:
@@ -252,6 +276,7 @@ class AssessConfig(_Section):
     def _prompts_or_responses(self) -> AssessConfig:
         if self.prompts is None and self.responses is None:
             raise ValueError("give prompts (prompts.path or prompts.items) or your own responses (responses.path)")
+        check_threshold_scope(self.thresholds, self.use_case)
         return self
 
     def run_settings(self) -> RunSettings:
@@ -284,10 +309,14 @@ class AssessConfig(_Section):
         return UseCase.model_validate(data)
 
     def resolve_paths(self, base: Path) -> AssessConfig:
-        """Make relative paths absolute against ``base`` (the config file's folder)."""
+        """One rule for every path of a config file: ``~`` is the home folder, and a relative path is relative to
+        ``base``, the config file's folder (so a run behaves the same from any working directory)."""
 
         def fix(p: Path | None) -> Path | None:
-            return None if p is None else (p if p.is_absolute() else (base / p))
+            if p is None:
+                return None
+            p = p.expanduser()
+            return p if p.is_absolute() else (base / p)
 
         data = self.model_copy(deep=True)
         if data.prompts is not None:
@@ -295,14 +324,37 @@ class AssessConfig(_Section):
         if data.responses is not None:
             data.responses.path = fix(data.responses.path) or data.responses.path
         data.generation.store = fix(data.generation.store)
+        data.output.dir = fix(data.output.dir) or data.output.dir
         return data
+
+
+def check_threshold_scope(rules: Any, use_case: UseCase) -> None:
+    """Every threshold's attribute is one the use case checks, and its groups are groups of that attribute (a rule
+    that can match nothing is a config error, reported before anything runs)."""
+    from evenhand.text.lexicon import load_lexicon
+
+    specs = use_case.attribute_specs
+    for i, rule in enumerate(rules):
+        where = f"thresholds.{i}"
+        if rule.attribute is not None and rule.attribute not in specs:
+            raise ValueError(f"{where}.attribute: {rule.attribute!r} is not checked here; attributes: {list(specs)}")
+        if rule.groups:
+            names = [rule.attribute] if rule.attribute is not None else list(specs)
+            known = {g for n in names for g in load_lexicon(specs[n]).groups}
+            unknown = [g for g in rule.groups if g not in known]
+            if unknown:
+                raise ValueError(f"{where}.groups: {unknown} not among the groups {sorted(known)}")
 
 
 def format_errors(source: str, exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"{source}: {loc}: {err['msg']}")
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        loc = ".".join(str(p) for p in err["loc"])
+        if not loc and re.match(r"^[\w.]+: ", msg):  # a check across sections names its key itself
+            lines.append(f"{source}: {msg}")
+        else:
+            lines.append(f"{source}: {loc or '(top level)'}: {msg}")
     return "\n".join(lines)
 
 
@@ -322,7 +374,10 @@ def load_config(path: str | os.PathLike[str]) -> AssessConfig:
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file not found: {p}")
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a text file (a config is UTF-8 YAML or TOML)") from None
     try:
         if p.suffix.lower() == ".toml":
             if sys.version_info >= (3, 11):

@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http
 import json
 import random
 import re
 import threading
 from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
+
+from typing_extensions import Self
 
 _DIRECTIVE = re.compile(r"\[\[(\w+?)(?:x(\d+))?\]\]")
 
@@ -82,12 +86,21 @@ def _completion(body: dict[str, Any], user: str, n: int, finish: str) -> dict[st
 
 
 def _response(status: int, payload: bytes, extra: str = "") -> bytes:
-    reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
+    try:
+        reason = http.HTTPStatus(status).phrase
+    except ValueError:
+        reason = "Unknown"
     head = (
-        f"HTTP/1.1 {status} {reason.get(status, 'X')}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(payload)}\r\n{extra}\r\n"
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n{extra}\r\n"
     )
     return head.encode() + payload
+
+
+class Truncated(bytes):
+    """A reply the connection loop writes only in part (this prefix) before closing the connection."""
+
+
+Handler = Callable[[str, str, dict[str, str], bytes], Awaitable[bytes | None]]
 
 
 async def _handle_one(state: StubState, method: str, path: str, headers: dict[str, str], raw: bytes) -> bytes | None:
@@ -149,7 +162,9 @@ async def _handle_one(state: StubState, method: str, path: str, headers: dict[st
     return _response(200, json.dumps(_completion(body, user, n, finish)).encode())
 
 
-async def _serve_connection(state: StubState, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def serve_connection(handler: Handler, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """HTTP/1.1 keep-alive loop: ``handler(method, path, headers, body)`` answers each request; None drops the
+    connection without an answer, a :class:`Truncated` reply is written and then the connection is cut."""
     try:
         while True:
             line = await reader.readline()
@@ -164,37 +179,49 @@ async def _serve_connection(state: StubState, reader: asyncio.StreamReader, writ
                 k, _, v = h.decode().partition(":")
                 headers[k.strip().lower()] = v.strip()
             raw = await reader.readexactly(int(headers.get("content-length", "0")))
-            out = await _handle_one(state, method, path, headers, raw)
+            out = await handler(method, path, headers, raw)
             if out is None:  # drop the connection on demand
                 writer.transport.abort()
                 return
             writer.write(out)
             await writer.drain()
-    except (ConnectionError, asyncio.IncompleteReadError, ValueError):
-        pass
+            if isinstance(out, Truncated):
+                writer.transport.abort()
+                return
+    except (ConnectionError, asyncio.IncompleteReadError, ValueError, asyncio.CancelledError):
+        pass  # a client that went away, or the server shutting down
     finally:
         writer.close()
 
 
 async def serve(config: StubConfig, host: str = "127.0.0.1", port: int = 0) -> tuple[asyncio.Server, StubState]:
     state = StubState(config=config, rng=random.Random(config.seed))
-    server = await asyncio.start_server(lambda r, w: _serve_connection(state, r, w), host, port, backlog=1024)
+
+    async def handler(method: str, path: str, headers: dict[str, str], raw: bytes) -> bytes | None:
+        return await _handle_one(state, method, path, headers, raw)
+
+    server = await asyncio.start_server(lambda r, w: serve_connection(handler, r, w), host, port, backlog=1024)
     return server, state
 
 
 class StubServer:
     """Run the stub in a background thread: ``with StubServer(latency=0.01) as s: s.base_url``."""
 
+    config_class: Any = StubConfig
+
     def __init__(self, **config: Any) -> None:
-        self.config = StubConfig(**config)
+        self.config = self.config_class(**config)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self.state: StubState
+        self.state: Any
         self.port = 0
 
-    def __enter__(self) -> StubServer:
+    def _serve(self) -> Coroutine[Any, Any, tuple[asyncio.Server, Any]]:
+        return serve(self.config)
+
+    def __enter__(self) -> Self:
         self._thread.start()
-        fut = asyncio.run_coroutine_threadsafe(serve(self.config), self._loop)
+        fut = asyncio.run_coroutine_threadsafe(self._serve(), self._loop)
         self._server, self.state = fut.result(timeout=10)
         self.port = self._server.sockets[0].getsockname()[1]
         return self

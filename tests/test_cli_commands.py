@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from evenhand.cli import ExitCode, app
 
 runner = CliRunner()
+ALLOW_CODE = {"EVENHAND_ALLOW_CODE": "1"}  # the configs below name Python functions (model.options.function)
 
 
 def fake_llm(prompt: str) -> str:
@@ -99,7 +100,7 @@ def _classification_config(tmp_path: Path, threshold: float) -> Path:
 
 def test_assess_writes_outputs_and_passes(tmp_path: Path) -> None:
     cfg = _classification_config(tmp_path, threshold=0.5)
-    result = runner.invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out")])
+    result = runner.invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.OK, result.output
     for name in ("results.json", "metrics.csv", "report.html"):
         assert (tmp_path / "out" / name).is_file()
@@ -108,7 +109,7 @@ def test_assess_writes_outputs_and_passes(tmp_path: Path) -> None:
 
 def test_assess_threshold_failure_exit_1(tmp_path: Path) -> None:
     cfg = _classification_config(tmp_path, threshold=-1.0)
-    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.THRESHOLD_FAILED, result.output
     assert (tmp_path / "out" / "results.json").is_file()  # results are written even when a gate fails
 
@@ -196,7 +197,7 @@ def test_assess_runtime_failure_exit_3(tmp_path: Path) -> None:
         "model: {provider: callable, options: {function: 'test_cli_commands:failing_llm'}}\n"
         "generation: {count: 1, progress: false}\n"
     )
-    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
     assert "none of the 1 requests produced a response" in result.output
 

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from evenhand.cli import ExitCode, app
 
 runner = CliRunner()
+ALLOW_CODE = {"EVENHAND_ALLOW_CODE": "1"}  # the config below names a Python function (model.options.function)
 
 
 def yes_no_llm(prompt: str) -> str:
@@ -42,7 +43,7 @@ def _config(tmp_path: Path, classification: str = "{}") -> Path:
 
 def test_positive_label_absent_from_ground_truth_exit_2(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{positive_label: 'yes'}")
-    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")])
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
     assert "positive label 'yes' never appears in the ground-truth labels" in result.output
 
@@ -54,7 +55,7 @@ def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch:
         raise ValueError("y_true holds 3 classes")
 
     monkeypatch.setattr(compute, "_metric", lambda key: rejecting)
-    result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")])
+    result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
     assert "could not be computed: y_true holds 3 classes" in result.output
 

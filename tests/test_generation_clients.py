@@ -176,7 +176,8 @@ def test_get_client_specs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(local, LocalModelClient) and isinstance(get_client({"provider": "local"}), LocalModelClient)
     assert get_client(local) is local
     assert isinstance(get_client(echo), CallableClient)
-    assert isinstance(get_client({"provider": "callable", "function": "os.path:basename"}), CallableClient)
+    named = {"provider": "callable", "function": "os.path:basename"}
+    assert isinstance(get_client(named, allow_code=True), CallableClient)  # a named function needs the opt-in
     with pytest.raises(ValueError, match="api_key_env"):
         get_client({"provider": "openai", "base_url": "http://h", "model": "m", "api_key": "sk-literal"})
     with pytest.raises(ValueError, match="unknown provider"):

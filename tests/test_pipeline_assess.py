@@ -193,11 +193,14 @@ def test_thresholds_and_json_round_trip(tmp_path: Any) -> None:
         prevalence_parity=True,
         attributes=["gender"],
         count=1,
-        thresholds=[Threshold(metric="DP", max=0.1), Threshold(metric="NOPE", max=1)],
+        thresholds=[Threshold(metric="DP", max=0.1), Threshold(metric="FNRD", max=1)],  # FNRD is not planned here
         **FAST,
     )
     assert not a.passed
     assert [c.passed for c in a.threshold_checks] == [False, False]
+    assert a.threshold_checks[1].reason == "the metric is not computed in this assessment"  # it judged nothing
+    with pytest.raises(ValueError, match="unknown metric 'NOPE'"):  # a typo is a config error, not a failed gate
+        Threshold(metric="NOPE", max=1)
     path = tmp_path / "results.json"
     a.to_json(path)
     doc = load_results(path)

@@ -23,7 +23,10 @@ class SamplingParams:
 
 @dataclass(frozen=True)
 class Completion:
-    """One returned sample. ``text`` is None when the provider's content filter withheld it."""
+    """One returned sample. ``text`` is None when the provider's content filter withheld it (or the answer had no
+    content). The runner never records an ``"ok"`` sample whose text is None, empty or only whitespace: such an
+    answer is retried like a transient fault and, after the retry budget, recorded as an error ("empty response").
+    """
 
     text: str | None
     status: Status = "ok"
@@ -33,14 +36,35 @@ class Completion:
 
 
 class GenerationError(Exception):
-    """A request failed and should not be retried (bad request, authentication, a bug in a callable)."""
+    """A request failed and should not be retried (bad request, authentication, a bug in a callable).
+
+    ``status`` is the HTTP status when there was one; ``detail`` and ``param`` the server's error message and the
+    request parameter it names (OpenAI's ``error.param``), when it said so.
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, detail: str | None = None, param: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.detail = detail
+        self.param = param
 
 
 class RetryableError(GenerationError):
-    """A transient failure: 429, 5xx, timeout, dropped connection, malformed body. ``retry_after`` in seconds."""
+    """A transient failure: 429, 5xx, timeout, dropped connection, malformed or empty body, an answer without
+    choices or text. ``retry_after`` in seconds (the server's ``Retry-After``, when it sent one)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        retry_after: float | None = None,
+        *,
+        status: int | None = None,
+        detail: str | None = None,
+        param: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status, detail=detail, param=param)
         self.retry_after = retry_after
 
 

@@ -38,6 +38,10 @@ T = TypeVar("T")
 StoreArg = ResponseStore | str | os.PathLike[str] | None
 
 _EST_OUTPUT_TOKENS = 256  # token-budget estimate per sample when max_tokens is not set (corrected by usage)
+# An empty answer is asked again with another seed when the run has one (the same seed would reproduce it on a
+# server that honours seeds): seed + sample + stride x (empty answers so far).
+_EMPTY_SEED_STRIDE = 1_000_003
+EMPTY_RESPONSE = "empty response"
 
 
 @dataclass(frozen=True)
@@ -53,10 +57,12 @@ class _Item:
 
 @dataclass
 class _Unit:
-    """One request: some missing samples of one item."""
+    """One request: some missing samples of one item, and the attempts already spent on them (a part of an answer
+    that came back empty is asked again with the rest of the same budget)."""
 
     item: _Item
     samples: list[int]
+    attempts: int = 0
 
 
 @dataclass
@@ -68,6 +74,11 @@ class _RunState:
     store_error: BaseException | None = None
     pending: list[tuple[_Item, StoredOutcome, bool]] = field(default_factory=list)
     flush_scheduled: bool = False
+
+
+def _is_blank(text: str | None) -> bool:
+    """An answer that is no response: no text, "" or only whitespace (a literal "NaN" or "null" is text)."""
+    return text is None or (isinstance(text, str) and not text.strip())
 
 
 def _check_run_args(count: int, temperature: float, max_tokens: int | None, concurrency: int | None) -> None:
@@ -181,14 +192,16 @@ class _Runner:
         total = len(self.items) * self.count
         self.state = state
         self.queue = queue
+        self.workers: set[asyncio.Task[None]] = set()
         try:
             with RunProgress(total, self.description, self.show_progress, already_done=len(state.records)) as bar:
                 self.bar = bar
-                workers = [asyncio.create_task(self._worker()) for _ in range(min(self.concurrency, len(queue)))]
+                self._spawn_workers()
                 try:
-                    await asyncio.gather(*workers)
+                    while self.workers:  # workers started while waiting (more queued work) are waited for too
+                        await asyncio.gather(*list(self.workers))
                 finally:
-                    for w in workers:
+                    for w in list(self.workers):
                         w.cancel()
                     self._flush()
         finally:
@@ -211,76 +224,115 @@ class _Runner:
             store_path=self.store.path,
         )
 
+    def _spawn_workers(self) -> None:
+        """Start workers for queued units, up to ``concurrency`` in all (units can be queued mid-run)."""
+        while len(self.workers) < min(self.concurrency, len(self.workers) + len(self.queue)):
+            task = asyncio.create_task(self._worker())
+            self.workers.add(task)
+            task.add_done_callback(self.workers.discard)
+
+    def _enqueue(self, unit: _Unit) -> None:
+        self.queue.appendleft(unit)
+        self._spawn_workers()
+
     async def _worker(self) -> None:
         while self.queue and self.state.unreachable is None:
             unit = self.queue.popleft()
             max_n = max(1, self.client.max_n)
             if len(unit.samples) > max_n:  # split lazily: max_n can drop when a server ignores ``n``
-                self.queue.appendleft(_Unit(unit.item, unit.samples[max_n:]))
-                unit = _Unit(unit.item, unit.samples[:max_n])
+                self._enqueue(_Unit(unit.item, unit.samples[max_n:], unit.attempts))
+                unit = _Unit(unit.item, unit.samples[:max_n], unit.attempts)
             await self._request(unit)
 
-    async def _request(self, unit: _Unit) -> None:
-        item, n = unit.item, len(unit.samples)
+    def _params(self, first_sample: int, empty_answers: int) -> SamplingParams:
         params = self.params
         if params.seed is not None and self.client.vary_seed_per_sample:
-            params = SamplingParams(params.temperature, params.max_tokens, params.seed + unit.samples[0])
+            seed = params.seed + first_sample + _EMPTY_SEED_STRIDE * empty_answers
+            params = SamplingParams(params.temperature, params.max_tokens, seed)
+        return params
+
+    async def _request(self, unit: _Unit) -> None:
+        """Ask for ``unit``'s samples until each has an outcome: retry transient faults and empty answers within the
+        retry budget, record what came back, queue the rest when the server returned fewer choices than asked."""
+        item, samples, attempts = unit.item, list(unit.samples), unit.attempts
         messages = _messages(self.system_prompt, item.prompt)
-        estimate = (len(item.prompt) + len(self.system_prompt or "")) // 4 + n * (
-            params.max_tokens or _EST_OUTPUT_TOKENS
-        )
-        attempts = 0
-        while True:
+        empty_answers = 0
+        while samples:
+            n = len(samples)
+            params = self._params(samples[0], empty_answers)
+            estimate = (len(item.prompt) + len(self.system_prompt or "")) // 4 + n * (
+                params.max_tokens or _EST_OUTPUT_TOKENS
+            )
             attempts += 1
             await self.limits.acquire(estimate)
             t0 = time.perf_counter()
             try:
                 completions = await self.client.complete(messages, n, params)
+                if not completions:
+                    raise RetryableError(f"{self.client.describe()} answered with zero choices")
             except RetryableError as exc:
                 self.limits.settle(estimate, 0)
-                if attempts > self.policy.max_retries:
-                    if isinstance(exc, ConnectionFailedError) and self.state.successes == 0:
+                if isinstance(exc, ConnectionFailedError) and attempts > self.policy.max_retries:
+                    if self.state.successes == 0:
                         self.state.unreachable = (
                             f"{self.client.describe()} is unreachable after {attempts} attempts: {exc}"
                         )
-                    self._fail(unit, f"gave up after {attempts} attempts: {exc}", attempts)
+                if await self._gave_up(item, samples, attempts, exc):
                     return
-                await asyncio.sleep(self.policy.delay(attempts, exc.retry_after, self.rng))
                 continue
             except ContentFilteredError as exc:
-                self._finish(unit, [Completion(None, "filtered", "content_filter")] * n, str(exc), attempts, t0)
+                filtered = Completion(None, "filtered", "content_filter")
+                self._finish(item, [(s, filtered) for s in samples], str(exc), attempts, t0)
                 return
             except GenerationError as exc:
-                self._fail(unit, str(exc), attempts)
+                self._fail(item, samples, str(exc), attempts)
                 return
             except Exception as exc:  # a bug in user code must not kill the run
-                self._fail(unit, f"{type(exc).__name__}: {exc}", attempts)
+                self._fail(item, samples, f"{type(exc).__name__}: {exc}", attempts)
                 return
+            self.state.successes += 1
             used = sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in completions)
             self.limits.settle(estimate, used)
-            if not completions:
-                self._fail(unit, "the backend returned no choices", attempts)
+            got = list(zip(samples, completions[:n], strict=False))
+            if len(got) < n:  # the server ignored ``n`` (or capped it): ask again for the rest, which keep the
+                # failed attempts they have had so far (this one answered other samples)
+                self._enqueue(_Unit(item, samples[len(got) :], attempts - 1))
+            empty = {s: c for s, c in got if c.status == "ok" and _is_blank(c.text)}
+            self._finish(item, [(s, c) for s, c in got if s not in empty], None, attempts, t0)
+            if not empty:
                 return
-            got = completions[:n]
-            self._finish(unit, got, None, attempts, t0)
-            if len(got) < n:  # the server ignored ``n``: ask again for the rest, one sample per request
-                self.queue.appendleft(_Unit(item, unit.samples[len(got) :]))
-            return
+            # An empty answer is not a response: ask again for those samples, within the same retry budget.
+            samples = list(empty)
+            empty_answers += 1
+            reason = EMPTY_RESPONSE
+            if all(c.text is None for c in empty.values()):
+                reason += " (the answer had no message content)"
+            if await self._gave_up(item, samples, attempts, RetryableError(reason)):
+                return
 
-    def _fail(self, unit: _Unit, error: str, attempts: int) -> None:
-        for s in unit.samples:
-            self._emit(unit.item, s, None, "error", error, None, None, None, attempts, None)
+    async def _gave_up(self, item: _Item, samples: list[int], attempts: int, exc: RetryableError) -> bool:
+        """Record ``samples`` as failed once the retry budget is spent (True), else wait before the next attempt."""
+        if attempts > self.policy.max_retries or self.state.unreachable is not None:
+            self._fail(item, samples, f"gave up after {attempts} attempts: {exc}", attempts)
+            return True
+        await asyncio.sleep(self.policy.delay(attempts, exc.retry_after, self.rng))
+        return False
 
-    def _finish(self, unit: _Unit, got: list[Completion], note: str | None, attempts: int, t0: float) -> None:
+    def _fail(self, item: _Item, samples: list[int], error: str, attempts: int) -> None:
+        for s in samples:
+            self._emit(item, s, None, "error", error, None, None, None, attempts, None)
+
+    def _finish(
+        self, item: _Item, got: list[tuple[int, Completion]], note: str | None, attempts: int, t0: float
+    ) -> None:
         latency = time.perf_counter() - t0
-        self.state.successes += 1
-        for s, c in zip(unit.samples, got, strict=False):
+        for s, c in got:
             status, error = c.status, note
-            if status == "ok" and c.text is None:
-                status, error = "error", "the response contained no text"
+            if status == "ok" and _is_blank(c.text):  # never reached: empty answers are retried before
+                status, error = "error", EMPTY_RESPONSE
             self._emit(
-                unit.item, s, c.text, status, error, c.finish_reason, c.prompt_tokens, c.completion_tokens,
-                attempts, latency,
+                item, s, c.text if status != "error" else None, status, error, c.finish_reason, c.prompt_tokens,
+                c.completion_tokens, attempts, latency,
             )  # fmt: skip
 
     def _emit(
@@ -362,6 +414,7 @@ async def _agenerate_items(
     tokens_per_minute: float | None,
     max_retries: int,
     backoff: float,
+    max_retry_delay: float,
     progress: bool,
     retry_failed: bool,
     description: str,
@@ -373,6 +426,8 @@ async def _agenerate_items(
         raise ValueError(f"max_retries must be >= 0, got {max_retries}")
     if backoff < 0:
         raise ValueError(f"backoff must be >= 0 seconds, got {backoff}")
+    if not max_retry_delay > 0:
+        raise ValueError(f"max_retry_delay must be > 0 seconds, got {max_retry_delay}")
     chat_client = get_client(client)
     opened, owned = open_store(store)
     try:
@@ -385,7 +440,7 @@ async def _agenerate_items(
             store=opened,
             concurrency=concurrency or chat_client.default_concurrency,
             limits=RateLimits(requests_per_minute, tokens_per_minute),
-            policy=RetryPolicy(max_retries=max_retries, base_delay=backoff),
+            policy=RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_retry_delay),
             progress=progress,
             retry_failed=retry_failed,
             description=description,
@@ -409,8 +464,9 @@ async def agenerate(
     concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
-    max_retries: int = 6,
-    backoff: float = 0.5,
+    max_retries: int = 8,
+    backoff: float = 0.25,
+    max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
 ) -> GenerationResult:
@@ -420,7 +476,8 @@ async def agenerate(
         texts, [None] * len(texts), list(range(len(texts))), client,
         count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
         store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
-        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff, progress=progress,
+        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
+        max_retry_delay=max_retry_delay, progress=progress,
         retry_failed=retry_failed,
         description="generating",
     )  # fmt: skip
@@ -439,8 +496,9 @@ def generate(
     concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
-    max_retries: int = 6,
-    backoff: float = 0.5,
+    max_retries: int = 8,
+    backoff: float = 0.25,
+    max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
 ) -> GenerationResult:
@@ -458,17 +516,21 @@ def generate(
         nothing on disk. Re-running the same job with the same store requests only what is missing.
     concurrency : requests in flight (default: the client's).
     requests_per_minute, tokens_per_minute : client-side rate limits.
-    max_retries, backoff : retries of a transient failure (429, 5xx, timeout, dropped connection, malformed
-        body) wait ``backoff * 2**k`` seconds with jitter (capped at 60 s), or the server's ``Retry-After``;
-        after the last one the sample is recorded as an error.
+    max_retries, backoff, max_retry_delay : retries of a transient failure (429, 5xx, 408/409/425, timeout,
+        dropped connection, malformed body, an answer with zero choices, or an empty answer: no text, "" or only
+        whitespace) wait ``backoff * 2**k`` seconds with jitter, or the server's ``Retry-After``, both capped at
+        ``max_retry_delay``; after ``max_retries`` retries the sample is recorded as an error whose text says
+        why (``"gave up after 9 attempts: HTTP 503 Service Unavailable from ..."``, ``"... empty response"``).
+        The defaults (8 retries, backoff 0.25 s) lose 0.3**9 = 0.002 % of samples when 30 % of requests fail.
     progress : show a rich progress bar.
     retry_failed : request stored errors again on a re-run (successful and filtered samples never are).
 
     Returns
     -------
     GenerationResult
-        ``.to_frame()`` has one row per prompt × sample; failed samples have status ``"error"`` and their error
-        text, refusals by a content filter ``"filtered"``; ``.responses`` is None for both.
+        ``.to_frame()`` has one row per prompt × sample; failed samples (including empty answers) have status
+        ``"error"`` and their error text, refusals by a content filter ``"filtered"``; ``.responses`` is None for
+        both, so neither is ever scored.
 
     Raises
     ------
@@ -491,6 +553,7 @@ def generate(
             tokens_per_minute=tokens_per_minute,
             max_retries=max_retries,
             backoff=backoff,
+            max_retry_delay=max_retry_delay,
             progress=progress,
             retry_failed=retry_failed,
         )
@@ -545,8 +608,9 @@ async def agenerate_counterfactual(
     concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
-    max_retries: int = 6,
-    backoff: float = 0.5,
+    max_retries: int = 8,
+    backoff: float = 0.25,
+    max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
 ) -> GenerationResult:
@@ -556,7 +620,8 @@ async def agenerate_counterfactual(
         prompts, groups, ids, client,
         count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
         store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
-        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff, progress=progress,
+        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
+        max_retry_delay=max_retry_delay, progress=progress,
         retry_failed=retry_failed,
         description="counterfactual",
     )  # fmt: skip
@@ -575,8 +640,9 @@ def generate_counterfactual(
     concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
-    max_retries: int = 6,
-    backoff: float = 0.5,
+    max_retries: int = 8,
+    backoff: float = 0.25,
+    max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
 ) -> GenerationResult:
@@ -604,6 +670,7 @@ def generate_counterfactual(
             tokens_per_minute=tokens_per_minute,
             max_retries=max_retries,
             backoff=backoff,
+            max_retry_delay=max_retry_delay,
             progress=progress,
             retry_failed=retry_failed,
         )

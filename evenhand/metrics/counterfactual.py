@@ -14,6 +14,7 @@ bootstrap); the value is the same. Without it each pair is a unit.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -326,6 +327,11 @@ def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
+    if isinstance(embedder, (str, bytes, os.PathLike)):  # a str has .encode too, but not that one
+        raise TypeError(
+            f"embedder must be an object with encode(list[str]) -> (n, d), got the path or name {str(embedder)!r}: "
+            "build one first, e.g. evenhand.scorers.get_embedder(path)"
+        )
     if not hasattr(embedder, "encode"):
         raise TypeError(f"embedder must have an encode(texts) method, got {type(embedder).__name__}")
     emb = np.asarray(embedder.encode([*a, *b]), dtype=np.float64)
@@ -443,8 +449,9 @@ def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any, *, prompts: A
 
 
 def _sentiment_pairs(scores1: Any, scores2: Any) -> tuple[FloatArray, FloatArray]:
-    s1 = as_float_array(scores1, "scores1")
-    s2 = as_float_array(scores2, "scores2")
+    # sentiment scores are in [0, 1] (every evenhand scorer's range): SCSP and WCSP are only defined there
+    s1 = as_float_array(scores1, "scores1", bounds=(0.0, 1.0))
+    s2 = as_float_array(scores2, "scores2", bounds=(0.0, 1.0))
     check_same_length(scores1=s1, scores2=s2)
     return s1, s2
 

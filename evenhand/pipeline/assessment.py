@@ -23,10 +23,13 @@ import numpy as np
 import pandas as pd
 
 from evenhand import __version__
+from evenhand._files import write_text
+from evenhand._redact import redact_mapping
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import group_pairs
 from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.results_schema import check_results
 from evenhand.pipeline.verdict import Verdict, judge
 
 SCHEMA = "evenhand/assessment"
@@ -460,7 +463,7 @@ class Assessment:
             "evenhand_version": __version__,
             "created": self.meta.get("created") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "plan": self.plan.to_dict(),
-            "model": self.meta.get("model", {}),
+            "model": redact_mapping(self.meta.get("model", {})),  # whatever source described it
             "settings": self.meta.get("settings", {}),
             "timings": self.meta.get("timings", {}),
             "summary": self._summary(),
@@ -485,8 +488,7 @@ class Assessment:
         """Serialise to JSON (and write it to ``path`` when given); returns the JSON text."""
         text = json.dumps(self.to_dict(include_responses=include_responses), indent=1, ensure_ascii=False)
         if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         return text
 
     def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
@@ -495,8 +497,7 @@ class Assessment:
 
         html = render_html(self.to_dict(include_responses=False))
         if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(html, encoding="utf-8")
+            write_text(path, html)
         return html
 
     def __repr__(self) -> str:
@@ -537,6 +538,8 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{p} is not valid JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{p} is not a text file (results are UTF-8 JSON)") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ValueError(f"{p} is not an evenhand results file (schema {SCHEMA!r} expected)")
     major = str(doc.get("schema_version", "")).split(".")[0]
@@ -545,6 +548,7 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{p} has schema version {doc.get('schema_version')}; this evenhand reads versions "
             f"{', '.join(m + '.x' for m in READABLE_MAJORS)}"
         )
+    check_results(doc, str(p))
     return doc
 
 
@@ -582,7 +586,8 @@ def check_thresholds(
                     )
                 )  # fmt: skip
         if not matched:
-            reason = "no such metric" if not any(_names(rule.metric, r) for r in records) else "no row matches"
+            computed = any(_names(rule.metric, r) for r in records)
+            reason = "no row matches" if computed else "the metric is not computed in this assessment"
             checks.append(
                 ThresholdCheck(rule.metric, rule.attribute, rule.min, rule.max, None, False, reason,
                                groups=list(wanted) if wanted else None, measure=measure, rule=_label(rule))

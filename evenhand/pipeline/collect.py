@@ -89,6 +89,11 @@ def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
     frame["status"] = frame["status"].fillna("ok")
     missing = frame["response"].isna() & (frame["status"] == "ok")
     frame.loc[missing, "status"] = "error"
+    # An empty (or all-blank) answer is not a response: it is counted as not completed and never scored. A text
+    # such as "NaN" or "null" is what the model said and stays a response.
+    blank = (frame["status"] == "ok") & frame["response"].map(lambda r: isinstance(r, str) and not r.strip())
+    frame.loc[blank, "status"] = "empty"
+    frame.loc[blank, "error"] = "empty response"
     frame["sample"] = frame["sample"].fillna(0).astype(int)
     frame["prompt_id"] = frame["prompt_id"].astype(int)
     frame = frame.astype({"attribute": object, "group": object})

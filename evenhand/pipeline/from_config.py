@@ -2,12 +2,17 @@
 
 The config's run sections go to the run unchanged (:meth:`AssessConfig.run_settings`); the prompts, responses and
 model sections choose the response source.
+
+A config file is data: code it names (``model.options.function: "package.module:name"``) is imported only when
+allowed from outside the file (``assess_config(config, allow_code=True)``, ``evenhand assess --allow-code`` or
+``EVENHAND_ALLOW_CODE=1``). What the results say about the model never holds a secret (:mod:`evenhand._redact`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from evenhand._redact import redact_mapping
 from evenhand.config import AssessConfig
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.io import column, read_table
@@ -44,18 +49,57 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], di
     return prompts[:n], {k: v[:n] for k, v in per_prompt.items()}
 
 
-def assess_config(config: AssessConfig, *, limit: int | None = None, progress: bool | None = None) -> Assessment:
-    """Run an assessment with everything the config says (model or own responses, scoring, statistics)."""
+def code_keys(config: AssessConfig) -> dict[str, str]:
+    """The config keys that name Python code to import (``{"model.options.function": "package.module:name"}``)."""
+    if config.responses is not None:  # own responses: no model is called
+        return {}
+    function = config.model.client_spec().get("function")
+    return {"model.options.function": function} if isinstance(function, str) else {}
+
+
+def check_code_allowed(config: AssessConfig, allow_code: bool | None = None) -> bool:
+    """Raise ``ValueError`` naming the key when the config names code and running it is not allowed (``allow_code``
+    or, when it is None, ``EVENHAND_ALLOW_CODE=1``); return whether code is allowed."""
+    from evenhand.generation.clients.callable import code_allowed, code_refusal
+
+    allowed = code_allowed(allow_code)
+    if not allowed:
+        for key, target in code_keys(config).items():
+            raise ValueError(code_refusal(key, target))
+    return allowed
+
+
+def assess_config(
+    config: AssessConfig,
+    *,
+    limit: int | None = None,
+    progress: bool | None = None,
+    allow_code: bool | None = None,
+) -> Assessment:
+    """Run an assessment with everything the config says (model or own responses, scoring, statistics).
+
+    ``allow_code``: whether the config may name Python code to import and run (``model: {provider: callable,
+    options: {function: "package.module:name"}}``). ``None`` (default) reads the environment variable
+    ``EVENHAND_ALLOW_CODE`` ("1" allows), ``False`` refuses even when it is set; the config itself cannot allow it.
+    A refused config raises ``ValueError`` before anything runs.
+    """
+    allowed = check_code_allowed(config, allow_code)
     settings = config.run_settings()
     if progress is not None:
         generation = settings.generation.model_copy(update={"progress": progress})
         settings = settings.model_copy(update={"generation": generation})
-    source, prompts, per_prompt = response_source(config, limit)
+    source, prompts, per_prompt = response_source(config, limit, allow_code=allowed)
     return run(config.use_case_with(prompts), source, settings, per_prompt=per_prompt)
 
 
-def response_source(config: AssessConfig, limit: int | None = None) -> tuple[ResponseSource, list[str], dict[str, Any]]:
-    """The config's response source, its prompts and the per-prompt columns (own responses bring their prompts)."""
+def response_source(
+    config: AssessConfig, limit: int | None = None, *, allow_code: bool = False
+) -> tuple[ResponseSource, list[str], dict[str, Any]]:
+    """The config's response source, its prompts and the per-prompt columns (own responses bring their prompts).
+
+    Nothing named in the config is imported here unless ``allow_code`` is True (then the callable client is built
+    at once); otherwise the client spec stays a dict, and building the client later refuses code unless
+    ``EVENHAND_ALLOW_CODE=1`` (so ``evenhand plan CONFIG``, which only reads the prompts, never runs code)."""
     if config.responses is not None:
         rc = config.responses
         table = read_table(rc.path)
@@ -72,8 +116,13 @@ def response_source(config: AssessConfig, limit: int | None = None) -> tuple[Res
         return own, own.prompts(config.use_case_with([]).attribute_specs) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model
+    client: Any = mc.client_spec()
+    if allow_code and code_keys(config):
+        from evenhand.generation import get_client
+
+        client = get_client(client, allow_code=True)
     generated = Generated(
-        mc.client_spec(),
+        client,
         system_prompt=mc.system_prompt,
         options={"temperature": mc.temperature, "max_tokens": mc.max_tokens, "seed": mc.seed,
                  "concurrency": mc.concurrency},
@@ -94,8 +143,10 @@ _TABLE_COLUMNS = {
 
 
 def _model_info(spec: dict[str, Any]) -> dict[str, Any]:
-    """What the report says about the model: the client spec without secrets; the bundled model by its name."""
-    info = {k: v for k, v in spec.items() if v is not None and "key" not in k}
+    """What the report says about the model: the client spec without secrets (:func:`evenhand._redact.
+    redact_mapping`: header and extra_body values, credentials, URL user:password; the API key's variable name is
+    left out as before); the bundled model by its name."""
+    info: dict[str, Any] = redact_mapping({k: v for k, v in spec.items() if v is not None and k != "api_key_env"})
     if info.get("provider") == "local" and not info.get("model"):
         info["model"] = "SmolLM2-135M-Instruct (bundled)"
     return info

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evenhand.config import RunSettings
+from evenhand.config import RunSettings, check_threshold_scope
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.assessment import Assessment, check_thresholds
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
@@ -63,6 +63,7 @@ def run(
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
         raise ValueError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
+    check_threshold_scope(settings.thresholds, use_case)
     for column, values in (per_prompt or {}).items():
         if len(values) != len(use_case.prompts):
             raise ValueError(

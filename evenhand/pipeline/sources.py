@@ -12,7 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from evenhand.config import RunSettings
+from evenhand._redact import redact_mapping
+from evenhand.config import MAX_RESPONSES, RunSettings
 from evenhand.framework import UseCase
 from evenhand.pipeline.collect import (
     FRAME_COLUMNS,
@@ -68,6 +69,13 @@ class Generated(ResponseSource):
             cf = counterfactual_requests(use_case.prompts, {a: specs[a] for a in needs.counterfactual})
             batches.append((cf, gen.counterfactual_count or gen.count))
         batches = [(requests, count) for requests, count in batches if len(requests)]
+        total = sum(len(requests) * count for requests, count in batches)
+        if total > MAX_RESPONSES:  # checked before the first request, not after memory runs out
+            raise ValueError(
+                f"generation.count: this would generate {total:,} responses ({len(use_case.prompts):,} prompts, "
+                f"{gen.count} per prompt, {gen.counterfactual_count or gen.count} per counterfactual prompt and "
+                f"group); the limit is {MAX_RESPONSES:,}"
+            )
         if not batches:
             return pd.DataFrame(columns=FRAME_COLUMNS)
         client = resolve_client(self.client)
@@ -86,13 +94,16 @@ class Generated(ResponseSource):
         return pd.concat(frames, ignore_index=True)
 
     def describe(self) -> dict[str, Any]:
+        """The model info given, or what the client spec says, never a secret (header and extra_body values,
+        credentials and URL user:password are redacted, see :func:`evenhand._redact.redact_mapping`)."""
         if self.model_info is not None:
-            return dict(self.model_info)
+            return dict(redact_mapping(dict(self.model_info)))
         client = self.client
         if client is None:
             return {"provider": "local", "model": "SmolLM2-135M-Instruct (bundled)"}
         if isinstance(client, Mapping):
-            return {k: v for k, v in client.items() if "key" not in k.lower()}
+            shown = {k: v for k, v in client.items() if str(k).lower() != "api_key_env"}
+            return dict(redact_mapping(shown))
         return {"provider": type(client).__name__, "model": str(getattr(client, "model", "") or "")}
 
 
@@ -116,7 +127,7 @@ class OwnLists(ResponseSource):
         )
 
     def describe(self) -> dict[str, Any]:
-        return dict(self.model_info or {"provider": "user responses"})
+        return dict(redact_mapping(dict(self.model_info or {"provider": "user responses"})))
 
 
 class OwnTable(ResponseSource):
@@ -159,4 +170,4 @@ class OwnTable(ResponseSource):
         return self._frame(use_case.attribute_specs)[1]
 
     def describe(self) -> dict[str, Any]:
-        return dict(self.model_info or {"provider": "user responses"})
+        return dict(redact_mapping(dict(self.model_info or {"provider": "user responses"})))

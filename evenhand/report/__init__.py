@@ -15,6 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from evenhand._redact import redact_mapping
 from evenhand.registry import FAMILIES, METRICS
 from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
@@ -206,6 +207,8 @@ def render_html(doc: dict[str, Any]) -> str:
     """Render the report from an assessment document (``Assessment.to_dict()`` or a loaded results JSON)."""
     if not isinstance(doc, dict) or "metrics" not in doc or "plan" not in doc:
         raise ValueError("render_html needs an evenhand assessment document (with 'plan' and 'metrics')")
+    # a results file written by an older version (or by hand) may carry credentials in its model description
+    doc = {**doc, "model": redact_mapping(doc.get("model") or {})}
     template = _env().get_template("report.html.j2")
     css = Markup((Path(__file__).parent / "templates" / "report.css").read_text(encoding="utf-8"))
     return template.render(
@@ -228,7 +231,6 @@ def render_html(doc: dict[str, Any]) -> str:
 
 def write_html(doc: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """Render and write the report; returns the path."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(doc), encoding="utf-8")
-    return out
+    from evenhand._files import write_text
+
+    return write_text(path, render_html(doc))

@@ -6,7 +6,8 @@ Backends:
   Fast (> 100k short texts/s) but lexical: it over-scores benign statements that mention identities
   (measured table in ``docs/scorers.md``). Use a neural classifier for reported numbers.
 * ``"detoxify"`` / ``"detoxify-original"``, ``"detoxify-unbiased"``, ``"detoxify-multilingual"``:
-  Detoxify models; score = max over the model's labels.
+  Detoxify models; score = max over the model's labels. Checkpoints are unpickled with ``weights_only=True``
+  (``trust_checkpoint=True`` to load one that needs more, only if you trust it as code).
 * any Hugging Face text-classification model id or local path (``"hf:<id>"`` or a path), with a
   configurable toxic label;
 * a list of specs: the per-text maximum across classifiers; any callable ``f(list[str]) -> floats``.
@@ -72,8 +73,14 @@ class DetoxifyToxicity(Scorer):
     """A Detoxify model; the score is the maximum over its labels (toxicity, insult, threat, ...).
 
     ``checkpoint`` (a local ``.ckpt``) and ``huggingface_config_path`` (a local folder with the base model's config
-    and tokenizer) make loading fully offline; without them Detoxify downloads the checkpoint once into the torch
-    hub cache.
+    and tokenizer) make loading fully offline; without them the checkpoint is downloaded once into the torch hub
+    cache.
+
+    A checkpoint is a pickle, and unpickling can run code. Detoxify itself loads with ``weights_only=False``; here
+    the checkpoint (downloaded or local) is loaded with ``torch.load(weights_only=True)``, which accepts only
+    tensors and plain containers (Detoxify's own checkpoints are exactly that), and the model is built from it with
+    Detoxify's architecture code. A file holding anything else is refused with a ``ValueError``;
+    ``trust_checkpoint=True`` loads it unrestricted (only for a file you trust as you trust code).
     """
 
     description = "Toxicity"
@@ -86,20 +93,26 @@ class DetoxifyToxicity(Scorer):
         huggingface_config_path: str | os.PathLike[str] | None = None,
         device: str = "auto",
         batch_size: int = 32,
+        trust_checkpoint: bool = False,
         **options: Any,
     ) -> None:
         if checkpoint is None and model_type not in DETOXIFY_MODELS:
             raise ValueError(f"unknown Detoxify model {model_type!r}; choose one of {DETOXIFY_MODELS}")
         super().__init__(batch_size=batch_size, **options)
-        detoxify = require("detoxify", feature="Detoxify toxicity scoring")
+        detoxify = require("detoxify.detoxify", feature="Detoxify toxicity scoring")
         self.model_type = model_type
         self.checkpoint = None if checkpoint is None else str(checkpoint)
         self.device = resolve_device(device)
         try:
-            self._model = detoxify.Detoxify(
-                model_type,
-                checkpoint=self.checkpoint,
-                device=self.device,
+            loaded = _load_detoxify_checkpoint(
+                detoxify.MODEL_URLS.get(model_type) if self.checkpoint is None else None,
+                self.checkpoint,
+                self.device,
+                trust=trust_checkpoint,
+            )
+            self._net, self._tokenizer = detoxify.get_model_and_tokenizer(
+                **loaded["config"]["arch"]["args"],
+                state_dict=loaded["state_dict"],
                 huggingface_config_path=None if huggingface_config_path is None else str(huggingface_config_path),
             )
         except OSError as exc:  # URLError, HF offline errors, missing files
@@ -109,16 +122,46 @@ class DetoxifyToxicity(Scorer):
                 "get_toxicity_scorer('detoxify', checkpoint='/path/model.ckpt', "
                 "huggingface_config_path='/path/to/base-model-folder')"
             ) from exc
+        self._net.to(self.device)
+        self._net.eval()
 
     @property
     def cache_key(self) -> str:
         return f"toxicity/detoxify/{self.checkpoint or self.model_type}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        result = self._model.predict(texts)
-        # Detoxify squeezes a one-text batch to scalars; atleast_1d restores the column.
-        columns = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in result.values()]
-        return np.max(np.column_stack(columns), axis=1)
+        # Detoxify.predict, without its one-text squeeze: sigmoid per label, then the maximum over labels
+        torch = require("torch")
+        inputs = self._tokenizer(texts, return_tensors="pt", truncation=True, padding=True).to(self._net.device)
+        with torch.inference_mode():
+            logits = self._net(**inputs)[0]
+        return np.asarray(torch.sigmoid(logits.float()).max(dim=1).values.cpu().numpy(), dtype=np.float64)
+
+
+def _load_detoxify_checkpoint(url: str | None, path: str | None, device: str, *, trust: bool) -> dict[str, Any]:
+    """A Detoxify checkpoint (``{"config": ..., "state_dict": ...}``) from ``path`` or downloaded from ``url``,
+    unpickled with ``weights_only=True`` unless ``trust``."""
+    import pickle
+
+    torch = require("torch", feature="Detoxify toxicity scoring")
+    where = path or url
+    try:
+        if path is not None:
+            loaded = torch.load(path, map_location=device, weights_only=not trust)
+        else:
+            loaded = torch.hub.load_state_dict_from_url(url, map_location=device, weights_only=not trust)
+    except pickle.UnpicklingError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        # torch names what it refused ("Trying to load unsupported GLOBAL posix.mkdir ..."): say that, not its preamble
+        reason = next((line for line in lines if "global" in line.lower()), lines[0] if lines else type(exc).__name__)
+        raise ValueError(
+            f"refusing to load the Detoxify checkpoint {where}: it holds more than tensors and plain containers, "
+            f"and unpickling it could run code ({reason}). If you trust this file as you trust code, pass "
+            "get_toxicity_scorer('detoxify', checkpoint=..., trust_checkpoint=True)"
+        ) from None
+    if not isinstance(loaded, dict) or "config" not in loaded or "state_dict" not in loaded:
+        raise ValueError(f"{where} is not a Detoxify checkpoint: it needs 'config' (as trained) and 'state_dict'")
+    return loaded
 
 
 class HFToxicity(HFLabelScorer):
@@ -161,7 +204,9 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         ``f(list[str]) -> floats`` or an object with ``.predict``; or a :class:`Scorer` (returned as is).
     **options
         ``batch_size``, ``cache``, ``progress``; ``device`` for model backends; ``toxic_label`` for Hugging Face
-        models; ``checkpoint`` and ``huggingface_config_path`` for Detoxify; ``name`` for callables (enables caching).
+        models; ``checkpoint`` and ``huggingface_config_path`` for Detoxify (checkpoints are loaded with
+        ``torch.load(weights_only=True)``; ``trust_checkpoint=True`` lifts that for a file you trust as code);
+        ``name`` for callables (enables caching).
 
     Examples
     --------

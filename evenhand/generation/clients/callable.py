@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +13,47 @@ from .._types import Completion, GenerationError, Message, SamplingParams
 from .base import ChatClient
 
 _OPTIONAL_ARGS = ("system_prompt", "temperature", "max_tokens", "seed", "messages")
+
+#: The environment variable that allows a config or client spec to name Python code to import ("1" allows it).
+ALLOW_CODE_ENV = "EVENHAND_ALLOW_CODE"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def code_allowed(allow_code: bool | None = None) -> bool:
+    """Whether importing code named in a config / client spec is allowed: ``allow_code`` when given, else the
+    environment variable :data:`ALLOW_CODE_ENV` (``EVENHAND_ALLOW_CODE=1``). Never read from the config itself:
+    a config that could allow itself would defeat the purpose."""
+    if allow_code is not None:
+        return bool(allow_code)
+    return os.environ.get(ALLOW_CODE_ENV, "").strip().lower() in _TRUE
+
+
+def code_refusal(key: str, target: str) -> str:
+    """The message that explains why code named at ``key`` is not imported, and how to allow it."""
+    return (
+        f"{key} names Python code to import and run ({target!r}); a config is data and runs no code unless you "
+        f"allow it from outside the config: `evenhand assess --allow-code CONFIG`, or set {ALLOW_CODE_ENV}=1 "
+        "(Python: assess_config(config, allow_code=True), get_client(spec, allow_code=True), or pass the function "
+        "itself instead of its name)"
+    )
+
+
+def load_function(target: str, *, allow_code: bool | None = None, key: str = "function") -> Callable[..., Any]:
+    """Import ``"package.module:name"`` (refused unless :func:`code_allowed`)."""
+    if not code_allowed(allow_code):
+        raise ValueError(code_refusal(key, target))
+    module, sep, name = str(target).partition(":")
+    if not sep or not module or not name:
+        raise ValueError(f"{key} must be 'package.module:name', got {target!r}")
+    try:
+        fn = importlib.import_module(module)
+        for part in name.split("."):
+            fn = getattr(fn, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"{key}: cannot import {target!r}: {exc}") from None
+    if not callable(fn):
+        raise ValueError(f"{key}: {target!r} is not callable")
+    return fn
 
 
 class CallableClient(ChatClient):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from ..._redact import redact_text, secret_values
 from .base import ChatClient
-from .callable import CallableClient
+from .callable import CallableClient, load_function
 
 _LOCAL_NAMES = {"local", "smollm2", "default"}
 
@@ -15,15 +15,21 @@ def _is_langchain_model(obj: Any) -> bool:
     return any(c.__name__ == "BaseChatModel" for c in type(obj).__mro__)
 
 
-def get_client(spec: Any = None) -> ChatClient:
+def get_client(spec: Any = None, *, allow_code: bool | None = None) -> ChatClient:
     """Return a :class:`ChatClient` for ``spec``.
 
     - ``None`` or ``"local"``: the bundled SmolLM2 (offline).
     - a :class:`ChatClient`: returned as is; a LangChain ``BaseChatModel``: wrapped; any other callable: wrapped.
     - a dict with ``provider`` (or ``type``): ``"openai"`` (``base_url``, ``model``, ``api_key_env``, ``timeout``,
       ``n``, ``api_version``, ``headers``, ``extra_body``), ``"local"`` (``model``, ``gguf_file``,
-      ``batch_size``) or ``"callable"`` (``function: "package.module:name"``). Keys of other sections (e.g.
-      ``temperature``) are rejected so typos do not pass silently; API keys belong in the environment.
+      ``batch_size``) or ``"callable"`` (``function``: the function, or its name ``"package.module:name"``).
+      Keys of other sections (e.g. ``temperature``) are rejected so typos do not pass silently; API keys belong in
+      the environment.
+
+    A spec that *names* code to import (``function: "package.module:name"``) is refused unless ``allow_code=True``
+    or the environment variable ``EVENHAND_ALLOW_CODE=1`` allows it (``allow_code=None`` reads the variable;
+    ``False`` refuses even when it is set): a spec read from a file must not run code by itself. Error messages
+    never contain the spec's secrets (header values, ``extra_body``, URL credentials, the API key).
     """
     if spec is None:
         spec = "local"
@@ -40,13 +46,19 @@ def get_client(spec: Any = None) -> ChatClient:
 
         return LangChainClient(spec)
     if isinstance(spec, dict):
-        return _from_dict(dict(spec))
+        try:
+            return _from_dict(dict(spec), allow_code)
+        except (ValueError, TypeError) as exc:
+            message = redact_text(exc, secret_values(spec))
+            if message == str(exc):
+                raise
+            raise (ValueError if isinstance(exc, ValueError) else TypeError)(message) from None
     if callable(spec):
         return CallableClient(spec)
     raise TypeError(f"cannot build a client from {type(spec).__name__}")
 
 
-def _from_dict(spec: dict[str, Any]) -> ChatClient:
+def _from_dict(spec: dict[str, Any], allow_code: bool | None) -> ChatClient:
     provider = str(spec.pop("provider", None) or spec.pop("type", None) or "local").lower()
     if "api_key" in spec:
         raise ValueError("put the API key in an environment variable and name it with 'api_key_env'")
@@ -63,9 +75,11 @@ def _from_dict(spec: dict[str, Any]) -> ChatClient:
 
             return LocalModelClient(spec.pop("model", None), **spec)
         if provider == "callable":
-            target = str(spec.pop("function"))
-            module, _, name = target.partition(":")
-            return CallableClient(getattr(importlib.import_module(module), name), **spec)
+            if "function" not in spec:
+                raise ValueError("provider 'callable' needs 'function' (a function, or 'package.module:name')")
+            target = spec.pop("function")
+            fn = target if callable(target) else load_function(str(target), allow_code=allow_code)
+            return CallableClient(fn, **spec)
     except TypeError as exc:
         raise ValueError(f"bad option for provider {provider!r}: {exc}") from exc
     raise ValueError(f"unknown provider {provider!r}: expected 'openai', 'local' or 'callable'")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from ..._optional import require
+from ..._redact import CONTAINER_KEYS, redact_mapping, redact_text, secret_values
 from .._types import Completion, ContentFilteredError, GenerationError, Message, RetryableError, SamplingParams
 from .base import ChatClient
 
@@ -19,11 +23,12 @@ _TRANSIENT_NAMES = (
 )
 
 
-def classify_exception(exc: BaseException) -> GenerationError:
-    """Map a provider SDK's exception onto retryable / filtered / fatal by status code, name and message."""
+def classify_exception(exc: BaseException, secrets: Iterable[str] = ()) -> GenerationError:
+    """Map a provider SDK's exception onto retryable / filtered / fatal by status code, name and message; the
+    message is scrubbed of ``secrets`` (the model's keys, header and body values) and of URL credentials."""
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
     name = type(exc).__name__.lower()
-    text = str(exc)
+    text = redact_text(exc, secrets)
     if "content_filter" in text or "content management policy" in text:
         return ContentFilteredError(text[:300])
     if isinstance(status, int):
@@ -49,17 +54,26 @@ class LangChainClient(ChatClient):
         if not isinstance(chat_model, lc_models.BaseChatModel):
             raise TypeError(f"LangChainClient needs a langchain_core BaseChatModel, got {type(chat_model).__name__}")
         self.chat_model = chat_model
+        self._secrets = secret_values(_fields(chat_model))
 
     def describe(self) -> str:
         return f"LangChain {type(self.chat_model).__name__}"
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The model's identifying parameters, redacted (they are stored with every job): credentials, header and
+        body values never appear; a hash of the request-body options (``extra_body``, ``model_kwargs``) keeps runs
+        with different bodies apart."""
         try:
             params = dict(self.chat_model._identifying_params)
         except Exception:  # identifying params are best effort; the class name still separates jobs
             params = {}
-        return {"backend": "langchain", "class": type(self.chat_model).__qualname__, **params}
+        bodies = {k: params[k] for k in sorted(params) if str(k).lower() in _HASHED_KEYS and params[k]}
+        identity = {"backend": "langchain", "class": type(self.chat_model).__qualname__, **redact_mapping(params)}
+        if bodies:
+            canonical = json.dumps(bodies, sort_keys=True, separators=(",", ":"), default=str)
+            identity["body_sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
+        return identity
 
     async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
         lc_messages = require("langchain_core.messages", feature="LangChain chat models")
@@ -72,7 +86,7 @@ class LangChainClient(ChatClient):
         try:
             reply = await self.chat_model.ainvoke(converted)
         except Exception as exc:
-            raise classify_exception(exc) from exc
+            raise classify_exception(exc, self._secrets) from None
         content = reply.content
         if isinstance(content, list):  # content blocks
             content = "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content)
@@ -88,3 +102,20 @@ class LangChainClient(ChatClient):
                 completion_tokens=usage.get("output_tokens"),
             )
         ]
+
+
+#: Request-body options whose values are hidden in the identity but hashed into it (they change the answers).
+_HASHED_KEYS = frozenset({"extra_body", "model_kwargs"}) & CONTAINER_KEYS
+
+
+def _fields(chat_model: Any) -> dict[str, Any]:
+    """The model object's fields (pydantic models: declared fields and extras), for :func:`secret_values`."""
+    fields: dict[str, Any] = {}
+    try:
+        fields.update(vars(chat_model))
+    except TypeError:
+        pass
+    extra = getattr(chat_model, "__pydantic_extra__", None)
+    if isinstance(extra, dict):
+        fields.update(extra)
+    return {k: v for k, v in fields.items() if not str(k).startswith("__")}

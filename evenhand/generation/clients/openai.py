@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import email.utils
 import hashlib
+import http
 import json
+import math
 import os
+import re
 import time
-import urllib.parse
 from typing import Any, Literal
 
 import aiohttp
 
+from ..._redact import redact_text, redact_url, secret_values
 from .._types import (
     Completion,
     ConnectionFailedError,
@@ -26,40 +30,42 @@ from .base import ChatClient
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _OPENAI_MAX_N = 128
+# How many answers to ``n > 1`` with exactly one valid choice it takes to conclude the server ignores ``n``. Empty,
+# malformed or failed answers never count: a fault must not switch a run to one request per sample.
+_N_EVIDENCE = 3
+_NAMES_N = re.compile(r"(?<![\w.-])n(?![\w.-])")  # the parameter's name in a 400's message: 'n' must be 1
 
 
 def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (delta-seconds or an HTTP date), else None."""
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (delta-seconds or an HTTP date), else None.
+
+    Unparseable or non-finite values are ignored (None: the runner's own backoff applies); the runner caps what
+    it honours at ``RetryPolicy.max_delay``.
+    """
     ms = headers.get("retry-after-ms")
     if ms:
         try:
-            return max(0.0, float(ms) / 1000.0)
+            seconds = float(ms) / 1000.0
         except ValueError:
-            pass
+            seconds = math.nan
+        if math.isfinite(seconds):
+            return max(0.0, seconds)
     value = headers.get("retry-after")
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return None if parsed is None else max(0.0, parsed.timestamp() - time.time())
-
-
-def redact_url(url: str) -> str:
-    """``url`` without user:password and without query values whose names look like credentials."""
-    parts = urllib.parse.urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    query = urllib.parse.urlencode(
-        [
-            (k, "***" if any(h in k.lower() for h in ("key", "token", "secret", "sig")) else v)
-            for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-        ],
-        safe="*",
-    )
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if parsed is None:
+            return None
+        if parsed.tzinfo is None:  # RFC 9110 dates are GMT
+            parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+        return max(0.0, parsed.timestamp() - time.time())
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 class OpenAIClient(ChatClient):
@@ -68,7 +74,9 @@ class OpenAIClient(ChatClient):
     The API key comes from ``api_key`` or the environment variable ``api_key_env``; it is kept in memory only,
     sent in the ``Authorization`` header (``api-key`` for Azure), and never appears in the job key, results,
     errors or ``repr``. ``n="auto"`` asks for several samples per request and falls back to one request per
-    sample when the server ignores or rejects ``n``. ``api_version`` switches to Azure OpenAI's URL scheme, where
+    sample only on evidence that the server ignores ``n`` (answers with exactly one valid choice, several times) or
+    rejects it (a 400/422 naming ``n``, or a 400 to ``n > 1`` followed by a 2xx to the same request with ``n=1``);
+    an empty, malformed or failed answer never counts. ``api_version`` switches to Azure OpenAI's URL scheme, where
     ``model`` is the deployment name.
     """
 
@@ -102,6 +110,7 @@ class OpenAIClient(ChatClient):
         self._extra_headers = dict(headers or {})
         self._n_mode = n
         self._n_supported: bool | None = None if n == "auto" else bool(n)
+        self._single_choice_answers = 0  # answers to n > 1 with exactly one valid choice, while undecided
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
 
@@ -146,10 +155,10 @@ class OpenAIClient(ChatClient):
         return headers
 
     def _redact(self, text: str) -> str:
-        """Error text as it may be stored: no key, no credentials from the URL."""
-        if self._api_key and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
-        return text.replace(self.url, self.public_url).replace(self.base_url, redact_url(self.base_url))
+        """Error text as it may be stored: no key, header or extra_body value, no credentials from the URL."""
+        text = text.replace(self.url, self.public_url).replace(self.base_url, redact_url(self.base_url))
+        secrets = secret_values({"headers": self._extra_headers, "extra_body": self.extra_body, "url": self.url})
+        return redact_text(text, secrets | ({self._api_key} if self._api_key else set()))
 
     def _get_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -177,18 +186,38 @@ class OpenAIClient(ChatClient):
         body.update(self.extra_body)
         return body
 
+    @property
+    def n_supported(self) -> bool | None:
+        """Whether the server honours ``n``: None while undecided (``n="auto"`` before any evidence)."""
+        return self._n_supported
+
     async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
         if n > 1 and self._n_supported is False:
             n = 1
         try:
             return await self._post(messages, n, params)
         except GenerationError as exc:
-            # A server that rejects ``n`` outright: remember it and answer this call with one sample.
-            if n > 1 and self._n_supported is None and getattr(exc, "status", None) in (400, 422):
-                single = await self._post(messages, 1, params)  # raises again when the prompt itself is bad
+            # A server that rejects ``n``: a 400/422 that names the parameter is enough; a 400 that does not is
+            # confirmed by the same request with n=1 succeeding. Either way this call is answered with one sample.
+            if n == 1 or self._n_supported is not None or exc.status not in (400, 422):
+                raise
+            if exc.param == "n" or _NAMES_N.search(exc.detail or ""):
                 self._n_supported = False
-                return single
-            raise
+                return await self._post(messages, 1, params)
+            single = await self._post(messages, 1, params)  # raises again when the prompt itself is bad
+            self._n_supported = False
+            return single
+
+    def _note_choices(self, n: int, choices: list[Any]) -> None:
+        """Learn from a 2xx answer with choices whether the server honours ``n`` (only in ``n="auto"`` mode)."""
+        if n <= 1 or self._n_mode != "auto" or self._n_supported is True:
+            return
+        if sum(map(_is_valid_choice, choices)) >= 2:  # several real choices to one request: ``n`` is honoured
+            self._n_supported = True  # (perhaps capped: the runner asks again for what is missing)
+        elif self._n_supported is None and len(choices) == 1 and _is_valid_choice(choices[0]):
+            self._single_choice_answers += 1
+            if self._single_choice_answers >= _N_EVIDENCE:
+                self._n_supported = False
 
     async def _post(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
         session = self._get_session()
@@ -206,54 +235,87 @@ class OpenAIClient(ChatClient):
             raise RetryableError(f"no answer from {where} within {self.timeout:g} s") from None
         except aiohttp.ClientError as exc:
             raise RetryableError(self._redact(f"request to {where} failed: {type(exc).__name__}: {exc}")) from None
-        if status != 200:
+        if not 200 <= status < 300:
             raise self._http_error(status, raw, retry_after)
         try:
             payload = json.loads(raw)
-            choices = payload["choices"]
-        except (ValueError, KeyError, TypeError):
-            raise RetryableError(f"malformed JSON from {where}: {raw[:80]!r}") from None
-        if n > 1 and self._n_supported is None:
-            self._n_supported = len(choices) >= n
-        return _completions(choices, payload.get("usage") or {})
+        except ValueError:
+            message = f"malformed JSON from {where} (HTTP {status}): {self._redact(repr(raw))[:80]}"
+            raise RetryableError(message, status=status) from None
+        choices = payload.get("choices") if isinstance(payload, dict) else None
+        if not isinstance(choices, list):
+            raise RetryableError(
+                f"HTTP {status} without choices from {where}: {self._redact(repr(raw))[:120]}", status=status
+            )
+        if not choices:  # e.g. a proxy's empty answer, or a server under load: transient, like a 503
+            raise RetryableError(f"HTTP {status} with zero choices from {where}", status=status)
+        self._note_choices(n, choices)
+        usage = payload.get("usage")
+        return _completions(choices, usage if isinstance(usage, dict) else {})
 
     def _http_error(self, status: int, raw: bytes, retry_after: float | None) -> GenerationError:
         text = raw.decode("utf-8", "replace")
+        param = None
         try:
             err = json.loads(text).get("error") or {}
-            detail = err.get("message") or text if isinstance(err, dict) else str(err)
+            detail = str(err.get("message") or text) if isinstance(err, dict) else str(err)
             code = str(err.get("code") or "") if isinstance(err, dict) else ""
+            param = str(err["param"]) if isinstance(err, dict) and err.get("param") is not None else None
         except (ValueError, AttributeError):
             detail, code = text, ""
-        message = self._redact(f"HTTP {status} from {self.public_url}: {str(detail)[:300]}")
-        error: GenerationError
+        try:
+            phrase = f" {http.HTTPStatus(status).phrase}"
+        except ValueError:
+            phrase = ""
+        detail = self._redact(detail)[:300]  # redacted before it is cut: no secret's prefix survives
+        message = self._redact(f"HTTP {status}{phrase} from {self.public_url}: {detail}")
         if status in _RETRY_STATUS or status >= 500:
-            error = RetryableError(message, retry_after=retry_after)
-        elif code == "content_filter" or "content management policy" in str(detail):
-            error = ContentFilteredError(message)
-        else:
-            error = GenerationError(message)
-        error.status = status  # type: ignore[attr-defined]
-        return error
+            return RetryableError(message, retry_after=retry_after, status=status, detail=detail, param=param)
+        if code == "content_filter" or "content management policy" in detail:
+            return ContentFilteredError(message, status=status, detail=detail, param=param)
+        return GenerationError(message, status=status, detail=detail, param=param)
 
 
-def _completions(choices: list[dict[str, Any]], usage: dict[str, Any]) -> list[Completion]:
-    """Split one response into per-sample completions; the prompt's tokens are counted on the first sample."""
+def _content(choice: Any) -> str | None:
+    """The text of one choice: ``message.content`` as a string or a list of text parts; None when missing."""
+    message = choice.get("message") if isinstance(choice, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
+        parts = [p.get("text") if isinstance(p, dict) else p for p in content]
+        content = "".join(p for p in parts if isinstance(p, str)) if parts else None
+    return content if isinstance(content, str) else None
+
+
+def _is_valid_choice(choice: Any) -> bool:
+    """A choice that is a real answer: non-blank text, or a content-filter refusal."""
+    if isinstance(choice, dict) and choice.get("finish_reason") == "content_filter":
+        return True
+    text = _content(choice)
+    return text is not None and bool(text.strip())
+
+
+def _completions(choices: list[Any], usage: dict[str, Any]) -> list[Completion]:
+    """Split one response into per-sample completions; the prompt's tokens are counted on the first sample.
+
+    A choice without text becomes a completion whose text is None (the runner retries it unless it was filtered).
+    """
     k = max(1, len(choices))
     total_out = usage.get("completion_tokens")
     out: list[Completion] = []
     for i, choice in enumerate(choices):
-        finish = choice.get("finish_reason")
-        content = (choice.get("message") or {}).get("content")
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        finish = finish if isinstance(finish, str) else None
+        content = _content(choice)
         share = None
         if isinstance(total_out, int):
             share = total_out // k + (total_out % k if i == 0 else 0)
+        prompt_tokens = usage.get("prompt_tokens") if i == 0 else 0
         out.append(
             Completion(
-                text=content if isinstance(content, str) else None,
+                text=content,
                 status="filtered" if finish == "content_filter" else "ok",
                 finish_reason=finish,
-                prompt_tokens=usage.get("prompt_tokens") if i == 0 else 0,
+                prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
                 completion_tokens=share,
             )
         )

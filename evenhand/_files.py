@@ -1,0 +1,45 @@
+"""Writing output files safely: whole or not at all, never through a symlink, never over an input.
+
+A results file is written to a temporary file in the same folder and renamed over the target: an interrupted run
+leaves the previous file intact, and a symlink at the target is replaced (its target is never written).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (temporary file + rename); returns the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_dir():
+        raise IsADirectoryError(f"cannot write {target}: it is a folder")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, target)  # replaces a symlink itself, never the file it points to
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def check_outputs(outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[str | os.PathLike[str] | None]) -> None:
+    """Raise ValueError when an output path is one of the inputs (it would be overwritten), naming both."""
+    readable = {}
+    for given in inputs:
+        if given is None:
+            continue
+        try:
+            readable[Path(given).expanduser().resolve()] = given
+        except OSError:
+            continue
+    for out in outputs:
+        resolved = Path(out).expanduser().resolve()
+        if resolved in readable:
+            raise ValueError(f"the output {out} is an input of this run ({readable[resolved]}); choose another path")

@@ -1,0 +1,118 @@
+"""A structural check of a results file before anything reads it (``load_results``, ``evenhand report``).
+
+A results.json may have been edited by hand, truncated or produced by another tool. The report reads numbers as
+numbers and lists as lists; this check says which key is wrong ("metrics[3].value: Input should be a valid
+number") instead of letting a ``TypeError`` surface from deep inside the rendering. Keys are checked where the
+report reads them; unknown keys are allowed (minor schema versions add keys).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+Number = float | None
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _UseCase(_Open):
+    name: str = "LLM use case"
+    task: str
+
+
+class _FTU(_Open):
+    satisfied: bool | None = None
+    n_flagged: int = 0
+    n_prompts: int = 0
+    description: str = ""
+
+
+class _PlannedMetric(_Open):
+    key: str
+    name: str
+    attribute: str | None = None
+    reason: str = ""
+    section: str = ""
+
+
+class _NotApplicable(_Open):
+    family: str
+    attribute: str | None = None
+    reason: str = ""
+
+
+class _Plan(_Open):
+    use_case: _UseCase
+    ftu: dict[str, _FTU] = Field(default_factory=dict)
+    metrics: list[_PlannedMetric] = Field(default_factory=list)
+    not_applicable: list[_NotApplicable] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=list)
+
+
+class _MetricRow(_Open):
+    metric: str
+    family: str
+    attribute: str | None = None
+    comparison: str = "all"
+    value: Number = None
+    ci_low: Number = None
+    ci_high: Number = None
+    noise_floor: Number = None
+    gap: Number = None
+    gap_low: Number = None
+    gap_high: Number = None
+    p_value: Number = None
+    p_adjusted: Number = None
+    range_low: Number = None
+    range_high: Number = None
+    higher_is_fairer: bool = False
+    passed: bool | None = None
+    reason: str | None = None
+
+
+class _Summary(_Open):
+    n_prompts: int = 0
+    n_responses: int = 0
+    n_ok: int = 0
+    passed: bool | None = None
+
+
+class _Settings(_Open):
+    ci: Number = None
+    n_resamples: int | None = None
+
+
+class _Results(_Open):
+    schema_: str = Field(alias="schema")
+    schema_version: str
+    plan: _Plan
+    metrics: list[_MetricRow]
+    summary: _Summary = Field(default_factory=_Summary)
+    settings: _Settings = Field(default_factory=_Settings)
+    model: dict[str, Any] = Field(default_factory=dict)
+    tests: list[dict[str, Any]] = Field(default_factory=list)
+    groups: list[dict[str, Any]] = Field(default_factory=list)
+    distributions: list[dict[str, Any]] = Field(default_factory=list)
+    pairs: list[dict[str, Any]] = Field(default_factory=list)
+    worst_examples: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    caveats: list[str] = Field(default_factory=list)
+    thresholds: list[dict[str, Any]] = Field(default_factory=list)
+    verdict: dict[str, Any] | None = None
+
+
+def check_results(doc: Any, source: str) -> None:
+    """Raise ValueError naming the first wrong keys of a results document (``source``: the file, for messages)."""
+    try:
+        _Results.model_validate(doc)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:3]:
+            loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+            problems.append(f"{loc or '(top level)'}: {err['msg']}")
+        more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+        raise ValueError(f"{source} is not a valid evenhand results file: {'; '.join(problems)}{more}") from None
