@@ -254,8 +254,9 @@ class RunSettings(_Section):
     thresholds: list[Threshold] = Field(default_factory=list)
 
 
-class AssessConfig(_Section):
-    """The whole configuration file (schema version 1)."""
+class AssessConfig(RunSettings):
+    """The whole configuration file (schema version 1): the run sections of :class:`RunSettings` (inherited, so
+    that they are the same objects by construction) plus what the run reads them from."""
 
     version: Literal[1] = 1
     use_case: UseCase
@@ -264,12 +265,6 @@ class AssessConfig(_Section):
     ] = None
     responses: ResponsesConfig | None = None
     model: ModelConfig = Field(default_factory=lambda: ModelConfig())
-    generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig())
-    scoring: ScoringConfig = Field(default_factory=lambda: ScoringConfig())
-    classification: ClassificationConfig = Field(default_factory=lambda: ClassificationConfig())
-    recommendation: RecommendationConfig = Field(default_factory=lambda: RecommendationConfig())
-    statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
-    thresholds: list[Threshold] = Field(default_factory=list)
     output: OutputConfig = Field(default_factory=lambda: OutputConfig())
 
     @model_validator(mode="after")
