@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evenhand.text import check_ftu, counterfactual_prompts, neutralize  # noqa: E402
+from evenhand.text import BUILTIN_ATTRIBUTES, check_ftu, counterfactual_prompts, load_lexicon, neutralize  # noqa: E402
 
 LANGFAIR_PYTHON = ROOT / ".venv-langfair" / "bin" / "python"
 
@@ -36,6 +36,29 @@ _FILLER = (
 ).split()
 _GENDER = ["she", "he", "her", "his", "him", "woman", "man", "mother", "father", "wife", "husband", "Mr.", "Mrs."]
 _RACE = ["Black woman", "white man", "Asian customer", "Hispanic", "African American", "Caucasian", "Latina"]
+
+
+# words of the other built-in attributes, each with its person noun where it needs one
+_OTHERS = [
+    "Muslim customer", "Christian", "Jewish family", "atheist", "Hindus", "elderly customer", "senior citizen",
+    "72-year-old man", "young woman", "wheelchair user", "blind customer", "Mexican customer", "Nigerians",
+    "Indian engineer", "straight couple", "gay man", "lesbian", "old building", "go straight", "Indian Ocean",
+]  # fmt: skip
+
+
+def with_other_attributes(prompts: list[str], seed: int = 1) -> list[str]:
+    """The prompts with, in ~half of them, one or two words of the other built-in attributes (and a few look-alikes
+    that are not mentions: "old building", "go straight", "Indian Ocean"). Its own random generator: the gender
+    and race prompts of :func:`make_prompts` stay as they were."""
+    rng = random.Random(seed)
+    out = []
+    for prompt in prompts:
+        tokens = prompt.split(" ")
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 2)):
+                tokens[rng.randrange(len(tokens))] = rng.choice(_OTHERS)
+        out.append(" ".join(tokens))
+    return out
 
 
 def make_prompts(n: int, words: int = 40, seed: int = 0) -> list[str]:
@@ -76,6 +99,22 @@ def bench_evenhand(prompts: list[str], repeats: int) -> dict[str, Any]:
         "flagged gender": check_ftu(prompts, attribute="gender").n_flagged,
         "flagged race": check_ftu(prompts, attribute="race").n_flagged,
     }
+
+
+def bench_all_attributes(prompts: list[str], repeats: int) -> dict[str, Any]:
+    """FTU for every built-in at once, and counterfactual prompts per built-in attribute."""
+    check_ftu(prompts[:5], attribute=None)
+    for name in BUILTIN_ATTRIBUTES:
+        counterfactual_prompts(prompts[:50], attribute=name)
+    out: dict[str, Any] = {"check_ftu all built-ins": _median_time(lambda: check_ftu(prompts, None), repeats)}
+    for name in BUILTIN_ATTRIBUTES:
+        r = check_ftu(prompts, attribute=name)
+        out[f"counterfactual {name}"] = (
+            *_median_time(lambda name=name: counterfactual_prompts(prompts, attribute=name), repeats),
+            r.n_flagged,
+            len(load_lexicon(name).groups),
+        )
+    return out
 
 
 _LANGFAIR_CODE = r"""
@@ -146,7 +185,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per operation; the median is reported")
     parser.add_argument("--langfair-repeats", type=int, default=1, help="timed runs per LangFair operation")
     parser.add_argument("--no-langfair", action="store_true", help="skip the LangFair side")
+    parser.add_argument("--attributes-only", action="store_true", help="only the table of all built-in attributes")
     args = parser.parse_args()
+    if args.attributes_only:
+        _print_all_attributes(args.n, args.repeats)
+        return
 
     prompts = make_prompts(args.n)
     mean_words = statistics.mean(len(p.split()) for p in prompts)
@@ -178,6 +221,21 @@ def main() -> None:
     print("|---|---:|---:|")
     for op in ("flagged gender", "flagged race"):
         print(f"| {op.split()[1]} | {ours[op]} | {theirs[op] if theirs else 'n/a'} |")
+    print()
+    _print_all_attributes(args.n, args.repeats)
+
+
+def _print_all_attributes(n: int, repeats: int) -> None:
+    prompts = with_other_attributes(make_prompts(n))
+    res = bench_all_attributes(prompts, repeats)
+    wall, cpu = res["check_ftu all built-ins"]
+    print(f"All built-in attributes ({len(BUILTIN_ATTRIBUTES)}), {n} prompts with words of every attribute:\n")
+    print("| operation | prompts flagged | groups | wall (s) | CPU (s) | target |")
+    print("|---|---:|---:|---:|---:|---|")
+    print(f"| check_ftu all built-ins | | | {wall:.3f} | {cpu:.3f} | < 1 s |")
+    for name in BUILTIN_ATTRIBUTES:
+        wall, cpu, flagged, groups = res[f"counterfactual {name}"]
+        print(f"| counterfactual {name} | {flagged} | {groups} | {wall:.3f} | {cpu:.3f} | |")
 
 
 if __name__ == "__main__":

@@ -151,7 +151,7 @@ def test_plan_outputs() -> None:
     ("kwargs", "match"),
     [
         ({"task": "translation"}, "task"),
-        ({"task": "text_generation", "attributes": ["religion"]}, "unknown attribute"),
+        ({"task": "text_generation", "attributes": ["zodiac"]}, "unknown attribute"),
         ({"task": "text_generation", "attributes": []}, "no protected attribute"),
         ({"task": "text_generation", "custom_attributes": {"age": {"young": ["young"]}}}, "at least two groups"),
         ({"task": "text_generation", "prompts": ["ok", None]}, "prompts"),

@@ -67,7 +67,7 @@ def test_custom_lexicon() -> None:
 @pytest.mark.parametrize(
     ("spec", "error", "message"),
     [
-        ("religion", ValueError, "unknown attribute 'religion'"),
+        ("zodiac", ValueError, "unknown attribute 'zodiac'"),
         ({}, ValueError, "at least one group"),
         ({"a": ["x", "y"], "b": ["z"]}, ValueError, "aligned"),
         ({"a": []}, ValueError, "no words"),

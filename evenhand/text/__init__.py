@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from evenhand.text._engine import AttributeMatch
-from evenhand.text.counterfactual import CounterfactualPrompts, counterfactual_prompts, neutralize
+from evenhand.text.counterfactual import (
+    CounterfactualPrompts,
+    counterfactual_prompts,
+    intersectional_prompts,
+    neutralize,
+)
 from evenhand.text.ftu import FTUResult, check_ftu
 from evenhand.text.lexicon import (
     BUILTIN_ATTRIBUTES,
@@ -26,6 +31,7 @@ __all__ = [
     "check_ftu",
     "counterfactual_prompts",
     "default_attributes",
+    "intersectional_prompts",
     "load_lexicon",
     "load_lexicon_file",
     "neutralize",

@@ -15,7 +15,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from evenhand.text._grammar import GRAMMARS, indefinite_article, match_case
+from evenhand.text._grammar import (
+    GRAMMARS,
+    PLURAL_SUBJECT,
+    indefinite_article,
+    keep_proper_case,
+    match_case,
+    plural_verb_agreement,
+)
 from evenhand.text._re2 import substitute_fast
 from evenhand.text.lexicon import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
 
@@ -43,8 +50,8 @@ def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[Attribute
     out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
     joined = _joined(texts) if texts else None
     if joined is None:
-        return [tuple(_match(lexicon, *_term(m, t)) for m in _scan(lexicon, t)) for t in texts]
-    spans = [_term(m, joined) for m in _scan(lexicon, joined)]
+        return [tuple(_match(lexicon, *_term(m, t)) for m in _scan(lexicon, t) if m.lastgroup != "x") for t in texts]
+    spans = [_term(m, joined) for m in _scan(lexicon, joined) if m.lastgroup != "x"]
     if not spans:
         return out
     lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
@@ -101,6 +108,19 @@ def _match(lexicon: Lexicon, word: str, start: int, end: int) -> AttributeMatch:
     return AttributeMatch(word, start, end, term, lexicon.group_of(term), lexicon.name)
 
 
+_OPENERS = frozenset(" \t\"'([“‘")
+_ENDERS = frozenset(".!?:\n\r\x00")
+
+
+def at_sentence_start(text: str, start: int) -> bool:
+    """True when the word at ``start`` begins a text, a line or a sentence (only spaces, quotes and brackets
+    between it and a full stop, question or exclamation mark, colon or line break)."""
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    return i < 0 or text[i] in _ENDERS
+
+
 def _no_noun_phrase(text: str, end: int) -> bool:
     """The next-words test of a lexicon without grammar rules (never asked: no term there has a second row)."""
     return False
@@ -116,6 +136,10 @@ class _Replacer:
         # the lexicon's grammar rules (named by its file) choose between the rows that share a term ("her")
         grammar = GRAMMARS[lexicon.grammar] if lexicon.grammar is not None else None
         self._choice_slot = grammar.noun_phrase_slot if grammar is not None else None
+        # a target whose subject pronoun takes a plural verb ("they are"): its subject forms are marked, and
+        # substitute() then fixes the verb after each mark
+        plural = grammar is not None and mode == "group" and target in lexicon.plural_verb_groups
+        self.subject_slot = grammar.subject_slot if grammar is not None and plural else None
         self._starts_noun_phrase = grammar.starts_noun_phrase if grammar is not None else _no_noun_phrase
         # The same few words recur across a corpus, so most matches are a dictionary look-up. A match is known by
         # its text (article, space and term) and where the term starts in it; a term whose row depends on the next
@@ -144,8 +168,10 @@ class _Replacer:
         noun_phrase = self._starts_noun_phrase(text, end)
         return (first if noun_phrase else second), noun_phrase
 
-    def replacement(self, word: str, row: LexiconRow, key: str) -> str:
-        own = row.terms[key]
+    def replacement(self, word: str, row: LexiconRow, key: str, initial: bool = False) -> str:
+        """The replacement of ``word`` (its lower-case ``key``) by ``row``; ``initial``: the word starts a sentence
+        (read only by a lexicon with ``proper_forms``, for a capitalised word)."""
+        own = row.group_of(key)
         if self.mode == "neutral":
             neutral = row.neutral or MASK
             return neutral if neutral == MASK else match_case(word, neutral)
@@ -161,12 +187,20 @@ class _Replacer:
             return word  # already the target group's form: keep it byte-identical
         # a synonym is replaced even within its own group ("Caucasian" -> "White"), so that all versions of a
         # prompt differ only in the group word
-        return match_case(word, form)
+        new = keep_proper_case(word, form, initial) if self.lexicon.proper_forms else match_case(word, form)
+        return new + PLURAL_SUBJECT if row.slot == self.subject_slot else new
+
+    def needs_position(self, word: str) -> bool:
+        """True when the replacement of ``word`` depends on whether it starts a sentence (a capitalised word of a
+        lexicon with ``proper_forms``: "Muslims ..." -> "Atheists ...", "a Muslim" -> "an atheist")."""
+        return self.lexicon.proper_forms and word[:1].isupper()
 
     def for_word(self, word: str) -> tuple[str, str | None]:
         """The replacement for a term ``word`` (no article); with a second one, for when no noun phrase follows,
         if the choice depends on the next words."""
         key = normalize_term(word)
+        if not self.lexicon.rows_for(key):  # a candidate that is not a term (a not_terms phrase): kept
+            return word, None
         first, second = self.row_choices(key)
         return self.replacement(word, first, key), None if second is None else self.replacement(word, second, key)
 
@@ -175,7 +209,11 @@ class _Replacer:
         name = m.lastgroup
         assert name is not None
         start = m.start()
+        if name == "x":  # a phrase that is never a mention ("African American" for nationality): kept
+            return text[start : m.end()]
         term_start, term_end = m.span(name)
+        if self.needs_position(text[term_start:term_end]):
+            return self._positional(text, m, name)
         whole, offset = text[start : m.end()], term_start - start
         memo_key = (whole, offset)
         done = self._memo.get(memo_key)
@@ -201,12 +239,34 @@ class _Replacer:
             self._memo_in_context[(whole, offset, context)] = out
         return out
 
+    def _positional(self, text: str, m: re.Match[str], name: str) -> str:
+        """:meth:`__call__` for a word whose replacement depends on where it stands (not memoised: rare)."""
+        start = m.start()
+        term_start, term_end = m.span(name)
+        word = text[term_start:term_end]
+        key = normalize_term(word)
+        row, _ = self.row(key, text, term_end)
+        new = self.replacement(word, row, key, initial=at_sentence_start(text, term_start))
+        art, sp = m.span("art"), m.span("sp")
+        if art[0] < 0 or new == word or new.startswith("["):
+            return text[start:term_start] + new
+        return _article(text[art[0] : art[1]], new) + text[sp[0] : sp[1]] + new
+
 
 def substitute(lexicon: Lexicon, texts: Sequence[str], target: str | None, mode: str = "group") -> list[str]:
     """Replace every attribute word of ``texts`` (see :class:`_Replacer` for the modes)."""
     if not texts:
         return []
     replacer = _Replacer(lexicon, target, mode)
+    if replacer.subject_slot is not None:
+        if any(PLURAL_SUBJECT in t for t in texts):  # the mark would be ambiguous: no verb agreement
+            replacer.subject_slot = None
+        else:
+            return [plural_verb_agreement(t) for t in _substitute(lexicon, replacer, texts)]
+    return _substitute(lexicon, replacer, texts)
+
+
+def _substitute(lexicon: Lexicon, replacer: _Replacer, texts: Sequence[str]) -> list[str]:
     joined = _joined(texts)
     if joined is None:
         return [_sub(lexicon, replacer, t) for t in texts]

@@ -114,6 +114,55 @@ def match_case(source: str, replacement: str) -> str:
     return replacement
 
 
+def keep_proper_case(source: str, form: str, initial: bool) -> str:
+    """The replacement ``form`` of ``source`` in a lexicon whose forms keep their own capitals (``proper_forms``).
+
+    A capitalised form stays capitalised ("an atheist" -> "a Christian"); a lower-case form stays lower-case after a
+    capitalised proper word ("a Muslim" -> "an atheist") unless the word starts a sentence (``initial``:
+    "Muslims ..." -> "Atheists ..."); upper-case text stays upper-case.
+    """
+    if len(source) > 1 and source.isupper():
+        return form.upper()
+    if initial and source[:1].isupper() and form[:1].islower():
+        return form[:1].upper() + form[1:]
+    return form
+
+
+# After an adjective-or-noun term ("Muslim", "lesbian"): words that show it is used as a noun ("a Muslim who ...",
+# "a lesbian in ..."); anything else, a word next reads as the noun it qualifies ("a Muslim customer").
+_NOT_AFTER_ADJECTIVE = frozenset(
+    """
+    who whom whose which that is was are were be been being am will would can could shall should may might must
+    do does did has have had to in on at for with by from of about into onto upon after before since until as
+    like than but nor so because although though if when while where why how here there too also again
+    """.split()
+)
+_COORDINATED = frozenset({"and", "or"})
+_NOUN_PHRASE_START = frozenset({"a", "an", "the", "my", "your", "his", "her", "our", "their", "another"})
+
+
+def qualifies_next_word(text: str, end: int) -> bool:
+    """True when the adjective-or-noun term ending at ``end`` qualifies a next word ("a Muslim [customer]",
+    "Muslim and Jewish [customers]"), False when it stands as a noun ("a Muslim.", "a Muslim who ...",
+    "a Muslim and a Christian")."""
+    m = _NEXT_WORDS.match(text, end)
+    word = m.group(1) if m else None
+    if word is None or m is None:
+        return False
+    word = word.lower()
+    if word in _NOT_AFTER_ADJECTIVE:
+        return False
+    if word in _COORDINATED:
+        after = m.group(2)
+        return after is not None and after.lower() not in _NOUN_PHRASE_START
+    return True
+
+
+def qualifies_next_word_many(text: str, ends: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """:func:`qualifies_next_word` at each position of ``ends`` (such terms are rare: one call each)."""
+    return np.fromiter((qualifies_next_word(text, int(e)) for e in ends), dtype=bool, count=ends.size)
+
+
 def indefinite_article(word: str) -> str:
     """'a' or 'an' for ``word`` by its (approximate) initial sound."""
     w = word.lower()
@@ -136,9 +185,75 @@ class GrammarRules:
     noun_phrase_slot: str
     starts_noun_phrase: Callable[[str, int], bool]
     starts_noun_phrase_many: Callable[[str, npt.NDArray[np.int64]], npt.NDArray[np.bool_]]
+    # the slot of subject pronouns, whose verb agrees with them ("she is" -> "they are" for a lexicon's
+    # plural_verb_groups); None: no verb agreement
+    subject_slot: str | None = None
+
+
+# Marks a subject pronoun whose verb must become plural ("they\ue000 is" -> "they are"); a private-use character, so
+# that no text has it (a text that has it is substituted without the verb agreement).
+PLURAL_SUBJECT = "\ue000"
+_ADVERBS = (
+    "always never often also usually still just really sometimes only rarely already even now then probably "
+    "certainly generally typically actually currently seldom mostly"
+)
+_AGREEMENT = re.compile(
+    rf"{PLURAL_SUBJECT}(?P<contraction>['’]s(?!\w))?(?:(?P<sp>[ \t]+)(?P<adv>(?:(?:{_ADVERBS.replace(' ', '|')})"
+    r"[ \t]+)?)(?P<verb>[A-Za-z]+(?:n['’]t)?)(?!['’\w]))?",
+    re.IGNORECASE,
+)
+_IRREGULAR = {
+    "is": "are", "was": "were", "has": "have", "does": "do", "goes": "go", "isn't": "aren't", "wasn't": "weren't",
+    "hasn't": "haven't", "doesn't": "don't", "isn’t": "aren’t", "wasn’t": "weren’t", "hasn’t": "haven’t",
+    "doesn’t": "don’t",
+}  # fmt: skip
+_NOT_A_VERB = frozenset(_ADVERBS.split()) | {"perhaps", "nevertheless", "afterwards", "besides", "regardless"}
+_ES_ENDINGS = ("ches", "shes", "sses", "xes", "zes", "oes")
+_HAVE_NEXT = re.compile(r"[ \t]+(?:been|got|gotten|had|done|seen|made|taken|given|[a-z]+ed)(?!\w)", re.IGNORECASE)
+
+
+def _plural_verb(verb: str) -> str:
+    """The plural of a third-person singular verb ("is" -> "are", "works" -> "work"); other words as they are."""
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return match_case(verb, _IRREGULAR[low])
+    if low in _NOT_A_VERB or len(low) < 3 or not low.endswith("s") or low.endswith(("ss", "us", "is", "ys")):
+        return verb
+    if low.endswith("ies") and len(low) > 4:
+        return verb[:-3] + ("Y" if verb.isupper() else "y")
+    if low.endswith(_ES_ENDINGS):
+        return verb[:-2]
+    return verb[:-1]
+
+
+def plural_verb_agreement(text: str) -> str:
+    """Make the verb after every marked subject pronoun plural and drop the marks: "they\ue000 is late" -> "they are
+    late", "they\ue000 always works" -> "they always work", "they\ue000's been" -> "they've been", "they\ue000's
+    late" -> "they're late". A heuristic on the next word, like the rest of this module."""
+    if PLURAL_SUBJECT not in text:
+        return text
+
+    def fix(m: re.Match[str]) -> str:
+        contraction, verb = m.group("contraction"), m.group("verb")
+        if contraction:
+            ending = "ve" if _HAVE_NEXT.match(text, m.end("contraction")) else "re"
+            ending = ending.upper() if contraction[1:].isupper() else ending
+            return contraction[0] + ending + text[m.end("contraction") : m.end()]
+        if verb is None:
+            return ""
+        return m.group("sp") + m.group("adv") + _plural_verb(verb)
+
+    return _AGREEMENT.sub(fix, text).replace(PLURAL_SUBJECT, "")
 
 
 # The grammar rule sets a lexicon file may name (its "grammar" key), by name.
 GRAMMARS: Mapping[str, GrammarRules] = MappingProxyType(
-    {"english_gendered_pronouns": GrammarRules("determiner", starts_noun_phrase, starts_noun_phrase_many)}
+    {
+        "english_gendered_pronouns": GrammarRules(
+            "determiner", starts_noun_phrase, starts_noun_phrase_many, subject_slot="subject"
+        ),
+        # a word that is an adjective ("a Muslim customer") or a noun ("a Muslim."): the "adjective" row when it
+        # qualifies a next word, otherwise its noun row ("a Jewish customer" / "a Jewish person")
+        "english_adjective_or_noun": GrammarRules("adjective", qualifies_next_word, qualifies_next_word_many),
+    }
 )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from evenhand.text._grammar import starts_noun_phrase_many
+from evenhand.text._grammar import GRAMMARS, starts_noun_phrase_many
 from evenhand.text.lexicon import normalize_term
 
 if TYPE_CHECKING:
@@ -62,11 +62,15 @@ def re2_source(lexicon: Lexicon) -> str | None:
     article ambiguous, so such lexicons stay with Python.
     """
     free, titles, ctx = lexicon.term_kinds()
-    terms = [t for t in (*free, *titles, *ctx) if t.isascii() and t]
+    never = sorted(lexicon.not_terms)  # first, as in the Python pattern: they win where they match
+    terms = [t for t in (*never, *free, *titles, *ctx) if t.isascii() and t]
     if any(not _is_word(t[0]) or re.match(r"an?(?: |$)", t) for t in terms):
         return None
-    ordered = [t for kind in (free, titles, ctx) for t in sorted(set(kind) & set(terms), key=lambda t: (-len(t), t))]
-    alternatives = "|".join(map(_term_source, ordered))
+    ordered = [
+        t for kind in (never, free, titles, ctx) for t in sorted(set(kind) & set(terms), key=lambda t: (-len(t), t))
+    ]
+    # regular-expression terms (before a person noun) last; the Python pattern decides them
+    alternatives = "|".join([*map(_term_source, ordered), *(f"(?:{p})" for p in lexicon.context_patterns())])
     return rf"(?i)\b(?:an?{_SPACE}+)?(?:{alternatives})" if alternatives else None
 
 
@@ -114,11 +118,17 @@ def substitute_fast(
     distinct, codes = distinct_spans(text, term_start, match_end)
     words = np.asarray(distinct, dtype=object)
     free = set(lexicon.term_kinds()[0])
-    plain_word = np.array([normalize_term(w) in free for w in words], dtype=bool)
+    # a capitalised word of a lexicon with proper_forms depends on whether it starts a sentence: Python decides
+    positional = lexicon.proper_forms
+    plain_word = np.array(
+        [normalize_term(w) in free and not (positional and w[:1].isupper()) for w in words], dtype=bool
+    )
     plain = plain_word[codes] if codes.size else np.zeros(0, dtype=bool)
     # plain terms are exact in RE2's pattern; titles and context terms are checked by Python's pattern
+    grammar = GRAMMARS[lexicon.grammar] if lexicon.grammar is not None else None
+    next_words = grammar.starts_noun_phrase_many if grammar is not None else starts_noun_phrase_many
     starts, stops, news = _plain_edits(text, match_start[plain], term_start[plain], match_end[plain],
-                                       words, codes[plain], for_word, article)  # fmt: skip
+                                       words, codes[plain], for_word, article, next_words)  # fmt: skip
     others = np.flatnonzero(~plain)
     if others.size:
         decided = _decide_others(lexicon, text, match_start, others, replace_match)
@@ -168,6 +178,7 @@ def _plain_edits(
     codes: IntArray,
     for_word: Callable[[str], tuple[str, str | None]],
     article: Callable[[str, str], str],
+    next_words: Callable[[str, IntArray], npt.NDArray[np.bool_]] = starts_noun_phrase_many,
 ) -> tuple[IntArray, IntArray, npt.NDArray[Any]]:
     """Edits (starts, stops, replacements) for plain terms: one replacement per distinct word (two for her/his,
     chosen by the next word), and the article fixed where the new word needs the other one."""
@@ -177,7 +188,7 @@ def _plain_edits(
     if codes.size and contextual.any():
         otherwise = np.asarray([second for _, second in choices], dtype=object)
         which = np.flatnonzero(contextual[codes])
-        no_phrase = ~starts_noun_phrase_many(text, term_end[which])
+        no_phrase = ~next_words(text, term_end[which])
         news[which[no_phrase]] = otherwise[codes[which[no_phrase]]]
     changed = news != words[codes]
     starts = term_start.copy()

@@ -7,6 +7,7 @@ replacing each attribute word with the analogous word of the other group.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from evenhand.text.lexicon import builtin_attributes, load_lexicon
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MODES", "CounterfactualPrompts", "counterfactual_prompts", "neutralize"]
+__all__ = ["MODES", "CounterfactualPrompts", "counterfactual_prompts", "intersectional_prompts", "neutralize"]
 
 MODES = ("replace", "swap")
 
@@ -114,7 +115,9 @@ def counterfactual_prompts(
         prompts: list, tuple, NumPy array or pandas Series of strings.
         attribute: a built-in attribute (``"gender"``, ``"race"``, ...), a custom dict ``{"group_a": [...],
             "group_b": [...]}`` of aligned words, or a :class:`~evenhand.text.lexicon.Lexicon`.
-        groups: a subset of the lexicon's groups to generate (default: all, in lexicon order).
+        groups: a subset of the lexicon's groups to generate (default: all, in lexicon order); it may name the
+            lexicon's optional groups too (gender: ``groups=["female", "male", "nonbinary"]``: singular they with
+            plural verbs, "themself", "Mx.").
         mode: ``"replace"`` or ``"swap"``.
 
     Returns:
@@ -133,7 +136,7 @@ def counterfactual_prompts(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
     lexicon = load_lexicon(attribute)
-    chosen = _choose_groups(lexicon.groups, groups)
+    chosen = _choose_groups(lexicon.groups, groups, lexicon.optional_groups)
     if mode == "swap" and len(lexicon.groups) != 2:
         raise ValueError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
 
@@ -156,14 +159,84 @@ def counterfactual_prompts(
     return CounterfactualPrompts(lexicon.name, out_groups, index, tuple(subset), versions, words, mode)
 
 
-def _choose_groups(available: tuple[str, ...], groups: Sequence[str] | None) -> tuple[str, ...]:
+def intersectional_prompts(
+    prompts: Any,
+    attributes: Sequence[AttributeSpec],
+    *,
+    groups: Sequence[str | Sequence[str]] | None = None,
+) -> CounterfactualPrompts:
+    """Counterfactual prompts for combinations of groups of several attributes ("female+black", "male+white").
+
+    Every prompt that mentions any of the attributes gets one version per combination: each attribute's words are
+    replaced by that attribute's group, one attribute after the other, with the same rules as
+    :func:`counterfactual_prompts` (``mode="replace"``). The result's ``attribute`` is the attributes' names joined
+    by "+" ("gender+race") and its groups the combinations, in the order of ``itertools.product``.
+
+    Args:
+        prompts: list, tuple, NumPy array or pandas Series of strings.
+        attributes: two or more attributes (built-in names, custom dicts or lexicons), not None.
+        groups: the combinations to generate, each "g1+g2" or a sequence ``(g1, g2)`` with one group per attribute
+            in the order of ``attributes`` (an optional group such as gender's "nonbinary" may be named);
+            default: every combination of the attributes' groups.
+
+    >>> cf = intersectional_prompts(["A Black man called."], ["gender", "race"], groups=["female+white"])
+    >>> cf.attribute, cf.groups, cf["female+white"]
+    ('gender+race', ('female+white',), ['A White woman called.'])
+    """
+    texts = as_text_list(prompts, "prompts")
+    if isinstance(attributes, (str, Mapping)) or len(attributes) < 2 or any(a is None for a in attributes):
+        raise ValueError("intersectional_prompts needs a list of two or more attributes, e.g. ['religion', 'age']")
+    lexicons = [load_lexicon(a) for a in attributes if a is not None]
+    names = [lex.name for lex in lexicons]
+    if len(set(names)) != len(names):
+        raise ValueError(f"the attributes must differ, got {names}")
+    if groups is None:
+        combos = list(itertools.product(*(lex.groups for lex in lexicons)))
+    else:
+        if isinstance(groups, str):
+            groups = [groups]
+        combos = []
+        for combo in groups:
+            parts = tuple(combo.split("+")) if isinstance(combo, str) else tuple(combo)
+            if len(parts) != len(lexicons):
+                raise ValueError(f"group {combo!r} needs one group per attribute of {names}")
+            for lex, part in zip(lexicons, parts, strict=True):
+                _choose_groups(lex.groups, [part], lex.optional_groups)
+            combos.append(parts)
+        if not combos:
+            raise ValueError("groups is empty: pass at least one combination, or None for all")
+        combos = list(dict.fromkeys(combos))
+    per_lexicon = [find_matches(lex, texts) for lex in lexicons]
+    mentioned = [i for i in range(len(texts)) if any(found[i] for found in per_lexicon)]
+    index = np.asarray(mentioned, dtype=np.int64)
+    subset = [texts[i] for i in mentioned]
+    words = tuple(tuple(dict.fromkeys(m.term for found in per_lexicon for m in found[i])) for i in mentioned)
+    if not subset:
+        warnings.warn(
+            f"no prompt mentions a word of {' or '.join(names)}: there are no counterfactual prompts",
+            UserWarning,
+            stacklevel=2,
+        )
+    versions: dict[str, tuple[str, ...]] = {}
+    for combo in combos:
+        out = subset
+        for lex, group in zip(lexicons, combo, strict=True):
+            out = substitute(lex, out, group)
+        versions["+".join(combo)] = tuple(out)
+    return CounterfactualPrompts("+".join(names), tuple(versions), index, tuple(subset), versions, words)
+
+
+def _choose_groups(
+    available: tuple[str, ...], groups: Sequence[str] | None, optional: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     if groups is None:
         return available
     if isinstance(groups, str):
         groups = [groups]
-    unknown = [g for g in groups if g not in available]
+    unknown = [g for g in groups if g not in available and g not in optional]
     if unknown:
-        raise ValueError(f"unknown group(s) {unknown}; the lexicon's groups are {list(available)}")
+        also = f" (and, on request, {list(optional)})" if optional else ""
+        raise ValueError(f"unknown group(s) {unknown}; the lexicon's groups are {list(available)}{also}")
     if not groups:
         raise ValueError("groups is empty: pass at least one group, or None for all")
     return tuple(dict.fromkeys(groups))

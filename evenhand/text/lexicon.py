@@ -49,6 +49,27 @@ class LexiconRow:
     terms: Mapping[str, str | None]  # lower-case term -> the group it belongs to (None: a mention of no group)
     needs_person_noun: frozenset[str] = frozenset()  # terms that count only before a person noun
     needs_name: bool = False  # titles (Mr./Ms.) count only before a capitalised name ("200 ms." is not one)
+    # regular expressions (lower-case source) -> the group they belong to; they count only before a person noun
+    # ("the 72-year-old man"), like the terms of needs_person_noun
+    patterns: Mapping[str, str | None] = field(default_factory=dict)
+
+    def group_of(self, key: str) -> str | None:
+        """The group of a lower-case term of this row (a listed term, or a text one of its patterns matches)."""
+        if key in self.terms:
+            return self.terms[key]
+        for source, group in self.patterns.items():
+            if _compiled(source).fullmatch(key):
+                return group
+        return None
+
+    def selects(self, key: str) -> bool:
+        """True when the lower-case term ``key`` selects this row."""
+        return key in self.terms or any(_compiled(source).fullmatch(key) for source in self.patterns)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.IGNORECASE)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +86,17 @@ class Lexicon:
         stereotype_category: the category a stereotype classifier uses for this attribute, or None.
         language: the language its words are in (ISO 639-1, ``"en"``), or None when unknown (a custom dict: the
             user's words are in the user's language, so a prompt language never blocks it).
+        not_terms: lower-case phrases that are never mentions of the attribute, though they contain a term
+            ("african american" in the nationality lexicon, where "american" is a term): matched first and left as
+            they are.
+        optional_groups: groups that have forms in every row but are generated only on request
+            (``counterfactual_prompts(..., groups=[...])``): gender's "nonbinary". Not in ``groups``, so a plan
+            and the default counterfactual versions stay as they were.
+        plural_verb_groups: groups whose subject form takes a plural verb (singular they: "she is" -> "they are";
+            the grammar rule set names the subject slot).
+        proper_forms: the replacement forms keep their own capitals ("an atheist" -> "a Christian"; "a Muslim"
+            -> "an atheist"; a lower-case form is capitalised only at the start of a sentence or in upper-case
+            text). False: the replacement takes the case of the word it replaces (gender, race).
     """
 
     name: str
@@ -74,7 +106,12 @@ class Lexicon:
     grammar: str | None = None
     stereotype_category: str | None = None
     language: str | None = None
+    not_terms: frozenset[str] = frozenset()
+    proper_forms: bool = False
+    optional_groups: tuple[str, ...] = ()
+    plural_verb_groups: frozenset[str] = frozenset()
     _index: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
+    _pattern_index: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.grammar is not None and self.grammar not in GRAMMARS:
@@ -88,9 +125,14 @@ class Lexicon:
     # -- the contract other layers use -------------------------------------------------------------------
     def group_words(self, group: str) -> frozenset[str]:
         """Lower-case words/phrases of ``group`` (for co-occurrence metrics)."""
-        if group not in self.groups:
-            raise ValueError(f"unknown group {group!r} for the {self.name} lexicon; groups are {list(self.groups)}")
+        if group not in self.groups and group not in self.optional_groups:
+            raise ValueError(f"unknown group {group!r} for the {self.name} lexicon; groups are {list(self.all_groups)}")
         return frozenset(term for row in self.rows for term, g in row.terms.items() if g == group)
+
+    @property
+    def all_groups(self) -> tuple[str, ...]:
+        """``groups`` and then ``optional_groups``: every group a counterfactual version can be made for."""
+        return self.groups + self.optional_groups
 
     @property
     def words(self) -> frozenset[str]:
@@ -100,12 +142,24 @@ class Lexicon:
     def group_of(self, term: str) -> str | None:
         """The group a (lower-case) term belongs to, or None."""
         key = normalize_term(term)
-        rows = self._index.get(key)
-        return self.rows[rows[0]].terms[key] if rows else None
+        rows = self.rows_for(key)
+        return self.rows[rows[0]].group_of(key) if rows else None
 
     def rows_for(self, term: str) -> tuple[int, ...]:
         """Indices of the rows a lower-case, whitespace-normalised term selects (several when ambiguous)."""
-        return self._index.get(term, ())
+        found = self._index.get(term)
+        if found is not None or not self.has_patterns:
+            return found or ()
+        found = self._pattern_index.get(term)
+        if found is None:  # a text a row's pattern matches ("72-year-old"), looked up once
+            found = tuple(i for i, row in enumerate(self.rows) if row.patterns and row.selects(term))
+            self._pattern_index[term] = found
+        return found
+
+    @functools.cached_property
+    def has_patterns(self) -> bool:
+        """True when a row has regular-expression terms (:attr:`LexiconRow.patterns`)."""
+        return any(row.patterns for row in self.rows)
 
     # -- matching ----------------------------------------------------------------------------------------
     @functools.cached_property
@@ -135,7 +189,7 @@ class Lexicon:
         next" becomes "a letter next" (:data:`NAME_NEXT` checks the original text afterwards). None when a term has
         a non-ASCII letter that matches an ASCII one case-insensitively (e.g. dotless "ı" matches "i").
         """
-        chars = {ch for term in (*self._index, *self.person_nouns) for ch in term if not ch.isascii()}
+        chars = {ch for term in (*self._index, *self.person_nouns, *self.not_terms) for ch in term if not ch.isascii()}
         if any(re.fullmatch(re.escape(ch), a, re.IGNORECASE) for ch in chars for a in _ASCII_LETTERS):
             return None
         alternatives = self._alternatives(name_next=_LOWER_NAME_NEXT)
@@ -151,14 +205,22 @@ class Lexicon:
         ctx = [t for row in self.rows for t in row.needs_person_noun]
         return free, titles, ctx
 
+    def context_patterns(self) -> list[str]:
+        """The regular-expression terms of every row (they count only before a person noun), in row order."""
+        return list(dict.fromkeys(source for row in self.rows for source in row.patterns))
+
     def _alternatives(self, name_next: str | None = None) -> str:
         free, titles, ctx = self.term_kinds()
         alternatives = f"(?P<t>{trie_pattern(free)})"
+        if self.not_terms:  # phrases that are never mentions come first, and win where they match
+            alternatives = f"(?P<x>{trie_pattern(sorted(self.not_terms))})|{alternatives}"
         if titles:  # a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
             alternatives += rf"|(?<!\d\s)(?P<n>{trie_pattern(titles)})(?={name_next or NAME_NEXT.pattern})"
-        if ctx:
+        patterns = self.context_patterns()
+        if ctx or patterns:
             nouns = trie_pattern(sorted(self.person_nouns))
-            alternatives += rf"|(?P<c>{trie_pattern(ctx)})(?=\s+(?:{nouns})(?!\w))"
+            context = "|".join([trie_pattern(ctx)] * bool(ctx) + [f"(?:{p})" for p in patterns])
+            alternatives += rf"|(?P<c>{context})(?=\s+(?:{nouns})(?!\w))"
         return alternatives
 
     def __repr__(self) -> str:
@@ -299,6 +361,7 @@ def _schema() -> type[BaseModel]:
         neutral: str | None = None
         terms: dict[str, list[str]] | None = None
         terms_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
+        patterns_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
         needs_name: bool = False
 
     class LexiconFile(BaseModel):
@@ -312,6 +375,10 @@ def _schema() -> type[BaseModel]:
         neutral: str | None = None
         grammar: str | None = None
         stereotype_category: str | None = None
+        not_terms: list[str] = Field(default_factory=list)
+        proper_forms: bool = False
+        optional_groups: list[str] = Field(default_factory=list)
+        plural_verb_groups: list[str] = Field(default_factory=list)
         rows: list[Row] = Field(min_length=1)
 
     return LexiconFile
@@ -346,6 +413,7 @@ def _build(data: Any, label: str) -> Lexicon:
     if problems:
         raise ValueError(f"lexicon file {label}: {'; '.join(problems)}")
     groups = tuple(spec["groups"])
+    all_groups = groups + tuple(spec["optional_groups"])
     rows = []
     for raw in spec["rows"]:
         terms: dict[str, str | None] = {}
@@ -361,9 +429,18 @@ def _build(data: Any, label: str) -> Lexicon:
             for w in words:
                 terms.setdefault(normalize_term(w), None if g == OTHER else g)
                 ctx.append(normalize_term(w))
-        forms = {g: raw["replace_with"][g] for g in groups}
+        patterns = {
+            source: None if g == OTHER else g
+            for g, sources in raw["patterns_before_person_noun"].items()
+            for source in sources
+        }
+        forms = {g: raw["replace_with"][g] for g in all_groups}
         neutral = raw["neutral"] if raw["neutral"] is not None else spec["neutral"]
-        rows.append(LexiconRow(raw["slot"], forms, neutral, terms, frozenset(ctx), needs_name=raw["needs_name"]))
+        rows.append(
+            LexiconRow(
+                raw["slot"], forms, neutral, terms, frozenset(ctx), needs_name=raw["needs_name"], patterns=patterns
+            )
+        )
     nouns = frozenset(normalize_term(w) for w in spec["person_nouns"])
     return Lexicon(
         spec["name"],
@@ -373,6 +450,10 @@ def _build(data: Any, label: str) -> Lexicon:
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
         language=spec["language"],
+        not_terms=frozenset(normalize_term(w) for w in spec["not_terms"]),
+        proper_forms=spec["proper_forms"],
+        optional_groups=tuple(spec["optional_groups"]),
+        plural_verb_groups=frozenset(spec["plural_verb_groups"]),
     )
 
 
@@ -385,13 +466,18 @@ def _check(spec: dict[str, Any]) -> list[str]:
         if bad:
             problems.append(f"key {key!r}: item {bad[0]} is {values[bad[0]]!r}; words must be non-empty")
 
-    groups = spec["groups"]
-    words("groups", groups)
+    words("groups", spec["groups"])
+    words("optional_groups", spec["optional_groups"])
+    groups = spec["groups"] + spec["optional_groups"]
     if len(set(groups)) != len(groups):
         problems.append(f"key 'groups': repeated group in {groups}")
     if OTHER in groups:
         problems.append(f"key 'groups': {OTHER!r} is reserved for terms of no group")
+    unknown_plural = [g for g in spec["plural_verb_groups"] if g not in groups]
+    if unknown_plural:
+        problems.append(f"key 'plural_verb_groups': unknown group(s) {unknown_plural}; groups are {groups}")
     words("person_nouns", spec["person_nouns"])
+    words("not_terms", spec["not_terms"])
     for key in ("neutral", "stereotype_category", "grammar"):
         if spec[key] is not None and not spec[key].strip():
             problems.append(f"key {key!r} is empty; leave it out instead")
@@ -407,20 +493,43 @@ def _check(spec: dict[str, Any]) -> list[str]:
         words(f"{at}.replace_with", list(row["replace_with"].values()))
         if row["neutral"] is not None:
             words(f"{at}.neutral", [row["neutral"]])
-        for kind in ("terms", "terms_before_person_noun"):
+        for g, sources in row["patterns_before_person_noun"].items():
+            for j, source in enumerate(sources):
+                problem = _pattern_problem(source)
+                if problem:
+                    problems.append(f"key '{at}.patterns_before_person_noun.{g}': item {j} {problem}")
+        for kind in ("terms", "terms_before_person_noun", "patterns_before_person_noun"):
             for g, values in (row[kind] or {}).items():
                 if g not in groups and g != OTHER:
                     problems.append(f"key '{at}.{kind}.{g}': unknown group; use one of {[*groups, OTHER]}")
                 words(f"{at}.{kind}.{g}", values)
-        if row["terms_before_person_noun"] and not spec["person_nouns"]:
-            problems.append(f"key '{at}.terms_before_person_noun': the file has no person_nouns to follow them")
+        for kind in ("terms_before_person_noun", "patterns_before_person_noun"):
+            if row[kind] and not spec["person_nouns"]:
+                problems.append(f"key '{at}.{kind}': the file has no person_nouns to follow them")
         if (
             row["terms"] is not None
             and not any(row["terms"].values())
             and not any(row["terms_before_person_noun"].values())
+            and not any(row["patterns_before_person_noun"].values())
         ):
             problems.append(f"key '{at}.terms': the row has no terms")
     return problems
+
+
+def _pattern_problem(source: str) -> str | None:
+    """Why a regular-expression term cannot be used, or None. It is matched on lower-cased text and by RE2 too,
+    so it is lower-case, has no capturing groups or look-arounds, and starts with a word character or a class."""
+    try:
+        compiled = re.compile(source)
+    except re.error as exc:
+        return f"is not a valid regular expression: {exc}"
+    if compiled.groups:
+        return "has a capturing group; use (?:...)"
+    if source != source.lower() or "(?" in source.replace("(?:", ""):
+        return "must be lower-case, without look-arounds or flags"
+    if compiled.match("") is not None:
+        return "matches the empty string"
+    return None
 
 
 def _custom(spec: Mapping[str, Sequence[str]]) -> Lexicon:
