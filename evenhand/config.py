@@ -326,7 +326,7 @@ class AssessConfig(RunSettings):
 def check_threshold_scope(rules: Any, use_case: UseCase) -> None:
     """Every threshold's attribute is one the use case checks, and its groups are groups of that attribute (a rule
     that can match nothing is a config error, reported before anything runs)."""
-    from evenhand.text.lexicon import load_lexicon
+    from evenhand.text.counterfactual import attribute_groups
 
     specs = use_case.attribute_specs
     for i, rule in enumerate(rules):
@@ -335,7 +335,7 @@ def check_threshold_scope(rules: Any, use_case: UseCase) -> None:
             raise ValueError(f"{where}.attribute: {rule.attribute!r} is not checked here; attributes: {list(specs)}")
         if rule.groups:
             names = [rule.attribute] if rule.attribute is not None else list(specs)
-            known = {g for n in names for g in load_lexicon(specs[n]).groups}
+            known = {g for n in names for g in attribute_groups(specs[n])}
             unknown = [g for g in rule.groups if g not in known]
             if unknown:
                 raise ValueError(f"{where}.groups: {unknown} not among the groups {sorted(known)}")

@@ -65,6 +65,9 @@ class UseCase(BaseModel):
         attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
             default is ``DEFAULT_ATTRIBUTES``, gender and race).
         custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
+        intersections: attributes assessed together, e.g. ``[["gender", "race"]]``: an attribute named
+            ``"gender+race"`` whose groups are the combinations (``"female+black"``, ...), with counterfactual
+            prompts and metrics for every pair of combined groups (text tasks and recommendation).
         counterfactual_invariance: should responses stay the same when only the group mentioned changes?
         content_may_differ: is content expected to differ across groups (e.g. clinical)? Then counterfactual
             similarity is too strict and only counterfactual sentiment is used (paper footnote 26).
@@ -84,6 +87,7 @@ class UseCase(BaseModel):
     prompts: list[str] = Field(default_factory=list)
     attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
     custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    intersections: list[list[str]] = Field(default_factory=list)
     counterfactual_invariance: bool = True
     content_may_differ: bool = False
     prevalence_parity: bool | None = None
@@ -129,14 +133,31 @@ class UseCase(BaseModel):
                 raise ValueError(f"custom attribute {name!r} needs at least two groups, got {list(groups)}")
         if not self.attributes and not self.custom_attributes:
             raise ValueError("no protected attribute to check: set attributes or custom_attributes")
+        known = [*self.attributes, *self.custom_attributes]
+        for i, names in enumerate(self.intersections):
+            if len(names) < 2 or len(set(names)) != len(names):
+                raise ValueError(f"intersections[{i}]: name two or more different attributes, got {names}")
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                raise ValueError(f"intersections[{i}]: {unknown} not among the attributes checked {known}")
+        if self.intersections and self.task == "classification":
+            # a person's combined group comes from the data (groups=...), not from counterfactual prompts
+            raise ValueError("intersections apply to text generation, summarization and recommendation")
         return self
 
     @property
-    def attribute_specs(self) -> dict[str, str | dict[str, list[str]]]:
-        """Each attribute name -> what the text core takes (a built-in name or a custom group dict)."""
-        specs: dict[str, str | dict[str, list[str]]] = {a: a for a in self.attributes}
+    def attribute_specs(self) -> dict[str, Any]:
+        """Each attribute name -> what the text core takes: a built-in name, a custom group dict, or for an
+        intersection ("gender+race") the tuple of its attributes' specs."""
+        specs: dict[str, Any] = {a: a for a in self.attributes}
         specs.update(self.custom_attributes)
+        for names in self.intersections:
+            specs["+".join(names)] = tuple(specs[n] for n in names)
         return specs
+
+    @property
+    def intersection_names(self) -> tuple[str, ...]:
+        return tuple("+".join(names) for names in self.intersections)
 
 
 @dataclass(frozen=True)
@@ -408,7 +429,18 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                 )
             )
             continue
-        if f.satisfied and not uc.stereotype_when_ftu:
+        if name in uc.intersection_names:
+            # co-occurrence counts words of each group; an intersection's groups have no words of their own
+            skipped.append(
+                NotApplicable(
+                    "stereotype",
+                    name,
+                    f"stereotype metrics are computed per attribute; the intersection {name} is assessed "
+                    "counterfactually",
+                    STEREOTYPE_COOCCURRENCE + STEREOTYPE_CLASSIFIER,
+                )
+            )
+        elif f.satisfied and not uc.stereotype_when_ftu:
             skipped.append(
                 NotApplicable(
                     "stereotype",

@@ -18,13 +18,20 @@ import numpy.typing as npt
 
 from evenhand._validation import as_text_list
 from evenhand.text._engine import find_matches, substitute
-from evenhand.text.ftu import AttributeSpec, resolve_lexicons
+from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import builtin_attributes, load_lexicon
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MODES", "CounterfactualPrompts", "counterfactual_prompts", "intersectional_prompts", "neutralize"]
+__all__ = [
+    "MODES",
+    "CounterfactualPrompts",
+    "attribute_groups",
+    "counterfactual_prompts",
+    "intersectional_prompts",
+    "neutralize",
+]
 
 MODES = ("replace", "swap")
 
@@ -114,7 +121,8 @@ def counterfactual_prompts(
     Args:
         prompts: list, tuple, NumPy array or pandas Series of strings.
         attribute: a built-in attribute (``"gender"``, ``"race"``, ...), a custom dict ``{"group_a": [...],
-            "group_b": [...]}`` of aligned words, or a :class:`~evenhand.text.lexicon.Lexicon`.
+            "group_b": [...]}`` of aligned words, a :class:`~evenhand.text.lexicon.Lexicon`, or a list of two or
+            more of those: an intersection (:func:`intersectional_prompts`, groups such as ``"female+black"``).
         groups: a subset of the lexicon's groups to generate (default: all, in lexicon order); it may name the
             lexicon's optional groups too (gender: ``groups=["female", "male", "nonbinary"]``: singular they with
             plural verbs, "themself", "Mx.").
@@ -127,6 +135,10 @@ def counterfactual_prompts(
     >>> cf["female"], cf["male"], cf.source_index.tolist()
     (['She said her daughter saw her.'], ['He said his son saw him.'], [0])
     """
+    if isinstance(attribute, (list, tuple)):  # an intersection: one version per combination of groups
+        if mode != "replace":
+            raise ValueError("an intersection of attributes has counterfactual prompts in mode='replace' only")
+        return intersectional_prompts(prompts, attribute, groups=groups)
     texts = as_text_list(prompts, "prompts")
     if attribute is None:
         raise ValueError(
@@ -161,7 +173,7 @@ def counterfactual_prompts(
 
 def intersectional_prompts(
     prompts: Any,
-    attributes: Sequence[AttributeSpec],
+    attributes: Sequence[SingleAttribute],
     *,
     groups: Sequence[str | Sequence[str]] | None = None,
 ) -> CounterfactualPrompts:
@@ -186,7 +198,7 @@ def intersectional_prompts(
     texts = as_text_list(prompts, "prompts")
     if isinstance(attributes, (str, Mapping)) or len(attributes) < 2 or any(a is None for a in attributes):
         raise ValueError("intersectional_prompts needs a list of two or more attributes, e.g. ['religion', 'age']")
-    lexicons = [load_lexicon(a) for a in attributes if a is not None]
+    lexicons = [load_lexicon(a) for a in attributes]
     names = [lex.name for lex in lexicons]
     if len(set(names)) != len(names):
         raise ValueError(f"the attributes must differ, got {names}")
@@ -224,6 +236,15 @@ def intersectional_prompts(
             out = substitute(lex, out, group)
         versions["+".join(combo)] = tuple(out)
     return CounterfactualPrompts("+".join(names), tuple(versions), index, tuple(subset), versions, words)
+
+
+def attribute_groups(attribute: AttributeSpec) -> tuple[str, ...]:
+    """The groups of an attribute spec: its lexicon's, or for an intersection every combination ("female+black")."""
+    if isinstance(attribute, (list, tuple)):
+        return tuple("+".join(combo) for combo in itertools.product(*(load_lexicon(a).groups for a in attribute)))
+    if attribute is None:
+        raise ValueError("attribute_groups needs an attribute, not None")
+    return tuple(load_lexicon(attribute).groups)
 
 
 def _choose_groups(

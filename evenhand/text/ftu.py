@@ -23,16 +23,21 @@ from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 if TYPE_CHECKING:
     import pandas as pd
 
-# a built-in attribute ("gender", "race", ...) | None (all built-ins) | {"group": [aligned words]} | a Lexicon
-AttributeSpec: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon | None"
+# a built-in attribute ("gender", "race", ...) | None (all built-ins) | {"group": [aligned words]} | a Lexicon |
+# a list or tuple of those (an intersection: the attributes together, groups such as "female+black")
+SingleAttribute: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon"
+AttributeSpec: TypeAlias = "SingleAttribute | list[SingleAttribute] | tuple[SingleAttribute, ...] | None"
 
 __all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "check_ftu", "resolve_lexicons"]
 
 
 def resolve_lexicons(attribute: AttributeSpec) -> tuple[Lexicon, ...]:
-    """The lexicons an attribute spec stands for (``None``: every built-in one)."""
+    """The lexicons an attribute spec stands for (``None``: every built-in one; a list or tuple of specs: those
+    attributes together, an intersection such as ``("gender", "race")``)."""
     if attribute is None:
         return tuple(load_lexicon(name) for name in builtin_attributes())
+    if isinstance(attribute, (list, tuple)):
+        return tuple(load_lexicon(a) for a in attribute)
     return (load_lexicon(attribute),)
 
 
