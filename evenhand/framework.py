@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from evenhand._validation import as_text_list
 from evenhand.registry import METRICS, MetricSpec, family_keys
 from evenhand.text.language import LanguageGuess, language_name
-from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
+from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
 
 Task = Literal["text_generation", "summarization", "classification", "recommendation"]
 _TEXT_TASKS = ("text_generation", "summarization")
@@ -65,6 +65,8 @@ class UseCase(BaseModel):
         attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
             default is ``DEFAULT_ATTRIBUTES``, gender and race).
         custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
+        attribute_groups: the groups to compare per attribute, e.g. ``{"gender": ["female", "male", "nonbinary"]}``
+            (default: every group of the attribute; gender's ``nonbinary`` only on request).
         intersections: attributes assessed together, e.g. ``[["gender", "race"]]``: an attribute named
             ``"gender+race"`` whose groups are the combinations (``"female+black"``, ...), with counterfactual
             prompts and metrics for every pair of combined groups (text tasks and recommendation).
@@ -88,6 +90,7 @@ class UseCase(BaseModel):
     attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
     custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     intersections: list[list[str]] = Field(default_factory=list)
+    attribute_groups: dict[str, list[str]] = Field(default_factory=dict)
     counterfactual_invariance: bool = True
     content_may_differ: bool = False
     prevalence_parity: bool | None = None
@@ -134,6 +137,10 @@ class UseCase(BaseModel):
         if not self.attributes and not self.custom_attributes:
             raise ValueError("no protected attribute to check: set attributes or custom_attributes")
         known = [*self.attributes, *self.custom_attributes]
+        for name, chosen in self.attribute_groups.items():
+            if name not in known:
+                raise ValueError(f"attribute_groups: {name!r} is not among the attributes checked {known}")
+            load_lexicon(name if name in self.attributes else self.custom_attributes[name]).with_groups(chosen)
         for i, names in enumerate(self.intersections):
             if len(names) < 2 or len(set(names)) != len(names):
                 raise ValueError(f"intersections[{i}]: name two or more different attributes, got {names}")
@@ -151,6 +158,8 @@ class UseCase(BaseModel):
         intersection ("gender+race") the tuple of its attributes' specs."""
         specs: dict[str, Any] = {a: a for a in self.attributes}
         specs.update(self.custom_attributes)
+        for name, chosen in self.attribute_groups.items():  # the lexicon limited to (or extended by) these groups
+            specs[name] = load_lexicon(specs[name]).with_groups(chosen)
         for names in self.intersections:
             specs["+".join(names)] = tuple(specs[n] for n in names)
         return specs

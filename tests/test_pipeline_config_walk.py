@@ -126,6 +126,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "use_case.prompts": ("text", {"use_case.prompts": ["Hi."]}),
     "use_case.attributes": ("text", {"use_case.attributes": ["gender"]}),
     "use_case.custom_attributes": ("text", {"use_case.custom_attributes": {"age": {"a": ["young"], "b": ["old"]}}}),
+    "use_case.attribute_groups": ("text", {"use_case.attribute_groups": {"race": ["white", "black"]}}),
     "use_case.intersections": ("text", {"use_case.intersections": [["gender", "race"]]}),
     "use_case.counterfactual_invariance": ("text", {"use_case.counterfactual_invariance": False}),
     "use_case.content_may_differ": ("text", {"use_case.content_may_differ": True}),

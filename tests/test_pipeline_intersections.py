@@ -66,3 +66,21 @@ def test_intersections_in_configs_and_thresholds() -> None:
 def test_bad_intersections_are_clear_errors(fields: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         evenhand.UseCase(**({"task": "text_generation"} | fields))
+
+
+def test_attribute_groups_choose_the_groups_compared() -> None:
+    prompts = ["She is late and she has no card.", "Write to Mrs. Lee about her loan."]
+    a = evenhand.assess(
+        task="text_generation", prompts=prompts, client=lambda p, **_: p, count=2, attributes=["gender"],
+        attribute_groups={"gender": ["female", "male", "nonbinary"]}, embedder=False, store=None, progress=False,
+        n_resamples=50,
+    )  # fmt: skip
+    versions = set(a.responses.loc[a.responses["group"] == "nonbinary", "prompt"])
+    assert versions == {"They are late and they have no card.", "Write to Mx. Lee about their loan."}
+    scsp = a.metrics[a.metrics["metric"] == "SCSP"]
+    assert set(scsp["comparison"]) == {"female vs male", "female vs nonbinary", "male vs nonbinary"}
+    two = evenhand.plan(task="text_generation", prompts=["Write to the Black customer."], attributes=["race"],
+                        attribute_groups={"race": ["white", "black"]})  # fmt: skip
+    assert two.use_case.attribute_specs["race"].groups == ("white", "black")
+    with pytest.raises(ValueError, match="name two or more of"):
+        evenhand.UseCase(task="text_generation", attributes=["gender"], attribute_groups={"gender": ["purple"]})

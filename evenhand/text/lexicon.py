@@ -12,6 +12,7 @@ Dropping a new file there adds an attribute; no code names an attribute.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -128,6 +129,18 @@ class Lexicon:
         if group not in self.groups and group not in self.optional_groups:
             raise ValueError(f"unknown group {group!r} for the {self.name} lexicon; groups are {list(self.all_groups)}")
         return frozenset(term for row in self.rows for term, g in row.terms.items() if g == group)
+
+    def with_groups(self, groups: Sequence[str]) -> Lexicon:
+        """This lexicon with only ``groups`` compared (in that order), optional ones included, e.g. gender's
+        ``["female", "male", "nonbinary"]``: what a use case's ``groups`` setting hands to every text function."""
+        chosen = tuple(dict.fromkeys(groups))
+        unknown = [g for g in chosen if g not in self.all_groups]
+        if unknown or len(chosen) < 2:
+            raise ValueError(
+                f"groups {list(groups)} for the {self.name} attribute: name two or more of {list(self.all_groups)}"
+            )
+        rest = tuple(g for g in self.all_groups if g not in chosen)
+        return dataclasses.replace(self, groups=chosen, optional_groups=rest)
 
     @property
     def all_groups(self) -> tuple[str, ...]:

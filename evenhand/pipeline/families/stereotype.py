@@ -44,15 +44,23 @@ class Stereotype(Family):
 
 def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: list[str]) -> list[MetricRecord]:
     """COBS compares two groups, so it gives one record per pair of groups; SA one for the attribute."""
-    if not texts:
-        return [undefined_record(key, attribute, ALL, "no responses")]
-    if not METRICS[key].pairwise:
-        return [record(key, attribute, ALL, ctx.metric(key, texts, attribute=spec))]
     from evenhand.text.lexicon import load_lexicon
 
+    if not texts:
+        return [undefined_record(key, attribute, ALL, "no responses")]
+    lexicon = load_lexicon(spec)
+    # co-occurrence counts each group's own words: a group without words (gender's nonbinary forms are the
+    # neutral "they", "person") cannot be compared this way
+    worded = [g for g in lexicon.groups if lexicon.group_words(g)]
+    if len(worded) < 2:
+        return [undefined_record(key, attribute, ALL, "fewer than two groups have words of their own")]
+    if worded != list(lexicon.groups):
+        spec = lexicon.with_groups(worded)
+    if not METRICS[key].pairwise:
+        return [record(key, attribute, ALL, ctx.metric(key, texts, attribute=spec))]
     return [
         record(key, attribute, pair(a, b), ctx.metric(key, texts, attribute=spec, groups=(a, b)))
-        for a, b in itertools.combinations(load_lexicon(spec).groups, 2)
+        for a, b in itertools.combinations(worded, 2)
     ]
 
 
