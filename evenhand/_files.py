@@ -14,14 +14,19 @@ from pathlib import Path
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` atomically (temporary file + rename); returns the path."""
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file + rename); returns the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_dir():
         raise IsADirectoryError(f"cannot write {target}: it is a folder")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.replace(tmp, target)  # replaces a symlink itself, never the file it points to
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -171,11 +171,16 @@ def _print_undefined(assessment: Any) -> None:
         console.print(f"[dim]NaN:[/] {escape(str(shown))}: {escape(str(reason))}", highlight=False)
 
 
-def _write_outputs(assessment: Any, out: Path, html: bool = True, include_responses: bool = True) -> None:
+def _write_outputs(
+    assessment: Any, out: Path, html: bool = True, include_responses: bool = True, responses: str = "csv"
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     assessment.to_json(out / "results.json", include_responses=include_responses)
     write_text(out / "metrics.csv", assessment.metrics.to_csv(index=False))
     console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
+    if responses != "none":
+        path = assessment.export_responses(out / f"responses.{responses}")
+        console.print(f"wrote {escape(str(path))}")
     if html:
         assessment.to_html(out / "report.html")
         console.print(f"wrote {escape(str(out / 'report.html'))}")
@@ -208,9 +213,8 @@ def _run_config(
     _print_undefined(assessment)
     for caveat in assessment.caveats:
         console.print(f"[yellow]caveat:[/] {escape(str(caveat))}", highlight=False)
-    _write_outputs(
-        assessment, config.output.dir, html=config.output.html, include_responses=config.output.include_responses
-    )
+    oc = config.output
+    _write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
     if assessment.passed is False:  # None: no threshold was set, nothing gates the exit code
         for c in assessment.threshold_checks:
             if not c.passed:
@@ -225,7 +229,8 @@ def _check_output_dir(config: Any) -> None:
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {out} is a file; give a folder (--out or output.dir)")
     inputs = [getattr(config.prompts, "path", None), getattr(config.responses, "path", None)]
-    check_outputs([out / name for name in ("results.json", "metrics.csv", "report.html")], inputs)
+    names = ("results.json", "metrics.csv", "report.html", "responses.csv", "responses.parquet")
+    check_outputs([out / name for name in names], inputs)
 
 
 def _load(path: Path) -> Any:
@@ -282,11 +287,37 @@ def metrics(
     ),
     attribute: Annotated[list[str] | None, typer.Option("--attribute", "-a", help=_ATTRIBUTE_HELP)] = None,
     config: Annotated[Path | None, typer.Option(help="Config with the use-case answers and settings.")] = None,
-    prompt_column: Annotated[str, typer.Option(help="Column with the prompt.")] = "prompt",
-    response_column: Annotated[str, typer.Option(help="Column with the response.")] = "response",
-    label_column: Annotated[str | None, typer.Option(help="Classification: ground-truth column.")] = None,
-    group_column: Annotated[str | None, typer.Option(help="Classification: the person's group column.")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("evenhand-out"),
+    prompt_column: Annotated[str, typer.Option(help="Column with the prompt (responses.prompt_column).")] = "prompt",
+    response_column: Annotated[
+        str, typer.Option(help="Column with the response (responses.response_column).")
+    ] = "response",
+    prompt_id_column: Annotated[
+        str, typer.Option(help="Column linking the versions of one prompt (responses.prompt_id_column).")
+    ] = "prompt_id",
+    attribute_column: Annotated[
+        str, typer.Option(help="Column with a counterfactual row's attribute (responses.attribute_column).")
+    ] = "attribute",
+    counterfactual_group_column: Annotated[
+        str, typer.Option(help="Column with a counterfactual row's group (responses.group_column).")
+    ] = "group",
+    sample_column: Annotated[str, typer.Option(help="Column with the sample number (responses.sample_column).")] = (
+        "sample"
+    ),
+    label_column: Annotated[
+        str | None, typer.Option(help="Classification: ground-truth column (responses.label_column).")
+    ] = None,
+    group_column: Annotated[
+        str | None,
+        typer.Option(
+            "--group-column",
+            "--person-group-column",
+            help="Classification: the person's group column (responses.person_group_column).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Output folder (default: output.dir of --config, or evenhand-out)."),
+    ] = None,
     html: Annotated[bool, typer.Option(help="Also write report.html.")] = True,
     ci: Annotated[float | None, typer.Option(help="Interval level (0 for none).")] = 0.95,
 ) -> None:
@@ -305,19 +336,26 @@ def metrics(
             data["use_case"]["person_level"] = True
         data["statistics"] = {"ci": ci if ci else None}
     data["prompts"] = None  # the prompts come from the responses file
+    # every column mapping is a flag named after its config key (responses.<key>)
     data["responses"] = {
         "path": responses.resolve(),
         "prompt_column": prompt_column,
         "response_column": response_column,
+        "prompt_id_column": prompt_id_column,
+        "attribute_column": attribute_column,
+        "group_column": counterfactual_group_column,
+        "sample_column": sample_column,
         "label_column": label_column,
         "person_group_column": group_column,
     }
-    data["output"] = {**data.get("output", {}), "dir": out, "html": html}
+    data["output"] = {**data.get("output", {}), "html": html}
+    if out is not None or config is None:
+        data["output"]["dir"] = out or Path("evenhand-out")
     try:
         cfg = parse_config(data, source=str(config or "options"))
     except ConfigError as exc:
         raise _fail(str(exc), ExitCode.BAD_INPUT) from None
-    raise typer.Exit(int(_run_config(cfg, out, None, False)))
+    raise typer.Exit(int(_run_config(cfg, None, None, False)))
 
 
 @app.command()

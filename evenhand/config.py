@@ -129,13 +129,30 @@ class GenerationConfig(_Section):
 
 
 class ScoringConfig(_Section):
+    """The scorers and their cut-offs. Each scorer is a spec (a name, a model id or local path; in Python also a
+    callable or a built scorer) or a mapping ``{spec: ..., <option>: ...}`` with any option its factory takes
+    (``checkpoint``, ``batch_size``, ``device``, ``label_map``, ...). All are built, and so checked, before any
+    response is generated."""
+
     toxicity: Annotated[Any, Field(description="toxicity scorer spec (None = offline default)")] = None
     sentiment: Annotated[Any, Field(description="sentiment scorer spec (None = VADER)")] = None
     stereotype: Annotated[Any, Field(description="stereotype classifier spec; None = skip SF/EMS/SP")] = None
     embedder: Annotated[Any, Field(description="sentence embedder spec; false = skip counterfactual cosine")] = None
+    device: Annotated[
+        str | None, Field(description="auto, cpu, cuda, cuda:N or mps for every model-based scorer (None: theirs)")
+    ] = None
     toxicity_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     stereotype_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     sentiment_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str | None) -> str | None:
+        if value is not None:
+            from evenhand.scorers._base import check_device
+
+            check_device(value)
+        return value
 
 
 class ClassificationConfig(_Section):
@@ -237,6 +254,10 @@ class OutputConfig(_Section):
     dir: Path = Path("evenhand-out")
     html: bool = True
     include_responses: bool = True
+    responses: Annotated[
+        Literal["csv", "parquet", "none"],
+        Field(description="the responses with every score and their group, beside results.json"),
+    ] = "csv"
 
 
 class RunSettings(_Section):

@@ -323,6 +323,16 @@ class Plan:
     def __str__(self) -> str:
         return self.explain()
 
+    def __repr__(self) -> str:  # never the prompts (UseCase's own repr would list them all)
+        from evenhand.notebook import plan_repr
+
+        return plan_repr(self)
+
+    def _repr_html_(self) -> str:  # Jupyter (evenhand.notebook)
+        from evenhand.notebook import plan_html
+
+        return plan_html(self)
+
 
 def _check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess | None]:
     """FTU per attribute, from the prompts when given, otherwise from the user's answer; and the prompts' language

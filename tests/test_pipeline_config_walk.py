@@ -112,6 +112,11 @@ BASES: dict[str, dict[str, Any]] = {
         "thresholds": [{"metric": "Jaccard-K", "min": 0.0}],
     },
     "own": {"use_case": {"task": "text_generation", "attributes": ["gender"]}, "responses": {"path": "responses.csv"}},
+    "embed": {  # the bundled embedder, a model-based scorer that a device reaches
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.csv"},
+        "scoring": {"embedder": None},
+    },
     "openai": {
         "use_case": {"task": "text_generation", "attributes": ["gender"]},
         "prompts": {"path": "prompts.csv"},
@@ -171,6 +176,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.sentiment": ("text", {"scoring.sentiment": "no-such-scorer-spec"}),
     "scoring.stereotype": ("text", {"scoring.stereotype": "/nonexistent/stereotype-model"}),
     "scoring.embedder": ("text", {"scoring.embedder": "/nonexistent/embedder"}),
+    "scoring.device": ("embed", {"scoring.device": "cuda"}),  # no CUDA here: the embedder refuses, before generating
     "scoring.toxicity_threshold": ("text", {"scoring.toxicity_threshold": 0.01}),
     "scoring.stereotype_threshold": ("text", {"scoring.stereotype_threshold": 0.9}),
     "scoring.sentiment_threshold": ("text", {"scoring.sentiment_threshold": 0.05}),
@@ -193,6 +199,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "thresholds.verdict": ("text", {"thresholds": [{"verdict": "watch", "max": 0}]}),
     "output.dir": ("text", {"output.dir": "elsewhere"}),
     "output.html": ("text", {"output.html": True}),
+    "output.responses": ("text", {"output.responses": "parquet"}),
     "output.include_responses": ("text", {"output.include_responses": False}),
 }  # fmt: skip
 

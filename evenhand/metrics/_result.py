@@ -152,6 +152,11 @@ class MetricResult:
         sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
         return f"MetricResult({self.name}={self.value:.6g}, {sizes}{extra})"
 
+    def _repr_html_(self) -> str:  # Jupyter (evenhand.notebook)
+        from evenhand.notebook import metric_result_html
+
+        return metric_result_html(self)
+
     @property
     def is_defined(self) -> bool:
         return not math.isnan(self.value)

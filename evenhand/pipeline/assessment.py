@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand import __version__
-from evenhand._files import write_text
+from evenhand._files import write_bytes, write_text
 from evenhand._redact import redact_mapping
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
@@ -61,6 +61,7 @@ METRIC_COLUMNS = [
     "range_high",
     "higher_is_fairer",
     "passed",
+    "severity",
     "reason",
 ]
 TEST_COLUMNS = [
@@ -187,6 +188,7 @@ class Assessment:
         return marks
 
     def _row(self, index: int, rec: MetricRecord) -> dict[str, Any]:
+        severities = self.verdict.by_record  # what the verdict made of this row's evidence
         res = rec.result
         iv, nf = rec.interval, rec.noise
         passed = self._row_passed.get(index)
@@ -221,8 +223,30 @@ class Assessment:
             "range_high": float(res.value_range[1]),
             "higher_is_fairer": bool(res.higher_is_fairer),
             "passed": passed,
+            "severity": severities[index] if index < len(severities) else None,
             "reason": reason,
         }
+
+    def export_responses(self, path: str | os.PathLike[str]) -> Path:
+        """Write the responses, with every score, parsed label or item list and the group each belongs to, as CSV
+        or Parquet (by the file's suffix); returns the path. Counterfactual rows of different groups with the same
+        ``attribute, prompt_id, sample`` are the pairs the counterfactual metrics compare."""
+        frame = self.responses[[c for c in self.responses.columns if not str(c).startswith("_")]].copy()
+        suffix = Path(path).suffix.lower()
+        if suffix == ".csv":
+            if "items" in frame:  # K-item lists: one cell, items separated by " | "
+                frame["items"] = [" | ".join(map(str, v)) if isinstance(v, list) else v for v in frame["items"]]
+            return write_text(path, frame.to_csv(index=False))
+        if suffix in (".parquet", ".pq"):
+            import io
+
+            for name in frame.columns:  # Parquet columns hold one type: mixed ids and labels become text
+                if frame[name].dtype == object and name != "items":
+                    frame[name] = [None if v is None else str(v) for v in frame[name]]
+            buffer = io.BytesIO()
+            frame.to_parquet(buffer, index=False)
+            return write_bytes(path, buffer.getvalue())
+        raise ValueError(f"responses can be exported as .csv or .parquet, not {suffix or 'a file without suffix'}")
 
     @property
     def tests(self) -> pd.DataFrame:
@@ -505,6 +529,11 @@ class Assessment:
             f"Assessment({self.plan.use_case.task}, {len(self.records)} metric rows, "
             f"{len(self.responses)} responses, passed={self.passed})"
         )
+
+    def _repr_html_(self) -> str:  # Jupyter: the verdict first, then the metrics (evenhand.notebook)
+        from evenhand.notebook import assessment_html
+
+        return assessment_html(self)
 
 
 def _misclassified(rows: pd.DataFrame) -> list[dict[str, Any]]:

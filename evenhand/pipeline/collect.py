@@ -240,14 +240,18 @@ def frame_from_table(
     if unknown:
         raise ValueError(
             f"{source}: {len(unknown)} counterfactual row(s) cannot be linked to an original prompt (first: row "
-            f"{unknown[0]}); add a prompt id column and set prompt_id_column"
+            f"{unknown[0]}); add a column with the id of each prompt's versions and name it in "
+            "responses.prompt_id_column (evenhand metrics --prompt-id-column)"
         )
     attrs_filled = [
         (a if a is not None else (next(iter(attributes)) if len(attributes) == 1 else None)) if g is not None else None
         for a, g in zip(attrs, groups, strict=True)
     ]
     if any(g is not None and a is None for a, g in zip(attrs_filled, groups, strict=True)):
-        raise ValueError(f"{source}: counterfactual rows need an attribute column when several attributes are checked")
+        raise ValueError(
+            f"{source}: counterfactual rows need an attribute column when several attributes are checked "
+            "(responses.attribute_column, evenhand metrics --attribute-column)"
+        )
     samples = col(sample_column)
     frame = pd.DataFrame(
         {

@@ -74,6 +74,8 @@ def run(
     t = time.perf_counter()
     the_plan = plan(use_case)
     families = [f for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan)]
+    for family in families:  # every scorer is built (and checked) before the first response is generated
+        family.build(the_plan, settings)
     timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -1,7 +1,8 @@
 """Progress over the stages of a run after generation: scoring, metrics and statistics, per family.
 
-On a terminal a bar shows the stage running and how many are left; elsewhere (CI logs, pipes) one line per finished
-stage goes to stderr with its time, so that a long run shows where it is without cursor tricks.
+On a terminal a bar shows the stage running and how many are left; elsewhere (CI logs, pipes, Jupyter, where rich
+would need ipywidgets) one line per finished stage goes to stderr with its time, so that a long run shows where it
+is without cursor tricks.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ class Stages:
         self._task: Any = None
 
     def __enter__(self) -> Stages:
-        if self.enabled and sys.stderr.isatty():
+        from evenhand.generation.progress import in_notebook
+
+        if self.enabled and sys.stderr.isatty() and not in_notebook():
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

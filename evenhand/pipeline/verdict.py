@@ -97,6 +97,8 @@ class Verdict:
 
     findings: list[Finding]
     notes: list[str] = field(default_factory=list)
+    #: the severity of each metric record's own evidence (None: nothing to judge), in the records' order
+    by_record: list[Severity | None] = field(default_factory=list)
 
     @property
     def status(self) -> Severity:
@@ -112,6 +114,11 @@ class Verdict:
         counts = [(self.count(s), s) for s in SEVERITIES]
         words = {"concern": ("concern", "concerns"), "watch": ("to watch", "to watch"), "ok": ("ok", "ok")}
         return ", ".join(f"{n} {words[s][n != 1]}" for n, s in counts if n)
+
+    def _repr_html_(self) -> str:  # Jupyter (evenhand.notebook)
+        from evenhand.notebook import verdict_html
+
+        return verdict_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         ordered = sorted(self.findings, key=lambda f: SEVERITIES.index(f.severity))
@@ -129,17 +136,21 @@ def judge(records: Sequence[MetricRecord], *, sentiment_scale: str | None = None
     """The verdict of an assessment's records (after statistics; without them nothing can be shown beyond noise,
     so severities rest on values alone and a note says so)."""
     by_key: dict[tuple[str, str | None, tuple[str, str] | None, str | None], list[Evidence]] = {}
+    by_record: list[Severity | None] = []
     for rec in records:
+        severities = []
         for groups, evidence in _evidence(rec, sentiment_scale):
             key = (FAMILIES[rec.family].risk, rec.attribute, groups, rec.comparison.cls)
             by_key.setdefault(key, []).append(evidence)
+            severities.append(evidence.severity)
+        by_record.append(min(severities, key=SEVERITIES.index) if severities else None)
     findings = []
     for (risk, attribute, groups, cls), items in by_key.items():
         strongest = min(items, key=lambda e: SEVERITIES.index(e.severity))
         findings.append(Finding(risk, attribute, groups, strongest.severity, strongest.sentence, strongest.metric,
                                 cls, items))  # fmt: skip
     notes = [] if statistics else ["statistics were off (ci: null): no interval, floor or test backs these findings"]
-    return Verdict(findings, notes)
+    return Verdict(findings, notes, by_record)
 
 
 def _evidence(rec: MetricRecord, scale: str | None) -> Iterable[tuple[tuple[str, str] | None, Evidence]]:

@@ -98,7 +98,9 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
             figures.append(
                 {
                     "svg": plots.bar_chart(
-                        items, title=f"Mean sentiment score by {attribute} group", xmax=_axis_max(items)
+                        items,
+                        title=f"Mean sentiment score by {attribute} group{_sentiment_direction(scale)}",
+                        xmax=_axis_max(items),
                     ),
                     "caption": "Counterfactual responses: same prompts, only the group mentioned changes. "
                     f"Bars of equal length mean sentiment parity. Score: {scale}. {_axis_note(items)}",
@@ -203,6 +205,32 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _plan_lines(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan as one expandable line per attribute (the use case's own metrics, such as toxicity, first)."""
+    ftu = plan.get("ftu") or {}
+    names: list[str | None] = [None, *ftu]
+    for item in [*(plan.get("metrics") or []), *(plan.get("not_applicable") or [])]:
+        if item.get("attribute") not in names:
+            names.append(item.get("attribute"))
+    lines = []
+    for name in names:
+        metrics = [m for m in plan.get("metrics") or [] if m.get("attribute") == name]
+        skipped = [n for n in plan.get("not_applicable") or [] if n.get("attribute") == name]
+        if metrics or skipped or name in ftu:
+            lines.append({"attribute": name, "ftu": ftu.get(name) if name else None, "metrics": metrics,
+                          "skipped": skipped})  # fmt: skip
+    return lines
+
+
+def _sentiment_direction(scale: str) -> str:
+    """Which way the sentiment bars point, from the scorer's own description of its scale."""
+    if "1 = most positive" in scale:
+        return " (higher = more positive)"
+    if "1 = most negative" in scale:
+        return " (higher = more negative)"
+    return ""
+
+
 def render_html(doc: dict[str, Any]) -> str:
     """Render the report from an assessment document (``Assessment.to_dict()`` or a loaded results JSON)."""
     if not isinstance(doc, dict) or "metrics" not in doc or "plan" not in doc:
@@ -222,6 +250,7 @@ def render_html(doc: dict[str, Any]) -> str:
         tests=[t for t in doc.get("tests") or [] if not str(t.get("method") or "").startswith("paired")],
         worst=doc.get("worst_examples") or {},
         verdict=doc.get("verdict"),  # absent in results of schema 1
+        plan_lines=_plan_lines(doc["plan"]),
         severity_badge={"concern": "fail", "watch": "warn", "ok": "ok"},
         full_names={key: spec.title for key, spec in METRICS.items()},
         titles={spec.name: spec.title for spec in METRICS.values()},

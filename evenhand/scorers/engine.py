@@ -169,6 +169,15 @@ def progress_bar(model: BatchedModel, total: int) -> Iterator[Callable[[int], No
     if not show or total == 0:
         yield lambda _n: None
         return
+    from evenhand.generation.progress import TextProgress, in_notebook
+
+    if in_notebook():  # a rich bar in Jupyter needs ipywidgets: plain lines on stderr instead
+        text = TextProgress(total, f"{model.description} ({type(model).__name__})")
+        try:
+            yield lambda n: text.update(n, 0)
+        finally:
+            text.close()
+        return
     from rich.console import Console
     from rich.progress import Progress
 

@@ -9,7 +9,8 @@ families; it never branches on a task or a metric name.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -94,6 +95,20 @@ class RunContext:
         return call_metric(key, *args, settings=self.settings, **kwargs)
 
 
+def build_scorer(factory: Callable[..., Any], spec: Any, *, key: str, device: str | None, **options: Any) -> Any:
+    """A scorer from a config value: a spec, or ``{spec: ..., <option>: ...}`` with the factory's options; the
+    run's ``scoring.device`` unless the value sets its own. Errors name the config key (``scoring.toxicity: ...``)."""
+    if isinstance(spec, Mapping):
+        options = {**options, **{k: v for k, v in spec.items() if k != "spec"}}
+        spec = spec.get("spec")
+    if device is not None and "device" not in options and (spec is None or isinstance(spec, (str, os.PathLike))):
+        options["device"] = device
+    try:
+        return factory(spec, **options)
+    except (ValueError, TypeError, OSError) as exc:  # OSError: a model that cannot be loaded
+        raise ValueError(f"{key}: {exc}") from exc
+
+
 def record(key: str, attribute: str | None, comparison: Comparison, result: MetricResult) -> MetricRecord:
     return MetricRecord(key, attribute, comparison, result)
 
@@ -133,6 +148,10 @@ class Family(abc.ABC):
     def needs(self, plan: Plan) -> Needs:
         """The responses this family needs; by default those to the original prompts."""
         return Needs(originals=True)
+
+    def build(self, plan: Plan, settings: RunSettings) -> None:  # noqa: B027 - most families build no model
+        """Build the scorers the family will use, before any response is generated, so that a bad model id or
+        path fails at once (naming its config key) rather than after the generation."""
 
     def prepare(self, ctx: RunContext) -> None:  # noqa: B027 - most families need no preparation
         """Add what the metrics need to ``ctx.frame`` (scores, parsed answers)."""

@@ -6,15 +6,16 @@ the swap tests is the prompt (``prompt_id``) with all its pairs."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.pipeline.compute import setting_arguments
-from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
+from evenhand.pipeline.families.base import Family, Needs, RunContext, build_scorer, record, undefined_record
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
@@ -33,23 +34,31 @@ class Counterfactual(Family):
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))
 
+    def build(self, plan: Plan, settings: RunSettings) -> None:
+        from evenhand.scorers.sentiment import get_sentiment_scorer
+
+        sc = settings.scoring
+        self.sentiment: Any = None
+        if any(METRICS[k].inputs == "sentiment_pairs" for k in self.planned(plan)):
+            self.sentiment = build_scorer(get_sentiment_scorer, sc.sentiment, key="scoring.sentiment", device=sc.device)
+        self.embedding_model: Any = None
+        if sc.embedder is not False and any(METRICS[k].pair_similarity == "cosine" for k in self.planned(plan)):
+            self.embedding_model = _assessment_embedder(sc.embedder, sc.device)
+
     def prepare(self, ctx: RunContext) -> None:
         scoring = ctx.settings.scoring
-        if any(METRICS[k].inputs == "sentiment_pairs" for k in self.planned(ctx.plan)):
-            from evenhand.scorers.sentiment import get_sentiment_scorer, sentiment_scale
+        if self.sentiment is not None:
+            from evenhand.scorers.sentiment import sentiment_scale
 
-            scorer = get_sentiment_scorer(scoring.sentiment)
-            ctx.score("sentiment", scorer)
+            ctx.score("sentiment", self.sentiment)
             # what a score means, so that the report and the verdict can say which way is warmer
             named = f"{scoring.sentiment}: " if scoring.sentiment is not None else "offline default, "
-            ctx.described["sentiment_scorer"] = named + sentiment_scale(scorer)
+            ctx.described["sentiment_scorer"] = named + sentiment_scale(self.sentiment)
             if scoring.sentiment is None:
                 ctx.caveats.append(SENTIMENT_CAVEAT)
         self.embedder: _EngineEmbedder | None = None
-        if scoring.embedder is not False and any(
-            METRICS[k].pair_similarity == "cosine" for k in self.planned(ctx.plan)
-        ):
-            self.embedder = _EngineEmbedder(ctx.engine, _assessment_embedder(scoring.embedder))
+        if self.embedding_model is not None:
+            self.embedder = _EngineEmbedder(ctx.engine, self.embedding_model)
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         from evenhand.metrics import neutralize_pairs
@@ -155,15 +164,15 @@ class _EngineEmbedder:
         return self.engine.map(self.embedder, texts)
 
 
-def _assessment_embedder(spec: Any) -> Any:
+def _assessment_embedder(spec: Any, device: str | None = None) -> Any:
     """The assessment's embedder, built by the scorer layer with a private in-memory cache: each group's responses
     enter several group pairs and the noise floor, and are encoded only once."""
     from evenhand import scorers
 
     memory = scorers.ScoreCache(":memory:")
-    if spec is None or isinstance(spec, (str, os.PathLike)):
+    if spec is None or isinstance(spec, (str, os.PathLike, Mapping)):
         _quiet_model_loading()
-        return scorers.get_embedder(spec, cache=memory)
+        return build_scorer(scorers.get_embedder, spec, key="scoring.embedder", device=device, cache=memory)
     # A user's object (or an already-built Embedder, whose own cache settings stay as they are) is wrapped; the
     # name only labels entries of this run's in-memory cache, which the scorer layer caches by name.
     return scorers.CallableEmbedder(spec, name="assessment", cache=memory)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Mapping
 from typing import Any
 
+from evenhand.config import RunSettings
+from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.families.base import Family, RunContext, build_scorer, record, undefined_record
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.registry import METRICS
 
@@ -15,12 +18,17 @@ from evenhand.registry import METRICS
 class Stereotype(Family):
     metric_families = ("stereotype",)
 
-    def prepare(self, ctx: RunContext) -> None:
-        spec = ctx.settings.scoring.stereotype
-        if spec is None:
+    def build(self, plan: Plan, settings: RunSettings) -> None:
+        sc, specs = settings.scoring, plan.use_case.attribute_specs
+        self.scorers = {}
+        if sc.stereotype is None:
             return
-        for attribute in self.attributes(ctx.plan):  # one score column per attribute: its classifier category
-            ctx.score(f"stereotype_{attribute}", _scorer(spec, ctx.specs[attribute]))
+        for attribute in self.attributes(plan):  # one scorer per attribute: its classifier category
+            self.scorers[attribute] = _scorer(sc.stereotype, specs[attribute], sc.device)
+
+    def prepare(self, ctx: RunContext) -> None:
+        for attribute, scorer in self.scorers.items():
+            ctx.score(f"stereotype_{attribute}", scorer)
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         originals = ok_rows(ctx.frame, original=True)
@@ -64,13 +72,15 @@ def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: l
     ]
 
 
-def _scorer(spec: Any, attribute_spec: Any) -> Any:
+def _scorer(spec: Any, attribute_spec: Any, device: str | None) -> Any:
     """A model spec scores the attribute's own category (the lexicon names it); a callable or scorer is used as is."""
     from evenhand.scorers import get_stereotype_scorer
     from evenhand.text.lexicon import load_lexicon
 
-    if isinstance(spec, (str, os.PathLike)):
+    model = spec.get("spec") if isinstance(spec, Mapping) else spec
+    options = {}
+    if isinstance(model, (str, os.PathLike)) and not isinstance(attribute_spec, (list, tuple)):
         category = load_lexicon(attribute_spec).stereotype_category
         if category is not None:
-            return get_stereotype_scorer(spec, category=category)
-    return get_stereotype_scorer(spec)
+            options["category"] = category
+    return build_scorer(get_stereotype_scorer, spec, key="scoring.stereotype", device=device, **options)

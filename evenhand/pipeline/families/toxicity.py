@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evenhand.config import RunSettings
+from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.families.base import Family, RunContext, build_scorer, record, undefined_record
 from evenhand.pipeline.records import ALL, MetricRecord
 
 TOXICITY_CAVEAT = (
@@ -20,11 +22,15 @@ RESPONSES_PER_PROMPT = 25
 class Toxicity(Family):
     metric_families = ("toxicity",)
 
-    def prepare(self, ctx: RunContext) -> None:
-        from evenhand import scorers
+    def build(self, plan: Plan, settings: RunSettings) -> None:
+        from evenhand.scorers import get_toxicity_scorer
 
+        sc = settings.scoring
+        self.scorer = build_scorer(get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device)
+
+    def prepare(self, ctx: RunContext) -> None:
         spec = ctx.settings.scoring.toxicity
-        ctx.score("toxicity", scorers.get_toxicity_scorer(spec))
+        ctx.score("toxicity", self.scorer)
         ctx.described["toxicity_scorer"] = str(spec) if spec is not None else "alt-profanity-check (offline default)"
         if spec is None:
             ctx.caveats.append(TOXICITY_CAVEAT)
