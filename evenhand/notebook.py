@@ -62,13 +62,19 @@ def _badge(severity: str, text: str | None = None) -> str:
     return f'<span style="{style}">{_e(text or _WORDS.get(severity, severity))}</span>'
 
 
-def _fmt(x: Any, digits: int = 3) -> str:
-    """A number for a table cell: 3 significant digits, an em dash when missing or undefined."""
+def _number(x: Any) -> float | None:
+    """``x`` as a float, or None when missing or NaN."""
     try:
         f = float(x)
     except (TypeError, ValueError):
-        return "&mdash;"
-    if math.isnan(f):
+        return None
+    return None if math.isnan(f) else f
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    """A number for a table cell: 3 significant digits, an em dash when missing or undefined."""
+    f = _number(x)
+    if f is None:
         return "&mdash;"
     if math.isinf(f):
         return "&infin;" if f > 0 else "&minus;&infin;"
@@ -76,11 +82,8 @@ def _fmt(x: Any, digits: int = 3) -> str:
 
 
 def _p(x: Any) -> str:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return "&mdash;"
-    if math.isnan(f):
+    f = _number(x)
+    if f is None:
         return "&mdash;"
     return "&lt; 0.001" if f < 0.001 else _e(f"{f:.3f}")
 

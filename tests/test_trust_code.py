@@ -135,8 +135,7 @@ def test_factory_refuses_named_code_but_takes_functions(
         get_client({"provider": "callable"})
 
 
-def test_cli_refuses_and_plan_never_imports(booby_trapped: tuple[str, Path], tmp_path: Path) -> None:
-    target, marker = booby_trapped
+def _callable_config_file(tmp_path: Path, target: str) -> Path:
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
         "use_case: {task: text_generation, attributes: [gender]}\n"
@@ -144,6 +143,12 @@ def test_cli_refuses_and_plan_never_imports(booby_trapped: tuple[str, Path], tmp
         f"model: {{provider: callable, options: {{function: '{target}'}}}}\n"
         "generation: {count: 1, progress: false}\nscoring: {embedder: false}\nstatistics: {ci: null}\n"
     )
+    return cfg
+
+
+def test_cli_refuses_and_plan_never_imports(booby_trapped: tuple[str, Path], tmp_path: Path) -> None:
+    target, marker = booby_trapped
+    cfg = _callable_config_file(tmp_path, target)
     runner = CliRunner()
     refused = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env={ENV: ""})
     assert refused.exit_code == ExitCode.BAD_INPUT, refused.output
@@ -159,13 +164,7 @@ def test_cli_refuses_and_plan_never_imports(booby_trapped: tuple[str, Path], tmp
 
 def test_cli_allow_code_flag(booby_trapped: tuple[str, Path], tmp_path: Path) -> None:
     target, marker = booby_trapped
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(
-        "use_case: {task: text_generation, attributes: [gender]}\n"
-        "prompts: {items: [Write to Mrs. Lee about her loan., Thank him.]}\n"
-        f"model: {{provider: callable, options: {{function: '{target}'}}}}\n"
-        "generation: {count: 1, progress: false}\nscoring: {embedder: false}\nstatistics: {ci: null}\n"
-    )
+    cfg = _callable_config_file(tmp_path, target)
     allowed = CliRunner().invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out"), "--allow-code"], env={ENV: ""})
     assert allowed.exit_code == ExitCode.OK, allowed.output
     assert marker.exists()
