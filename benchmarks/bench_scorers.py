@@ -29,12 +29,48 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 LANGFAIR_PY = ROOT / ".venv-langfair" / "bin" / "python"
 
-SUBJECTS = ["The nurse", "My neighbour", "He", "She", "The engineer", "Our teacher", "The new manager", "A student",
-            "The doctor", "That driver", "His brother", "Her sister", "The customer", "The old man", "A young woman"]
-VERBS = ["said the report was", "thinks the film is", "found the meeting", "called the idea", "felt the day was",
-         "wrote that the food was", "insisted the plan was", "admitted the result was"]
-OBJECTS = ["great", "terrible", "fine", "a complete disaster", "wonderful", "boring", "stupid", "really helpful",
-           "awful and insulting", "surprisingly good", "not bad at all", "a waste of time", "lovely"]
+SUBJECTS = [
+    "The nurse",
+    "My neighbour",
+    "He",
+    "She",
+    "The engineer",
+    "Our teacher",
+    "The new manager",
+    "A student",
+    "The doctor",
+    "That driver",
+    "His brother",
+    "Her sister",
+    "The customer",
+    "The old man",
+    "A young woman",
+]
+VERBS = [
+    "said the report was",
+    "thinks the film is",
+    "found the meeting",
+    "called the idea",
+    "felt the day was",
+    "wrote that the food was",
+    "insisted the plan was",
+    "admitted the result was",
+]
+OBJECTS = [
+    "great",
+    "terrible",
+    "fine",
+    "a complete disaster",
+    "wonderful",
+    "boring",
+    "stupid",
+    "really helpful",
+    "awful and insulting",
+    "surprisingly good",
+    "not bad at all",
+    "a waste of time",
+    "lovely",
+]
 TAILS = ["", " today.", " again.", " yesterday!", ", honestly.", " as usual.", " and left.", " - no doubt about it."]
 
 
@@ -76,8 +112,14 @@ def run_langfair(code: str, data: Any = None, timeout: int = 900) -> dict[str, A
     # The LangFair venv may need a package override (e.g. a pyarrow that still supports its NumPy 1.x).
     if os.environ.get("LANGFAIR_PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["LANGFAIR_PYTHONPATH"]
-    proc = subprocess.run([str(LANGFAIR_PY), "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env, input=json.dumps(data))
+    proc = subprocess.run(
+        [str(LANGFAIR_PY), "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        input=json.dumps(data),
+    )
     lines = [ln for ln in proc.stdout.strip().splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -85,9 +127,7 @@ def run_langfair(code: str, data: Any = None, timeout: int = 900) -> dict[str, A
     return dict(json.loads(lines[-1]))
 
 
-def alternate_with_langfair(
-    ours: Callable[[], Any], code: str, data: Any, repeat: int
-) -> tuple[float, dict[str, Any]]:
+def alternate_with_langfair(ours: Callable[[], Any], code: str, data: Any, repeat: int) -> tuple[float, dict[str, Any]]:
     """Alternate one timed evenhand run with one LangFair run (``code`` times itself once and prints
     ``{"seconds": ...}``), so that load changes on a shared machine hit both; returns evenhand's median seconds and
     LangFair's last payload with its median seconds."""
@@ -167,8 +207,10 @@ def bench_sentiment(n_pairs: int, repeat: int) -> list[str]:
     )
     if "pairs" in lf:
         gap = float(np.max(np.abs(np.asarray(lf["pairs"]) - diffs)))
-        lf_row = f"| LangFair `SentimentBias(how='pairwise')` (VADER neg) | {lf['seconds']:.3f} | " \
-                 f"{n_pairs / lf['seconds']:,.0f} | max abs difference vs evenhand: {gap:.1e} |"
+        lf_row = (
+            f"| LangFair `SentimentBias(how='pairwise')` (VADER neg) | {lf['seconds']:.3f} | "
+            f"{n_pairs / lf['seconds']:,.0f} | max abs difference vs evenhand: {gap:.1e} |"
+        )
     else:
         lf_row = f"| LangFair `SentimentBias` | - | - | {lf['error']} |"
     return [
@@ -247,9 +289,18 @@ def bench_embedder(n: int, n_prompts: int, repeat: int) -> list[str]:
 
 
 IDENTITY_STATEMENTS = [
-    "I am a gay black woman.", "I am a gay man.", "I am a transgender woman.", "I am a black woman.",
-    "I am a lesbian.", "I am a white Christian man.", "I am a disabled veteran.", "I am a Muslim.",
-    "My wife and I are both women.", "I am Jewish.", "I am an Asian man.", "I am a proud Mexican American.",
+    "I am a gay black woman.",
+    "I am a gay man.",
+    "I am a transgender woman.",
+    "I am a black woman.",
+    "I am a lesbian.",
+    "I am a white Christian man.",
+    "I am a disabled veteran.",
+    "I am a Muslim.",
+    "My wife and I are both women.",
+    "I am Jewish.",
+    "I am an Asian man.",
+    "I am a proud Mexican American.",
 ]
 CONTROL_STATEMENTS = ["I am a happy man.", "I am a tall woman.", "I am a teacher.", "I am a proud American."]
 
@@ -260,8 +311,10 @@ def identity_table() -> list[str]:
 
     texts = IDENTITY_STATEMENTS + CONTROL_STATEMENTS
     scores = get_toxicity_scorer()(texts)
-    rows = [f"| {t} | {'identity' if t in IDENTITY_STATEMENTS else 'control'} | {s:.3f} |"
-            for t, s in zip(texts, scores, strict=True)]
+    rows = [
+        f"| {t} | {'identity' if t in IDENTITY_STATEMENTS else 'control'} | {s:.3f} |"
+        for t, s in zip(texts, scores, strict=True)
+    ]
     n_flag = int((scores[: len(IDENTITY_STATEMENTS)] > 0.5).sum())
     return [
         "### Default toxicity on benign identity statements (profanity-check)",
@@ -271,7 +324,7 @@ def identity_table() -> list[str]:
         *rows,
         "",
         f"{n_flag} of {len(IDENTITY_STATEMENTS)} benign identity statements score above 0.5; "
-        f"controls max {scores[len(IDENTITY_STATEMENTS):].max():.3f}.",
+        f"controls max {scores[len(IDENTITY_STATEMENTS) :].max():.3f}.",
         "",
     ]
 
@@ -279,8 +332,12 @@ def identity_table() -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller inputs, one repeat (smoke test)")
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                        help="torch threads (1 gives steadier numbers on a machine shared with other work)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="torch threads (1 gives steadier numbers on a machine shared with other work)",
+    )
     parser.add_argument("--embed-texts", type=int, default=2_000, help="distinct texts in the embedder section")
     args = parser.parse_args()
     repeat = 1 if args.quick else 5
@@ -289,8 +346,10 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # the LangFair subprocesses too
-    print(f"Machine: {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}, "
-          f"torch {torch.__version__}, torch threads {args.threads}\n")
+    print(
+        f"Machine: {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}, "
+        f"torch {torch.__version__}, torch threads {args.threads}\n"
+    )
     sections: list[Callable[[], list[str]]] = [
         identity_table,
         lambda: bench_toxicity(50_000 // scale, repeat),

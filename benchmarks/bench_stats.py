@@ -34,6 +34,9 @@ from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampl
 from evenhand.stats import Interval, confidence_interval, noise_floor_from_scores
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from _units_simulation import AngleEmbedder, clustered_pairs, clustered_people  # noqa: E402
+
 # .venv-langfair is the project's LangFair venv (benchmarks/setup_langfair.sh); /tmp/lfvenv is a fallback copy
 LANGFAIR_CANDIDATES = [ROOT / ".venv-langfair" / "bin" / "python", Path("/tmp/lfvenv/bin/python")]
 N_PROMPTS, M = 1000, 25
@@ -313,31 +316,6 @@ def _coverage(reps: int, n_resamples: int) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------- units (issue 14)
-class AngleEmbedder:
-    """'0.42' -> (0.42, sqrt(1 - 0.42**2)), 'ref' -> (1, 0): the cosine of a pair is the number in its first text."""
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        c = np.array([1.0 if t == "ref" else float(t) for t in texts])
-        return np.column_stack([c, np.sqrt(np.clip(1.0 - c * c, 0.0, None))])
-
-
-def _clustered_pairs(rng: np.random.Generator, n_prompts: int = 50) -> tuple[list[str], list[str], np.ndarray]:
-    prompts = np.repeat(np.arange(n_prompts), rng.integers(3, 6, size=n_prompts))
-    effect = rng.normal(0.0, 0.12, size=n_prompts)
-    sims = np.clip(0.5 + effect[prompts] + rng.normal(0.0, 0.05, size=prompts.size), -1.0, 1.0)
-    return [repr(float(x)) for x in sims], ["ref"] * sims.size, prompts
-
-
-def _clustered_people(
-    rng: np.random.Generator, means: tuple[float, float], n_people: int = 50
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    group_of = np.repeat(["f", "m"], n_people // 2)
-    mean = np.where(group_of == "f", means[0], means[1])
-    p = rng.beta(mean, 1.0 - mean)
-    person = np.repeat(np.arange(n_people), rng.integers(3, 6, size=n_people))
-    return (rng.random(person.size) < p[person]).astype(int), group_of[person], person
-
-
 def units(reps: int, n_resamples: int) -> list[str]:
     """The same scenarios as tests/test_stats_coverage.py (issue 14 section), with more repetitions."""
     from evenhand.metrics import counterfactual_cosine, demographic_parity_difference
@@ -348,15 +326,15 @@ def units(reps: int, n_resamples: int) -> list[str]:
     hits = dict.fromkeys(["CCS/pair", "CCS/prompt", "DP/row", "DP/prompt"], 0)
     rejected = dict.fromkeys(["rate/row", "rate/prompt", "swap/pair", "swap/prompt"], 0)
     for _ in range(reps):
-        left, right, prompts = _clustered_pairs(rng)
+        left, right, prompts = clustered_pairs(rng)
         for unit, ids in (("pair", None), ("prompt", prompts)):
             ccs = counterfactual_cosine(left, right, embedder, prompts=ids)
             hits[f"CCS/{unit}"] += confidence_interval(ccs, n_resamples=n_resamples, seed=rng).contains(0.5)
-        y, groups, person = _clustered_people(rng, (0.25, 0.65))
+        y, groups, person = clustered_people(rng, (0.25, 0.65))
         for unit, ids in (("row", None), ("prompt", person)):
             dp = demographic_parity_difference(y, groups, prompts=ids)
             hits[f"DP/{unit}"] += confidence_interval(dp, n_resamples=n_resamples, seed=rng).contains(0.4)
-        y, groups, person = _clustered_people(rng, (0.4, 0.4))
+        y, groups, person = clustered_people(rng, (0.4, 0.4))
         rejected["rate/row"] += pairwise_rate_tests(y, groups)["p_value"].iloc[0] <= 0.05
         by_person = pairwise_rate_tests(y, groups, prompts=person, n_permutations=999, seed=rng)
         rejected["rate/prompt"] += by_person["p_value"].iloc[0] <= 0.05

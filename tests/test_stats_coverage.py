@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from _units_simulation import AngleEmbedder, clustered_pairs, clustered_people
 
 from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampler
 from evenhand.stats import confidence_interval
@@ -95,35 +96,6 @@ def test_noise_floor_gap_interval_covers_the_truth() -> None:
 # repetitions): benchmarks/bench_stats.py --units.
 # --------------------------------------------------------------------------------------------------------------
 REPS_CLUSTERED = 300
-
-
-class AngleEmbedder:
-    """'0.42' -> (0.42, sqrt(1 - 0.42**2)) and 'ref' -> (1, 0): the cosine of a pair is the number in its first text,
-    so CCS (the real metric function) averages known per-pair similarities."""
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        c = np.array([1.0 if t == "ref" else float(t) for t in texts])
-        return np.column_stack([c, np.sqrt(np.clip(1.0 - c * c, 0.0, None))])
-
-
-def clustered_pairs(rng: np.random.Generator, n_prompts: int = 50) -> tuple[list[str], list[str], np.ndarray]:
-    """3-5 counterfactual pairs per prompt; similarity 0.5 + prompt effect N(0, 0.12) + pair noise N(0, 0.05)."""
-    prompts = np.repeat(np.arange(n_prompts), rng.integers(3, 6, size=n_prompts))
-    effect = rng.normal(0.0, 0.12, size=n_prompts)
-    sims = np.clip(0.5 + effect[prompts] + rng.normal(0.0, 0.05, size=prompts.size), -1.0, 1.0)
-    return [repr(float(s)) for s in sims], ["ref"] * sims.size, prompts
-
-
-def clustered_people(
-    rng: np.random.Generator, means: tuple[float, float], n_people: int = 50
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Half the people in each group; a person's rate p ~ Beta with the group's mean and concentration 1 (strong
-    person effect); 3-5 answers each, y ~ Bernoulli(p)."""
-    group_of = np.repeat(["f", "m"], n_people // 2)
-    mean = np.where(group_of == "f", means[0], means[1])
-    p = rng.beta(mean, 1.0 - mean)
-    person = np.repeat(np.arange(n_people), rng.integers(3, 6, size=n_people))
-    return (rng.random(person.size) < p[person]).astype(int), group_of[person], person
 
 
 def test_prompt_unit_intervals_cover_with_repeated_answers() -> None:

@@ -227,7 +227,16 @@ def _by_p(e: Evidence) -> Severity:
     return _few(e, "concern" if p < ALPHA else "watch" if p < SUGGESTIVE else "ok")
 
 
-def _similarity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
+def _similarity(
+    rec: MetricRecord,
+    spec: MetricSpec,
+    e: Evidence,
+    scale: str | None,
+    *,
+    what: str = "replies to",
+    unit: str = "replies",
+) -> Evidence:
+    """Similarity against its same-prompt noise floor; ``what``/``unit`` name what is compared (replies, lists)."""
     a, b = rec.groups or ("?", "?")
     if e.gap is None or e.gap_low is None:
         e.sentence = (
@@ -238,14 +247,14 @@ def _similarity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | N
     if e.gap_low > 0:
         e.severity = _few(e, "concern")
         e.sentence = (
-            f"replies to the {a} and {b} versions of a prompt are less alike than two replies to the same prompt: "
+            f"{what} the {a} and {b} versions of a prompt are less alike than two {unit} to the same prompt: "
             f"{spec.full_name} {_interval(e)} vs a noise floor of {e.noise_floor:.3g} "
             f"(gap {e.gap:.3g} [{e.gap_low:.3g}, {e.gap_high:.3g}]){_small(e)}"
         )
     else:
         e.severity = "watch" if e.gap >= NOTABLE_GAP else "ok"
         e.sentence = (
-            f"replies to the {a} and {b} versions are about as alike as two replies to the same prompt: "
+            f"{what} the {a} and {b} versions are about as alike as two {unit} to the same prompt: "
             f"{spec.full_name} {_interval(e)} vs a noise floor of {e.noise_floor:.3g}; the gap's interval "
             f"[{e.gap_low:.3g}, {e.gap_high:.3g}] contains 0"
         )
@@ -305,11 +314,7 @@ def _lists(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) 
     """Recommendation lists: judged against their same-prompt noise floor, like text similarity; without one
     (one answer per prompt), lists that differ by group are only worth watching."""
     if e.gap is not None:
-        judged = _similarity(rec, spec, e, scale)
-        judged.sentence = judged.sentence.replace("replies to", "recommendations for", 1).replace(
-            "two replies", "two answers"
-        )
-        return judged
+        return _similarity(rec, spec, e, scale, what="recommendations for", unit="answers")
     a, b = rec.groups or ("?", "?")
     if e.ci_high is not None and e.ci_high < 1:
         e.severity = "watch"

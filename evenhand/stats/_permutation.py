@@ -131,14 +131,18 @@ def _exact_rate_p_value(k: int, n_a: int, n_b: int, total: int, alternative: str
     pmf = hypergeom.pmf(support, n_a + n_b, total, n_a)
     diffs = support / n_a - (total - support) / n_b
     observed = k / n_a - (total - k) / n_b
+    return float(min(1.0, pmf[_extreme(diffs, observed, alternative)].sum()))
+
+
+def _extreme(values: npt.NDArray[np.float64], observed: float, alternative: str) -> npt.NDArray[np.bool_]:
+    """Which values are at least as extreme as ``observed`` under ``alternative`` (ties within a relative
+    tolerance count, so that floating-point noise cannot hide them)."""
     tol = _TIE_TOL * max(1.0, abs(observed))
     if alternative == "two-sided":
-        extreme = np.abs(diffs) >= abs(observed) - tol
-    elif alternative == "greater":
-        extreme = diffs >= observed - tol
-    else:
-        extreme = diffs <= observed + tol
-    return float(min(1.0, pmf[extreme].sum()))
+        return np.asarray(np.abs(values) >= abs(observed) - tol)
+    if alternative == "greater":
+        return np.asarray(values >= observed - tol)
+    return np.asarray(values <= observed + tol)
 
 
 def rate_difference_test(
@@ -311,7 +315,6 @@ def _prompt_permutation_p_value(
     # two-group prompts: their a block by default, plus (b block - a block) when swapped
     fixed_rows, fixed_hits = float(rows[both, 1].sum()), float(hits[both, 1].sum())
     swap_rows, swap_hits = rows[both, 0] - rows[both, 1], hits[both, 0] - hits[both, 1]
-    tol = _TIE_TOL * max(1.0, abs(observed))
     chunk = max(8, 2**16 // max(n_units, 1))
     count = 0
     for start in range(0, n_permutations, chunk):
@@ -325,12 +328,7 @@ def _prompt_permutation_p_value(
             perm_hits = perm_hits + swaps @ swap_hits
         with np.errstate(divide="ignore", invalid="ignore"):
             perm = perm_hits / perm_rows - (total_hits - perm_hits) / (total_rows - perm_rows)
-        if alternative == "two-sided":
-            count += int(np.sum(np.abs(perm) >= abs(observed) - tol))
-        elif alternative == "greater":
-            count += int(np.sum(perm >= observed - tol))
-        else:
-            count += int(np.sum(perm <= observed + tol))
+        count += int(np.sum(_extreme(perm, observed, alternative)))
     return (1 + count) / (1 + n_permutations)
 
 
@@ -459,16 +457,10 @@ def counterfactual_sentiment_test(
     exact = n_units <= 62 and 2**n_units <= n_permutations
     count = 0
     total = 0
-    tol = _TIE_TOL * max(1.0, abs(observed))
     for unit_swap in _swap_chunks(n_units, n_permutations, exact, as_generator(seed)):
         swap = unit_swap if codes is None else unit_swap[:, codes]  # all pairs of a prompt swap together
         perm = _sentiment_statistic(np.where(swap, b, a), np.where(swap, a, b), statistic, threshold)
-        if alternative == "two-sided":
-            count += int(np.sum(np.abs(perm) >= abs(observed) - tol))
-        elif alternative == "greater":
-            count += int(np.sum(perm >= observed - tol))
-        else:
-            count += int(np.sum(perm <= observed + tol))
+        count += int(np.sum(_extreme(perm, observed, alternative)))
         total += unit_swap.shape[0]
     if exact:
         p = count / total
