@@ -294,3 +294,22 @@ def test_langchain_errors_and_identity_hide_secrets() -> None:
     frame = generate(["p"], client, count=1, store=None, **FAST).to_frame()
     assert frame["status"].tolist() == ["error"] and "PermissionError: 401" in frame["error"][0]
     _assert_no_canary(frame.to_string() + json.dumps(client.identity), "LangChain errors and identity")
+
+
+def test_url_credentials_and_an_api_key_are_refused_at_once_without_secrets(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from evenhand.generation.clients.openai import OpenAIClient
+
+    with pytest.raises(ValueError, match="Authorization") as both:
+        OpenAIClient(f"http://svc:{PASSWORD}@127.0.0.1:9/v1", "m", api_key=KEY)
+    _assert_no_canary(str(both.value), "the credentials conflict")
+    # an ambient key in the environment does not override credentials written into the URL
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    client = OpenAIClient(f"http://svc:{PASSWORD}@127.0.0.1:9/v1", "m")
+    assert "Authorization" not in client._headers()
+
+
+def test_public_config_redacts_nested_secrets() -> None:
+    from evenhand.generation.clients.base import public_config
+
+    shown = public_config({"backend": "custom", "options": {"auth": {"api_key": KEY}, "url": f"http://u:{PASSWORD}@h"}})
+    _assert_no_canary(json.dumps(shown), "public_config")

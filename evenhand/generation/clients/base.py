@@ -7,6 +7,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any
 
+from ..._redact import redact_mapping
 from .._types import Completion, Message, SamplingParams
 
 _SECRET_HINTS = ("key", "token", "secret", "password", "authorization", "credential")
@@ -15,6 +16,8 @@ _SECRET_HINTS = ("key", "token", "secret", "password", "authorization", "credent
 def public_config(config: dict[str, Any]) -> dict[str, Any]:
     """Drop anything that looks like a credential and make values JSON-friendly (used in job keys and results)."""
     out: dict[str, Any] = {}
+    # Nested values (a custom client's identity) may hold secrets under harmless-looking outer keys: redact first.
+    config = redact_mapping(config)
     for name, value in sorted(config.items()):
         if any(h in name.lower() for h in _SECRET_HINTS):
             continue

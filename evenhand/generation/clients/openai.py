@@ -12,6 +12,7 @@ import math
 import os
 import re
 import time
+import urllib.parse
 from typing import Any, Literal
 
 import aiohttp
@@ -106,7 +107,17 @@ class OpenAIClient(ChatClient):
         self.api_version = api_version
         self.timeout = float(timeout)
         self.extra_body = dict(extra_body or {})
-        self._api_key = api_key if api_key is not None else os.environ.get(api_key_env)
+        url_has_credentials = "@" in urllib.parse.urlsplit(self.base_url).netloc
+        if url_has_credentials and api_key is not None:
+            # aiohttp sends URL credentials as an Authorization header, which the API key needs too: every request
+            # would fail. Say so once, here, instead of after the retries.
+            raise ValueError(
+                "base_url carries user:password credentials and api_key is set: both would use the Authorization "
+                "header; keep one of them (or pass the key in headers under another name)"
+            )
+        # Credentials written into the URL are the explicit choice: an ambient $OPENAI_API_KEY does not override them.
+        ambient_key = None if url_has_credentials else os.environ.get(api_key_env)
+        self._api_key = api_key if api_key is not None else ambient_key
         self._extra_headers = dict(headers or {})
         self._n_mode = n
         self._n_supported: bool | None = None if n == "auto" else bool(n)
