@@ -1,0 +1,104 @@
+"""How the verdict's findings changed from the baseline run to another run.
+
+A finding is one risk for one attribute and pair of groups (or class), with a severity (concern > watch > ok) that
+each run's own verdict set on its own evidence. From the baseline to a run, a finding **appeared** (ok or not
+judged -> watch/concern), **went away** (watch/concern -> ok), got **worse** or **less severe** (watch <-> concern),
+is **unchanged**, or was **not assessed** in the run. Appeared and worse count as worse; went away and less severe
+as improved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, WORSE
+from evenhand.comparison.runs import Run
+
+_RANK = {"ok": 0, "watch": 1, "concern": 2}
+FindingKey = tuple[Any, Any, Any, Any]
+
+
+@dataclass
+class FindingChange:
+    """One finding of the baseline and/or a run, and how it changed (``change``) and which way (``direction``)."""
+
+    risk: str
+    attribute: str | None
+    groups: tuple[str, ...] | None
+    cls: str | None
+    run: str
+    baseline: str
+    before: str | None
+    after: str | None
+    change: str
+    direction: str
+    sentence: str
+    before_sentence: str = ""
+    after_sentence: str = ""
+
+    @property
+    def scope(self) -> str:
+        parts = [self.risk, self.attribute or "", " vs ".join(self.groups) if self.groups else ""]
+        if self.cls:
+            parts.append(f"class {self.cls}")
+        return ", ".join(p for p in parts if p)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["groups"] = list(self.groups) if self.groups else None
+        out["class"] = out.pop("cls")
+        return out
+
+
+def _key(finding: dict[str, Any]) -> FindingKey:
+    groups = finding.get("groups")
+    return finding.get("risk"), finding.get("attribute"), tuple(groups) if groups else None, finding.get("class")
+
+
+def compare_findings(base: Run, run: Run) -> list[FindingChange]:
+    """One :class:`FindingChange` per finding of either run (baseline order first)."""
+    before = {_key(f): f for f in base.findings}
+    after = {_key(f): f for f in run.findings}
+    out = []
+    for key in dict.fromkeys([*before, *after]):
+        old, new = before.get(key), after.get(key)
+        severity_old = old.get("severity") if old else None
+        severity_new = new.get("severity") if new else None
+        change, direction = classify(severity_old, severity_new)
+        risk, attribute, groups, cls = key
+        item = FindingChange(
+            str(risk), attribute, groups, cls, run.label, base.label, severity_old, severity_new, change, direction,
+            "", (old or {}).get("sentence", ""), (new or {}).get("sentence", ""),
+        )  # fmt: skip
+        item.sentence = _sentence(item)
+        out.append(item)
+    return out
+
+
+def classify(before: str | None, after: str | None) -> tuple[str, str]:
+    """(change, direction) for a finding's severity in the baseline and in the run (None: not judged there)."""
+    old, new = _RANK.get(before or "", -1), _RANK.get(after or "", -1)
+    if new < 0:
+        return "not assessed", NO_CLEAR_CHANGE
+    if old <= 0 and new > 0:
+        return "appeared", WORSE
+    if old > 0 and new == 0:
+        return "went away", IMPROVED
+    if old < 0:
+        return "new (ok)", NO_CLEAR_CHANGE
+    if new > old:
+        return "worse", WORSE
+    if new < old:
+        return "less severe", IMPROVED
+    return "unchanged", NO_CLEAR_CHANGE
+
+
+def _sentence(item: FindingChange) -> str:
+    """``finding appeared in B: counterfactual, gender, female vs male (ok -> concern)``."""
+    shift = f"{item.before or 'not judged'} -> {item.after or 'not judged'}"
+    if item.change == "not assessed":
+        return f"{item.scope}: not assessed in {item.run} ({item.before} in {item.baseline})"
+    if item.change in ("unchanged", "new (ok)"):
+        return f"{item.scope}: {item.after} in {item.run} ({shift})"
+    return f"finding {item.change} in {item.run}: {item.scope} ({shift})"

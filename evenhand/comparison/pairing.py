@@ -1,0 +1,109 @@
+"""The difference between two runs on one metric row, and its interval.
+
+The difference of run B from run A on one metric row is ``d = m(B) - m(A)``. Its interval depends on what the runs
+share:
+
+* **paired**: both runs hold responses to the same prompts (same prompt id and prompt text, same sample). The
+  prompt is the independent unit, so one bootstrap draw of prompts is applied to *both* runs, the metric is
+  recomputed on each (through the metric's own :class:`~evenhand.metrics.Resampler`, i.e. the registry's metric
+  function, never a re-implemented formula), and ``d*_b = m_b(B) - m_b(A)``. Prompt-to-prompt variation that both
+  runs share cancels, so the interval is narrower than an independent one whenever the runs are correlated.
+* **independent** (responses in both runs, no shared prompts): each run is resampled on its own draws.
+* **normal approximation** (a run kept no responses, or the metric cannot be recomputed from them): each stored
+  interval gives a standard error ``se = (high - low) / (2 z)``, and ``d ± z sqrt(se_A² + se_B²)``.
+
+The interval is the percentile interval of the ``d*`` at the requested level.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from evenhand.metrics._result import FloatArray, MetricResult
+
+#: Fewer shared prompts than this and a paired interval would be meaningless: the runs are treated as independent.
+MIN_SHARED_PROMPTS = 2
+_MIN_VALID_SHARE = 0.5  # as evenhand.stats: fewer valid replicates than this share and the interval is undefined
+
+PAIRED, INDEPENDENT, NORMAL, NONE = "paired", "independent", "normal approximation", "none"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The difference of one run from the baseline on one metric row, with its interval and how it was obtained."""
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+    method: str
+    note: str = ""
+    n_units: int | None = None
+
+
+# --------------------------------------------------------------------------------------------- bootstrap
+def paired_replicates(a: MetricResult, b: MetricResult, n_resamples: int, rng: np.random.Generator) -> FloatArray:
+    """``m*(B) - m*(A)`` with the same prompt draws for both runs (their units are the same prompts, same order)."""
+    from evenhand.stats._resampling import bootstrap_weight_chunks, strata_indices
+
+    ra, rb = a.resampler, b.resampler
+    assert ra is not None and rb is not None
+    strata = strata_indices(ra)  # resampled within groups (classification), as each run's own intervals are
+    chunks = bootstrap_weight_chunks(ra.n_units, n_resamples, rng, strata)
+    return np.concatenate([rb(w) - ra(w) for w in chunks])
+
+
+def same_units(a: MetricResult, b: MetricResult) -> bool:
+    """Whether two results resample the same units alike: same count, and the same stratum for every unit."""
+    ra, rb = a.resampler, b.resampler
+    if ra is None or rb is None or ra.n_units != rb.n_units:
+        return False
+    if ra.strata is None or rb.strata is None:
+        return ra.strata is None and rb.strata is None
+    return bool(np.array_equal(np.asarray(ra.strata, dtype=object), np.asarray(rb.strata, dtype=object)))
+
+
+def independent_replicates(a: MetricResult, b: MetricResult, n_resamples: int, rng: np.random.Generator) -> FloatArray:
+    """``m*(B) - m*(A)`` with each run resampled on its own draws (within its strata, as its own intervals are)."""
+    from evenhand.stats._resampling import bootstrap_replicates
+
+    assert a.resampler is not None and b.resampler is not None
+    replicates_a = bootstrap_replicates(a.resampler, n_resamples, rng)
+    return bootstrap_replicates(b.resampler, n_resamples, rng) - replicates_a
+
+
+def percentile_interval(replicates: FloatArray, level: float) -> tuple[float, float] | None:
+    """The percentile interval of the finite replicates, or None when fewer than half of them are defined."""
+    finite = replicates[np.isfinite(replicates)]
+    if finite.size < max(2, _MIN_VALID_SHARE * replicates.size):
+        return None
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(finite, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float, why: str) -> Difference:
+    """``d ± z sqrt(se_A² + se_B²)`` with ``se = (high - low) / (2 z_run)`` from each run's stored interval."""
+    va, vb = row_a.get("value"), row_b.get("value")
+    if va is None or vb is None:
+        return Difference(None, None, None, NONE, "undefined in " + ("both runs" if va is vb else "one run"))
+    estimate = float(vb) - float(va)
+    errors = [_standard_error(r) for r in (row_a, row_b)]
+    if any(e is None for e in errors):
+        return Difference(estimate, None, None, NONE, f"no interval: a run stored no interval ({why})")
+    se = math.sqrt(sum(e * e for e in errors if e is not None))
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    note = f"normal approximation from the two stored intervals, as independent runs ({why})"
+    return Difference(estimate, estimate - z * se, estimate + z * se, NORMAL, note)
+
+
+def _standard_error(row: dict[str, Any]) -> float | None:
+    low, high, level = row.get("ci_low"), row.get("ci_high"), row.get("ci_level")
+    if low is None or high is None:
+        return None
+    z = NormalDist().inv_cdf(0.5 + float(level if level is not None else 0.95) / 2.0)
+    return (float(high) - float(low)) / (2.0 * z)

@@ -1,0 +1,87 @@
+"""The comparison as a self-contained HTML page (``compare.html.j2`` with the report's stylesheet) and as a rich
+table for the terminal. Both read the JSON document (``RunComparison.to_dict()``), so a comparison.json renders
+the same page as the object that wrote it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from evenhand.comparison.result import SCHEMA
+
+#: change -> CSS badge class of the report's stylesheet
+BADGES = {"worse": "fail", "improved": "ok", "mixed": "warn", "no clear change": "na", "not comparable": "na"}
+FINDING_BADGES = {"concern": "fail", "watch": "warn", "ok": "ok"}
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number with ``digits`` decimals, "–" when undefined."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def fmt_signed(value: Any, digits: int = 3) -> str:
+    text = fmt(value, digits)
+    return text if text == "–" or text.startswith("-") else f"+{text}"
+
+
+def interval(bounds: Any, signed: bool = False) -> str:
+    """``[0.120, 0.310]`` or "" when either bound is missing."""
+    if not bounds or any(b is None for b in bounds):
+        return ""
+    f = fmt_signed if signed else fmt
+    return f"[{f(bounds[0])}, {f(bounds[1])}]"
+
+
+def _check(doc: Any) -> None:
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise ValueError(f"render_comparison_html needs a comparison document (schema {SCHEMA!r})")
+
+
+def render_comparison_html(doc: dict[str, Any]) -> str:
+    """The comparison page: verdict on the difference first, then findings, then every metric row."""
+    _check(doc)
+    env = Environment(
+        loader=PackageLoader("evenhand.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = fmt
+    env.filters["signed"] = fmt_signed
+    env.filters["interval"] = interval
+    css = Markup((Path(__file__).parent.parent / "report" / "templates" / "report.css").read_text(encoding="utf-8"))
+    labels = [run["label"] for run in doc["runs"]]
+    return env.get_template("compare.html.j2").render(
+        doc=doc, labels=labels, others=labels[1:], css=css, badges=BADGES, finding_badges=FINDING_BADGES
+    )
+
+
+def terminal_table(doc: dict[str, Any]) -> Any:
+    """A rich Table: one line per metric row, each run's value, then each run's difference from the baseline."""
+    from rich import box
+    from rich.table import Table
+
+    labels = [run["label"] for run in doc["runs"]]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    for name in ("metric", "attribute", "groups", *labels):
+        table.add_column(name, justify="right" if name in labels else "left")
+    for label in labels[1:]:
+        table.add_column(f"{label} - {labels[0]} [{doc['settings']['ci']:.0%}]", justify="right")
+        table.add_column(f"{label}: change / method")
+    for row in doc["metrics"]:
+        cells = [row["metric"], row["attribute"] or "–", row["comparison"]]
+        cells += [fmt(row["values"].get(label)) for label in labels]
+        for diff in row["differences"]:
+            bounds = interval([diff["ci_low"], diff["ci_high"]], signed=True)
+            cells.append(f"{fmt_signed(diff['difference'])} {bounds}".strip())
+            cells.append(f"{diff['change']} ({diff['method']})")
+        table.add_row(*cells)
+    return table

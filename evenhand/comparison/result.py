@@ -1,0 +1,200 @@
+"""The result of :func:`evenhand.compare`: a :class:`RunComparison` of two or more assessments.
+
+JSON schema ``evenhand/comparison`` 1.0 (``docs/compare.md``): ``schema``, ``schema_version``,
+``evenhand_version``, ``created``, ``baseline``, ``runs``, ``settings``, ``verdict`` (``status``, ``by_run``,
+``sentences``), ``metrics`` (one row per metric, attribute and pair of groups: ``values`` and ``intervals`` per run,
+``differences`` from the baseline) and ``findings`` (how each finding changed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evenhand import __version__
+from evenhand._files import write_text
+from evenhand.comparison.findings import FindingChange
+from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, WORSE, MetricComparison
+from evenhand.comparison.runs import Run
+
+SCHEMA = "evenhand/comparison"
+SCHEMA_VERSION = "1.0"
+MIXED = "mixed"
+NO_CLEAR = NO_CLEAR_CHANGE
+
+
+@dataclass
+class RunComparison:
+    """Two or more runs side by side: every metric row per run, each run's difference from the baseline (run 1)
+    with an interval, how the findings changed, and a verdict on the difference.
+
+    Attributes:
+        runs: the runs, baseline first.
+        rows: one :class:`~evenhand.comparison.rows.MetricComparison` per metric, attribute and pair of groups.
+        findings: one :class:`~evenhand.comparison.findings.FindingChange` per finding and run after the baseline.
+        settings: ``ci``, ``n_resamples``, ``seed`` and ``pairing``.
+    """
+
+    runs: list[Run]
+    rows: list[MetricComparison]
+    findings: list[FindingChange]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.runs]
+
+    @property
+    def baseline(self) -> str:
+        return self.runs[0].label
+
+    def status_of(self, label: str) -> str:
+        """``worse``, ``improved``, ``mixed`` or ``no clear change``: run ``label`` against the baseline, from its
+        findings and its metric differences."""
+        directions = {f.direction for f in self.findings if f.run == label}
+        directions.update(r.changes[label] for r in self.rows if r.changes.get(label) not in (None, NOT_COMPARABLE))
+        if WORSE in directions and IMPROVED in directions:
+            return MIXED
+        return WORSE if WORSE in directions else IMPROVED if IMPROVED in directions else NO_CLEAR
+
+    @property
+    def status(self) -> str:
+        """The overall status: ``worse`` if any run is worse (``mixed`` if it or another also improved), ...."""
+        states = {self.status_of(label) for label in self.labels[1:]}
+        if MIXED in states or {WORSE, IMPROVED} <= states:
+            return MIXED
+        return WORSE if WORSE in states else IMPROVED if IMPROVED in states else NO_CLEAR
+
+    @property
+    def worse_findings(self) -> list[FindingChange]:
+        """Findings that appeared or got worse in a run (what ``evenhand compare --fail-on worse`` gates on)."""
+        return [f for f in self.findings if f.direction == WORSE]
+
+    def summary_of(self, label: str) -> str:
+        """``2 findings worse, 1 improved; 3 metrics worse, 0 better, 5 no clear change``."""
+        found = [f for f in self.findings if f.run == label]
+        changes = [r.changes.get(label) for r in self.rows]
+        return (
+            f"findings: {sum(f.direction == WORSE for f in found)} worse, "
+            f"{sum(f.direction == IMPROVED for f in found)} improved, {len(found)} in all; "
+            f"metrics: {changes.count(WORSE)} worse, {changes.count(IMPROVED)} better, "
+            f"{changes.count(NO_CLEAR)} no clear change, {changes.count(NOT_COMPARABLE)} not comparable"
+        )
+
+    def sentences(self) -> list[str]:
+        """The verdict on the difference in plain words: per run, its status, then what got worse, then what
+        improved (findings first, then metrics)."""
+        out = []
+        for label in self.labels[1:]:
+            out.append(f"{label} vs {self.baseline}: {self.status_of(label)} ({self.summary_of(label)})")
+            for direction in (WORSE, IMPROVED):
+                out += [f.sentence for f in self.findings if f.run == label and f.direction == direction]
+                out += [r.sentences[label] for r in self.rows if r.changes.get(label) == direction]
+        return out
+
+    # ------------------------------------------------------------------------------------------- tables
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """One row per metric row and run after the baseline: the values, the difference, its interval, how."""
+        records = []
+        for row in self.rows:
+            for label, diff in row.differences.items():
+                record: dict[str, Any] = {"metric": row.metric, "attribute": row.attribute}
+                record["comparison"] = row.comparison
+                record |= {f"value_{name}": row.values.get(name) for name in self.labels}
+                record |= {
+                    "run": label,
+                    "difference": diff.estimate,
+                    "ci_low": diff.low,
+                    "ci_high": diff.high,
+                    "method": diff.method,
+                    "change": row.changes[label],
+                    "note": diff.note,
+                }
+                records.append(record)
+        return pd.DataFrame(records)
+
+    # ------------------------------------------------------------------------------------------- output
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (schema ``evenhand/comparison`` 1.0)."""
+        from evenhand.pipeline.assessment import _clean
+
+        doc = {
+            "schema": SCHEMA,
+            "schema_version": SCHEMA_VERSION,
+            "evenhand_version": __version__,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "baseline": self.baseline,
+            "runs": [run.describe() for run in self.runs],
+            "settings": dict(self.settings),
+            "verdict": {
+                "status": self.status,
+                "by_run": {
+                    label: {"status": self.status_of(label), "summary": self.summary_of(label)}
+                    for label in self.labels[1:]
+                },
+                "sentences": self.sentences(),
+            },
+            "metrics": [_row_dict(row) for row in self.rows],
+            "findings": [f.to_dict() for f in self.findings],
+        }
+        cleaned: dict[str, Any] = _clean(doc)
+        return cleaned
+
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+        if path is not None:
+            write_text(path, text)
+        return text
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The self-contained comparison report (and write it to ``path`` when given)."""
+        from evenhand.comparison.render import render_comparison_html
+
+        html = render_comparison_html(self.to_dict())
+        if path is not None:
+            write_text(Path(path), html)
+        return html
+
+    def __repr__(self) -> str:
+        return f"RunComparison({' vs '.join(self.labels)}: {self.status}, {len(self.rows)} metric rows)"
+
+    def _repr_html_(self) -> str:  # Jupyter: the verdict on the difference first (evenhand.notebook)
+        from evenhand.notebook import comparison_html
+
+        return comparison_html(self.to_dict())
+
+
+def _row_dict(row: MetricComparison) -> dict[str, Any]:
+    return {
+        "key": row.key,
+        "metric": row.metric,
+        "full_name": row.full_name,
+        "attribute": row.attribute,
+        "groups": list(row.groups) if row.groups else None,
+        "class": row.cls,
+        "comparison": row.comparison,
+        "higher_is_fairer": row.higher_is_fairer,
+        "values": row.values,
+        "intervals": {label: list(bounds) for label, bounds in row.intervals.items()},
+        "differences": [
+            {
+                "run": label,
+                "difference": diff.estimate,
+                "ci_low": diff.low,
+                "ci_high": diff.high,
+                "method": diff.method,
+                "note": diff.note,
+                "n_units": diff.n_units,
+                "change": row.changes[label],
+                "sentence": row.sentences[label],
+            }
+            for label, diff in row.differences.items()
+        ],
+    }

@@ -1,0 +1,224 @@
+"""Matching the metric rows of several runs and judging the difference of each run from the baseline (run 1).
+
+A row is one metric for one attribute and pair of groups (or class); rows present in only some runs are kept and
+say so. A difference is **worse** or **improved** only when its interval excludes 0, in the direction the registry
+gives the metric (``higher_is_fairer``); otherwise there is **no clear change**.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.comparison.pairing import (
+    INDEPENDENT,
+    MIN_SHARED_PROMPTS,
+    NONE,
+    PAIRED,
+    Difference,
+    independent_replicates,
+    normal_difference,
+    paired_replicates,
+    percentile_interval,
+    same_units,
+)
+from evenhand.comparison.recompute import item_table, recompute, reproduces
+from evenhand.comparison.runs import Run
+from evenhand.metrics._result import MetricResult
+
+RowKey = tuple[str, Any, Any, Any]
+WORSE, IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE = "worse", "improved", "no clear change", "not comparable"
+PAIRINGS = ("auto", "independent")
+NO_INTERVAL = "; no interval: fewer than half of the bootstrap replicates are defined"
+
+
+@dataclass
+class MetricComparison:
+    """One metric row across the runs: each run's stored value and interval, and each run's difference from the
+    baseline (``differences[label]``), its judgement (``changes[label]``) and the sentence that says it."""
+
+    key: str
+    metric: str
+    full_name: str
+    attribute: str | None
+    groups: tuple[str, ...] | None
+    cls: str | None
+    comparison: str
+    higher_is_fairer: bool
+    values: dict[str, float | None] = field(default_factory=dict)
+    intervals: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    differences: dict[str, Difference] = field(default_factory=dict)
+    changes: dict[str, str] = field(default_factory=dict)
+    sentences: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def scope(self) -> str:
+        """``gender CROUGE-L (female vs male)``: what the row is about, in a sentence."""
+        where = f"{self.attribute} " if self.attribute else ""
+        which = f" ({self.comparison})" if self.comparison and self.comparison != "all" else ""
+        return f"{where}{self.metric}{which}"
+
+
+def row_key(row: dict[str, Any]) -> RowKey:
+    groups = row.get("groups")
+    return (
+        str(row.get("key") or row["metric"]),
+        row.get("attribute"),
+        tuple(groups) if groups else row.get("comparison"),
+        row.get("class"),
+    )
+
+
+def compare_rows(
+    runs: Sequence[Run], *, level: float, n_resamples: int, seed: int, pairing: str = "auto"
+) -> list[MetricComparison]:
+    """Every metric row of every run, with each run's difference from ``runs[0]``."""
+    rng = np.random.default_rng(seed)
+    indexed = [{row_key(r): r for r in run.metric_rows} for run in runs]
+    keys = list(dict.fromkeys(k for rows in indexed for k in rows))
+    out = []
+    base = runs[0]
+    for key in keys:
+        present = [rows.get(key) for rows in indexed]
+        first = next(r for r in present if r is not None)
+        item = _new(first)
+        for run, row in zip(runs, present, strict=True):
+            item.values[run.label] = None if row is None else row.get("value")
+            item.intervals[run.label] = (None, None) if row is None else (row.get("ci_low"), row.get("ci_high"))
+        for run, row in zip(runs[1:], present[1:], strict=True):
+            diff = _difference(base, run, present[0], row, level, n_resamples, rng, pairing)
+            item.differences[run.label] = diff
+            item.changes[run.label] = judge(diff, item.higher_is_fairer)
+            item.sentences[run.label] = sentence(item, run.label, base.label)
+        out.append(item)
+    return out
+
+
+def _new(row: dict[str, Any]) -> MetricComparison:
+    from evenhand.registry import METRICS
+
+    key = str(row.get("key") or row["metric"])
+    spec = METRICS.get(key)
+    groups = row.get("groups")
+    return MetricComparison(
+        key=key,
+        metric=str(row["metric"]),
+        full_name=str(row.get("full_name") or (spec.full_name if spec else row["metric"])),
+        attribute=row.get("attribute"),
+        groups=tuple(groups) if groups else None,
+        cls=row.get("class"),
+        comparison=str(row.get("comparison") or "all"),
+        higher_is_fairer=bool(row.get("higher_is_fairer", spec.higher_is_fairer if spec else False)),
+    )
+
+
+def _difference(
+    base: Run,
+    run: Run,
+    row_a: dict[str, Any] | None,
+    row_b: dict[str, Any] | None,
+    level: float,
+    n_resamples: int,
+    rng: np.random.Generator,
+    pairing: str,
+) -> Difference:
+    if row_a is None or row_b is None:
+        return Difference(None, None, None, NONE, f"only in run {run.label if row_a is None else base.label}")
+    if row_a.get("value") is None or row_b.get("value") is None:
+        return normal_difference(row_a, row_b, level, "undefined")
+    try:
+        table_a, table_b = item_table(base, row_a), item_table(run, row_b)
+        if isinstance(table_a, str) or isinstance(table_b, str):
+            return normal_difference(row_a, row_b, level, str(table_a if isinstance(table_a, str) else table_b))
+        full_a, full_b = recompute(base, row_a, table_a), recompute(run, row_b, table_b)
+    except (ValueError, TypeError) as exc:  # stored responses the metric refuses (edited, another version's labels)
+        return normal_difference(row_a, row_b, level, f"not recomputable from the stored responses: {exc}")
+    for which, result, row in ((base, full_a, row_a), (run, full_b, row_b)):
+        if not reproduces(result, row.get("value")):
+            why = f"run {which.label}'s responses give {float(result.value):.6g}, not its stored {row.get('value')}"
+            return normal_difference(row_a, row_b, level, why)
+    if full_a.resampler is None or full_b.resampler is None:
+        return normal_difference(row_a, row_b, level, "the metric carries no units to resample")
+    if pairing != "independent":
+        paired = _paired((base, run), (row_a, row_b), (table_a, table_b), (full_a, full_b), level, n_resamples, rng)
+        if paired is not None:
+            return paired
+    replicates = independent_replicates(full_a, full_b, n_resamples, rng)
+    bounds = percentile_interval(replicates, level)
+    why = "as asked" if pairing == "independent" else "the runs share too few prompts to pair"
+    note = f"independent bootstrap of each run's prompts ({why})"
+    estimate = float(full_b.value) - float(full_a.value)
+    low, high = bounds or (None, None)
+    note += "" if bounds else NO_INTERVAL
+    return Difference(estimate, low, high, INDEPENDENT, note)
+
+
+def _paired(
+    runs: tuple[Run, Run],
+    rows: tuple[dict[str, Any], dict[str, Any]],
+    tables: tuple[pd.DataFrame, pd.DataFrame],
+    full: tuple[MetricResult, MetricResult],
+    level: float,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> Difference | None:
+    """The paired difference on the items both runs hold (same prompt id, prompt text and sample), or None."""
+    table_a, table_b = tables
+    shared = set(table_a["_key"]) & set(table_b["_key"])
+    part_a = table_a[[k in shared for k in table_a["_key"]]]
+    part_b = table_b[[k in shared for k in table_b["_key"]]]
+    n_prompts = int(part_a["prompt_id"].nunique())
+    if n_prompts < MIN_SHARED_PROMPTS:
+        return None
+    everything = len(part_a) == len(table_a) and len(part_b) == len(table_b)
+    if everything:  # the runs hold the same items: the full results are the paired ones (no second recomputation)
+        res_a, res_b = full
+    else:
+        try:
+            res_a, res_b = (recompute(r, row, part) for r, row, part in zip(runs, rows, (part_a, part_b), strict=True))
+        except ValueError:  # the shared part alone is not computable (e.g. a class absent from it): not paired
+            return None
+    if not same_units(res_a, res_b):  # e.g. a person's group differs between the runs: no common draw
+        return None
+    replicates = paired_replicates(res_a, res_b, n_resamples, rng)
+    bounds = percentile_interval(replicates, level)
+    total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
+    share = "" if everything else f" of {total} (only the shared ones)"
+    note = f"paired by prompt and sample on {n_prompts} prompts{share}"
+    estimate = float(res_b.value) - float(res_a.value)
+    low, high = bounds or (None, None)
+    note += "" if bounds else NO_INTERVAL
+    return Difference(estimate, low, high, PAIRED, note, n_prompts)
+
+
+def judge(diff: Difference, higher_is_fairer: bool) -> str:
+    """worse / improved when the interval excludes 0 (in the metric's fair direction), else no clear change."""
+    if diff.estimate is None:
+        return NOT_COMPARABLE
+    if diff.low is None or diff.high is None:
+        return NO_CLEAR_CHANGE
+    if diff.low > 0 or diff.high < 0:
+        went_up = diff.low > 0
+        return IMPROVED if went_up == higher_is_fairer else WORSE
+    return NO_CLEAR_CHANGE
+
+
+def _signed(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:+.3g}"
+
+
+def sentence(item: MetricComparison, label: str, baseline: str) -> str:
+    """``B is worse than A on gender CROUGE-L (female vs male): difference -0.06 [-0.09, -0.03] (paired ...)``."""
+    diff, change = item.differences[label], item.changes[label]
+    if change == NOT_COMPARABLE:
+        return f"{item.scope}: not comparable ({diff.note})"
+    interval = "" if diff.low is None or diff.high is None else f" [{_signed(diff.low)}, {_signed(diff.high)}]"
+    numbers = f"difference {_signed(diff.estimate)}{interval}"
+    if change == NO_CLEAR_CHANGE:
+        return f"no clear change between {label} and {baseline} on {item.scope}: {numbers}"
+    comparative = "worse" if change == WORSE else "better"
+    return f"{label} is {comparative} than {baseline} on {item.scope}: {numbers}"
