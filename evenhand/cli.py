@@ -1,4 +1,4 @@
-"""The ``evenhand`` command line: plan, assess, metrics, report and demo.
+"""The ``evenhand`` command line: plan, assess, metrics, report, compare and demo.
 
 Exit codes (scripts can rely on them):
 
@@ -44,7 +44,7 @@ class ExitCode(enum.IntEnum):
 
 app = typer.Typer(
     name="evenhand",
-    help="Use-case-level bias and fairness assessment of LLMs (plan, assess, metrics, report, demo).",
+    help="Use-case-level bias and fairness assessment of LLMs (plan, assess, metrics, report, compare, demo).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -242,6 +242,37 @@ def _load(path: Path) -> Any:
         raise _fail(str(exc), ExitCode.BAD_INPUT) from None
 
 
+# Scoring flags of assess and metrics: each sets one key of the config's scoring section (docs/cli.md).
+_SPEC = "'default' for the offline default"
+_Toxicity = Annotated[str | None, typer.Option(help=f"Toxicity scorer spec (scoring.toxicity; {_SPEC}).")]
+_Sentiment = Annotated[str | None, typer.Option(help=f"Sentiment scorer spec (scoring.sentiment; {_SPEC}).")]
+_Stereotype = Annotated[str | None, typer.Option(help="Stereotype classifier, model id or path (scoring.stereotype).")]
+_Embedder = Annotated[str | None, typer.Option(help=f"Sentence embedder (scoring.embedder; {_SPEC}, 'none' skips).")]
+_ScorerOption = Annotated[
+    list[str] | None,
+    typer.Option("--scorer-option", help="SCORER.OPTION=VALUE (YAML value), e.g. toxicity.batch_size=16; repeat."),
+]
+_Device = Annotated[str | None, typer.Option(help="auto, cpu, cuda, cuda:N or mps for every model (scoring.device).")]
+_Engine = Annotated[str | None, typer.Option(help="Scoring engine: local or ray (scoring.engine; docs/scale.md).")]
+_RayAddress = Annotated[str | None, typer.Option(help="Ray cluster: auto or ray://host:port (scoring.address).")]
+_RayActors = Annotated[int | None, typer.Option(help="Ray actors per scorer (scoring.num_actors).", min=1)]
+_RayGpus = Annotated[float | None, typer.Option(help="GPUs per Ray actor (scoring.num_gpus_per_actor).", min=0)]
+_Cutoff = Annotated[float | None, typer.Option(min=0.0, max=1.0, help="Score cut-off (scoring.<name>_threshold).")]
+
+
+def _apply_scoring_flags(cfg: Any, arguments: dict[str, Any], model_device: bool) -> Any:
+    """The config with a command's scoring flags written in and checked (scorers built, device resolved)."""
+    from evenhand.pipeline.scoring_flags import apply_scoring_flags, check_scoring_flags, scoring_flags_from
+
+    flags = scoring_flags_from(arguments)
+    try:
+        cfg = apply_scoring_flags(cfg, flags, model_device=model_device)
+        check_scoring_flags(cfg, flags)
+    except ValueError as exc:
+        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+    return cfg
+
+
 @app.command()
 def assess(
     config: Annotated[Path, typer.Argument(help="Config file (.yaml, .yml or .toml); see docs/cli.md.")],
@@ -261,8 +292,22 @@ def assess(
             help="Allow the config to import and run Python code (model.provider callable with options.function).",
         ),
     ] = False,
+    toxicity: _Toxicity = None,
+    sentiment: _Sentiment = None,
+    stereotype: _Stereotype = None,
+    embedder: _Embedder = None,
+    scorer_option: _ScorerOption = None,
+    device: _Device = None,
+    engine: _Engine = None,
+    ray_address: _RayAddress = None,
+    ray_actors: _RayActors = None,
+    ray_gpus_per_actor: _RayGpus = None,
+    toxicity_threshold: _Cutoff = None,
+    stereotype_threshold: _Cutoff = None,
+    sentiment_threshold: _Cutoff = None,
 ) -> None:
     """Run the assessment a config file describes; write results.json, metrics.csv and report.html."""
+    arguments = dict(locals())
     cfg = _load(config)
     if base_url is not None or model is not None:
         update: dict[str, Any] = {"model": model or cfg.model.model}
@@ -275,6 +320,7 @@ def assess(
             raise _fail(f"--base-url/--model: {problems}", ExitCode.BAD_INPUT) from None
     if count is not None:
         cfg.generation.count = count
+    cfg = _apply_scoring_flags(cfg, arguments, model_device=True)  # --device also reaches the local model
     # None (not False) lets EVENHAND_ALLOW_CODE=1 allow it too; the config itself never can
     raise typer.Exit(int(_run_config(cfg, out, limit, False if no_progress else None, True if allow_code else None)))
 
@@ -320,10 +366,29 @@ def metrics(
     ] = None,
     html: Annotated[bool, typer.Option(help="Also write report.html.")] = True,
     ci: Annotated[float | None, typer.Option(help="Interval level (0 for none).")] = 0.95,
+    toxicity: _Toxicity = None,
+    sentiment: _Sentiment = None,
+    stereotype: _Stereotype = None,
+    embedder: _Embedder = None,
+    scorer_option: _ScorerOption = None,
+    device: _Device = None,
+    engine: _Engine = None,
+    ray_address: _RayAddress = None,
+    ray_actors: _RayActors = None,
+    ray_gpus_per_actor: _RayGpus = None,
+    toxicity_threshold: _Cutoff = None,
+    stereotype_threshold: _Cutoff = None,
+    sentiment_threshold: _Cutoff = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Stage progress with ETA on stderr (default: on a terminal)."),
+    ] = None,
 ) -> None:
     """Metrics from your own responses (no model is called): one row per response, with columns prompt and
     response, plus attribute and group for responses to counterfactual prompts."""
     from evenhand.config import ConfigError, parse_config
+
+    arguments = dict(locals())
 
     if config is not None:
         cfg = _load(config)
@@ -355,7 +420,10 @@ def metrics(
         cfg = parse_config(data, source=str(config or "options"))
     except ConfigError as exc:
         raise _fail(str(exc), ExitCode.BAD_INPUT) from None
-    raise typer.Exit(int(_run_config(cfg, None, None, False)))
+    cfg = _apply_scoring_flags(cfg, arguments, model_device=False)
+    # off a terminal (CI logs, pipes) only on request: --progress prints a line per stage and one every few seconds
+    shown = progress if progress is not None else (None if sys.stderr.isatty() else False)
+    raise typer.Exit(int(_run_config(cfg, None, None, shown)))
 
 
 @app.command()
@@ -528,6 +596,32 @@ def demo(
 
 
 _DEBUG = {"on": bool(os.environ.get("EVENHAND_DEBUG"))}
+
+
+@app.command()
+def compare(
+    results: Annotated[list[Path], typer.Argument(help="Two or more results.json files; the first is the baseline.")],
+    label: Annotated[list[str] | None, typer.Option("--label", "-l", help="A name per run, in order.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder for comparison.json/.html (default: evenhand-compare).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON instead of tables.")] = False,
+    ci: Annotated[float, typer.Option(help="Level of the intervals of the differences.", min=0.5, max=0.999)] = 0.95,
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap replicates per difference.", min=10)] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    fail_on: Annotated[
+        str, typer.Option(help="never|worse|any: exit 1 when a finding got worse (any: or a metric did).")
+    ] = "never",
+) -> None:
+    """Compare runs side by side: each metric per run, differences with intervals, findings that changed."""
+    from evenhand.comparison.cli import run_compare
+
+    try:
+        code = run_compare(results, labels=label, out=out, as_json=as_json, ci=ci, n_resamples=n_resamples, seed=seed,
+                           fail_on=fail_on, console=console, err_console=err_console)  # fmt: skip
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+    raise typer.Exit(code)
 
 
 def main(argv: list[str] | None = None) -> Any:

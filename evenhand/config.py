@@ -97,11 +97,20 @@ class ModelConfig(_Section):
     seed: int | None = None
     concurrency: Annotated[int, Field(ge=1)] = 8
     options: dict[str, Any] = Field(default_factory=dict, description="extra client options")
+    device: Annotated[str | None, Field(description="provider local: auto, cpu, cuda, cuda:N or mps (None: auto)")] = (
+        None
+    )
 
     @model_validator(mode="after")
     def _openai_needs_url(self) -> ModelConfig:
         if self.provider == "openai" and (not self.base_url or not self.model):
             raise ValueError("model.provider 'openai' needs model.base_url and model.model")
+        if self.device is not None:
+            from evenhand.scorers._base import check_device
+
+            check_device(self.device)
+            if self.provider != "local":
+                raise ValueError(f"model.device applies to provider local, not {self.provider!r}; remove it")
         return self
 
     def client_spec(self) -> dict[str, Any]:
@@ -109,6 +118,8 @@ class ModelConfig(_Section):
         spec: dict[str, Any] = {"provider": self.provider, **self.options}
         if self.provider != "callable":
             spec["model"] = self.model
+        if self.device is not None:
+            spec["device"] = self.device
         if self.provider == "openai":
             spec |= {"base_url": self.base_url, "api_key_env": self.api_key_env}
         return spec
@@ -144,6 +155,24 @@ class ScoringConfig(_Section):
     toxicity_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     stereotype_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     sentiment_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    audit: Annotated[
+        bool, Field(description="audit the toxicity and sentiment scorers on identity statements (docs/scorers.md)")
+    ] = True
+    mask_identity: Annotated[
+        bool | Literal["auto"],
+        Field(description="score toxicity on identity-masked texts; auto: only for the offline default scorer"),
+    ] = "auto"
+    engine: Annotated[
+        Literal["local", "ray"], Field(description="where scorers run: this process, or a Ray cluster (docs/scale.md)")
+    ] = "local"
+    address: Annotated[
+        str | None,
+        Field(description="engine ray: 'auto' (this machine's cluster) or 'ray://host:port'; None: a new one"),
+    ] = None
+    num_actors: Annotated[
+        int | None, Field(ge=1, description="engine ray: actors per scorer (None: one per CPU, or per GPU)")
+    ] = None
+    num_gpus_per_actor: Annotated[float, Field(ge=0.0, description="engine ray: GPUs each actor requests")] = 0.0
 
     @field_validator("device")
     @classmethod
@@ -153,6 +182,25 @@ class ScoringConfig(_Section):
 
             check_device(value)
         return value
+
+    @model_validator(mode="after")
+    def _ray_options_need_ray(self) -> ScoringConfig:
+        given = [k for k in ("address", "num_actors") if getattr(self, k) is not None]
+        given += ["num_gpus_per_actor"] if self.num_gpus_per_actor else []
+        if self.engine != "ray" and given:
+            raise ValueError(f"scoring.{given[0]} applies to engine: ray; set scoring.engine: ray or remove it")
+        return self
+
+    def engine_spec(self) -> dict[str, Any]:
+        """What :func:`evenhand.scorers.get_engine` takes for these settings."""
+        if self.engine == "local":
+            return {"engine": "local"}
+        return {
+            "engine": "ray",
+            "address": self.address,
+            "num_actors": self.num_actors,
+            "num_gpus_per_actor": self.num_gpus_per_actor,
+        }
 
 
 class ClassificationConfig(_Section):

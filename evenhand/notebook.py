@@ -1,6 +1,6 @@
 """Rich display in Jupyter: the HTML behind ``_repr_html_`` of :class:`~evenhand.pipeline.assessment.Assessment`,
-:class:`~evenhand.framework.Plan`, :class:`~evenhand.pipeline.verdict.Verdict` and
-:class:`~evenhand.metrics._result.MetricResult`.
+:class:`~evenhand.framework.Plan`, :class:`~evenhand.pipeline.verdict.Verdict`,
+:class:`~evenhand.metrics._result.MetricResult` and :class:`~evenhand.comparison.RunComparison`.
 
 Every fragment is self-contained (inline styles, no JavaScript, no external resources) and escapes all text that
 comes from the user or the data (group names, prompts, reasons). A plan never shows its prompts, only their count;
@@ -244,6 +244,12 @@ def assessment_html(assessment: Assessment) -> str:
         out.append(_details(f"{len(fails)} failed threshold(s)", _list(fails), open_=True))
     out.append(f'<div style="{_H2}">Metrics</div>')
     out.append(_metrics_table(assessment))
+    if assessment.scorer_audit:  # what the scorers themselves make of identity statements (scoring.audit)
+        lines = [
+            f"{kind}: {finding}" for kind, audit in assessment.scorer_audit.items() for finding in audit["findings"]
+        ]
+        out.append(f'<div style="{_H2}">Scorer audit</div>')
+        out.append(_list(lines) if lines else f'<div style="{_MUTED}">no scorer scores one group apart</div>')
     if assessment.caveats:
         out.append(f'<div style="{_H2}">Caveats</div>')
         out.append(_list(assessment.caveats))
@@ -357,3 +363,41 @@ def metric_result_html(result: MetricResult) -> str:
         rows.append(["per item", _e(f"{len(result.per_item)} values (one per {result.item_unit})")])
     body = "".join(f'<tr><td style="{_TD};{_MUTED}">{_e(k)}</td><td style="{_TD}">{v}</td></tr>' for k, v in rows)
     return f'<div style="{_BOX}"><div style="{_H}">{title}</div><table style="{_TABLE}">{body}</table></div>'
+
+
+# ---------------------------------------------------------------------------------------------------- comparison
+_CHANGE_COLOURS = {"worse": "concern", "mixed": "watch", "improved": "ok"}
+
+
+def comparison_html(doc: Mapping[str, Any]) -> str:
+    """A comparison of runs (``RunComparison.to_dict()``): the verdict on the difference first, then one line per
+    metric row with each run's value and each run's difference from the baseline."""
+    labels = [str(run["label"]) for run in doc["runs"]]
+    verdict = doc["verdict"]
+    status = str(verdict["status"])
+    out = [
+        f'<div style="{_BOX}">',
+        f'<div style="{_H}">Comparison {_e(" vs ".join(labels))} '
+        f'<span style="{_MUTED};font-weight:400">(baseline {_e(doc["baseline"])})</span></div>',
+        f'<div style="{_H2}">Verdict on the difference: {_badge(_CHANGE_COLOURS.get(status, "na"), status)}</div>',
+        _list(verdict["sentences"]),
+        f'<div style="{_H2}">Metrics</div>',
+    ]
+    headers = [("metric", False), ("attribute", False), ("groups", False), *[(label, True) for label in labels]]
+    for label in labels[1:]:
+        headers += [(f"{label} − {doc['baseline']}", True), ("change", False)]
+    rows = []
+    for row in doc["metrics"]:
+        cells = [_e(row["metric"]), _e(row["attribute"] or ""), _e(row["comparison"])]
+        cells += [_fmt(row["values"].get(label)) for label in labels]
+        for diff in row["differences"]:
+            cells.append(f"{_fmt(diff['difference'])} {_interval(diff['ci_low'], diff['ci_high'])}")
+            cells.append(_badge(_CHANGE_COLOURS.get(diff["change"], "na"), diff["change"]))
+        rows.append(cells)
+    out.append(_table(headers, rows))
+    out.append(
+        f'<div style="{_MUTED};margin-top:6px">The full comparison: <code style="{_CODE}">'
+        f'{_e("c.to_html(path)")}</code>, <code style="{_CODE}">c.metrics</code>, '
+        f'<code style="{_CODE}">c.to_json(path)</code>.</div></div>'
+    )
+    return "".join(out)

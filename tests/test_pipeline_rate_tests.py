@@ -77,7 +77,7 @@ def test_tests_reach_json_and_html() -> None:
     answers = ["yes"] * 8 + ["no"] * 2 + ["yes"] * 4 + ["no"] * 6
     a = _assess(groups, answers)
     doc = a.to_dict(include_responses=False)
-    assert doc["schema_version"] == "2.0"
+    assert doc["schema_version"].startswith("2.")  # minor versions only add keys
     assert doc["tests"][0]["metric"] == "DP" and doc["tests"][0]["p_value"] == pytest.approx(a.tests["p_value"][0])
     assert doc["metrics"][0]["p_value"] is not None
     html = a.to_html()

@@ -145,7 +145,7 @@ def test_map_accepts_objects_with_predict() -> None:
 def test_get_engine() -> None:
     assert isinstance(get_engine(), LocalEngine)
     assert isinstance(get_engine("local"), LocalEngine)
-    for bad in ("ray", "", 3, object()):
+    for bad in ("spark", "", 3, object()):  # "ray" is the Ray engine (tests/test_scorers_ray.py)
         with pytest.raises(ValueError, match="'local'") as info:
             get_engine(bad)  # type: ignore[arg-type]
         assert "map(scorer, texts)" in str(info.value)

@@ -11,14 +11,13 @@ matched as single lower-case tokens.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache, lru_cache, partial
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from scipy import sparse
 
 from evenhand._validation import as_text_list
@@ -133,17 +132,29 @@ def _mark_mentions(lexicon: Lexicon, texts: list[str], names: list[str]) -> tupl
     return marked, counts.reshape(len(texts), len(names))
 
 
-class _Corpus:
-    """Flat token ids of all responses: ``ids[k]`` is the vocabulary id of token k, ``doc[k]`` its response."""
+#: Responses tokenized at once. Token lists hold one Python string per token (~80 bytes each, ~5 KB per
+#: response), so the corpus is built block by block and keeps only integer ids: memory grows by 8 bytes a token.
+CORPUS_BLOCK = 5_000
 
-    def __init__(self, token_lists: list[list[str]]) -> None:
-        self.n_docs = len(token_lists)
-        self.lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=self.n_docs)
+
+class _Corpus:
+    """Flat token ids of all responses: ``ids[k]`` is the vocabulary id of token k, ``doc[k]`` its response.
+
+    Ids are given in order of first appearance over the whole corpus, whatever the blocks (as ``pd.factorize`` of
+    all tokens would give them)."""
+
+    def __init__(self, texts: list[str], tokenize: Callable[[list[str]], list[list[str]]]) -> None:
+        where: dict[str, int] = {}
+        ids, lengths = [], []
+        for start in range(0, len(texts), CORPUS_BLOCK):
+            token_lists = tokenize(texts[start : start + CORPUS_BLOCK])
+            lengths.append(np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists)))
+            ids.append(np.fromiter((where.setdefault(t, len(where)) for toks in token_lists for t in toks), np.int64))
+        self.n_docs = len(texts)
+        self.lengths = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
         self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
-        flat = np.asarray([t for toks in token_lists for t in toks], dtype=object)
-        codes, uniques = pd.factorize(flat)
-        self.ids = np.asarray(codes, dtype=np.int64)
-        self.vocab: list[str] = list(uniques)
+        self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        self.vocab: list[str] = list(where)
         self.doc = np.repeat(np.arange(self.n_docs, dtype=np.int64), self.lengths)
 
     def vocab_mask(self, words: frozenset[str] | set[str]) -> npt.NDArray[np.bool_]:
@@ -256,8 +267,7 @@ def cooccurrence_bias(
     if lexicon is not None:  # mentions found by the lexicon matcher, then tokenized as marker tokens
         texts = _mark_mentions(lexicon, texts, [g1, g2])[0]
         words1, words2 = frozenset({_marker(0)}), frozenset({_marker(1)})
-    tokens = [[c for c in map(_clean, toks) if c] for toks in word_tokens(texts)]
-    corpus = _Corpus(tokens)
+    corpus = _Corpus(texts, lambda block: [[c for c in map(_clean, toks) if c] for toks in word_tokens(block)])
     stop = frozenset(load_word_list("stopwords"))
     is1, is2 = corpus.vocab_mask(words1)[corpus.ids], corpus.vocab_mask(words2)[corpus.ids]
     ref = ~(corpus.vocab_mask(stop | words1 | words2 | {_REST})[corpus.ids])
@@ -355,7 +365,7 @@ def stereotypical_associations(
     group_words = _groups(attribute, groups)
     names = list(group_words)
     targets = _targets(target, plurals=True)
-    corpus = _Corpus(word_tokens(texts, lowercase=True))
+    corpus = _Corpus(texts, partial(word_tokens, lowercase=True))
     lexicon = _lexicon(attribute)
     if lexicon is not None:  # mentions per response from the lexicon matcher (its context rules, multi-word terms)
         group_counts = _mark_mentions(lexicon, texts, names)[1]

@@ -131,6 +131,18 @@ def _pair_texts(
 # ----------------------------------------------------------------------------------------------------------------
 
 
+#: Pairs scored at once by the per-pair similarities. Their token arrays and BLEU's sort keys take a few KB per
+#: pair while a block is scored, so blocks keep that transient memory bounded (tens of MB) for any number of
+#: pairs; a pair's score depends on its own two texts only, so the blocks change no value.
+PAIR_BLOCK = 5_000
+
+
+def _in_blocks(score: Callable[[list[str], list[str]], FloatArray], a: list[str], b: list[str]) -> FloatArray:
+    if len(a) <= PAIR_BLOCK:
+        return score(a, b)
+    return np.concatenate([score(a[i : i + PAIR_BLOCK], b[i : i + PAIR_BLOCK]) for i in range(0, len(a), PAIR_BLOCK)])
+
+
 def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     """ROUGE-L F-measure of each pair ``(texts1[i], texts2[i])`` (symmetric), as an array.
 
@@ -140,7 +152,12 @@ def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     """
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
-    n = check_same_length(texts1=a, texts2=b)
+    check_same_length(texts1=a, texts2=b)
+    return _in_blocks(_rouge_l_block, a, b)
+
+
+def _rouge_l_block(a: list[str], b: list[str]) -> FloatArray:
+    n = len(a)
     # tokenize each distinct text once (rouge_codes lower-cases): counterfactual pairs often coincide once neutralized
     text_of, distinct_texts = pd.factorize(np.asarray([*a, *b], dtype=object))
     distinct: list[str] = list(distinct_texts)
@@ -296,7 +313,12 @@ def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     """
     a = as_text_list(texts1, "texts1")
     b = as_text_list(texts2, "texts2")
-    n = check_same_length(texts1=a, texts2=b)
+    check_same_length(texts1=a, texts2=b)
+    return _in_blocks(_bleu_block, a, b)
+
+
+def _bleu_block(a: list[str], b: list[str]) -> FloatArray:
+    n = len(a)
     # counterfactual pairs often coincide once neutralized: tokenize each distinct text once
     text_of, distinct = pd.factorize(np.asarray([*a, *b], dtype=object))
     ids, distinct_lengths = word_token_ids(list(distinct), lowercase=True)

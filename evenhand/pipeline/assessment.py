@@ -6,6 +6,7 @@ JSON schema ``evenhand/assessment`` version 2 (documented in ``docs/assessment.m
 ``thresholds`` and (optionally) ``responses``. Numbers that are undefined are ``null`` with a ``reason``.
 Since 2.0 every metric row says what it compares as data (``groups``: the pair of groups, ``class``: the class
 assessed one-vs-rest) beside the display label ``comparison``, and carries its ``full_name``.
+Since 2.1 ``scorer_audit`` holds the audit of the toxicity and sentiment scorers on identity statements.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from evenhand._redact import redact_mapping
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import group_pairs
+from evenhand.pipeline.families.base import AUDIT_KEY
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_schema import check_results
 from evenhand.pipeline.verdict import Verdict, judge
 
 SCHEMA = "evenhand/assessment"
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.1"
 #: The schema major versions :func:`load_results` reads (the report renders both).
 READABLE_MAJORS = ("1", "2")
 METRIC_COLUMNS = [
@@ -171,6 +173,17 @@ class Assessment:
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        settings = self.meta.get("settings")
+        if isinstance(settings, dict) and AUDIT_KEY in settings:  # a result the families handed over, not a setting
+            self.meta[AUDIT_KEY] = settings.pop(AUDIT_KEY)
+
+    @property
+    def scorer_audit(self) -> dict[str, Any]:
+        """``{kind: audit}``: how the scorers in use score identity statements (:mod:`evenhand.scorers.audit`)."""
+        audit: dict[str, Any] = self.meta.get(AUDIT_KEY) or {}
+        return audit
+
     # ----------------------------------------------------------------------------------------------- tables
     @property
     def metrics(self) -> pd.DataFrame:
@@ -300,7 +313,12 @@ class Assessment:
         if self._verdict is None:
             settings = self.meta.get("settings") or {}
             statistics = settings.get("ci", 0.95) is not None
-            self._verdict = judge(self.records, sentiment_scale=settings.get("sentiment_scorer"), statistics=statistics)
+            self._verdict = judge(
+                self.records,
+                sentiment_scale=settings.get("sentiment_scorer"),
+                statistics=statistics,
+                scorer_audit=self.scorer_audit,
+            )
         return self._verdict
 
     def result(self, metric: str, attribute: str | None = None, comparison: Any = None) -> Any:
@@ -478,7 +496,7 @@ class Assessment:
 
     # ----------------------------------------------------------------------------------------------- output
     def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
-        """The JSON document (schema ``evenhand/assessment`` 2.0) as a Python dict."""
+        """The JSON document (schema ``evenhand/assessment`` 2.1) as a Python dict."""
         metrics = self.metrics
         metrics["groups"] = pd.Series([rec.groups for rec in self.records], index=metrics.index, dtype=object)
         doc: dict[str, Any] = {
@@ -501,6 +519,7 @@ class Assessment:
             "caveats": list(self.caveats),
             "thresholds": [c.__dict__ for c in self.threshold_checks],
             "verdict": self.verdict.to_dict(),
+            "scorer_audit": self.scorer_audit,
         }
         if include_responses:
             cols = [c for c in self.responses.columns if not c.startswith("_")]

@@ -84,12 +84,27 @@ def assess_config(
     A refused config raises ``ValueError`` before anything runs.
     """
     allowed = check_code_allowed(config, allow_code)
+    check_model_device(config)
     settings = config.run_settings()
     if progress is not None:
         generation = settings.generation.model_copy(update={"progress": progress})
         settings = settings.model_copy(update={"generation": generation})
     source, prompts, per_prompt = response_source(config, limit, allow_code=allowed)
     return run(config.use_case_with(prompts), source, settings, per_prompt=per_prompt)
+
+
+def check_model_device(config: AssessConfig) -> None:
+    """Raise ``ValueError`` naming ``model.device`` when the local model's device is not on this machine (checked
+    before the scorers are built and long before generation)."""
+    device = config.model.device
+    if device is None or device == "cpu" or config.responses is not None:
+        return
+    from evenhand.scorers._base import resolve_device
+
+    try:
+        resolve_device(device)
+    except (ValueError, ImportError) as exc:  # ImportError: no torch, so no device to choose
+        raise ValueError(f"model.device: {exc}") from None
 
 
 def response_source(

@@ -87,6 +87,28 @@ class _Settings(_Open):
     n_resamples: int | None = None
 
 
+class _AuditUnit(_Open):
+    attribute: str
+    group: str
+    term: str | None = None
+    mean_benign: Number = None
+    fpr: Number = None
+    subgroup_auc: Number = None
+    bpsn_auc: Number = None
+    bnsp_auc: Number = None
+
+
+class _ScorerAudit(_Open):  # since 2.1
+    kind: str
+    scorer: str = ""
+    threshold: Number = None
+    auc: Number = None
+    groups: list[_AuditUnit] = Field(default_factory=list)
+    terms: list[_AuditUnit] = Field(default_factory=list)
+    controls: _AuditUnit | None = None
+    findings: list[str] = Field(default_factory=list)
+
+
 class _Results(_Open):
     schema_: str = Field(alias="schema")
     schema_version: str
@@ -103,6 +125,7 @@ class _Results(_Open):
     caveats: list[str] = Field(default_factory=list)
     thresholds: list[dict[str, Any]] = Field(default_factory=list)
     verdict: dict[str, Any] | None = None
+    scorer_audit: dict[str, _ScorerAudit] = Field(default_factory=dict)
 
 
 def check_results(doc: Any, source: str) -> None:

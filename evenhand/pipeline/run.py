@@ -23,7 +23,7 @@ from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
-from evenhand.pipeline.stages import Stages
+from evenhand.pipeline.stages import Stages, advance_stage
 from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 from evenhand.scorers.engine import ScoringEngine
 
@@ -41,7 +41,7 @@ def run(
     per_prompt: Mapping[str, Sequence[Any]] | None = None,
     label_parser: Callable[[str], Any] | None = None,
     list_parser: Callable[[str, int], list[str]] | None = None,
-    engine: str | ScoringEngine | None = None,
+    engine: str | Mapping[str, Any] | ScoringEngine | None = None,
 ) -> Assessment:
     """Run the decision framework's plan on a use case with responses from ``source``.
 
@@ -51,7 +51,8 @@ def run(
         settings: the run settings (the config file's run sections); ``None`` = every default.
         per_prompt: columns given once per prompt, e.g. ``{"truth": labels, "person_group": groups}``.
         label_parser, list_parser: how a classification answer becomes a label, a recommendation answer K items.
-        engine: the scoring engine (``None`` = local; see :func:`evenhand.scorers.get_engine`).
+        engine: the scoring engine (``None`` = ``settings.scoring.engine``, local by default; ``"ray"``; see
+            :func:`evenhand.scorers.get_engine`).
     """
     from evenhand.scorers import get_engine
 
@@ -76,6 +77,17 @@ def run(
     families = [f for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan)]
     for family in families:  # every scorer is built (and checked) before the first response is generated
         family.build(the_plan, settings)
+    # so is the engine: a missing Ray or a bad engine option fails before generation, not after
+    if engine is not None:
+        scoring_engine = get_engine(engine)
+    else:
+        try:
+            scoring_engine = get_engine(settings.scoring.engine_spec())
+        except ImportError as exc:  # engine: ray in the settings, Ray not installed: a setting that cannot be met
+            raise ValueError(f"scoring.engine: {exc}") from None
+    start = getattr(scoring_engine, "start", None)
+    if callable(start):  # an engine that needs a cluster joins it now, not after the responses are generated
+        start()
     timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -85,14 +97,17 @@ def run(
     for column, values in (per_prompt or {}).items():
         frame[column] = pd.Series([values[i] for i in frame["prompt_id"]], index=frame.index, dtype=object)
 
-    ctx = RunContext(the_plan, frame, settings, get_engine(engine), label_parser=label_parser, list_parser=list_parser)
+    ctx = RunContext(the_plan, frame, settings, scoring_engine, label_parser=label_parser, list_parser=list_parser)
     with_statistics = settings.statistics.ci is not None
     records: list[MetricRecord] = []
-    with Stages(2 * len(families) + with_statistics, settings.generation.progress) as stages:
+    # preparing and metrics per family; intervals, then the tests of each family that has any
+    n_stages = 2 * len(families) + with_statistics * (1 + len(_tested(families)))
+    with Stages(n_stages, settings.generation.progress) as stages:
         t = time.perf_counter()
         for family in families:
             with stages.stage(f"preparing: {family.name}"):
                 family.prepare(ctx)
+        ctx.described.update(_scorer_precision(families))
         timings["scoring"] = time.perf_counter() - t
         t = time.perf_counter()
         for family in families:
@@ -101,8 +116,7 @@ def run(
         timings["metrics"] = time.perf_counter() - t
         t = time.perf_counter()
         if with_statistics:
-            with stages.stage("statistics: intervals, tests, noise floors"):
-                _statistics(ctx, families, records)
+            _statistics(ctx, families, records, stages)
         timings["statistics"] = time.perf_counter() - t
     caveats = list(the_plan.caveats) + ctx.caveats + _general_caveats(frame, records)
     timings["total"] = time.perf_counter() - started
@@ -131,30 +145,45 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _statistics(ctx: RunContext, families: Sequence[Family], records: list[MetricRecord]) -> None:
-    """Bootstrap intervals for every metric; each family's tests and baselines; Benjamini-Hochberg over all tests."""
-    from evenhand.stats import confidence_interval
-
+def _statistics(ctx: RunContext, families: Sequence[Family], records: list[MetricRecord], stages: Stages) -> None:
+    """Bootstrap intervals for every metric; each family's tests and baselines; Benjamini-Hochberg over all tests.
+    Each is a stage of ``stages`` that counts its records (a family's test counts its own defined records)."""
     st = ctx.settings.statistics
     assert st.ci is not None
-    for rec in records:
-        if not rec.result.is_defined:
-            continue
-        if rec.result.resampler is None:
-            rec.notes.append("no interval: the result carries no units to resample")
-            continue
-        try:
-            rec.interval = confidence_interval(
-                rec.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method
-            )
-        except ValueError as exc:
-            rec.notes.append(f"no interval: {exc}")
-            continue
-        if rec.interval.reason:
-            rec.notes.append(f"interval: {rec.interval.reason}")
-    for family in families:
-        family.test(ctx, records)
+    with stages.stage("statistics: intervals", total=len(records)):
+        for rec in records:
+            _interval(rec, st)
+            advance_stage()
+    for family in _tested(families):
+        own = sum(rec.family in family.metric_families and rec.result.is_defined for rec in records)
+        with stages.stage(f"statistics: tests, noise floors: {family.name}", total=own):
+            family.test(ctx, records)
     _adjust(records)
+
+
+def _tested(families: Sequence[Family]) -> list[Family]:
+    """The families that add tests or baselines (override :meth:`Family.test`)."""
+    return [f for f in families if type(f).test is not Family.test]
+
+
+def _interval(rec: MetricRecord, st: Any) -> None:
+    """The record's bootstrap interval, or a note saying why it has none."""
+    from evenhand.stats import confidence_interval
+
+    if not rec.result.is_defined:
+        return
+    if rec.result.resampler is None:
+        rec.notes.append("no interval: the result carries no units to resample")
+        return
+    try:
+        rec.interval = confidence_interval(
+            rec.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method
+        )
+    except ValueError as exc:
+        rec.notes.append(f"no interval: {exc}")
+        return
+    if rec.interval.reason:
+        rec.notes.append(f"interval: {rec.interval.reason}")
 
 
 def _adjust(records: Sequence[MetricRecord]) -> None:
@@ -203,6 +232,14 @@ def _general_caveats(frame: pd.DataFrame, records: Sequence[MetricRecord]) -> li
             f"on fewer than {MIN_UNITS}"
         )
     return caveats
+
+
+def _scorer_precision(families: Sequence[Family]) -> dict[str, str]:
+    """``{"toxicity_scorer_precision": "int8 (...), agreement with fp32: ..."}`` for every scorer a family built with
+    ``quantize: int8``, so that results.json and the report say the scores are not full precision."""
+    from evenhand.scorers._onnx import quantization_notes
+
+    return {key: note for family in families for key, note in quantization_notes(vars(family)).items()}
 
 
 def _describe_settings(settings: RunSettings, described: Mapping[str, Any]) -> dict[str, Any]:
@@ -276,7 +313,7 @@ def assess(
     generation_options: Mapping[str, Any] | None = None,
     model_info: Mapping[str, Any] | None = None,
     settings: RunSettings | None = None,
-    engine: str | ScoringEngine | None = None,
+    engine: str | Mapping[str, Any] | ScoringEngine | None = None,
     count: int = 5,
     counterfactual_count: int | None = None,
     store: Any = "evenhand_generations.sqlite",

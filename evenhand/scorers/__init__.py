@@ -30,6 +30,7 @@ _LAZY: dict[str, str] = {
     "VaderSentiment": "evenhand.scorers.sentiment",
     "HFSentiment": "evenhand.scorers.sentiment",
     "StereotypeScorer": "evenhand.scorers.stereotype",
+    "MiniLMStereotypeScorer": "evenhand.scorers.stereotype_minilm",  # EXPERIMENTAL, opt-in (docs/stereotype-scorer.md)
     "Embedder": "evenhand.scorers.embedding",
     "SentenceTransformerEmbedder": "evenhand.scorers.embedding",
     "CallableEmbedder": "evenhand.scorers.embedding",
@@ -39,6 +40,16 @@ _LAZY: dict[str, str] = {
     "get_engine": "evenhand.scorers.engine",
     "TextScorer": "evenhand.scorers.engine",
     "TextEmbedder": "evenhand.scorers.engine",
+    "RayEngine": "evenhand.scorers.ray_engine",  # the same steps on a Ray cluster (docs/scale.md)
+    # auditing a scorer on identity statements, and identity-masked scoring (docs/scorers.md)
+    "audit_scorer": "evenhand.scorers.audit",
+    "ScorerAudit": "evenhand.scorers.audit",
+    "identity_statements": "evenhand.scorers.audit",
+    "IdentityMaskedScorer": "evenhand.scorers.masking",
+    "mask_identity": "evenhand.scorers.masking",
+    # opt-in int8 classifiers (ONNX Runtime dynamic quantization): their agreement with full precision
+    "int8_agreement": "evenhand.scorers._onnx",
+    "Agreement": "evenhand.scorers._onnx",
 }
 
 __all__ = list(_LAZY)

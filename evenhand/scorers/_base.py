@@ -11,6 +11,7 @@ cache lookup, longest-first batches, progress, scatter-back) is the scoring engi
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,47 @@ def resolve_device(device: str) -> str:
         return "cuda" if cuda_ok else "mps" if mps_ok else "cpu"
     if device.startswith("cuda") and not cuda_ok:
         raise ValueError(f"device={device!r} was requested but torch reports no CUDA device; use 'cpu' or 'auto'")
+    if device.startswith("cuda:"):
+        count = int(torch.cuda.device_count())
+        if not device[5:].isdigit() or int(device[5:]) >= count:
+            raise ValueError(f"device={device!r} was requested but torch reports {count} CUDA device(s): cuda:0 to "
+                             f"cuda:{count - 1}")  # fmt: skip
     if device == "mps" and not mps_ok:
         raise ValueError("device='mps' was requested but torch reports MPS is not available; use 'cpu' or 'auto'")
     return device
+
+
+#: How many times the CPU batch size a model gets on an accelerator when the user sets none: a GPU is idle on
+#: CPU-sized batches of 32, while 4x fits comfortably in the memory of any current GPU for classifiers of BERT size.
+ACCELERATOR_BATCH_FACTOR = {"cuda": 4, "mps": 2, "cpu": 1}
+
+
+def device_batch_size(device: str, cpu_batch_size: int) -> int:
+    """The batch size for ``device`` (a resolved device such as "cuda:1") when the CPU default is
+    ``cpu_batch_size``: ``cpu_batch_size * ACCELERATOR_BATCH_FACTOR[kind]``.
+
+    >>> device_batch_size("cuda:0", 32), device_batch_size("cpu", 32)
+    (128, 32)
+    """
+    return int(cpu_batch_size) * ACCELERATOR_BATCH_FACTOR.get(check_device(device).split(":", 1)[0], 1)
+
+
+def model_device(model: Any) -> str | None:
+    """The device a built scorer or embedder runs its model on (None when it has no such setting)."""
+    for owner in (model, getattr(model, "_clf", None)):
+        device = getattr(owner, "device", None)
+        if isinstance(device, str):
+            return device
+    return None
+
+
+def adapt_batch_size(model: BatchedModel) -> None:
+    """Give a scorer whose batch size the user did not set the batch size of its device (:func:`device_batch_size`);
+    a stereotype category's batches are its parent classifier's."""
+    target = getattr(model, "parent", model)
+    device = model_device(target)
+    if device is not None and isinstance(target, BatchedModel):
+        target.batch_size = device_batch_size(device, target.batch_size)
 
 
 def _check_batch_size(batch_size: int) -> int:
@@ -87,6 +126,9 @@ class BatchedModel(abc.ABC):
     description: str = "Scoring"
     #: True when ``_run`` returns one float per text (scorers); False for vector outputs (embedders, categories).
     scalar_output: bool = True
+    #: How to build this scorer again, ``(factory, spec, options)``, when it was built from a config value (set by
+    #: :func:`~evenhand.pipeline.families.base.build_scorer`); a GPU worker of the Ray engine rebuilds it from this.
+    recipe: tuple[Callable[..., Any], Any, dict[str, Any]] | None = None
 
     def __init__(self, *, batch_size: int = 64, cache: CacheLike = None, progress: bool | None = None) -> None:
         self.batch_size = _check_batch_size(batch_size)

@@ -18,6 +18,14 @@ import numpy.typing as npt
 
 from evenhand._optional import require
 from evenhand.scorers._base import ModelUnavailableError, Scorer, resolve_device
+from evenhand.scorers._onnx import (
+    QuantizedClassifier,
+    check_int8_device,
+    check_quantize,
+    int8_note,
+    load_quantized,
+    softmax_or_sigmoid,
+)
 
 _MAX_LENGTH = 512
 
@@ -72,6 +80,21 @@ def _load_cached(model: str, device: str, revision: str | None, fingerprint: str
     return tokenizer, net
 
 
+def _load_tokenizer_and_config(model: str, revision: str | None) -> tuple[Any, Any]:
+    """What an int8 classifier needs on every run: no PyTorch weights (those are read only to export once)."""
+    transformers = require("transformers", feature="Hugging Face classifiers")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
+    return tokenizer, transformers.AutoConfig.from_pretrained(model, revision=revision)
+
+
+def _load_net_for_export(model: str, revision: str | None, pad_token_id: int | None) -> Any:
+    transformers = require("transformers", feature="Hugging Face classifiers")
+    require("torch", feature="Hugging Face classifiers")
+    net = transformers.AutoModelForSequenceClassification.from_pretrained(model, revision=revision).eval()
+    net.config.pad_token_id = pad_token_id  # GPT-style classifiers find the last token through it
+    return net
+
+
 class HFClassifier:
     """A loaded sequence classifier: ``predict_proba(texts) -> (n, n_labels)`` and ``labels`` (lower-cased)."""
 
@@ -83,15 +106,23 @@ class HFClassifier:
         revision: str | None = None,
         what: str = "classifier",
         example: str = "model='/path/to/model'",
+        quantize: str | None = None,
     ) -> None:
         self.model_ref = str(model)
         self.model_key = model_key(self.model_ref, revision)
-        self.device = resolve_device(device)
+        self.quantize = check_quantize(quantize)
+        if self.quantize is not None:
+            check_int8_device(device)
+        self.device = "cpu" if self.quantize is not None else resolve_device(device)
+        self.model: Any = None
         try:
-            self.tokenizer, self.model = _load(self.model_ref, self.device, revision)
+            if self.quantize is None:
+                self.tokenizer, self.model = _load(self.model_ref, self.device, revision)
+                config = self.model.config
+            else:
+                self.tokenizer, config = _load_tokenizer_and_config(self.model_ref, revision)
         except OSError as exc:
             raise ModelUnavailableError(f"{offline_hint(self.model_ref, what, example)} ({exc})") from exc
-        config = self.model.config
         self.labels: list[str] = [str(config.id2label[i]) for i in range(config.num_labels)]
         self.multi_label = getattr(config, "problem_type", None) == "multi_label_classification"
         # Tokenizers often report a huge model_max_length; the position table is the real limit.
@@ -100,8 +131,36 @@ class HFClassifier:
         if self.tokenizer.pad_token is None and self.tokenizer.eos_token is not None:  # GPT-style classifiers
             self.tokenizer.pad_token = self.tokenizer.eos_token
             config.pad_token_id = self.tokenizer.eos_token_id
+        self.int8: QuantizedClassifier | None = None
+        if self.quantize is not None:
+            # a hub model's commit keeps a cached int8 file from outliving an update of the model
+            commit = getattr(config, "_commit_hash", None) if not weights_fingerprint(self.model_ref) else None
+            self.int8 = load_quantized(
+                self.model_key + (f"^{commit}" if commit else ""),
+                lambda texts: self._encode(texts, "pt"),
+                lambda: _load_net_for_export(self.model_ref, revision, config.pad_token_id),
+            )
+
+    def _encode(self, texts: list[str], tensors: str) -> Any:
+        return self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors=tensors)
+
+    @property
+    def precision_key(self) -> str:
+        """What score-cache keys add for the precision: nothing at fp32, the int8 file's digest otherwise."""
+        return "" if self.int8 is None else f"/int8:{self.int8.digest}"
+
+    def quantization_note(self, idx: list[int]) -> str | None:
+        """The settings' line of an int8 classifier scored on the labels ``idx`` (None at full precision)."""
+        if self.int8 is None:
+            return None
+        multi_label = self.multi_label
+        return int8_note(
+            self.int8.probe_agreement(lambda logits: self.combine(softmax_or_sigmoid(logits, multi_label), idx))
+        )
 
     def predict_proba(self, texts: list[str]) -> npt.NDArray[np.float64]:
+        if self.int8 is not None:
+            return softmax_or_sigmoid(self.int8.logits(self._encode(texts, "np")), self.multi_label)
         torch = require("torch")
         enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
         enc = {k: v.to(self.model.device) for k, v in enc.items()}
@@ -156,11 +215,16 @@ class HFLabelScorer(Scorer):
         device: str = "auto",
         batch_size: int = 32,
         revision: str | None = None,
+        quantize: str | None = None,
         **options: Any,
     ) -> None:
         super().__init__(batch_size=batch_size, **options)
-        self._clf = HFClassifier(model, device=device, revision=revision, what=self.kind, example=self.example)
+        self._clf = HFClassifier(
+            model, device=device, revision=revision, what=self.kind, example=self.example, quantize=quantize
+        )
         self._idx = self._clf.label_indices(label, self.default_labels, self.role)
+        #: ``None`` at full precision; with ``quantize="int8"``, that and its agreement with fp32 (run settings).
+        self.quantization_note = self._clf.quantization_note(self._idx)
 
     @property
     def labels(self) -> list[str]:
@@ -169,7 +233,7 @@ class HFLabelScorer(Scorer):
     @property
     def cache_key(self) -> str:
         picked = ",".join(self._clf.labels[i] for i in self._idx)
-        return f"{self.kind}/hf/{self._clf.model_key}/{picked}"
+        return f"{self.kind}/hf/{self._clf.model_key}/{picked}{self._clf.precision_key}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         return self._clf.combine(self._clf.predict_proba(texts), self._idx)

@@ -158,6 +158,10 @@ def get_embedder(spec: Any = None, **options: Any) -> Embedder:
     >>> V.encode(["The nurse said he was tired.", "The nurse said she was tired."]).shape  # doctest: +SKIP
     (2, 384)
     """
+    if "quantize" in options:  # int8 is for classifiers only: it moves cosine similarities too far (docs/int8.md)
+        from evenhand.scorers._onnx import EMBEDDER_REFUSAL
+
+        raise ValueError(EMBEDDER_REFUSAL)
     if "device" in options:
         check_device(options["device"])
     if spec is None or isinstance(spec, (str, os.PathLike)):

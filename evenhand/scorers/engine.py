@@ -13,7 +13,8 @@ scorer's ``__call__`` and every embedder's ``encode``) runs in this process:
 
 Each step is a module-level function (:func:`deduplicate`, :func:`cached_outputs`, :func:`length_sorted_batches`,
 :func:`run_batch`, :func:`store_batch`, :func:`finish`) so that another engine (e.g. one that sends the batches to
-remote workers) can reuse them and replace only the loop over batches. What a batch needs is the scorer itself:
+remote workers, :class:`~evenhand.scorers.ray_engine.RayEngine`) reuses them and replaces only the loop over batches.
+What a batch needs is the scorer itself:
 ``run_batch(scorer, batch)`` calls ``scorer._run(batch)`` and validates the output with ``scorer._check_output``,
 nothing else.
 
@@ -26,7 +27,7 @@ nothing else.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
@@ -77,7 +78,8 @@ class ScoringEngine(Protocol):
     scores ``(n,)`` or embeddings ``(n, d)``, exactly as calling the scorer (or ``encode``) would.
 
     ``scorer`` is an evenhand scorer or embedder (a :class:`~evenhand.scorers._base.BatchedModel`), a plain callable
-    ``f(list[str]) -> floats``, or an object with ``encode(list[str]) -> (n, d)``.
+    ``f(list[str]) -> floats``, or an object with ``encode(list[str]) -> (n, d)``. An engine may also have a
+    ``start()`` method (the Ray engine joins its cluster there), which the pipeline calls before generating.
     """
 
     def map(self, scorer: Any, texts: Sequence[str]) -> FloatArray: ...
@@ -162,7 +164,15 @@ def finish(model: BatchedModel, values: FloatArray) -> FloatArray:
 @contextmanager
 def progress_bar(model: BatchedModel, total: int) -> Iterator[Callable[[int], None]]:
     """A ``rich`` progress bar for ``total`` texts, shown as ``model.progress`` says (None: on a terminal, from
-    :data:`~evenhand.scorers._base.PROGRESS_MIN_TEXTS` texts); yields ``advance(n)``."""
+    :data:`~evenhand.scorers._base.PROGRESS_MIN_TEXTS` texts); yields ``advance(n)``. Inside a pipeline stage the
+    stage shows the progress (one display, with its ETA, and none when the run's progress is off)."""
+    # looked up, not imported: the scorer layer does not depend on the pipeline, and no stage runs unless it is loaded
+    stages = sys.modules.get("evenhand.pipeline.stages")
+    stage = stages.running_stage() if stages is not None else None
+    if stage is not None and model.progress is not False:
+        with stage.work(total, f"{model.description} ({type(model).__name__})") as advance:
+            yield advance
+        return
     show = model.progress
     if show is None:
         show = total >= PROGRESS_MIN_TEXTS and sys.stderr.isatty()
@@ -222,14 +232,42 @@ class LocalEngine:
 #: The engine behind every scorer's ``__call__`` and every embedder's ``encode``.
 DEFAULT_ENGINE = LocalEngine()
 
-_ACCEPTED = "None or 'local' (this process), or an engine object with a map(scorer, texts) method"
+_ACCEPTED = (
+    "None or 'local' (this process), 'ray' or {'engine': 'ray', 'address': ..., <RayEngine options>} (a Ray "
+    "cluster), or an engine object with a map(scorer, texts) method"
+)
 
 
-def get_engine(spec: str | ScoringEngine | None = None) -> ScoringEngine:
-    """Return a scoring engine: None or ``"local"`` gives the :class:`LocalEngine`; an object with a ``map``
-    method is returned as is. Anything else raises a ValueError naming the accepted values."""
+def get_engine(spec: str | Mapping[str, Any] | ScoringEngine | None = None) -> ScoringEngine:
+    """Return a scoring engine.
+
+    ``None`` or ``"local"``: the :class:`LocalEngine`. ``"ray"``: a :class:`~evenhand.scorers.ray_engine.RayEngine`
+    on a Ray instance started on this machine; ``{"engine": "ray", "address": "auto" | "ray://host:port", ...}``:
+    one with those options (``num_actors``, ``num_gpus_per_actor``, ...; ``{"engine": "local"}`` is the local
+    engine). An object with a ``map`` method is returned as is. Anything else raises a ValueError naming the
+    accepted values; ``"ray"`` without Ray installed raises :class:`~evenhand._optional.MissingDependencyError`.
+    """
+    if isinstance(spec, Mapping):
+        options = dict(spec)
+        name = options.pop("engine", "local")
+        if not isinstance(name, str) or name.strip().lower() not in ("local", "ray"):
+            raise ValueError(f"unknown scoring engine {name!r}; use {_ACCEPTED}")
+        if name.strip().lower() == "local":
+            if any(v is not None for v in options.values()):
+                raise ValueError(f"{sorted(options)} apply to engine 'ray', not to the local engine")
+            return DEFAULT_ENGINE
+        from evenhand.scorers.ray_engine import RayEngine
+
+        try:
+            return RayEngine(**{k: v for k, v in options.items() if v is not None})
+        except TypeError as exc:
+            raise ValueError(f"bad option for the Ray engine: {exc}") from None
     if spec is None or (isinstance(spec, str) and spec.strip().lower() == "local"):
         return DEFAULT_ENGINE
+    if isinstance(spec, str) and spec.strip().lower() == "ray":
+        from evenhand.scorers.ray_engine import RayEngine
+
+        return RayEngine()
     if not isinstance(spec, str) and callable(getattr(spec, "map", None)):
         return spec
     raise ValueError(f"unknown scoring engine {spec!r}; use {_ACCEPTED}")

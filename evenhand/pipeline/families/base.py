@@ -26,6 +26,7 @@ from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.registry import METRICS
 
 if TYPE_CHECKING:
+    from evenhand.scorers.audit import AuditKind
     from evenhand.scorers.engine import ScoringEngine, TextScorer
 
 
@@ -104,9 +105,37 @@ def build_scorer(factory: Callable[..., Any], spec: Any, *, key: str, device: st
     if device is not None and "device" not in options and (spec is None or isinstance(spec, (str, os.PathLike))):
         options["device"] = device
     try:
-        return factory(spec, **options)
+        scorer = factory(spec, **options)
     except (ValueError, TypeError, OSError) as exc:  # OSError: a model that cannot be loaded
         raise ValueError(f"{key}: {exc}") from exc
+    if spec is None or isinstance(spec, (str, os.PathLike)):  # a named model: a Ray GPU worker can build it again
+        from evenhand.scorers._base import BatchedModel
+
+        if isinstance(scorer, BatchedModel):
+            scorer.recipe = (factory, spec, {k: v for k, v in options.items() if k != "cache"})
+            if "batch_size" not in options:  # none given: the device's (larger on a GPU)
+                from evenhand.scorers._base import adapt_batch_size
+
+                adapt_batch_size(scorer)
+    return scorer
+
+
+#: Where families hand a scorer audit to the assessment (``ctx.described[AUDIT_KEY][kind]``); the assessment moves
+#: it out of the settings into results.json's top-level ``scorer_audit``.
+AUDIT_KEY = "scorer_audit"
+
+
+def audit_scorer_into(
+    ctx: RunContext, scorer: Any, *, kind: AuditKind, attributes: Mapping[str, Any], threshold: float, name: str
+) -> None:
+    """Audit ``scorer`` on identity statements about the groups of ``attributes`` (``scoring.audit``; see
+    :mod:`evenhand.scorers.audit`) and keep the result for results.json, the report and the verdict."""
+    if not ctx.settings.scoring.audit or not attributes:
+        return
+    from evenhand.scorers.audit import audit_scorer
+
+    found = audit_scorer(scorer, attributes, threshold=threshold, kind=kind, engine=ctx.engine, name=name)
+    ctx.described.setdefault(AUDIT_KEY, {})[kind] = found.to_dict()
 
 
 def record(key: str, attribute: str | None, comparison: Comparison, result: MetricResult) -> MetricRecord:

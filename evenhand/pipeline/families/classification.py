@@ -17,6 +17,7 @@ from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
 from evenhand.pipeline.parsers import KeywordLabelParser, label_text
 from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 
 
@@ -102,7 +103,7 @@ class Classification(Family):
         from evenhand.stats._permutation import EXACT_METHOD
 
         rows = ok_rows(ctx.frame, original=True)
-        for rec in records:
+        for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             if rec.family not in self.metric_families or rec.attribute is None or not rec.result.is_defined:
                 continue
             group_col = f"group_{rec.attribute}"

@@ -15,8 +15,17 @@ import numpy.typing as npt
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.pipeline.compute import setting_arguments
-from evenhand.pipeline.families.base import Family, Needs, RunContext, build_scorer, record, undefined_record
+from evenhand.pipeline.families.base import (
+    Family,
+    Needs,
+    RunContext,
+    audit_scorer_into,
+    build_scorer,
+    record,
+    undefined_record,
+)
 from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
 
@@ -56,6 +65,14 @@ class Counterfactual(Family):
             ctx.described["sentiment_scorer"] = named + sentiment_scale(self.sentiment)
             if scoring.sentiment is None:
                 ctx.caveats.append(SENTIMENT_CAVEAT)
+            audit_scorer_into(
+                ctx,
+                self.sentiment,
+                kind="sentiment",
+                attributes={a: ctx.specs[a] for a in self.attributes(ctx.plan)},
+                threshold=scoring.sentiment_threshold,
+                name=str(scoring.sentiment) if scoring.sentiment is not None else "VADER (offline default)",
+            )
         self.embedder: _EngineEmbedder | None = None
         if self.embedding_model is not None:
             self.embedder = _EngineEmbedder(ctx.engine, self.embedding_model)
@@ -103,7 +120,7 @@ class Counterfactual(Family):
         from evenhand.stats import counterfactual_sentiment_test, noise_floor
 
         st = ctx.settings.statistics
-        for rec in records:
+        for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
             if found is None or found.empty:
                 continue

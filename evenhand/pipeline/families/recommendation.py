@@ -17,6 +17,7 @@ from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
 from evenhand.pipeline.parsers import parse_list
 from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.stages import counted
 
 
 class Recommendation(Family):
@@ -73,7 +74,7 @@ class Recommendation(Family):
         from evenhand.stats import noise_floor_from_scores
 
         rs, st = ctx.settings.recommendation, ctx.settings.statistics
-        for rec in records:
+        for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
             if found is None or rec.groups is None:
                 continue

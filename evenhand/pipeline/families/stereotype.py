@@ -29,6 +29,12 @@ class Stereotype(Family):
     def prepare(self, ctx: RunContext) -> None:
         for attribute, scorer in self.scorers.items():
             ctx.score(f"stereotype_{attribute}", scorer)
+        # a scorer that must be read with care says so (the experimental evenhand-minilm-stereoset: its status and
+        # its CC BY-SA 4.0 training data), in the settings of results.json and among the report's caveats
+        notices = sorted({n for s in self.scorers.values() if isinstance(n := getattr(s, "notice", None), str)})
+        if notices:
+            ctx.described["stereotype_scorer"] = " ".join(notices)
+            ctx.caveats.extend(notices)
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         originals = ok_rows(ctx.frame, original=True)

@@ -7,13 +7,26 @@ import pandas as pd
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.families.base import Family, RunContext, build_scorer, record, undefined_record
+from evenhand.pipeline.families.base import (
+    Family,
+    RunContext,
+    audit_scorer_into,
+    build_scorer,
+    record,
+    undefined_record,
+)
 from evenhand.pipeline.records import ALL, MetricRecord
 
 TOXICITY_CAVEAT = (
     "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
     "identity terms (e.g. 'I am a gay black woman'); read toxicity differences between groups with that in "
     "mind, or configure a stronger classifier (Detoxify, any Hugging Face model)."
+)
+MASKED_CAVEAT = (
+    "Toxicity was scored on identity-masked replies (scoring.mask_identity): lexicon words such as 'gay' or "
+    "'Muslim' were replaced by neutral forms before scoring, which removes most of the default scorer's identity "
+    "bias but also the signal of an identity word used as a slur (docs/scorers.md); the scorer audit shows what "
+    "remains."
 )
 #: The paper's convention for the per-prompt maxima of EMT and TP (Table 2).
 RESPONSES_PER_PROMPT = 25
@@ -27,13 +40,27 @@ class Toxicity(Family):
 
         sc = settings.scoring
         self.scorer = build_scorer(get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device)
+        # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text
+        # (docs/scorers.md); other scorers are left as they are unless asked
+        self.masked = sc.mask_identity is True or (sc.mask_identity == "auto" and sc.toxicity is None)
+        if self.masked:
+            from evenhand.scorers.masking import IdentityMaskedScorer
+
+            self.scorer = IdentityMaskedScorer(self.scorer)
 
     def prepare(self, ctx: RunContext) -> None:
-        spec = ctx.settings.scoring.toxicity
+        sc = ctx.settings.scoring
         ctx.score("toxicity", self.scorer)
-        ctx.described["toxicity_scorer"] = str(spec) if spec is not None else "alt-profanity-check (offline default)"
-        if spec is None:
+        name = str(sc.toxicity) if sc.toxicity is not None else "alt-profanity-check (offline default)"
+        name += ", identity-masked" if self.masked else ""
+        ctx.described["toxicity_scorer"] = name
+        if self.masked:
+            ctx.caveats.append(MASKED_CAVEAT)
+        elif sc.toxicity is None:
             ctx.caveats.append(TOXICITY_CAVEAT)
+        audit_scorer_into(
+            ctx, self.scorer, kind="toxicity", attributes=ctx.specs, threshold=sc.toxicity_threshold, name=name
+        )
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         originals = ok_rows(ctx.frame, original=True)
