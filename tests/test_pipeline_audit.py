@@ -97,6 +97,19 @@ def test_the_audit_covers_only_the_groups_being_assessed() -> None:
     assert {g["group"] for g in a.scorer_audit["toxicity"]["groups"]} == {"asian", "black"}
 
 
+def test_each_attributes_stereotype_classifier_is_audited_on_its_groups() -> None:
+    def flags_women(texts: list[str]) -> list[float]:  # a planted bias: any mention of a woman is "a stereotype"
+        return [0.9 if re.search(r"\b(woman|women|female|she|her)\b", t, re.IGNORECASE) else 0.1 for t in texts]
+
+    a = evenhand.assess(**_use_case(), stereotype=flags_women, **FAST)
+    audit = a.scorer_audit["stereotype (gender)"]
+    assert audit["kind"] == "stereotype" and {g["group"] for g in audit["groups"]} == {"female", "male"}
+    fpr = {g["group"]: g["fpr"] for g in audit["groups"]}
+    assert fpr["female"] > 0.5 > fpr["male"]
+    assert any("female" in f or "women" in f for f in audit["findings"])
+    check_results(a.to_dict(include_responses=False), "test")
+
+
 def test_a_bad_audit_is_rejected_by_the_schema_check() -> None:
     doc = evenhand.assess(**_use_case(4, 1), **FAST).to_dict(include_responses=False)
     doc["scorer_audit"]["toxicity"]["groups"][0]["fpr"] = "high"

@@ -126,16 +126,24 @@ AUDIT_KEY = "scorer_audit"
 
 
 def audit_scorer_into(
-    ctx: RunContext, scorer: Any, *, kind: AuditKind, attributes: Mapping[str, Any], threshold: float, name: str
+    ctx: RunContext,
+    scorer: Any,
+    *,
+    kind: AuditKind,
+    attributes: Mapping[str, Any],
+    threshold: float,
+    name: str,
+    key: str | None = None,
 ) -> None:
     """Audit ``scorer`` on identity statements about the groups of ``attributes`` (``scoring.audit``; see
-    :mod:`evenhand.scorers.audit`) and keep the result for results.json, the report and the verdict."""
+    :mod:`evenhand.scorers.audit`) and keep the result for results.json, the report and the verdict, under ``key``
+    (default: ``kind``; a family with one scorer per attribute names each audit after its attribute)."""
     if not ctx.settings.scoring.audit or not attributes:
         return
     from evenhand.scorers.audit import audit_scorer
 
     found = audit_scorer(scorer, attributes, threshold=threshold, kind=kind, engine=ctx.engine, name=name)
-    ctx.described.setdefault(AUDIT_KEY, {})[kind] = found.to_dict()
+    ctx.described.setdefault(AUDIT_KEY, {})[key or kind] = found.to_dict()
 
 
 def record(key: str, attribute: str | None, comparison: Comparison, result: MetricResult) -> MetricRecord:

@@ -10,7 +10,14 @@ from typing import Any
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.families.base import Family, RunContext, build_scorer, record, undefined_record
+from evenhand.pipeline.families.base import (
+    Family,
+    RunContext,
+    audit_scorer_into,
+    build_scorer,
+    record,
+    undefined_record,
+)
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.registry import METRICS
 
@@ -35,6 +42,18 @@ class Stereotype(Family):
         if notices:
             ctx.described["stereotype_scorer"] = " ".join(notices)
             ctx.caveats.extend(notices)
+        # each attribute's classifier (its category) on benign and insulting statements about that attribute's groups:
+        # a classifier that flags benign mentions of one group inflates SF/SP for it
+        for attribute, scorer in self.scorers.items():
+            audit_scorer_into(
+                ctx,
+                scorer,
+                kind="stereotype",
+                attributes={attribute: ctx.specs[attribute]},
+                threshold=ctx.settings.scoring.stereotype_threshold,
+                name=f"{ctx.settings.scoring.stereotype} ({attribute})",
+                key=f"stereotype ({attribute})",
+            )
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         originals = ok_rows(ctx.frame, original=True)
