@@ -148,6 +148,12 @@ def _print_verdict(assessment: Any) -> None:
         )
     for note in verdict.notes:
         console.print(f"  [dim]note:[/] {escape(note)}", highlight=False)
+    # the judge's own bias next to the verdict it shaped: the worst finding of each scorer audit (the report has all)
+    for kind, audit in (getattr(assessment, "scorer_audit", None) or {}).items():
+        findings = audit.get("findings") or []
+        if findings:
+            more = f" (+{len(findings) - 1} more in the report)" if len(findings) > 1 else ""
+            console.print(f"  [dim]scorer audit ({escape(kind)}):[/] {escape(findings[0])}{more}", highlight=False)
 
 
 def _print_undefined(assessment: Any) -> None:

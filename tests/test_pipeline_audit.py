@@ -195,3 +195,14 @@ def test_discount_is_in_results_and_rules() -> None:
     assert any("scorer audit" in rule for rule in doc["verdict"]["rules"])
     evidence = [e for f in doc["verdict"]["findings"] for e in f["evidence"] if e["metric"] == "SCSP"]
     assert evidence[0]["scorer_gap"] == pytest.approx(0.4)
+
+
+def test_the_console_verdict_names_the_scorers_own_bias() -> None:
+    from evenhand import cli
+
+    a = evenhand.assess(**_use_case(), sentiment=sentiment_favouring("female"), **FAST)
+    with cli.console.capture() as captured:
+        cli._print_verdict(a)
+    text = captured.get()
+    assert text.index("verdict:") < text.index("scorer audit (sentiment):")
+    assert "female" in text.split("scorer audit (sentiment):")[1].splitlines()[0]
