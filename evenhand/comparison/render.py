@@ -8,7 +8,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from evenhand.comparison.result import SCHEMA
@@ -48,12 +47,9 @@ def _check(doc: Any) -> None:
 def render_comparison_html(doc: dict[str, Any]) -> str:
     """The comparison page: verdict on the difference first, then findings, then every metric row."""
     _check(doc)
-    env = Environment(
-        loader=PackageLoader("evenhand.report", "templates"),
-        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    from evenhand.report import template_environment
+
+    env = template_environment()
     env.filters["num"] = fmt
     env.filters["signed"] = fmt_signed
     env.filters["interval"] = interval

@@ -42,7 +42,8 @@ def _rate_name(metric: str) -> str:
         return "rate"
 
 
-def _env() -> Environment:
+def template_environment() -> Environment:
+    """The jinja2 environment of every evenhand page (autoescaped; the report's number filters)."""
     env = Environment(
         loader=PackageLoader("evenhand.report", "templates"),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
@@ -237,7 +238,7 @@ def render_html(doc: dict[str, Any]) -> str:
         raise ValueError("render_html needs an evenhand assessment document (with 'plan' and 'metrics')")
     # a results file written by an older version (or by hand) may carry credentials in its model description
     doc = {**doc, "model": redact_mapping(doc.get("model") or {})}
-    template = _env().get_template("report.html.j2")
+    template = template_environment().get_template("report.html.j2")
     css = Markup((Path(__file__).parent / "templates" / "report.css").read_text(encoding="utf-8"))
     return template.render(
         doc=doc,

@@ -33,7 +33,33 @@ def default_label_map(categories: Sequence[str] = CATEGORIES) -> dict[str, tuple
     return {c: (f"stereotype_{c}",) for c in categories}
 
 
-class StereotypeScorer(Scorer):
+class CategoryTableScorer(Scorer):
+    """A stereotype classifier whose backend returns one column per category and, last, P(stereotype of any
+    category): ``scorer(texts)`` is the last column, :meth:`category` one column (sharing the model and its cache).
+    Subclasses set ``categories`` and implement ``_run``."""
+
+    categories: Sequence[str]
+
+    def _finish(self, values: FloatArray) -> FloatArray:
+        """``scorer(texts)``: P(stereotype of any category) per text, the last column of the table."""
+        return values[:, -1] if values.ndim == 2 else values
+
+    def score_categories(self, texts: Any) -> dict[str, FloatArray]:
+        """``{category: scores}``, one float64 array in [0, 1] per category."""
+        table = self._compute(texts)
+        if table.ndim == 1:  # empty input
+            return {c: np.empty(0, dtype=np.float64) for c in self.categories}
+        return {c: table[:, j] for j, c in enumerate(self.categories)}
+
+    def category(self, name: str) -> Scorer:
+        """A scorer for one category, sharing this model (and its cache)."""
+        key = name.lower()
+        if key not in self.categories:
+            raise ValueError(f"unknown stereotype category {name!r}; this scorer has {list(self.categories)}")
+        return _CategoryScorer(self, key)
+
+
+class StereotypeScorer(CategoryTableScorer):
     """Stereotype probabilities per category from a Hugging Face classifier.
 
     ``scorer(texts)`` returns P(stereotype of any selected category), in [0, 1];
@@ -115,24 +141,6 @@ class StereotypeScorer(Scorer):
         columns.append(self._clf.combine(probs, every))
         return np.column_stack(columns)
 
-    def _finish(self, values: FloatArray) -> FloatArray:
-        """``scorer(texts)``: P(stereotype of any selected category) per text, the last column of the table."""
-        return values[:, -1] if values.ndim == 2 else values
-
-    def score_categories(self, texts: Any) -> dict[str, FloatArray]:
-        """``{category: scores}``, one float64 array in [0, 1] per selected category."""
-        table = self._compute(texts)
-        if table.ndim == 1:  # empty input
-            return {c: np.empty(0, dtype=np.float64) for c in self.categories}
-        return {c: table[:, j] for j, c in enumerate(self.categories)}
-
-    def category(self, name: str) -> Scorer:
-        """A scorer for one category, sharing this model (and its cache)."""
-        key = name.lower()
-        if key not in self.categories:
-            raise ValueError(f"unknown stereotype category {name!r}; this scorer has {self.categories}")
-        return _CategoryScorer(self, key)
-
     def __repr__(self) -> str:
         return f"StereotypeScorer({self._clf.model_ref!r}, categories={self.categories})"
 
@@ -142,10 +150,11 @@ class _CategoryScorer(Scorer):
 
     description = "Stereotype"
 
-    def __init__(self, parent: StereotypeScorer, category: str) -> None:
+    def __init__(self, parent: CategoryTableScorer, category: str) -> None:
         super().__init__(batch_size=max(parent.batch_size, 1024))
         self.parent = parent
         self.name = category
+        self.notice = getattr(parent, "notice", None)  # an experimental parent's notice reaches the report
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         return self.parent.score_categories(texts)[self.name]

@@ -53,7 +53,7 @@ import numpy.typing as npt
 
 from evenhand._optional import require
 from evenhand._validation import FloatArray
-from evenhand.scorers._base import ModelUnavailableError, Scorer, check_device, resolve_device
+from evenhand.scorers._base import ModelUnavailableError, check_device, resolve_device
 from evenhand.scorers._hf import weights_fingerprint
 from evenhand.scorers.stereo_data import (
     ATTRIBUTION,
@@ -64,7 +64,7 @@ from evenhand.scorers.stereo_data import (
     load_crows_pairs,
     load_stereoset,
 )
-from evenhand.scorers.stereotype import CATEGORIES, MINILM_SPEC
+from evenhand.scorers.stereotype import CATEGORIES, MINILM_SPEC, CategoryTableScorer
 
 logger = logging.getLogger(__name__)
 
@@ -543,7 +543,7 @@ def _as_config(train_config: TrainConfig | Mapping[str, Any] | None, seed: int) 
     return TrainConfig(**{"seed": seed, **train_config})
 
 
-class MiniLMStereotypeScorer(Scorer):
+class MiniLMStereotypeScorer(CategoryTableScorer):
     """EXPERIMENTAL offline stereotype scorer (spec ``"evenhand-minilm-stereoset"``); see the module docstring.
 
     ``scorer(texts)`` returns St = P(stereotype of any category) in [0, 1]; ``scorer.category("gender")`` the
@@ -610,44 +610,8 @@ class MiniLMStereotypeScorer(Scorer):
         columns.append(1.0 - probs[:, 0])
         return np.clip(np.column_stack(columns), 0.0, 1.0)
 
-    def _finish(self, values: FloatArray) -> FloatArray:
-        """``scorer(texts)``: P(stereotype of any category), the last column."""
-        return values[:, -1] if values.ndim == 2 else values
-
-    def score_categories(self, texts: Any) -> dict[str, FloatArray]:
-        """``{category: scores}``, one float64 array in [0, 1] per category."""
-        table = self._compute(texts)
-        if table.ndim == 1:  # empty input
-            return {c: np.empty(0, dtype=np.float64) for c in self.categories}
-        return {c: table[:, j] for j, c in enumerate(self.categories)}
-
-    def category(self, name: str) -> Scorer:
-        """A scorer of one category's probability, sharing this model and its cache."""
-        key = name.lower()
-        if key not in self.categories:
-            raise ValueError(f"unknown stereotype category {name!r}; {SPEC} has {list(self.categories)}")
-        return _CategoryColumn(self, key)
-
     def __repr__(self) -> str:
         return f"MiniLMStereotypeScorer({self.folder.name!r}, experimental)"
-
-
-class _CategoryColumn(Scorer):
-    """One category of a :class:`MiniLMStereotypeScorer` (the parent de-duplicates and caches)."""
-
-    description = "Stereotype"
-
-    def __init__(self, parent: MiniLMStereotypeScorer, category: str) -> None:
-        super().__init__(batch_size=max(parent.batch_size, 1024))
-        self.parent = parent
-        self.name = category
-        self.notice = parent.notice
-
-    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        return self.parent.score_categories(texts)[self.name]
-
-    def __repr__(self) -> str:
-        return f"{self.parent!r}.category({self.name!r})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
