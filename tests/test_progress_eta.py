@@ -101,3 +101,20 @@ def test_metrics_cli_progress_flag(tmp_path: Path) -> None:
     shown = CliRunner().invoke(app, [*args, "--progress"])
     assert shown.exit_code == 0, shown.output
     assert "evenhand: preparing: toxicity done in" in shown.output
+
+
+def test_on_a_terminal_a_stage_keeps_its_row_through_its_counted_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rich bar: a part of a stage (a scorer's texts, or none when all were cached) gets a row of its own, and the
+    stage's own count goes on after it (a removed row used to make the next advance raise KeyError)."""
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    with Stages(2, True) as stages:
+        assert stages._bar is not None
+        with stages.stage("preparing: toxicity", total=3) as stage:
+            stage.advance()
+            with stage.work(5, "scorer") as advance:
+                advance(5)
+            with stage.work(0, "all cached"):
+                pass
+            stage.advance()
+            assert stage.done == 2 and stage._row is not None
+            assert stages._bar.tasks[-1].completed == 2

@@ -51,7 +51,8 @@ class StageProgress:
         self.done = min(self.total, self.done + n)
         bar = self.owner._bar
         if bar is not None:
-            bar.update(self._row, completed=self.done)
+            if self._row is not None:
+                bar.update(self._row, completed=self.done)
             return
         now = time.monotonic()
         if now - self._last >= self.owner.every and self.done < self.total:
@@ -63,8 +64,9 @@ class StageProgress:
     @contextmanager
     def work(self, total: int, label: str) -> Iterator[Callable[[int], None]]:
         """A counted part of the stage (e.g. one scorer's texts): its own done/total and ETA; yields ``advance``."""
-        previous = (self.label, self.total, self.done, self._started)
-        self.label, self.total, self.done = f"{self.name}: {label}", total, 0
+        # the stage's own row stays on the bar (its count resumes after the part): the part gets a row of its own
+        previous = (self.label, self.total, self.done, self._started, self._row)
+        self.label, self.total, self.done, self._row = f"{self.name}: {label}", total, 0, None
         self._started = self._last = time.monotonic()
         if self.owner.enabled and total:
             self._show()
@@ -72,7 +74,7 @@ class StageProgress:
             yield self.advance
         finally:
             self._hide()
-            self.label, self.total, self.done, self._started = previous
+            self.label, self.total, self.done, self._started, self._row = previous
 
     def _show(self) -> None:
         bar = self.owner._bar
