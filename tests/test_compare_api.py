@@ -273,3 +273,13 @@ def test_stereotype_classifier_metrics_are_paired() -> None:
         diff = _diff(result, metric)
         expected = runs[1].result(metric, "gender").value - runs[0].result(metric, "gender").value
         assert diff["method"] == "paired" and diff["difference"] == pytest.approx(expected), metric
+
+
+@pytest.mark.parametrize("pairing", ["auto", "independent"])
+def test_a_handful_of_prompts_decides_nothing(pairing: str) -> None:
+    """One or a few prompts give a (near) zero-width bootstrap interval: as in the verdict, fewer than 10 prompts
+    cannot make a difference worse or better, however far apart the values are."""
+    few_fair, few_biased = make_run(biased=False, n_prompts=4), make_run(biased=True, n_prompts=4)
+    scsp = _diff(evenhand.compare(few_fair, few_biased, pairing=pairing), "SCSP")
+    assert scsp["difference"] > 0 and scsp["n_units"] == 4
+    assert scsp["change"] == "no clear change"

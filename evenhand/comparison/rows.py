@@ -29,6 +29,7 @@ from evenhand.comparison.pairing import (
 from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
 from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 
 RowKey = tuple[str, Any, Any, Any]
 WORSE, IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE = "worse", "improved", "no clear change", "not comparable"
@@ -149,12 +150,13 @@ def _difference(
             return paired
     replicates = independent_replicates(full_a, full_b, n_resamples, rng)
     bounds = percentile_interval(replicates, level)
-    why = "as asked" if pairing == "independent" else "the runs share too few prompts to pair"
+    why = "as asked" if pairing == "independent" else "the runs share too few prompts to pair, or differ in their units"
     note = f"independent bootstrap of each run's prompts ({why})"
     estimate = float(full_b.value) - float(full_a.value)
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
-    return Difference(estimate, low, high, INDEPENDENT, note)
+    units = [u for u in (independent_units(full_a.sizes), independent_units(full_b.sizes)) if u is not None]
+    return Difference(estimate, low, high, INDEPENDENT, note, min(units) if units else None)
 
 
 def _paired(
@@ -196,10 +198,14 @@ def _paired(
 
 
 def judge(diff: Difference, higher_is_fairer: bool) -> str:
-    """worse / improved when the interval excludes 0 (in the metric's fair direction), else no clear change."""
+    """worse / improved when the interval excludes 0 (in the metric's fair direction) and rests on at least
+    ``MIN_UNITS`` prompts (or persons), else no clear change."""
     if diff.estimate is None:
         return NOT_COMPARABLE
     if diff.low is None or diff.high is None:
+        return NO_CLEAR_CHANGE
+    if diff.n_units is not None and diff.n_units < MIN_UNITS:
+        # as in the verdict: a bootstrap over a handful of prompts (one prompt: a zero-width interval) decides nothing
         return NO_CLEAR_CHANGE
     if diff.low > 0 or diff.high < 0:
         went_up = diff.low > 0
