@@ -85,6 +85,8 @@ def test_flags_reach_the_run(tmp_path: Path) -> None:
         (["--scorer-option", "sentiment.batch_size=[1"], "--scorer-option sentiment.batch_size=[1:"),
         (["--embedder", "none", "--scorer-option", "embedder.batch_size=8"], "--scorer-option embedder.batch_size=8"),
         (["--device", "cuda"], "--device:"),  # no GPU on this machine
+        (["--scorer-option", "toxicity.device=cuda"], "--scorer-option toxicity.device=cuda:"),  # nor here
+        (["--scorer-option", "stereotype.batch_size=2"], "--scorer-option stereotype.batch_size=2"),  # it is off
         (["--device", "gpu"], "--device:"),
         (["--engine", "spark"], "--engine:"),
         (["--ray-address", "auto"], "--ray-address:"),

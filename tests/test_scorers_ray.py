@@ -230,3 +230,32 @@ def test_gpu_actors_rebuild_the_scorer_from_its_recipe() -> None:
 def test_gpu_actors_on_a_cluster_without_gpus_are_an_error() -> None:
     with pytest.raises(ValueError, match=r"num_gpus_per_actor=1 but the Ray cluster has 0 GPU"):
         RayEngine(num_gpus_per_actor=1).start()
+
+
+def test_close_shuts_down_only_a_ray_the_engine_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that started a local Ray stops it after scoring (its CPUs are not held by a notebook for ever); a Ray
+    session the caller started stays up."""
+    shared = RayEngine()
+    shared.connect()  # the module's cluster is up: joined, not started
+    shared.close()
+    assert ray.is_initialized()
+
+    class FakeRay:
+        up = False
+
+        def is_initialized(self) -> bool:
+            return self.up
+
+        def init(self, **options: object) -> None:
+            self.up = True
+
+        def shutdown(self) -> None:
+            self.up = False
+
+    fake = FakeRay()
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    own = RayEngine()
+    own.connect()
+    assert fake.up
+    own.close()
+    assert not fake.up

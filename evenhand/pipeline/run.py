@@ -85,39 +85,47 @@ def run(
             scoring_engine = get_engine(settings.scoring.engine_spec())
         except ImportError as exc:  # engine: ray in the settings, Ray not installed: a setting that cannot be met
             raise ValueError(f"scoring.engine: {exc}") from None
-    start = getattr(scoring_engine, "start", None)
-    if callable(start):  # an engine that needs a cluster joins it now, not after the responses are generated
-        start()
-    timings["plan"] = time.perf_counter() - t
+    # an engine built here from a spec (e.g. a local Ray it started) is closed here; an engine object passed in
+    # stays the caller's to reuse
+    owned = engine is None or isinstance(engine, (str, Mapping))
+    try:
+        start = getattr(scoring_engine, "start", None)
+        if callable(start):  # an engine that needs a cluster joins it now, not after the responses are generated
+            start()
+        timings["plan"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    frame = source.frame(use_case, Needs.merge(f.needs(the_plan) for f in families), settings)
-    timings["responses"] = time.perf_counter() - t
-    frame = _checked(frame)
-    for column, values in (per_prompt or {}).items():
-        frame[column] = pd.Series([values[i] for i in frame["prompt_id"]], index=frame.index, dtype=object)
+        t = time.perf_counter()
+        frame = source.frame(use_case, Needs.merge(f.needs(the_plan) for f in families), settings)
+        timings["responses"] = time.perf_counter() - t
+        frame = _checked(frame)
+        for column, values in (per_prompt or {}).items():
+            frame[column] = pd.Series([values[i] for i in frame["prompt_id"]], index=frame.index, dtype=object)
 
-    ctx = RunContext(the_plan, frame, settings, scoring_engine, label_parser=label_parser, list_parser=list_parser)
-    with_statistics = settings.statistics.ci is not None
-    records: list[MetricRecord] = []
-    # preparing and metrics per family; intervals, then the tests of each family that has any
-    n_stages = 2 * len(families) + with_statistics * (1 + len(_tested(families)))
-    with Stages(n_stages, settings.generation.progress) as stages:
-        t = time.perf_counter()
-        for family in families:
-            with stages.stage(f"preparing: {family.name}"):
-                family.prepare(ctx)
-        ctx.described.update(_scorer_precision(families))
-        timings["scoring"] = time.perf_counter() - t
-        t = time.perf_counter()
-        for family in families:
-            with stages.stage(f"metrics: {family.name}"):
-                records.extend(family.records(ctx))
-        timings["metrics"] = time.perf_counter() - t
-        t = time.perf_counter()
-        if with_statistics:
-            _statistics(ctx, families, records, stages)
-        timings["statistics"] = time.perf_counter() - t
+        ctx = RunContext(the_plan, frame, settings, scoring_engine, label_parser=label_parser, list_parser=list_parser)
+        with_statistics = settings.statistics.ci is not None
+        records: list[MetricRecord] = []
+        # preparing and metrics per family; intervals, then the tests of each family that has any
+        n_stages = 2 * len(families) + with_statistics * (1 + len(_tested(families)))
+        with Stages(n_stages, settings.generation.progress) as stages:
+            t = time.perf_counter()
+            for family in families:
+                with stages.stage(f"preparing: {family.name}"):
+                    family.prepare(ctx)
+            ctx.described.update(_scorer_precision(families))
+            timings["scoring"] = time.perf_counter() - t
+            t = time.perf_counter()
+            for family in families:
+                with stages.stage(f"metrics: {family.name}"):
+                    records.extend(family.records(ctx))
+            timings["metrics"] = time.perf_counter() - t
+            t = time.perf_counter()
+            if with_statistics:
+                _statistics(ctx, families, records, stages)
+            timings["statistics"] = time.perf_counter() - t
+    finally:
+        close = getattr(scoring_engine, "close", None)
+        if owned and callable(close):
+            close()
     caveats = list(the_plan.caveats) + ctx.caveats + _general_caveats(frame, records)
     timings["total"] = time.perf_counter() - started
     meta = {

@@ -129,11 +129,14 @@ def apply_scoring_flags(config: AssessConfig, flags: ScoringFlags, *, model_devi
             from_flag[f"{name}_threshold"] = f"--scorer-option {text}"
             continue
         current = scoring[name]
-        if current is False:
+        # an unset stereotype classifier is off (no offline default): an option must not quietly turn it on
+        if current is False or (name == "stereotype" and current is None):
             raise ValueError(
                 f"--scorer-option {text}: the {name} is off (scoring.{name}: false); set {SCORERS[name][0]}"
             )
         setting = dict(current) if isinstance(current, Mapping) else {"spec": current}
+        if key == "device":  # as --device: an absent device fails now, naming the option
+            _check_device(value, f"--scorer-option {text}")
         setting[key] = value
         scoring[name] = setting
         flags.touched[name], from_flag[name] = f"--scorer-option {text}", f"--scorer-option {text}"
@@ -152,6 +155,20 @@ def apply_scoring_flags(config: AssessConfig, flags: ScoringFlags, *, model_devi
     return config
 
 
+def _check_device(device: Any, flag: str) -> None:
+    """An unknown or absent device as a ValueError naming ``flag`` (no torch: only "cpu" can be honoured)."""
+    if device == "cpu":
+        return
+    from evenhand.scorers._base import resolve_device
+
+    try:
+        resolve_device(device)
+    except ImportError as exc:  # no torch: a device cannot be chosen
+        raise ValueError(f"{flag}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{flag}: {exc}") from None
+
+
 def _first_error(exc: ValidationError, from_flag: Mapping[str, str]) -> str:
     err = exc.errors()[0]
     message = str(err["msg"]).removeprefix("Value error, ")
@@ -167,15 +184,8 @@ def check_scoring_flags(config: AssessConfig, flags: ScoringFlags) -> None:
 
     from evenhand.pipeline.families.base import build_scorer
 
-    if flags.device is not None and flags.device != "cpu":
-        from evenhand.scorers._base import resolve_device
-
-        try:
-            resolve_device(flags.device)
-        except ImportError as exc:  # no torch: a device cannot be chosen
-            raise ValueError(f"--device {flags.device}: {exc}") from None
-        except ValueError as exc:
-            raise ValueError(f"--device: {exc}") from None
+    if flags.device is not None:
+        _check_device(flags.device, "--device")
     if flags.engine == "ray":
         from evenhand._optional import require
 

@@ -144,6 +144,7 @@ class RayEngine:
         self.num_cpus_per_actor = float(num_cpus_per_actor)
         self.num_cpus = num_cpus
         self.init_options = dict(init_options or {})
+        self._initialised_here = False  # close() shuts down only a Ray this engine started or joined itself
 
     # ------------------------------------------------------------------------------------------- the interface
     def map(self, scorer: Any, texts: Sequence[str]) -> FloatArray:
@@ -183,7 +184,17 @@ class RayEngine:
             except ConnectionError as exc:
                 where = "a local Ray" if self.address is None else f"the Ray cluster at address={self.address!r}"
                 raise ConnectionError(f"could not start or join {where}: {exc}") from None
+            self._initialised_here = True
         return ray
+
+    def close(self) -> None:
+        """Disconnect from Ray if this engine initialised it (a local Ray it started stops, its CPUs are freed); a
+        session the caller started stays. :func:`evenhand.pipeline.run.run` calls this after the scoring."""
+        if self._initialised_here:
+            ray = require("ray", feature=_FEATURE)
+            if ray.is_initialized():
+                ray.shutdown()
+            self._initialised_here = False
 
     def start(self) -> None:
         """Join (or start) the cluster now: :func:`evenhand.pipeline.run.run` calls this before generating, so that
