@@ -20,6 +20,8 @@ _LAZY: dict[str, str] = {
     "neutralize": "evenhand.text.counterfactual",
     "Lexicon": "evenhand.text.lexicon",
     "load_lexicon": "evenhand.text.lexicon",
+    "load_lexicon_file": "evenhand.text.lexicon",
+    "intersectional_prompts": "evenhand.text.counterfactual",
     "metrics": "evenhand.metrics",
     "evaluators": "evenhand.evaluators",
     "scorers": "evenhand.scorers",

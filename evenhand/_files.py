@@ -7,8 +7,10 @@ leaves the previous file intact, and a symlink at the target is replaced (its ta
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -48,3 +50,24 @@ def check_outputs(outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[st
         resolved = Path(out).expanduser().resolve()
         if resolved in readable:
             raise ValueError(f"the output {out} is an input of this run ({readable[resolved]}); choose another path")
+
+
+@contextmanager
+def staged_folder(target: Path, complete: Callable[[Path], bool]) -> Iterator[Path]:
+    """A temporary folder beside ``target`` to build into, renamed onto ``target`` when the block succeeds (atomic
+    on one file system): a build killed half-way never passes for a finished one. Debris of such a build at
+    ``target`` (``complete(target)`` false) is removed first; when another process finished ``target`` first, its
+    copy is kept and this one dropped. The temporary folder is removed in every case."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield staging
+        if target.exists() and not complete(target):
+            shutil.rmtree(target, ignore_errors=True)
+        try:
+            os.replace(staging, target)
+        except OSError:  # a non-empty target: another process won the race, unless it left debris again
+            if not complete(target):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -25,8 +25,6 @@ import inspect
 import json
 import logging
 import os
-import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -36,6 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand._files import staged_folder
 from evenhand._optional import require
 
 #: The accepted values of ``quantize=`` (``None`` = full precision, the default).
@@ -309,9 +308,8 @@ def _export(
     inputs = {name: encoding[name] for name in names}
     with torch.inference_mode():
         reference = forward(net, inputs).float().numpy()
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{digest}-", dir=folder.parent))
-    try:
+    # atomic: another process exporting the same model loses the race harmlessly
+    with staged_folder(folder, lambda done: (done / "meta.json").is_file()) as work:
         fp32, int8 = work / "model.fp32.onnx", work / "model.int8.onnx"
         axes = {name: {0: "batch", 1: "sequence"} for name in names} | {"logits": {0: "batch"}}
         with warnings.catch_warnings():  # the TorchScript exporter warns about its own deprecation and traced ifs
@@ -357,13 +355,6 @@ def _export(
             "probe_quantized": _run_file(int8, names, numpy_inputs).tolist(),
         }
         (work / "meta.json").write_text(json.dumps(meta))
-        try:
-            os.replace(work, folder)  # atomic: another process exporting the same model loses the race harmlessly
-        except OSError:
-            if not (folder / "meta.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def _input_order(net: Any, encoding: Mapping[str, Any]) -> list[str]:

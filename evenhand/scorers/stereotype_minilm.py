@@ -41,7 +41,6 @@ import os
 import platform
 import random
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -51,6 +50,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand._files import staged_folder
 from evenhand._optional import require
 from evenhand._validation import FloatArray
 from evenhand.scorers._base import ModelUnavailableError, check_device, resolve_device
@@ -492,23 +492,12 @@ def ensure_model(
             "or run "
             f"`python scripts/train_stereotype.py --seed {config.seed}`"
         )
-    folder.parent.mkdir(parents=True, exist_ok=True)
     logger.warning(
         "%s: not in the cache yet, training it now (EXPERIMENTAL; once, up to ~20 minutes on 2 CPU cores) into %s",
         SPEC, folder,
     )
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    try:
+    with staged_folder(folder, is_built) as staging:  # a build killed half-way never passes for a finished one
         train(staging, config, data_dir=data_dir)
-        if folder.exists() and not is_built(folder):  # debris of a build killed before it was renamed into place
-            shutil.rmtree(folder, ignore_errors=True)
-        try:
-            os.replace(staging, folder)
-        except OSError:
-            if not is_built(folder):  # another process did not finish it either: a real error
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return folder
 
 
