@@ -35,7 +35,7 @@ from evenhand.stats import Interval, confidence_interval, noise_floor_from_score
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from _units_simulation import AngleEmbedder, clustered_pairs, clustered_people  # noqa: E402
+from _units_simulation import AngleEmbedder, clustered_pairs, clustered_people, null_rejections  # noqa: E402
 
 # .venv-langfair is the project's LangFair venv (benchmarks/setup_langfair.sh); /tmp/lfvenv is a fallback copy
 LANGFAIR_CANDIDATES = [ROOT / ".venv-langfair" / "bin" / "python", Path("/tmp/lfvenv/bin/python")]
@@ -319,7 +319,6 @@ def _coverage(reps: int, n_resamples: int) -> list[str]:
 def units(reps: int, n_resamples: int) -> list[str]:
     """The same scenarios as tests/test_stats_coverage.py (issue 14 section), with more repetitions."""
     from evenhand.metrics import counterfactual_cosine, demographic_parity_difference
-    from evenhand.stats import counterfactual_sentiment_test, pairwise_rate_tests
 
     rng = np.random.default_rng(2026)
     embedder = AngleEmbedder()
@@ -334,17 +333,8 @@ def units(reps: int, n_resamples: int) -> list[str]:
         for unit, ids in (("row", None), ("prompt", person)):
             dp = demographic_parity_difference(y, groups, prompts=ids)
             hits[f"DP/{unit}"] += confidence_interval(dp, n_resamples=n_resamples, seed=rng).contains(0.4)
-        y, groups, person = clustered_people(rng, (0.4, 0.4))
-        rejected["rate/row"] += pairwise_rate_tests(y, groups)["p_value"].iloc[0] <= 0.05
-        by_person = pairwise_rate_tests(y, groups, prompts=person, n_permutations=999, seed=rng)
-        rejected["rate/prompt"] += by_person["p_value"].iloc[0] <= 0.05
-        prompts = np.repeat(np.arange(40), rng.integers(3, 6, size=40))
-        base, lean = rng.uniform(0.2, 0.8, size=40)[prompts], rng.normal(0.0, 0.1, size=40)[prompts]
-        a = np.clip(base + lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
-        b = np.clip(base - lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
-        for unit, ids in (("pair", None), ("prompt", prompts)):
-            test = counterfactual_sentiment_test(a, b, statistic="mean", n_permutations=999, seed=rng, prompts=ids)
-            rejected[f"swap/{unit}"] += test.p_value <= 0.05
+        for key, rejects in null_rejections(rng, n_permutations=999).items():
+            rejected[key] += rejects
     se_cover, se_level = 100 * math.sqrt(0.95 * 0.05 / reps), 100 * math.sqrt(0.05 * 0.95 / reps)
     pct = {k: 100 * v / reps for k, v in {**hits, **rejected}.items()}
     lines = [

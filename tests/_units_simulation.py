@@ -33,3 +33,28 @@ def clustered_people(
     p = rng.beta(mean, 1.0 - mean)
     person = np.repeat(np.arange(n_people), rng.integers(3, 6, size=n_people))
     return (rng.random(person.size) < p[person]).astype(int), group_of[person], person
+
+
+def null_rejections(rng: np.random.Generator, n_permutations: int) -> dict[str, bool]:
+    """One repetition of the level check, under no difference at all: whether each test rejects at 0.05, with the
+    old unit (rows, pairs) and with the prompt as the unit (``rate/row``, ``rate/prompt``, ``swap/pair``,
+    ``swap/prompt``)."""
+    from evenhand.stats import counterfactual_sentiment_test, pairwise_rate_tests
+
+    out: dict[str, bool] = {}
+    # no group difference: every person's rate from the same Beta(0.4, 0.6)
+    y, groups, person = clustered_people(rng, (0.4, 0.4))
+    out["rate/row"] = bool(pairwise_rate_tests(y, groups)["p_value"].iloc[0] <= 0.05)
+    by_person = pairwise_rate_tests(y, groups, prompts=person, n_permutations=n_permutations, seed=rng)
+    out["rate/prompt"] = bool(by_person["p_value"].iloc[0] <= 0.05)
+    # no attribute effect overall, but each prompt leans one way for all its samples (+-w, w ~ N(0, 0.1))
+    prompts = np.repeat(np.arange(40), rng.integers(3, 6, size=40))
+    base, lean = rng.uniform(0.2, 0.8, size=40)[prompts], rng.normal(0.0, 0.1, size=40)[prompts]
+    a = np.clip(base + lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
+    b = np.clip(base - lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
+    for unit, ids in (("pair", None), ("prompt", prompts)):
+        test = counterfactual_sentiment_test(
+            a, b, statistic="mean", n_permutations=n_permutations, seed=rng, prompts=ids
+        )
+        out[f"swap/{unit}"] = bool(test.p_value <= 0.05)
+    return out

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from _units_simulation import AngleEmbedder, clustered_pairs, clustered_people
+from _units_simulation import AngleEmbedder, clustered_pairs, clustered_people, null_rejections
 
 from evenhand.metrics._result import MetricResult, mean_resampler, ratio_resampler
 from evenhand.stats import confidence_interval
@@ -121,24 +121,11 @@ def test_prompt_unit_intervals_cover_with_repeated_answers() -> None:
 
 
 def test_prompt_level_permutation_tests_hold_their_level() -> None:
-    from evenhand.stats import counterfactual_sentiment_test, pairwise_rate_tests
-
     rng = np.random.default_rng(0)
     rejected = dict.fromkeys(["rate/row", "rate/prompt", "swap/pair", "swap/prompt"], 0)
     for _ in range(REPS_CLUSTERED):
-        # no group difference: every person's rate from the same Beta(0.4, 0.6)
-        y, groups, person = clustered_people(rng, (0.4, 0.4))
-        rejected["rate/row"] += pairwise_rate_tests(y, groups)["p_value"].iloc[0] <= 0.05
-        by_person = pairwise_rate_tests(y, groups, prompts=person, n_permutations=199, seed=rng)
-        rejected["rate/prompt"] += by_person["p_value"].iloc[0] <= 0.05
-        # no attribute effect overall, but each prompt leans one way for all its samples (+-w, w ~ N(0, 0.1))
-        prompts = np.repeat(np.arange(40), rng.integers(3, 6, size=40))
-        base, lean = rng.uniform(0.2, 0.8, size=40)[prompts], rng.normal(0.0, 0.1, size=40)[prompts]
-        a = np.clip(base + lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
-        b = np.clip(base - lean + rng.normal(0.0, 0.05, size=prompts.size), 0.0, 1.0)
-        for unit, ids in (("pair", None), ("prompt", prompts)):
-            test = counterfactual_sentiment_test(a, b, statistic="mean", n_permutations=199, seed=rng, prompts=ids)
-            rejected[f"swap/{unit}"] += test.p_value <= 0.05
+        for key, rejects in null_rejections(rng, n_permutations=199).items():
+            rejected[key] += rejects
     rate = {k: v / REPS_CLUSTERED for k, v in rejected.items()}
     # seed 0: rate test 0.23 (rows, exact hypergeometric) vs 0.08 (prompts); swap test 0.32 (pairs) vs 0.04 (prompts)
     assert 0.01 <= rate["rate/prompt"] <= 0.09 and 0.01 <= rate["swap/prompt"] <= 0.09, rate
