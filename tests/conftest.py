@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+from collections.abc import Callable
 
 import pytest
 
@@ -28,8 +30,18 @@ def chromium_path() -> str | None:
 
 
 @pytest.fixture
-def chromium() -> str:
+def chromium() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``chromium(url, *args)``: headless Chromium on a page (a screenshot, ``--dump-dom``); skips without it."""
     path = chromium_path()
     if path is None:
         pytest.skip("headless Chromium is not installed")
-    return path
+
+    def run(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [path, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", *args, url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    return run

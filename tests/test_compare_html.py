@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from test_compare_fixtures import biased_run, fair_run
 
 import evenhand
 from evenhand.comparison.render import render_comparison_html
+
+Chromium = Callable[..., subprocess.CompletedProcess[str]]  # the conftest fixture: chromium(url, *args)
 
 PAYLOAD = "<script>document.title='PWNED'</script><img src=x onerror=\"document.title='PWNED'\">"
 
@@ -44,29 +47,20 @@ def test_render_refuses_other_documents() -> None:
         render_comparison_html({"schema": "evenhand/assessment"})
 
 
-def _chromium(binary: str, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [binary, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", *args, url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 @pytest.mark.browser
 @pytest.mark.slow
-def test_comparison_in_headless_chromium(html: str, chromium: str, tmp_path: Path) -> None:
+def test_comparison_in_headless_chromium(html: str, chromium: Chromium, tmp_path: Path) -> None:
     page = tmp_path / "comparison.html"
     page.write_text(html, encoding="utf-8")
     shot = tmp_path / "comparison.png"
-    run = _chromium(chromium, page.as_uri(), f"--screenshot={shot}", "--window-size=1200,1800")
+    run = chromium(page.as_uri(), f"--screenshot={shot}", "--window-size=1200,1800")
     assert shot.is_file() and shot.stat().st_size > 10_000, run.stderr[-2000:]
     assert not [line for line in run.stderr.splitlines() if "CONSOLE" in line]
 
     # escaping alone must stop the payload, even without the page's Content-Security-Policy
     no_csp = tmp_path / "no_csp.html"
     no_csp.write_text(re.sub(r"<meta http-equiv=\"Content-Security-Policy\"[^>]*>", "", html), encoding="utf-8")
-    dom = _chromium(chromium, no_csp.as_uri(), "--dump-dom")
+    dom = chromium(no_csp.as_uri(), "--dump-dom")
     title = re.search(r"<title>(.*?)</title>", dom.stdout, re.S)
     assert title is not None and title.group(1).startswith("evenhand comparison: baseline vs new &lt;script&gt;")
     assert "Verdict on the difference" in dom.stdout and "&lt;script&gt;document.title" in dom.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 import evenhand
 from evenhand.pipeline.assessment import Assessment
 from evenhand.report import render_html
+
+Chromium = Callable[..., subprocess.CompletedProcess[str]]  # the conftest fixture: chromium(url, *args)
 
 PAYLOAD = "<script>document.title='PWNED';console.error('xss')</script><img src=x onerror=\"document.title='PWNED'\">"
 PROMPTS = [
@@ -68,22 +71,13 @@ def test_report_from_json_matches(assessment: Assessment, tmp_path: Path) -> Non
         render_html({"nope": 1})
 
 
-def _chromium(binary: str, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [binary, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", *args, url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 @pytest.mark.browser
 @pytest.mark.slow
-def test_report_in_headless_chromium(assessment: Assessment, chromium: str, tmp_path: Path) -> None:
+def test_report_in_headless_chromium(assessment: Assessment, chromium: Chromium, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     assessment.to_html(report)
     shot = tmp_path / "report.png"
-    run = _chromium(chromium, report.as_uri(), f"--screenshot={shot}", "--window-size=1200,2400")
+    run = chromium(report.as_uri(), f"--screenshot={shot}", "--window-size=1200,2400")
     assert shot.is_file() and shot.stat().st_size > 10_000, run.stderr[-2000:]
     console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
     assert not console, console
@@ -91,7 +85,7 @@ def test_report_in_headless_chromium(assessment: Assessment, chromium: str, tmp_
     # the payload must not run even without the report's Content-Security-Policy: escaping alone stops it
     no_csp = tmp_path / "no_csp.html"
     no_csp.write_text(re.sub(r"<meta http-equiv=\"Content-Security-Policy\"[^>]*>", "", report.read_text()))
-    dom = _chromium(chromium, no_csp.as_uri(), "--dump-dom")
+    dom = chromium(no_csp.as_uri(), "--dump-dom")
     assert "PWNED" not in re.search(r"<title>(.*?)</title>", dom.stdout, re.S).group(1)  # type: ignore[union-attr]
     assert not [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
     assert "&lt;script&gt;document.title" in dom.stdout
