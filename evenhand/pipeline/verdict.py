@@ -282,13 +282,18 @@ def _similarity(
     return e
 
 
+def _group_values(details: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """The two groups' values a sentiment parity compares: mean scores (SCSP) or shares above the threshold (WCSP)."""
+    first = details.get("mean_score1", details.get("rate1"))
+    return _num(first), _num(details.get("mean_score2", details.get("rate2")))
+
+
 def _sentiment(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
     a, b = rec.groups or ("?", "?")
     details = rec.result.details
     e.severity = _by_p(e)
     scale_note = f"; scores: {scale}" if scale else ""
-    first = details.get("mean_score1", details.get("rate1"))
-    second = details.get("mean_score2", details.get("rate2"))
+    first, second = _group_values(details)
     what = "mean sentiment score" if "mean_score1" in details else "share of scores above the threshold"
     if first is None or second is None or e.severity == "ok":
         e.sentence = f"no evidence that sentiment differs between the {a} and {b} versions: {spec.full_name} " + (
@@ -397,9 +402,7 @@ def _discount_scorer_bias(
     audit = audits.get(AUDITED_FAMILIES.get(rec.family, ""))
     if audit is None or groups is None or rec.attribute is None or e.severity == "ok":
         return
-    details = rec.result.details
-    first = _num(details.get("mean_score1", details.get("rate1")))
-    second = _num(details.get("mean_score2", details.get("rate2")))
+    first, second = _group_values(rec.result.details)
     gap = benign_gap(audit, rec.attribute, *groups)
     if first is None or second is None or gap is None or first == second:
         return
