@@ -38,6 +38,24 @@ def _pairs_of(frame: pd.DataFrame, attribute: str, groups: tuple[str, str]) -> p
     return None
 
 
+def _response_keys(rows: pd.DataFrame) -> list[tuple[Any, ...]]:
+    """A response's pairing key across runs: its prompt id, prompt text and sample number."""
+    return list(zip(rows["prompt_id"], rows["prompt"].astype(str), rows["sample"], strict=True))
+
+
+def _pair_keys(found: pd.DataFrame) -> list[tuple[Any, ...]]:
+    """A counterfactual pair's pairing key across runs: its prompt id, both prompt texts and sample number."""
+    return list(
+        zip(
+            found["prompt_id"],
+            found["prompt_a"].astype(str),
+            found["prompt_b"].astype(str),
+            found["sample"],
+            strict=True,
+        )
+    )
+
+
 def item_table(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
     """What the metric of ``row`` reads from ``run``'s responses, one line per item (a response or a counterfactual
     pair) with its pairing key ``_key`` and prompt ``prompt_id``; or a string saying why it cannot be rebuilt."""
@@ -54,7 +72,7 @@ def item_table(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
         if column not in rows:
             return f"run {run.label}'s responses have no {column} column"
         table = pd.DataFrame({"prompt_id": rows["prompt_id"], "value": rows[column].astype(float)})
-        table["_key"] = list(zip(rows["prompt_id"], rows["prompt"].astype(str), rows["sample"], strict=True))
+        table["_key"] = _response_keys(rows)
     elif spec.inputs in ("sentiment_pairs", "text_pairs") and spec.pair_similarity != "cosine":
         if not attribute or not groups or len(groups) != 2:
             return f"{spec.name} has no pair of groups in this row"
@@ -67,8 +85,7 @@ def item_table(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
             if source not in found:
                 return f"run {run.label}'s responses have no {source.rsplit('_', 1)[0]} column"
             table[side] = found[source].to_numpy()
-        prompts = zip(found["prompt_id"], found["prompt_a"].astype(str), found["prompt_b"].astype(str), strict=True)
-        table["_key"] = [(*p, s) for p, s in zip(prompts, found["sample"], strict=True)]
+        table["_key"] = _pair_keys(found)
     elif spec.inputs in ("predictions", "predictions_and_truth"):
         return _predictions(run, spec, str(attribute))
     elif spec.inputs == "item_list_pairs":
@@ -95,8 +112,7 @@ def _list_pairs(run: Run, spec: MetricSpec, attribute: str, groups: Any) -> pd.D
     lists = {side: [_items(v) for v in found[f"items_{side}"]] for side in ("a", "b")}
     full = [len(a) >= k and len(b) >= k for a, b in zip(lists["a"], lists["b"], strict=True)]
     table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": lists["a"], "b": lists["b"]})[full]
-    prompts = zip(found["prompt_id"], found["prompt_a"].astype(str), found["prompt_b"].astype(str), strict=True)
-    table["_key"] = [(*p, s) for p, s, keep in zip(prompts, found["sample"], full, strict=True) if keep]
+    table["_key"] = [key for key, keep in zip(_pair_keys(found), full, strict=True) if keep]
     return table.sort_values("_key", kind="stable").reset_index(drop=True)
 
 
@@ -113,7 +129,7 @@ def _predictions(run: Run, spec: MetricSpec, attribute: str) -> pd.DataFrame | s
     table = pd.DataFrame({"prompt_id": rows["prompt_id"]})
     for column, name in zip(needed, ("label", "group", "truth"), strict=False):
         table[name] = [label_text(v) for v in rows[column]]  # CSV cells: "" is missing, 1 and "1" the same label
-    table["_key"] = list(zip(rows["prompt_id"], rows["prompt"].astype(str), rows["sample"], strict=True))
+    table["_key"] = _response_keys(rows)
     return table.dropna().sort_values("_key", kind="stable").reset_index(drop=True)
 
 
