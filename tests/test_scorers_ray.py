@@ -227,6 +227,26 @@ def test_gpu_actors_rebuild_the_scorer_from_its_recipe() -> None:
     assert int(rows["batch_id"][0]) == 7 and int(rows["width"][0]) == 0
 
 
+def test_gpu_actors_rebuild_an_identity_masked_scorer_around_its_rebuilt_model() -> None:
+    """The offline toxicity default is masked (``scoring.mask_identity: auto``): a GPU actor must rebuild the wrapped
+    model on its device and mask the same way."""
+    from evenhand.pipeline.families.base import build_scorer
+    from evenhand.scorers.masking import IdentityMaskedScorer
+    from evenhand.scorers.ray_engine import _BatchWorker
+
+    inner = build_scorer(get_sentiment_scorer, {"spec": "vader-neg", "batch_size": 5}, key="s", device=None)
+    masked = IdentityMaskedScorer(inner, token="nobody")
+    assert masked.recipe is not None
+    worker = _BatchWorker(portable(masked), True, "cpu")
+    rebuilt = worker.model
+    assert isinstance(rebuilt, IdentityMaskedScorer) and rebuilt is not masked
+    assert rebuilt.inner is not inner and rebuilt.token == "nobody" and rebuilt.batch_size == masked.batch_size
+    texts = ["Gay people are awful", "My wife is a Muslim doctor."]
+    rows = worker({"batch_id": np.array([0]), "texts": [np.array(texts, dtype=object)]})
+    np.testing.assert_array_equal(np.frombuffer(rows["values"][0], dtype="<f8"), masked(texts))
+    assert IdentityMaskedScorer(lambda texts: [0.0] * len(texts)).recipe is None  # a callable has no recipe
+
+
 def test_gpu_actors_on_a_cluster_without_gpus_are_an_error() -> None:
     with pytest.raises(ValueError, match=r"num_gpus_per_actor=1 but the Ray cluster has 0 GPU"):
         RayEngine(num_gpus_per_actor=1).start()

@@ -76,6 +76,9 @@ class IdentityMaskedScorer(Scorer):
         self.attributes = None if attributes is None else list(attributes)
         self.token = token
         self.description = self.inner.description
+        if self.inner.recipe is not None:  # a named inner model: a Ray GPU worker can build both again, there
+            options = {"attributes": self.attributes, "token": self.token, "batch_size": self.batch_size}
+            self.recipe = (masked_from_recipe, self.inner.recipe, options)
 
     @property
     def scale(self) -> str | None:
@@ -96,6 +99,18 @@ class IdentityMaskedScorer(Scorer):
 
     def __repr__(self) -> str:
         return f"IdentityMaskedScorer({self.inner!r})"
+
+
+def masked_from_recipe(
+    inner_recipe: tuple[Any, Any, dict[str, Any]], *, device: str | None = None, **options: Any
+) -> IdentityMaskedScorer:
+    """An :class:`IdentityMaskedScorer` whose inner scorer is built again from its recipe (on ``device`` when
+    given): what a Ray actor with a GPU does with a masked scorer."""
+    factory, spec, inner_options = inner_recipe
+    inner_options = dict(inner_options)
+    if device is not None and "device" not in inner_options:
+        inner_options["device"] = device
+    return IdentityMaskedScorer(factory(spec, **inner_options), **options)
 
 
 __all__ = ["DEFAULT_TOKEN", "IdentityMaskedScorer", "mask_identity"]
