@@ -17,6 +17,12 @@ can prove that no response was invented or duplicated. Scripted faults: ``script
 requests of the server's life, ``"ok"`` for none) and ``scripts`` (kinds for a message's first attempts);
 ``replies`` fixes the content of a message's answers (``""``, ``"NaN"``...).
 
+Sustained faults (the circuit-breaker tests): after ``fail_after`` requests answered ``"ok"`` every later request
+gets ``fail_kind`` (``fail_after=0``: all of them), a fault kind or a refusal: ``401`` (its message quotes the
+``Authorization`` header it received, the worst case for a leak), ``403``, ``404`` (model not found), ``400`` (its
+message names the prompt) or ``content_filter`` (Azure's 400 with that code). Set ``config.fail_after = None`` to
+heal the server.
+
 In-process: ``with FaultServer(fault_rate=0.3, seed=1) as s: s.base_url``; standalone:
 ``python tests/fault_server.py --fault-rate 0.3 --seed 1`` prints ``PORT <n>``.
 """
@@ -36,6 +42,7 @@ from openai_stub import StubServer, Truncated, _response, serve_connection
 KINDS = (
     "429", "500", "503", "timeout", "drop", "truncate", "garbage", "zero_choices", "empty_content", "no_content",
 )  # fmt: skip
+REFUSALS = ("400", "401", "403", "404", "content_filter")  # non-retryable answers, never drawn at random
 
 
 @dataclass
@@ -51,11 +58,15 @@ class FaultConfig:
     script_first: tuple[str, ...] = ()
     scripts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
+    fail_after: int | None = None
+    fail_kind: str = "503"
 
     def __post_init__(self) -> None:
         unknown = set(self.kinds) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {KINDS}")
+        if self.fail_kind not in KINDS + REFUSALS:
+            raise ValueError(f"unknown fail_kind {self.fail_kind!r}; known: {KINDS + REFUSALS}")
 
 
 @dataclass
@@ -73,6 +84,8 @@ class FaultState:
 
 def _draw(cfg: FaultConfig, state: FaultState, user: str, attempt: int) -> tuple[str, random.Random]:
     rng = random.Random(f"{cfg.seed}|{user}|{attempt}")
+    if cfg.fail_after is not None and state.answered["ok"] >= cfg.fail_after:
+        return cfg.fail_kind, rng
     if state.total <= len(cfg.script_first):
         return cfg.script_first[state.total - 1], rng
     script = cfg.scripts.get(user, ())
@@ -115,6 +128,18 @@ def _answer(
     return _response(200, json.dumps(payload).encode()), carried
 
 
+def _refusal(kind: str, user: str, headers: dict[str, str]) -> bytes:
+    key = headers.get("authorization", "")
+    error: dict[str, str] = {
+        "401": {"message": f"Incorrect API key provided: {key}", "code": "invalid_api_key"},
+        "403": {"message": "Access denied: this key may not use the model"},
+        "404": {"message": "The model `m` does not exist", "code": "model_not_found"},
+        "400": {"message": f"Invalid prompt: {user!r} cannot be processed"},
+        "content_filter": {"message": "The prompt was filtered", "code": "content_filter"},
+    }[kind]
+    return _response(400 if kind == "content_filter" else int(kind), json.dumps({"error": error}).encode())
+
+
 async def _handle(state: FaultState, method: str, path: str, headers: dict[str, str], raw: bytes) -> bytes | None:
     cfg = state.config
     if method == "GET" and path.startswith("/stats"):
@@ -144,6 +169,8 @@ async def _handle(state: FaultState, method: str, path: str, headers: dict[str, 
         return _response(int(kind), b'{"error": {"message": "injected fault"}}', extra)
     if kind == "garbage":
         return _response(200, b'{"choices": [ <html>502 Bad Gateway</html>')
+    if kind in REFUSALS:
+        return _refusal(kind, user, headers)
     if cfg.reject_n and n > 1:
         return _response(400, b'{"error": {"message": "\'n\' must be 1 for this model", "param": "n"}}')
     answer, texts = _answer(cfg, body, user, attempt, kind, rng)

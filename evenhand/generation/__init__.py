@@ -30,6 +30,8 @@ _LAZY: dict[str, str] = {
     "RetryableError": "evenhand.generation._types",
     "ContentFilteredError": "evenhand.generation._types",
     "ServerUnreachableError": "evenhand.generation._types",
+    "GenerationStoppedError": "evenhand.generation._types",
+    "NoAnswerError": "evenhand.generation._types",
     "RateLimits": "evenhand.generation.limits",
     "RetryPolicy": "evenhand.generation.limits",
 }

@@ -68,7 +68,12 @@ class RetryableError(GenerationError):
         self.retry_after = retry_after
 
 
-class ConnectionFailedError(RetryableError):
+class NoAnswerError(RetryableError):
+    """The request got no HTTP answer at all: the connection was refused, dropped or cut off, or timed out. Like a
+    5xx, it says nothing about the prompt: the run-wide circuit breaker counts units that ended on these."""
+
+
+class ConnectionFailedError(NoAnswerError):
     """The server could not be reached at all (refused, DNS, reset before any answer)."""
 
 
@@ -78,3 +83,36 @@ class ContentFilteredError(GenerationError):
 
 class ServerUnreachableError(ConnectionError):
     """Raised by the runner when no request has ever succeeded and the server stays unreachable after retries."""
+
+
+class GenerationStoppedError(RuntimeError):
+    """Raised by the runner when its run-wide circuit breaker stops a run early: the same refusal (401, 403, 404 ...)
+    for several different prompts in a row, or a sustained outage (``max_consecutive_failures`` units in a row that
+    got no answer or a 5xx after all their retries). Everything finished before is in the store: a re-run resumes.
+
+    ``summary`` is the cause and the counts in one line (secrets redacted), without the advice on resuming (the CLI
+    words its own); ``cause`` the reason alone; ``status`` the HTTP status behind it when there was one; ``done`` /
+    ``failed`` / ``not_attempted`` count the job's samples (``done`` includes filtered ones and those stored by
+    earlier runs); ``store_path`` is where they are kept (``":memory:"``: nowhere).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        summary: str,
+        cause: str,
+        status: int | None,
+        done: int,
+        failed: int,
+        not_attempted: int,
+        store_path: str,
+    ) -> None:
+        super().__init__(message)
+        self.summary = summary
+        self.cause = cause
+        self.status = status
+        self.done = done
+        self.failed = failed
+        self.not_attempted = not_attempted
+        self.store_path = store_path

@@ -22,11 +22,13 @@ from ._types import (
     ConnectionFailedError,
     ContentFilteredError,
     GenerationError,
+    GenerationStoppedError,
     Message,
     RetryableError,
     SamplingParams,
     ServerUnreachableError,
 )
+from .breaker import CircuitBreaker, MaxFailures, Trip, resolve_limit
 from .clients.base import ChatClient, public_config
 from .clients.factory import get_client
 from .limits import RateLimits, RetryPolicy
@@ -71,6 +73,7 @@ class _RunState:
     item_index: dict[_Item, int]
     successes: int = 0
     unreachable: str | None = None
+    stopped: Trip | None = None  # set by the circuit breaker
     store_error: BaseException | None = None
     pending: list[tuple[_Item, StoredOutcome, bool]] = field(default_factory=list)
     flush_scheduled: bool = False
@@ -152,8 +155,10 @@ class _Runner:
         progress: bool,
         retry_failed: bool,
         description: str,
+        breaker: CircuitBreaker,
     ) -> None:
         self.items = items
+        self.breaker = breaker
         self.client = client
         self.count = count
         self.system_prompt = system_prompt
@@ -199,7 +204,11 @@ class _Runner:
                 self._spawn_workers()
                 try:
                     while self.workers:  # workers started while waiting (more queued work) are waited for too
-                        await asyncio.gather(*list(self.workers))
+                        # return_exceptions: workers the circuit breaker cancels must not cancel this run
+                        outcomes = await asyncio.gather(*list(self.workers), return_exceptions=True)
+                        for outcome in outcomes:
+                            if isinstance(outcome, Exception):
+                                raise outcome
                 finally:
                     for w in list(self.workers):
                         w.cancel()
@@ -210,6 +219,8 @@ class _Runner:
             raise GenerationError(f"could not write to {self.store.path}: {state.store_error}") from state.store_error
         if state.unreachable is not None:
             raise ServerUnreachableError(state.unreachable)
+        if state.stopped is not None:
+            raise self._stopped_error(state.stopped, total)
         records = [state.records[(i, s)] for i in range(len(self.items)) for s in range(self.count)]
         groups = None
         if any(it.group is not None for it in self.items):
@@ -224,8 +235,41 @@ class _Runner:
             store_path=self.store.path,
         )
 
+    def _stopped_error(self, trip: Trip, total: int) -> GenerationStoppedError:
+        statuses = collections.Counter(r.status for r in self.state.records.values())
+        done, failed = statuses["ok"] + statuses["filtered"], statuses["error"]
+        not_attempted = total - done - failed
+        if self.store.path == ":memory:":
+            kept = "nothing was kept (store=None)"
+        else:
+            kept = f"completed samples are kept in {self.store.path}: running the same job again resumes from them"
+        summary = (
+            f"generation stopped early: {trip.cause}. {done} of {total} samples done, {failed} failed, "
+            f"{not_attempted} not attempted"
+        )
+        return GenerationStoppedError(
+            f"{summary}; {kept}", summary=summary, cause=trip.cause, status=trip.status, done=done, failed=failed,
+            not_attempted=not_attempted, store_path=self.store.path,
+        )  # fmt: skip
+
+    def _halted(self) -> bool:
+        return self.state.unreachable is not None or self.state.stopped is not None
+
+    def _trip(self, trip: Trip | None) -> None:
+        """Stop the run: no new units, and the units in flight are cancelled (what they finished is already
+        emitted; what they had not is missing from the store, so a re-run asks for it)."""
+        if trip is None or self.state.stopped is not None:
+            return
+        self.state.stopped = trip
+        current = asyncio.current_task()
+        for worker in list(self.workers):
+            if worker is not current:
+                worker.cancel()
+
     def _spawn_workers(self) -> None:
         """Start workers for queued units, up to ``concurrency`` in all (units can be queued mid-run)."""
+        if self._halted():
+            return
         while len(self.workers) < min(self.concurrency, len(self.workers) + len(self.queue)):
             task = asyncio.create_task(self._worker())
             self.workers.add(task)
@@ -236,7 +280,7 @@ class _Runner:
         self._spawn_workers()
 
     async def _worker(self) -> None:
-        while self.queue and self.state.unreachable is None:
+        while self.queue and not self._halted():
             unit = self.queue.popleft()
             max_n = max(1, self.client.max_n)
             if len(unit.samples) > max_n:  # split lazily: max_n can drop when a server ignores ``n``
@@ -278,19 +322,23 @@ class _Runner:
                             f"{self.client.describe()} is unreachable after {attempts} attempts: {exc}"
                         )
                 if await self._gave_up(item, samples, attempts, exc):
+                    self._trip(self.breaker.gave_up(exc))
                     return
                 continue
             except ContentFilteredError as exc:
+                self.breaker.alive()  # the server read the prompt: it is up and accepts the requests
                 filtered = Completion(None, "filtered", "content_filter")
                 self._finish(item, [(s, filtered) for s in samples], str(exc), attempts, t0)
                 return
             except GenerationError as exc:
                 self._fail(item, samples, str(exc), attempts)
+                self._trip(self.breaker.refused(item.phash, exc))
                 return
             except Exception as exc:  # a bug in user code must not kill the run
                 self._fail(item, samples, f"{type(exc).__name__}: {exc}", attempts)
                 return
             self.state.successes += 1
+            self.breaker.alive()
             used = sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in completions)
             self.limits.settle(estimate, used)
             got = list(zip(samples, completions[:n], strict=False))
@@ -312,7 +360,7 @@ class _Runner:
 
     async def _gave_up(self, item: _Item, samples: list[int], attempts: int, exc: RetryableError) -> bool:
         """Record ``samples`` as failed once the retry budget is spent (True), else wait before the next attempt."""
-        if attempts > self.policy.max_retries or self.state.unreachable is not None:
+        if attempts > self.policy.max_retries or self._halted():
             self._fail(item, samples, f"gave up after {attempts} attempts: {exc}", attempts)
             return True
         await asyncio.sleep(self.policy.delay(attempts, exc.retry_after, self.rng))
@@ -418,6 +466,7 @@ async def _agenerate_items(
     progress: bool,
     retry_failed: bool,
     description: str,
+    max_consecutive_failures: MaxFailures,
 ) -> GenerationResult:
     _check_run_args(count, temperature, max_tokens, concurrency)
     if system_prompt is not None and not isinstance(system_prompt, str):
@@ -429,6 +478,8 @@ async def _agenerate_items(
     if not max_retry_delay > 0:
         raise ValueError(f"max_retry_delay must be > 0 seconds, got {max_retry_delay}")
     chat_client = get_client(client)
+    in_flight = concurrency or chat_client.default_concurrency
+    breaker = CircuitBreaker(resolve_limit(max_consecutive_failures, in_flight))  # a bad value fails before the store
     opened, owned = open_store(store)
     try:
         runner = _Runner(
@@ -438,12 +489,13 @@ async def _agenerate_items(
             system_prompt=system_prompt,
             params=SamplingParams(float(temperature), max_tokens, seed),
             store=opened,
-            concurrency=concurrency or chat_client.default_concurrency,
+            concurrency=in_flight,
             limits=RateLimits(requests_per_minute, tokens_per_minute),
             policy=RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_retry_delay),
             progress=progress,
             retry_failed=retry_failed,
             description=description,
+            breaker=breaker,
         )
         return await runner.run()
     finally:
@@ -469,6 +521,7 @@ async def agenerate(
     max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
+    max_consecutive_failures: MaxFailures = "auto",
 ) -> GenerationResult:
     """Async version of :func:`generate` (same arguments)."""
     texts = as_text_list(prompts, "prompts")
@@ -478,7 +531,7 @@ async def agenerate(
         store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
         tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
         max_retry_delay=max_retry_delay, progress=progress,
-        retry_failed=retry_failed,
+        retry_failed=retry_failed, max_consecutive_failures=max_consecutive_failures,
         description="generating",
     )  # fmt: skip
 
@@ -501,6 +554,7 @@ def generate(
     max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
+    max_consecutive_failures: MaxFailures = "auto",
 ) -> GenerationResult:
     """Generate ``count`` responses for every prompt and return them with their status.
 
@@ -524,6 +578,13 @@ def generate(
         The defaults (8 retries, backoff 0.25 s) lose 0.3**9 = 0.002 % of samples when 30 % of requests fail.
     progress : show a rich progress bar.
     retry_failed : request stored errors again on a re-run (successful and filtered samples never are).
+    max_consecutive_failures : the run-wide circuit breaker (:mod:`evenhand.generation.breaker`). The run stops
+        with :class:`GenerationStoppedError` after this many units (requests, after their retries) in a row got no
+        answer or a 5xx, or after the same refusal for 3 different prompts in a row (401/402/403/404/407 at any
+        time; another 4xx with the same message before any request succeeded). ``"auto"`` (default) is
+        ``max(10, concurrency)``: a dead server fails every unit in flight at once, so this is about one retry
+        budget (from 10 in flight on), whatever the number of prompts left. None never stops early (every unit
+        spends its own budget).
 
     Returns
     -------
@@ -537,6 +598,11 @@ def generate(
     ServerUnreachableError
         when not a single request succeeded and the server stayed unreachable after all retries (the message
         names the URL, never the key). Everything finished before is in the store.
+    GenerationStoppedError
+        when the circuit breaker stopped the run (see ``max_consecutive_failures``): one line with the cause (the
+        status and the server's message, secrets redacted) and the samples done / failed / not attempted. What
+        finished is in the store; units cut short are not, so running the same job again asks only for those,
+        the failed and the missing samples.
     """
     return _run_sync(
         agenerate(
@@ -556,6 +622,7 @@ def generate(
             max_retry_delay=max_retry_delay,
             progress=progress,
             retry_failed=retry_failed,
+            max_consecutive_failures=max_consecutive_failures,
         )
     )
 
@@ -613,6 +680,7 @@ async def agenerate_counterfactual(
     max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
+    max_consecutive_failures: MaxFailures = "auto",
 ) -> GenerationResult:
     """Async version of :func:`generate_counterfactual` (same arguments)."""
     prompts, groups, ids, _ = _counterfactual_inputs(cf)
@@ -622,7 +690,7 @@ async def agenerate_counterfactual(
         store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
         tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
         max_retry_delay=max_retry_delay, progress=progress,
-        retry_failed=retry_failed,
+        retry_failed=retry_failed, max_consecutive_failures=max_consecutive_failures,
         description="counterfactual",
     )  # fmt: skip
 
@@ -645,6 +713,7 @@ def generate_counterfactual(
     max_retry_delay: float = 60.0,
     progress: bool = True,
     retry_failed: bool = True,
+    max_consecutive_failures: MaxFailures = "auto",
 ) -> GenerationResult:
     """Generate ``count`` responses for each counterfactual version of each prompt.
 
@@ -673,5 +742,6 @@ def generate_counterfactual(
             max_retry_delay=max_retry_delay,
             progress=progress,
             retry_failed=retry_failed,
+            max_consecutive_failures=max_consecutive_failures,
         )
     )

@@ -9,7 +9,15 @@ from typing import Any
 
 from ..._optional import require
 from ..._redact import CONTAINER_KEYS, redact_mapping, redact_text, secret_values
-from .._types import Completion, ContentFilteredError, GenerationError, Message, RetryableError, SamplingParams
+from .._types import (
+    Completion,
+    ContentFilteredError,
+    GenerationError,
+    Message,
+    NoAnswerError,
+    RetryableError,
+    SamplingParams,
+)
 from .base import ChatClient
 
 _TRANSIENT_NAMES = (
@@ -31,11 +39,13 @@ def classify_exception(exc: BaseException, secrets: Iterable[str] = ()) -> Gener
     text = redact_text(exc, secrets)
     if "content_filter" in text or "content management policy" in text:
         return ContentFilteredError(text[:300])
-    if isinstance(status, int):
+    if isinstance(status, int):  # the status lets the run-wide circuit breaker tell a 401 or a 5xx outage apart
         if status in (408, 409, 425, 429) or status >= 500:
-            return RetryableError(f"{type(exc).__name__}: {text[:300]}")
-        return GenerationError(f"{type(exc).__name__}: {text[:300]}")
-    if isinstance(exc, (TimeoutError, ConnectionError)) or any(h in name for h in _TRANSIENT_NAMES):
+            return RetryableError(f"{type(exc).__name__}: {text[:300]}", status=status)
+        return GenerationError(f"{type(exc).__name__}: {text[:300]}", status=status, detail=text[:300])
+    if isinstance(exc, (TimeoutError, ConnectionError)):  # no answer at all: counts towards an outage
+        return NoAnswerError(f"{type(exc).__name__}: {text[:300]}")
+    if any(h in name for h in _TRANSIENT_NAMES):
         return RetryableError(f"{type(exc).__name__}: {text[:300]}")
     return GenerationError(f"{type(exc).__name__}: {text[:300]}")
 

@@ -24,6 +24,7 @@ from .._types import (
     ContentFilteredError,
     GenerationError,
     Message,
+    NoAnswerError,
     RetryableError,
     SamplingParams,
 )
@@ -241,9 +242,9 @@ class OpenAIClient(ChatClient):
         except aiohttp.ClientConnectorError as exc:
             raise ConnectionFailedError(self._redact(f"cannot connect to {where}: {exc.os_error or exc}")) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError, aiohttp.ClientPayloadError) as exc:
-            raise RetryableError(self._redact(f"connection to {where} dropped: {type(exc).__name__}: {exc}")) from None
+            raise NoAnswerError(self._redact(f"connection to {where} dropped: {type(exc).__name__}: {exc}")) from None
         except asyncio.TimeoutError:
-            raise RetryableError(f"no answer from {where} within {self.timeout:g} s") from None
+            raise NoAnswerError(f"no answer from {where} within {self.timeout:g} s") from None
         except aiohttp.ClientError as exc:
             raise RetryableError(self._redact(f"request to {where} failed: {type(exc).__name__}: {exc}")) from None
         if not 200 <= status < 300:
