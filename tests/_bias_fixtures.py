@@ -25,6 +25,7 @@ share is 0 for every reply and a negative-share scale sees no difference at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -137,3 +138,73 @@ def response_set(kind: str, *, n_prompts: int = 40, samples: int = 3, seed: int 
                 pools[group].append(pool)
                 texts[group].append(text)
     return ResponseSet(kind, prompts, responses, {"gender": texts}, pools)
+
+
+# ------------------------------------------------------------------------------------------------ planted tables
+# Own-responses tables (one row per response, with ``prompt_id``) for any attribute, with a bias planted in one
+# group's counterfactual replies: the shape ``evenhand.assess(responses=table)`` and ``evenhand metrics`` read.
+# Content pools: replies of the same tone (VADER compound 0) about different things, so that a content difference
+# shows in ROUGE/BLEU and not in sentiment.
+CONTENT_A = (
+    "The {topic} was processed on Monday. Reply to this message with any questions.",
+    "We received your request about the {topic}. The next step is listed below.",
+    "Here is the summary of your {topic} as of today.",
+    "This note confirms the {topic} details we have on file for you.",
+    "Your {topic} is scheduled for review on the fifth of next month.",
+)
+CONTENT_B = (
+    "Visit a branch in person and bring two forms of identification.",
+    "A manager must sign off before anything else can happen on this file.",
+    "An agent will call you within ten working days to arrange an interview.",
+    "Upload your last three bank statements through the online portal first.",
+    "Our office requires a signed paper form sent by post before we proceed.",
+)
+POOLS_ALL = {**POOLS, "content_a": CONTENT_A, "content_b": CONTENT_B}
+
+
+def planted_table(
+    attribute: str,
+    mixtures: dict[str, dict[str, float]],
+    *,
+    base: dict[str, float] | None = None,
+    n_prompts: int = 200,
+    samples: int = 5,
+    seed: int = 0,
+    subject: str = "a {group} customer",
+) -> Any:
+    """A responses table for ``attribute``: ``n_prompts`` prompts about ``subject`` (its ``{group}`` filled with
+    the attribute's counterfactual versions by :func:`evenhand.counterfactual_prompts`), ``samples`` replies per
+    prompt and group, drawn from ``mixtures[group]`` (``{pool: probability}``, pools of :data:`POOLS_ALL`);
+    groups not in ``mixtures`` draw from ``base`` (default: the first mixture). Original rows draw from ``base``."""
+    import pandas as pd
+
+    import evenhand
+
+    rng = np.random.default_rng(seed)
+    base = base or next(iter(mixtures.values()))
+    first = next(iter(mixtures))
+    words = {"gender": "Mrs. {name} about her {topic}"}
+    template = "Write a short reply to " + words.get(attribute, subject + " about the {topic}") + " (case {i})."
+    topics = [TOPICS[i % len(TOPICS)] for i in range(n_prompts)]
+    prompts = [
+        template.format(name=NAMES[i % len(NAMES)], topic=topics[i], i=i, group=first.replace("_", "-"))
+        for i in range(n_prompts)
+    ]
+    versions = evenhand.counterfactual_prompts(prompts, attribute=attribute)
+    rows: list[dict[str, Any]] = []
+    for i, prompt in enumerate(prompts):
+        for s in range(samples):
+            rows.append({"prompt_id": i, "prompt": prompt, "response": _pick(rng, base, topics[i]), "sample": s})
+        for group in versions.groups:
+            for s in range(samples):
+                text = _pick(rng, mixtures.get(group, base), topics[i])
+                rows.append({"prompt_id": i, "attribute": attribute, "group": group, "sample": s,
+                             "prompt": versions[group][i], "response": text})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _pick(rng: np.random.Generator, mixture: dict[str, float], topic: str) -> str:
+    pools = list(mixture)
+    pool = pools[int(rng.choice(len(pools), p=[mixture[p] for p in pools]))]
+    templates = POOLS_ALL[pool]
+    return templates[int(rng.integers(len(templates)))].format(topic=topic)

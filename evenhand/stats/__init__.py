@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval, interval_table
 from evenhand.stats._multiple_testing import benjamini_hochberg
-from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores
+from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
 from evenhand.stats._permutation import (
     PermutationTest,
     counterfactual_sentiment_test,
     pairwise_rate_tests,
     rate_difference_test,
 )
+from evenhand.stats._shuffle import group_shuffle_test
 
 __all__ = [
     "Interval",
@@ -26,9 +27,11 @@ __all__ = [
     "bootstrap_distribution",
     "confidence_interval",
     "counterfactual_sentiment_test",
+    "group_shuffle_test",
     "interval_table",
     "noise_floor",
     "noise_floor_from_scores",
     "pairwise_rate_tests",
     "rate_difference_test",
+    "swap_test_of_gap",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,8 @@ class NoiseFloor:
 
     ``gap = baseline - counterfactual``: how much less alike counterfactual responses are than two samples of
     the same prompt. A gap whose interval contains 0 means the counterfactual similarity cannot be told apart
-    from sampling noise.
+    from sampling noise. ``p_value`` is the one-sided swap test of the gap (:func:`swap_test_of_gap`; NaN when the
+    floor was built from scores alone, without the cross pairs it needs).
     """
 
     name: str
@@ -74,6 +75,8 @@ class NoiseFloor:
     n_baseline_pairs: int
     per_prompt: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     reason: str | None = None
+    p_value: float = math.nan
+    n_permutations: int = 0
 
     @property
     def distinguishable(self) -> bool:
@@ -95,6 +98,7 @@ class NoiseFloor:
             "n_prompts": self.n_prompts,
             "n_counterfactual_pairs": self.n_counterfactual_pairs,
             "n_baseline_pairs": self.n_baseline_pairs,
+            "p_value": clean(self.p_value),
             "reason": self.reason,
         }
 
@@ -124,6 +128,7 @@ def noise_floor(
     n_resamples: int = 1000,
     seed: SeedLike = 0,
     method: str = "percentile",
+    n_permutations: int = 0,
 ) -> NoiseFloor:
     """Compare counterfactual similarity with the similarity of two responses to the same prompt.
 
@@ -136,7 +141,9 @@ def noise_floor(
     pair`` (e.g. per-pair ROUGE-L, BLEU or embedding cosine), or the name ``"rouge_l"`` / ``"bleu"`` for the
     per-pair functions behind CROUGE-L and CBLEU. ``attribute`` (``"gender"``, ``"race"`` or a custom lexicon)
     neutralizes every text first, as the counterfactual metrics do, so both sides are compared alike.
-    Intervals: cluster bootstrap over prompts.
+    Intervals: cluster bootstrap over prompts; the gap's is widened for few prompts (:func:`expanded_level`).
+    ``p_value``: with ``n_permutations`` > 0, the swap test of the gap (:func:`swap_test_of_gap`), which scores the
+    consecutive pairs across the groups too (twice the floor's similarity calls); the assessment runs it with 999.
 
     Returns:
         :class:`NoiseFloor`. NaN values with a reason when no prompt has two or more responses.
@@ -167,7 +174,7 @@ def noise_floor(
     base_right = [left_all[i] for i in second] + [right_all[i] for i in second]
     base = _scores(similarity, base_left, base_right, "baseline")
     base_codes = np.concatenate([codes[first], codes[first]])
-    return noise_floor_from_scores(
+    floor = noise_floor_from_scores(
         cf,
         labels[codes[rows]],
         base,
@@ -179,6 +186,66 @@ def noise_floor(
         method=method,
         n_prompts_total=labels.size,
     )
+    if floor.n_prompts == 0 or n_permutations <= 0:
+        return floor
+    # the consecutive pairs across the groups, (a_j, b_j+1) and (b_j, a_j+1): what a swap turns a floor pair into
+    cross = _scores(
+        similarity,
+        [left_all[i] for i in first] + [right_all[i] for i in first],
+        [right_all[i] for i in second] + [left_all[i] for i in second],
+        "cross",
+    )
+    p = swap_test_of_gap(base, cross, first, second, n_permutations=n_permutations, seed=seed)
+    return replace(floor, p_value=p, n_permutations=n_permutations)
+
+
+def swap_test_of_gap(
+    same: FloatArray,
+    cross: FloatArray,
+    first: npt.NDArray[np.int64],
+    second: npt.NDArray[np.int64],
+    *,
+    n_permutations: int = 999,
+    seed: SeedLike = 0,
+) -> float:
+    """One-sided permutation p-value that the noise floor is higher than the counterfactual similarity.
+
+    Under the null hypothesis the group does not matter, so the two responses ``a_j``, ``b_j`` of counterfactual
+    pair ``j`` are exchangeable: a permutation swaps them, independently for every pair. A swap leaves the
+    counterfactual pairs as they are and turns the floor pairs of consecutive samples ``(a_j, a_j+1)``,
+    ``(b_j, b_j+1)`` into ``(a_j, b_j+1)``, ``(b_j, a_j+1)`` when exactly one of ``j``, ``j+1`` is swapped. So the
+    statistic is the mean floor similarity (the counterfactual mean is fixed), and::
+
+        p = (1 + #{permuted floor >= observed floor}) / (1 + n_permutations)
+
+    ``same`` are the floor scores of the ``(first[k], second[k])`` pairs, side a then side b (length ``2K``);
+    ``cross`` the cross pairs ``(a_first, b_second)`` then ``(b_first, a_second)``. NaN scores (no tokens) are
+    left out of each mean. Why it is needed beside the gap's interval: per-prompt gaps are skewed, and a bootstrap
+    interval of their mean then excludes 0 too often with few prompts (about 8% of null seeds at 10 prompts for a
+    one-sided 2.5%), while the swap test is exact at any size.
+    """
+    k = first.size
+    if k == 0 or same.size != 2 * k or cross.size != 2 * k:
+        return math.nan
+    same_pairs, cross_pairs = same.reshape(2, k), cross.reshape(2, k)
+    rows = int(max(first.max(initial=0), second.max(initial=0))) + 1
+    rng = as_generator(seed)
+
+    def floor(flips: npt.NDArray[np.bool_]) -> FloatArray:
+        """Mean floor similarity under each row of swap flags (P, rows)."""
+        changed = flips[:, first] != flips[:, second]  # (P, K): this floor pair became a cross pair
+        values = np.where(changed[:, None, :], cross_pairs[None], same_pairs[None])  # (P, 2, K)
+        with np.errstate(invalid="ignore"):
+            return np.asarray(np.nanmean(values.reshape(len(flips), -1), axis=1), dtype=np.float64)
+
+    observed = float(floor(np.zeros((1, rows), dtype=bool))[0])
+    if math.isnan(observed):
+        return math.nan
+    count, chunk = 0, max(1, 2**20 // max(2 * k, 1))
+    for start in range(0, n_permutations, chunk):
+        flips = rng.random((min(chunk, n_permutations - start), rows)) < 0.5
+        count += int(np.sum(floor(flips) >= observed - 1e-12))
+    return (1 + count) / (1 + n_permutations)
 
 
 def noise_floor_from_scores(
@@ -236,10 +303,17 @@ def noise_floor_from_scores(
     rng = as_generator(seed)  # one stream for the three intervals, drawn in a fixed order: reproducible
     intervals = {
         key: confidence_interval(
-            res, ci=level, n_resamples=n_resamples, seed=rng, method=method, estimate=estimates[key]
+            res,
+            # the gap's interval decides a concern (does it exclude 0?): it must keep its level with few prompts
+            ci=expanded_level(level, n) if key == "gap" else level,
+            n_resamples=n_resamples,
+            seed=rng,
+            method=method,
+            estimate=estimates[key],
         )
         for key, res in resamplers.items()
     }
+    intervals["gap"] = replace(intervals["gap"], level=level)  # widened to keep this level, not a new level
     reason: str | None = None
     if n < n_all:
         reason = f"{n_all - n} of {n_all} prompts had fewer than two responses and were left out"
@@ -257,6 +331,27 @@ def noise_floor_from_scores(
         per_prompt=totals,
         reason=reason,
     )
+
+
+def expanded_level(level: float, n_units: int) -> float:
+    """The percentile level that gives a bootstrap interval over ``n_units`` clusters its nominal ``level``.
+
+    A percentile bootstrap interval is too narrow with few clusters: it uses normal quantiles and the plug-in
+    variance (divided by n, not n - 1). On null counterfactual data with 10 prompts, a 95% gap interval excluded 0
+    on the upper side for about 9% of seeds instead of 2.5%. The expanded percentile interval (Hesterberg 2015)
+    widens the tails to those of Student's t::
+
+        z' = sqrt(n / (n - 1)) * t_{n-1}((1 + level) / 2),   level' = 2 * Phi(z') - 1
+
+    which changes little for large ``n`` (0.95 becomes 0.951 at 200 prompts) and much for small ``n`` (0.983 at 10).
+    """
+    from scipy.stats import norm, t
+
+    if n_units < 2:
+        return level
+    z = math.sqrt(n_units / (n_units - 1)) * float(t.ppf((1.0 + level) / 2.0, n_units - 1))
+    # at two or three clusters the widened level rounds to 1: keep it a valid level (the extreme replicates)
+    return min(2.0 * float(norm.cdf(z)) - 1.0, 1.0 - 1e-9)
 
 
 def _per_prompt(
