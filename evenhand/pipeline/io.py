@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -13,38 +16,143 @@ SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".t
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a table of prompts or responses; the format follows the file suffix.
 
-    ``.txt`` files hold one prompt per line (column ``prompt``). Raises ``FileNotFoundError`` for a missing file
-    and ``ValueError`` for an unknown suffix or an unreadable file, naming the file.
+    ``.txt`` files hold one prompt per line (column ``prompt``). Text is UTF-8 (a byte-order mark and CRLF line ends
+    are fine). Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a folder, an unknown suffix or
+    an unreadable file, with one line that names the file.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder; give a file ({', '.join(SUFFIXES)})")
     if not p.is_file():
         raise FileNotFoundError(f"no such file: {p}")
     suffix = p.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
     try:
-        if suffix == ".csv":
-            return pd.read_csv(p, keep_default_na=False)
-        if suffix == ".tsv":
-            return pd.read_csv(p, sep="\t", keep_default_na=False)
-        if suffix in (".jsonl", ".ndjson"):
-            return pd.read_json(p, lines=True, dtype=False)
-        if suffix == ".json":
-            return pd.read_json(p, dtype=False)
-        if suffix in (".parquet", ".pq"):
-            return pd.read_parquet(p)
-        if suffix == ".txt":
-            lines = [line.rstrip("\n") for line in p.read_text(encoding="utf-8").splitlines()]
-            return pd.DataFrame({"prompt": [line for line in lines if line.strip()]})
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise ValueError(f"could not read {p} as {suffix[1:]}: {exc}") from exc
-    raise ValueError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
+        table = _read(p, suffix)
+    except UnicodeDecodeError:
+        raise ValueError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
+    except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
+        # pandas and pyarrow messages can span lines (a quoted row, a schema): one line, naming the file
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise ValueError(f"could not read {p} as {suffix[1:]}: {detail}") from None
+    if not isinstance(table, pd.DataFrame):  # a JSON document that is one value, e.g. 5 or "text"
+        raise ValueError(f"could not read {p} as {suffix[1:]}: expected a table (rows of columns)")
+    return table
+
+
+def _first_bad_byte(p: Path) -> str:
+    """Where the file stops being UTF-8, by line (a parser's own offset counts from the start of its chunk)."""
+    data = p.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return f"byte 0x{data[exc.start]:02x} on line {line}, e.g. latin-1 or Windows-1252"
+    return "a byte that is not UTF-8"
+
+
+def _read(p: Path, suffix: str) -> pd.DataFrame:
+    if suffix == ".csv":
+        return pd.read_csv(p, keep_default_na=False, encoding="utf-8-sig")
+    if suffix == ".tsv":
+        return pd.read_csv(p, sep="\t", keep_default_na=False, encoding="utf-8-sig")
+    if suffix in (".jsonl", ".ndjson"):
+        return _read_json_lines(p)
+    if suffix == ".json":
+        with p.open("rb") as handle:  # the first bytes tell a table from a single value (5, "text", null)
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if start not in (b"[", b"{"):
+            raise ValueError("expected a JSON array of records or an object of columns")
+        return pd.read_json(p, dtype=False, encoding="utf-8-sig")
+    if suffix in (".parquet", ".pq"):
+        return pd.read_parquet(p)
+    lines = p.read_text(encoding="utf-8-sig").splitlines()  # .txt: one prompt per line
+    return pd.DataFrame({"prompt": [line for line in lines if line.strip()]})
+
+
+def _read_json_lines(p: Path) -> pd.DataFrame:
+    """JSON Lines, one object per line (blank lines skipped); a broken line is named by its number, so a file
+    of thousands of rows is fixable (pandas only says where in the whole text it stopped)."""
+    records = []
+    for number, line in enumerate(p.read_text(encoding="utf-8-sig").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"line {number} is a JSON {type(record).__name__}, expected an object of columns")
+        records.append(record)
+    return pd.DataFrame.from_records(records)
 
 
 def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[object]:
-    """Return a column as a list, or raise a ValueError that lists the available columns."""
+    """Return a column as a list, or raise a ValueError that lists the available columns.
+
+    Some roles have rules of their own, checked here so that every reader gets them: ``prompts`` must hold a text
+    in every row, ``responses`` text or nothing (a missing response is a failed request), and ``prompt ids`` one
+    distinct value per row; a cell that is a list or a mapping (from JSON) is never text.
+    """
     if name not in frame.columns:
         cols = ", ".join(map(str, frame.columns))
         raise ValueError(f"{source} has no column {name!r} (needed for {role}); its columns are: {cols}")
-    return list(frame[name].tolist())
+    values = list(frame[name].tolist())
+    check = _ROLE_CHECKS.get(role)
+    if check is not None:
+        problem = check(values)
+        if problem is not None:
+            raise ValueError(f"{source}: column {name!r} ({role}): {problem}")
+    return values
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN or blank text: no value in this cell (CSV blanks are read as ``""``, JSON nulls as None/NaN)."""
+    if isinstance(value, str):
+        return not value.strip()
+    if _is_container(value):  # a value, if a wrong one (reported as such)
+        return False
+    return bool(pd.isna(value))  # None, NaN, pd.NA, NaT
+
+
+def _is_container(value: Any) -> bool:
+    """A list, tuple, mapping or array (JSON arrays, Parquet list columns); NumPy scalars have ``ndim`` 0."""
+    return isinstance(value, (list, tuple, dict)) or bool(getattr(value, "ndim", False))
+
+
+def _not_scalar(values: list[object]) -> str | None:
+    for row, value in enumerate(values, start=1):
+        if _is_container(value):
+            return f"row {row} holds a {type(value).__name__}, not a text"
+    return None
+
+
+def _every_row_text(values: list[object]) -> str | None:
+    for row, value in enumerate(values, start=1):
+        if is_missing(value):
+            return f"row {row} is empty; every row needs one"
+    return _not_scalar(values)
+
+
+def _distinct_ids(values: list[object]) -> str | None:
+    first_row: dict[str, int] = {}
+    for row, value in enumerate(values, start=1):
+        if is_missing(value):
+            return f"row {row} has no id; every prompt needs one"
+        key = str(value)
+        if key in first_row:
+            return f"rows {first_row[key]} and {row} share the id {key!r}; each prompt needs its own"
+        first_row[key] = row
+    return _not_scalar(values)
+
+
+#: role -> a check of its values that returns the problem (rows counted from 1, the first row after a header)
+_ROLE_CHECKS: dict[str, Callable[[list[object]], str | None]] = {
+    "prompts": _every_row_text,
+    "responses": _not_scalar,
+    "prompt ids": _distinct_ids,
+}
 
 
 def demo_dir() -> Path:

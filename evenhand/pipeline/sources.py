@@ -154,6 +154,7 @@ class OwnTable(ResponseSource):
                 frame = self.table.reset_index(drop=True)
                 self._read = frame_prompts(frame), frame
             else:
+                check_own_table(self.table, self.columns, source=self.source, attributes=attributes)
                 self._read = frame_from_table(
                     self.table,
                     attributes,
@@ -167,7 +168,106 @@ class OwnTable(ResponseSource):
         return self._frame(attributes)[0]
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
-        return self._frame(use_case.attribute_specs)[1]
+        from evenhand.pipeline.families.classification import attach_group_columns
+
+        frame = self._frame(use_case.attribute_specs)[1]  # row for row the table, so its group columns align
+        return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
     def describe(self) -> dict[str, Any]:
         return dict(redact_mapping(dict(self.model_info or {"provider": "user responses"})))
+
+
+def check_own_table(
+    table: pd.DataFrame, columns: Mapping[str, Any], *, source: str, attributes: Mapping[str, Any] | None = None
+) -> None:
+    """Raise ``ValueError`` (one line naming the file, column and row; rows counted from 1) for a responses table
+    that would otherwise be read wrong without a word: no rows, no response text at all (that is bad input, not a
+    failed run), a row without a prompt id, two different original prompts under one id (they would be merged
+    into one), a sample number that is not a whole number, two rows for the same sample of the same version, or
+    (given the use case's ``attributes``) a counterfactual row whose attribute or group is unknown: a typo there
+    would drop the row from every comparison without a word.
+
+    ``columns`` holds the column names as :func:`~evenhand.pipeline.collect.frame_from_table` takes them."""
+    from evenhand.pipeline.io import column, is_missing
+
+    def named(key: str, default: str) -> str | None:
+        name = columns.get(key, default)
+        return name if name is not None and name in table.columns else None
+
+    if table.empty:
+        raise ValueError(f"{source} has no rows (only a header?): give one row per response")
+    response_name = columns.get("response_column") or "response"
+    if all(is_missing(r) for r in column(table, response_name, source=source, role="responses")):
+        raise ValueError(f"{source}: column {response_name!r} has no response text in any row")
+    prompt_name, id_name = columns.get("prompt_column") or "prompt", named("prompt_id_column", "prompt_id")
+    group_name, attribute_name = named("group_column", "group"), named("attribute_column", "attribute")
+    # what tells one prompt version from another: (prompt id or prompt text, attribute, group)
+    version = pd.DataFrame(index=table.index)
+    version["prompt"] = _prompt_ids(table, id_name, prompt_name, group_name, source) if id_name else (
+        table[prompt_name].astype(str) if prompt_name in table.columns else ""
+    )
+    version["attribute"] = table[attribute_name].astype(str) if attribute_name else ""
+    version["group"] = table[group_name].map(lambda g: "" if is_missing(g) else str(g)) if group_name else ""
+    if attributes and group_name is not None:
+        _check_groups(version, attributes, (attribute_name or "attribute", group_name), source)
+    sample_name = named("sample_column", "sample")
+    if sample_name is not None:
+        _check_samples(table[sample_name], version, sample_name, source)
+
+
+def _check_groups(version: pd.DataFrame, attributes: Mapping[str, Any], names: tuple[str, str], source: str) -> None:
+    """Every counterfactual row names an attribute that exists and one of its groups. An attribute the use case
+    does not check but that exists (a file with gender and race rows, assessed for gender) is left out as before."""
+    from evenhand.text.counterfactual import attribute_groups
+    from evenhand.text.lexicon import BUILTIN_ATTRIBUTES
+
+    only = next(iter(attributes)) if len(attributes) == 1 else ""
+    known: dict[str, tuple[str, ...]] = {}
+    for row, (attribute, group) in enumerate(zip(version["attribute"], version["group"], strict=True), start=1):
+        name = attribute if attribute not in ("", "None", "nan") else only
+        if not group or not name:
+            continue
+        if name not in attributes:
+            if name in BUILTIN_ATTRIBUTES:
+                continue
+            raise ValueError(f"{source}: column {names[0]!r}: row {row} names the attribute '{name}', which is neither "
+                             f"built in nor in the use case; attributes here: {', '.join(attributes)}")  # fmt: skip
+        groups = known.setdefault(name, attribute_groups(attributes[name]))
+        if group not in groups:
+            raise ValueError(f"{source}: column {names[1]!r}: row {row} names the group '{group}', not a group of "
+                             f"{name} ({', '.join(groups)})")  # fmt: skip
+
+
+def _prompt_ids(table: pd.DataFrame, id_name: str, prompt_name: str, group_name: str | None, source: str) -> Any:
+    """The prompt id of every row as text; every row has one, and the original rows under one id share a prompt."""
+    from evenhand.pipeline.io import is_missing
+
+    missing = [row for row, value in enumerate(table[id_name].tolist(), start=1) if is_missing(value)]
+    if missing:
+        raise ValueError(f"{source}: column {id_name!r} (prompt ids): row {missing[0]} has no id")
+    ids = table[id_name].astype(str)
+    if prompt_name in table.columns:
+        original = table[group_name].map(is_missing) if group_name else pd.Series(True, index=table.index)
+        texts = table.loc[original, prompt_name].astype(str).groupby(ids[original]).nunique()
+        if (texts > 1).any():
+            raise ValueError(f"{source}: column {id_name!r} (prompt ids): id '{texts[texts > 1].index[0]}' names "
+                             "different original prompts; give each prompt its own id")  # fmt: skip
+    return ids
+
+
+def _check_samples(samples: pd.Series, version: pd.DataFrame, name: str, source: str) -> None:
+    """Sample numbers are whole numbers, and no version of a prompt has the same sample twice (it would count
+    twice in every metric)."""
+    numbers = pd.to_numeric(samples, errors="coerce")
+    bad = ~(numbers.notna() & (numbers == numbers.round()))
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise ValueError(f"{source}: column {name!r} (sample numbers): row {row + 1} is '{samples.iloc[row]}', not a "
+                         "whole number")  # fmt: skip
+    keys = version.assign(sample=numbers.astype(int))
+    repeated = keys.duplicated().to_numpy()
+    if repeated.any():
+        later = int(repeated.argmax())
+        first = int((keys == keys.iloc[later]).all(axis=1).to_numpy().argmax())
+        raise ValueError(f"{source}: rows {first + 1} and {later + 1} are the same sample of the same prompt version "
+                         f"(column {name!r}); number each sample once")  # fmt: skip
