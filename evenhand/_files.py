@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -21,19 +22,29 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temporary file + rename); returns the path."""
+    with atomic_writer(path, binary=True) as handle:
+        handle.write(data)
+    return Path(path)
+
+
+@contextmanager
+def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A file handle to write ``path`` piece by piece (UTF-8 text, or bytes with ``binary``), renamed onto ``path``
+    when the block succeeds: a large output can be streamed without ever holding it whole, and an interrupted
+    write leaves the previous file intact."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_dir():
         raise IsADirectoryError(f"cannot write {target}: it is a folder")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        opened = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+        with opened as handle:
+            yield handle
         os.replace(tmp, target)  # replaces a symlink itself, never the file it points to
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return target
 
 
 def check_outputs(outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[str | os.PathLike[str] | None]) -> None:

@@ -69,7 +69,8 @@ class UseCase(BaseModel):
             (default: every group of the attribute; gender's ``nonbinary`` only on request).
         intersections: attributes assessed together, e.g. ``[["gender", "race"]]``: an attribute named
             ``"gender+race"`` whose groups are the combinations (``"female+black"``, ...), with counterfactual
-            prompts and metrics for every pair of combined groups (text tasks and recommendation).
+            prompts and metrics for every pair of combined groups (text tasks and recommendation); in
+            classification a person's combined group comes from the per-attribute groups of the data.
         counterfactual_invariance: should responses stay the same when only the group mentioned changes?
         content_may_differ: is content expected to differ across groups (e.g. clinical)? Then counterfactual
             similarity is too strict and only counterfactual sentiment is used (paper footnote 26).
@@ -147,9 +148,6 @@ class UseCase(BaseModel):
             unknown = [n for n in names if n not in known]
             if unknown:
                 raise ValueError(f"intersections[{i}]: {unknown} not among the attributes checked {known}")
-        if self.intersections and self.task == "classification":
-            # a person's combined group comes from the data (groups=...), not from counterfactual prompts
-            raise ValueError("intersections apply to text generation, summarization and recommendation")
         return self
 
     @property

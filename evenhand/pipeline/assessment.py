@@ -11,20 +11,21 @@ Since 2.1 ``scorer_audit`` holds the audit of the toxicity and sentiment scorers
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
 from evenhand import __version__
-from evenhand._files import write_bytes, write_text
+from evenhand._files import atomic_writer, write_bytes, write_text
 from evenhand._redact import redact_mapping
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
@@ -99,6 +100,52 @@ def _num(x: Any) -> float | None:
     return None if math.isnan(f) or math.isinf(f) else f
 
 
+#: Responses serialised per block when results.json is written: bounds the memory of writing (a few MB a block).
+RESPONSE_BLOCK = 5_000
+
+
+def _response_lines(frame: pd.DataFrame, columns: Sequence[str]) -> Iterator[list[str]]:
+    """The responses as JSON objects (one string per row, keys in column order), :data:`RESPONSE_BLOCK` rows at a
+    time; each value as :func:`_clean` makes it, so that the objects equal ``_clean(frame.to_dict("records"))``."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # no indent: the C encoder
+    keys = [str(c) for c in columns]
+    for start in range(0, len(frame), RESPONSE_BLOCK):
+        values = _json_safe_columns(frame.iloc[start : start + RESPONSE_BLOCK], columns)
+        yield [encode(dict(zip(keys, row, strict=True))) for row in zip(*values, strict=True)]
+
+
+def _json_safe_columns(block: pd.DataFrame, columns: Sequence[str]) -> list[list[Any]]:
+    """Each column's values as ``_clean(block.to_dict("records"))`` has them, converted a column at a time:
+    ``tolist`` gives Python numbers and texts; other values are boxed as ``to_dict`` boxes them (:func:`_box`)."""
+    out = []
+    boxed: list[dict[Hashable, Any]] | None = None
+    for c in columns:
+        dtype = block[c].dtype
+        if isinstance(dtype, np.dtype) and dtype.kind == "f":
+            out.append([v if math.isfinite(v) else None for v in block[c].tolist()])
+        elif isinstance(dtype, np.dtype) and dtype.kind in "iub":
+            out.append(block[c].tolist())
+        elif isinstance(dtype, np.dtype) and dtype.kind == "O":
+            out.append([_clean(_box(v)) if v is not None and type(v) is not str else v for v in block[c].tolist()])
+        elif isinstance(dtype, pd.StringDtype):  # texts; anything else in it is a missing value
+            out.append([v if type(v) is str else None for v in block[c].tolist()])
+        else:  # other pandas extension types (nullable numbers, categories, time zones): pandas' own boxing
+            rows = boxed = boxed if boxed is not None else block.to_dict(orient="records")
+            out.append([_clean(row[c]) for row in rows])
+    return out
+
+
+def _box(value: Any) -> Any:
+    """A cell of an object column as ``DataFrame.to_dict`` gives it: ``pd.NA`` is None, NumPy times are pandas'."""
+    if value is pd.NA:
+        return None
+    if isinstance(value, np.datetime64):
+        return pd.Timestamp(value)
+    if isinstance(value, np.timedelta64):
+        return pd.Timedelta(value)
+    return value
+
+
 def _clean(obj: Any) -> Any:
     """JSON-safe copy: NaN/inf -> None, NumPy scalars/arrays -> Python, tuples -> lists, Paths -> str."""
     if isinstance(obj, Mapping):
@@ -144,7 +191,9 @@ class ThresholdCheck:
     def describe(self) -> str:
         """``SCSP (gender, female vs male) = 0.21 not in [-inf, 0.1]`` (what a failure message says)."""
         scope = ", ".join(s for s in (self.attribute, self.comparison) if s and s != "all") or "all"
-        measure = "" if self.measure == "value" else f" {self.measure}"
+        # a verdict rule's label already says what it counts ("findings at concern or worse")
+        counted = self.metric is None and self.measure == "findings"
+        measure = "" if self.measure == "value" or counted else f" {self.measure}"
         low = "-inf" if self.min is None else f"{self.min:g}"
         high = "inf" if self.max is None else f"{self.max:g}"
         value = "undefined" if self.value is None else f"{self.value:.4g}"
@@ -339,7 +388,8 @@ class Assessment:
         per-group rates of the classification metrics."""
         out: list[dict[str, Any]] = []
         frame = self.responses
-        cf = ok_rows(frame, original=False) if len(frame) else frame
+        columns = ["attribute", "group", *(c for c in ("sentiment", "toxicity", "items") if c in frame)]
+        cf = frame.loc[_answered(frame) & frame["group"].notna(), columns] if len(frame) else frame  # no texts
         if len(cf):
             for (attribute, group), rows in cf.groupby(["attribute", "group"], sort=False):
                 entry: dict[str, Any] = {"kind": "counterfactual", "attribute": attribute, "group": group}
@@ -372,12 +422,11 @@ class Assessment:
         frame = self.responses
         if not len(frame):
             return out
-        rows = ok_rows(frame)
-        stereotype_columns = [c for c in rows.columns if str(c).startswith("stereotype_")]
-        for score in ("toxicity", "sentiment", *stereotype_columns):
-            if score not in rows:
-                continue
-            originals = rows[rows["group"].isna()]
+        stereotype_columns = [c for c in frame.columns if str(c).startswith("stereotype_")]
+        scores = [c for c in ("toxicity", "sentiment", *stereotype_columns) if c in frame]
+        rows = frame.loc[_answered(frame), ["attribute", "group", *scores]]  # the texts are not copied
+        originals = rows[rows["group"].isna()]
+        for score in scores:
             if len(originals):
                 counts, _ = np.histogram(originals[score].astype(float).clip(0, 1), bins=_BINS)
                 out.append({"score": score, "attribute": None, "group": "original prompts", "counts": counts})
@@ -401,10 +450,11 @@ class Assessment:
     def _worst(self) -> dict[str, list[dict[str, Any]]]:
         worst: dict[str, list[dict[str, Any]]] = {}
         frame = self.responses
-        rows = ok_rows(frame) if len(frame) else frame
-        if "toxicity" in rows and len(rows):
-            ranked = rows.sort_values("toxicity", ascending=False, kind="stable")
-            top = ranked.drop_duplicates(["prompt", "response"]).head(_N_WORST)
+        # masks, not row copies: a copy of the frame would copy every text in it
+        answered = _answered(frame) if len(frame) else pd.Series(False, index=frame.index)
+        any_answered = bool(answered.any())
+        cf_attributes = list(dict.fromkeys(frame.loc[answered & frame["group"].notna(), "attribute"].tolist()))
+        if "toxicity" in frame and any_answered:
             worst["toxicity"] = [
                 {
                     "prompt": r.prompt,
@@ -413,17 +463,18 @@ class Assessment:
                     "group": r.group,
                     "attribute": r.attribute,
                 }
-                for r in top.itertuples(index=False)
+                for r in _most_toxic(frame, answered)
             ]
-        if "sentiment" in rows and len(rows):
+        if "sentiment" in frame and any_answered:
             gaps = []
-            for attribute in dict.fromkeys(ok_rows(frame, original=False)["attribute"].tolist()):
+            for attribute in cf_attributes:
                 for a, b, pairs in group_pairs(frame, attribute):
                     if not len(pairs):
                         continue
                     p = pairs.assign(gap=(pairs["sentiment_a"].astype(float) - pairs["sentiment_b"].astype(float)))
                     p = p.assign(abs_gap=p["gap"].abs(), attribute=attribute, group_a=a, group_b=b)
-                    gaps.append(p)
+                    # the pair's own top rows suffice: a stable sort keeps their order in the sort of all pairs
+                    gaps.append(p.sort_values("abs_gap", ascending=False, kind="stable").head(_N_WORST))
             if gaps:
                 allp = pd.concat(gaps, ignore_index=True).sort_values("abs_gap", ascending=False, kind="stable")
                 worst["sentiment_gap"] = [
@@ -441,9 +492,9 @@ class Assessment:
                     }
                     for r in allp.head(_N_WORST).itertuples(index=False)
                 ]
-        if "items" in rows and len(rows):
+        if "items" in frame and any_answered:
             worst_lists = []
-            for attribute in dict.fromkeys(ok_rows(frame, original=False)["attribute"].tolist()):
+            for attribute in cf_attributes:
                 for a, b, pairs in group_pairs(frame, attribute):
                     records: list[dict[Any, Any]] = pairs.to_dict(orient="records")
                     for r in records:
@@ -465,12 +516,12 @@ class Assessment:
                     }
                     for overlap, attribute, a, b, r in worst_lists[:_N_WORST]
                 ]
-        if "label" in rows and "truth" in rows and len(rows):
-            wrong = _misclassified(rows)
+        if "label" in frame and "truth" in frame and any_answered:
+            wrong = _misclassified(frame[answered])
             if wrong:
                 worst["misclassified"] = wrong
-        if "label" in rows and len(rows):
-            unparsed = rows[rows["label"].isna()].head(_N_WORST)
+        if "label" in frame and any_answered:
+            unparsed = frame[answered & frame["label"].isna()].head(_N_WORST)
             if len(unparsed):
                 worst["unparsed"] = [
                     {"prompt": r.prompt, "response": r.response} for r in unparsed.itertuples(index=False)
@@ -482,9 +533,9 @@ class Assessment:
         n_ok = int((frame["status"] == "ok").sum()) if len(frame) else 0
         by_group: dict[str, Any] = {}
         if len(frame):
-            keyed = frame.assign(_g=[g if g is not None else "original" for g in frame["group"]])
-            for g, part in keyed.groupby("_g", sort=False):
-                by_group[str(g)] = _num(1.0 - (part["status"] == "ok").mean())
+            keys = pd.Series([g if g is not None else "original" for g in frame["group"]], index=frame.index)
+            for g, ok_share in (frame["status"] == "ok").groupby(keys, sort=False).mean().items():
+                by_group[str(g)] = _num(1.0 - ok_share)
         return {
             "n_prompts": len(self.plan.use_case.prompts),
             "n_responses": len(frame),
@@ -497,6 +548,13 @@ class Assessment:
     # ----------------------------------------------------------------------------------------------- output
     def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
         """The JSON document (schema ``evenhand/assessment`` 2.1) as a Python dict."""
+        doc = self._document()
+        if include_responses:
+            doc["responses"] = _clean(self.responses[self._response_columns()].to_dict(orient="records"))
+        return doc
+
+    def _document(self) -> dict[str, Any]:
+        """The JSON document without its responses, JSON-safe (:func:`_clean`)."""
         metrics = self.metrics
         metrics["groups"] = pd.Series([rec.groups for rec in self.records], index=metrics.index, dtype=object)
         doc: dict[str, Any] = {
@@ -521,18 +579,45 @@ class Assessment:
             "verdict": self.verdict.to_dict(),
             "scorer_audit": self.scorer_audit,
         }
-        if include_responses:
-            cols = [c for c in self.responses.columns if not c.startswith("_")]
-            doc["responses"] = self.responses[cols].to_dict(orient="records")
         cleaned: dict[str, Any] = _clean(doc)
         return cleaned
 
+    def _response_columns(self) -> list[str]:
+        return [c for c in self.responses.columns if not str(c).startswith("_")]
+
     def to_json(self, path: str | os.PathLike[str] | None = None, *, include_responses: bool = True) -> str:
-        """Serialise to JSON (and write it to ``path`` when given); returns the JSON text."""
-        text = json.dumps(self.to_dict(include_responses=include_responses), indent=1, ensure_ascii=False)
+        """Serialise to JSON (and write it to ``path``, atomically, when given); returns the JSON text.
+
+        The document is :meth:`to_dict`'s (``json.loads`` of the text equals it). For a large run that needs no
+        text back, :meth:`write_json` writes the same file without ever holding it as one string.
+        """
+        buffer = io.StringIO()
+        self._write_json(buffer, include_responses=include_responses)
+        text = buffer.getvalue()
         if path is not None:
             write_text(path, text)
         return text
+
+    def write_json(self, path: str | os.PathLike[str], *, include_responses: bool = True) -> Path:
+        """Write :meth:`to_json`'s document to ``path`` atomically and return the path; the responses are streamed
+        from the frame in blocks of :data:`RESPONSE_BLOCK` rows, one response per line, so that writing holds one
+        block as Python objects at a time and never the whole text (memory and time: benchmarks/RESULTS.md)."""
+        with atomic_writer(path) as handle:
+            self._write_json(handle, include_responses=include_responses)
+        return Path(path)
+
+    def _write_json(self, handle: IO[str], *, include_responses: bool) -> None:
+        head = json.dumps(self._document(), indent=1, ensure_ascii=False)
+        if not include_responses:
+            handle.write(head)
+            return
+        assert head.endswith("\n}")  # indent=1: the closing brace on its own line; "responses" goes before it
+        handle.write(head[: -len("\n}")] + ',\n "responses": [')
+        separator = "\n  "
+        for lines in _response_lines(self.responses, self._response_columns()):
+            handle.write(separator + ",\n  ".join(lines))
+            separator = ",\n  "
+        handle.write("]\n}" if separator == "\n  " else "\n ]\n}")
 
     def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
         """The self-contained HTML report (and write it to ``path`` when given); returns the HTML text."""
@@ -553,6 +638,28 @@ class Assessment:
         from evenhand.notebook import assessment_html
 
         return assessment_html(self)
+
+
+def _answered(frame: pd.DataFrame) -> pd.Series:
+    """The rows :func:`~evenhand.pipeline.collect.ok_rows` selects, as a mask (selecting columns first copies less)."""
+    return (frame["status"] == "ok") & frame["response"].notna()
+
+
+def _most_toxic(frame: pd.DataFrame, answered: pd.Series) -> list[Any]:
+    """The ``_N_WORST`` most toxic answered rows, one per distinct (prompt, response), as named tuples: what sorting
+    the rows by toxicity (stable) and dropping duplicates gives, found by sorting the scores alone."""
+    order = frame.loc[answered, "toxicity"].sort_values(ascending=False, kind="stable").index
+    picked: list[Any] = []
+    seen: set[tuple[Any, Any]] = set()
+    for start in range(0, len(order), 1_000):
+        part = frame.loc[order[start : start + 1_000], ["prompt", "response", "toxicity", "group", "attribute"]]
+        for r in part.itertuples(index=False):
+            if (r.prompt, r.response) not in seen:
+                seen.add((r.prompt, r.response))
+                picked.append(r)
+                if len(picked) == _N_WORST:
+                    return picked
+    return picked
 
 
 def _misclassified(rows: pd.DataFrame) -> list[dict[str, Any]]:
@@ -684,9 +791,12 @@ def _measures(
         value = _num(rec.result.value)
     elif measure == "gap":
         value = _num(nf.gap) if nf is not None else None
-    elif measure == "below_floor":
+    elif measure == "below_floor":  # as the verdict decides it: the gap's interval above 0, confirmed by the swap test
+        from evenhand.pipeline.verdict import ALPHA
+
         low = _num(nf.gap_interval.low) if nf is not None else None
-        value = None if low is None else float(low > 0)
+        swap = _num(nf.p_value) if nf is not None else None
+        value = None if low is None else float(low > 0 and (swap is None or swap < ALPHA))
     else:
         value = _num(rec.p_adjusted)
     return [(rec.groups, value)]

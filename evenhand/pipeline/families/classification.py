@@ -3,18 +3,25 @@ groups, one-vs-rest for each sensitive class of a multiclass use case, with rate
 
 The independent unit is the prompt (the person described, in person-level data) with all its answers: metrics get
 each row's ``prompt_id`` (intervals resample prompts within groups) and so do the rate tests (exact hypergeometric
-with one answer per prompt, else group labels permuted among prompts)."""
+with one answer per prompt, else group labels permuted among prompts).
+
+A person's group per attribute comes from the data when given: a column per attribute of an own responses table
+(``classification.group_columns``), else the one ``person_group`` column, else the single group the prompt
+mentions. An intersection (``"gender+race"``) joins its attributes' groups (``"female+black"``); a row missing any
+part has no combined group, so it is left out of that intersection's metrics and tests only."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.io import column
 from evenhand.pipeline.parsers import KeywordLabelParser, label_text
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.pipeline.stages import counted
@@ -44,21 +51,43 @@ class Classification(Family):
         return list(cs.sensitive_classes) or [cs.positive_label]
 
     def _attach_groups(self, ctx: RunContext) -> None:
-        """A ``group_<attribute>`` column per attribute: the person's group when given, otherwise the single group
-        the prompt mentions (prompts that mention several groups, or none, get no group)."""
+        """A ``group_<attribute>`` column per attribute (see the module docstring for where groups come from);
+        an intersection's column joins its attributes' groups with ``+``."""
+        frame = ctx.frame
+        parts_of = {"+".join(names): tuple(names) for names in ctx.plan.use_case.intersections}
+        _check_group_columns(ctx.settings.classification.group_columns, ctx.specs, parts_of, frame)
+        single: dict[str, list[str | None]] = {}
+
+        def groups_of(attribute: str) -> list[str | None]:
+            if attribute not in single:
+                single[attribute] = self._single_groups(ctx, attribute)
+            return single[attribute]
+
+        for attribute in self.attributes(ctx.plan):
+            if attribute in parts_of:
+                per_part = [groups_of(part) for part in parts_of[attribute]]
+                values = [_combined(row) for row in zip(*per_part, strict=True)]
+            else:
+                values = groups_of(attribute)
+            frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
+
+    @staticmethod
+    def _single_groups(ctx: RunContext, attribute: str) -> list[str | None]:
+        """The group of each row for one (not combined) attribute: its own column, the ``person_group`` column, or
+        the single group the prompt mentions (prompts that mention several groups, or none, get no group)."""
         from evenhand.text.ftu import check_ftu
 
-        frame, prompts = ctx.frame, ctx.plan.use_case.prompts
-        for attribute in self.attributes(ctx.plan):
-            if "person_group" in frame:
-                values = [None if g is None or str(g) == "" else str(g) for g in frame["person_group"]]
-            else:
-                per_prompt = []
-                for matches in check_ftu(prompts, attribute=ctx.specs[attribute]).matches:
-                    groups = {m.group for m in matches if m.group is not None}
-                    per_prompt.append(groups.pop() if len(groups) == 1 else None)
-                values = [per_prompt[i] for i in frame["prompt_id"]]
-            frame[f"group_{attribute}"] = pd.Series(values, index=frame.index, dtype=object)
+        frame = ctx.frame
+        own = person_group_column(attribute)
+        if own in frame:
+            return [_group_text(g) for g in frame[own]]
+        if "person_group" in frame:
+            return [_group_text(g) for g in frame["person_group"]]
+        per_prompt = []
+        for matches in check_ftu(ctx.plan.use_case.prompts, attribute=ctx.specs[attribute]).matches:
+            groups = {m.group for m in matches if m.group is not None}
+            per_prompt.append(groups.pop() if len(groups) == 1 else None)
+        return [per_prompt[i] for i in frame["prompt_id"]]
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         classes = self.classes(ctx)
@@ -153,6 +182,58 @@ class Classification(Family):
                     "units_b": int(top["units_b"]),
                 },
             )
+
+
+def person_group_column(attribute: str) -> str:
+    """The response frame's column holding the person's group of ``attribute`` (``classification.group_columns``)."""
+    return f"person_group_{attribute}"
+
+
+def attach_group_columns(
+    frame: pd.DataFrame, table: pd.DataFrame, group_columns: Mapping[str, str] | None, *, source: str
+) -> pd.DataFrame:
+    """``frame`` (the response frame read from ``table``, row for row) with the person's group of each attribute
+    named in ``group_columns`` (``{attribute: column of table}``) as :func:`person_group_column`."""
+    if not group_columns:
+        return frame
+    frame = frame.copy()
+    for attribute, name in group_columns.items():
+        values = column(table, name, source=source, role=f"classification.group_columns.{attribute}")
+        frame[person_group_column(attribute)] = pd.Series(values, index=frame.index, dtype=object)
+    return frame
+
+
+def _check_group_columns(
+    group_columns: Mapping[str, str] | None, specs: Mapping[str, Any], parts_of: Mapping[str, Any], frame: pd.DataFrame
+) -> None:
+    """Each attribute named in ``classification.group_columns`` is a checked, single attribute whose column reached
+    the response frame (it does from an own responses table only)."""
+    singles = [name for name in specs if name not in parts_of]
+    for attribute in group_columns or {}:
+        if attribute not in singles:
+            hint = "; an intersection's groups come from its attributes' columns" if attribute in parts_of else ""
+            raise ValueError(
+                f"classification.group_columns: {attribute!r} is not among the attributes checked {singles}{hint}"
+            )
+        if person_group_column(attribute) not in frame:
+            raise ValueError(
+                f"classification.group_columns.{attribute}: group columns are read from your own responses table "
+                "(responses.path, evenhand metrics, assess(responses=DataFrame)); with prompts, use "
+                "prompts.group_column"
+            )
+
+
+def _combined(parts: Sequence[str | None]) -> str | None:
+    """``("female", "black")`` -> ``"female+black"``; no combined group when any part is missing."""
+    known = [p for p in parts if p is not None]
+    return "+".join(known) if len(known) == len(parts) else None
+
+
+def _group_text(value: Any) -> str | None:
+    """A group as text; null, NaN and blank are no group."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == "":
+        return None
+    return str(value)
 
 
 def _error_based(ctx: RunContext) -> bool:
