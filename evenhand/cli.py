@@ -40,11 +40,57 @@ class ExitCode(enum.IntEnum):
     THRESHOLD_FAILED = 1
     BAD_INPUT = 2
     RUNTIME_FAILURE = 3
+    INTERRUPTED = 130  # Ctrl-C, by the shell's convention (128 + SIGINT)
+
+
+def _click_exceptions() -> Any:
+    """The click exceptions module the installed typer raises from (typer 0.24+ vendors click as typer._click)."""
+    import importlib
+
+    try:
+        return importlib.import_module("typer._click.exceptions")
+    except ImportError:  # older typer: click itself
+        return importlib.import_module("click.exceptions")
+
+
+class _OneLineUsageErrors(typer.core.TyperGroup):
+    """Usage errors (a flag's value of the wrong type or out of range, an unknown option or command) as one line
+    on stderr, like every other bad input, instead of a usage block and a panel:
+    ``error: evenhand demo: Invalid value for '--limit': ...`` (exit code 2)."""
+
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        where = {"args": args, "prog_name": prog_name, "complete_var": complete_var, **extra}
+        if not standalone_mode:
+            return super().main(**where, standalone_mode=False, windows_expand_args=windows_expand_args)
+        try:
+            code = super().main(**where, standalone_mode=False, windows_expand_args=windows_expand_args)
+        except _click_exceptions().UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError" or exc.ctx is None:  # `evenhand` alone: typer's help
+                return super().main(**where, standalone_mode=True, windows_expand_args=windows_expand_args)
+            command = escape(exc.ctx.command_path)
+            err_console.print(f"[bold red]error:[/] {command}: {escape(exc.format_message())}", highlight=False)
+            sys.exit(exc.exit_code)
+        except typer.Abort:  # end of input at a question (evenhand plan --ask < /dev/null)
+            err_console.print("aborted", highlight=False)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 app = typer.Typer(
     name="evenhand",
-    help="Use-case-level bias and fairness assessment of LLMs (plan, assess, metrics, report, compare, demo).",
+    cls=_OneLineUsageErrors,
+    help=(
+        "Use-case-level bias and fairness assessment of LLMs (plan, assess, metrics, report, compare, demo). "
+        "Exit codes: 0 ok, 1 a threshold you set failed, 2 bad input or config, 3 runtime failure."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -73,7 +119,7 @@ def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
 ) -> None:
     """Use-case-level bias and fairness assessment of LLMs, following the paper's decision framework."""
-    _DEBUG["on"] = debug
+    _DEBUG["on"] = debug or bool(os.environ.get("EVENHAND_DEBUG"))  # the documented variable counts too
 
 
 def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
@@ -181,15 +227,26 @@ def _write_outputs(
     assessment: Any, out: Path, html: bool = True, include_responses: bool = True, responses: str = "csv"
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    assessment.to_json(out / "results.json", include_responses=include_responses)
-    write_text(out / "metrics.csv", assessment.metrics.to_csv(index=False))
+    # Each file is written under a hidden name first and renamed into place once all of them are written: a failure
+    # half-way (a full disk, a rendering error) leaves the previous run's files whole, never a mix of two runs.
+    names = ["results.json", "metrics.csv", *([f"responses.{responses}"] if responses != "none" else [])]
+    staged = {name: out / f".staging.{name}" for name in [*names, *(["report.html"] if html else [])]}  # suffix kept
+    try:
+        assessment.write_json(staged["results.json"], include_responses=include_responses)
+        write_text(staged["metrics.csv"], assessment.metrics.to_csv(index=False))
+        if responses != "none":
+            assessment.export_responses(staged[f"responses.{responses}"])
+        if html:
+            assessment.to_html(staged["report.html"])
+    except BaseException:
+        for path in staged.values():
+            path.unlink(missing_ok=True)
+        raise
+    for name, path in staged.items():
+        os.replace(path, out / name)  # a symlink at the target is replaced, its target untouched
     console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
-    if responses != "none":
-        path = assessment.export_responses(out / f"responses.{responses}")
-        console.print(f"wrote {escape(str(path))}")
-    if html:
-        assessment.to_html(out / "report.html")
-        console.print(f"wrote {escape(str(out / 'report.html'))}")
+    for name in list(staged)[2:]:  # the responses, then the report
+        console.print(f"wrote {escape(str(out / name))}")
 
 
 def _run_config(
@@ -197,6 +254,7 @@ def _run_config(
 ) -> ExitCode:
     """Run a validated config; print the summary, write the outputs; return the exit code."""
     from evenhand._redact import redact_text, secret_values
+    from evenhand.generation._types import GenerationStoppedError
     from evenhand.pipeline.from_config import assess_config
     from evenhand.scorers import ModelUnavailableError
 
@@ -212,8 +270,19 @@ def _run_config(
         return ExitCode.BAD_INPUT
     except Exception as exc:  # a model, scorer or server failed: report it, with a distinct exit code
         message = redact_text(f"{type(exc).__name__}: {exc}", secrets)
+        if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
+            message = redact_text(_resume_advice(exc), secrets)
         err_console.print(f"[bold red]assessment failed:[/] {escape(message)}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
+    except KeyboardInterrupt:  # typer would exit 130 without a word: say what is kept and how to go on
+        store = config.run_settings().generation.store if config.responses is None else None
+        kept = (
+            f"; the responses generated so far are kept in {store}: run the same command again to resume"
+            if (store is not None and Path(store).exists())
+            else ""
+        )
+        err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
+        return ExitCode.INTERRUPTED
     _print_verdict(assessment)
     console.print(_summary_table(assessment))
     _print_undefined(assessment)
@@ -230,10 +299,30 @@ def _run_config(
     return ExitCode.OK
 
 
+def _resume_advice(exc: Any) -> str:
+    """One line for a generation the circuit breaker stopped: why, the counts, and how to go on."""
+    if exc.store_path == ":memory:":
+        return f"{exc.summary}; nothing was stored"
+    return (
+        f"{exc.summary}; the completed samples are kept in {exc.store_path}: fix the cause and run the same "
+        "`evenhand assess` command again to resume"
+    )
+
+
 def _check_output_dir(config: Any) -> None:
     out = Path(config.output.dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {out} is a file; give a folder (--out or output.dir)")
+    try:  # made now, so that an unwritable place fails in a second, not after the whole run
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"output folder {out} cannot be created ({exc.strerror or type(exc).__name__})") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"output folder {out} is not writable; give another one (--out or output.dir)")
+    if config.responses is None:  # a store that cannot be opened is a bad setting, found before the model loads
+        from evenhand.config import check_store_path
+
+        check_store_path(config.run_settings().generation.store)
     inputs = [getattr(config.prompts, "path", None), getattr(config.responses, "path", None)]
     names = ("results.json", "metrics.csv", "report.html", "responses.csv", "responses.parquet")
     check_outputs([out / name for name in names], inputs)
@@ -264,6 +353,13 @@ _RayAddress = Annotated[str | None, typer.Option(help="Ray cluster: auto or ray:
 _RayActors = Annotated[int | None, typer.Option(help="Ray actors per scorer (scoring.num_actors).", min=1)]
 _RayGpus = Annotated[float | None, typer.Option(help="GPUs per Ray actor (scoring.num_gpus_per_actor).", min=0)]
 _Cutoff = Annotated[float | None, typer.Option(min=0.0, max=1.0, help="Score cut-off (scoring.<name>_threshold).")]
+_ScoreCache = Annotated[
+    str | None,
+    typer.Option(
+        help="Persistent score cache: a SQLite file, 'default' (~/.cache/evenhand/scores.sqlite) or 'off'; a re-run "
+        "scores nothing twice (scoring.cache)."
+    ),
+]
 
 
 def _apply_scoring_flags(cfg: Any, arguments: dict[str, Any], model_device: bool) -> Any:
@@ -274,8 +370,12 @@ def _apply_scoring_flags(cfg: Any, arguments: dict[str, Any], model_device: bool
     try:
         cfg = apply_scoring_flags(cfg, flags, model_device=model_device)
         check_scoring_flags(cfg, flags)
-    except ValueError as exc:
-        raise _fail(str(exc), ExitCode.BAD_INPUT) from None
+    except ValueError as exc:  # the message quotes the flag: never a token given in it (toxicity.token=...)
+        from evenhand._redact import redact_text, secret_values
+
+        given = [{text.partition("=")[0].rpartition(".")[2]: text.partition("=")[2]} for text in flags.options]
+        secrets = secret_values([*given, *(v for v in arguments.values() if isinstance(v, str))])
+        raise _fail(redact_text(str(exc), secrets), ExitCode.BAD_INPUT) from None
     return cfg
 
 
@@ -311,6 +411,7 @@ def assess(
     toxicity_threshold: _Cutoff = None,
     stereotype_threshold: _Cutoff = None,
     sentiment_threshold: _Cutoff = None,
+    score_cache: _ScoreCache = None,
 ) -> None:
     """Run the assessment a config file describes; write results.json, metrics.csv and report.html."""
     arguments = dict(locals())
@@ -366,6 +467,17 @@ def metrics(
             help="Classification: the person's group column (responses.person_group_column).",
         ),
     ] = None,
+    group_columns: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Classification: ATTRIBUTE=COLUMN, the person's group of one attribute; repeat per attribute "
+            "(classification.group_columns)."
+        ),
+    ] = None,
+    intersection: Annotated[
+        list[str] | None,
+        typer.Option(help="Attributes assessed together, e.g. gender+race; repeatable (use_case.intersections)."),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Output folder (default: output.dir of --config, or evenhand-out)."),
@@ -385,6 +497,7 @@ def metrics(
     toxicity_threshold: _Cutoff = None,
     stereotype_threshold: _Cutoff = None,
     sentiment_threshold: _Cutoff = None,
+    score_cache: _ScoreCache = None,
     progress: Annotated[
         bool | None,
         typer.Option("--progress/--no-progress", help="Stage progress with ETA on stderr (default: on a terminal)."),
@@ -406,6 +519,13 @@ def metrics(
         if group_column:  # a group per row means each response is about a person of that group
             data["use_case"]["person_level"] = True
         data["statistics"] = {"ci": ci if ci else None}
+    if group_columns:
+        data.setdefault("classification", {})["group_columns"] = _group_columns(group_columns)
+        if data["use_case"].get("person_level") is None:  # a group column per attribute: person-level data
+            data["use_case"]["person_level"] = True
+    if intersection:
+        data["use_case"]["intersections"] = [*data["use_case"].get("intersections", []),
+                                             *(names.split("+") for names in intersection)]  # fmt: skip
     data["prompts"] = None  # the prompts come from the responses file
     # every column mapping is a flag named after its config key (responses.<key>)
     data["responses"] = {
@@ -432,6 +552,17 @@ def metrics(
     raise typer.Exit(int(_run_config(cfg, None, None, shown)))
 
 
+def _group_columns(pairs: list[str]) -> dict[str, str]:
+    """``["gender=applicant_gender"]`` -> ``{"gender": "applicant_gender"}`` (``--group-columns``)."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        attribute, _, name = pair.partition("=")
+        if not attribute.strip() or not name.strip():
+            raise _fail(f"--group-columns: expected ATTRIBUTE=COLUMN, got {pair!r}", ExitCode.BAD_INPUT)
+        out[attribute.strip()] = name.strip()
+    return out
+
+
 @app.command()
 def report(
     results: Annotated[Path, typer.Argument(help="results.json written by evenhand assess / metrics.")],
@@ -442,6 +573,8 @@ def report(
     from evenhand.report import render_html
 
     target = out or results.with_name("report.html")
+    if results.is_dir():  # "no such file" would mislead: it is there, but a folder
+        raise _fail(f"{results} is a folder; give its results.json", ExitCode.BAD_INPUT)
     try:
         check_outputs([target], [results])
         doc = load_results(results)
@@ -449,7 +582,11 @@ def report(
     except (FileNotFoundError, ValueError, KeyError, TypeError) as exc:
         raise _fail(str(exc) if isinstance(exc, (FileNotFoundError, ValueError)) else f"{results}: {exc!r}",
                     ExitCode.BAD_INPUT) from None  # fmt: skip
-    path = write_text(target, html)
+    try:
+        path = write_text(target, html)
+    except OSError as exc:  # --out is a folder, inside a file, or not writable: bad input, one line
+        message = f"--out {target}: cannot write the report there ({exc.strerror or exc})"
+        raise _fail(message, ExitCode.BAD_INPUT) from None
     console.print(f"wrote {escape(str(path))}")
 
 
@@ -501,6 +638,17 @@ def plan(
     ask = sys.stdin.isatty() if interactive is None else interactive
     try:
         if config is not None:
+            flags = {"--task": task, "--prompts": prompts, "--attribute": attribute or None,
+                     "--mentions-groups": mentions_groups, "--invariance": invariance,
+                     "--content-may-differ": content_may_differ, "--prevalence-parity": prevalence_parity,
+                     "--intervention": intervention, "--person-level": person_level}  # fmt: skip
+            given = [flag for flag, value in flags.items() if value is not None]
+            if given:  # silently preferring the file would answer a question the user asked differently
+                raise _fail(
+                    f"{given[0]}: the use case comes from {config}; edit the file, or leave the config out to "
+                    "describe the use case with flags",
+                    ExitCode.BAD_INPUT,
+                )
             cfg = _load(config)
             from evenhand.pipeline.from_config import response_source
 
@@ -514,11 +662,13 @@ def plan(
             if attribute:
                 fields["attributes"] = list(attribute)
             if prompts is not None:
-                from evenhand.pipeline.io import read_table
+                from evenhand.pipeline.io import column, read_table
 
                 rows = read_table(prompts)
                 col = "prompt" if "prompt" in rows.columns else str(rows.columns[0])
-                fields["prompts"] = [str(p) for p in rows[col].tolist()]
+                fields["prompts"] = [str(p) for p in column(rows, col, source=str(prompts), role="prompts")]
+                if not fields["prompts"]:
+                    raise _fail(f"{prompts} has no prompts (only a header?)", ExitCode.BAD_INPUT)
             elif mentions_groups is None and ask:
                 fields["mentions_protected_groups"] = _ask_bool(
                     "Do the prompts mention protected groups (e.g. she/he, race terms)?", None, True, True
@@ -580,7 +730,8 @@ def demo(
     ] = False,
     limit: Annotated[int | None, typer.Option(help="Use only the first N demo prompts.", min=1)] = None,
     count: Annotated[
-        int | None, typer.Option(help="Responses per prompt (and per group).", min=1, max=MAX_COUNT)
+        int | None,
+        typer.Option(help="Responses per original prompt (each counterfactual prompt keeps 2).", min=1, max=MAX_COUNT),
     ] = None,
 ) -> None:
     """Assess the bundled customer-outreach demo use case offline with the embedded SmolLM2 model."""
@@ -596,7 +747,8 @@ def demo(
         cfg.generation.count = count
     console.print(
         "generating responses with SmolLM2-135M-Instruct (offline, CPU); to assess your own model, copy "
-        f"{demo_dir() / 'demo.yaml'} and set model.provider/base_url/model (see docs/cli.md)"
+        f"{demo_dir() / 'demo.yaml'}, point prompts.path at your prompts and set model.provider/base_url/model "
+        "(see README: Assess your own model)"
     )
     raise typer.Exit(int(_run_config(cfg, out, limit, None)))
 
@@ -622,6 +774,12 @@ def compare(
     """Compare runs side by side: each metric per run, differences with intervals, findings that changed."""
     from evenhand.comparison.cli import run_compare
 
+    for path in results:
+        if path.is_dir():  # "no such file" would mislead: it is there, but a folder
+            raise _fail(f"{path} is a folder; give its results.json", ExitCode.BAD_INPUT)
+    blocking = next((p for p in [out, *(out.parents if out else ())] if p is not None and p.exists()), None)
+    if blocking is not None and not blocking.is_dir():  # found before the bootstrap, not after the tables
+        raise _fail(f"--out {out}: cannot write the comparison there ({blocking} is a file)", ExitCode.BAD_INPUT)
     try:
         code = run_compare(results, labels=label, out=out, as_json=as_json, ci=ci, n_resamples=n_resamples, seed=seed,
                            fail_on=fail_on, console=console, err_console=err_console)  # fmt: skip

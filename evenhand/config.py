@@ -32,6 +32,15 @@ MAX_RESPONSES = 10_000_000  # responses an assessment may generate or read in al
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    def __repr_args__(self) -> Any:
+        """``repr()``/``str()`` of every section show no secret: header and body values, credential-like options
+        (a scorer's or client's ``token``) and URL credentials are redacted (:func:`evenhand._redact.redact_mapping`);
+        the values themselves are kept for the run."""
+        from evenhand._redact import redact_mapping
+
+        for name, value in super().__repr_args__():
+            yield name, redact_mapping({str(name): value})[str(name)] if name is not None else value
+
 
 class PromptsConfig(_Section):
     """Where the prompts come from: a file (CSV, TSV, JSONL, JSON, Parquet or one prompt per line in .txt)."""
@@ -101,10 +110,26 @@ class ModelConfig(_Section):
         None
     )
 
+    @field_validator("options")
+    @classmethod
+    def _header_mappings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Headers are name -> value; said here by key, never quoting a value (it may be a credential)."""
+        for key in ("headers", "default_headers", "extra_headers"):
+            given = value.get(key)
+            if given is not None and not (
+                isinstance(given, dict) and all(isinstance(v, (str, int, float)) for v in given.values())
+            ):
+                raise ValueError(f"model.options.{key} must map header names to text values, e.g. {{X-Team: a}}")
+        return value
+
     @model_validator(mode="after")
     def _openai_needs_url(self) -> ModelConfig:
         if self.provider == "openai" and (not self.base_url or not self.model):
             raise ValueError("model.provider 'openai' needs model.base_url and model.model")
+        written_as_path = self.model is not None and self.model.startswith(("/", "~", "./", "../", ".\\"))
+        if self.provider == "local" and written_as_path and not Path(str(self.model)).expanduser().exists():
+            # else every request fails inside the Hugging Face loader, and the run ends as a runtime failure
+            raise ValueError(f"model.model: no such local model folder {self.model} (or give a Hugging Face id)")
         if self.device is not None:
             from evenhand.scorers._base import check_device
 
@@ -137,6 +162,20 @@ class GenerationConfig(_Section):
         Field(description="SQLite file of generated responses (resumable); default: generations.sqlite in output.dir"),
     ] = None
     progress: bool = True
+    max_consecutive_failures: Annotated[
+        int | Literal["auto"] | None,
+        Field(
+            description="stop the run after this many requests in a row fail the same way (the server is down or "
+            "refuses every request; docs/generation.md); auto: max(10, model.concurrency); null: never stop early"
+        ),
+    ] = "auto"
+
+    @field_validator("max_consecutive_failures", mode="before")
+    @classmethod
+    def _positive_limit(cls, value: Any) -> Any:
+        if value is None or value == "auto" or (type(value) is int and value >= 1):
+            return value
+        raise ValueError(f"must be a positive whole number, 'auto' or null, got {value!r}")
 
 
 class ScoringConfig(_Section):
@@ -173,6 +212,14 @@ class ScoringConfig(_Section):
         int | None, Field(ge=1, description="engine ray: actors per scorer (None: one per CPU, or per GPU)")
     ] = None
     num_gpus_per_actor: Annotated[float, Field(ge=0.0, description="engine ray: GPUs each actor requests")] = 0.0
+    cache: Annotated[
+        bool | Path | None,
+        Field(
+            description="a persistent score cache (SQLite) for the scorers and the embedder: true for "
+            "$EVENHAND_CACHE_DIR/scores.sqlite (else ~/.cache/evenhand/scores.sqlite) or a file; a re-run, or a run "
+            "after an interruption, scores nothing twice (docs/scorers.md); null/false: none"
+        ),
+    ] = None
 
     @field_validator("device")
     @classmethod
@@ -210,6 +257,10 @@ class ClassificationConfig(_Section):
     positive_label: str | int | bool = "1"
     pattern: Annotated[str | None, Field(description="regex whose first group is the label (instead of labels)")] = None
     sensitive_classes: list[str] = Field(default_factory=list, description="multiclass: classes to check")
+    group_columns: Annotated[
+        dict[str, str] | None,
+        Field(description="own responses table: {attribute: column with the person's group of that attribute}"),
+    ] = None
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -246,7 +297,8 @@ class Threshold(_Section):
 
     On a metric: its ``measure`` must lie in [min, max] for every row of that metric (optionally one attribute,
     one pair of groups): ``value`` (the metric itself), ``gap`` (noise floor minus counterfactual similarity),
-    ``below_floor`` (1 when similarity is below its noise floor beyond the interval, else 0) or ``p_adjusted``
+    ``below_floor`` (1 when similarity is below its noise floor beyond the interval and the swap test, as
+    the verdict decides it, else 0) or ``p_adjusted``
     (the Benjamini-Hochberg adjusted p-value of the row's test). On the verdict: ``verdict: concern`` (or
     ``watch``) counts the findings at that severity or worse, e.g. ``{verdict: concern, max: 0}``.
     """
@@ -388,8 +440,23 @@ class AssessConfig(RunSettings):
         if data.responses is not None:
             data.responses.path = fix(data.responses.path) or data.responses.path
         data.generation.store = fix(data.generation.store)
+        if isinstance(data.scoring.cache, Path):
+            data.scoring.cache = fix(data.scoring.cache)
         data.output.dir = fix(data.output.dir) or data.output.dir
         return data
+
+
+def check_store_path(path: Path | None) -> None:
+    """Raise ``ValueError`` naming ``generation.store`` when it is a folder or an existing file that is not SQLite
+    (a typo there would otherwise surface as a bare ``sqlite3`` error after the model is loaded)."""
+    if path is None or not path.exists():
+        return
+    if path.is_dir():
+        raise ValueError(f"generation.store {path} is a folder; give a file name such as generations.sqlite")
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if head and head != b"SQLite format 3\x00":
+        raise ValueError(f"generation.store {path} is not a SQLite file (the resumable store); give another file")
 
 
 def check_threshold_scope(rules: Any, use_case: UseCase) -> None:
@@ -415,11 +482,13 @@ def format_errors(source: str, exc: ValidationError) -> str:
     for err in exc.errors():
         msg = str(err["msg"]).removeprefix("Value error, ")
         loc = ".".join(str(p) for p in err["loc"])
-        if not loc and re.match(r"^[\w.]+: ", msg):  # a check across sections names its key itself
+        names_itself = re.match(r"^[\w.]+: ", msg) and (not loc or msg.startswith(f"{loc}."))
+        if names_itself:  # a check across sections (or of a whole section) names its key itself
             lines.append(f"{source}: {msg}")
         else:
             lines.append(f"{source}: {loc or '(top level)'}: {msg}")
-    return "\n".join(lines)
+    # one line for all of them (scripts grep one line per error); the source is named once
+    return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])
 
 
 def parse_config(data: Any, source: str = "config", base: Path | None = None) -> AssessConfig:
@@ -436,12 +505,16 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
 def load_config(path: str | os.PathLike[str]) -> AssessConfig:
     """Read and validate a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file."""
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"{p} is a folder; give the config file (.yaml, .yml or .toml)")
     if not p.is_file():
         raise ConfigError(f"config file not found: {p}")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the YAML
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not a text file (a config is UTF-8 YAML or TOML)") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     try:
         if p.suffix.lower() == ".toml":
             if sys.version_info >= (3, 11):
@@ -450,11 +523,44 @@ def load_config(path: str | os.PathLike[str]) -> AssessConfig:
                 import tomli as tomllib
             data: Any = tomllib.loads(text)
         elif p.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no Python objects
         else:
             raise ConfigError(f"{p}: unknown config format {p.suffix!r}; use .yaml, .yml or .toml")
     except (yaml.YAMLError, ValueError) as exc:
         if isinstance(exc, ConfigError):
             raise
-        raise ConfigError(f"{p}: not valid {p.suffix[1:].upper()}: {exc}") from None
+        raise ConfigError(f"{p}: not valid {p.suffix[1:].upper()}: {_one_line(exc)}") from None
     return parse_config(data, source=str(p), base=p.parent.resolve())
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key written twice in one mapping is an error: by default the second
+    silently wins, so a setting the reader sees first would not be the one that runs."""
+
+
+def _unique_keys(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *anchor" may repeat by design
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, (str, int, float, bool)):  # an odd key (a list): the schema rejects it by name
+            continue
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r} is written twice in one section", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_keys)
+
+
+def _one_line(exc: Exception) -> str:
+    """A parser's error on one line: PyYAML's spans several (the line quoted, a caret under it)."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        hint = "; indent with spaces, not tabs" if "\\t" in str(exc.problem) else ""
+        return f"{exc.problem} (line {mark.line + 1}, column {mark.column + 1}){hint}"
+    return " ".join(str(exc).split())

@@ -243,3 +243,14 @@ def test_plan_from_config() -> None:
     result = runner.invoke(app, ["plan", str(demo_dir() / "demo.yaml"), "--no-ask"])
     assert result.exit_code == 0, result.output
     assert "14 of 40" in result.output and "CROUGE-L" in result.output
+
+
+@pytest.mark.parametrize("flags", [["--task", "classification"], ["-a", "race"], ["--no-invariance"]])
+def test_plan_flags_beside_a_config_are_refused_not_ignored(flags: list[str]) -> None:
+    from evenhand.pipeline.io import demo_dir
+
+    result = runner.invoke(app, ["plan", str(demo_dir() / "demo.yaml"), *flags, "--json"])
+    assert result.exit_code == ExitCode.BAD_INPUT
+    flag = {"-a": "--attribute", "--no-invariance": "--invariance"}.get(flags[0], flags[0])
+    assert result.stderr.strip().startswith(f"error: {flag}: the use case comes from ")
+    assert result.stdout == ""

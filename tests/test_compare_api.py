@@ -101,6 +101,21 @@ def test_normal_approximation_is_computed_by_hand() -> None:
     assert diff["change"] == "worse"  # lower SCSP is fairer, and the interval is above 0
 
 
+@pytest.mark.parametrize(("stored_n", "change"), [("12 pairs, 6 prompts", "no clear change"),
+                                                 ("48 pairs, 24 prompts", "worse")])  # fmt: skip
+def test_a_normal_approximation_on_few_prompts_is_no_clear_change(stored_n: str, change: str) -> None:
+    """The fewer-than-10-prompts rule holds for differences from stored intervals too (their units are read from
+    the rows' ``n``), not only for recomputed ones."""
+    a = fair_run().to_dict(include_responses=False)
+    b = copy.deepcopy(a)
+    for doc, (value, low, high) in ((a, (0.1, 0.0, 0.2)), (b, (0.3, 0.2, 0.4))):
+        row = next(r for r in doc["metrics"] if r["metric"] == "SCSP")
+        row.update(value=value, ci_low=low, ci_high=high, ci_level=0.95, n=stored_n)
+    diff = _diff(evenhand.compare(a, b), "SCSP")
+    assert diff["method"] == "normal approximation" and diff["n_units"] == int(stored_n.split(", ")[1].split()[0])
+    assert diff["change"] == change
+
+
 def test_paired_toxicity_difference_is_computed_by_hand() -> None:
     prompts = ["Write a poem about the sea.", "Describe a sunny day.", "List three fruits.", "Explain rain."]
     options = {"task": "text_generation", "prompts": prompts, "attributes": ["gender"], "toxicity": toxic, **FAST}

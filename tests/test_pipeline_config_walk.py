@@ -112,6 +112,11 @@ BASES: dict[str, dict[str, Any]] = {
         "thresholds": [{"metric": "Jaccard-K", "min": 0.0}],
     },
     "own": {"use_case": {"task": "text_generation", "attributes": ["gender"]}, "responses": {"path": "responses.csv"}},
+    "own_classification": {  # no group column: the groups come from the prompts, one group only (DP undefined)
+        "use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
+        "responses": {"path": "responses.csv", "label_column": "label"},
+        "thresholds": [],
+    },
     "embed": {  # the bundled embedder, a model-based scorer that a device reaches
         "use_case": {"task": "text_generation", "attributes": ["gender"]},
         "prompts": {"path": "prompts.csv"},
@@ -173,6 +178,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "generation.counterfactual_count": ("text", {"generation.counterfactual_count": 1}),
     "generation.store": ("text", {"generation.store": "elsewhere.sqlite"}),
     "generation.progress": ("text", {"generation.progress": True}),
+    "generation.max_consecutive_failures": ("text", {"generation.max_consecutive_failures": 5}),
     "scoring.toxicity": ("text", {"scoring.toxicity": "no-such-scorer-spec"}),
     "scoring.sentiment": ("text", {"scoring.sentiment": "no-such-scorer-spec"}),
     "scoring.stereotype": ("text", {"scoring.stereotype": "/nonexistent/stereotype-model"}),
@@ -189,10 +195,12 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.sentiment_threshold": ("text", {"scoring.sentiment_threshold": 0.05}),
     "scoring.audit": ("text", {"scoring.audit": False}),
     "scoring.mask_identity": ("text", {"scoring.mask_identity": False}),
+    "scoring.cache": ("text", {"scoring.cache": "scores.cache"}),  # the cache file is written beside the config
     "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
     "classification.positive_label": ("classification", {"classification.positive_label": "0"}),
     "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),
     "classification.sensitive_classes": ("classification", {"classification.sensitive_classes": ["1", "0"]}),
+    "classification.group_columns": ("own_classification", {"classification.group_columns": {"gender": "person"}}),
     "recommendation.k": ("recommendation", {"recommendation.k": 2}),
     "recommendation.normalize": ("recommendation", {"recommendation.normalize": False}),
     "statistics.ci": ("text", {"statistics.ci": None}),

@@ -18,6 +18,7 @@ The interval is the percentile interval of the ``d*`` at the requested level.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from evenhand.metrics._result import FloatArray, MetricResult
+from evenhand.pipeline.verdict import independent_units
 
 #: Fewer shared prompts than this and a paired interval would be meaningless: the runs are treated as independent.
 MIN_SHARED_PROMPTS = 2
@@ -98,7 +100,18 @@ def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float
     se = math.sqrt(sum(e * e for e in errors if e is not None))
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
     note = f"normal approximation from the two stored intervals, as independent runs ({why})"
-    return Difference(estimate, estimate - z * se, estimate + z * se, NORMAL, note)
+    units = [u for u in (stored_units(row_a), stored_units(row_b)) if u is not None]
+    return Difference(estimate, estimate - z * se, estimate + z * se, NORMAL, note, min(units) if units else None)
+
+
+_SIZE = re.compile(r"(\d+) ([a-z]+)")
+
+
+def stored_units(row: dict[str, Any]) -> int | None:
+    """The independent units a stored metric row rests on, read from its ``n`` ("40 responses, 12 prompts"), so
+    that a difference from stored intervals obeys the same fewer-than-10-prompts rule as a recomputed one."""
+    sizes = {name: int(count) for count, name in _SIZE.findall(str(row.get("n") or ""))}
+    return independent_units(sizes)
 
 
 def _standard_error(row: dict[str, Any]) -> float | None:

@@ -140,7 +140,8 @@ def response_source(
         client,
         system_prompt=mc.system_prompt,
         options={"temperature": mc.temperature, "max_tokens": mc.max_tokens, "seed": mc.seed,
-                 "concurrency": mc.concurrency},
+                 "concurrency": mc.concurrency,
+                 "max_consecutive_failures": config.generation.max_consecutive_failures},
         model_info=_model_info(mc.client_spec()),
     )  # fmt: skip
     return generated, prompts, per_prompt

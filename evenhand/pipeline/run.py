@@ -330,10 +330,12 @@ def assess(
     sentiment: Any = None,
     stereotype: Any = None,
     embedder: Any = None,
+    cache: Any = None,
     toxicity_threshold: float = 0.5,
     stereotype_threshold: float = 0.5,
     sentiment_threshold: float = 0.5,
     positive_label: Any = "1",
+    group_columns: Mapping[str, str] | None = None,
     k: int = 5,
     normalize: bool = True,
     ci: float | None = 0.95,
@@ -356,7 +358,9 @@ def assess(
     Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
     the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
     (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
-    sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). Recommendation parses
+    sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). With a ``responses`` table,
+    ``group_columns={"gender": "applicant_gender", "race": "applicant_race"}`` names the column holding the
+    person's group of each attribute (``intersections`` then combine them). Recommendation parses
     each answer into ``k`` items with ``list_parser(text, k)``; ``normalize`` compares items case-folded.
     ``toxicity_threshold``, ``stereotype_threshold`` and ``sentiment_threshold`` are the score cut-offs of TF/TP,
     SF/SP and WCSP.
@@ -365,7 +369,9 @@ def assess(
     table with columns ``prompt, response`` and, for counterfactual responses, ``attribute, group`` (and
     optionally ``sample``, ``prompt_id``); ``counterfactual_responses={attribute: {group: texts}}`` aligned with
     :func:`evenhand.counterfactual_prompts`. A table brings its prompts: the use case needs none. ``store`` is the
-    SQLite file that makes generation resumable (None keeps nothing on disk); ``generation_options`` go to
+    SQLite file that makes generation resumable (None keeps nothing on disk); ``cache`` is a persistent score cache
+    for the scorers and the embedder (``True``: the default file; a path: that file), so that scoring resumes too;
+    ``generation_options`` go to
     :func:`evenhand.generation.generate` (temperature, max_tokens, seed, concurrency, rate limits).
     ``thresholds`` are pass/fail rules (objects with ``metric``, ``attribute``, ``min``, ``max``) reported in
     ``Assessment.threshold_checks``.

@@ -41,7 +41,10 @@ SCORING_KEYS = {
     "--toxicity-threshold": "toxicity_threshold",
     "--stereotype-threshold": "stereotype_threshold",
     "--sentiment-threshold": "sentiment_threshold",
+    "--score-cache": "cache",
 }
+#: ``--score-cache`` words: the default cache file, and no cache (anything else is a file).
+CACHE_WORDS = {"default": True, "on": True, "true": True, "off": False, "none": False, "false": False}
 
 
 @dataclass
@@ -61,6 +64,7 @@ class ScoringFlags:
     toxicity_threshold: float | None = None
     stereotype_threshold: float | None = None
     sentiment_threshold: float | None = None
+    score_cache: str | None = None
     #: the scorers a flag changed, with the flag to name in errors (filled by :func:`apply_scoring_flags`)
     touched: dict[str, str] = field(default_factory=dict)
 
@@ -143,6 +147,8 @@ def apply_scoring_flags(config: AssessConfig, flags: ScoringFlags, *, model_devi
     for flag, key in SCORING_KEYS.items():
         given = flags.value(flag)
         if given is not None:
+            if flag == "--score-cache":
+                given = CACHE_WORDS.get(given.strip().lower(), given)
             scoring[key], from_flag[key] = given, flag
     if flags.engine == "local":  # --engine local drops the Ray settings a config file may hold
         scoring.update(address=None, num_actors=None, num_gpus_per_actor=0.0)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import abc
 import os
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -96,12 +98,40 @@ class RunContext:
         return call_metric(key, *args, settings=self.settings, **kwargs)
 
 
-def build_scorer(factory: Callable[..., Any], spec: Any, *, key: str, device: str | None, **options: Any) -> Any:
+#: The persistent score caches this process has opened, by resolved path: one connection per file, shared by every
+#: scorer of every run (``ScoreCache`` is thread-safe; two connections to one file would only contend for locks).
+_OPEN_CACHES: dict[str, Any] = {}
+
+
+def score_cache(setting: bool | os.PathLike[str] | str | None) -> Any:
+    """The run's persistent score cache from ``scoring.cache`` (None when off): ``True`` is the default file
+    (:func:`evenhand.scorers._cache.default_cache_path`), a path that file. Scores, embeddings included, are keyed
+    by the scorer's identity and the text, so a re-run, or a run after an interruption, computes only what is new."""
+    if setting is None or setting is False:
+        return None
+    from evenhand.scorers._cache import ScoreCache, default_cache_path
+
+    path = default_cache_path() if setting is True else Path(setting).expanduser()
+    where = str(path.resolve())
+    if where not in _OPEN_CACHES:
+        try:
+            _OPEN_CACHES[where] = ScoreCache(path)
+        except (OSError, sqlite3.Error) as exc:  # a folder in the way, no permission, not a SQLite file
+            raise ValueError(f"scoring.cache: cannot open {path} as a score cache ({exc})") from None
+    return _OPEN_CACHES[where]
+
+
+def build_scorer(
+    factory: Callable[..., Any], spec: Any, *, key: str, device: str | None, cache: Any = None, **options: Any
+) -> Any:
     """A scorer from a config value: a spec, or ``{spec: ..., <option>: ...}`` with the factory's options; the
-    run's ``scoring.device`` unless the value sets its own. Errors name the config key (``scoring.toxicity: ...``)."""
+    run's ``scoring.device`` unless the value sets its own, and the run's score ``cache`` (a ``ScoreCache``, from
+    :func:`score_cache`) unless it sets its own. Errors name the config key (``scoring.toxicity: ...``)."""
     if isinstance(spec, Mapping):
         options = {**options, **{k: v for k, v in spec.items() if k != "spec"}}
         spec = spec.get("spec")
+    if cache is not None and "cache" not in options and (spec is None or isinstance(spec, (str, os.PathLike))):
+        options["cache"] = cache  # a scorer object of the caller's keeps its own cache settings
     if device is not None and "device" not in options and (spec is None or isinstance(spec, (str, os.PathLike))):
         options["device"] = device
     try:

@@ -22,6 +22,7 @@ from evenhand.pipeline.families.base import (
     audit_scorer_into,
     build_scorer,
     record,
+    score_cache,
     undefined_record,
 )
 from evenhand.pipeline.records import ALL, MetricRecord, pair
@@ -34,6 +35,8 @@ SENTIMENT_CAVEAT = (
     "and short responses give coarse scores."
 )
 _NO_PAIRS = "no counterfactual response pairs"
+# random swaps of the noise floor's swap test: p resolves to 0.001, enough for the verdict's 0.05 and 0.10
+SWAP_PERMUTATIONS = 999
 
 
 class Counterfactual(Family):
@@ -49,10 +52,16 @@ class Counterfactual(Family):
         sc = settings.scoring
         self.sentiment: Any = None
         if any(METRICS[k].inputs == "sentiment_pairs" for k in self.planned(plan)):
-            self.sentiment = build_scorer(get_sentiment_scorer, sc.sentiment, key="scoring.sentiment", device=sc.device)
+            self.sentiment = build_scorer(
+                get_sentiment_scorer,
+                sc.sentiment,
+                key="scoring.sentiment",
+                device=sc.device,
+                cache=score_cache(sc.cache),
+            )
         self.embedding_model: Any = None
         if sc.embedder is not False and any(METRICS[k].pair_similarity == "cosine" for k in self.planned(plan)):
-            self.embedding_model = _assessment_embedder(sc.embedder, sc.device)
+            self.embedding_model = _assessment_embedder(sc.embedder, sc.device, score_cache(sc.cache))
 
     def prepare(self, ctx: RunContext) -> None:
         scoring = ctx.settings.scoring
@@ -152,6 +161,7 @@ class Counterfactual(Family):
                 ci=st.ci or 0.95,
                 n_resamples=st.n_resamples,
                 seed=st.seed,
+                n_permutations=SWAP_PERMUTATIONS,  # the verdict's concern needs the exact swap test too
             )
 
 
@@ -181,15 +191,17 @@ class _EngineEmbedder:
         return self.engine.map(self.embedder, texts)
 
 
-def _assessment_embedder(spec: Any, device: str | None = None) -> Any:
-    """The assessment's embedder, built by the scorer layer with a private in-memory cache: each group's responses
-    enter several group pairs and the noise floor, and are encoded only once."""
+def _assessment_embedder(spec: Any, device: str | None = None, persistent: Any = None) -> Any:
+    """The assessment's embedder, built by the scorer layer with a cache: each group's responses enter several group
+    pairs and the noise floor, and are encoded only once. The cache is the run's persistent one (``scoring.cache``)
+    when set, else a private in-memory one."""
     from evenhand import scorers
 
     memory = scorers.ScoreCache(":memory:")
     if spec is None or isinstance(spec, (str, os.PathLike, Mapping)):
         _quiet_model_loading()
-        return build_scorer(scorers.get_embedder, spec, key="scoring.embedder", device=device, cache=memory)
+        cache = persistent if persistent is not None else memory
+        return build_scorer(scorers.get_embedder, spec, key="scoring.embedder", device=device, cache=cache)
     # A user's object (or an already-built Embedder, whose own cache settings stay as they are) is wrapped; the
     # name only labels entries of this run's in-memory cache, which the scorer layer caches by name.
     return scorers.CallableEmbedder(spec, name="assessment", cache=memory)

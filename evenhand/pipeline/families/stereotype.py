@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evenhand.config import RunSettings
@@ -16,10 +16,17 @@ from evenhand.pipeline.families.base import (
     audit_scorer_into,
     build_scorer,
     record,
+    score_cache,
     undefined_record,
 )
 from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
+
+# the group-shuffle test recomputes COBS / SA per shuffle (~30 ms per 1000 responses): 99 shuffles (p down to 0.01)
+# on at most 1000 responses with a group mention keep it to seconds per pair of groups
+SHUFFLES = 99
+SHUFFLE_TEXTS = 1000
 
 
 class Stereotype(Family):
@@ -31,7 +38,7 @@ class Stereotype(Family):
         if sc.stereotype is None:
             return
         for attribute in self.attributes(plan):  # one scorer per attribute: its classifier category
-            self.scorers[attribute] = _scorer(sc.stereotype, specs[attribute], sc.device)
+            self.scorers[attribute] = _scorer(sc.stereotype, specs[attribute], sc.device, score_cache(sc.cache))
 
     def prepare(self, ctx: RunContext) -> None:
         for attribute, scorer in self.scorers.items():
@@ -74,6 +81,63 @@ class Stereotype(Family):
                 out.append(record(key, attribute, ALL, ctx.metric(key, scores, prompts=prompt_ids)))
         return out
 
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """COBS and SA are above 0 on any corpus: the group-shuffle test says whether they exceed what the group
+        mentions alone give (:func:`evenhand.stats.group_shuffle_test`)."""
+        from evenhand.stats import group_shuffle_test
+
+        texts = ok_rows(ctx.frame, original=True)["response"].tolist()
+        versions: dict[str, dict[str, list[str]]] = {}
+        for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
+            if rec.family not in self.metric_families or not rec.result.is_defined or rec.spec.inputs != "texts":
+                continue
+            attribute = str(rec.attribute)
+            if attribute not in versions:
+                versions[attribute] = _group_versions(texts, ctx.specs[attribute])
+            groups = rec.groups or tuple(rec.result.params.get("groups") or versions[attribute])
+            spec = _worded(ctx.specs[attribute])
+            extra = {"groups": rec.groups} if rec.groups is not None else {}
+            rec.test = group_shuffle_test(
+                texts,
+                {g: versions[attribute][g] for g in groups if g in versions[attribute]},
+                _recomputed(ctx, rec.key, spec, extra),
+                n_permutations=SHUFFLES,
+                max_texts=SHUFFLE_TEXTS,
+                seed=ctx.settings.statistics.seed,
+            )
+
+
+def _recomputed(ctx: RunContext, key: str, spec: Any, extra: Mapping[str, Any]) -> Callable[[list[str]], float]:
+    """The metric's value on another corpus (a shuffled one), with the record's attribute and groups."""
+
+    def value(corpus: list[str]) -> float:
+        return float(ctx.metric(key, corpus, attribute=spec, **extra).value)
+
+    return value
+
+
+def _group_versions(texts: list[str], spec: Any) -> dict[str, list[str]]:
+    """Every response as each group would have it (its group mentions made that group's), aligned with ``texts``."""
+    from evenhand import counterfactual_prompts
+
+    cf = counterfactual_prompts(texts, attribute=spec)
+    out = {}
+    for group in cf.groups:
+        full = list(texts)
+        for j, i in enumerate(cf.source_index):
+            full[int(i)] = cf[group][j]
+        out[group] = full
+    return out
+
+
+def _worded(spec: Any) -> Any:
+    """The attribute restricted to the groups with words of their own, as :func:`_cooccurrence` computes it."""
+    from evenhand.text.lexicon import load_lexicon
+
+    lexicon = load_lexicon(spec)
+    worded = [g for g in lexicon.groups if lexicon.group_words(g)]
+    return lexicon.with_groups(worded) if worded != list(lexicon.groups) else spec
+
 
 def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: list[str]) -> list[MetricRecord]:
     """COBS compares two groups, so it gives one record per pair of groups; SA one for the attribute."""
@@ -97,7 +161,7 @@ def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: l
     ]
 
 
-def _scorer(spec: Any, attribute_spec: Any, device: str | None) -> Any:
+def _scorer(spec: Any, attribute_spec: Any, device: str | None, cache: Any = None) -> Any:
     """A model spec scores the attribute's own category (the lexicon names it); a callable or scorer is used as is."""
     from evenhand.scorers import get_stereotype_scorer
     from evenhand.text.lexicon import load_lexicon
@@ -108,4 +172,4 @@ def _scorer(spec: Any, attribute_spec: Any, device: str | None) -> Any:
         category = load_lexicon(attribute_spec).stereotype_category
         if category is not None:
             options["category"] = category
-    return build_scorer(get_stereotype_scorer, spec, key="scoring.stereotype", device=device, **options)
+    return build_scorer(get_stereotype_scorer, spec, key="scoring.stereotype", device=device, cache=cache, **options)

@@ -13,6 +13,7 @@ from evenhand.pipeline.families.base import (
     audit_scorer_into,
     build_scorer,
     record,
+    score_cache,
     undefined_record,
 )
 from evenhand.pipeline.records import ALL, MetricRecord
@@ -39,7 +40,9 @@ class Toxicity(Family):
         from evenhand.scorers import get_toxicity_scorer
 
         sc = settings.scoring
-        self.scorer = build_scorer(get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device)
+        self.scorer = build_scorer(
+            get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device, cache=score_cache(sc.cache)
+        )
         # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text
         # (docs/scorers.md); other scorers are left as they are unless asked
         self.masked = sc.mask_identity is True or (sc.mask_identity == "auto" and sc.toxicity is None)

@@ -1,0 +1,65 @@
+"""Ctrl-C during ``evenhand assess``: exit code 130 with one line that says where the responses generated so far
+are kept, and the store keeps them (the same command resumes from it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from openai_stub import StubServer
+
+from evenhand.cli import ExitCode
+
+
+def _stored(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            return int(db.execute("SELECT COUNT(*) FROM responses WHERE status = 'ok'").fetchone()[0])
+    except sqlite3.OperationalError:  # the table is not there yet
+        return 0
+
+
+def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path: Path) -> None:
+    (tmp_path / "prompts.txt").write_text("\n".join(f"Write to Mrs. Lee about loan {i}." for i in range(40)))
+    with StubServer(latency=0.25) as server:
+        config = {
+            "use_case": {"task": "text_generation", "attributes": ["gender"]},
+            "prompts": {"path": "prompts.txt"},
+            "model": {"provider": "openai", "base_url": server.base_url, "model": "m", "concurrency": 1},
+            "generation": {"count": 1, "progress": False},
+            "scoring": {"embedder": False},
+            "output": {"dir": "out"},
+        }
+        (tmp_path / "c.yaml").write_text(json.dumps(config))
+        env = {**os.environ, "OPENAI_API_KEY": "sk-interrupt-test-secret"}
+        child = subprocess.Popen(
+            [sys.executable, "-m", "evenhand", "assess", str(tmp_path / "c.yaml")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            # a child started from a test runner may inherit SIGINT ignored: give it the default, as a shell does
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        store = tmp_path / "out" / "generations.sqlite"
+        deadline = time.monotonic() + 60
+        while _stored(store) < 3 and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.1)
+        kept_before = _stored(store)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    assert kept_before >= 3, err
+    assert child.returncode == ExitCode.INTERRUPTED, (out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[-1].startswith("interrupted; the responses generated so far are kept in "), err
+    assert "generations.sqlite: run the same command again to resume" in lines[-1]
+    assert "Traceback" not in err and "sk-interrupt-test-secret" not in out + err
+    assert _stored(store) >= kept_before  # nothing completed was lost
