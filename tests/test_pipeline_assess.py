@@ -322,3 +322,19 @@ def test_stereotype_classifier_metrics_with_a_callable_scorer() -> None:
     expected = (originals["response"].str.contains("regret")).mean()
     assert m.loc["SF", "value"] == pytest.approx(expected)
     assert "stereotype_gender" in a.responses
+
+
+@pytest.mark.parametrize(
+    ("keywords", "expected"),
+    [
+        ({"ci": 1.5}, "assess(): ci: Input should be less than 1"),
+        ({"n_resamples": -3}, "assess(): n_resamples: Input should be greater than or equal to 10"),
+        ({"task": "poetry"}, "assess(): task: Input should be 'text_generation'"),
+    ],
+)
+def test_bad_keywords_are_one_line_value_errors(keywords: dict[str, Any], expected: str) -> None:
+    options = {"task": "text_generation", "prompts": ["Write to her."], "responses": ["Hello."], **keywords}
+    with pytest.raises(ValueError) as caught:
+        evenhand.assess(**options)
+    message = str(caught.value)
+    assert message.startswith(expected) and "\n" not in message and "pydantic.dev" not in message

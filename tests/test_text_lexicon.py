@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evenhand.text.lexicon import Lexicon, load_lexicon
@@ -80,3 +82,16 @@ def test_custom_lexicon() -> None:
 def test_bad_lexicon_specs(spec: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         load_lexicon(spec)  # type: ignore[arg-type]
+
+
+def test_unreadable_lexicon_files_are_one_line_naming_the_file(tmp_path: Path) -> None:
+    from evenhand import load_lexicon_file
+
+    (tmp_path / "folder.json").mkdir()
+    (tmp_path / "latin.json").write_bytes('{"name": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(FileNotFoundError, match=r"^lexicon file .*missing\.json: no such file$"):
+        load_lexicon_file(tmp_path / "missing.json")
+    with pytest.raises(ValueError, match=r"^lexicon file .*folder\.json: is a folder, not a file$"):
+        load_lexicon_file(tmp_path / "folder.json")
+    with pytest.raises(ValueError, match=r"^lexicon file .*latin\.json: not UTF-8 text \(byte 0xe9\)$"):
+        load_lexicon_file(tmp_path / "latin.json")

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import ValidationError
 
 from evenhand.config import RunSettings, check_threshold_scope
 from evenhand.framework import UseCase, plan
@@ -389,13 +390,18 @@ def assess(
         for name, value in locals().items()
         if name in _SETTING_KEYWORDS and (settings is None or value is not _DEFAULTS[name])
     }
-    if use_case is None:
-        use_case = UseCase(**use_case_fields)
-    elif use_case_fields:
-        use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
     if isinstance(label_parser, Mapping):
         explicit["labels"], label_parser = {str(k): list(v) for k, v in label_parser.items()}, None
-    run_settings = settings_from_keywords(settings, **explicit)
+    try:  # a bad keyword is one line naming it, as a bad config key is, not pydantic's report
+        if use_case is None:
+            use_case = UseCase(**use_case_fields)
+        elif use_case_fields:
+            use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
+        run_settings = settings_from_keywords(settings, **explicit)
+    except ValidationError as exc:
+        from evenhand.config import format_errors
+
+        raise ValueError(format_errors("assess()", exc)) from None
     if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
         use_case = use_case.model_copy(update={"stereotype_classifier": True})
     source: ResponseSource

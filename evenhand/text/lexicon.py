@@ -330,6 +330,14 @@ def _read_json(entry: Traversable, label: str) -> Any:
         return json.loads(entry.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"lexicon file {label}: not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"lexicon file {label}: not UTF-8 text (byte {exc.object[exc.start]:#x})") from None
+    except IsADirectoryError:
+        raise ValueError(f"lexicon file {label}: is a folder, not a file") from None
+    except FileNotFoundError:
+        raise FileNotFoundError(f"lexicon file {label}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"lexicon file {label}: cannot be read ({exc.strerror or type(exc).__name__})") from None
 
 
 def _discover(folder: Traversable) -> tuple[tuple[str, ...], tuple[str, ...]]:
