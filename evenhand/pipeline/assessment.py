@@ -685,7 +685,8 @@ def _misclassified(rows: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a results JSON written by :meth:`Assessment.to_json` or :meth:`Assessment.write_json`, checking the schema and its major version."""
+    """Read a results JSON written by :meth:`Assessment.to_json` or :meth:`Assessment.write_json`, checking the
+    schema and its major version."""
     p = Path(path)
     if p.is_dir():
         raise ValueError(f"{p} is a folder; give the results.json inside it")
