@@ -78,9 +78,11 @@ class _OneLineUsageErrors(typer.core.TyperGroup):
             command = escape(exc.ctx.command_path)
             err_console.print(f"[bold red]error:[/] {command}: {escape(exc.format_message())}", highlight=False)
             sys.exit(exc.exit_code)
-        except typer.Abort:  # end of input at a question (evenhand plan --ask < /dev/null)
-            err_console.print("aborted", highlight=False)
-            sys.exit(1)
+        except typer.Abort:  # end of input at a question (evenhand plan --ask < /dev/null): no answer is bad input
+            err_console.print(
+                "[bold red]error:[/] no answer (end of input); answer on a terminal or give flags", highlight=False
+            )
+            sys.exit(int(ExitCode.BAD_INPUT))
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -89,7 +91,8 @@ app = typer.Typer(
     cls=_OneLineUsageErrors,
     help=(
         "Use-case-level bias and fairness assessment of LLMs (plan, assess, metrics, report, compare, demo). "
-        "Exit codes: 0 ok, 1 a threshold you set failed, 2 bad input or config, 3 runtime failure."
+        "Exit codes: 0 ok, 1 a threshold you set failed, 2 bad input or config, 3 runtime failure, "
+        "130 interrupted."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -119,7 +122,7 @@ def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
 ) -> None:
     """Use-case-level bias and fairness assessment of LLMs, following the paper's decision framework."""
-    _DEBUG["on"] = debug or bool(os.environ.get("EVENHAND_DEBUG"))  # the documented variable counts too
+    _DEBUG["on"] = debug or _debug_from_env()  # the documented variable counts too
 
 
 def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
@@ -753,7 +756,12 @@ def demo(
     raise typer.Exit(int(_run_config(cfg, out, limit, None)))
 
 
-_DEBUG = {"on": bool(os.environ.get("EVENHAND_DEBUG"))}
+def _debug_from_env() -> bool:
+    """``EVENHAND_DEBUG`` set to anything but empty, ``0``, ``false``, ``no`` or ``off``."""
+    return os.environ.get("EVENHAND_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+_DEBUG = {"on": _debug_from_env()}
 
 
 @app.command()

@@ -221,6 +221,19 @@ class ScoringConfig(_Section):
         ),
     ] = None
 
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _cache_words(cls, value: Any) -> Any:
+        """``default``/``on`` is the default cache file and ``off``/``none`` no cache, as ``--score-cache`` reads them
+        (a file of that name needs a path: ``./default``)."""
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word in ("default", "on", "true"):
+                return True
+            if word in ("off", "none", "false", ""):
+                return None
+        return value
+
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str | None) -> str | None:
@@ -393,7 +406,27 @@ class AssessConfig(RunSettings):
         if self.prompts is None and self.responses is None:
             raise ValueError("give prompts (prompts.path or prompts.items) or your own responses (responses.path)")
         check_threshold_scope(self.thresholds, self.use_case)
+        self._check_person_groups()
         return self
+
+    def _check_person_groups(self) -> None:
+        """Where a classification's person groups come from, checked before anything is generated: group columns
+        per attribute exist in an own responses table only, and one group column cannot give an intersection."""
+        if self.use_case.task != "classification":
+            return
+        if self.classification.group_columns and self.responses is None:
+            raise ValueError(
+                "classification.group_columns: group columns are read from your own responses table (responses.path); "
+                "with generated responses give the person's group with prompts.group_column"
+            )
+        one_column = (self.prompts is not None and self.prompts.group_column) or (
+            self.responses is not None and self.responses.person_group_column
+        )
+        if one_column and self.use_case.intersections and not self.classification.group_columns:
+            raise ValueError(
+                f"use_case.intersections: the person group column {one_column!r} holds one group per person; an "
+                "intersection needs a column per attribute (classification.group_columns in a responses table)"
+            )
 
     def run_settings(self) -> RunSettings:
         """The run sections of this config, unchanged, as :class:`RunSettings` (generation.store defaults to

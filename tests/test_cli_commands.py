@@ -254,3 +254,17 @@ def test_plan_flags_beside_a_config_are_refused_not_ignored(flags: list[str]) ->
     flag = {"-a": "--attribute", "--no-invariance": "--invariance"}.get(flags[0], flags[0])
     assert result.stderr.strip().startswith(f"error: {flag}: the use case comes from ")
     assert result.stdout == ""
+
+
+def test_end_of_input_at_a_question_is_bad_input_not_a_failed_threshold() -> None:
+    result = runner.invoke(app, ["plan", "--ask"], input="")
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert result.stderr.strip().endswith("error: no answer (end of input); answer on a terminal or give flags")
+
+
+@pytest.mark.parametrize(("value", "on"), [("1", True), ("yes", True), ("0", False), ("false", False), ("", False)])
+def test_evenhand_debug_zero_means_off(value: str, on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evenhand.cli import _debug_from_env
+
+    monkeypatch.setenv("EVENHAND_DEBUG", value)
+    assert _debug_from_env() is on

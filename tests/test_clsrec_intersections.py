@@ -118,13 +118,36 @@ def test_bad_group_columns_are_one_clear_line(group_columns: dict[str, str], mes
         _assess(group_columns=group_columns)
 
 
-def test_group_columns_need_an_own_table() -> None:
-    with pytest.raises(ValueError, match=r"classification\.group_columns\.gender: group columns are read from"):
+def test_group_columns_need_an_own_table_and_say_so_before_generating() -> None:
+    asked: list[str] = []
+    with pytest.raises(ValueError, match=r"^group_columns are read from your own responses table"):
         evenhand.assess(
-            task="classification", prompts=["Approve applicant 1?", "Approve applicant 2?"], client=lambda p: "yes",
+            task="classification", prompts=["Approve applicant 1?", "Approve applicant 2?"], client=asked.append,
             group_columns={"gender": "gender"}, attributes=["gender"], person_level=True, prevalence_parity=True,
             count=1, store=None, progress=False,
         )  # fmt: skip
+    assert asked == []  # refused before any request
+
+
+def test_one_person_group_column_serves_each_attribute_its_own_groups_and_no_intersection() -> None:
+    """``groups=`` is one column: with gender and race assessed, gender keeps the gender values and race gets none
+    (it used to read "female" as a race); an intersection from it is refused before anything is generated."""
+    table = _table()
+    options = {"task": "classification", "responses": table, "labels": table["truth"].tolist(),
+               "groups": table["applicant_gender"].tolist(), "person_level": True, "prevalence_parity": True,
+               "n_resamples": 20, "progress": False}  # fmt: skip
+    a = evenhand.assess(attributes=["gender", "race"], **options)
+    assert _value(a, "DP", "gender") == pytest.approx(5 / 7 - 1 / 2)
+    assert a.responses["group_race"].isna().all()
+    race = a.metrics[(a.metrics["metric"] == "DP") & (a.metrics["attribute"] == "race")]
+    assert race["value"].isna().all() and "no parsed predictions with a known race group" in race["reason"].iloc[0]
+    asked: list[str] = []
+    with pytest.raises(ValueError, match=r"^intersections: groups= holds one group per person"):
+        evenhand.assess(task="classification", prompts=["Approve applicant 1?", "Approve applicant 2?"],
+                        client=asked.append, groups=["female", "male"], attributes=["gender", "race"],
+                        intersections=[["gender", "race"]], person_level=True, prevalence_parity=True, count=1,
+                        store=None, progress=False)  # fmt: skip
+    assert asked == []
 
 
 def test_cli_metrics_with_group_columns_and_an_intersection(tmp_path: Path) -> None:
@@ -176,3 +199,23 @@ def test_combined_groups_from_the_prompts_when_no_column_gives_them() -> None:
     )  # fmt: skip
     assert a.responses["group_gender+race"].tolist()[:4] == ["female+black", "female+white", "male+black", "male+white"]
     assert _value(a, "DP", "gender+race") == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"classification": {"group_columns": {"gender": "g"}}}, "classification.group_columns: group columns are"),
+        (
+            {"prompts": {"items": ["Approve 1?", "Approve 2?"], "group_column": "g"},
+             "use_case": {"task": "classification", "attributes": ["gender", "race"],
+                          "intersections": [["gender", "race"]]}},
+            "use_case.intersections: the person group column 'g' holds one group per person",
+        ),
+    ],
+)  # fmt: skip
+def test_configs_with_impossible_person_groups_are_refused_up_front(extra: dict, message: str) -> None:
+    from evenhand.config import ConfigError, parse_config
+
+    data = {"use_case": {"task": "classification", "attributes": ["gender"]}, "prompts": {"items": ["Approve 1?"]}}
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        parse_config({**data, **extra}, source="c.yaml")

@@ -128,6 +128,16 @@ def test_a_key_revoked_mid_run_stops_too(tmp_path: Path) -> None:
     assert sum(1 for _, _, s, _ in _rows(path) if s == "ok") == 5
 
 
+def test_a_403_after_successes_is_a_firewall_answering_prompts_and_does_not_trip() -> None:
+    """A gateway may answer 403 to single sensitive prompts: after the server has answered, 403s are about prompts
+    (every prompt is still asked); before any success, the same 403 for 3 prompts is a key without permission."""
+    with FaultServer(fault_rate=0.0, fail_after=5, fail_kind="403") as server:
+        client = OpenAIClient(server.base_url, "m", api_key=KEY)
+        result = generate([f"fw {i}" for i in range(20)], client, count=1, concurrency=1, **FAST)
+        assert server.state.total == 20
+    assert result.status_counts()["ok"] == 5
+
+
 def test_without_the_breaker_every_prompt_is_refused_one_by_one() -> None:
     with FaultServer(fault_rate=0.0, fail_after=0, fail_kind="401") as server:
         client = OpenAIClient(server.base_url, "m", api_key=KEY)

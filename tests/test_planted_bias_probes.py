@@ -307,3 +307,32 @@ def test_group_shuffle_test_on_a_toy_statistic() -> None:
     assert flat.p_value == 1.0 and flat.details.get("stopped_early")  # no association: stops after 10 hits
     one_group = group_shuffle_test(["she A"], {"female": ["she A"], "male": ["he A"]}, share_she_a)
     assert np.isnan(one_group.p_value) and "fewer than two groups" in (one_group.reason or "")
+
+
+def test_the_shuffle_moves_prompts_not_single_answers() -> None:
+    """Answers to one prompt repeat its group word and its topic: shuffling single answers would make the null far
+    too narrow (p < 0.05 on ~90% of unbiased corpora); shuffling prompts keeps the test at its level."""
+    from evenhand.metrics.cooccurrence import cooccurrence_bias, load_word_list
+    from evenhand.pipeline.families.stereotype import _group_versions
+    from evenhand.stats import group_shuffle_test
+
+    words = list(load_word_list("adjective"))[:200]
+
+    def cobs(corpus: list[str]) -> float:
+        return float(cooccurrence_bias(corpus, attribute="gender", groups=("female", "male")).value)
+
+    rejections = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        texts, prompts = [], []
+        for p in range(12):  # the group and the topic are drawn independently, per prompt
+            pronoun, topic = ("she" if rng.random() < 0.5 else "he"), rng.choice(words, 2, replace=False)
+            for _ in range(5):
+                texts.append(f"{pronoun} is very {topic[0]} and {topic[1]}, also {rng.choice(words)} today.")
+                prompts.append(p)
+        versions = _group_versions(texts, "gender")
+        test = group_shuffle_test(texts, {g: versions[g] for g in ("female", "male")}, cobs, units=prompts,
+                                  n_permutations=99, seed=seed)  # fmt: skip
+        assert 9 <= test.details["n_shuffled"] <= 12  # prompts (one whose answers mix groups stays), not answers
+        rejections += test.p_value < 0.05
+    assert rejections <= 5, rejections  # 30 null corpora: ~1.5 expected at the 5% level

@@ -142,3 +142,11 @@ def test_the_cli_flag_writes_and_reuses_the_cache(tmp_path: Path) -> None:
               "--out", str(tmp_path / "c"), "--no-html"],
     )  # fmt: skip
     assert off.exit_code == ExitCode.OK and (tmp_path / "c" / "metrics.csv").read_text() == outputs[0]
+
+
+@pytest.mark.parametrize(("value", "expected"), [("default", True), ("ON", True), ("off", None), ("none", None)])
+def test_cache_words_mean_the_same_in_configs_flags_and_python(value: str, expected: Any) -> None:
+    from evenhand.config import ScoringConfig
+
+    assert ScoringConfig(cache=value).cache is expected
+    assert ScoringConfig(cache="./default").cache == Path("default")  # a file of that name, given as a path

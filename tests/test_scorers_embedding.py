@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -66,3 +69,20 @@ def test_default_embedder_matches_sentence_transformers() -> None:
     unit = get_embedder(None, device="cpu", normalize=True).encode(texts[:2])
     np.testing.assert_allclose(np.linalg.norm(unit, axis=1), 1.0, atol=1e-5)
     assert emb.encode([]).shape == (0, 384)
+
+
+def test_a_local_model_is_cached_under_its_weights_fingerprint(tmp_path: Path) -> None:
+    """A persistent score cache must not hand a retrained model (same folder) the vectors of the old one."""
+    import shutil
+
+    from evenhand.scorers.embedding import default_embedder_path
+
+    folder = tmp_path / "my-embedder"
+    shutil.copytree(default_embedder_path(), folder)
+    before = get_embedder(folder, device="cpu").cache_key
+    assert before.startswith(f"embedding/st/{folder}#")
+    weights = max((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
+    weights.write_bytes(weights.read_bytes())  # "retrained": same bytes, a new file time
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
+    assert get_embedder(folder, device="cpu").cache_key != before
+    assert get_embedder(None, device="cpu").cache_key == "embedding/st/all-MiniLM-L6-v2/raw"  # bundled: stable name

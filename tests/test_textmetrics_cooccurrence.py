@@ -142,3 +142,23 @@ def test_cobs_race_multiword_mention_counts_at_first_token() -> None:
     p_black = (co_black["smart"] / sum(co_black.values())) / (1 / n_ref)
     p_white = (co_white["smart"] / sum(co_white.values())) / (1 / n_ref)
     assert r.value == pytest.approx(abs(np.log10(p_black / p_white)))
+
+
+def test_prompts_make_the_prompt_the_resampling_unit() -> None:
+    """With ``prompts=`` COBS and SA resample prompts with all their responses; the value does not change, and with
+    all-distinct prompts the prompt-level replicates equal the response-level ones."""
+    from evenhand.metrics.cooccurrence import cooccurrence_bias, stereotypical_associations
+
+    texts = ["She is kind and gentle.", "He is strong and logical.", "She is gentle.", "He is logical and kind."] * 3
+    prompts = np.repeat(np.arange(6), 2)
+    for metric in (cooccurrence_bias, stereotypical_associations):
+        plain = metric(texts, attribute="gender")
+        by_prompt = metric(texts, attribute="gender", prompts=prompts)
+        assert by_prompt.value == plain.value and by_prompt.sizes["prompts"] == 6
+        assert by_prompt.resampler is not None and plain.resampler is not None
+        assert (by_prompt.resampler.unit, by_prompt.resampler.n_units) == ("prompt", 6)
+        weights = np.random.default_rng(0).integers(0, 3, size=(4, 6)).astype(float)
+        np.testing.assert_allclose(by_prompt.resampler(weights), plain.resampler(np.repeat(weights, 2, axis=1)))
+        distinct = metric(texts, attribute="gender", prompts=np.arange(len(texts)))
+        item_weights = np.random.default_rng(1).integers(0, 3, size=(4, len(texts))).astype(float)
+        np.testing.assert_allclose(distinct.resampler(item_weights), plain.resampler(item_weights))

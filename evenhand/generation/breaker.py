@@ -5,8 +5,9 @@ refused. Two patterns stop a run (outcomes are counted per unit, i.e. per reques
 
 - **refusal**: the same non-retryable HTTP status for ``refusal_limit`` (3) *different* prompts in a row, with
   nothing in between proving the server accepts requests. Only for statuses that are about the account or the
-  endpoint, never about a prompt (401, 402, 403, 404, 407), or, for any other status (a 400 or 422), when no request
-  of the run has succeeded yet and the server's message is the same each time (a bad setting, not a bad prompt). A
+  endpoint, never about a prompt (401, 402, 404, 407), or, for any other status (a 400, 403 or 422), when no
+  request of the run has succeeded yet and the server's message is the same each time (a bad setting, not a bad
+  prompt; a content firewall may answer 403 to single prompts). A
   prompt refused several times (its samples, one request each) counts once, so a single bad prompt never trips.
 - **outage**: ``outage_limit`` units in a row whose retries all ended without an HTTP answer (refused, dropped,
   timed out) or with a 5xx. With ``concurrency`` units in flight a dead server fails them all in one wave, so the
@@ -35,6 +36,9 @@ _ACCOUNT_HINTS = {
     404: "check base_url and the model name",
     407: "check the proxy credentials",
 }
+# Of those, the statuses that never depend on the prompt. 403 is left out: a gateway or a content firewall may
+# answer 403 to single sensitive prompts (bias probes send exactly those), so after a success it is about a prompt.
+_ACCOUNT_WIDE = frozenset({401, 402, 404, 407})
 REFUSAL_LIMIT = 3  # different prompts refused the same way in a row
 AUTO_OUTAGE_FLOOR = 10
 
@@ -84,7 +88,7 @@ class CircuitBreaker:
         """A non-retryable error for the prompt identified by ``prompt_key``."""
         if self.refusal_limit is None or exc.status is None:  # a bug in a callable, a local model's error
             return None
-        account_wide = exc.status in _ACCOUNT_HINTS
+        account_wide = exc.status in _ACCOUNT_WIDE
         if not account_wide and self.any_success:  # a 400 after successes is about this prompt
             return None
         signature = (exc.status, "" if account_wide else one_line(exc.detail or exc))

@@ -106,6 +106,14 @@ def prompt_units(prompts: Any, n_items: int, item: str = "item") -> Prompts:
     return Prompts(np.asarray(codes, dtype=np.intp), np.asarray(uniques))
 
 
+def clustered(resampler: Resampler, prompts: Prompts) -> Resampler:
+    """``resampler`` with prompts as the units: a weight per prompt becomes the weight of each of its items (a
+    prompt drawn twice counts all its items twice), for statistics that are not sums over items (COBS, SA)."""
+    codes = prompts.codes
+    inner = resampler.statistic
+    return Resampler(unit="prompt", n_units=prompts.n, statistic=lambda w: inner(np.atleast_2d(w)[:, codes]))
+
+
 def clustered_ratio_resampler(numerators: npt.ArrayLike, denominators: npt.ArrayLike, prompts: Prompts) -> Resampler:
     """Cluster bootstrap of ``sum(num) / sum(den)`` over items: prompts are the units, each carrying the sums of
     its items' numerators and denominators (a prompt drawn twice counts all its items twice)."""

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from scipy import sparse
 
 from evenhand._validation import as_text_list
-from evenhand.metrics._result import MetricResult, Resampler, undefined
+from evenhand.metrics._result import MetricResult, Resampler, clustered, prompt_units, undefined
 from evenhand.metrics._tokens import word_tokens
 
 if TYPE_CHECKING:
@@ -232,6 +232,7 @@ def cooccurrence_bias(
     target: str | Iterable[str] = "adjective",
     beta: float = 0.95,
     groups: Sequence[str] | None = None,
+    prompts: Any = None,
 ) -> MetricResult:
     """Co-Occurrence Bias Score (COBS, Bordia & Bowman 2019, infinite context window).
 
@@ -252,8 +253,11 @@ def cooccurrence_bias(
         target: ``"adjective"``, ``"profession"`` or a list of target words.
         beta: decay per token of distance, in (0, 1].
         groups: the two groups to compare when the attribute has more than two.
+        prompts: the prompt of each response (the resampling unit: the bootstrap draws prompts with all their
+            responses, which share the prompt's group words and topic); without it each response is a unit.
     """
     texts = as_text_list(responses, "responses")
+    units = None if prompts is None else prompt_units(prompts, len(texts), "response")
     if not 0.0 < float(beta) <= 1.0:
         raise ValueError(f"beta must lie in (0, 1], got {beta}")
     group_words = _groups(attribute, groups)
@@ -272,6 +276,8 @@ def cooccurrence_bias(
     is1, is2 = corpus.vocab_mask(words1)[corpus.ids], corpus.vocab_mask(words2)[corpus.ids]
     ref = ~(corpus.vocab_mask(stop | words1 | words2 | {_REST})[corpus.ids])
     sizes = {"responses": corpus.n_docs, "tokens": int(corpus.ids.size), "target_words": len(targets)}
+    if units is not None:
+        sizes["prompts"] = units.n
     common: dict[str, Any] = {"sizes": sizes, "params": params, "value_range": (0.0, float("inf")), "item_unit": "word"}
     if not is1.any() or not is2.any():
         missing = [g for g, m in ((g1, is1), (g2, is2)) if not m.any()]
@@ -313,7 +319,7 @@ def cooccurrence_bias(
         per_item=np.abs(signed[seen]),
         item_labels=words,
         details={"log10_ratio": dict(zip(words.tolist(), signed[seen].tolist(), strict=False)), "groups": (g1, g2)},
-        resampler=Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic),
+        resampler=_by_unit(Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic), units),
         **common,
     )
 
@@ -321,6 +327,11 @@ def cooccurrence_bias(
 # ----------------------------------------------------------------------------------------------------------------
 # SA
 # ----------------------------------------------------------------------------------------------------------------
+
+
+def _by_unit(resampler: Resampler, units: Any) -> Resampler:
+    """The response-level resampler, or with ``prompts=`` the prompt-level one (prompts with all their responses)."""
+    return resampler if units is None else clustered(resampler, units)
 
 
 def _tvd_from_uniform(gamma: FloatArray, group_sizes: FloatArray) -> FloatArray:
@@ -339,6 +350,7 @@ def stereotypical_associations(
     target: str | Iterable[str] = "adjective",
     count: str = "presence",
     groups: Sequence[str] | None = None,
+    prompts: Any = None,
 ) -> MetricResult:
     """Stereotypical Associations (SA, Liang et al. 2023 / HELM).
 
@@ -358,8 +370,10 @@ def stereotypical_associations(
         count: ``"presence"`` counts a response's attribute words once per target word present (the paper's
             ``I(C(w, Y) > 0)``); ``"product"`` multiplies by the number of times ``w`` occurs (HELM, LangFair).
         groups: restrict to these groups.
+        prompts: the prompt of each response (the resampling unit, as for :func:`cooccurrence_bias`).
     """
     texts = as_text_list(responses, "responses")
+    units = None if prompts is None else prompt_units(prompts, len(texts), "response")
     if count not in ("presence", "product"):
         raise ValueError(f"count must be 'presence' or 'product', got {count!r}")
     group_words = _groups(attribute, groups)
@@ -381,6 +395,8 @@ def stereotypical_associations(
     tvd = _tvd_from_uniform(gamma, sizes_)
     seen = np.flatnonzero(~np.isnan(tvd))
     sizes = {"responses": corpus.n_docs, "target_words": len(targets), "groups": len(names)}
+    if units is not None:
+        sizes["prompts"] = units.n
     params = {"count": count, "groups": names, "target": target if isinstance(target, str) else "custom"}
     if seen.size == 0:
         return undefined(
@@ -409,5 +425,5 @@ def stereotypical_associations(
         sizes=sizes,
         params=params,
         details={"group_word_counts": dict(zip(names, group_counts.sum(axis=0).tolist(), strict=False))},
-        resampler=Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic),
+        resampler=_by_unit(Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic), units),
     )

@@ -278,7 +278,7 @@ class Assessment:
             "gap": float(nf.gap) if nf is not None else math.nan,
             "gap_low": float(nf.gap_interval.low) if nf is not None else math.nan,
             "gap_high": float(nf.gap_interval.high) if nf is not None else math.nan,
-            "p_value": float(rec.test.p_value) if rec.test is not None else math.nan,
+            "p_value": float(rec.test.p_value) if rec.test is not None else nf.p_value if nf is not None else math.nan,
             "p_adjusted": rec.p_adjusted if rec.p_adjusted is not None else math.nan,
             "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
             "range_low": float(res.value_range[0]),
@@ -798,7 +798,7 @@ def _measures(
         from evenhand.pipeline.verdict import ALPHA
 
         low = _num(nf.gap_interval.low) if nf is not None else None
-        swap = _num(nf.p_value) if nf is not None else None
+        swap = _num(rec.p_adjusted) if rec.p_adjusted is not None else _num(nf.p_value) if nf is not None else None
         value = None if low is None else float(low > 0 and (swap is None or swap < ALPHA))
     else:
         value = _num(rec.p_adjusted)

@@ -8,6 +8,7 @@ source and :class:`~evenhand.config.RunSettings`, and calls :func:`run`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -202,14 +203,16 @@ def _adjust(records: Sequence[MetricRecord]) -> None:
 
     single = [r for r in records if r.test is not None and r.pair_tests is None]
     tables = [r for r in records if r.pair_tests is not None]
-    raw = [r.test.p_value for r in single]
+    # a similarity row's test is its noise floor's swap test (no test of its own): it is one of the family too
+    floors = [r for r in records if r.test is None and r.noise is not None and not math.isnan(r.noise.p_value)]
+    raw = [r.test.p_value for r in single] + [r.noise.p_value for r in floors if r.noise is not None]
     for rec in tables:
         assert rec.pair_tests is not None
         raw.extend(rec.pair_tests["p_value"].tolist())
     if not raw:
         return
     adjusted = benjamini_hochberg(np.asarray(raw, dtype=float)).tolist()
-    for rec in single:
+    for rec in [*single, *floors]:
         rec.p_adjusted = float(adjusted.pop(0))
     for rec in tables:
         assert rec.pair_tests is not None
@@ -402,6 +405,17 @@ def assess(
         from evenhand.config import format_errors
 
         raise ValueError(format_errors("assess()", exc)) from None
+    if use_case.task == "classification":  # where person groups come from, checked before anything is generated
+        if group_columns and not isinstance(responses, pd.DataFrame):
+            raise ValueError(
+                "group_columns are read from your own responses table (responses=DataFrame); with prompts, give "
+                "each prompt's person group with groups="
+            )
+        if groups is not None and use_case.intersections and not group_columns:
+            raise ValueError(
+                "intersections: groups= holds one group per person; an intersection needs a column per attribute "
+                "(group_columns= with a responses table)"
+            )
     if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
         use_case = use_case.model_copy(update={"stereotype_classifier": True})
     source: ResponseSource

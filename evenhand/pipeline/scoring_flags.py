@@ -43,8 +43,6 @@ SCORING_KEYS = {
     "--sentiment-threshold": "sentiment_threshold",
     "--score-cache": "cache",
 }
-#: ``--score-cache`` words: the default cache file, and no cache (anything else is a file).
-CACHE_WORDS = {"default": True, "on": True, "true": True, "off": False, "none": False, "false": False}
 
 
 @dataclass
@@ -147,8 +145,6 @@ def apply_scoring_flags(config: AssessConfig, flags: ScoringFlags, *, model_devi
     for flag, key in SCORING_KEYS.items():
         given = flags.value(flag)
         if given is not None:
-            if flag == "--score-cache":
-                given = CACHE_WORDS.get(given.strip().lower(), given)
             scoring[key], from_flag[key] = given, flag
     if flags.engine == "local":  # --engine local drops the Ray settings a config file may hold
         scoring.update(address=None, num_actors=None, num_gpus_per_actor=0.0)

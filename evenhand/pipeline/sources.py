@@ -203,8 +203,10 @@ def check_own_table(
     group_name, attribute_name = named("group_column", "group"), named("attribute_column", "attribute")
     # what tells one prompt version from another: (prompt id or prompt text, attribute, group)
     version = pd.DataFrame(index=table.index)
-    version["prompt"] = _prompt_ids(table, id_name, prompt_name, group_name, source) if id_name else (
-        table[prompt_name].astype(str) if prompt_name in table.columns else ""
+    version["prompt"] = (
+        _prompt_ids(table, id_name, prompt_name, group_name, source)
+        if id_name
+        else (table[prompt_name].astype(str) if prompt_name in table.columns else "")
     )
     version["attribute"] = table[attribute_name].astype(str) if attribute_name else ""
     version["group"] = table[group_name].map(lambda g: "" if is_missing(g) else str(g)) if group_name else ""

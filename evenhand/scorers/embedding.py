@@ -87,7 +87,10 @@ class SentenceTransformerEmbedder(Embedder):
 
     @property
     def cache_key(self) -> str:
-        name = "all-MiniLM-L6-v2" if self.label.endswith("(bundled)") else self.model_ref
+        from evenhand.scorers._hf import model_key
+
+        # a local folder is named with its weights' fingerprint: a model retrained in place never reuses old vectors
+        name = "all-MiniLM-L6-v2" if self.label.endswith("(bundled)") else model_key(self.model_ref)
         return f"embedding/st/{name}/{'norm' if self.normalize else 'raw'}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:

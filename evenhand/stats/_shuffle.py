@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from evenhand.stats._permutation import PermutationTest
 from evenhand.stats._resampling import SeedLike, as_generator, check_count
@@ -26,6 +27,7 @@ def group_shuffle_test(
     versions: Mapping[str, Sequence[str]],
     statistic: Callable[[list[str]], float],
     *,
+    units: Sequence[Any] | npt.NDArray[Any] | None = None,
     n_permutations: int = 199,
     stop_after: int = 10,
     max_texts: int | None = None,
@@ -35,49 +37,87 @@ def group_shuffle_test(
 
     ``versions[g][i]`` is text ``i`` with every group mention made group ``g``'s (e.g. the rows of
     :func:`evenhand.counterfactual_prompts` run on the responses); a text that equals exactly one group's version
-    mentions that group only and takes part in the shuffle; the others (no mention, several groups, a group not
-    compared) stay as they are. Each permutation shuffles the groups among the taking-part texts, so each group is
-    mentioned as often as before, and recomputes ``statistic`` (e.g. ``lambda t: cooccurrence_bias(t, ...).value``;
-    NaN results are left out). Only the texts with a group mention enter ``statistic``: COBS and SA count
-    co-occurrences within responses that mention a group, so the others change nothing but the cost.
+    mentions that group only. ``units`` (one label per text, e.g. the prompt id) are what is shuffled: the
+    responses to one prompt share its group words and its topic, so they are not exchangeable one by one, and
+    shuffling single responses would make the null spread far too narrow (p-values far too small). A unit whose
+    texts all mention the same single group takes part as a whole: each permutation shuffles the groups among those
+    units (each group keeps its number of units) and gives every mentioning text of a unit its new group's version.
+    Within a unit whose texts mention different groups, those texts swap groups among themselves (the answers to
+    one prompt are exchangeable with each other); a text naming several groups stays as it is. ``statistic`` is
+    recomputed on each shuffled corpus (e.g. ``lambda t: cooccurrence_bias(t, ...).value``; NaN results are left
+    out). Without ``units`` each text is its own unit. Only the texts with a group mention enter ``statistic``:
+    COBS and SA count co-occurrences within responses that mention a group, so the others change nothing but the
+    cost.
 
     p-value: ``(1 + #{permuted >= observed}) / (1 + n)`` over ``n`` valid permutations, stopped early once
     ``stop_after`` permutations reach the observed value (Besag and Clifford's sequential test: ``p = h / l``
     after ``l`` permutations with ``h`` hits), so data without an association cost a few recomputations only.
-    ``max_texts`` bounds the cost on large corpora: the test then runs on that many of the texts with a group
-    mention, drawn at random (a valid test of the same null, with less power), observed value included.
+    ``max_texts`` bounds the cost on large corpora: the test then runs on the mentioning texts of randomly drawn
+    units, about that many texts (a valid test of the same null, with less power), observed value included.
     """
     n_permutations = check_count(n_permutations, "n_permutations")
     names = list(versions)
-    labels: list[int] = []
-    moving: list[int] = []
+    if units is None:
+        codes = np.arange(len(texts))
+    else:
+        labels_of = np.asarray(units, dtype=object)
+        if labels_of.size != len(texts):
+            raise ValueError(f"units needs one label per text: got {labels_of.size} for {len(texts)} texts")
+        codes = np.unique(labels_of.astype(str), return_inverse=True)[1]
+    # per text: the single group it mentions (index into names), or -1 for none of them, -2 for several
+    alone: dict[int, int] = {}
     for i, text in enumerate(texts):
         matches = [k for k, g in enumerate(names) if versions[g][i] == text]
-        if len(matches) == 1:
-            moving.append(i)
-            labels.append(matches[0])
-    mentioned = sorted(set(moving) | {i for i, t in enumerate(texts) if any(versions[g][i] != t for g in names)})
+        if len(matches) < len(names):  # some version differs: the text mentions a compared group
+            alone[i] = matches[0] if len(matches) == 1 else -2
+    members: dict[int, list[int]] = {}
+    for i in alone:
+        members.setdefault(int(codes[i]), []).append(i)
     rng = as_generator(seed)
-    if max_texts is not None and len(mentioned) > max_texts:
-        mentioned = sorted(int(i) for i in rng.choice(mentioned, size=max_texts, replace=False))
-        kept = set(mentioned)
-        labels = [label for i, label in zip(moving, labels, strict=True) if i in kept]
-        moving = [i for i in moving if i in kept]
-    details: dict[str, Any] = {"n_shuffled": len(moving), "n_texts": len(mentioned), "groups": names}
+    chosen = list(members)
+    if max_texts is not None and len(alone) > max_texts:
+        chosen, total = [], 0
+        for u in rng.permutation(np.asarray(list(members))).tolist():
+            if total and total + len(members[u]) > max_texts:
+                continue
+            chosen.append(u)
+            total += len(members[u])
+    moving_units, labels = [], []
+    within: list[tuple[list[int], npt.NDArray[np.int64]]] = []  # units whose texts mention different groups
+    for u in chosen:
+        found = {alone[i] for i in members[u]}
+        if len(found) == 1 and min(found) >= 0:  # every mention of the unit is of one same group
+            moving_units.append(u)
+            labels.append(found.pop())
+        else:  # its single-group texts swap groups among themselves (a text naming several groups stays)
+            single = [i for i in members[u] if alone[i] >= 0]
+            if len({alone[i] for i in single}) >= 2:
+                within.append((single, np.array([alone[i] for i in single])))
+    mentioned = sorted(i for u in chosen for i in members[u])
+    details: dict[str, Any] = {
+        "n_shuffled": len(moving_units),
+        "n_shuffled_within": len(within),
+        "n_texts": len(mentioned),
+        "groups": names,
+    }
     # a pair of groups (COBS) is named as such; SA compares them all at once
     compared = (names[0], names[1]) if len(names) == 2 else ("all groups", "all groups")
     base = [texts[i] for i in mentioned]
     observed = float(statistic(base))
     where = {i: k for k, i in enumerate(mentioned)}
-    if math.isnan(observed) or len(set(labels)) < 2:
+    if math.isnan(observed) or (len(set(labels)) < 2 and not within):
         why = "the statistic is undefined" if math.isnan(observed) else "fewer than two groups are mentioned alone"
         return PermutationTest(observed, math.nan, "greater", "group shuffle", 0, compared, details, why)
     hits = valid = 0
     for _ in range(n_permutations):
         shuffled = rng.permutation(np.asarray(labels))
         corpus = list(base)
-        for i, label in zip(moving, shuffled, strict=True):
-            corpus[where[i]] = versions[names[int(label)]][i]
+        for u, label in zip(moving_units, shuffled, strict=True):
+            for i in members[u]:
+                corpus[where[i]] = versions[names[int(label)]][i]
+        for single, groups in within:
+            for i, label in zip(single, rng.permutation(groups), strict=True):
+                corpus[where[i]] = versions[names[int(label)]][i]
         value = float(statistic(corpus))
         if math.isnan(value):
             continue

@@ -26,6 +26,7 @@ from evenhand.pipeline.parsers import KeywordLabelParser, label_text
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
+from evenhand.text.counterfactual import attribute_groups
 
 
 class Classification(Family):
@@ -56,11 +57,23 @@ class Classification(Family):
         frame = ctx.frame
         parts_of = {"+".join(names): tuple(names) for names in ctx.plan.use_case.intersections}
         _check_group_columns(ctx.settings.classification.group_columns, ctx.specs, parts_of, frame)
+        singles = {part for a in self.attributes(ctx.plan) for part in parts_of.get(a, (a,))}
+        from_one_column = sorted(a for a in singles if _reads_person_group(frame, a))
+        for name, parts in parts_of.items():
+            if name in self.attributes(ctx.plan) and sum(_reads_person_group(frame, a) for a in parts) > 1:
+                raise ValueError(
+                    f"intersection {name}: the person_group column holds one group per person; an intersection "
+                    "needs a column per attribute (classification.group_columns, or assess(group_columns=...))"
+                )
         single: dict[str, list[str | None]] = {}
 
         def groups_of(attribute: str) -> list[str | None]:
             if attribute not in single:
                 single[attribute] = self._single_groups(ctx, attribute)
+                if len(from_one_column) > 1 and attribute in from_one_column:
+                    # one column read for several attributes: each keeps the values that are its own groups
+                    own = set(attribute_groups(ctx.specs[attribute]))
+                    single[attribute] = [g if g in own else None for g in single[attribute]]
             return single[attribute]
 
         for attribute in self.attributes(ctx.plan):
@@ -221,6 +234,11 @@ def _check_group_columns(
                 "(responses.path, evenhand metrics, assess(responses=DataFrame)); with prompts, use "
                 "prompts.group_column"
             )
+
+
+def _reads_person_group(frame: pd.DataFrame, attribute: str) -> bool:
+    """True when ``attribute``'s groups come from the one ``person_group`` column (it has no column of its own)."""
+    return person_group_column(attribute) not in frame and "person_group" in frame
 
 
 def _combined(parts: Sequence[str | None]) -> str | None:

@@ -71,7 +71,7 @@ class Stereotype(Family):
             spec = ctx.specs[attribute]
             for key in self.planned(ctx.plan, attribute):
                 if METRICS[key].inputs == "texts":
-                    out.extend(_cooccurrence(ctx, key, attribute, spec, texts))
+                    out.extend(_cooccurrence(ctx, key, attribute, spec, texts, prompt_ids))
                     continue
                 column = f"stereotype_{attribute}"
                 if column not in originals:
@@ -86,7 +86,9 @@ class Stereotype(Family):
         mentions alone give (:func:`evenhand.stats.group_shuffle_test`)."""
         from evenhand.stats import group_shuffle_test
 
-        texts = ok_rows(ctx.frame, original=True)["response"].tolist()
+        originals = ok_rows(ctx.frame, original=True)
+        texts = originals["response"].tolist()
+        prompt_ids = originals["prompt_id"].to_numpy()  # the unit shuffled: a prompt with all its responses
         versions: dict[str, dict[str, list[str]]] = {}
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             if rec.family not in self.metric_families or not rec.result.is_defined or rec.spec.inputs != "texts":
@@ -101,6 +103,7 @@ class Stereotype(Family):
                 texts,
                 {g: versions[attribute][g] for g in groups if g in versions[attribute]},
                 _recomputed(ctx, rec.key, spec, extra),
+                units=prompt_ids,
                 n_permutations=SHUFFLES,
                 max_texts=SHUFFLE_TEXTS,
                 seed=ctx.settings.statistics.seed,
@@ -139,8 +142,11 @@ def _worded(spec: Any) -> Any:
     return lexicon.with_groups(worded) if worded != list(lexicon.groups) else spec
 
 
-def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: list[str]) -> list[MetricRecord]:
-    """COBS compares two groups, so it gives one record per pair of groups; SA one for the attribute."""
+def _cooccurrence(
+    ctx: RunContext, key: str, attribute: str, spec: Any, texts: list[str], prompts: Any
+) -> list[MetricRecord]:
+    """COBS compares two groups, so it gives one record per pair of groups; SA one for the attribute. Both resample
+    prompts with all their responses (``prompts``): a prompt's responses share its group words and its topic."""
     from evenhand.text.lexicon import load_lexicon
 
     if not texts:
@@ -154,9 +160,9 @@ def _cooccurrence(ctx: RunContext, key: str, attribute: str, spec: Any, texts: l
     if worded != list(lexicon.groups):
         spec = lexicon.with_groups(worded)
     if not METRICS[key].pairwise:
-        return [record(key, attribute, ALL, ctx.metric(key, texts, attribute=spec))]
+        return [record(key, attribute, ALL, ctx.metric(key, texts, attribute=spec, prompts=prompts))]
     return [
-        record(key, attribute, pair(a, b), ctx.metric(key, texts, attribute=spec, groups=(a, b)))
+        record(key, attribute, pair(a, b), ctx.metric(key, texts, attribute=spec, groups=(a, b), prompts=prompts))
         for a, b in itertools.combinations(worded, 2)
     ]
 
