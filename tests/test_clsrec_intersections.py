@@ -120,7 +120,7 @@ def test_bad_group_columns_are_one_clear_line(group_columns: dict[str, str], mes
 
 def test_group_columns_need_an_own_table_and_say_so_before_generating() -> None:
     asked: list[str] = []
-    with pytest.raises(ValueError, match=r"^group_columns are read from your own responses table"):
+    with pytest.raises(ValueError, match=r"^classification\.group_columns: group columns are read from your own"):
         evenhand.assess(
             task="classification", prompts=["Approve applicant 1?", "Approve applicant 2?"], client=asked.append,
             group_columns={"gender": "gender"}, attributes=["gender"], person_level=True, prevalence_parity=True,
@@ -142,7 +142,7 @@ def test_one_person_group_column_serves_each_attribute_its_own_groups_and_no_int
     race = a.metrics[(a.metrics["metric"] == "DP") & (a.metrics["attribute"] == "race")]
     assert race["value"].isna().all() and "no parsed predictions with a known race group" in race["reason"].iloc[0]
     asked: list[str] = []
-    with pytest.raises(ValueError, match=r"^intersections: groups= holds one group per person"):
+    with pytest.raises(ValueError, match=r"^intersections: the person group \(groups=, prompts\.group_column\)"):
         evenhand.assess(task="classification", prompts=["Approve applicant 1?", "Approve applicant 2?"],
                         client=asked.append, groups=["female", "male"], attributes=["gender", "race"],
                         intersections=[["gender", "race"]], person_level=True, prevalence_parity=True, count=1,

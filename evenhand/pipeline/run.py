@@ -79,6 +79,7 @@ def run(
     families = [f for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan)]
     for family in families:  # every scorer is built (and checked) before the first response is generated
         family.build(the_plan, settings)
+        family.check_inputs(the_plan, settings, source, per_prompt or {})
     # so is the engine: a missing Ray or a bad engine option fails before generation, not after
     if engine is not None:
         scoring_engine = get_engine(engine)
@@ -405,17 +406,6 @@ def assess(
         from evenhand.config import format_errors
 
         raise ValueError(format_errors("assess()", exc)) from None
-    if use_case.task == "classification":  # where person groups come from, checked before anything is generated
-        if group_columns and not isinstance(responses, pd.DataFrame):
-            raise ValueError(
-                "group_columns are read from your own responses table (responses=DataFrame); with prompts, give "
-                "each prompt's person group with groups="
-            )
-        if groups is not None and use_case.intersections and not group_columns:
-            raise ValueError(
-                "intersections: groups= holds one group per person; an intersection needs a column per attribute "
-                "(group_columns= with a responses table)"
-            )
     if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
         use_case = use_case.model_copy(update={"stereotype_classifier": True})
     source: ResponseSource

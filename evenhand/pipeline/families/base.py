@@ -220,6 +220,12 @@ class Family(abc.ABC):
         """Build the scorers the family will use, before any response is generated, so that a bad model id or
         path fails at once (naming its config key) rather than after the generation."""
 
+    def check_inputs(  # noqa: B027 - most families take whatever the source gives
+        self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]
+    ) -> None:
+        """Refuse inputs the family cannot use, before any response is generated: ``source`` is the run's
+        :class:`~evenhand.pipeline.sources.ResponseSource`, ``per_prompt`` the columns given once per prompt."""
+
     def prepare(self, ctx: RunContext) -> None:  # noqa: B027 - most families need no preparation
         """Add what the metrics need to ``ctx.frame`` (scores, parsed answers)."""
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand.config import RunSettings
+from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
 from evenhand.pipeline.io import column
@@ -44,6 +46,26 @@ class Classification(Family):
         if n_bad:
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+
+    def check_inputs(
+        self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]
+    ) -> None:
+        """Where the persons' groups come from: group columns exist in an own responses table only, and one group
+        per person (``groups=``, ``prompts.group_column``) cannot give an intersection of two attributes."""
+        from evenhand.pipeline.sources import OwnTable
+
+        group_columns = settings.classification.group_columns
+        if group_columns and not isinstance(source, OwnTable):
+            raise ValueError(
+                "classification.group_columns: group columns are read from your own responses table "
+                "(responses=DataFrame, responses.path); with prompts, give each prompt's person group with groups= "
+                "(prompts.group_column)"
+            )
+        if "person_group" in per_prompt and plan.use_case.intersections and not group_columns:
+            raise ValueError(
+                "intersections: the person group (groups=, prompts.group_column) is one group per person; an "
+                "intersection needs a column per attribute (group_columns with a responses table)"
+            )
 
     @staticmethod
     def classes(ctx: RunContext) -> list[Any]:
