@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _loopback import serving
 from typer.testing import CliRunner
 
 from evenhand._redact import (
@@ -135,14 +135,8 @@ class _EchoHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def echo_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_EchoHandler) as url:
+        yield url
 
 
 def _assert_no_canary(text: str | bytes, where: str) -> None:
