@@ -78,7 +78,10 @@ class _OneLineUsageErrors(typer.core.TyperGroup):
             command = escape(exc.ctx.command_path)
             err_console.print(f"[bold red]error:[/] {command}: {escape(exc.format_message())}", highlight=False)
             sys.exit(exc.exit_code)
-        except typer.Abort:  # end of input at a question (evenhand plan --ask < /dev/null): no answer is bad input
+        except typer.Abort as exc:  # a question got no answer: end of input (bad input) or Ctrl-C (interrupted)
+            if isinstance(exc.__context__, KeyboardInterrupt):  # click raises Abort from None, keeping the context
+                err_console.print("interrupted", highlight=False)
+                sys.exit(int(ExitCode.INTERRUPTED))
             err_console.print(
                 "[bold red]error:[/] no answer (end of input); answer on a terminal or give flags", highlight=False
             )

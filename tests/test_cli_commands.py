@@ -268,3 +268,18 @@ def test_evenhand_debug_zero_means_off(value: str, on: bool, monkeypatch: pytest
 
     monkeypatch.setenv("EVENHAND_DEBUG", value)
     assert _debug_from_env() is on
+
+
+def test_ctrl_c_at_a_question_is_interrupted_not_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evenhand.cli import main
+
+    def interrupt(*_: object, **__: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("typer._click.termui.visible_prompt_func", interrupt)  # what reads the answer
+    with pytest.raises(SystemExit) as caught:
+        main(["plan", "--ask"])
+    assert caught.value.code == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err.strip().endswith("interrupted")

@@ -219,3 +219,15 @@ def test_configs_with_impossible_person_groups_are_refused_up_front(extra: dict,
     data = {"use_case": {"task": "classification", "attributes": ["gender"]}, "prompts": {"items": ["Approve 1?"]}}
     with pytest.raises(ConfigError, match=message.replace(".", r"\.").replace("(", r"\(")):
         parse_config({**data, **extra}, source="c.yaml")
+
+
+def test_a_shared_person_group_column_matches_group_names_regardless_of_case() -> None:
+    table = _table()
+    options = {"task": "classification", "responses": table, "labels": table["truth"].tolist(), "person_level": True,
+               "prevalence_parity": True, "n_resamples": 20, "progress": False}  # fmt: skip
+    capitalised = [g.capitalize() for g in table["applicant_gender"]]
+    alone = _value(evenhand.assess(attributes=["gender"], groups=capitalised, **options), "DP", "gender")
+    shared = _value(evenhand.assess(attributes=["gender", "race"], groups=capitalised, **options), "DP", "gender")
+    assert alone == shared == pytest.approx(5 / 7 - 1 / 2)  # adding an attribute does not empty gender's groups
+    with pytest.raises(ValueError, match=r"^person_group: none of its values \(x\) is a group of gender or race"):
+        evenhand.assess(attributes=["gender", "race"], groups=["x"] * len(table), **options)

@@ -336,3 +336,19 @@ def test_the_shuffle_moves_prompts_not_single_answers() -> None:
         assert 9 <= test.details["n_shuffled"] <= 12  # prompts (one whose answers mix groups stays), not answers
         rejections += test.p_value < 0.05
     assert rejections <= 5, rejections  # 30 null corpora: ~1.5 expected at the 5% level
+
+
+def test_the_tests_table_is_the_whole_multiple_testing_family() -> None:
+    """Every p-value that enters the Benjamini-Hochberg adjustment has its row in ``a.tests`` (sentiment swaps, the
+    similarity rows' noise-floor swap tests, the co-occurrence shuffles): the adjustment can be redone from it."""
+    from evenhand.stats import benjamini_hochberg
+
+    table = planted_table("race", {"black": COLDER}, base=NEUTRAL, n_prompts=40, samples=3, seed=2)
+    a = evenhand.assess(task="text_generation", responses=table, attributes=["race"], embedder=False,
+                        n_resamples=100, progress=False)  # fmt: skip
+    tests = a.tests
+    assert {"swap test of the noise floor"} <= set(tests["method"])
+    redone = benjamini_hochberg(tests["p_value"].to_numpy(dtype=float))
+    np.testing.assert_allclose(redone, tests["p_adjusted"].to_numpy(dtype=float))
+    similarity = a.metrics[a.metrics["metric"] == "CROUGE-L"]
+    assert similarity["p_adjusted"].notna().all()  # the verdict reads these

@@ -79,10 +79,12 @@ def test_a_local_model_is_cached_under_its_weights_fingerprint(tmp_path: Path) -
 
     folder = tmp_path / "my-embedder"
     shutil.copytree(default_embedder_path(), folder)
-    before = get_embedder(folder, device="cpu").cache_key
-    assert before.startswith(f"embedding/st/{folder}#")
+    first = get_embedder(folder, device="cpu")
+    assert first.cache_key.startswith(f"embedding/st/{folder}#")
+    assert get_embedder(folder, device="cpu").model is first.model  # unchanged weights: loaded once
     weights = max((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
-    weights.write_bytes(weights.read_bytes())  # "retrained": same bytes, a new file time
-    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
-    assert get_embedder(folder, device="cpu").cache_key != before
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))  # "retrained" in place
+    second = get_embedder(folder, device="cpu")
+    assert second.cache_key != first.cache_key
+    assert second.model is not first.model  # the new weights are read, never the old model under the new key
     assert get_embedder(None, device="cpu").cache_key == "embedding/st/all-MiniLM-L6-v2/raw"  # bundled: stable name

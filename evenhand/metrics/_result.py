@@ -109,6 +109,8 @@ def prompt_units(prompts: Any, n_items: int, item: str = "item") -> Prompts:
 def clustered(resampler: Resampler, prompts: Prompts) -> Resampler:
     """``resampler`` with prompts as the units: a weight per prompt becomes the weight of each of its items (a
     prompt drawn twice counts all its items twice), for statistics that are not sums over items (COBS, SA)."""
+    if resampler.strata is not None:  # strata label items; which stratum would a prompt of several be in?
+        raise ValueError("a stratified resampler cannot be clustered by prompt")
     codes = prompts.codes
     inner = resampler.statistic
     return Resampler(unit="prompt", n_units=prompts.n, statistic=lambda w: inner(np.atleast_2d(w)[:, codes]))

@@ -312,9 +312,10 @@ class Assessment:
 
     @property
     def tests(self) -> pd.DataFrame:
-        """Every permutation test of "no difference between groups": one row per classification metric and pair of
-        groups (exact test of the two groups' rates) and per counterfactual sentiment row (paired swap test), with
-        the Benjamini-Hochberg ``p_adjusted`` taken over all of them."""
+        """Every test of the assessment: one row per classification metric and pair of groups (exact test of the
+        two groups' rates), per counterfactual sentiment row (paired swap test), per counterfactual similarity row
+        (the swap test of its noise floor) and per COBS / SA row (group shuffle of prompts), with the
+        Benjamini-Hochberg ``p_adjusted`` taken over all of them."""
         rows: list[dict[str, Any]] = []
         for rec in self.records:
             if rec.pair_tests is not None:
@@ -343,8 +344,29 @@ class Assessment:
                         "n_permutations": rec.test.n_permutations,
                         "p_value": rec.test.p_value,
                         "p_adjusted": rec.p_adjusted,
-                        "method": f"paired swap ({rec.test.method})",
+                        "method": rec.test.method if rec.family == "stereotype" else f"paired swap ({rec.test.method})",
                         "reason": rec.test.reason,
+                    }
+                )
+            elif rec.noise is not None and not math.isnan(rec.noise.p_value):  # a similarity row's swap test
+                nf = rec.noise
+                a, b = rec.groups or (None, None)
+                rows.append(
+                    {
+                        "metric": rec.name,
+                        "key": rec.key,
+                        "attribute": rec.attribute,
+                        "comparison": rec.comparison.label,
+                        "group_a": a,
+                        "group_b": b,
+                        "difference": nf.gap,  # noise floor minus counterfactual similarity
+                        "units_a": nf.n_prompts,
+                        "units_b": nf.n_prompts,
+                        "n_permutations": nf.n_permutations,
+                        "p_value": nf.p_value,
+                        "p_adjusted": rec.p_adjusted,
+                        "method": "swap test of the noise floor",
+                        "reason": None,
                     }
                 )
         return pd.DataFrame(rows, columns=TEST_COLUMNS)

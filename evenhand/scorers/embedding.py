@@ -17,7 +17,7 @@ import numpy.typing as npt
 from evenhand._optional import require
 from evenhand._validation import FloatArray
 from evenhand.scorers._base import BatchedModel, ModelUnavailableError, check_device, resolve_device
-from evenhand.scorers._hf import offline_hint
+from evenhand.scorers._hf import model_key, offline_hint, weights_fingerprint
 
 
 class Embedder(BatchedModel):
@@ -50,7 +50,8 @@ _EXAMPLE = "get_embedder('/path/to/model')"
 
 
 @functools.lru_cache(maxsize=4)
-def _load_sentence_transformer(model: str, device: str) -> Any:
+def _load_sentence_transformer(model: str, device: str, fingerprint: str) -> Any:
+    del fingerprint  # part of the cache key only: a model replaced in its folder loads again
     st = require("sentence_transformers", feature="sentence embeddings")
     return st.SentenceTransformer(model, device=device)
 
@@ -72,8 +73,11 @@ class SentenceTransformerEmbedder(Embedder):
         self.label = "all-MiniLM-L6-v2 (bundled)" if model is None else self.model_ref
         self.device = resolve_device(device)
         self.normalize = bool(normalize)
+        # the model's identity in score-cache keys, taken when its weights are read: a local folder is named with
+        # its weights' fingerprint, so a model retrained in place never reuses (or stores under) the old vectors
+        self._key_name = "all-MiniLM-L6-v2" if model is None else model_key(self.model_ref)
         try:
-            self.model = _load_sentence_transformer(self.model_ref, self.device)
+            self.model = _load_sentence_transformer(self.model_ref, self.device, weights_fingerprint(self.model_ref))
         except OSError as exc:
             raise ModelUnavailableError(
                 f"{offline_hint(self.model_ref, 'sentence-transformers', _EXAMPLE)} ({exc})"
@@ -87,11 +91,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     @property
     def cache_key(self) -> str:
-        from evenhand.scorers._hf import model_key
-
-        # a local folder is named with its weights' fingerprint: a model retrained in place never reuses old vectors
-        name = "all-MiniLM-L6-v2" if self.label.endswith("(bundled)") else model_key(self.model_ref)
-        return f"embedding/st/{name}/{'norm' if self.normalize else 'raw'}"
+        return f"embedding/st/{self._key_name}/{'norm' if self.normalize else 'raw'}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         # The engine has already de-duplicated and length-sorted, so hand sentence-transformers one batch.

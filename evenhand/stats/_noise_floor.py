@@ -129,6 +129,7 @@ def noise_floor(
     seed: SeedLike = 0,
     method: str = "percentile",
     n_permutations: int = 0,
+    stop_after: int | None = None,
 ) -> NoiseFloor:
     """Compare counterfactual similarity with the similarity of two responses to the same prompt.
 
@@ -143,7 +144,9 @@ def noise_floor(
     neutralizes every text first, as the counterfactual metrics do, so both sides are compared alike.
     Intervals: cluster bootstrap over prompts; the gap's is widened for few prompts (:func:`expanded_level`).
     ``p_value``: with ``n_permutations`` > 0, the swap test of the gap (:func:`swap_test_of_gap`), which scores the
-    consecutive pairs across the groups too (twice the floor's similarity calls); the assessment runs it with 999.
+    consecutive pairs across the groups too (twice the floor's similarity calls); ``stop_after`` ends it early where
+    there is clearly no evidence. The assessment runs up to 19,999 swaps, stopping after 20 that reach the floor, so
+    that p can be small enough for the Benjamini-Hochberg adjustment over every test of the run.
 
     Returns:
         :class:`NoiseFloor`. NaN values with a reason when no prompt has two or more responses.
@@ -195,7 +198,7 @@ def noise_floor(
         [right_all[i] for i in second] + [left_all[i] for i in second],
         "cross",
     )
-    p = swap_test_of_gap(base, cross, first, second, n_permutations=n_permutations, seed=seed)
+    p = swap_test_of_gap(base, cross, first, second, n_permutations=n_permutations, stop_after=stop_after, seed=seed)
     return replace(floor, p_value=p, n_permutations=n_permutations)
 
 
@@ -206,6 +209,7 @@ def swap_test_of_gap(
     second: npt.NDArray[np.int64],
     *,
     n_permutations: int = 999,
+    stop_after: int | None = None,
     seed: SeedLike = 0,
 ) -> float:
     """One-sided permutation p-value that the noise floor is higher than the counterfactual similarity.
@@ -223,6 +227,10 @@ def swap_test_of_gap(
     left out of each mean. Why it is needed beside the gap's interval: per-prompt gaps are skewed, and a bootstrap
     interval of their mean then excludes 0 too often with few prompts (about 8% of null seeds at 10 prompts for a
     one-sided 2.5%), while the swap test is exact at any size.
+
+    ``stop_after``: stop once that many permutations reach the observed floor and return ``h / l`` (Besag and
+    Clifford's sequential test), so that a large ``n_permutations`` (a small p-value floor, ``1 / (1 + n)``, which a
+    multiple-testing correction over many tests needs) costs little where there is no evidence.
     """
     k = first.size
     if k == 0 or same.size != 2 * k or cross.size != 2 * k:
@@ -245,6 +253,9 @@ def swap_test_of_gap(
     for start in range(0, n_permutations, chunk):
         flips = rng.random((min(chunk, n_permutations - start), rows)) < 0.5
         count += int(np.sum(floor(flips) >= observed - 1e-12))
+        done = start + len(flips)
+        if stop_after is not None and count >= stop_after and done < n_permutations:
+            return count / done  # clearly no evidence: Besag and Clifford's sequential p = h / l
     return (1 + count) / (1 + n_permutations)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from evenhand.stats._permutation import PermutationTest
 from evenhand.stats._resampling import SeedLike, as_generator, check_count
@@ -60,10 +61,9 @@ def group_shuffle_test(
     if units is None:
         codes = np.arange(len(texts))
     else:
-        labels_of = np.asarray(units, dtype=object)
-        if labels_of.size != len(texts):
-            raise ValueError(f"units needs one label per text: got {labels_of.size} for {len(texts)} texts")
-        codes = np.unique(labels_of.astype(str), return_inverse=True)[1]
+        codes = pd.factorize(pd.Series(np.asarray(units, dtype=object).ravel()))[0]  # 1 and 1.0 are one unit
+        if codes.size != len(texts):
+            raise ValueError(f"units needs one label per text: got {codes.size} for {len(texts)} texts")
     # per text: the single group it mentions (index into names), or -1 for none of them, -2 for several
     alone: dict[int, int] = {}
     for i, text in enumerate(texts):

@@ -87,15 +87,18 @@ class Classification(Family):
                     f"intersection {name}: the person_group column holds one group per person; an intersection "
                     "needs a column per attribute (classification.group_columns, or assess(group_columns=...))"
                 )
+        if len(from_one_column) > 1:
+            _check_some_value_is_known(frame, from_one_column, ctx.specs)
         single: dict[str, list[str | None]] = {}
 
         def groups_of(attribute: str) -> list[str | None]:
             if attribute not in single:
                 single[attribute] = self._single_groups(ctx, attribute)
                 if len(from_one_column) > 1 and attribute in from_one_column:
-                    # one column read for several attributes: each keeps the values that are its own groups
-                    own = set(attribute_groups(ctx.specs[attribute]))
-                    single[attribute] = [g if g in own else None for g in single[attribute]]
+                    # one column read for several attributes: each keeps the values that are its own groups (named as
+                    # its lexicon names them: "Female" is gender's "female")
+                    own = {g.casefold(): g for g in attribute_groups(ctx.specs[attribute])}
+                    single[attribute] = [None if g is None else own.get(g.casefold()) for g in single[attribute]]
             return single[attribute]
 
         for attribute in self.attributes(ctx.plan):
@@ -256,6 +259,18 @@ def _check_group_columns(
                 "(responses.path, evenhand metrics, assess(responses=DataFrame)); with prompts, use "
                 "prompts.group_column"
             )
+
+
+def _check_some_value_is_known(frame: pd.DataFrame, attributes: Sequence[str], specs: Mapping[str, Any]) -> None:
+    """A person_group column shared by several attributes whose values are groups of none of them: say so."""
+    known = {g.casefold() for a in attributes for g in attribute_groups(specs[a])}
+    values = {str(v) for v in frame["person_group"] if v is not None and str(v) != "" and str(v) != "nan"}
+    if values and not any(v.casefold() in known for v in values):
+        raise ValueError(
+            f"person_group: none of its values ({', '.join(sorted(values)[:5])}) is a group of "
+            f"{' or '.join(attributes)}; name the groups as the attributes do, or give a column per attribute "
+            "(group_columns)"
+        )
 
 
 def _reads_person_group(frame: pd.DataFrame, attribute: str) -> bool:
