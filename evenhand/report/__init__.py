@@ -246,9 +246,9 @@ def render_html(doc: dict[str, Any]) -> str:
         use_case=doc["plan"].get("use_case", {}),
         sections=_metric_sections(doc),
         figures=_figures(doc),
-        # the metrics table already carries each paired sentiment test (one per row); list the rate tests, which
-        # are several per metric row (one per pair of groups)
-        tests=[t for t in doc.get("tests") or [] if not str(t.get("method") or "").startswith("paired")],
+        # the metrics table already carries the tests that are one per row (sentiment swaps, noise-floor swaps,
+        # co-occurrence shuffles); list the rate tests, several per metric row (one per pair of groups, with rates)
+        tests=[t for t in doc.get("tests") or [] if t.get("rate_a") is not None or t.get("rate_b") is not None],
         worst=doc.get("worst_examples") or {},
         verdict=doc.get("verdict"),  # absent in results of schema 1
         plan_lines=_plan_lines(doc["plan"]),
