@@ -239,19 +239,27 @@ def swap_test_of_gap(
     rows = int(max(first.max(initial=0), second.max(initial=0))) + 1
     rng = as_generator(seed)
 
+    # the floor's mean, NaN scores left out, as sums and counts: a pair that becomes a cross pair changes them by
+    # its column of these differences, so each permutation's mean is two matrix-vector products, not a (P, 2, K) copy
+    same_sum, same_n = np.nansum(same_pairs, axis=0), np.sum(~np.isnan(same_pairs), axis=0).astype(np.float64)
+    cross_sum, cross_n = np.nansum(cross_pairs, axis=0), np.sum(~np.isnan(cross_pairs), axis=0).astype(np.float64)
+    shift_sum, shift_n = cross_sum - same_sum, cross_n - same_n
+
     def floor(flips: npt.NDArray[np.bool_]) -> FloatArray:
         """Mean floor similarity under each row of swap flags (P, rows)."""
-        changed = flips[:, first] != flips[:, second]  # (P, K): this floor pair became a cross pair
-        values = np.where(changed[:, None, :], cross_pairs[None], same_pairs[None])  # (P, 2, K)
-        with np.errstate(invalid="ignore"):
-            return np.asarray(np.nanmean(values.reshape(len(flips), -1), axis=1), dtype=np.float64)
+        changed = (flips[:, first] != flips[:, second]).astype(np.float64)  # (P, K): this pair became a cross pair
+        total, count = same_sum.sum() + changed @ shift_sum, same_n.sum() + changed @ shift_n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
 
     observed = float(floor(np.zeros((1, rows), dtype=bool))[0])
     if math.isnan(observed):
         return math.nan
     count, chunk = 0, max(1, 2**20 // max(2 * k, 1))
     for start in range(0, n_permutations, chunk):
-        flips = rng.random((min(chunk, n_permutations - start), rows)) < 0.5
+        size = min(chunk, n_permutations - start)  # fair coin flips, eight from each random byte
+        flips = np.unpackbits(rng.integers(0, 256, size=(size, (rows + 7) // 8), dtype=np.uint8), axis=1)[:, :rows]
+        flips = flips.astype(bool)
         count += int(np.sum(floor(flips) >= observed - 1e-12))
         done = start + len(flips)
         if stop_after is not None and count >= stop_after and done < n_permutations:
