@@ -258,8 +258,8 @@ def swap_test_of_gap(
     count, chunk = 0, max(1, 2**20 // max(2 * k, 1))
     for start in range(0, n_permutations, chunk):
         size = min(chunk, n_permutations - start)  # fair coin flips, eight from each random byte
-        flips = np.unpackbits(rng.integers(0, 256, size=(size, (rows + 7) // 8), dtype=np.uint8), axis=1)[:, :rows]
-        flips = flips.astype(bool)
+        bits = np.unpackbits(rng.integers(0, 256, size=(size, (rows + 7) // 8), dtype=np.uint8), axis=1)
+        flips: npt.NDArray[np.bool_] = bits[:, :rows].astype(bool)
         count += int(np.sum(floor(flips) >= observed - 1e-12))
         done = start + len(flips)
         if stop_after is not None and count >= stop_after and done < n_permutations:
