@@ -10,12 +10,11 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _loopback import serving
+from _loopback import JsonHandler, serving
 from typer.testing import CliRunner
 
 from evenhand import cli
@@ -29,45 +28,31 @@ CANARIES = (KEY, PASSWORD, HEADER)
 BASIC = base64.b64encode(f"svc:{PASSWORD}".encode()).decode()  # what aiohttp sends for URL credentials
 
 
-class _LeakyHandler(BaseHTTPRequestHandler):
+class _LeakyHandler(JsonHandler):
     """Answers by the marker in the user message: ``[[401]]`` quotes every request header, ``[[500]]`` puts the
     Authorization header and the raw body in a 500 (with ``Retry-After: 0``, so the retries are instant),
     ``[[302]]`` redirects to a URL with the key in its path and query; anything else is a normal answer."""
-
-    protocol_version = "HTTP/1.1"
-
-    def _reply(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length", "0")))
         user = json.loads(raw)["messages"][-1]["content"]
         auth = self.headers.get("Authorization", "")
         if "[[401]]" in user:
-            self._reply(401, {"error": {"message": f"bad credentials {auth}; headers {dict(self.headers.items())}"}})
+            self.reply(401, {"error": {"message": f"bad credentials {auth}; headers {dict(self.headers.items())}"}})
         elif "[[500]]" in user:
             token = auth.split(" ", 1)[-1]
-            self._reply(500, {"error": {"message": f"crash for key={token} auth={auth} body={raw.decode()}"}},
+            self.reply(500, {"error": {"message": f"crash for key={token} auth={auth} body={raw.decode()}"}},
                         {"Retry-After": "0"})  # fmt: skip
         elif "[[302]]" in user:
             token = auth.split(" ", 1)[-1] or HEADER
             where = f"http://127.0.0.1:{self.server.server_address[1]}/{token}/v1?api_key={token}"
-            self._reply(302, {"error": {"message": f"moved to {where}"}}, {"Location": where})
+            self.reply(302, {"error": {"message": f"moved to {where}"}}, {"Location": where})
         else:
             reply = {"role": "assistant", "content": "Thank you, dear customer."}
-            self._reply(200, {"choices": [{"index": 0, "message": reply, "finish_reason": "stop"}], "usage": {}})
+            self.reply(200, {"choices": [{"index": 0, "message": reply, "finish_reason": "stop"}], "usage": {}})
 
     def do_GET(self) -> None:  # where a followed redirect lands: echo the path (it holds the key)
-        self._reply(404, {"error": {"message": f"nothing at {self.path}"}})
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.reply(404, {"error": {"message": f"nothing at {self.path}"}})
 
 
 @pytest.fixture(scope="module")

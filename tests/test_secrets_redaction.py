@@ -7,12 +7,11 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _loopback import serving
+from _loopback import JsonHandler, serving
 from typer.testing import CliRunner
 
 from evenhand._redact import (
@@ -103,11 +102,9 @@ def test_secret_values_and_redact_text(monkeypatch: pytest.MonkeyPatch) -> None:
 # ------------------------------------------------------------------------------- a server that echoes everything
 
 
-class _EchoHandler(BaseHTTPRequestHandler):
+class _EchoHandler(JsonHandler):
     """An OpenAI-compatible server that answers prompts containing [[401]] / [[400]] / [[403]] with that status and
     an error message quoting every request header and the whole body (the worst case for a leak)."""
-
-    protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length", "0")))
@@ -116,21 +113,10 @@ class _EchoHandler(BaseHTTPRequestHandler):
         echo = f"headers={dict(self.headers.items())} body={raw.decode()}"
         for code in (401, 400, 403):
             if f"[[{code}]]" in user:
-                self._send(code, {"error": {"message": f"rejected: {echo}"}})
+                self.reply(code, {"error": {"message": f"rejected: {echo}"}})
                 return
         reply = {"role": "assistant", "content": f"Thanks, dear customer. {len(user)}"}
-        self._send(200, {"choices": [{"index": 0, "message": reply, "finish_reason": "stop"}], "usage": {}})
-
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.reply(200, {"choices": [{"index": 0, "message": reply, "finish_reason": "stop"}], "usage": {}})
 
 
 @pytest.fixture(scope="module")

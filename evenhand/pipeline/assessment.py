@@ -325,49 +325,34 @@ class Assessment:
                     row.update({c: t.get(c) for c in TEST_COLUMNS if c in t and c != "metric"})
                     rows.append(row)
             elif rec.test is not None:
-                a, b = rec.groups or rec.test.groups
-                n = rec.test.details.get("n_pairs")
-                units = rec.test.details.get("n_units")
+                n, units = rec.test.details.get("n_pairs"), rec.test.details.get("n_units")
+                method = rec.test.method if rec.family == "stereotype" else f"paired swap ({rec.test.method})"
                 rows.append(
-                    {
-                        "metric": rec.name,
-                        "key": rec.key,
-                        "attribute": rec.attribute,
-                        "comparison": rec.comparison.label,
-                        "group_a": a,
-                        "group_b": b,
-                        "difference": rec.test.statistic,
-                        "n_a": n,
-                        "n_b": n,
-                        "units_a": units,  # the prompts whose pairs were swapped together
-                        "units_b": units,
-                        "n_permutations": rec.test.n_permutations,
-                        "p_value": rec.test.p_value,
-                        "p_adjusted": rec.p_adjusted,
-                        "method": rec.test.method if rec.family == "stereotype" else f"paired swap ({rec.test.method})",
-                        "reason": rec.test.reason,
-                    }
-                )
-            elif rec.noise is not None and not math.isnan(rec.noise.p_value):  # a similarity row's swap test
+                    _test_row(
+                        rec,
+                        rec.groups or rec.test.groups,
+                        rec.test.statistic,
+                        (n, units),
+                        rec.test.p_value,
+                        rec.test.n_permutations,
+                        method,
+                        rec.test.reason,
+                    )
+                )  # units: the prompts whose pairs were swapped together
+            elif rec.swap_p is not None:  # a similarity row: the swap test of its noise floor
                 nf = rec.noise
-                a, b = rec.groups or (None, None)
+                # the difference is the gap: noise floor minus counterfactual similarity
                 rows.append(
-                    {
-                        "metric": rec.name,
-                        "key": rec.key,
-                        "attribute": rec.attribute,
-                        "comparison": rec.comparison.label,
-                        "group_a": a,
-                        "group_b": b,
-                        "difference": nf.gap,  # noise floor minus counterfactual similarity
-                        "units_a": nf.n_prompts,
-                        "units_b": nf.n_prompts,
-                        "n_permutations": nf.n_permutations,
-                        "p_value": nf.p_value,
-                        "p_adjusted": rec.p_adjusted,
-                        "method": "swap test of the noise floor",
-                        "reason": None,
-                    }
+                    _test_row(
+                        rec,
+                        rec.groups or (None, None),
+                        nf.gap,
+                        (None, nf.n_prompts),
+                        rec.swap_p,
+                        nf.n_permutations,
+                        "swap test of the noise floor",
+                        None,
+                    )
                 )
         return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
@@ -660,6 +645,27 @@ class Assessment:
         from evenhand.notebook import assessment_html
 
         return assessment_html(self)
+
+
+def _test_row(
+    rec: MetricRecord,
+    groups: Sequence[Any],
+    difference: Any,
+    sizes: tuple[Any, Any],
+    p_value: Any,
+    n_permutations: Any,
+    method: str,
+    reason: Any,
+) -> dict[str, Any]:
+    """One row of :attr:`Assessment.tests` for a test that is one per metric row; ``sizes`` is (items, units) of
+    each side, the same for both sides of a paired test."""
+    (a, b), (n, units) = groups, sizes
+    return {
+        "metric": rec.name, "key": rec.key, "attribute": rec.attribute, "comparison": rec.comparison.label,
+        "group_a": a, "group_b": b, "difference": difference, "n_a": n, "n_b": n, "units_a": units,
+        "units_b": units, "n_permutations": n_permutations, "p_value": p_value, "p_adjusted": rec.p_adjusted,
+        "method": method, "reason": reason,
+    }  # fmt: skip
 
 
 def _answered(frame: pd.DataFrame) -> pd.Series:

@@ -7,6 +7,7 @@ display ("female vs male", "class fraud vs rest"); nothing parses it back, so an
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,3 +80,11 @@ class MetricRecord:
     @property
     def groups(self) -> tuple[str, str] | None:
         return self.comparison.groups
+
+    @property
+    def swap_p(self) -> float | None:
+        """A similarity row's test, the swap test of its noise floor (it has no permutation test of its own): its
+        p-value, None when the row has its own test or no swap test was run."""
+        if self.test is not None or self.noise is None or math.isnan(self.noise.p_value):
+            return None
+        return float(self.noise.p_value)

@@ -8,7 +8,6 @@ source and :class:`~evenhand.config.RunSettings`, and calls :func:`run`.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -204,9 +203,8 @@ def _adjust(records: Sequence[MetricRecord]) -> None:
 
     single = [r for r in records if r.test is not None and r.pair_tests is None]
     tables = [r for r in records if r.pair_tests is not None]
-    # a similarity row's test is its noise floor's swap test (no test of its own): it is one of the family too
-    floors = [r for r in records if r.test is None and r.noise is not None and not math.isnan(r.noise.p_value)]
-    raw = [r.test.p_value for r in single] + [r.noise.p_value for r in floors if r.noise is not None]
+    floors = [r for r in records if r.swap_p is not None]  # a similarity row's test: its noise floor's swap test
+    raw = [r.test.p_value for r in single] + [r.swap_p for r in floors]
     for rec in tables:
         assert rec.pair_tests is not None
         raw.extend(rec.pair_tests["p_value"].tolist())

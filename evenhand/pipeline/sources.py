@@ -225,7 +225,10 @@ def _check_groups(version: pd.DataFrame, attributes: Mapping[str, Any], names: t
 
     only = next(iter(attributes)) if len(attributes) == 1 else ""
     known: dict[str, tuple[str, ...]] = {}
-    for row, (attribute, group) in enumerate(zip(version["attribute"], version["group"], strict=True), start=1):
+    # each distinct (attribute, group) once, at its first row: the check is per pair, not per response
+    distinct = version[["attribute", "group"]].reset_index(drop=True).drop_duplicates()
+    for position, attribute, group in zip(distinct.index, distinct["attribute"], distinct["group"], strict=True):
+        row = int(position) + 1
         name = attribute if attribute not in ("", "None", "nan") else only
         if not group or not name:
             continue

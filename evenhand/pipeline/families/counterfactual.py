@@ -201,14 +201,13 @@ def _assessment_embedder(spec: Any, device: str | None = None, persistent: Any =
     when set, else a private in-memory one."""
     from evenhand import scorers
 
-    memory = scorers.ScoreCache(":memory:")
     if spec is None or isinstance(spec, (str, os.PathLike, Mapping)):
         _quiet_model_loading()
-        cache = persistent if persistent is not None else memory
+        cache = persistent if persistent is not None else scorers.ScoreCache(":memory:")
         return build_scorer(scorers.get_embedder, spec, key="scoring.embedder", device=device, cache=cache)
     # A user's object (or an already-built Embedder, whose own cache settings stay as they are) is wrapped; the
     # name only labels entries of this run's in-memory cache, which the scorer layer caches by name.
-    return scorers.CallableEmbedder(spec, name="assessment", cache=memory)
+    return scorers.CallableEmbedder(spec, name="assessment", cache=scorers.ScoreCache(":memory:"))
 
 
 def _quiet_model_loading() -> None:
