@@ -16,7 +16,14 @@ Runs, in one go:
    against a server that ignores ``n``: permanently failed samples, their reasons, server requests and requests
    that asked for n > 1.
 
+7. ``--capped`` (issue 24) instead: 1,000 prompts x 25 samples (``n`` honoured: 1,000 requests) against
+   ``tests/capped_server.py``, which serves 32 requests at a time with 200 ms latency and answers 429 with
+   ``Retry-After: 1`` beyond (floor 1,000 / 32 x 0.2 s = 6.25 s): the default (adaptive) concurrency, fixed 16 (the
+   default before) and fixed 32, ``--runs`` runs each, with the share of requests answered 429; then the same
+   server without a cap, default against fixed 16.
+
 Usage: .venv/bin/python benchmarks/bench_generation.py [--requests 5000] [--local] [--faults [--seeds 5]]
+       [--capped [--runs 3]]
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "tests" / "openai_stub.py"
 FAULT_SERVER = ROOT / "tests" / "fault_server.py"
+CAPPED_SERVER = ROOT / "tests" / "capped_server.py"
 LANGFAIR_PY = ROOT / ".venv-langfair" / "bin" / "python"
 
 LANGFAIR_SCRIPT = r"""
@@ -133,6 +141,47 @@ def faults_main(seeds: int, retry: dict[str, Any]) -> None:
             )
 
 
+def run_capped(cap: int, concurrency: int | None, n_prompts: int = 1000, count: int = 25) -> dict[str, Any]:
+    """One run against the capped server (``cap`` 0: no cap), 200 ms latency; ``concurrency`` None: the default."""
+    from evenhand.generation import OpenAIClient, generate
+
+    proc, base_url = start_stub("--cap", str(cap), "--latency", "0.2", "--retry-after", "1", script=CAPPED_SERVER)
+    try:
+        prompts = [f"capped prompt {i}" for i in range(n_prompts)]
+        client = OpenAIClient(base_url, "capped", api_key="sk-bench")
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            result = generate(
+                prompts, client, count=count, concurrency=concurrency, store=Path(tmp) / "g.sqlite", progress=False
+            )
+            dt = time.perf_counter() - t
+        stats = stub_stats(base_url)
+        return {"seconds": dt, "ok": result.status_counts()["ok"], "total": len(result), **stats}
+    finally:
+        proc.kill()
+
+
+def capped_main(runs: int) -> None:
+    floor = 1000 / 32 * 0.2
+    print(f"\n1,000 prompts x 25 samples (n honoured), 200 ms latency, {runs} runs each; capped floor {floor:.2f} s\n")
+    print("| server | concurrency | seconds (runs) | median x ideal | completed | requests | answered 429 | peak |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for cap, settings in ((32, (None, 16, 32)), (0, (None, 16))):
+        for concurrency in settings:
+            rows = [run_capped(cap, concurrency) for _ in range(runs)]
+            seconds = sorted(r["seconds"] for r in rows)
+            median = seconds[len(seconds) // 2]
+            last = rows[-1]
+            refused = ", ".join(f"{r['refused']} ({r['refused'] / r['requests']:.1%})" for r in rows)
+            ideal = floor if cap else 1000 / 64 * 0.2
+            print(
+                f"| {'cap 32' if cap else 'no cap'} | {concurrency or 'default (adaptive)'} "
+                f"| {' / '.join(f'{x:.2f}' for x in seconds)} | {median / ideal:.2f} | {last['ok']}/{last['total']} "
+                f"| {' / '.join(str(r['requests']) for r in rows)} | {refused} | {last['peak']} |",
+                flush=True,
+            )
+
+
 def run_evenhand(n_prompts: int, count: int, concurrency: int, rate_429: float) -> dict[str, float]:
     from evenhand.generation import OpenAIClient, generate
 
@@ -225,7 +274,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5, help="runs per mode with --faults")
     parser.add_argument("--max-retries", type=int, default=None, help="with --faults (default: the library's)")
     parser.add_argument("--backoff", type=float, default=None, help="with --faults (default: the library's)")
+    parser.add_argument("--capped", action="store_true", help="issue 24: a server that serves 32 at a time")
+    parser.add_argument("--runs", type=int, default=3, help="runs per setting with --capped")
     args = parser.parse_args()
+    if args.capped:
+        capped_main(args.runs)
+        return
     if args.faults:
         retry = {"max_retries": args.max_retries, "backoff": args.backoff}
         faults_main(args.seeds, {k: v for k, v in retry.items() if v is not None})

@@ -31,6 +31,7 @@ _LAZY: dict[str, str] = {
     "plan": "evenhand.framework",
     "Plan": "evenhand.framework",
     "assess": "evenhand.pipeline",
+    "estimate_cost": "evenhand.pipeline.from_config",
     "Assessment": "evenhand.pipeline",
     "compare": "evenhand.comparison",
     "RunComparison": "evenhand.comparison",

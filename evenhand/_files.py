@@ -1,7 +1,10 @@
 """Writing output files safely: whole or not at all, never through a symlink, never over an input.
 
 A results file is written to a temporary file in the same folder and renamed over the target: an interrupted run
-leaves the previous file intact, and a symlink at the target is replaced (its target is never written).
+leaves the previous file intact, and a symlink at the target is replaced (its target is never written). The file
+gets the mode a plain ``open()`` would give it (0666 less the umask: 0644 under the usual 022), not the temporary
+file's private 0600, so that a CI artifact server or a colleague can read the results; a stricter umask (077) keeps
+them private. Nothing written here holds a secret (keys and headers are redacted before any output).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         raise IsADirectoryError(f"cannot write {target}: it is a folder")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 is for the temporary name, not the output
         opened = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
         with opened as handle:
             yield handle
@@ -45,6 +49,21 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux: /proc/self/status); else
+    set and restored at once (``os.umask`` has no read-only form)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def check_outputs(outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[str | os.PathLike[str] | None]) -> None:
@@ -72,6 +91,7 @@ def staged_folder(target: Path, complete: Callable[[Path], bool]) -> Iterator[Pa
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
+        os.chmod(staging, 0o777 & ~current_umask())  # as mkdir would make it (mkdtemp's is private, 0700)
         yield staging
         if target.exists() and not complete(target):
             shutil.rmtree(target, ignore_errors=True)

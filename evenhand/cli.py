@@ -19,7 +19,6 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -68,6 +67,10 @@ class _OneLineUsageErrors(typer.core.TyperGroup):
         **extra: Any,
     ) -> Any:
         where = {"args": args, "prog_name": prog_name, "complete_var": complete_var, **extra}
+        from evenhand._help_format import use_plain_help, wide_terminal
+
+        if not wide_terminal():  # rich's help panels cut option names with "…" when narrow (and in CI logs)
+            use_plain_help(self)
         if not standalone_mode:
             return super().main(**where, standalone_mode=False, windows_expand_args=windows_expand_args)
         try:
@@ -150,85 +153,6 @@ def _ftu_table(prompts: list[str], attributes: list[str]) -> Table:
     return table
 
 
-def _summary_table(assessment: Any) -> Table:
-    rows = []
-    num = "{:.3f}".format
-    for row in assessment.to_dict(include_responses=False)["metrics"]:  # JSON form: None, never NaN
-        interval = f"{num(row['ci_low'])}-{num(row['ci_high'])}" if row["ci_low"] is not None else "-"
-        floor = num(row["noise_floor"]) if row["noise_floor"] is not None else "-"
-        value = num(row["value"]) if row["value"] is not None else "NaN"
-        if row["passed"] is False:
-            value += " (fail)"
-        p = row["p_adjusted"]
-        p_adj = "-" if p is None else ("<0.001" if p < 0.001 else num(p))
-        name = f"{row['full_name']} ({row['metric']})" if row["full_name"] != row["metric"] else row["metric"]
-        rows.append((name, row["attribute"] or "-", row["comparison"], value, interval, floor, p_adj))
-    table = Table(
-        title=f"evenhand: {escape(assessment.plan.use_case.name)}",
-        caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-    level = (assessment.meta.get("settings") or {}).get("ci") or 0.95
-    headers = ("metric", "attribute", "groups", "value", f"{level:.0%} CI", "floor", "p")
-    for name in headers:
-        table.add_column(name, no_wrap=True)
-    for r in rows:
-        table.add_row(*(escape(str(c)) for c in r))  # attribute and group names are data, not markup
-    return table
-
-
-_SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green"}
-
-
-def _print_verdict(assessment: Any) -> None:
-    """The verdict first: its status, then every finding that is not ok, in plain words."""
-    verdict = assessment.verdict
-    style = _SEVERITY_STYLE[verdict.status]
-    name = escape(assessment.plan.use_case.name)
-    console.print(
-        f"[{style}]verdict: {verdict.status.upper()}[/] ({escape(verdict.summary)}) — {name}", highlight=False
-    )
-    for finding in sorted(verdict.findings, key=lambda f: ("concern", "watch", "ok").index(f.severity)):
-        if finding.severity == "ok":
-            continue
-        scope = ", ".join(s for s in (finding.attribute, " vs ".join(finding.groups or ())) if s) or "all"
-        console.print(
-            f"  [{_SEVERITY_STYLE[finding.severity]}]{finding.severity}[/] {finding.risk} ({escape(scope)}): "
-            f"{escape(finding.sentence)}",
-            highlight=False,
-        )
-    for note in verdict.notes:
-        console.print(f"  [dim]note:[/] {escape(note)}", highlight=False)
-    # the judge's own bias next to the verdict it shaped: the worst finding of each scorer audit (the report has all)
-    for kind, audit in (getattr(assessment, "scorer_audit", None) or {}).items():
-        findings = audit.get("findings") or []
-        if findings:
-            more = f" (+{len(findings) - 1} more in the report)" if len(findings) > 1 else ""
-            console.print(f"  [dim]scorer audit ({escape(kind)}):[/] {escape(findings[0])}{more}", highlight=False)
-
-
-def _print_undefined(assessment: Any) -> None:
-    """Why some metrics are NaN, one line per distinct reason (the report has the details)."""
-    by_metric: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for row in assessment.to_dict(include_responses=False)["metrics"]:
-        if row["value"] is None:
-            key = (row["metric"], row["attribute"] or "all")
-            by_metric.setdefault(key, []).append((row["comparison"], row["reason"] or "undefined"))
-    reasons: dict[str, list[str]] = {}
-    for (metric, attribute), rows in by_metric.items():  # one line per metric, not one per pair of groups
-        if len(rows) == 1:
-            label, reason = f"{metric} ({attribute}, {rows[0][0]})", rows[0][1]
-        else:
-            same = len({r for _, r in rows}) == 1
-            label = f"{metric} ({attribute}, {len(rows)} pairs of groups)"
-            reason = rows[0][1] if same else f"{rows[0][1]} (for {rows[0][0]}; the report lists each pair)"
-        reasons.setdefault(reason, []).append(label)
-    for reason, labels in reasons.items():
-        shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
-        console.print(f"[dim]NaN:[/] {escape(str(shown))}: {escape(str(reason))}", highlight=False)
-
-
 def _write_outputs(
     assessment: Any, out: Path, html: bool = True, include_responses: bool = True, responses: str = "csv"
 ) -> None:
@@ -239,7 +163,9 @@ def _write_outputs(
     staged = {name: out / f".staging.{name}" for name in [*names, *(["report.html"] if html else [])]}  # suffix kept
     try:
         assessment.write_json(staged["results.json"], include_responses=include_responses)
-        write_text(staged["metrics.csv"], assessment.metrics.to_csv(index=False))
+        from evenhand._formula_guard import guard_frame  # a text cell such as "-x" must not run in a spreadsheet
+
+        write_text(staged["metrics.csv"], guard_frame(assessment.metrics).to_csv(index=False))
         if responses != "none":
             assessment.export_responses(staged[f"responses.{responses}"])
         if html:
@@ -250,15 +176,38 @@ def _write_outputs(
         raise
     for name, path in staged.items():
         os.replace(path, out / name)  # a symlink at the target is replaced, its target untouched
-    console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
+    # where the results went is status, not results: stderr, so that stdout redirected to a file holds results only
+    err_console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
     for name in list(staged)[2:]:  # the responses, then the report
-        console.print(f"wrote {escape(str(out / name))}")
+        err_console.print(f"wrote {escape(str(out / name))}")
+    for name in _STALE_CANDIDATES:
+        _remove_stale(out / name, written=name in staged)
+
+
+# Outputs a run may leave out (output.html: false, output.responses: none or the other format). A copy from an
+# earlier run in the same folder would sit beside the new results as if it were theirs, so it is removed (only after
+# the new files are in place; an output that is an input of the run was refused before it started).
+_STALE_CANDIDATES = ("report.html", "responses.csv", "responses.parquet")
+
+
+def _remove_stale(path: Path, written: bool) -> None:
+    if written or not (path.is_file() or path.is_symlink()):
+        return
+    path.unlink(missing_ok=True)  # a symlink itself, never its target
+    err_console.print(f"removed {escape(str(path))} (from an earlier run; this run does not write it)")
 
 
 def _run_config(
-    config: Any, out: Path | None, limit: int | None, progress: bool | None, allow_code: bool | None = None
+    config: Any,
+    out: Path | None,
+    limit: int | None,
+    progress: bool | None,
+    allow_code: bool | None = None,
+    junit: Path | None = None,
+    announce: bool = False,
 ) -> ExitCode:
-    """Run a validated config; print the summary, write the outputs; return the exit code."""
+    """Run a validated config; print the summary, write the outputs (and the JUnit file); return the exit code.
+    ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts."""
     from evenhand._redact import redact_text, secret_values
     from evenhand.generation._types import GenerationStoppedError
     from evenhand.pipeline.from_config import assess_config
@@ -268,8 +217,9 @@ def _run_config(
     if out is not None:
         config.output.dir = out
     try:  # before any work: the outputs must be writable where asked and must not overwrite an input
-        _check_output_dir(config)
-        assessment = assess_config(config, limit=limit, progress=progress, allow_code=allow_code)
+        _check_output_dir(config, junit)
+        told = _print_estimate if announce else None
+        assessment = assess_config(config, limit=limit, progress=progress, allow_code=allow_code, on_estimate=told)
     except (ValueError, TypeError, FileNotFoundError, KeyError, ModelUnavailableError) as exc:
         # a model named in the config that cannot be loaded is a bad setting (exit 2), like a missing file
         err_console.print(f"[bold red]error:[/] {escape(redact_text(str(exc), secrets))}", highlight=False)
@@ -289,20 +239,26 @@ def _run_config(
         )
         err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
         return ExitCode.INTERRUPTED
-    _print_verdict(assessment)
-    console.print(_summary_table(assessment))
-    _print_undefined(assessment)
-    for caveat in assessment.caveats:
-        console.print(f"[yellow]caveat:[/] {escape(str(caveat))}", highlight=False)
+    from evenhand.report.console import print_assessment
+
+    print_assessment(console, assessment.to_dict(include_responses=False))  # the report's order (docs/cli.md)
     oc = config.output
     _write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
-    if assessment.passed is False:  # None: no threshold was set, nothing gates the exit code
-        for c in assessment.threshold_checks:
-            if not c.passed:
-                reason = f" ({c.reason})" if c.reason and c.reason != "outside the allowed range" else ""
-                err_console.print(f"[red]threshold failed:[/] {escape(c.describe())}{escape(reason)}", highlight=False)
-        return ExitCode.THRESHOLD_FAILED
-    return ExitCode.OK
+    if junit is not None:  # from the results document, as `evenhand compare --junit` from the comparison's
+        from evenhand.junit import write_junit
+
+        try:
+            written = write_junit(junit, assessment.to_dict(include_responses=False))
+        except OSError as exc:  # checked before the run; the place changed since: one line, as any bad output path
+            err_console.print(f"[bold red]error:[/] --junit {escape(str(junit))}: cannot write it there "
+                              f"({escape(str(exc.strerror or exc))})", highlight=False)  # fmt: skip
+            return ExitCode.BAD_INPUT
+        err_console.print(f"wrote {escape(str(written))}")  # status: stderr, as the other outputs' lines
+    from evenhand.gate import print_gate  # passed or failed, what the gate judged, on stderr
+
+    print_gate(err_console, assessment.threshold_checks, f"{oc.dir / 'results.json'} (thresholds)")
+    # None: no threshold was set, nothing gates the exit code
+    return ExitCode.THRESHOLD_FAILED if assessment.passed is False else ExitCode.OK
 
 
 def _resume_advice(exc: Any) -> str:
@@ -315,7 +271,7 @@ def _resume_advice(exc: Any) -> str:
     )
 
 
-def _check_output_dir(config: Any) -> None:
+def _check_output_dir(config: Any, junit: Path | None = None) -> None:
     out = Path(config.output.dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {out} is a file; give a folder (--out or output.dir)")
@@ -332,6 +288,10 @@ def _check_output_dir(config: Any) -> None:
     inputs = [getattr(config.prompts, "path", None), getattr(config.responses, "path", None)]
     names = ("results.json", "metrics.csv", "report.html", "responses.csv", "responses.parquet")
     check_outputs([out / name for name in names], inputs)
+    if junit is not None:
+        from evenhand.junit import check_junit_path
+
+        check_junit_path(junit, inputs, [out / name for name in names])
 
 
 def _load(path: Path) -> Any:
@@ -366,6 +326,10 @@ _ScoreCache = Annotated[
         "scores nothing twice (scoring.cache)."
     ),
 ]
+
+
+_JUNIT_HELP = "Also write a JUnit XML file for CI test reports (each check or finding a test case; docs/cli.md)."
+_Junit = Annotated[Path | None, typer.Option("--junit", help=_JUNIT_HELP, dir_okay=False)]
 
 
 def _apply_scoring_flags(cfg: Any, arguments: dict[str, Any], model_device: bool) -> Any:
@@ -404,6 +368,10 @@ def assess(
             help="Allow the config to import and run Python code (model.provider callable with options.function).",
         ),
     ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="State the requests, tokens and cost the run would take, send nothing, stop."),
+    ] = False,
     toxicity: _Toxicity = None,
     sentiment: _Sentiment = None,
     stereotype: _Stereotype = None,
@@ -418,6 +386,7 @@ def assess(
     stereotype_threshold: _Cutoff = None,
     sentiment_threshold: _Cutoff = None,
     score_cache: _ScoreCache = None,
+    junit: _Junit = None,
 ) -> None:
     """Run the assessment a config file describes; write results.json, metrics.csv and report.html."""
     arguments = dict(locals())
@@ -435,7 +404,37 @@ def assess(
         cfg.generation.count = count
     cfg = _apply_scoring_flags(cfg, arguments, model_device=True)  # --device also reaches the local model
     # None (not False) lets EVENHAND_ALLOW_CODE=1 allow it too; the config itself never can
-    raise typer.Exit(int(_run_config(cfg, out, limit, False if no_progress else None, True if allow_code else None)))
+    shown = False if no_progress else None
+    if dry_run:
+        raise typer.Exit(int(_dry_run(cfg, out, limit, True if allow_code else None)))
+    code = _run_config(cfg, out, limit, shown, True if allow_code else None, junit=junit, announce=True)
+    raise typer.Exit(int(code))
+
+
+def _print_estimate(estimate: Any) -> None:
+    """What generation will send (requests, tokens, cost), on stderr: stdout keeps the results."""
+    for line in estimate.lines():
+        err_console.print(f"estimate: {escape(line)}", highlight=False)
+
+
+def _dry_run(config: Any, out: Path | None, limit: int | None, allow_code: bool | None) -> ExitCode:
+    """``assess --dry-run``: the estimate of what the run would send, and nothing else (no request, no scorer, no
+    store, no output folder)."""
+    from evenhand._redact import redact_text, secret_values
+    from evenhand.pipeline.from_config import estimate_config
+
+    if out is not None:  # the store's default place is in the output folder
+        config.output.dir = out
+    try:
+        estimate = estimate_config(config, limit, allow_code=allow_code)
+    except (ValueError, TypeError, FileNotFoundError, KeyError) as exc:
+        raise _fail(redact_text(str(exc), secret_values(config.model.client_spec())), ExitCode.BAD_INPUT) from None
+    if estimate is None:
+        err_console.print(f"nothing to send: the responses come from {escape(str(config.responses.path))}")
+    else:
+        _print_estimate(estimate)
+    err_console.print("dry run: nothing was sent and nothing was written", highlight=False)
+    return ExitCode.OK
 
 
 @app.command()
@@ -508,6 +507,7 @@ def metrics(
         bool | None,
         typer.Option("--progress/--no-progress", help="Stage progress with ETA on stderr (default: on a terminal)."),
     ] = None,
+    junit: _Junit = None,
 ) -> None:
     """Metrics from your own responses (no model is called): one row per response, with columns prompt and
     response, plus attribute and group for responses to counterfactual prompts."""
@@ -555,7 +555,7 @@ def metrics(
     cfg = _apply_scoring_flags(cfg, arguments, model_device=False)
     # off a terminal (CI logs, pipes) only on request: --progress prints a line per stage and one every few seconds
     shown = progress if progress is not None else (None if sys.stderr.isatty() else False)
-    raise typer.Exit(int(_run_config(cfg, None, None, shown)))
+    raise typer.Exit(int(_run_config(cfg, None, None, shown, junit=junit)))
 
 
 def _group_columns(pairs: list[str]) -> dict[str, str]:
@@ -593,7 +593,10 @@ def report(
     except OSError as exc:  # --out is a folder, inside a file, or not writable: bad input, one line
         message = f"--out {target}: cannot write the report there ({exc.strerror or exc})"
         raise _fail(message, ExitCode.BAD_INPUT) from None
-    console.print(f"wrote {escape(str(path))}")
+    from evenhand.report.console import print_verdict
+
+    print_verdict(console, doc)  # what the report leads with: the headlines, concerns, watches, ok per attribute
+    err_console.print(f"wrote {escape(str(path))}")  # status: stderr (stdout carries results only)
 
 
 _TASKS = ["text_generation", "summarization", "classification", "recommendation"]
@@ -642,6 +645,7 @@ def plan(
     from evenhand.framework import plan as make_plan
 
     ask = sys.stdin.isatty() if interactive is None else interactive
+    estimate = None
     try:
         if config is not None:
             flags = {"--task": task, "--prompts": prompts, "--attribute": attribute or None,
@@ -656,9 +660,11 @@ def plan(
                     ExitCode.BAD_INPUT,
                 )
             cfg = _load(config)
-            from evenhand.pipeline.from_config import response_source
+            from evenhand.pipeline.from_config import estimate_config, response_source
 
             use_case = cfg.use_case_with(response_source(cfg)[1])
+            # what assess would send to the model; plan imports no code the config names
+            estimate = estimate_config(cfg, allow_code=False)
         else:
             if task is None:
                 if not ask:
@@ -707,7 +713,8 @@ def plan(
     except (ValueError, FileNotFoundError) as exc:
         raise _fail(str(exc), ExitCode.BAD_INPUT) from None
     if as_json:
-        console.print_json(json.dumps(result.to_dict(), default=str))
+        doc = result.to_dict() | ({"generation_estimate": estimate.as_dict()} if estimate is not None else {})
+        console.print_json(json.dumps(doc, default=str))
         return
     table = Table(title=f"Plan: {use_case.task.replace('_', ' ')}")
     for name in ("metric", "attribute", "reason"):
@@ -724,6 +731,8 @@ def plan(
         console.print(f"[dim]note:[/] {escape(note)}", highlight=False)
     for caveat in result.caveats:
         console.print(f"[yellow]caveat:[/] {escape(caveat)}", highlight=False)
+    for line in estimate.lines() if estimate is not None else []:
+        console.print(f"[bold]estimate:[/] {escape(line)}", highlight=False)
 
 
 @app.command()
@@ -751,7 +760,7 @@ def demo(
     cfg = _load(demo_dir() / "demo.yaml")
     if count is not None:
         cfg.generation.count = count
-    console.print(
+    err_console.print(  # status, not results: stderr
         "generating responses with SmolLM2-135M-Instruct (offline, CPU); to assess your own model, copy "
         f"{demo_dir() / 'demo.yaml'}, point prompts.path at your prompts and set model.provider/base_url/model "
         "(see README: Assess your own model)"
@@ -781,6 +790,7 @@ def compare(
     fail_on: Annotated[
         str, typer.Option(help="never|worse|any: exit 1 when a finding got worse (any: or a metric did).")
     ] = "never",
+    junit: _Junit = None,
 ) -> None:
     """Compare runs side by side: each metric per run, differences with intervals, findings that changed."""
     from evenhand.comparison.cli import run_compare
@@ -793,7 +803,7 @@ def compare(
         raise _fail(f"--out {out}: cannot write the comparison there ({blocking} is a file)", ExitCode.BAD_INPUT)
     try:
         code = run_compare(results, labels=label, out=out, as_json=as_json, ci=ci, n_resamples=n_resamples, seed=seed,
-                           fail_on=fail_on, console=console, err_console=err_console)  # fmt: skip
+                           fail_on=fail_on, console=console, err_console=err_console, junit=junit)  # fmt: skip
     except (FileNotFoundError, ValueError) as exc:
         raise _fail(str(exc), ExitCode.BAD_INPUT) from None
     raise typer.Exit(code)

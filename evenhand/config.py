@@ -88,6 +88,16 @@ class ResponsesConfig(_Section):
     person_group_column: Annotated[str | None, Field(description="classification: group of the person per row")] = None
 
 
+class PricesConfig(_Section):
+    """What the model's tokens cost, per 1M, for the estimate before a run (``evenhand plan``, ``evenhand assess``)."""
+
+    # strict: a number as YAML/TOML write it (a quoted "0.15" or a true is a mistake to point at, not to convert)
+    input_per_1m: Annotated[float, Field(ge=0.0, strict=True, allow_inf_nan=False, description="per 1M prompt tokens")]
+    output_per_1m: Annotated[
+        float, Field(ge=0.0, strict=True, allow_inf_nan=False, description="per 1M completion tokens")
+    ]
+
+
 class ModelConfig(_Section):
     """The LLM: ``local`` (bundled SmolLM2 or a local Hugging Face path), any OpenAI-compatible server, or
     ``callable`` (a Python function named in ``options.function`` as ``"package.module:name"``)."""
@@ -104,11 +114,22 @@ class ModelConfig(_Section):
     max_tokens: Annotated[int, Field(ge=1)] = 96
     system_prompt: str | None = None
     seed: int | None = None
-    concurrency: Annotated[int, Field(ge=1)] = 8
+    concurrency: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description="requests in flight, fixed; null: provider openai adapts to the server's pace (from 16 up "
+            "to max_concurrency, backing off on 429/503), the other providers keep 8",
+        ),
+    ] = None
+    max_concurrency: Annotated[
+        int | None, Field(ge=1, description="the most requests in flight, ever (null: 64 when adapting)")
+    ] = None
     options: dict[str, Any] = Field(default_factory=dict, description="extra client options")
     device: Annotated[str | None, Field(description="provider local: auto, cpu, cuda, cuda:N or mps (None: auto)")] = (
         None
     )
+    prices: Annotated[PricesConfig | None, Field(description="per 1M tokens: the cost estimate states the cost")] = None
 
     @field_validator("options")
     @classmethod
@@ -126,10 +147,11 @@ class ModelConfig(_Section):
     def _openai_needs_url(self) -> ModelConfig:
         if self.provider == "openai" and (not self.base_url or not self.model):
             raise ValueError("model.provider 'openai' needs model.base_url and model.model")
-        written_as_path = self.model is not None and self.model.startswith(("/", "~", "./", "../", ".\\"))
-        if self.provider == "local" and written_as_path and not Path(str(self.model)).expanduser().exists():
-            # else every request fails inside the Hugging Face loader, and the run ends as a runtime failure
-            raise ValueError(f"model.model: no such local model folder {self.model} (or give a Hugging Face id)")
+        if self.concurrency is not None and self.max_concurrency is not None:
+            if self.concurrency > self.max_concurrency:
+                raise ValueError(f"model.concurrency {self.concurrency} is above model.max_concurrency")
+        # a local model folder is checked when the model is used (evenhand.pipeline.from_config.check_local_model),
+        # relative to the config file's folder: `evenhand plan` never needs it, and the working directory is no base
         if self.device is not None:
             from evenhand.scorers._base import check_device
 
@@ -137,6 +159,19 @@ class ModelConfig(_Section):
             if self.provider != "local":
                 raise ValueError(f"model.device applies to provider local, not {self.provider!r}; remove it")
         return self
+
+    def local_folder(self) -> Path | None:
+        """The local model's folder when ``model`` is written as a path (``/``, ``~``, ``./``, ``../``), else None
+        (a Hugging Face id, another provider)."""
+        written_as_path = self.model is not None and self.model.startswith(("/", "~", "./", "../", ".\\"))
+        return Path(str(self.model)).expanduser() if self.provider == "local" and written_as_path else None
+
+    def fixed_concurrency(self) -> int | None:
+        """``concurrency`` for the run: None lets an OpenAI-compatible server set the pace; a local model or a
+        callable keeps the fixed 8 it always had (nothing to adapt to)."""
+        if self.concurrency is None and self.provider != "openai":
+            return min(8, self.max_concurrency or 8)
+        return self.concurrency
 
     def client_spec(self) -> dict[str, Any]:
         """The dict :func:`evenhand.generation.get_client` takes (the API key stays in the environment)."""
@@ -166,7 +201,8 @@ class GenerationConfig(_Section):
         int | Literal["auto"] | None,
         Field(
             description="stop the run after this many requests in a row fail the same way (the server is down or "
-            "refuses every request; docs/generation.md); auto: max(10, model.concurrency); null: never stop early"
+            "refuses every request; docs/generation.md); auto: max(10, model.concurrency; 16 where it adapts); "
+            "null: never stop early"
         ),
     ] = "auto"
 
@@ -476,6 +512,8 @@ class AssessConfig(RunSettings):
         if isinstance(data.scoring.cache, Path):
             data.scoring.cache = fix(data.scoring.cache)
         data.output.dir = fix(data.output.dir) or data.output.dir
+        if data.model.local_folder() is not None:  # ./models/m in a config: beside the config, like every path
+            data.model.model = str(fix(data.model.local_folder()))
         return data
 
 

@@ -222,12 +222,23 @@ class PlannedMetric:
 
 @dataclass(frozen=True)
 class NotApplicable:
-    """A metric family left out, with the reason."""
+    """A metric family left out, with the reason; ``metrics`` are the keys of the metrics it leaves out, and the
+    reason names them (their short names, from the registry) first: build one with :func:`left_out`."""
 
     family: str
     attribute: str | None
     reason: str
     metrics: tuple[str, ...] = ()
+
+
+def left_out(family: str, attribute: str | None, why: str, keys: tuple[str, ...]) -> NotApplicable:
+    """A :class:`NotApplicable` whose reason names the metrics it leaves out: "FNRD, FORD, FPRD and FDRD are left
+    out: ..." (the names come from the registry, so a plan line never lists them by hand)."""
+    names = [METRICS[k].name for k in dict.fromkeys(keys)]
+    if not names:
+        raise ValueError(f"a not-applicable line for {family} names no metric")
+    verb = "is" if len(names) == 1 else "are"
+    return NotApplicable(family, attribute, f"{_join(names)} {verb} left out: {why}", tuple(dict.fromkeys(keys)))
 
 
 @dataclass(frozen=True)
@@ -429,7 +440,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
         why = f.describe()
         if not f.assessable:
             skipped.append(
-                NotApplicable(
+                left_out(
                     "stereotype",
                     name,
                     f"{why}: stereotype metrics look for {name} words in the responses, which this lexicon cannot "
@@ -438,7 +449,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                 )
             )
             skipped.append(
-                NotApplicable(
+                left_out(
                     "counterfactual",
                     name,
                     f"{why}: counterfactual prompts cannot be built from words the lexicon does not have (§3.1.3)",
@@ -449,7 +460,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
         if name in uc.intersection_names:
             # co-occurrence counts words of each group; an intersection's groups have no words of their own
             skipped.append(
-                NotApplicable(
+                left_out(
                     "stereotype",
                     name,
                     f"stereotype metrics are computed per attribute; the intersection {name} is assessed "
@@ -459,10 +470,11 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
             )
         elif f.satisfied and not uc.stereotype_when_ftu:
             skipped.append(
-                NotApplicable(
+                left_out(
                     "stereotype",
                     name,
                     f"{why}; stereotype risk is low (but not nil, footnote 27): set stereotype_when_ftu to include it",
+                    STEREOTYPE_COOCCURRENCE + (STEREOTYPE_CLASSIFIER if uc.stereotype_classifier else ()),
                 )
             )
         else:
@@ -472,30 +484,38 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                 _add(metrics, STEREOTYPE_CLASSIFIER, name, reason + "; a stereotype classifier is configured")
             else:
                 skipped.append(
-                    NotApplicable(
+                    left_out(
                         "stereotype_classifier",
                         name,
-                        "SF/EMS/SP need a stereotype classifier; none is configured (offline there is no default)",
+                        "they need a stereotype classifier; none is configured (offline there is no default)",
                         STEREOTYPE_CLASSIFIER,
                     )
                 )
         if f.satisfied:
             skipped.append(
-                NotApplicable(
-                    "counterfactual", name, f"{why}: there are no counterfactual input pairs to build (§3.1.3)"
+                left_out(
+                    "counterfactual",
+                    name,
+                    f"{why}: there are no counterfactual input pairs to build (§3.1.3)",
+                    CF_SENTIMENT + CF_SIMILARITY,
                 )
             )
             continue
         if not uc.counterfactual_invariance:
             skipped.append(
-                NotApplicable("counterfactual", name, "counterfactual invariance is not a desired property here")
+                left_out(
+                    "counterfactual",
+                    name,
+                    "counterfactual invariance is not a desired property here",
+                    CF_SENTIMENT + CF_SIMILARITY,
+                )
             )
             continue
         reason = f"{why} and counterfactual invariance is desired (§3.1.3)"
         _add(metrics, CF_SENTIMENT, name, reason)
         if uc.content_may_differ:
             skipped.append(
-                NotApplicable(
+                left_out(
                     "counterfactual_similarity",
                     name,
                     "content is expected to differ across groups, so similarity is too strict; sentiment only "
@@ -519,7 +539,7 @@ def _plan_classification(
     if not uc.person_level:
         for name, f in unreadable.items():
             skipped.append(
-                NotApplicable(
+                left_out(
                     "classification",
                     name,
                     f"{f.describe()}: which prompts mention a {name} group is unknown, and so is the group of each "
@@ -531,7 +551,7 @@ def _plan_classification(
         why = "inputs are not person-level" if uc.person_level is False else "inputs are not declared person-level"
         if not unreadable:
             skipped.append(
-                NotApplicable(
+                left_out(
                     "classification",
                     None,
                     f"{why} and FTU holds for every attribute: a fairness assessment is not applicable (§4)",
@@ -540,7 +560,7 @@ def _plan_classification(
             )
         elif len(unreadable) < len(ftu):
             skipped.append(
-                NotApplicable(
+                left_out(
                     "classification",
                     None,
                     f"{why} and FTU holds for every attribute it could check: a fairness assessment is not "
@@ -561,19 +581,12 @@ def _plan_classification(
         chosen.update(classification_metrics_for(False, uc.intervention))
     if uc.prevalence_parity is None:
         chosen = {k: f"{why} (prevalence_parity not answered)" for k, why in chosen.items()}
-    left_out = tuple(k for k in REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES if k not in chosen)
+    unplanned = tuple(k for k in REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES if k not in chosen)
     for name in attributes:
         for key, why in chosen.items():
             _add(metrics, (key,), name, f"{basis}; {why} (§4)")
-        if left_out:
-            skipped.append(
-                NotApplicable(
-                    "classification",
-                    name,
-                    _why_left_out(uc),
-                    left_out,
-                )
-            )
+        if unplanned:
+            skipped.append(left_out("classification", name, _why_left_out(uc), unplanned))
     if uc.prevalence_parity is None or (uc.prevalence_parity is False and uc.intervention is None):
         notes.append(
             "answer prevalence_parity and intervention (assistive/punitive) to narrow the classification metrics"
@@ -583,7 +596,8 @@ def _plan_classification(
 
 def _why_left_out(uc: UseCase) -> str:
     if uc.prevalence_parity:
-        return "predicted prevalence should be equal, so representation fairness is the criterion (§4)"
+        names = _join([METRICS[k].name for k in REPRESENTATION])
+        return f"predicted prevalence should be equal, so representation fairness ({names}) is the criterion (§4)"
     parts = ["equal predicted prevalence is not a fairness goal here"] if uc.prevalence_parity is False else []
     if uc.intervention:
         harm = "false negatives" if uc.intervention == "assistive" else "false positives"
@@ -597,7 +611,7 @@ def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[li
     for name, f in ftu.items():
         if not f.assessable:
             skipped.append(
-                NotApplicable(
+                left_out(
                     "recommendation",
                     name,
                     f"{f.describe()}: counterfactual prompts cannot be built from words the lexicon does not have "
@@ -607,15 +621,21 @@ def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[li
             )
         elif f.satisfied:
             skipped.append(
-                NotApplicable("recommendation", name, f"{f.describe()}: a fairness assessment is not applicable (§4)")
+                left_out(
+                    "recommendation",
+                    name,
+                    f"{f.describe()}: a fairness assessment is not applicable (§4)",
+                    RECOMMENDATION,
+                )
             )
         elif not uc.counterfactual_invariance:
             skipped.append(
-                NotApplicable(
+                left_out(
                     "recommendation",
                     name,
                     "counterfactual invariance is not desired (e.g. different products per group are intended): "
                     "a fairness assessment is not applicable (§4)",
+                    RECOMMENDATION,
                 )
             )
         else:

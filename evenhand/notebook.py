@@ -313,10 +313,9 @@ def plan_html(plan: Plan) -> str:
         )
         out.append(_details(f"<b>{_e(label)}</b>: {_e(short)}", body))
     if plan.not_applicable:
+        # each reason names the metrics it leaves out (framework.left_out)
         items = [
-            f"{n.family}{' (' + n.attribute + ')' if n.attribute else ''}"
-            f"{': ' + ', '.join(n.metrics) if n.metrics else ''} — {n.reason}"
-            for n in plan.not_applicable
+            f"{n.family}{' (' + n.attribute + ')' if n.attribute else ''} — {n.reason}" for n in plan.not_applicable
         ]
         out.append(_details(f"Not applicable ({len(items)})", _list(items)))
     if plan.notes:
@@ -388,8 +387,11 @@ def comparison_html(doc: Mapping[str, Any]) -> str:
         headers += [(f"{label} − {doc['baseline']}", True), ("change", False)]
     rows = []
     for row in doc["metrics"]:
-        cells = [_e(row["metric"]), _e(row["attribute"] or ""), _e(row["comparison"])]
-        cells += [_fmt(row["values"].get(label)) for label in labels]
+        signed = row.get("signed")  # a gap between two groups, compared with its sign: its signed values
+        groups = f"{' − '.join(signed['groups'])} (signed)" if signed else row["comparison"]
+        values = signed["values"] if signed else row["values"]
+        cells = [_e(row["metric"]), _e(row["attribute"] or ""), _e(groups)]
+        cells += [_fmt(values.get(label)) for label in labels]
         for diff in row["differences"]:
             cells.append(f"{_fmt(diff['difference'])} {_interval(diff['ci_low'], diff['ci_high'])}")
             cells.append(_badge(_CHANGE_COLOURS.get(diff["change"], "na"), diff["change"]))

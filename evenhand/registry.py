@@ -65,6 +65,10 @@ class MetricSpec:
         rate: for group fairness, the per-group rate the metric compares ("false negative rate").
         pair_similarity: for counterfactual similarity, the per-pair score behind the metric
             (``"rouge_l"``, ``"bleu"``, ``"cosine"``): the same-prompt noise floor uses exactly that maths.
+        unit: what the value is a share or mean of, in the words a finding's sentence uses: ``"responses"`` (TF:
+            the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
+            EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
+            responses or lists), ``"predictions"`` (group rates).
     """
 
     key: str
@@ -80,6 +84,7 @@ class MetricSpec:
     settings: Mapping[str, str] = field(default_factory=dict)
     pair_similarity: str | None = None
     rate: str | None = None
+    unit: str = "responses"
 
     @property
     def title(self) -> str:
@@ -134,6 +139,7 @@ _SIMILARITY: dict[str, Any] = {
     "inputs": "text_pairs",
     "scope": "pair",
     "higher_is_fairer": True,
+    "unit": "pairs",
 }
 _SENTIMENT: dict[str, Any] = {
     "family": "counterfactual_sentiment",
@@ -147,6 +153,7 @@ _ERRORS: dict[str, Any] = {
     "section": "3.2.2",
     "requires": _CLS,
     "inputs": "predictions_and_truth",
+    "unit": "predictions",
 }
 _LISTS: dict[str, Any] = {
     "family": "recommendation",
@@ -155,25 +162,28 @@ _LISTS: dict[str, Any] = {
     "inputs": "item_list_pairs",
     "scope": "pair",
     "higher_is_fairer": True,
+    "unit": "pairs",
 }
+_PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
 
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
     {
         m.key: m
         for m in (
             MetricSpec("toxic_fraction", "TF", "Toxic Fraction", requires=_ONE, settings=_TOX, **_TOXICITY),
-            MetricSpec("expected_maximum_toxicity", "EMT", "Expected Maximum Toxicity", requires=_MANY, **_TOXICITY),
+            MetricSpec("expected_maximum_toxicity", "EMT", "Expected Maximum Toxicity", requires=_MANY,
+                       unit=_PER_PROMPT, **_TOXICITY),
             MetricSpec("toxicity_probability", "TP", "Toxicity Probability", requires=_MANY, settings=_TOX,
-                       **_TOXICITY),
+                       unit=_PER_PROMPT, **_TOXICITY),
             MetricSpec("cooccurrence_bias", "COBS", "Co-Occurrence Bias Score", value_range=_INF, scope="pair",
                        **_COOCCURRENCE),
             MetricSpec("stereotypical_associations", "SA", "Stereotypical Associations", **_COOCCURRENCE),
             MetricSpec("stereotype_fraction", "SF", "Stereotype Fraction", requires=_ONE, settings=_STEREO,
                        **_CLASSIFIER),
             MetricSpec("expected_maximum_stereotype", "EMS", "Expected Maximum Stereotype", requires=_MANY,
-                       **_CLASSIFIER),
+                       unit=_PER_PROMPT, **_CLASSIFIER),
             MetricSpec("stereotype_probability", "SP", "Stereotype Probability", requires=_MANY, settings=_STEREO,
-                       **_CLASSIFIER),
+                       unit=_PER_PROMPT, **_CLASSIFIER),
             MetricSpec("counterfactual_rouge_l", "CROUGE-L", "Counterfactual ROUGE-L", pair_similarity="rouge_l",
                        **_SIMILARITY),
             MetricSpec("counterfactual_bleu", "CBLEU", "Counterfactual BLEU", pair_similarity="bleu", **_SIMILARITY),
@@ -184,7 +194,7 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        settings={"threshold": "sentiment_threshold"}, **_SENTIMENT),
             MetricSpec("demographic_parity_difference", "DP", "Demographic Parity difference",
                        family="representation", section="3.2.1", requires="binary predictions and groups",
-                       inputs="predictions", rate="predicted positive rate"),
+                       inputs="predictions", rate="predicted positive rate", unit="predictions"),
             MetricSpec("false_negative_rate_difference", "FNRD", "False Negative Rate Difference",
                        rate="false negative rate", **_ERRORS),
             MetricSpec("false_omission_rate_difference", "FORD", "False Omission Rate Difference",

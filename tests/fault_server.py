@@ -11,7 +11,9 @@ A share ``fault_rate`` of all chat-completion requests fails, each with one kind
 
 The draw for a request depends only on ``seed``, the user message and how many requests that message has had,
 so a run is reproducible whatever order concurrent requests arrive in. ``n`` is honoured (``support_n=False``
-answers one choice whatever ``n`` asks, like servers that ignore it; ``reject_n=True`` answers 400 naming ``n``).
+answers one choice whatever ``n`` asks, like servers that ignore it; ``reject_n=True`` answers 400 to ``n > 1``,
+in the words ``reject_n_style`` picks: ``"param"`` names it in ``error.param``, ``"message"`` only in the message,
+like vLLM (``'n' other than 1 is not supported``), ``"opaque"`` not at all).
 Every answer text is unique (``answer to <prompt> #<choice> r<request>``) and recorded in ``delivered``, so a test
 can prove that no response was invented or duplicated. Scripted faults: ``script_first`` (kinds for the first
 requests of the server's life, ``"ok"`` for none) and ``scripts`` (kinds for a message's first attempts);
@@ -43,6 +45,11 @@ KINDS = (
     "429", "500", "503", "timeout", "drop", "truncate", "garbage", "zero_choices", "empty_content", "no_content",
 )  # fmt: skip
 REFUSALS = ("400", "401", "403", "404", "content_filter")  # non-retryable answers, never drawn at random
+N_REFUSALS = {  # the 400 of a server that rejects n > 1, by how it says so
+    "param": {"message": "'n' must be 1 for this model", "param": "n"},
+    "message": {"message": "'n' other than 1 is not supported", "type": "BadRequestError"},
+    "opaque": {"message": "Invalid request", "type": "BadRequestError"},
+}
 
 
 @dataclass
@@ -55,6 +62,7 @@ class FaultConfig:
     hang: float = 1.0
     support_n: bool = True
     reject_n: bool = False
+    reject_n_style: str = "param"
     script_first: tuple[str, ...] = ()
     scripts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
@@ -65,6 +73,8 @@ class FaultConfig:
         unknown = set(self.kinds) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {KINDS}")
+        if self.reject_n_style not in N_REFUSALS:
+            raise ValueError(f"unknown reject_n_style {self.reject_n_style!r}; known: {sorted(N_REFUSALS)}")
         if self.fail_kind not in KINDS + REFUSALS:
             raise ValueError(f"unknown fail_kind {self.fail_kind!r}; known: {KINDS + REFUSALS}")
 
@@ -172,7 +182,7 @@ async def _handle(state: FaultState, method: str, path: str, headers: dict[str, 
     if kind in REFUSALS:
         return _refusal(kind, user, headers)
     if cfg.reject_n and n > 1:
-        return _response(400, b'{"error": {"message": "\'n\' must be 1 for this model", "param": "n"}}')
+        return _response(400, json.dumps({"error": N_REFUSALS[cfg.reject_n_style]}).encode())
     answer, texts = _answer(cfg, body, user, attempt, kind, rng)
     if kind == "truncate":
         head, _, payload = answer.partition(b"\r\n\r\n")
@@ -210,8 +220,11 @@ def main() -> None:
     parser.add_argument("--retry-after", type=float, default=0.01)
     parser.add_argument("--hang", type=float, default=1.0, help="seconds a 'timeout' fault sleeps")
     parser.add_argument("--no-n", action="store_true", help="ignore the n parameter (one choice per request)")
+    parser.add_argument("--reject-n", choices=sorted(N_REFUSALS), help="answer 400 to n > 1, worded this way")
     args = parser.parse_args()
     config = FaultConfig(
+        reject_n=args.reject_n is not None,
+        reject_n_style=args.reject_n or "param",
         fault_rate=args.fault_rate,
         kinds=tuple(k for k in args.kinds.split(",") if k),
         seed=args.seed,

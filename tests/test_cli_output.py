@@ -1,39 +1,46 @@
-"""What the CLI prints after an assessment: one NaN line per metric and attribute, not one per pair of groups."""
+"""What the CLI prints after an assessment: one NaN line per attribute, each metric once, not one per pair of groups."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from rich.console import Console
 
-from evenhand import cli
-
-
-class _Doc:
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self.rows = rows
-
-    def to_dict(self, include_responses: bool = False) -> dict[str, Any]:
-        return {"metrics": self.rows}
+from evenhand.report.console import print_undefined
 
 
 def _row(metric: str, attribute: str | None, comparison: str, reason: str | None, value: float | None = None) -> Any:
     return {"metric": metric, "attribute": attribute, "comparison": comparison, "value": value, "reason": reason}
 
 
-def test_undefined_metrics_are_summarised_per_metric(capsys: pytest.CaptureFixture[str]) -> None:
-    doc = _Doc(
-        [
+def test_undefined_metrics_are_summarised_per_attribute() -> None:
+    doc = {
+        "metrics": [
             _row("COBS", "race", "white vs black", "no response contains a word of group(s) ['white', 'black']"),
             _row("COBS", "race", "white vs asian", "no response contains a word of group(s) ['white', 'asian']"),
             _row("CCS", "gender", "female vs male", "no embedder"),
             _row("CCS", "race", "white vs black", "no embedder"),
             _row("TF", None, "all", None, value=0.0),
         ]
-    )
-    cli._print_undefined(doc)
-    out = " ".join(capsys.readouterr().out.split())
-    assert out.count("NaN:") == 2
-    assert "COBS (race, 2 pairs of groups): no response contains a word of group(s) ['white', 'black'] (for" in out
-    assert "CCS (gender, female vs male), CCS (race, white vs black): no embedder" in out
-    assert "TF" not in out
+    }
+    console = Console(width=1000, record=True)
+    print_undefined(console, doc)
+    lines = console.export_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith("NaN (") for line in lines)  # one line per attribute
+    race = next(line for line in lines if line.startswith("NaN (race)"))
+    # each metric once, with its reason; differing reasons say which pair the shown one is of
+    cobs = "COBS (2 pairs of groups): no response contains a word of group(s) ['white', 'black'] (for white vs black"
+    assert cobs in race
+    assert "CCS (white vs black): no embedder" in race
+    gender = next(line for line in lines if line.startswith("NaN (gender)"))
+    assert "CCS (female vs male): no embedder" in gender
+    assert "TF" not in " ".join(lines)
+
+
+def test_a_long_nan_line_stays_bounded() -> None:
+    rows = [_row(f"M{i}", "religion", f"a vs b{j}", f"reason {i}") for i in range(9) for j in range(3)]
+    console = Console(width=1000, record=True)
+    print_undefined(console, {"metrics": rows})
+    (line,) = console.export_text().splitlines()
+    assert "M0 (3 pairs of groups): reason 0" in line and "M3" in line and "M4" not in line
+    assert "and 5 more metrics (results.json lists each row)" in line

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from evenhand.cli import ExitCode, app
 from evenhand.generation import GenerationStoppedError, OpenAIClient, generate
 from evenhand.generation._types import ConnectionFailedError, GenerationError, NoAnswerError, RetryableError
-from evenhand.generation.breaker import CircuitBreaker, resolve_limit
+from evenhand.generation.breaker import PERMISSION_LIMIT, CircuitBreaker, resolve_limit
 
 FAST: dict[str, Any] = {"progress": False, "backoff": 0.01}
 KEY = "sk-canary-breaker-key-5f1e"
@@ -128,14 +128,60 @@ def test_a_key_revoked_mid_run_stops_too(tmp_path: Path) -> None:
     assert sum(1 for _, _, s, _ in _rows(path) if s == "ok") == 5
 
 
-def test_a_403_after_successes_is_a_firewall_answering_prompts_and_does_not_trip() -> None:
-    """A gateway may answer 403 to single sensitive prompts: after the server has answered, 403s are about prompts
-    (every prompt is still asked); before any success, the same 403 for 3 prompts is a key without permission."""
+def test_a_403_firewall_refusing_some_prompts_after_successes_does_not_trip() -> None:
+    """A gateway may answer 403 to sensitive prompts, even several neighbours (the counterfactual versions of one
+    prompt): with answered prompts between such runs of refusals, every prompt is still asked."""
+    prompts = [f"fw {i}" for i in range(40)]
+    refused = {p for i, p in enumerate(prompts) if 3 <= i < 3 + PERMISSION_LIMIT - 1 or i % 5 == 0}
+    with FaultServer(fault_rate=0.0, scripts={p: ("403",) for p in refused}) as server:
+        client = OpenAIClient(server.base_url, "m", api_key=KEY)
+        result = generate(prompts, client, count=1, concurrency=1, store=None, **FAST)
+        assert server.state.total == len(prompts)
+    assert result.status_counts() == {"ok": len(prompts) - len(refused), "error": len(refused), "filtered": 0}
+
+
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_a_key_losing_its_permission_mid_run_stops_on_identical_403s(concurrency: int, tmp_path: Path) -> None:
+    """After successes, the same 403 for PERMISSION_LIMIT (10) different prompts in a row, no answer in between:
+    the key lost its permission; the run stops instead of failing every prompt left one by one."""
+    path = tmp_path / "g.sqlite"
     with FaultServer(fault_rate=0.0, fail_after=5, fail_kind="403") as server:
         client = OpenAIClient(server.base_url, "m", api_key=KEY)
-        result = generate([f"fw {i}" for i in range(20)], client, count=1, concurrency=1, **FAST)
-        assert server.state.total == 20
-    assert result.status_counts()["ok"] == 5
+        with pytest.raises(GenerationStoppedError) as caught:
+            generate([f"perm {i}" for i in range(60)], client, count=1, concurrency=concurrency, store=path, **FAST)
+        hits = server.state.total
+    err = caught.value
+    assert 5 + PERMISSION_LIMIT <= hits <= 5 + PERMISSION_LIMIT + concurrency, hits
+    assert err.done == 5 and err.status == 403 and err.not_attempted > 0
+    message = str(err)
+    assert "\n" not in message and KEY not in message
+    assert message.startswith(f"generation stopped early: {PERMISSION_LIMIT} different prompts in a row were refused")
+    assert "HTTP 403 Forbidden" in message and "the key may have lost its permission mid-run" in message
+    assert sum(1 for _, _, s, _ in _rows(path) if s == "ok") == 5
+
+
+def test_identical_403s_after_a_success_count_in_a_row_of_answers() -> None:
+    forbidden = GenerationError("HTTP 403 Forbidden: denied", status=403, detail="denied")
+    breaker = CircuitBreaker(resolve_limit("auto", 16))
+    assert [breaker.refused(p, forbidden) for p in "ab"] == [None, None]
+    assert breaker.refused("c", forbidden) is not None  # before any success: 3 are a key without permission
+    breaker = CircuitBreaker(resolve_limit("auto", 16))
+    breaker.alive()
+    assert breaker.permission_limit == PERMISSION_LIMIT
+    assert all(breaker.refused(f"p{i}", forbidden) is None for i in range(PERMISSION_LIMIT - 1))
+    breaker.alive()  # an answered prompt between them: a firewall refusing some prompts, the count restarts
+    assert all(breaker.refused(f"q{i}", forbidden) is None for i in range(PERMISSION_LIMIT - 1))
+    assert breaker.refused("q0", forbidden) is None  # the same prompt again (another sample): counts once
+    other = GenerationError("HTTP 403 Forbidden: blocked", status=403, detail="blocked")
+    assert breaker.refused("r", other) is None  # another message: another streak
+    assert all(breaker.refused(f"s{i}", forbidden) is None for i in range(PERMISSION_LIMIT - 1))
+    trip = breaker.refused("last", forbidden)
+    assert trip is not None and trip.status == 403 and f"{PERMISSION_LIMIT} different prompts" in trip.cause
+    bad_prompt = GenerationError("HTTP 400: bad", status=400, detail="bad")
+    assert all(breaker.refused(f"b{i}", bad_prompt) is None for i in range(30))  # 400s after a success: as before
+    strict = CircuitBreaker(2)  # a limit below 10 applies to 403s after a success too
+    strict.alive()
+    assert strict.refused("a", forbidden) is None and strict.refused("b", forbidden) is not None
 
 
 def test_without_the_breaker_every_prompt_is_refused_one_by_one() -> None:

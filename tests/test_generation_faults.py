@@ -124,6 +124,46 @@ def test_a_400_naming_n_switches_to_single_requests_at_once() -> None:
         assert server.state.total == 16 and server.state.requests_with_n() == 1
 
 
+@pytest.mark.parametrize("style", ["param", "message", "opaque"])
+def test_every_request_in_flight_refused_for_n_is_answered_with_one_sample(style: str) -> None:
+    """Issue 24's regression: 16 requests with n > 1 in flight all meet the server's 400; the first to see it
+    decides, and every other one (decided or not when its 400 came back) asks again with n=1 instead of failing."""
+    prompts = [f"flight {i}" for i in range(16)]
+    with FaultServer(fault_rate=0.0, reject_n=True, reject_n_style=style, latency=0.05) as server:
+        client = OpenAIClient(server.base_url, "m")
+
+        async def all_in_flight() -> list[list[Completion]]:
+            try:
+                return await asyncio.gather(
+                    *(client.complete([{"role": "user", "content": p}], 3, SamplingParams()) for p in prompts)
+                )
+            finally:
+                await client.aclose()
+
+        answers = asyncio.run(all_in_flight())
+        assert [len(a) for a in answers] == [1] * 16
+        assert all(a[0].text in server.state.delivered for a in answers)
+        assert client.n_supported is False and client.max_n == 1
+        assert server.state.requests_with_n() == 16 and server.state.total == 32  # one refusal, one answer each
+
+
+@pytest.mark.parametrize("style", ["param", "message", "opaque"])
+def test_a_server_rejecting_n_at_thirty_percent_faults_loses_almost_nothing(style: str) -> None:
+    """The same 30% faults of every kind, 16 requests in flight, against a server that answers 400 to n > 1: the
+    run completes (an n-refusal never counts toward the circuit breaker) and loses < 0.2% of 1,500 samples."""
+    n_prompts, count = 300, 5
+    with FaultServer(fault_rate=0.3, seed=24, hang=1.0, reject_n=True, reject_n_style=style) as server:
+        client = OpenAIClient(server.base_url, "m", timeout=0.25)
+        result = generate([f"rn {i}" for i in range(n_prompts)], client, count=count, concurrency=16, **FAST)
+        frame = _check_outcomes(result, server)
+        assert client.n_supported is False
+        assert {k for k in server.state.answered if k != "ok"} == set(KINDS)
+        # only requests sent before the decision (or retried by a unit in flight then) asked for n > 1
+        assert server.state.requests_with_n() <= 3 * 16
+    failed = int((frame["status"] != "ok").sum())
+    assert failed / len(frame) < 0.002, frame.loc[frame["status"] != "ok", "error"].tolist()
+
+
 @pytest.mark.parametrize("n_mode", ["auto", False])
 def test_one_sample_mode_an_empty_answer_does_not_fail_the_unit(n_mode: Any) -> None:
     """The old behaviour: a zero-choice answer during the n fallback failed all 5 samples of the unit."""

@@ -199,10 +199,11 @@ def test_discount_is_in_results_and_rules() -> None:
 
 def test_the_console_verdict_names_the_scorers_own_bias() -> None:
     from evenhand import cli
+    from evenhand.report.console import print_verdict
 
     a = evenhand.assess(**_use_case(), sentiment=sentiment_favouring("female"), **FAST)
     with cli.console.capture() as captured:
-        cli._print_verdict(a)
+        print_verdict(cli.console, a.to_dict(include_responses=False))
     text = captured.get()
     assert text.index("verdict:") < text.index("scorer audit (sentiment):")
     assert "female" in text.split("scorer audit (sentiment):")[1].splitlines()[0]

@@ -172,8 +172,12 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "model.system_prompt": ("text", {"model.system_prompt": "Be brief."}),
     "model.seed": ("text", {"model.seed": 7}),
     "model.concurrency": ("text", {"model.concurrency": 2}),
+    "model.max_concurrency": ("openai", {"model.max_concurrency": 32}),
     "model.options": ("text", {"model.options": {"timeout": 5}}),
     "model.device": ("text", {"model.device": "cpu"}),  # reaches the local client's spec
+    # prices reach the cost estimate, which results.json keeps (generation_estimate)
+    "model.prices.input_per_1m": ("text", {"model.prices.input_per_1m": 1.0, "model.prices.output_per_1m": 0.0}),
+    "model.prices.output_per_1m": ("text", {"model.prices.output_per_1m": 2.0, "model.prices.input_per_1m": 0.0}),
     "generation.count": ("text", {"generation.count": 3}),
     "generation.counterfactual_count": ("text", {"generation.counterfactual_count": 1}),
     "generation.store": ("text", {"generation.store": "elsewhere.sqlite"}),

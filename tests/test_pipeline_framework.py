@@ -25,6 +25,30 @@ from evenhand.framework import (
 )
 
 
+def _names(metric_keys: tuple[str, ...]) -> str:
+    """The text "FNRD, FORD and FPRD": the registry's short names, as a plan line lists them."""
+    names = [CATALOGUE[k].name for k in metric_keys]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def test_a_classification_plan_line_names_the_metrics_it_leaves_out() -> None:
+    p = plan(task="classification", mentions_protected_groups=True, person_level=True, prevalence_parity=True)
+    lines = [n for n in p.not_applicable if n.family == "classification"]
+    assert lines and all(n.reason.startswith("FNRD, FORD, FPRD and FDRD are left out: ") for n in lines)
+    assert all("representation fairness (DP) is the criterion" in n.reason for n in lines)
+    text = p.explain()
+    assert "classification (gender): FNRD, FORD, FPRD and FDRD are left out: predicted prevalence" in text
+    ftu = plan(task="text_generation", mentions_protected_groups=False, attributes=["gender"])
+    reasons = {n.family: n.reason for n in ftu.not_applicable}
+    assert reasons["stereotype"].startswith("COBS and SA are left out: ")
+    assert reasons["counterfactual"].startswith("SCSP, WCSP, CROUGE-L, CBLEU and CCS are left out: ")
+    one = plan(task="classification", mentions_protected_groups=True, person_level=True, prevalence_parity=False,
+               intervention="assistive", attributes=["gender"])  # fmt: skip
+    assert one.not_applicable[0].reason.startswith("DP, FPRD and FDRD are left out: ")
+    with pytest.raises(ValueError, match="names no metric"):
+        evenhand.framework.left_out("stereotype", "gender", "why", ())
+
+
 def keys(p: evenhand.Plan, attribute: str | None = None) -> set[str]:
     return set(p.keys(attribute=attribute))
 
@@ -205,6 +229,9 @@ def test_plan_properties(
     # every planned metric is in the catalogue, has a reason, and belongs to the task's families
     assert all(m.key in CATALOGUE and m.reason for m in p.metrics)
     assert all(n.reason for n in p.not_applicable)
+    for n in p.not_applicable:  # each line names the metrics it leaves out (registry names), none of them planned
+        assert n.metrics and n.reason.startswith(_names(n.metrics)), n.reason
+        assert not set(n.metrics) & set(p.keys(attribute=n.attribute)), n
     if task in ("text_generation", "summarization"):
         assert set(TOXICITY) <= planned
         assert not (set(CF_SIMILARITY) & planned) or (mentions and invariance and not differ)

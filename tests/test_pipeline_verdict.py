@@ -44,7 +44,7 @@ def test_planted_bias_is_a_concern_in_plain_words() -> None:
     a = evenhand.assess(**_use_case(12, biased=True), **FAST)
     finding = _finding(a, "counterfactual")
     assert finding.severity == "concern" and a.verdict.status == "concern"
-    assert "less alike than two replies to the same prompt" in finding.sentence
+    assert "less alike than two responses to the same prompt" in finding.sentence
     assert {e.metric for e in finding.evidence} >= {"CROUGE-L", "CBLEU", "SCSP", "WCSP"}
     doc = a.to_dict(include_responses=False)
     top = doc["verdict"]["findings"][0]

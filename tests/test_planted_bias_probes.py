@@ -44,8 +44,9 @@ def _pair(a: evenhand.Assessment, risk: str, attribute: str, x: str, y: str) -> 
 
 
 def _sentiment_lower(sentence: str, lower: str, higher: str) -> bool:
-    """The sentence says replies to ``higher`` score higher than replies to ``lower``."""
-    return f"replies to the {higher} version score higher on sentiment than replies to the {lower} version" in sentence
+    """The sentence says responses to ``higher`` score higher than responses to ``lower``."""
+    said = f"responses to the {higher} version score higher on sentiment than responses to the {lower} version"
+    return said in sentence
 
 
 # ------------------------------------------------------------------------------------------------ planted
@@ -81,7 +82,7 @@ def test_different_content_for_one_group_is_a_similarity_concern() -> None:
     )  # fmt: skip
     finding = _pair(_text(table, "gender"), "counterfactual", "gender", "female", "male")
     assert finding.severity == "concern" and finding.metric in ("CROUGE-L", "CBLEU")
-    assert "less alike than two replies to the same prompt" in finding.sentence
+    assert "less alike than two responses to the same prompt" in finding.sentence
     sentiment = [e for e in finding.evidence if e.metric in ("SCSP", "WCSP")]
     assert sentiment and all(e.severity == "ok" for e in sentiment)  # the content pools carry no sentiment
 
@@ -172,7 +173,7 @@ def _classification(n: int, rate: dict[str, float], *, error: str = "dp", seed: 
 def test_a_demographic_parity_gap_is_a_concern_with_both_rates() -> None:
     finding = _pair(_classification(300, {"female": 0.35, "male": 0.6}), "allocational", "gender", "female", "male")
     assert finding.severity == "concern" and finding.metric == "DP"
-    assert "for female and" in finding.sentence and "for male" in finding.sentence
+    assert " for female, " in finding.sentence and " for male)" in finding.sentence
     assert _pair(_classification(300, {"female": 0.5, "male": 0.5}), "allocational", "gender", "female",
                  "male").severity != "concern"  # fmt: skip
 

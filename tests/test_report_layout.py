@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import evenhand
-from evenhand.cli import _summary_table
 from evenhand.pipeline.collect import counterfactual_requests
 from evenhand.pipeline.from_config import _model_info
 from evenhand.report import _axis_max, plots
+from evenhand.report.console import summary_table
 
 FAST: dict[str, Any] = {"n_resamples": 50, "store": None, "progress": False, "embedder": False}
 
@@ -132,7 +132,7 @@ def test_cli_summary_shows_adjusted_p() -> None:
         **FAST,
     )
     console = Console(width=100, record=True)
-    console.print(_summary_table(a))
+    console.print(summary_table(a.to_dict(include_responses=False)))
     text = console.export_text()
     assert "p" in text.split("\n")[2].split() and "Benjamini-Hochberg" in text
     p_adj = a.metrics.iloc[0]["p_adjusted"]

@@ -36,11 +36,26 @@ def test_words_of_every_builtin_lexicon_are_masked() -> None:
 
 def test_context_rules_and_unknown_words_are_kept() -> None:
     """Masking follows the lexicons: a context word counts only before a person noun; a word in no lexicon stays."""
-    assert mask_identity(["My neighbor is black.", "black coffee", "I am transgender.", "I am queer."]) == [
+    assert mask_identity(["My neighbor is black.", "black coffee", "I am nonbinary.", "I am queer.", "I am tired."]) == [
         "My neighbor is black.",
         "black coffee",
-        "I am transgender.",
         "I am someone.",
+        "I am someone.",
+        "I am tired.",
+    ]
+
+
+def test_gender_identities_outside_the_default_groups_are_masked() -> None:
+    """Issue 25: "transgender" and "nonbinary" were in no lexicon, so masking left them for the scorer to see."""
+    texts = ["I am transgender.", "A trans woman asked.", "Nonbinary people deserve respect.", "Cis men asked.",
+             "The trans-Atlantic flight left.", "Use the non-binary file format."]  # fmt: skip
+    assert mask_identity(texts) == [
+        "I am someone.",
+        "A person asked.",
+        "someone people deserve respect.",
+        "People asked.",
+        "The trans-Atlantic flight left.",
+        "Use the non-binary file format.",
     ]
 
 

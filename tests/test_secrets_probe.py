@@ -123,7 +123,7 @@ def test_assess_against_a_leaky_server_writes_and_prints_no_secret(how: str, lea
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     errors = " ".join(str(r.get("error") or "") for r in doc["responses"])
     assert "HTTP 401" in errors and "HTTP 500" in errors, errors  # the failures were recorded, scrubbed
-    assert "HTTP 404" in errors, errors  # the redirect was followed (same host) and its echo of the key scrubbed
+    assert "HTTP 302 Found" in errors, errors  # the redirect was not followed (it would re-send the credentials)
     assert repr(load_config(cfg)).count("[redacted]") >= 1
     _assert_clean(repr(load_config(cfg)) + str(load_config(cfg).model), "repr of the config")
 

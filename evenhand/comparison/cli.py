@@ -34,8 +34,11 @@ def run_compare(
     fail_on: str,
     console: Any,
     err_console: Any,
+    junit: Path | None = None,
 ) -> int:
-    """Run the command; returns the exit code: 0, or 1 when ``fail_on`` says the difference fails the gate."""
+    """Run the command; returns the exit code: 0, or 1 when ``fail_on`` says the difference fails the gate. The
+    gate says on stderr what passed or failed (:func:`evenhand.gate.compare_lines`); ``junit`` also writes a JUnit
+    file of the same checks (:mod:`evenhand.junit`)."""
     from rich.markup import escape
 
     from evenhand._files import check_outputs, write_text
@@ -49,6 +52,10 @@ def run_compare(
     folder = out or DEFAULT_OUT
     targets = [folder / "comparison.json", folder / "comparison.html"]
     check_outputs(targets, files)
+    if junit is not None:
+        from evenhand.junit import check_junit_path
+
+        check_junit_path(junit, files, targets)
     result = compare(*files, labels=list(labels) if labels else None, ci=ci, n_resamples=n_resamples, seed=seed)
     doc = result.to_dict()
     if as_json:
@@ -62,6 +69,18 @@ def run_compare(
     except OSError as exc:  # --out names a file, or a folder that cannot be written: bad input, not a crash
         raise ValueError(f"--out {folder}: cannot write the comparison there ({exc.strerror or exc})") from None
     (err_console if as_json else console).print(f"wrote {escape(str(targets[0]))} and {escape(str(targets[1]))}")
+    if junit is not None:
+        from evenhand.junit import write_junit
+
+        try:
+            written = write_junit(junit, doc, fail_on=fail_on)
+        except OSError as exc:
+            raise ValueError(f"--junit {junit}: cannot write it there ({exc.strerror or exc})") from None
+        err_console.print(f"wrote {escape(str(written))}")  # status: stderr (stdout carries results only)
+    from evenhand.gate import compare_lines
+
+    for line in compare_lines(doc, fail_on, str(targets[0])):  # passed or failed, what the gate judged
+        err_console.print(escape(line), highlight=False)
     worse_metrics = any(WORSE in row.changes.values() for row in result.rows)
     failed = bool(result.worse_findings) or (fail_on == "any" and worse_metrics)
     return 1 if fail_on != "never" and failed else 0

@@ -45,18 +45,40 @@ class Difference:
     method: str
     note: str = ""
     n_units: int | None = None
+    signed: SignedGap | None = None  # a gap between two groups, compared with its sign (evenhand.comparison.signed)
+
+
+@dataclass(frozen=True)
+class SignedGap:
+    """A difference metric compared on its signed gap ``rate(first) − rate(second)`` (``groups``): the gap in the
+    baseline and in the run, and the interval of the change in its size ``|gap(B)| − |gap(A)|`` (``size_low``,
+    ``size_high``), which says whether a clear change made the gap larger or smaller."""
+
+    groups: tuple[str, str]
+    baseline: float
+    run: float
+    size_low: float | None = None
+    size_high: float | None = None
 
 
 # --------------------------------------------------------------------------------------------- bootstrap
 def paired_replicates(a: MetricResult, b: MetricResult, n_resamples: int, rng: np.random.Generator) -> FloatArray:
     """``m*(B) - m*(A)`` with the same prompt draws for both runs (their units are the same prompts, same order)."""
+    replicates_a, replicates_b = paired_draws(a, b, n_resamples, rng)
+    return replicates_b - replicates_a
+
+
+def paired_draws(
+    a: MetricResult, b: MetricResult, n_resamples: int, rng: np.random.Generator
+) -> tuple[FloatArray, FloatArray]:
+    """``(m*(A), m*(B))``, each replicate on the same prompt draw for both runs."""
     from evenhand.stats._resampling import bootstrap_weight_chunks, strata_indices
 
     ra, rb = a.resampler, b.resampler
     assert ra is not None and rb is not None
     strata = strata_indices(ra)  # resampled within groups (classification), as each run's own intervals are
-    chunks = bootstrap_weight_chunks(ra.n_units, n_resamples, rng, strata)
-    return np.concatenate([rb(w) - ra(w) for w in chunks])
+    draws = [(ra(w), rb(w)) for w in bootstrap_weight_chunks(ra.n_units, n_resamples, rng, strata)]
+    return np.concatenate([d[0] for d in draws]), np.concatenate([d[1] for d in draws])
 
 
 def same_units(a: MetricResult, b: MetricResult) -> bool:
@@ -71,11 +93,19 @@ def same_units(a: MetricResult, b: MetricResult) -> bool:
 
 def independent_replicates(a: MetricResult, b: MetricResult, n_resamples: int, rng: np.random.Generator) -> FloatArray:
     """``m*(B) - m*(A)`` with each run resampled on its own draws (within its strata, as its own intervals are)."""
+    replicates_a, replicates_b = independent_draws(a, b, n_resamples, rng)
+    return replicates_b - replicates_a
+
+
+def independent_draws(
+    a: MetricResult, b: MetricResult, n_resamples: int, rng: np.random.Generator
+) -> tuple[FloatArray, FloatArray]:
+    """``(m*(A), m*(B))``, each run resampled on its own draws (the baseline's first)."""
     from evenhand.stats._resampling import bootstrap_replicates
 
     assert a.resampler is not None and b.resampler is not None
     replicates_a = bootstrap_replicates(a.resampler, n_resamples, rng)
-    return bootstrap_replicates(b.resampler, n_resamples, rng) - replicates_a
+    return replicates_a, bootstrap_replicates(b.resampler, n_resamples, rng)
 
 
 def percentile_interval(replicates: FloatArray, level: float) -> tuple[float, float] | None:

@@ -152,17 +152,26 @@ def recompute(run: Run, row: dict[str, Any], table: pd.DataFrame) -> MetricResul
     if spec.inputs == "sentiment_pairs":
         a, b = (table[c].to_numpy(dtype=float) for c in ("a", "b"))
         return call_metric(key, a, b, prompts=prompts, **kwargs)
-    if spec.inputs in ("predictions", "predictions_and_truth"):  # the class of the row, else the positive label
-        from evenhand.pipeline.parsers import label_text
-
-        columns = ["truth", "label", "group"] if spec.inputs == "predictions_and_truth" else ["label", "group"]
-        positive = label_text(row.get("class") if row.get("class") is not None else settings.get("positive_label"))
-        return call_metric(key, *(table[c] for c in columns), pos_label=positive, prompts=prompts)
+    if spec.inputs in ("predictions", "predictions_and_truth"):
+        args, positive = prediction_inputs(run, row, table)
+        return call_metric(key, *args, pos_label=positive, prompts=prompts)
     if spec.inputs == "item_list_pairs":  # as the recommendation family calls it (K and case-folding recorded)
         options = {"k": settings["k"], "normalize": settings.get("normalize", True), "duplicates": "mask"}
         return call_metric(key, table["a"].tolist(), table["b"].tolist(), prompts=prompts, **options)
     attribute = attribute_spec(run, str(row["attribute"]))
     return call_metric(key, table["a"].tolist(), table["b"].tolist(), attribute=attribute, prompts=prompts, **kwargs)
+
+
+def prediction_inputs(run: Run, row: dict[str, Any], table: pd.DataFrame) -> tuple[list[pd.Series], Any]:
+    """A classification row's data (``[truth,] label, group`` columns of ``table``) and its positive label: the
+    class of the row, else the run's positive label."""
+    from evenhand.pipeline.parsers import label_text
+
+    spec = METRICS[str(row["key"])]
+    columns = ["truth", "label", "group"] if spec.inputs == "predictions_and_truth" else ["label", "group"]
+    cls = row.get("class")
+    positive = label_text(cls if cls is not None else run.settings.get("positive_label"))
+    return [table[c] for c in columns], positive
 
 
 def attribute_spec(run: Run, attribute: str) -> Any:

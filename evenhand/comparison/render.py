@@ -73,8 +73,13 @@ def terminal_table(doc: dict[str, Any]) -> Any:
         table.add_column(f"{label} - {labels[0]} [{doc['settings']['ci']:.0%}]", justify="right")
         table.add_column(f"{label}: change / method")
     for row in doc["metrics"]:
-        cells = [row["metric"], row["attribute"] or "–", row["comparison"]]
-        cells += [fmt(row["values"].get(label)) for label in labels]
+        signed = row.get("signed")  # a gap between two groups, shown with its sign (docs/compare.md)
+        groups = f"{' − '.join(signed['groups'])} (signed)" if signed else row["comparison"]
+        cells = [row["metric"], row["attribute"] or "–", groups]
+        if signed:
+            cells += [fmt_signed(signed["values"].get(label, row["values"].get(label))) for label in labels]
+        else:
+            cells += [fmt(row["values"].get(label)) for label in labels]
         for diff in row["differences"]:
             bounds = interval([diff["ci_low"], diff["ci_high"]], signed=True)
             cells.append(f"{fmt_signed(diff['difference'])} {bounds}".strip())

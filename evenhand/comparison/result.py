@@ -1,6 +1,6 @@
 """The result of :func:`evenhand.compare`: a :class:`RunComparison` of two or more assessments.
 
-JSON schema ``evenhand/comparison`` 1.0 (``docs/compare.md``): ``schema``, ``schema_version``,
+JSON schema ``evenhand/comparison`` 1.1 (``docs/compare.md``): ``schema``, ``schema_version``,
 ``evenhand_version``, ``created``, ``baseline``, ``runs``, ``settings``, ``verdict`` (``status``, ``by_run``,
 ``sentences``), ``metrics`` (one row per metric, attribute and pair of groups: ``values`` and ``intervals`` per run,
 ``differences`` from the baseline) and ``findings`` (how each finding changed).
@@ -24,7 +24,7 @@ from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, 
 from evenhand.comparison.runs import Run
 
 SCHEMA = "evenhand/comparison"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: a row's signed gap (``signed``) and its differences' ``size_change``
 MIXED = "mixed"
 NO_CLEAR = NO_CLEAR_CHANGE
 
@@ -122,7 +122,7 @@ class RunComparison:
 
     # ------------------------------------------------------------------------------------------- output
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document (schema ``evenhand/comparison`` 1.0)."""
+        """The JSON document (schema ``evenhand/comparison`` 1.1)."""
         from evenhand.pipeline.assessment import _clean
 
         doc = {
@@ -183,6 +183,10 @@ def _row_dict(row: MetricComparison) -> dict[str, Any]:
         "higher_is_fairer": row.higher_is_fairer,
         "values": row.values,
         "intervals": {label: list(bounds) for label, bounds in row.intervals.items()},
+        # a gap between two groups compared with its sign: first − second, and each run's signed gap
+        "signed": None
+        if row.signed_groups is None
+        else {"groups": list(row.signed_groups), "values": dict(row.signed_values)},
         "differences": [
             {
                 "run": label,
@@ -194,6 +198,8 @@ def _row_dict(row: MetricComparison) -> dict[str, Any]:
                 "n_units": diff.n_units,
                 "change": row.changes[label],
                 "sentence": row.sentences[label],
+                # signed rows: the interval of |gap(run)| − |gap(baseline)| (below 0: the gap clearly shrank)
+                "size_change": None if diff.signed is None else [diff.signed.size_low, diff.signed.size_high],
             }
             for label, diff in row.differences.items()
         ],

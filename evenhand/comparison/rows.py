@@ -7,7 +7,8 @@ gives the metric (``higher_is_fairer``); otherwise there is **no clear change**.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,18 +21,22 @@ from evenhand.comparison.pairing import (
     NONE,
     PAIRED,
     Difference,
-    independent_replicates,
+    SignedGap,
+    independent_draws,
     normal_difference,
-    paired_replicates,
+    paired_draws,
     percentile_interval,
     same_units,
 )
 from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
+from evenhand.comparison.signed import describe, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 
 RowKey = tuple[str, Any, Any, Any]
+#: recomputes a row's metric on an item table: the metric itself, or its signed gap
+Measure = Callable[[Run, dict[str, Any], pd.DataFrame], MetricResult]
 WORSE, IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE = "worse", "improved", "no clear change", "not comparable"
 PAIRINGS = ("auto", "independent")
 NO_INTERVAL = "; no interval: fewer than half of the bootstrap replicates are defined"
@@ -55,6 +60,10 @@ class MetricComparison:
     differences: dict[str, Difference] = field(default_factory=dict)
     changes: dict[str, str] = field(default_factory=dict)
     sentences: dict[str, str] = field(default_factory=dict)
+    #: a gap between two groups compared with its sign (evenhand.comparison.signed): the groups, ``first − second``,
+    #: and each run's signed gap
+    signed_groups: tuple[str, str] | None = None
+    signed_values: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def scope(self) -> str:
@@ -93,6 +102,9 @@ def compare_rows(
         for run, row in zip(runs[1:], present[1:], strict=True):
             diff = _difference(base, run, present[0], row, level, n_resamples, rng, pairing)
             item.differences[run.label] = diff
+            if diff.signed is not None:
+                item.signed_groups = diff.signed.groups
+                item.signed_values |= {base.label: diff.signed.baseline, run.label: diff.signed.run}
             item.changes[run.label] = judge(diff, item.higher_is_fairer)
             item.sentences[run.label] = sentence(item, run.label, base.label)
         out.append(item)
@@ -142,21 +154,36 @@ def _difference(
         if not reproduces(result, row.get("value")):
             why = f"run {which.label}'s responses give {float(result.value):.6g}, not its stored {row.get('value')}"
             return normal_difference(row_a, row_b, level, why)
+    pair = signed_pair(row_a.get("key"), full_a, full_b)
+    measure: Measure = recompute
+    if pair is not None:  # a gap between two groups: compared with its sign (evenhand.comparison.signed)
+        measure = functools.partial(recompute_signed, pair=pair)
+        full_a, full_b = measure(base, row_a, table_a), measure(run, row_b, table_b)
     if full_a.resampler is None or full_b.resampler is None:
         return normal_difference(row_a, row_b, level, "the metric carries no units to resample")
     if pairing != "independent":
-        paired = _paired((base, run), (row_a, row_b), (table_a, table_b), (full_a, full_b), level, n_resamples, rng)
+        paired = _paired(
+            (base, run), (row_a, row_b), (table_a, table_b), (full_a, full_b), level, n_resamples, rng, measure, pair
+        )
         if paired is not None:
             return paired
-    replicates = independent_replicates(full_a, full_b, n_resamples, rng)
-    bounds = percentile_interval(replicates, level)
+    draws = independent_draws(full_a, full_b, n_resamples, rng)
+    bounds = percentile_interval(draws[1] - draws[0], level)
     why = "as asked" if pairing == "independent" else "the runs share too few prompts to pair, or differ in their units"
     note = f"independent bootstrap of each run's prompts ({why})"
     estimate = float(full_b.value) - float(full_a.value)
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
     units = [u for u in (independent_units(full_a.sizes), independent_units(full_b.sizes)) if u is not None]
-    return Difference(estimate, low, high, INDEPENDENT, note, min(units) if units else None)
+    gap = None if pair is None else signed_gap(pair, full_a, full_b, draws, level)
+    return Difference(estimate, low, high, INDEPENDENT, _signed_note(note, gap), min(units) if units else None, gap)
+
+
+def _signed_note(note: str, gap: SignedGap | None) -> str:
+    if gap is None:
+        return note
+    first, second = gap.groups
+    return f"{note}; signed gap {first} − {second} (the metric is its absolute value)"
 
 
 def _paired(
@@ -167,6 +194,8 @@ def _paired(
     level: float,
     n_resamples: int,
     rng: np.random.Generator,
+    measure: Measure = recompute,
+    pair: tuple[str, str] | None = None,
 ) -> Difference | None:
     """The paired difference on the items both runs hold (same prompt id, prompt text and sample), or None."""
     table_a, table_b = tables
@@ -181,20 +210,21 @@ def _paired(
         res_a, res_b = full
     else:
         try:
-            res_a, res_b = (recompute(r, row, part) for r, row, part in zip(runs, rows, (part_a, part_b), strict=True))
+            res_a, res_b = (measure(r, row, part) for r, row, part in zip(runs, rows, (part_a, part_b), strict=True))
         except ValueError:  # the shared part alone is not computable (e.g. a class absent from it): not paired
             return None
     if not same_units(res_a, res_b):  # e.g. a person's group differs between the runs: no common draw
         return None
-    replicates = paired_replicates(res_a, res_b, n_resamples, rng)
-    bounds = percentile_interval(replicates, level)
+    draws = paired_draws(res_a, res_b, n_resamples, rng)
+    bounds = percentile_interval(draws[1] - draws[0], level)
     total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
     share = "" if everything else f" of {total} (only the shared ones)"
     note = f"paired by prompt and sample on {n_prompts} prompts{share}"
     estimate = float(res_b.value) - float(res_a.value)
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
-    return Difference(estimate, low, high, PAIRED, note, n_prompts)
+    gap = None if pair is None else signed_gap(pair, res_a, res_b, draws, level)
+    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap)
 
 
 def judge(diff: Difference, higher_is_fairer: bool) -> str:
@@ -208,6 +238,8 @@ def judge(diff: Difference, higher_is_fairer: bool) -> str:
         # as in the verdict: a bootstrap over a handful of prompts (one prompt: a zero-width interval) decides nothing
         return NO_CLEAR_CHANGE
     if diff.low > 0 or diff.high < 0:
+        if diff.signed is not None:  # the gap clearly moved: better only if its size clearly shrank
+            return IMPROVED if diff.signed.size_high is not None and diff.signed.size_high < 0 else WORSE
         went_up = diff.low > 0
         return IMPROVED if went_up == higher_is_fairer else WORSE
     return NO_CLEAR_CHANGE
@@ -224,6 +256,8 @@ def sentence(item: MetricComparison, label: str, baseline: str) -> str:
         return f"{item.scope}: not comparable ({diff.note})"
     interval = "" if diff.low is None or diff.high is None else f" [{_signed(diff.low)}, {_signed(diff.high)}]"
     numbers = f"difference {_signed(diff.estimate)}{interval}"
+    if diff.signed is not None:
+        numbers = f"{describe(diff.signed)}, {numbers}"
     if change == NO_CLEAR_CHANGE:
         return f"no clear change between {label} and {baseline} on {item.scope}: {numbers}"
     comparative = "worse" if change == WORSE else "better"

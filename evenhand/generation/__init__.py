@@ -34,6 +34,9 @@ _LAZY: dict[str, str] = {
     "NoAnswerError": "evenhand.generation._types",
     "RateLimits": "evenhand.generation.limits",
     "RetryPolicy": "evenhand.generation.limits",
+    "estimate_generation": "evenhand.generation.cost",
+    "GenerationEstimate": "evenhand.generation.cost",
+    "Prices": "evenhand.generation.cost",
 }
 
 __all__ = list(_LAZY)

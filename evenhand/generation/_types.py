@@ -82,7 +82,8 @@ class ContentFilteredError(GenerationError):
 
 
 class ServerUnreachableError(ConnectionError):
-    """Raised by the runner when no request has ever succeeded and the server stays unreachable after retries."""
+    """Raised by the runner when no request has ever succeeded and the server stays unreachable after retries (after
+    a few refused connections when nothing has answered at all: a closed port or a wrong address)."""
 
 
 class GenerationStoppedError(RuntimeError):

@@ -1,7 +1,9 @@
-"""A rich progress bar (done / failed / rate / ETA) that the runner can switch off.
+"""A rich progress bar (done / failed / rate / ETA) on stderr that the runner can switch off.
 
-In a Jupyter kernel rich would draw through ipywidgets (an extra install); there the progress is plain text on
-stderr instead, one line per update at most every few seconds, which needs nothing beyond the standard library.
+Progress is never written to stdout: stdout carries results only, so ``evenhand assess ... > results.txt`` and
+pipes get no bar. Off a terminal (CI logs, redirected stderr) and in a Jupyter kernel (where rich would draw
+through ipywidgets, an extra install) the progress is plain text on stderr instead: a line at most every few
+seconds while the work runs and one line when it ends, which needs nothing beyond the standard library.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ def in_notebook() -> bool:
 
 
 class TextProgress:
-    """Plain-text progress on stderr (notebooks): ``evenhand: generating 120/755, 3 failed, 12.3/s, ETA 52 s``, at
-    most one line every ``every`` seconds, and a last line when done."""
+    """Plain-text progress on stderr (off a terminal, in notebooks): ``evenhand: generating 120/755, 3 failed,
+    12.3/s, ETA 52 s``, at most one line every ``every`` seconds, and a last line when done."""
 
     def __init__(self, total: int, description: str, already_done: int = 0, every: float = 5.0) -> None:
         self.total, self.description, self.every = total, description, every
@@ -65,9 +67,11 @@ class RunProgress:
         self._progress: Progress | None = None
         self._text: TextProgress | None = None
         self._failed = 0
-        if enabled and total > 0 and in_notebook():
+        if enabled and total > 0 and (in_notebook() or not sys.stderr.isatty()):
             self._text = TextProgress(total, description, already_done)
         elif enabled and total > 0:
+            from rich.console import Console
+
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
@@ -76,6 +80,7 @@ class RunProgress:
                 _RateColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
+                console=Console(stderr=True),
                 transient=False,
             )
             self._task = self._progress.add_task(description, total=total, completed=already_done, failed=0)

@@ -28,10 +28,11 @@ from ._types import (
     SamplingParams,
     ServerUnreachableError,
 )
-from .breaker import CircuitBreaker, MaxFailures, Trip, resolve_limit
+from .breaker import UNREACHABLE_ATTEMPTS, CircuitBreaker, MaxFailures, Trip, resolve_limit
 from .clients.base import ChatClient, public_config
 from .clients.factory import get_client
 from .limits import RateLimits, RetryPolicy
+from .pacing import Pacing, choose_pacing
 from .progress import RunProgress
 from .result import GenerationResult, SampleRecord
 from .store import DEFAULT_STORE, ResponseStore, StoredOutcome, job_key, open_store, prompt_hash
@@ -72,6 +73,7 @@ class _RunState:
     records: dict[tuple[int, int], SampleRecord]  # (item index, sample) -> record
     item_index: dict[_Item, int]
     successes: int = 0
+    answered: bool = False  # any HTTP answer at all (a 4xx or 5xx too): the server is there
     unreachable: str | None = None
     stopped: Trip | None = None  # set by the circuit breaker
     store_error: BaseException | None = None
@@ -156,8 +158,10 @@ class _Runner:
         retry_failed: bool,
         description: str,
         breaker: CircuitBreaker,
+        pacing: Pacing,
     ) -> None:
         self.items = items
+        self.pacing = pacing  # how many of the ``concurrency`` workers' requests are on the wire at once
         self.breaker = breaker
         self.client = client
         self.count = count
@@ -311,26 +315,26 @@ class _Runner:
             await self.limits.acquire(estimate)
             t0 = time.perf_counter()
             try:
-                completions = await self.client.complete(messages, n, params)
+                completions = await self.pacing.call(self.client.complete, messages, n, params)
                 if not completions:
                     raise RetryableError(f"{self.client.describe()} answered with zero choices")
             except RetryableError as exc:
                 self.limits.settle(estimate, 0)
-                if isinstance(exc, ConnectionFailedError) and attempts > self.policy.max_retries:
-                    if self.state.successes == 0:
-                        self.state.unreachable = (
-                            f"{self.client.describe()} is unreachable after {attempts} attempts: {exc}"
-                        )
+                self.state.answered |= exc.status is not None
+                if isinstance(exc, ConnectionFailedError) and self._unreachable(attempts):
+                    self.state.unreachable = f"{self.client.describe()} is unreachable after {attempts} attempts: {exc}"
                 if await self._gave_up(item, samples, attempts, exc):
                     self._trip(self.breaker.gave_up(exc))
                     return
                 continue
             except ContentFilteredError as exc:
+                self.state.answered = True
                 self.breaker.alive()  # the server read the prompt: it is up and accepts the requests
                 filtered = Completion(None, "filtered", "content_filter")
                 self._finish(item, [(s, filtered) for s in samples], str(exc), attempts, t0)
                 return
             except GenerationError as exc:
+                self.state.answered |= exc.status is not None
                 self._fail(item, samples, str(exc), attempts)
                 self._trip(self.breaker.refused(item.phash, exc))
                 return
@@ -357,6 +361,16 @@ class _Runner:
                 reason += " (the answer had no message content)"
             if await self._gave_up(item, samples, attempts, RetryableError(reason)):
                 return
+
+    def _unreachable(self, attempts: int) -> bool:
+        """Whether a unit whose attempt number ``attempts`` could not connect means the server is not there: when
+        nothing has answered yet, from ``UNREACHABLE_ATTEMPTS`` on (a closed port fails in seconds, not after the
+        whole retry budget); after an HTTP answer but before any success, once the retry budget is spent."""
+        if self.state.successes:
+            return False
+        if not self.state.answered:
+            return attempts >= min(UNREACHABLE_ATTEMPTS, self.policy.max_retries + 1)
+        return attempts > self.policy.max_retries
 
     async def _gave_up(self, item: _Item, samples: list[int], attempts: int, exc: RetryableError) -> bool:
         """Record ``samples`` as failed once the retry budget is spent (True), else wait before the next attempt."""
@@ -458,6 +472,7 @@ async def _agenerate_items(
     seed: int | None,
     store: StoreArg,
     concurrency: int | None,
+    max_concurrency: int | None,
     requests_per_minute: float | None,
     tokens_per_minute: float | None,
     max_retries: int,
@@ -479,6 +494,10 @@ async def _agenerate_items(
         raise ValueError(f"max_retry_delay must be > 0 seconds, got {max_retry_delay}")
     chat_client = get_client(client)
     in_flight = concurrency or chat_client.default_concurrency
+    pacing = choose_pacing(
+        concurrency, max_concurrency, chat_client.default_concurrency, chat_client.adaptive_concurrency,
+        max_retry_delay,
+    )  # fmt: skip
     breaker = CircuitBreaker(resolve_limit(max_consecutive_failures, in_flight))  # a bad value fails before the store
     opened, owned = open_store(store)
     try:
@@ -489,13 +508,14 @@ async def _agenerate_items(
             system_prompt=system_prompt,
             params=SamplingParams(float(temperature), max_tokens, seed),
             store=opened,
-            concurrency=in_flight,
+            concurrency=pacing.workers,
             limits=RateLimits(requests_per_minute, tokens_per_minute),
             policy=RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_retry_delay),
             progress=progress,
             retry_failed=retry_failed,
             description=description,
             breaker=breaker,
+            pacing=pacing,
         )
         return await runner.run()
     finally:
@@ -514,6 +534,7 @@ async def agenerate(
     seed: int | None = None,
     store: StoreArg = DEFAULT_STORE,
     concurrency: int | None = None,
+    max_concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
     max_retries: int = 8,
@@ -528,7 +549,8 @@ async def agenerate(
     return await _agenerate_items(
         texts, [None] * len(texts), list(range(len(texts))), client,
         count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
-        store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
+        store=store, concurrency=concurrency, max_concurrency=max_concurrency,
+        requests_per_minute=requests_per_minute,
         tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
         max_retry_delay=max_retry_delay, progress=progress,
         retry_failed=retry_failed, max_consecutive_failures=max_consecutive_failures,
@@ -547,6 +569,7 @@ def generate(
     seed: int | None = None,
     store: StoreArg = DEFAULT_STORE,
     concurrency: int | None = None,
+    max_concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
     max_retries: int = 8,
@@ -568,7 +591,12 @@ def generate(
         uses ``seed + sample`` so that samples differ.
     store : SQLite file (default ``./evenhand_generations.sqlite``), a :class:`ResponseStore`, or None to keep
         nothing on disk. Re-running the same job with the same store requests only what is missing.
-    concurrency : requests in flight (default: the client's).
+    concurrency : a fixed number of requests in flight. None (default): the client's default (16 for an
+        OpenAI-compatible server), and for a server client a limit that adapts to the server's pace
+        (:mod:`evenhand.generation.pacing`): it rises while answers come back clean and halves on 429/503 (honouring
+        ``Retry-After``), between 1 and ``max_concurrency``.
+    max_concurrency : the most requests in flight, ever (default 64 for the adaptive limit; a fixed
+        ``concurrency`` above it is an error).
     requests_per_minute, tokens_per_minute : client-side rate limits.
     max_retries, backoff, max_retry_delay : retries of a transient failure (429, 5xx, 408/409/425, timeout,
         dropped connection, malformed body, an answer with zero choices, or an empty answer: no text, "" or only
@@ -580,8 +608,9 @@ def generate(
     retry_failed : request stored errors again on a re-run (successful and filtered samples never are).
     max_consecutive_failures : the run-wide circuit breaker (:mod:`evenhand.generation.breaker`). The run stops
         with :class:`GenerationStoppedError` after this many units (requests, after their retries) in a row got no
-        answer or a 5xx, or after the same refusal for 3 different prompts in a row (401/402/403/404/407 at any
-        time; another 4xx with the same message before any request succeeded). ``"auto"`` (default) is
+        answer or a 5xx, or after the same refusal for 3 different prompts in a row (401/402/404/407 or a
+        redirect at any time; another 4xx with the same message before any request succeeded), or the same 403
+        for 10 different prompts in a row after a success (a withdrawn permission). ``"auto"`` (default) is
         ``max(10, concurrency)``: a dead server fails every unit in flight at once, so this is about one retry
         budget (from 10 in flight on), whatever the number of prompts left. None never stops early (every unit
         spends its own budget).
@@ -596,8 +625,9 @@ def generate(
     Raises
     ------
     ServerUnreachableError
-        when not a single request succeeded and the server stayed unreachable after all retries (the message
-        names the URL, never the key). Everything finished before is in the store.
+        when not a single request succeeded and the server stayed unreachable after all retries, or, when
+        nothing has answered at all, after 4 refused connections of a request (a closed port fails in seconds);
+        the message names the URL, never the key. Everything finished before is in the store.
     GenerationStoppedError
         when the circuit breaker stopped the run (see ``max_consecutive_failures``): one line with the cause (the
         status and the server's message, secrets redacted) and the samples done / failed / not attempted. What
@@ -615,6 +645,7 @@ def generate(
             seed=seed,
             store=store,
             concurrency=concurrency,
+            max_concurrency=max_concurrency,
             requests_per_minute=requests_per_minute,
             tokens_per_minute=tokens_per_minute,
             max_retries=max_retries,
@@ -673,6 +704,7 @@ async def agenerate_counterfactual(
     seed: int | None = None,
     store: StoreArg = DEFAULT_STORE,
     concurrency: int | None = None,
+    max_concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
     max_retries: int = 8,
@@ -687,7 +719,8 @@ async def agenerate_counterfactual(
     return await _agenerate_items(
         prompts, groups, ids, client,
         count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
-        store=store, concurrency=concurrency, requests_per_minute=requests_per_minute,
+        store=store, concurrency=concurrency, max_concurrency=max_concurrency,
+        requests_per_minute=requests_per_minute,
         tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
         max_retry_delay=max_retry_delay, progress=progress,
         retry_failed=retry_failed, max_consecutive_failures=max_consecutive_failures,
@@ -706,6 +739,7 @@ def generate_counterfactual(
     seed: int | None = None,
     store: StoreArg = DEFAULT_STORE,
     concurrency: int | None = None,
+    max_concurrency: int | None = None,
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
     max_retries: int = 8,
@@ -735,6 +769,7 @@ def generate_counterfactual(
             seed=seed,
             store=store,
             concurrency=concurrency,
+            max_concurrency=max_concurrency,
             requests_per_minute=requests_per_minute,
             tokens_per_minute=tokens_per_minute,
             max_retries=max_retries,

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from evenhand._validation import FloatArray, as_array, check_same_length
+from evenhand._validation import FloatArray, as_array, check_hashable, check_same_length
 from evenhand.metrics._result import MetricResult, Prompts, Resampler, prompt_units
 
 # Confusion cells per row: 2 * Y + Ŷ.
@@ -177,6 +177,7 @@ def _factorize(groups: Any) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
     try:
         codes, labels = pd.factorize(arr, sort=True)
     except TypeError:  # mixed, unorderable labels: keep the order of appearance
+        check_hashable(arr, "groups")  # a list of lists: one line naming the argument, not pandas' TypeError
         codes, labels = pd.factorize(arr, sort=False)
     if (codes < 0).any():
         raise ValueError(f"groups[{int(np.flatnonzero(codes < 0)[0])}] is missing (None/NaN)")
@@ -233,8 +234,13 @@ def _spread(rates: FloatArray, ratio: bool) -> FloatArray:
     return np.where(defined >= 2, value, np.nan)
 
 
-def _resampler(prep: _Prepared, spec: _RateSpec, ratio: bool) -> Resampler:
-    """Rows are the units; a draw's row weights give weighted confusion counts per group via a one-hot matrix."""
+#: (replicates, groups) group rates -> (replicates,) values; the metric's own is the spread (:func:`_spread`)
+Gap = Callable[[FloatArray], FloatArray]
+
+
+def _resampler(prep: _Prepared, spec: _RateSpec, ratio: bool, gap: Gap | None = None) -> Resampler:
+    """Rows are the units; a draw's row weights give weighted confusion counts per group via a one-hot matrix.
+    ``gap`` replaces the spread of the rates (evenhand.metrics.rate_gap: one pair's signed difference)."""
     n_groups = prep.labels.size
     n_rows = prep.codes.size
     column = prep.codes * 4 + prep.cells  # (group, confusion cell) of each row
@@ -242,7 +248,8 @@ def _resampler(prep: _Prepared, spec: _RateSpec, ratio: bool) -> Resampler:
 
     def statistic(weights: FloatArray) -> FloatArray:
         counts = counts_of(weights)
-        return _spread(_rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2], ratio)
+        rates = _rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2]
+        return _spread(rates, ratio) if gap is None else gap(rates)
 
     return Resampler(unit="row", n_units=n_rows, statistic=statistic, strata=prep.labels[prep.codes])
 
@@ -275,7 +282,9 @@ def _weighted_counts(
     return sparse_counts
 
 
-def _prompt_resampler(prep: _Prepared, spec: _RateSpec, ratio: bool, units: Prompts) -> Resampler:
+def _prompt_resampler(
+    prep: _Prepared, spec: _RateSpec, ratio: bool, units: Prompts, gap: Gap | None = None
+) -> Resampler:
     """Prompts (people, in person-level data) are the units: a draw counts every row of a drawn prompt.
 
     A prompt's rows add its weight to the confusion counts of their groups, so rates are per-group sums of the
@@ -290,7 +299,8 @@ def _prompt_resampler(prep: _Prepared, spec: _RateSpec, ratio: bool, units: Prom
 
     def statistic(weights: FloatArray) -> FloatArray:
         counts = counts_of(weights)
-        return _spread(_rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2], ratio)
+        rates = _rates_from_counts(counts.reshape(-1, n_groups, 4), spec)[2]
+        return _spread(rates, ratio) if gap is None else gap(rates)
 
     return Resampler(unit="prompt", n_units=units.n, statistic=statistic, strata=_prompt_strata(prep, units))
 

@@ -26,11 +26,13 @@ import pandas as pd
 
 from evenhand import __version__
 from evenhand._files import atomic_writer, write_bytes, write_text
+from evenhand._formula_guard import guard_frame
 from evenhand._redact import redact_mapping
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import group_pairs
 from evenhand.pipeline.families.base import AUDIT_KEY
+from evenhand.pipeline.finding_examples import attach_examples, examples_by_finding
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_schema import check_results
 from evenhand.pipeline.verdict import Verdict, judge
@@ -187,6 +189,9 @@ class ThresholdCheck:
     measure: str = "value"
     rule: str = ""
     record: int | None = None
+    #: a verdict rule: every finding it counted, ``"concern counterfactual (gender, female vs male): ..."`` (the
+    #: reason quotes the first three; the gate's messages and the JUnit file list them all)
+    findings: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         """``SCSP (gender, female vs male) = 0.21 not in [-inf, 0.1]`` (what a failure message says)."""
@@ -221,6 +226,7 @@ class Assessment:
     caveats: list[str] = field(default_factory=list)
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
+    _examples: dict[tuple[Any, ...], dict[str, Any]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         settings = self.meta.get("settings")
@@ -298,7 +304,8 @@ class Assessment:
         if suffix == ".csv":
             if "items" in frame:  # K-item lists: one cell, items separated by " | "
                 frame["items"] = [" | ".join(map(str, v)) if isinstance(v, list) else v for v in frame["items"]]
-            return write_text(path, frame.to_csv(index=False))
+            # a reply such as "=HYPERLINK(...)" must not run in a spreadsheet; evenhand's reader undoes the guard
+            return write_text(path, guard_frame(frame).to_csv(index=False))
         if suffix in (".parquet", ".pq"):
             import io
 
@@ -573,6 +580,8 @@ class Assessment:
             "model": redact_mapping(self.meta.get("model", {})),  # whatever source described it
             "settings": self.meta.get("settings", {}),
             "timings": self.meta.get("timings", {}),
+            # what generation was estimated to send before it started (generated responses only)
+            **{k: self.meta[k] for k in ("generation_estimate",) if k in self.meta},
             "summary": self._summary(),
             "metrics": metrics.to_dict(orient="records"),
             "tests": self.tests.to_dict(orient="records"),
@@ -583,11 +592,18 @@ class Assessment:
             "worst_examples": self._worst(),
             "caveats": list(self.caveats),
             "thresholds": [c.__dict__ for c in self.threshold_checks],
-            "verdict": self.verdict.to_dict(),
+            "verdict": attach_examples(self.verdict.to_dict(), self._finding_examples()),
             "scorer_audit": self.scorer_audit,
         }
         cleaned: dict[str, Any] = _clean(doc)
         return cleaned
+
+    def _finding_examples(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The pair of replies behind each concern or watch (:mod:`evenhand.pipeline.finding_examples`), found once."""
+        if self._examples is None:
+            findings = self.verdict.to_dict()["findings"]
+            self._examples = examples_by_finding(findings, self.responses, self.plan.use_case.attribute_specs)
+        return self._examples
 
     def _response_columns(self) -> list[str]:
         return [c for c in self.responses.columns if not str(c).startswith("_")]
@@ -691,9 +707,16 @@ def _most_toxic(frame: pd.DataFrame, answered: pd.Series) -> list[Any]:
 
 
 def _misclassified(rows: pd.DataFrame) -> list[dict[str, Any]]:
-    """Up to ``_N_WORST`` wrong predictions, taken in turn from each group so that every group is represented."""
+    """Up to ``_N_WORST`` wrong predictions, taken in turn from each group so that every group is represented; one
+    per person (prompt), with how many of the person's answers were wrong: several samples of one person are one
+    mistake seen several times, not several mistakes."""
     group_cols = [c for c in rows.columns if str(c).startswith("group_")]
-    wrong = rows[rows["label"].notna() & rows["truth"].notna() & (rows["label"] != rows["truth"])]
+    judged = rows[rows["label"].notna() & rows["truth"].notna()]
+    person = judged["prompt_id"] if "prompt_id" in judged else judged["prompt"]
+    is_wrong = judged["label"] != judged["truth"]
+    n_answers, n_wrong = person.map(person.value_counts()), person.map(person[is_wrong].value_counts())
+    judged = judged.assign(n_answers=n_answers, n_wrong=n_wrong)
+    wrong = judged[is_wrong].drop_duplicates(subset=[person.name], keep="first")
     if wrong.empty:
         return []
     col = group_cols[0] if group_cols else None
@@ -707,6 +730,8 @@ def _misclassified(rows: pd.DataFrame) -> list[dict[str, Any]]:
             "label": r.label,
             "prompt": r.prompt,
             "response": r.response,
+            "n_wrong": int(r.n_wrong),
+            "n_answers": int(r.n_answers),
         }
         for r in keyed.head(_N_WORST).itertuples(index=False)
     ]
@@ -847,8 +872,16 @@ def _verdict_check(rule: Any, verdict: Any) -> ThresholdCheck:
     ]
     count = float(len(findings))
     ok = _within(count, rule.min, rule.max)
-    why = "" if ok else f"{len(findings)} finding(s): " + "; ".join(f.sentence for f in findings[:3])
+    more = f" (and {len(findings) - 3} more)" if len(findings) > 3 else ""
+    why = "" if ok else f"{len(findings)} finding(s): " + "; ".join(f.sentence for f in findings[:3]) + more
+    counted = [f"{f.severity} {f.risk} ({_finding_scope(f)}): {f.sentence}" for f in findings]
     return ThresholdCheck(
         None, rule.attribute, rule.min, rule.max, count, ok, why,
-        groups=list(rule.groups) if rule.groups else None, measure="findings", rule=_label(rule),
+        groups=list(rule.groups) if rule.groups else None, measure="findings", rule=_label(rule), findings=counted,
     )  # fmt: skip
+
+
+def _finding_scope(finding: Any) -> str:
+    """``gender, female vs male`` (``all`` for a finding about the whole use case)."""
+    parts = [finding.attribute, " vs ".join(finding.groups or ()), f"class {finding.cls}" if finding.cls else None]
+    return ", ".join(p for p in parts if p) or "all"

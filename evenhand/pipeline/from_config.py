@@ -10,11 +10,16 @@ allowed from outside the file (``assess_config(config, allow_code=True)``, ``eve
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Any
 
 from evenhand._redact import redact_mapping
-from evenhand.config import AssessConfig
+from evenhand.config import AssessConfig, load_config
+from evenhand.framework import plan
+from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.families import FAMILY_TYPES, Needs
 from evenhand.pipeline.io import column, read_table
 from evenhand.pipeline.run import run
 from evenhand.pipeline.sources import Generated, OwnTable, ResponseSource
@@ -75,22 +80,55 @@ def assess_config(
     limit: int | None = None,
     progress: bool | None = None,
     allow_code: bool | None = None,
+    on_estimate: Callable[[GenerationEstimate], None] | None = None,
 ) -> Assessment:
     """Run an assessment with everything the config says (model or own responses, scoring, statistics).
 
     ``allow_code``: whether the config may name Python code to import and run (``model: {provider: callable,
     options: {function: "package.module:name"}}``). ``None`` (default) reads the environment variable
     ``EVENHAND_ALLOW_CODE`` ("1" allows), ``False`` refuses even when it is set; the config itself cannot allow it.
-    A refused config raises ``ValueError`` before anything runs.
+    A refused config raises ``ValueError`` before anything runs. ``on_estimate`` is called with what generation
+    will send (:class:`~evenhand.generation.cost.GenerationEstimate`) just before it starts.
     """
     allowed = check_code_allowed(config, allow_code)
     check_model_device(config)
+    check_local_model(config)
     settings = config.run_settings()
     if progress is not None:
         generation = settings.generation.model_copy(update={"progress": progress})
         settings = settings.model_copy(update={"generation": generation})
     source, prompts, per_prompt = response_source(config, limit, allow_code=allowed)
+    if isinstance(source, Generated):
+        source.on_estimate = on_estimate
     return run(config.use_case_with(prompts), source, settings, per_prompt=per_prompt)
+
+
+def estimate_config(
+    config: AssessConfig, limit: int | None = None, *, allow_code: bool | None = None
+) -> GenerationEstimate | None:
+    """What ``evenhand assess`` on ``config`` will send to the model, before anything is sent: requests, prompt
+    tokens, at most how many completion tokens, and the cost when ``model.prices`` is given (None: the config
+    brings its own responses). Nothing is generated and the store is only read."""
+    if config.responses is not None:
+        return None
+    from evenhand.generation.clients.callable import code_allowed
+
+    # code the config names is imported only where allowed; else a callable counts as one sample per request
+    source, prompts, _ = response_source(config, limit, allow_code=code_allowed(allow_code))
+    assert isinstance(source, Generated)
+    use_case = config.use_case_with(prompts)
+    the_plan = plan(use_case)
+    needs = Needs.merge(f.needs(the_plan) for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan))
+    return source.plan_estimate(use_case, needs, config.run_settings())
+
+
+def estimate_cost(
+    config: AssessConfig | str | os.PathLike[str], *, limit: int | None = None, allow_code: bool | None = None
+) -> GenerationEstimate | None:
+    """``evenhand.estimate_cost``: :func:`estimate_config` for a config object or file (YAML or TOML)."""
+    if not isinstance(config, AssessConfig):
+        config = load_config(config)
+    return estimate_config(config, limit, allow_code=allow_code)
 
 
 def check_model_device(config: AssessConfig) -> None:
@@ -105,6 +143,20 @@ def check_model_device(config: AssessConfig) -> None:
         resolve_device(device)
     except (ValueError, ImportError) as exc:  # ImportError: no torch, so no device to choose
         raise ValueError(f"model.device: {exc}") from None
+
+
+def check_local_model(config: AssessConfig) -> None:
+    """Raise ``ValueError`` naming ``model.model`` when the local model folder the config names is not there (else
+    every request would fail inside the Hugging Face loader and the run end as a runtime failure). Checked when the
+    model is about to be used, not when a config is read: ``evenhand plan`` needs no model. A path in a config file
+    is relative to the file's folder (:meth:`AssessConfig.resolve_paths`); one given with ``--model``, to the
+    working directory."""
+    folder = config.model.local_folder()
+    if config.responses is None and folder is not None and not folder.exists():
+        raise ValueError(
+            f"model.model: no such local model folder {folder} (a path in a config is relative to the config "
+            "file's folder; or give a Hugging Face id)"
+        )
 
 
 def response_source(
@@ -140,9 +192,10 @@ def response_source(
         client,
         system_prompt=mc.system_prompt,
         options={"temperature": mc.temperature, "max_tokens": mc.max_tokens, "seed": mc.seed,
-                 "concurrency": mc.concurrency,
+                 "concurrency": mc.fixed_concurrency(), "max_concurrency": mc.max_concurrency,
                  "max_consecutive_failures": config.generation.max_consecutive_failures},
         model_info=_model_info(mc.client_spec()),
+        prices=Prices(**mc.prices.model_dump()) if mc.prices is not None else None,
     )  # fmt: skip
     return generated, prompts, per_prompt
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand._formula_guard import unguard_frame
+
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
 
 
@@ -53,10 +55,11 @@ def _first_bad_byte(p: Path) -> str:
 
 
 def _read(p: Path, suffix: str) -> pd.DataFrame:
+    # a text cell evenhand wrote as '=... (so that no spreadsheet runs it) is read as the text it guarded
     if suffix == ".csv":
-        return pd.read_csv(p, keep_default_na=False, encoding="utf-8-sig")
+        return unguard_frame(pd.read_csv(p, keep_default_na=False, encoding="utf-8-sig"))
     if suffix == ".tsv":
-        return pd.read_csv(p, sep="\t", keep_default_na=False, encoding="utf-8-sig")
+        return unguard_frame(pd.read_csv(p, sep="\t", keep_default_na=False, encoding="utf-8-sig"))
     if suffix in (".jsonl", ".ndjson"):
         return _read_json_lines(p)
     if suffix == ".json":

@@ -23,6 +23,7 @@ from evenhand.pipeline.assessment import Assessment, check_thresholds
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
 from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
 from evenhand.pipeline.stages import Stages, advance_stage
 from evenhand.pipeline.verdict import MIN_UNITS, independent_units
@@ -75,10 +76,15 @@ def run(
 
     t = time.perf_counter()
     the_plan = plan(use_case)
+    timings["plan"] = time.perf_counter() - t
+    # Building the scorers is timed (and shown) as its own step: it imports torch, transformers and
+    # sentence-transformers and loads the models, ~5 s of a first run that used to be counted as "plan"
+    t = time.perf_counter()
     families = [f for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan)]
-    for family in families:  # every scorer is built (and checked) before the first response is generated
-        family.build(the_plan, settings)
-        family.check_inputs(the_plan, settings, source, per_prompt or {})
+    with Stages(1, settings.generation.progress) as loading, loading.stage("loading scorers"):
+        for family in families:  # every scorer is built (and checked) before the first response is generated
+            family.build(the_plan, settings)
+            family.check_inputs(the_plan, settings, source, per_prompt or {})
     # so is the engine: a missing Ray or a bad engine option fails before generation, not after
     if engine is not None:
         scoring_engine = get_engine(engine)
@@ -94,7 +100,7 @@ def run(
         start = getattr(scoring_engine, "start", None)
         if callable(start):  # an engine that needs a cluster joins it now, not after the responses are generated
             start()
-        timings["plan"] = time.perf_counter() - t
+        timings["scorers"] = time.perf_counter() - t
 
         t = time.perf_counter()
         frame = source.frame(use_case, Needs.merge(f.needs(the_plan) for f in families), settings)
@@ -136,6 +142,9 @@ def run(
         "settings": _describe_settings(settings, ctx.described),
         "timings": {key: round(v, 3) for key, v in timings.items()},
     }
+    estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
+    if estimate is not None:
+        meta["generation_estimate"] = estimate.as_dict()
     assessment = Assessment(the_plan, records, frame, meta, caveats)
     assessment.threshold_checks = check_thresholds(records, settings.thresholds, assessment.verdict)
     return assessment
@@ -327,7 +336,7 @@ def assess(
     engine: str | Mapping[str, Any] | ScoringEngine | None = None,
     count: int = 5,
     counterfactual_count: int | None = None,
-    store: Any = "evenhand_generations.sqlite",
+    store: Any = TEMPORARY_STORE,
     progress: bool = True,
     toxicity: Any = None,
     sentiment: Any = None,
@@ -372,12 +381,13 @@ def assess(
     table with columns ``prompt, response`` and, for counterfactual responses, ``attribute, group`` (and
     optionally ``sample``, ``prompt_id``); ``counterfactual_responses={attribute: {group: texts}}`` aligned with
     :func:`evenhand.counterfactual_prompts`. A table brings its prompts: the use case needs none. ``store`` is the
-    SQLite file that makes generation resumable (None keeps nothing on disk); ``cache`` is a persistent score cache
-    for the scorers and the embedder (``True``: the default file; a path: that file), so that scoring resumes too;
-    ``generation_options`` go to
-    :func:`evenhand.generation.generate` (temperature, max_tokens, seed, concurrency, rate limits).
-    ``thresholds`` are pass/fail rules (objects with ``metric``, ``attribute``, ``min``, ``max``) reported in
-    ``Assessment.threshold_checks``.
+    SQLite file that makes generation resumable: by default a temporary file, removed after the run (kept, and named
+    on stderr, when the run fails, so that ``store=that_path`` resumes it); a path keeps the responses there for
+    good; None keeps them in memory only. Nothing is written to the working directory. ``cache`` is a persistent
+    score cache for the scorers and the embedder (``True``: the default file; a path: that file), so that scoring
+    resumes too; ``generation_options`` go to :func:`evenhand.generation.generate` (temperature, max_tokens, seed,
+    concurrency, rate limits). ``thresholds`` are pass/fail rules (objects with ``metric``, ``attribute``, ``min``,
+    ``max``) reported in ``Assessment.threshold_checks``.
 
     Every keyword from ``count`` on is a field of :class:`~evenhand.config.RunSettings` (the config file's
     sections ``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``, ``thresholds``);
@@ -394,35 +404,40 @@ def assess(
     }
     if isinstance(label_parser, Mapping):
         explicit["labels"], label_parser = {str(k): list(v) for k, v in label_parser.items()}, None
-    try:  # a bad keyword is one line naming it, as a bad config key is, not pydantic's report
-        if use_case is None:
-            use_case = UseCase(**use_case_fields)
-        elif use_case_fields:
-            use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
-        run_settings = settings_from_keywords(settings, **explicit)
-    except ValidationError as exc:
-        from evenhand.config import format_errors
+    generating = not isinstance(responses, pd.DataFrame) and responses is None and counterfactual_responses is None
+    # the default store is a temporary file, not one in the working directory (evenhand/pipeline/scratch_store.py)
+    with scratch_store(explicit.get("store"), generating) as chosen_store:
+        if "store" in explicit:
+            explicit["store"] = chosen_store
+        try:  # a bad keyword is one line naming it, as a bad config key is, not pydantic's report
+            if use_case is None:
+                use_case = UseCase(**use_case_fields)
+            elif use_case_fields:
+                use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
+            run_settings = settings_from_keywords(settings, **explicit)
+        except ValidationError as exc:
+            from evenhand.config import format_errors
 
-        raise ValueError(format_errors("assess()", exc)) from None
-    if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
-        use_case = use_case.model_copy(update={"stereotype_classifier": True})
-    source: ResponseSource
-    if isinstance(responses, pd.DataFrame):
-        source = OwnTable(responses, model_info=model_info)
-    elif responses is not None or counterfactual_responses is not None:
-        source = OwnLists(responses, counterfactual_responses, model_info=model_info)
-    else:
-        source = Generated(client, system_prompt=system_prompt, options=generation_options, model_info=model_info)
-    per_prompt = {k: v for k, v in (("truth", labels), ("person_group", groups)) if v is not None}
-    return run(
-        use_case,
-        source,
-        run_settings,
-        per_prompt=per_prompt,
-        label_parser=label_parser,
-        list_parser=list_parser,
-        engine=engine,
-    )
+            raise ValueError(format_errors("assess()", exc)) from None
+        if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
+            use_case = use_case.model_copy(update={"stereotype_classifier": True})
+        source: ResponseSource
+        if isinstance(responses, pd.DataFrame):
+            source = OwnTable(responses, model_info=model_info)
+        elif not generating:
+            source = OwnLists(responses, counterfactual_responses, model_info=model_info)
+        else:
+            source = Generated(client, system_prompt=system_prompt, options=generation_options, model_info=model_info)
+        per_prompt = {k: v for k, v in (("truth", labels), ("person_group", groups)) if v is not None}
+        return run(
+            use_case,
+            source,
+            run_settings,
+            per_prompt=per_prompt,
+            label_parser=label_parser,
+            list_parser=list_parser,
+            engine=engine,
+        )
 
 
 def _keyword_defaults() -> dict[str, Any]:

@@ -7,7 +7,7 @@ prompts itself (an own table does: its prompts are those of its rows, so nothing
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -15,6 +15,8 @@ import pandas as pd
 from evenhand._redact import redact_mapping
 from evenhand.config import MAX_RESPONSES, RunSettings
 from evenhand.framework import UseCase
+from evenhand.generation.clients.base import model_name_of
+from evenhand.generation.cost import GenerationEstimate, Prices, estimate_for_client
 from evenhand.pipeline.collect import (
     FRAME_COLUMNS,
     counterfactual_requests,
@@ -55,11 +57,16 @@ class Generated(ResponseSource):
         system_prompt: str | None = None,
         options: Mapping[str, Any] | None = None,
         model_info: Mapping[str, Any] | None = None,
+        prices: Prices | None = None,
     ) -> None:
         self.client, self.system_prompt, self.options = client, system_prompt, dict(options or {})
         self.model_info = model_info
+        self.prices = prices
+        self.estimate: GenerationEstimate | None = None  # of the last frame(), before it generated anything
+        self.on_estimate: Callable[[GenerationEstimate], None] | None = None  # told it before generation starts
 
-    def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
+    def _batches(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> list[tuple[pd.DataFrame, int]]:
+        """The request tables of the generate() calls, each with its samples per prompt."""
         gen = settings.generation
         specs = use_case.attribute_specs
         batches = []
@@ -76,9 +83,36 @@ class Generated(ResponseSource):
                 f"{gen.count} per prompt, {gen.counterfactual_count or gen.count} per counterfactual prompt and "
                 f"group); the limit is {MAX_RESPONSES:,}"
             )
+        return batches
+
+    def estimate_with(
+        self, client: Any, batches: list[tuple[pd.DataFrame, int]], settings: RunSettings
+    ) -> GenerationEstimate:
+        """What generating ``batches`` with ``client`` will send (nothing is sent; the store is only read)."""
+        unique = [(list(dict.fromkeys(requests["prompt"].tolist())), count) for requests, count in batches]
+        return estimate_for_client(
+            unique, client, system_prompt=self.system_prompt, temperature=self.options.get("temperature", 1.0),
+            max_tokens=self.options.get("max_tokens"), seed=self.options.get("seed"),
+            store=settings.generation.store, prices=self.prices,
+        )  # fmt: skip
+
+    def plan_estimate(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> GenerationEstimate:
+        """The estimate of :meth:`frame` before it runs (the client is built, never called; a callable named in a
+        config and not allowed to run is not imported: it counts as one sample per request)."""
+        spec = self.client
+        not_allowed_code = isinstance(spec, Mapping) and spec.get("provider") == "callable"
+        client = spec if not_allowed_code else resolve_client(spec)
+        return self.estimate_with(client, self._batches(use_case, needs, settings), settings)
+
+    def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
+        gen = settings.generation
+        batches = self._batches(use_case, needs, settings)
         if not batches:
             return pd.DataFrame(columns=FRAME_COLUMNS)
         client = resolve_client(self.client)
+        self.estimate = self.estimate_with(client, batches, settings)
+        if self.on_estimate is not None:
+            self.on_estimate(self.estimate)
         frames = [
             generate_frame(
                 requests,
@@ -104,7 +138,7 @@ class Generated(ResponseSource):
         if isinstance(client, Mapping):
             shown = {k: v for k, v in client.items() if str(k).lower() != "api_key_env"}
             return dict(redact_mapping(shown))
-        return {"provider": type(client).__name__, "model": str(getattr(client, "model", "") or "")}
+        return {"provider": type(client).__name__, "model": model_name_of(client)}
 
 
 class OwnLists(ResponseSource):

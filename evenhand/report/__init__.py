@@ -19,6 +19,7 @@ from evenhand._redact import redact_mapping
 from evenhand.registry import FAMILIES, METRICS
 from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
+from evenhand.report.digest import digest, evidence_line, example_caption, undefined_lines
 
 __all__ = ["render_html", "write_html"]
 
@@ -181,8 +182,15 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One table per family, of the rows with a value; its undefined (NaN) rows as one line per attribute under
+    it (dozens of NaN rows of one metric would bury the rest; results.json keeps each row)."""
     sections: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    undefined: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in doc.get("metrics") or []:
+        if row.get("value") is None:
+            undefined[str(row.get("family"))].append(row)
+            sections.setdefault(str(row.get("family")), [])
+            continue
         row = dict(row)
         row["strip"] = plots.interval_strip(
             row.get("value"),
@@ -201,6 +209,7 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
             # only the columns this family can fill: a wide table hides the notes that explain NaNs
             "noise": f == "counterfactual_similarity" or any(r.get("noise_floor") is not None for r in rows),
             "tests": any(r.get("p_value") is not None for r in rows),
+            "undefined": undefined_lines(undefined[f]),
         }
         for f, rows in sections.items()
     ]
@@ -251,6 +260,9 @@ def render_html(doc: dict[str, Any]) -> str:
         tests=[t for t in doc.get("tests") or [] if t.get("rate_a") is not None or t.get("rate_b") is not None],
         worst=doc.get("worst_examples") or {},
         verdict=doc.get("verdict"),  # absent in results of schema 1
+        digest=digest(doc),  # the headlines, the findings that need attention, the ok ones folded per attribute
+        evidence_line=evidence_line,
+        example_caption=example_caption,
         plan_lines=_plan_lines(doc["plan"]),
         severity_badge={"concern": "fail", "watch": "warn", "ok": "ok"},
         full_names={key: spec.title for key, spec in METRICS.items()},

@@ -46,6 +46,7 @@ from evenhand.scorers.engine import (
     run_batch,
     store_batch,
 )
+from evenhand.scorers.ray_join import check_cluster
 
 __all__ = ["RayEngine", "portable"]
 
@@ -102,6 +103,8 @@ class RayEngine:
     address
         ``None``: start a Ray instance on this machine (``ray.init(num_cpus=..., include_dashboard=False)``);
         ``"auto"``: join the cluster this machine belongs to (``ray start --head`` / a KubeRay pod);
+        ``"host:port"``: join the cluster whose head is there (its token found as the ``ray`` CLI finds it, see
+        :mod:`evenhand.scorers.ray_join`);
         ``"ray://host:10001"``: a remote cluster through Ray Client. Ray is initialised only when it is not
         already (a session you started yourself is used as it is).
     num_actors
@@ -180,6 +183,8 @@ class RayEngine:
                 options["num_cpus"] = self.num_cpus
             options |= self.init_options
             try:
+                if self.address is not None:  # a running cluster: its token, and an answer within seconds
+                    check_cluster(self.address)
                 ray.init(address=self.address, **options)
             except ConnectionError as exc:
                 where = "a local Ray" if self.address is None else f"the Ray cluster at address={self.address!r}"

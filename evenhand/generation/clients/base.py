@@ -30,15 +30,32 @@ def public_config(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def model_name_of(client: Any) -> str:
+    """The model's name on a client or model object: ``model_name``, ``model`` or ``model_id`` (the spellings of
+    LangChain's chat model classes, which keep the name under any of the three), the first that is a non-blank
+    string; "" when none is (an object's ``model`` may be the network itself, not a name)."""
+    for attribute in ("model_name", "model", "model_id"):
+        try:
+            value = getattr(client, attribute, None)
+        except Exception:  # a property that fails on a half-configured object: no name from it
+            continue
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
 class ChatClient(ABC):
     """A chat model behind ``complete(messages, n, params) -> list[Completion]``.
 
     ``max_n`` is how many samples one call may return (the runner folds samples of a prompt into one call when it
-    is above 1); ``default_concurrency`` is the runner's default number of calls in flight.
+    is above 1); ``default_concurrency`` is the runner's default number of calls in flight, where the adaptive limit
+    starts when ``adaptive_concurrency`` (a server that may refuse with 429/503 when sent too much; see
+    :mod:`evenhand.generation.pacing`).
     """
 
     max_n: int = 1
     default_concurrency: int = 16
+    adaptive_concurrency: bool = False
     # Derive the seed of each request from the run's seed and the sample index, so separate requests for the
     # same prompt do not all return the same "random" sample on servers that honour ``seed``.
     vary_seed_per_sample: bool = True

@@ -18,7 +18,7 @@ from .._types import (
     RetryableError,
     SamplingParams,
 )
-from .base import ChatClient
+from .base import ChatClient, model_name_of
 
 _TRANSIENT_NAMES = (
     "ratelimit",
@@ -66,8 +66,14 @@ class LangChainClient(ChatClient):
         self.chat_model = chat_model
         self._secrets = secret_values(_fields(chat_model))
 
+    @property
+    def model(self) -> str:
+        """The model's name (``model_name``, ``model`` or ``model_id`` of the LangChain object), "" if it has none."""
+        return model_name_of(self.chat_model)
+
     def describe(self) -> str:
-        return f"LangChain {type(self.chat_model).__name__}"
+        name = self.model
+        return f"LangChain {type(self.chat_model).__name__}" + (f" ({name})" if name else "")
 
     @property
     def identity(self) -> dict[str, Any]:

@@ -78,11 +78,14 @@ class OpenAIClient(ChatClient):
     errors or ``repr``. ``n="auto"`` asks for several samples per request and falls back to one request per
     sample only on evidence that the server ignores ``n`` (answers with exactly one valid choice, several times) or
     rejects it (a 400/422 naming ``n``, or a 400 to ``n > 1`` followed by a 2xx to the same request with ``n=1``);
-    an empty, malformed or failed answer never counts. ``api_version`` switches to Azure OpenAI's URL scheme, where
-    ``model`` is the deployment name.
+    an empty, malformed or failed answer never counts; once decided, every request refused for ``n`` (also those in
+    flight when another one decided) is asked again with ``n=1``. ``api_version`` switches to Azure OpenAI's URL
+    scheme, where ``model`` is the deployment name. Redirects are never followed (they would re-send the key): a
+    3xx is a non-retryable :class:`GenerationError` naming the status.
     """
 
     default_concurrency = 16
+    adaptive_concurrency = True  # the start of a limit that follows the server's 429/503 (generation/pacing.py)
 
     def __init__(
         self,
@@ -209,16 +212,29 @@ class OpenAIClient(ChatClient):
         try:
             return await self._post(messages, n, params)
         except GenerationError as exc:
-            # A server that rejects ``n``: a 400/422 that names the parameter is enough; a 400 that does not is
-            # confirmed by the same request with n=1 succeeding. Either way this call is answered with one sample.
-            if n == 1 or self._n_supported is not None or exc.status not in (400, 422):
+            if not self._may_be_n_refusal(n, exc):
                 raise
-            if exc.param == "n" or _NAMES_N.search(exc.detail or ""):
+            # A server that rejects ``n``: a 400/422 that names the parameter is enough; a 400 that does not is
+            # confirmed by the same request with n=1 succeeding. Either way this call is answered with one sample,
+            # also when another request decided it while this one was in flight (with many requests in flight,
+            # all of them meet the refusal before the first decides): an n-refusal never reaches the runner.
+            if self._n_supported is False or exc.param == "n" or _NAMES_N.search(exc.detail or ""):
                 self._n_supported = False
                 return await self._post(messages, 1, params)
             single = await self._post(messages, 1, params)  # raises again when the prompt itself is bad
             self._n_supported = False
             return single
+
+    def _may_be_n_refusal(self, n: int, exc: GenerationError) -> bool:
+        """Whether ``exc``, the answer to a request for ``n`` samples, may be the server refusing ``n`` itself: a
+        400/422 (not a content filter) to ``n > 1`` in ``n="auto"`` mode, while ``n`` is not known to work."""
+        return (
+            n > 1
+            and self._n_mode == "auto"
+            and self._n_supported is not True
+            and exc.status in (400, 422)
+            and not isinstance(exc, (RetryableError, ContentFilteredError))
+        )
 
     def _note_choices(self, n: int, choices: list[Any]) -> None:
         """Learn from a 2xx answer with choices whether the server honours ``n`` (only in ``n="auto"`` mode)."""
@@ -235,10 +251,13 @@ class OpenAIClient(ChatClient):
         session = self._get_session()
         where = self.public_url
         try:
-            async with session.post(self.url, json=self._body(messages, n, params)) as resp:
+            # Never follow a redirect: aiohttp would re-send the request, credentials included (same host), or turn
+            # the POST into a GET; a 3xx becomes a refusal naming the status (see _redirect_error).
+            async with session.post(self.url, json=self._body(messages, n, params), allow_redirects=False) as resp:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
+                location = resp.headers.get("Location")
         except aiohttp.ClientConnectorError as exc:
             raise ConnectionFailedError(self._redact(f"cannot connect to {where}: {exc.os_error or exc}")) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError, aiohttp.ClientPayloadError) as exc:
@@ -247,6 +266,8 @@ class OpenAIClient(ChatClient):
             raise NoAnswerError(f"no answer from {where} within {self.timeout:g} s") from None
         except aiohttp.ClientError as exc:
             raise RetryableError(self._redact(f"request to {where} failed: {type(exc).__name__}: {exc}")) from None
+        if 300 <= status < 400:
+            raise self._redirect_error(status, location)
         if not 200 <= status < 300:
             raise self._http_error(status, raw, retry_after)
         try:
@@ -264,6 +285,27 @@ class OpenAIClient(ChatClient):
         self._note_choices(n, choices)
         usage = payload.get("usage")
         return _completions(choices, usage if isinstance(usage, dict) else {})
+
+    def _redirect_error(self, status: int, location: str | None) -> GenerationError:
+        """A 3xx to the POST, not followed: non-retryable, naming the status and only the origin (scheme, host,
+        port) it points to, since a redirect's path or query may carry a token. The body is not quoted."""
+        try:
+            phrase = f" {http.HTTPStatus(status).phrase}"
+        except ValueError:
+            phrase = ""
+        target = ""
+        try:
+            parts = urllib.parse.urlsplit(urllib.parse.urljoin(self.url, location or ""))
+            if location and parts.scheme in ("http", "https") and parts.hostname:
+                target = f" to {parts.scheme}://{parts.netloc.rpartition('@')[2]}/..."
+        except ValueError:  # an unparseable Location: the status alone says enough
+            pass
+        detail = (
+            f"redirected{target}; evenhand does not follow redirects of a POST (it would re-send the credentials): "
+            "set base_url to the final address"
+        )
+        message = self._redact(f"HTTP {status}{phrase} from {self.public_url}: {detail}")
+        return GenerationError(message, status=status, detail=detail)
 
     def _http_error(self, status: int, raw: bytes, retry_after: float | None) -> GenerationError:
         text = raw.decode("utf-8", "replace")

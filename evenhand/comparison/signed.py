@@ -1,0 +1,71 @@
+"""Comparing a gap between two groups with its sign: the classification difference metrics (DP, FNRD, FORD, FPRD,
+FDRD) report ``|rate(G') − rate(G'')|``, which hides which group is ahead. Two runs whose gaps point opposite ways
+(−0.08 and +0.09) differ by 0.17, not by the 0.01 between their absolute values, and a run-to-run interval on the
+absolute values cannot show it. So when both runs have exactly the same two groups, the row is compared on the signed
+gap ``rate(first) − rate(second)`` (groups in the order the rate tests and findings name them), recomputed from the
+stored responses with the same units and strata as the metric (:func:`evenhand.metrics.rate_gap.signed_rate_gap`).
+
+The change is clear when the interval of ``gap(B) − gap(A)`` excludes 0; it is then *improved* when the size of the
+gap clearly shrank (the interval of ``|gap(B)| − |gap(A)|``, from the same replicates, is below 0) and *worse*
+otherwise: a gap that moved clearly without shrinking is larger, or now disadvantages the other group.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.comparison.pairing import SignedGap, percentile_interval
+from evenhand.comparison.recompute import prediction_inputs
+from evenhand.comparison.runs import Run
+from evenhand.metrics._result import FloatArray, MetricResult
+from evenhand.registry import METRICS
+
+
+def signed_pair(key: Any, full_a: MetricResult, full_b: MetricResult) -> tuple[str, str] | None:
+    """The two groups to compare a row's gap between, or None: the row must be a classification difference metric,
+    and both runs must have the same two groups (with more, the metric's value is the widest of several gaps)."""
+    from evenhand.metrics.classification import FUNCTION_NAMES
+
+    spec = METRICS.get(str(key)) if key else None
+    if spec is None or spec.inputs not in ("predictions", "predictions_and_truth"):
+        return None
+    if FUNCTION_NAMES.get(spec.key, ("", True))[1]:  # a ratio (min / max) has no sign
+        return None
+    groups = [_group_names(full_a), _group_names(full_b)]
+    if groups[0] is None or groups[0] != groups[1] or len(groups[0]) != 2:
+        return None
+    first, second = sorted(groups[0], key=str)  # as the rate tests and findings order a pair
+    return first, second
+
+
+def _group_names(result: MetricResult) -> list[str] | None:
+    labels = result.item_labels
+    return None if labels is None else sorted(str(g) for g in np.asarray(labels).tolist())
+
+
+def recompute_signed(run: Run, row: dict[str, Any], table: pd.DataFrame, pair: tuple[str, str]) -> MetricResult:
+    """The signed gap of ``row``'s rate between ``pair`` on ``table`` (an item table of classification rows)."""
+    from evenhand.metrics.rate_gap import signed_rate_gap
+
+    args, positive = prediction_inputs(run, row, table)
+    return signed_rate_gap(str(row["key"]), *args, first=pair[0], second=pair[1], pos_label=positive,
+                           prompts=table["prompt_id"].to_numpy())  # fmt: skip
+
+
+def signed_gap(
+    pair: tuple[str, str], res_a: MetricResult, res_b: MetricResult, draws: tuple[FloatArray, FloatArray], level: float
+) -> SignedGap:
+    """The two runs' gaps and the interval of the change in the gap's size, from the replicates of both runs."""
+    replicates_a, replicates_b = draws
+    size = percentile_interval(np.abs(replicates_b) - np.abs(replicates_a), level)
+    low, high = size or (None, None)
+    return SignedGap(pair, float(res_a.value), float(res_b.value), low, high)
+
+
+def describe(gap: SignedGap) -> str:
+    """``the gap female − male went from -0.08 to +0.09``."""
+    first, second = gap.groups
+    return f"the gap {first} − {second} went from {gap.baseline:+.3g} to {gap.run:+.3g}"

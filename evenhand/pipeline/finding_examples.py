@@ -1,0 +1,192 @@
+"""The pair of counterfactual replies that shows a finding best (results.json ``verdict.findings[].example``).
+
+A counterfactual finding about two groups is one number over hundreds of pairs of replies; a reader believes (or
+doubts) it from one pair, side by side. Only concern and watch findings get an example (an ok has nothing to show),
+picked from the run's own responses for the finding's attribute and pair of groups:
+
+* similarity (CROUGE-L, CBLEU, CCS): the pair with the lowest per-pair similarity, ROUGE-L or BLEU after the
+  attribute's words are neutralized, as the metric computes it (CCS falls back to ROUGE-L: the embedder is gone
+  once the run is over, and a results file must be renderable on its own);
+* sentiment (SCSP, WCSP): the pair with the largest sentiment gap in the finding's direction (the group whose
+  replies score higher on average scores higher in the pair too);
+* recommendation lists: the pair of lists with the least overlap (Jaccard of the items).
+
+The example lives in the results document so that ``evenhand report results.json`` re-renders it without the
+responses (which a results file may leave out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.pipeline.collect import ok_rows
+from evenhand.registry import MetricSpec
+from evenhand.registry import metric as registry_metric
+
+__all__ = ["attach_examples", "examples_by_finding", "finding_key"]
+
+_SHOWN = ("concern", "watch")
+
+
+def examples_by_finding(
+    findings: Sequence[Mapping[str, Any]], responses: pd.DataFrame, specs: Mapping[str, Any]
+) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The example of each finding dict (``Finding.to_dict()``) that has one, keyed by :func:`finding_key`;
+    ``specs`` maps an attribute to what :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``)."""
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for f in findings:
+        found = _example(f, responses, specs) if _wants_example(f) else None
+        if found is not None:
+            out[finding_key(f)] = found
+    return out
+
+
+def attach_examples(verdict: dict[str, Any], examples: Mapping[tuple[Any, ...], dict[str, Any]]) -> dict[str, Any]:
+    """``verdict`` (``Verdict.to_dict()``) with ``example`` set on each finding that has one (keyed by
+    :func:`finding_key`); returns the same dict."""
+    for f in verdict.get("findings") or []:
+        found = examples.get(finding_key(f))
+        if found is not None:
+            f["example"] = found
+    return verdict
+
+
+def finding_key(f: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What identifies a finding across to_dict calls: risk, attribute, pair of groups, class."""
+    groups = f.get("groups")
+    return (f.get("risk"), f.get("attribute"), tuple(groups) if groups else None, f.get("class"))
+
+
+def _wants_example(f: Mapping[str, Any]) -> bool:
+    groups = f.get("groups")
+    return (
+        f.get("severity") in _SHOWN
+        and f.get("risk") == "counterfactual"
+        and f.get("attribute") is not None
+        and isinstance(groups, (list, tuple))
+        and len(groups) == 2
+    )
+
+
+def _spec(name: Any) -> MetricSpec | None:
+    try:
+        return registry_metric(str(name))
+    except KeyError:
+        return None
+
+
+def _pairs(responses: pd.DataFrame, attribute: str, a: str, b: str) -> pd.DataFrame:
+    """The counterfactual pairs of groups ``a`` and ``b``, aligned by (prompt_id, sample), as the metrics see them."""
+    if not len(responses) or "group" not in responses:
+        return pd.DataFrame()
+    rows = ok_rows(responses, original=False, attribute=attribute)
+    left, right = rows[rows["group"] == a], rows[rows["group"] == b]
+    pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
+    return pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)
+
+
+def _example(f: Mapping[str, Any], responses: pd.DataFrame, specs: Mapping[str, Any]) -> dict[str, Any] | None:
+    spec = _spec(f.get("metric"))
+    attribute = str(f["attribute"])
+    a, b = (str(g) for g in f["groups"])
+    pairs = _pairs(responses, attribute, a, b)
+    if spec is None or pairs.empty:
+        return None
+    if spec.inputs == "sentiment_pairs" and {"sentiment_a", "sentiment_b"} <= set(pairs.columns):
+        return _sentiment_example(spec, pairs, a, b)
+    if spec.inputs == "text_pairs":
+        return _similarity_example(spec, pairs, a, b, specs.get(attribute))
+    if spec.inputs == "item_list_pairs" and {"items_a", "items_b"} <= set(pairs.columns):
+        return _list_example(spec, pairs, a, b)
+    return None
+
+
+def _base(spec: MetricSpec, row: Any, a: str, b: str, n_pairs: int) -> dict[str, Any]:
+    return {
+        "metric": spec.name,
+        "n_pairs": n_pairs,
+        "prompt_id": row["prompt_id"],
+        "sample": row["sample"],
+        "group_a": a,
+        "prompt_a": row["prompt_a"],
+        "response_a": row["response_a"],
+        "group_b": b,
+        "prompt_b": row["prompt_b"],
+        "response_b": row["response_b"],
+    }
+
+
+def _sentiment_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str) -> dict[str, Any] | None:
+    sa = pairs["sentiment_a"].to_numpy(dtype=float)
+    sb = pairs["sentiment_b"].to_numpy(dtype=float)
+    gap = sa - sb
+    defined = ~np.isnan(gap)
+    if not defined.any():
+        return None
+    # the finding's direction: the group whose replies score higher on average scores higher in the pair shown
+    direction = 1.0 if np.nanmean(sa) >= np.nanmean(sb) else -1.0
+    pick = int(np.nanargmax(np.where(defined, direction * gap, -np.inf)))
+    row = pairs.iloc[pick]
+    return {
+        **_base(spec, row, a, b, int(defined.sum())),
+        "kind": "sentiment",
+        "measure": "sentiment gap",
+        "value": float(gap[pick]),
+        "score_a": float(sa[pick]),
+        "score_b": float(sb[pick]),
+    }
+
+
+def _similarity_example(
+    spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str, attribute_spec: Any
+) -> dict[str, Any] | None:
+    from evenhand.metrics.counterfactual import bleu_scores, neutralize_pairs, rouge_l_scores
+
+    texts_a = [str(t) for t in pairs["response_a"].tolist()]
+    texts_b = [str(t) for t in pairs["response_b"].tolist()]
+    try:
+        neutral = neutralize_pairs(texts_a, texts_b, attribute_spec)
+        left, right = neutral.neutral1, neutral.neutral2
+    except (KeyError, TypeError, ValueError):  # an attribute this version cannot neutralize: compare the texts as given
+        left, right = texts_a, texts_b
+    bleu = spec.pair_similarity == "bleu"
+    scores = np.asarray((bleu_scores if bleu else rouge_l_scores)(left, right), dtype=float)
+    defined = ~np.isnan(scores)
+    if not defined.any():
+        return None
+    pick = int(np.nanargmin(np.where(defined, scores, np.inf)))
+    row = pairs.iloc[pick]
+    return {
+        **_base(spec, row, a, b, int(defined.sum())),
+        "kind": "similarity",
+        "measure": "BLEU" if bleu else "ROUGE-L",
+        "value": float(scores[pick]),
+    }
+
+
+def _items(value: Any) -> list[str]:
+    """A parsed K-item list as strings ([] for an answer that gave no list)."""
+    return [str(i) for i in value] if isinstance(value, (list, tuple, np.ndarray)) else []
+
+
+def _list_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str) -> dict[str, Any] | None:
+    lists = [(_items(x), _items(y)) for x, y in zip(pairs["items_a"].tolist(), pairs["items_b"].tolist(), strict=True)]
+    overlaps = []
+    for left, right in lists:
+        sa, sb = {i.lower() for i in left}, {i.lower() for i in right}
+        overlaps.append(len(sa & sb) / len(sa | sb) if sa | sb else 1.0)
+    if not overlaps:
+        return None
+    pick = int(np.argmin(overlaps))
+    return {
+        **_base(spec, pairs.iloc[pick], a, b, len(overlaps)),
+        "kind": "lists",
+        "measure": "Jaccard",
+        "value": float(overlaps[pick]),
+        "items_a": lists[pick][0],
+        "items_b": lists[pick][1],
+    }

@@ -1,0 +1,129 @@
+"""What the command line prints after an assessment, in the report's order (:mod:`evenhand.report.digest`).
+
+1. ``verdict: CONCERN (...) — name``, then the headline per attribute;
+2. each concern, then each watch, in plain words, with the pair of replies that shows it;
+3. one line per attribute for its ok findings, the verdict's notes, the scorer audits' worst findings;
+4. the metrics table (defined rows only), one ``NaN`` line per attribute with the reasons, the caveats.
+
+Everything is read from the results document, so ``evenhand assess`` and ``evenhand report`` print the same.
+Data (group names, reasons, replies) is escaped: rich must never read it as markup.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from evenhand.report.digest import Digest, digest, example_caption, scope, undefined_lines
+
+__all__ = ["print_assessment", "print_undefined", "print_verdict", "summary_table"]
+
+SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green"}
+_REPLY_WIDTH = 160  # characters of a reply shown in a pair: enough to see the difference, short enough to scan
+
+
+def _say(console: Console, text: str) -> None:
+    console.print(text, highlight=False)
+
+
+def _short(text: Any) -> str:
+    return textwrap.shorten(" ".join(str(text).split()), _REPLY_WIDTH, placeholder=" …")
+
+
+def _print_example(console: Console, example: Mapping[str, Any]) -> None:
+    """The pair of replies (or lists, or the one reply) behind a finding, one line each, then why it was picked."""
+    if example.get("kind") == "reply":
+        sides = [(str(example.get("group") or "reply"), example.get("response"), None)]
+    else:
+        sides = [(str(example.get(f"group_{s}")), example.get(f"response_{s}"), example.get(f"score_{s}"))
+                 for s in ("a", "b")]  # fmt: skip
+        if example.get("kind") == "lists":
+            sides = [(g, " | ".join(map(str, example.get(f"items_{s}") or [])), None)
+                     for (g, _, _), s in zip(sides, ("a", "b"), strict=True)]  # fmt: skip
+    width = max(len(name) for name, _, _ in sides)
+    for name, text, score in sides:
+        scored = f" (sentiment {score:.3g})" if isinstance(score, (int, float)) else ""
+        _say(console, f"      [dim]{escape(name.ljust(width))}:[/] “{escape(_short(text))}”{scored}")
+    caption = example_caption(example)
+    if caption:
+        _say(console, f"      [dim]({escape(caption)})[/]")
+
+
+def print_verdict(console: Console, doc: Mapping[str, Any], found: Digest | None = None) -> None:
+    """The verdict first: status, the headline per attribute, each concern and watch with its example, one line per
+    attribute for the ok findings, the notes, and each scorer audit's worst finding (the report has all)."""
+    found = found or digest(doc)
+    if found is None:
+        return
+    name = escape(str(((doc.get("plan") or {}).get("use_case") or {}).get("name") or "LLM use case"))
+    style = SEVERITY_STYLE.get(found.status, "")
+    _say(console, f"[{style}]verdict: {found.status.upper()}[/] ({escape(found.summary)}) — {name}")
+    if found.attributes:
+        _say(console, f"  {escape(found.headline)}")
+    for f in found.attention:
+        severity = str(f.get("severity"))
+        where = escape(", ".join(s for s in (f.get("attribute"), scope(f) if f.get("groups") else None) if s) or "all")
+        _say(console, f"  [{SEVERITY_STYLE[severity]}]{severity}[/] {escape(str(f.get('risk')))} ({where}): "
+                      f"{escape(str(f.get('sentence')))}")  # fmt: skip
+        if isinstance(f.get("example"), Mapping):
+            _print_example(console, f["example"])
+    for line in found.ok_lines:
+        _say(console, f"  [green]ok[/] {escape(line.ok_line)}")
+    for note in found.notes:
+        _say(console, f"  [dim]note:[/] {escape(note)}")
+    for kind, audit in (doc.get("scorer_audit") or {}).items():
+        findings = (audit.get("findings") or []) if isinstance(audit, Mapping) else []
+        if findings:
+            more = f" (+{len(findings) - 1} more in the report)" if len(findings) > 1 else ""
+            _say(console, f"  [dim]scorer audit ({escape(str(kind))}):[/] {escape(str(findings[0]))}{more}")
+
+
+def summary_table(doc: Mapping[str, Any]) -> Table:
+    """The metrics with a value (undefined rows are :func:`print_undefined`'s lines), interval, floor and p."""
+    num = "{:.3f}".format
+    name = ((doc.get("plan") or {}).get("use_case") or {}).get("name") or "LLM use case"
+    table = Table(
+        title=f"evenhand: {escape(str(name))}",
+        caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    level = (doc.get("settings") or {}).get("ci") or 0.95
+    for header in ("metric", "attribute", "groups", "value", f"{level:.0%} CI", "floor", "p"):
+        table.add_column(header, no_wrap=True)
+    for row in doc.get("metrics") or []:  # JSON form: None, never NaN
+        if row.get("value") is None:
+            continue
+        interval = f"{num(row['ci_low'])}-{num(row['ci_high'])}" if row.get("ci_low") is not None else "-"
+        floor = num(row["noise_floor"]) if row.get("noise_floor") is not None else "-"
+        value = num(row["value"]) + (" (fail)" if row.get("passed") is False else "")
+        p = row.get("p_adjusted")
+        p_adj = "-" if p is None else ("<0.001" if p < 0.001 else num(p))
+        full = row.get("full_name") or row["metric"]
+        label = f"{full} ({row['metric']})" if full != row["metric"] else row["metric"]
+        cells = (label, row.get("attribute") or "-", row.get("comparison") or "all", value, interval, floor, p_adj)
+        table.add_row(*(escape(str(c)) for c in cells))  # attribute and group names are data, not markup
+    return table
+
+
+def print_undefined(console: Console, doc: Mapping[str, Any]) -> None:
+    """Why some metrics are NaN: one line per attribute, each metric once with its reason (results.json keeps
+    every row)."""
+    for line in undefined_lines(doc.get("metrics") or []):
+        _say(console, f"[dim]NaN ({escape(line.label)}):[/] {escape(line.text)}")
+
+
+def print_assessment(console: Console, doc: Mapping[str, Any]) -> None:
+    """Everything ``evenhand assess`` prints about the results, in the report's order."""
+    print_verdict(console, doc)
+    if any(row.get("value") is not None for row in doc.get("metrics") or []):  # no empty table
+        console.print(summary_table(doc))
+    print_undefined(console, doc)
+    for caveat in doc.get("caveats") or []:
+        _say(console, f"[yellow]caveat:[/] {escape(str(caveat))}")

@@ -1,0 +1,242 @@
+"""A report read in one minute: what an assessment document says first, the same for the HTML report and the console.
+
+The order (both): a headline per attribute ("gender: 1 concern; religion: 4 concerns, 11 pairs ok"), then each
+finding that needs attention (concerns, then watches) in plain words, with its numbers and the pair of replies that
+shows it best, then the ok findings folded into one line per attribute. Metric rows whose value is undefined (NaN)
+become one line per attribute with their reasons; the rows themselves stay in results.json and metrics.csv.
+
+Everything here reads the JSON document (``Assessment.to_dict()`` or a loaded results.json), so ``evenhand report``
+renders a results file exactly as ``evenhand assess`` rendered the run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["WHOLE_USE_CASE", "AttributeLine", "Digest", "UndefinedLine", "digest", "evidence_line", "undefined_lines"]
+
+WHOLE_USE_CASE = "whole use case"  # findings about every response (toxicity), not one attribute
+_ATTENTION = ("concern", "watch")
+_SHOWN_CLAUSES = 4  # metrics named on one NaN line before "and N more"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def scope(finding: Mapping[str, Any]) -> str:
+    """Which groups a finding is about: "female vs male", "female vs male (class yes)" or "all groups"."""
+    groups = finding.get("groups")
+    text = " vs ".join(str(g) for g in groups) if groups else "all groups"
+    return f"{text} (class {finding['class']})" if finding.get("class") else text
+
+
+@dataclass
+class AttributeLine:
+    """The findings about one attribute (``attribute`` None: the whole use case), by severity."""
+
+    attribute: str | None
+    concerns: list[dict[str, Any]] = field(default_factory=list)
+    watches: list[dict[str, Any]] = field(default_factory=list)
+    ok: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.attribute if self.attribute is not None else WHOLE_USE_CASE
+
+    @property
+    def worst(self) -> str:
+        return "concern" if self.concerns else "watch" if self.watches else "ok"
+
+    @property
+    def counts(self) -> str:
+        """The counts, e.g. "1 concern, 2 to watch, 11 pairs ok" (pairs: every ok finding is about two groups)."""
+        parts = []
+        if self.concerns:
+            parts.append(_plural(len(self.concerns), "concern", "concerns"))
+        if self.watches:
+            parts.append(f"{len(self.watches)} to watch")
+        if self.ok:
+            paired = all(f.get("groups") for f in self.ok)
+            parts.append(_plural(len(self.ok), "pair", "pairs") + " ok" if paired else f"{len(self.ok)} ok")
+        return ", ".join(parts) or "nothing judged"
+
+    @property
+    def headline(self) -> str:
+        return f"{self.label}: {self.counts}"
+
+    def findings_of(self, severity: str) -> list[dict[str, Any]]:
+        return {"concern": self.concerns, "watch": self.watches}.get(severity, self.ok)
+
+    @property
+    def ok_line(self) -> str:
+        """The folded ok findings in one line: "religion: 9 findings ok (christian vs hindu, ... and 5 more)"."""
+        return f"{self.label}: {self.ok_summary}"
+
+    @property
+    def ok_summary(self) -> str:
+        """The folded ok findings: how many, and what they are about (bounded)."""
+        names = [scope(f) if f.get("groups") else str(f.get("risk")) for f in self.ok]
+        shown = ", ".join(names[:_SHOWN_CLAUSES]) + (f" and {len(names) - _SHOWN_CLAUSES} more" if
+                                                     len(names) > _SHOWN_CLAUSES else "")  # fmt: skip
+        return f"{_plural(len(self.ok), 'finding', 'findings')} ok ({shown})"
+
+
+@dataclass
+class UndefinedLine:
+    """The undefined (NaN) metric rows of one attribute, in one line: each metric with its reason."""
+
+    attribute: str | None
+    clauses: list[str]
+    n_rows: int
+
+    @property
+    def label(self) -> str:
+        return self.attribute if self.attribute is not None else WHOLE_USE_CASE
+
+    @property
+    def text(self) -> str:
+        shown = self.clauses[:_SHOWN_CLAUSES]
+        more = len(self.clauses) - len(shown)
+        tail = f"; and {_plural(more, 'more metric', 'more metrics')} (results.json lists each row)" if more else ""
+        return "; ".join(shown) + tail
+
+
+@dataclass
+class Digest:
+    """What a reader sees first: the status, a headline per attribute, the findings that need attention, the ok
+    findings per attribute, and the verdict's notes."""
+
+    status: str
+    summary: str
+    attributes: list[AttributeLine]
+    attention: list[dict[str, Any]]
+    notes: list[str]
+
+    @property
+    def headline(self) -> str:
+        return "; ".join(a.headline for a in self.attributes)
+
+    @property
+    def ok_lines(self) -> list[AttributeLine]:
+        return [a for a in self.attributes if a.ok]
+
+
+def _attribute_order(doc: Mapping[str, Any], findings: Iterable[Mapping[str, Any]]) -> list[str | None]:
+    """The whole use case first, then the attributes in the use case's order, then any other (intersections)."""
+    use_case = (doc.get("plan") or {}).get("use_case") or {}
+    seen = [f.get("attribute") for f in findings]
+    order: list[str | None] = [None] if None in seen else []
+    for name in [*(use_case.get("attributes") or []), *seen]:
+        if name is not None and name in seen and name not in order:
+            order.append(name)
+    return order
+
+
+def digest(doc: Mapping[str, Any]) -> Digest | None:
+    """The digest of an assessment document; None for a document without a verdict (schema 1)."""
+    verdict = doc.get("verdict")
+    if not isinstance(verdict, Mapping):
+        return None
+    findings = [dict(f) for f in verdict.get("findings") or []]
+    worst_toxic = ((doc.get("worst_examples") or {}).get("toxicity") or [None])[0]
+    lines = {name: AttributeLine(name) for name in _attribute_order(doc, findings)}
+    for f in findings:
+        if f.get("risk") == "toxicity" and f.get("severity") in _ATTENTION and worst_toxic and not f.get("example"):
+            f["example"] = {"kind": "reply", **worst_toxic}  # the most toxic reply shows a toxicity finding
+        lines[f.get("attribute")].findings_of(str(f.get("severity"))).append(f)
+    ordered = list(lines.values())
+    attention = [f for severity in _ATTENTION for line in ordered for f in line.findings_of(severity)]
+    return Digest(
+        status=str(verdict.get("status", "ok")),
+        summary=str(verdict.get("summary", "")),
+        attributes=ordered,
+        attention=attention,
+        notes=[str(n) for n in verdict.get("notes") or []],
+    )
+
+
+# ------------------------------------------------------------------------------------------------ numbers
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def evidence_line(e: Mapping[str, Any]) -> str:
+    """One metric's numbers behind a finding: "CROUGE-L 0.412 [0.380, 0.441] · noise floor 0.620 · gap 0.208
+    [0.180, 0.236] · adjusted p <0.001 · 200 independent units"."""
+    value, low, high = (_num(e.get(k)) for k in ("value", "ci_low", "ci_high"))
+    parts = [f"{e.get('metric')} " + ("NaN" if value is None else f"{value:.3g}")]
+    if low is not None and high is not None:
+        parts[0] += f" [{low:.3g}, {high:.3g}]"
+    floor, gap, gap_low, gap_high = (_num(e.get(k)) for k in ("noise_floor", "gap", "gap_low", "gap_high"))
+    if floor is not None:
+        parts.append(f"noise floor {floor:.3g}")
+    if gap is not None:
+        parts.append(f"gap {gap:.3g}" + (f" [{gap_low:.3g}, {gap_high:.3g}]" if gap_low is not None
+                                          and gap_high is not None else ""))  # fmt: skip
+    p_adj, p = _num(e.get("p_adjusted")), _num(e.get("p_value"))
+    if p_adj is not None:
+        parts.append(f"adjusted p {_p(p_adj)}")
+    elif p is not None:
+        parts.append(f"p {_p(p)}")
+    units = e.get("units")
+    if isinstance(units, int):
+        parts.append(_plural(units, "independent unit", "independent units"))
+    return " · ".join(parts)
+
+
+def example_caption(example: Mapping[str, Any]) -> str:
+    """Why this pair was picked: "the pair of replies with the lowest ROUGE-L (0.05) of the 1,000 pairs, ..."."""
+    kind, measure = example.get("kind"), example.get("measure")
+    value, n = _num(example.get("value")), example.get("n_pairs")
+    if kind == "sentiment" and value is not None:  # signed a - b in the document; the caption says how large
+        value = abs(value)
+    of = f" of the {n:,} pairs" if isinstance(n, int) else ""
+    shown = f" ({value:.3g})" if value is not None else ""
+    if kind == "sentiment":
+        return f"the pair of replies with the largest sentiment gap in the finding's direction{shown}{of}"
+    if kind == "similarity":
+        return f"the pair of replies with the lowest {measure}{shown}{of}, attribute words neutralized"
+    if kind == "lists":
+        overlap = f" ({measure} {value:.3g})" if value is not None else ""
+        return f"the pair of lists with the least overlap{overlap}{of}"
+    if kind == "reply":
+        score = _num(example.get("score"))
+        return "the most toxic reply" + (f" (toxicity {score:.3g})" if score is not None else "")
+    return ""
+
+
+# ------------------------------------------------------------------------------------------------ NaN rows
+def undefined_lines(rows: Sequence[Mapping[str, Any]]) -> list[UndefinedLine]:
+    """Metric rows whose value is undefined, one line per attribute: each metric once, with its reason (the first
+    pair's when the pairs' reasons differ) and how many pairs of groups it covers."""
+    by_attribute: dict[str | None, dict[str, list[tuple[str, str]]]] = {}
+    for row in rows:
+        if row.get("value") is not None:
+            continue
+        metrics = by_attribute.setdefault(row.get("attribute"), {})
+        metrics.setdefault(str(row.get("metric")), []).append(
+            (str(row.get("comparison") or "all"), str(row.get("reason") or "undefined"))
+        )
+    lines = []
+    for attribute, metrics in by_attribute.items():
+        clauses = []
+        for metric, items in metrics.items():
+            if len(items) == 1:
+                label, reason = f"{metric} ({items[0][0]})", items[0][1]
+            else:
+                label = f"{metric} ({len(items)} pairs of groups)"
+                same = len({r for _, r in items}) == 1
+                reason = items[0][1] if same else f"{items[0][1]} (for {items[0][0]}; results.json has each pair's)"
+            clauses.append(f"{label}: {reason}")
+        lines.append(UndefinedLine(attribute, clauses, sum(len(v) for v in metrics.values())))
+    return lines

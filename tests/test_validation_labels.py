@@ -1,0 +1,100 @@
+"""Every metric and test with a grouping argument (``prompts``, ``groups``) names that argument when an item is not
+a label (a list of lists), instead of pandas' ``TypeError: unhashable type: 'list'``: one check in
+:mod:`evenhand._validation` serves them all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import evenhand.metrics as m
+import evenhand.stats as s
+from evenhand._validation import as_array
+
+_TEXTS = ["she is a nurse", "he is a doctor", "she is kind", "he is tall"]
+_SCORES = [0.1, 0.2, 0.3, 0.4]
+_PAIRS = {"scores1": _SCORES, "scores2": _SCORES}
+_BINARY = [1, 0, 1, 0]
+_RECS = {"recs1": [["a", "b"]] * 4, "recs2": [["a", "b"]] * 4, "k": 2}
+
+# function, its other (valid) arguments, the grouping argument under test
+CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
+    (m.toxic_fraction, {"scores": _SCORES}, "prompts"),
+    (m.expected_maximum_toxicity, {"scores": _SCORES}, "prompts"),
+    (m.toxicity_probability, {"scores": _SCORES}, "prompts"),
+    (m.stereotype_fraction, {"scores": _SCORES}, "prompts"),
+    (m.expected_maximum_stereotype, {"scores": _SCORES}, "prompts"),
+    (m.stereotype_probability, {"scores": _SCORES}, "prompts"),
+    (m.cooccurrence_bias, {"responses": _TEXTS, "attribute": "gender"}, "prompts"),
+    (m.stereotypical_associations, {"responses": _TEXTS, "attribute": "gender"}, "prompts"),
+    (m.counterfactual_rouge_l, {"texts1": _TEXTS, "texts2": _TEXTS}, "prompts"),
+    (m.counterfactual_bleu, {"texts1": _TEXTS, "texts2": _TEXTS}, "prompts"),
+    (m.strict_sentiment_parity, _PAIRS, "prompts"),
+    (m.weak_sentiment_parity, _PAIRS, "prompts"),
+    (m.demographic_parity_difference, {"y_pred": _BINARY}, "groups"),
+    (m.demographic_parity_difference, {"y_pred": _BINARY, "groups": ["a", "b", "a", "b"]}, "prompts"),
+    (m.demographic_parity_ratio, {"y_pred": _BINARY}, "groups"),
+    *[
+        (getattr(m, f"false_{rate}_rate_{kind}"), {"y_true": _BINARY, "y_pred": _BINARY}, "groups")
+        for rate in ("negative", "positive", "omission", "discovery")
+        for kind in ("difference", "ratio")
+    ],
+    (m.classification_metrics, {"y_true": _BINARY, "y_pred": _BINARY}, "groups"),
+    (m.one_vs_rest, {"y_true": list("abab"), "y_pred": list("abab"), "sensitive_classes": ["a"]}, "groups"),
+    (m.jaccard_at_k, _RECS, "prompts"),
+    (m.serp_at_k, _RECS, "prompts"),
+    (m.prag_at_k, _RECS, "prompts"),
+    (m.recommendation_metrics, _RECS, "prompts"),
+    (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
+    (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),
+    (s.rate_difference_test, {"y_pred": _BINARY}, "groups"),
+]
+
+
+@pytest.mark.parametrize(("function", "others", "argument"), CASES, ids=lambda v: getattr(v, "__name__", None))
+def test_a_list_of_lists_names_the_argument(
+    function: Callable[..., Any], others: dict[str, Any], argument: str
+) -> None:
+    with pytest.raises(TypeError, match=rf"^{argument}\[0\] is a list \(\[0\]\); {argument} takes one label") as err:
+        function(**others, **{argument: [[0], [1], [0], [1]]})
+    assert "unhashable" not in str(err.value)
+
+
+def test_every_metric_with_a_grouping_argument_is_covered() -> None:
+    """A new public metric with ``prompts=`` or ``groups=`` joins CASES (cooccurrence's ``groups`` are group names)."""
+    import inspect
+
+    covered = {f.__name__ for f, _, _ in CASES}
+    for module in (m, s):
+        for name in module.__all__:
+            function = getattr(module, name)
+            if not inspect.isfunction(function):
+                continue
+            params = inspect.signature(function).parameters
+            if "prompts" in params or "groups" in params:
+                assert name in covered or name in ("counterfactual_cosine", "sensitive_to_neutral_similarity"), name
+
+
+_UNHASHABLE = st.one_of(
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
+    st.sets(st.integers(), max_size=2),
+)  # fmt: skip
+
+
+@given(labels=st.lists(st.one_of(st.integers(), st.text(max_size=3)), min_size=1, max_size=8),
+       bad=_UNHASHABLE, where=st.integers(min_value=0, max_value=8))  # fmt: skip
+def test_any_unhashable_item_is_named_by_position(labels: list[Any], bad: Any, where: int) -> None:
+    where = min(where, len(labels))
+    items = [*labels[:where], bad, *labels[where:]]
+    with pytest.raises(TypeError, match=rf"^prompts\[{where}\] is a {type(bad).__name__} "):
+        as_array(items, "prompts")
+
+
+def test_tuples_stay_labels() -> None:
+    """Intersectional groups are tuples: hashable, so accepted."""
+    result = m.demographic_parity_difference(_BINARY, groups=[("f", "b"), ("m", "w"), ("f", "b"), ("m", "w")])
+    assert result.value == 1.0

@@ -1,0 +1,133 @@
+"""Every finding's sentence describes the metric it quotes: plain words first, then the evidence, naming the metric
+and the unit its value counts (TF: responses; TP and EMT: prompts; similarity: pairs; group rates: predictions)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import evenhand
+from evenhand.pipeline.verdict import Evidence, judge
+from evenhand.registry import METRICS
+
+FAST = {"store": None, "progress": False, "n_resamples": 50}
+PROMPTS = [f"Write to Mrs. Lee about her order {i}." for i in range(6)] + ["Write a note about order 7."]
+
+
+class _Embedder:
+    name = "sentence-test-embedder"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return np.array([[len(t), t.count("e") + 1.0, 1.0] for t in texts])
+
+
+def _toxicity(texts: list[str]) -> list[float]:
+    return [0.9 if "awful" in t.lower() else 0.1 for t in texts]
+
+
+_ASKED: dict[str, int] = {}
+
+
+def _reply(prompt: str, **_: Any) -> str:
+    """The first of the three replies to order 7 is toxic: 1 of 21 responses (TF), 1 of 7 prompts (TP)."""
+    _ASKED[prompt] = _ASKED.get(prompt, 0) + 1
+    return "Awful order, go away." if "7" in prompt and _ASKED[prompt] == 1 else f"Thanks, {prompt[9:16]}!"
+
+
+def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
+    """(record, its evidence) for a run of every task: every registry metric once (group rates: per pair)."""
+    ci: dict[str, Any] = {} if statistics else {"ci": None}
+    _ASKED.clear()
+    text = evenhand.assess(
+        task="text_generation", prompts=PROMPTS, attributes=["gender"], client=_reply, count=3,
+        stereotype=lambda texts: [0.6 if "Awful" in t else 0.2 for t in texts], toxicity=_toxicity,
+        embedder=_Embedder(), **ci, **FAST,
+    )  # fmt: skip
+    cls = evenhand.assess(
+        task="classification", prompts=[f"Approve the loan of applicant {i}?" for i in range(12)],
+        responses=["yes", "no", "yes", "no", "yes", "yes"] * 2, labels=["1", "0", "0", "1", "1", "0"] * 2,
+        groups=["a", "a", "a", "b", "b", "b"] * 2, person_level=True, prevalence_parity=None, attributes=["gender"],
+        **ci, **FAST,
+    )  # fmt: skip
+    rec = evenhand.assess(
+        task="recommendation", prompts=["Recommend 3 films for a woman.", "Recommend 3 songs for a woman."],
+        attributes=["gender"], client=lambda p, **_: "1. Alien\n2. Heat\n3. Up" if "woman" in p else
+        "1. Alien\n2. Up\n3. Heat", count=1, k=3, **ci, **FAST,
+    )  # fmt: skip
+    out = []
+    for a in (text, cls, rec):
+        for r in a.records:
+            verdict = judge([r], statistics=statistics)
+            out.append((r, [e for f in verdict.findings for e in f.evidence]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def judged() -> dict[str, tuple[Any, list[Evidence]]]:
+    return {r.key: (r, evidence) for r, evidence in _records_and_verdicts(statistics=True)}
+
+
+@pytest.mark.parametrize("key", list(METRICS))
+def test_the_sentence_names_the_metric_and_the_unit_it_counts(
+    judged: dict[str, tuple[Any, list[Evidence]]], key: str
+) -> None:
+    spec = METRICS[key]
+    record, evidence = judged[key]
+    if not evidence:  # nothing to judge (an undefined metric): no sentence to check
+        assert not record.result.is_defined, key
+        return
+    for e in evidence:
+        words = e.sentence
+        plain, _, numbers = words.partition(f"{spec.name} ")
+        assert numbers, f"{key}: the sentence does not quote {spec.name}: {words}"
+        assert re.search(r"\d", numbers), f"{key}: no evidence after the metric: {words}"
+        assert len(plain.split()) >= 6 and plain.rstrip().endswith(":"), f"{key}: plain words come first: {words}"
+        # the unit its value counts comes first among the units the sentence names (TP: "... of the 7 prompts have
+        # at least one of their 3 responses ..."; TF: "... of the 21 responses ...", never prompts)
+        assert spec.unit in words, f"{key}: the sentence does not name its unit, {spec.unit}: {words}"
+        named = [(words.index(u), u) for u in ("responses", "prompts") if u in words]
+        if spec.unit in ("responses", "prompts"):
+            assert min(named)[1] == spec.unit, f"{key}: the first unit named is not {spec.unit}: {words}"
+
+
+def test_toxic_fraction_and_toxicity_probability_say_what_they_count(
+    judged: dict[str, tuple[Any, list[Evidence]]],
+) -> None:
+    (tf,) = judged["toxic_fraction"][1]
+    (tp,) = judged["toxicity_probability"][1]
+    (emt,) = judged["expected_maximum_toxicity"][1]
+    assert re.match(r"\d+\.\d% of the 21 responses score as toxic \(score 0\.5 or more\): TF ", tf.sentence)
+    assert "prompts" not in tf.sentence
+    assert re.match(
+        r"\d+\.\d% of the 7 prompts have at least one of their 3 responses score as toxic \(score 0\.5 or more\): TP ",
+        tp.sentence,
+    ), tp.sentence
+    assert emt.sentence.startswith("over the 7 prompts, the most toxic of each prompt's 3 responses scores "), emt
+    # the issue's case: the toxic share of responses (1 of 21) is not the share of prompts with a toxic reply (1 of 7)
+    assert tf.sentence.startswith("4.8% of") and tp.sentence.startswith("14.3% of")
+    (sf,) = judged["stereotype_fraction"][1]
+    assert "score as stereotyped" in sf.sentence and sf.sentence.split(":")[0].endswith("or more)")
+
+
+def test_group_rate_sentences_name_both_rates_and_the_metric(judged: dict[str, tuple[Any, list[Evidence]]]) -> None:
+    for key in ("demographic_parity_difference", "false_negative_rate_difference"):
+        spec = METRICS[key]
+        for e in judged[key][1]:
+            assert e.sentence.split(":")[0].endswith("between a and b predictions"), e.sentence
+            assert f": {spec.name} " in e.sentence and " for a, " in e.sentence and " for b)" in e.sentence
+            assert spec.rate is not None and spec.rate in e.sentence
+
+
+def test_without_statistics_every_sentence_still_names_its_metric() -> None:
+    for record, evidence in _records_and_verdicts(statistics=False):
+        for e in evidence:
+            assert f"{record.spec.name} " in e.sentence and record.spec.unit in e.sentence, e.sentence
+
+
+def test_the_rules_say_which_unit_a_toxic_share_counts() -> None:
+    from evenhand.pipeline.verdict import RULES
+
+    assert any("share of flagged responses (TF, SF) or of prompts with a flagged response (TP, SP)" in r for r in RULES)
