@@ -371,3 +371,34 @@ def test_prices_are_checked_and_priced() -> None:
     assert est.cost == pytest.approx((4 * 1007 * 1.0 + 1000 * 4.0) / 1e6)
     assert est.lines()[-1].startswith("cost: at most 0.0080 at 1 per 1M input and 4 per 1M output tokens")
     assert est.as_dict()["cost"] == est.cost and est.as_dict()["prices"] == {"input_per_1m": 1.0, "output_per_1m": 4.0}
+
+
+def test_estimate_cost_from_python(tmp_path: Path) -> None:
+    import evenhand
+
+    config = _config(tmp_path, "http://127.0.0.1:9/v1")
+    estimate = evenhand.estimate_cost(config)
+    assert estimate is not None
+    # 4 distinct prompts x 3 samples; 3 of the 6 counterfactual texts are new (the others equal an original prompt,
+    # whose samples the store then holds) x 2 samples; up to 128 samples per request
+    assert (estimate.samples, estimate.requests, estimate.requests_max) == (4 * 3 + 3 * 2, 4 + 3, 4 * 3 + 3 * 2)
+    assert estimate.prices == Prices(0.15, 0.6) and estimate.cost is not None
+    # a callable the config names is not imported without --allow-code: one sample per request, as it would run
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["model"] = {"provider": "callable", "options": {"function": "no_such_module_anywhere:reply"}}
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    called = evenhand.estimate_cost(config, allow_code=False)
+    assert called is not None and called.requests == called.samples == estimate.samples
+    own = tmp_path / "own.yaml"
+    (tmp_path / "r.csv").write_text("prompt,response\nHi.,Hello.\n", encoding="utf-8")
+    own.write_text(yaml.safe_dump({"use_case": {"task": "text_generation"}, "responses": {"path": "r.csv"}}))
+    assert evenhand.estimate_cost(own) is None
+
+
+def test_dry_run_with_own_responses_says_nothing_is_sent(tmp_path: Path) -> None:
+    (tmp_path / "r.csv").write_text("prompt,response\nHi.,Hello.\n", encoding="utf-8")
+    own = tmp_path / "own.yaml"
+    own.write_text(yaml.safe_dump({"use_case": {"task": "text_generation"}, "responses": {"path": "r.csv"}}))
+    result = runner.invoke(app, ["assess", str(own), "--dry-run"])
+    assert result.exit_code == ExitCode.OK and "nothing to send: the responses come from" in result.stderr
+    assert not (tmp_path / "evenhand-out").exists()

@@ -36,7 +36,8 @@ def test_words_of_every_builtin_lexicon_are_masked() -> None:
 
 def test_context_rules_and_unknown_words_are_kept() -> None:
     """Masking follows the lexicons: a context word counts only before a person noun; a word in no lexicon stays."""
-    assert mask_identity(["My neighbor is black.", "black coffee", "I am nonbinary.", "I am queer.", "I am tired."]) == [
+    texts = ["My neighbor is black.", "black coffee", "I am nonbinary.", "I am queer.", "I am tired."]
+    assert mask_identity(texts) == [
         "My neighbor is black.",
         "black coffee",
         "I am someone.",

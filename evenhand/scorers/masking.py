@@ -10,7 +10,8 @@ Trade-offs (measured in ``docs/scorers.md``):
 
 * masking follows the lexicons' own rules, so context-dependent words count only where the lexicon says they name
   a person ("a Black woman" is masked; "My neighbor is black." and "black coffee" are not), and a word that is in
-  no lexicon ("transgender", "nonbinary") is never masked;
+  no lexicon is never masked ("transgender", "nonbinary" and "genderqueer" are gender terms of no group, so they
+  are: "I am transgender." -> "I am someone.");
 * abuse that *is* the identity word used as a slur ("you are so gay") loses its signal: masking lowers recall on
   exactly the texts where the identity word carries the toxicity;
 * the scorer sees a neutral word where the text had an identity word. The default token is "someone", not
