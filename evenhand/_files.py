@@ -82,6 +82,20 @@ def check_outputs(outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[st
             raise ValueError(f"the output {out} is an input of this run ({readable[resolved]}); choose another path")
 
 
+def remove_stale_outputs(folder: Path, names: Iterable[str], kept: Iterable[str]) -> list[Path]:
+    """Remove the files ``names`` in ``folder`` that this run did not write (not in ``kept``): a report or responses
+    file left by an earlier run would pass for this run's. A symlink is removed itself, never its target. Returns
+    the paths removed."""
+    written = set(kept)
+    removed = []
+    for name in names:
+        path = folder / name
+        if name not in written and (path.is_file() or path.is_symlink()):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 @contextmanager
 def staged_folder(target: Path, complete: Callable[[Path], bool]) -> Iterator[Path]:
     """A temporary folder beside ``target`` to build into, renamed onto ``target`` when the block succeeds (atomic

@@ -24,7 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evenhand import __version__
-from evenhand._files import check_outputs, write_text
+from evenhand._files import check_outputs, remove_stale_outputs, write_text
 from evenhand.config import MAX_COUNT
 from evenhand.registry import METRICS
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
@@ -180,21 +180,10 @@ def _write_outputs(
     err_console.print(f"wrote {escape(str(out / 'results.json'))} and {escape(str(out / 'metrics.csv'))}")
     for name in list(staged)[2:]:  # the responses, then the report
         err_console.print(f"wrote {escape(str(out / name))}")
-    for name in _STALE_CANDIDATES:
-        _remove_stale(out / name, written=name in staged)
-
-
-# Outputs a run may leave out (output.html: false, output.responses: none or the other format). A copy from an
-# earlier run in the same folder would sit beside the new results as if it were theirs, so it is removed (only after
-# the new files are in place; an output that is an input of the run was refused before it started).
-_STALE_CANDIDATES = ("report.html", "responses.csv", "responses.parquet")
-
-
-def _remove_stale(path: Path, written: bool) -> None:
-    if written or not (path.is_file() or path.is_symlink()):
-        return
-    path.unlink(missing_ok=True)  # a symlink itself, never its target
-    err_console.print(f"removed {escape(str(path))} (from an earlier run; this run does not write it)")
+    # an output this run leaves out (html: false, responses: none or the other format) must not sit beside the new
+    # results as if it were theirs (an output that is an input of the run was refused before it started)
+    for path in remove_stale_outputs(out, ("report.html", "responses.csv", "responses.parquet"), kept=staged):
+        err_console.print(f"removed {escape(str(path))} (from an earlier run; this run does not write it)")
 
 
 def _run_config(

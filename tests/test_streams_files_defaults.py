@@ -163,9 +163,7 @@ def _assess_quietly(**options: Any) -> Any:
                            **options)  # fmt: skip
 
 
-def test_assess_from_python_leaves_the_working_directory_clean(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_assess_from_python_leaves_the_working_directory_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work, scratch = tmp_path / "work", tmp_path / "tmp"
     work.mkdir()
     scratch.mkdir()
@@ -304,8 +302,10 @@ def test_a_local_model_path_is_checked_when_used_relative_to_the_config(tmp_path
     folder.mkdir()
     (elsewhere / "models" / "m").mkdir(parents=True)  # the working directory's ./models/m is not the config's
     config = folder / "c.yaml"
-    config.write_text("use_case: {task: text_generation, attributes: [gender]}\n"
-                      "prompts: {items: [Write to Mrs. Lee.]}\nmodel: {provider: local, model: ./models/m}\n")  # fmt: skip
+    config.write_text(
+        "use_case: {task: text_generation, attributes: [gender]}\nprompts: {items: [Write to Mrs. Lee.]}\n"
+        "model: {provider: local, model: ./models/m}\n"
+    )
     plan = _cli("plan", str(config), cwd=elsewhere)
     assert plan.returncode == ExitCode.OK, plan.stderr  # planning needs no model
     assess = _cli("assess", str(config), "--no-progress", cwd=elsewhere)
