@@ -295,7 +295,8 @@ def test_cli_exit_3_in_one_line_without_secrets(credentials: str, tmp_path: Path
         hits = server.state.total
     assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
     assert 3 <= hits <= 4
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    # the failure is one line (the pre-run estimate, "estimate: ...", precedes it)
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("estimate: ")]
     assert len(lines) == 1, result.stderr
     line = lines[0]
     assert line.startswith("assessment failed: generation stopped early: 3 different prompts in a row were refused")

@@ -180,7 +180,8 @@ def test_unreachable_server_raises_clear_error() -> None:
 
 def test_progress_bar_runs(client: OpenAIClient, capsys: pytest.CaptureFixture[str]) -> None:
     generate(["bar"], client, count=2, store=None, progress=True)
-    assert "2/2" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "2/2" in captured.err and captured.out == ""  # progress on stderr: stdout carries results only
 
 
 def test_parse_retry_after() -> None:
