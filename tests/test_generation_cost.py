@@ -402,3 +402,20 @@ def test_dry_run_with_own_responses_says_nothing_is_sent(tmp_path: Path) -> None
     result = runner.invoke(app, ["assess", str(own), "--dry-run"])
     assert result.exit_code == ExitCode.OK and "nothing to send: the responses come from" in result.stderr
     assert not (tmp_path / "evenhand-out").exists()
+
+
+def test_plan_estimate_of_the_local_demo_model_imports_no_torch() -> None:
+    """``evenhand plan`` sizes a local model's batches without resolving ``device: auto`` (which imports torch)."""
+    import subprocess
+    import sys
+
+    demo = Path(__file__).resolve().parents[1] / "evenhand" / "data" / "demo" / "demo.yaml"
+    code = (
+        "import sys\n"
+        "from evenhand.pipeline.from_config import estimate_cost\n"
+        f"estimate = estimate_cost({str(demo)!r})\n"
+        "assert estimate is not None and estimate.requests > 0\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "False", out.stderr

@@ -16,6 +16,7 @@ from evenhand._redact import redact_mapping
 from evenhand.config import MAX_RESPONSES, RunSettings
 from evenhand.framework import UseCase
 from evenhand.generation.clients.base import model_name_of
+from evenhand.generation.clients.factory import on_cpu_unless_torch_loaded
 from evenhand.generation.cost import GenerationEstimate, Prices, estimate_for_client
 from evenhand.pipeline.collect import (
     FRAME_COLUMNS,
@@ -101,7 +102,7 @@ class Generated(ResponseSource):
         config and not allowed to run is not imported: it counts as one sample per request)."""
         spec = self.client
         not_allowed_code = isinstance(spec, Mapping) and spec.get("provider") == "callable"
-        client = spec if not_allowed_code else resolve_client(spec)
+        client = spec if not_allowed_code else resolve_client(on_cpu_unless_torch_loaded(spec))
         return self.estimate_with(client, self._batches(use_case, needs, settings), settings)
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..._redact import redact_text, secret_values
@@ -57,6 +58,23 @@ def get_client(spec: Any = None, *, allow_code: bool | None = None) -> ChatClien
     if callable(spec):
         return CallableClient(spec)
     raise TypeError(f"cannot build a client from {type(spec).__name__}")
+
+
+def on_cpu_unless_torch_loaded(spec: Any) -> Any:
+    """``spec`` with a local model's ``device: auto`` made ``cpu`` when torch is not imported yet; any other spec as
+    it is. For counting, never for running: resolving "auto" imports torch (seconds), which ``evenhand plan`` must
+    not pay just to size a local model's batches (an accelerator batches more, so it sends fewer of them)."""
+    import sys
+
+    if "torch" in sys.modules:
+        return spec
+    if spec is None or (isinstance(spec, str) and spec.lower() in _LOCAL_NAMES):
+        return {"provider": "local", "device": "cpu"}
+    if isinstance(spec, Mapping):
+        provider = str(spec.get("provider") or spec.get("type") or "local").lower()
+        if provider in _LOCAL_NAMES and spec.get("device", "auto") == "auto":
+            return {**spec, "device": "cpu"}
+    return spec
 
 
 def _from_dict(spec: dict[str, Any], allow_code: bool | None) -> ChatClient:
