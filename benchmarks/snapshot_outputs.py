@@ -31,7 +31,7 @@ from bench_pipeline import stand_in  # noqa: E402
 from evenhand.pipeline.io import demo_prompts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-VOLATILE_KEYS = {"created", "timings", "evenhand_version"}
+VOLATILE_KEYS = {"created", "timings", "evenhand_version", "seconds"}
 
 
 def _blank(doc: Any) -> Any:
@@ -88,7 +88,7 @@ def demo_case(store: Path, dest: Path) -> None:
         )  # fmt: skip
         (dest / "demo").mkdir(parents=True, exist_ok=True)
         (dest / "demo" / "stdout.txt").write_text(done.stdout.replace(tmp, "<tmp>"))
-        (dest / "demo" / "exit_code.txt").write_text(f"{done.returncode}\n{done.stderr[-2000:]}")
+        (dest / "demo" / "exit_code.txt").write_text(f"{done.returncode}\n{done.stderr[-2000:]}".replace(tmp, "<tmp>"))
         _keep(Path(tmp), dest / "demo", tmp)
 
 
