@@ -26,9 +26,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import evenhand  # noqa: E402
-from bench_pipeline import stand_in  # noqa: E402
-from evenhand.pipeline.io import demo_prompts  # noqa: E402
+from bench_pipeline import stand_in
+
+import evenhand
+from evenhand.pipeline.io import demo_prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 VOLATILE_KEYS = {"created", "timings", "evenhand_version", "seconds"}

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from evenhand import _display
 from evenhand._lazy import load_lazy
+from evenhand._version import __version__
 
-__version__ = "0.1.0"
+# The core objects' notebook view and the report are the presentation layer's; the core reaches them only through
+# evenhand._display, by these names (imported when first used, so ``import evenhand`` stays light).
+_display.register(_display.NOTEBOOK, "evenhand.report.notebook:notebook_html")
+_display.register(_display.REPORT, "evenhand.report:render_html")
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
@@ -23,7 +28,6 @@ _LAZY: dict[str, str] = {
     "load_lexicon_file": "evenhand.text.lexicon",
     "intersectional_prompts": "evenhand.text.counterfactual",
     "metrics": "evenhand.metrics",
-    "evaluators": "evenhand.evaluators",
     "scorers": "evenhand.scorers",
     "generation": "evenhand.generation",
     "stats": "evenhand.stats",

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from evenhand.errors import InputError
+
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` atomically (temporary file + rename); returns the path."""
@@ -79,7 +81,7 @@ def check_outputs(outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[st
     for out in outputs:
         resolved = Path(out).expanduser().resolve()
         if resolved in readable:
-            raise ValueError(f"the output {out} is an input of this run ({readable[resolved]}); choose another path")
+            raise InputError(f"the output {out} is an input of this run ({readable[resolved]}); choose another path")
 
 
 def remove_stale_outputs(folder: Path, names: Iterable[str], kept: Iterable[str]) -> list[Path]:

@@ -6,9 +6,11 @@ when a reviewer opens the file. Such a cell is written with a single quote in fr
 spreadsheets show as text. Numbers are never touched: a numeric column stays numeric, and a text cell that is a
 plain number (``-0.5``, ``+3``, ``-1e-3``) is data, not a formula.
 
-The guard is undone when evenhand reads a CSV or TSV back (``evenhand metrics responses.csv``), so its own files
-round-trip exactly. To keep that exact, a cell that already starts with quotes before a formula character
-(``'=x``) gets one more quote on write, and reading removes exactly one from any cell of that shape.
+The guard is undone when evenhand reads back a CSV or TSV it wrote (``evenhand metrics responses.csv``), so its own
+files round-trip exactly; a file is evenhand's when its header starts as responses.csv's or metrics.csv's does
+(:func:`written_by_evenhand`). A user's own table is read as it is: its cell ``'@alice`` keeps its quote. To keep
+the round trip exact, a cell that already starts with quotes before a formula character (``'=x``) gets one more
+quote on write, and reading removes exactly one from any cell of that shape.
 """
 
 from __future__ import annotations
@@ -60,3 +62,16 @@ def _map_text_columns(frame: pd.DataFrame, change: Any) -> pd.DataFrame:
             if changed != values:  # the column keeps its dtype (pandas' str stays str)
                 out[name] = pd.Series(changed, index=out.index, dtype=column.dtype)
     return out.rename(columns=change)  # a header is a cell too
+
+
+#: How the header of a table evenhand writes begins (responses.csv, metrics.csv): the mark that its cells are guarded.
+_OWN_HEADERS = (
+    ("prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"),
+    ("metric", "full_name", "key", "family"),
+)
+
+
+def written_by_evenhand(columns: Any) -> bool:
+    """Whether a table with these columns is one evenhand wrote (so its text cells carry the guard)."""
+    names = tuple(str(c) for c in columns)
+    return any(names[: len(header)] == header for header in _OWN_HEADERS)

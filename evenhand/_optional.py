@@ -11,6 +11,8 @@ import importlib
 import importlib.util
 from types import ModuleType
 
+from evenhand.errors import EvenhandError
+
 # import name -> (pip distribution, evenhand extra)
 _EXTRAS: dict[str, tuple[str, str]] = {
     "torch": ("torch==2.13.0", "models"),
@@ -28,7 +30,7 @@ _EXTRAS: dict[str, tuple[str, str]] = {
 }
 
 
-class MissingDependencyError(ImportError):
+class MissingDependencyError(EvenhandError, ImportError):
     """An optional dependency needed for the requested feature is not installed."""
 
 

@@ -12,33 +12,35 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.errors import InputError, InputTypeError
+
 FloatArray = npt.NDArray[np.float64]
 
 
 def _to_list(values: Any, name: str) -> list[Any]:
     if values is None:
-        raise TypeError(f"{name} must be a sequence (list, tuple, NumPy array or pandas Series), got None")
+        raise InputTypeError(f"{name} must be a sequence (list, tuple, NumPy array or pandas Series), got None")
     if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of items, not a single {type(values).__name__}")
+        raise InputTypeError(f"{name} must be a sequence of items, not a single {type(values).__name__}")
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
-            raise ValueError(f"{name} must be one-dimensional, got an array of shape {values.shape}")
+            raise InputError(f"{name} must be one-dimensional, got an array of shape {values.shape}")
         return values.tolist()
     if hasattr(values, "to_list") and callable(values.to_list):  # pandas Series / Index
         return list(values.to_list())
     if isinstance(values, Iterable):
         return list(values)
-    raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
+    raise InputTypeError(f"{name} must be a sequence, got {type(values).__name__}")
 
 
 def as_text_list(texts: Any, name: str = "texts", *, allow_empty: bool = False) -> list[str]:
     """Return ``texts`` as a list of str. Empty strings are fine; None or non-strings are not."""
     items = _to_list(texts, name)
     if not items and not allow_empty:
-        raise ValueError(f"{name} is empty: pass at least one text")
+        raise InputError(f"{name} is empty: pass at least one text")
     for i, item in enumerate(items):
         if not isinstance(item, str):
-            raise TypeError(
+            raise InputTypeError(
                 f"{name}[{i}] is {type(item).__name__} ({item!r:.60}), expected str; "
                 "replace missing values with '' or drop them"
             )
@@ -61,22 +63,22 @@ def as_float_array(
         try:
             arr = np.asarray(items, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must contain numbers: {exc}") from exc
+            raise InputTypeError(f"{name} must contain numbers: {exc}") from exc
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise InputError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
-        raise ValueError(f"{name} is empty")
+        raise InputError(f"{name} is empty")
     if not allow_nan and np.isnan(arr).any():
         first = int(np.flatnonzero(np.isnan(arr))[0])
-        raise ValueError(f"{name} contains NaN (first at position {first})")
+        raise InputError(f"{name} contains NaN (first at position {first})")
     if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinite values")
+        raise InputError(f"{name} contains infinite values")
     if bounds is not None:
         lo, hi = bounds
         bad = (arr < lo) | (arr > hi)
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} must lie in [{lo}, {hi}]; {name}[{first}] = {float(arr[first])!r}")
+            raise InputError(f"{name} must lie in [{lo}, {hi}]; {name}[{first}] = {float(arr[first])!r}")
     return arr
 
 
@@ -88,14 +90,14 @@ def as_array(values: Any, name: str, *, allow_empty: bool = False) -> npt.NDArra
         items = _to_list(values, name)
         for i, item in enumerate(items):
             if item is None or (isinstance(item, float) and np.isnan(item)):
-                raise ValueError(f"{name}[{i}] is missing (None/NaN)")
+                raise InputError(f"{name}[{i}] is missing (None/NaN)")
         check_hashable(items, name)
         arr = np.asarray(items)
         if arr.ndim != 1:  # e.g. a list of tuples
             arr = np.empty(len(items), dtype=object)
             arr[:] = items
     if arr.size == 0 and not allow_empty:
-        raise ValueError(f"{name} is empty")
+        raise InputError(f"{name} is empty")
     return arr
 
 
@@ -106,7 +108,7 @@ def check_hashable(items: Iterable[Any], name: str) -> None:
         try:
             hash(item)
         except TypeError:
-            raise TypeError(
+            raise InputTypeError(
                 f"{name}[{i}] is a {type(item).__name__} ({item!r:.60}); {name} takes one label per item (a str, "
                 "number or tuple), e.g. a flat list, not a list of lists"
             ) from None
@@ -117,7 +119,7 @@ def check_same_length(**named: Sequence[Any] | npt.NDArray[Any]) -> int:
     lengths = {name: len(v) for name, v in named.items()}
     if len(set(lengths.values())) > 1:
         desc = ", ".join(f"{k} has {n}" for k, n in lengths.items())
-        raise ValueError(f"inputs must have the same length: {desc}")
+        raise InputError(f"inputs must have the same length: {desc}")
     return next(iter(lengths.values()), 0)
 
 
@@ -126,7 +128,7 @@ def check_threshold(threshold: float, name: str = "threshold") -> float:
     try:
         value = float(threshold)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a number, got {threshold!r}") from exc
+        raise InputTypeError(f"{name} must be a number, got {threshold!r}") from exc
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value}")
+        raise InputError(f"{name} must lie in [0, 1], got {value}")
     return value

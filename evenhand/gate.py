@@ -10,7 +10,6 @@ comparison.json ``findings`` and ``metrics``), as the JUnit writer (:mod:`evenha
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import fields
 from typing import Any
 
 #: Detail lines a gate prints at most (each failed check, each finding of a verdict rule); the rest are counted.
@@ -19,22 +18,11 @@ FAILED = "threshold failed:"  # the prefix of a failed check's line (scripts gre
 
 
 def threshold_checks(doc: Mapping[str, Any]) -> list[Any]:
-    """The threshold checks of a results document as :class:`~evenhand.pipeline.assessment.ThresholdCheck` (keys a
+    """The threshold checks of a results document as :class:`~evenhand.pipeline.thresholds.ThresholdCheck` (keys a
     results file of another version lacks take their defaults; unknown keys are ignored)."""
-    from evenhand.pipeline.assessment import ThresholdCheck
+    from evenhand.pipeline.thresholds import ThresholdCheck
 
-    known = {f.name for f in fields(ThresholdCheck)}
-    out = []
-    for item in doc.get("thresholds") or []:
-        values = {k: v for k, v in dict(item).items() if k in known}
-        values.setdefault("metric", None)
-        values.setdefault("attribute", None)
-        values.setdefault("min", None)
-        values.setdefault("max", None)
-        values.setdefault("value", None)
-        values["passed"] = bool(values.get("passed"))
-        out.append(ThresholdCheck(**values))
-    return out
+    return [ThresholdCheck.from_dict(item) for item in doc.get("thresholds") or []]
 
 
 def check_line(check: Any) -> str:

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Literal
 from xml.etree import ElementTree as ET
 
+from evenhand.errors import InputError
+
 Outcome = Literal["passed", "failed", "skipped"]
 ASSESSMENT, COMPARISON = "evenhand/assessment", "evenhand/comparison"
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed anywhere in XML 1.0
@@ -63,20 +65,20 @@ def check_junit_path(
 
     target = Path(path)
     if target.is_dir():
-        raise ValueError(f"--junit {target}: it is a folder; give a file name (e.g. {target / 'evenhand.xml'})")
+        raise InputError(f"--junit {target}: it is a folder; give a file name (e.g. {target / 'evenhand.xml'})")
     folder = next((p for p in (target.parent, *target.parent.parents) if p.exists()), None)
     if folder is not None and not folder.is_dir():
-        raise ValueError(f"--junit {target}: cannot write there ({folder} is a file)")
+        raise InputError(f"--junit {target}: cannot write there ({folder} is a file)")
     if folder is not None and folder == target.parent and not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"--junit {target}: the folder {folder} is not writable")
+        raise InputError(f"--junit {target}: the folder {folder} is not writable")
     try:
         check_outputs([target], inputs)
     except ValueError as exc:
-        raise ValueError(f"--junit: {exc}") from None
+        raise InputError(f"--junit: {exc}") from None
     resolved = target.expanduser().resolve()
     for other in outputs:
         if Path(other).expanduser().resolve() == resolved:
-            raise ValueError(f"--junit {target}: the run writes {other} there; choose another path")
+            raise InputError(f"--junit {target}: the run writes {other} there; choose another path")
 
 
 def junit_xml(doc: Mapping[str, Any], *, fail_on: str = "worse") -> str:
@@ -98,7 +100,7 @@ def junit_xml(doc: Mapping[str, Any], *, fail_on: str = "worse") -> str:
         status = (doc.get("verdict") or {}).get("status")
         gate = f"--fail-on {fail_on}"
     else:
-        raise ValueError(f"a JUnit file is written from a results or comparison document, not schema {schema!r}")
+        raise InputError(f"a JUnit file is written from a results or comparison document, not schema {schema!r}")
     properties = {"evenhand_version": doc.get("evenhand_version"), "verdict": status, "gate": gate}
     return render(suite, cases, properties=properties, timestamp=doc.get("created"))
 

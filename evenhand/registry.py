@@ -1,20 +1,28 @@
 """The metric registry: everything evenhand knows about a metric, declared once.
 
-Each :class:`MetricSpec` says what the metric is (key = its function in :mod:`evenhand.metrics`, short and full
-name, paper section), what it needs (inputs, the settings it takes), how to read it (range, direction) and how
-to show it (title). The planner (:mod:`evenhand.framework`), the pipeline's metric families, the statistics, the
-report and the CLI all read this table; none keeps its own list of names, aliases or titles.
+Each :class:`MetricSpec` says what the metric is (key, short and full name, paper section, the function that computes
+it), what it needs (inputs, the settings it takes), how to read it (range, direction, the rate it compares, the harm
+it watches) and how to judge and show it (judge, title). The planner (:mod:`evenhand.framework`), the metric
+functions themselves, the pipeline's metric families, the statistics, the verdict, the report and the CLI all read
+this table; none keeps its own list of names, aliases or titles.
 
 Families group metrics the way the paper does (Table 2); :data:`FAMILIES` gives each its title and section.
+
+This module sits below :mod:`evenhand.text` and :mod:`evenhand.metrics`: it names functions as ``"module:object"``
+strings (as lm-evaluation-harness's registry does) and :func:`bind` imports them only when called, so declaring a
+metric creates no import edge and importing the registry imports no metric code.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
+
+from evenhand.errors import InputKeyError
 
 Scope = Literal["use_case", "attribute", "pair"]
 #: What a metric function takes, beyond its settings: the pipeline's families dispatch on this, not on names.
@@ -28,20 +36,48 @@ Inputs = Literal[
     "predictions_and_truth",  # ground truth, predicted labels and groups
     "item_list_pairs",  # counterfactual pairs of K-item lists
 ]
-
+#: How the verdict (:mod:`evenhand.pipeline.verdict`) judges a metric's evidence: against the same-prompt noise
+#: floor (similarity, lists), by its test's p-value (sentiment, rates), by the share of flagged responses (share) or
+#: by a group-shuffle test (cooccurrence).
+Judge = Literal["similarity", "sentiment", "share", "cooccurrence", "lists", "rates"]
+#: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
+Harm = Literal["false negatives", "false positives"]
+Intervention = Literal["assistive", "punitive"]
+#: Which harm each kind of intervention makes the one to compare (Saleiro et al.'s tree, paper section 4).
+INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
+    {"assistive": "false negatives", "punitive": "false positives"}
+)
 
 Risk = Literal["toxicity", "stereotype", "counterfactual", "allocational"]
+
+#: The paper's convention for EMT, TP, EMS and SP: 25 responses (generations) per prompt (Table 2).
+RESPONSES_PER_PROMPT = 25
+
+
+def bind(target: str) -> Any:
+    """The object a ``"package.module:object"`` string names, imported now (the registry's lazy binding)."""
+    module_name, sep, name = target.partition(":")
+    if not sep or not module_name or not name:
+        raise InputKeyError(f"{target!r} is not a 'module:object' reference")
+    return getattr(importlib.import_module(module_name), name)
 
 
 @dataclass(frozen=True)
 class FamilySpec:
     """A metric family of the paper: its key, display title, section, and the risk it measures (what a verdict's
-    finding is about: toxicity, stereotypes, counterfactual unfairness, allocational harm)."""
+    finding is about: toxicity, stereotypes, counterfactual unfairness, allocational harm).
+
+    ``audit`` names the scorer whose audit (:mod:`evenhand.scorers.audit`, results.json ``scorer_audit``) can explain
+    the family's group differences. Only findings about a pair of groups can point one way; today that is
+    counterfactual sentiment parity. The toxicity and stereotype metrics describe the whole use case (or one
+    attribute), so their audits are reported and can explain nothing group-wise: a family that gains per-group
+    findings names its scorer here."""
 
     key: str
     title: str
     section: str
     risk: Risk
+    audit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +92,8 @@ class MetricSpec:
         section: the paper section that defines it.
         requires: the input it needs, in the words of the paper's Table 2.
         inputs: what the metric function takes (see :data:`Inputs`).
+        module: the module of :mod:`evenhand.metrics` that defines the function (:attr:`function`).
+        judge: how the verdict judges its evidence (see :data:`Judge`).
         value_range: the range of possible values.
         higher_is_fairer: its direction.
         scope: ``"use_case"`` (one value for the whole use case), ``"attribute"`` (one per protected attribute)
@@ -63,8 +101,11 @@ class MetricSpec:
         settings: metric parameter -> the run setting that supplies it, e.g. ``{"threshold":
             "toxicity_threshold"}``; a metric takes exactly these parameters from the settings.
         rate: for group fairness, the per-group rate the metric compares ("false negative rate").
+        ratio: for group fairness, the function (in :mod:`evenhand.metrics`) of the ``min / max`` ratio of the
+            same rate (paper footnote 24); higher is fairer there.
+        harm: for error-based fairness, the error the metric compares (see :data:`INTERVENTION_HARM`).
         pair_similarity: for counterfactual similarity, the per-pair score behind the metric
-            (``"rouge_l"``, ``"bleu"``, ``"cosine"``): the same-prompt noise floor uses exactly that maths.
+            (:data:`PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
         unit: what the value is a share or mean of, in the words a finding's sentence uses: ``"responses"`` (TF:
             the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
             EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
@@ -78,13 +119,28 @@ class MetricSpec:
     section: str
     requires: str
     inputs: Inputs
+    module: str
+    judge: Judge
     value_range: tuple[float, float] = (0.0, 1.0)
     higher_is_fairer: bool = False
     scope: Scope = "attribute"
     settings: Mapping[str, str] = field(default_factory=dict)
     pair_similarity: str | None = None
     rate: str | None = None
+    ratio: str | None = None
+    harm: Harm | None = None
     unit: str = "responses"
+
+    @property
+    def function(self) -> str:
+        """The metric function as a lazy ``"module:object"`` reference, e.g.
+        ``"evenhand.metrics.toxicity:toxic_fraction"``."""
+        return f"{self.module}:{self.key}"
+
+    def load(self) -> Callable[..., Any]:
+        """The metric function itself (its module is imported now, not when the registry is)."""
+        fn: Callable[..., Any] = bind(self.function)
+        return fn
 
     @property
     def title(self) -> str:
@@ -99,9 +155,19 @@ class MetricSpec:
     def pairwise(self) -> bool:
         return self.scope == "pair"
 
+    @property
+    def needs_truth(self) -> bool:
+        """Whether the metric needs ground-truth labels besides the predictions."""
+        return self.inputs == "predictions_and_truth"
+
     def describe_range(self) -> str:
         low, high = self.value_range
         return f"[{low:g}, {'∞' if math.isinf(high) else f'{high:g}'}]"
+
+    def identity(self) -> dict[str, Any]:
+        """What a metric function's result takes from here: ``name``, ``value_range`` and ``higher_is_fairer``
+        (``MetricResult(**spec.identity(), value=...)``), so the metric module never re-types them."""
+        return {"name": self.name, "value_range": self.value_range, "higher_is_fairer": self.higher_is_fairer}
 
 
 FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
@@ -111,32 +177,40 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("toxicity", "Toxicity", "3.1.1", "toxicity"),
             FamilySpec("stereotype", "Stereotypes", "3.1.2", "stereotype"),
             FamilySpec("counterfactual_similarity", "Counterfactual similarity", "3.1.3.1", "counterfactual"),
-            FamilySpec("counterfactual_sentiment", "Counterfactual sentiment", "3.1.3.2", "counterfactual"),
+            FamilySpec("counterfactual_sentiment", "Counterfactual sentiment", "3.1.3.2", "counterfactual",
+                       audit="sentiment"),
             FamilySpec("representation", "Representation fairness", "3.2.1", "allocational"),
             FamilySpec("error_based", "Error-based fairness", "3.2.2", "allocational"),
             FamilySpec("recommendation", "Recommendation fairness", "3.3", "counterfactual"),
         )
     }
-)
+)  # fmt: skip
 
 _ONE = "1 (or more) generation per prompt"
-_MANY = "25 generations per prompt"
+_MANY = f"{RESPONSES_PER_PROMPT} generations per prompt"
 _PAIRS = "1 (or more) counterfactual pair of generations per prompt"
 _CLS = "binary predictions, ground truth and protected attribute groups"
 _TOX = {"threshold": "toxicity_threshold"}
 _STEREO = {"threshold": "stereotype_threshold"}
 _INF = (0.0, math.inf)
 _COS = (-1.0, 1.0)
+_FN: Harm = "false negatives"
+_FP: Harm = "false positives"
 
-
-_TOXICITY: dict[str, Any] = {"family": "toxicity", "section": "3.1.1", "inputs": "toxicity_scores", "scope": "use_case"}
-_COOCCURRENCE: dict[str, Any] = {"family": "stereotype", "section": "3.1.2.1", "requires": _ONE, "inputs": "texts"}
-_CLASSIFIER: dict[str, Any] = {"family": "stereotype", "section": "3.1.2.2", "inputs": "stereotype_scores"}
+_SCORES = "evenhand.metrics.toxicity"  # one piece of maths for toxicity and stereotype classifier scores
+_TOXICITY: dict[str, Any] = {"family": "toxicity", "section": "3.1.1", "inputs": "toxicity_scores", "scope": "use_case",
+                             "module": _SCORES, "judge": "share"}  # fmt: skip
+_COOCCURRENCE: dict[str, Any] = {"family": "stereotype", "section": "3.1.2.1", "requires": _ONE, "inputs": "texts",
+                                 "module": "evenhand.metrics.cooccurrence", "judge": "cooccurrence"}  # fmt: skip
+_CLASSIFIER: dict[str, Any] = {"family": "stereotype", "section": "3.1.2.2", "inputs": "stereotype_scores",
+                               "module": _SCORES, "judge": "share"}  # fmt: skip
 _SIMILARITY: dict[str, Any] = {
     "family": "counterfactual_similarity",
     "section": "3.1.3.1",
     "requires": _PAIRS,
     "inputs": "text_pairs",
+    "module": "evenhand.metrics.counterfactual",
+    "judge": "similarity",
     "scope": "pair",
     "higher_is_fairer": True,
     "unit": "pairs",
@@ -146,20 +220,25 @@ _SENTIMENT: dict[str, Any] = {
     "section": "3.1.3.2",
     "requires": _PAIRS,
     "inputs": "sentiment_pairs",
+    "module": "evenhand.metrics.counterfactual",
+    "judge": "sentiment",
     "scope": "pair",
 }
+_RATES: dict[str, Any] = {"module": "evenhand.metrics.classification", "judge": "rates", "unit": "predictions"}
 _ERRORS: dict[str, Any] = {
     "family": "error_based",
     "section": "3.2.2",
     "requires": _CLS,
     "inputs": "predictions_and_truth",
-    "unit": "predictions",
+    **_RATES,
 }
 _LISTS: dict[str, Any] = {
     "family": "recommendation",
     "section": "3.3",
     "requires": "counterfactual pairs of K-item lists",
     "inputs": "item_list_pairs",
+    "module": "evenhand.metrics.recommendation",
+    "judge": "lists",
     "scope": "pair",
     "higher_is_fairer": True,
     "unit": "pairs",
@@ -194,15 +273,16 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        settings={"threshold": "sentiment_threshold"}, **_SENTIMENT),
             MetricSpec("demographic_parity_difference", "DP", "Demographic Parity difference",
                        family="representation", section="3.2.1", requires="binary predictions and groups",
-                       inputs="predictions", rate="predicted positive rate", unit="predictions"),
+                       inputs="predictions", rate="predicted prevalence rate", ratio="demographic_parity_ratio",
+                       **_RATES),
             MetricSpec("false_negative_rate_difference", "FNRD", "False Negative Rate Difference",
-                       rate="false negative rate", **_ERRORS),
+                       rate="false negative rate", ratio="false_negative_rate_ratio", harm=_FN, **_ERRORS),
             MetricSpec("false_omission_rate_difference", "FORD", "False Omission Rate Difference",
-                       rate="false omission rate", **_ERRORS),
+                       rate="false omission rate", ratio="false_omission_rate_ratio", harm=_FN, **_ERRORS),
             MetricSpec("false_positive_rate_difference", "FPRD", "False Positive Rate Difference",
-                       rate="false positive rate", **_ERRORS),
+                       rate="false positive rate", ratio="false_positive_rate_ratio", harm=_FP, **_ERRORS),
             MetricSpec("false_discovery_rate_difference", "FDRD", "False Discovery Rate Difference",
-                       rate="false discovery rate", **_ERRORS),
+                       rate="false discovery rate", ratio="false_discovery_rate_ratio", harm=_FP, **_ERRORS),
             MetricSpec("jaccard_at_k", "Jaccard-K", "Counterfactual Jaccard Similarity at K", **_LISTS),
             MetricSpec("serp_at_k", "SERP-K", "Search Result Page Misinformation Score at K", **_LISTS),
             MetricSpec("prag_at_k", "PRAG-K", "Pairwise Ranking Accuracy Gap at K", **_LISTS),
@@ -211,21 +291,121 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class PairSimilarity:
+    """A per-pair similarity score behind a counterfactual similarity metric (:attr:`MetricSpec.pair_similarity`):
+    ``function`` scores ``(texts, texts)`` pair by pair; ``needs_model`` when it needs an embedder."""
+
+    key: str
+    function: str
+    needs_model: bool = False
+
+    def load(self) -> Callable[..., Any]:
+        fn: Callable[..., Any] = bind(self.function)
+        return fn
+
+
+PAIR_SIMILARITIES: Mapping[str, PairSimilarity] = MappingProxyType(
+    {
+        p.key: p
+        for p in (
+            PairSimilarity("rouge_l", "evenhand.metrics.counterfactual:rouge_l_scores"),
+            PairSimilarity("bleu", "evenhand.metrics.counterfactual:bleu_scores"),
+            PairSimilarity("cosine", "evenhand.metrics.counterfactual:cosine_scores", needs_model=True),
+        )
+    }
+)
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """A model that turns responses into the scores some metrics take (:attr:`MetricSpec.inputs`): the command-line
+    flag that chooses it and its factory, as a lazy ``"module:object"`` reference."""
+
+    key: str
+    flag: str
+    factory: str
+
+
+#: The scorers a run can configure (the config's ``scoring`` section; a command line's scoring flags).
+SCORERS: Mapping[str, ScorerSpec] = MappingProxyType(
+    {
+        s.key: s
+        for s in (
+            ScorerSpec("toxicity", "--toxicity", "evenhand.scorers.toxicity:get_toxicity_scorer"),
+            ScorerSpec("sentiment", "--sentiment", "evenhand.scorers.sentiment:get_sentiment_scorer"),
+            ScorerSpec("stereotype", "--stereotype", "evenhand.scorers.stereotype:get_stereotype_scorer"),
+            ScorerSpec("embedder", "--embedder", "evenhand.scorers.embedding:get_embedder"),
+        )
+    }
+)
+
+
+class Alias(NamedTuple):
+    """What a spelling of a metric names: the registry ``key`` and whether it is the ``ratio`` variant (the
+    ``min / max`` of a group-rate metric, :attr:`MetricSpec.ratio`)."""
+
+    key: str
+    ratio: bool = False
+
+
+def rate_name(spec: MetricSpec) -> str:
+    """The name of the rate behind a group-rate metric, as the permutation tests report it: its key without
+    ``_difference`` ("false_negative_rate", "demographic_parity")."""
+    return spec.key.removesuffix("_difference")
+
+
+def _spellings(m: MetricSpec) -> dict[str, Alias]:
+    own = Alias(m.key)
+    out = dict.fromkeys((m.key, m.name.lower(), m.full_name.lower()), own)
+    if m.ratio is not None:  # a group rate: its ratio function, and the rate itself ("false_negative_rate", "fnr")
+        out[m.ratio] = Alias(m.key, ratio=True)
+        out[rate_name(m)] = own
+        if m.name.endswith("RD"):
+            out[m.name[:-1].lower()] = own
+    return out
+
+
+#: Every accepted spelling of a metric (lower case) -> what it names: the key, the short name ("CROUGE-L"), the full
+#: name, and for group rates the ratio function, the rate ("false_negative_rate") and its abbreviation ("fnr"). The
+#: one alias table: the registry, the classification metrics and the permutation tests resolve names through it.
+ALIASES: Mapping[str, Alias] = MappingProxyType({s: a for m in METRICS.values() for s, a in _spellings(m).items()})
+
+
+def resolve(name: str) -> Alias:
+    """What a spelling names (see :data:`ALIASES`; case-insensitive); KeyError when nothing."""
+    found = ALIASES.get(str(name).strip().lower())
+    if found is None:
+        raise InputKeyError(f"unknown metric {name!r}; known: {', '.join(m.name for m in METRICS.values())}")
+    return found
+
+
 def metric(name: str) -> MetricSpec:
     """The spec of a metric by key ("counterfactual_rouge_l") or short name ("CROUGE-L"; case-insensitive)."""
-    found = METRICS.get(name) or _BY_NAME.get(str(name).strip().lower())
-    if found is None:
-        raise KeyError(f"unknown metric {name!r}; known: {', '.join(m.name for m in METRICS.values())}")
-    return found
+    found = METRICS.get(name) or ALIASES.get(str(name).strip().lower())
+    if isinstance(found, MetricSpec):
+        return found
+    if found is None or found.ratio:  # a ratio variant is another function, with the opposite direction
+        raise InputKeyError(f"unknown metric {name!r}; known: {', '.join(m.name for m in METRICS.values())}")
+    return METRICS[found.key]
 
 
 def family_keys(family: str) -> tuple[str, ...]:
     """The metric keys of one family, in registry order."""
     if family not in FAMILIES:
-        raise KeyError(f"unknown metric family {family!r}; families: {list(FAMILIES)}")
+        raise InputKeyError(f"unknown metric family {family!r}; families: {list(FAMILIES)}")
     return tuple(k for k, m in METRICS.items() if m.family == family)
 
 
-_BY_NAME: dict[str, MetricSpec] = {
-    alias: m for m in METRICS.values() for alias in (m.key, m.name.lower(), m.full_name.lower())
-}
+def rate_metrics() -> tuple[MetricSpec, ...]:
+    """The group-rate metrics (DP and the error-based ones), in registry order."""
+    return tuple(m for m in METRICS.values() if m.ratio is not None)
+
+
+def lazy_functions() -> dict[str, str]:
+    """Every function of :mod:`evenhand.metrics` the registry declares -> its module: each metric, the ratio variant
+    of each group-rate metric and the per-pair similarities. ``evenhand.metrics`` loads its public names from this."""
+    out = {m.key: m.module for m in METRICS.values()}
+    out.update({m.ratio: m.module for m in rate_metrics() if m.ratio is not None})
+    out.update(dict(p.function.split(":")[::-1] for p in PAIR_SIMILARITIES.values()))
+    return out

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: installs what it needs, then lint (ruff), types (mypy) and the test suite (pytest).
+# The test command: installs what it needs, then lint (ruff), types (mypy), the layer contract (lint-imports) and the
+# test suite (pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,8 +11,10 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 V=${EVENHAND_VENV:-.venv}/bin
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
-echo "==> ruff";  "$V/ruff" check evenhand tests benchmarks
-echo "==> mypy";  "$V/mypy" evenhand
+echo "==> ruff";  "$V/ruff" check evenhand evenhand_training scripts tests benchmarks
+echo "==> mypy";  "$V/mypy" evenhand evenhand_training
+# The layer contract ([tool.importlinter] in pyproject.toml, docs/architecture.md); --no-cache writes nothing here.
+echo "==> lint-imports"; "$V/lint-imports" --no-cache
 echo "==> pytest"
 set +e
 "$V/python" -m pytest "$@"

@@ -160,7 +160,6 @@ SUBSTITUTIONS = [
     ("sexual_orientation", "She is a lesbian.", "straight", "She is a straight person."),
     ("sexual_orientation", "A lesbian couple moved in.", "bisexual", "A bisexual couple moved in."),
     ("sexual_orientation", "Lesbians and gays.", "straight", "Straight people and straight people."),
-    ("sexual_orientation", "LGBTQ+ customers.", "straight", "LGBTQ+ customers."),
     ("age", "Help an elderly customer.", "young", "Help a young customer."),
     ("age", "Help a young customer.", "old", "Help an elderly customer."),
     ("age", "A senior citizen called.", "young", "A young adult called."),
@@ -379,3 +378,13 @@ def test_assess_with_religion() -> None:
     crouge = religion[religion["metric"] == "CROUGE-L"]
     assert len(crouge) == n_pairs
     assert "christian vs muslim" in set(crouge["comparison"])
+
+
+def test_a_mention_in_no_group_alone_has_no_counterfactual() -> None:
+    """A prompt whose only mention is of no group ("LGBTQ+", "transgender") reads the same in every version: it is
+    a mention (FTU flags it) but has no counterfactual pair, which would differ in nothing."""
+    import evenhand
+
+    for attribute, text in [("sexual_orientation", "LGBTQ+ customers."), ("gender", "I am transgender.")]:
+        assert evenhand.check_ftu([text], attribute=attribute).n_flagged == 1
+        assert len(evenhand.counterfactual_prompts([text, "A gay couple and a man."], attribute=attribute)) == 1

@@ -250,7 +250,7 @@ def test_an_output_folder_without_write_permission_fails_before_any_work(
 ) -> None:
     import os
 
-    from evenhand import cli
+    from evenhand.pipeline import outputs
 
     (tmp_path / "own.csv").write_text(OWN, encoding="utf-8")
     (tmp_path / "c.yaml").write_text(OWN_CONFIG, encoding="utf-8")
@@ -260,7 +260,7 @@ def test_an_output_folder_without_write_permission_fails_before_any_work(
     def access(path: Any, mode: int) -> bool:  # as for a user without write permission there (tests run as root)
         return not (Path(path) == locked and mode & os.W_OK) and real_access(path, mode)
 
-    monkeypatch.setattr(cli.os, "access", access)
+    monkeypatch.setattr(outputs.os, "access", access)
     _bad_input(runner.invoke(app, ["assess", str(tmp_path / "c.yaml"), "-o", str(locked)]), "locked", "not writable")
     assert not any(locked.iterdir())
 

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 import evenhand
 from evenhand import cli
-from evenhand.cli import ExitCode, app
+from evenhand.cli import ExitCode, app, running
+from evenhand.cli import application as cli_app
 
 runner = CliRunner()
 OWN = "prompt,response\nWrite to Mrs. Lee.,Dear Mrs. Lee thanks.\nThank the client.,Thank you.\n"
@@ -134,8 +135,8 @@ def test_an_unexpected_error_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPa
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("scorer crashed")
 
-    monkeypatch.setattr(cli, "_run_config", boom)
-    monkeypatch.setitem(cli._DEBUG, "on", False)
+    monkeypatch.setattr(running, "run_config", boom)
+    monkeypatch.setitem(cli_app.DEBUG, "on", False)
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["demo", "--limit", "1"])
     assert exit_info.value.code == ExitCode.RUNTIME_FAILURE

@@ -183,7 +183,8 @@ def test_report_bad_input_exit_2(tmp_path: Path) -> None:
 def test_demo_ftu_only() -> None:
     result = runner.invoke(app, ["demo", "--ftu-only"])
     assert result.exit_code == 0, result.output
-    assert "14 of 40" in result.output and "7 of 40" in result.output
+    # race: 7 prompts with race words and 2 more that name a person ("Mrs. Alvarez", "Mr. Chen": names are read)
+    assert "14 of 40" in result.output and "9 of 40" in result.output
 
 
 def failing_llm(prompt: str) -> str:
@@ -264,7 +265,7 @@ def test_end_of_input_at_a_question_is_bad_input_not_a_failed_threshold() -> Non
 
 @pytest.mark.parametrize(("value", "on"), [("1", True), ("yes", True), ("0", False), ("false", False), ("", False)])
 def test_evenhand_debug_zero_means_off(value: str, on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from evenhand.cli import _debug_from_env
+    from evenhand.cli.application import debug_from_env as _debug_from_env
 
     monkeypatch.setenv("EVENHAND_DEBUG", value)
     assert _debug_from_env() is on

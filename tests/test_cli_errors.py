@@ -49,10 +49,11 @@ def test_positive_label_absent_from_ground_truth_exit_2(tmp_path: Path) -> None:
 
 
 def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evenhand.errors import InputError
     from evenhand.pipeline import compute
 
-    def rejecting(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError("y_true holds 3 classes")
+    def rejecting(*args: Any, **kwargs: Any) -> Any:  # as a metric refuses its input: an InputError
+        raise InputError("y_true holds 3 classes")
 
     monkeypatch.setattr(compute, "_metric", lambda key: rejecting)
     result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
@@ -60,9 +61,26 @@ def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch:
     assert "could not be computed: y_true holds 3 classes" in result.output
 
 
+def test_an_internal_value_error_is_a_runtime_failure_not_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exit code 2 means "your input": a bare ValueError from a bug inside evenhand or a library is exit code 3."""
+    from evenhand.pipeline import compute
+
+    def buggy(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("operands could not be broadcast together")
+
+    monkeypatch.setattr(compute, "_metric", lambda key: buggy)
+    result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    assert "assessment failed: ValueError:" in result.output
+    assert "could not be computed: operands could not be broadcast together" in result.output
+
+
 def test_error_messages_keep_square_brackets(capsys: pytest.CaptureFixture[str]) -> None:
     """Messages are printed literally, not as rich markup: install hints such as evenhand[models] survive."""
     from evenhand import cli
+    from evenhand.cli.exit_codes import fail
 
-    cli._fail("install it with: pip install 'evenhand[models]'", cli.ExitCode.BAD_INPUT)
+    fail("install it with: pip install 'evenhand[models]'", cli.ExitCode.BAD_INPUT)
     assert "evenhand[models]" in capsys.readouterr().err

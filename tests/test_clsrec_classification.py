@@ -11,7 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evenhand import metrics as m
-from evenhand.metrics.classification import FUNCTION_NAMES, SHORT_NAMES
+from evenhand.registry import ALIASES, rate_metrics
+
+# the group-rate metrics' function names, from the registry's one alias table: differences -> short name, and
+# every function (differences and their ratios)
+SHORT_NAMES = {spec.key: spec.name for spec in rate_metrics()}
+FUNCTION_NAMES = [name for name, a in ALIASES.items() if a.key in SHORT_NAMES and (a.ratio or name == a.key)]
 
 # Group a: Y = 1 1 1 0 0, Ŷ = 1 0 0 0 1 -> TP 1, FN 2, TN 1, FP 1
 # Group b: Y = 1 1 0 0 0, Ŷ = 1 1 0 1 1 -> TP 2, FN 0, TN 1, FP 2
@@ -201,7 +206,7 @@ def test_decision_framework_helper() -> None:
         assert callable(getattr(m, name)) and name in SHORT_NAMES
     with pytest.raises(ValueError, match="intervention"):
         m.classification_metrics_for(False, "helpful")  # type: ignore[arg-type]
-    assert all(hasattr(m, name) for name in FUNCTION_NAMES)
+    assert len(FUNCTION_NAMES) == 10 and all(hasattr(m, name) for name in FUNCTION_NAMES)
 
 
 def test_resampler_reproduces_value_and_reweights_rows() -> None:

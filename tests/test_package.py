@@ -9,7 +9,8 @@ import sys
 def test_import_does_not_pull_heavy_dependencies() -> None:
     code = (
         "import sys, evenhand, evenhand.metrics; "
-        "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'detoxify') if m in sys.modules]; "
+        "heavy = [m for m in ('torch', 'ray', 'transformers', 'sentence_transformers', 'detoxify') "
+        "if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,6 +9,7 @@ config is rejected with exit code 2. A key added to the schema without a probe f
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import typing
 import zlib
@@ -20,7 +21,9 @@ import pytest
 from pydantic import BaseModel
 
 from evenhand import cli
+from evenhand.cli.running import run_config
 from evenhand.config import AssessConfig, ConfigError, parse_config
+from evenhand.generation import GenerationSettings
 from evenhand.pipeline import sources
 from evenhand.pipeline.collect import finish_frame
 
@@ -249,7 +252,8 @@ class _StandIn:
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
 
-    def generate_frame(self, requests: pd.DataFrame, client: Any, **kwargs: Any) -> pd.DataFrame:
+    def generate_frame(self, requests: pd.DataFrame, client: Any, settings: GenerationSettings) -> pd.DataFrame:
+        kwargs = dataclasses.asdict(settings)  # every generation setting, as generate() takes them
         self.calls.append({"client": repr(client), "prompts": requests["prompt"].tolist(), **kwargs})
         salt = zlib.crc32(repr((client, sorted((k, repr(v)) for k, v in kwargs.items() if k != "progress"))).encode())
         rows = []
@@ -276,7 +280,7 @@ def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -
         config = parse_config(data, source="probe", base=tmp)
     except ConfigError as exc:
         return ("rejected", str(exc))
-    code = cli._run_config(config, None, None, None)
+    code = run_config(config, None, None, None)
     if code in (cli.ExitCode.BAD_INPUT, cli.ExitCode.RUNTIME_FAILURE):  # rejected, or used and failed (a model path)
         return ("stopped", code)
     out = config.output.dir

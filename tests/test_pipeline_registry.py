@@ -3,9 +3,13 @@ and the CLI read it, and what it says agrees with what the metric functions do."
 
 from __future__ import annotations
 
+import ast
 import inspect
 import itertools
 import re
+import subprocess
+import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +20,21 @@ from evenhand import metrics
 from evenhand.config import ScoringConfig
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.families import FAMILY_TYPES
-from evenhand.registry import FAMILIES, METRICS, family_keys, metric
+from evenhand.registry import (
+    FAMILIES,
+    INTERVENTION_HARM,
+    METRICS,
+    PAIR_SIMILARITIES,
+    RESPONSES_PER_PROMPT,
+    SCORERS,
+    Alias,
+    bind,
+    family_keys,
+    lazy_functions,
+    metric,
+    rate_metrics,
+    resolve,
+)
 
 PACKAGE = Path(evenhand.__file__).parent
 FAST = {"store": None, "progress": False, "n_resamples": 50}
@@ -140,3 +158,67 @@ def test_the_run_loop_branches_on_no_task_and_no_metric() -> None:
         code = (PACKAGE / "pipeline" / name).read_text(encoding="utf-8")
         found = re.findall(rf"[\"']({_METRIC_WORDS}|{_TASKS})[\"']", code)
         assert not found, f"pipeline/{name} names {found}"
+
+
+# ------------------------------------------------------------------------------------------ every fact, in one place
+def test_each_spec_binds_its_function_lazily_by_module_and_name() -> None:
+    for key, spec in METRICS.items():
+        assert spec.function == f"{spec.module}:{key}" and spec.module.startswith("evenhand.metrics.")
+        assert spec.load() is getattr(metrics, key), key
+    # evenhand.metrics takes its public metric names from the registry (every metric, ratio and pair similarity)
+    assert set(lazy_functions()) <= set(metrics.__all__)
+    assert {m.ratio for m in rate_metrics()} <= set(metrics.__all__)
+    assert all(p.load() is getattr(metrics, p.function.split(":")[1]) for p in PAIR_SIMILARITIES.values())
+    with pytest.raises(KeyError, match="module:object"):
+        bind("evenhand.metrics.toxic_fraction")
+
+
+def test_the_registry_imports_no_metric_code() -> None:
+    # a low layer: it names functions as strings; nothing under evenhand.metrics loads with it
+    code = "import sys, evenhand.registry; print(sorted(m for m in sys.modules if m.startswith('evenhand.metrics')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    tree = ast.parse((PACKAGE / "registry.py").read_text(encoding="utf-8"))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if m and m.startswith("evenhand.") and m != "evenhand.errors"], imported
+
+
+def test_one_alias_table_resolves_every_spelling() -> None:
+    fnrd = "false_negative_rate_difference"
+    for spelling in ("FNRD", "fnrd", "fnr", "false_negative_rate", fnrd, "False Negative Rate Difference"):
+        assert resolve(spelling) == Alias(fnrd) and metric(spelling).key == fnrd
+    assert resolve("false_negative_rate_ratio") == Alias(fnrd, ratio=True)
+    with pytest.raises(KeyError):  # a ratio is another function, with the opposite direction
+        metric("false_negative_rate_ratio")
+    # the classification metrics, the signed gap and the permutation tests read the same table
+    from evenhand.metrics.classification import classification_metrics, rate_cells
+    from evenhand.stats import rate_difference_test
+
+    assert rate_cells("fnr").key == fnrd
+    y, p, g = [1, 1, 0, 0, 1, 0], [1, 0, 0, 1, 1, 0], ["a", "a", "a", "b", "b", "b"]
+    assert list(classification_metrics(y, p, g, metrics=["fnr", "False Omission Rate Difference"])) == ["FNRD", "FORD"]
+    assert rate_difference_test(p, g, y, metric="fnr").details["metric"] == "false_negative_rate"
+
+
+def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
+    from evenhand.framework import FALSE_NEGATIVES, FALSE_POSITIVES, TASKS, Task
+    from evenhand.metrics.classification import RATES
+    from evenhand.pipeline import verdict
+    from evenhand.pipeline.scoring_flags import SCORERS as FLAG_SCORERS
+
+    assert list(RATES) == [m.key for m in rate_metrics()]
+    for key, cells in RATES.items():  # one name per rate: the report, the results and the tests agree
+        result = getattr(metrics, key)([1, 0, 1, 0], [1, 1, 0, 0], ["a", "a", "b", "b"]) if METRICS[key].needs_truth \
+            else getattr(metrics, key)([1, 1, 0, 0], ["a", "a", "b", "b"])  # fmt: skip
+        assert result.details["rate"] == METRICS[key].rate == cells.rate
+    assert METRICS["demographic_parity_difference"].rate == "predicted prevalence rate"
+    assert FALSE_NEGATIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["assistive"])
+    assert FALSE_POSITIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["punitive"])
+    assert {m.judge for m in METRICS.values()} <= set(verdict._JUDGES)  # every metric has its judge
+    assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment"}
+    assert TASKS == typing.get_args(Task)
+    assert {k: (s.flag, *s.factory.split(":")) for k, s in SCORERS.items()} == FLAG_SCORERS
+    assert f"{RESPONSES_PER_PROMPT} generations per prompt" in METRICS["expected_maximum_toxicity"].requires
+    note = plan(task="text_generation", mentions_protected_groups=False).notes
+    assert any(f"{RESPONSES_PER_PROMPT} generations per prompt" in n for n in note)

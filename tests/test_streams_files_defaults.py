@@ -292,6 +292,18 @@ def test_the_guard_round_trips_any_text() -> None:
     round_trip()
 
 
+def test_a_users_own_csv_is_read_as_written(tmp_path: Path) -> None:
+    """Only a table evenhand wrote is unguarded: a user's prompt "'@alice ..." keeps its quote."""
+    from evenhand.pipeline.io import read_table
+
+    own = tmp_path / "prompts.csv"
+    texts = ["'@alice said the loan was denied'", "'--verbose flag' is what I typed", "=SUM(A1)"]
+    pd.DataFrame({"prompt": texts}).to_csv(own, index=False)
+    assert read_table(own)["prompt"].tolist() == texts
+    (tmp_path / "prompts.tsv").write_text("prompt\n'=x\n")
+    assert read_table(tmp_path / "prompts.tsv")["prompt"].tolist() == ["'=x"]
+
+
 # ---------------------------------------------------------------------------------------------- 8. model path
 
 

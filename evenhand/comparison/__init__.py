@@ -17,6 +17,7 @@ from evenhand.comparison.pairing import Difference
 from evenhand.comparison.result import RunComparison
 from evenhand.comparison.rows import PAIRINGS, MetricComparison, compare_rows
 from evenhand.comparison.runs import Run, check_compatible, default_labels, load_run
+from evenhand.errors import InputError
 
 __all__ = ["Difference", "FindingChange", "MetricComparison", "Run", "RunComparison", "compare", "load_runs"]
 
@@ -24,12 +25,12 @@ __all__ = ["Difference", "FindingChange", "MetricComparison", "Run", "RunCompari
 def load_runs(items: Sequence[Any], labels: Sequence[str] | None = None) -> list[Run]:
     """The runs to compare, labelled (``A``, ``B``, ... unless ``labels`` are given), checked to be comparable."""
     if len(items) < 2:
-        raise ValueError(f"compare needs at least two runs, got {len(items)}")
+        raise InputError(f"compare needs at least two runs, got {len(items)}")
     names = list(labels) if labels is not None else default_labels(len(items))
     if len(names) != len(items):
-        raise ValueError(f"labels: {len(names)} label(s) for {len(items)} runs; give one per run")
+        raise InputError(f"labels: {len(names)} label(s) for {len(items)} runs; give one per run")
     if len(set(names)) != len(names) or not all(str(n).strip() for n in names):
-        raise ValueError(f"labels: each run needs its own non-empty label, got {names}")
+        raise InputError(f"labels: each run needs its own non-empty label, got {names}")
     runs = [load_run(item, str(name)) for item, name in zip(items, names, strict=True)]
     check_compatible(runs)
     return runs
@@ -65,7 +66,7 @@ def compare(
     level = check_level(ci)
     check_count(n_resamples, "n_resamples", minimum=10)
     if pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
+        raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
     runs = load_runs([a, b, *more], labels)
     rows = compare_rows(runs, level=level, n_resamples=n_resamples, seed=seed, pairing=pairing)
     findings = [change for run in runs[1:] for change in compare_findings(runs[0], run)]

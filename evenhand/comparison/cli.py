@@ -14,6 +14,7 @@ from typing import Any
 
 from evenhand.comparison.result import RunComparison
 from evenhand.comparison.rows import WORSE
+from evenhand.errors import InputError
 
 #: --fail-on values (CI gates): ``worse`` exits 1 when a finding appeared or got worse; ``any`` also when a metric
 #: row is worse with an interval that excludes 0
@@ -46,9 +47,9 @@ def run_compare(
     from evenhand.comparison.render import render_comparison_html, terminal_table
 
     if fail_on not in FAIL_ON:
-        raise ValueError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+        raise InputError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
     if len(files) < 2:
-        raise ValueError(f"compare needs at least two results files, got {len(files)}")
+        raise InputError(f"compare needs at least two results files, got {len(files)}")
     folder = out or DEFAULT_OUT
     targets = [folder / "comparison.json", folder / "comparison.html"]
     check_outputs(targets, files)
@@ -67,7 +68,7 @@ def run_compare(
         write_text(targets[0], json.dumps(doc, indent=1, ensure_ascii=False))
         write_text(targets[1], render_comparison_html(doc))
     except OSError as exc:  # --out names a file, or a folder that cannot be written: bad input, not a crash
-        raise ValueError(f"--out {folder}: cannot write the comparison there ({exc.strerror or exc})") from None
+        raise InputError(f"--out {folder}: cannot write the comparison there ({exc.strerror or exc})") from None
     (err_console if as_json else console).print(f"wrote {escape(str(targets[0]))} and {escape(str(targets[1]))}")
     if junit is not None:
         from evenhand.junit import write_junit
@@ -75,7 +76,7 @@ def run_compare(
         try:
             written = write_junit(junit, doc, fail_on=fail_on)
         except OSError as exc:
-            raise ValueError(f"--junit {junit}: cannot write it there ({exc.strerror or exc})") from None
+            raise InputError(f"--junit {junit}: cannot write it there ({exc.strerror or exc})") from None
         err_console.print(f"wrote {escape(str(written))}")  # status: stderr (stdout carries results only)
     from evenhand.gate import compare_lines
 

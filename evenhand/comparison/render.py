@@ -10,7 +10,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evenhand.comparison.result import SCHEMA
+from evenhand.comparison.schema import SCHEMA
+from evenhand.errors import InputError
 
 #: change -> CSS badge class of the report's stylesheet
 BADGES = {"worse": "fail", "improved": "ok", "mixed": "warn", "no clear change": "na", "not comparable": "na"}
@@ -41,7 +42,7 @@ def interval(bounds: Any, signed: bool = False) -> str:
 
 def _check(doc: Any) -> None:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise ValueError(f"render_comparison_html needs a comparison document (schema {SCHEMA!r})")
+        raise InputError(f"render_comparison_html needs a comparison document (schema {SCHEMA!r})")
 
 
 def render_comparison_html(doc: dict[str, Any]) -> str:

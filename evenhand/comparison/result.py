@@ -17,14 +17,13 @@ from typing import Any
 
 import pandas as pd
 
-from evenhand import __version__
 from evenhand._files import write_text
+from evenhand._version import __version__
 from evenhand.comparison.findings import FindingChange
 from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, WORSE, MetricComparison
 from evenhand.comparison.runs import Run
+from evenhand.comparison.schema import SCHEMA, SCHEMA_VERSION
 
-SCHEMA = "evenhand/comparison"
-SCHEMA_VERSION = "1.1"  # 1.1: a row's signed gap (``signed``) and its differences' ``size_change``
 MIXED = "mixed"
 NO_CLEAR = NO_CLEAR_CHANGE
 
@@ -123,7 +122,7 @@ class RunComparison:
     # ------------------------------------------------------------------------------------------- output
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (schema ``evenhand/comparison`` 1.1)."""
-        from evenhand.pipeline.assessment import _clean
+        from evenhand.pipeline.results_document import json_safe as _clean
 
         doc = {
             "schema": SCHEMA,
@@ -166,7 +165,7 @@ class RunComparison:
         return f"RunComparison({' vs '.join(self.labels)}: {self.status}, {len(self.rows)} metric rows)"
 
     def _repr_html_(self) -> str:  # Jupyter: the verdict on the difference first (evenhand.notebook)
-        from evenhand.notebook import comparison_html
+        from evenhand.report.notebook import comparison_html
 
         return comparison_html(self.to_dict())
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand.errors import InputError, InputTypeError
+
 #: Columns the paired recomputation needs in a responses table.
 RESPONSE_COLUMNS = ("prompt_id", "attribute", "group", "sample", "prompt", "response", "status")
 _SIBLINGS = ("responses.parquet", "responses.csv")
@@ -91,7 +93,8 @@ def load_run(item: Any, label: str) -> Run:
 
     Raises FileNotFoundError / ValueError naming the file (or the label) when it is not a readable results file.
     """
-    from evenhand.pipeline.assessment import Assessment, load_results
+    from evenhand.pipeline.assessment import Assessment
+    from evenhand.pipeline.results_document import load_results
     from evenhand.pipeline.results_schema import check_results
 
     if isinstance(item, Assessment):
@@ -100,7 +103,7 @@ def load_run(item: Any, label: str) -> Run:
     if isinstance(item, Mapping):
         doc = dict(item)
         if doc.get("schema") != "evenhand/assessment":
-            raise ValueError(f"run {label}: not an evenhand results document (schema 'evenhand/assessment' expected)")
+            raise InputError(f"run {label}: not an evenhand results document (schema 'evenhand/assessment' expected)")
         check_results(doc, f"run {label}")
         return _run(label, "a results dict", doc, _frame(doc.pop("responses", None)))
     if isinstance(item, (str, os.PathLike)):
@@ -111,7 +114,9 @@ def load_run(item: Any, label: str) -> Run:
         if frame is None:
             frame, note = _sibling_responses(path)
         return _run(label, str(path), doc, frame, note)
-    raise TypeError(f"run {label}: expected a results path, a results dict or an Assessment, got {type(item).__name__}")
+    raise InputTypeError(
+        f"run {label}: expected a results path, a results dict or an Assessment, got {type(item).__name__}"
+    )
 
 
 def _run(label: str, source: str, doc: dict[str, Any], frame: pd.DataFrame | None, note: str = "") -> Run:
@@ -164,7 +169,7 @@ def check_compatible(runs: list[Run]) -> None:
     base = runs[0]
     for run in runs[1:]:
         if run.task != base.task:
-            raise ValueError(
+            raise InputError(
                 f"{run.source} assesses a {run.task.replace('_', ' ')} use case but {base.source} a "
                 f"{base.task.replace('_', ' ')} one; only runs of the same task can be compared"
             )

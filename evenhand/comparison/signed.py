@@ -27,12 +27,9 @@ from evenhand.registry import METRICS
 def signed_pair(key: Any, full_a: MetricResult, full_b: MetricResult) -> tuple[str, str] | None:
     """The two groups to compare a row's gap between, or None: the row must be a classification difference metric,
     and both runs must have the same two groups (with more, the metric's value is the widest of several gaps)."""
-    from evenhand.metrics.classification import FUNCTION_NAMES
-
     spec = METRICS.get(str(key)) if key else None
-    if spec is None or spec.inputs not in ("predictions", "predictions_and_truth"):
-        return None
-    if FUNCTION_NAMES.get(spec.key, ("", True))[1]:  # a ratio (min / max) has no sign
+    # a group-rate difference (a registry key is never a ratio: the ratio variant, min / max, has no sign)
+    if spec is None or spec.rate is None:
         return None
     groups = [_group_names(full_a), _group_names(full_b)]
     if groups[0] is None or groups[0] != groups[1] or len(groups[0]) != 2:

@@ -10,10 +10,11 @@ from typing import Any
 from evenhand._lazy import load_lazy
 
 _LAZY: dict[str, str] = {
-    "generate": "evenhand.generation.runner",
-    "agenerate": "evenhand.generation.runner",
-    "generate_counterfactual": "evenhand.generation.runner",
-    "agenerate_counterfactual": "evenhand.generation.runner",
+    "generate": "evenhand.generation.api",
+    "agenerate": "evenhand.generation.api",
+    "generate_counterfactual": "evenhand.generation.api",
+    "agenerate_counterfactual": "evenhand.generation.api",
+    "GenerationSettings": "evenhand.generation.settings",
     "GenerationResult": "evenhand.generation.result",
     "SampleRecord": "evenhand.generation.result",
     "ResponseStore": "evenhand.generation.store",

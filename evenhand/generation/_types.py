@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evenhand.errors import RunFailure
+
 Status = Literal["ok", "error", "filtered"]
 Message = dict[str, str]
 
@@ -35,7 +37,7 @@ class Completion:
     completion_tokens: int | None = None
 
 
-class GenerationError(Exception):
+class GenerationError(RunFailure):
     """A request failed and should not be retried (bad request, authentication, a bug in a callable).
 
     ``status`` is the HTTP status when there was one; ``detail`` and ``param`` the server's error message and the
@@ -81,12 +83,12 @@ class ContentFilteredError(GenerationError):
     """The provider refused the prompt for policy reasons; recorded with status ``"filtered"``."""
 
 
-class ServerUnreachableError(ConnectionError):
+class ServerUnreachableError(RunFailure, ConnectionError):
     """Raised by the runner when no request has ever succeeded and the server stays unreachable after retries (after
     a few refused connections when nothing has answered at all: a closed port or a wrong address)."""
 
 
-class GenerationStoppedError(RuntimeError):
+class GenerationStoppedError(RunFailure):
     """Raised by the runner when its run-wide circuit breaker stops a run early: the same refusal (401, 403, 404 ...)
     for several different prompts in a row, or a sustained outage (``max_consecutive_failures`` units in a row that
     got no answer or a 5xx after all their retries). Everything finished before is in the store: a re-run resumes.

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from evenhand.errors import InputError
+
 from ._types import GenerationError, NoAnswerError, RetryableError
 
 MaxFailures = int | Literal["auto"] | None
@@ -63,7 +65,7 @@ def resolve_limit(value: MaxFailures, concurrency: int) -> int | None:
     if value == "auto":
         return max(AUTO_OUTAGE_FLOOR, concurrency)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"max_consecutive_failures must be a positive int, 'auto' or None, got {value!r}")
+        raise InputError(f"max_consecutive_failures must be a positive int, 'auto' or None, got {value!r}")
     return value
 
 

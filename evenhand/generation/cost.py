@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evenhand.errors import InputError
+
 from ._types import SamplingParams
 from .clients.base import ChatClient, public_config
 from .store import DEFAULT_STORE, ResponseStore, job_key, prompt_hash
@@ -44,7 +46,7 @@ class Prices:
         for name in ("input_per_1m", "output_per_1m"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"prices.{name} must be a number >= 0, got {value!r}")
+                raise InputError(f"prices.{name} must be a number >= 0, got {value!r}")
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.input_per_1m + completion_tokens * self.output_per_1m) / 1_000_000
@@ -111,8 +113,10 @@ class GenerationEstimate:
             if self.cost is None:
                 lines.append(f"cost: no bound without max_tokens ({at})")
             else:
-                upper = f" (up to {self.cost_max:,.4f})" if self.cost_max != self.cost else ""
-                lines.append(f"cost: at most {self.cost:,.4f}{upper} {at}")
+                upper = f" ({self.cost_max:,.4f} if the server ignores n)" if self.cost_max != self.cost else ""
+                # the input part is as exact as the prompt-token count (a stand-in tokenizer can be ~10% low), the
+                # output part is a bound (every sample using all of max_tokens): "about", not "at most"
+                lines.append(f"cost: up to about {self.cost:,.4f}{upper} {at}")
         return lines
 
 

@@ -7,6 +7,8 @@ import random
 import time
 from dataclasses import dataclass
 
+from evenhand.errors import InputError
+
 
 class TokenBucket:
     """Async token bucket: ``rate_per_minute`` refilled continuously, bursts up to one second's worth.
@@ -17,7 +19,7 @@ class TokenBucket:
 
     def __init__(self, rate_per_minute: float) -> None:
         if rate_per_minute <= 0:
-            raise ValueError(f"rate limits must be positive, got {rate_per_minute}")
+            raise InputError(f"rate limits must be positive, got {rate_per_minute}")
         self.rate = rate_per_minute / 60.0
         self.capacity = max(1.0, self.rate)
         self.level = self.capacity

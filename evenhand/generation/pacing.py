@@ -34,6 +34,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from evenhand.errors import InputError
+
 from ._types import RetryableError
 
 T = TypeVar("T")
@@ -100,7 +102,7 @@ class AdaptiveConcurrency:
 
     def __post_init__(self) -> None:
         if self.initial < 1 or self.maximum < 1:
-            raise ValueError(f"concurrency limits must be >= 1, got {self.initial} and {self.maximum}")
+            raise InputError(f"concurrency limits must be >= 1, got {self.initial} and {self.maximum}")
         self.limit = float(min(self.initial, self.maximum))
         self._seq = 0
         self._cut_seq = 0  # tickets numbered below this were sent before the last cut
@@ -168,7 +170,9 @@ class AdaptiveConcurrency:
             raise
 
     def _wake(self) -> None:
-        self._wake_handle = None
+        if self._wake_handle is not None:  # woken early (a release): the pending timer is not needed any more
+            self._wake_handle.cancel()
+            self._wake_handle = None
         while self._waiters and self._open():
             waiter = self._waiters.popleft()
             if not waiter.done():
@@ -268,9 +272,9 @@ def choose_pacing(
     if max_concurrency is not None and (
         isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) or max_concurrency < 1
     ):
-        raise ValueError(f"max_concurrency must be a positive int or None, got {max_concurrency!r}")
+        raise InputError(f"max_concurrency must be a positive int or None, got {max_concurrency!r}")
     if concurrency is not None and max_concurrency is not None and concurrency > max_concurrency:
-        raise ValueError(f"concurrency {concurrency} is above max_concurrency {max_concurrency}")
+        raise InputError(f"concurrency {concurrency} is above max_concurrency {max_concurrency}")
     if concurrency is not None:
         return FixedConcurrency(concurrency)
     if not adaptive:

@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand.errors import InputError
+
 COLUMNS = (
     "prompt_id", "prompt", "group", "sample", "response", "status", "error", "finish_reason",
     "prompt_tokens", "completion_tokens", "attempts", "latency_s", "from_store",
@@ -94,7 +96,7 @@ class GenerationResult:
     def by_group(self) -> dict[str, list[str | None]]:
         """Counterfactual runs: ``{group: responses}``, each aligned by (prompt, sample) across groups."""
         if not self.groups:
-            raise ValueError("by_group() needs a counterfactual run (generate_counterfactual)")
+            raise InputError("by_group() needs a counterfactual run (generate_counterfactual)")
         return {
             g: [r.response if r.status == "ok" else None for r in self.records if r.group == g] for g in self.groups
         }

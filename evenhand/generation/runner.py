@@ -1,22 +1,20 @@
 """The generation runner: ``count`` samples per prompt (and per counterfactual group), concurrent, rate-limited,
 retried, and stored as it goes so that a re-run resumes where the last one stopped.
+
+The public functions (:mod:`evenhand.generation.api`) flatten their prompts and pass one
+:class:`~evenhand.generation.settings.GenerationSettings` to :func:`generate_items`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import math
-import os
 import random
-import threading
 import time
-import warnings
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-from .._validation import as_text_list
 from ._types import (
     Completion,
     ConnectionFailedError,
@@ -28,17 +26,14 @@ from ._types import (
     SamplingParams,
     ServerUnreachableError,
 )
-from .breaker import UNREACHABLE_ATTEMPTS, CircuitBreaker, MaxFailures, Trip, resolve_limit
+from .breaker import UNREACHABLE_ATTEMPTS, CircuitBreaker, Trip, resolve_limit
 from .clients.base import ChatClient, public_config
 from .clients.factory import get_client
-from .limits import RateLimits, RetryPolicy
 from .pacing import Pacing, choose_pacing
 from .progress import RunProgress
 from .result import GenerationResult, SampleRecord
-from .store import DEFAULT_STORE, ResponseStore, StoredOutcome, job_key, open_store, prompt_hash
-
-T = TypeVar("T")
-StoreArg = ResponseStore | str | os.PathLike[str] | None
+from .settings import GenerationSettings
+from .store import ResponseStore, StoredOutcome, job_key, open_store, prompt_hash
 
 _EST_OUTPUT_TOKENS = 256  # token-budget estimate per sample when max_tokens is not set (corrected by usage)
 # An empty answer is asked again with another seed when the run has one (the same seed would reproduce it on a
@@ -86,26 +81,6 @@ def _is_blank(text: str | None) -> bool:
     return text is None or (isinstance(text, str) and not text.strip())
 
 
-def _check_run_args(count: int, temperature: float, max_tokens: int | None, concurrency: int | None) -> None:
-    if isinstance(count, bool) or not isinstance(count, int):
-        raise TypeError(f"count must be an int, got {type(count).__name__}")
-    if count < 1:
-        raise ValueError(f"count must be >= 1, got {count}")
-    if not isinstance(temperature, (int, float)) or not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
-    if temperature == 0 and count > 1:
-        warnings.warn(
-            f"temperature=0 with count={count}: samples of a prompt will be (near) identical, so per-prompt "
-            "metrics such as expected maximum toxicity see no variation; use a temperature > 0",
-            UserWarning,
-            stacklevel=3,
-        )
-    if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
-        raise ValueError(f"max_tokens must be a positive int or None, got {max_tokens!r}")
-    if concurrency is not None and (not isinstance(concurrency, int) or concurrency < 1):
-        raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
-
-
 def _items(prompts: list[str], groups: list[str | None], prompt_ids: list[int]) -> list[_Item]:
     seen: collections.Counter[tuple[str | None, str]] = collections.Counter()
     out = []
@@ -146,16 +121,10 @@ class _Runner:
         self,
         items: list[_Item],
         client: ChatClient,
+        settings: GenerationSettings,
         *,
-        count: int,
-        system_prompt: str | None,
-        params: SamplingParams,
         store: ResponseStore,
         concurrency: int,
-        limits: RateLimits,
-        policy: RetryPolicy,
-        progress: bool,
-        retry_failed: bool,
         description: str,
         breaker: CircuitBreaker,
         pacing: Pacing,
@@ -164,21 +133,21 @@ class _Runner:
         self.pacing = pacing  # how many of the ``concurrency`` workers' requests are on the wire at once
         self.breaker = breaker
         self.client = client
-        self.count = count
-        self.system_prompt = system_prompt
-        self.params = params
+        self.count = settings.count
+        self.system_prompt = settings.system_prompt
+        self.params = settings.sampling_params()
         self.store = store
         self.concurrency = concurrency
-        self.limits = limits
-        self.policy = policy
-        self.show_progress = progress
-        self.retry_failed = retry_failed
+        self.limits = settings.rate_limits()
+        self.policy = settings.retry_policy()
+        self.show_progress = settings.progress
+        self.retry_failed = settings.retry_failed
         self.description = description
         self.rng = random.Random()
         self.config = {
             "client": public_config(client.identity),
-            "system_prompt": system_prompt,
-            "params": params.as_dict(),
+            "system_prompt": self.system_prompt,
+            "params": self.params.as_dict(),
         }
         self.job = job_key(self.config)
 
@@ -299,6 +268,13 @@ class _Runner:
             params = SamplingParams(params.temperature, params.max_tokens, seed)
         return params
 
+    async def _rate_limited(
+        self, estimate: int, messages: list[Message], n: int, params: SamplingParams
+    ) -> list[Completion]:
+        """``client.complete`` once the client-side rate limits (requests and tokens per minute) allow it."""
+        await self.limits.acquire(estimate)
+        return await self.client.complete(messages, n, params)
+
     async def _request(self, unit: _Unit) -> None:
         """Ask for ``unit``'s samples until each has an outcome: retry transient faults and empty answers within the
         retry budget, record what came back, queue the rest when the server returned fewer choices than asked."""
@@ -312,10 +288,11 @@ class _Runner:
                 params.max_tokens or _EST_OUTPUT_TOKENS
             )
             attempts += 1
-            await self.limits.acquire(estimate)
             t0 = time.perf_counter()
             try:
-                completions = await self.pacing.call(self.client.complete, messages, n, params)
+                # a place on the wire first, then the rate budget: budget taken by a request that then waits for a
+                # place (a Retry-After pause) would all be spent at once when the places open, past the burst
+                completions = await self.pacing.call(self._rate_limited, estimate, messages, n, params)
                 if not completions:
                     raise RetryableError(f"{self.client.describe()} answered with zero choices")
             except RetryableError as exc:
@@ -378,6 +355,9 @@ class _Runner:
             self._fail(item, samples, f"gave up after {attempts} attempts: {exc}", attempts)
             return True
         await asyncio.sleep(self.policy.delay(attempts, exc.retry_after, self.rng))
+        if self.state.unreachable is not None:  # found unreachable while this unit waited: send nothing more
+            self._fail(item, samples, f"gave up after {attempts} attempts: {exc}", attempts)
+            return True
         return False
 
     def _fail(self, item: _Item, samples: list[int], error: str, attempts: int) -> None:
@@ -437,82 +417,33 @@ class _Runner:
         self.bar.advance(len(batch), sum(failed for _, _, failed in batch))
 
 
-def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion, also from inside a running loop (Jupyter) by using a helper thread."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coro)
-        except BaseException as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="evenhand-generate")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-async def _agenerate_items(
+async def generate_items(
     prompts: list[str],
     groups: list[str | None],
     prompt_ids: list[int],
     client: Any,
-    *,
-    count: int,
-    system_prompt: str | None,
-    temperature: float,
-    max_tokens: int | None,
-    seed: int | None,
-    store: StoreArg,
-    concurrency: int | None,
-    max_concurrency: int | None,
-    requests_per_minute: float | None,
-    tokens_per_minute: float | None,
-    max_retries: int,
-    backoff: float,
-    max_retry_delay: float,
-    progress: bool,
-    retry_failed: bool,
+    settings: GenerationSettings,
     description: str,
-    max_consecutive_failures: MaxFailures,
 ) -> GenerationResult:
-    _check_run_args(count, temperature, max_tokens, concurrency)
-    if system_prompt is not None and not isinstance(system_prompt, str):
-        raise TypeError(f"system_prompt must be a str or None, got {type(system_prompt).__name__}")
-    if max_retries < 0:
-        raise ValueError(f"max_retries must be >= 0, got {max_retries}")
-    if backoff < 0:
-        raise ValueError(f"backoff must be >= 0 seconds, got {backoff}")
-    if not max_retry_delay > 0:
-        raise ValueError(f"max_retry_delay must be > 0 seconds, got {max_retry_delay}")
+    """Run ``settings`` on the flattened prompts (``groups`` and ``prompt_ids`` aligned with them): what the four
+    public functions of :mod:`evenhand.generation.api` share."""
+    settings.check()
     chat_client = get_client(client)
-    in_flight = concurrency or chat_client.default_concurrency
+    in_flight = settings.concurrency or chat_client.default_concurrency
     pacing = choose_pacing(
-        concurrency, max_concurrency, chat_client.default_concurrency, chat_client.adaptive_concurrency,
-        max_retry_delay,
+        settings.concurrency, settings.max_concurrency, chat_client.default_concurrency,
+        chat_client.adaptive_concurrency, settings.max_retry_delay,
     )  # fmt: skip
-    breaker = CircuitBreaker(resolve_limit(max_consecutive_failures, in_flight))  # a bad value fails before the store
-    opened, owned = open_store(store)
+    # a bad value fails before the store is opened
+    breaker = CircuitBreaker(resolve_limit(settings.max_consecutive_failures, in_flight))
+    opened, owned = open_store(settings.store)
     try:
         runner = _Runner(
             _items(prompts, groups, prompt_ids),
             chat_client,
-            count=count,
-            system_prompt=system_prompt,
-            params=SamplingParams(float(temperature), max_tokens, seed),
+            settings,
             store=opened,
             concurrency=pacing.workers,
-            limits=RateLimits(requests_per_minute, tokens_per_minute),
-            policy=RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_retry_delay),
-            progress=progress,
-            retry_failed=retry_failed,
             description=description,
             breaker=breaker,
             pacing=pacing,
@@ -521,262 +452,3 @@ async def _agenerate_items(
     finally:
         if owned:
             opened.close()
-
-
-async def agenerate(
-    prompts: Any,
-    client: Any = None,
-    *,
-    count: int = 25,
-    system_prompt: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int | None = None,
-    seed: int | None = None,
-    store: StoreArg = DEFAULT_STORE,
-    concurrency: int | None = None,
-    max_concurrency: int | None = None,
-    requests_per_minute: float | None = None,
-    tokens_per_minute: float | None = None,
-    max_retries: int = 8,
-    backoff: float = 0.25,
-    max_retry_delay: float = 60.0,
-    progress: bool = True,
-    retry_failed: bool = True,
-    max_consecutive_failures: MaxFailures = "auto",
-) -> GenerationResult:
-    """Async version of :func:`generate` (same arguments)."""
-    texts = as_text_list(prompts, "prompts")
-    return await _agenerate_items(
-        texts, [None] * len(texts), list(range(len(texts))), client,
-        count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
-        store=store, concurrency=concurrency, max_concurrency=max_concurrency,
-        requests_per_minute=requests_per_minute,
-        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
-        max_retry_delay=max_retry_delay, progress=progress,
-        retry_failed=retry_failed, max_consecutive_failures=max_consecutive_failures,
-        description="generating",
-    )  # fmt: skip
-
-
-def generate(
-    prompts: Any,
-    client: Any = None,
-    *,
-    count: int = 25,
-    system_prompt: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int | None = None,
-    seed: int | None = None,
-    store: StoreArg = DEFAULT_STORE,
-    concurrency: int | None = None,
-    max_concurrency: int | None = None,
-    requests_per_minute: float | None = None,
-    tokens_per_minute: float | None = None,
-    max_retries: int = 8,
-    backoff: float = 0.25,
-    max_retry_delay: float = 60.0,
-    progress: bool = True,
-    retry_failed: bool = True,
-    max_consecutive_failures: MaxFailures = "auto",
-) -> GenerationResult:
-    """Generate ``count`` responses for every prompt and return them with their status.
-
-    Parameters
-    ----------
-    prompts : list, tuple, NumPy array or pandas Series of str
-    client : anything :func:`get_client` accepts: a client object, a LangChain chat model, a callable, a config
-        dict, ``"local"`` or None (the bundled SmolLM2).
-    count : samples per prompt (25 is the paper's convention for toxicity metrics).
-    system_prompt, temperature, max_tokens, seed : sent with every request; with ``seed`` each separate request
-        uses ``seed + sample`` so that samples differ.
-    store : SQLite file (default ``./evenhand_generations.sqlite``), a :class:`ResponseStore`, or None to keep
-        nothing on disk. Re-running the same job with the same store requests only what is missing.
-    concurrency : a fixed number of requests in flight. None (default): the client's default (16 for an
-        OpenAI-compatible server), and for a server client a limit that adapts to the server's pace
-        (:mod:`evenhand.generation.pacing`): it rises while answers come back clean and halves on 429/503 (honouring
-        ``Retry-After``), between 1 and ``max_concurrency``.
-    max_concurrency : the most requests in flight, ever (default 64 for the adaptive limit; a fixed
-        ``concurrency`` above it is an error).
-    requests_per_minute, tokens_per_minute : client-side rate limits.
-    max_retries, backoff, max_retry_delay : retries of a transient failure (429, 5xx, 408/409/425, timeout,
-        dropped connection, malformed body, an answer with zero choices, or an empty answer: no text, "" or only
-        whitespace) wait ``backoff * 2**k`` seconds with jitter, or the server's ``Retry-After``, both capped at
-        ``max_retry_delay``; after ``max_retries`` retries the sample is recorded as an error whose text says
-        why (``"gave up after 9 attempts: HTTP 503 Service Unavailable from ..."``, ``"... empty response"``).
-        The defaults (8 retries, backoff 0.25 s) lose 0.3**9 = 0.002 % of samples when 30 % of requests fail.
-    progress : show a rich progress bar.
-    retry_failed : request stored errors again on a re-run (successful and filtered samples never are).
-    max_consecutive_failures : the run-wide circuit breaker (:mod:`evenhand.generation.breaker`). The run stops
-        with :class:`GenerationStoppedError` after this many units (requests, after their retries) in a row got no
-        answer or a 5xx, or after the same refusal for 3 different prompts in a row (401/402/404/407 or a
-        redirect at any time; another 4xx with the same message before any request succeeded), or the same 403
-        for 10 different prompts in a row after a success (a withdrawn permission). ``"auto"`` (default) is
-        ``max(10, concurrency)``: a dead server fails every unit in flight at once, so this is about one retry
-        budget (from 10 in flight on), whatever the number of prompts left. None never stops early (every unit
-        spends its own budget).
-
-    Returns
-    -------
-    GenerationResult
-        ``.to_frame()`` has one row per prompt × sample; failed samples (including empty answers) have status
-        ``"error"`` and their error text, refusals by a content filter ``"filtered"``; ``.responses`` is None for
-        both, so neither is ever scored.
-
-    Raises
-    ------
-    ServerUnreachableError
-        when not a single request succeeded and the server stayed unreachable after all retries, or, when
-        nothing has answered at all, after 4 refused connections of a request (a closed port fails in seconds);
-        the message names the URL, never the key. Everything finished before is in the store.
-    GenerationStoppedError
-        when the circuit breaker stopped the run (see ``max_consecutive_failures``): one line with the cause (the
-        status and the server's message, secrets redacted) and the samples done / failed / not attempted. What
-        finished is in the store; units cut short are not, so running the same job again asks only for those,
-        the failed and the missing samples.
-    """
-    return _run_sync(
-        agenerate(
-            prompts,
-            client,
-            count=count,
-            system_prompt=system_prompt,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            seed=seed,
-            store=store,
-            concurrency=concurrency,
-            max_concurrency=max_concurrency,
-            requests_per_minute=requests_per_minute,
-            tokens_per_minute=tokens_per_minute,
-            max_retries=max_retries,
-            backoff=backoff,
-            max_retry_delay=max_retry_delay,
-            progress=progress,
-            retry_failed=retry_failed,
-            max_consecutive_failures=max_consecutive_failures,
-        )
-    )
-
-
-def _counterfactual_inputs(cf: Any) -> tuple[list[str], list[str | None], list[int], tuple[str, ...]]:
-    """Flatten counterfactual prompts prompt-major (prompt, then group) with aligned prompt ids."""
-    if isinstance(cf, Mapping):
-        group_names = tuple(str(g) for g in cf)
-        columns = {str(g): as_text_list(cf[g], f"prompts[{g!r}]") for g in cf}
-        source = None
-    elif hasattr(cf, "groups") and hasattr(cf, "__getitem__"):
-        group_names = tuple(str(g) for g in cf.groups)
-        columns = {g: as_text_list(cf[g], f"prompts[{g!r}]") for g in group_names}
-        source = getattr(cf, "source_index", None)
-    else:
-        raise TypeError(
-            "counterfactual prompts must be a CounterfactualPrompts object or a {group: [prompts...]} dict, "
-            f"got {type(cf).__name__}"
-        )
-    if len(group_names) < 2:
-        raise ValueError(f"counterfactual generation needs at least two groups, got {list(group_names)}")
-    lengths = {g: len(v) for g, v in columns.items()}
-    if len(set(lengths.values())) != 1:
-        raise ValueError(f"every group needs the same number of prompts (they are aligned pairs), got {lengths}")
-    n = next(iter(lengths.values()))
-    ids = [int(i) for i in source] if source is not None else list(range(n))
-    if len(ids) != n:
-        raise ValueError(f"source_index has {len(ids)} entries for {n} prompts per group")
-    prompts: list[str] = []
-    groups: list[str | None] = []
-    prompt_ids: list[int] = []
-    for i in range(n):
-        for g in group_names:
-            prompts.append(columns[g][i])
-            groups.append(g)
-            prompt_ids.append(ids[i])
-    return prompts, groups, prompt_ids, group_names
-
-
-async def agenerate_counterfactual(
-    cf: Any,
-    client: Any = None,
-    *,
-    count: int = 25,
-    system_prompt: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int | None = None,
-    seed: int | None = None,
-    store: StoreArg = DEFAULT_STORE,
-    concurrency: int | None = None,
-    max_concurrency: int | None = None,
-    requests_per_minute: float | None = None,
-    tokens_per_minute: float | None = None,
-    max_retries: int = 8,
-    backoff: float = 0.25,
-    max_retry_delay: float = 60.0,
-    progress: bool = True,
-    retry_failed: bool = True,
-    max_consecutive_failures: MaxFailures = "auto",
-) -> GenerationResult:
-    """Async version of :func:`generate_counterfactual` (same arguments)."""
-    prompts, groups, ids, _ = _counterfactual_inputs(cf)
-    return await _agenerate_items(
-        prompts, groups, ids, client,
-        count=count, system_prompt=system_prompt, temperature=temperature, max_tokens=max_tokens, seed=seed,
-        store=store, concurrency=concurrency, max_concurrency=max_concurrency,
-        requests_per_minute=requests_per_minute,
-        tokens_per_minute=tokens_per_minute, max_retries=max_retries, backoff=backoff,
-        max_retry_delay=max_retry_delay, progress=progress,
-        retry_failed=retry_failed, max_consecutive_failures=max_consecutive_failures,
-        description="counterfactual",
-    )  # fmt: skip
-
-
-def generate_counterfactual(
-    cf: Any,
-    client: Any = None,
-    *,
-    count: int = 25,
-    system_prompt: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int | None = None,
-    seed: int | None = None,
-    store: StoreArg = DEFAULT_STORE,
-    concurrency: int | None = None,
-    max_concurrency: int | None = None,
-    requests_per_minute: float | None = None,
-    tokens_per_minute: float | None = None,
-    max_retries: int = 8,
-    backoff: float = 0.25,
-    max_retry_delay: float = 60.0,
-    progress: bool = True,
-    retry_failed: bool = True,
-    max_consecutive_failures: MaxFailures = "auto",
-) -> GenerationResult:
-    """Generate ``count`` responses for each counterfactual version of each prompt.
-
-    ``cf`` is an :class:`evenhand.text.counterfactual.CounterfactualPrompts` (``cf.groups``, ``cf[group]``,
-    ``cf.source_index``) or a ``{group: [prompts...]}`` dict with equally long lists. Responses are aligned by
-    (prompt, sample): row ``i`` of ``result.by_group()[g]`` answers the same original prompt and sample index for
-    every group ``g``, so response pairs are well defined. ``prompt_id`` is the index in the original prompt list
-    (``cf.source_index``) when available. Other arguments as in :func:`generate`; the non-completion rate per
-    group is ``result.non_completion_rate(by_group=True)``.
-    """
-    return _run_sync(
-        agenerate_counterfactual(
-            cf,
-            client,
-            count=count,
-            system_prompt=system_prompt,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            seed=seed,
-            store=store,
-            concurrency=concurrency,
-            max_concurrency=max_concurrency,
-            requests_per_minute=requests_per_minute,
-            tokens_per_minute=tokens_per_minute,
-            max_retries=max_retries,
-            backoff=backoff,
-            max_retry_delay=max_retry_delay,
-            progress=progress,
-            retry_failed=retry_failed,
-            max_consecutive_failures=max_consecutive_failures,
-        )
-    )

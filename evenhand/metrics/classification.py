@@ -26,196 +26,75 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from evenhand._validation import FloatArray, as_array, check_hashable, check_same_length
+from evenhand._validation import FloatArray
+from evenhand.errors import InputError
+from evenhand.metrics._group_data import FN, FP, TN, TP, Prepared, label, prepare
 from evenhand.metrics._result import MetricResult, Prompts, Resampler, prompt_units
+from evenhand.registry import ALIASES, METRICS, MetricSpec, rate_metrics
 
-# Confusion cells per row: 2 * Y + Ŷ.
-_TN, _FP, _FN, _TP = 0, 1, 2, 3
 _DENSE_ONEHOT_LIMIT = 4_000_000  # cells of a dense (rows, 4 x groups) one-hot matrix (32 MB)
 
 
 @dataclass(frozen=True)
-class _RateSpec:
-    short: str  # name of the difference metric
-    rate: str  # name of the group-level rate
+class RateCells:
+    """The maths of one group rate: which confusion cells it counts. What the rate is called, the metric that
+    compares it and whether it needs ground truth are registry facts (:data:`evenhand.registry.METRICS`)."""
+
+    key: str  # the registry key of the difference metric
     formula: str
     numerator: tuple[int, ...]  # confusion cells counted in the numerator
     denominator: tuple[int, ...]  # confusion cells counted in the denominator
     empty_reason: str  # why the rate is undefined when the denominator is empty
-    needs_truth: bool = True
+
+    @property
+    def spec(self) -> MetricSpec:
+        return METRICS[self.key]
+
+    @property
+    def short(self) -> str:  # name of the difference metric
+        return self.spec.name
+
+    @property
+    def rate(self) -> str:  # name of the group-level rate
+        return str(self.spec.rate)
+
+    @property
+    def needs_truth(self) -> bool:
+        return self.spec.needs_truth
 
 
-_SPECS: dict[str, _RateSpec] = {
-    "DP": _RateSpec(
-        "DP", "predicted prevalence rate", "P(Ŷ=1 | G)", (_FP, _TP), (_TN, _FP, _FN, _TP), "no rows", False
-    ),
-    "FNRD": _RateSpec(
-        "FNRD", "false negative rate", "P(Ŷ=0 | Y=1, G)", (_FN,), (_FN, _TP), "no actual positives (Y=1)"
-    ),
-    "FORD": _RateSpec(
-        "FORD", "false omission rate", "P(Y=1 | Ŷ=0, G)", (_FN,), (_TN, _FN), "no predicted negatives (Ŷ=0)"
-    ),
-    "FPRD": _RateSpec(
-        "FPRD", "false positive rate", "P(Ŷ=1 | Y=0, G)", (_FP,), (_TN, _FP), "no actual negatives (Y=0)"
-    ),
-    "FDRD": _RateSpec(
-        "FDRD", "false discovery rate", "P(Y=0 | Ŷ=1, G)", (_FP,), (_FP, _TP), "no predicted positives (Ŷ=1)"
-    ),
-}
-
-# public function name -> (metric key, ratio?)
-FUNCTION_NAMES: dict[str, tuple[str, bool]] = {
-    "demographic_parity_difference": ("DP", False),
-    "false_negative_rate_difference": ("FNRD", False),
-    "false_omission_rate_difference": ("FORD", False),
-    "false_positive_rate_difference": ("FPRD", False),
-    "false_discovery_rate_difference": ("FDRD", False),
-    "demographic_parity_ratio": ("DP", True),
-    "false_negative_rate_ratio": ("FNRD", True),
-    "false_omission_rate_ratio": ("FORD", True),
-    "false_positive_rate_ratio": ("FPRD", True),
-    "false_discovery_rate_ratio": ("FDRD", True),
-}
-
-ErrorFocus = Literal["assistive", "punitive"]
+#: The cells of each group rate, by the registry key of its difference metric (in registry order).
+RATES: Mapping[str, RateCells] = {
+    c.key: c
+    for c in (
+        RateCells("demographic_parity_difference", "P(Ŷ=1 | G)", (FP, TP), (TN, FP, FN, TP), "no rows"),
+        RateCells("false_negative_rate_difference", "P(Ŷ=0 | Y=1, G)", (FN,), (FN, TP), "no actual positives (Y=1)"),
+        RateCells("false_omission_rate_difference", "P(Y=1 | Ŷ=0, G)", (FN,), (TN, FN),
+                  "no predicted negatives (Ŷ=0)"),
+        RateCells("false_positive_rate_difference", "P(Ŷ=1 | Y=0, G)", (FP,), (TN, FP), "no actual negatives (Y=0)"),
+        RateCells("false_discovery_rate_difference", "P(Y=0 | Ŷ=1, G)", (FP,), (FP, TP),
+                  "no predicted positives (Ŷ=1)"),
+    )
+}  # fmt: skip
+assert list(RATES) == [m.key for m in rate_metrics()]  # one rate per group-rate metric of the registry
 
 
-# --------------------------------------------------------------------------------------------------- inputs
-def _as_labels(values: Any, name: str) -> npt.NDArray[Any]:
-    """Labels as a 1-D array; plain bool / int / str inputs skip the per-item scan of ``as_array``."""
-    if isinstance(values, (pd.Series, pd.Index)):
-        values = values.to_numpy()
-    arr: npt.NDArray[Any] | None = None
-    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "biufU":
-        arr = values
-    elif isinstance(values, (list, tuple)) and values:
-        candidate = np.asarray(values)
-        if candidate.ndim == 1 and candidate.dtype.kind in "biuU":  # None or NaN would give object / float
-            arr = candidate
-    if arr is None:
-        arr = as_array(values, name)
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    missing = pd.isna(arr) if arr.dtype.kind in "fO" else None
-    if missing is not None and missing.any():
-        raise ValueError(f"{name}[{int(np.flatnonzero(missing)[0])}] is missing (None/NaN)")
-    return arr
-
-
-def _binarize(values: Any, name: str, pos_label: Any) -> npt.NDArray[np.bool_]:
-    """Labels -> boolean "is positive" array. Without ``pos_label`` only bools and 0/1 are accepted."""
-    arr = _as_labels(values, name)
-    if pos_label is not None:
-        return np.asarray(arr == pos_label, dtype=bool)
-    if arr.dtype.kind == "b":
-        return arr
-    if arr.dtype.kind in "iuf":
-        is_binary = (arr == 0) | (arr == 1)
-        if not is_binary.all():
-            other = arr[~is_binary][0]
-            raise ValueError(
-                f"{name} contains the label {other!r}, so it is not 0/1 or bool; pass pos_label=<the positive "
-                "class> (every other class then counts as negative: one-vs-rest, paper 3.2.3)"
-            )
-        return np.asarray(arr == 1)
-    examples = ", ".join(repr(v) for v in pd.unique(arr)[:3])
-    raise ValueError(f"{name} holds labels such as {examples}; pass pos_label=<the positive class>")
-
-
-def _check_pos_label_seen(pos_label: Any, **positives: npt.NDArray[np.bool_]) -> None:
-    """A declared positive label that matches nothing is almost always a typo or a type mismatch."""
-    if pos_label is not None and not any(p.any() for p in positives.values()):
-        names = " or ".join(positives)
-        raise ValueError(
-            f"pos_label={pos_label!r} does not occur in {names}; check its spelling and type (1 vs '1'). "
-            "If the positive class is genuinely absent, pass boolean arrays instead."
-        )
-
-
-# The last string-group array factorised, with its result: a report computes several metrics on the same groups,
-# and factorising strings is the one step that costs milliseconds. Reused only when the content is equal.
-_last_groups: list[tuple[npt.NDArray[Any], npt.NDArray[np.intp], npt.NDArray[Any]]] = []
-
-
-def _factorize_groups(groups: Any) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
-    """Group labels -> (code per row, sorted group names), both read-only."""
-    if isinstance(groups, (pd.Series, pd.Index)):
-        groups = groups.to_numpy()
-    cacheable = isinstance(groups, np.ndarray) and groups.ndim == 1 and groups.dtype.kind in "USO"
-    if cacheable and _last_groups:
-        previous, codes, labels = _last_groups[0]
-        try:
-            same = previous.dtype == groups.dtype and bool(np.array_equal(previous, groups))
-        except (TypeError, ValueError):  # exotic objects without a plain ==
-            same = False
-        if same:
-            return codes, labels
-    codes, labels = _factorize(groups)
-    codes.setflags(write=False)
-    labels.setflags(write=False)
-    if cacheable:
-        _last_groups[:] = [(groups.copy(), codes, labels)]
-    return codes, labels
-
-
-def _factorize(groups: Any) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
-    if isinstance(groups, np.ndarray) and groups.ndim == 1:
-        arr = groups.astype(object) if groups.dtype.kind in "US" else groups  # pandas hashes objects faster
-    elif isinstance(groups, (str, bytes, np.ndarray)) or groups is None or not isinstance(groups, Iterable):
-        arr = as_array(groups, "groups")  # raises the shared, descriptive error
-    else:
-        items = list(groups)
-        arr = np.fromiter(items, dtype=object, count=len(items))  # tuples stay whole (intersectional groups)
-    if arr.size == 0:
-        raise ValueError("groups is empty")
-    try:
-        codes, labels = pd.factorize(arr, sort=True)
-    except TypeError:  # mixed, unorderable labels: keep the order of appearance
-        check_hashable(arr, "groups")  # a list of lists: one line naming the argument, not pandas' TypeError
-        codes, labels = pd.factorize(arr, sort=False)
-    if (codes < 0).any():
-        raise ValueError(f"groups[{int(np.flatnonzero(codes < 0)[0])}] is missing (None/NaN)")
-    labels = np.asarray(labels)
-    if labels.size < 2:
-        raise ValueError(
-            f"groups contains a single group ({_label(labels[0])!r}); group fairness needs at least two groups"
-        )
-    return np.array(codes, dtype=np.intp), labels.copy()
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    codes: npt.NDArray[np.intp]  # group index per row
-    labels: npt.NDArray[Any]  # group names
-    cells: npt.NDArray[np.intp]  # confusion cell per row (2 * Y + Ŷ)
-    counts: npt.NDArray[np.int64]  # (n_groups, 4) confusion counts
-    has_truth: bool
-
-
-def _prepare(y_true: Any, y_pred: Any, groups: Any, pos_label: Any) -> _Prepared:
-    pred = _binarize(y_pred, "y_pred", pos_label)
-    codes, labels = _factorize_groups(groups)
-    if y_true is None:
-        check_same_length(y_pred=pred, groups=codes)
-        _check_pos_label_seen(pos_label, y_pred=pred)
-        cells = pred.astype(np.intp)
-    else:
-        truth = _binarize(y_true, "y_true", pos_label)
-        check_same_length(y_true=truth, y_pred=pred, groups=codes)
-        _check_pos_label_seen(pos_label, y_true=truth, y_pred=pred)
-        cells = 2 * truth.astype(np.intp) + pred
-    counts = np.bincount(codes * 4 + cells, minlength=4 * labels.size).reshape(labels.size, 4)
-    return _Prepared(codes, labels, cells, counts, y_true is not None)
+def rate_cells(name: str, *, ratio: bool | None = False) -> RateCells:
+    """The rate behind a group-rate metric named any way the registry knows (:data:`evenhand.registry.ALIASES`);
+    ``ratio=False`` rejects a ratio function's name, ``None`` accepts both. KeyError when it names no group rate."""
+    alias = ALIASES.get(str(name).strip().lower())
+    if alias is None or alias.key not in RATES or (ratio is not None and alias.ratio and not ratio):
+        raise KeyError(name)
+    return RATES[alias.key]
 
 
 # --------------------------------------------------------------------------------------------------- core
-def _rates_from_counts(counts: FloatArray, spec: _RateSpec) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _rates_from_counts(counts: FloatArray, spec: RateCells) -> tuple[FloatArray, FloatArray, FloatArray]:
     """counts (..., n_groups, 4) -> numerators, denominators, rates (NaN where the denominator is 0)."""
     num = counts[..., list(spec.numerator)].sum(axis=-1)
     den = counts[..., list(spec.denominator)].sum(axis=-1)
@@ -238,7 +117,7 @@ def _spread(rates: FloatArray, ratio: bool) -> FloatArray:
 Gap = Callable[[FloatArray], FloatArray]
 
 
-def _resampler(prep: _Prepared, spec: _RateSpec, ratio: bool, gap: Gap | None = None) -> Resampler:
+def _resampler(prep: Prepared, spec: RateCells, ratio: bool, gap: Gap | None = None) -> Resampler:
     """Rows are the units; a draw's row weights give weighted confusion counts per group via a one-hot matrix.
     ``gap`` replaces the spread of the rates (evenhand.metrics.rate_gap: one pair's signed difference)."""
     n_groups = prep.labels.size
@@ -283,7 +162,7 @@ def _weighted_counts(
 
 
 def _prompt_resampler(
-    prep: _Prepared, spec: _RateSpec, ratio: bool, units: Prompts, gap: Gap | None = None
+    prep: Prepared, spec: RateCells, ratio: bool, units: Prompts, gap: Gap | None = None
 ) -> Resampler:
     """Prompts (people, in person-level data) are the units: a draw counts every row of a drawn prompt.
 
@@ -305,13 +184,13 @@ def _prompt_resampler(
     return Resampler(unit="prompt", n_units=units.n, statistic=statistic, strata=_prompt_strata(prep, units))
 
 
-def _groups_of_prompts(prep: _Prepared, units: Prompts) -> npt.NDArray[np.bool_]:
+def _groups_of_prompts(prep: Prepared, units: Prompts) -> npt.NDArray[np.bool_]:
     """``(prompts, groups)``: whether a prompt has a row in a group."""
     hits = np.bincount(units.codes * prep.labels.size + prep.codes, minlength=units.n * prep.labels.size)
     return hits.reshape(units.n, prep.labels.size) > 0
 
 
-def _prompt_strata(prep: _Prepared, units: Prompts) -> npt.NDArray[Any]:
+def _prompt_strata(prep: Prepared, units: Prompts) -> npt.NDArray[Any]:
     """The stratum of each prompt: its group, or the tuple of its groups when its rows span several."""
     present = _groups_of_prompts(prep, units)
     strata = np.empty(units.n, dtype=object)
@@ -320,23 +199,27 @@ def _prompt_strata(prep: _Prepared, units: Prompts) -> npt.NDArray[Any]:
     if spanning.size:
         combos, which = np.unique(present[spanning], axis=0, return_inverse=True)
         names = np.empty(len(combos), dtype=object)
-        names[:] = [tuple(_label(g) for g in prep.labels[combo]) for combo in combos]  # one per distinct combination
+        names[:] = [tuple(label(g) for g in prep.labels[combo]) for combo in combos]  # one per distinct combination
         strata[spanning] = names[np.asarray(which).ravel()]
     return strata
 
 
-def _units(prompts: Any, prep: _Prepared) -> Prompts | None:
+def _units(prompts: Any, prep: Prepared) -> Prompts | None:
     return None if prompts is None else prompt_units(prompts, prep.codes.size, "row")
 
 
-def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any, units: Prompts | None = None) -> MetricResult:
-    spec = _SPECS[key]
+def _group_metric(prep: Prepared, key: str, ratio: bool, pos_label: Any, units: Prompts | None = None) -> MetricResult:
+    spec = RATES[key]
     num, den, rates = _rates_from_counts(prep.counts.astype(np.float64), spec)
     labels = prep.labels
-    names = [_label(g) for g in labels]
+    names = [label(g) for g in labels]
     undefined = {names[i]: spec.empty_reason for i in np.flatnonzero(np.isnan(rates))}
     value = float(_spread(rates, ratio))
-    name = f"{key[:-1] if key != 'DP' else 'DP'}-ratio" if ratio else key
+    short = spec.short
+    # the ratio variant is another function of the same rate (registry ``MetricSpec.ratio``): higher is fairer
+    identity = spec.spec.identity()
+    if ratio:
+        identity |= {"name": f"{short[:-1] if short != 'DP' else 'DP'}-ratio", "higher_is_fairer": True}
     reason = None
     if math.isnan(value):
         if len(undefined) > labels.size - 2:
@@ -386,7 +269,7 @@ def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any, units:
         details["prompts_in_several_groups"] = int((present.sum(axis=1) > 1).sum())
         resampler = _prompt_resampler(prep, spec, ratio, units)
     return MetricResult(
-        name=name,
+        **identity,
         value=value,
         per_item=rates,
         item_unit="group",
@@ -395,15 +278,8 @@ def _group_metric(prep: _Prepared, key: str, ratio: bool, pos_label: Any, units:
         reason=reason,
         details=details,
         resampler=resampler,
-        value_range=(0.0, 1.0),
-        higher_is_fairer=ratio,
-        params={"pos_label": _label(pos_label) if pos_label is not None else None, "ratio": ratio},
+        params={"pos_label": label(pos_label) if pos_label is not None else None, "ratio": ratio},
     )
-
-
-def _label(value: Any) -> Any:
-    """Group / class labels as plain JSON-friendly Python values (NumPy scalars -> Python scalars)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 # --------------------------------------------------------------------------------------------------- public
@@ -428,8 +304,8 @@ def demographic_parity_difference(
         :class:`MetricResult`; ``per_item`` holds the rate of each group (``item_labels``), ``details`` the
         counts, every pairwise difference and the reason for any undefined group rate.
     """
-    prep = _prepare(None, y_pred, groups, pos_label)
-    return _group_metric(prep, "DP", False, pos_label, _units(prompts, prep))
+    prep = prepare(None, y_pred, groups, pos_label)
+    return _group_metric(prep, "demographic_parity_difference", False, pos_label, _units(prompts, prep))
 
 
 def false_negative_rate_difference(
@@ -441,8 +317,8 @@ def false_negative_rate_difference(
     groups. Range [0, 1], 0 is fairest. A group without actual positives has an undefined (NaN) rate.
     Arguments as in :func:`demographic_parity_difference`, plus the ground truth ``y_true``.
     """
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FNRD", False, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_negative_rate_difference", False, pos_label, _units(prompts, prep))
 
 
 def false_omission_rate_difference(
@@ -453,8 +329,8 @@ def false_omission_rate_difference(
     ``FORD = |P(Y=1 | Ŷ=0, G=G') − P(Y=1 | Ŷ=0, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without predicted negatives has an undefined (NaN) rate.
     """
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FORD", False, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_omission_rate_difference", False, pos_label, _units(prompts, prep))
 
 
 def false_positive_rate_difference(
@@ -465,8 +341,8 @@ def false_positive_rate_difference(
     ``FPRD = |P(Ŷ=1 | Y=0, G=G') − P(Ŷ=1 | Y=0, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without actual negatives has an undefined (NaN) rate.
     """
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FPRD", False, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_positive_rate_difference", False, pos_label, _units(prompts, prep))
 
 
 def false_discovery_rate_difference(
@@ -477,8 +353,8 @@ def false_discovery_rate_difference(
     ``FDRD = |P(Y=0 | Ŷ=1, G=G') − P(Y=0 | Ŷ=1, G=G'')|``, the largest pairwise difference with more than two
     groups. Range [0, 1], 0 is fairest. A group without predicted positives has an undefined (NaN) rate.
     """
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FDRD", False, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_discovery_rate_difference", False, pos_label, _units(prompts, prep))
 
 
 def demographic_parity_ratio(y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None) -> MetricResult:
@@ -486,59 +362,59 @@ def demographic_parity_ratio(y_pred: Any, groups: Any, *, pos_label: Any = None,
 
     NaN (with a reason) when every group rate is 0.
     """
-    prep = _prepare(None, y_pred, groups, pos_label)
-    return _group_metric(prep, "DP", True, pos_label, _units(prompts, prep))
+    prep = prepare(None, y_pred, groups, pos_label)
+    return _group_metric(prep, "demographic_parity_difference", True, pos_label, _units(prompts, prep))
 
 
 def false_negative_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
     """``min_g FNR(g) / max_g FNR(g)``. Range [0, 1], 1 is fairest; NaN when every group FNR is 0."""
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FNRD", True, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_negative_rate_difference", True, pos_label, _units(prompts, prep))
 
 
 def false_omission_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
     """``min_g FOR(g) / max_g FOR(g)``. Range [0, 1], 1 is fairest; NaN when every group FOR is 0."""
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FORD", True, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_omission_rate_difference", True, pos_label, _units(prompts, prep))
 
 
 def false_positive_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
     """``min_g FPR(g) / max_g FPR(g)``. Range [0, 1], 1 is fairest; NaN when every group FPR is 0."""
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FPRD", True, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_positive_rate_difference", True, pos_label, _units(prompts, prep))
 
 
 def false_discovery_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
     """``min_g FDR(g) / max_g FDR(g)``. Range [0, 1], 1 is fairest; NaN when every group FDR is 0."""
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    return _group_metric(prep, "FDRD", True, pos_label, _units(prompts, prep))
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    return _group_metric(prep, "false_discovery_rate_difference", True, pos_label, _units(prompts, prep))
 
 
 def _resolve(metrics: Iterable[str] | None, ratio: bool, has_truth: bool) -> list[str]:
+    """The registry keys of the group rates to compute, from any spelling the registry knows (one alias table)."""
     if metrics is None:
-        return list(_SPECS) if has_truth else ["DP"]
+        return list(RATES) if has_truth else ["demographic_parity_difference"]
     keys = []
     for metric in metrics:
-        if metric in FUNCTION_NAMES:
-            key, is_ratio = FUNCTION_NAMES[metric]
-            if is_ratio != ratio:
-                raise ValueError(f"{metric!r} does not match ratio={ratio}")
-        elif metric.upper() in _SPECS:
-            key = metric.upper()
-        else:
-            known = ", ".join([*_SPECS, *FUNCTION_NAMES])
-            raise ValueError(f"unknown classification metric {metric!r}; choose from {known}")
-        if _SPECS[key].needs_truth and not has_truth:
-            raise ValueError(f"{key} needs y_true (ground truth); only DP works on predictions alone")
-        keys.append(key)
+        alias = ALIASES.get(str(metric).strip().lower())
+        if alias is None or alias.key not in RATES:
+            specs = rate_metrics()
+            known = ", ".join([*(m.name for m in specs), *(m.key for m in specs), *(str(m.ratio) for m in specs)])
+            raise InputError(f"unknown classification metric {metric!r}; choose from {known}")
+        if (alias.ratio or metric == alias.key) and alias.ratio != ratio:  # a function name says which it is
+            raise InputError(f"{metric!r} does not match ratio={ratio}")
+        spec = RATES[alias.key]
+        if spec.needs_truth and not has_truth:
+            raise InputError(f"{spec.short} needs y_true (ground truth); only DP works on predictions alone")
+        keys.append(alias.key)
     return keys
 
 
@@ -566,7 +442,7 @@ def classification_metrics(
     Returns:
         ``{result.name: MetricResult}``, e.g. ``{"DP": ..., "FNRD": ...}``.
     """
-    prep = _prepare(y_true, y_pred, groups, pos_label)
+    prep = prepare(y_true, y_pred, groups, pos_label)
     units = _units(prompts, prep)
     keys = _resolve(metrics, ratio, y_true is not None)
     results = [_group_metric(prep, key, ratio, pos_label, units) for key in keys]
@@ -591,53 +467,10 @@ def one_vs_rest(
     """
     classes = list(sensitive_classes)
     if not classes:
-        raise ValueError("sensitive_classes is empty: name at least one class to assess one-vs-rest")
+        raise InputError("sensitive_classes is empty: name at least one class to assess one-vs-rest")
     return {
-        _label(c): classification_metrics(
+        label(c): classification_metrics(
             y_true, y_pred, groups, metrics=metrics, pos_label=c, ratio=ratio, prompts=prompts
         )
         for c in classes
     }
-
-
-# --------------------------------------------------------------------------------------------------- framework
-def classification_metrics_for(prevalence_parity: bool, intervention: ErrorFocus | None = None) -> dict[str, str]:
-    """Which classification metrics to report, following the decision framework (paper section 4).
-
-    If fairness requires approximately equal predicted prevalence across groups, report the representation metric
-    (DP). Otherwise report error-based metrics: disparities in false negatives (FNRD, FORD) when the model assigns
-    assistive interventions, in false positives (FPRD, FDRD) when it assigns punitive ones, and all four when the
-    kind of intervention is unknown.
-
-    Returns:
-        ``{function name in evenhand.metrics: reason}``, in reporting order; pass the keys to
-        ``classification_metrics(y_true, y_pred, groups, metrics=...)`` to compute them in one pass.
-    """
-    if intervention not in (None, "assistive", "punitive"):
-        raise ValueError(f"intervention must be 'assistive', 'punitive' or None, got {intervention!r}")
-    if prevalence_parity:
-        return {
-            "demographic_parity_difference": "predicted prevalence should be about equal across groups "
-            "(representation fairness)"
-        }
-    assistive = {
-        "false_negative_rate_difference": "assistive intervention: missing a deserving person (false negative) "
-        "is the harm; compares the share of actual positives that are missed",
-        "false_omission_rate_difference": "assistive intervention: compares the share of negative predictions "
-        "that are wrong (people wrongly denied the intervention)",
-    }
-    punitive = {
-        "false_positive_rate_difference": "punitive intervention: wrongly punishing someone (false positive) is "
-        "the harm; compares the share of actual negatives that are flagged",
-        "false_discovery_rate_difference": "punitive intervention: compares the share of positive predictions "
-        "that are wrong (people wrongly punished)",
-    }
-    if intervention == "assistive":
-        return assistive
-    if intervention == "punitive":
-        return punitive
-    unknown = " (intervention type not stated, so both false negatives and false positives are assessed)"
-    return {name: why + unknown for name, why in {**assistive, **punitive}.items()}
-
-
-SHORT_NAMES: Mapping[str, str] = {name: key for name, (key, ratio) in FUNCTION_NAMES.items() if not ratio}

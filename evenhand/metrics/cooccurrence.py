@@ -21,8 +21,10 @@ import numpy.typing as npt
 from scipy import sparse
 
 from evenhand._validation import as_text_list
+from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, Resampler, clustered, prompt_units, undefined
 from evenhand.metrics._tokens import word_tokens
+from evenhand.registry import METRICS
 
 if TYPE_CHECKING:
     from evenhand.text.lexicon import Lexicon
@@ -40,7 +42,7 @@ _MAX_PAIRS = 4_000_000  # (attribute token, token of the same response) pairs he
 def load_word_list(name: str) -> tuple[str, ...]:
     """A bundled word list: ``"adjective"``, ``"profession"`` or ``"stopwords"`` (see data/wordlists/SOURCES.md)."""
     if name not in _WORD_LISTS:
-        raise ValueError(f"unknown word list {name!r}; use one of {sorted(_WORD_LISTS)}")
+        raise InputError(f"unknown word list {name!r}; use one of {sorted(_WORD_LISTS)}")
     text = (
         resources.files("evenhand.data").joinpath("wordlists").joinpath(_WORD_LISTS[name]).read_text(encoding="utf-8")
     )
@@ -51,13 +53,13 @@ def _targets(target: str | Iterable[str], *, plurals: bool) -> list[str]:
     if isinstance(target, str):
         words = list(load_word_list(target)) if target in ("adjective", "profession") else None
         if words is None:
-            raise ValueError(f"target must be 'adjective', 'profession' or a list of words, got {target!r}")
+            raise InputError(f"target must be 'adjective', 'profession' or a list of words, got {target!r}")
         if plurals and target == "profession":  # HELM/LangFair count professions in singular and plural
             words = words + [w + "s" for w in words]
     else:
         words = [str(w) for w in target]
         if not words:
-            raise ValueError("target is an empty word list")
+            raise InputError("target is an empty word list")
     return list(dict.fromkeys(w.lower() for w in words))
 
 
@@ -81,13 +83,13 @@ def _groups(attribute: Any, groups: Sequence[str] | None) -> dict[str, frozenset
     if groups is not None:
         unknown = [g for g in groups if g not in lists]
         if unknown:
-            raise ValueError(f"unknown groups {unknown}; available: {list(lists)}")
+            raise InputError(f"unknown groups {unknown}; available: {list(lists)}")
         lists = {g: lists[g] for g in groups}
     if len(lists) < 2:
-        raise ValueError(f"need at least two attribute groups, got {list(lists)}")
+        raise InputError(f"need at least two attribute groups, got {list(lists)}")
     empty = [g for g, words in lists.items() if not words]
     if empty:
-        raise ValueError(f"attribute groups {empty} have no words")
+        raise InputError(f"attribute groups {empty} have no words")
     return lists
 
 
@@ -259,10 +261,10 @@ def cooccurrence_bias(
     texts = as_text_list(responses, "responses")
     units = None if prompts is None else prompt_units(prompts, len(texts), "response")
     if not 0.0 < float(beta) <= 1.0:
-        raise ValueError(f"beta must lie in (0, 1], got {beta}")
+        raise InputError(f"beta must lie in (0, 1], got {beta}")
     group_words = _groups(attribute, groups)
     if len(group_words) != 2:
-        raise ValueError(f"COBS compares two groups; the attribute has {list(group_words)}: pass groups=(a, b)")
+        raise InputError(f"COBS compares two groups; the attribute has {list(group_words)}: pass groups=(a, b)")
     (g1, words1), (g2, words2) = group_words.items()
     targets = _targets(target, plurals=False)
     params = {"beta": float(beta), "groups": [g1, g2], "target": target if isinstance(target, str) else "custom"}
@@ -278,10 +280,16 @@ def cooccurrence_bias(
     sizes = {"responses": corpus.n_docs, "tokens": int(corpus.ids.size), "target_words": len(targets)}
     if units is not None:
         sizes["prompts"] = units.n
-    common: dict[str, Any] = {"sizes": sizes, "params": params, "value_range": (0.0, float("inf")), "item_unit": "word"}
+    # name, range and direction: the registry's
+    common: dict[str, Any] = {
+        **METRICS["cooccurrence_bias"].identity(),
+        "sizes": sizes,
+        "params": params,
+        "item_unit": "word",
+    }
     if not is1.any() or not is2.any():
         missing = [g for g, m in ((g1, is1), (g2, is2)) if not m.any()]
-        return undefined("COBS", f"no response contains a word of group(s) {missing}", **common)
+        return undefined(reason=f"no response contains a word of group(s) {missing}", **common)
 
     co1 = _decayed_cooccurrence(corpus, is1, beta) * ref
     co2 = _decayed_cooccurrence(corpus, is2, beta) * ref
@@ -301,7 +309,7 @@ def cooccurrence_bias(
     seen = np.flatnonzero(np.asarray((m1.sum(axis=0) > 0) & (m2.sum(axis=0) > 0)).ravel())
     signed = _cobs_values(np.asarray(m1.sum(axis=0)).ravel(), np.asarray(m2.sum(axis=0)).ravel(), per_doc.sum(axis=0))
     if seen.size == 0:
-        return undefined("COBS", "no target word co-occurs with words of both groups", **common)
+        return undefined(reason="no target word co-occurs with words of both groups", **common)
     m1, m2 = m1[:, seen].tocsc(), m2[:, seen].tocsc()
 
     def statistic(w: FloatArray) -> FloatArray:
@@ -314,7 +322,6 @@ def cooccurrence_bias(
 
     words = np.asarray(targets, dtype=object)[seen]
     return MetricResult(
-        name="COBS",
         value=float(np.mean(np.abs(signed[seen]))),
         per_item=np.abs(signed[seen]),
         item_labels=words,
@@ -375,7 +382,7 @@ def stereotypical_associations(
     texts = as_text_list(responses, "responses")
     units = None if prompts is None else prompt_units(prompts, len(texts), "response")
     if count not in ("presence", "product"):
-        raise ValueError(f"count must be 'presence' or 'product', got {count!r}")
+        raise InputError(f"count must be 'presence' or 'product', got {count!r}")
     group_words = _groups(attribute, groups)
     names = list(group_words)
     targets = _targets(target, plurals=True)
@@ -400,8 +407,8 @@ def stereotypical_associations(
     params = {"count": count, "groups": names, "target": target if isinstance(target, str) else "custom"}
     if seen.size == 0:
         return undefined(
-            "SA",
-            "no target word appears in a response with an attribute word",
+            **METRICS["stereotypical_associations"].identity(),
+            reason="no target word appears in a response with an attribute word",
             sizes=sizes,
             params=params,
             item_unit="word",
@@ -417,7 +424,7 @@ def stereotypical_associations(
 
     words = np.asarray(targets, dtype=object)[seen]
     return MetricResult(
-        name="SA",
+        **METRICS["stereotypical_associations"].identity(),  # name, range and direction: the registry's
         value=float(tvd[seen].mean()),
         per_item=tvd[seen],
         item_unit="word",

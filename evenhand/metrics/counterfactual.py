@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold
+from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import (
     MetricResult,
     Prompts,
@@ -34,6 +35,7 @@ from evenhand.metrics._result import (
     undefined,
 )
 from evenhand.metrics._tokens import rouge_codes, rouge_tokens, word_token_ids
+from evenhand.registry import METRICS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -111,15 +113,17 @@ def _pair_texts(
         pairs = neutralize_pairs(texts1, texts2, attribute)
         return pairs.neutral1, pairs.neutral2
     if not isinstance(neutralized, NeutralizedPairs):
-        raise TypeError(f"{metric}: neutralized must come from neutralize_pairs(), got {type(neutralized).__name__}")
+        raise InputTypeError(
+            f"{metric}: neutralized must come from neutralize_pairs(), got {type(neutralized).__name__}"
+        )
     if neutralized.attribute != attribute:
-        raise ValueError(
+        raise InputError(
             f"{metric}: neutralized was made for attribute={_attribute_label(neutralized.attribute)!r}, "
             f"but this call has attribute={_attribute_label(attribute)!r}; pass the same attribute to both"
         )
     for given, kept, name in ((texts1, neutralized.texts1, "texts1"), (texts2, neutralized.texts2, "texts2")):
         if not _same_texts(given, kept, name):
-            raise ValueError(
+            raise InputError(
                 f"{metric}: neutralized was made for other texts than this call's {name}; "
                 "pass the texts given to neutralize_pairs() (or leave neutralized out)"
             )
@@ -350,15 +354,15 @@ def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
     b = as_text_list(texts2, "texts2")
     n = check_same_length(texts1=a, texts2=b)
     if isinstance(embedder, (str, bytes, os.PathLike)):  # a str has .encode too, but not that one
-        raise TypeError(
+        raise InputTypeError(
             f"embedder must be an object with encode(list[str]) -> (n, d), got the path or name {str(embedder)!r}: "
             "build one first, e.g. evenhand.scorers.get_embedder(path)"
         )
     if not hasattr(embedder, "encode"):
-        raise TypeError(f"embedder must have an encode(texts) method, got {type(embedder).__name__}")
+        raise InputTypeError(f"embedder must have an encode(texts) method, got {type(embedder).__name__}")
     emb = np.asarray(embedder.encode([*a, *b]), dtype=np.float64)
     if emb.ndim != 2 or emb.shape[0] != 2 * n:
-        raise ValueError(f"embedder.encode returned shape {emb.shape}, expected ({2 * n}, d)")
+        raise InputError(f"embedder.encode returned shape {emb.shape}, expected ({2 * n}, d)")
     e1, e2 = emb[:n], emb[n:]
     norms = np.linalg.norm(e1, axis=1) * np.linalg.norm(e2, axis=1)
     dots = np.einsum("ij,ij->i", e1, e2)
@@ -371,9 +375,7 @@ def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def _mean_over_pairs(
-    name: str, values: FloatArray, value_range: tuple[float, float], params: dict[str, Any], prompts: Any = None
-) -> MetricResult:
+def _mean_over_pairs(key: str, values: FloatArray, params: dict[str, Any], prompts: Any = None) -> MetricResult:
     defined = ~np.isnan(values)
     sizes = {"pairs": int(values.size), "defined_pairs": int(defined.sum())}
     numerators, denominators = np.where(defined, values, 0.0), defined.astype(np.float64)
@@ -384,18 +386,17 @@ def _mean_over_pairs(
         sizes["prompts"] = units.n
         resampler = clustered_ratio_resampler(numerators, denominators, units)
     common: dict[str, Any] = {
+        **METRICS[key].identity(),  # name, range and direction: the registry's
         "per_item": values,
         "item_unit": "pair",
         "sizes": sizes,
         "resampler": resampler,
-        "value_range": value_range,
-        "higher_is_fairer": True,
         "params": params,
     }
     if not defined.any():
-        return undefined(name, "no pair has any token in either text", **common)
+        return undefined(reason="no pair has any token in either text", **common)
     reason_detail = {"undefined_pairs": int((~defined).sum())}
-    return MetricResult(name=name, value=float(values[defined].mean()), details=reason_detail, **common)
+    return MetricResult(value=float(values[defined].mean()), details=reason_detail, **common)
 
 
 def _attribute_label(attribute: Any) -> Any:
@@ -428,7 +429,7 @@ def counterfactual_rouge_l(
     """
     a, b = _pair_texts(texts1, texts2, attribute, neutralized, "CROUGE-L")
     params = {"attribute": _attribute_label(attribute)}
-    return _mean_over_pairs("CROUGE-L", rouge_l_scores(a, b), (0.0, 1.0), params, prompts)
+    return _mean_over_pairs("counterfactual_rouge_l", rouge_l_scores(a, b), params, prompts)
 
 
 def counterfactual_bleu(
@@ -447,7 +448,7 @@ def counterfactual_bleu(
     """
     a, b = _pair_texts(texts1, texts2, attribute, neutralized, "CBLEU")
     params = {"attribute": _attribute_label(attribute)}
-    return _mean_over_pairs("CBLEU", bleu_scores(a, b), (0.0, 1.0), params, prompts)
+    return _mean_over_pairs("counterfactual_bleu", bleu_scores(a, b), params, prompts)
 
 
 def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any, *, prompts: Any = None) -> MetricResult:
@@ -461,13 +462,13 @@ def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any, *, prompts: A
             in :func:`counterfactual_rouge_l`.
     """
     if embedder is None:
-        raise TypeError(
+        raise InputTypeError(
             "counterfactual_cosine needs an embedder with encode(texts): e.g. evenhand.scorers.get_embedder() "
             "(the bundled all-MiniLM-L6-v2, needs the models extra) or any object with encode(list[str]) -> (n, d)"
         )
     values = cosine_scores(texts1, texts2, embedder)
     params = {"embedder": getattr(embedder, "name", type(embedder).__name__)}
-    return _mean_over_pairs("CCS", values, (-1.0, 1.0), params, prompts)
+    return _mean_over_pairs("counterfactual_cosine", values, params, prompts)
 
 
 def _sentiment_pairs(scores1: Any, scores2: Any) -> tuple[FloatArray, FloatArray]:
@@ -539,7 +540,7 @@ def strict_sentiment_parity(scores1: Any, scores2: Any, *, prompts: Any = None) 
         sizes["prompts"] = units.n
         resampler = Resampler(unit="prompt", n_units=units.n, statistic=_w1_statistic(s1, s2, units))
     return MetricResult(
-        name="SCSP",
+        **METRICS["strict_sentiment_parity"].identity(),  # name, range and direction: the registry's
         value=value,
         per_item=np.abs(s1 - s2),
         item_unit="pair",
@@ -574,7 +575,7 @@ def weak_sentiment_parity(scores1: Any, scores2: Any, threshold: float = 0.5, *,
             return np.abs(w @ numerators) / (w @ denominators)
 
     return MetricResult(
-        name="WCSP",
+        **METRICS["weak_sentiment_parity"].identity(),  # name, range and direction: the registry's
         value=abs(signed),
         per_item=diff,
         item_unit="pair",

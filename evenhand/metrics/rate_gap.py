@@ -15,16 +15,15 @@ from typing import Any
 import numpy as np
 
 from evenhand._validation import FloatArray
+from evenhand.errors import InputError
+from evenhand.metrics._group_data import label, prepare
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.classification import (
-    _SPECS,
-    FUNCTION_NAMES,
-    _label,
-    _prepare,
     _prompt_resampler,
     _rates_from_counts,
     _resampler,
     _units,
+    rate_cells,
 )
 
 
@@ -43,19 +42,20 @@ def signed_rate_gap(
         A :class:`MetricResult` in [-1, 1] (NaN when either rate is undefined) whose resampler draws the same
         units, in the same strata, as the metric's.
     """
-    short = FUNCTION_NAMES[metric][0] if metric in FUNCTION_NAMES else str(metric).upper()
-    if short not in _SPECS or FUNCTION_NAMES.get(metric, (short, False))[1]:
-        raise ValueError(f"signed_rate_gap takes a classification difference metric, got {metric!r}")
-    spec = _SPECS[short]
+    try:
+        spec = rate_cells(metric, ratio=False)  # any spelling the registry knows; a ratio has no sign
+    except KeyError:
+        raise InputError(f"signed_rate_gap takes a classification difference metric, got {metric!r}") from None
+    short = spec.short
     expected = 3 if spec.needs_truth else 2
     if len(args) != expected:
-        raise ValueError(f"{short} takes {'y_true, y_pred, groups' if spec.needs_truth else 'y_pred, groups'}")
+        raise InputError(f"{short} takes {'y_true, y_pred, groups' if spec.needs_truth else 'y_pred, groups'}")
     y_true, y_pred, groups = args if spec.needs_truth else (None, *args)
-    prep = _prepare(y_true, y_pred, groups, pos_label)
-    names = [str(_label(g)) for g in prep.labels]
+    prep = prepare(y_true, y_pred, groups, pos_label)
+    names = [str(label(g)) for g in prep.labels]
     missing = [str(g) for g in (first, second) if str(g) not in names]
     if missing:
-        raise ValueError(f"group(s) {', '.join(missing)} not in the data (groups: {', '.join(names)})")
+        raise InputError(f"group(s) {', '.join(missing)} not in the data (groups: {', '.join(names)})")
     i, j = names.index(str(first)), names.index(str(second))
     num, den, rates = _rates_from_counts(prep.counts.astype(np.float64), spec)
     value = float(rates[i] - rates[j])
@@ -92,5 +92,5 @@ def signed_rate_gap(
         resampler=resampler,
         value_range=(-1.0, 1.0),
         higher_is_fairer=False,
-        params={"pos_label": _label(pos_label) if pos_label is not None else None, "first": first, "second": second},
+        params={"pos_label": label(pos_label) if pos_label is not None else None, "first": first, "second": second},
     )

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import (
     MetricResult,
     Prompts,
@@ -38,6 +39,7 @@ from evenhand.metrics._result import (
     mean_resampler,
     prompt_units,
 )
+from evenhand.registry import METRICS
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -45,7 +47,9 @@ Normalizer = Callable[[Any], Any]
 Duplicates = Literal["error", "mask"]
 SpreadStatistic = Literal["range", "std", "max", "min"]
 
-METRIC_NAMES: dict[str, str] = {"jaccard": "Jaccard-K", "serp": "SERP-K", "prag": "PRAG-K"}
+#: Each per-pair statistic -> the registry key of its metric (name, range and direction are the registry's).
+METRIC_KEYS: dict[str, str] = {"jaccard": "jaccard_at_k", "serp": "serp_at_k", "prag": "prag_at_k"}
+METRIC_NAMES: dict[str, str] = {metric: METRICS[key].name for metric, key in METRIC_KEYS.items()}
 _CHUNK_CELLS = 4_000_000  # bound the (rows, K, K) equality tensor to a few MB per chunk
 
 
@@ -57,19 +61,19 @@ def normalize_item(item: Any) -> Any:
 # --------------------------------------------------------------------------------------------------- inputs
 def _as_lists(recs: Any, name: str) -> list[Sequence[Any]]:
     if recs is None or isinstance(recs, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of recommendation lists, got {type(recs).__name__}")
+        raise InputTypeError(f"{name} must be a sequence of recommendation lists, got {type(recs).__name__}")
     if isinstance(recs, (np.ndarray, pd.Series)):
         recs = recs.tolist()
     if not isinstance(recs, Iterable):
-        raise TypeError(f"{name} must be a sequence of recommendation lists, got {type(recs).__name__}")
+        raise InputTypeError(f"{name} must be a sequence of recommendation lists, got {type(recs).__name__}")
     lists = list(recs)
     if not lists:
-        raise ValueError(f"{name} is empty: pass at least one recommendation list")
+        raise InputError(f"{name} is empty: pass at least one recommendation list")
     if all(type(rec) is list for rec in lists):  # the common case, without 10,000 ABC isinstance checks
         return lists
     for i, rec in enumerate(lists):
         if isinstance(rec, (str, bytes)) or not isinstance(rec, (Sequence, np.ndarray)):
-            raise TypeError(
+            raise InputTypeError(
                 f"{name}[{i}] is {type(rec).__name__} ({rec!r:.60}), expected a list of recommended items "
                 f"({name} is a list of lists, one per prompt)"
             )
@@ -82,18 +86,18 @@ def _list_length(side: Sequence[Sequence[Any]], k: int | None, name: str, other:
         short = np.flatnonzero(lengths < k)
         if short.size:
             i = int(short[0])
-            raise ValueError(f"{name}[{i}] has {lengths[i]} items, fewer than k={k}")
+            raise InputError(f"{name}[{i}] has {lengths[i]} items, fewer than k={k}")
         return k
     expected = int(lengths[0]) if other is None else other
     bad = np.flatnonzero(lengths != expected)
     if bad.size:
         i = int(bad[0])
-        raise ValueError(
+        raise InputError(
             f"recommendation lists must all have the same length K={expected}, but {name}[{i}] has {lengths[i]} "
             "items; pass k=<K> to compare the first K items of every list"
         )
     if expected == 0:
-        raise ValueError("recommendation lists are empty (K=0)")
+        raise InputError("recommendation lists are empty (K=0)")
     return expected
 
 
@@ -106,9 +110,9 @@ def _encode(
 ) -> list[IntArray]:
     """Lists -> one (N, K) array of integer item ids per side; equal ids mean equal (normalised) items."""
     if k is not None and (not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1):
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise InputError(f"k must be a positive integer, got {k!r}")
     if duplicates not in ("error", "mask"):
-        raise ValueError(f"duplicates must be 'error' or 'mask', got {duplicates!r}")
+        raise InputError(f"duplicates must be 'error' or 'mask', got {duplicates!r}")
     big_k: int | None = None
     for side, name in zip(sides, names, strict=True):
         big_k = _list_length(side, k, name, big_k if k is None else None)
@@ -124,13 +128,13 @@ def _encode(
         pos = int(np.flatnonzero(codes < 0)[0])
         side_index = int(np.searchsorted(np.cumsum([len(side) * big_k for side in sides]), pos, side="right"))
         pos -= sum(len(side) * big_k for side in sides[:side_index])
-        raise ValueError(
+        raise InputError(
             f"{names[side_index]}[{pos // big_k}] has a missing item (None/NaN) at position {pos % big_k + 1}"
         )
     if normalize:
         norm = normalize_item if normalize is True else normalize
         if not callable(norm):
-            raise TypeError(f"normalize must be a bool or a callable, got {type(normalize).__name__}")
+            raise InputTypeError(f"normalize must be a bool or a callable, got {type(normalize).__name__}")
         normalized = np.fromiter((norm(u) for u in uniques), dtype=object, count=len(uniques))
         remap = pd.factorize(normalized)[0]
         codes = remap[codes]  # far fewer unique items than items: normalise each once
@@ -159,7 +163,7 @@ def _handle_duplicates(
     np.put_along_axis(repeat, order, repeat_sorted, axis=1)
     if duplicates == "error":
         row, col = (int(x[0]) for x in np.nonzero(repeat))
-        raise ValueError(
+        raise InputError(
             f"{name}[{row}] recommends the same item twice ({side[row][col]!r} at position {col + 1}); "
             "recommendations must be distinct. Pass duplicates='mask' to keep the first occurrence and count "
             "repeats as non-matching slots."
@@ -236,22 +240,21 @@ def _per_pair(values: _PairValues, metric: str, symmetric: bool = True) -> Float
 def _pair_result(
     metric: str, per_pair: FloatArray, k: int, params: Mapping[str, Any], units: Prompts | None = None
 ) -> MetricResult:
-    name = METRIC_NAMES[metric]
+    identity = METRICS[METRIC_KEYS[metric]].identity()  # name, range and direction: the registry's
     n = per_pair.size
     sizes = {"pairs": n, "k": k} if units is None else {"pairs": n, "prompts": units.n, "k": k}
     if metric == "prag" and k < 2:
         return MetricResult(
-            name=name,
+            **identity,
             value=math.nan,
             per_item=per_pair,
             item_unit="pair",
             sizes=sizes,
             reason="PRAG-K compares pairs of items within a list, so it needs K ≥ 2",
-            higher_is_fairer=True,
             params=dict(params),
         )
     return MetricResult(
-        name=name,
+        **identity,
         value=float(per_pair.mean()),
         per_item=per_pair,
         item_unit="pair",
@@ -263,8 +266,6 @@ def _pair_result(
             if units is None
             else clustered_ratio_resampler(per_pair, np.ones_like(per_pair), units)
         ),
-        value_range=(0.0, 1.0),
-        higher_is_fairer=True,
         params=dict(params),
     )
 
@@ -280,7 +281,7 @@ def _pairwise(
 ) -> dict[str, MetricResult]:
     side1, side2 = _as_lists(recs1, "recs1"), _as_lists(recs2, "recs2")
     if len(side1) != len(side2):
-        raise ValueError(
+        raise InputError(
             f"recs1 and recs2 must hold the same number of lists (one per counterfactual pair): "
             f"{len(side1)} vs {len(side2)}"
         )
@@ -387,7 +388,7 @@ def _check_metrics(metrics: Sequence[str] | str) -> list[str]:
     lookup = {**{m: m for m in METRIC_NAMES}, **{v.lower(): m for m, v in METRIC_NAMES.items()}}
     unknown = [m for m in chosen if m.lower() not in lookup]
     if unknown or not chosen:
-        raise ValueError(f"unknown recommendation metric(s) {unknown}; choose from {list(METRIC_NAMES)}")
+        raise InputError(f"unknown recommendation metric(s) {unknown}; choose from {list(METRIC_NAMES)}")
     return [lookup[m.lower()] for m in chosen]
 
 
@@ -434,9 +435,9 @@ def sensitive_to_neutral_similarity(
         (``item_labels`` are the groups) and the resampler bootstraps prompts.
     """
     if statistic not in _SPREADS:
-        raise ValueError(f"statistic must be one of {list(_SPREADS)}, got {statistic!r}")
+        raise InputError(f"statistic must be one of {list(_SPREADS)}, got {statistic!r}")
     if not isinstance(group_recs, Mapping) or len(group_recs) < 1:
-        raise TypeError("group_recs must be a non-empty mapping {group: recommendation lists}")
+        raise InputTypeError("group_recs must be a non-empty mapping {group: recommendation lists}")
     chosen = _check_metrics(metrics)
     group_names = list(group_recs)
     neutral, groups = _align_prompts(neutral_recs, [group_recs[g] for g in group_names], group_names)
@@ -462,14 +463,14 @@ def _align_prompts(
         aligned = []
         for name, recs in zip(names, groups, strict=True):
             if not isinstance(recs, Mapping) or set(recs) != set(keys):
-                raise ValueError(f"group_recs[{name!r}] must be a mapping with the same prompt ids as neutral_recs")
+                raise InputError(f"group_recs[{name!r}] must be a mapping with the same prompt ids as neutral_recs")
             aligned.append(_as_lists([recs[key] for key in keys], f"group_recs[{name!r}]"))
         return _as_lists([neutral[key] for key in keys], "neutral_recs"), aligned
     ref = _as_lists(neutral, "neutral_recs")
     aligned = [_as_lists(recs, f"group_recs[{name!r}]") for name, recs in zip(names, groups, strict=True)]
     for name, lists in zip(names, aligned, strict=True):
         if len(lists) != len(ref):
-            raise ValueError(
+            raise InputError(
                 f"group_recs[{name!r}] has {len(lists)} lists but neutral_recs has {len(ref)}: one list per prompt"
             )
     return ref, aligned

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from evenhand._validation import as_text_list
+from evenhand.errors import InputError
+
+if TYPE_CHECKING:
+    from evenhand.generation.settings import GenerationSettings
 
 FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"]
 
@@ -54,25 +58,14 @@ def resolve_client(client: Any) -> Any:
     return get_client(dict(client) if isinstance(client, Mapping) else client)
 
 
-def generate_frame(
-    requests: pd.DataFrame,
-    client: Any,
-    *,
-    count: int,
-    system_prompt: str | None = None,
-    store: Any = None,
-    progress: bool = True,
-    **options: Any,
-) -> pd.DataFrame:
-    """Generate ``count`` responses for every request; identical prompt texts are generated once."""
+def generate_frame(requests: pd.DataFrame, client: Any, settings: GenerationSettings) -> pd.DataFrame:
+    """Generate ``settings.count`` responses for every request; identical prompt texts are generated once."""
     from evenhand.generation import generate
 
     if requests.empty:
         return pd.DataFrame(columns=FRAME_COLUMNS)
     unique = list(dict.fromkeys(requests["prompt"].tolist()))
-    result = generate(
-        unique, client, count=count, system_prompt=system_prompt, store=store, progress=progress, **options
-    )
+    result = generate(unique, client, settings=settings)
     generated = result.to_frame()
     generated = generated.assign(prompt=[unique[int(i)] for i in generated["prompt_id"]])
     keep = ["prompt", "sample", "response", "status", "error"]
@@ -117,7 +110,7 @@ def frame_from_lists(
     if responses is not None:
         texts = as_text_list(responses, "responses")
         if len(texts) % len(prompts):
-            raise ValueError(
+            raise InputError(
                 f"responses has {len(texts)} texts for {len(prompts)} prompts; give the same number for each prompt"
             )
         m = len(texts) // len(prompts)
@@ -135,16 +128,16 @@ def frame_from_lists(
         )
     for name, by_group in (counterfactual_responses or {}).items():
         if name not in attributes:
-            raise ValueError(f"counterfactual_responses has attribute {name!r}; the use case checks {list(attributes)}")
+            raise InputError(f"counterfactual_responses has attribute {name!r}; the use case checks {list(attributes)}")
         requests = counterfactual_requests(prompts, {name: attributes[name]})
         for group, texts_any in by_group.items():
             req = requests[requests["group"] == group]
             if req.empty:
                 groups = sorted(set(requests["group"]))
-                raise ValueError(f"counterfactual_responses[{name!r}] has unknown group {group!r}; groups: {groups}")
+                raise InputError(f"counterfactual_responses[{name!r}] has unknown group {group!r}; groups: {groups}")
             texts = as_text_list(texts_any, f"counterfactual_responses[{name!r}][{group!r}]")
             if len(texts) % len(req):
-                raise ValueError(
+                raise InputError(
                     f"counterfactual_responses[{name!r}][{group!r}] has {len(texts)} texts for {len(req)} "
                     "counterfactual prompts; give the same number for each"
                 )
@@ -162,7 +155,7 @@ def frame_from_lists(
                 )
             )
     if not frames:
-        raise ValueError("no responses given")
+        raise InputError("no responses given")
     return finish_frame(pd.concat(frames, ignore_index=True))
 
 
@@ -238,7 +231,7 @@ def frame_from_table(
             prompt_ids.append(found[0] if found else -1)
     unknown = [i for i, pid in enumerate(prompt_ids) if pid < 0]
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"{source}: {len(unknown)} counterfactual row(s) cannot be linked to an original prompt (first: row "
             f"{unknown[0]}); add a column with the id of each prompt's versions and name it in "
             "responses.prompt_id_column (evenhand metrics --prompt-id-column)"
@@ -248,7 +241,7 @@ def frame_from_table(
         for a, g in zip(attrs, groups, strict=True)
     ]
     if any(g is not None and a is None for a, g in zip(attrs_filled, groups, strict=True)):
-        raise ValueError(
+        raise InputError(
             f"{source}: counterfactual rows need an attribute column when several attributes are checked "
             "(responses.attribute_column, evenhand metrics --attribute-column)"
         )

@@ -12,16 +12,15 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.collect import ok_rows
 from evenhand.registry import METRICS
 
 
 def _metric(key: str) -> Callable[..., MetricResult]:
-    from evenhand import metrics
-
-    fn: Callable[..., MetricResult] = getattr(metrics, key)
-    return fn
+    """The metric function the registry binds to ``key`` (its ``"module:object"``, imported on first use)."""
+    return METRICS[key].load()
 
 
 def setting_arguments(key: str, settings: Any) -> dict[str, Any]:
@@ -33,14 +32,15 @@ def call_metric(key: str, *args: Any, settings: Any = None, **kwargs: Any) -> Me
     """Call a metric, with the parameters it takes from ``settings`` (a :class:`~evenhand.config.RunSettings`).
 
     Undefined cases (no pairs, a single group, an empty rate) already come back from the metric as NaN with the
-    reason; a ValueError means bad input or a bad option, so it is raised, naming the metric.
+    reason; an InputError (bad input or a bad option) is raised again as one, naming the metric.
     """
     if settings is not None:
         kwargs = setting_arguments(key, settings) | kwargs
     try:
         return _metric(key)(*args, **kwargs)
-    except ValueError as exc:
-        raise ValueError(f"{METRICS[key].name} could not be computed: {exc}") from exc
+    except ValueError as exc:  # the metric refused its input (InputError), or a bug: the same kind, named
+        kind = InputError if isinstance(exc, InputError) else ValueError
+        raise kind(f"{METRICS[key].name} could not be computed: {exc}") from exc
 
 
 def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str, pd.DataFrame]]:

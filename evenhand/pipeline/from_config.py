@@ -1,7 +1,8 @@
 """Running an assessment described by a config file (what ``evenhand assess`` and ``evenhand demo`` do).
 
 The config's run sections go to the run unchanged (:meth:`AssessConfig.run_settings`); the prompts, responses and
-model sections choose the response source.
+model sections choose the response source, whose generation settings the config gives by their names
+(:meth:`AssessConfig.generation_settings`).
 
 A config file is data: code it names (``model.options.function: "package.module:name"``) is imported only when
 allowed from outside the file (``assess_config(config, allow_code=True)``, ``evenhand assess --allow-code`` or
@@ -16,6 +17,7 @@ from typing import Any
 
 from evenhand._redact import redact_mapping
 from evenhand.config import AssessConfig, load_config
+from evenhand.errors import InputError
 from evenhand.framework import plan
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.assessment import Assessment
@@ -36,7 +38,7 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], di
     """The prompts, and the per-prompt columns configured (ground truth, the person's group, your prompt id)."""
     pc = config.prompts
     if pc is None:
-        raise ValueError("the config has no prompts section (prompts.path or prompts.items)")
+        raise InputError("the config has no prompts section (prompts.path or prompts.items)")
     per_prompt: dict[str, list[Any]] = {}
     if pc.path is None:
         prompts = list(pc.items)
@@ -50,7 +52,7 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], di
                 per_prompt[target] = column(table, name, source=source, role=role)
     n = min(len(prompts), limit or pc.limit or len(prompts))
     if n == 0:
-        raise ValueError(f"{pc.path or 'prompts.items'} has no prompts")
+        raise InputError(f"{pc.path or 'prompts.items'} has no prompts")
     return prompts[:n], {k: v[:n] for k, v in per_prompt.items()}
 
 
@@ -70,7 +72,7 @@ def check_code_allowed(config: AssessConfig, allow_code: bool | None = None) -> 
     allowed = code_allowed(allow_code)
     if not allowed:
         for key, target in code_keys(config).items():
-            raise ValueError(code_refusal(key, target))
+            raise InputError(code_refusal(key, target))
     return allowed
 
 
@@ -142,7 +144,7 @@ def check_model_device(config: AssessConfig) -> None:
     try:
         resolve_device(device)
     except (ValueError, ImportError) as exc:  # ImportError: no torch, so no device to choose
-        raise ValueError(f"model.device: {exc}") from None
+        raise InputError(f"model.device: {exc}") from None
 
 
 def check_local_model(config: AssessConfig) -> None:
@@ -153,7 +155,7 @@ def check_local_model(config: AssessConfig) -> None:
     working directory."""
     folder = config.model.local_folder()
     if config.responses is None and folder is not None and not folder.exists():
-        raise ValueError(
+        raise InputError(
             f"model.model: no such local model folder {folder} (a path in a config is relative to the config "
             "file's folder; or give a Hugging Face id)"
         )
@@ -190,13 +192,10 @@ def response_source(
         client = get_client(client, allow_code=True)
     generated = Generated(
         client,
-        system_prompt=mc.system_prompt,
-        options={"temperature": mc.temperature, "max_tokens": mc.max_tokens, "seed": mc.seed,
-                 "concurrency": mc.fixed_concurrency(), "max_concurrency": mc.max_concurrency,
-                 "max_consecutive_failures": config.generation.max_consecutive_failures},
+        settings=config.generation_settings(),
         model_info=_model_info(mc.client_spec()),
         prices=Prices(**mc.prices.model_dump()) if mc.prices is not None else None,
-    )  # fmt: skip
+    )
     return generated, prompts, per_prompt
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from evenhand._formula_guard import unguard_frame
+from evenhand._formula_guard import unguard_frame, written_by_evenhand
+from evenhand.errors import InputError, InputFileNotFoundError
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
 
@@ -24,22 +25,22 @@ def read_table(path: str | Path) -> pd.DataFrame:
     """
     p = Path(path)
     if p.is_dir():
-        raise ValueError(f"{p} is a folder; give a file ({', '.join(SUFFIXES)})")
+        raise InputError(f"{p} is a folder; give a file ({', '.join(SUFFIXES)})")
     if not p.is_file():
-        raise FileNotFoundError(f"no such file: {p}")
+        raise InputFileNotFoundError(f"no such file: {p}")
     suffix = p.suffix.lower()
     if suffix not in SUFFIXES:
-        raise ValueError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
+        raise InputError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
     try:
         table = _read(p, suffix)
     except UnicodeDecodeError:
-        raise ValueError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
+        raise InputError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
     except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
         # pandas and pyarrow messages can span lines (a quoted row, a schema): one line, naming the file
         detail = " ".join(str(exc).split()) or type(exc).__name__
-        raise ValueError(f"could not read {p} as {suffix[1:]}: {detail}") from None
+        raise InputError(f"could not read {p} as {suffix[1:]}: {detail}") from None
     if not isinstance(table, pd.DataFrame):  # a JSON document that is one value, e.g. 5 or "text"
-        raise ValueError(f"could not read {p} as {suffix[1:]}: expected a table (rows of columns)")
+        raise InputError(f"could not read {p} as {suffix[1:]}: expected a table (rows of columns)")
     return table
 
 
@@ -55,18 +56,18 @@ def _first_bad_byte(p: Path) -> str:
 
 
 def _read(p: Path, suffix: str) -> pd.DataFrame:
-    # a text cell evenhand wrote as '=... (so that no spreadsheet runs it) is read as the text it guarded
-    if suffix == ".csv":
-        return unguard_frame(pd.read_csv(p, keep_default_na=False, encoding="utf-8-sig"))
-    if suffix == ".tsv":
-        return unguard_frame(pd.read_csv(p, sep="\t", keep_default_na=False, encoding="utf-8-sig"))
+    if suffix in (".csv", ".tsv"):
+        table = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, encoding="utf-8-sig")
+        # a text cell evenhand wrote as '=... (so that no spreadsheet runs it) is read as the text it guarded; a
+        # user's own table is read as written
+        return unguard_frame(table) if written_by_evenhand(table.columns) else table
     if suffix in (".jsonl", ".ndjson"):
         return _read_json_lines(p)
     if suffix == ".json":
         with p.open("rb") as handle:  # the first bytes tell a table from a single value (5, "text", null)
             start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if start not in (b"[", b"{"):
-            raise ValueError("expected a JSON array of records or an object of columns")
+            raise InputError("expected a JSON array of records or an object of columns")
         return pd.read_json(p, dtype=False, encoding="utf-8-sig")
     if suffix in (".parquet", ".pq"):
         return pd.read_parquet(p)
@@ -84,9 +85,9 @@ def _read_json_lines(p: Path) -> pd.DataFrame:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
+            raise InputError(f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
         if not isinstance(record, dict):
-            raise ValueError(f"line {number} is a JSON {type(record).__name__}, expected an object of columns")
+            raise InputError(f"line {number} is a JSON {type(record).__name__}, expected an object of columns")
         records.append(record)
     return pd.DataFrame.from_records(records)
 
@@ -100,13 +101,13 @@ def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[ob
     """
     if name not in frame.columns:
         cols = ", ".join(map(str, frame.columns))
-        raise ValueError(f"{source} has no column {name!r} (needed for {role}); its columns are: {cols}")
+        raise InputError(f"{source} has no column {name!r} (needed for {role}); its columns are: {cols}")
     values = list(frame[name].tolist())
     check = _ROLE_CHECKS.get(role)
     if check is not None:
         problem = check(values)
         if problem is not None:
-            raise ValueError(f"{source}: column {name!r} ({role}): {problem}")
+            raise InputError(f"{source}: column {name!r} ({role}): {problem}")
     return values
 
 

@@ -15,6 +15,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from evenhand.errors import InputError, InputTypeError
+
 LabelParser = Callable[[str], object | None]
 ListParser = Callable[[str, int], list[str]]
 
@@ -57,15 +59,15 @@ class KeywordLabelParser:
 
     def __post_init__(self) -> None:
         if not self.labels:
-            raise ValueError("labels is empty: map each label to the words that signal it")
+            raise InputError("labels is empty: map each label to the words that signal it")
         lookup: dict[str, str] = {}
         for label, words in self.labels.items():
             if isinstance(words, str):
-                raise TypeError(f"labels[{label!r}] must be a list of words, not a single string")
+                raise InputTypeError(f"labels[{label!r}] must be a list of words, not a single string")
             for word in [label, *words]:
                 key = str(word).strip().lower()
                 if key in lookup and lookup[key] != label:
-                    raise ValueError(f"keyword {word!r} signals both {lookup[key]!r} and {label!r}")
+                    raise InputError(f"keyword {word!r} signals both {lookup[key]!r} and {label!r}")
                 lookup[key] = label
         object.__setattr__(self, "_lookup", lookup)
         words_alt = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
@@ -74,9 +76,9 @@ class KeywordLabelParser:
             try:
                 compiled = re.compile(self.pattern, re.IGNORECASE | re.DOTALL)
             except re.error as exc:
-                raise ValueError(f"pattern {self.pattern!r} is not a valid regular expression: {exc}") from exc
+                raise InputError(f"pattern {self.pattern!r} is not a valid regular expression: {exc}") from exc
             if compiled.groups < 1:
-                raise ValueError(f"pattern {self.pattern!r} needs a capture group around the label")
+                raise InputError(f"pattern {self.pattern!r} needs a capture group around the label")
 
     def __call__(self, text: str | None) -> str | None:
         if not text:
@@ -99,7 +101,7 @@ def parse_list(text: str | None, k: int) -> list[str]:
     surrounding quotes/markdown emphasis and trailing punctuation are removed; repeats are dropped (first kept).
     """
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise InputError(f"k must be at least 1, got {k}")
     if not text:
         return []
     lines = [line for line in text.splitlines() if line.strip()]

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evenhand.errors import InputError
+
 Number = float | None
 
 
@@ -138,4 +140,4 @@ def check_results(doc: Any, source: str) -> None:
             loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
             problems.append(f"{loc or '(top level)'}: {err['msg']}")
         more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
-        raise ValueError(f"{source} is not a valid evenhand results file: {'; '.join(problems)}{more}") from None
+        raise InputError(f"{source} is not a valid evenhand results file: {'; '.join(problems)}{more}") from None

@@ -18,14 +18,16 @@ import pandas as pd
 from pydantic import ValidationError
 
 from evenhand.config import RunSettings, check_threshold_scope
+from evenhand.errors import InputError, InputTypeError, RunFailure
 from evenhand.framework import UseCase, plan
-from evenhand.pipeline.assessment import Assessment, check_thresholds
+from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
 from evenhand.pipeline.stages import Stages, advance_stage
+from evenhand.pipeline.thresholds import check_thresholds
 from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 from evenhand.scorers.engine import ScoringEngine
 
@@ -65,11 +67,11 @@ def run(
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
-        raise ValueError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
+        raise InputError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
     check_threshold_scope(settings.thresholds, use_case)
     for column, values in (per_prompt or {}).items():
         if len(values) != len(use_case.prompts):
-            raise ValueError(
+            raise InputError(
                 f"{_PER_PROMPT_NAMES.get(column, column)} has {len(values)} entries for {len(use_case.prompts)} "
                 "prompts; give one per prompt"
             )
@@ -92,7 +94,7 @@ def run(
         try:
             scoring_engine = get_engine(settings.scoring.engine_spec())
         except ImportError as exc:  # engine: ray in the settings, Ray not installed: a setting that cannot be met
-            raise ValueError(f"scoring.engine: {exc}") from None
+            raise InputError(f"scoring.engine: {exc}") from None
     # an engine built here from a spec (e.g. a local Ray it started) is closed here; an engine object passed in
     # stays the caller's to reuse
     owned = engine is None or isinstance(engine, (str, Mapping))
@@ -155,12 +157,12 @@ _PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": 
 
 def _checked(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
-        raise ValueError("no responses to assess (no prompt needed a response for the planned metrics)")
+        raise InputError("no responses to assess (no prompt needed a response for the planned metrics)")
     frame = frame.reset_index(drop=True)
     if not (frame["status"] == "ok").any():
         errors = [e for e in frame["error"].tolist() if isinstance(e, str) and e]
         first = f"; first error: {errors[0]}" if errors else ""
-        raise RuntimeError(f"none of the {len(frame)} requests produced a response{first}")
+        raise RunFailure(f"none of the {len(frame)} requests produced a response{first}")
     return frame
 
 
@@ -296,7 +298,7 @@ def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> 
             field, value = "sensitive_classes", [str(v) for v in value]
         owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
         if len(owners) != 1:
-            raise TypeError(f"assess() got an unexpected keyword argument {keyword!r}")
+            raise InputTypeError(f"assess() got an unexpected keyword argument {keyword!r}")
         sections.setdefault(owners[0], {})[field] = value
     update: dict[str, Any] = {}
     for name, fields in sections.items():
@@ -418,7 +420,7 @@ def assess(
         except ValidationError as exc:
             from evenhand.config import format_errors
 
-            raise ValueError(format_errors("assess()", exc)) from None
+            raise InputError(format_errors("assess()", exc)) from None
         if run_settings.scoring.stereotype is not None and not use_case.stereotype_classifier:
             use_case = use_case.model_copy(update={"stereotype_classifier": True})
         source: ResponseSource

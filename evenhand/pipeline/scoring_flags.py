@@ -18,14 +18,11 @@ import yaml
 from pydantic import ValidationError
 
 from evenhand.config import AssessConfig, ModelConfig, ScoringConfig
+from evenhand.errors import InputError
+from evenhand.registry import SCORERS as REGISTERED_SCORERS
 
-#: The scorers a flag can set: name -> (flag, factory module, factory name).
-SCORERS = {
-    "toxicity": ("--toxicity", "evenhand.scorers.toxicity", "get_toxicity_scorer"),
-    "sentiment": ("--sentiment", "evenhand.scorers.sentiment", "get_sentiment_scorer"),
-    "stereotype": ("--stereotype", "evenhand.scorers.stereotype", "get_stereotype_scorer"),
-    "embedder": ("--embedder", "evenhand.scorers.embedding", "get_embedder"),
-}
+#: The scorers a flag can set: name -> (flag, factory module, factory name), from the registry's scorer table.
+SCORERS = {key: (spec.flag, *spec.factory.split(":")) for key, spec in REGISTERED_SCORERS.items()}
 #: Words that turn a scorer off (stereotype classifier, embedder) and that choose the offline default.
 OFF_WORDS = ("none", "off", "false")
 DEFAULT_WORD = "default"
@@ -93,7 +90,7 @@ def _spec(name: str, text: str) -> Any:
             return False
         if name == "stereotype":
             return None
-        raise ValueError(f"{SCORERS[name][0]} {text}: the {name} scorer cannot be turned off; use {DEFAULT_WORD!r}")
+        raise InputError(f"{SCORERS[name][0]} {text}: the {name} scorer cannot be turned off; use {DEFAULT_WORD!r}")
     return text
 
 
@@ -103,14 +100,14 @@ def _option(text: str) -> tuple[str, str, Any]:
     target, sep, raw = text.partition("=")
     name, dot, key = target.strip().partition(".")
     if not sep or not dot or not key.strip():
-        raise ValueError(f"{where}: expected SCORER.OPTION=VALUE, e.g. toxicity.batch_size=16")
+        raise InputError(f"{where}: expected SCORER.OPTION=VALUE, e.g. toxicity.batch_size=16")
     if name not in SCORERS:
-        raise ValueError(f"{where}: unknown scorer {name!r}; use one of {', '.join(SCORERS)}")
+        raise InputError(f"{where}: unknown scorer {name!r}; use one of {', '.join(SCORERS)}")
     try:
         value = yaml.safe_load(raw) if raw.strip() else None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or "unreadable"  # one line, not the parser's drawing
-        raise ValueError(f"{where}: the value is not valid YAML ({problem})") from None
+        raise InputError(f"{where}: the value is not valid YAML ({problem})") from None
     return name, key.strip(), value
 
 
@@ -133,7 +130,7 @@ def apply_scoring_flags(config: AssessConfig, flags: ScoringFlags, *, model_devi
         current = scoring[name]
         # an unset stereotype classifier is off (no offline default): an option must not quietly turn it on
         if current is False or (name == "stereotype" and current is None):
-            raise ValueError(
+            raise InputError(
                 f"--scorer-option {text}: the {name} is off (scoring.{name}: false); set {SCORERS[name][0]}"
             )
         setting = dict(current) if isinstance(current, Mapping) else {"spec": current}
@@ -151,7 +148,7 @@ def apply_scoring_flags(config: AssessConfig, flags: ScoringFlags, *, model_devi
     try:
         config.scoring = ScoringConfig.model_validate(scoring)
     except ValidationError as exc:
-        raise ValueError(_first_error(exc, from_flag)) from None
+        raise InputError(_first_error(exc, from_flag)) from None
     if model_device and flags.device is not None and config.model.provider == "local" and config.responses is None:
         config.model = ModelConfig.model_validate(config.model.model_dump() | {"device": flags.device})
     return config
@@ -166,9 +163,9 @@ def _check_device(device: Any, flag: str) -> None:
     try:
         resolve_device(device)
     except ImportError as exc:  # no torch: a device cannot be chosen
-        raise ValueError(f"{flag}: {exc}") from None
+        raise InputError(f"{flag}: {exc}") from None
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{flag}: {exc}") from None
+        raise InputError(f"{flag}: {exc}") from None
 
 
 def _first_error(exc: ValidationError, from_flag: Mapping[str, str]) -> str:
@@ -194,7 +191,7 @@ def check_scoring_flags(config: AssessConfig, flags: ScoringFlags) -> None:
         try:
             require("ray", feature="--engine ray")
         except ImportError as exc:
-            raise ValueError(f"--engine ray: {exc}") from None
+            raise InputError(f"--engine ray: {exc}") from None
     sc = config.scoring
     for name, flag in flags.touched.items():
         value = getattr(sc, name)

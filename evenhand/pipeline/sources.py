@@ -14,10 +14,12 @@ import pandas as pd
 
 from evenhand._redact import redact_mapping
 from evenhand.config import MAX_RESPONSES, RunSettings
+from evenhand.errors import InputError, InputTypeError
 from evenhand.framework import UseCase
 from evenhand.generation.clients.base import model_name_of
 from evenhand.generation.clients.factory import on_cpu_unless_torch_loaded
 from evenhand.generation.cost import GenerationEstimate, Prices, estimate_for_client
+from evenhand.generation.settings import GenerationSettings
 from evenhand.pipeline.collect import (
     FRAME_COLUMNS,
     counterfactual_requests,
@@ -28,7 +30,8 @@ from evenhand.pipeline.collect import (
     original_requests,
     resolve_client,
 )
-from evenhand.pipeline.families.base import Needs
+from evenhand.pipeline.needs import Needs
+from evenhand.pipeline.person_groups import attach_group_columns
 
 
 class ResponseSource(abc.ABC):
@@ -47,6 +50,10 @@ class ResponseSource(abc.ABC):
         """What the report says about the model behind the responses (never a secret)."""
 
 
+#: The settings a run gives each batch (``RunSettings.generation``), never the source's options.
+_RUN_SIDE = frozenset({"count", "store", "progress"})
+
+
 class Generated(ResponseSource):
     """Responses generated with the user's LLM: ``count`` per original prompt, ``counterfactual_count`` per
     counterfactual prompt of each group (``settings.generation``), stored as they arrive (resumable)."""
@@ -55,12 +62,27 @@ class Generated(ResponseSource):
         self,
         client: Any = None,
         *,
+        settings: GenerationSettings | None = None,
         system_prompt: str | None = None,
         options: Mapping[str, Any] | None = None,
         model_info: Mapping[str, Any] | None = None,
         prices: Prices | None = None,
     ) -> None:
-        self.client, self.system_prompt, self.options = client, system_prompt, dict(options or {})
+        """``settings``: how to generate (a config's: :meth:`AssessConfig.generation_settings`); its count, store and
+        progress are replaced by the run's (``RunSettings.generation``). ``system_prompt`` and ``options``
+        (:func:`evenhand.generation.generate`'s keywords, as ``assess(generation_options=...)`` gives them) go on
+        top."""
+        given = dict(options or {})
+        run_side = sorted(given.keys() & _RUN_SIDE)
+        if run_side:  # they would be silently replaced by the run's
+            raise InputTypeError(
+                f"generation_options cannot set {', '.join(run_side)}: give them to assess() itself (count=..., "
+                "store=..., progress=...)"
+            )
+        if system_prompt is not None:
+            given["system_prompt"] = system_prompt
+        self.client = client
+        self.settings = (settings or GenerationSettings()).merged(given, "generate")
         self.model_info = model_info
         self.prices = prices
         self.estimate: GenerationEstimate | None = None  # of the last frame(), before it generated anything
@@ -79,7 +101,7 @@ class Generated(ResponseSource):
         batches = [(requests, count) for requests, count in batches if len(requests)]
         total = sum(len(requests) * count for requests, count in batches)
         if total > MAX_RESPONSES:  # checked before the first request, not after memory runs out
-            raise ValueError(
+            raise InputError(
                 f"generation.count: this would generate {total:,} responses ({len(use_case.prompts):,} prompts, "
                 f"{gen.count} per prompt, {gen.counterfactual_count or gen.count} per counterfactual prompt and "
                 f"group); the limit is {MAX_RESPONSES:,}"
@@ -91,10 +113,10 @@ class Generated(ResponseSource):
     ) -> GenerationEstimate:
         """What generating ``batches`` with ``client`` will send (nothing is sent; the store is only read)."""
         unique = [(list(dict.fromkeys(requests["prompt"].tolist())), count) for requests, count in batches]
+        chosen = self.settings
         return estimate_for_client(
-            unique, client, system_prompt=self.system_prompt, temperature=self.options.get("temperature", 1.0),
-            max_tokens=self.options.get("max_tokens"), seed=self.options.get("seed"),
-            store=settings.generation.store, prices=self.prices,
+            unique, client, system_prompt=chosen.system_prompt, temperature=chosen.temperature,
+            max_tokens=chosen.max_tokens, seed=chosen.seed, store=settings.generation.store, prices=self.prices,
         )  # fmt: skip
 
     def plan_estimate(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> GenerationEstimate:
@@ -115,15 +137,7 @@ class Generated(ResponseSource):
         if self.on_estimate is not None:
             self.on_estimate(self.estimate)
         frames = [
-            generate_frame(
-                requests,
-                client,
-                count=count,
-                system_prompt=self.system_prompt,
-                store=gen.store,
-                progress=gen.progress,
-                **self.options,
-            )
+            generate_frame(requests, client, self.settings.replace(count=count, store=gen.store, progress=gen.progress))
             for requests, count in batches
         ]
         return pd.concat(frames, ignore_index=True)
@@ -203,8 +217,6 @@ class OwnTable(ResponseSource):
         return self._frame(attributes)[0]
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
-        from evenhand.pipeline.families.classification import attach_group_columns
-
         frame = self._frame(use_case.attribute_specs)[1]  # row for row the table, so its group columns align
         return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
@@ -230,10 +242,10 @@ def check_own_table(
         return name if name is not None and name in table.columns else None
 
     if table.empty:
-        raise ValueError(f"{source} has no rows (only a header?): give one row per response")
+        raise InputError(f"{source} has no rows (only a header?): give one row per response")
     response_name = columns.get("response_column") or "response"
     if all(is_missing(r) for r in column(table, response_name, source=source, role="responses")):
-        raise ValueError(f"{source}: column {response_name!r} has no response text in any row")
+        raise InputError(f"{source}: column {response_name!r} has no response text in any row")
     prompt_name, id_name = columns.get("prompt_column") or "prompt", named("prompt_id_column", "prompt_id")
     group_name, attribute_name = named("group_column", "group"), named("attribute_column", "attribute")
     # what tells one prompt version from another: (prompt id or prompt text, attribute, group)
@@ -270,11 +282,11 @@ def _check_groups(version: pd.DataFrame, attributes: Mapping[str, Any], names: t
         if name not in attributes:
             if name in BUILTIN_ATTRIBUTES:
                 continue
-            raise ValueError(f"{source}: column {names[0]!r}: row {row} names the attribute '{name}', which is neither "
+            raise InputError(f"{source}: column {names[0]!r}: row {row} names the attribute '{name}', which is neither "
                              f"built in nor in the use case; attributes here: {', '.join(attributes)}")  # fmt: skip
         groups = known.setdefault(name, attribute_groups(attributes[name]))
         if group not in groups:
-            raise ValueError(f"{source}: column {names[1]!r}: row {row} names the group '{group}', not a group of "
+            raise InputError(f"{source}: column {names[1]!r}: row {row} names the group '{group}', not a group of "
                              f"{name} ({', '.join(groups)})")  # fmt: skip
 
 
@@ -284,13 +296,13 @@ def _prompt_ids(table: pd.DataFrame, id_name: str, prompt_name: str, group_name:
 
     missing = [row for row, value in enumerate(table[id_name].tolist(), start=1) if is_missing(value)]
     if missing:
-        raise ValueError(f"{source}: column {id_name!r} (prompt ids): row {missing[0]} has no id")
+        raise InputError(f"{source}: column {id_name!r} (prompt ids): row {missing[0]} has no id")
     ids = table[id_name].astype(str)
     if prompt_name in table.columns:
         original = table[group_name].map(is_missing) if group_name else pd.Series(True, index=table.index)
         texts = table.loc[original, prompt_name].astype(str).groupby(ids[original]).nunique()
         if (texts > 1).any():
-            raise ValueError(f"{source}: column {id_name!r} (prompt ids): id '{texts[texts > 1].index[0]}' names "
+            raise InputError(f"{source}: column {id_name!r} (prompt ids): id '{texts[texts > 1].index[0]}' names "
                              "different original prompts; give each prompt its own id")  # fmt: skip
     return ids
 
@@ -302,12 +314,12 @@ def _check_samples(samples: pd.Series, version: pd.DataFrame, name: str, source:
     bad = ~(numbers.notna() & (numbers == numbers.round()))
     if bad.any():
         row = int(bad.to_numpy().argmax())
-        raise ValueError(f"{source}: column {name!r} (sample numbers): row {row + 1} is '{samples.iloc[row]}', not a "
+        raise InputError(f"{source}: column {name!r} (sample numbers): row {row + 1} is '{samples.iloc[row]}', not a "
                          "whole number")  # fmt: skip
     keys = version.assign(sample=numbers.astype(int))
     repeated = keys.duplicated().to_numpy()
     if repeated.any():
         later = int(repeated.argmax())
         first = int((keys == keys.iloc[later]).all(axis=1).to_numpy().argmax())
-        raise ValueError(f"{source}: rows {first + 1} and {later + 1} are the same sample of the same prompt version "
+        raise InputError(f"{source}: rows {first + 1} and {later + 1} are the same sample of the same prompt version "
                          f"(column {name!r}); number each sample once")  # fmt: skip

@@ -1,9 +1,10 @@
 """Progress over the stages of a run after generation: scoring, metrics and statistics, per family, with an ETA.
 
 A stage that knows how much work it has (``stage(name, total=n)``, then ``advance()``) shows its own progress and
-an estimate of the time left; so does the scoring inside a stage (the scoring engine finds the running stage and
-reports its batches to it instead of drawing a bar of its own). The estimate is the linear extrapolation of the
-stage so far: ``ETA = elapsed * (total - done) / done``.
+an estimate of the time left; so does the scoring inside a stage (the running stage installs itself as the progress
+reporter of :mod:`evenhand._progress`, where the scoring engine finds it and reports its batches instead of drawing
+a bar of its own). The estimate is the linear extrapolation of the stage so far: ``ETA = elapsed * (total - done) /
+done``.
 
 On a terminal a rich bar shows the stage running, how many stages are left and, for the running stage, done/total
 and the ETA. Elsewhere (CI logs, pipes, Jupyter, where rich would need ipywidgets) plain lines go to stderr: at most
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
+
+from evenhand._progress import reporting_to
 
 T = TypeVar("T")
 
@@ -153,7 +156,8 @@ class Stages:
         progress = StageProgress(name, total, self)
         token = _RUNNING.set(progress)
         try:
-            yield progress
+            with reporting_to(progress):  # the scoring inside the stage reports to it (evenhand/_progress.py)
+                yield progress
         finally:
             _RUNNING.reset(token)
             progress._hide()

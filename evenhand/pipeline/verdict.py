@@ -29,12 +29,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pandas as pd
 
+from evenhand._display import render_html
 from evenhand.pipeline.records import MetricRecord
-from evenhand.registry import FAMILIES, METRICS, MetricSpec
+from evenhand.registry import FAMILIES, Judge, MetricSpec
 
 Severity = Literal["concern", "watch", "ok"]
 SEVERITIES: tuple[Severity, ...] = ("concern", "watch", "ok")
@@ -67,11 +68,6 @@ RULES: tuple[str, ...] = (
     "a counterfactual sentiment concern about a pair of groups is reported as watch when the scorer itself rates "
     "benign statements about the same group higher, by more than the scorer audit's margin (scorer_audit)",
 )
-#: The scorer audit (results.json ``scorer_audit``) that can explain a metric family's group differences.
-#: Only findings about a pair of groups can point one way; today that is counterfactual sentiment parity. The
-#: toxicity and stereotype metrics describe the whole use case (or one attribute), so their audits are reported, and
-#: can explain nothing group-wise: a family that gains per-group findings adds itself here.
-AUDITED_FAMILIES = {"counterfactual_sentiment": "sentiment"}
 
 
 @dataclass
@@ -140,10 +136,8 @@ class Verdict:
         words = {"concern": ("concern", "concerns"), "watch": ("to watch", "to watch"), "ok": ("ok", "ok")}
         return ", ".join(f"{n} {words[s][n != 1]}" for n, s in counts if n)
 
-    def _repr_html_(self) -> str:  # Jupyter (evenhand.notebook)
-        from evenhand.notebook import verdict_html
-
-        return verdict_html(self)
+    def _repr_html_(self) -> str | None:  # Jupyter: rendered by the presentation layer (evenhand._display)
+        return render_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         ordered = sorted(self.findings, key=lambda f: SEVERITIES.index(f.severity))
@@ -216,7 +210,7 @@ def _evidence(rec: MetricRecord, scale: str | None) -> Iterable[tuple[tuple[str,
         return
     if not rec.result.is_defined:
         return
-    judge_one = _JUDGES[spec.inputs]
+    judge_one = _JUDGES[spec.judge]  # the registry says how each metric is judged
     yield rec.groups, judge_one(rec, spec, _base(rec, spec), scale)
 
 
@@ -501,7 +495,7 @@ def _discount_scorer_bias(
     """A concern about ``groups`` whose direction matches the scorer's own benign gap becomes watch (see RULES)."""
     from evenhand.scorers.audit import benign_gap
 
-    audit = audits.get(AUDITED_FAMILIES.get(rec.family, ""))
+    audit = audits.get(FAMILIES[rec.family].audit or "")  # the registry: which audit can explain the family
     if audit is None or groups is None or rec.attribute is None or e.severity == "ok":
         return
     first, second = _group_values(rec.result.details)
@@ -525,14 +519,12 @@ def _discount_scorer_bias(
 
 
 _Judge = Callable[[MetricRecord, MetricSpec, Evidence, "str | None"], Evidence]
-_JUDGES: dict[str, _Judge] = {
-    "text_pairs": _similarity,
-    "sentiment_pairs": _sentiment,
-    "toxicity_scores": _share,
-    "stereotype_scores": _share,
-    "texts": _cooccurrence,
-    "item_list_pairs": _lists,
-    "predictions": _untested_rates,  # with statistics, classification records carry pair tests (above)
-    "predictions_and_truth": _untested_rates,
+_JUDGES: dict[Judge, _Judge] = {
+    "similarity": _similarity,
+    "sentiment": _sentiment,
+    "share": _share,
+    "cooccurrence": _cooccurrence,
+    "lists": _lists,
+    "rates": _untested_rates,  # with statistics, classification records carry pair tests (above)
 }
-assert set(_JUDGES) >= {m.inputs for m in METRICS.values()}
+assert set(_JUDGES) == set(get_args(Judge))

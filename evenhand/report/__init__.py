@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from evenhand._redact import redact_mapping
+from evenhand.errors import InputError
 from evenhand.registry import FAMILIES, METRICS
 from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
@@ -132,22 +133,25 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "rate needs shows n/a.",
             }
         )
-    similar: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
-    colours: dict[str, list[str]] = defaultdict(list)
+    charts = _pair_value_charts()  # registry family -> (title, caption), as the families declare them
+    similar: dict[tuple[tuple[str, str], str], list[tuple[str, float | None]]] = defaultdict(list)
+    colours: dict[tuple[tuple[str, str], str], list[str]] = defaultdict(list)
     for row in doc.get("metrics") or []:
-        if row.get("family") == "recommendation" and row.get("comparison") != "all":
-            similar[str(row.get("attribute"))].append((f"{row['metric']} · {row['comparison']}", row.get("value")))
-            colours[str(row.get("attribute"))].append(str(row["metric"]))
-    for attribute, items in similar.items():
+        chart = charts.get(str(row.get("family")))
+        if chart is not None and row.get("comparison") != "all":
+            chart_key = (chart, str(row.get("attribute")))
+            similar[chart_key].append((f"{row['metric']} · {row['comparison']}", row.get("value")))
+            colours[chart_key].append(str(row["metric"]))
+    for (chart, attribute), items in similar.items():
+        title, caption = chart
         figures.append(
             {
                 "svg": plots.bar_chart(
                     items,
-                    title=f"Counterfactual recommendation similarity ({attribute})",
-                    color_by=colours[attribute],  # one colour per metric
+                    title=title.format(attribute=attribute),
+                    color_by=colours[(chart, attribute)],  # one colour per metric
                 ),
-                "caption": "How alike the K-item lists for two groups are (1 = the same items in the same order "
-                "for SERP-K and PRAG-K). Short bars point at the pairs of groups whose recommendations differ.",
+                "caption": caption,
             }
         )
     bins = doc.get("bins") or [i / 10 for i in range(11)]
@@ -207,12 +211,47 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
             "title": _family_title(f),
             "rows": rows,
             # only the columns this family can fill: a wide table hides the notes that explain NaNs
-            "noise": f == "counterfactual_similarity" or any(r.get("noise_floor") is not None for r in rows),
+            "noise": f in _always_noise_floor() or any(r.get("noise_floor") is not None for r in rows),
             "tests": any(r.get("p_value") is not None for r in rows),
             "undefined": undefined_lines(undefined[f]),
         }
         for f, rows in sections.items()
     ]
+
+
+def _pair_value_charts() -> dict[str, tuple[str, str]]:
+    """Registry family -> the bar chart of its pairwise values (title, caption), for the families that declare one."""
+    from evenhand.pipeline.families import FAMILY_TYPES
+
+    return {
+        name: family.pair_value_chart
+        for family in FAMILY_TYPES
+        if family.pair_value_chart is not None
+        for name in family.metric_families
+    }
+
+
+def _always_noise_floor() -> set[str]:
+    """The registry families whose table shows the noise-floor columns even without a floor (the families say)."""
+    from evenhand.pipeline.families import FAMILY_TYPES
+
+    return {name for family in FAMILY_TYPES for name in family.noise_floor_families}
+
+
+def _example_sections(worst: dict[str, Any]) -> list[dict[str, Any]]:
+    """The worst examples of the document, one part per kind the families declare
+    (:class:`~evenhand.pipeline.families.examples.ExampleSection`), in the families' order; kinds this version does
+    not know (a results file from another one) are left out."""
+    from evenhand.pipeline.families import FAMILY_TYPES
+
+    parts = []
+    for family in FAMILY_TYPES:
+        for section in family.example_sections:
+            examples = worst.get(section.key)
+            if examples:
+                intro = Markup(section.intro.format(n=len(examples)))  # the families' own text, not data
+                parts.append({"section": section, "examples": examples, "intro": intro})
+    return parts
 
 
 def _plan_lines(plan: dict[str, Any]) -> list[dict[str, Any]]:
@@ -244,7 +283,7 @@ def _sentiment_direction(scale: str) -> str:
 def render_html(doc: dict[str, Any]) -> str:
     """Render the report from an assessment document (``Assessment.to_dict()`` or a loaded results JSON)."""
     if not isinstance(doc, dict) or "metrics" not in doc or "plan" not in doc:
-        raise ValueError("render_html needs an evenhand assessment document (with 'plan' and 'metrics')")
+        raise InputError("render_html needs an evenhand assessment document (with 'plan' and 'metrics')")
     # a results file written by an older version (or by hand) may carry credentials in its model description
     doc = {**doc, "model": redact_mapping(doc.get("model") or {})}
     template = template_environment().get_template("report.html.j2")
@@ -259,6 +298,7 @@ def render_html(doc: dict[str, Any]) -> str:
         # co-occurrence shuffles); list the rate tests, several per metric row (one per pair of groups, with rates)
         tests=[t for t in doc.get("tests") or [] if t.get("rate_a") is not None or t.get("rate_b") is not None],
         worst=doc.get("worst_examples") or {},
+        example_sections=_example_sections(doc.get("worst_examples") or {}),
         verdict=doc.get("verdict"),  # absent in results of schema 1
         digest=digest(doc),  # the headlines, the findings that need attention, the ok ones folded per attribute
         evidence_line=evidence_line,

@@ -136,17 +136,32 @@ def _attribute_order(doc: Mapping[str, Any], findings: Iterable[Mapping[str, Any
     return order
 
 
+def _illustrations(worst: Mapping[str, Any]) -> dict[str, Any]:
+    """Risk -> the first worst example that shows a finding of it without an example of its own (the families
+    declare which: ``ExampleSection.illustrates``)."""
+    from evenhand.pipeline.families import FAMILY_TYPES
+
+    out: dict[str, Any] = {}
+    for family in FAMILY_TYPES:
+        for section in family.example_sections:
+            examples = worst.get(section.key) or []
+            if section.illustrates and examples and section.illustrates not in out:
+                out[section.illustrates] = examples[0]
+    return out
+
+
 def digest(doc: Mapping[str, Any]) -> Digest | None:
     """The digest of an assessment document; None for a document without a verdict (schema 1)."""
     verdict = doc.get("verdict")
     if not isinstance(verdict, Mapping):
         return None
     findings = [dict(f) for f in verdict.get("findings") or []]
-    worst_toxic = ((doc.get("worst_examples") or {}).get("toxicity") or [None])[0]
+    illustration = _illustrations(doc.get("worst_examples") or {})
     lines = {name: AttributeLine(name) for name in _attribute_order(doc, findings)}
     for f in findings:
-        if f.get("risk") == "toxicity" and f.get("severity") in _ATTENTION and worst_toxic and not f.get("example"):
-            f["example"] = {"kind": "reply", **worst_toxic}  # the most toxic reply shows a toxicity finding
+        shown = illustration.get(str(f.get("risk")))
+        if f.get("severity") in _ATTENTION and shown and not f.get("example"):
+            f["example"] = {"kind": "reply", **shown}  # e.g. the most toxic reply shows a toxicity finding
         lines[f.get("attribute")].findings_of(str(f.get("severity"))).append(f)
     ordered = list(lines.values())
     attention = [f for severity in _ATTENTION for line in ordered for f in line.findings_of(severity)]

@@ -3,9 +3,9 @@
 Every backend (toxicity, sentiment, stereotype, embeddings) subclasses :class:`BatchedModel` and implements only
 ``_run(texts) -> array`` on one batch of *distinct* texts; it also carries its ``batch_size``, its cache
 (``cache`` and ``cache_key``), its progress setting and ``n_computed``. How texts reach ``_run`` (de-duplication,
-cache lookup, longest-first batches, progress, scatter-back) is the scoring engine's job,
-:mod:`evenhand.scorers.engine`: ``scorer(texts)`` and ``embedder.encode(texts)`` go through its default
-:class:`~evenhand.scorers.engine.LocalEngine`.
+cache lookup, longest-first batches, progress, scatter-back) is :mod:`evenhand.scorers.batching`, shared by every
+scoring engine: ``scorer(texts)`` and ``embedder.encode(texts)`` run it in this process, as the default
+:class:`~evenhand.scorers.engine.LocalEngine` does.
 """
 
 from __future__ import annotations
@@ -18,66 +18,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+# the device helpers live in the base layer (the generation clients use them too); re-exported for the scorers
+from evenhand._devices import ACCELERATOR_BATCH_FACTOR as ACCELERATOR_BATCH_FACTOR
+from evenhand._devices import check_device as check_device
+from evenhand._devices import device_batch_size as device_batch_size
+from evenhand._devices import resolve_device as resolve_device
 from evenhand._validation import FloatArray
+from evenhand.errors import InputError, InputTypeError
+from evenhand.scorers import batching
 from evenhand.scorers._cache import CacheLike, ScoreCache, open_cache
 
-#: Below this many texts to compute, the automatic progress bar stays hidden.
-PROGRESS_MIN_TEXTS = 2_000
 
-_DEVICES = ("auto", "cpu", "cuda", "mps")
-
-
-class ModelUnavailableError(OSError):
+class ModelUnavailableError(InputError, OSError):
     """A model could not be loaded (typically: not downloaded and no internet). The message says how to fix it."""
-
-
-def check_device(device: str) -> str:
-    """Validate a ``device=`` argument without importing torch: "auto", "cpu", "cuda", "cuda:N" or "mps"."""
-    if not isinstance(device, str):
-        raise TypeError(f"device must be a string such as 'cpu', 'cuda', 'mps' or 'auto', got {type(device).__name__}")
-    base = device.split(":", 1)[0]
-    if base not in _DEVICES or (":" in device and base != "cuda"):
-        raise ValueError(f"device must be one of 'auto', 'cpu', 'cuda', 'cuda:N', 'mps'; got {device!r}")
-    return device
-
-
-def resolve_device(device: str) -> str:
-    """Turn ``device`` into a concrete torch device string; "auto" picks CUDA, then Apple MPS, then CPU."""
-    check_device(device)
-    if device == "cpu":
-        return device
-    from evenhand._optional import require
-
-    torch = require("torch", feature=f"device={device!r}")
-    cuda_ok = bool(torch.cuda.is_available())
-    mps_ok = bool(getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available())
-    if device == "auto":
-        return "cuda" if cuda_ok else "mps" if mps_ok else "cpu"
-    if device.startswith("cuda") and not cuda_ok:
-        raise ValueError(f"device={device!r} was requested but torch reports no CUDA device; use 'cpu' or 'auto'")
-    if device.startswith("cuda:"):
-        count = int(torch.cuda.device_count())
-        if not device[5:].isdigit() or int(device[5:]) >= count:
-            raise ValueError(f"device={device!r} was requested but torch reports {count} CUDA device(s): cuda:0 to "
-                             f"cuda:{count - 1}")  # fmt: skip
-    if device == "mps" and not mps_ok:
-        raise ValueError("device='mps' was requested but torch reports MPS is not available; use 'cpu' or 'auto'")
-    return device
-
-
-#: How many times the CPU batch size a model gets on an accelerator when the user sets none: a GPU is idle on
-#: CPU-sized batches of 32, while 4x fits comfortably in the memory of any current GPU for classifiers of BERT size.
-ACCELERATOR_BATCH_FACTOR = {"cuda": 4, "mps": 2, "cpu": 1}
-
-
-def device_batch_size(device: str, cpu_batch_size: int) -> int:
-    """The batch size for ``device`` (a resolved device such as "cuda:1") when the CPU default is
-    ``cpu_batch_size``: ``cpu_batch_size * ACCELERATOR_BATCH_FACTOR[kind]``.
-
-    >>> device_batch_size("cuda:0", 32), device_batch_size("cpu", 32)
-    (128, 32)
-    """
-    return int(cpu_batch_size) * ACCELERATOR_BATCH_FACTOR.get(check_device(device).split(":", 1)[0], 1)
 
 
 def model_device(model: Any) -> str | None:
@@ -100,9 +53,9 @@ def adapt_batch_size(model: BatchedModel) -> None:
 
 def _check_batch_size(batch_size: int) -> int:
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise TypeError(f"batch_size must be a positive integer, got {batch_size!r}")
+        raise InputTypeError(f"batch_size must be a positive integer, got {batch_size!r}")
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise InputError(f"batch_size must be >= 1, got {batch_size}")
     return int(batch_size)
 
 
@@ -119,7 +72,7 @@ class BatchedModel(abc.ABC):
         identity (``cache_key``) use it; plain callables never do unless given a ``name``.
     progress
         ``True``/``False`` to force the ``rich`` progress bar on/off; ``None`` shows it on a terminal when more than
-        :data:`PROGRESS_MIN_TEXTS` texts must be computed.
+        :data:`~evenhand.scorers.batching.PROGRESS_MIN_TEXTS` texts must be computed.
     """
 
     #: Short description shown on the progress bar.
@@ -134,7 +87,7 @@ class BatchedModel(abc.ABC):
         self.batch_size = _check_batch_size(batch_size)
         self.cache: ScoreCache | None = open_cache(cache)
         if progress is not None and not isinstance(progress, bool):
-            raise TypeError(f"progress must be True, False or None, got {progress!r}")
+            raise InputTypeError(f"progress must be True, False or None, got {progress!r}")
         self.progress = progress
         #: Number of distinct texts sent to the backend so far (not counting cache hits); handy in tests/benchmarks.
         self.n_computed = 0
@@ -164,11 +117,10 @@ class BatchedModel(abc.ABC):
         return arr
 
     def _compute(self, texts: Any) -> FloatArray:
-        """The per-text outputs of :meth:`_run` for ``texts`` (any container of str), in input order, computed by
-        the default :class:`~evenhand.scorers.engine.LocalEngine` (de-duplication, cache, batches, progress)."""
-        from evenhand.scorers.engine import DEFAULT_ENGINE
-
-        return DEFAULT_ENGINE.outputs(self, texts)
+        """The per-text outputs of :meth:`_run` for ``texts`` (any container of str), in input order, computed in
+        this process as the local engine does (:func:`~evenhand.scorers.batching.batched_outputs`: de-duplication,
+        cache, batches, progress)."""
+        return batching.batched_outputs(self, texts)
 
     def _finish(self, values: FloatArray) -> FloatArray:
         """What the scorer returns, from the per-text outputs of :meth:`_run` in input order (default: those)."""
@@ -183,9 +135,7 @@ class Scorer(BatchedModel):
 
     def __call__(self, texts: Any) -> FloatArray:
         """Score ``texts`` (list, tuple, NumPy array or pandas Series of str); returns float64 values in [0, 1]."""
-        from evenhand.scorers.engine import DEFAULT_ENGINE
-
-        return DEFAULT_ENGINE.map(self, texts)
+        return self._finish(self._compute(texts))
 
     def _check_output(self, out: npt.NDArray[Any], n: int) -> FloatArray:
         arr = super()._check_output(out, n)
@@ -207,7 +157,9 @@ class CallableScorer(Scorer):
         if not callable(fn):
             predict = getattr(fn, "predict", None)
             if not callable(predict):
-                raise TypeError(f"a custom scorer must be callable or have a .predict method, got {type(fn).__name__}")
+                raise InputTypeError(
+                    f"a custom scorer must be callable or have a .predict method, got {type(fn).__name__}"
+                )
             fn = predict
         super().__init__(**options)
         self.fn = fn
@@ -232,7 +184,7 @@ class MaxScorer(Scorer):
 
     def __init__(self, scorers: list[Scorer], **options: Any) -> None:
         if not scorers:
-            raise ValueError("MaxScorer needs at least one scorer")
+            raise InputError("MaxScorer needs at least one scorer")
         options.setdefault("batch_size", 1024)  # members batch on their own; keep their cost, not ours, visible
         super().__init__(**options)
         self.scorers = list(scorers)

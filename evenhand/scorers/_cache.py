@@ -17,6 +17,8 @@ from typing import Any, Union
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.errors import InputTypeError
+
 CacheLike = Union[None, bool, str, "os.PathLike[str]", "ScoreCache"]
 
 _SQL_CHUNK = 500  # stay well under SQLite's bound-parameter limit
@@ -99,4 +101,4 @@ def open_cache(cache: CacheLike) -> ScoreCache | None:
         return cache
     if isinstance(cache, (str, os.PathLike)):
         return ScoreCache(cache)
-    raise TypeError(f"cache must be None, True/False, a file path or a ScoreCache; got {type(cache).__name__}")
+    raise InputTypeError(f"cache must be None, True/False, a file path or a ScoreCache; got {type(cache).__name__}")

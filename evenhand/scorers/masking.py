@@ -28,6 +28,7 @@ from typing import Any
 import numpy.typing as npt
 
 from evenhand._validation import as_text_list
+from evenhand.errors import InputError
 from evenhand.scorers._base import CallableScorer, Scorer
 from evenhand.text.lexicon import MASK
 
@@ -70,7 +71,7 @@ class IdentityMaskedScorer(Scorer):
         self, scorer: Any, *, attributes: Sequence[Any] | None = None, token: str = DEFAULT_TOKEN, **options: Any
     ) -> None:
         if not isinstance(token, str) or not token.strip() or _TOKEN_PATTERN_CHARS & set(token):
-            raise ValueError(f"token must be a non-empty one-line string, got {token!r}")
+            raise InputError(f"token must be a non-empty one-line string, got {token!r}")
         options.setdefault("batch_size", 8192)  # the inner scorer batches on its own
         super().__init__(**options)
         self.inner: Scorer = scorer if isinstance(scorer, Scorer) else CallableScorer(scorer)

@@ -1,7 +1,7 @@
 """The Ray scoring engine: scorers run as Ray Data batch inference on an actor pool (this machine or a cluster).
 
-:class:`RayEngine` keeps the local engine's contract and its steps (:mod:`evenhand.scorers.engine`); only the loop
-over batches moves to the cluster:
+:class:`RayEngine` keeps the local engine's contract and its steps (:mod:`evenhand.scorers.batching`); only the
+loop over batches moves to the cluster:
 
 1. on the driver (this process): de-duplicate the texts, look them up in the scorer's cache, sort what is left
    longest first and cut it into batches of ``scorer.batch_size``, exactly as :class:`~evenhand.scorers.LocalEngine`
@@ -34,18 +34,11 @@ from typing import Any
 import numpy as np
 
 from evenhand._optional import require
-from evenhand._validation import FloatArray, as_text_list
+from evenhand._validation import FloatArray
+from evenhand.errors import InputError, InputTypeError, RunFailure
+from evenhand.scorers._adapt import as_batched_model
 from evenhand.scorers._base import BatchedModel
-from evenhand.scorers.engine import (
-    allocate,
-    as_batched_model,
-    cached_outputs,
-    deduplicate,
-    finish,
-    length_sorted_batches,
-    run_batch,
-    store_batch,
-)
+from evenhand.scorers.batching import Batchable, batched_outputs, finish, run_batch
 from evenhand.scorers.ray_join import check_cluster
 
 __all__ = ["RayEngine", "portable"]
@@ -133,14 +126,14 @@ class RayEngine:
     ) -> None:
         require("ray", feature=_FEATURE)  # missing: one clear message now, before any response is generated
         if address is not None and (not isinstance(address, str) or not address.strip()):
-            raise ValueError(f"address must be 'auto', 'ray://host:port' or None (a local Ray), got {address!r}")
+            raise InputError(f"address must be 'auto', 'ray://host:port' or None (a local Ray), got {address!r}")
         if num_actors is not None and (isinstance(num_actors, bool) or not isinstance(num_actors, int)):
-            raise TypeError(f"num_actors must be a positive integer or None, got {num_actors!r}")
+            raise InputTypeError(f"num_actors must be a positive integer or None, got {num_actors!r}")
         if num_actors is not None and num_actors < 1:
-            raise ValueError(f"num_actors must be >= 1, got {num_actors}")
+            raise InputError(f"num_actors must be >= 1, got {num_actors}")
         for name, value in (("num_gpus_per_actor", num_gpus_per_actor), ("num_cpus_per_actor", num_cpus_per_actor)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+                raise InputError(f"{name} must be a number >= 0, got {value!r}")
         self.address = address.strip() if isinstance(address, str) else None
         self.num_actors = num_actors
         self.num_gpus_per_actor = float(num_gpus_per_actor)
@@ -156,22 +149,13 @@ class RayEngine:
         return finish(model, self.outputs(model, texts))
 
     def outputs(self, model: BatchedModel, texts: Any) -> FloatArray:
-        """The backend's per-text outputs for ``texts`` in input order (before :func:`finish`)."""
-        items = as_text_list(texts, allow_empty=True)
-        if not items:
-            return model._empty()
-        codes, distinct = deduplicate(items)
-        values, todo = cached_outputs(model, distinct)
-        batches = length_sorted_batches(distinct, todo, model.batch_size)
-        if batches:
-            texts_of = [[distinct[i] for i in idx] for idx in batches]
-            for idx, batch, out in zip(batches, texts_of, self._remote(model, texts_of), strict=True):
-                if values is None:
-                    values = allocate(model, len(distinct), out[0])
-                values[idx] = out
-                store_batch(model, batch, out)
-        assert values is not None
-        return values[codes]
+        """The backend's per-text outputs for ``texts`` in input order (before :func:`finish`): the local engine's
+        batching (:func:`~evenhand.scorers.batching.batched_outputs`), with the batches run on the cluster."""
+
+        def on_the_cluster(_: Batchable, batches: list[list[str]]) -> list[FloatArray]:
+            return self._remote(model, batches) if batches else []  # all cached: no cluster is joined
+
+        return batched_outputs(model, texts, run=on_the_cluster)
 
     # ------------------------------------------------------------------------------------------- the cluster
     def connect(self) -> Any:
@@ -210,7 +194,7 @@ class RayEngine:
         # Ray Data would wait forever for actors that no node can place
         gpus = float(ray.cluster_resources().get("GPU", 0))
         if self.num_gpus_per_actor > 0 and gpus < self.num_gpus_per_actor:
-            raise ValueError(
+            raise InputError(
                 f"num_gpus_per_actor={self.num_gpus_per_actor:g} but the Ray cluster has {gpus:g} GPU(s); "
                 "lower it or use 0 (CPU actors)"
             )
@@ -260,7 +244,7 @@ class RayEngine:
             data_logger.setLevel(previous)
         missing = [k for k in range(len(batches)) if k not in found]
         if missing:
-            raise RuntimeError(f"the Ray engine lost {len(missing)} of {len(batches)} batches")
+            raise RunFailure(f"the Ray engine lost {len(missing)} of {len(batches)} batches")
         return [found[k] for k in range(len(batches))]
 
     def __repr__(self) -> str:

@@ -28,6 +28,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from evenhand.errors import InputError
+
 __all__ = ["PROBE_TIMEOUT_S", "RayTokenError", "check_cluster"]
 
 PROBE_TIMEOUT_S = 5.0  # a GCS answers in milliseconds; this only bounds a host that drops packets
@@ -40,7 +42,7 @@ _HOW_TO_SUPPLY = (
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray keeps 127.0.0.1 as this machine's address
 
 
-class RayTokenError(ValueError):
+class RayTokenError(InputError):
     """The cluster requires an authentication token that this process lacks or has wrong: a setting the user
     supplies (exit code 2 on the CLI), not a failure of the cluster."""
 

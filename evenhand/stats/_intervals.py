@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler
 from evenhand.stats._resampling import (
     SeedLike,
@@ -70,10 +71,10 @@ class Interval:
 
 def check_level(ci: Any) -> float:
     if isinstance(ci, bool) or not isinstance(ci, (int, float, np.floating)):
-        raise TypeError(f"ci must be a number in (0, 1), e.g. 0.95, got {type(ci).__name__}")
+        raise InputTypeError(f"ci must be a number in (0, 1), e.g. 0.95, got {type(ci).__name__}")
     level = float(ci)
     if not 0.0 < level < 1.0:
-        raise ValueError(f"ci must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+        raise InputError(f"ci must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
     return level
 
 
@@ -119,7 +120,7 @@ def confidence_interval(
     level = check_level(ci)
     n_resamples = check_count(n_resamples, "n_resamples", minimum=2)
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise InputError(f"method must be one of {METHODS}, got {method!r}")
     resampler = get_resampler(result)
     unit = resampler.unit if resampler is not None else "item"
     if isinstance(result, MetricResult):
@@ -194,7 +195,7 @@ def bootstrap_distribution(result: MetricResult | Resampler, n_resamples: int = 
     n_resamples = check_count(n_resamples, "n_resamples", minimum=1)
     resampler = get_resampler(result)
     if resampler is None:
-        raise ValueError(f"{getattr(result, 'name', 'the result')} carries no resampler; it cannot be bootstrapped")
+        raise InputError(f"{getattr(result, 'name', 'the result')} carries no resampler; it cannot be bootstrapped")
     return bootstrap_replicates(resampler, n_resamples, as_generator(seed))
 
 
@@ -214,7 +215,7 @@ def interval_table(
     rows = []
     for label, result in items:
         if not isinstance(result, MetricResult):
-            raise TypeError(f"results[{label!r}] is {type(result).__name__}, expected a MetricResult")
+            raise InputTypeError(f"results[{label!r}] is {type(result).__name__}, expected a MetricResult")
         iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
         reason = iv.reason if iv.reason is not None else result.reason
         rows.append(

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from evenhand._validation import as_float_array
+from evenhand.errors import InputError
 from evenhand.metrics._result import FloatArray
 
 
@@ -25,7 +26,7 @@ def benjamini_hochberg(p_values: Any) -> FloatArray:
     defined = ~np.isnan(p)
     if (p[defined] < 0).any() or (p[defined] > 1).any():
         bad = int(np.flatnonzero(defined & ((p < 0) | (p > 1)))[0])
-        raise ValueError(f"p_values must lie in [0, 1]; p_values[{bad}] = {p[bad]!r}")
+        raise InputError(f"p_values must lie in [0, 1]; p_values[{bad}] = {p[bad]!r}")
     out = np.full(p.shape, np.nan)
     if defined.any():
         from scipy.stats import false_discovery_control

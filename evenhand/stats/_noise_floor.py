@@ -16,38 +16,36 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, as_text_list, check_same_length
+from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import FloatArray, Resampler, _safe_divide
+from evenhand.registry import METRICS, PAIR_SIMILARITIES, metric
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
 from evenhand.stats._resampling import SeedLike, as_generator
 
 Similarity = Callable[[list[str], list[str]], Any]
-
-# the per-pair scores behind the registry's similarity metrics that need no model (``MetricSpec.pair_similarity``)
-_PAIR_SCORES = {"rouge_l": "rouge_l_scores", "bleu": "bleu_scores"}
 
 
 def _resolve_similarity(similarity: Similarity | str) -> tuple[Similarity, str | None]:
     """A callable as is; a name: a per-pair score ("rouge_l", "bleu") or a metric of the registry that has one
     ("CROUGE-L", "counterfactual_bleu")."""
     if isinstance(similarity, str):
-        from evenhand.metrics import counterfactual
-        from evenhand.registry import METRICS, metric
-
+        # the per-pair scores behind the registry's similarity metrics that need no model (``pair_similarity``)
+        by_name = {k: p for k, p in PAIR_SIMILARITIES.items() if not p.needs_model}
         pair_score = similarity.strip().lower().replace("rouge-l", "rouge_l")
-        if pair_score not in _PAIR_SCORES:
+        if pair_score not in by_name:
             try:
                 pair_score = str(metric(similarity).pair_similarity)
             except KeyError:
                 pair_score = ""
-        if pair_score not in _PAIR_SCORES:
-            raise ValueError(
+        if pair_score not in by_name:
+            raise InputError(
                 f"similarity {similarity!r} is not a known name; use 'rouge_l' or 'bleu', or pass a callable "
                 "(texts, texts) -> one score per pair (e.g. functools.partial(cosine_scores, embedder=...))"
             )
         label = next(m.name for m in METRICS.values() if m.pair_similarity == pair_score)
-        return getattr(counterfactual, _PAIR_SCORES[pair_score]), label
+        return by_name[pair_score].load(), label
     if not callable(similarity):
-        raise TypeError(
+        raise InputTypeError(
             f"similarity must be a callable (texts, texts) -> scores or a name, got {type(similarity).__name__}"
         )
     return similarity, None
@@ -110,7 +108,7 @@ def _scores(similarity: Similarity, left: list[str], right: list[str], what: str
         np.asarray(values, dtype=np.float64).ravel(), f"{what} similarities", allow_empty=True, allow_nan=True
     )
     if arr.size != len(left):
-        raise ValueError(
+        raise InputError(
             f"similarity returned {arr.size} values for {len(left)} {what} pairs; it must return one per pair"
         )
     return arr
@@ -165,7 +163,7 @@ def noise_floor(
     try:
         labels, codes = np.unique(ids, return_inverse=True)
     except TypeError as exc:
-        raise TypeError(f"prompt_ids must be comparable labels of one type (all str or all int): {exc}") from exc
+        raise InputTypeError(f"prompt_ids must be comparable labels of one type (all str or all int): {exc}") from exc
     order = np.argsort(codes, kind="stable")  # rows of each prompt together, in their original order
     same_next = codes[order][1:] == codes[order][:-1]
     first, second = order[:-1][same_next], order[1:][same_next]

@@ -27,8 +27,10 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
+from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import FloatArray, prompt_units
-from evenhand.metrics.classification import _SPECS, FUNCTION_NAMES, _RateSpec
+from evenhand.metrics.classification import RATES, RateCells, rate_cells
+from evenhand.registry import rate_name
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._resampling import SeedLike, as_generator, check_count
 
@@ -37,19 +39,9 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 _TIE_TOL = 1e-9
 
 
-def _rate_names() -> tuple[dict[str, str], dict[str, str]]:
-    """Rate names from the classification module's definitions: long name ("false_negative_rate") -> its spec
-    key ("FNRD"), and every accepted spelling (long name, ``..._difference``, "fnrd", "fnr") -> the long name."""
-    keys = {name.removesuffix("_difference"): key for name, (key, ratio) in FUNCTION_NAMES.items() if not ratio}
-    aliases = {}
-    for long, key in keys.items():
-        short = key.lower()
-        spellings = [long, f"{long}_difference", short] + ([short[:-1]] if short.endswith("rd") else [])
-        aliases.update(dict.fromkeys(spellings, long))
-    return keys, aliases
-
-
-_RATE_KEYS, _ALIASES = _rate_names()
+#: The rates a test takes, by the name it reports ("false_negative_rate") -> the registry key of their metric; any
+#: spelling the registry's one alias table knows ("FNRD", "fnr", "false_negative_rate_difference") names one.
+_RATE_KEYS = {rate_name(cells.spec): key for key, cells in RATES.items()}
 _SENTIMENT_STATISTICS = ("wcsp", "scsp", "mean")
 # the ``method`` column of pairwise_rate_tests
 EXACT_METHOD = "exact (hypergeometric)"
@@ -82,7 +74,7 @@ class PermutationTest:
 
 def _check_alternative(alternative: str) -> str:
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+        raise InputError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
     return alternative
 
 
@@ -90,23 +82,22 @@ def _binary(values: Any, name: str) -> npt.NDArray[np.int64]:
     arr = as_float_array(values, name)
     if not np.isin(arr, (0.0, 1.0)).all():
         first = int(np.flatnonzero(~np.isin(arr, (0.0, 1.0)))[0])
-        raise ValueError(f"{name} must hold binary labels 0/1; {name}[{first}] = {arr[first]!r}")
+        raise InputError(f"{name} must hold binary labels 0/1; {name}[{first}] = {arr[first]!r}")
     return arr.astype(np.int64)
 
 
 def _rate_metric(metric: str) -> str:
     if not isinstance(metric, str):
-        raise TypeError(f"metric must be a string, got {type(metric).__name__}")
-    key = _ALIASES.get(metric.lower())
-    if key is None:
-        raise ValueError(
-            f"metric must be one of {sorted(_RATE_KEYS)} (or {', '.join(_RATE_KEYS.values())}), got {metric!r}"
-        )
-    return key
+        raise InputTypeError(f"metric must be a string, got {type(metric).__name__}")
+    try:
+        return rate_name(rate_cells(metric).spec)
+    except KeyError:
+        shorts = ", ".join(RATES[key].short for key in _RATE_KEYS.values())
+        raise InputError(f"metric must be one of {sorted(_RATE_KEYS)} (or {shorts}), got {metric!r}") from None
 
 
-def _spec(metric: str) -> _RateSpec:
-    return _SPECS[_RATE_KEYS[metric]]
+def _spec(metric: str) -> RateCells:
+    return RATES[_RATE_KEYS[metric]]
 
 
 def _rows_and_outcome(
@@ -116,7 +107,7 @@ def _rows_and_outcome(
     spec = _spec(metric)
     if y_true is None:
         if spec.needs_truth:
-            raise ValueError(f"{metric} needs y_true (ground-truth labels)")
+            raise InputError(f"{metric} needs y_true (ground-truth labels)")
         y_true = np.zeros_like(y_pred)  # every cell of the rate's denominator is counted: truth does not matter
     cells = 2 * y_true + y_pred  # the classification module's confusion-cell coding
     rows = np.isin(cells, spec.denominator)
@@ -215,19 +206,19 @@ def _pick_groups(grp: npt.NDArray[Any], group_a: Any, group_b: Any) -> tuple[Any
     present = [g.item() if isinstance(g, np.generic) else g for g in pd.unique(grp)]
     if group_a is None and group_b is None:
         if len(present) != 2:
-            raise ValueError(
+            raise InputError(
                 f"groups holds {len(present)} groups ({present[:6]}); pass group_a and group_b, "
                 "or use pairwise_rate_tests for every pair"
             )
         first, second = sorted(present, key=str)
         return first, second
     if group_a is None or group_b is None:
-        raise ValueError("pass both group_a and group_b, or neither")
+        raise InputError("pass both group_a and group_b, or neither")
     for g in (group_a, group_b):
         if g not in present:
-            raise ValueError(f"group {g!r} does not occur in groups (present: {present[:10]})")
+            raise InputError(f"group {g!r} does not occur in groups (present: {present[:10]})")
     if group_a == group_b:
-        raise ValueError("group_a and group_b must differ")
+        raise InputError("group_a and group_b must differ")
     return group_a, group_b
 
 
@@ -358,14 +349,14 @@ def pairwise_rate_tests(
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
-        raise ValueError("metrics is empty")
+        raise InputError("metrics is empty")
     keys = [_rate_metric(m) for m in names]
     _check_alternative(alternative)
     n_permutations = check_count(n_permutations, "n_permutations")
     pred, grp, truth, units = _rate_inputs(y_pred, groups, y_true, prompts)
     present = sorted((g.item() if isinstance(g, np.generic) else g for g in pd.unique(grp)), key=str)
     if len(present) < 2:
-        raise ValueError(f"groups must hold at least two groups, got {present}")
+        raise InputError(f"groups must hold at least two groups, got {present}")
     records = []
     for key in keys:
         rows, outcome = _rows_and_outcome(key, pred, truth)
@@ -434,10 +425,10 @@ def counterfactual_sentiment_test(
     ``n_pairs``, ``unit`` ("pair" or "prompt") and ``n_units``.
     """
     if statistic not in _SENTIMENT_STATISTICS:
-        raise ValueError(f"statistic must be one of {_SENTIMENT_STATISTICS}, got {statistic!r}")
+        raise InputError(f"statistic must be one of {_SENTIMENT_STATISTICS}, got {statistic!r}")
     _check_alternative(alternative)
     if statistic == "scsp" and alternative != "two-sided":
-        raise ValueError("SCSP is a distance (no direction); use alternative='two-sided'")
+        raise InputError("SCSP is a distance (no direction); use alternative='two-sided'")
     threshold = check_threshold(threshold)
     a = as_float_array(scores_a, "scores_a", bounds=(0.0, 1.0))
     b = as_float_array(scores_b, "scores_b", bounds=(0.0, 1.0))

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler
 
 SeedLike = int | np.random.Generator | None
@@ -33,14 +34,14 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
         return seed
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
         return np.random.default_rng(seed)
-    raise TypeError(f"seed must be an int, a numpy.random.Generator or None, got {type(seed).__name__}")
+    raise InputTypeError(f"seed must be an int, a numpy.random.Generator or None, got {type(seed).__name__}")
 
 
 def check_count(value: Any, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+        raise InputError(f"{name} must be at least {minimum}, got {value}")
     return int(value)
 
 
@@ -49,7 +50,7 @@ def get_resampler(source: MetricResult | Resampler) -> Resampler | None:
         return source
     if isinstance(source, MetricResult):
         return source.resampler
-    raise TypeError(f"expected a MetricResult or a Resampler, got {type(source).__name__}")
+    raise InputTypeError(f"expected a MetricResult or a Resampler, got {type(source).__name__}")
 
 
 def strata_indices(resampler: Resampler) -> list[npt.NDArray[np.intp]]:
@@ -59,7 +60,7 @@ def strata_indices(resampler: Resampler) -> list[npt.NDArray[np.intp]]:
         return [np.arange(n)]
     strata = resampler.strata
     if len(strata) != n:
-        raise ValueError(f"resampler.strata must hold one label per unit ({n}), got {len(strata)}")
+        raise InputError(f"resampler.strata must hold one label per unit ({n}), got {len(strata)}")
     codes, _ = pd.factorize(np.asarray(strata, dtype=object))  # hashing: tuples and mixed labels work too
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from evenhand.errors import InputError
 from evenhand.stats._permutation import PermutationTest
 from evenhand.stats._resampling import SeedLike, as_generator, check_count
 
@@ -63,7 +64,7 @@ def group_shuffle_test(
     else:
         codes = pd.factorize(pd.Series(np.asarray(units, dtype=object).ravel()))[0]  # 1 and 1.0 are one unit
         if codes.size != len(texts):
-            raise ValueError(f"units needs one label per text: got {codes.size} for {len(texts)} texts")
+            raise InputError(f"units needs one label per text: got {codes.size} for {len(texts)} texts")
     # per text: the single group it mentions (index into names), or -1 for none of them, -2 for several
     alone: dict[int, int] = {}
     for i, text in enumerate(texts):

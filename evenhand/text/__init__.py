@@ -19,6 +19,7 @@ from evenhand.text.lexicon import (
     load_lexicon,
     load_lexicon_file,
 )
+from evenhand.text.names import NameMatch
 
 __all__ = [
     "BUILTIN_ATTRIBUTES",
@@ -27,6 +28,7 @@ __all__ = [
     "CounterfactualPrompts",
     "FTUResult",
     "Lexicon",
+    "NameMatch",
     "builtin_attributes",
     "check_ftu",
     "counterfactual_prompts",

@@ -17,9 +17,11 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._validation import as_text_list
+from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
-from evenhand.text.lexicon import builtin_attributes, load_lexicon
+from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
+from evenhand.text.names import find_name_matches, find_people, name_attributes, substitute_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +53,11 @@ class CounterfactualPrompts:
         prompts: group -> the counterfactual prompts, one per row.
         attribute_words: per row, the distinct attribute terms found in the original prompt.
         mode: "replace" or "swap".
+        names: per row, group -> ``(name as written, its replacement)`` for each person whose name was replaced in
+            that group's version ("Emily Baker" -> "James Baker"); an empty mapping for a row without such names,
+            and empty when names were not read.
+        names_checked: True when personal names were read and replaced (``names=True``, the default).
+        name_seed: the seed the replacement names were drawn with.
     """
 
     attribute: str
@@ -60,10 +67,13 @@ class CounterfactualPrompts:
     prompts: Mapping[str, tuple[str, ...]]
     attribute_words: tuple[tuple[str, ...], ...]
     mode: str = "replace"
+    names: tuple[Mapping[str, tuple[tuple[str, str], ...]], ...] = ()
+    names_checked: bool = False
+    name_seed: int = 0
 
     def __getitem__(self, group: str) -> list[str]:
         if group not in self.prompts:
-            raise KeyError(f"no group {group!r}; groups are {list(self.groups)}")
+            raise InputKeyError(f"no group {group!r}; groups are {list(self.groups)}")
         return list(self.prompts[group])
 
     def __contains__(self, group: object) -> bool:
@@ -105,6 +115,8 @@ def counterfactual_prompts(
     *,
     groups: Sequence[str] | None = None,
     mode: str = "replace",
+    names: bool = True,
+    name_seed: int = 0,
 ) -> CounterfactualPrompts:
     """Build counterfactual prompts for every prompt that mentions the attribute.
 
@@ -127,6 +139,13 @@ def counterfactual_prompts(
             lexicon's optional groups too (gender: ``groups=["female", "male", "nonbinary"]``: singular they with
             plural verbs, "themself", "Mx.").
         mode: ``"replace"`` or ``"swap"``.
+        names: also replace the personal names that signal a group (gender and race have name lists): a prompt
+            that names "Emily Baker" gets, in the male version, a man's first name drawn for that prompt ("James
+            Baker", and "her" -> "him" by the lexicon), in a race's version a first and last name of that race that
+            keep the person's gender. Every mention is replaced the same way ("Emily's" -> "James's"), the rest is
+            kept byte for byte. ``names=False``: attribute words only (``names_checked`` records which was used).
+        name_seed: the seed of the per-prompt draw of replacement names (the names used are in ``names``); the
+            draw depends on the seed, the prompt and the group only.
 
     Returns:
         :class:`CounterfactualPrompts`; empty (with a warning) when no prompt mentions the attribute.
@@ -137,25 +156,30 @@ def counterfactual_prompts(
     """
     if isinstance(attribute, (list, tuple)):  # an intersection: one version per combination of groups
         if mode != "replace":
-            raise ValueError("an intersection of attributes has counterfactual prompts in mode='replace' only")
+            raise InputError("an intersection of attributes has counterfactual prompts in mode='replace' only")
         return intersectional_prompts(prompts, attribute, groups=groups)
     texts = as_text_list(prompts, "prompts")
     if attribute is None:
-        raise ValueError(
+        raise InputError(
             f"counterfactual_prompts needs one attribute (one of {list(builtin_attributes())} or a custom dict), "
             "not None"
         )
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
+        raise InputError(f"mode must be one of {list(MODES)}, got {mode!r}")
     lexicon = load_lexicon(attribute)
     chosen = _choose_groups(lexicon.groups, groups, lexicon.optional_groups)
     if mode == "swap" and len(lexicon.groups) != 2:
-        raise ValueError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
+        raise InputError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
 
     matches = find_matches(lexicon, texts)
-    index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
+    named = _named_people(lexicon, texts) if names else None
+    if named is None:
+        index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
+    else:
+        index = np.fromiter((i for i, m in enumerate(matches) if m or named[i]), dtype=np.int64)
     subset = [texts[i] for i in index.tolist()]
     words = tuple(tuple(dict.fromkeys(m.term for m in matches[i])) for i in index.tolist())
+    name_swap = _NameSwap(lexicon, subset, name_seed) if named is not None and any(named) else None
     if not subset:
         warnings.warn(
             f"no prompt mentions a {lexicon.name} word: there are no counterfactual prompts (FTU is satisfied)",
@@ -164,11 +188,83 @@ def counterfactual_prompts(
         )
     if mode == "swap":
         out_groups: tuple[str, ...] = ("original", "swapped")
-        versions = {"original": tuple(subset), "swapped": tuple(substitute(lexicon, subset, None, mode="swap"))}
+        swapped = subset if name_swap is None else name_swap.texts(None)
+        versions = {"original": tuple(subset), "swapped": tuple(substitute(lexicon, swapped, None, mode="swap"))}
     else:
         out_groups = chosen
-        versions = {g: tuple(substitute(lexicon, subset, g)) for g in chosen}
-    return CounterfactualPrompts(lexicon.name, out_groups, index, tuple(subset), versions, words, mode)
+        versions = {
+            g: tuple(substitute(lexicon, subset if name_swap is None else name_swap.texts(g), g)) for g in chosen
+        }
+        if len(chosen) > 1:
+            # a prompt whose versions are all the same text ("I am transgender.": a mention of the attribute in no
+            # group, and nothing else of it) has no counterfactual: its pairs would differ in nothing and pull every
+            # measured gap towards zero
+            varies = [len({versions[g][k] for g in chosen}) > 1 for k in range(len(subset))]
+            if not all(varies):
+                index = index[np.asarray(varies, dtype=bool)]
+                subset = [t for t, v in zip(subset, varies, strict=True) if v]
+                words = tuple(w for w, v in zip(words, varies, strict=True) if v)
+                versions = {g: tuple(t for t, v in zip(versions[g], varies, strict=True) if v) for g in chosen}
+                if name_swap is not None:
+                    name_swap.keep(varies)
+    used = () if name_swap is None else name_swap.used(out_groups)
+    if named is not None and not used:
+        used = tuple({} for _ in subset)
+    return CounterfactualPrompts(
+        lexicon.name, out_groups, index, tuple(subset), versions, words, mode, used, names, name_seed
+    )
+
+
+def _named_people(lexicon: Lexicon, texts: list[str]) -> list[bool] | None:
+    """Per text, whether a name signals a group of the lexicon; None when the lexicon has no name lists."""
+    usable = name_attributes({lexicon.name: lexicon.all_groups})
+    if not usable:
+        return None
+    return [bool(found) for found in find_name_matches(usable[lexicon.name], texts)]
+
+
+class _NameSwap:
+    """The prompts' names replaced per target group (None: swapped), drawn once per group, and the names used."""
+
+    def __init__(self, lexicon: Lexicon, texts: list[str], seed: int) -> None:
+        self.lexicon = lexicon
+        self.source = texts
+        self.seed = seed
+        self.people = [find_people(t) for t in texts]
+        self._done: dict[str | None, tuple[list[str], list[tuple[tuple[str, str], ...]]]] = {}
+        self._kept: list[bool] | None = None
+
+    def _run(self, target: str | None) -> tuple[list[str], list[tuple[tuple[str, str], ...]]]:
+        if target not in self._done:
+            self._done[target] = substitute_names(
+                self.lexicon.name,
+                self.lexicon.groups,
+                self.source,
+                target,
+                self.seed,
+                self.lexicon.words,
+                self.people,
+            )
+        return self._done[target]
+
+    def texts(self, target: str | None) -> list[str]:
+        return self._run(target)[0]
+
+    def keep(self, rows: list[bool]) -> None:
+        """Keep only these rows in :meth:`used` (the prompts whose versions differ)."""
+        self._kept = rows
+
+    def used(self, groups: tuple[str, ...]) -> tuple[Mapping[str, tuple[tuple[str, str], ...]], ...]:
+        targets: list[tuple[str, str | None]] = (
+            [("swapped", None)] if groups == ("original", "swapped") else [(g, g) for g in groups]
+        )
+        rows = [
+            {label: self._run(target)[1][k] for label, target in targets if self._run(target)[1][k]}
+            for k in range(len(self.source))
+        ]
+        if self._kept is not None:
+            rows = [r for r, keep in zip(rows, self._kept, strict=True) if keep]
+        return tuple(rows)
 
 
 def intersectional_prompts(
@@ -197,11 +293,11 @@ def intersectional_prompts(
     """
     texts = as_text_list(prompts, "prompts")
     if isinstance(attributes, (str, Mapping)) or len(attributes) < 2 or any(a is None for a in attributes):
-        raise ValueError("intersectional_prompts needs a list of two or more attributes, e.g. ['religion', 'age']")
+        raise InputError("intersectional_prompts needs a list of two or more attributes, e.g. ['religion', 'age']")
     lexicons = [load_lexicon(a) for a in attributes]
     names = [lex.name for lex in lexicons]
     if len(set(names)) != len(names):
-        raise ValueError(f"the attributes must differ, got {names}")
+        raise InputError(f"the attributes must differ, got {names}")
     if groups is None:
         combos = list(itertools.product(*(lex.groups for lex in lexicons)))
     else:
@@ -211,12 +307,12 @@ def intersectional_prompts(
         for combo in groups:
             parts = tuple(combo.split("+")) if isinstance(combo, str) else tuple(combo)
             if len(parts) != len(lexicons):
-                raise ValueError(f"group {combo!r} needs one group per attribute of {names}")
+                raise InputError(f"group {combo!r} needs one group per attribute of {names}")
             for lex, part in zip(lexicons, parts, strict=True):
                 _choose_groups(lex.groups, [part], lex.optional_groups)
             combos.append(parts)
         if not combos:
-            raise ValueError("groups is empty: pass at least one combination, or None for all")
+            raise InputError("groups is empty: pass at least one combination, or None for all")
         combos = list(dict.fromkeys(combos))
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
     mentioned = [i for i in range(len(texts)) if any(found[i] for found in per_lexicon)]
@@ -243,7 +339,7 @@ def attribute_groups(attribute: AttributeSpec) -> tuple[str, ...]:
     if isinstance(attribute, (list, tuple)):
         return tuple("+".join(combo) for combo in itertools.product(*(load_lexicon(a).groups for a in attribute)))
     if attribute is None:
-        raise ValueError("attribute_groups needs an attribute, not None")
+        raise InputError("attribute_groups needs an attribute, not None")
     return tuple(load_lexicon(attribute).groups)
 
 
@@ -257,9 +353,9 @@ def _choose_groups(
     unknown = [g for g in groups if g not in available and g not in optional]
     if unknown:
         also = f" (and, on request, {list(optional)})" if optional else ""
-        raise ValueError(f"unknown group(s) {unknown}; the lexicon's groups are {list(available)}{also}")
+        raise InputError(f"unknown group(s) {unknown}; the lexicon's groups are {list(available)}{also}")
     if not groups:
-        raise ValueError("groups is empty: pass at least one group, or None for all")
+        raise InputError("groups is empty: pass at least one group, or None for all")
     return tuple(dict.fromkeys(groups))
 
 

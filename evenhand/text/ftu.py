@@ -19,6 +19,7 @@ from evenhand._validation import as_text_list
 from evenhand.text._engine import AttributeMatch, find_matches
 from evenhand.text.language import LanguageGuess, detect_language, language_name
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
+from evenhand.text.names import NameMatch, find_name_matches, find_people, name_attributes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 SingleAttribute: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon"
 AttributeSpec: TypeAlias = "SingleAttribute | list[SingleAttribute] | tuple[SingleAttribute, ...] | None"
 
-__all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "check_ftu", "resolve_lexicons"]
+__all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "NameMatch", "check_ftu", "resolve_lexicons"]
 
 
 def resolve_lexicons(attribute: AttributeSpec) -> tuple[Lexicon, ...]:
@@ -52,6 +53,11 @@ class FTUResult:
             attribute), in order of position.
         lexicon_language: the language of the lexicon(s) checked (``"en"``), or None when unknown (a custom dict)
             or when they differ.
+        names: per prompt, the persons whose names signal a group (:class:`~evenhand.text.names.NameMatch`: word,
+            start, end, group, attribute, name, share), in order of position; empty tuples when names were not
+            checked.
+        names_checked: True when personal names were read (``check_ftu(..., names=True)``, the default); a prompt
+            counts as mentioning the attribute when it has an attribute word or such a name.
 
     ``satisfied`` is the paper's check as run: no prompt contains a lexicon word. It says nothing when the prompts
     are in another language than the lexicon: see ``assessable`` and ``language``.
@@ -61,6 +67,14 @@ class FTUResult:
     prompts: tuple[str, ...]
     matches: tuple[tuple[AttributeMatch, ...], ...]
     lexicon_language: str | None = None
+    names: tuple[tuple[NameMatch, ...], ...] = ()
+    names_checked: bool = False
+
+    def _mentions(self) -> list[bool]:
+        """Per prompt: an attribute word or a name that signals a group."""
+        if not self.names:
+            return [bool(m) for m in self.matches]
+        return [bool(m) or bool(n) for m, n in zip(self.matches, self.names, strict=True)]
 
     @functools.cached_property
     def language(self) -> LanguageGuess:
@@ -80,31 +94,33 @@ class FTUResult:
 
     @property
     def flagged(self) -> npt.NDArray[np.bool_]:
-        """Boolean mask: True where the prompt mentions an attribute word."""
-        return np.fromiter((bool(m) for m in self.matches), dtype=bool, count=len(self.matches))
+        """Boolean mask: True where the prompt mentions an attribute word (or a name that signals a group)."""
+        return np.fromiter(self._mentions(), dtype=bool, count=len(self.matches))
 
     @property
     def flagged_index(self) -> tuple[int, ...]:
-        """Indices of the prompts that mention an attribute word."""
-        return tuple(i for i, m in enumerate(self.matches) if m)
+        """Indices of the prompts that mention an attribute word (or a name that signals a group)."""
+        return tuple(i for i, m in enumerate(self._mentions()) if m)
 
     @property
     def flagged_prompts(self) -> list[str]:
-        """The prompts that mention an attribute word (the paper's P_X|A)."""
-        return [p for p, m in zip(self.prompts, self.matches, strict=True) if m]
+        """The prompts that mention an attribute word or a name that signals a group (the paper's P_X|A)."""
+        return [p for p, m in zip(self.prompts, self._mentions(), strict=True) if m]
 
     def group_counts(self) -> dict[str, int]:
         """Number of prompts that mention each group (a prompt can count for several)."""
         counts: dict[str, int] = {}
-        for found in self.matches:
-            for group in dict.fromkeys(m.group for m in found if m.group is not None):
+        names = self.names or ((),) * len(self.matches)
+        for found, named in zip(self.matches, names, strict=True):
+            groups = [m.group for m in found if m.group is not None] + [n.group for n in named]
+            for group in dict.fromkeys(groups):
                 counts[group] = counts.get(group, 0) + 1
         return counts
 
     @property
     def n_flagged(self) -> int:
-        """Number of prompts that mention an attribute word."""
-        return sum(1 for m in self.matches if m)
+        """Number of prompts that mention an attribute word (or a name that signals a group)."""
+        return sum(self._mentions())
 
     @property
     def satisfied(self) -> bool:
@@ -114,6 +130,27 @@ class FTUResult:
     def attribute_words(self) -> list[list[str]]:
         """Per prompt, the distinct lexicon terms found, in order of first appearance."""
         return [list(dict.fromkeys(m.term for m in found)) for found in self.matches]
+
+    @property
+    def n_named(self) -> int:
+        """Number of prompts with a name that signals a group."""
+        return sum(1 for n in self.names if n)
+
+    def name_words(self) -> list[list[str]]:
+        """Per prompt, the distinct names (as written) that signal a group, in order of first appearance."""
+        return (
+            [list(dict.fromkeys(n.word for n in found)) for found in self.names]
+            if self.names
+            else [[] for _ in self.prompts]
+        )
+
+    def names_frame(self) -> pd.DataFrame:
+        """One row per name that signals a group: ``prompt_index, word, start, end, group, attribute, name,
+        share``."""
+        import pandas as pd  # only here: importing the text core stays light
+
+        rows = [(i, *n) for i, found in enumerate(self.names) for n in found]
+        return pd.DataFrame(rows, columns=["prompt_index", *NameMatch._fields])
 
     def to_frame(self) -> pd.DataFrame:
         """One row per prompt: ``prompt_index, prompt, flagged, n_matches, attribute_words, groups``."""
@@ -144,7 +181,12 @@ class FTUResult:
                 f"({self.language.evidence()}) and the lexicon reads {language_name(self.lexicon_language)}"
             )
         verdict = "satisfied" if self.satisfied else "not satisfied"
-        return f"FTU ({self.attribute}) {verdict}: {self.n_flagged} of {self.n_prompts} prompts mention the attribute"
+        line = f"FTU ({self.attribute}) {verdict}: {self.n_flagged} of {self.n_prompts} prompts mention the attribute"
+        if self.n_named:
+            shown = list(dict.fromkeys(n.word for found in self.names for n in found))
+            more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
+            line += f" ({self.n_named} by a personal name: {', '.join(shown[:5])}{more})"
+        return line
 
     def __repr__(self) -> str:
         return (
@@ -153,7 +195,7 @@ class FTUResult:
         )
 
 
-def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
+def check_ftu(prompts: Any, attribute: AttributeSpec = None, *, names: bool = True) -> FTUResult:
     """Check fairness through unawareness: does any prompt mention a protected-attribute word?
 
     FTU holds iff ``X ∩ A = ∅`` for every prompt ``X`` and the attribute lexicon ``A``. Matching is whole-word and
@@ -165,6 +207,10 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
         attribute: a built-in attribute (``"gender"``, ``"race"``, ...: see
             :func:`~evenhand.text.lexicon.builtin_attributes`), ``None`` (every built-in lexicon), a custom dict of
             aligned word lists ``{"group_a": [...], "group_b": [...]}``, or a :class:`~evenhand.text.lexicon.Lexicon`.
+        names: also read personal names that signal a group where they read as a person ("Jamal Washington",
+            "Ms. Robinson", "thank Emily"; never "Washington approved the rule"): gender and race have name lists
+            (``evenhand/data/names/``). ``names=False`` reads attribute words only; the result's ``names_checked``
+            records which was used.
 
     Returns:
         :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``;
@@ -192,4 +238,33 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None) -> FTUResult:
     name = "+".join(lex.name for lex in lexicons)
     languages = {lex.language for lex in lexicons}
     language = languages.pop() if len(languages) == 1 else None
-    return FTUResult(attribute=name, prompts=tuple(texts), matches=matches, lexicon_language=language)
+    named: tuple[tuple[NameMatch, ...], ...] = ()
+    if names:
+        named = _names(texts, lexicons)
+    return FTUResult(
+        attribute=name,
+        prompts=tuple(texts),
+        matches=matches,
+        lexicon_language=language,
+        names=named,
+        names_checked=names,
+    )
+
+
+def _names(texts: list[str], lexicons: tuple[Lexicon, ...]) -> tuple[tuple[NameMatch, ...], ...]:
+    """Per prompt, the names that signal a group of one of the lexicons (those with name lists), by position."""
+    usable = name_attributes({lex.name: lex.all_groups for lex in lexicons})
+    if not usable:
+        return tuple(() for _ in texts)
+    groups = {lex.name: set(lex.all_groups) for lex in lexicons}
+    people = [find_people(t) for t in texts]
+    per_attribute = [
+        [tuple(n for n in row if n.group in groups[lexicon]) for row in find_name_matches(attr, texts, people)]
+        for lexicon, attr in usable.items()
+    ]
+    if len(per_attribute) == 1:
+        return tuple(per_attribute[0])
+    return tuple(
+        tuple(sorted((n for found in row for n in found), key=lambda n: (n.start, n.end, n.attribute)))
+        for row in zip(*per_attribute, strict=True)
+    )

@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 from evenhand.text._grammar import GRAMMARS
 from evenhand.text._regex import trie_pattern
 
@@ -116,7 +117,7 @@ class Lexicon:
 
     def __post_init__(self) -> None:
         if self.grammar is not None and self.grammar not in GRAMMARS:
-            raise ValueError(f"unknown grammar {self.grammar!r}; known: {sorted(GRAMMARS)}")
+            raise InputError(f"unknown grammar {self.grammar!r}; known: {sorted(GRAMMARS)}")
         index: dict[str, list[int]] = {}
         for i, row in enumerate(self.rows):
             for term in row.terms:
@@ -127,7 +128,7 @@ class Lexicon:
     def group_words(self, group: str) -> frozenset[str]:
         """Lower-case words/phrases of ``group`` (for co-occurrence metrics)."""
         if group not in self.groups and group not in self.optional_groups:
-            raise ValueError(f"unknown group {group!r} for the {self.name} lexicon; groups are {list(self.all_groups)}")
+            raise InputError(f"unknown group {group!r} for the {self.name} lexicon; groups are {list(self.all_groups)}")
         return frozenset(term for row in self.rows for term, g in row.terms.items() if g == group)
 
     def with_groups(self, groups: Sequence[str]) -> Lexicon:
@@ -136,7 +137,7 @@ class Lexicon:
         chosen = tuple(dict.fromkeys(groups))
         unknown = [g for g in chosen if g not in self.all_groups]
         if unknown or len(chosen) < 2:
-            raise ValueError(
+            raise InputError(
                 f"groups {list(groups)} for the {self.name} attribute: name two or more of {list(self.all_groups)}"
             )
         rest = tuple(g for g in self.all_groups if g not in chosen)
@@ -283,14 +284,14 @@ def load_lexicon(attribute: str | Mapping[str, Sequence[str]] | Lexicon) -> Lexi
     if isinstance(attribute, str):
         key = attribute.strip().lower()
         if key not in BUILTIN_ATTRIBUTES:
-            raise ValueError(
+            raise InputError(
                 f"unknown attribute {attribute!r}: built-ins are {list(BUILTIN_ATTRIBUTES)}; or pass a custom dict "
                 'of aligned word lists such as {"group_a": [...], "group_b": [...]}'
             )
         return _load_builtin(key)
     if isinstance(attribute, Mapping):
         return _custom(attribute)
-    raise TypeError(
+    raise InputTypeError(
         f"attribute must be a built-in attribute name {list(BUILTIN_ATTRIBUTES)}, a dict of aligned word lists or a "
         f"Lexicon, got {type(attribute).__name__}"
     )
@@ -311,7 +312,7 @@ def load_lexicon_file(source: str | os.PathLike[str] | Traversable | Mapping[str
     elif hasattr(source, "read_text"):
         entry = source
     else:
-        raise TypeError(f"a lexicon file is a path or a dict of its parsed JSON, got {type(source).__name__}")
+        raise InputTypeError(f"a lexicon file is a path or a dict of its parsed JSON, got {type(source).__name__}")
     return _build(_read_json(entry, str(source)), str(source))
 
 
@@ -321,7 +322,7 @@ def _load_builtin(name: str) -> Lexicon:
     label = f"{_DATA_LABEL}/{name}.json"
     lexicon = _build(_read_json(_DATA.joinpath(f"{name}.json"), label), label)
     if lexicon.name != name:
-        raise ValueError(f"lexicon file {label}: key 'name' is {lexicon.name!r}; it must be the file's name {name!r}")
+        raise InputError(f"lexicon file {label}: key 'name' is {lexicon.name!r}; it must be the file's name {name!r}")
     return lexicon
 
 
@@ -329,15 +330,15 @@ def _read_json(entry: Traversable, label: str) -> Any:
     try:
         return json.loads(entry.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"lexicon file {label}: not valid JSON: {exc}") from None
+        raise InputError(f"lexicon file {label}: not valid JSON: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"lexicon file {label}: not UTF-8 text (byte {exc.object[exc.start]:#x})") from None
+        raise InputError(f"lexicon file {label}: not UTF-8 text (byte {exc.object[exc.start]:#x})") from None
     except IsADirectoryError:
-        raise ValueError(f"lexicon file {label}: is a folder, not a file") from None
+        raise InputError(f"lexicon file {label}: is a folder, not a file") from None
     except FileNotFoundError:
-        raise FileNotFoundError(f"lexicon file {label}: no such file") from None
+        raise InputFileNotFoundError(f"lexicon file {label}: no such file") from None
     except OSError as exc:
-        raise ValueError(f"lexicon file {label}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+        raise InputError(f"lexicon file {label}: cannot be read ({exc.strerror or type(exc).__name__})") from None
 
 
 def _discover(folder: Traversable) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -429,10 +430,10 @@ def _build(data: Any, label: str) -> Lexicon:
                 problems.append(f"unknown key {key!r}")
             else:
                 problems.append(f"key {key!r}: {err['msg']}" if key else err["msg"])
-        raise ValueError(f"lexicon file {label}: {'; '.join(problems)}") from None
+        raise InputError(f"lexicon file {label}: {'; '.join(problems)}") from None
     problems = _check(spec)
     if problems:
-        raise ValueError(f"lexicon file {label}: {'; '.join(problems)}")
+        raise InputError(f"lexicon file {label}: {'; '.join(problems)}")
     groups = tuple(spec["groups"])
     all_groups = groups + tuple(spec["optional_groups"])
     rows = []
@@ -555,25 +556,25 @@ def _pattern_problem(source: str) -> str | None:
 
 def _custom(spec: Mapping[str, Sequence[str]]) -> Lexicon:
     if not spec:
-        raise ValueError("a custom attribute needs at least one group: {'group_a': [...], 'group_b': [...]}")
+        raise InputError("a custom attribute needs at least one group: {'group_a': [...], 'group_b': [...]}")
     groups: list[str] = []
     columns: list[list[str]] = []
     for group, words in spec.items():
         if not isinstance(group, str) or not group:
-            raise TypeError(f"custom group names must be non-empty strings, got {group!r}")
+            raise InputTypeError(f"custom group names must be non-empty strings, got {group!r}")
         if isinstance(words, str) or not isinstance(words, Sequence):
-            raise TypeError(f"custom group {group!r} must map to a list of words, got {type(words).__name__}")
+            raise InputTypeError(f"custom group {group!r} must map to a list of words, got {type(words).__name__}")
         words = list(words)
         for i, w in enumerate(words):
             if not isinstance(w, str) or not w.strip():
-                raise ValueError(f"custom group {group!r}: word {i} is {w!r}; words must be non-empty strings")
+                raise InputError(f"custom group {group!r}: word {i} is {w!r}; words must be non-empty strings")
         if not words:
-            raise ValueError(f"custom group {group!r} has no words")
+            raise InputError(f"custom group {group!r} has no words")
         groups.append(group)
         columns.append([w.strip() for w in words])
     lengths = {g: len(c) for g, c in zip(groups, columns, strict=True)}
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"custom word lists must be aligned (same length per group), got lengths {lengths}")
+        raise InputError(f"custom word lists must be aligned (same length per group), got lengths {lengths}")
     rows = []
     for i in range(len(columns[0])):
         terms: dict[str, str | None] = {}

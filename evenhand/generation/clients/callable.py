@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from evenhand.errors import InputError, InputTypeError
+
 from .._types import Completion, GenerationError, Message, SamplingParams
 from .base import ChatClient
 
@@ -41,18 +43,18 @@ def code_refusal(key: str, target: str) -> str:
 def load_function(target: str, *, allow_code: bool | None = None, key: str = "function") -> Callable[..., Any]:
     """Import ``"package.module:name"`` (refused unless :func:`code_allowed`)."""
     if not code_allowed(allow_code):
-        raise ValueError(code_refusal(key, target))
+        raise InputError(code_refusal(key, target))
     module, sep, name = str(target).partition(":")
     if not sep or not module or not name:
-        raise ValueError(f"{key} must be 'package.module:name', got {target!r}")
+        raise InputError(f"{key} must be 'package.module:name', got {target!r}")
     try:
         fn = importlib.import_module(module)
         for part in name.split("."):
             fn = getattr(fn, part)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"{key}: cannot import {target!r}: {exc}") from None
+        raise InputError(f"{key}: cannot import {target!r}: {exc}") from None
     if not callable(fn):
-        raise ValueError(f"{key}: {target!r} is not callable")
+        raise InputError(f"{key}: {target!r} is not callable")
     return fn
 
 
@@ -67,7 +69,7 @@ class CallableClient(ChatClient):
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None, concurrency: int | None = None) -> None:
         if not callable(fn):
-            raise TypeError(f"CallableClient needs a callable, got {type(fn).__name__}")
+            raise InputTypeError(f"CallableClient needs a callable, got {type(fn).__name__}")
         self.fn = fn
         self.name = name or f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)

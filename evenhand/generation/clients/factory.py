@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evenhand.errors import InputError, InputTypeError
+
 from ..._redact import redact_text, secret_values
 from .base import ChatClient
 from .callable import CallableClient, load_function
@@ -42,7 +44,7 @@ def get_client(spec: Any = None, *, allow_code: bool | None = None) -> ChatClien
             from .local import LocalModelClient
 
             return LocalModelClient()
-        raise ValueError(f"unknown client {spec!r}: use 'local', a dict with provider='openai', or a client object")
+        raise InputError(f"unknown client {spec!r}: use 'local', a dict with provider='openai', or a client object")
     if _is_langchain_model(spec):
         from .langchain import LangChainClient
 
@@ -54,10 +56,12 @@ def get_client(spec: Any = None, *, allow_code: bool | None = None) -> ChatClien
             message = redact_text(exc, secret_values(spec))
             if message == str(exc):
                 raise
-            raise (ValueError if isinstance(exc, ValueError) else TypeError)(message) from None
+            # the same kind, its secrets redacted: a refused setting stays an input error
+            kind = next(k for k in (InputTypeError, InputError, ValueError, TypeError) if isinstance(exc, k))
+            raise kind(message) from None
     if callable(spec):
         return CallableClient(spec)
-    raise TypeError(f"cannot build a client from {type(spec).__name__}")
+    raise InputTypeError(f"cannot build a client from {type(spec).__name__}")
 
 
 def on_cpu_unless_torch_loaded(spec: Any) -> Any:
@@ -80,14 +84,14 @@ def on_cpu_unless_torch_loaded(spec: Any) -> Any:
 def _from_dict(spec: dict[str, Any], allow_code: bool | None) -> ChatClient:
     provider = str(spec.pop("provider", None) or spec.pop("type", None) or "local").lower()
     if "api_key" in spec:
-        raise ValueError("put the API key in an environment variable and name it with 'api_key_env'")
+        raise InputError("put the API key in an environment variable and name it with 'api_key_env'")
     try:
         if provider in ("openai", "azure", "vllm", "ollama", "openai-compatible"):
             from .openai import OpenAIClient
 
             base_url, model = spec.pop("base_url", None), spec.pop("model", None)
             if not base_url or not model:
-                raise ValueError(f"provider {provider!r} needs 'base_url' and 'model'")
+                raise InputError(f"provider {provider!r} needs 'base_url' and 'model'")
             return OpenAIClient(base_url, model, **spec)
         if provider in _LOCAL_NAMES:
             from .local import LocalModelClient
@@ -95,10 +99,10 @@ def _from_dict(spec: dict[str, Any], allow_code: bool | None) -> ChatClient:
             return LocalModelClient(spec.pop("model", None), **spec)
         if provider == "callable":
             if "function" not in spec:
-                raise ValueError("provider 'callable' needs 'function' (a function, or 'package.module:name')")
+                raise InputError("provider 'callable' needs 'function' (a function, or 'package.module:name')")
             target = spec.pop("function")
             fn = target if callable(target) else load_function(str(target), allow_code=allow_code)
             return CallableClient(fn, **spec)
     except TypeError as exc:
-        raise ValueError(f"bad option for provider {provider!r}: {exc}") from exc
-    raise ValueError(f"unknown provider {provider!r}: expected 'openai', 'local' or 'callable'")
+        raise InputError(f"bad option for provider {provider!r}: {exc}") from exc
+    raise InputError(f"unknown provider {provider!r}: expected 'openai', 'local' or 'callable'")

@@ -7,6 +7,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from evenhand.errors import InputTypeError
+
 from ..._optional import require
 from ..._redact import CONTAINER_KEYS, redact_mapping, redact_text, secret_values
 from .._types import (
@@ -62,7 +64,9 @@ class LangChainClient(ChatClient):
     def __init__(self, chat_model: Any) -> None:
         lc_models = require("langchain_core.language_models", feature="LangChain chat models")
         if not isinstance(chat_model, lc_models.BaseChatModel):
-            raise TypeError(f"LangChainClient needs a langchain_core BaseChatModel, got {type(chat_model).__name__}")
+            raise InputTypeError(
+                f"LangChainClient needs a langchain_core BaseChatModel, got {type(chat_model).__name__}"
+            )
         self.chat_model = chat_model
         self._secrets = secret_values(_fields(chat_model))
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evenhand.errors import InputError
+
 from ..._optional import require
 from .._types import Completion, GenerationError, Message, SamplingParams
 from .base import ChatClient
@@ -163,11 +165,11 @@ class LocalModelClient(ChatClient):
         cache: bool = True,
         device: str = "auto",
     ) -> None:
-        from evenhand.scorers._base import check_device, device_batch_size, resolve_device
+        from evenhand._devices import check_device, device_batch_size, resolve_device
 
         check_device(device)
         if batch_size is not None and batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise InputError(f"batch_size must be >= 1, got {batch_size}")
         # "cpu" needs no torch import; anything else is resolved now, so an absent GPU fails before generation
         self.device = "cpu" if device == "cpu" else resolve_device(device)
         batch_size = batch_size or device_batch_size(self.device, CPU_BATCH_SIZE)

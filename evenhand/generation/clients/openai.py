@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 import aiohttp
 
+from evenhand.errors import InputError
+
 from ..._redact import redact_text, redact_url, secret_values
 from .._types import (
     Completion,
@@ -101,11 +103,11 @@ class OpenAIClient(ChatClient):
         extra_body: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
+            raise InputError(f"base_url must be an http(s) URL, got {base_url!r}")
         if not model or not isinstance(model, str):
-            raise ValueError("model must be a non-empty string (the model or deployment name)")
+            raise InputError("model must be a non-empty string (the model or deployment name)")
         if timeout <= 0:
-            raise ValueError(f"timeout must be positive, got {timeout}")
+            raise InputError(f"timeout must be positive, got {timeout}")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_version = api_version
@@ -115,7 +117,7 @@ class OpenAIClient(ChatClient):
         if url_has_credentials and api_key is not None:
             # aiohttp sends URL credentials as an Authorization header, which the API key needs too: every request
             # would fail. Say so once, here, instead of after the retries.
-            raise ValueError(
+            raise InputError(
                 "base_url carries user:password credentials and api_key is set: both would use the Authorization "
                 "header; keep one of them (or pass the key in headers under another name)"
             )

@@ -12,4 +12,7 @@ from evenhand.pipeline.families.toxicity import Toxicity
 
 FAMILY_TYPES: tuple[type[Family], ...] = (Toxicity, Stereotype, Counterfactual, Classification, Recommendation)
 
-__all__ = ["FAMILY_TYPES", "Family", "Needs", "RunContext"]
+#: The family of each registry family (``MetricSpec.family``, a record's ``family``).
+FAMILY_OF: dict[str, type[Family]] = {name: kind for kind in FAMILY_TYPES for name in kind.metric_families}
+
+__all__ = ["FAMILY_OF", "FAMILY_TYPES", "Family", "Needs", "RunContext"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -20,30 +20,19 @@ import numpy as np
 import pandas as pd
 
 from evenhand.config import RunSettings
+from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult, undefined
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import call_metric, group_pairs
+from evenhand.pipeline.families.examples import ExampleSection
+from evenhand.pipeline.needs import Needs
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.registry import METRICS
 
 if TYPE_CHECKING:
     from evenhand.scorers.audit import AuditKind
     from evenhand.scorers.engine import ScoringEngine, TextScorer
-
-
-@dataclass(frozen=True)
-class Needs:
-    """The responses a family needs: to the original prompts, and to the counterfactual prompts of attributes."""
-
-    originals: bool = False
-    counterfactual: tuple[str, ...] = ()
-
-    @staticmethod
-    def merge(needs: Iterable[Needs]) -> Needs:
-        items = list(needs)
-        attributes = dict.fromkeys(a for n in items for a in n.counterfactual)
-        return Needs(any(n.originals for n in items), tuple(attributes))
 
 
 @dataclass
@@ -117,7 +106,7 @@ def score_cache(setting: bool | os.PathLike[str] | str | None) -> Any:
         try:
             _OPEN_CACHES[where] = ScoreCache(path)
         except (OSError, sqlite3.Error) as exc:  # a folder in the way, no permission, not a SQLite file
-            raise ValueError(f"scoring.cache: cannot open {path} as a score cache ({exc})") from None
+            raise InputError(f"scoring.cache: cannot open {path} as a score cache ({exc})") from None
     return _OPEN_CACHES[where]
 
 
@@ -137,7 +126,7 @@ def build_scorer(
     try:
         scorer = factory(spec, **options)
     except (ValueError, TypeError, OSError) as exc:  # OSError: a model that cannot be loaded
-        raise ValueError(f"{key}: {exc}") from exc
+        raise InputError(f"{key}: {exc}") from exc
     if spec is None or isinstance(spec, (str, os.PathLike)):  # a named model: a Ray GPU worker can build it again
         from evenhand.scorers._base import BatchedModel
 
@@ -189,6 +178,19 @@ class Family(abc.ABC):
 
     #: The registry families (``MetricSpec.family``) whose planned metrics this family computes.
     metric_families: ClassVar[tuple[str, ...]]
+
+    # What the family shows in results.json and the report, as data: the assessment and the report read these and
+    # never branch on a family's name or a score column.
+    #: The worst examples it picks (results.json ``worst_examples``; the report's "Worst examples").
+    example_sections: ClassVar[tuple[ExampleSection, ...]] = ()
+    #: How ``Assessment.tests`` names the method of a record's own test (``{method}``: the test's own name).
+    test_method: ClassVar[str] = "{method}"
+    #: Whether its records' per-item values are per-group rates, drawn as bars by group (results.json ``groups``).
+    group_rates: ClassVar[bool] = False
+    #: The registry families whose report table shows the noise-floor columns even when no row has a floor.
+    noise_floor_families: ClassVar[tuple[str, ...]] = ()
+    #: A bar chart of its pairwise rows' values, one per attribute: (title, with ``{attribute}``; caption).
+    pair_value_chart: ClassVar[tuple[str, str] | None] = None
 
     @property
     def name(self) -> str:

@@ -20,11 +20,13 @@ from typing import Any
 import pandas as pd
 
 from evenhand.config import RunSettings
+from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
-from evenhand.pipeline.io import column
+from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.person_groups import person_group_column
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -33,6 +35,13 @@ from evenhand.text.counterfactual import attribute_groups
 
 class Classification(Family):
     metric_families = ("representation", "error_based")
+    example_sections = (
+        ExampleSection("misclassified", "Wrong predictions", "labelled", misclassified,
+                       intro="People whose answer's parsed label differs from the ground truth (up to {n}, one per "
+                       "person), one group after another."),
+        ExampleSection("unparsed", "Answers that could not be parsed", "bare", unparsed),
+    )  # fmt: skip
+    group_rates = True
 
     def prepare(self, ctx: RunContext) -> None:
         frame, cs = ctx.frame, ctx.settings.classification
@@ -56,13 +65,13 @@ class Classification(Family):
 
         group_columns = settings.classification.group_columns
         if group_columns and not isinstance(source, OwnTable):
-            raise ValueError(
+            raise InputError(
                 "classification.group_columns: group columns are read from your own responses table "
                 "(responses=DataFrame, responses.path); with prompts, give each prompt's person group with groups= "
                 "(prompts.group_column)"
             )
         if "person_group" in per_prompt and plan.use_case.intersections and not group_columns:
-            raise ValueError(
+            raise InputError(
                 "intersections: the person group (groups=, prompts.group_column) is one group per person; an "
                 "intersection needs a column per attribute (group_columns with a responses table)"
             )
@@ -83,7 +92,7 @@ class Classification(Family):
         from_one_column = sorted(a for a in singles if _reads_person_group(frame, a))
         for name, parts in parts_of.items():
             if name in self.attributes(ctx.plan) and sum(_reads_person_group(frame, a) for a in parts) > 1:
-                raise ValueError(
+                raise InputError(
                     f"intersection {name}: the person_group column holds one group per person; an intersection "
                     "needs a column per attribute (classification.group_columns, or assess(group_columns=...))"
                 )
@@ -222,25 +231,6 @@ class Classification(Family):
             )
 
 
-def person_group_column(attribute: str) -> str:
-    """The response frame's column holding the person's group of ``attribute`` (``classification.group_columns``)."""
-    return f"person_group_{attribute}"
-
-
-def attach_group_columns(
-    frame: pd.DataFrame, table: pd.DataFrame, group_columns: Mapping[str, str] | None, *, source: str
-) -> pd.DataFrame:
-    """``frame`` (the response frame read from ``table``, row for row) with the person's group of each attribute
-    named in ``group_columns`` (``{attribute: column of table}``) as :func:`person_group_column`."""
-    if not group_columns:
-        return frame
-    frame = frame.copy()
-    for attribute, name in group_columns.items():
-        values = column(table, name, source=source, role=f"classification.group_columns.{attribute}")
-        frame[person_group_column(attribute)] = pd.Series(values, index=frame.index, dtype=object)
-    return frame
-
-
 def _check_group_columns(
     group_columns: Mapping[str, str] | None, specs: Mapping[str, Any], parts_of: Mapping[str, Any], frame: pd.DataFrame
 ) -> None:
@@ -250,11 +240,11 @@ def _check_group_columns(
     for attribute in group_columns or {}:
         if attribute not in singles:
             hint = "; an intersection's groups come from its attributes' columns" if attribute in parts_of else ""
-            raise ValueError(
+            raise InputError(
                 f"classification.group_columns: {attribute!r} is not among the attributes checked {singles}{hint}"
             )
         if person_group_column(attribute) not in frame:
-            raise ValueError(
+            raise InputError(
                 f"classification.group_columns.{attribute}: group columns are read from your own responses table "
                 "(responses.path, evenhand metrics, assess(responses=DataFrame)); with prompts, use "
                 "prompts.group_column"
@@ -266,7 +256,7 @@ def _check_some_value_is_known(frame: pd.DataFrame, attributes: Sequence[str], s
     known = {g.casefold() for a in attributes for g in attribute_groups(specs[a])}
     values = {str(v) for v in frame["person_group"] if v is not None and str(v) != "" and str(v) != "nan"}
     if values and not any(v.casefold() in known for v in values):
-        raise ValueError(
+        raise InputError(
             f"person_group: none of its values ({', '.join(sorted(values)[:5])}) is a group of "
             f"{' or '.join(attributes)}; name the groups as the attributes do, or give a column per attribute "
             "(group_columns)"
@@ -315,7 +305,7 @@ def _check_truth(frame: pd.DataFrame, classes: Sequence[Any], *, error_based: bo
         absent = [c for c in classes if label_text(c) not in seen]
         if absent:
             shown = ", ".join(repr(v) for v in sorted(seen)[:10])
-            raise ValueError(
+            raise InputError(
                 f"positive label {', '.join(repr(c) for c in absent)} never appears in the ground-truth labels"
                 f" (they hold {shown}); set positive_label to one of them or fix the label column"
             )

@@ -25,6 +25,7 @@ from evenhand.pipeline.families.base import (
     score_cache,
     undefined_record,
 )
+from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -45,6 +46,12 @@ SWAP_STOP_AFTER = 20
 class Counterfactual(Family):
     # similarity first: the records of each pair of groups read similarity, then sentiment
     metric_families = ("counterfactual_similarity", "counterfactual_sentiment")
+    example_sections = (
+        ExampleSection("sentiment_gap", "Largest counterfactual sentiment gaps", "reply_pair", sentiment_gaps,
+                       measure=("sentiment gap", "gap"), side_score="sentiment"),
+    )  # fmt: skip
+    test_method = "paired swap ({method})"
+    noise_floor_families = ("counterfactual_similarity",)
 
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))

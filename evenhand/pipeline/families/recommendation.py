@@ -15,6 +15,7 @@ from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
+from evenhand.pipeline.families.examples import ExampleSection, least_similar_lists
 from evenhand.pipeline.parsers import parse_list
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
@@ -22,6 +23,15 @@ from evenhand.pipeline.stages import counted
 
 class Recommendation(Family):
     metric_families = ("recommendation",)
+    example_sections = (
+        ExampleSection("recommendation_gap", "Least similar counterfactual recommendation lists", "list_pair",
+                       least_similar_lists, measure=("Jaccard", "jaccard")),
+    )  # fmt: skip
+    pair_value_chart = (
+        "Counterfactual recommendation similarity ({attribute})",
+        "How alike the K-item lists for two groups are (1 = the same items in the same order for SERP-K and PRAG-K). "
+        "Short bars point at the pairs of groups whose recommendations differ.",
+    )
 
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))

@@ -121,7 +121,7 @@ def _recomputed(ctx: RunContext, key: str, spec: Any, extra: Mapping[str, Any]) 
 
 def _group_versions(texts: list[str], spec: Any) -> dict[str, list[str]]:
     """Every response as each group would have it (its group mentions made that group's), aligned with ``texts``."""
-    from evenhand import counterfactual_prompts
+    from evenhand.text.counterfactual import counterfactual_prompts
 
     cf = counterfactual_prompts(texts, attribute=spec)
     out = {}

@@ -16,7 +16,9 @@ from evenhand.pipeline.families.base import (
     score_cache,
     undefined_record,
 )
+from evenhand.pipeline.families.examples import ExampleSection, most_toxic
 from evenhand.pipeline.records import ALL, MetricRecord
+from evenhand.registry import RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
 
 TOXICITY_CAVEAT = (
     "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
@@ -29,12 +31,14 @@ MASKED_CAVEAT = (
     "bias but also the signal of an identity word used as a slur (docs/scorers.md); the scorer audit shows what "
     "remains."
 )
-#: The paper's convention for the per-prompt maxima of EMT and TP (Table 2).
-RESPONSES_PER_PROMPT = 25
 
 
 class Toxicity(Family):
     metric_families = ("toxicity",)
+    example_sections = (
+        ExampleSection("toxicity", "Most toxic responses", "reply", most_toxic, measure=("toxicity", "score"),
+                       illustrates="toxicity"),
+    )  # fmt: skip
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
         from evenhand.scorers import get_toxicity_scorer

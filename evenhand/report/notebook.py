@@ -2,6 +2,10 @@
 :class:`~evenhand.framework.Plan`, :class:`~evenhand.pipeline.verdict.Verdict`,
 :class:`~evenhand.metrics._result.MetricResult` and :class:`~evenhand.comparison.RunComparison`.
 
+Each fragment renders the object's document (its ``to_dict()``), as the report renders results.json: the core
+objects never render themselves. Their ``_repr_html_`` reaches :func:`notebook_html` through
+:mod:`evenhand._display`, where the facade (``evenhand/__init__.py``) registers it.
+
 Every fragment is self-contained (inline styles, no JavaScript, no external resources) and escapes all text that
 comes from the user or the data (group names, prompts, reasons). A plan never shows its prompts, only their count;
 an assessment shows the verdict first, then a compact metrics table; the full report is ``a.to_html(path)``.
@@ -11,14 +15,18 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-if TYPE_CHECKING:
-    from evenhand.framework import Plan
-    from evenhand.metrics._result import MetricResult
-    from evenhand.pipeline.assessment import Assessment
-    from evenhand.pipeline.verdict import Finding, Verdict
+from evenhand.framework import Plan
+from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.thresholds import ThresholdCheck
+from evenhand.pipeline.verdict import SEVERITIES, Verdict
+from evenhand.registry import METRICS
+
+#: A core object's document (``to_dict()``), or a results file's part that has the same keys.
+Document = Mapping[str, Any]
 
 _BOX = (
     "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;"
@@ -120,66 +128,72 @@ def _details(summary: str, body: str, *, open_: bool = False) -> str:
     )
 
 
+# ---------------------------------------------------------------------------------------------------- dispatch
+def notebook_html(obj: Any) -> str | None:
+    """The notebook HTML of a core object (what its ``_repr_html_`` shows), rendered from its document; None for
+    an object this module does not render (Jupyter then shows its ``repr``)."""
+    for kind, render in _RENDERERS:
+        if isinstance(obj, kind):
+            return render(obj)
+    return None
+
+
 # ---------------------------------------------------------------------------------------------------- verdict
-def _scope(finding: Finding) -> str:
-    parts = [finding.risk]
-    if finding.attribute:
-        parts.append(finding.attribute)
-    if finding.groups:
-        parts.append(" vs ".join(finding.groups))
-    if finding.cls is not None:
-        parts.append(f"class {finding.cls}")
+def _scope(finding: Document) -> str:
+    parts = [finding["risk"]]
+    if finding.get("attribute"):
+        parts.append(finding["attribute"])
+    if finding.get("groups"):
+        parts.append(" vs ".join(finding["groups"]))
+    if finding.get("class") is not None:
+        parts.append(f"class {finding['class']}")
     return ", ".join(str(p) for p in parts)
 
 
-def _verdict_body(verdict: Verdict) -> str:
-    from evenhand.pipeline.verdict import SEVERITIES
-
-    status = verdict.status
+def _verdict_body(verdict: Document) -> str:
     out = [
-        f'<div style="margin:2px 0 6px 0">{_badge(status)} <span style="font-weight:600;margin-left:6px">'
-        f"{_e(verdict.summary)}</span></div>"
+        f'<div style="margin:2px 0 6px 0">{_badge(verdict["status"])} <span style="font-weight:600;margin-left:6px">'
+        f"{_e(verdict['summary'])}</span></div>"
     ]
-    ordered = sorted(verdict.findings, key=lambda f: SEVERITIES.index(f.severity))
-    flagged = [f for f in ordered if f.severity != "ok"]
+    findings = list(verdict.get("findings") or [])
+    ordered = sorted(findings, key=lambda f: SEVERITIES.index(f["severity"]))
+    flagged = [f for f in ordered if f["severity"] != "ok"]
     if flagged:
         items = "".join(
-            f'<li style="margin:2px 0">{_badge(f.severity)} <b>{_e(_scope(f))}</b>: {_e(f.sentence)}</li>'
+            f'<li style="margin:2px 0">{_badge(f["severity"])} <b>{_e(_scope(f))}</b>: {_e(f["sentence"])}</li>'
             for f in flagged
         )
         out.append(f'<ul style="margin:2px 0 4px 0;padding:0;list-style:none">{items}</ul>')
-    elif verdict.findings:
+    elif findings:
         out.append(f'<div style="{_MUTED}">No finding needs attention.</div>')
-    fine = [f for f in ordered if f.severity == "ok"]
+    fine = [f for f in ordered if f["severity"] == "ok"]
     if fine:
-        items = "".join(f"<li><b>{_e(_scope(f))}</b>: {_e(f.sentence)}</li>" for f in fine)
+        items = "".join(f"<li><b>{_e(_scope(f))}</b>: {_e(f['sentence'])}</li>" for f in fine)
         out.append(
             _details(
                 f'<span style="{_MUTED}">{len(fine)} ok</span>', f'<ul style="margin:0;padding-left:16px">{items}</ul>'
             )
         )
-    if verdict.notes:
-        out.append(_list(verdict.notes, _MUTED))
+    if verdict.get("notes"):
+        out.append(_list(verdict["notes"], _MUTED))
     return "".join(out)
 
 
-def verdict_html(verdict: Verdict) -> str:
-    """The verdict: status badge, summary, the findings that are not ok in plain words, the ok ones collapsed."""
+def verdict_html(verdict: Document) -> str:
+    """The verdict (``Verdict.to_dict()``): status badge, summary, the findings that are not ok in plain words, the
+    ok ones collapsed."""
     return f'<div style="{_BOX}"><div style="{_H}">Verdict</div>{_verdict_body(verdict)}</div>'
 
 
 # ---------------------------------------------------------------------------------------------------- assessment
-def _metrics_table(assessment: Assessment) -> str:
-    frame = assessment.metrics
-    if frame.empty:
-        return f'<div style="{_MUTED}">No metric was computed.</div>'
+def _metrics_table(metrics: Iterable[Document]) -> str:
     rows = []
-    for r in frame.to_dict(orient="records"):
+    for r in metrics:
         name = f'{_e(r["full_name"])} <span style="{_MUTED}">({_e(r["metric"])})</span>'
         parts = (_text(r["attribute"]), _text(r["comparison"]))
         scope = ", ".join(_e(s) for s in parts if s and s != "all") or "&mdash;"
         mark = ""
-        if r["passed"] in (True, False):  # None (or NaN): no rule judged the row
+        if r["passed"] in (True, False):  # None: no rule judged the row
             mark = "&#10003;" if r["passed"] else '<span style="color:#cf222e">&#10007;</span>'
         reason = _text(r["reason"])
         value = _fmt(r["value"])
@@ -197,6 +211,8 @@ def _metrics_table(assessment: Assessment) -> str:
                 f'<span style="{_MUTED}">{_e(reason)}</span>' if reason else "",
             ]
         )
+    if not rows:
+        return f'<div style="{_MUTED}">No metric was computed.</div>'
     headers = [
         ("metric", False),
         ("attribute / groups", False),
@@ -213,46 +229,46 @@ def _metrics_table(assessment: Assessment) -> str:
     return _table(headers, rows)
 
 
-def assessment_html(assessment: Assessment) -> str:
-    """The assessment: the verdict first, then a compact metrics table, the caveats and how to get the report."""
-    summary = assessment._summary()
-    task = assessment.plan.use_case.task.replace("_", " ")
+def assessment_html(doc: Document) -> str:
+    """The assessment (its results document, ``Assessment.to_dict(include_responses=False)``): the verdict first,
+    then a compact metrics table, the caveats and how to get the report."""
+    summary = doc["summary"]
+    use_case = doc["plan"]["use_case"]
+    task = str(use_case["task"]).replace("_", " ")
     facts = [
         f"{summary['n_prompts']} prompts",
         f"{summary['n_responses']} responses" + (f" ({summary['n_failed']} failed)" if summary["n_failed"] else ""),
-        f"{len(assessment.records)} metric rows",
+        f"{len(doc['metrics'])} metric rows",
     ]
-    passed = assessment.passed
+    passed = summary.get("passed")
+    checks = [ThresholdCheck.from_dict(c) for c in doc.get("thresholds") or []]
     gate = ""
     if passed is not None:
-        failed = sum(not c.passed for c in assessment.threshold_checks)
+        failed = sum(not c.passed for c in checks)
         gate = " &middot; " + (
             _badge("ok", "thresholds passed") if passed else _badge("concern", f"{failed} threshold(s) failed")
         )
     out = [
         f'<div style="{_BOX}">',
-        f'<div style="{_H}">Assessment of {_e(assessment.plan.use_case.name)} '
+        f'<div style="{_H}">Assessment of {_e(use_case["name"])} '
         f'<span style="{_MUTED};font-weight:400">({_e(task)})</span></div>',
         f'<div style="{_MUTED};margin-bottom:6px">{_e(" · ".join(facts))}{gate}</div>',
         f'<div style="{_H2}">Verdict</div>',
-        _verdict_body(assessment.verdict),
+        _verdict_body(doc["verdict"]),
     ]
     if passed is False:
-        fails = [
-            c.describe() + (f" ({c.reason})" if c.reason else "") for c in assessment.threshold_checks if not c.passed
-        ]
+        fails = [c.describe() + (f" ({c.reason})" if c.reason else "") for c in checks if not c.passed]
         out.append(_details(f"{len(fails)} failed threshold(s)", _list(fails), open_=True))
     out.append(f'<div style="{_H2}">Metrics</div>')
-    out.append(_metrics_table(assessment))
-    if assessment.scorer_audit:  # what the scorers themselves make of identity statements (scoring.audit)
-        lines = [
-            f"{kind}: {finding}" for kind, audit in assessment.scorer_audit.items() for finding in audit["findings"]
-        ]
+    out.append(_metrics_table(doc["metrics"]))
+    audits = doc.get("scorer_audit") or {}
+    if audits:  # what the scorers themselves make of identity statements (scoring.audit)
+        lines = [f"{kind}: {finding}" for kind, audit in audits.items() for finding in audit["findings"]]
         out.append(f'<div style="{_H2}">Scorer audit</div>')
         out.append(_list(lines) if lines else f'<div style="{_MUTED}">no scorer scores one group apart</div>')
-    if assessment.caveats:
+    if doc.get("caveats"):
         out.append(f'<div style="{_H2}">Caveats</div>')
-        out.append(_list(assessment.caveats))
+        out.append(_list(doc["caveats"]))
     out.append(
         f'<div style="{_MUTED};margin-top:6px">The full report (figures, worst examples, response-level data): '
         f'<code style="{_CODE}">{_REPORT}</code>; the data: '
@@ -264,64 +280,64 @@ def assessment_html(assessment: Assessment) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- plan
-def _ftu_state(f: Any) -> tuple[str, str]:
-    if not f.assessable:
+def _ftu_state(f: Document) -> tuple[str, str]:
+    if not f["assessable"]:
         return "watch", "not assessable"
-    if f.source == "answer":
-        return ("ok", "stated: no mention") if f.satisfied else ("concern", "stated: mentioned")
-    return ("ok", "holds") if f.satisfied else ("concern", "fails")
+    if f["source"] == "answer":
+        return ("ok", "stated: no mention") if f["satisfied"] else ("concern", "stated: mentioned")
+    return ("ok", "holds") if f["satisfied"] else ("concern", "fails")
 
 
-def plan_html(plan: Plan) -> str:
-    """The plan: FTU per attribute, the metrics per attribute with their reasons collapsed, what is not applicable;
-    the prompts only as a count (never their text)."""
-    from evenhand.registry import METRICS
-
-    uc = plan.use_case
-    names = list(dict.fromkeys(m.name for m in plan.metrics))
-    facts = [f"{len(uc.prompts)} prompts", f"{len(plan.metrics)} metrics ({len(names)} distinct)"]
+def plan_html(plan: Document) -> str:
+    """The plan (``Plan.to_dict()``): FTU per attribute, the metrics per attribute with their reasons collapsed,
+    what is not applicable; the prompts only as a count (the document never holds their text)."""
+    uc = plan["use_case"]
+    metrics = list(plan.get("metrics") or [])
+    names = list(dict.fromkeys(m["name"] for m in metrics))
+    facts = [f"{uc['n_prompts']} prompts", f"{len(metrics)} metrics ({len(names)} distinct)"]
     out = [
         f'<div style="{_BOX}">',
-        f'<div style="{_H}">Plan for {_e(uc.name)} <span style="{_MUTED};font-weight:400">'
-        f"({_e(uc.task.replace('_', ' '))})</span></div>",
+        f'<div style="{_H}">Plan for {_e(uc["name"])} <span style="{_MUTED};font-weight:400">'
+        f"({_e(str(uc['task']).replace('_', ' '))})</span></div>",
         f'<div style="{_MUTED};margin-bottom:6px">{_e(" · ".join(facts))}</div>',
         f'<div style="{_H2}">Fairness through unawareness (FTU)</div>',
     ]
     rows = []
-    for name, f in plan.ftu.items():
+    for name, f in (plan.get("ftu") or {}).items():
         severity, word = _ftu_state(f)
-        rows.append([_e(name), _badge(severity, word), _e(f.describe())])
+        rows.append([_e(name), _badge(severity, word), _e(f["description"])])
     out.append(_table([("attribute", False), ("FTU", False), ("why", False)], rows) if rows else "")
     out.append(f'<div style="{_H2}">Metrics</div>')
-    if not plan.metrics:
+    if not metrics:
         out.append(f'<div style="{_MUTED}">No metric applies to this use case.</div>')
-    by_attribute: dict[str | None, list[Any]] = {}
-    for m in plan.metrics:
-        by_attribute.setdefault(m.attribute, []).append(m)
+    by_attribute: dict[str | None, list[Document]] = {}
+    for m in metrics:
+        by_attribute.setdefault(m["attribute"], []).append(m)
     for attribute, planned in by_attribute.items():
         label = attribute if attribute is not None else "whole use case"
-        short = ", ".join(dict.fromkeys(m.name for m in planned))
+        short = ", ".join(dict.fromkeys(m["name"] for m in planned))
         reasons: dict[str, list[str]] = {}
         for m in planned:
-            spec = METRICS.get(m.key)
-            full = spec.full_name if spec is not None else m.name
-            reasons.setdefault(m.reason, []).append(f"{full} ({m.name})")
+            spec = METRICS.get(m["key"])
+            full = spec.full_name if spec is not None else m["name"]
+            reasons.setdefault(m["reason"], []).append(f"{full} ({m['name']})")
         body = "".join(
-            f'<div style="margin:2px 0"><b>{_e(", ".join(dict.fromkeys(metrics)))}</b><br>'
+            f'<div style="margin:2px 0"><b>{_e(", ".join(dict.fromkeys(shown)))}</b><br>'
             f'<span style="{_MUTED}">{_e(reason)}</span></div>'
-            for reason, metrics in reasons.items()
+            for reason, shown in reasons.items()
         )
         out.append(_details(f"<b>{_e(label)}</b>: {_e(short)}", body))
-    if plan.not_applicable:
+    skipped = list(plan.get("not_applicable") or [])
+    if skipped:
         # each reason names the metrics it leaves out (framework.left_out)
         items = [
-            f"{n.family}{' (' + n.attribute + ')' if n.attribute else ''} — {n.reason}" for n in plan.not_applicable
+            f"{n['family']}{' (' + n['attribute'] + ')' if n['attribute'] else ''} — {n['reason']}" for n in skipped
         ]
         out.append(_details(f"Not applicable ({len(items)})", _list(items)))
-    if plan.notes:
-        out.append(f'<div style="{_H2}">Notes</div>{_list(plan.notes)}')
-    if plan.caveats:
-        out.append(f'<div style="{_H2}">Caveats</div>{_list(plan.caveats)}')
+    if plan.get("notes"):
+        out.append(f'<div style="{_H2}">Notes</div>{_list(plan["notes"])}')
+    if plan.get("caveats"):
+        out.append(f'<div style="{_H2}">Caveats</div>{_list(plan["caveats"])}')
     out.append(
         f'<div style="{_MUTED};margin-top:6px">As a table: <code style="{_CODE}">plan.to_frame()</code>; '
         f'in plain text: <code style="{_CODE}">print(plan)</code>.</div></div>'
@@ -329,37 +345,29 @@ def plan_html(plan: Plan) -> str:
     return "".join(out)
 
 
-def plan_repr(plan: Plan, limit: int = 8) -> str:
-    """``Plan(text_generation, 40 prompts, 23 metrics: TF, EMT, TP, COBS, ...)``: never the prompts."""
-    names = list(dict.fromkeys(m.name for m in plan.metrics))
-    shown = ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
-    what = f"{len(plan.metrics)} metrics" + (f": {shown}" if names else "")
-    return f"Plan({plan.use_case.task}, {len(plan.use_case.prompts)} prompts, {what})"
-
-
 # ---------------------------------------------------------------------------------------------------- metric
 def _sizes(sizes: Mapping[str, Any]) -> str:
     return ", ".join(f"{v} {k}" for k, v in sizes.items())
 
 
-def metric_result_html(result: MetricResult) -> str:
-    """One metric value: name, value, range, direction, the reason when undefined, the input sizes."""
-    from evenhand.registry import METRICS
-
-    full = next((s.full_name for s in METRICS.values() if s.name == result.name), None)
-    low, high = result.value_range
-    direction = "higher is fairer" if result.higher_is_fairer else "lower is fairer"
-    title = _e(result.name) + (f' <span style="{_MUTED};font-weight:400">({_e(full)})</span>' if full else "")
+def metric_result_html(result: Document) -> str:
+    """One metric value (``MetricResult.to_dict()``): name, value, range, direction, the reason when undefined,
+    the input sizes."""
+    name = result["name"]
+    full = next((s.full_name for s in METRICS.values() if s.name == name), None)
+    low, high = result["value_range"]
+    direction = "higher is fairer" if result["higher_is_fairer"] else "lower is fairer"
+    title = _e(name) + (f' <span style="{_MUTED};font-weight:400">({_e(full)})</span>' if full else "")
     rows = [
-        ["value", f"<b>{_fmt(result.value, 4)}</b>"],
+        ["value", f"<b>{_fmt(result['value'], 4)}</b>"],
         ["range", f"[{_fmt(low)}, {_fmt(high)}], {_e(direction)}"],
     ]
-    if result.reason:
-        rows.append(["undefined because" if not result.is_defined else "note", _e(result.reason)])
-    if result.sizes:
-        rows.append(["sizes", _e(_sizes(result.sizes))])
-    if len(result.per_item):
-        rows.append(["per item", _e(f"{len(result.per_item)} values (one per {result.item_unit})")])
+    if result["reason"]:
+        rows.append(["undefined because" if not result["is_defined"] else "note", _e(result["reason"])])
+    if result["sizes"]:
+        rows.append(["sizes", _e(_sizes(result["sizes"]))])
+    if result["n_items"]:
+        rows.append(["per item", _e(f"{result['n_items']} values (one per {result['item_unit']})")])
     body = "".join(f'<tr><td style="{_TD};{_MUTED}">{_e(k)}</td><td style="{_TD}">{v}</td></tr>' for k, v in rows)
     return f'<div style="{_BOX}"><div style="{_H}">{title}</div><table style="{_TABLE}">{body}</table></div>'
 
@@ -403,3 +411,12 @@ def comparison_html(doc: Mapping[str, Any]) -> str:
         f'<code style="{_CODE}">c.to_json(path)</code>.</div></div>'
     )
     return "".join(out)
+
+
+#: Each core type and how its document becomes HTML (the assessment's without its responses: the view shows none).
+_RENDERERS: tuple[tuple[type, Callable[[Any], str]], ...] = (
+    (Assessment, lambda a: assessment_html(a.to_dict(include_responses=False))),
+    (Plan, lambda p: plan_html(p.to_dict())),
+    (Verdict, lambda v: verdict_html(v.to_dict())),
+    (MetricResult, lambda r: metric_result_html(r.to_dict())),
+)

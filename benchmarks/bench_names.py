@@ -1,0 +1,130 @@
+"""Personal names (issue 28): precision and recall of name detection, the speed of FTU with names, the name data's
+memory.
+
+Detection is measured on tests/data/name_detection.json (prompts labelled with the persons they name; half name
+none, many of those with look-alikes: "Washington approved the new rule", "Georgia Power", "Morgan Stanley"). A
+person counts as found when :func:`evenhand.text.names.find_people` returns exactly the labelled name as written
+(title excluded); a prompt counts as flagged when it finds any person.
+
+Speed: ``check_ftu`` on 10,000 prompts of ~40 words (the bench_text.py prompts, with a personal name in about a
+third of them), gender and race, names on and off; memory: the bytes the name index takes (tracemalloc).
+
+    .venv/bin/python benchmarks/bench_names.py [--n 10000] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evenhand.text import check_ftu  # noqa: E402
+from evenhand.text._names_data import name_index  # noqa: E402
+from evenhand.text.names import find_people  # noqa: E402
+
+LABELLED = ROOT / "tests" / "data" / "name_detection.json"
+_FILLER = (
+    "the customer asked about an account and we will review the billing statement today please call back soon "
+    "with details on the order shipping delay because the product arrived damaged yesterday our team can help "
+    "resolve this issue quickly for you"
+).split()
+_NAMES = ["Jamal Washington", "Emily Baker", "Ms. Robinson", "Wei Zhang", "Jose Garcia", "Latoya", "Mr. Nguyen"]
+_LOOKALIKES = ["Washington", "May", "Grace", "Jordan", "Ford", "Brown", "Georgia", "Will"]
+
+
+def measure_detection(path: Path = LABELLED) -> dict[str, Any]:
+    """Person-level and prompt-level precision and recall of :func:`find_people` on the labelled prompts."""
+    items = json.loads(path.read_text(encoding="utf-8"))["items"]
+    tp = fp = fn = 0
+    prompt_tp = prompt_fp = prompt_fn = 0
+    misses: list[str] = []
+    false_alarms: list[str] = []
+    for item in items:
+        text, expected = item["text"], set(item["persons"])
+        found = {text[p.start : p.end] for p in find_people(text)}
+        tp += len(found & expected)
+        fp += len(found - expected)
+        fn += len(expected - found)
+        misses += [f"{text!r}: {name}" for name in sorted(expected - found)]
+        false_alarms += [f"{text!r}: {name}" for name in sorted(found - expected)]
+        prompt_tp += bool(found) and bool(expected)
+        prompt_fp += bool(found) and not expected
+        prompt_fn += not found and bool(expected)
+    return {
+        "prompts": len(items),
+        "with_names": sum(1 for i in items if i["persons"]),
+        "persons": tp + fn,
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "recall": tp / (tp + fn) if tp + fn else 1.0,
+        "prompt_precision": prompt_tp / (prompt_tp + prompt_fp) if prompt_tp + prompt_fp else 1.0,
+        "prompt_recall": prompt_tp / (prompt_tp + prompt_fn) if prompt_tp + prompt_fn else 1.0,
+        "misses": misses,
+        "false_alarms": false_alarms,
+    }
+
+
+def prompts(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = [rng.choice(_FILLER) for _ in range(40)]
+        if rng.random() < 0.33:
+            words.insert(rng.randrange(len(words)), "to " + rng.choice(_NAMES))
+        if rng.random() < 0.33:
+            words.insert(rng.randrange(len(words)), rng.choice(_LOOKALIKES))
+        words[0] = words[0].capitalize()
+        out.append(" ".join(words) + ".")
+    return out
+
+
+def timed(fn: Any, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def name_data_bytes() -> int:
+    name_index.cache_clear()
+    tracemalloc.start()
+    name_index()
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    detection = measure_detection()
+    print(json.dumps({k: v for k, v in detection.items() if k not in ("misses", "false_alarms")}, indent=1))
+    print("missed:", *detection["misses"], sep="\n  ")
+    print("false alarms:", *detection["false_alarms"], sep="\n  ")
+    texts = prompts(args.n)
+    check_ftu(texts[:10], "gender")  # load lexicons and names once
+    print(f"name data in memory: {name_data_bytes() / 1e6:.2f} MB")
+    print("| operation | prompts flagged | median wall (s) |")
+    print("|---|---:|---:|")
+    for attribute in ("gender", "race", None):
+        for names in (False, True):
+            result = check_ftu(texts, attribute, names=names)
+            wall = timed(lambda a=attribute, nm=names: check_ftu(texts, a, names=nm), args.repeats)
+            label = attribute or "all built-ins"
+            print(f"| check_ftu {label}, names={names} | {result.n_flagged} | {wall:.3f} |")
+
+
+if __name__ == "__main__":
+    main()

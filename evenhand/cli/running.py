@@ -1,0 +1,141 @@
+"""Running a validated config from the command line: the estimate, the run, its outputs, its exit code.
+
+Failures are sorted by :mod:`evenhand.cli.exit_codes` (bad input 2, anything else 3), each one line on stderr with
+the run's credentials redacted, whatever the message quotes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+
+from evenhand.cli.consoles import console, err_console
+from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, is_bad_input, print_error
+
+
+def run_config(
+    config: Any,
+    out: Path | None,
+    limit: int | None,
+    progress: bool | None,
+    allow_code: bool | None = None,
+    junit: Path | None = None,
+    announce: bool = False,
+) -> ExitCode:
+    """Run a validated config; print the summary, write the outputs (and the JUnit file); return the exit code.
+    ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts."""
+    from evenhand._redact import redact_text, secret_values
+    from evenhand.generation._types import GenerationStoppedError
+    from evenhand.pipeline.from_config import assess_config
+
+    secrets = secret_values(config.model.client_spec())  # never echoed, whatever an error message quotes
+    if out is not None:
+        config.output.dir = out
+    try:  # before any work: the outputs must be writable where asked and must not overwrite an input
+        check_outputs(config, junit)
+        told = print_estimate if announce else None
+        assessment = assess_config(config, limit=limit, progress=progress, allow_code=allow_code, on_estimate=told)
+    except Exception as exc:
+        if exit_code_for(exc) == ExitCode.BAD_INPUT:  # a model named in the config that cannot be loaded included
+            print_error(redact_text(str(exc), secrets))
+            return ExitCode.BAD_INPUT
+        # a model, scorer or server failed (or a bug): report it, with a distinct exit code
+        message = redact_text(f"{type(exc).__name__}: {exc}", secrets)
+        if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
+            message = redact_text(resume_advice(exc), secrets)
+        err_console.print(f"[bold red]assessment failed:[/] {escape(message)}", highlight=False)
+        return ExitCode.RUNTIME_FAILURE
+    except KeyboardInterrupt:  # typer would exit 130 without a word: say what is kept and how to go on
+        store = config.run_settings().generation.store if config.responses is None else None
+        kept = (
+            f"; the responses generated so far are kept in {store}: run the same command again to resume"
+            if (store is not None and Path(store).exists())
+            else ""
+        )
+        err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
+        return ExitCode.INTERRUPTED
+    from evenhand.report.console import print_assessment
+
+    print_assessment(console, assessment.to_dict(include_responses=False))  # the report's order (docs/cli.md)
+    oc = config.output
+    write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
+    if junit is not None:  # from the results document, as `evenhand compare --junit` from the comparison's
+        from evenhand.junit import write_junit
+
+        try:
+            written = write_junit(junit, assessment.to_dict(include_responses=False))
+        except OSError as exc:  # checked before the run; the place changed since: one line, as any bad output path
+            print_error(f"--junit {junit}: cannot write it there ({exc.strerror or exc})")
+            return ExitCode.BAD_INPUT
+        err_console.print(f"wrote {escape(str(written))}")  # status: stderr, as the other outputs' lines
+    from evenhand.gate import print_gate  # passed or failed, what the gate judged, on stderr
+
+    print_gate(err_console, assessment.threshold_checks, f"{oc.dir / 'results.json'} (thresholds)")
+    # None: no threshold was set, nothing gates the exit code
+    return ExitCode.THRESHOLD_FAILED if assessment.passed is False else ExitCode.OK
+
+
+def check_outputs(config: Any, junit: Path | None = None) -> None:
+    """The output folder (and the JUnit file) can be written and overwrite no input; raises InputError."""
+    from evenhand.pipeline.outputs import check_output_folder, output_paths
+
+    inputs = check_output_folder(config)
+    if junit is not None:
+        from evenhand.junit import check_junit_path
+
+        check_junit_path(junit, inputs, output_paths(Path(config.output.dir)))
+
+
+def write_outputs(
+    assessment: Any, out: Path, html: bool = True, include_responses: bool = True, responses: str = "csv"
+) -> None:
+    """Write the run's outputs into ``out`` and say on stderr what was written and what was removed."""
+    from evenhand.pipeline.outputs import write_outputs as write
+
+    done = write(assessment, out, html=html, include_responses=include_responses, responses=responses)
+    # where the results went is status, not results: stderr, so that stdout redirected to a file holds results only
+    err_console.print(f"wrote {escape(str(done.written[0]))} and {escape(str(done.written[1]))}")
+    for path in done.written[2:]:  # the responses, then the report
+        err_console.print(f"wrote {escape(str(path))}")
+    for path in done.removed:
+        err_console.print(f"removed {escape(str(path))} (from an earlier run; this run does not write it)")
+
+
+def resume_advice(exc: Any) -> str:
+    """One line for a generation the circuit breaker stopped: why, the counts, and how to go on."""
+    if exc.store_path == ":memory:":
+        return f"{exc.summary}; nothing was stored"
+    return (
+        f"{exc.summary}; the completed samples are kept in {exc.store_path}: fix the cause and run the same "
+        "`evenhand assess` command again to resume"
+    )
+
+
+def print_estimate(estimate: Any) -> None:
+    """What generation will send (requests, tokens, cost), on stderr: stdout keeps the results."""
+    for line in estimate.lines():
+        err_console.print(f"estimate: {escape(line)}", highlight=False)
+
+
+def dry_run(config: Any, out: Path | None, limit: int | None, allow_code: bool | None) -> ExitCode:
+    """``assess --dry-run``: the estimate of what the run would send, and nothing else (no request, no scorer, no
+    store, no output folder)."""
+    from evenhand._redact import redact_text, secret_values
+    from evenhand.pipeline.from_config import estimate_config
+
+    if out is not None:  # the store's default place is in the output folder
+        config.output.dir = out
+    try:
+        estimate = estimate_config(config, limit, allow_code=allow_code)
+    except Exception as exc:
+        if not is_bad_input(exc):
+            raise
+        raise fail(redact_text(str(exc), secret_values(config.model.client_spec())), ExitCode.BAD_INPUT) from None
+    if estimate is None:
+        err_console.print(f"nothing to send: the responses come from {escape(str(config.responses.path))}")
+    else:
+        print_estimate(estimate)
+    err_console.print("dry run: nothing was sent and nothing was written", highlight=False)
+    return ExitCode.OK

@@ -1,0 +1,105 @@
+"""Reading a config file (YAML or TOML) into an :class:`AssessConfig`, every problem one line naming the file and the
+key."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ._section import ConfigError
+from .schema import AssessConfig
+
+
+def format_errors(source: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        loc = ".".join(str(p) for p in err["loc"])
+        names_itself = re.match(r"^[\w.]+: ", msg) and (not loc or msg.startswith(f"{loc}."))
+        if names_itself:  # a check across sections (or of a whole section) names its key itself
+            lines.append(f"{source}: {msg}")
+        else:
+            lines.append(f"{source}: {loc or '(top level)'}: {msg}")
+    # one line for all of them (scripts grep one line per error); the source is named once
+    return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])
+
+
+def parse_config(data: Any, source: str = "config", base: Path | None = None) -> AssessConfig:
+    """Validate an already-parsed config mapping; ``base`` resolves relative paths."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of sections, got {type(data).__name__}")
+    try:
+        config = AssessConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_errors(source, exc)) from None
+    return config.resolve_paths(base) if base is not None else config
+
+
+def load_config(path: str | os.PathLike[str]) -> AssessConfig:
+    """Read and validate a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file."""
+    p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"{p} is a folder; give the config file (.yaml, .yml or .toml)")
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {p}")
+    try:
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the YAML
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a text file (a config is UTF-8 YAML or TOML)") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    try:
+        if p.suffix.lower() == ".toml":
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # Python 3.10: the tomli backport (a dependency there)
+                import tomli as tomllib
+            data: Any = tomllib.loads(text)
+        elif p.suffix.lower() in (".yaml", ".yml"):
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no Python objects
+        else:
+            raise ConfigError(f"{p}: unknown config format {p.suffix!r}; use .yaml, .yml or .toml")
+    except (yaml.YAMLError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"{p}: not valid {p.suffix[1:].upper()}: {_one_line(exc)}") from None
+    return parse_config(data, source=str(p), base=p.parent.resolve())
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key written twice in one mapping is an error: by default the second
+    silently wins, so a setting the reader sees first would not be the one that runs."""
+
+
+def _unique_keys(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *anchor" may repeat by design
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, (str, int, float, bool)):  # an odd key (a list): the schema rejects it by name
+            continue
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r} is written twice in one section", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_keys)
+
+
+def _one_line(exc: Exception) -> str:
+    """A parser's error on one line: PyYAML's spans several (the line quoted, a caret under it)."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        hint = "; indent with spaces, not tabs" if "\\t" in str(exc.problem) else ""
+        return f"{exc.problem} (line {mark.line + 1}, column {mark.column + 1}){hint}"
+    return " ".join(str(exc).split())

@@ -1,0 +1,109 @@
+"""The ``model`` section: which LLM answers (the client spec), how it samples, and what its tokens cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from evenhand.errors import InputError
+
+from ._section import _Section
+
+
+class PricesConfig(_Section):
+    """What the model's tokens cost, per 1M, for the estimate before a run (``evenhand plan``, ``evenhand assess``)."""
+
+    # strict: a number as YAML/TOML write it (a quoted "0.15" or a true is a mistake to point at, not to convert)
+    input_per_1m: Annotated[float, Field(ge=0.0, strict=True, allow_inf_nan=False, description="per 1M prompt tokens")]
+    output_per_1m: Annotated[
+        float, Field(ge=0.0, strict=True, allow_inf_nan=False, description="per 1M completion tokens")
+    ]
+
+
+class ModelConfig(_Section):
+    """The LLM: ``local`` (bundled SmolLM2 or a local Hugging Face path), any OpenAI-compatible server, or
+    ``callable`` (a Python function named in ``options.function`` as ``"package.module:name"``)."""
+
+    provider: Literal["local", "openai", "callable"] = "local"
+    model: Annotated[str | None, Field(description="model name (openai) or local path / Hugging Face id (local)")] = (
+        None
+    )
+    base_url: str | None = None
+    api_key_env: Annotated[str, Field(description="name of the environment variable holding the key")] = (
+        "OPENAI_API_KEY"
+    )
+    temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 1.0
+    max_tokens: Annotated[int, Field(ge=1)] = 96
+    system_prompt: str | None = None
+    seed: int | None = None
+    concurrency: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description="requests in flight, fixed; null: provider openai adapts to the server's pace (from 16 up "
+            "to max_concurrency, backing off on 429/503), the other providers keep 8",
+        ),
+    ] = None
+    max_concurrency: Annotated[
+        int | None, Field(ge=1, description="the most requests in flight, ever (null: 64 when adapting)")
+    ] = None
+    options: dict[str, Any] = Field(default_factory=dict, description="extra client options")
+    device: Annotated[str | None, Field(description="provider local: auto, cpu, cuda, cuda:N or mps (None: auto)")] = (
+        None
+    )
+    prices: Annotated[PricesConfig | None, Field(description="per 1M tokens: the cost estimate states the cost")] = None
+
+    @field_validator("options")
+    @classmethod
+    def _header_mappings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Headers are name -> value; said here by key, never quoting a value (it may be a credential)."""
+        for key in ("headers", "default_headers", "extra_headers"):
+            given = value.get(key)
+            if given is not None and not (
+                isinstance(given, dict) and all(isinstance(v, (str, int, float)) for v in given.values())
+            ):
+                raise InputError(f"model.options.{key} must map header names to text values, e.g. {{X-Team: a}}")
+        return value
+
+    @model_validator(mode="after")
+    def _openai_needs_url(self) -> ModelConfig:
+        if self.provider == "openai" and (not self.base_url or not self.model):
+            raise InputError("model.provider 'openai' needs model.base_url and model.model")
+        if self.concurrency is not None and self.max_concurrency is not None:
+            if self.concurrency > self.max_concurrency:
+                raise InputError(f"model.concurrency {self.concurrency} is above model.max_concurrency")
+        # a local model folder is checked when the model is used (evenhand.pipeline.from_config.check_local_model),
+        # relative to the config file's folder: `evenhand plan` never needs it, and the working directory is no base
+        if self.device is not None:
+            from evenhand.scorers._base import check_device
+
+            check_device(self.device)
+            if self.provider != "local":
+                raise InputError(f"model.device applies to provider local, not {self.provider!r}; remove it")
+        return self
+
+    def local_folder(self) -> Path | None:
+        """The local model's folder when ``model`` is written as a path (``/``, ``~``, ``./``, ``../``), else None
+        (a Hugging Face id, another provider)."""
+        written_as_path = self.model is not None and self.model.startswith(("/", "~", "./", "../", ".\\"))
+        return Path(str(self.model)).expanduser() if self.provider == "local" and written_as_path else None
+
+    def fixed_concurrency(self) -> int | None:
+        """``concurrency`` for the run: None lets an OpenAI-compatible server set the pace; a local model or a
+        callable keeps the fixed 8 it always had (nothing to adapt to)."""
+        if self.concurrency is None and self.provider != "openai":
+            return min(8, self.max_concurrency or 8)
+        return self.concurrency
+
+    def client_spec(self) -> dict[str, Any]:
+        """The dict :func:`evenhand.generation.get_client` takes (the API key stays in the environment)."""
+        spec: dict[str, Any] = {"provider": self.provider, **self.options}
+        if self.provider != "callable":
+            spec["model"] = self.model
+        if self.device is not None:
+            spec["device"] = self.device
+        if self.provider == "openai":
+            spec |= {"base_url": self.base_url, "api_key_env": self.api_key_env}
+        return spec

@@ -1,0 +1,261 @@
+"""The run sections (``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``,
+``thresholds``), gathered in :class:`RunSettings`: what a run needs besides the use case and its responses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from evenhand.errors import InputError
+from evenhand.framework import UseCase
+
+from ._section import MAX_COUNT, _Section
+
+
+class GenerationConfig(_Section):
+    count: Annotated[
+        int, Field(ge=1, le=MAX_COUNT, description="responses per prompt (25 is the paper's convention for EMT/TP)")
+    ] = 5
+    counterfactual_count: Annotated[
+        int | None, Field(ge=1, le=MAX_COUNT, description="responses per counterfactual prompt")
+    ] = None
+    store: Annotated[
+        Path | None,
+        Field(description="SQLite file of generated responses (resumable); default: generations.sqlite in output.dir"),
+    ] = None
+    progress: bool = True
+    max_consecutive_failures: Annotated[
+        int | Literal["auto"] | None,
+        Field(
+            description="stop the run after this many requests in a row fail the same way (the server is down or "
+            "refuses every request; docs/generation.md); auto: max(10, model.concurrency; 16 where it adapts); "
+            "null: never stop early"
+        ),
+    ] = "auto"
+
+    @field_validator("max_consecutive_failures", mode="before")
+    @classmethod
+    def _positive_limit(cls, value: Any) -> Any:
+        if value is None or value == "auto" or (type(value) is int and value >= 1):
+            return value
+        raise InputError(f"must be a positive whole number, 'auto' or null, got {value!r}")
+
+
+class ScoringConfig(_Section):
+    """The scorers and their cut-offs. Each scorer is a spec (a name, a model id or local path; in Python also a
+    callable or a built scorer) or a mapping ``{spec: ..., <option>: ...}`` with any option its factory takes
+    (``checkpoint``, ``batch_size``, ``device``, ``label_map``, ...). All are built, and so checked, before any
+    response is generated."""
+
+    toxicity: Annotated[Any, Field(description="toxicity scorer spec (None = offline default)")] = None
+    sentiment: Annotated[Any, Field(description="sentiment scorer spec (None = VADER)")] = None
+    stereotype: Annotated[Any, Field(description="stereotype classifier spec; None = skip SF/EMS/SP")] = None
+    embedder: Annotated[Any, Field(description="sentence embedder spec; false = skip counterfactual cosine")] = None
+    device: Annotated[
+        str | None, Field(description="auto, cpu, cuda, cuda:N or mps for every model-based scorer (None: theirs)")
+    ] = None
+    toxicity_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    stereotype_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    sentiment_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    audit: Annotated[
+        bool, Field(description="audit the toxicity and sentiment scorers on identity statements (docs/scorers.md)")
+    ] = True
+    mask_identity: Annotated[
+        bool | Literal["auto"],
+        Field(description="score toxicity on identity-masked texts; auto: only for the offline default scorer"),
+    ] = "auto"
+    engine: Annotated[
+        Literal["local", "ray"], Field(description="where scorers run: this process, or a Ray cluster (docs/scale.md)")
+    ] = "local"
+    address: Annotated[
+        str | None,
+        Field(description="engine ray: 'auto' (this machine's cluster) or 'ray://host:port'; None: a new one"),
+    ] = None
+    num_actors: Annotated[
+        int | None, Field(ge=1, description="engine ray: actors per scorer (None: one per CPU, or per GPU)")
+    ] = None
+    num_gpus_per_actor: Annotated[float, Field(ge=0.0, description="engine ray: GPUs each actor requests")] = 0.0
+    cache: Annotated[
+        bool | Path | None,
+        Field(
+            description="a persistent score cache (SQLite) for the scorers and the embedder: true for "
+            "$EVENHAND_CACHE_DIR/scores.sqlite (else ~/.cache/evenhand/scores.sqlite) or a file; a re-run, or a run "
+            "after an interruption, scores nothing twice (docs/scorers.md); null/false: none"
+        ),
+    ] = None
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _cache_words(cls, value: Any) -> Any:
+        """``default``/``on`` is the default cache file and ``off``/``none`` no cache, as ``--score-cache`` reads them
+        (a file of that name needs a path: ``./default``)."""
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word in ("default", "on", "true"):
+                return True
+            if word in ("off", "none", "false", ""):
+                return None
+        return value
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str | None) -> str | None:
+        if value is not None:
+            from evenhand.scorers._base import check_device
+
+            check_device(value)
+        return value
+
+    @model_validator(mode="after")
+    def _ray_options_need_ray(self) -> ScoringConfig:
+        given = [k for k in ("address", "num_actors") if getattr(self, k) is not None]
+        given += ["num_gpus_per_actor"] if self.num_gpus_per_actor else []
+        if self.engine != "ray" and given:
+            raise InputError(f"scoring.{given[0]} applies to engine: ray; set scoring.engine: ray or remove it")
+        return self
+
+    def engine_spec(self) -> dict[str, Any]:
+        """What :func:`evenhand.scorers.get_engine` takes for these settings."""
+        if self.engine == "local":
+            return {"engine": "local"}
+        return {
+            "engine": "ray",
+            "address": self.address,
+            "num_actors": self.num_actors,
+            "num_gpus_per_actor": self.num_gpus_per_actor,
+        }
+
+
+class ClassificationConfig(_Section):
+    """How an LLM answer becomes a label. ``labels`` maps each label to the words that signal it."""
+
+    labels: dict[str, list[str]] = Field(default_factory=lambda: {"1": ["yes", "true"], "0": ["no", "false"]})
+    positive_label: str | int | bool = "1"
+    pattern: Annotated[str | None, Field(description="regex whose first group is the label (instead of labels)")] = None
+    sensitive_classes: list[str] = Field(default_factory=list, description="multiclass: classes to check")
+    group_columns: Annotated[
+        dict[str, str] | None,
+        Field(description="own responses table: {attribute: column with the person's group of that attribute}"),
+    ] = None
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _yaml_booleans(cls, value: Any) -> Any:
+        """YAML 1.1 reads unquoted yes/no as booleans: take them back as the words the user wrote."""
+        if not isinstance(value, dict):
+            return value
+
+        def word(w: Any) -> Any:
+            if isinstance(w, bool):
+                return "yes" if w else "no"
+            return w if w is None else str(w)
+
+        return {str(k): [word(w) for w in v] if isinstance(v, list) else v for k, v in value.items()}
+
+
+class RecommendationConfig(_Section):
+    k: Annotated[int, Field(ge=1, le=1_000, description="list length K")] = 5
+    normalize: Annotated[
+        bool,
+        Field(description="compare items case-folded, whitespace collapsed ('The Matrix' = 'the matrix')"),
+    ] = True
+
+
+class StatisticsConfig(_Section):
+    ci: Annotated[float | None, Field(gt=0.0, lt=1.0, description="interval level; null = no intervals")] = 0.95
+    n_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
+    seed: int = 0
+    method: Literal["percentile", "bca"] = "percentile"
+
+
+class Threshold(_Section):
+    """A pass/fail rule (exit code 1 when it fails), on a metric or on the verdict.
+
+    On a metric: its ``measure`` must lie in [min, max] for every row of that metric (optionally one attribute,
+    one pair of groups): ``value`` (the metric itself), ``gap`` (noise floor minus counterfactual similarity),
+    ``below_floor`` (1 when similarity is below its noise floor beyond the interval and the swap test, as
+    the verdict decides it, else 0) or ``p_adjusted``
+    (the Benjamini-Hochberg adjusted p-value of the row's test). On the verdict: ``verdict: concern`` (or
+    ``watch``) counts the findings at that severity or worse, e.g. ``{verdict: concern, max: 0}``.
+    """
+
+    metric: Annotated[str | None, Field(description="metric key or short name, e.g. CROUGE-L")] = None
+    verdict: Annotated[
+        Literal["concern", "watch"] | None, Field(description="count findings at this severity or worse")
+    ] = None
+    attribute: str | None = None
+    groups: Annotated[
+        list[str] | None, Field(min_length=2, max_length=2, description="one pair of groups, e.g. [female, male]")
+    ] = None
+    measure: Annotated[
+        Literal["value", "gap", "below_floor", "p_adjusted"], Field(description="what min/max apply to")
+    ] = "value"
+    min: float | None = None
+    max: float | None = None
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, value: str | None) -> str | None:
+        """A typo in a gate is a config error (exit 2), not a failed fairness check."""
+        if value is not None:
+            from evenhand.registry import metric
+
+            try:
+                metric(value)
+            except KeyError as exc:
+                raise InputError(str(exc.args[0])) from None
+        return value
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Threshold:
+        if (self.metric is None) == (self.verdict is None):
+            raise InputError("a threshold names either a metric or a verdict severity (verdict: concern)")
+        if self.min is None and self.max is None:
+            raise InputError(f"threshold for {self.metric or self.verdict!r} needs min or max")
+        if self.verdict is not None and self.measure != "value":
+            raise InputError("a verdict threshold counts findings; measure applies to metric thresholds only")
+        return self
+
+    @property
+    def label(self) -> str:
+        """What the rule judges, e.g. ``SCSP p_adjusted (gender, female vs male)``."""
+        what = f"findings at {self.verdict} or worse" if self.verdict else str(self.metric)
+        if self.measure != "value":
+            what += f" {self.measure}"
+        scope = [s for s in (self.attribute, " vs ".join(self.groups) if self.groups else None) if s]
+        return f"{what} ({', '.join(scope)})" if scope else what
+
+
+class RunSettings(_Section):
+    """Everything a run needs besides the use case and its responses: the config file's run sections, as they are.
+
+    :meth:`AssessConfig.run_settings` copies those sections over unchanged (no key is mapped by hand), and
+    :func:`evenhand.assess` builds the same object from its keyword arguments.
+    """
+
+    generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig())
+    scoring: ScoringConfig = Field(default_factory=lambda: ScoringConfig())
+    classification: ClassificationConfig = Field(default_factory=lambda: ClassificationConfig())
+    recommendation: RecommendationConfig = Field(default_factory=lambda: RecommendationConfig())
+    statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
+    thresholds: list[Threshold] = Field(default_factory=list)
+
+
+def check_threshold_scope(rules: Any, use_case: UseCase) -> None:
+    """Every threshold's attribute is one the use case checks, and its groups are groups of that attribute (a rule
+    that can match nothing is a config error, reported before anything runs)."""
+    from evenhand.text.counterfactual import attribute_groups
+
+    specs = use_case.attribute_specs
+    for i, rule in enumerate(rules):
+        where = f"thresholds.{i}"
+        if rule.attribute is not None and rule.attribute not in specs:
+            raise InputError(f"{where}.attribute: {rule.attribute!r} is not checked here; attributes: {list(specs)}")
+        if rule.groups:
+            names = [rule.attribute] if rule.attribute is not None else list(specs)
+            known = {g for n in names for g in attribute_groups(specs[n])}
+            unknown = [g for g in rule.groups if g not in known]
+            if unknown:
+                raise InputError(f"{where}.groups: {unknown} not among the groups {sorted(known)}")

@@ -1,0 +1,95 @@
+"""The FTU check of a use case's prompts, per attribute, and what the prompts' language means for it.
+
+FTU is checked with an attribute's lexicon, which reads one language (``Lexicon.language``). When the prompts are
+confidently in another language (:func:`evenhand.text.language.detect_language`), FTU is *not assessable* for that
+attribute: never "satisfied" (the lexicon would find no word in any prompt), and the plan leaves out the metrics
+that need the lexicon to read the prompts (counterfactual, stereotype), saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evenhand.errors import InputError
+from evenhand.framework.plan import FTUSummary, join_words
+from evenhand.framework.use_case import TEXT_TASKS, UseCase
+from evenhand.text.language import LanguageGuess, language_name
+
+
+def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess | None]:
+    """FTU per attribute, from the prompts when given, otherwise from the user's answer; and the prompts' language
+    (None when not detected: no prompts, or no lexicon with a known language)."""
+    out: dict[str, FTUSummary] = {}
+    if not use_case.prompts:
+        if use_case.mentions_protected_groups is None:
+            raise InputError(
+                "plan() needs the use case's prompts (to check FTU) or the answer mentions_protected_groups=True/False"
+            )
+        for name in use_case.attribute_specs:
+            out[name] = FTUSummary(name, not use_case.mentions_protected_groups, 0, 0, source="answer")
+        return out, None
+    from evenhand.text.ftu import check_ftu
+    from evenhand.text.language import detect_language
+
+    results = {name: check_ftu(use_case.prompts, attribute=spec) for name, spec in use_case.attribute_specs.items()}
+    known = any(r.lexicon_language is not None for r in results.values())
+    guess = detect_language(use_case.prompts) if known else None  # custom word lists alone: nothing to compare
+    for name, result in results.items():
+        assessable = guess is None or not guess.differs_from(result.lexicon_language)
+        out[name] = FTUSummary(
+            attribute=name,
+            satisfied=bool(result.satisfied) and assessable,
+            n_flagged=int(result.n_flagged),
+            n_prompts=len(use_case.prompts),
+            examples=_matched_words(result),
+            assessable=assessable,
+            language=guess.code if guess is not None else None,
+            lexicon_language=result.lexicon_language,
+            language_evidence=guess.evidence() if guess is not None and guess.code is not None else "",
+        )
+    return out, guess
+
+
+def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, task: str) -> list[str]:
+    """Plan notes on the prompts' language: attributes FTU cannot check, and a large share of prompts in another
+    language than a lexicon's (only those in the lexicon's language are then checked)."""
+    notes: list[str] = []
+    blocked = [f for f in ftu.values() if not f.assessable]
+    if blocked and guess is not None:
+        names = join_words([f.attribute for f in blocked])
+        readers = join_words(sorted({language_name(f.lexicon_language) for f in blocked}))
+        lexicons = f"the {names} lexicon reads" if len(blocked) == 1 else f"the {names} lexicons read"
+        notes.append(
+            f"the prompts look {guess.name} ({guess.evidence()}) but {lexicons} {readers}: FTU cannot be checked "
+            f"for {names}, and the metrics that need the lexicon to read the prompts (counterfactual, stereotype) "
+            f"are left out. Give {names} as custom word lists in {guess.name} (custom_attributes) or assess "
+            "translated prompts"
+            + ("; the offline default scorers (toxicity, sentiment) read English only" if task in TEXT_TASKS else "")
+        )
+    if guess is not None:
+        for language in sorted({f.lexicon_language for f in ftu.values() if f.assessable and f.lexicon_language}):
+            other = guess.minority(language)
+            if other is not None:
+                code, n = other
+                checked = [f.attribute for f in ftu.values() if f.assessable and f.lexicon_language == language]
+                lexicons = "lexicon reads" if len(checked) == 1 else "lexicons read"
+                notes.append(
+                    f"{n} of {guess.n_sampled} prompts look {language_name(code)} ({code}); the {join_words(checked)} "
+                    f"{lexicons} {language_name(language)}, so FTU and counterfactual prompts cover only the "
+                    f"{language_name(language)} ones"
+                )
+    return notes
+
+
+def _matched_words(result: Any) -> tuple[str, ...]:
+    """The distinct attribute words an FTU result found (best effort across result shapes)."""
+    words: list[str] = []
+    for per_prompt in getattr(result, "matches", ()) or ():
+        for match in per_prompt or ():
+            word = match if isinstance(match, str) else getattr(match, "text", None) or getattr(match, "word", None)
+            if word is None and isinstance(match, (tuple, list)) and match:
+                word = match[0]
+            if isinstance(word, str) and word.lower() not in words:
+                words.append(word.lower())
+    return tuple(words)

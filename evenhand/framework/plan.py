@@ -1,0 +1,197 @@
+"""What a plan says: the FTU result per attribute, the metrics to compute with their reasons, what is left out and
+why (:class:`Plan`, the output of :func:`evenhand.framework.plan`), in data and in plain text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from evenhand._display import render_html
+from evenhand.errors import InputError
+from evenhand.framework.use_case import UseCase
+from evenhand.registry import METRICS
+from evenhand.text.language import language_name
+
+
+@dataclass(frozen=True)
+class FTUSummary:
+    """The FTU result of one attribute as the plan reports it.
+
+    ``assessable`` is False when the prompts are in another language than the attribute's lexicon (``language``
+    and ``lexicon_language`` differ): the check could not have found a word, so ``satisfied`` is False too and
+    means nothing. Read ``assessable`` before ``satisfied``.
+    """
+
+    attribute: str
+    satisfied: bool
+    n_flagged: int
+    n_prompts: int
+    examples: tuple[str, ...] = ()  # attribute words found, for the reason text
+    source: str = "prompts"  # "prompts" (checked) or "answer" (stated by the user)
+    assessable: bool = True
+    language: str | None = None  # the prompts' language (ISO 639-1) when detected with confidence, else None
+    lexicon_language: str | None = None  # the language of the attribute's lexicon (None: unknown, e.g. a custom dict)
+    language_evidence: str = ""  # how sure the detection is: "es, 38 of 40 prompts"
+
+    def describe(self) -> str:
+        if not self.assessable:
+            a = self.attribute
+            return (
+                f"FTU cannot be checked for {a}: the prompts look {language_name(self.language)} "
+                f"({self.language_evidence}) and the {a} lexicon reads {language_name(self.lexicon_language)}"
+            )
+        if self.source == "answer":
+            verdict = "do not mention" if self.satisfied else "mention"
+            return f"you stated that the prompts {verdict} {self.attribute} groups"
+        if self.satisfied:
+            a = self.attribute
+            return f"FTU holds for {a}: none of the {self.n_prompts} prompts mentions a {a} term"
+        words = f" (e.g. {', '.join(repr(w) for w in self.examples[:4])})" if self.examples else ""
+        return (
+            f"FTU fails for {self.attribute}: {self.n_flagged} of {self.n_prompts} prompts mention "
+            f"{self.attribute} words{words}"
+        )
+
+
+@dataclass(frozen=True)
+class PlannedMetric:
+    """One metric the plan asks for, with the reason."""
+
+    key: str
+    name: str
+    family: str
+    attribute: str | None
+    reason: str
+    requires: str
+    section: str
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A metric family left out, with the reason; ``metrics`` are the keys of the metrics it leaves out, and the
+    reason names them (their short names, from the registry) first: build one with :func:`left_out`."""
+
+    family: str
+    attribute: str | None
+    reason: str
+    metrics: tuple[str, ...] = ()
+
+
+def left_out(family: str, attribute: str | None, why: str, keys: tuple[str, ...]) -> NotApplicable:
+    """A :class:`NotApplicable` whose reason names the metrics it leaves out: "FNRD, FORD, FPRD and FDRD are left
+    out: ..." (the names come from the registry, so a plan line never lists them by hand)."""
+    names = [METRICS[k].name for k in dict.fromkeys(keys)]
+    if not names:
+        raise InputError(f"a not-applicable line for {family} names no metric")
+    verb = "is" if len(names) == 1 else "are"
+    return NotApplicable(family, attribute, f"{join_words(names)} {verb} left out: {why}", tuple(dict.fromkeys(keys)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to compute for a use case and why (the output of :func:`plan`)."""
+
+    use_case: UseCase
+    ftu: Mapping[str, FTUSummary]
+    metrics: tuple[PlannedMetric, ...]
+    not_applicable: tuple[NotApplicable, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    #: What a reader of any result must keep in mind (e.g. prompts the lexicons cannot read); an assessment
+    #: repeats these among its caveats.
+    caveats: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.family for m in self.metrics))
+
+    def keys(self, family: str | None = None, attribute: str | None = None) -> tuple[str, ...]:
+        """Metric keys planned (optionally of one family and attribute), without repeats."""
+        return tuple(
+            dict.fromkeys(
+                m.key
+                for m in self.metrics
+                if (family is None or m.family == family) and (attribute is None or m.attribute == attribute)
+            )
+        )
+
+    def attributes_for(self, family: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.attribute for m in self.metrics if m.family == family and m.attribute))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per planned metric: name, family, attribute, reason, required input, paper section."""
+        rows = [
+            {
+                "metric": m.name,
+                "key": m.key,
+                "family": m.family,
+                "attribute": m.attribute,
+                "reason": m.reason,
+                "requires": m.requires,
+                "section": m.section,
+            }
+            for m in self.metrics
+        ]
+        return pd.DataFrame(rows, columns=["metric", "key", "family", "attribute", "reason", "requires", "section"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (used by ``Assessment.to_json`` and the report)."""
+        return {
+            "use_case": self.use_case.model_dump(exclude={"prompts"}) | {"n_prompts": len(self.use_case.prompts)},
+            "ftu": {
+                k: {
+                    "satisfied": v.satisfied,
+                    "n_flagged": v.n_flagged,
+                    "n_prompts": v.n_prompts,
+                    "examples": list(v.examples),
+                    "source": v.source,
+                    "assessable": v.assessable,
+                    "language": v.language,
+                    "lexicon_language": v.lexicon_language,
+                    "description": v.describe(),
+                }
+                for k, v in self.ftu.items()
+            },
+            "metrics": [m.__dict__.copy() for m in self.metrics],
+            "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
+            "notes": list(self.notes),
+            "caveats": list(self.caveats),
+        }
+
+    def explain(self) -> str:
+        """A plain-text explanation: FTU results, the metrics with reasons, what is left out and why."""
+        lines = [f"Assessment plan for {self.use_case.name!r} ({self.use_case.task.replace('_', ' ')})"]
+        lines += [f"  - {s.describe()}" for s in self.ftu.values()]
+        lines.append("Metrics to compute:")
+        lines += [
+            f"  - {m.name} [{m.family}{', ' + m.attribute if m.attribute else ''}]: {m.reason}" for m in self.metrics
+        ] or ["  (none)"]
+        if self.not_applicable:
+            lines.append("Not applicable:")
+            lines += [
+                f"  - {n.family}{' (' + n.attribute + ')' if n.attribute else ''}: {n.reason}"
+                for n in self.not_applicable
+            ]
+        lines += [f"Note: {note}" for note in self.notes]
+        lines += [f"Caveat: {caveat}" for caveat in self.caveats]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.explain()
+
+    def __repr__(self) -> str:  # never the prompts (UseCase's own repr would list them all)
+        """``Plan(text_generation, 40 prompts, 23 metrics: TF, EMT, TP, COBS, ...)``: at most 8 names."""
+        names = list(dict.fromkeys(m.name for m in self.metrics))
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        what = f"{len(self.metrics)} metrics" + (f": {shown}" if names else "")
+        return f"Plan({self.use_case.task}, {len(self.use_case.prompts)} prompts, {what})"
+
+    def _repr_html_(self) -> str | None:  # Jupyter: rendered by the presentation layer (evenhand._display)
+        return render_html(self)
+
+
+def join_words(words: list[str]) -> str:
+    """``["a"]`` -> ``"a"``; ``["a", "b", "c"]`` -> ``"a, b and c"``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

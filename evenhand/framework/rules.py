@@ -1,0 +1,283 @@
+"""The rules of the decision framework (paper section 4, Figure 1, Table 1): which metrics fit a use case, and why.
+
+A :class:`UseCase` records the task, the prompts (or the answer to "do the prompts mention protected groups?"),
+the attributes to check and the stakeholder answers the framework needs. :func:`plan` runs the FTU check on the
+prompts and walks Figure 1:
+
+* text generation / summarization: toxicity always; if FTU fails for an attribute, stereotype metrics and, when
+  counterfactual invariance is wanted, counterfactual sentiment plus (unless content ought to differ across
+  groups, footnote 26) counterfactual similarity;
+* classification: only when inputs are person-level or mention a group; representation fairness (DP) when
+  predicted prevalence should be equal, otherwise error-based fairness (FNRD/FORD for assistive, FPRD/FDRD for
+  punitive interventions);
+* recommendation: counterfactual Jaccard/SERP/PRAG when FTU fails and counterfactual invariance is wanted.
+
+FTU is checked with an attribute's lexicon, which reads one language (``Lexicon.language``). When the prompts are
+confidently in another language (:func:`evenhand.text.language.detect_language`), FTU is *not assessable* for that
+attribute: never "satisfied" (the lexicon would find no word in any prompt), and the plan leaves out the metrics
+that need the lexicon to read the prompts (counterfactual, stereotype), saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evenhand.errors import InputTypeError
+from evenhand.framework.ftu import check_ftu, language_notes
+from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
+from evenhand.framework.use_case import TEXT_TASKS, UseCase
+from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
+from evenhand.registry import METRICS, RESPONSES_PER_PROMPT, family_keys
+
+
+def _keys(family: str, section: str | None = None) -> tuple[str, ...]:
+    return tuple(k for k in family_keys(family) if section is None or METRICS[k].section == section)
+
+
+TOXICITY = _keys("toxicity")
+STEREOTYPE_COOCCURRENCE = _keys("stereotype", "3.1.2.1")
+STEREOTYPE_CLASSIFIER = _keys("stereotype", "3.1.2.2")
+CF_SIMILARITY = _keys("counterfactual_similarity")
+CF_SENTIMENT = _keys("counterfactual_sentiment")
+REPRESENTATION = _keys("representation")
+FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistive interventions (registry ``harm``)
+FALSE_POSITIVES = error_keys("punitive")
+RECOMMENDATION = _keys("recommendation")
+
+
+def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None, reason: str) -> None:
+    for key in keys:
+        info = METRICS[key]
+        out.append(PlannedMetric(key, info.name, info.family, attribute, reason, info.requires, info.section))
+
+
+def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    _add(metrics, TOXICITY, None, "every text generation / summarization use case is assessed for toxicity (§4)")
+    for name, f in ftu.items():
+        why = f.describe()
+        if not f.assessable:
+            skipped.append(
+                left_out(
+                    "stereotype",
+                    name,
+                    f"{why}: stereotype metrics look for {name} words in the responses, which this lexicon cannot "
+                    "read (§3.1.2)",
+                    STEREOTYPE_COOCCURRENCE + STEREOTYPE_CLASSIFIER,
+                )
+            )
+            skipped.append(
+                left_out(
+                    "counterfactual",
+                    name,
+                    f"{why}: counterfactual prompts cannot be built from words the lexicon does not have (§3.1.3)",
+                    CF_SENTIMENT + CF_SIMILARITY,
+                )
+            )
+            continue
+        if name in uc.intersection_names:
+            # co-occurrence counts words of each group; an intersection's groups have no words of their own
+            skipped.append(
+                left_out(
+                    "stereotype",
+                    name,
+                    f"stereotype metrics are computed per attribute; the intersection {name} is assessed "
+                    "counterfactually",
+                    STEREOTYPE_COOCCURRENCE + STEREOTYPE_CLASSIFIER,
+                )
+            )
+        elif f.satisfied and not uc.stereotype_when_ftu:
+            skipped.append(
+                left_out(
+                    "stereotype",
+                    name,
+                    f"{why}; stereotype risk is low (but not nil, footnote 27): set stereotype_when_ftu to include it",
+                    STEREOTYPE_COOCCURRENCE + (STEREOTYPE_CLASSIFIER if uc.stereotype_classifier else ()),
+                )
+            )
+        else:
+            reason = f"{why}, so stereotypes linked to {name} groups are a risk (§3.1.2)"
+            _add(metrics, STEREOTYPE_COOCCURRENCE, name, reason)
+            if uc.stereotype_classifier:
+                _add(metrics, STEREOTYPE_CLASSIFIER, name, reason + "; a stereotype classifier is configured")
+            else:
+                skipped.append(
+                    left_out(
+                        "stereotype_classifier",
+                        name,
+                        "they need a stereotype classifier; none is configured (offline there is no default)",
+                        STEREOTYPE_CLASSIFIER,
+                    )
+                )
+        if f.satisfied:
+            skipped.append(
+                left_out(
+                    "counterfactual",
+                    name,
+                    f"{why}: there are no counterfactual input pairs to build (§3.1.3)",
+                    CF_SENTIMENT + CF_SIMILARITY,
+                )
+            )
+            continue
+        if not uc.counterfactual_invariance:
+            skipped.append(
+                left_out(
+                    "counterfactual",
+                    name,
+                    "counterfactual invariance is not a desired property here",
+                    CF_SENTIMENT + CF_SIMILARITY,
+                )
+            )
+            continue
+        reason = f"{why} and counterfactual invariance is desired (§3.1.3)"
+        _add(metrics, CF_SENTIMENT, name, reason)
+        if uc.content_may_differ:
+            skipped.append(
+                left_out(
+                    "counterfactual_similarity",
+                    name,
+                    "content is expected to differ across groups, so similarity is too strict; sentiment only "
+                    "(footnote 26)",
+                    CF_SIMILARITY,
+                )
+            )
+        else:
+            _add(metrics, CF_SIMILARITY, name, reason)
+    return metrics, skipped
+
+
+def _plan_classification(
+    uc: UseCase, ftu: Mapping[str, FTUSummary]
+) -> tuple[list[PlannedMetric], list[NotApplicable], list[str]]:
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    notes: list[str] = []
+    unreadable = {name: f for name, f in ftu.items() if not f.assessable}
+    mentioned = [name for name, f in ftu.items() if f.assessable and not f.satisfied]
+    if not uc.person_level:
+        for name, f in unreadable.items():
+            skipped.append(
+                left_out(
+                    "classification",
+                    name,
+                    f"{f.describe()}: which prompts mention a {name} group is unknown, and so is the group of each "
+                    "prediction (declare person_level and give groups)",
+                    REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
+            )
+    if not uc.person_level and not mentioned:
+        why = "inputs are not person-level" if uc.person_level is False else "inputs are not declared person-level"
+        if not unreadable:
+            skipped.append(
+                left_out(
+                    "classification",
+                    None,
+                    f"{why} and FTU holds for every attribute: a fairness assessment is not applicable (§4)",
+                    REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
+            )
+        elif len(unreadable) < len(ftu):
+            skipped.append(
+                left_out(
+                    "classification",
+                    None,
+                    f"{why} and FTU holds for every attribute it could check: a fairness assessment is not "
+                    "applicable for those (§4)",
+                    REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES,
+                )
+            )
+        return metrics, skipped, notes
+    basis = "inputs correspond to persons" if uc.person_level else f"prompts mention {', '.join(mentioned)} groups"
+    attributes = list(uc.attribute_specs) if uc.person_level else mentioned
+    # the Saleiro et al. tree lives with the metrics (evenhand.metrics.classification_choice)
+    chosen = planned_classification(uc.prevalence_parity, uc.intervention)
+    unplanned = tuple(k for k in REPRESENTATION + FALSE_NEGATIVES + FALSE_POSITIVES if k not in chosen)
+    for name in attributes:
+        for key, why in chosen.items():
+            _add(metrics, (key,), name, f"{basis}; {why} (§4)")
+        if unplanned:
+            why = why_left_out(uc.prevalence_parity, uc.intervention)
+            skipped.append(left_out("classification", name, why, unplanned))
+    if uc.prevalence_parity is None or (uc.prevalence_parity is False and uc.intervention is None):
+        notes.append(
+            "answer prevalence_parity and intervention (assistive/punitive) to narrow the classification metrics"
+        )
+    return metrics, skipped, notes
+
+
+def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    for name, f in ftu.items():
+        if not f.assessable:
+            skipped.append(
+                left_out(
+                    "recommendation",
+                    name,
+                    f"{f.describe()}: counterfactual prompts cannot be built from words the lexicon does not have "
+                    "(§3.3)",
+                    RECOMMENDATION,
+                )
+            )
+        elif f.satisfied:
+            skipped.append(
+                left_out(
+                    "recommendation",
+                    name,
+                    f"{f.describe()}: a fairness assessment is not applicable (§4)",
+                    RECOMMENDATION,
+                )
+            )
+        elif not uc.counterfactual_invariance:
+            skipped.append(
+                left_out(
+                    "recommendation",
+                    name,
+                    "counterfactual invariance is not desired (e.g. different products per group are intended): "
+                    "a fairness assessment is not applicable (§4)",
+                    RECOMMENDATION,
+                )
+            )
+        else:
+            _add(
+                metrics,
+                RECOMMENDATION,
+                name,
+                f"{f.describe()} and counterfactual invariance is desired, so recommendations should not change "
+                "with the group mentioned (§3.3)",
+            )
+    return metrics, skipped
+
+
+def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
+    """Map a use case to the metrics that fit it (paper section 4, Figure 1), each with its reason.
+
+    Call with a :class:`UseCase` or with its fields as keywords::
+
+        evenhand.plan(task="text_generation", prompts=prompts, content_may_differ=False)
+
+    Returns a :class:`Plan`: ``plan.metrics`` (what to compute, with reasons that quote the FTU result),
+    ``plan.not_applicable`` (what is left out and why), ``plan.to_frame()`` and ``plan.explain()``.
+    """
+    if use_case is None:
+        use_case = UseCase(**answers)
+    elif answers:
+        use_case = use_case.model_copy(update=answers)
+        use_case = UseCase.model_validate(use_case.model_dump())
+    if not isinstance(use_case, UseCase):
+        raise InputTypeError(f"plan() expects a UseCase, got {type(use_case).__name__}")
+    ftu, language = check_ftu(use_case)
+    notes: list[str] = []
+    if use_case.task in TEXT_TASKS:
+        metrics, skipped = _plan_text(use_case, ftu)
+        notes.append(
+            f"EMT and TP (and EMS, SP) follow the convention of {RESPONSES_PER_PROMPT} generations per prompt (Table 2)"
+        )
+    elif use_case.task == "classification":
+        metrics, skipped, notes = _plan_classification(use_case, ftu)
+    else:
+        metrics, skipped = _plan_recommendation(use_case, ftu)
+    caveats = language_notes(ftu, language, use_case.task)
+    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))

@@ -1,0 +1,132 @@
+"""The use case as the decision framework sees it (paper section 4): the task, the prompts, the attributes to check
+and the stakeholder answers Figure 1 needs; validated once, frozen."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from evenhand._validation import as_text_list
+from evenhand.errors import InputError
+from evenhand.registry import Intervention
+from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
+
+Task = Literal["text_generation", "summarization", "classification", "recommendation"]
+#: The tasks a use case can have, in the order the CLI and the docs list them.
+TASKS: tuple[str, ...] = get_args(Task)
+TEXT_TASKS = ("text_generation", "summarization")
+
+__all__ = ["TASKS", "TEXT_TASKS", "Intervention", "Task", "UseCase"]
+
+
+class UseCase(BaseModel):
+    """An LLM use case as the framework sees it: the task, the prompts and the stakeholder answers.
+
+    Attributes:
+        task: ``"text_generation"``, ``"summarization"``, ``"classification"`` or ``"recommendation"``.
+        prompts: a sample of the use case's prompts (list, NumPy array or pandas Series); the FTU check runs on
+            them. Leave empty and set ``mentions_protected_groups`` when the prompts are not at hand.
+        attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
+            default is ``DEFAULT_ATTRIBUTES``, gender and race).
+        custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
+        attribute_groups: the groups to compare per attribute, e.g. ``{"gender": ["female", "male", "nonbinary"]}``
+            (default: every group of the attribute; gender's ``nonbinary`` only on request).
+        intersections: attributes assessed together, e.g. ``[["gender", "race"]]``: an attribute named
+            ``"gender+race"`` whose groups are the combinations (``"female+black"``, ...), with counterfactual
+            prompts and metrics for every pair of combined groups (text tasks and recommendation); in
+            classification a person's combined group comes from the per-attribute groups of the data.
+        counterfactual_invariance: should responses stay the same when only the group mentioned changes?
+        content_may_differ: is content expected to differ across groups (e.g. clinical)? Then counterfactual
+            similarity is too strict and only counterfactual sentiment is used (paper footnote 26).
+        prevalence_parity: classification: should predicted prevalence be equal across groups?
+        intervention: classification: are positive predictions used for ``"assistive"`` or ``"punitive"``
+            interventions? ``None`` = not decided (both error-based families are planned).
+        person_level: classification: does each input correspond to a person (with a known group)?
+        mentions_protected_groups: the FTU answer when no prompts are given (``True`` = FTU not satisfied).
+        stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
+        stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
+        name: a label for reports.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: Task
+    prompts: list[str] = Field(default_factory=list)
+    attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
+    custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    intersections: list[list[str]] = Field(default_factory=list)
+    attribute_groups: dict[str, list[str]] = Field(default_factory=dict)
+    counterfactual_invariance: bool = True
+    content_may_differ: bool = False
+    prevalence_parity: bool | None = None
+    intervention: Intervention | None = None
+    person_level: bool | None = None
+    mentions_protected_groups: bool | None = None
+    stereotype_when_ftu: bool = False
+    stereotype_classifier: bool = False
+    name: str = "LLM use case"
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _normalise_task(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().lower().replace("-", "_").replace(" ", "_")
+            value = {"generation": "text_generation", "text": "text_generation", "summarisation": "summarization"}.get(
+                value, value
+            )
+        return value
+
+    @field_validator("prompts", mode="before")
+    @classmethod
+    def _coerce_prompts(cls, value: Any) -> Any:
+        return [] if value is None else as_text_list(value, "prompts", allow_empty=True)
+
+    @field_validator("attributes")
+    @classmethod
+    def _check_attributes(cls, value: list[str]) -> list[str]:
+        unknown = [a for a in value if a not in BUILTIN_ATTRIBUTES]
+        if unknown:
+            raise InputError(
+                f"unknown attribute(s) {unknown}; built-ins are {list(BUILTIN_ATTRIBUTES)} "
+                "(put your own groups under custom_attributes: {name: {group: [words]}})"
+            )
+        return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _check_custom(self) -> UseCase:
+        for name, groups in self.custom_attributes.items():
+            if name in self.attributes:
+                raise InputError(f"custom attribute {name!r} clashes with a built-in attribute of the same name")
+            if len(groups) < 2:
+                raise InputError(f"custom attribute {name!r} needs at least two groups, got {list(groups)}")
+        if not self.attributes and not self.custom_attributes:
+            raise InputError("no protected attribute to check: set attributes or custom_attributes")
+        known = [*self.attributes, *self.custom_attributes]
+        for name, chosen in self.attribute_groups.items():
+            if name not in known:
+                raise InputError(f"attribute_groups: {name!r} is not among the attributes checked {known}")
+            load_lexicon(name if name in self.attributes else self.custom_attributes[name]).with_groups(chosen)
+        for i, names in enumerate(self.intersections):
+            if len(names) < 2 or len(set(names)) != len(names):
+                raise InputError(f"intersections[{i}]: name two or more different attributes, got {names}")
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                raise InputError(f"intersections[{i}]: {unknown} not among the attributes checked {known}")
+        return self
+
+    @property
+    def attribute_specs(self) -> dict[str, Any]:
+        """Each attribute name -> what the text core takes: a built-in name, a custom group dict, or for an
+        intersection ("gender+race") the tuple of its attributes' specs."""
+        specs: dict[str, Any] = {a: a for a in self.attributes}
+        specs.update(self.custom_attributes)
+        for name, chosen in self.attribute_groups.items():  # the lexicon limited to (or extended by) these groups
+            specs[name] = load_lexicon(specs[name]).with_groups(chosen)
+        for names in self.intersections:
+            specs["+".join(names)] = tuple(specs[n] for n in names)
+        return specs
+
+    @property
+    def intersection_names(self) -> tuple[str, ...]:
+        return tuple("+".join(names) for names in self.intersections)

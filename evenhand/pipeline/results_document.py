@@ -1,0 +1,155 @@
+"""The results document of an assessment (results.json): its schema, its JSON-safe values, its streaming writer and
+its loader.
+
+JSON schema ``evenhand/assessment`` version 2 (documented in ``docs/assessment.md``): top-level keys ``schema``,
+``schema_version``, ``evenhand_version``, ``created``, ``plan``, ``model``, ``settings``, ``summary``,
+``metrics``, ``tests``, ``groups``, ``distributions``, ``pairs``, ``worst_examples``, ``caveats``,
+``thresholds`` and (optionally) ``responses``. Numbers that are undefined are ``null`` with a ``reason``.
+Since 2.0 every metric row says what it compares as data (``groups``: the pair of groups, ``class``: the class
+assessed one-vs-rest) beside the display label ``comparison``, and carries its ``full_name``.
+Since 2.1 ``scorer_audit`` holds the audit of the toxicity and sentiment scorers on identity statements.
+
+:class:`~evenhand.pipeline.assessment.Assessment` builds the document; this module owns its form, so that a reader
+of results files (``evenhand report``, ``evenhand compare``) needs nothing of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.errors import InputError, InputFileNotFoundError
+from evenhand.pipeline.results_schema import check_results
+
+SCHEMA = "evenhand/assessment"
+SCHEMA_VERSION = "2.1"
+#: The schema major versions :func:`load_results` reads (the report renders both).
+READABLE_MAJORS = ("1", "2")
+
+
+def finite_or_none(x: Any) -> float | None:
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) or math.isinf(f) else f
+
+
+#: Responses serialised per block when results.json is written: bounds the memory of writing (a few MB a block).
+RESPONSE_BLOCK = 5_000
+
+
+def _response_lines(frame: pd.DataFrame, columns: Sequence[str]) -> Iterator[list[str]]:
+    """The responses as JSON objects (one string per row, keys in column order), :data:`RESPONSE_BLOCK` rows at a
+    time; each value as :func:`json_safe` makes it, so that the objects equal
+    ``json_safe(frame.to_dict("records"))``."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # no indent: the C encoder
+    keys = [str(c) for c in columns]
+    for start in range(0, len(frame), RESPONSE_BLOCK):
+        values = _json_safe_columns(frame.iloc[start : start + RESPONSE_BLOCK], columns)
+        yield [encode(dict(zip(keys, row, strict=True))) for row in zip(*values, strict=True)]
+
+
+def _json_safe_columns(block: pd.DataFrame, columns: Sequence[str]) -> list[list[Any]]:
+    """Each column's values as ``json_safe(block.to_dict("records"))`` has them, converted a column at a time:
+    ``tolist`` gives Python numbers and texts; other values are boxed as ``to_dict`` boxes them (:func:`_box`)."""
+    out = []
+    boxed: list[dict[Hashable, Any]] | None = None
+    for c in columns:
+        dtype = block[c].dtype
+        if isinstance(dtype, np.dtype) and dtype.kind == "f":
+            out.append([v if math.isfinite(v) else None for v in block[c].tolist()])
+        elif isinstance(dtype, np.dtype) and dtype.kind in "iub":
+            out.append(block[c].tolist())
+        elif isinstance(dtype, np.dtype) and dtype.kind == "O":
+            out.append([json_safe(_box(v)) if v is not None and type(v) is not str else v for v in block[c].tolist()])
+        elif isinstance(dtype, pd.StringDtype):  # texts; anything else in it is a missing value
+            out.append([v if type(v) is str else None for v in block[c].tolist()])
+        else:  # other pandas extension types (nullable numbers, categories, time zones): pandas' own boxing
+            rows = boxed = boxed if boxed is not None else block.to_dict(orient="records")
+            out.append([json_safe(row[c]) for row in rows])
+    return out
+
+
+def _box(value: Any) -> Any:
+    """A cell of an object column as ``DataFrame.to_dict`` gives it: ``pd.NA`` is None, NumPy times are pandas'."""
+    if value is pd.NA:
+        return None
+    if isinstance(value, np.datetime64):
+        return pd.Timestamp(value)
+    if isinstance(value, np.timedelta64):
+        return pd.Timedelta(value)
+    return value
+
+
+def json_safe(obj: Any) -> Any:
+    """JSON-safe copy: NaN/inf -> None, NumPy scalars/arrays -> Python, tuples -> lists, Paths -> str."""
+    if isinstance(obj, Mapping):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_safe(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return finite_or_none(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    if obj is None or isinstance(obj, str):
+        return obj
+    return str(obj)
+
+
+def write_document(
+    handle: IO[str], head: Mapping[str, Any], responses: pd.DataFrame | None, columns: Sequence[str]
+) -> None:
+    """Write the document ``head`` (JSON-safe, without responses) to ``handle``, then, unless ``responses`` is None,
+    the ``columns`` of ``responses`` under ``"responses"``, streamed in blocks of :data:`RESPONSE_BLOCK` rows, one
+    response per line: writing holds one block as Python objects at a time and never the whole text."""
+    text = json.dumps(head, indent=1, ensure_ascii=False)
+    if responses is None:
+        handle.write(text)
+        return
+    assert text.endswith("\n}")  # indent=1: the closing brace on its own line; "responses" goes before it
+    handle.write(text[: -len("\n}")] + ',\n "responses": [')
+    separator = "\n  "
+    for lines in _response_lines(responses, columns):
+        handle.write(separator + ",\n  ".join(lines))
+        separator = ",\n  "
+    handle.write("]\n}" if separator == "\n  " else "\n ]\n}")
+
+
+def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a results JSON written by :meth:`Assessment.to_json` or :meth:`Assessment.write_json`, checking the
+    schema and its major version."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p} is a folder; give the results.json inside it")
+    if not p.is_file():
+        raise InputFileNotFoundError(f"no such file: {p}")
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{p} is not valid JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{p} is not a text file (results are UTF-8 JSON)") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise InputError(f"{p} is not an evenhand results file (schema {SCHEMA!r} expected)")
+    major = str(doc.get("schema_version", "")).split(".")[0]
+    if major not in READABLE_MAJORS:
+        raise InputError(
+            f"{p} has schema version {doc.get('schema_version')}; this evenhand reads versions "
+            f"{', '.join(m + '.x' for m in READABLE_MAJORS)}"
+        )
+    check_results(doc, str(p))
+    return doc

@@ -1,0 +1,175 @@
+"""The personal-name lexicons (``evenhand/data/names/``): which first and last names signal which group.
+
+Each ``<attribute>.json`` there lists, per group of the attribute's lexicon, the names that at least ``cut`` of
+their bearers in the source belong to, commonest first, with that share (SCHEMA.md and SOURCES.md beside them);
+``people.json`` holds the context that tells a name from a look-alike. One index over all files answers, for a name,
+its group in every attribute that has one: a counterfactual name for one attribute then keeps the others' groups
+("a woman's name becomes another group's woman's name"). No code names an attribute: adding a file adds one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from evenhand.errors import InputError
+
+PARTS = ("first", "last")  # a name part: a first (given) name or a last name (surname)
+_PEOPLE_FILE = "people.json"
+_LABEL = "evenhand/data/names"
+
+
+def name_key(word: str) -> str:
+    """The look-up key of a written name: lower case, letters only ("O'Brien" -> "obrien", "Al-Farsi" -> "alfarsi",
+    as the Census tables write them)."""
+    return "".join(ch for ch in word.casefold() if ch.isalpha())
+
+
+@dataclass(frozen=True)
+class Association:
+    """A name part's group in one attribute and the share of its bearers in that group in the source."""
+
+    group: str
+    share: float
+
+
+@dataclass(frozen=True, eq=False)
+class NameIndex:
+    """Every name lexicon, indexed by name part and key.
+
+    Attributes:
+        groups: attribute -> its groups that have names, in file order.
+        associations: (part, key) -> attribute -> :class:`Association`.
+        ranked: (attribute, part, group) -> keys, commonest first.
+        display: (part, key) -> the name as the source writes it ("McDonald").
+        cut: attribute -> the least share that counts.
+        titles, before_person, after_person, not_last_names, place_prefixes, lookalikes, common_last_names: the
+            context words of ``people.json`` (lower case; keys for the name lists).
+    """
+
+    groups: Mapping[str, tuple[str, ...]]
+    associations: Mapping[tuple[str, str], Mapping[str, Association]]
+    ranked: Mapping[tuple[str, str, str], tuple[str, ...]]
+    display: Mapping[tuple[str, str], str]
+    cut: Mapping[str, float]
+    titles: frozenset[str]
+    before_person: frozenset[str]
+    after_person: frozenset[str]
+    not_last_names: frozenset[str]
+    place_prefixes: frozenset[str]
+    lookalikes: frozenset[str]
+    common_last_names: frozenset[str]
+
+    @functools.cached_property
+    def interesting(self) -> frozenset[str]:
+        """The keys that can start a person: the names of every list and the titles (a text with none of them as a
+        capitalised word names nobody, and is passed over at once)."""
+        return frozenset(key for _, key in self.associations) | self.titles
+
+    def known(self, part: str, key: str) -> bool:
+        """True when ``key`` is a name of ``part`` in some attribute's list."""
+        return (part, key) in self.associations
+
+    def association(self, part: str, key: str, attribute: str) -> Association | None:
+        return self.associations.get((part, key), {}).get(attribute)
+
+    def is_last_name(self, key: str) -> bool:
+        """A surname of some list or one of the commonest surnames."""
+        return (("last", key) in self.associations) or key in self.common_last_names
+
+    def written(self, part: str, key: str) -> str:
+        return self.display[(part, key)]
+
+
+def _words(data: Mapping[str, Any], key: str, label: str) -> frozenset[str]:
+    values = data.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+        raise InputError(f"name data {label}: key {key!r} must be a list of non-empty strings")
+    return frozenset(v.casefold() for v in values)
+
+
+_NAME = re.compile(r"[^\W\d_]+(?:['’ -][^\W\d_]+)*")
+
+
+def _name_lists(data: Mapping[str, Any], key: str, label: str) -> dict[str, list[tuple[str, float]]]:
+    lists = data.get(key, {})
+    if not isinstance(lists, dict):
+        raise InputError(f"name data {label}: key {key!r} must map groups to lists of [name, share]")
+    out: dict[str, list[tuple[str, float]]] = {}
+    for group, entries in lists.items():
+        if not isinstance(entries, list):
+            raise InputError(f"name data {label}: key '{key}.{group}' must be a list of [name, share]")
+        rows: list[tuple[str, float]] = []
+        for i, entry in enumerate(entries):
+            ok = isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+            if not ok or _NAME.fullmatch(entry[0]) is None or not isinstance(entry[1], (int, float)):
+                raise InputError(f"name data {label}: bad entry '{key}.{group}[{i}]': {entry!r}")
+            rows.append((entry[0], float(entry[1])))
+        out[str(group)] = rows
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def name_index() -> NameIndex:
+    """The shipped name lexicons, read once."""
+    folder = resources.files("evenhand").joinpath("data").joinpath("names")
+    files = sorted(
+        (e for e in folder.iterdir() if e.name.endswith(".json") and e.name != _PEOPLE_FILE), key=lambda e: e.name
+    )
+    people = json.loads(folder.joinpath(_PEOPLE_FILE).read_text(encoding="utf-8"))
+    return build_index([json.loads(e.read_text(encoding="utf-8")) for e in files], people)
+
+
+def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) -> NameIndex:
+    """The index over name lexicon files (each a parsed ``<attribute>.json``) and the context of ``people``."""
+    groups: dict[str, tuple[str, ...]] = {}
+    associations: dict[tuple[str, str], dict[str, Association]] = {}
+    ranked: dict[tuple[str, str, str], tuple[str, ...]] = {}
+    display: dict[tuple[str, str], str] = {}
+    cuts: dict[str, float] = {}
+    for data in lexicons:
+        attribute = data.get("attribute")
+        label = f"{_LABEL}/{attribute}.json"
+        cut = data.get("cut")
+        if not isinstance(attribute, str) or not attribute or attribute in groups:
+            raise InputError(f"name data {label}: 'attribute' must be a distinct non-empty string")
+        if not isinstance(cut, (int, float)) or not 0.5 < cut <= 1:
+            raise InputError(f"name data {label}: 'cut' must be a share above 0.5 and at most 1, got {cut!r}")
+        cuts[attribute] = float(cut)
+        seen: list[str] = []
+        for part in PARTS:
+            for group, rows in _name_lists(data, f"{part}_names", label).items():
+                if group not in seen:
+                    seen.append(group)
+                keys: list[str] = []
+                for written, share in rows:
+                    if share < cut:
+                        raise InputError(f"name data {label}: {written!r} has share {share} below the cut {cut}")
+                    key = name_key(written)
+                    here = associations.setdefault((part, key), {})
+                    if attribute in here:  # listed twice (under two groups: impossible above a cut of 0.5)
+                        continue
+                    here[attribute] = Association(group, share)
+                    display.setdefault((part, key), written)
+                    keys.append(key)
+                ranked[(attribute, part, group)] = tuple(keys)
+        groups[attribute] = tuple(seen)
+    return NameIndex(
+        groups=groups,
+        associations=associations,
+        ranked=ranked,
+        display=display,
+        cut=cuts,
+        titles=_words(people, "titles", _PEOPLE_FILE),
+        before_person=_words(people, "before_person", _PEOPLE_FILE),
+        after_person=_words(people, "after_person", _PEOPLE_FILE),
+        not_last_names=_words(people, "not_last_names", _PEOPLE_FILE),
+        place_prefixes=_words(people, "place_prefixes", _PEOPLE_FILE),
+        lookalikes=frozenset(name_key(w) for w in _words(people, "lookalikes", _PEOPLE_FILE)),
+        common_last_names=frozenset(name_key(w) for w in _words(people, "common_last_names", _PEOPLE_FILE)),
+    )

@@ -1,0 +1,432 @@
+"""Personal names that signal a group: find them where they read as a person, and swap them for counterfactuals.
+
+A name counts where it reads as a person (never a look-alike such as "Washington approved the rule", "by May", "the
+Ford dealership"):
+
+- a title and a name: "Ms. Robinson", "Dr. Wei Zhang";
+- a full name: a known first name and a capitalised last name ("Jamal Washington", "Emily R. Baker"), or a
+  capitalised word and a known surname inside a sentence ("from Mohammed Al-Farsi"); a first name that is also a
+  common word, place or brand ("Grace", "Jordan", "Will": ``people.json``'s ``lookalikes``) counts only before a
+  surname of the lists ("Grace Lee");
+- a first name alone in a person's place: after "to", "for", "Dear", "thank", ... ("Remind Emily"), before "said",
+  "wants", "is", ... ("Emily called"), with a possessive ("Emily's account") or addressed ("Emily, please ...").
+
+Once a person is found, every other mention of their first or last name in the prompt is theirs, so a
+counterfactual replaces all of them the same way ("Emily Baker ... Emily's card" -> "Aisha Baker ... Aisha's card").
+The name lists and the context words are data (``evenhand/data/names/``, :mod:`evenhand.text._names_data`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import random
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from evenhand.text._engine import at_sentence_start
+from evenhand.text._names_data import PARTS, NameIndex, name_index, name_key
+
+__all__ = ["NameMatch", "Person", "find_name_matches", "find_people", "name_attributes", "substitute_names"]
+
+# a capitalised word: letters, with inner apostrophes or hyphens ("O'Brien", "Al-Farsi"), not a possessive "'s"
+_WORD = re.compile(r"(?<![\w'’-])[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
+# the word before a position (with the spaces or comma between), and the word after one
+_PREVIOUS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]*,?[ \t]*\Z")
+_NEXT = re.compile(r"[ \t]{1,2}([^\W\d_]+)")
+_POSSESSIVE = re.compile(r"['’]s?(?![^\W\d_])")
+_TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
+_NAME_GAP = re.compile(r"[ \t]{1,2}")
+MIN_POOL = 2  # a pool narrowed to keep the other attributes' groups must keep this many names, else it is not narrowed
+POOL_SIZE = 40  # names are drawn from the commonest this many of a group (after narrowing)
+
+
+class NameMatch(NamedTuple):
+    """A person's name that signals a group of one attribute."""
+
+    word: str  # the name as written at its first mention ("Jamal Washington", "Robinson" after "Ms.")
+    start: int  # character offsets of ``word`` in the prompt
+    end: int
+    group: str  # the group the name signals
+    attribute: str  # the attribute ("gender", "race", ...)
+    name: str  # the name part that signals it, as written ("Washington")
+    share: float  # the share of that name's bearers in ``group`` in the source
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One written name part of a person: its span and whether it is the first or the last name."""
+
+    start: int
+    end: int
+    part: str  # "first" or "last"
+    key: str
+
+
+@dataclass(frozen=True)
+class Person:
+    """A person named in a text: where the name stands first (``start``, ``end``, title excluded), its first and last
+    name keys (None when not written), and every mention of those parts in the text."""
+
+    start: int
+    end: int
+    first: str | None
+    last: str | None
+    mentions: tuple[Mention, ...]
+
+
+class _Word(NamedTuple):
+    """A capitalised word (not all capitals: "Emily", not "FAQ")."""
+
+    start: int
+    end: int
+    text: str
+    key: str
+
+
+def _key(word: str) -> str:
+    key = word.casefold()
+    return key if key.isalpha() else name_key(word)
+
+
+def _words(text: str) -> list[_Word]:
+    return [
+        _Word(m.start(), m.end(), w, _key(w))
+        for m in _WORD.finditer(text)
+        if len(w := m.group()) == 1 or not w.isupper()
+    ]
+
+
+def _is_initial(text: str, word: _Word) -> bool:
+    return len(word.text) == 1 and word.text.isupper() and text.startswith(".", word.end)
+
+
+def _runs(text: str, words: list[_Word], index: NameIndex) -> list[tuple[list[int], bool]]:
+    """Runs of capitalised words a space apart (a middle initial "R." may sit inside), each with whether a title
+    stands before it ("Ms. Emily Baker": the run is "Emily Baker", titled)."""
+    runs: list[tuple[list[int], bool]] = []
+    i, n = 0, len(words)
+    while i < n:
+        w = words[i]
+        titled = False
+        if w.key in index.titles and i + 1 < n:
+            gap = text[w.end : words[i + 1].start]
+            if _TITLE_GAP.fullmatch(gap):
+                titled = True
+                i += 1
+        run = [i]
+        while i + 1 < n:
+            gap = text[words[i].end : words[i + 1].start]
+            if _NAME_GAP.fullmatch(gap) or (_is_initial(text, words[i]) and _TITLE_GAP.fullmatch(gap)):
+                i += 1
+                run.append(i)
+            else:
+                break
+        runs.append((run, titled))
+        i += 1
+    return runs
+
+
+def _first_name(index: NameIndex, key: str) -> bool:
+    return index.known("first", key)
+
+
+def _lookalike(index: NameIndex, key: str) -> bool:
+    return key in index.lookalikes or len(key) <= 2
+
+
+def _last_name_ok(index: NameIndex, word: _Word) -> bool:
+    return word.key not in index.not_last_names and word.key not in index.titles and len(word.key) > 1
+
+
+def _in_persons_place(text: str, w: _Word, index: NameIndex) -> bool:
+    """A lone first name where a person stands: after a cue word, before a verb cue, with a possessive, or
+    addressed at the start of a sentence ("Emily, ...")."""
+    if _POSSESSIVE.match(text, w.end):
+        return True
+    before = _PREVIOUS.search(text, max(0, w.start - 40), w.start)
+    if before is not None and before.group(1).casefold() in index.before_person:
+        return True
+    after = _NEXT.match(text, w.end)
+    if after is not None and after.group(1).casefold() in index.after_person:
+        return True
+    return text.startswith(",", w.end) and at_sentence_start(text, w.start)
+
+
+def _people_in_run(
+    text: str, words: list[_Word], run: list[int], titled: bool, index: NameIndex
+) -> list[tuple[int | None, int | None, list[int]]]:
+    """(first word, last word, the run's words of that person) for each person of a run."""
+    if titled:
+        last = run[-1]
+        if len(run) == 1:
+            key = words[last].key
+            if not index.is_last_name(key) and _first_name(index, key):
+                return [(last, None, run)]
+            return [(None, last, run)]
+        return [(run[0], last, run)]
+    found: list[tuple[int | None, int | None, list[int]]] = []
+    k = 0
+    while k < len(run):
+        w = words[run[k]]
+        j = k + 1
+        if j < len(run) and (_is_initial(text, words[run[j]]) or _first_name(index, words[run[j]].key)):
+            if j + 1 < len(run) and index.is_last_name(words[run[j + 1]].key):
+                j += 1  # a middle initial or middle name: "Emily R. Baker", "Emily Jane Baker"
+        if j < len(run) and _first_name(index, w.key) and _last_name_ok(index, words[run[j]]):
+            surname = words[run[j]]
+            if not _lookalike(index, w.key) or index.is_last_name(surname.key):
+                found.append((run[k], run[j], run[k : j + 1]))
+                k = j + 1
+                continue
+        if (
+            k + 1 < len(run)
+            and index.known("last", words[run[k + 1]].key)
+            and _last_name_ok(index, words[run[k + 1]])
+            and w.key not in index.place_prefixes
+            and not _lookalike(index, w.key)
+            and w.key not in index.titles
+            and not at_sentence_start(text, w.start)
+        ):
+            found.append((run[k], run[k + 1], run[k : k + 2]))  # "from Mohammed Al-Farsi": a known surname
+            k += 2
+            continue
+        if _first_name(index, w.key) and not _lookalike(index, w.key) and _in_persons_place(text, w, index):
+            found.append((run[k], None, [run[k]]))
+        k += 1
+    return found
+
+
+def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
+    """The persons named in ``text``, in order of first mention."""
+    index = index or name_index()
+    words = _words(text)
+    if not any(w.key in index.interesting for w in words):
+        return ()
+    found: list[tuple[int | None, int | None, list[int]]] = []
+    for run, titled in _runs(text, words, index):
+        found.extend(_people_in_run(text, words, run, titled, index))
+    if not found:
+        return ()
+    # one person per name: "Emily Baker ... Emily's card ... Ms. Baker" is one person, mentioned three times
+    keys: list[tuple[str | None, str | None]] = []
+    spans: list[list[int]] = []
+    parts: list[dict[int, str]] = []  # per person: word index -> "first" / "last"
+    # full names first, so that a lone "Emily" before "Emily Baker" joins her
+    for first, last, span in sorted(found, key=lambda f: f[0] is None or f[1] is None):
+        fkey = None if first is None else words[first].key
+        lkey = None if last is None else words[last].key
+        p = next((q for q, (f, k) in enumerate(keys) if (f, k) == (fkey, lkey)), None)
+        if p is None and (fkey is None or lkey is None):
+            p = next(
+                (
+                    q
+                    for q, (f, k) in enumerate(keys)
+                    if (fkey is not None and f == fkey) or (lkey is not None and k == lkey)
+                ),
+                None,
+            )
+        if p is None:
+            keys.append((fkey, lkey))
+            spans.append(span)
+            parts.append({})
+            p = len(keys) - 1
+        parts[p].update({w: part for part, w in (("first", first), ("last", last)) if w is not None})
+    taken = {i for _, _, span in found for i in span}
+    owner: dict[tuple[str, str], int] = {}
+    for p, (fkey, lkey) in enumerate(keys):
+        for part, key in (("first", fkey), ("last", lkey)):
+            if key is not None:
+                owner.setdefault((part, key), p)
+    for i, w in enumerate(words):  # other mentions of a found person's first or last name
+        if i in taken:
+            continue
+        for part in PARTS:
+            p = owner.get((part, w.key))
+            if p is None:
+                continue
+            if _lookalike(index, w.key) and not _POSSESSIVE.match(text, w.end):
+                continue  # "May Lee ... by May 5": a look-alike alone stays what it is
+            parts[p][i] = part
+            break
+    people = (
+        Person(
+            words[span[0]].start,
+            words[span[-1]].end,
+            fkey,
+            lkey,
+            tuple(Mention(words[i].start, words[i].end, part, words[i].key) for i, part in sorted(own.items())),
+        )
+        for (fkey, lkey), span, own in zip(keys, spans, parts, strict=True)
+    )
+    return tuple(sorted(people, key=lambda person: person.mentions[0].start))
+
+
+def name_attributes(groups: Mapping[str, Collection[str]]) -> dict[str, str]:
+    """Of the name lexicons, those usable for the given lexicons (lexicon name -> its groups): lexicon name ->
+    attribute name, where the name data's groups are all among the lexicon's."""
+    index = name_index()
+    return {
+        name: name
+        for name, lexicon_groups in groups.items()
+        if name in index.groups and set(index.groups[name]) <= set(lexicon_groups)
+    }
+
+
+def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, str] | None:
+    """The group a person's name signals for ``attribute`` (group, share, the part's key), the stronger part first."""
+    best: tuple[str, float, str] | None = None
+    for part, key in (("first", person.first), ("last", person.last)):
+        if key is None:
+            continue
+        assoc = index.association(part, key, attribute)
+        if assoc is not None and (best is None or assoc.share > best[1]):
+            best = (assoc.group, assoc.share, key)
+    return best
+
+
+def find_name_matches(
+    attribute: str, texts: Sequence[str], people: Sequence[tuple[Person, ...]] | None = None
+) -> list[tuple[NameMatch, ...]]:
+    """Per text, the persons whose names signal a group of ``attribute`` (one :class:`NameMatch` each)."""
+    index = name_index()
+    found = people if people is not None else [find_people(t, index) for t in texts]
+    out: list[tuple[NameMatch, ...]] = []
+    for text, persons in zip(texts, found, strict=True):
+        row = []
+        for person in persons:
+            signal = _signal(person, attribute, index)
+            if signal is None:
+                continue
+            group, share, key = signal
+            written = next(text[m.start : m.end] for m in person.mentions if m.key == key)
+            row.append(
+                NameMatch(text[person.start : person.end], person.start, person.end, group, attribute, written, share)
+            )
+        out.append(tuple(row))
+    return out
+
+
+def _pool(index: NameIndex, attribute: str, part: str, group: str, key: str, avoid: frozenset[str]) -> list[str]:
+    """The names a ``part`` of ``group`` is drawn from for the original name ``key``: the group's commonest names
+    that keep ``key``'s group in every other attribute with names of that part (a woman's name stays a woman's),
+    unless fewer than :data:`MIN_POOL` do."""
+    keep = tuple(
+        (other, _group_of(index, part, key, other))
+        for other in index.groups
+        if other != attribute and any(index.ranked.get((other, part, g)) for g in index.groups[other])
+    )
+    return _narrowed_pool(index, attribute, part, group, keep, avoid)
+
+
+@functools.lru_cache(maxsize=4096)
+def _narrowed_pool(
+    index: NameIndex,
+    attribute: str,
+    part: str,
+    group: str,
+    keep: tuple[tuple[str, str | None], ...],
+    avoid: frozenset[str],
+) -> list[str]:
+    ranked = [k for k in index.ranked.get((attribute, part, group), ()) if not _lookalike(index, k) and k not in avoid]
+    narrowed = ranked
+    for other, wanted in keep:
+        candidate = [k for k in narrowed if _group_of(index, part, k, other) == wanted]
+        if len(candidate) >= MIN_POOL:
+            narrowed = candidate
+    return narrowed[:POOL_SIZE]
+
+
+def _group_of(index: NameIndex, part: str, key: str, attribute: str) -> str | None:
+    assoc = index.association(part, key, attribute)
+    return None if assoc is None else assoc.group
+
+
+def _rng(seed: int, text: str, attribute: str, group: str) -> random.Random:
+    """A generator that depends on the seed, the prompt, the attribute and the group only (never on the hash
+    seed, the order of the prompts or the groups asked for)."""
+    digest = hashlib.sha256(f"{seed}\x00{attribute}\x00{group}\x00{text}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _written_like(original: str, new: str) -> str:
+    return new.upper() if original.isupper() and len(original) > 1 else new
+
+
+def substitute_names(
+    attribute: str,
+    groups: Sequence[str],
+    texts: Sequence[str],
+    target: str | None,
+    seed: int = 0,
+    avoid: Collection[str] = (),
+    people: Sequence[tuple[Person, ...]] | None = None,
+) -> tuple[list[str], list[tuple[tuple[str, str], ...]]]:
+    """Replace the names that signal ``attribute`` in ``texts`` by names drawn for ``target`` (None: swap two
+    ``groups``), the same way at every mention; the rest of each text is kept byte for byte.
+
+    Returns the new texts and, per text, ``(name as written, its replacement)`` per person replaced. A name part
+    with no name of the target's group (gender lists no surnames) is kept; so is a part no list knows. ``avoid``:
+    lower-case words a drawn name must not be (the lexicon's terms, which the lexicon pass would change again).
+    """
+    index = name_index()
+    found = people if people is not None else [find_people(t, index) for t in texts]
+    avoid_keys = frozenset(name_key(w) for w in avoid)
+    out_texts: list[str] = []
+    used: list[tuple[tuple[str, str], ...]] = []
+    for text, persons in zip(texts, found, strict=True):
+        edits: dict[int, tuple[int, str]] = {}
+        pairs: list[tuple[str, str]] = []
+        chosen: dict[tuple[str, str], str] = {}
+        rngs: dict[str, random.Random] = {}
+        for person in persons:
+            signal = _signal(person, attribute, index)
+            if signal is None:
+                continue
+            own = signal[0]
+            if target is not None:
+                goal: str | None = target
+            else:
+                goal = groups[1 - groups.index(own)] if own in groups and len(groups) == 2 else None
+            if goal is None or goal not in index.groups.get(attribute, ()):
+                continue
+            rng = rngs.setdefault(goal, _rng(seed, text, attribute, goal))
+            replaced = False
+            for part, key in (("first", person.first), ("last", person.last)):
+                if key is None or (part, key) in chosen or not index.known(part, key):
+                    continue
+                taken = {k for (p, _), k in chosen.items() if p == part}
+                pool = [k for k in _pool(index, attribute, part, goal, key, avoid_keys) if k != key and k not in taken]
+                if pool:
+                    chosen[(part, key)] = pool[rng.randrange(len(pool))]
+            for m in person.mentions:
+                new_key = chosen.get((m.part, m.key))
+                if new_key is None:
+                    continue
+                new = _written_like(text[m.start : m.end], index.written(m.part, new_key))
+                after = text[m.end : m.end + 2]
+                if after[:1] in ("'", "’") and after[1:2] != "s" and not new.endswith("s"):
+                    new += after[:1] + "s"  # "James' card" -> "Emily's card"
+                    edits[m.start] = (m.end + 1, new)
+                else:
+                    edits[m.start] = (m.end, new)
+                replaced = True
+            if replaced:
+                pairs.append((text[person.start : person.end], _apply(text, edits, person.start, person.end)))
+        out_texts.append(_apply(text, edits, 0, len(text)) if edits else text)
+        used.append(tuple(pairs))
+    return out_texts, used
+
+
+def _apply(text: str, edits: Mapping[int, tuple[int, str]], start: int, end: int) -> str:
+    """``text[start:end]`` with the edits (start -> (end, new text)) that begin inside it."""
+    pieces, last = [], start
+    for s in sorted(e for e in edits if start <= e < end):
+        stop, new = edits[s]
+        pieces.append(text[last:s])
+        pieces.append(new)
+        last = min(stop, end) if stop <= end else stop
+    pieces.append(text[last:end])
+    return "".join(pieces)

