@@ -35,11 +35,12 @@ Inputs = Literal[
     "predictions",  # predicted labels and groups
     "predictions_and_truth",  # ground truth, predicted labels and groups
     "item_list_pairs",  # counterfactual pairs of K-item lists
+    "decision_pairs",  # parsed decisions (1 = the positive one) of counterfactual pairs of classification answers
 ]
 #: How the verdict (:mod:`evenhand.pipeline.verdict`) judges a metric's evidence: against the same-prompt noise
-#: floor (similarity, lists), by its test's p-value (sentiment, rates), by the share of flagged responses (share) or
-#: by a group-shuffle test (cooccurrence).
-Judge = Literal["similarity", "sentiment", "share", "cooccurrence", "lists", "rates"]
+#: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions), by the share of
+#: flagged responses (share) or by a group-shuffle test (cooccurrence).
+Judge = Literal["similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions"]
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
 Harm = Literal["false negatives", "false positives"]
 Intervention = Literal["assistive", "punitive"]
@@ -106,6 +107,8 @@ class MetricSpec:
         harm: for error-based fairness, the error the metric compares (see :data:`INTERVENTION_HARM`).
         pair_similarity: for counterfactual similarity, the per-pair score behind the metric
             (:data:`PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
+        signed: a signed difference whose fairest value is 0 (group A minus group B): ``higher_is_fairer`` does not
+            apply; a comparison of runs judges its size (how far from 0).
         unit: what the value is a share or mean of, in the words a finding's sentence uses: ``"responses"`` (TF:
             the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
             EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
@@ -130,6 +133,7 @@ class MetricSpec:
     ratio: str | None = None
     harm: Harm | None = None
     unit: str = "responses"
+    signed: bool = False
 
     @property
     def function(self) -> str:
@@ -149,6 +153,8 @@ class MetricSpec:
 
     @property
     def direction(self) -> str:
+        if self.signed:
+            return "closer to 0 is fairer"
         return "higher is fairer" if self.higher_is_fairer else "lower is fairer"
 
     @property
@@ -182,6 +188,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("representation", "Representation fairness", "3.2.1", "allocational"),
             FamilySpec("error_based", "Error-based fairness", "3.2.2", "allocational"),
             FamilySpec("recommendation", "Recommendation fairness", "3.3", "counterfactual"),
+            # not in the paper: its counterfactual design (3.1.3, 3.3) applied to classification decisions
+            FamilySpec("counterfactual_decisions", "Counterfactual decisions", "3.2", "allocational"),
         )
     }
 )  # fmt: skip
@@ -243,6 +251,16 @@ _LISTS: dict[str, Any] = {
     "higher_is_fairer": True,
     "unit": "pairs",
 }
+_DECISIONS: dict[str, Any] = {
+    "family": "counterfactual_decisions",
+    "section": "3.2",
+    "requires": "1 (or more) counterfactual pair of classification answers per prompt",
+    "inputs": "decision_pairs",
+    "module": "evenhand.metrics.decisions",
+    "judge": "decisions",
+    "scope": "pair",
+    "unit": "pairs",
+}
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
 
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
@@ -286,6 +304,9 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             MetricSpec("jaccard_at_k", "Jaccard-K", "Counterfactual Jaccard Similarity at K", **_LISTS),
             MetricSpec("serp_at_k", "SERP-K", "Search Result Page Misinformation Score at K", **_LISTS),
             MetricSpec("prag_at_k", "PRAG-K", "Pairwise Ranking Accuracy Gap at K", **_LISTS),
+            MetricSpec("decision_flip_rate", "DFR", "Decision Flip Rate", **_DECISIONS),
+            MetricSpec("counterfactual_positive_rate_difference", "CPRD", "Counterfactual Positive Rate Difference",
+                       value_range=(-1.0, 1.0), signed=True, **_DECISIONS),
         )
     }
 )  # fmt: skip

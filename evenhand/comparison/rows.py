@@ -55,6 +55,8 @@ class MetricComparison:
     cls: str | None
     comparison: str
     higher_is_fairer: bool
+    #: a signed difference whose fairest value is 0 (registry ``signed``): judged by its size
+    signed: bool = False
     values: dict[str, float | None] = field(default_factory=dict)
     intervals: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     differences: dict[str, Difference] = field(default_factory=dict)
@@ -105,7 +107,10 @@ def compare_rows(
             if diff.signed is not None:
                 item.signed_groups = diff.signed.groups
                 item.signed_values |= {base.label: diff.signed.baseline, run.label: diff.signed.run}
-            item.changes[run.label] = judge(diff, item.higher_is_fairer)
+            if item.signed:  # 0 is fairest: judged by how far from 0 each run is
+                item.changes[run.label] = judge_signed(diff, item.values[base.label], item.values[run.label])
+            else:
+                item.changes[run.label] = judge(diff, item.higher_is_fairer)
             item.sentences[run.label] = sentence(item, run.label, base.label)
         out.append(item)
     return out
@@ -126,6 +131,7 @@ def _new(row: dict[str, Any]) -> MetricComparison:
         cls=row.get("class"),
         comparison=str(row.get("comparison") or "all"),
         higher_is_fairer=bool(row.get("higher_is_fairer", spec.higher_is_fairer if spec else False)),
+        signed=bool(spec.signed) if spec else False,
     )
 
 
@@ -243,6 +249,19 @@ def judge(diff: Difference, higher_is_fairer: bool) -> str:
         went_up = diff.low > 0
         return IMPROVED if went_up == higher_is_fairer else WORSE
     return NO_CLEAR_CHANGE
+
+
+def judge_signed(diff: Difference, baseline: Any, run: Any) -> str:
+    """A signed metric whose fairest value is 0 (CPRD): worse / improved when the change is clear (as
+    :func:`judge`) and moved the value away from / towards 0 (a gap that changed sides and grew is worse)."""
+    clear = judge(diff, higher_is_fairer=True)
+    if clear in (NOT_COMPARABLE, NO_CLEAR_CHANGE):
+        return clear
+    try:
+        before, after = abs(float(baseline)), abs(float(run))
+    except (TypeError, ValueError):
+        return NO_CLEAR_CHANGE
+    return IMPROVED if after < before else WORSE
 
 
 def _signed(x: float | None) -> str:

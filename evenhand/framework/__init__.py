@@ -13,10 +13,19 @@ registry's (:mod:`evenhand.registry`).
 
 from __future__ import annotations
 
-from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
+from evenhand.framework.plan import (
+    PAIRED_DESIGN,
+    PERSON_DESIGN,
+    FTUSummary,
+    NotApplicable,
+    Plan,
+    PlannedMetric,
+    left_out,
+)
 from evenhand.framework.rules import (
     CF_SENTIMENT,
     CF_SIMILARITY,
+    COUNTERFACTUAL_DECISIONS,
     FALSE_NEGATIVES,
     FALSE_POSITIVES,
     RECOMMENDATION,
@@ -37,8 +46,11 @@ __all__ = [
     "CATALOGUE",
     "CF_SENTIMENT",
     "CF_SIMILARITY",
+    "COUNTERFACTUAL_DECISIONS",
     "FALSE_NEGATIVES",
     "FALSE_POSITIVES",
+    "PAIRED_DESIGN",
+    "PERSON_DESIGN",
     "RECOMMENDATION",
     "REPRESENTATION",
     "STEREOTYPE_CLASSIFIER",

@@ -90,6 +90,14 @@ def left_out(family: str, attribute: str | None, why: str, keys: tuple[str, ...]
     return NotApplicable(family, attribute, f"{join_words(names)} {verb} left out: {why}", tuple(dict.fromkeys(keys)))
 
 
+#: How a plan and results.json name the two designs of a classification assessment: the counterfactual versions of
+#: each prompt compared pair by pair (decision flips, a paired test), or persons' group labels compared as groups.
+PAIRED_DESIGN = "counterfactual (paired)"
+PERSON_DESIGN = "group labels (person-level)"
+_DESIGN_OF_FAMILY = {"counterfactual_decisions": PAIRED_DESIGN, "representation": PERSON_DESIGN,
+                     "error_based": PERSON_DESIGN}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Plan:
     """What to compute for a use case and why (the output of :func:`plan`)."""
@@ -119,6 +127,18 @@ class Plan:
 
     def attributes_for(self, family: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.attribute for m in self.metrics if m.family == family and m.attribute))
+
+    @property
+    def classification_design(self) -> dict[str, str]:
+        """Per attribute of a classification plan, the design its findings rest on: :data:`PAIRED_DESIGN` where the
+        counterfactual decisions are planned (person-level rates beside them, if any, are described as such in
+        their reasons), else :data:`PERSON_DESIGN`. Empty for other tasks."""
+        out: dict[str, str] = {}
+        for m in self.metrics:
+            design = _DESIGN_OF_FAMILY.get(m.family)
+            if design is not None and m.attribute is not None and out.get(m.attribute) != PAIRED_DESIGN:
+                out[m.attribute] = design
+        return out
 
     def to_frame(self) -> pd.DataFrame:
         """One row per planned metric: name, family, attribute, reason, required input, paper section."""
@@ -158,6 +178,7 @@ class Plan:
             "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
             "notes": list(self.notes),
             "caveats": list(self.caveats),
+            **({"classification_design": self.classification_design} if self.classification_design else {}),
         }
 
     def explain(self) -> str:
@@ -174,6 +195,7 @@ class Plan:
                 f"  - {n.family}{' (' + n.attribute + ')' if n.attribute else ''}: {n.reason}"
                 for n in self.not_applicable
             ]
+        lines += [f"Design ({attribute}): {design}" for attribute, design in self.classification_design.items()]
         lines += [f"Note: {note}" for note in self.notes]
         lines += [f"Caveat: {caveat}" for caveat in self.caveats]
         return "\n".join(lines)

@@ -9,7 +9,10 @@ prompts and walks Figure 1:
   groups, footnote 26) counterfactual similarity;
 * classification: only when inputs are person-level or mention a group; representation fairness (DP) when
   predicted prevalence should be equal, otherwise error-based fairness (FNRD/FORD for assistive, FPRD/FDRD for
-  punitive interventions);
+  punitive interventions); where the prompts mention an attribute's groups (FTU fails) and counterfactual
+  invariance is desired, also the counterfactual decisions (DFR, CPRD: the same case with the group words changed,
+  a paired design, :data:`~evenhand.framework.plan.PAIRED_DESIGN`); person-level rates alone otherwise
+  (:data:`~evenhand.framework.plan.PERSON_DESIGN`);
 * recommendation: counterfactual Jaccard/SERP/PRAG when FTU fails and counterfactual invariance is wanted.
 
 FTU is checked with an attribute's lexicon, which reads one language (``Lexicon.language``). When the prompts are
@@ -44,6 +47,7 @@ REPRESENTATION = _keys("representation")
 FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistive interventions (registry ``harm``)
 FALSE_POSITIVES = error_keys("punitive")
 RECOMMENDATION = _keys("recommendation")
+COUNTERFACTUAL_DECISIONS = _keys("counterfactual_decisions")
 
 
 def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None, reason: str) -> None:
@@ -197,6 +201,7 @@ def _plan_classification(
     for name in attributes:
         for key, why in chosen.items():
             _add(metrics, (key,), name, f"{basis}; {why} (§4)")
+        _plan_decisions(uc, name, ftu.get(name), metrics, skipped)
         if unplanned:
             why = why_left_out(uc.prevalence_parity, uc.intervention)
             skipped.append(left_out("classification", name, why, unplanned))
@@ -205,6 +210,27 @@ def _plan_classification(
             "answer prevalence_parity and intervention (assistive/punitive) to narrow the classification metrics"
         )
     return metrics, skipped, notes
+
+
+def _plan_decisions(
+    uc: UseCase, name: str, f: FTUSummary | None, metrics: list[PlannedMetric], skipped: list[NotApplicable]
+) -> None:
+    """The paired design for one attribute: prompts that mention its groups can be asked again with the group words
+    changed, so the same case is compared across groups (far more power than groups of different persons)."""
+    if f is None or not f.assessable or f.satisfied:
+        return  # no group words to change (or none the lexicon can read): group labels only
+    if not uc.counterfactual_invariance:
+        why = "counterfactual invariance is not desired, so a decision may change with the group mentioned"
+        skipped.append(left_out("counterfactual_decisions", name, why, COUNTERFACTUAL_DECISIONS))
+        return
+    _add(
+        metrics,
+        COUNTERFACTUAL_DECISIONS,
+        name,
+        f"{f.describe()}: each case is asked again with the {name} words changed and the decisions are compared "
+        "pair by pair (counterfactual (paired) design; the same case, so a far more powerful test than groups of "
+        "different persons)",
+    )
 
 
 def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:

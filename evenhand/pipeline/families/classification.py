@@ -55,6 +55,7 @@ class Classification(Family):
         if n_bad:
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+        ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
 
     def check_inputs(
         self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]

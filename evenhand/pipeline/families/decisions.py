@@ -1,0 +1,123 @@
+"""Counterfactual decisions (classification, paired design): the decision flip rate (DFR) and the signed
+difference in positive rate (CPRD) between the counterfactual versions of each prompt, per pair of groups.
+
+The same case is asked once per group with only the group words changed (generated with the run's generation
+settings, as for text and recommendations; or read from an own responses table whose prompt ids link the
+versions), and each answer is parsed into a label as the classification family does. A pair is one (prompt,
+sample); 1 means the positive decision. The test is paired and at the prompt level: a sign-flip permutation of the
+per-prompt differences (one random swap of the two versions per prompt, for all its samples), in the run's
+Benjamini-Hochberg family. Person-level rates (DP and the error-based metrics) stay for data with group labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pandas as pd
+
+from evenhand.framework import Plan
+from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
+from evenhand.pipeline.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.records import ALL, Comparison, MetricRecord
+from evenhand.pipeline.stages import counted
+
+
+class CounterfactualDecisions(Family):
+    metric_families = ("counterfactual_decisions",)
+    pair_value_chart = (
+        "Counterfactual decisions ({attribute})",
+        "Decision flip rate (share of the same cases whose decision changes with the group words alone) and the "
+        "signed difference in positive rate (the first group minus the second) per pair of groups.",
+    )
+
+    @property
+    def name(self) -> str:
+        return "counterfactual decisions"
+
+    def needs(self, plan: Plan) -> Needs:
+        return Needs(counterfactual=self.attributes(plan))
+
+    def prepare(self, ctx: RunContext) -> None:
+        frame, cs = ctx.frame, ctx.settings.classification
+        if "label" not in frame:  # the classification family parses them when it runs too: the same parser
+            parser = ctx.label_parser or KeywordLabelParser(cs.labels, cs.pattern)
+            frame["label"] = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+        ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+        ctx.described["classification_design"] = ctx.plan.classification_design
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        """DFR and CPRD for every pair of groups (and every sensitive class of a multiclass use case); pairs where
+        either answer could not be parsed are left out, with a note."""
+        classes = _classes(ctx)
+        out: list[MetricRecord] = []
+        for attribute in self.attributes(ctx.plan):
+            keys = self.planned(ctx.plan, attribute)
+            pairs = ctx.pairs(attribute)
+            if not pairs:
+                reason = "fewer than two groups have counterfactual answers"
+                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
+            for (a, b, found), cls, key in itertools.product(pairs, classes, keys):
+                comparison = Comparison(groups=(str(a), str(b)), cls=None if len(classes) == 1 else label_text(cls))
+                parsed = _parsed(found)
+                if parsed.empty:
+                    reason = "no counterfactual pair where both answers parse into a label"
+                    out.append(undefined_record(key, attribute, comparison, reason))
+                    continue
+                first, second = _decisions(parsed, cls)
+                result = ctx.metric(key, first, second, prompts=parsed["prompt_id"].to_numpy())
+                # the verdict's sentence names the decision ("the male version gets 'approve' 56% of the time")
+                result = replace(result, details={**result.details, "positive_label": str(label_text(cls))})
+                rec = record(key, attribute, comparison, result)
+                if len(parsed) < len(found):
+                    rec.notes.append(f"{len(found) - len(parsed)} pair(s) with an unparsed answer left out")
+                out.append(rec)
+        return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """A prompt-level sign-flip permutation test of "the positive rate is the same for both versions" on CPRD
+        (:func:`evenhand.stats.counterfactual_sentiment_test` with the mean statistic on 0/1 decisions: one swap
+        per prompt for all its samples; exact when it can enumerate every swap). DFR is reported beside it: samples
+        drawn at a temperature flip decisions even between two answers to the same prompt, so its size is read
+        with the test of CPRD, not on its own."""
+        from evenhand.stats import counterfactual_sentiment_test
+
+        st = ctx.settings.statistics
+        tested = [r for r in records if r.key == "counterfactual_positive_rate_difference" and r.result.is_defined]
+        for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
+            if rec not in tested:
+                continue
+            found = ctx.pairs_for(rec)
+            if found is None:
+                continue
+            parsed = _parsed(found)
+            cls = rec.comparison.cls if rec.comparison.cls is not None else _classes(ctx)[0]
+            first, second = _decisions(parsed, cls)
+            test = counterfactual_sentiment_test(
+                first, second, statistic="mean", seed=st.seed, prompts=parsed["prompt_id"].to_numpy()
+            )
+            details = {**test.details, "test": "prompt-level sign-flip permutation (paired)"}
+            rec.test = replace(test, groups=rec.groups or ("a", "b"), details=details)
+
+
+def _classes(ctx: RunContext) -> list[object]:
+    """The positive decision, or every sensitive class of a multiclass use case (each compared one-vs-rest)."""
+    cs = ctx.settings.classification
+    return list(cs.sensitive_classes) or [cs.positive_label]
+
+
+def _parsed(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The counterfactual pairs where both answers parsed into a label."""
+    if "label_a" not in pairs:
+        return pairs.iloc[0:0]
+    return pairs[pairs["label_a"].notna() & pairs["label_b"].notna()]
+
+
+def _decisions(parsed: pd.DataFrame, cls: object) -> tuple[list[int], list[int]]:
+    """1 where each side's parsed label is the positive class ``cls``, else 0."""
+    wanted = label_text(cls)
+    return (
+        [int(v == wanted) for v in parsed["label_a"]],
+        [int(v == wanted) for v in parsed["label_b"]],
+    )
