@@ -16,8 +16,11 @@ from evenhand.framework import (
     CATALOGUE,
     CF_SENTIMENT,
     CF_SIMILARITY,
+    COUNTERFACTUAL_DECISIONS,
     FALSE_NEGATIVES,
     FALSE_POSITIVES,
+    PAIRED_DESIGN,
+    PERSON_DESIGN,
     RECOMMENDATION,
     TOXICITY,
     UseCase,
@@ -125,8 +128,24 @@ def test_classification_not_person_level_and_ftu_is_not_applicable() -> None:
 
 def test_classification_mentions_groups_without_person_level() -> None:
     p = plan(task="classification", mentions_protected_groups=True, prevalence_parity=True, attributes=["gender"])
-    assert keys(p) == {"demographic_parity_difference"}
+    # prompts that mention the groups can be asked again with the group words changed: the paired design
+    assert keys(p) == {"demographic_parity_difference", *COUNTERFACTUAL_DECISIONS}
     assert "mention" in p.metrics[0].reason
+    assert p.classification_design == {"gender": PAIRED_DESIGN}
+    assert p.to_dict()["classification_design"] == {"gender": "counterfactual (paired)"}
+    assert "Design (gender): counterfactual (paired)" in p.explain()
+    unwanted = plan(task="classification", mentions_protected_groups=True, prevalence_parity=True,
+                    attributes=["gender"], counterfactual_invariance=False)  # fmt: skip
+    assert keys(unwanted) == {"demographic_parity_difference"}
+    assert unwanted.classification_design == {"gender": PERSON_DESIGN}
+    assert any(n.family == "counterfactual_decisions" for n in unwanted.not_applicable)
+
+
+def test_classification_with_group_labels_is_person_level() -> None:
+    p = plan(task="classification", person_level=True, prevalence_parity=True, attributes=["gender"],
+             prompts=["Applicant 1: income 40k. Approve?", "Applicant 2: income 55k. Approve?"])  # fmt: skip
+    assert keys(p) == {"demographic_parity_difference"}
+    assert p.classification_design == {"gender": PERSON_DESIGN}
 
 
 @pytest.mark.parametrize(("mentions", "invariance"), [(True, True), (True, False), (False, True)])
@@ -236,9 +255,10 @@ def test_plan_properties(
         assert set(TOXICITY) <= planned
         assert not (set(CF_SIMILARITY) & planned) or (mentions and invariance and not differ)
     if task == "classification":
-        assert planned <= set(FALSE_NEGATIVES + FALSE_POSITIVES) | {"demographic_parity_difference"}
+        decisions = set(COUNTERFACTUAL_DECISIONS)  # the paired design, where prompts mention the groups
+        assert planned <= set(FALSE_NEGATIVES + FALSE_POSITIVES) | {"demographic_parity_difference"} | decisions
         if parity is True:
-            assert planned <= {"demographic_parity_difference"}
+            assert planned <= {"demographic_parity_difference"} | decisions
     if task == "recommendation":
         assert planned in (set(), set(RECOMMENDATION))
     # no metric is planned twice for the same attribute

@@ -132,7 +132,18 @@ def _records_of_every_family() -> list[Any]:
         k=3,
         **FAST,
     )
-    return [r for a in (text, cls, rec) for r in a.records]
+    decisions = evenhand.assess(  # prompts that mention gender: counterfactual decisions beside the rates
+        task="classification",
+        prompts=["Approve the loan of Mrs. Lee? Answer yes or no.", "Approve the loan of Mr. Lee? Answer yes or no."],
+        attributes=["gender"],
+        client=lambda p, **_: "yes" if "Mr." in p else "no",
+        count=2,
+        prevalence_parity=True,
+        label_parser={"1": ["yes"], "0": ["no"]},
+        positive_label="1",
+        **FAST,
+    )
+    return [r for a in (text, cls, rec, decisions) for r in a.records]
 
 
 def test_results_agree_with_the_declared_range_and_direction() -> None:
