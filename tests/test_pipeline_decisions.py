@@ -100,7 +100,9 @@ def test_a_null_model_raises_no_concern() -> None:
 
 
 def test_counterfactual_prompts_are_generated_with_the_same_settings() -> None:
-    prompts = [f"She is applicant {i} with income {30 + 5 * i}k. Approve the loan? Answer yes or no." for i in range(12)]
+    prompts = [
+        f"She is applicant {i} with income {30 + 5 * i}k. Approve the loan? Answer yes or no." for i in range(12)
+    ]
 
     def client(prompt: str, **_: Any) -> str:  # a model that approves men with modest incomes, women only if rich
         income = int(prompt.split("income ")[1].split("k")[0])

@@ -57,8 +57,13 @@ def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
         attributes=["gender"], client=lambda p, **_: "1. Alien\n2. Heat\n3. Up" if "woman" in p else
         "1. Alien\n2. Up\n3. Heat", count=1, k=3, **ci, **FAST,
     )  # fmt: skip
+    decisions = evenhand.assess(  # prompts that mention gender: counterfactual decisions (DFR, CPRD)
+        task="classification", prompts=[f"Approve the loan of Mrs. Lee, applicant {i}? yes or no" for i in range(12)],
+        client=lambda p, **_: "yes" if "Mr." in p or "7" in p else "no", count=2, prevalence_parity=True,
+        attributes=["gender"], label_parser={"1": ["yes"], "0": ["no"]}, positive_label="1", **ci, **FAST,
+    )  # fmt: skip
     out = []
-    for a in (text, cls, rec):
+    for a in (text, cls, rec, decisions):
         for r in a.records:
             verdict = judge([r], statistics=statistics)
             out.append((r, [e for f in verdict.findings for e in f.evidence]))
