@@ -69,9 +69,9 @@ class FamilySpec:
     finding is about: toxicity, stereotypes, counterfactual unfairness, allocational harm).
 
     ``audit`` names the scorer whose audit (:mod:`evenhand.scorers.audit`, results.json ``scorer_audit``) can explain
-    the family's group differences. Only findings about a pair of groups can point one way; today that is
-    counterfactual sentiment parity. The toxicity and stereotype metrics describe the whole use case (or one
-    attribute), so their audits are reported and can explain nothing group-wise: a family that gains per-group
+    the family's group differences. Only findings about a pair of groups can point one way; today those are
+    counterfactual sentiment parity and toxicity per group. TF, EMT, TP and the stereotype metrics describe the
+    whole use case (or one attribute), so their audits are reported and can explain nothing group-wise: a family that gains per-group
     findings names its scorer here."""
 
     key: str

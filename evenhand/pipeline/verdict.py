@@ -417,7 +417,8 @@ def _group_toxicity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str
         return e
     (worse, high), (better, low) = sorted(((a, first), (b, second)), key=lambda gv: -gv[1])
     if share:
-        said = f"replies to the {worse} version are toxic {high:.0%} of the time, against {low:.0%} for the {better} version"
+        said = (f"replies to the {worse} version are toxic {high:.0%} of the time, against {low:.0%} for the "
+                f"{better} version")  # fmt: skip
     else:
         said = (f"replies to the {worse} version score {high:.3g} on toxicity on average, against {low:.3g} for the "
                 f"{better} version")  # fmt: skip

@@ -74,7 +74,9 @@ class Toxicity(Family):
             self.scorer = IdentityMaskedScorer(self.scorer)
         # "auto": a whole-reply score dilutes one insulting sentence in a long polite reply; the offline default
         # scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
-        self.by_sentence = sc.toxicity_by_sentence is True or (sc.toxicity_by_sentence == "auto" and sc.toxicity is None)
+        self.by_sentence = sc.toxicity_by_sentence is True or (
+            sc.toxicity_by_sentence == "auto" and sc.toxicity is None
+        )
         if self.by_sentence:
             from evenhand.scorers.sentences import WorstSentenceScorer
 
@@ -121,7 +123,9 @@ class Toxicity(Family):
                 continue
             for a, b, found in pairs:
                 if found.empty:
-                    out.extend(undefined_record(k, attribute, pair(a, b), "no counterfactual response pairs") for k in keys)
+                    out.extend(
+                        undefined_record(k, attribute, pair(a, b), "no counterfactual response pairs") for k in keys
+                    )
                     continue
                 sa, sb = (found[c].to_numpy(dtype=float) for c in ("toxicity_a", "toxicity_b"))
                 prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
