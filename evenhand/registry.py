@@ -71,8 +71,8 @@ class FamilySpec:
     ``audit`` names the scorer whose audit (:mod:`evenhand.scorers.audit`, results.json ``scorer_audit``) can explain
     the family's group differences. Only findings about a pair of groups can point one way; today those are
     counterfactual sentiment parity and toxicity per group. TF, EMT, TP and the stereotype metrics describe the
-    whole use case (or one attribute), so their audits are reported and can explain nothing group-wise: a family that gains per-group
-    findings names its scorer here."""
+    whole use case (or one attribute), so their audits are reported and can explain nothing group-wise: a family
+    that gains per-group findings names its scorer here."""
 
     key: str
     title: str
