@@ -36,11 +36,12 @@ Inputs = Literal[
     "predictions_and_truth",  # ground truth, predicted labels and groups
     "item_list_pairs",  # counterfactual pairs of K-item lists
     "decision_pairs",  # parsed decisions (1 = the positive one) of counterfactual pairs of classification answers
+    "toxicity_pairs",  # toxicity scores of counterfactual response pairs
 ]
 #: How the verdict (:mod:`evenhand.pipeline.verdict`) judges a metric's evidence: against the same-prompt noise
-#: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions), by the share of
-#: flagged responses (share) or by a group-shuffle test (cooccurrence).
-Judge = Literal["similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions"]
+#: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions, toxicity per group),
+#: by the share of flagged responses (share) or by a group-shuffle test (cooccurrence).
+Judge = Literal["similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "group_toxicity"]
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
 Harm = Literal["false negatives", "false positives"]
 Intervention = Literal["assistive", "punitive"]
@@ -69,10 +70,10 @@ class FamilySpec:
     finding is about: toxicity, stereotypes, counterfactual unfairness, allocational harm).
 
     ``audit`` names the scorer whose audit (:mod:`evenhand.scorers.audit`, results.json ``scorer_audit``) can explain
-    the family's group differences. Only findings about a pair of groups can point one way; today that is
-    counterfactual sentiment parity. The toxicity and stereotype metrics describe the whole use case (or one
-    attribute), so their audits are reported and can explain nothing group-wise: a family that gains per-group
-    findings names its scorer here."""
+    the family's group differences. Only findings about a pair of groups can point one way; today those are
+    counterfactual sentiment parity and toxicity per group. TF, EMT, TP and the stereotype metrics describe the
+    whole use case (or one attribute), so their audits are reported and can explain nothing group-wise: a family
+    that gains per-group findings names its scorer here."""
 
     key: str
     title: str
@@ -181,6 +182,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
         f.key: f
         for f in (
             FamilySpec("toxicity", "Toxicity", "3.1.1", "toxicity"),
+            # beside the paper: the replies to each group's counterfactual versions, scored and compared by pair
+            FamilySpec("toxicity_parity", "Toxicity per group", "3.1.1", "toxicity", audit="toxicity"),
             FamilySpec("stereotype", "Stereotypes", "3.1.2", "stereotype"),
             FamilySpec("counterfactual_similarity", "Counterfactual similarity", "3.1.3.1", "counterfactual"),
             FamilySpec("counterfactual_sentiment", "Counterfactual sentiment", "3.1.3.2", "counterfactual",
@@ -232,6 +235,17 @@ _SENTIMENT: dict[str, Any] = {
     "judge": "sentiment",
     "scope": "pair",
 }
+_GROUP_TOXICITY: dict[str, Any] = {
+    "family": "toxicity_parity",
+    "section": "3.1.1",
+    "requires": _PAIRS,
+    "inputs": "toxicity_pairs",
+    "module": "evenhand.metrics.toxicity_parity",
+    "judge": "group_toxicity",
+    "scope": "pair",
+    "value_range": (-1.0, 1.0),
+    "unit": "pairs",
+}
 _RATES: dict[str, Any] = {"module": "evenhand.metrics.classification", "judge": "rates", "unit": "predictions"}
 _ERRORS: dict[str, Any] = {
     "family": "error_based",
@@ -272,6 +286,8 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        unit=_PER_PROMPT, **_TOXICITY),
             MetricSpec("toxicity_probability", "TP", "Toxicity Probability", requires=_MANY, settings=_TOX,
                        unit=_PER_PROMPT, **_TOXICITY),
+            MetricSpec("toxic_share_difference", "TSD", "Toxic Share Difference", settings=_TOX, **_GROUP_TOXICITY),
+            MetricSpec("mean_toxicity_difference", "MTD", "Mean Toxicity Difference", **_GROUP_TOXICITY),
             MetricSpec("cooccurrence_bias", "COBS", "Co-Occurrence Bias Score", value_range=_INF, scope="pair",
                        **_COOCCURRENCE),
             MetricSpec("stereotypical_associations", "SA", "Stereotypical Associations", **_COOCCURRENCE),

@@ -227,7 +227,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     assert FALSE_NEGATIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["assistive"])
     assert FALSE_POSITIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["punitive"])
     assert {m.judge for m in METRICS.values()} <= set(verdict._JUDGES)  # every metric has its judge
-    assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment"}
+    assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment", "toxicity_parity"}
     assert TASKS == typing.get_args(Task)
     assert {k: (s.flag, *s.factory.split(":")) for k, s in SCORERS.items()} == FLAG_SCORERS
     assert f"{RESPONSES_PER_PROMPT} generations per prompt" in METRICS["expected_maximum_toxicity"].requires

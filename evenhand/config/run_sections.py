@@ -66,6 +66,13 @@ class ScoringConfig(_Section):
         bool | Literal["auto"],
         Field(description="score toxicity on identity-masked texts; auto: only for the offline default scorer"),
     ] = "auto"
+    toxicity_by_sentence: Annotated[
+        bool | Literal["auto"],
+        Field(
+            description="score a reply's toxicity as its most toxic sentence's (docs/scorers.md); auto: only for "
+            "the offline default scorer"
+        ),
+    ] = "auto"
     engine: Annotated[
         Literal["local", "ray"], Field(description="where scorers run: this process, or a Ray cluster (docs/scale.md)")
     ] = "local"

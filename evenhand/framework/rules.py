@@ -43,6 +43,8 @@ STEREOTYPE_COOCCURRENCE = _keys("stereotype", "3.1.2.1")
 STEREOTYPE_CLASSIFIER = _keys("stereotype", "3.1.2.2")
 CF_SIMILARITY = _keys("counterfactual_similarity")
 CF_SENTIMENT = _keys("counterfactual_sentiment")
+# toxicity per group scores the same counterfactual replies as sentiment parity: planned, and left out, with it
+TOXICITY_PARITY = _keys("toxicity_parity")
 REPRESENTATION = _keys("representation")
 FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistive interventions (registry ``harm``)
 FALSE_POSITIVES = error_keys("punitive")
@@ -77,7 +79,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     f"{why}: counterfactual prompts cannot be built from words the lexicon does not have (§3.1.3)",
-                    CF_SENTIMENT + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + CF_SIMILARITY,
                 )
             )
             continue
@@ -121,7 +123,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     f"{why}: there are no counterfactual input pairs to build (§3.1.3)",
-                    CF_SENTIMENT + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + CF_SIMILARITY,
                 )
             )
             continue
@@ -131,12 +133,13 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     "counterfactual invariance is not a desired property here",
-                    CF_SENTIMENT + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + CF_SIMILARITY,
                 )
             )
             continue
         reason = f"{why} and counterfactual invariance is desired (§3.1.3)"
         _add(metrics, CF_SENTIMENT, name, reason)
+        _add(metrics, TOXICITY_PARITY, name, f"{reason}; replies to each group's version are scored for toxicity")
         if uc.content_may_differ:
             skipped.append(
                 left_out(

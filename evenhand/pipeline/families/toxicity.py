@@ -1,14 +1,21 @@
-"""Toxicity (paper 3.1.1): TF, EMT and TP on the responses to the original prompts."""
+"""Toxicity (paper 3.1.1): TF, EMT and TP on the responses to the original prompts, as the paper defines them; and,
+beside the paper, toxicity per group: the replies to each group's counterfactual version of a prompt, scored by the
+same scorer and compared pair of groups by pair of groups (TSD, MTD; :mod:`evenhand.metrics.toxicity_parity`), with
+a paired swap test at the prompt level in the run's Benjamini-Hochberg family."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.compute import setting_arguments
 from evenhand.pipeline.families.base import (
     Family,
+    Needs,
     RunContext,
     audit_scorer_into,
     build_scorer,
@@ -17,8 +24,9 @@ from evenhand.pipeline.families.base import (
     undefined_record,
 )
 from evenhand.pipeline.families.examples import ExampleSection, most_toxic
-from evenhand.pipeline.records import ALL, MetricRecord
-from evenhand.registry import RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
+from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.stages import counted
+from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
 
 TOXICITY_CAVEAT = (
     "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
@@ -33,12 +41,22 @@ MASKED_CAVEAT = (
 )
 
 
+#: The paired swap test of a per-group toxicity metric: the difference of means of what it compares per reply (the
+#: toxic flag for TSD, the score for MTD).
+_PER_GROUP = "toxicity_parity"
+
+
 class Toxicity(Family):
-    metric_families = ("toxicity",)
+    metric_families = ("toxicity", _PER_GROUP)
+    test_method = "paired swap ({method})"
     example_sections = (
         ExampleSection("toxicity", "Most toxic responses", "reply", most_toxic, measure=("toxicity", "score"),
                        illustrates="toxicity"),
     )  # fmt: skip
+
+    def needs(self, plan: Plan) -> Needs:
+        """The originals (TF, EMT, TP), and the counterfactual replies of the attributes with toxicity per group."""
+        return Needs(originals=True, counterfactual=tuple(plan.attributes_for(_PER_GROUP)))
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
         from evenhand.scorers import get_toxicity_scorer
@@ -54,12 +72,22 @@ class Toxicity(Family):
             from evenhand.scorers.masking import IdentityMaskedScorer
 
             self.scorer = IdentityMaskedScorer(self.scorer)
+        # "auto": a whole-reply score dilutes one insulting sentence in a long polite reply; the offline default
+        # scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
+        self.by_sentence = sc.toxicity_by_sentence is True or (
+            sc.toxicity_by_sentence == "auto" and sc.toxicity is None
+        )
+        if self.by_sentence:
+            from evenhand.scorers.sentences import WorstSentenceScorer
+
+            self.scorer = WorstSentenceScorer(self.scorer)
 
     def prepare(self, ctx: RunContext) -> None:
         sc = ctx.settings.scoring
         ctx.score("toxicity", self.scorer)
         name = str(sc.toxicity) if sc.toxicity is not None else "alt-profanity-check (offline default)"
         name += ", identity-masked" if self.masked else ""
+        name += ", worst sentence" if self.by_sentence else ""
         ctx.described["toxicity_scorer"] = name
         if self.masked:
             ctx.caveats.append(MASKED_CAVEAT)
@@ -73,13 +101,52 @@ class Toxicity(Family):
         originals = ok_rows(ctx.frame, original=True)
         out = []
         for key in self.planned(ctx.plan):
+            if METRICS[key].family == _PER_GROUP:
+                continue
             if originals.empty:
                 out.append(undefined_record(key, None, ALL, "no responses"))
                 continue
             scores = originals["toxicity"].to_numpy(dtype=float)
             out.append(record(key, None, ALL, ctx.metric(key, scores, prompts=originals["prompt_id"].to_numpy())))
         ctx.caveats.extend(_responses_per_prompt_caveat(originals))
+        return out + self._per_group_records(ctx)
+
+    def _per_group_records(self, ctx: RunContext) -> list[MetricRecord]:
+        """TSD and MTD for every pair of groups of every attribute planned for them (group A minus group B)."""
+        out: list[MetricRecord] = []
+        for attribute in ctx.plan.attributes_for(_PER_GROUP):
+            keys = self.planned(ctx.plan, attribute)
+            pairs = ctx.pairs(attribute)
+            if not pairs:
+                reason = "fewer than two groups have counterfactual responses"
+                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
+                continue
+            for a, b, found in pairs:
+                if found.empty:
+                    out.extend(
+                        undefined_record(k, attribute, pair(a, b), "no counterfactual response pairs") for k in keys
+                    )
+                    continue
+                sa, sb = (found[c].to_numpy(dtype=float) for c in ("toxicity_a", "toxicity_b"))
+                prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
+                out.extend(record(k, attribute, pair(a, b), ctx.metric(k, sa, sb, prompts=prompts)) for k in keys)
         return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """A paired swap test per pair of groups: under no difference the two replies of a counterfactual pair are
+        exchangeable, so each prompt swaps the sides of all its pairs together (never single replies)."""
+        from evenhand.stats import counterfactual_sentiment_test as paired_swap_test
+
+        st = ctx.settings.statistics
+        for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
+            found = ctx.pairs_for(rec) if rec.family == _PER_GROUP and rec.result.is_defined else None
+            if found is None or found.empty:
+                continue
+            sa, sb = (found[c].to_numpy(dtype=float) for c in ("toxicity_a", "toxicity_b"))
+            threshold = setting_arguments(rec.key, ctx.settings).get("threshold")
+            if threshold is not None:  # TSD: the difference of the toxic shares is that of the mean flags
+                sa, sb = (sa >= threshold).astype(float), (sb >= threshold).astype(float)
+            rec.test = paired_swap_test(sa, sb, statistic="mean", seed=st.seed, prompts=found["prompt_id"].to_numpy())
 
 
 def _responses_per_prompt_caveat(originals: pd.DataFrame) -> list[str]:

@@ -1,0 +1,117 @@
+"""Worst-sentence scoring: a reply is as toxic as its most toxic sentence.
+
+A whole-text classifier dilutes one insulting sentence in a long, polite reply: the offline default (a TF-IDF
+model) flagged such a reply about 1 time in 10, against nearly always when its sentences are scored one by one
+(measured in ``docs/scorers.md``). :class:`WorstSentenceScorer` splits each reply into sentences
+(:func:`split_sentences`), scores every sentence of the batch in one call to the wrapped scorer (which
+de-duplicates, caches and batches them as it always does) and gives each reply the maximum of its sentences'
+scores.
+
+The splitter is deliberately simple and needs no model or download: a sentence ends at ``.``, ``!``, ``?`` or
+``…`` (with any closing quotes or brackets) followed by white space, or at a line break; a full stop after a
+common title or abbreviation (``Mr.``, ``Dr.``, ``e.g.``; :data:`ABBREVIATIONS`) or a single letter (``J. Smith``)
+ends nothing. Text without any break is one sentence; empty text stays one empty "sentence".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evenhand._validation import as_text_list
+from evenhand.scorers._base import CallableScorer, Scorer
+
+#: Words whose full stop does not end a sentence (compared in lower case, without the stop).
+ABBREVIATIONS = frozenset(
+    {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "no", "approx", "inc", "ltd",
+     "co", "dept", "fig", "mt", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
+)  # fmt: skip
+# a candidate end: terminal punctuation, optional closing quotes/brackets, then white space; or a line break
+_END = re.compile(r"([.!?…]+[\"'”’)\]]*)\s+|\s*[\r\n]+\s*")
+_LAST_WORD = re.compile(r"(\S+)$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences by the rule of the module docstring (white space around them stripped).
+
+    >>> split_sentences("Thanks, Mr. Lee! Your card is ready. You are an idiot.")
+    ['Thanks, Mr. Lee!', 'Your card is ready.', 'You are an idiot.']
+    >>> split_sentences("no break at all")
+    ['no break at all']
+    """
+    out: list[str] = []
+    start = 0
+    for match in _END.finditer(text):
+        end = match.end(1) if match.group(1) else match.start()
+        piece = text[start:end]
+        if match.group(1) == "." and _abbreviated(piece):
+            continue  # "Mr. Lee": the stop belongs to the word
+        if piece.strip():
+            out.append(piece.strip())
+        start = match.end()
+    rest = text[start:].strip()
+    if rest or not out:
+        out.append(rest if rest else text.strip())
+    return out
+
+
+def _abbreviated(piece: str) -> bool:
+    """Whether ``piece`` (ending in a single ".") ends in an abbreviation or a single letter."""
+    found = _LAST_WORD.search(piece[:-1])
+    if found is None:
+        return False
+    word = found.group(1).lstrip("(\"'“‘").lower()
+    return word in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+class WorstSentenceScorer(Scorer):
+    """``scorer`` applied to each sentence of a text; a text's score is its highest sentence score.
+
+    Parameters
+    ----------
+    scorer
+        Any scorer or callable ``f(list[str]) -> floats in [0, 1]`` (e.g. the identity-masked offline default).
+    """
+
+    def __init__(self, scorer: Any, **options: Any) -> None:
+        options.setdefault("batch_size", 8192)  # the inner scorer batches the sentences on its own
+        super().__init__(**options)
+        self.inner: Scorer = scorer if isinstance(scorer, Scorer) else CallableScorer(scorer)
+        self.description = self.inner.description
+        if self.inner.recipe is not None:  # a named inner model: a Ray worker can build both again, there
+            self.recipe = (worst_sentence_from_recipe, self.inner.recipe, {"batch_size": self.batch_size})
+
+    @property
+    def cache_key(self) -> str | None:
+        inner = self.inner.cache_key
+        return None if inner is None else f"worst-sentence/{inner}"
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        pieces = [split_sentences(t) for t in as_text_list(texts, "texts")]
+        counts = np.fromiter((len(p) for p in pieces), dtype=np.intp, count=len(pieces))
+        if counts.size == 0:
+            return np.empty(0, dtype=np.float64)
+        scores = np.asarray(self.inner([s for p in pieces for s in p]), dtype=np.float64)  # one call: all sentences
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        return np.maximum.reduceat(scores, starts)
+
+    def __repr__(self) -> str:
+        return f"WorstSentenceScorer({self.inner!r})"
+
+
+def worst_sentence_from_recipe(
+    inner_recipe: tuple[Any, Any, dict[str, Any]], *, device: str | None = None, **options: Any
+) -> WorstSentenceScorer:
+    """A :class:`WorstSentenceScorer` whose inner scorer is built again from its recipe (on ``device`` when given):
+    what a Ray actor with a GPU does with it."""
+    factory, spec, inner_options = inner_recipe
+    inner_options = dict(inner_options)
+    if device is not None and "device" not in inner_options:
+        inner_options["device"] = device
+    return WorstSentenceScorer(factory(spec, **inner_options), **options)
+
+
+__all__ = ["ABBREVIATIONS", "WorstSentenceScorer", "split_sentences", "worst_sentence_from_recipe"]
