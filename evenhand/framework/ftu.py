@@ -52,12 +52,17 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             language_evidence=guess.evidence() if guess is not None and guess.code is not None else "",
             names_read=use_case.names and reads_names(use_case.attribute_specs[name]),
             n_named=int(result.n_named),
-            n_named_only=sum(1 for words, named in zip(result.matches, result.names, strict=True) if named and not words)
-            if result.names
-            else 0,
+            n_named_only=_named_only(result),
             name_examples=tuple(dict.fromkeys(n.word for found in result.names for n in found)),
         )
     return out, guess
+
+
+def _named_only(result: Any) -> int:
+    """Prompts that an FTU result flags by a personal name alone (no attribute word)."""
+    if not result.names:
+        return 0
+    return sum(1 for words, named in zip(result.matches, result.names, strict=True) if named and not words)
 
 
 def reads_names(spec: Any) -> bool:

@@ -225,7 +225,8 @@ class OwnTable(ResponseSource):
         return self._frame(attributes, names)[0]
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
-        frame = self._frame(use_case.attribute_specs, use_case.names)[1]  # row for row the table, so its group columns align
+        # row for row the table, so its group columns align
+        frame = self._frame(use_case.attribute_specs, use_case.names)[1]
         return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
     def describe(self) -> dict[str, Any]:

@@ -200,9 +200,8 @@ def _say_how_signalled(rec: MetricRecord, e: Evidence, signals: Mapping[str, str
     how = signals.get(rec.attribute or "")
     if how is None or how == "words" or FAMILIES[rec.family].risk != "counterfactual":
         return
-    e.sentence += (
-        " (groups signalled by personal names)" if how == "names" else " (groups signalled by words and by personal names)"
-    )
+    by = "personal names" if how == "names" else "words and by personal names"
+    e.sentence += f" (groups signalled by {by})"
 
 
 def _thin_note(findings: Sequence[Finding]) -> list[str]:

@@ -282,7 +282,8 @@ def _named_people(doc: dict[str, Any]) -> list[dict[str, Any]]:
     for attribute, entry in entries.items():
         if not isinstance(entry, dict):
             continue
-        groups = entry.get("groups") if isinstance(entry.get("groups"), dict) else {}
+        given = entry.get("groups")
+        groups: dict[str, Any] = given if isinstance(given, dict) else {}
         shown = [(str(g), [str(n) for n in used[:12]] + ([f"and {len(used) - 12} more"] if len(used) > 12 else []))
                  for g, used in groups.items() if isinstance(used, list)]  # fmt: skip
         signals = {"names": "by personal names", "words and names": "by words and by personal names"}
