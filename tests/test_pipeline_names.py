@@ -140,6 +140,7 @@ def test_config_names_key_reaches_plan_and_results(names: str, tmp_path: Path) -
     assert said in plan.output
     result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=env)
     assert result.exit_code == ExitCode.OK, result.output
+    assert ("names (race): 12 counterfactual prompts name a person" in result.output) is (names == "true")
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
     assert doc["names"]["read"] is (names == "true")
     assert bool(doc["names"]["attributes"]) is (names == "true")
