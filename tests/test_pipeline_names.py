@@ -145,3 +145,33 @@ def test_config_names_key_reaches_plan_and_results(names: str, tmp_path: Path) -
     assert doc["names"]["read"] is (names == "true")
     assert bool(doc["names"]["attributes"]) is (names == "true")
     assert doc["plan"]["use_case"]["names"] is (names == "true")
+
+
+def test_an_intersection_counts_words_only_as_its_counterfactual_prompts_do() -> None:
+    plan = evenhand.plan(
+        task="text_generation", prompts=name_only_prompts(), attributes=["gender", "race"],
+        intersections=[["gender", "race"]],
+    )  # fmt: skip
+    assert not plan.ftu["race"].satisfied and plan.ftu["race"].names_read
+    both = plan.ftu["gender+race"]
+    assert both.satisfied and not both.names_read and both.n_named == 0
+    assert not [m for m in plan.metrics if m.attribute == "gender+race"]
+
+
+def approve_unless_black_name(prompt: str) -> str:
+    groups = {n.group for n in check_ftu([prompt], attribute="race").names[0]}
+    return "No" if "black" in groups else "Yes"
+
+
+def test_classification_takes_a_prompts_group_from_a_name() -> None:
+    prompts = [f"Should we approve the loan application of {person}? Answer yes or no." for person in PEOPLE * 4]
+    kwargs: dict[str, Any] = {
+        "task": "classification", "prompts": prompts, "attributes": ["race"], "person_level": True,
+        "prevalence_parity": True, "client": approve_unless_black_name, "count": 1, "positive_label": "yes",
+        "label_parser": {"yes": ["yes"], "no": ["no"]}, **FAST,
+    }  # fmt: skip
+    a = evenhand.assess(**kwargs)
+    assert set(a.responses["group_race"].dropna()) == {"black", "white"}
+    assert a.result("DP", "race").is_defined
+    off = evenhand.assess(**{**kwargs, "names": False})
+    assert off.responses["group_race"].isna().all()

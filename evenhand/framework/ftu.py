@@ -32,8 +32,10 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
     from evenhand.text.ftu import check_ftu
     from evenhand.text.language import detect_language
 
+    # an intersection's counterfactual prompts replace group words only (intersectional_prompts reads no names), so
+    # its FTU counts words only: a prompt flagged by a name alone would get no counterfactual version
     results = {
-        name: check_ftu(use_case.prompts, attribute=spec, names=use_case.names)
+        name: check_ftu(use_case.prompts, attribute=spec, names=use_case.names and not isinstance(spec, tuple))
         for name, spec in use_case.attribute_specs.items()
     }
     known = any(r.lexicon_language is not None for r in results.values())
@@ -50,7 +52,7 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             language=guess.code if guess is not None else None,
             lexicon_language=result.lexicon_language,
             language_evidence=guess.evidence() if guess is not None and guess.code is not None else "",
-            names_read=use_case.names and reads_names(use_case.attribute_specs[name]),
+            names_read=result.names_checked and reads_names(use_case.attribute_specs[name]),
             n_named=int(result.n_named),
             n_named_only=_named_only(result),
             name_examples=tuple(dict.fromkeys(n.word for found in result.names for n in found)),
