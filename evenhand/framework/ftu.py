@@ -32,7 +32,12 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
     from evenhand.text.ftu import check_ftu
     from evenhand.text.language import detect_language
 
-    results = {name: check_ftu(use_case.prompts, attribute=spec) for name, spec in use_case.attribute_specs.items()}
+    # an intersection's counterfactual prompts replace group words only (intersectional_prompts reads no names), so
+    # its FTU counts words only: a prompt flagged by a name alone would get no counterfactual version
+    results = {
+        name: check_ftu(use_case.prompts, attribute=spec, names=use_case.names and not isinstance(spec, tuple))
+        for name, spec in use_case.attribute_specs.items()
+    }
     known = any(r.lexicon_language is not None for r in results.values())
     guess = detect_language(use_case.prompts) if known else None  # custom word lists alone: nothing to compare
     for name, result in results.items():
@@ -47,8 +52,44 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             language=guess.code if guess is not None else None,
             lexicon_language=result.lexicon_language,
             language_evidence=guess.evidence() if guess is not None and guess.code is not None else "",
+            names_read=result.names_checked and reads_names(use_case.attribute_specs[name]),
+            n_named=int(result.n_named),
+            n_named_only=_named_only(result),
+            name_examples=tuple(dict.fromkeys(n.word for found in result.names for n in found)),
         )
     return out, guess
+
+
+def _named_only(result: Any) -> int:
+    """Prompts that an FTU result flags by a personal name alone (no attribute word)."""
+    if not result.names:
+        return 0
+    return sum(1 for words, named in zip(result.matches, result.names, strict=True) if named and not words)
+
+
+def reads_names(spec: Any) -> bool:
+    """Whether an attribute (a spec of :attr:`UseCase.attribute_specs`) has name lists: its groups can be signalled
+    by personal names (gender, race; not a custom word list)."""
+    from evenhand.text.ftu import resolve_lexicons
+    from evenhand.text.names import name_attributes
+
+    lexicons = resolve_lexicons(spec)
+    return bool(name_attributes({lex.name: lex.all_groups for lex in lexicons}))
+
+
+def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:
+    """The plan note that says what FTU read: group words and personal names, or group words only (names: false).
+    None when FTU was answered rather than checked, or no attribute has name lists."""
+    checked = [f for f in ftu.values() if f.source == "prompts" and f.assessable]
+    if not checked:
+        return []
+    if not use_case.names:
+        return ["FTU read group words only (names: false): personal names in the prompts are not counted"]
+    read = [f.attribute for f in checked if f.names_read]
+    if not read:
+        return []
+    have = "has" if len(read) == 1 else "have"
+    return [f"FTU read group words and personal names ({join_words(read)} {have} name lists)"]
 
 
 def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, task: str) -> list[str]:

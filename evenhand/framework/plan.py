@@ -35,6 +35,20 @@ class FTUSummary:
     language: str | None = None  # the prompts' language (ISO 639-1) when detected with confidence, else None
     lexicon_language: str | None = None  # the language of the attribute's lexicon (None: unknown, e.g. a custom dict)
     language_evidence: str = ""  # how sure the detection is: "es, 38 of 40 prompts"
+    names_read: bool = False  # personal names were read for this attribute (use_case.names and it has name lists)
+    n_named: int = 0  # prompts that name a person whose name signals a group of the attribute
+    n_named_only: int = 0  # ... of them, those with no attribute word (flagged by the name alone)
+    name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
+
+    @property
+    def signals(self) -> str | None:
+        """How the flagged prompts signal the attribute's groups: ``"words"``, ``"names"`` (personal names only),
+        ``"words and names"``; None when no prompt was flagged (or FTU was answered, not checked)."""
+        if self.source != "prompts" or not self.n_flagged:
+            return None
+        if not self.n_named:
+            return "words"
+        return "names" if self.n_named_only == self.n_flagged else "words and names"
 
     def describe(self) -> str:
         if not self.assessable:
@@ -50,6 +64,18 @@ class FTUSummary:
             a = self.attribute
             return f"FTU holds for {a}: none of the {self.n_prompts} prompts mentions a {a} term"
         words = f" (e.g. {', '.join(repr(w) for w in self.examples[:4])})" if self.examples else ""
+        if self.n_named_only:  # say how many prompts only a personal name flags: "9 of 40 ... race words" would hide it
+            a = self.attribute
+            named = f" (e.g. {', '.join(repr(w) for w in self.name_examples[:4])})" if self.name_examples else ""
+            n_worded = self.n_flagged - self.n_named_only
+            by_name = f"name{'s' if self.n_named_only == 1 else ''} a person whose name signals {a}"
+            if not n_worded:
+                return f"FTU fails for {a}: {self.n_flagged} of {self.n_prompts} prompts {by_name}{named}"
+            verb = "mentions" if n_worded == 1 else "mention"
+            return (
+                f"FTU fails for {a}: {self.n_flagged} of {self.n_prompts} prompts mention {a}: {n_worded} {verb} "
+                f"{a} words{words} and {self.n_named_only} {by_name}{named}"
+            )
         return (
             f"FTU fails for {self.attribute}: {self.n_flagged} of {self.n_prompts} prompts mention "
             f"{self.attribute} words{words}"
@@ -170,6 +196,11 @@ class Plan:
                     "assessable": v.assessable,
                     "language": v.language,
                     "lexicon_language": v.lexicon_language,
+                    "names_read": v.names_read,
+                    "n_named": v.n_named,
+                    "n_named_only": v.n_named_only,
+                    "name_examples": list(v.name_examples),
+                    "signals": v.signals,
                     "description": v.describe(),
                 }
                 for k, v in self.ftu.items()

@@ -44,6 +44,9 @@ class UseCase(BaseModel):
             interventions? ``None`` = not decided (both error-based families are planned).
         person_level: classification: does each input correspond to a person (with a known group)?
         mentions_protected_groups: the FTU answer when no prompts are given (``True`` = FTU not satisfied).
+        names: also read personal names that signal a group ("Lakisha Robinson", "Mr. Chen"; gender and race have
+            name lists): FTU counts them, and counterfactual prompts replace them by names of each group (default
+            True). ``False``: group words only. Every FTU check and counterfactual prompt of the run follows it.
         stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
         stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
         name: a label for reports.
@@ -63,6 +66,7 @@ class UseCase(BaseModel):
     intervention: Intervention | None = None
     person_level: bool | None = None
     mentions_protected_groups: bool | None = None
+    names: bool = True
     stereotype_when_ftu: bool = False
     stereotype_classifier: bool = False
     name: str = "LLM use case"

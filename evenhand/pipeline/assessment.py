@@ -32,6 +32,7 @@ from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, Family
 from evenhand.pipeline.families.base import AUDIT_KEY
 from evenhand.pipeline.families.examples import ExampleInput
 from evenhand.pipeline.finding_examples import attach_examples, examples_by_finding
+from evenhand.pipeline.named_people import signals_by_attribute
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_document import (
     RESPONSE_BLOCK,
@@ -278,8 +279,20 @@ class Assessment:
                 sentiment_scale=settings.get("sentiment_scorer"),
                 statistics=statistics,
                 scorer_audit=self.scorer_audit,
+                signals=signals_by_attribute(self.names),
             )
         return self._verdict
+
+    @property
+    def names(self) -> dict[str, Any]:
+        """The personal names behind the counterfactual prompts (:func:`~evenhand.pipeline.named_people.names_used`):
+        ``{"read": bool, "seed": int, "attributes": {attribute: {"signals", "found", "n_prompts", "groups"}}}``."""
+        names: dict[str, Any] = self.meta.get("names") or {
+            "read": self.plan.use_case.names,
+            "seed": 0,
+            "attributes": {},
+        }
+        return names
 
     def result(self, metric: str, attribute: str | None = None, comparison: Any = None) -> Any:
         """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``.
@@ -425,6 +438,7 @@ class Assessment:
             "thresholds": [c.__dict__ for c in self.threshold_checks],
             "verdict": attach_examples(self.verdict.to_dict(), self._finding_examples()),
             "scorer_audit": self.scorer_audit,
+            "names": self.names,
         }
         cleaned: dict[str, Any] = json_safe(doc)
         return cleaned

@@ -28,15 +28,16 @@ if TYPE_CHECKING:
 FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"]
 
 
-def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per (attribute, group, source prompt) for the prompts that mention the attribute."""
+def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any], *, names: bool = True) -> pd.DataFrame:
+    """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
+    a person whose name signals one of its groups; the use case's ``names`` setting)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
     for name, spec in attributes.items():
         with warnings.catch_warnings():  # an attribute no prompt mentions simply adds no rows; the plan says why
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
-            cf = counterfactual_prompts(prompts, attribute=spec)
+            cf = counterfactual_prompts(prompts, attribute=spec, names=names)
         source = [int(i) for i in cf.source_index]
         for group in cf.groups:
             frames.append(
@@ -99,8 +100,10 @@ def frame_from_lists(
     responses: Sequence[str] | None,
     counterfactual_responses: Mapping[str, Mapping[str, Sequence[str]]] | None,
     attributes: Mapping[str, Any],
+    *,
+    names: bool = True,
 ) -> pd.DataFrame:
-    """Response frame from plain lists.
+    """Response frame from plain lists (``names``: the counterfactual prompts replace personal names too).
 
     ``responses``: ``len(prompts) * m`` texts, prompt-major (all samples of prompt 0, then prompt 1, ...).
     ``counterfactual_responses``: ``{attribute: {group: texts}}``, each list aligned with the attribute's
@@ -129,7 +132,7 @@ def frame_from_lists(
     for name, by_group in (counterfactual_responses or {}).items():
         if name not in attributes:
             raise InputError(f"counterfactual_responses has attribute {name!r}; the use case checks {list(attributes)}")
-        requests = counterfactual_requests(prompts, {name: attributes[name]})
+        requests = counterfactual_requests(prompts, {name: attributes[name]}, names=names)
         for group, texts_any in by_group.items():
             req = requests[requests["group"] == group]
             if req.empty:
@@ -171,6 +174,7 @@ def frame_from_table(
     sample_column: str | None = "sample",
     extra_columns: Mapping[str, str] | None = None,
     source: str = "responses",
+    names: bool = True,
 ) -> tuple[list[str], pd.DataFrame]:
     """Response frame from a user's table (bring-your-own responses); returns ``(prompts, frame)``.
 
@@ -178,7 +182,8 @@ def frame_from_table(
     distinct prompt texts in order of appearance. A counterfactual row is linked to its source prompt by
     ``prompt_id_column`` when the table has it (then counterfactual rows alone are enough: a prompt without an
     original row is known by its first version), otherwise by rebuilding the counterfactual prompts and matching
-    the text. The attribute, group and sample columns, too, are read only where the table has them.
+    the text (``names``: personal names replaced too, as the use case's ``names`` says). The attribute, group and
+    sample columns, too, are read only where the table has them.
     """
     from evenhand.pipeline.io import column
 
@@ -216,7 +221,7 @@ def frame_from_table(
         # (attribute, group, counterfactual prompt text) -> source prompt, from rebuilding the counterfactuals
         lookup: dict[tuple[str, str, str], int] = {}
         if any(not o for o in original) and prompts:
-            requests = counterfactual_requests(prompts, attributes)
+            requests = counterfactual_requests(prompts, attributes, names=names)
             for att, grp, text, pid in zip(
                 requests["attribute"], requests["group"], requests["prompt"], requests["prompt_id"], strict=True
             ):

@@ -182,7 +182,8 @@ def response_source(
             source=str(rc.path),
             model_info={"provider": "user responses", "model": str(rc.path.name)},
         )
-        return own, own.prompts(config.use_case_with([]).attribute_specs) or [], {}
+        use_case = config.use_case_with([])
+        return own, own.prompts(use_case.attribute_specs, names=use_case.names) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model
     client: Any = mc.client_spec()

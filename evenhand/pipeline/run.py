@@ -23,6 +23,7 @@ from evenhand.framework import UseCase, plan
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.named_people import NAMES_CAVEAT, names_used
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
@@ -63,7 +64,7 @@ def run(
     started = time.perf_counter()
     settings = settings or RunSettings()
     timings: dict[str, float] = {}
-    brought = source.prompts(use_case.attribute_specs)
+    brought = source.prompts(use_case.attribute_specs, names=use_case.names)
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
@@ -136,13 +137,17 @@ def run(
         close = getattr(scoring_engine, "close", None)
         if owned and callable(close):
             close()
+    names = names_used(the_plan, frame)  # the personal names the counterfactual prompts used, per attribute and group
     caveats = list(the_plan.caveats) + ctx.caveats + _general_caveats(frame, records)
+    if names["attributes"]:
+        caveats.append(NAMES_CAVEAT)
     timings["total"] = time.perf_counter() - started
     meta = {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": source.describe(),
         "settings": _describe_settings(settings, ctx.described),
         "timings": {key: round(v, 3) for key, v in timings.items()},
+        "names": names,
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:

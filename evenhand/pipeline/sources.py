@@ -37,8 +37,9 @@ from evenhand.pipeline.person_groups import attach_group_columns
 class ResponseSource(abc.ABC):
     """The one interface of every response source."""
 
-    def prompts(self, attributes: Mapping[str, Any]) -> list[str] | None:
-        """The prompts this source brings (None: the use case must give them)."""
+    def prompts(self, attributes: Mapping[str, Any], *, names: bool = True) -> list[str] | None:
+        """The prompts this source brings (None: the use case must give them); ``names`` is the use case's setting
+        (whether counterfactual prompts replace personal names), for a source that rebuilds them."""
         return None
 
     @abc.abstractmethod
@@ -96,7 +97,9 @@ class Generated(ResponseSource):
         if needs.originals:
             batches.append((original_requests(use_case.prompts), gen.count))
         if needs.counterfactual:
-            cf = counterfactual_requests(use_case.prompts, {a: specs[a] for a in needs.counterfactual})
+            cf = counterfactual_requests(
+                use_case.prompts, {a: specs[a] for a in needs.counterfactual}, names=use_case.names
+            )
             batches.append((cf, gen.counterfactual_count or gen.count))
         batches = [(requests, count) for requests, count in batches if len(requests)]
         total = sum(len(requests) * count for requests, count in batches)
@@ -172,7 +175,11 @@ class OwnLists(ResponseSource):
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
         return frame_from_lists(
-            use_case.prompts, self.responses, self.counterfactual_responses, use_case.attribute_specs
+            use_case.prompts,
+            self.responses,
+            self.counterfactual_responses,
+            use_case.attribute_specs,
+            names=use_case.names,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -197,7 +204,7 @@ class OwnTable(ResponseSource):
         self.source, self.model_info = source, model_info
         self._read: tuple[list[str], pd.DataFrame] | None = None
 
-    def _frame(self, attributes: Mapping[str, Any]) -> tuple[list[str], pd.DataFrame]:
+    def _frame(self, attributes: Mapping[str, Any], names: bool) -> tuple[list[str], pd.DataFrame]:
         if self._read is None:
             if set(FRAME_COLUMNS) <= set(self.table.columns):  # already a response frame
                 frame = self.table.reset_index(drop=True)
@@ -209,15 +216,17 @@ class OwnTable(ResponseSource):
                     attributes,
                     extra_columns=self.extra_columns,
                     source=self.source,
+                    names=names,
                     **self.columns,
                 )
         return self._read
 
-    def prompts(self, attributes: Mapping[str, Any]) -> list[str] | None:
-        return self._frame(attributes)[0]
+    def prompts(self, attributes: Mapping[str, Any], *, names: bool = True) -> list[str] | None:
+        return self._frame(attributes, names)[0]
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
-        frame = self._frame(use_case.attribute_specs)[1]  # row for row the table, so its group columns align
+        # row for row the table, so its group columns align
+        frame = self._frame(use_case.attribute_specs, use_case.names)[1]
         return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
     def describe(self) -> dict[str, Any]:

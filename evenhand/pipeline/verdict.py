@@ -161,10 +161,13 @@ def judge(
     sentiment_scale: str | None = None,
     statistics: bool = True,
     scorer_audit: Mapping[str, Any] | None = None,
+    signals: Mapping[str, str] | None = None,
 ) -> Verdict:
     """The verdict of an assessment's records (after statistics; without them nothing can be shown beyond noise,
     so severities rest on values alone and a note says so). ``scorer_audit`` (``{kind: audit dict}``) discounts
-    findings that the scorer's own group bias points to (see the module docstring)."""
+    findings that the scorer's own group bias points to (see the module docstring). ``signals`` (attribute ->
+    ``"names"`` or ``"words and names"``) names the attributes whose counterfactual prompts named people: their
+    counterfactual findings say how the groups were signalled."""
     by_key: dict[tuple[str, str | None, tuple[str, str] | None, str | None], list[Evidence]] = {}
     by_record: list[Severity | None] = []
     for rec in records:
@@ -172,6 +175,7 @@ def judge(
         for groups, evidence in _evidence(rec, sentiment_scale):
             _discount_scorer_bias(rec, groups, evidence, scorer_audit or {})
             _say_if_thin(evidence)
+            _say_how_signalled(rec, evidence, signals or {})
             key = (FAMILIES[rec.family].risk, rec.attribute, groups, rec.comparison.cls)
             by_key.setdefault(key, []).append(evidence)
             severities.append(evidence.severity)
@@ -192,6 +196,16 @@ def _say_if_thin(e: Evidence) -> None:
         return
     rule_out = "too few to rule out a difference" if e.severity == "ok" else "too few to tell"
     e.sentence += f" (only {e.units} independent units: {rule_out}; the evidence is thin)"
+
+
+def _say_how_signalled(rec: MetricRecord, e: Evidence, signals: Mapping[str, str]) -> None:
+    """A counterfactual finding about an attribute whose prompts named people says that the groups were signalled
+    by personal names (a name stands for a group only statistically; the report's caveat says so)."""
+    how = signals.get(rec.attribute or "")
+    if how is None or how == "words" or FAMILIES[rec.family].risk != "counterfactual":
+        return
+    by = "personal names" if how == "names" else "words and by personal names"
+    e.sentence += f" (groups signalled by {by})"
 
 
 def _thin_note(findings: Sequence[Finding]) -> list[str]:

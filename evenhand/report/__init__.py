@@ -271,6 +271,34 @@ def _plan_lines(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return lines
 
 
+def _named_people(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """results.json ``names``: per attribute whose counterfactual prompts named people, the names found and each
+    group's names used (at most 12 shown per group); empty for a results file without them."""
+    names = doc.get("names")
+    entries = names.get("attributes") if isinstance(names, dict) else None
+    if not isinstance(entries, dict):
+        return []
+    out = []
+    for attribute, entry in entries.items():
+        if not isinstance(entry, dict):
+            continue
+        given = entry.get("groups")
+        groups: dict[str, Any] = given if isinstance(given, dict) else {}
+        shown = [(str(g), [str(n) for n in used[:12]] + ([f"and {len(used) - 12} more"] if len(used) > 12 else []))
+                 for g, used in groups.items() if isinstance(used, list)]  # fmt: skip
+        signals = {"names": "by personal names", "words and names": "by words and by personal names"}
+        out.append(
+            {
+                "attribute": str(attribute),
+                "signals": "groups signalled " + signals.get(str(entry.get("signals")), "by personal names"),
+                "n_prompts": int(entry.get("n_prompts") or 0),
+                "found": [str(n) for n in (entry.get("found") or [])[:12]],
+                "groups": shown,
+            }
+        )
+    return out
+
+
 def _sentiment_direction(scale: str) -> str:
     """Which way the sentiment bars point, from the scorer's own description of its scale."""
     if "1 = most positive" in scale:
@@ -304,6 +332,7 @@ def render_html(doc: dict[str, Any]) -> str:
         evidence_line=evidence_line,
         example_caption=example_caption,
         plan_lines=_plan_lines(doc["plan"]),
+        named_people=_named_people,
         severity_badge={"concern": "fail", "watch": "warn", "ok": "ok"},
         full_names={key: spec.title for key, spec in METRICS.items()},
         titles={spec.name: spec.title for spec in METRICS.values()},

@@ -119,11 +119,28 @@ def print_undefined(console: Console, doc: Mapping[str, Any]) -> None:
         _say(console, f"[dim]NaN ({escape(line.label)}):[/] {escape(line.text)}")
 
 
+def print_names(console: Console, doc: Mapping[str, Any]) -> None:
+    """One line per attribute whose counterfactual prompts named people: how many, and a few names used per group
+    (results.json ``names`` has them all)."""
+    names = doc.get("names")
+    entries = names.get("attributes") if isinstance(names, Mapping) else None
+    for attribute, entry in (entries or {}).items() if isinstance(entries, Mapping) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        given = entry.get("groups")
+        groups: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        shown = "; ".join(f"{g}: {', '.join(str(n) for n in used[:3])}" for g, used in groups.items() if used)
+        n = int(entry.get("n_prompts") or 0)
+        text = f"{n} counterfactual prompt{'' if n == 1 else 's'} name a person; names used: {shown}"
+        _say(console, f"[dim]names ({escape(str(attribute))}):[/] {escape(text)}")
+
+
 def print_assessment(console: Console, doc: Mapping[str, Any]) -> None:
     """Everything ``evenhand assess`` prints about the results, in the report's order."""
     print_verdict(console, doc)
     if any(row.get("value") is not None for row in doc.get("metrics") or []):  # no empty table
         console.print(summary_table(doc))
     print_undefined(console, doc)
+    print_names(console, doc)
     for caveat in doc.get("caveats") or []:
         _say(console, f"[yellow]caveat:[/] {escape(str(caveat))}")

@@ -122,7 +122,8 @@ class Classification(Family):
     @staticmethod
     def _single_groups(ctx: RunContext, attribute: str) -> list[str | None]:
         """The group of each row for one (not combined) attribute: its own column, the ``person_group`` column, or
-        the single group the prompt mentions (prompts that mention several groups, or none, get no group)."""
+        the single group the prompt mentions, by a word or (``use_case.names``) a person's name (prompts that mention
+        several groups, or none, get no group)."""
         from evenhand.text.ftu import check_ftu
 
         frame = ctx.frame
@@ -131,9 +132,12 @@ class Classification(Family):
             return [_group_text(g) for g in frame[own]]
         if "person_group" in frame:
             return [_group_text(g) for g in frame["person_group"]]
+        use_case = ctx.plan.use_case
+        ftu = check_ftu(use_case.prompts, attribute=ctx.specs[attribute], names=use_case.names)
+        named = ftu.names or ((),) * len(ftu.matches)
         per_prompt = []
-        for matches in check_ftu(ctx.plan.use_case.prompts, attribute=ctx.specs[attribute]).matches:
-            groups = {m.group for m in matches if m.group is not None}
+        for matches, people in zip(ftu.matches, named, strict=True):
+            groups = {m.group for m in matches if m.group is not None} | {n.group for n in people}
             per_prompt.append(groups.pop() if len(groups) == 1 else None)
         return [per_prompt[i] for i in frame["prompt_id"]]
 

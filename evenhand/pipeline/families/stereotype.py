@@ -123,7 +123,8 @@ def _group_versions(texts: list[str], spec: Any) -> dict[str, list[str]]:
     """Every response as each group would have it (its group mentions made that group's), aligned with ``texts``."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
-    cf = counterfactual_prompts(texts, attribute=spec)
+    # the co-occurrence metrics count group words in the responses, never names: the shuffle moves only what they read
+    cf = counterfactual_prompts(texts, attribute=spec, names=False)
     out = {}
     for group in cf.groups:
         full = list(texts)
