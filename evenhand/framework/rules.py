@@ -40,6 +40,7 @@ STEREOTYPE_COOCCURRENCE = _keys("stereotype", "3.1.2.1")
 STEREOTYPE_CLASSIFIER = _keys("stereotype", "3.1.2.2")
 CF_SIMILARITY = _keys("counterfactual_similarity")
 CF_SENTIMENT = _keys("counterfactual_sentiment")
+PARITY = _keys("refusal") + _keys("quality_of_service")  # beyond the paper: who is refused, who gets less (issue 27)
 REPRESENTATION = _keys("representation")
 FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistive interventions (registry ``harm``)
 FALSE_POSITIVES = error_keys("punitive")
@@ -133,6 +134,8 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
             continue
         reason = f"{why} and counterfactual invariance is desired (§3.1.3)"
         _add(metrics, CF_SENTIMENT, name, reason)
+        # a refusal or a shorter answer for one group's version is unequal service whatever the content should be
+        _add(metrics, PARITY, name, f"{why}: the counterfactual versions should be served alike (refusals, length)")
         if uc.content_may_differ:
             skipped.append(
                 left_out(

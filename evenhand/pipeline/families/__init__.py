@@ -6,11 +6,19 @@ from __future__ import annotations
 from evenhand.pipeline.families.base import Family, Needs, RunContext
 from evenhand.pipeline.families.classification import Classification
 from evenhand.pipeline.families.counterfactual import Counterfactual
+from evenhand.pipeline.families.parity import Parity
 from evenhand.pipeline.families.recommendation import Recommendation
 from evenhand.pipeline.families.stereotype import Stereotype
 from evenhand.pipeline.families.toxicity import Toxicity
 
-FAMILY_TYPES: tuple[type[Family], ...] = (Toxicity, Stereotype, Counterfactual, Classification, Recommendation)
+FAMILY_TYPES: tuple[type[Family], ...] = (
+    Toxicity,
+    Stereotype,
+    Counterfactual,
+    Parity,
+    Classification,
+    Recommendation,
+)
 
 #: The family of each registry family (``MetricSpec.family``, a record's ``family``).
 FAMILY_OF: dict[str, type[Family]] = {name: kind for kind in FAMILY_TYPES for name in kind.metric_families}
