@@ -6,7 +6,7 @@ prompts and walks Figure 1:
 
 * text generation / summarization: toxicity always; if FTU fails for an attribute, stereotype metrics and, when
   counterfactual invariance is wanted, counterfactual sentiment plus (unless content ought to differ across
-  groups, footnote 26) counterfactual similarity;
+  groups, footnote 26) counterfactual similarity, with refusal parity and answer-length parity (beyond the paper);
 * classification: only when inputs are person-level or mention a group; representation fairness (DP) when
   predicted prevalence should be equal, otherwise error-based fairness (FNRD/FORD for assistive, FPRD/FDRD for
   punitive interventions);

@@ -491,7 +491,7 @@ def _parity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None)
     e.severity = _by_p(e)
     pairs = rec.result.sizes.get("pairs")
     over = f" over {int(pairs)} {spec.unit}" if pairs is not None else ""
-    evidence = f"{spec.name} {(e.value or 0.0):+.3g}{over} ({_interval(e)}), {_p(e.p_adjusted)}{_small(e)}"
+    evidence = f"{spec.name} {_interval(e)}{over}, {_p(e.p_adjusted)}{_small(e)}"
     groups = rec.groups or ("?", "?")
     shown = e.severity != "ok"
     if spec.inputs == "refusal_pairs":
