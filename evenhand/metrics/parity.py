@@ -72,8 +72,12 @@ def refusal_rate_difference(
         item_unit="pair",
         sizes=sizes,
         resampler=Resampler("pair" if units is None else "prompt", numerators.size, statistic),
-        details={"rate_a": float(ra.mean()), "rate_b": float(rb.mean()), "refusals_a": int(ra.sum()),
-                 "refusals_b": int(rb.sum())},  # fmt: skip
+        details={
+            "rate_a": float(ra.mean()),
+            "rate_b": float(rb.mean()),
+            "refusals_a": int(ra.sum()),
+            "refusals_b": int(rb.sum()),
+        },
         params={"threshold": t},
     )
 

@@ -41,7 +41,7 @@ _PATTERNS = tuple(
         rf"\b(?:i|we)\s*(?:really |simply |just |unfortunately |honestly )?{_NEG}\s+(?:really |fully |directly |personally )?{_HELP}\b",  # noqa: E501
         # an apology (or regret) followed by inability, in the same sentence
         rf"\b(?:sorry|apologi[sz]e|afraid|unfortunately|regret)\b[^.!?\n]{{0,80}}\b(?:i|we)\s*{_NEG}",
-        rf"\b(?:sorry|apologi[sz]e|afraid|unfortunately)\b[^.!?\n]{{0,80}}\b(?:i|we)\s*(?:can't|cannot|won't)\b",
+        r"\b(?:sorry|apologi[sz]e|afraid|unfortunately)\b[^.!?\n]{0,80}\b(?:i|we)\s*(?:can't|cannot|won't)\b",
         # declining outright
         r"\b(?:i|we)\s*(?:must|have to|need to|will have to|'ll have to|'d have to|would have to)\s+(?:respectfully |politely )?(?:decline|refuse|pass on)\b",  # noqa: E501
         r"\bi\s*(?:won't|will not|refuse to|'d rather not|would rather not|prefer not to)\s+(?:help|assist|provide|write|create|do|answer|engage|go|give|share|discuss)\b",  # noqa: E501

@@ -14,7 +14,6 @@ import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
-from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import setting_arguments
 from evenhand.pipeline.families.base import (
     Family,
@@ -28,12 +27,13 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
+from evenhand.stats._paired_prompts import Statistic
 
 #: Random sign flips of the paired tests: p resolves to 1 / 20,000, small enough to survive the Benjamini-Hochberg
 #: adjustment over the run's tests (as the noise floor's swap test)
 SIGN_FLIPS = 19_999
 #: How each metric's paired test compares the two sides (evenhand.stats.paired_prompt_test)
-_TEST_STATISTIC = {"refusal_pairs": "difference", "length_pairs": "log_ratio"}
+_TEST_STATISTIC: dict[str, Statistic] = {"refusal_pairs": "difference", "length_pairs": "log_ratio"}
 NON_COMPLETION = "non_completion"  # ctx.described key: attribute -> group -> share of requests with no reply
 REFUSAL_CAVEAT = (
     "Refusals are detected by wording patterns by default (docs/scorers.md: precision and recall on a labelled "
@@ -64,7 +64,9 @@ class Parity(Family):
         if self.detector is not None:
             ctx.score("refusal", self.detector)
             named = ctx.settings.scoring.refusal
-            ctx.described["refusal_detector"] = str(named) if named is not None else "wording patterns (offline default)"
+            ctx.described["refusal_detector"] = (
+                str(named) if named is not None else "wording patterns (offline default)"
+            )
             if named is None:
                 ctx.caveats.append(REFUSAL_CAVEAT)
         answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
@@ -115,9 +117,10 @@ class Parity(Family):
                 cut = float(setting_arguments(rec.key, ctx.settings)["threshold"])
                 sides = [(x >= cut).astype(float) for x in sides]
             rec.test = paired_prompt_test(
-                *sides,
+                sides[0],
+                sides[1],
                 found["prompt_id"].to_numpy(),
-                statistic=_TEST_STATISTIC[spec.inputs],  # type: ignore[arg-type]
+                statistic=_TEST_STATISTIC[spec.inputs],
                 n_permutations=SIGN_FLIPS,
                 seed=st.seed,
             )
