@@ -86,3 +86,15 @@ def test_a_null_model_raises_no_refusal_or_length_concern(seed: int) -> None:
     a = evenhand.assess(**stand_in(40, seed=seed), **FAST)
     for risk in ("refusal", "quality_of_service"):
         assert _finding(a, risk).severity != "concern", _finding(a, risk).sentence
+
+
+def test_compare_judges_refusal_and_length_gaps_by_their_size(tmp_path: Path) -> None:
+    biased = evenhand.assess(**stand_in(30, refused="female", shorter="female"), **FAST)
+    fair = evenhand.assess(**stand_in(30, seed=4), **FAST)
+    biased.write_json(tmp_path / "biased.json")
+    fair.write_json(tmp_path / "fair.json")
+    result = evenhand.compare(tmp_path / "biased.json", tmp_path / "fair.json", n_resamples=200)
+    rows = {r.key: r for r in result.rows if r.key in ("refusal_rate_difference", "relative_length_difference")}
+    assert set(rows) == {"refusal_rate_difference", "relative_length_difference"}
+    for row in rows.values():  # a gap that shrank to about 0 improved, whichever sign it had
+        assert "improved" in row.changes.values(), (row.key, row.changes, row.differences)
