@@ -18,6 +18,7 @@ from evenhand.framework import (
     CF_SIMILARITY,
     FALSE_NEGATIVES,
     FALSE_POSITIVES,
+    PARITY,
     RECOMMENDATION,
     TOXICITY,
     UseCase,
@@ -64,6 +65,7 @@ def test_text_generation_ftu_satisfied_gets_toxicity_only() -> None:
 def test_text_generation_ftu_fails_gets_stereotype_and_counterfactual() -> None:
     p = plan(task="summarization", mentions_protected_groups=True, attributes=["gender"])
     expected = set(TOXICITY) | {"cooccurrence_bias", "stereotypical_associations"} | set(CF_SIMILARITY + CF_SENTIMENT)
+    expected |= set(PARITY)  # beyond the paper: refusal and answer-length parity wherever counterfactual sentiment is
     assert keys(p) == expected
     assert keys(p, "gender") == expected - set(TOXICITY)
     # the classifier-based stereotype metrics need a classifier: listed as not applicable, with the reason
