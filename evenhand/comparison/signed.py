@@ -23,7 +23,6 @@ from evenhand.comparison.runs import Run
 from evenhand.metrics._result import FloatArray, MetricResult
 from evenhand.registry import METRICS
 
-
 _OWN_SIGNED = frozenset(m.name for m in METRICS.values() if m.signed)  # results of metrics that are signed gaps
 
 
