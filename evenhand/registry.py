@@ -37,11 +37,16 @@ Inputs = Literal[
     "item_list_pairs",  # counterfactual pairs of K-item lists
     "decision_pairs",  # parsed decisions (1 = the positive one) of counterfactual pairs of classification answers
     "toxicity_pairs",  # toxicity scores of counterfactual response pairs
+    "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
+    "length_pairs",  # answer lengths in words of counterfactual response pairs
 ]
 #: How the verdict (:mod:`evenhand.pipeline.verdict`) judges a metric's evidence: against the same-prompt noise
-#: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions, toxicity per group),
-#: by the share of flagged responses (share) or by a group-shuffle test (cooccurrence).
-Judge = Literal["similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "group_toxicity"]
+#: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions, toxicity per group;
+#: parity: a signed gap between two groups' replies, refusals or length), by the share of flagged responses (share)
+#: or by a group-shuffle test (cooccurrence).
+Judge = Literal[
+    "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "group_toxicity", "parity"
+]
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
 Harm = Literal["false negatives", "false positives"]
 Intervention = Literal["assistive", "punitive"]
@@ -50,7 +55,7 @@ INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
     {"assistive": "false negatives", "punitive": "false positives"}
 )
 
-Risk = Literal["toxicity", "stereotype", "counterfactual", "allocational"]
+Risk = Literal["toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service"]
 
 #: The paper's convention for EMT, TP, EMS and SP: 25 responses (generations) per prompt (Table 2).
 RESPONSES_PER_PROMPT = 25
@@ -114,6 +119,12 @@ class MetricSpec:
             the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
             EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
             responses or lists), ``"predictions"`` (group rates).
+        signed: the value is a signed difference between the pair's two groups (first minus second), 0 when
+            fair: ``higher_is_fairer`` is False and means "farther from 0 is less fair"; ``compare`` judges a
+            change by the size of the gap.
+        pair_column: for metrics over counterfactual pairs of per-response scores, the response frame's column
+            the pairs read (``"refusal"`` gives ``refusal_a`` and ``refusal_b``); ``compare`` rebuilds from it.
+        formula: the formula, in words and symbols, for the documentation and results.json.
     """
 
     key: str
@@ -135,6 +146,8 @@ class MetricSpec:
     harm: Harm | None = None
     unit: str = "responses"
     signed: bool = False
+    pair_column: str | None = None
+    formula: str | None = None
 
     @property
     def function(self) -> str:
@@ -193,6 +206,9 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("recommendation", "Recommendation fairness", "3.3", "counterfactual"),
             # not in the paper: its counterfactual design (3.1.3, 3.3) applied to classification decisions
             FamilySpec("counterfactual_decisions", "Counterfactual decisions", "3.2", "allocational"),
+            # beyond the paper (issue 27): who is refused, who gets shorter answers (docs/metrics.md)
+            FamilySpec("refusal", "Refusal parity", "beyond the paper", "refusal"),
+            FamilySpec("quality_of_service", "Quality-of-service parity", "beyond the paper", "quality_of_service"),
         )
     }
 )  # fmt: skip
@@ -245,6 +261,8 @@ _GROUP_TOXICITY: dict[str, Any] = {
     "scope": "pair",
     "value_range": (-1.0, 1.0),
     "unit": "pairs",
+    "signed": True,
+    "pair_column": "toxicity",  # compare rebuilds TSD/MTD from each reply's stored toxicity score
 }
 _RATES: dict[str, Any] = {"module": "evenhand.metrics.classification", "judge": "rates", "unit": "predictions"}
 _ERRORS: dict[str, Any] = {
@@ -274,6 +292,15 @@ _DECISIONS: dict[str, Any] = {
     "judge": "decisions",
     "scope": "pair",
     "unit": "pairs",
+}
+_PARITY: dict[str, Any] = {
+    "section": "beyond the paper",
+    "requires": _PAIRS,
+    "module": "evenhand.metrics.parity",
+    "judge": "parity",
+    "scope": "pair",
+    "unit": "pairs",
+    "signed": True,
 }
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
 
@@ -323,6 +350,16 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             MetricSpec("decision_flip_rate", "DFR", "Decision Flip Rate", **_DECISIONS),
             MetricSpec("counterfactual_positive_rate_difference", "CPRD", "Counterfactual Positive Rate Difference",
                        value_range=(-1.0, 1.0), signed=True, **_DECISIONS),
+            MetricSpec("refusal_rate_difference", "RRD", "Refusal Rate Difference", family="refusal",
+                       inputs="refusal_pairs", value_range=(-1.0, 1.0), settings={"threshold": "refusal_threshold"},
+                       pair_column="refusal", formula="RRD = (1/N) sum_i (1[R(y'_i) >= t] - 1[R(y''_i) >= t]): "
+                       "refusal rate of the first group's versions minus the second's, over N counterfactual pairs",
+                       **_PARITY),
+            MetricSpec("relative_length_difference", "RLD", "Relative Answer Length Difference",
+                       family="quality_of_service", inputs="length_pairs", value_range=(-1.0, math.inf),
+                       pair_column="words", formula="RLD = sum_i words(y'_i) / sum_i words(y''_i) - 1: how much "
+                       "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
+                       **_PARITY),
         )
     }
 )  # fmt: skip

@@ -201,6 +201,8 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.toxicity_threshold": ("text", {"scoring.toxicity_threshold": 0.01}),
     "scoring.stereotype_threshold": ("text", {"scoring.stereotype_threshold": 0.9}),
     "scoring.sentiment_threshold": ("text", {"scoring.sentiment_threshold": 0.05}),
+    "scoring.refusal": ("text", {"scoring.refusal": "no-such-scorer-spec"}),
+    "scoring.refusal_threshold": ("text", {"scoring.refusal_threshold": 0.0}),
     "scoring.audit": ("text", {"scoring.audit": False}),
     "scoring.mask_identity": ("text", {"scoring.mask_identity": False}),
     "scoring.toxicity_by_sentence": ("text", {"scoring.toxicity_by_sentence": False}),

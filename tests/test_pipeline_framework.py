@@ -20,9 +20,11 @@ from evenhand.framework import (
     FALSE_NEGATIVES,
     FALSE_POSITIVES,
     PAIRED_DESIGN,
+    PARITY,
     PERSON_DESIGN,
     RECOMMENDATION,
     TOXICITY,
+    TOXICITY_PARITY,
     UseCase,
     plan,
 )
@@ -44,7 +46,7 @@ def test_a_classification_plan_line_names_the_metrics_it_leaves_out() -> None:
     ftu = plan(task="text_generation", mentions_protected_groups=False, attributes=["gender"])
     reasons = {n.family: n.reason for n in ftu.not_applicable}
     assert reasons["stereotype"].startswith("COBS and SA are left out: ")
-    assert reasons["counterfactual"].startswith("SCSP, WCSP, CROUGE-L, CBLEU and CCS are left out: ")
+    assert reasons["counterfactual"].startswith("SCSP, WCSP, TSD, MTD, CROUGE-L, CBLEU and CCS are left out: ")
     one = plan(task="classification", mentions_protected_groups=True, person_level=True, prevalence_parity=False,
                intervention="assistive", attributes=["gender"])  # fmt: skip
     assert one.not_applicable[0].reason.startswith("DP, FPRD and FDRD are left out: ")
@@ -67,6 +69,8 @@ def test_text_generation_ftu_satisfied_gets_toxicity_only() -> None:
 def test_text_generation_ftu_fails_gets_stereotype_and_counterfactual() -> None:
     p = plan(task="summarization", mentions_protected_groups=True, attributes=["gender"])
     expected = set(TOXICITY) | {"cooccurrence_bias", "stereotypical_associations"} | set(CF_SIMILARITY + CF_SENTIMENT)
+    expected |= set(PARITY)  # beyond the paper: refusal and answer-length parity wherever counterfactual sentiment is
+    expected |= set(TOXICITY_PARITY)  # and toxicity per group (the counterfactual replies scored too)
     assert keys(p) == expected
     assert keys(p, "gender") == expected - set(TOXICITY)
     # the classifier-based stereotype metrics need a classifier: listed as not applicable, with the reason

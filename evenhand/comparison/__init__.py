@@ -72,4 +72,3 @@ def compare(
     findings = [change for run in runs[1:] for change in compare_findings(runs[0], run)]
     settings = {"ci": level, "n_resamples": n_resamples, "seed": seed, "pairing": pairing}
     return RunComparison(runs, rows, findings, settings)
-

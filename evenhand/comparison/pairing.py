@@ -59,6 +59,7 @@ class SignedGap:
     run: float
     size_low: float | None = None
     size_high: float | None = None
+    own: bool = False  # the metric is itself the signed gap (RRD, RLD), not its absolute value
 
 
 # --------------------------------------------------------------------------------------------- bootstrap

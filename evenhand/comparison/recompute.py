@@ -73,7 +73,9 @@ def item_table(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
             return f"run {run.label}'s responses have no {column} column"
         table = pd.DataFrame({"prompt_id": rows["prompt_id"], "value": rows[column].astype(float)})
         table["_key"] = _response_keys(rows)
-    elif spec.inputs in ("sentiment_pairs", "text_pairs") and spec.pair_similarity != "cosine":
+    elif spec.pair_column is not None or (
+        spec.inputs in ("sentiment_pairs", "text_pairs") and spec.pair_similarity != "cosine"
+    ):
         if not attribute or not groups or len(groups) != 2:
             return f"{spec.name} has no pair of groups in this row"
         found = _pairs_of(frame, str(attribute), (str(groups[0]), str(groups[1])))
@@ -81,7 +83,8 @@ def item_table(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
             return f"run {run.label} has no counterfactual pairs for {' vs '.join(groups)}"
         table = pd.DataFrame({"prompt_id": found["prompt_id"]})
         for side in ("a", "b"):
-            source = f"sentiment_{side}" if spec.inputs == "sentiment_pairs" else f"response_{side}"
+            column = spec.pair_column or ("sentiment" if spec.inputs == "sentiment_pairs" else "response")
+            source = f"{column}_{side}"
             if source not in found:
                 return f"run {run.label}'s responses have no {source.rsplit('_', 1)[0]} column"
             table[side] = found[source].to_numpy()
@@ -149,7 +152,7 @@ def recompute(run: Run, row: dict[str, Any], table: pd.DataFrame) -> MetricResul
     prompts = table["prompt_id"].to_numpy()
     if spec.inputs in ("toxicity_scores", "stereotype_scores"):
         return call_metric(key, table["value"].to_numpy(dtype=float), prompts=prompts, **kwargs)
-    if spec.inputs == "sentiment_pairs":
+    if spec.inputs == "sentiment_pairs" or spec.pair_column is not None:  # per-response scores of both sides
         a, b = (table[c].to_numpy(dtype=float) for c in ("a", "b"))
         return call_metric(key, a, b, prompts=prompts, **kwargs)
     if spec.inputs in ("predictions", "predictions_and_truth"):

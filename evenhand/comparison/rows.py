@@ -30,7 +30,7 @@ from evenhand.comparison.pairing import (
 )
 from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
-from evenhand.comparison.signed import describe, recompute_signed, signed_gap, signed_pair
+from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 
@@ -165,6 +165,8 @@ def _difference(
     if pair is not None:  # a gap between two groups: compared with its sign (evenhand.comparison.signed)
         measure = functools.partial(recompute_signed, pair=pair)
         full_a, full_b = measure(base, row_a, table_a), measure(run, row_b, table_b)
+    else:
+        pair = own_signed_pair(row_a)  # a metric that is itself signed (RRD, RLD): compared by the size of its gap
     if full_a.resampler is None or full_b.resampler is None:
         return normal_difference(row_a, row_b, level, "the metric carries no units to resample")
     if pairing != "independent":
@@ -189,7 +191,7 @@ def _signed_note(note: str, gap: SignedGap | None) -> str:
     if gap is None:
         return note
     first, second = gap.groups
-    return f"{note}; signed gap {first} − {second} (the metric is its absolute value)"
+    return f"{note}; signed gap {first} − {second}" + ("" if gap.own else " (the metric is its absolute value)")
 
 
 def _paired(

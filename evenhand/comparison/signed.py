@@ -23,6 +23,8 @@ from evenhand.comparison.runs import Run
 from evenhand.metrics._result import FloatArray, MetricResult
 from evenhand.registry import METRICS
 
+_OWN_SIGNED = frozenset(m.name for m in METRICS.values() if m.signed)  # results of metrics that are signed gaps
+
 
 def signed_pair(key: Any, full_a: MetricResult, full_b: MetricResult) -> tuple[str, str] | None:
     """The two groups to compare a row's gap between, or None: the row must be a classification difference metric,
@@ -36,6 +38,16 @@ def signed_pair(key: Any, full_a: MetricResult, full_b: MetricResult) -> tuple[s
         return None
     first, second = sorted(groups[0], key=str)  # as the rate tests and findings order a pair
     return first, second
+
+
+def own_signed_pair(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The row's pair of groups when its metric is itself a signed gap (``MetricSpec.signed``: RRD, RLD), else None:
+    such a row is judged by whether the size of its gap clearly shrank, as the classification gaps are."""
+    spec = METRICS.get(str(row.get("key")))
+    groups = row.get("groups")
+    if spec is None or not spec.signed or not groups or len(groups) != 2:
+        return None
+    return str(groups[0]), str(groups[1])
 
 
 def _group_names(result: MetricResult) -> list[str] | None:
@@ -59,7 +71,8 @@ def signed_gap(
     replicates_a, replicates_b = draws
     size = percentile_interval(np.abs(replicates_b) - np.abs(replicates_a), level)
     low, high = size or (None, None)
-    return SignedGap(pair, float(res_a.value), float(res_b.value), low, high)
+    own = res_a.name in _OWN_SIGNED
+    return SignedGap(pair, float(res_a.value), float(res_b.value), low, high, own)
 
 
 def describe(gap: SignedGap) -> str:

@@ -6,7 +6,7 @@ prompts and walks Figure 1:
 
 * text generation / summarization: toxicity always; if FTU fails for an attribute, stereotype metrics and, when
   counterfactual invariance is wanted, counterfactual sentiment plus (unless content ought to differ across
-  groups, footnote 26) counterfactual similarity;
+  groups, footnote 26) counterfactual similarity, with refusal parity and answer-length parity (beyond the paper);
 * classification: only when inputs are person-level or mention a group; representation fairness (DP) when
   predicted prevalence should be equal, otherwise error-based fairness (FNRD/FORD for assistive, FPRD/FDRD for
   punitive interventions); where the prompts mention an attribute's groups (FTU fails) and counterfactual
@@ -45,6 +45,7 @@ CF_SIMILARITY = _keys("counterfactual_similarity")
 CF_SENTIMENT = _keys("counterfactual_sentiment")
 # toxicity per group scores the same counterfactual replies as sentiment parity: planned, and left out, with it
 TOXICITY_PARITY = _keys("toxicity_parity")
+PARITY = _keys("refusal") + _keys("quality_of_service")  # beyond the paper: who is refused, who gets less (issue 27)
 REPRESENTATION = _keys("representation")
 FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistive interventions (registry ``harm``)
 FALSE_POSITIVES = error_keys("punitive")
@@ -140,6 +141,8 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
         reason = f"{why} and counterfactual invariance is desired (§3.1.3)"
         _add(metrics, CF_SENTIMENT, name, reason)
         _add(metrics, TOXICITY_PARITY, name, f"{reason}; replies to each group's version are scored for toxicity")
+        # a refusal or a shorter answer for one group's version is unequal service whatever the content should be
+        _add(metrics, PARITY, name, f"{why}: the counterfactual versions should be served alike (refusals, length)")
         if uc.content_may_differ:
             skipped.append(
                 left_out(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval, interval_table
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
+from evenhand.stats._paired_prompts import paired_prompt_test
 from evenhand.stats._permutation import (
     PermutationTest,
     counterfactual_sentiment_test,
@@ -31,6 +32,7 @@ __all__ = [
     "interval_table",
     "noise_floor",
     "noise_floor_from_scores",
+    "paired_prompt_test",
     "pairwise_rate_tests",
     "rate_difference_test",
     "swap_test_of_gap",

@@ -7,6 +7,7 @@ from evenhand.pipeline.families.base import Family, Needs, RunContext
 from evenhand.pipeline.families.classification import Classification
 from evenhand.pipeline.families.counterfactual import Counterfactual
 from evenhand.pipeline.families.decisions import CounterfactualDecisions
+from evenhand.pipeline.families.parity import Parity
 from evenhand.pipeline.families.recommendation import Recommendation
 from evenhand.pipeline.families.stereotype import Stereotype
 from evenhand.pipeline.families.toxicity import Toxicity
@@ -15,6 +16,7 @@ FAMILY_TYPES: tuple[type[Family], ...] = (
     Toxicity,
     Stereotype,
     Counterfactual,
+    Parity,
     Classification,
     CounterfactualDecisions,
     Recommendation,

@@ -1,0 +1,136 @@
+"""Refusal parity and quality-of-service parity (beyond the paper; issue 27): for every pair of groups, the signed
+difference in refusal rate and in answer length between the replies to the two counterfactual versions of the same
+prompt and sample slot, each with a paired sign-flip permutation test over prompts that joins the run's
+Benjamini-Hochberg family. Non-completion (generation errors, content filters: the frame's ``status``) is counted per
+group beside the refusals, as LangFair reports it: a reply that never came is neither a refusal nor an answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.config import RunSettings
+from evenhand.framework import Plan
+from evenhand.pipeline.compute import setting_arguments
+from evenhand.pipeline.families.base import (
+    Family,
+    Needs,
+    RunContext,
+    build_scorer,
+    record,
+    score_cache,
+    undefined_record,
+)
+from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.stages import counted
+from evenhand.registry import METRICS
+from evenhand.stats._paired_prompts import Statistic
+
+#: Random sign flips of the paired tests: p resolves to 1 / 20,000, small enough to survive the Benjamini-Hochberg
+#: adjustment over the run's tests (as the noise floor's swap test)
+SIGN_FLIPS = 19_999
+#: How each metric's paired test compares the two sides (evenhand.stats.paired_prompt_test)
+_TEST_STATISTIC: dict[str, Statistic] = {"refusal_pairs": "difference", "length_pairs": "log_ratio"}
+NON_COMPLETION = "non_completion"  # ctx.described key: attribute -> group -> share of requests with no reply
+REFUSAL_CAVEAT = (
+    "Refusals are detected by wording patterns by default (docs/scorers.md: precision and recall on a labelled "
+    "set); a partial refusal ('I can't give specific advice, but ...') counts as a refusal."
+)
+
+
+class Parity(Family):
+    metric_families = ("refusal", "quality_of_service")
+    test_method = "paired sign-flip over prompts ({method})"
+
+    def needs(self, plan: Plan) -> Needs:
+        return Needs(counterfactual=self.attributes(plan))
+
+    def build(self, plan: Plan, settings: RunSettings) -> None:
+        from evenhand.scorers.refusal import get_refusal_scorer
+
+        sc = settings.scoring
+        self.detector: Any = None
+        if any(METRICS[k].inputs == "refusal_pairs" for k in self.planned(plan)):
+            self.detector = build_scorer(
+                get_refusal_scorer, sc.refusal, key="scoring.refusal", device=sc.device, cache=score_cache(sc.cache)
+            )
+
+    def prepare(self, ctx: RunContext) -> None:
+        from evenhand.metrics.parity import word_count
+
+        if self.detector is not None:
+            ctx.score("refusal", self.detector)
+            named = ctx.settings.scoring.refusal
+            ctx.described["refusal_detector"] = (
+                str(named) if named is not None else "wording patterns (offline default)"
+            )
+            if named is None:
+                ctx.caveats.append(REFUSAL_CAVEAT)
+        answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
+        ctx.frame["words"] = np.where(answered, [word_count(r) for r in ctx.frame["response"]], np.nan)
+        ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        out: list[MetricRecord] = []
+        for attribute in self.attributes(ctx.plan):
+            keys = self.planned(ctx.plan, attribute)
+            pairs = ctx.pairs(attribute)
+            if not pairs:
+                reason = "fewer than two groups have counterfactual responses"
+                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
+                continue
+            missing = ctx.described.get(NON_COMPLETION, {}).get(attribute, {})
+            for a, b, found in pairs:
+                comparison = pair(a, b)
+                if found.empty:
+                    out.extend(undefined_record(k, attribute, comparison, "no counterfactual pairs") for k in keys)
+                    continue
+                prompts = found["prompt_id"].to_numpy()
+                for key in keys:
+                    column = METRICS[key].pair_column
+                    sides = (found[f"{column}_{s}"].to_numpy(dtype=float) for s in ("a", "b"))
+                    rec = record(key, attribute, comparison, ctx.metric(key, *sides, prompts=prompts))
+                    if METRICS[key].inputs == "refusal_pairs" and (missing.get(a) or missing.get(b)):
+                        rec.notes.append(
+                            f"no reply (errors, content filters): {missing.get(a, 0.0):.1%} of the {a} versions, "
+                            f"{missing.get(b, 0.0):.1%} of the {b} versions; refusal rates count replies only"
+                        )
+                    out.append(rec)
+        return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """A paired sign-flip permutation test over prompts for every pair of groups (two-sided)."""
+        from evenhand.stats import paired_prompt_test
+
+        st = ctx.settings.statistics
+        own = [r for r in records if r.family in self.metric_families and r.result.is_defined]
+        for rec in counted(own, lambda r: True):
+            found = ctx.pairs_for(rec)
+            if found is None or found.empty:
+                continue
+            spec = rec.spec
+            sides = [found[f"{spec.pair_column}_{s}"].to_numpy(dtype=float) for s in ("a", "b")]
+            if spec.inputs == "refusal_pairs":  # the test compares refusals, as the metric counts them
+                cut = float(setting_arguments(rec.key, ctx.settings)["threshold"])
+                sides = [(x >= cut).astype(float) for x in sides]
+            rec.test = paired_prompt_test(
+                sides[0],
+                sides[1],
+                found["prompt_id"].to_numpy(),
+                statistic=_TEST_STATISTIC[spec.inputs],
+                n_permutations=SIGN_FLIPS,
+                seed=st.seed,
+            )
+
+
+def non_completion(frame: pd.DataFrame, attribute: str) -> dict[str, float]:
+    """Per group of ``attribute``: the share of its counterfactual requests that produced no reply (a generation
+    error or a content filter: ``status`` not ok, or no response)."""
+    rows = frame[(frame["attribute"] == attribute) & frame["group"].notna()]
+    if rows.empty:
+        return {}
+    failed = (rows["status"] != "ok") | rows["response"].isna()
+    return {str(g): float(v) for g, v in failed.groupby(rows["group"], sort=False).mean().items()}
