@@ -113,15 +113,13 @@ class MetricSpec:
         harm: for error-based fairness, the error the metric compares (see :data:`INTERVENTION_HARM`).
         pair_similarity: for counterfactual similarity, the per-pair score behind the metric
             (:data:`PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
-        signed: a signed difference whose fairest value is 0 (group A minus group B): ``higher_is_fairer`` does not
-            apply; a comparison of runs judges its size (how far from 0).
         unit: what the value is a share or mean of, in the words a finding's sentence uses: ``"responses"`` (TF:
             the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
             EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
             responses or lists), ``"predictions"`` (group rates).
         signed: the value is a signed difference between the pair's two groups (first minus second), 0 when
             fair: ``higher_is_fairer`` is False and means "farther from 0 is less fair"; ``compare`` judges a
-            change by the size of the gap.
+            change by the size of the gap, and a ``value`` threshold its size.
         pair_column: for metrics over counterfactual pairs of per-response scores, the response frame's column
             the pairs read (``"refusal"`` gives ``refusal_a`` and ``refusal_b``); ``compare`` rebuilds from it.
         formula: the formula, in words and symbols, for the documentation and results.json.

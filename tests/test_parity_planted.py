@@ -98,3 +98,20 @@ def test_compare_judges_refusal_and_length_gaps_by_their_size(tmp_path: Path) ->
     assert set(rows) == {"refusal_rate_difference", "relative_length_difference"}
     for row in rows.values():  # a gap that shrank to about 0 improved, whichever sign it had
         assert "improved" in row.changes.values(), (row.key, row.changes, row.differences)
+
+
+def test_a_value_threshold_on_a_signed_gap_judges_its_size() -> None:
+    """``{metric: RRD, max: 0.1}`` fails on RRD = -0.5 as on +0.5: which group is A is an order, not a direction."""
+    from evenhand.pipeline.thresholds import _measures
+
+    class _Result:
+        value = -0.5
+
+    class _Rec:
+        key = "refusal_rate_difference"
+        pair_tests = None
+        groups = ("female", "male")
+        noise = None
+        result = _Result()
+
+    assert _measures(_Rec(), "value", None) == [(("female", "male"), 0.5)]  # type: ignore[arg-type]

@@ -183,7 +183,8 @@ class Threshold(_Section):
     """A pass/fail rule (exit code 1 when it fails), on a metric or on the verdict.
 
     On a metric: its ``measure`` must lie in [min, max] for every row of that metric (optionally one attribute,
-    one pair of groups): ``value`` (the metric itself), ``gap`` (noise floor minus counterfactual similarity),
+    one pair of groups): ``value`` (the metric itself; the size of a signed gap such as RRD or CPRD, and of a
+    classification pair's difference), ``gap`` (noise floor minus counterfactual similarity),
     ``below_floor`` (1 when similarity is below its noise floor beyond the interval and the swap test, as
     the verdict decides it, else 0) or ``p_adjusted``
     (the Benjamini-Hochberg adjusted p-value of the row's test). On the verdict: ``verdict: concern`` (or

@@ -13,6 +13,7 @@ from typing import Any
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_document import finite_or_none
 from evenhand.pipeline.verdict import ALPHA, SEVERITIES
+from evenhand.registry import METRICS
 
 
 @dataclass
@@ -145,6 +146,10 @@ def _measures(
     nf = rec.noise
     if measure == "value":
         value = finite_or_none(rec.result.value)
+        if value is not None and METRICS[rec.key].signed:
+            # a signed gap (group A minus group B: RRD, RLD, TSD, MTD, CPRD) is judged by its size, as the
+            # classification pairs' differences are: which group is A is an order, not a direction of fairness
+            value = abs(value)
     elif measure == "gap":
         value = finite_or_none(nf.gap) if nf is not None else None
     elif measure == "below_floor":  # as the verdict decides it: the gap's interval above 0, confirmed by the swap test

@@ -100,7 +100,8 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
     for row in doc.get("metrics") or []:  # JSON form: None, never NaN
         if row.get("value") is None:
             continue
-        interval = f"{num(row['ci_low'])}-{num(row['ci_high'])}" if row.get("ci_low") is not None else "-"
+        # "to", not "-": signed metrics have negative bounds ("-0.375 to 0.000", never "-0.375-0.000")
+        interval = f"{num(row['ci_low'])} to {num(row['ci_high'])}" if row.get("ci_low") is not None else "-"
         floor = num(row["noise_floor"]) if row.get("noise_floor") is not None else "-"
         value = num(row["value"]) + (" (fail)" if row.get("passed") is False else "")
         p = row.get("p_adjusted")

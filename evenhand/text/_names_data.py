@@ -48,8 +48,10 @@ class NameIndex:
         ranked: (attribute, part, group) -> keys, commonest first.
         display: (part, key) -> the name as the source writes it ("McDonald").
         cut: attribute -> the least share that counts.
-        titles, before_person, after_person, not_last_names, place_prefixes, lookalikes, common_last_names: the
-            context words of ``people.json`` (lower case; keys for the name lists).
+        titles, before_person, after_person, not_last_names, place_prefixes, lookalikes, common_last_names,
+            before_place: the context words of ``people.json`` (lower case; keys for the name lists).
+        lookalike_phrases: ``people.json``'s look-alikes of several words ("Morgan Stanley", "Kim Jong Un"), as
+            tuples of keys: a run of capitalised words that starts with one names nobody in those words.
     """
 
     groups: Mapping[str, tuple[str, ...]]
@@ -64,6 +66,8 @@ class NameIndex:
     place_prefixes: frozenset[str]
     lookalikes: frozenset[str]
     common_last_names: frozenset[str]
+    before_place: frozenset[str] = frozenset()
+    lookalike_phrases: frozenset[tuple[str, ...]] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -172,4 +176,8 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         place_prefixes=_words(people, "place_prefixes", _PEOPLE_FILE),
         lookalikes=frozenset(name_key(w) for w in _words(people, "lookalikes", _PEOPLE_FILE)),
         common_last_names=frozenset(name_key(w) for w in _words(people, "common_last_names", _PEOPLE_FILE)),
+        before_place=_words(people, "before_place", _PEOPLE_FILE),
+        lookalike_phrases=frozenset(
+            tuple(name_key(w) for w in phrase.split()) for phrase in _words(people, "lookalike_phrases", _PEOPLE_FILE)
+        ),
     )
