@@ -23,6 +23,7 @@ from evenhand.framework import UseCase, plan
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.interval_rule import make_intervals_test_consistent
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
@@ -180,6 +181,7 @@ def _statistics(ctx: RunContext, families: Sequence[Family], records: list[Metri
         with stages.stage(f"statistics: tests, noise floors: {family.name}", total=own):
             family.test(ctx, records)
     _adjust(records)
+    make_intervals_test_consistent(records)  # a distance's interval includes 0 unless its test rejects
 
 
 def _tested(families: Sequence[Family]) -> list[Family]:

@@ -8,7 +8,13 @@ docs/uncertainty.md.
 
 from __future__ import annotations
 
-from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval, interval_table
+from evenhand.stats._intervals import (
+    Interval,
+    bootstrap_distribution,
+    confidence_interval,
+    interval_table,
+    test_consistent,
+)
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
 from evenhand.stats._permutation import (
@@ -34,4 +40,5 @@ __all__ = [
     "pairwise_rate_tests",
     "rate_difference_test",
     "swap_test_of_gap",
+    "test_consistent",
 ]
