@@ -3,7 +3,8 @@
 The metrics table and the verdict show each metric's bootstrap interval. For a metric whose "no difference" value
 is 0 and that is a distance (|DP| and the other classification gaps, SCSP, WCSP, COBS, SA), that interval sits above
 0 on almost any sample, so it would read as a difference on data with none. After the tests ran, such a record's
-interval is joined with 0 unless its test rejects at the interval's level (:func:`evenhand.stats.test_consistent`).
+interval is joined with 0 unless its test rejects at the interval's level
+(:func:`evenhand.stats.joined_with_zero_unless_rejected`).
 The value, and so every ``value`` threshold, is unchanged.
 """
 
@@ -32,13 +33,13 @@ def record_p_value(rec: MetricRecord) -> float:
 
 def make_intervals_test_consistent(records: Sequence[MetricRecord]) -> None:
     """Join each distance record's interval with 0 where its test does not reject (a note says so)."""
-    from evenhand.stats import test_consistent
+    from evenhand.stats import joined_with_zero_unless_rejected
 
     for rec in records:
         if rec.interval is None or rec.spec.judge not in DISTANCE_JUDGES:
             continue
         p = record_p_value(rec)
-        shown = test_consistent(rec.interval, p)
+        shown = joined_with_zero_unless_rejected(rec.interval, p)
         if shown is not rec.interval:
             rec.notes.append(
                 f"interval joined with 0: its test does not reject at the {rec.interval.level:.0%} level (p = {p:.3g})"

@@ -13,7 +13,7 @@ from evenhand.stats._intervals import (
     bootstrap_distribution,
     confidence_interval,
     interval_table,
-    test_consistent,
+    joined_with_zero_unless_rejected,
 )
 from evenhand.stats._multiple_testing import benjamini_hochberg
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
@@ -35,10 +35,10 @@ __all__ = [
     "counterfactual_sentiment_test",
     "group_shuffle_test",
     "interval_table",
+    "joined_with_zero_unless_rejected",
     "noise_floor",
     "noise_floor_from_scores",
     "pairwise_rate_tests",
     "rate_difference_test",
     "swap_test_of_gap",
-    "test_consistent",
 ]
