@@ -91,6 +91,36 @@ def null_rates(sizes: list[int], runs: int) -> list[str]:
     return lines
 
 
+def classification_intervals(runs: int) -> str:
+    """Null person-level classification (one approval rate for both groups, 200 persons): how often the bootstrap
+    interval of the group-rate gap excludes 0, against the shown interval (joined with 0 unless the test rejects)
+    and the pair test."""
+    import pandas as pd
+
+    from evenhand.stats import confidence_interval
+
+    raw = shown = rejected = total = 0
+    for seed in range(runs):
+        rng = np.random.default_rng(seed)
+        groups = ["female" if i % 2 else "male" for i in range(200)]
+        truth = ["1" if rng.random() < 0.5 else "0" for _ in range(200)]
+        answers = ["yes" if rng.random() < 0.5 else "no" for _ in range(200)]
+        table = pd.DataFrame({"prompt": [f"Applicant {i}: approve? yes or no." for i in range(200)],
+                              "response": answers})  # fmt: skip
+        a = evenhand.assess(task="classification", responses=table, labels=truth, groups=groups, person_level=True,
+                            attributes=["gender"], label_parser={"1": ["yes"], "0": ["no"]}, positive_label="1",
+                            n_resamples=200, progress=False, prevalence_parity=True, store=None, seed=seed)  # fmt: skip
+        for rec in a.records:
+            if rec.interval is None or rec.pair_tests is None:
+                continue
+            total += 1
+            raw += not confidence_interval(rec.result, n_resamples=200, seed=seed).contains(0.0)
+            shown += not rec.interval.contains(0.0)
+            rejected += float(rec.pair_tests["p_value"].min()) < 0.05
+    return (f"classification gaps on {runs} null data sets: bootstrap interval excludes 0 in {raw}/{total}, the "
+            f"shown interval in {shown}/{total}, the test rejects {rejected}/{total}")  # fmt: skip
+
+
 def power(cases: list[tuple[str, float, int, int]], quick: bool) -> list[str]:
     lines = ["| effect | size | prompts x 5 | runs | concern | watch or concern | finding's metric (most runs) |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
@@ -119,6 +149,8 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     print("\n".join(null_rates([20, 50, 150], 3 if args.quick else args.null_runs)))
+    print()
+    print(classification_intervals(3 if args.quick else 40))
     print()
     cases = [  # (effect, size, prompts, runs): the issue's target case gets the most runs
         ("one-sided generic replies", 0.3, 150, 20),
