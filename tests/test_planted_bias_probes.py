@@ -140,10 +140,11 @@ def test_stereotyped_adjectives_next_to_group_words_are_worth_watching() -> None
 
 
 def test_adjectives_independent_of_the_group_are_not_flagged() -> None:
-    """COBS and SA are above 0 on any corpus (their intervals exclude 0 here too): only the shuffle test tells."""
+    """COBS and SA are above 0 on any corpus (their bootstrap intervals exclude 0 here too): only the shuffle test
+    tells, and the interval shown agrees with it (joined with 0 where the test does not reject: issue 27)."""
     a = _text(_with_adjectives(False), "gender")
     cobs = a.metrics.set_index("metric").loc["COBS"]
-    assert cobs["ci_low"] > 0  # the old rule (interval above 0) would have called this a watch
+    assert cobs["value"] > 0 and cobs["ci_low"] == 0 and "joined with 0" in cobs["reason"]
     assert all(f.severity == "ok" for f in _findings(a, "stereotype", "gender")), a.verdict.summary
 
 
