@@ -118,3 +118,50 @@ def test_sentiment_intervals_agree_with_their_tests_on_a_null_run(null_run: even
     table = null_run.metrics.set_index("metric")
     scsp = next(r for r in null_run.records if r.name == "SCSP")
     assert table.loc["SCSP", "value"] == scsp.result.value  # the point value is the metric's, unchanged
+
+
+# ------------------------------------------------------------------------------------------------ many groups
+def test_omnibus_then_pairs_by_hand() -> None:
+    from evenhand.stats import omnibus_then_pairs
+
+    # families a: [0.01, 0.04] (omnibus 2 * 0.01 = 0.02), b: [0.03], c: [0.5]; BH over (0.02, 0.03, 0.5) gives
+    # (0.045, 0.045, 0.5); within a, Holm gives (0.02, 0.04): each pair takes the larger
+    out = omnibus_then_pairs([0.01, 0.04, 0.03, 0.5, math.nan], ["a", "a", "b", "c", "c"])
+    np.testing.assert_allclose(out[:4], [0.045, 0.045, 0.045, 0.5])
+    assert math.isnan(out[4])
+    # one family: its omnibus gate, then Holm: (3 * 0.001, 2 * 0.01, 0.02) -> (0.003, 0.02, 0.02)
+    np.testing.assert_allclose(omnibus_then_pairs([0.001, 0.01, 0.02], ["x"] * 3), [0.003, 0.02, 0.02])
+    from evenhand.stats import benjamini_hochberg  # families of one test: exactly Benjamini-Hochberg
+
+    p = np.random.default_rng(0).random(12)
+    np.testing.assert_allclose(omnibus_then_pairs(p, list(range(12))), benjamini_hochberg(p))
+    with pytest.raises(ValueError, match="one per p-value"):
+        omnibus_then_pairs([0.1, 0.2], ["a"])
+
+
+def test_omnibus_then_pairs_keeps_the_null_rate_and_spares_untouched_pairs() -> None:
+    """15 pairs of 6 groups: under no difference any rejection at 0.05 stays near 5%; with one group different (5
+    of its pairs), the untouched pairs (10) are rarely flagged, as Holm within the family holds them."""
+    from evenhand.stats import omnibus_then_pairs
+
+    rng = np.random.default_rng(1)
+    pairs = [(i, j) for i in range(6) for j in range(i + 1, 6)]
+    null_any = false_pairs = true_found = 0
+    for _ in range(2000):
+        z = rng.normal(size=6)  # the groups' estimates; pairs share groups, so their tests are dependent
+        stats = np.array([(z[i] - z[j]) / np.sqrt(2) for i, j in pairs])
+        null_any += (omnibus_then_pairs(2 * _sf(np.abs(stats)), ["m"] * 15) < 0.05).any()
+        shifted = z + np.array([5.0, 0, 0, 0, 0, 0])  # group 0 differs
+        stats = np.array([(shifted[i] - shifted[j]) / np.sqrt(2) for i, j in pairs])
+        adj = omnibus_then_pairs(2 * _sf(np.abs(stats)), ["m"] * 15)
+        untouched = np.array([0 not in pair for pair in pairs])
+        false_pairs += (adj[untouched] < 0.05).any()
+        true_found += (adj[~untouched] < 0.05).sum()
+    assert null_any / 2000 <= 0.06 and false_pairs / 2000 <= 0.06
+    assert true_found / (2000 * 5) > 0.5
+
+
+def _sf(x: np.ndarray) -> np.ndarray:
+    from scipy.stats import norm
+
+    return np.asarray(norm.sf(x))

@@ -15,7 +15,7 @@ from evenhand.stats._intervals import (
     interval_table,
     joined_with_zero_unless_rejected,
 )
-from evenhand.stats._multiple_testing import benjamini_hochberg
+from evenhand.stats._multiple_testing import benjamini_hochberg, omnibus_then_pairs
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
 from evenhand.stats._permutation import (
     PermutationTest,
@@ -38,6 +38,7 @@ __all__ = [
     "joined_with_zero_unless_rejected",
     "noise_floor",
     "noise_floor_from_scores",
+    "omnibus_then_pairs",
     "pairwise_rate_tests",
     "rate_difference_test",
     "swap_test_of_gap",
