@@ -159,7 +159,16 @@ CONTENT_B = (
     "Upload your last three bank statements through the online portal first.",
     "Our office requires a signed paper form sent by post before we proceed.",
 )
-POOLS_ALL = {**POOLS, "content_a": CONTENT_A, "content_b": CONTENT_B}
+# short, generic replies that answer nothing, VADER compound 0 like CONTENT_A (the one-sided content shift of issue
+# 27: a share of one group's replies generic, the rest from CONTENT_A)
+GENERIC = (
+    "Your message was received.",
+    "See our website for details.",
+    "Call the office during business hours.",
+    "This request is under review.",
+    "Refer to the document on file.",
+)
+POOLS_ALL = {**POOLS, "content_a": CONTENT_A, "content_b": CONTENT_B, "generic": GENERIC}
 
 
 def planted_table(

@@ -215,7 +215,7 @@ def test_one_alias_table_resolves_every_spelling() -> None:
 def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     from evenhand.framework import FALSE_NEGATIVES, FALSE_POSITIVES, TASKS, Task
     from evenhand.metrics.classification import RATES
-    from evenhand.pipeline import verdict
+    from evenhand.pipeline import judges
     from evenhand.pipeline.scoring_flags import SCORERS as FLAG_SCORERS
 
     assert list(RATES) == [m.key for m in rate_metrics()]
@@ -226,7 +226,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     assert METRICS["demographic_parity_difference"].rate == "predicted prevalence rate"
     assert FALSE_NEGATIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["assistive"])
     assert FALSE_POSITIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["punitive"])
-    assert {m.judge for m in METRICS.values()} <= set(verdict._JUDGES)  # every metric has its judge
+    assert {m.judge for m in METRICS.values()} <= set(judges.JUDGES)  # every metric has its judge
     assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment", "toxicity_parity"}
     assert TASKS == typing.get_args(Task)
     assert {k: (s.flag, *s.factory.split(":")) for k, s in SCORERS.items()} == FLAG_SCORERS

@@ -140,10 +140,11 @@ def test_stereotyped_adjectives_next_to_group_words_are_worth_watching() -> None
 
 
 def test_adjectives_independent_of_the_group_are_not_flagged() -> None:
-    """COBS and SA are above 0 on any corpus (their intervals exclude 0 here too): only the shuffle test tells."""
+    """COBS and SA are above 0 on any corpus (their bootstrap intervals exclude 0 here too): only the shuffle test
+    tells, and the interval shown agrees with it (joined with 0 where the test does not reject: issue 27)."""
     a = _text(_with_adjectives(False), "gender")
     cobs = a.metrics.set_index("metric").loc["COBS"]
-    assert cobs["ci_low"] > 0  # the old rule (interval above 0) would have called this a watch
+    assert cobs["value"] > 0 and cobs["ci_low"] == 0 and "joined with 0" in cobs["reason"]
     assert all(f.severity == "ok" for f in _findings(a, "stereotype", "gender")), a.verdict.summary
 
 
@@ -342,14 +343,15 @@ def test_the_shuffle_moves_prompts_not_single_answers() -> None:
 def test_the_tests_table_is_the_whole_multiple_testing_family() -> None:
     """Every p-value that enters the Benjamini-Hochberg adjustment has its row in ``a.tests`` (sentiment swaps, the
     similarity rows' noise-floor swap tests, the co-occurrence shuffles): the adjustment can be redone from it."""
-    from evenhand.stats import benjamini_hochberg
+    from evenhand.stats import omnibus_then_pairs
 
     table = planted_table("race", {"black": COLDER}, base=NEUTRAL, n_prompts=40, samples=3, seed=2)
     a = evenhand.assess(task="text_generation", responses=table, attributes=["race"], embedder=False,
                         n_resamples=100, progress=False)  # fmt: skip
     tests = a.tests
     assert {"swap test of the noise floor"} <= set(tests["method"])
-    redone = benjamini_hochberg(tests["p_value"].to_numpy(dtype=float))
+    families = list(zip(tests["key"], tests["attribute"], strict=True))  # one metric's pairs of one attribute
+    redone = omnibus_then_pairs(tests["p_value"].to_numpy(dtype=float), families)
     np.testing.assert_allclose(redone, tests["p_adjusted"].to_numpy(dtype=float))
     similarity = a.metrics[a.metrics["metric"] == "CROUGE-L"]
     assert similarity["p_adjusted"].notna().all()  # the verdict reads these

@@ -25,20 +25,62 @@ def test_hand_computed_example() -> None:
     # prompt 1: counterfactual pairs (abc, abe) -> 2/4, (abd, acd) -> 2/4; same-prompt pairs
     #   group A (abc, abd) -> 2/4, group B (abe, acd) -> 1/5.
     # prompt 2: counterfactual (xy, xw) -> 1/3, (xz, yz) -> 1/3; same-prompt (xy, xz) -> 1/3, (xw, yz) -> 0.
-    # counterfactual = (0.5 + 0.5 + 1/3 + 1/3) / 4; baseline = (0.5 + 0.2 + 1/3 + 0) / 4.
+    # counterfactual = (0.5 + 0.5 + 1/3 + 1/3) / 4; each group's own floor: A (0.5 + 1/3) / 2, B (0.2 + 0) / 2;
+    # the baseline is the larger, A's.
     nf = noise_floor(
         ["a b c", "a b d", "x y", "x z"], ["a b e", "a c d", "x w", "y z"], ["p1", "p1", "p2", "p2"], jaccard
     )
     assert nf.counterfactual == pytest.approx((1 + 2 / 3) / 4)
-    assert nf.baseline == pytest.approx((0.7 + 1 / 3) / 4)
+    assert nf.baseline == pytest.approx((0.5 + 1 / 3) / 2) == nf.floor_a and nf.floor_b == pytest.approx(0.1)
+    assert nf.summary()["floor_b"] == pytest.approx(0.1)
     assert nf.gap == pytest.approx(nf.baseline - nf.counterfactual)
     assert (nf.n_prompts, nf.n_counterfactual_pairs, nf.n_baseline_pairs) == (2, 4, 4)
     assert nf.per_prompt["prompt_id"].tolist() == ["p1", "p2"]
-    np.testing.assert_allclose(nf.per_prompt["baseline"], [0.35, 1 / 6])
-    # two prompts: the gap bootstrap sees prompt 1 twice, prompt 2 twice, or one of each
-    per_prompt_gap = (nf.per_prompt["baseline"] - nf.per_prompt["counterfactual"]).to_numpy()
-    assert nf.gap_interval.low == pytest.approx(per_prompt_gap.min())
-    assert nf.gap_interval.high == pytest.approx(per_prompt_gap.max())
+    np.testing.assert_allclose(nf.per_prompt["baseline"], [0.35, 1 / 6])  # per prompt: both groups' pairs
+    # two prompts: the gap bootstrap sees prompt 1 twice (0.5 - 0.5), prompt 2 twice (1/3 - 1/3) or one of each
+    # (A's floor 5/12 against 5/12): group A's floor equals the counterfactual similarity in every replicate
+    assert nf.gap == pytest.approx(0) and nf.gap_interval.low == pytest.approx(0) == nf.gap_interval.high
+
+
+def test_the_floor_without_groups_is_the_mean_of_all_pairs() -> None:
+    nf = noise_floor_from_scores([0.5, 0.5], [1, 1], [0.9, 0.1], [1, 1])
+    assert nf.baseline == pytest.approx(0.5) and math.isnan(nf.floor_a)
+    split = noise_floor_from_scores([0.5, 0.5], [1, 1], [0.9, 0.1], [1, 1], baseline_sides=[0, 1])
+    assert split.baseline == pytest.approx(0.9) and split.gap == pytest.approx(0.4) and split.floor_b == 0.1
+    with pytest.raises(ValueError, match="baseline_sides"):
+        noise_floor_from_scores([0.5], [1], [0.9], [1], baseline_sides=[2])
+
+
+def test_the_swap_test_of_the_group_floor_is_exact_by_enumeration() -> None:
+    """Brute force over every swap pattern of 3 rows of one prompt: the Monte Carlo p with many swaps agrees."""
+    import itertools
+
+    from evenhand.stats import swap_test_of_gap
+
+    rng = np.random.default_rng(5)
+    a, b = rng.random((3, 4)), rng.random((3, 4))  # toy "replies": vectors; similarity 1 - mean |x - y|
+
+    def sim(x: np.ndarray, y: np.ndarray) -> float:
+        return float(1 - np.abs(x - y).mean())
+
+    first, second = np.array([0, 1]), np.array([1, 2])
+    links = list(zip(first, second, strict=True))
+
+    def floor(xa: np.ndarray, xb: np.ndarray) -> float:
+        return float(
+            max(np.mean([sim(xa[i], xa[j]) for i, j in links]), np.mean([sim(xb[i], xb[j]) for i, j in links]))
+        )
+
+    observed = floor(a, b)
+    hits = []
+    for flips in itertools.product([False, True], repeat=3):
+        f = np.array(flips)
+        xa, xb = np.where(f[:, None], b, a), np.where(f[:, None], a, b)
+        hits.append(floor(xa, xb) >= observed - 1e-12)
+    same = np.array([sim(a[i], a[j]) for i, j in links] + [sim(b[i], b[j]) for i, j in links])
+    cross = np.array([sim(a[i], b[j]) for i, j in links] + [sim(b[i], a[j]) for i, j in links])
+    p = swap_test_of_gap(same, cross, first, second, n_permutations=40_000, seed=1)
+    assert p == pytest.approx(np.mean(hits), abs=0.01)
 
 
 def test_pairs_with_more_samples_use_consecutive_samples() -> None:

@@ -93,6 +93,23 @@ def test_name_keys() -> None:
         ("Virginia Beach branches open at nine.", []),
         ("Baker Street is closed.", []),
         ("THE ACCOUNT IS OVERDRAWN.", []),
+        # a title after another capitalised word still starts a titled name
+        ("Dear Mr. Washington, your loan is approved.", ["Washington"]),
+        ("Hello Ms. Garcia, thank you.", ["Garcia"]),
+        ("Dear Dr. Patel, the results are in.", ["Patel"]),
+        ("Call Judge Smith today.", ["Smith"]),
+        # look-alikes: brands, places, assistants and names the lists misread
+        ("Buy a gift card at Macy's.", []),
+        ("Lunch at Wendy's.", []),
+        ("Describe the Morgan Stanley report.", []),
+        ("Ashley Furniture store visit.", []),
+        ("Harley Davidson repair.", []),
+        ("Email the Marshall Islands office.", []),
+        ("Santiago is the capital of Chile.", []),
+        ("Alexa, play music.", []),
+        ("Kim Jong Un met the president.", []),
+        ("Dr Pepper is a drink.", []),
+        ("Emily's card is blocked.", ["Emily"]),
     ],
 )
 def test_a_name_counts_where_it_reads_as_a_person(text: str, persons: list[str]) -> None:
@@ -104,6 +121,45 @@ def test_every_mention_is_one_person() -> None:
     (person,) = find_people(text)
     assert (person.first, person.last) == ("emily", "baker")
     assert [text[m.start : m.end] for m in person.mentions] == ["Emily", "Emily", "Baker", "Emily", "Baker"]
+
+
+def test_a_titled_surname_is_a_surname_not_a_first_name() -> None:
+    for text in ("Dear Mr. Nguyen, your loan is approved.", "Dear Ms. Kim, thanks.", "Dear Mr. Chen, thanks."):
+        (person,) = find_people(text)
+        assert person.first is None and person.last is not None, text
+        cf = counterfactual_prompts([text], attribute="race")
+        title = text.split()[1]
+        for group in cf.groups:
+            out = cf[group][0]
+            assert out.startswith(f"Dear {title} ") and out.endswith(text[text.index(",") :]), out
+            new = out[len(f"Dear {title} ") : out.index(",")]
+            if new != text[len(f"Dear {title} ") : text.index(",")]:  # the original's group may keep its name
+                assert name_index().association("last", name_key(new), "race").group == group, out
+        gender = counterfactual_prompts([text], attribute="gender")  # only the title signals gender: the name stays
+        assert gender.names == ({},) or all(not pairs for pairs in gender.names[0].values())
+        assert {gender[g][0].split()[2] for g in gender.groups} == {text.split()[2]}
+
+
+def test_a_lone_later_mention_of_a_lookalike_first_name_follows_the_person() -> None:
+    for text, lone in (
+        ("Georgia Brown opened a new account; notify Georgia.", "notify "),
+        ("Ask Will Smith whether Will can come in.", "whether "),
+    ):
+        (person,) = find_people(text)
+        assert len(person.mentions) == 3, text
+        cf = counterfactual_prompts([text], attribute="race")
+        for group in cf.groups:
+            ((_, new),) = cf.names[0][group]
+            assert lone + new.split()[0] in cf[group][0], cf[group][0]
+    (person,) = find_people("Will Smith called. Will you send it?")
+    assert len(person.mentions) == 2  # "Will you" is no person
+
+
+def test_recorded_names_are_bare() -> None:
+    cf = counterfactual_prompts(["Tell Charles' wife that the loan was approved."], attribute="race")
+    for group in cf.groups:
+        ((old, new),) = cf.names[0][group]
+        assert old == "Charles" and "'" not in new and f"Tell {new}'s wife" in cf[group][0]
 
 
 # -- FTU --------------------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import evenhand
-from evenhand.pipeline.verdict import Evidence, judge
+from evenhand.pipeline.judges import Evidence
+from evenhand.pipeline.verdict import judge
 from evenhand.registry import METRICS
 
 FAST = {"store": None, "progress": False, "n_resamples": 50}

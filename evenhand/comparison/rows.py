@@ -32,7 +32,7 @@ from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
 from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.verdict import MIN_UNITS, independent_units
+from evenhand.pipeline.judges import MIN_UNITS, independent_units
 
 RowKey = tuple[str, Any, Any, Any]
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap

@@ -219,8 +219,9 @@ class Assessment:
     def tests(self) -> pd.DataFrame:
         """Every test of the assessment: one row per classification metric and pair of groups (exact test of the
         two groups' rates), per counterfactual sentiment row (paired swap test), per counterfactual similarity row
-        (the swap test of its noise floor) and per COBS / SA row (group shuffle of prompts), with the
-        Benjamini-Hochberg ``p_adjusted`` taken over all of them."""
+        (the swap test of its noise floor) and per COBS / SA row (group shuffle of prompts), with ``p_adjusted``
+        taken over all of them (:func:`evenhand.stats.omnibus_then_pairs`, families: ``key``, ``attribute`` and
+        class)."""
         rows: list[dict[str, Any]] = []
         for rec in self.records:
             if rec.pair_tests is not None:

@@ -23,13 +23,14 @@ from evenhand.framework import UseCase, plan
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.interval_rule import make_intervals_test_consistent
+from evenhand.pipeline.judges import MIN_UNITS, independent_units
 from evenhand.pipeline.named_people import NAMES_CAVEAT, names_used
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
 from evenhand.pipeline.stages import Stages, advance_stage
 from evenhand.pipeline.thresholds import check_thresholds
-from evenhand.pipeline.verdict import MIN_UNITS, independent_units
 from evenhand.scorers.engine import ScoringEngine
 
 # keyword arguments of assess() whose settings field has another name
@@ -185,6 +186,7 @@ def _statistics(ctx: RunContext, families: Sequence[Family], records: list[Metri
         with stages.stage(f"statistics: tests, noise floors: {family.name}", total=own):
             family.test(ctx, records)
     _adjust(records)
+    make_intervals_test_consistent(records)  # a distance's interval includes 0 unless its test rejects
 
 
 def _tested(families: Sequence[Family]) -> list[Family]:
@@ -213,20 +215,24 @@ def _interval(rec: MetricRecord, st: Any) -> None:
 
 
 def _adjust(records: Sequence[MetricRecord]) -> None:
-    """Benjamini-Hochberg over every test of the assessment (all group pairs, attributes, metrics and classes), so
-    that the adjusted p-values control the false discovery rate of the whole report."""
-    from evenhand.stats import benjamini_hochberg
+    """One adjustment over every test of the assessment (all group pairs, attributes, metrics and classes): an
+    omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm), so that
+    with many groups the pairs that carry a difference are found without chance findings on the others
+    (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests)."""
+    from evenhand.stats import omnibus_then_pairs
 
     single = [r for r in records if r.test is not None and r.pair_tests is None]
     tables = [r for r in records if r.pair_tests is not None]
     floors = [r for r in records if r.swap_p is not None]  # a similarity row's test: its noise floor's swap test
     raw = [r.test.p_value for r in single] + [r.swap_p for r in floors]
+    families = [test_family(r) for r in [*single, *floors]]
     for rec in tables:
         assert rec.pair_tests is not None
         raw.extend(rec.pair_tests["p_value"].tolist())
+        families.extend([test_family(rec)] * len(rec.pair_tests))
     if not raw:
         return
-    adjusted = benjamini_hochberg(np.asarray(raw, dtype=float)).tolist()
+    adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families).tolist()
     for rec in [*single, *floors]:
         rec.p_adjusted = float(adjusted.pop(0))
     for rec in tables:
@@ -238,6 +244,12 @@ def _adjust(records: Sequence[MetricRecord]) -> None:
             a, b = rec.test.groups
             hit = rec.pair_tests[(rec.pair_tests["group_a"] == a) & (rec.pair_tests["group_b"] == b)]
             rec.p_adjusted = float(hit["p_adjusted"].iloc[0])
+
+
+def test_family(rec: MetricRecord) -> tuple[str, str | None, str | None]:
+    """The family of a record's tests in the adjustment: one metric's pairs of groups of one attribute (and
+    class)."""
+    return (rec.key, rec.attribute, rec.comparison.cls)
 
 
 def _general_caveats(frame: pd.DataFrame, records: Sequence[MetricRecord]) -> list[str]:

@@ -8,8 +8,14 @@ docs/uncertainty.md.
 
 from __future__ import annotations
 
-from evenhand.stats._intervals import Interval, bootstrap_distribution, confidence_interval, interval_table
-from evenhand.stats._multiple_testing import benjamini_hochberg
+from evenhand.stats._intervals import (
+    Interval,
+    bootstrap_distribution,
+    confidence_interval,
+    interval_table,
+    joined_with_zero_unless_rejected,
+)
+from evenhand.stats._multiple_testing import benjamini_hochberg, omnibus_then_pairs
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
 from evenhand.stats._paired_prompts import paired_prompt_test
 from evenhand.stats._permutation import (
@@ -30,8 +36,10 @@ __all__ = [
     "counterfactual_sentiment_test",
     "group_shuffle_test",
     "interval_table",
+    "joined_with_zero_unless_rejected",
     "noise_floor",
     "noise_floor_from_scores",
+    "omnibus_then_pairs",
     "paired_prompt_test",
     "pairwise_rate_tests",
     "rate_difference_test",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -233,3 +233,21 @@ def interval_table(
         )
     columns = ["metric", "value", "low", "high", "level", "method", "unit", "n_valid", "reason"]
     return pd.DataFrame.from_records(rows, columns=columns)
+
+
+def joined_with_zero_unless_rejected(interval: Interval, p_value: float) -> Interval:
+    """The interval joined with 0 where the metric's own test does not reject "no difference" at the interval's level.
+
+    A distance (|DP|, SCSP, WCSP, COBS, SA) is above 0 on almost any finite sample, so its bootstrap interval sits
+    above 0 on data with no bias at all (SCSP's always, |DP|'s in 22-72% of null data sets) while its test rejects
+    about 5%: read alone, the interval over-calls. The shown interval is therefore the bootstrap interval, widened
+    to include 0 (from below for a distance, from either side for a signed difference) unless the test's p is below
+    ``1 - level``. On null data
+    it then excludes 0 exactly as often as the test rejects, and where there is a difference it still covers the
+    truth at least as often as the bootstrap interval (it only ever grows). An undefined p or interval is returned
+    as it is.
+    """
+    alpha = round(1.0 - interval.level, 12)  # 1 - 0.95 is 0.0500000000000000444 in floating point
+    if not interval.is_defined or math.isnan(p_value) or p_value < alpha:
+        return interval
+    return replace(interval, low=min(interval.low, 0.0), high=max(interval.high, 0.0))

@@ -56,9 +56,14 @@ class NoiseFloor:
     """Counterfactual similarity beside the similarity of same-prompt, same-group resamples.
 
     ``gap = baseline - counterfactual``: how much less alike counterfactual responses are than two samples of
-    the same prompt. A gap whose interval contains 0 means the counterfactual similarity cannot be told apart
-    from sampling noise. ``p_value`` is the one-sided swap test of the gap (:func:`swap_test_of_gap`; NaN when the
-    floor was built from scores alone, without the cross pairs it needs).
+    the same prompt. ``baseline`` is the larger of the two groups' own floors (``floor_a``, ``floor_b``: the mean
+    similarity of two replies to one group's version) when the floor knows each score's group, else the mean of
+    all same-prompt pairs. Why the larger one: when only one group's replies shift (30% of them short and generic),
+    the unaffected group's floor stays where it was and the counterfactual similarity falls by a share of the
+    affected replies (first order), while the averaged floor falls almost as much as the counterfactual similarity
+    (the gap is then second order in the share). A gap whose interval contains 0 means the counterfactual
+    similarity cannot be told apart from sampling noise. ``p_value`` is the one-sided swap test of the gap
+    (:func:`swap_test_of_gap`; NaN when the floor was built from scores alone, without the cross pairs it needs).
     """
 
     name: str
@@ -75,6 +80,8 @@ class NoiseFloor:
     reason: str | None = None
     p_value: float = math.nan
     n_permutations: int = 0
+    floor_a: float = math.nan  # group A's own same-prompt floor (NaN: the floor was not split by group)
+    floor_b: float = math.nan
 
     @property
     def distinguishable(self) -> bool:
@@ -89,6 +96,8 @@ class NoiseFloor:
             "metric": self.name,
             "counterfactual": clean(self.counterfactual),
             "baseline": clean(self.baseline),
+            "floor_a": clean(self.floor_a),
+            "floor_b": clean(self.floor_b),
             "gap": clean(self.gap),
             "gap_low": clean(self.gap_interval.low),
             "gap_high": clean(self.gap_interval.high),
@@ -135,8 +144,9 @@ def noise_floor(
     (group B's prompt), generated from counterfactual input pair ``prompt_ids[i]``. With ``m >= 2`` rows for a
     prompt, its baseline pairs are consecutive samples of the same group, ``(a_j, a_j+1)`` and ``(b_j, b_j+1)``.
 
-    ``counterfactual = mean v(a_i, b_i)``, ``baseline = mean v(same-prompt pairs)``, ``gap = baseline -
-    counterfactual``, over the prompts with at least two rows; ``v`` is ``similarity(left, right) -> one score per
+    ``counterfactual = mean v(a_i, b_i)``, ``baseline = max(floor_a, floor_b)`` where ``floor_a`` is the mean of
+    ``v(a_j, a_j+1)`` (and ``floor_b`` of ``v(b_j, b_j+1)``), ``gap = baseline - counterfactual``, over the prompts
+    with at least two rows; ``v`` is ``similarity(left, right) -> one score per
     pair`` (e.g. per-pair ROUGE-L, BLEU or embedding cosine), or the name ``"rouge_l"`` / ``"bleu"`` for the
     per-pair functions behind CROUGE-L and CBLEU. ``attribute`` (``"gender"``, ``"race"`` or a custom lexicon)
     neutralizes every text first, as the counterfactual metrics do, so both sides are compared alike.
@@ -180,6 +190,7 @@ def noise_floor(
         labels[codes[rows]],
         base,
         labels[base_codes],
+        baseline_sides=np.repeat([0, 1], first.size),  # side a's consecutive pairs, then side b's
         name=display,
         ci=ci,
         n_resamples=n_resamples,
@@ -209,6 +220,7 @@ def swap_test_of_gap(
     n_permutations: int = 999,
     stop_after: int | None = None,
     seed: SeedLike = 0,
+    per_group: bool = True,
 ) -> float:
     """One-sided permutation p-value that the noise floor is higher than the counterfactual similarity.
 
@@ -216,9 +228,14 @@ def swap_test_of_gap(
     pair ``j`` are exchangeable: a permutation swaps them, independently for every pair. A swap leaves the
     counterfactual pairs as they are and turns the floor pairs of consecutive samples ``(a_j, a_j+1)``,
     ``(b_j, b_j+1)`` into ``(a_j, b_j+1)``, ``(b_j, a_j+1)`` when exactly one of ``j``, ``j+1`` is swapped. So the
-    statistic is the mean floor similarity (the counterfactual mean is fixed), and::
+    statistic is the floor (the counterfactual mean is fixed), and::
 
         p = (1 + #{permuted floor >= observed floor}) / (1 + n_permutations)
+
+    With ``per_group`` (the default) the floor is the larger of the two groups' own floors, ``max(floor_a,
+    floor_b)``, as :class:`NoiseFloor` reports it: a swap of ``j`` alone makes side a's pair ``(b_j, a_j+1)`` and
+    side b's ``(a_j, b_j+1)``; of ``j+1`` alone, ``(a_j, b_j+1)`` and ``(b_j, a_j+1)``; of both, the two sides trade
+    their pairs. Without it, the mean of all floor pairs (the averaged floor of earlier versions).
 
     ``same`` are the floor scores of the ``(first[k], second[k])`` pairs, side a then side b (length ``2K``);
     ``cross`` the cross pairs ``(a_first, b_second)`` then ``(b_first, a_second)``. NaN scores (no tokens) are
@@ -243,12 +260,36 @@ def swap_test_of_gap(
     cross_sum, cross_n = np.nansum(cross_pairs, axis=0), np.sum(~np.isnan(cross_pairs), axis=0).astype(np.float64)
     shift_sum, shift_n = cross_sum - same_sum, cross_n - same_n
 
-    def floor(flips: npt.NDArray[np.bool_]) -> FloatArray:
-        """Mean floor similarity under each row of swap flags (P, rows)."""
-        changed = (flips[:, first] != flips[:, second]).astype(np.float64)  # (P, K): this pair became a cross pair
-        total, count = same_sum.sum() + changed @ shift_sum, same_n.sum() + changed @ shift_n
+    def mean(total: FloatArray, count: FloatArray) -> FloatArray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+
+    # per side: each pair's score and count (NaN: no tokens, left out) as the four arrays a swap picks among
+    scores = [np.nan_to_num(x) for x in (same_pairs[0], same_pairs[1], cross_pairs[0], cross_pairs[1])]
+    counts = [(~np.isnan(x)).astype(np.float64) for x in (same_pairs[0], same_pairs[1], cross_pairs[0], cross_pairs[1])]
+
+    def side(values: list[FloatArray], own: int, f1: FloatArray, f2: FloatArray, both: FloatArray) -> FloatArray:
+        """Side ``own``'s total under swaps ``f1`` (of ``j``) and ``f2`` (of ``j+1``): the same pair when neither or
+        both flip (then the other side's), a cross pair when one does; written as products so it stays linear."""
+        sa, sb, ca, cb = values
+        mine, theirs = (sa, sb) if own == 0 else (sb, sa)
+        only_first, only_second = (cb, ca) if own == 0 else (ca, cb)
+        return (
+            mine.sum()
+            + f1 @ (only_first - mine)
+            + f2 @ (only_second - mine)
+            + both @ (mine + theirs - only_first - only_second)
+        )
+
+    def floor(flips: npt.NDArray[np.bool_]) -> FloatArray:
+        """The floor under each row of swap flags (P, rows)."""
+        if not per_group:
+            changed = (flips[:, first] != flips[:, second]).astype(np.float64)  # (P, K): became a cross pair
+            return mean(same_sum.sum() + changed @ shift_sum, same_n.sum() + changed @ shift_n)
+        f1, f2 = flips[:, first].astype(np.float64), flips[:, second].astype(np.float64)
+        both = f1 * f2
+        floors = [mean(side(scores, s, f1, f2, both), side(counts, s, f1, f2, both)) for s in (0, 1)]
+        return np.fmax(floors[0], floors[1])
 
     observed = float(floor(np.zeros((1, rows), dtype=bool))[0])
     if math.isnan(observed):
@@ -271,6 +312,7 @@ def noise_floor_from_scores(
     baseline_scores: Any,
     baseline_prompts: Any,
     *,
+    baseline_sides: Any = None,
     name: str = "similarity",
     ci: float = 0.95,
     n_resamples: int = 1000,
@@ -280,8 +322,10 @@ def noise_floor_from_scores(
 ) -> NoiseFloor:
     """:func:`noise_floor` from similarity scores already computed (one per pair, each tagged with its prompt).
 
-    Only prompts with both counterfactual and baseline scores enter the comparison; NaN scores (undefined pairs)
-    are left out.
+    ``baseline_sides`` (0 for a pair of group A's replies, 1 for group B's; one per baseline score) splits the
+    floor by group: the baseline is then the larger group floor, in the estimate and in every bootstrap replicate.
+    Without it, the baseline is the mean of all baseline scores. Only prompts with both counterfactual and
+    baseline scores enter the comparison; NaN scores (undefined pairs) are left out.
     """
     level = check_level(ci)
     cf = as_float_array(counterfactual_scores, "counterfactual_scores", allow_empty=True, allow_nan=True)
@@ -290,13 +334,25 @@ def noise_floor_from_scores(
     base_ids = as_array(baseline_prompts, "baseline_prompts", allow_empty=True)
     check_same_length(counterfactual_scores=cf, counterfactual_prompts=cf_ids)
     check_same_length(baseline_scores=base, baseline_prompts=base_ids)
+    sides = None if baseline_sides is None else as_array(baseline_sides, "baseline_sides", allow_empty=True)
+    if sides is not None:
+        check_same_length(baseline_scores=base, baseline_sides=sides)
+        if not np.isin(sides, [0, 1]).all():
+            raise InputError("baseline_sides must be 0 (a pair of group A's replies) or 1 (group B's) for every score")
     n_all = n_prompts_total if n_prompts_total is not None else len(np.union1d(cf_ids, base_ids))
     # undefined similarities (NaN: neither text has a token) are left out, as the metrics leave them out
     cf, cf_ids = cf[~np.isnan(cf)], cf_ids[~np.isnan(cf)]
-    base, base_ids = base[~np.isnan(base)], base_ids[~np.isnan(base)]
+    defined = ~np.isnan(base)
+    base, base_ids = base[defined], base_ids[defined]
+    sides = sides[defined].astype(int) if sides is not None else None
 
     prompts = np.intersect1d(cf_ids, base_ids) if cf.size and base.size else np.empty(0)
     totals = _per_prompt(prompts, cf, cf_ids, base, base_ids)
+    by_side = (
+        [_per_prompt(prompts, cf, cf_ids, base[sides == k], base_ids[sides == k]) for k in (0, 1)]
+        if (sides is not None)
+        else None
+    )
     if prompts.size == 0:
         why = "the noise floor needs two or more responses per prompt (no prompt has a same-prompt pair)"
         nan_iv = Interval(math.nan, math.nan, math.nan, level, method, n_resamples, 0, "prompt", reason=why)
@@ -305,16 +361,28 @@ def noise_floor_from_scores(
     cf_sum, cf_n = totals["counterfactual_sum"].to_numpy(), totals["n_counterfactual"].to_numpy(float)
     base_sum, base_n = totals["baseline_sum"].to_numpy(), totals["n_baseline"].to_numpy(float)
     cf_value = float(cf_sum.sum() / cf_n.sum())
-    base_value = float(base_sum.sum() / base_n.sum())
+    side_sums = (
+        [] if by_side is None else [(t["baseline_sum"].to_numpy(), t["n_baseline"].to_numpy(float)) for t in by_side]
+    )
+
+    def floor_statistic(w: FloatArray) -> FloatArray:
+        if not side_sums:
+            return _safe_divide(w @ base_sum, w @ base_n)
+        # the larger group floor; a group with no defined pair in a replicate leaves the other's
+        return np.fmax(*(_safe_divide(w @ total, w @ count) for total, count in side_sums))
+
+    ones = np.ones((1, prompts.size))
+    base_value = float(floor_statistic(ones)[0])
+    floors = [float(_safe_divide(ones @ t, ones @ c)[0]) for t, c in side_sums] or [math.nan, math.nan]
 
     def gap_statistic(w: FloatArray) -> FloatArray:
-        return _safe_divide(w @ base_sum, w @ base_n) - _safe_divide(w @ cf_sum, w @ cf_n)
+        return floor_statistic(w) - _safe_divide(w @ cf_sum, w @ cf_n)
 
     n = prompts.size
     resamplers = {
         "gap": Resampler("prompt", n, gap_statistic),
         "counterfactual": Resampler("prompt", n, lambda w: _safe_divide(w @ cf_sum, w @ cf_n)),
-        "baseline": Resampler("prompt", n, lambda w: _safe_divide(w @ base_sum, w @ base_n)),
+        "baseline": Resampler("prompt", n, floor_statistic),
     }
     estimates = {"gap": base_value - cf_value, "counterfactual": cf_value, "baseline": base_value}
     rng = as_generator(seed)  # one stream for the three intervals, drawn in a fixed order: reproducible
@@ -347,6 +415,8 @@ def noise_floor_from_scores(
         n_baseline_pairs=int(base_n.sum()),
         per_prompt=totals,
         reason=reason,
+        floor_a=floors[0],
+        floor_b=floors[1],
     )
 
 

@@ -3,13 +3,15 @@
 A name counts where it reads as a person (never a look-alike such as "Washington approved the rule", "by May", "the
 Ford dealership"):
 
-- a title and a name: "Ms. Robinson", "Dr. Wei Zhang";
+- a title and a name: "Ms. Robinson", "Dr. Wei Zhang", "Dear Mr. Nguyen" (a title ends the capitalised words before it);
 - a full name: a known first name and a capitalised last name ("Jamal Washington", "Emily R. Baker"), or a
   capitalised word and a known surname inside a sentence ("from Mohammed Al-Farsi"); a first name that is also a
   common word, place or brand ("Grace", "Jordan", "Will": ``people.json``'s ``lookalikes``) counts only before a
   surname of the lists ("Grace Lee");
 - a first name alone in a person's place: after "to", "for", "Dear", "thank", ... ("Remind Emily"), before "said",
-  "wants", "is", ... ("Emily called"), with a possessive ("Emily's account") or addressed ("Emily, please ...").
+  "wants", "is", ... ("Emily called"), with a possessive ("Emily's account", not a shop's: "at Macy's") or addressed
+  ("Emily, please ...");
+- never inside a look-alike of several words (``lookalike_phrases``: "Morgan Stanley", "Kim Jong Un").
 
 Once a person is found, every other mention of their first or last name in the prompt is theirs, so a
 counterfactual replaces all of them the same way ("Emily Baker ... Emily's card" -> "Aisha Baker ... Aisha's card").
@@ -103,21 +105,44 @@ def _is_initial(text: str, word: _Word) -> bool:
     return len(word.text) == 1 and word.text.isupper() and text.startswith(".", word.end)
 
 
+def _title_at(text: str, words: list[_Word], i: int, index: NameIndex) -> bool:
+    """True when ``words[i]`` is a title with a capitalised word right after it ("Mr. Nguyen", "Dr Patel")."""
+    return (
+        words[i].key in index.titles
+        and i + 1 < len(words)
+        and _TITLE_GAP.fullmatch(text, words[i].end, words[i + 1].start) is not None
+    )
+
+
+def _lookalike_phrase_words(text: str, words: list[_Word], index: NameIndex) -> set[int]:
+    """The words of look-alikes of several words ("Morgan Stanley", "Kim Jong Un", "Dr Pepper"): they name nobody."""
+    covered: set[int] = set()
+    if not index.lookalike_phrases:
+        return covered
+    sizes = {len(phrase) for phrase in index.lookalike_phrases}
+    for i in range(len(words)):
+        for size in sizes:
+            span = range(i, i + size)
+            if i + size > len(words) or tuple(words[j].key for j in span) not in index.lookalike_phrases:
+                continue
+            if all(_TITLE_GAP.fullmatch(text, words[j].end, words[j + 1].start) for j in span[:-1]):
+                covered.update(span)
+    return covered
+
+
 def _runs(text: str, words: list[_Word], index: NameIndex) -> list[tuple[list[int], bool]]:
     """Runs of capitalised words a space apart (a middle initial "R." may sit inside), each with whether a title
     stands before it ("Ms. Emily Baker": the run is "Emily Baker", titled)."""
     runs: list[tuple[list[int], bool]] = []
     i, n = 0, len(words)
     while i < n:
-        w = words[i]
-        titled = False
-        if w.key in index.titles and i + 1 < n:
-            gap = text[w.end : words[i + 1].start]
-            if _TITLE_GAP.fullmatch(gap):
-                titled = True
-                i += 1
+        titled = _title_at(text, words, i, index)
+        if titled:
+            i += 1
         run = [i]
         while i + 1 < n:
+            if _title_at(text, words, i + 1, index):
+                break  # "Dear Mr. Washington": the title starts a titled run of its own
             gap = text[words[i].end : words[i + 1].start]
             if _NAME_GAP.fullmatch(gap) or (_is_initial(text, words[i]) and _TITLE_GAP.fullmatch(gap)):
                 i += 1
@@ -141,12 +166,22 @@ def _last_name_ok(index: NameIndex, word: _Word) -> bool:
     return word.key not in index.not_last_names and word.key not in index.titles and len(word.key) > 1
 
 
+def _brand_like_possessive(text: str, end: int, before: re.Match[str] | None, index: NameIndex) -> bool:
+    """A possessive that reads as a shop or brand, not a person's: a capitalised word follows ("Macy's Parade") or
+    nothing does after a place word ("a gift card at Macy's.", "lunch at Wendy's")."""
+    after = _NEXT.match(text, end)
+    if after is not None:
+        return after.group(1)[:1].isupper()
+    return before is not None and before.group(1).casefold() in index.before_place
+
+
 def _in_persons_place(text: str, w: _Word, index: NameIndex) -> bool:
     """A lone first name where a person stands: after a cue word, before a verb cue, with a possessive, or
     addressed at the start of a sentence ("Emily, ...")."""
-    if _POSSESSIVE.match(text, w.end):
-        return True
     before = _PREVIOUS.search(text, max(0, w.start - 40), w.start)
+    possessive = _POSSESSIVE.match(text, w.end)
+    if possessive is not None and not _brand_like_possessive(text, possessive.end(), before, index):
+        return True
     if before is not None and before.group(1).casefold() in index.before_person:
         return True
     after = _NEXT.match(text, w.end)
@@ -208,6 +243,8 @@ def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]
     found: list[tuple[int | None, int | None, list[int]]] = []
     for run, titled in _runs(text, words, index):
         found.extend(_people_in_run(text, words, run, titled, index))
+    phrases = _lookalike_phrase_words(text, words, index) if found else set()
+    found = [f for f in found if not phrases.intersection(f[2])]
     if not found:
         return ()
     # one person per name: "Emily Baker ... Emily's card ... Ms. Baker" is one person, mentioned three times
@@ -234,7 +271,7 @@ def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]
             parts.append({})
             p = len(keys) - 1
         parts[p].update({w: part for part, w in (("first", first), ("last", last)) if w is not None})
-    taken = {i for _, _, span in found for i in span}
+    taken = {i for _, _, span in found for i in span} | phrases
     owner: dict[tuple[str, str], int] = {}
     for p, (fkey, lkey) in enumerate(keys):
         for part, key in (("first", fkey), ("last", lkey)):
@@ -247,8 +284,14 @@ def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]
             p = owner.get((part, w.key))
             if p is None:
                 continue
-            if _lookalike(index, w.key) and not _POSSESSIVE.match(text, w.end):
-                continue  # "May Lee ... by May 5": a look-alike alone stays what it is
+            if (
+                _lookalike(index, w.key)
+                and not _POSSESSIVE.match(text, w.end)
+                and not (part == "first" and _in_persons_place(text, w, index))
+            ):
+                # "May Lee ... by May 5": a look-alike alone stays what it is, unless it is the person's first name
+                # where a person stands ("Georgia Brown ... notify Georgia", "Will Smith ... whether Will can")
+                continue
             parts[p][i] = part
             break
     people = (
@@ -296,6 +339,7 @@ def find_name_matches(
     out: list[tuple[NameMatch, ...]] = []
     for text, persons in zip(texts, found, strict=True):
         row = []
+        bare: dict[int, tuple[int, str]] = {}  # the same edits without an added possessive, for the record
         for person in persons:
             signal = _signal(person, attribute, index)
             if signal is None:
@@ -381,6 +425,7 @@ def substitute_names(
         pairs: list[tuple[str, str]] = []
         chosen: dict[tuple[str, str], str] = {}
         rngs: dict[str, random.Random] = {}
+        bare: dict[int, tuple[int, str]] = {}  # the same edits without an added possessive, for the record
         for person in persons:
             signal = _signal(person, attribute, index)
             if signal is None:
@@ -407,14 +452,14 @@ def substitute_names(
                     continue
                 new = _written_like(text[m.start : m.end], index.written(m.part, new_key))
                 after = text[m.end : m.end + 2]
+                bare[m.start] = (m.end, new)
                 if after[:1] in ("'", "’") and after[1:2] != "s" and not new.endswith("s"):
-                    new += after[:1] + "s"  # "James' card" -> "Emily's card"
-                    edits[m.start] = (m.end + 1, new)
+                    edits[m.start] = (m.end + 1, new + after[:1] + "s")  # "James' card" -> "Emily's card"
                 else:
                     edits[m.start] = (m.end, new)
                 replaced = True
             if replaced:
-                pairs.append((text[person.start : person.end], _apply(text, edits, person.start, person.end)))
+                pairs.append((text[person.start : person.end], _apply(text, bare, person.start, person.end)))
         out_texts.append(_apply(text, edits, 0, len(text)) if edits else text)
         used.append(tuple(pairs))
     return out_texts, used

@@ -68,7 +68,11 @@ class CounterfactualDecisions(Family):
                 first, second = _decisions(parsed, cls)
                 result = ctx.metric(key, first, second, prompts=parsed["prompt_id"].to_numpy())
                 # the verdict's sentence names the decision ("the male version gets 'approve' 56% of the time")
-                result = replace(result, details={**result.details, "positive_label": str(label_text(cls))})
+                # a sensitive class ("deny") is the decision counted, not necessarily a favourable one: only the
+                # configured positive label lets the sentence say who is favoured
+                favourable = not ctx.settings.classification.sensitive_classes
+                details = {**result.details, "positive_label": str(label_text(cls)), "favourable": favourable}
+                result = replace(result, details=details)
                 rec = record(key, attribute, comparison, result)
                 if len(parsed) < len(found):
                     rec.notes.append(f"{len(found) - len(parsed)} pair(s) with an unparsed answer left out")

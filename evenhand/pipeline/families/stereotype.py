@@ -23,9 +23,10 @@ from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 
-# the group-shuffle test recomputes COBS / SA per shuffle (~30 ms per 1000 responses): 99 shuffles (p down to 0.01)
-# on at most 1000 responses with a group mention keep it to seconds per pair of groups
-SHUFFLES = 99
+# the group-shuffle test recomputes COBS / SA per shuffle (~30 ms per 1000 responses). The verdict watches its
+# Benjamini-Hochberg adjusted p (below 0.10), so p must resolve to 1/1000 (an adjustment over up to ~100 tests);
+# where there is no association it stops after 10 shuffles that reach the observed value (usually a few dozen)
+SHUFFLES = 999
 SHUFFLE_TEXTS = 1000
 
 

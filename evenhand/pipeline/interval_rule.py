@@ -1,0 +1,47 @@
+"""Intervals that agree with their tests: a distance's interval includes 0 unless its test rejects (issue 27).
+
+The metrics table and the verdict show each metric's bootstrap interval. For a metric whose "no difference" value
+is 0 and that is a distance (|DP| and the other classification gaps, SCSP, WCSP, COBS, SA), that interval sits above
+0 on almost any sample, so it would read as a difference on data with none. After the tests ran, such a record's
+interval is joined with 0 unless its test rejects at the interval's level
+(:func:`evenhand.stats.joined_with_zero_unless_rejected`).
+The value, and so every ``value`` threshold, is unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from evenhand.pipeline.records import MetricRecord
+
+#: the judges (see :data:`evenhand.registry.Judge`) of metrics whose value is a distance from "no difference" (0)
+DISTANCE_JUDGES = frozenset({"sentiment", "cooccurrence", "rates"})
+
+
+def record_p_value(rec: MetricRecord) -> float:
+    """The p-value that says whether the record's distance differs from 0: its own test, or, for a classification
+    gap over several pairs of groups, the smallest pair p times the number of pairs (Bonferroni: the largest gap's
+    own p would be chosen after the fact)."""
+    if rec.pair_tests is not None and rec.comparison.groups is None:
+        ps = [float(p) for p in rec.pair_tests["p_value"] if not math.isnan(float(p))]  # the record's own metric
+        return min(1.0, min(ps) * len(ps)) if ps else math.nan
+    if rec.test is not None:
+        return float(rec.test.p_value)
+    return math.nan
+
+
+def make_intervals_test_consistent(records: Sequence[MetricRecord]) -> None:
+    """Join each distance record's interval with 0 where its test does not reject (a note says so)."""
+    from evenhand.stats import joined_with_zero_unless_rejected
+
+    for rec in records:
+        if rec.interval is None or rec.spec.judge not in DISTANCE_JUDGES:
+            continue
+        p = record_p_value(rec)
+        shown = joined_with_zero_unless_rejected(rec.interval, p)
+        if shown is not rec.interval:
+            rec.notes.append(
+                f"interval joined with 0: its test does not reject at the {rec.interval.level:.0%} level (p = {p:.3g})"
+            )
+            rec.interval = shown
