@@ -339,7 +339,6 @@ def find_name_matches(
     out: list[tuple[NameMatch, ...]] = []
     for text, persons in zip(texts, found, strict=True):
         row = []
-        bare: dict[int, tuple[int, str]] = {}  # the same edits without an added possessive, for the record
         for person in persons:
             signal = _signal(person, attribute, index)
             if signal is None:
