@@ -22,5 +22,6 @@ def test_compare_doc_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         exec(compile(block, str(DOC), "exec"), namespace)
     comparison = namespace["comparison"]
     assert isinstance(comparison, RunComparison) and comparison.status == "worse"
-    assert [f.change for f in comparison.findings] == ["unchanged", "appeared"]
+    # toxicity (use case, gender), counterfactual, refusals, length: the curt replies are also shorter
+    assert [f.change for f in comparison.findings] == ["unchanged", "unchanged", "appeared", "unchanged", "appeared"]
     assert sorted(os.listdir(tmp_path)) == ["comparison.html", "comparison.json"]

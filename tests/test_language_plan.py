@@ -18,10 +18,12 @@ from evenhand import framework
 from evenhand.framework import (
     CF_SENTIMENT,
     CF_SIMILARITY,
+    PARITY,
     RECOMMENDATION,
     STEREOTYPE_CLASSIFIER,
     STEREOTYPE_COOCCURRENCE,
     TOXICITY,
+    TOXICITY_PARITY,
     plan,
 )
 from evenhand.text.language import LanguageGuess
@@ -45,7 +47,7 @@ def test_spanish_prompts_make_ftu_not_assessable() -> None:
         assert p.keys(attribute=name) == ()
         skipped = {n.family: n for n in p.not_applicable if n.attribute == name}
         assert set(skipped) == {"stereotype", "counterfactual"}
-        assert set(skipped["counterfactual"].metrics) == set(CF_SENTIMENT + CF_SIMILARITY)
+        assert set(skipped["counterfactual"].metrics) == set(CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY)
         assert set(skipped["stereotype"].metrics) == set(STEREOTYPE_COOCCURRENCE + STEREOTYPE_CLASSIFIER)
         assert "cannot be checked" in skipped["counterfactual"].reason
     assert p.ftu["gender"].describe() == EXPECTED

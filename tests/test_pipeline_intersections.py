@@ -36,13 +36,11 @@ def test_combined_groups_get_metrics_and_findings() -> None:
     assert pair["value"].iloc[0] > 0.3
     finding = next(
         f for f in a.verdict.findings
-        if f.attribute == "gender+race" and f.groups == ("female+white", "female+black")
+        if f.attribute == "gender+race" and f.groups == ("female+white", "female+black") and f.risk == "counterfactual"
     )  # fmt: skip
     assert finding.severity == "concern"
-    calm = next(
-        f for f in a.verdict.findings if f.attribute == "gender+race" and f.groups == ("male+white", "male+hispanic")
-    )
-    assert calm.severity == "ok"
+    calm = [f for f in a.verdict.findings if f.attribute == "gender+race" and f.groups == ("male+white", "male+hispanic")]
+    assert calm and all(f.severity == "ok" for f in calm)  # every risk: counterfactual, toxicity, refusals, length
 
 
 def test_intersections_in_configs_and_thresholds() -> None:

@@ -80,7 +80,8 @@ def _pairs(bank: evenhand.Assessment, attribute: str, a: str, b: str) -> pd.Data
 
 # ------------------------------------------------------------------------------------------------ the document
 def test_the_run_has_what_the_report_must_lead_with(doc: dict[str, Any]) -> None:
-    by_attribute = {a: [f for f in doc["verdict"]["findings"] if f["attribute"] == a] for a in ATTRIBUTES}
+    findings = [f for f in doc["verdict"]["findings"] if f["risk"] == "counterfactual"]  # the planted risk
+    by_attribute = {a: [f for f in findings if f["attribute"] == a] for a in ATTRIBUTES}
     assert [f["severity"] for f in by_attribute["gender"]] == ["concern"]
     assert all(f["severity"] == "concern" for f in by_attribute["age"] if "old" in f["groups"])
     muslim = [f for f in by_attribute["religion"] if "muslim" in f["groups"]]
@@ -129,8 +130,8 @@ def test_report_leads_with_headlines_then_concerns_then_folded_ok(doc: dict[str,
     items = re.findall(r'<li class="headline (\w+)">.*?<strong>(.*?)</strong>: (.*?)</li>', verdict)
     assert [name for _, name, _ in items] == ["whole use case", *ATTRIBUTES]
     counts = {name: text for _, name, text in items}
-    assert counts["gender"] == "1 concern"
-    assert re.fullmatch(r"\d+ concerns, (1 to watch, )?\d+ pairs? ok", counts["religion"]), counts["religion"]
+    assert re.fullmatch(r"1 concern(, \d+ (pairs? )?ok)?", counts["gender"]), counts["gender"]
+    assert re.fullmatch(r"\d+ concerns, (\d+ to watch, )?\d+ (pairs? )?ok", counts["religion"]), counts["religion"]
     assert counts["religion"].startswith(f"{sum(f['attribute'] == 'religion' for f in _findings(doc, 'concern'))} ")
     # ok findings: folded, one closed <details> per attribute, their sentences only inside it
     folds = re.findall(r'<details class="ok-line"( open)?>', verdict)
@@ -185,11 +186,12 @@ def test_the_console_follows_the_report_order(doc: dict[str, Any]) -> None:
     print_assessment(console, doc)
     lines = console.export_text().splitlines()
     assert lines[0].startswith("verdict: CONCERN (")
-    assert lines[1] == "  whole use case: 1 ok; gender: 1 concern; " + lines[1].split("; gender: 1 concern; ")[1]
+    assert lines[1].startswith("  whole use case: 1 ok; gender: 1 concern")
     severity = [line.split()[0] for line in lines if re.match(r"  (concern|watch|ok) ", line)]
     assert severity == sorted(severity, key=["concern", "watch", "ok"].index) and severity[0] == "concern"
-    # one line per attribute (and the whole use case) that has ok findings: here all but gender
-    assert severity.count("ok") == len({f["attribute"] for f in _findings(doc, "ok")}) == 3
+    # one line per attribute (and the whole use case) that has ok findings: gender's are its toxicity, refusal and
+    # length findings
+    assert severity.count("ok") == len({f["attribute"] for f in _findings(doc, "ok")}) == 4
     concern = next(i for i, line in enumerate(lines) if line.startswith("  concern counterfactual (gender"))
     assert re.match(r"      female\s*: “", lines[concern + 1]) and re.match(r"      male\s*: “", lines[concern + 2])
     table = next(i for i, line in enumerate(lines) if "evenhand: Bank support assistant" in line)

@@ -80,7 +80,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     f"{why}: counterfactual prompts cannot be built from words the lexicon does not have (§3.1.3)",
-                    CF_SENTIMENT + TOXICITY_PARITY + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY,
                 )
             )
             continue
@@ -124,7 +124,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     f"{why}: there are no counterfactual input pairs to build (§3.1.3)",
-                    CF_SENTIMENT + TOXICITY_PARITY + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY,
                 )
             )
             continue
@@ -134,7 +134,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     "counterfactual invariance is not a desired property here",
-                    CF_SENTIMENT + TOXICITY_PARITY + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY,
                 )
             )
             continue

@@ -46,4 +46,6 @@ def length_sentence(groups: tuple[str, str], details: Mapping[str, Any], value: 
     if value < 0:
         return f"replies to the {a} version are {-value:.0%} shorter than to the {b} version ({medians}): {evidence}"
     shorter = 1 - 1 / (1 + value)  # the second group's replies, relative to the first's
+    # the medians in the sentence's order: the shorter group's first
+    medians = f"median {mb:g} vs {ma:g} words" if ma is not None and mb is not None else medians
     return f"replies to the {b} version are {shorter:.0%} shorter than to the {a} version ({medians}): {evidence}"

@@ -53,15 +53,18 @@ class AttributeLine:
 
     @property
     def counts(self) -> str:
-        """The counts, e.g. "1 concern, 2 to watch, 11 pairs ok" (pairs: every ok finding is about two groups)."""
+        """The counts, e.g. "1 concern, 2 to watch, 11 pairs ok" (pairs: every ok finding is about its own pair of
+        groups; with several risks per pair, "14 ok")."""
         parts = []
         if self.concerns:
             parts.append(_plural(len(self.concerns), "concern", "concerns"))
         if self.watches:
             parts.append(f"{len(self.watches)} to watch")
         if self.ok:
-            paired = all(f.get("groups") for f in self.ok)
-            parts.append(_plural(len(self.ok), "pair", "pairs") + " ok" if paired else f"{len(self.ok)} ok")
+            pairs = {tuple(f["groups"]) for f in self.ok if f.get("groups")}
+            # "pairs ok" only when each ok finding is a pair of its own (one risk per pair); else count findings
+            one_per_pair = len(pairs) == len(self.ok) and all(f.get("groups") for f in self.ok)
+            parts.append(_plural(len(self.ok), "pair", "pairs") + " ok" if one_per_pair else f"{len(self.ok)} ok")
         return ", ".join(parts) or "nothing judged"
 
     @property
