@@ -39,7 +39,9 @@ def test_combined_groups_get_metrics_and_findings() -> None:
         if f.attribute == "gender+race" and f.groups == ("female+white", "female+black") and f.risk == "counterfactual"
     )  # fmt: skip
     assert finding.severity == "concern"
-    calm = [f for f in a.verdict.findings if f.attribute == "gender+race" and f.groups == ("male+white", "male+hispanic")]
+    calm = [
+        f for f in a.verdict.findings if f.attribute == "gender+race" and f.groups == ("male+white", "male+hispanic")
+    ]
     assert calm and all(f.severity == "ok" for f in calm)  # every risk: counterfactual, toxicity, refusals, length
 
 
