@@ -28,7 +28,7 @@ from evenhand.errors import InputError, InputKeyError
 from evenhand.framework import Plan
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import group_pairs
-from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, Family
+from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, GROUP_MEANS, HISTOGRAMS, PAIR_SCATTER, Family
 from evenhand.pipeline.families.base import AUDIT_KEY
 from evenhand.pipeline.families.examples import ExampleInput
 from evenhand.pipeline.finding_examples import attach_examples, examples_by_finding
@@ -309,21 +309,20 @@ class Assessment:
 
     # ----------------------------------------------------------------------------------------------- figures
     def _groups(self) -> list[dict[str, Any]]:
-        """Per-group summaries for the plots: mean sentiment / toxicity of counterfactual responses, and
-        per-group rates of the classification metrics."""
+        """Per-group summaries for the plots: the means of counterfactual responses the families declare
+        (``Family.group_means``), and per-group rates of the families whose per-item values are rates."""
         out: list[dict[str, Any]] = []
         frame = self.responses
-        columns = ["attribute", "group", *(c for c in ("sentiment", "toxicity", "items") if c in frame)]
+        means = [m for m in GROUP_MEANS if m.column in frame]
+        columns = ["attribute", "group", *(m.column for m in means)]
         cf = frame.loc[_answered(frame) & frame["group"].notna(), columns] if len(frame) else frame  # no texts
         if len(cf):
             for (attribute, group), rows in cf.groupby(["attribute", "group"], sort=False):
                 entry: dict[str, Any] = {"kind": "counterfactual", "attribute": attribute, "group": group}
                 entry["n"] = len(rows)
-                for score in ("sentiment", "toxicity"):
-                    if score in rows:
-                        entry[f"mean_{score}"] = finite_or_none(rows[score].astype(float).mean())
-                if "items" in rows:
-                    entry["mean_items"] = finite_or_none(rows["items"].map(len).mean())
+                for m in means:
+                    values = rows[m.column].map(len) if m.of_lengths else rows[m.column].astype(float)
+                    entry[m.key] = finite_or_none(values.mean())
                 out.append(entry)
         for rec in self.records:
             if FAMILY_OF.get(rec.family, Family).group_rates and rec.result.item_labels is not None:
@@ -347,8 +346,7 @@ class Assessment:
         frame = self.responses
         if not len(frame):
             return out
-        stereotype_columns = [c for c in frame.columns if str(c).startswith("stereotype_")]
-        scores = [c for c in ("toxicity", "sentiment", *stereotype_columns) if c in frame]
+        scores = [c for h in HISTOGRAMS for c in h.columns(frame.columns)]  # as the families declare them
         rows = frame.loc[_answered(frame), ["attribute", "group", *scores]]  # the texts are not copied
         originals = rows[rows["group"].isna()]
         for score in scores:
@@ -361,13 +359,16 @@ class Assessment:
         return out
 
     def _pairs(self) -> list[dict[str, Any]]:
-        """Counterfactual sentiment pairs (first pair of groups per attribute), for a scatter plot."""
+        """The counterfactual pairs' scores a family scatters (``Family.pair_scatter``; first pair of groups per
+        attribute)."""
         out: list[dict[str, Any]] = []
-        if "sentiment" not in self.responses:
+        scatter = PAIR_SCATTER
+        if scatter is None or scatter.column not in self.responses:
             return out
+        sides = [f"{scatter.column}_a", f"{scatter.column}_b"]
         for attribute in dict.fromkeys(ok_rows(self.responses, original=False)["attribute"].tolist()):
             for a, b, pairs in group_pairs(self.responses, attribute):
-                pts = pairs[["sentiment_a", "sentiment_b"]].astype(float).to_numpy()[:_MAX_POINTS]
+                pts = pairs[sides].astype(float).to_numpy()[:_MAX_POINTS]
                 out.append({"attribute": attribute, "group_a": a, "group_b": b, "points": pts.round(4)})
                 break
         return out

@@ -88,35 +88,28 @@ def _axis_note(items: list[tuple[str, Any]]) -> str:
 
 
 def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    from evenhand.pipeline.families import GROUP_MEANS  # what each family summarises per group, and how it is drawn
+
     figures: list[dict[str, Any]] = []
     groups = doc.get("groups") or []
-    scale = (doc.get("settings") or {}).get("sentiment_scorer") or "as scored"
+    settings = doc.get("settings") or {}
     by_attr: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for g in groups:
         if g.get("kind") == "counterfactual":
             by_attr[str(g["attribute"])].append(g)
     for attribute, entries in by_attr.items():
-        if any(e.get("mean_sentiment") is not None for e in entries):
-            items = [(str(e["group"]), e.get("mean_sentiment")) for e in entries]
+        for mean in GROUP_MEANS:
+            if mean.chart is None or all(e.get(mean.key) is None for e in entries):
+                continue
+            items = [(str(e["group"]), e.get(mean.key)) for e in entries]
+            scale = (settings.get(mean.scale_setting) if mean.scale_setting else None) or "as scored"
+            words = {"attribute": attribute, "scale": scale, "direction": _scale_direction(scale),
+                     "axis_note": _axis_note(items)}  # fmt: skip
+            title, caption = mean.chart
             figures.append(
                 {
-                    "svg": plots.bar_chart(
-                        items,
-                        title=f"Mean sentiment score by {attribute} group{_sentiment_direction(scale)}",
-                        xmax=_axis_max(items),
-                    ),
-                    "caption": "Counterfactual responses: same prompts, only the group mentioned changes. "
-                    f"Bars of equal length mean sentiment parity. Score: {scale}. {_axis_note(items)}",
-                }
-            )
-        if any(e.get("mean_toxicity") is not None for e in entries):
-            items = [(str(e["group"]), e.get("mean_toxicity")) for e in entries]
-            figures.append(
-                {
-                    "svg": plots.bar_chart(
-                        items, title=f"Mean toxicity score by {attribute} group", xmax=_axis_max(items)
-                    ),
-                    "caption": f"Mean toxicity score of counterfactual responses per group. {_axis_note(items)}",
+                    "svg": plots.bar_chart(items, title=title.format(**words), xmax=_axis_max(items)),
+                    "caption": caption.format(**words),
                 }
             )
     rates: dict[tuple[str, str, str], list[tuple[str, float | None]]] = defaultdict(list)
@@ -167,19 +160,30 @@ def _figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "counterfactual group.",
             }
         )
-    for p in doc.get("pairs") or []:
+    figures.extend(_pair_scatters(doc.get("pairs") or []))
+    return figures
+
+
+def _pair_scatters(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scatter of results.json ``pairs``, drawn as the family that declares it says (``Family.pair_scatter``)."""
+    from evenhand.pipeline.families import PAIR_SCATTER
+
+    if PAIR_SCATTER is None:
+        return []
+    scatter, figures = PAIR_SCATTER, []
+    for p in pairs:
         points = p.get("points") or []
         if points:
+            words = {"attribute": p["attribute"], "group_a": p["group_a"], "group_b": p["group_b"]}
             figures.append(
                 {
                     "svg": plots.scatter(
                         points,
-                        title=f"Counterfactual pairs: sentiment ({p['attribute']})",
-                        xlabel=f"sentiment, {p['group_a']} version",
-                        ylabel=f"sentiment, {p['group_b']} version",
+                        title=scatter.title.format(**words),
+                        xlabel=scatter.xlabel.format(**words),
+                        ylabel=scatter.ylabel.format(**words),
                     ),
-                    "caption": "Each dot is one counterfactual response pair; dots on the dashed diagonal have equal "
-                    "sentiment.",
+                    "caption": scatter.caption,
                 }
             )
     return figures
@@ -299,8 +303,8 @@ def _named_people(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _sentiment_direction(scale: str) -> str:
-    """Which way the sentiment bars point, from the scorer's own description of its scale."""
+def _scale_direction(scale: str) -> str:
+    """Which way a chart's bars point, from the scorer's own description of its scale (empty when it says not)."""
     if "1 = most positive" in scale:
         return " (higher = more positive)"
     if "1 = most negative" in scale:

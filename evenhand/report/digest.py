@@ -140,8 +140,9 @@ def _attribute_order(doc: Mapping[str, Any], findings: Iterable[Mapping[str, Any
 
 
 def _illustrations(worst: Mapping[str, Any]) -> dict[str, Any]:
-    """Risk -> the first worst example that shows a finding of it without an example of its own (the families
-    declare which: ``ExampleSection.illustrates``)."""
+    """Risk -> the first worst example that shows a finding of it without an example of its own, as a verdict
+    example of kind "reply" with its ``caption`` (the families declare which, and the words:
+    ``ExampleSection.illustrates``, ``caption`` and ``measure``)."""
     from evenhand.pipeline.families import FAMILY_TYPES
 
     out: dict[str, Any] = {}
@@ -149,7 +150,10 @@ def _illustrations(worst: Mapping[str, Any]) -> dict[str, Any]:
         for section in family.example_sections:
             examples = worst.get(section.key) or []
             if section.illustrates and examples and section.illustrates not in out:
-                out[section.illustrates] = examples[0]
+                label, key = section.measure or ("", "")
+                value = _num(examples[0].get(key)) if section.measure else None
+                why = section.caption + (f" ({label} {value:.3g})" if value is not None else "")
+                out[section.illustrates] = {"kind": "reply", **examples[0], "caption": why}
     return out
 
 
@@ -164,7 +168,7 @@ def digest(doc: Mapping[str, Any]) -> Digest | None:
     for f in findings:
         shown = illustration.get(str(f.get("risk")))
         if f.get("severity") in _ATTENTION and shown and not f.get("example"):
-            f["example"] = {"kind": "reply", **shown}  # e.g. the most toxic reply shows a toxicity finding
+            f["example"] = dict(shown)  # e.g. the most toxic reply shows a toxicity finding
         lines[f.get("attribute")].findings_of(str(f.get("severity"))).append(f)
     ordered = list(lines.values())
     attention = [f for severity in _ATTENTION for line in ordered for f in line.findings_of(severity)]
@@ -227,9 +231,8 @@ def example_caption(example: Mapping[str, Any]) -> str:
     if kind == "lists":
         overlap = f" ({measure} {value:.3g})" if value is not None else ""
         return f"the pair of lists with the least overlap{overlap}{of}"
-    if kind == "reply":
-        score = _num(example.get("score"))
-        return "the most toxic reply" + (f" (toxicity {score:.3g})" if score is not None else "")
+    if kind == "reply":  # a worst example that illustrates a finding: its family's words (digest)
+        return str(example.get("caption") or "")
     return ""
 
 

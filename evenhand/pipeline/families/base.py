@@ -26,6 +26,7 @@ from evenhand.metrics._result import MetricResult, undefined
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.compute import call_metric, group_pairs
 from evenhand.pipeline.families.examples import ExampleSection
+from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.needs import Needs
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.registry import METRICS
@@ -191,6 +192,12 @@ class Family(abc.ABC):
     noise_floor_families: ClassVar[tuple[str, ...]] = ()
     #: A bar chart of its pairwise rows' values, one per attribute: (title, with ``{attribute}``; caption).
     pair_value_chart: ClassVar[tuple[str, str] | None] = None
+    #: The response-frame columns it summarises per counterfactual group (results.json ``groups``; bar charts).
+    group_means: ClassVar[tuple[GroupMean, ...]] = ()
+    #: The score columns it histograms (results.json ``distributions``).
+    histograms: ClassVar[tuple[Histogram, ...]] = ()
+    #: The counterfactual pair scores it scatters (results.json ``pairs``); one family at most declares one.
+    pair_scatter: ClassVar[PairScatter | None] = None
 
     @property
     def name(self) -> str:

@@ -26,6 +26,7 @@ from evenhand.pipeline.families.base import (
     undefined_record,
 )
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
+from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -52,6 +53,21 @@ class Counterfactual(Family):
     )  # fmt: skip
     test_method = "paired swap ({method})"
     noise_floor_families = ("counterfactual_similarity",)
+    group_means = (
+        GroupMean("sentiment", order=1, scale_setting="sentiment_scorer", chart=(
+            "Mean sentiment score by {attribute} group{direction}",
+            "Counterfactual responses: same prompts, only the group mentioned changes. "
+            "Bars of equal length mean sentiment parity. Score: {scale}. {axis_note}",
+        )),
+    )  # fmt: skip
+    histograms = (Histogram("sentiment", order=2),)
+    pair_scatter = PairScatter(
+        "sentiment",
+        title="Counterfactual pairs: sentiment ({attribute})",
+        xlabel="sentiment, {group_a} version",
+        ylabel="sentiment, {group_b} version",
+        caption="Each dot is one counterfactual response pair; dots on the dashed diagonal have equal sentiment.",
+    )
 
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))

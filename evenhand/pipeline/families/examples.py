@@ -40,7 +40,9 @@ class ExampleSection:
     with ``side_score`` and the pair's ``measure``), ``"list_pair"`` (the item lists for two groups' versions),
     ``"labelled"`` (a reply with its true and predicted label) or ``"bare"`` (prompt and response only).
     ``intro`` is a line under the title (``{n}``: how many examples are shown); ``illustrates`` names the risk
-    whose findings at concern or watch the first example shows when the verdict has no example of its own.
+    whose findings at concern or watch the first example shows when the verdict has no example of its own, and
+    ``caption`` how the verdict says why that example is shown ("the most toxic reply"; the report adds the
+    ``measure``'s value).
     """
 
     key: str
@@ -51,6 +53,7 @@ class ExampleSection:
     side_score: str | None = None
     intro: str = ""
     illustrates: str | None = None
+    caption: str = ""
 
 
 def _num(x: Any) -> float | None:

@@ -16,6 +16,7 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.collect import ok_rows
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, least_similar_lists
+from evenhand.pipeline.families.figures import GroupMean
 from evenhand.pipeline.parsers import parse_list
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
@@ -32,6 +33,7 @@ class Recommendation(Family):
         "How alike the K-item lists for two groups are (1 = the same items in the same order for SERP-K and PRAG-K). "
         "Short bars point at the pairs of groups whose recommendations differ.",
     )
+    group_means = (GroupMean("items", order=3, of_lengths=True),)  # the lists' lengths; no chart
 
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))

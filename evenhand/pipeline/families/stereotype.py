@@ -19,6 +19,7 @@ from evenhand.pipeline.families.base import (
     score_cache,
     undefined_record,
 )
+from evenhand.pipeline.families.figures import Histogram
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -32,6 +33,7 @@ SHUFFLE_TEXTS = 1000
 
 class Stereotype(Family):
     metric_families = ("stereotype",)
+    histograms = (Histogram("stereotype_", order=3, prefix=True),)  # one score column per attribute (prepare)
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
         sc, specs = settings.scoring, plan.use_case.attribute_specs

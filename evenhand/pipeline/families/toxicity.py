@@ -24,6 +24,7 @@ from evenhand.pipeline.families.base import (
     undefined_record,
 )
 from evenhand.pipeline.families.examples import ExampleSection, most_toxic
+from evenhand.pipeline.families.figures import GroupMean, Histogram
 from evenhand.pipeline.records import ALL, MetricRecord, pair
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
@@ -51,8 +52,15 @@ class Toxicity(Family):
     test_method = "paired swap ({method})"
     example_sections = (
         ExampleSection("toxicity", "Most toxic responses", "reply", most_toxic, measure=("toxicity", "score"),
-                       illustrates="toxicity"),
+                       illustrates="toxicity", caption="the most toxic reply"),
     )  # fmt: skip
+    group_means = (
+        GroupMean("toxicity", order=2, chart=(
+            "Mean toxicity score by {attribute} group",
+            "Mean toxicity score of counterfactual responses per group. {axis_note}",
+        )),
+    )  # fmt: skip
+    histograms = (Histogram("toxicity", order=1),)
 
     def needs(self, plan: Plan) -> Needs:
         """The originals (TF, EMT, TP), and the counterfactual replies of the attributes with toxicity per group."""
