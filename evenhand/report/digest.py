@@ -82,7 +82,12 @@ class AttributeLine:
     @property
     def ok_summary(self) -> str:
         """The folded ok findings: how many, and what they are about (bounded)."""
-        names = [scope(f) if f.get("groups") else str(f.get("risk")) for f in self.ok]
+        scopes = [scope(f) if f.get("groups") else str(f.get("risk")) for f in self.ok]
+        # a pair with several risks (similarity, toxicity, refusals, length) names each by its risk
+        names = [
+            f"{f.get('risk')}: {s}" if f.get("groups") and scopes.count(s) > 1 else s
+            for f, s in zip(self.ok, scopes, strict=True)
+        ]
         shown = ", ".join(names[:_SHOWN_CLAUSES]) + (f" and {len(names) - _SHOWN_CLAUSES} more" if
                                                      len(names) > _SHOWN_CLAUSES else "")  # fmt: skip
         return f"{_plural(len(self.ok), 'finding', 'findings')} ok ({shown})"
