@@ -215,3 +215,24 @@ class MetricResult:
 def undefined(name: str, reason: str, **kwargs: Any) -> MetricResult:
     """A NaN result that says why the metric is undefined."""
     return MetricResult(name=name, value=math.nan, reason=reason, **kwargs)
+
+
+def paired_mean(
+    identity: dict[str, Any], per_pair: npt.ArrayLike, prompts: Any, details: dict[str, Any],
+    params: dict[str, Any] | None = None,
+) -> MetricResult:  # fmt: skip
+    """The mean over counterfactual pairs of a per-pair value (a difference, a flip), with a resampler that draws
+    prompts with all their pairs (``prompts=``), else pairs: the one engine of the signed pair metrics (TSD, MTD,
+    RRD, DFR, CPRD). ``identity``: the registry's name, range and direction (``MetricSpec.identity()``)."""
+    values = np.asarray(per_pair, dtype=np.float64)
+    sizes = {"pairs": int(values.size)}
+    if prompts is None:
+        resampler = ratio_resampler(values, np.ones_like(values), unit="pair")
+    else:
+        units = prompt_units(prompts, values.size, "pair")
+        sizes["prompts"] = units.n
+        resampler = ratio_resampler(units.sums(values), units.counts(), unit="prompt")
+    return MetricResult(
+        **identity, value=float(values.mean()), per_item=values, item_unit="pair", sizes=sizes, resampler=resampler,
+        details=details, params=dict(params or {}),
+    )  # fmt: skip

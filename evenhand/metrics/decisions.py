@@ -23,7 +23,7 @@ import numpy as np
 
 from evenhand._validation import FloatArray, as_float_array, check_same_length
 from evenhand.errors import InputError
-from evenhand.metrics._result import MetricResult, Resampler, prompt_units
+from evenhand.metrics._result import MetricResult, paired_mean
 from evenhand.registry import METRICS
 
 
@@ -39,27 +39,7 @@ def _decision_pairs(decisions_a: Any, decisions_b: Any) -> tuple[FloatArray, Flo
 
 def _paired_mean(key: str, per_pair: FloatArray, prompts: Any, details: dict[str, Any]) -> MetricResult:
     """A mean over pairs whose resampler draws pairs, or prompts with all their pairs (``prompts=``)."""
-    sizes = {"pairs": int(per_pair.size)}
-    if prompts is None:
-        numerators, denominators, unit = per_pair, np.ones_like(per_pair), "pair"
-    else:
-        units = prompt_units(prompts, per_pair.size, "pair")
-        sizes["prompts"] = units.n
-        numerators, denominators, unit = units.sums(per_pair), units.counts(), "prompt"
-
-    def statistic(w: FloatArray) -> FloatArray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray((w @ numerators) / (w @ denominators), dtype=np.float64)
-
-    return MetricResult(
-        **METRICS[key].identity(),  # name, range and direction: the registry's
-        value=float(per_pair.mean()),
-        per_item=per_pair,
-        item_unit="pair",
-        sizes=sizes,
-        resampler=Resampler(unit=unit, n_units=numerators.size, statistic=statistic),
-        details=details,
-    )
+    return paired_mean(METRICS[key].identity(), per_pair, prompts, details)
 
 
 def decision_flip_rate(decisions_a: Any, decisions_b: Any, *, prompts: Any = None) -> MetricResult:

@@ -14,7 +14,7 @@ import numpy as np
 
 from evenhand._validation import as_float_array, check_same_length, check_threshold
 from evenhand.errors import InputError
-from evenhand.metrics._result import FloatArray, MetricResult, Resampler, prompt_units, undefined
+from evenhand.metrics._result import FloatArray, MetricResult, Resampler, paired_mean, prompt_units, undefined
 from evenhand.registry import METRICS
 
 
@@ -57,29 +57,9 @@ def refusal_rate_difference(
     if n == 0:
         return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
     ra, rb = (a >= t).astype(np.float64), (b >= t).astype(np.float64)
-    diff = ra - rb
-    units, sizes = _units(prompts, n)
-    numerators, denominators = _per_unit(diff, units), _per_unit(np.ones(n), units)
-
-    def statistic(w: FloatArray) -> FloatArray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray((w @ numerators) / (w @ denominators), dtype=np.float64)
-
-    return MetricResult(
-        **spec.identity(),
-        value=float(diff.mean()),
-        per_item=diff,
-        item_unit="pair",
-        sizes=sizes,
-        resampler=Resampler("pair" if units is None else "prompt", numerators.size, statistic),
-        details={
-            "rate_a": float(ra.mean()),
-            "rate_b": float(rb.mean()),
-            "refusals_a": int(ra.sum()),
-            "refusals_b": int(rb.sum()),
-        },
-        params={"threshold": t},
-    )
+    details = {"rate_a": float(ra.mean()), "rate_b": float(rb.mean()), "refusals_a": int(ra.sum()),
+               "refusals_b": int(rb.sum())}  # fmt: skip
+    return paired_mean(spec.identity(), ra - rb, prompts, details, {"threshold": t})
 
 
 def word_count(text: Any) -> int:

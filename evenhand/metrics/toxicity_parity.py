@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._validation import as_float_array, check_same_length, check_threshold
-from evenhand.metrics._result import MetricResult, prompt_units, ratio_resampler, undefined
+from evenhand.metrics._result import MetricResult, paired_mean, undefined
 from evenhand.registry import METRICS
 
 FloatArray = npt.NDArray[np.float64]
@@ -37,24 +37,7 @@ def _paired(key: str, a: FloatArray, b: FloatArray, prompts: Any, details: dict[
     n = check_same_length(scores_a=a, scores_b=b)
     if n == 0:
         return undefined(METRICS[key].name, "no counterfactual pairs")
-    diff = a - b
-    sizes = {"pairs": n}
-    if prompts is None:
-        resampler = ratio_resampler(diff, np.ones_like(diff), unit="pair")
-    else:
-        units = prompt_units(prompts, n, "pair")
-        sizes["prompts"] = units.n
-        resampler = ratio_resampler(units.sums(diff), units.counts(), unit="prompt")
-    return MetricResult(
-        **METRICS[key].identity(),  # name, range and direction: the registry's
-        value=float(diff.mean()),
-        per_item=diff,
-        item_unit="pair",
-        sizes=sizes,
-        resampler=resampler,
-        details=details,
-        params=params,
-    )
+    return paired_mean(METRICS[key].identity(), a - b, prompts, details, params)
 
 
 def toxic_share_difference(scores_a: Any, scores_b: Any, threshold: float = 0.5, prompts: Any = None) -> MetricResult:
