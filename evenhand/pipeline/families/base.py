@@ -28,7 +28,7 @@ from evenhand.pipeline.compute import call_metric, group_pairs
 from evenhand.pipeline.families.examples import ExampleSection
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.needs import Needs
-from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.pipeline.records import ALL, Comparison, MetricRecord, pair
 from evenhand.registry import METRICS
 
 if TYPE_CHECKING:
@@ -172,6 +172,31 @@ def record(key: str, attribute: str | None, comparison: Comparison, result: Metr
 
 def undefined_record(key: str, attribute: str | None, comparison: Comparison, reason: str) -> MetricRecord:
     return MetricRecord(key, attribute, comparison, undefined(METRICS[key].name, reason))
+
+
+NO_PAIRS = "no counterfactual response pairs"
+NO_GROUPS = "fewer than two groups have counterfactual responses"
+
+
+def pair_column_records(ctx: RunContext, attribute: str, keys: Sequence[str]) -> list[MetricRecord]:
+    """Every metric of ``keys`` for each pair of ``attribute``'s groups, from the per-response column the registry
+    names (``pair_column``: "toxicity" reads ``toxicity_a`` and ``toxicity_b``), with the prompt as the resampling
+    unit: the one loop behind toxicity per group, refusal and answer-length parity."""
+    pairs = ctx.pairs(attribute)
+    if not pairs:
+        return [undefined_record(key, attribute, ALL, NO_GROUPS) for key in keys]
+    out: list[MetricRecord] = []
+    for a, b, found in pairs:
+        comparison = pair(a, b)
+        if found.empty:
+            out.extend(undefined_record(key, attribute, comparison, NO_PAIRS) for key in keys)
+            continue
+        prompts = found["prompt_id"].to_numpy()  # a prompt with all its pairs
+        for key in keys:
+            column = METRICS[key].pair_column
+            sides = (found[f"{column}_{side}"].to_numpy(dtype=float) for side in ("a", "b"))
+            out.append(record(key, attribute, comparison, ctx.metric(key, *sides, prompts=prompts)))
+    return out
 
 
 class Family(abc.ABC):

@@ -16,6 +16,8 @@ from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.pipeline.compute import setting_arguments
 from evenhand.pipeline.families.base import (
+    NO_GROUPS,
+    NO_PAIRS,
     Family,
     Needs,
     RunContext,
@@ -36,7 +38,6 @@ SENTIMENT_CAVEAT = (
     "Counterfactual sentiment uses VADER by default, a lexicon-based scorer: it misses sarcasm and context, "
     "and short responses give coarse scores."
 )
-_NO_PAIRS = "no counterfactual response pairs"
 # random swaps of the noise floor's swap test: p resolves to 1 / 20,000, so that a real effect stays below 0.05
 # after the Benjamini-Hochberg adjustment over hundreds of tests; a test without evidence stops after 20 swaps that
 # reach the observed floor (usually within a few dozen swaps)
@@ -121,13 +122,13 @@ class Counterfactual(Family):
             spec = ctx.specs[attribute]
             pairs = ctx.pairs(attribute)
             if not pairs:
-                reason = "fewer than two groups have counterfactual responses"
+                reason = NO_GROUPS
                 out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
                 continue
             for a, b, found in pairs:
                 comparison = pair(a, b)
                 if found.empty:
-                    out.extend(undefined_record(key, attribute, comparison, _NO_PAIRS) for key in keys)
+                    out.extend(undefined_record(key, attribute, comparison, NO_PAIRS) for key in keys)
                     continue
                 ta, tb = found["response_a"].tolist(), found["response_b"].tolist()
                 prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs

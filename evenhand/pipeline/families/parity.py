@@ -20,11 +20,10 @@ from evenhand.pipeline.families.base import (
     Needs,
     RunContext,
     build_scorer,
-    record,
+    pair_column_records,
     score_cache,
-    undefined_record,
 )
-from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.stats._paired_prompts import Statistic
@@ -59,8 +58,6 @@ class Parity(Family):
             )
 
     def prepare(self, ctx: RunContext) -> None:
-        from evenhand.metrics.parity import word_count
-
         if self.detector is not None:
             ctx.score("refusal", self.detector)
             named = ctx.settings.scoring.refusal
@@ -70,35 +67,23 @@ class Parity(Family):
             if named is None:
                 ctx.caveats.append(REFUSAL_CAVEAT)
         answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
-        ctx.frame["words"] = np.where(answered, [word_count(r) for r in ctx.frame["response"]], np.nan)
+        # words of a reply: runs of non-space characters, as word_count counts them (vectorised over the frame)
+        words = ctx.frame["response"].astype(str).str.count(r"\S+")
+        ctx.frame["words"] = np.where(answered, words, np.nan)
         ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
-            keys = self.planned(ctx.plan, attribute)
-            pairs = ctx.pairs(attribute)
-            if not pairs:
-                reason = "fewer than two groups have counterfactual responses"
-                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
-                continue
             missing = ctx.described.get(NON_COMPLETION, {}).get(attribute, {})
-            for a, b, found in pairs:
-                comparison = pair(a, b)
-                if found.empty:
-                    out.extend(undefined_record(k, attribute, comparison, "no counterfactual pairs") for k in keys)
-                    continue
-                prompts = found["prompt_id"].to_numpy()
-                for key in keys:
-                    column = METRICS[key].pair_column
-                    sides = (found[f"{column}_{s}"].to_numpy(dtype=float) for s in ("a", "b"))
-                    rec = record(key, attribute, comparison, ctx.metric(key, *sides, prompts=prompts))
-                    if METRICS[key].inputs == "refusal_pairs" and (missing.get(a) or missing.get(b)):
-                        rec.notes.append(
-                            f"no reply (errors, content filters): {missing.get(a, 0.0):.1%} of the {a} versions, "
-                            f"{missing.get(b, 0.0):.1%} of the {b} versions; refusal rates count replies only"
-                        )
-                    out.append(rec)
+            for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
+                a, b = rec.groups or ("", "")
+                if METRICS[rec.key].inputs == "refusal_pairs" and (missing.get(a) or missing.get(b)):
+                    rec.notes.append(
+                        f"no reply (errors, content filters): {missing.get(a, 0.0):.1%} of the {a} versions, "
+                        f"{missing.get(b, 0.0):.1%} of the {b} versions; refusal rates count replies only"
+                    )
+                out.append(rec)
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:

@@ -14,7 +14,7 @@ import pandas as pd
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
+from evenhand.pipeline.families.base import NO_GROUPS, Family, Needs, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, least_similar_lists
 from evenhand.pipeline.families.figures import GroupMean
 from evenhand.pipeline.parsers import parse_list
@@ -56,7 +56,7 @@ class Recommendation(Family):
             keys = self.planned(ctx.plan, attribute)
             pairs = ctx.pairs(attribute)
             if not pairs:
-                reason = "fewer than two groups have counterfactual responses"
+                reason = NO_GROUPS
                 out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
             for a, b, found in pairs:
                 full = _full(found, k)

@@ -19,13 +19,14 @@ from evenhand.pipeline.families.base import (
     RunContext,
     audit_scorer_into,
     build_scorer,
+    pair_column_records,
     record,
     score_cache,
     undefined_record,
 )
 from evenhand.pipeline.families.examples import ExampleSection, most_toxic
 from evenhand.pipeline.families.figures import GroupMean, Histogram
-from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.records import ALL, MetricRecord
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
 
@@ -123,21 +124,7 @@ class Toxicity(Family):
         """TSD and MTD for every pair of groups of every attribute planned for them (group A minus group B)."""
         out: list[MetricRecord] = []
         for attribute in ctx.plan.attributes_for(_PER_GROUP):
-            keys = self.planned(ctx.plan, attribute)
-            pairs = ctx.pairs(attribute)
-            if not pairs:
-                reason = "fewer than two groups have counterfactual responses"
-                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
-                continue
-            for a, b, found in pairs:
-                if found.empty:
-                    out.extend(
-                        undefined_record(k, attribute, pair(a, b), "no counterfactual response pairs") for k in keys
-                    )
-                    continue
-                sa, sb = (found[c].to_numpy(dtype=float) for c in ("toxicity_a", "toxicity_b"))
-                prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
-                out.extend(record(k, attribute, pair(a, b), ctx.metric(k, sa, sb, prompts=prompts)) for k in keys)
+            out.extend(pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)))
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
