@@ -7,20 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-
-def _num(x: Any) -> float | None:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if f != f else f
+from evenhand.pipeline.results_document import finite_or_none
 
 
 def refusal_sentence(groups: tuple[str, str], details: Mapping[str, Any], shown: bool, evidence: str) -> str:
     """``replies to the old version are refusals 40% of the time, against 2% for the young version: ...``;
     ``shown``: whether the difference is beyond chance (a concern or watch)."""
     a, b = groups
-    ra, rb = _num(details.get("rate_a")), _num(details.get("rate_b"))
+    ra, rb = finite_or_none(details.get("rate_a")), finite_or_none(details.get("rate_b"))
     if ra is None or rb is None:
         return f"refusal rates of the {a} and {b} versions cannot be compared: {evidence}"
     if not shown or ra == rb:
@@ -39,7 +33,7 @@ def length_sentence(groups: tuple[str, str], details: Mapping[str, Any], value: 
                     evidence: str) -> str:  # fmt: skip
     """``replies to the female version are 30% shorter (median 42 vs 60 words): ...``."""
     a, b = groups
-    ma, mb = _num(details.get("median_words_a")), _num(details.get("median_words_b"))
+    ma, mb = finite_or_none(details.get("median_words_a")), finite_or_none(details.get("median_words_b"))
     medians = f"median {ma:g} vs {mb:g} words" if ma is not None and mb is not None else "median lengths unknown"
     if value is None or not shown or value == 0:
         return f"no evidence that replies to the {a} and {b} versions differ in length ({medians}): {evidence}"

@@ -8,7 +8,6 @@ a score column.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from evenhand.pipeline.compute import group_pairs
+from evenhand.pipeline.results_document import finite_or_none
 
 #: Examples of each kind at most.
 N_WORST = 5
@@ -56,12 +56,6 @@ class ExampleSection:
     caption: str = ""
 
 
-def _num(x: Any) -> float | None:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) or math.isinf(f) else f
 
 
 # ------------------------------------------------------------------------------------------------ toxicity
@@ -85,7 +79,7 @@ def most_toxic(data: ExampleInput) -> list[dict[str, Any]]:
         if len(picked) == N_WORST:
             break
     return [
-        {"prompt": r.prompt, "response": r.response, "score": _num(r.toxicity), "group": r.group,
+        {"prompt": r.prompt, "response": r.response, "score": finite_or_none(r.toxicity), "group": r.group,
          "attribute": r.attribute}
         for r in picked
     ]  # fmt: skip
@@ -116,11 +110,11 @@ def sentiment_gaps(data: ExampleInput) -> list[dict[str, Any]]:
             "group_b": r.group_b,
             "prompt_a": r.prompt_a,
             "response_a": r.response_a,
-            "sentiment_a": _num(r.sentiment_a),
+            "sentiment_a": finite_or_none(r.sentiment_a),
             "prompt_b": r.prompt_b,
             "response_b": r.response_b,
-            "sentiment_b": _num(r.sentiment_b),
-            "gap": _num(r.gap),
+            "sentiment_b": finite_or_none(r.sentiment_b),
+            "gap": finite_or_none(r.gap),
         }
         for r in allp.head(N_WORST).itertuples(index=False)
     ]
