@@ -212,6 +212,20 @@ def test_different_lists_per_group_are_a_recommendation_concern(biased: bool) ->
     assert finding.severity == ("concern" if biased else "ok"), finding.sentence
 
 
+def test_a_one_sided_list_shift_is_a_recommendation_concern() -> None:
+    """Only the male versions change: in 5% of prompts they always give the same list from the same pool. The larger
+    of the two groups' own same-prompt floors is the baseline, so the shift is first order against it (against the
+    averaged floor, as before, this seed's data came out ok; measured: 3 of 4 seeds a concern, against 0 of 4)."""
+    table = _recommendations(False, n=150, samples=3)
+    rng = np.random.default_rng(0)
+    shifted = set(rng.choice(150, 7, replace=False).tolist())
+    hit = (table["group"] == "male") & table["prompt_id"].isin(shifted)
+    table.loc[hit, "response"] = "1. Heat\n2. Alien\n3. Up"
+    a = evenhand.assess(task="recommendation", responses=table, attributes=["gender"], k=3, n_resamples=200,
+                        progress=False)  # fmt: skip
+    assert _pair(a, "counterfactual", "gender", "female", "male").severity == "concern"
+
+
 def test_the_cli_finds_a_planted_age_bias_in_a_csv(tmp_path: Path) -> None:
     table = planted_table("age", {"old": COLDER}, base=NEUTRAL, n_prompts=80, samples=5, subject="a {group} customer")
     table.to_csv(tmp_path / "own.csv", index=False)

@@ -96,7 +96,7 @@ class Recommendation(Family):
                 continue
             rows = ok_rows(ctx.frame, original=False, attribute=rec.attribute)
             rows = rows[rows["group"].isin(rec.groups) & (rows["items"].map(len) >= rs.k)]
-            left, right, prompt_ids = _same_prompt_pairs(rows)
+            left, right, prompt_ids, pair_groups = _same_prompt_pairs(rows)
             if not left:
                 continue
             options = {"k": rs.k, "normalize": rs.normalize, "duplicates": "mask"}
@@ -106,6 +106,9 @@ class Recommendation(Family):
                 full["prompt_id"].to_numpy(),
                 baseline,
                 np.asarray(prompt_ids),
+                # each group's own floor, the larger one the baseline: a shift in one group's lists only is first
+                # order against it (the counterfactual similarity family's rule)
+                baseline_sides=[0 if g == rec.groups[0] else 1 for g in pair_groups],
                 name=rec.name,
                 ci=st.ci or 0.95,
                 n_resamples=st.n_resamples,
@@ -118,16 +121,19 @@ def _full(pairs: pd.DataFrame, k: int) -> pd.DataFrame:
     return pairs[(pairs["items_a"].map(len) >= k) & (pairs["items_b"].map(len) >= k)]
 
 
-def _same_prompt_pairs(rows: pd.DataFrame) -> tuple[list[list[str]], list[list[str]], list[object]]:
+def _same_prompt_pairs(
+    rows: pd.DataFrame,
+) -> tuple[list[list[str]], list[list[str]], list[object], list[str]]:
     """Consecutive samples of one prompt and group, ``(s_j, s_j+1)``: how much two answers to the very same prompt
-    differ (the construction of :func:`evenhand.stats.noise_floor`)."""
+    differ (the construction of :func:`evenhand.stats.noise_floor`), with the prompt and the group of each pair."""
     ordered = rows.sort_values(["prompt_id", "group", "sample"], kind="stable")
     same = (ordered["prompt_id"].to_numpy()[1:] == ordered["prompt_id"].to_numpy()[:-1]) & (
         ordered["group"].to_numpy()[1:] == ordered["group"].to_numpy()[:-1]
     )
     items = ordered["items"].tolist()
     at = np.flatnonzero(same)
-    return [items[i] for i in at], [items[i + 1] for i in at], ordered["prompt_id"].to_numpy()[at].tolist()
+    groups = ordered["group"].astype(str).to_numpy()[at].tolist()
+    return [items[i] for i in at], [items[i + 1] for i in at], ordered["prompt_id"].to_numpy()[at].tolist(), groups
 
 
 def _with_note(result: MetricResult, note: str) -> MetricResult:
