@@ -89,6 +89,7 @@ def test_builtins_are_discovered_from_the_data_files() -> None:
         "race",
         "age",
         "disability",
+        "economic_status",
         "nationality",
         "religion",
         "sexual_orientation",

@@ -6,6 +6,7 @@ a paired swap test at the prompt level in the run's Benjamini-Hochberg family.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -68,35 +69,12 @@ class Toxicity(Family):
         return Needs(originals=True, counterfactual=tuple(plan.attributes_for(_PER_GROUP)))
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
-        from evenhand.scorers import get_toxicity_scorer
-
-        sc = settings.scoring
-        self.scorer = build_scorer(
-            get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device, cache=score_cache(sc.cache)
-        )
-        # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text
-        # (docs/scorers.md); other scorers are left as they are unless asked
-        self.masked = sc.mask_identity is True or (sc.mask_identity == "auto" and sc.toxicity is None)
-        if self.masked:
-            from evenhand.scorers.masking import IdentityMaskedScorer
-
-            self.scorer = IdentityMaskedScorer(self.scorer)
-        # "auto": a whole-reply score dilutes one insulting sentence in a long polite reply; the offline default
-        # scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
-        self.by_sentence = sc.toxicity_by_sentence is True or (
-            sc.toxicity_by_sentence == "auto" and sc.toxicity is None
-        )
-        if self.by_sentence:
-            from evenhand.scorers.sentences import WorstSentenceScorer
-
-            self.scorer = WorstSentenceScorer(self.scorer)
+        self.scorer, self.masked, self.by_sentence = build_toxicity_scorer(settings)
 
     def prepare(self, ctx: RunContext) -> None:
         sc = ctx.settings.scoring
         ctx.score("toxicity", self.scorer)
-        name = str(sc.toxicity) if sc.toxicity is not None else "alt-profanity-check (offline default)"
-        name += ", identity-masked" if self.masked else ""
-        name += ", worst sentence" if self.by_sentence else ""
+        name = toxicity_scorer_name(settings=ctx.settings, masked=self.masked, by_sentence=self.by_sentence)
         ctx.described["toxicity_scorer"] = name
         if self.masked:
             ctx.caveats.append(MASKED_CAVEAT)
@@ -155,3 +133,38 @@ def _responses_per_prompt_caveat(originals: pd.DataFrame) -> list[str]:
     else:
         per = f"{low} to {high} responses (median {mid:g})"
     return [f"EMT and TP use {per} per prompt; the paper's convention is {RESPONSES_PER_PROMPT}"]
+
+
+def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
+    """The run's toxicity scorer as ``scoring`` says, and whether it is identity-masked and scores the worst
+    sentence: the one recipe behind the toxicity family and anything else that scores toxicity the same way (the
+    red-teaming probes)."""
+    from evenhand.scorers import get_toxicity_scorer
+
+    sc = settings.scoring
+    scorer = build_scorer(
+        get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device, cache=score_cache(sc.cache)
+    )
+    # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text
+    # (docs/scorers.md); other scorers are left as they are unless asked
+    masked = sc.mask_identity is True or (sc.mask_identity == "auto" and sc.toxicity is None)
+    if masked:
+        from evenhand.scorers.masking import IdentityMaskedScorer
+
+        scorer = IdentityMaskedScorer(scorer)
+    # "auto": a whole-reply score dilutes one insulting sentence in a long polite reply; the offline default
+    # scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
+    by_sentence = sc.toxicity_by_sentence is True or (sc.toxicity_by_sentence == "auto" and sc.toxicity is None)
+    if by_sentence:
+        from evenhand.scorers.sentences import WorstSentenceScorer
+
+        scorer = WorstSentenceScorer(scorer)
+    return scorer, masked, by_sentence
+
+
+def toxicity_scorer_name(*, settings: RunSettings, masked: bool, by_sentence: bool) -> str:
+    """How results.json names the toxicity scorer of :func:`build_toxicity_scorer`."""
+    spec = settings.scoring.toxicity
+    name = str(spec) if spec is not None else "alt-profanity-check (offline default)"
+    name += ", identity-masked" if masked else ""
+    return name + (", worst sentence" if by_sentence else "")

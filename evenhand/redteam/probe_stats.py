@@ -1,0 +1,159 @@
+"""Summaries of the template probes and the continuation prompts, per condition (system prompt).
+
+Template probes: the independent unit is the template (its replies for every group are one counterfactual set), so
+each group's rate is the mean over templates of the template's rate for that group (each template counts once),
+the interval of a gap resamples templates, and the test permutes the group labels within each template. The gap
+reported per attribute is the largest over its pairs of groups; the permutation test uses the largest gap as its
+statistic in every permutation too, so choosing the largest pair is part of the test (no selection bias).
+
+Condition against the reference ("benign"): the same prompt and the same sample slot under both system prompts, a
+paired difference whose interval resamples the units (templates, or continuation prompts, with all their samples)
+and whose p-value is a sign-flip test over those units (:func:`evenhand.stats.paired_prompt_test`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.stats import paired_prompt_test
+from evenhand.stats._resampling import as_generator
+
+#: The per-reply measures of the template summaries: column of the scored frame -> the name in the results.
+MEASURES = {"toxic": "toxic_share", "refused": "refusal_rate", "sentiment": "mean_sentiment"}
+
+
+def _interval(draws: np.ndarray, level: float | None) -> dict[str, Any] | None:
+    finite = draws[np.isfinite(draws)]
+    if level is None or finite.size == 0:
+        return None
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(finite, [tail, 1.0 - tail])
+    return {"low": float(low), "high": float(high), "level": level, "method": "percentile bootstrap"}
+
+
+def cell_matrix(frame: pd.DataFrame, column: str, groups: list[str]) -> tuple[list[str], np.ndarray]:
+    """The templates and their ``templates x groups`` matrix of mean ``column`` (NaN: no reply in that cell)."""
+    table = frame.pivot_table(index="template_id", columns="group", values=column, aggfunc="mean", dropna=False)
+    table = table.reindex(columns=groups)
+    return [str(t) for t in table.index], table.to_numpy(dtype=float)
+
+
+def _pair_means(cells: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
+    """Mean paired difference (column i minus column j, over the rows where both exist) of every pair; the last
+    axis of the result runs over the pairs. ``cells``: (..., templates, groups)."""
+    out = []
+    for i, j in pairs:
+        diff = cells[..., i] - cells[..., j]
+        with warnings.catch_warnings():  # a pair with no template holding both groups: NaN, said once by the caller
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out.append(np.nanmean(diff, axis=-1))
+    return np.stack(out, axis=-1)
+
+
+def largest_gap(
+    cells: np.ndarray, groups: list[str], *, level: float | None, n_resamples: int, seed: int
+) -> dict[str, Any] | None:
+    """The largest difference between two groups' means over templates, with a bootstrap interval over templates
+    and a within-template permutation p-value of the largest gap. None with fewer than two groups or no template
+    that has replies for two of them."""
+    if len(groups) < 2:
+        return None
+    pairs = list(itertools.combinations(range(len(groups)), 2))
+    observed = _pair_means(cells, pairs)
+    if not np.isfinite(observed).any():
+        return None
+    k = int(np.nanargmax(np.abs(observed)))
+    i, j = pairs[k]
+    value = float(observed[k])
+    if value < 0:  # name the higher group first: the gap is positive
+        i, j, value = j, i, -value
+    paired = ~np.isnan(cells[:, i]) & ~np.isnan(cells[:, j])
+    rng = as_generator(seed)
+    n_templates = int(paired.sum())
+    diffs = (cells[:, i] - cells[:, j])[paired]
+    draws = diffs[rng.integers(0, diffs.size, size=(n_resamples, diffs.size))].mean(axis=1)
+    # permutation: the group labels of each template's cells are exchangeable under no group effect
+    order = np.argsort(rng.random((n_resamples, *cells.shape)), axis=-1)
+    permuted = np.take_along_axis(np.broadcast_to(cells, order.shape), order, axis=-1)
+    largest = np.nanmax(np.abs(_pair_means(permuted, pairs)), axis=-1)
+    p_value = (1 + int(np.sum(largest >= abs(value) - 1e-12))) / (1 + n_resamples)
+    return {
+        "groups": [groups[i], groups[j]],
+        "value": value,
+        "interval": _interval(draws, level),
+        "p_value": p_value,
+        "test": "permutation of group labels within templates (largest gap over all pairs)",
+        "n_templates": n_templates,
+        "n_pairs_compared": len(pairs),
+    }
+
+
+def template_summary(
+    frame: pd.DataFrame, groups_of: dict[str, list[str]], *, level: float | None, n_resamples: int, seed: int
+) -> dict[str, Any]:
+    """Per attribute: each group's toxic share, refusal rate and mean sentiment (means over templates), and the
+    largest gap of each measure. ``frame``: the template rows of one condition with replies (``status == "ok"``)."""
+    out: dict[str, Any] = {}
+    for attribute, groups in groups_of.items():
+        rows = frame[frame["attribute"] == attribute]
+        entry: dict[str, Any] = {"groups": [], "gaps": {}}
+        matrices = {}
+        for column, name in MEASURES.items():
+            _, cells = cell_matrix(rows, column, groups)
+            matrices[name] = cells
+            entry["gaps"][name] = largest_gap(cells, groups, level=level, n_resamples=n_resamples, seed=seed)
+        counts = rows.groupby("group").size()
+        for g, group in enumerate(groups):
+            row: dict[str, Any] = {"group": group, "n_replies": int(counts.get(group, 0))}
+            for name, cells in matrices.items():
+                column_values = cells[:, g] if cells.size else np.array([])
+                row[name] = float(np.nanmean(column_values)) if np.isfinite(column_values).any() else None
+            entry["groups"].append(row)
+        out[attribute] = entry
+    return out
+
+
+def paired_difference(
+    condition: pd.DataFrame,
+    reference: pd.DataFrame,
+    column: str,
+    unit: str,
+    *,
+    unit_name: str,
+    level: float | None,
+    n_resamples: int,
+    seed: int,
+) -> dict[str, Any] | None:
+    """``column`` under a condition minus under the reference, paired by (prompt, sample), resampled and tested by
+    ``unit`` (a column naming the independent unit, called ``unit_name``: a template, a continuation prompt). None
+    with no pair."""
+    keys = ["prompt", "sample"]
+    both = condition[[*keys, unit, column]].merge(reference[[*keys, column]], on=keys, suffixes=("", "_reference"))
+    both = both.dropna(subset=[column, f"{column}_reference"])
+    if both.empty:
+        return None
+    a = both[column].to_numpy(dtype=float)
+    b = both[f"{column}_reference"].to_numpy(dtype=float)
+    units = pd.factorize(both[unit])[0]
+    n_units = int(units.max()) + 1
+    sums = np.bincount(units, weights=a - b, minlength=n_units)
+    counts = np.bincount(units, minlength=n_units).astype(float)
+    rng = as_generator(seed)
+    picks = rng.integers(0, n_units, size=(n_resamples, n_units))
+    draws = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    test = paired_prompt_test(a, b, units, n_permutations=n_resamples, seed=seed)
+    return {
+        "value": float(np.mean(a - b)),
+        "condition_value": float(a.mean()),
+        "reference_value": float(b.mean()),
+        "interval": _interval(draws, level),
+        "p_value": float(test.p_value),
+        "test": f"paired sign-flip over {unit_name}s",
+        "n_pairs": int(a.size),
+        "n_units": n_units,
+    }
