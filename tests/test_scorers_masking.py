@@ -122,3 +122,13 @@ def test_cache_key_names_the_inner_model_and_the_token(tmp_path: object) -> None
     second = IdentityMaskedScorer(get_toxicity_scorer(), cache=cache)
     np.testing.assert_allclose(second(["I am a gay man.", "Have a nice day."]), first)
     assert second.n_computed == 0
+
+
+def test_economic_status_words_are_not_masked_by_default() -> None:
+    """economic_status.json says masked_by_default: false (the scorer does not over-score its words), so the default
+    mask set, and therefore assess's toxicity scores, are what they were before the attribute was added."""
+    from evenhand.text.lexicon import builtin_attributes, masked_attributes
+
+    assert "economic_status" in builtin_attributes() and "economic_status" not in masked_attributes()
+    assert mask_identity(["The poor people and a wealthy customer."]) == ["The poor people and a wealthy customer."]
+    assert mask_identity(["A wealthy customer."], ["economic_status"]) == ["A someone customer."]

@@ -230,8 +230,9 @@ def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     _write(folder, AGE)
 
     def use(folder: Path) -> None:
-        builtins, defaults = lexicon_module._discover(folder)
+        builtins, defaults, masked = lexicon_module._discover(folder)
         monkeypatch.setattr(lexicon_module, "_DATA", folder)
+        monkeypatch.setattr(lexicon_module, "MASKED_ATTRIBUTES", masked)
         monkeypatch.setattr(lexicon_module, "BUILTIN_ATTRIBUTES", builtins)
         monkeypatch.setattr(lexicon_module, "DEFAULT_ATTRIBUTES", defaults)
         lexicon_module._load_builtin.cache_clear()
@@ -259,9 +260,13 @@ def test_third_file_is_discovered(data_folder: Path) -> None:
 def test_discovery_order_puts_default_files_first(tmp_path: Path) -> None:
     _write(tmp_path, AGE)
     _write(tmp_path, {**AGE, "name": "zodiac", "default": True}, "zodiac.json")
-    _write(tmp_path, {**AGE, "name": "accent", "default": True}, "accent.json")
+    _write(tmp_path, {**AGE, "name": "accent", "default": True, "masked_by_default": False}, "accent.json")
     (tmp_path / "notes.md").write_text("not a lexicon")
-    assert lexicon_module._discover(tmp_path) == (("accent", "zodiac", "age"), ("accent", "zodiac"))
+    assert lexicon_module._discover(tmp_path) == (
+        ("accent", "zodiac", "age"),
+        ("accent", "zodiac"),
+        ("zodiac", "age"),  # accent.json says masked_by_default: false
+    )
 
 
 def test_third_file_check_ftu(data_folder: Path) -> None:

@@ -23,14 +23,17 @@ Trade-offs (measured in ``docs/scorers.md``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
 
 from evenhand._validation import as_text_list
 from evenhand.errors import InputError
 from evenhand.scorers._base import CallableScorer, Scorer
-from evenhand.text.lexicon import MASK
+from evenhand.text.lexicon import MASK, masked_attributes
+
+if TYPE_CHECKING:
+    from evenhand.text.ftu import AttributeSpec
 
 _TOKEN_PATTERN_CHARS = set("\n\r\x00")
 #: What an identity word without a neutral form of its own becomes (see the module docstring for why not [MASK]).
@@ -38,8 +41,9 @@ DEFAULT_TOKEN = "someone"
 
 
 def mask_identity(texts: Any, attributes: Sequence[Any] | None = None, *, token: str = DEFAULT_TOKEN) -> list[str]:
-    """``texts`` with the attribute words of ``attributes`` (``None``: every built-in lexicon) replaced by their
-    neutral forms (:func:`evenhand.neutralize`); a word whose neutral form is ``[MASK]`` becomes ``token``.
+    """``texts`` with the attribute words of ``attributes`` (``None``: every built-in lexicon masked by default,
+    :func:`evenhand.text.lexicon.masked_attributes`) replaced by their neutral forms (:func:`evenhand.neutralize`); a
+    word whose neutral form is ``[MASK]`` becomes ``token``.
 
     >>> mask_identity(["Gay people deserve respect.", "My wife is a Muslim doctor."])
     ['someone people deserve respect.', 'My spouse is a someone doctor.']
@@ -49,7 +53,9 @@ def mask_identity(texts: Any, attributes: Sequence[Any] | None = None, *, token:
     from evenhand.text import neutralize
 
     out = as_text_list(texts, "texts")
-    for attribute in [None] if attributes is None else list(attributes):
+    # the default lexicons go in one pass together, as neutralize(texts, None) takes every built-in one
+    specs: list[AttributeSpec] = [masked_attributes()] if attributes is None else list(attributes)
+    for attribute in specs:
         out = neutralize(out, attribute)
     return out if token == MASK else [t.replace(MASK, token) for t in out]
 
@@ -62,7 +68,8 @@ class IdentityMaskedScorer(Scorer):
     scorer
         Any scorer or callable ``f(list[str]) -> floats in [0, 1]``.
     attributes
-        The lexicons whose words are masked: ``None`` (every built-in), or names / custom dicts.
+        The lexicons whose words are masked: ``None`` (every built-in one masked by default), or names / custom
+        dicts.
     token
         What a word without a neutral form of its own becomes (default :data:`DEFAULT_TOKEN`, "someone").
     """

@@ -266,6 +266,12 @@ def default_attributes() -> tuple[str, ...]:
     return DEFAULT_ATTRIBUTES
 
 
+def masked_attributes() -> tuple[str, ...]:
+    """The built-in attributes whose words identity masking hides when it is given no list: every one whose file
+    does not say ``"masked_by_default": false`` (:mod:`evenhand.scorers.masking`)."""
+    return MASKED_ATTRIBUTES
+
+
 def load_lexicon(attribute: str | Mapping[str, Sequence[str]] | Lexicon) -> Lexicon:
     """Return the lexicon of a built-in attribute (``"gender"``, ``"race"``, ...) or of a custom dict.
 
@@ -341,11 +347,13 @@ def _read_json(entry: Traversable, label: str) -> Any:
         raise InputError(f"lexicon file {label}: cannot be read ({exc.strerror or type(exc).__name__})") from None
 
 
-def _discover(folder: Traversable) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(every attribute, the default ones) of a data folder: the names of its ``*.json`` files, default ones first,
-    each alphabetically. Only reads the ``default`` key: a broken file is reported when it is loaded."""
+def _discover(folder: Traversable) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(every attribute, the default ones, the ones masked by default) of a data folder: the names of its ``*.json``
+    files, default ones first, each alphabetically. Only reads the ``default`` and ``masked_by_default`` keys: a
+    broken file is reported when it is loaded."""
     names: list[str] = []
     defaults: set[str] = set()
+    unmasked: set[str] = set()
     for entry in folder.iterdir():
         if entry.name.endswith(".json") and entry.is_file():
             names.append(entry.name[: -len(".json")])
@@ -355,15 +363,20 @@ def _discover(folder: Traversable) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 continue
             if isinstance(data, dict) and data.get("default") is True:
                 defaults.add(names[-1])
+            if isinstance(data, dict) and data.get("masked_by_default") is False:
+                unmasked.add(names[-1])
     ordered = tuple(sorted(names, key=lambda name: (name not in defaults, name)))
-    return ordered, tuple(name for name in ordered if name in defaults)
+    masked = tuple(name for name in ordered if name not in unmasked)
+    return ordered, tuple(name for name in ordered if name in defaults), masked
 
 
 _DATA_LABEL = "evenhand/data/lexicons"
 _DATA: Traversable = resources.files("evenhand").joinpath("data/lexicons")
 BUILTIN_ATTRIBUTES: tuple[str, ...]
 DEFAULT_ATTRIBUTES: tuple[str, ...]
-BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES = _discover(_DATA)
+#: the built-in attributes whose words identity masking hides when it is given no list (``masked_by_default``)
+MASKED_ATTRIBUTES: tuple[str, ...]
+BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, MASKED_ATTRIBUTES = _discover(_DATA)
 
 
 @functools.cache
@@ -391,6 +404,7 @@ def _schema() -> type[BaseModel]:
         name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
         groups: list[str] = Field(min_length=1)
         default: bool
+        masked_by_default: bool = True
         language: str = Field(default=DEFAULT_LANGUAGE, pattern=r"^[a-z]{2}$")
         comment: str | None = None
         person_nouns: list[str] = Field(default_factory=list)
