@@ -84,8 +84,10 @@ def test_unparsed_answers_are_left_out_as_the_run_leaves_them_out(tmp_path: Path
     (cprd,) = (r for r in a.records if r.name == "CPRD")
     # rows 0-4 are applicant 0's female answers, 5-9 the male ones: 5 female and 2 male answers (samples 0, 1) do not
     # parse, so 5 pairs are left out
-    assert "5 pair(s) with an unparsed answer left out: 5 of the female versions' answers and 2 of the male " \
+    assert (
+        "5 pair(s) with an unparsed answer left out: 5 of the female versions' answers and 2 of the male "
         "versions' did not parse into a label (of 160 pairs)" in cprd.notes
+    )
     assert (cprd.result.details["unparsed_a"], cprd.result.details["unparsed_b"]) == (5, 2)
     row = a.metrics.set_index("metric").loc["CPRD"]
     assert "5 of the female versions' answers" in str(row["reason"])

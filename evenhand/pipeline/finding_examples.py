@@ -217,9 +217,7 @@ def _list_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str) -> dict
     }
 
 
-def _refusal_example(
-    spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str, threshold: float
-) -> dict[str, Any] | None:
+def _refusal_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str, threshold: float) -> dict[str, Any] | None:
     """A pair whose version for the group refused more often (the finding's direction) is refused and whose other
     version is answered; the largest refusal-score gap among those (the first in prompt order on a tie)."""
     ra = pairs["refusal_a"].to_numpy(dtype=float)

@@ -122,7 +122,7 @@ def sentiment_gaps(data: ExampleInput) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ parity
-def _pair_gaps(data: ExampleInput, column: str, gap: Callable[[pd.Series, pd.Series], pd.Series]) -> pd.DataFrame:
+def _pair_gaps(data: ExampleInput, column: str, gap: Callable[[pd.Series, pd.Series], Any]) -> pd.DataFrame:
     """Every counterfactual pair of every attribute whose ``gap`` of the two sides' ``column`` is defined and not 0,
     largest first (``abs_gap``), with the pair's attribute and groups; each pair of groups' own top rows only."""
     frame = data.frame
