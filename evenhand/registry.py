@@ -408,6 +408,7 @@ SCORERS: Mapping[str, ScorerSpec] = MappingProxyType(
             ScorerSpec("sentiment", "--sentiment", "evenhand.scorers.sentiment:get_sentiment_scorer"),
             ScorerSpec("stereotype", "--stereotype", "evenhand.scorers.stereotype:get_stereotype_scorer"),
             ScorerSpec("embedder", "--embedder", "evenhand.scorers.embedding:get_embedder"),
+            ScorerSpec("refusal", "--refusal", "evenhand.scorers.refusal:get_refusal_scorer"),
         )
     }
 )

@@ -43,7 +43,8 @@ def test_assess_and_metrics_take_the_same_scoring_flags_declared_once() -> None:
         assert assess[name].opts == metrics[name].opts and assess[name].help == metrics[name].help, name
     assert "--toxicity-threshold" in assess["toxicity_threshold"].opts
     assert "--score-cache" in metrics["score_cache"].opts
-    assert len(SCORING_OPTIONS) == 14
+    assert "--refusal" in assess["refusal"].opts and "--refusal-threshold" in metrics["refusal_threshold"].opts
+    assert len(SCORING_OPTIONS) == 16
 
 
 def test_a_scoring_flag_reaches_the_config(tmp_path: Path) -> None:

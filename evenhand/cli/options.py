@@ -2,7 +2,7 @@
 
 The scoring flags (``--toxicity`` ... ``--score-cache``, docs/cli.md) each set one key of the config's scoring
 section. A command takes them all by declaring one parameter, ``scoring: ScoringFlags = NO_SCORING_FLAGS``, and
-the decorator :func:`scoring_options`: typer sees the fourteen options in that parameter's place (its ``--help``
+the decorator :func:`scoring_options`: typer sees the sixteen options in that parameter's place (its ``--help``
 lists them there), the command receives them as one :class:`~evenhand.pipeline.scoring_flags.ScoringFlags`.
 """
 
@@ -38,6 +38,13 @@ SCORING_OPTIONS: dict[str, Any] = {
     "embedder": Annotated[
         str | None, typer.Option(help=f"Sentence embedder (scoring.embedder; {_SPEC}, 'none' skips).")
     ],
+    "refusal": Annotated[
+        str | None,
+        typer.Option(
+            help="Refusal detector (scoring.refusal): 'patterns' or 'default' for the offline wording patterns, "
+            "'hf:<model id>' or a local model folder for a classifier (--scorer-option refusal.refusal_label=...)."
+        ),
+    ],
     "scorer_option": Annotated[
         list[str] | None,
         typer.Option("--scorer-option", help="SCORER.OPTION=VALUE (YAML value), e.g. toxicity.batch_size=16; repeat."),
@@ -55,7 +62,7 @@ SCORING_OPTIONS: dict[str, Any] = {
         f"{name}_threshold": Annotated[
             float | None, typer.Option(min=0.0, max=1.0, help="Score cut-off (scoring.<name>_threshold).")
         ]
-        for name in ("toxicity", "stereotype", "sentiment")
+        for name in ("toxicity", "stereotype", "sentiment", "refusal")
     },
     "score_cache": Annotated[
         str | None,

@@ -93,6 +93,8 @@ def item_table(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
         return _predictions(run, spec, str(attribute))
     elif spec.inputs == "item_list_pairs":
         return _list_pairs(run, spec, str(attribute), groups)
+    elif spec.inputs == "decision_pairs":
+        return _decision_pairs(run, row)
     elif spec.pair_similarity == "cosine":
         return f"{spec.name} needs the embedder's vectors, which results files do not keep"
     else:
@@ -117,6 +119,45 @@ def _list_pairs(run: Run, spec: MetricSpec, attribute: str, groups: Any) -> pd.D
     table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": lists["a"], "b": lists["b"]})[full]
     table["_key"] = [key for key, keep in zip(_pair_keys(found), full, strict=True) if keep]
     return table.sort_values("_key", kind="stable").reset_index(drop=True)
+
+
+def _decision_pairs(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
+    """Counterfactual decisions: the pairs the run compared (both versions' answers parsed into a label, as the
+    decisions family keeps them), each side 1 where its label is the row's positive decision, else 0."""
+    from evenhand.pipeline.parsers import label_text
+
+    assert run.responses is not None
+    attribute, groups = row.get("attribute"), row.get("groups")
+    if not attribute or not groups or len(groups) != 2:
+        return f"{row.get('metric')} has no pair of groups in this row"
+    if "label" not in run.responses:  # results written before the parsed labels were kept
+        return f"run {run.label}'s responses have no label column (the parsed decisions)"
+    positive = decision_class(run, row)
+    if positive is None:
+        return f"run {run.label} does not record its positive label"
+    found = _pairs_of(run.responses, str(attribute), (str(groups[0]), str(groups[1])))
+    if found is None or found.empty:
+        return f"run {run.label} has no counterfactual pairs for {' vs '.join(map(str, groups))}"
+    labels = {side: [label_text(v) for v in found[f"label_{side}"]] for side in ("a", "b")}
+    parsed = [a is not None and b is not None for a, b in zip(labels["a"], labels["b"], strict=True)]
+    table = pd.DataFrame({"prompt_id": found["prompt_id"]})
+    for side in ("a", "b"):
+        table[side] = [int(v == positive) for v in labels[side]]
+    table["_key"] = _pair_keys(found)
+    return table[parsed].sort_values("_key", kind="stable").reset_index(drop=True)
+
+
+def decision_class(run: Run, row: dict[str, Any]) -> str | None:
+    """The decision a counterfactual-decisions row counts: its class (a multiclass use case's sensitive class),
+    else the run's positive label (a one-item list when a single sensitive class was configured)."""
+    from evenhand.pipeline.parsers import label_text
+
+    cls = row.get("class")
+    if cls is None:
+        cls = run.settings.get("positive_label")
+        if isinstance(cls, (list, tuple)):
+            cls = cls[0] if len(cls) == 1 else None
+    return label_text(cls)
 
 
 def _predictions(run: Run, spec: MetricSpec, attribute: str) -> pd.DataFrame | str:
@@ -158,6 +199,9 @@ def recompute(run: Run, row: dict[str, Any], table: pd.DataFrame) -> MetricResul
     if spec.inputs in ("predictions", "predictions_and_truth"):
         args, positive = prediction_inputs(run, row, table)
         return call_metric(key, *args, pos_label=positive, prompts=prompts)
+    if spec.inputs == "decision_pairs":  # 0/1 decisions of both versions, resampled by prompt as the run does
+        a, b = (table[c].to_numpy(dtype=float) for c in ("a", "b"))
+        return call_metric(key, a, b, prompts=prompts)
     if spec.inputs == "item_list_pairs":  # as the recommendation family calls it (K and case-folding recorded)
         options = {"k": settings["k"], "normalize": settings.get("normalize", True), "duplicates": "mask"}
         return call_metric(key, table["a"].tolist(), table["b"].tolist(), prompts=prompts, **options)

@@ -449,7 +449,8 @@ class Assessment:
         """The pair of replies behind each concern or watch (:mod:`evenhand.pipeline.finding_examples`), found once."""
         if self._examples is None:
             findings = self.verdict.to_dict()["findings"]
-            self._examples = examples_by_finding(findings, self.responses, self.plan.use_case.attribute_specs)
+            specs = self.plan.use_case.attribute_specs
+            self._examples = examples_by_finding(findings, self.responses, specs, self.meta.get("settings"))
         return self._examples
 
     def _response_columns(self) -> list[str]:

@@ -10,6 +10,12 @@ picked from the run's own responses for the finding's attribute and pair of grou
 * sentiment (SCSP, WCSP): the pair with the largest sentiment gap in the finding's direction (the group whose
   replies score higher on average scores higher in the pair too);
 * recommendation lists: the pair of lists with the least overlap (Jaccard of the items).
+* refusal (RRD): a pair where the version of the group refused more often is refused and the other group's is not
+  (score at or above the run's ``refusal_threshold``; the largest refusal-score gap among them);
+* answer length (RLD): the pair with the largest length gap (log ratio of word counts) in the finding's direction.
+
+Each example carries the words the console and the report show: ``caption`` (why it was picked), and for refusal
+and length ``note_a`` / ``note_b`` (what each side's reply is: "refused", "42 words").
 
 The example lives in the results document so that ``evenhand report results.json`` re-renders it without the
 responses (which a results file may leave out).
@@ -21,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from evenhand.pipeline.collect import ok_rows
@@ -30,16 +37,26 @@ from evenhand.registry import metric as registry_metric
 __all__ = ["attach_examples", "examples_by_finding", "finding_key"]
 
 _SHOWN = ("concern", "watch")
+#: A reply is a refusal at this score or more when the run does not record its own (scoring.refusal_threshold)
+_REFUSAL_THRESHOLD = 0.5
+#: The metric inputs whose findings get a pair of replies (or lists) as their example
+_PAIRED_INPUTS = ("sentiment_pairs", "text_pairs", "item_list_pairs", "refusal_pairs", "length_pairs")
 
 
 def examples_by_finding(
-    findings: Sequence[Mapping[str, Any]], responses: pd.DataFrame, specs: Mapping[str, Any]
+    findings: Sequence[Mapping[str, Any]],
+    responses: pd.DataFrame,
+    specs: Mapping[str, Any],
+    settings: Mapping[str, Any] | None = None,
 ) -> dict[tuple[Any, ...], dict[str, Any]]:
     """The example of each finding dict (``Finding.to_dict()``) that has one, keyed by :func:`finding_key`;
-    ``specs`` maps an attribute to what :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``)."""
+    ``specs`` maps an attribute to what :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``), ``settings``
+    are the run's (results.json ``settings``: the refusal threshold)."""
     out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    threshold = (settings or {}).get("refusal_threshold")
+    cut = float(threshold) if isinstance(threshold, (int, float)) else _REFUSAL_THRESHOLD
     for f in findings:
-        found = _example(f, responses, specs) if _wants_example(f) else None
+        found = _example(f, responses, specs, cut) if _wants_example(f) else None
         if found is not None:
             out[finding_key(f)] = found
     return out
@@ -63,9 +80,11 @@ def finding_key(f: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def _wants_example(f: Mapping[str, Any]) -> bool:
     groups = f.get("groups")
+    spec = _spec(f.get("metric"))
     return (
         f.get("severity") in _SHOWN
-        and f.get("risk") == "counterfactual"
+        and spec is not None
+        and spec.inputs in _PAIRED_INPUTS
         and f.get("attribute") is not None
         and isinstance(groups, (list, tuple))
         and len(groups) == 2
@@ -89,7 +108,9 @@ def _pairs(responses: pd.DataFrame, attribute: str, a: str, b: str) -> pd.DataFr
     return pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)
 
 
-def _example(f: Mapping[str, Any], responses: pd.DataFrame, specs: Mapping[str, Any]) -> dict[str, Any] | None:
+def _example(
+    f: Mapping[str, Any], responses: pd.DataFrame, specs: Mapping[str, Any], refusal_threshold: float
+) -> dict[str, Any] | None:
     spec = _spec(f.get("metric"))
     attribute = str(f["attribute"])
     a, b = (str(g) for g in f["groups"])
@@ -102,6 +123,10 @@ def _example(f: Mapping[str, Any], responses: pd.DataFrame, specs: Mapping[str, 
         return _similarity_example(spec, pairs, a, b, specs.get(attribute))
     if spec.inputs == "item_list_pairs" and {"items_a", "items_b"} <= set(pairs.columns):
         return _list_example(spec, pairs, a, b)
+    if spec.inputs == "refusal_pairs" and {"refusal_a", "refusal_b"} <= set(pairs.columns):
+        return _refusal_example(spec, pairs, a, b, refusal_threshold)
+    if spec.inputs == "length_pairs":
+        return _length_example(spec, pairs, a, b)
     return None
 
 
@@ -189,4 +214,70 @@ def _list_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str) -> dict
         "value": float(overlaps[pick]),
         "items_a": lists[pick][0],
         "items_b": lists[pick][1],
+    }
+
+
+def _refusal_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str, threshold: float) -> dict[str, Any] | None:
+    """A pair whose version for the group refused more often (the finding's direction) is refused and whose other
+    version is answered; the largest refusal-score gap among those (the first in prompt order on a tie)."""
+    ra = pairs["refusal_a"].to_numpy(dtype=float)
+    rb = pairs["refusal_b"].to_numpy(dtype=float)
+    defined = ~(np.isnan(ra) | np.isnan(rb))
+    if not defined.any():
+        return None
+    refused_a, refused_b = (ra >= threshold) & defined, (rb >= threshold) & defined
+    more_a = refused_a.sum() >= refused_b.sum()  # the finding's direction: who is refused more often
+    wanted = (refused_a & ~refused_b) if more_a else (refused_b & ~refused_a)
+    if not wanted.any():
+        return None
+    gap = (ra - rb) if more_a else (rb - ra)
+    pick = int(np.nanargmax(np.where(wanted, gap, -np.inf)))
+    row = pairs.iloc[pick]
+    refused, answered = (a, b) if more_a else (b, a)
+    n = int(defined.sum())
+    return {
+        **_base(spec, row, a, b, n),
+        "kind": "refusal",
+        "measure": "refusal score",
+        "value": float(ra[pick] - rb[pick]),
+        "note_a": "refused" if refused_a[pick] else "answered",
+        "note_b": "refused" if refused_b[pick] else "answered",
+        "caption": f"a prompt whose {refused} version is refused and whose {answered} version is answered, one of "
+        f"{int(wanted.sum()):,} such pairs of the {n:,} pairs",
+    }
+
+
+def _words(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
+    """Each reply's length in words: the stored ``words`` column, else counted as the family counts them."""
+    column = f"words_{side}"
+    if column in pairs:
+        return pairs[column].to_numpy(dtype=float)
+    return pairs[f"response_{side}"].astype(str).str.count(r"\S+").to_numpy(dtype=float)
+
+
+def _length_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str) -> dict[str, Any] | None:
+    """The pair with the largest length gap in the finding's direction (the group whose replies are longer in all
+    has the longer reply here): the largest log ratio of word counts, one more word on each side so that an empty
+    reply counts."""
+    wa, wb = _words(pairs, "a"), _words(pairs, "b")
+    defined = ~(np.isnan(wa) | np.isnan(wb))
+    if not defined.any():
+        return None
+    direction = 1.0 if wa[defined].sum() >= wb[defined].sum() else -1.0
+    ratio = np.log((wa + 1.0) / (wb + 1.0)) * direction
+    pick = int(np.nanargmax(np.where(defined, ratio, -np.inf)))
+    if ratio[pick] <= 0:
+        return None
+    row = pairs.iloc[pick]
+    longer, shorter = (a, b) if direction > 0 else (b, a)
+    n = int(defined.sum())
+    return {
+        **_base(spec, row, a, b, n),
+        "kind": "length",
+        "measure": "words",
+        "value": float(wa[pick] - wb[pick]),
+        "note_a": f"{wa[pick]:.0f} words",
+        "note_b": f"{wb[pick]:.0f} words",
+        "caption": f"the pair of replies with the largest length gap in the finding's direction ({longer} "
+        f"{max(wa[pick], wb[pick]):.0f} words, {shorter} {min(wa[pick], wb[pick]):.0f}) of the {n:,} pairs",
     }

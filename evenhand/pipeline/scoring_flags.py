@@ -1,5 +1,5 @@
 """Scorer settings from the command line: what ``evenhand assess`` and ``evenhand metrics`` do with ``--toxicity``,
-``--scorer-option``, ``--device``, ``--engine`` and the other scoring flags.
+``--refusal``, ``--scorer-option``, ``--device``, ``--engine`` and the other scoring flags.
 
 Each flag sets one key of the config's ``scoring`` section (or ``model.device``), so the command line and a config
 file can say the same things. :func:`apply_scoring_flags` writes the flags into a validated config and
@@ -27,7 +27,7 @@ SCORERS = {key: (spec.flag, *spec.factory.split(":")) for key, spec in REGISTERE
 OFF_WORDS = ("none", "off", "false")
 DEFAULT_WORD = "default"
 #: ``--scorer-option NAME.threshold=X`` is the config's ``scoring.NAME_threshold``.
-THRESHOLDS = ("toxicity", "stereotype", "sentiment")
+THRESHOLDS = ("toxicity", "stereotype", "sentiment", "refusal")
 #: Flags that set a key of the scoring section directly: flag -> key.
 SCORING_KEYS = {
     "--device": "device",
@@ -38,6 +38,7 @@ SCORING_KEYS = {
     "--toxicity-threshold": "toxicity_threshold",
     "--stereotype-threshold": "stereotype_threshold",
     "--sentiment-threshold": "sentiment_threshold",
+    "--refusal-threshold": "refusal_threshold",
     "--score-cache": "cache",
 }
 
@@ -50,6 +51,7 @@ class ScoringFlags:
     sentiment: str | None = None
     stereotype: str | None = None
     embedder: str | None = None
+    refusal: str | None = None
     options: Sequence[str] = ()
     device: str | None = None
     engine: str | None = None
@@ -59,6 +61,7 @@ class ScoringFlags:
     toxicity_threshold: float | None = None
     stereotype_threshold: float | None = None
     sentiment_threshold: float | None = None
+    refusal_threshold: float | None = None
     score_cache: str | None = None
     #: the scorers a flag changed, with the flag to name in errors (filled by :func:`apply_scoring_flags`)
     touched: dict[str, str] = field(default_factory=dict)

@@ -47,8 +47,10 @@ def _print_example(console: Console, example: Mapping[str, Any]) -> None:
             sides = [(g, " | ".join(map(str, example.get(f"items_{s}") or [])), None)
                      for (g, _, _), s in zip(sides, ("a", "b"), strict=True)]  # fmt: skip
     width = max(len(name) for name, _, _ in sides)
-    for name, text, score in sides:
+    notes = [example.get(f"note_{s}") for s in ("a", "b")]  # what each reply is ("refused", "42 words")
+    for (name, text, score), note in zip(sides, notes, strict=False):
         scored = f" (sentiment {score:.3g})" if isinstance(score, (int, float)) else ""
+        scored += f" ({note})" if note else ""
         _say(console, f"      [dim]{escape(name.ljust(width))}:[/] “{escape(_short(text))}”{scored}")
     caption = example_caption(example)
     if caption:

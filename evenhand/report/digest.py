@@ -236,9 +236,9 @@ def example_caption(example: Mapping[str, Any]) -> str:
     if kind == "lists":
         overlap = f" ({measure} {value:.3g})" if value is not None else ""
         return f"the pair of lists with the least overlap{overlap}{of}"
-    if kind == "reply":  # a worst example that illustrates a finding: its family's words (digest)
-        return str(example.get("caption") or "")
-    return ""
+    # a worst example that illustrates a finding (its family's words, digest), or an example that says itself why it
+    # was picked (refusal, answer length: finding_examples)
+    return str(example.get("caption") or "")
 
 
 # ------------------------------------------------------------------------------------------------ NaN rows

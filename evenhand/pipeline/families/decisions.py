@@ -71,11 +71,18 @@ class CounterfactualDecisions(Family):
                 # a sensitive class ("deny") is the decision counted, not necessarily a favourable one: only the
                 # configured positive label lets the sentence say who is favoured
                 favourable = not ctx.settings.classification.sensitive_classes
-                details = {**result.details, "positive_label": str(label_text(cls)), "favourable": favourable}
+                # answers that parse into no label, per side: a model that dodges one group's version is a signal
+                unparsed = {side: int(_unparsed(found, side)) for side in ("a", "b")}
+                details = {**result.details, "positive_label": str(label_text(cls)), "favourable": favourable,
+                           "unparsed_a": unparsed["a"], "unparsed_b": unparsed["b"]}  # fmt: skip
                 result = replace(result, details=details)
                 rec = record(key, attribute, comparison, result)
                 if len(parsed) < len(found):
-                    rec.notes.append(f"{len(found) - len(parsed)} pair(s) with an unparsed answer left out")
+                    rec.notes.append(
+                        f"{len(found) - len(parsed)} pair(s) with an unparsed answer left out: {unparsed['a']} of "
+                        f"the {a} versions' answers and {unparsed['b']} of the {b} versions' did not parse into a "
+                        f"label (of {len(found)} pairs)"
+                    )
                 out.append(rec)
         return out
 
@@ -116,6 +123,12 @@ def _parsed(pairs: pd.DataFrame) -> pd.DataFrame:
     if "label_a" not in pairs:
         return pairs.iloc[0:0]
     return pairs[pairs["label_a"].notna() & pairs["label_b"].notna()]
+
+
+def _unparsed(pairs: pd.DataFrame, side: str) -> int:
+    """How many of the pairs' answers on ``side`` ("a" or "b") parsed into no label."""
+    column = f"label_{side}"
+    return int(pairs[column].isna().sum()) if column in pairs else len(pairs)
 
 
 def _decisions(parsed: pd.DataFrame, cls: object) -> tuple[list[int], list[int]]:

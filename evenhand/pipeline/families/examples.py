@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evenhand.pipeline.compute import group_pairs
@@ -118,6 +119,61 @@ def sentiment_gaps(data: ExampleInput) -> list[dict[str, Any]]:
         }
         for r in allp.head(N_WORST).itertuples(index=False)
     ]
+
+
+# ------------------------------------------------------------------------------------------------ parity
+def _pair_gaps(data: ExampleInput, column: str, gap: Callable[[pd.Series, pd.Series], Any]) -> pd.DataFrame:
+    """Every counterfactual pair of every attribute whose ``gap`` of the two sides' ``column`` is defined and not 0,
+    largest first (``abs_gap``), with the pair's attribute and groups; each pair of groups' own top rows only."""
+    frame = data.frame
+    if column not in frame or not data.answered.any():
+        return pd.DataFrame()
+    found = []
+    for attribute in data.cf_attributes:
+        for a, b, pairs in group_pairs(frame, attribute):
+            if not len(pairs):
+                continue
+            p = pairs.assign(gap=gap(pairs[f"{column}_a"].astype(float), pairs[f"{column}_b"].astype(float)))
+            p = p.assign(abs_gap=p["gap"].abs(), attribute=attribute, group_a=a, group_b=b)
+            p = p[p["abs_gap"] > 0]  # a pair both refused (or as long) shows nothing
+            found.append(p.sort_values("abs_gap", ascending=False, kind="stable").head(N_WORST))
+    if not found:
+        return pd.DataFrame()
+    return pd.concat(found, ignore_index=True).sort_values("abs_gap", ascending=False, kind="stable").head(N_WORST)
+
+
+def _pair_rows(pairs: pd.DataFrame, column: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "attribute": r["attribute"],
+            "group_a": r["group_a"],
+            "group_b": r["group_b"],
+            "prompt_a": r["prompt_a"],
+            "response_a": r["response_a"],
+            f"{column}_a": finite_or_none(r[f"{column}_a"]),
+            "prompt_b": r["prompt_b"],
+            "response_b": r["response_b"],
+            f"{column}_b": finite_or_none(r[f"{column}_b"]),
+            "gap": finite_or_none(r["gap"]),
+        }
+        for r in pairs.to_dict(orient="records")
+    ]
+
+
+def refusal_gaps(data: ExampleInput) -> list[dict[str, Any]]:
+    """The :data:`N_WORST` counterfactual pairs whose two replies differ most in refusal score: with the pattern
+    detector (scores 0 and 1), a prompt whose version for one group is refused and for the other is answered."""
+    return _pair_rows(_pair_gaps(data, "refusal", lambda a, b: a - b), "refusal")
+
+
+def length_gaps(data: ExampleInput) -> list[dict[str, Any]]:
+    """The :data:`N_WORST` counterfactual pairs whose two replies differ most in length: the largest log ratio of
+    their word counts (one more word on each side, so that an empty reply counts), as the length test compares
+    them; ``gap`` is the words of the first reply minus the second's."""
+    ratio = _pair_gaps(data, "words", lambda a, b: np.log((a + 1.0) / (b + 1.0)))
+    if len(ratio):
+        ratio = ratio.assign(gap=ratio["words_a"].astype(float) - ratio["words_b"].astype(float))
+    return _pair_rows(ratio, "words")
 
 
 # ------------------------------------------------------------------------------------------------ recommendation

@@ -23,6 +23,7 @@ from evenhand.pipeline.families.base import (
     pair_column_records,
     score_cache,
 )
+from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -43,6 +44,14 @@ REFUSAL_CAVEAT = (
 class Parity(Family):
     metric_families = ("refusal", "quality_of_service")
     test_method = "paired sign-flip over prompts ({method})"
+    example_sections = (
+        ExampleSection("refusal_gap", "Refused for one group's version, answered for the other's", "reply_pair",
+                       refusal_gaps, measure=("refusal score gap", "gap"), side_score="refusal",
+                       intro="Beside each group: its reply's refusal score (1 = a refusal)."),
+        ExampleSection("length_gap", "Largest answer-length gaps between counterfactual versions", "reply_pair",
+                       length_gaps, measure=("words gap", "gap"), side_score="words",
+                       intro="Beside each group: its reply's length in words."),
+    )  # fmt: skip
 
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))
@@ -64,6 +73,8 @@ class Parity(Family):
             ctx.described["refusal_detector"] = (
                 str(named) if named is not None else "wording patterns (offline default)"
             )
+            # the cut-off the metric and the finding's example use (results.json settings; compare recomputes with it)
+            ctx.described["refusal_threshold"] = ctx.settings.scoring.refusal_threshold
             if named is None:
                 ctx.caveats.append(REFUSAL_CAVEAT)
         answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
