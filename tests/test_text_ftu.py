@@ -77,7 +77,7 @@ def test_finds_attribute_words(text: str, attribute: str, words: list[str]) -> N
 
 def test_all_builtins_and_custom() -> None:
     r = check_ftu(["A black man.", "nothing here", "the Latino vote"], attribute=None)
-    assert r.attribute == "gender+race+age+disability+nationality+religion+sexual_orientation"
+    assert r.attribute == "gender+race+age+disability+economic_status+nationality+religion+sexual_orientation"
     assert [[m.attribute for m in found] for found in r.matches] == [["race", "gender"], [], ["race"]]
     custom = check_ftu(["an elderly person", "a young man"], attribute={"young": ["young"], "old": ["elderly"]})
     assert custom.n_flagged == 2 and custom.matches[0][0].group == "old"
