@@ -95,11 +95,15 @@ class Finding:
     metric: str
     cls: str | None = None
     evidence: list[Evidence] = field(default_factory=list)
+    #: a red team's finding: the adversarial system prompt it compares with the benign one (None: any other)
+    condition: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["groups"] = list(self.groups) if self.groups is not None else None
         out["class"] = out.pop("cls")
+        if self.condition is None:  # an assessment's findings keep their form
+            del out["condition"]
         return out
 
 
@@ -155,7 +159,8 @@ def judge(
     findings that the scorer's own group bias points to (see the module docstring). ``signals`` (attribute ->
     ``"names"`` or ``"words and names"``) names the attributes whose counterfactual prompts named people: their
     counterfactual findings say how the groups were signalled."""
-    by_key: dict[tuple[str, str | None, tuple[str, str] | None, str | None], list[Evidence]] = {}
+    # a red team's condition is part of the key: findings under two system prompts never merge
+    by_key: dict[tuple[str, str | None, tuple[str, str] | None, str | None, str | None], list[Evidence]] = {}
     by_record: list[Severity | None] = []
     for rec in records:
         severities = []
@@ -163,15 +168,15 @@ def judge(
             _discount_scorer_bias(rec, groups, evidence, scorer_audit or {})
             _say_if_thin(evidence)
             _say_how_signalled(rec, evidence, signals or {})
-            key = (FAMILIES[rec.family].risk, rec.attribute, groups, rec.comparison.cls)
+            key = (FAMILIES[rec.family].risk, rec.attribute, groups, rec.comparison.cls, rec.comparison.condition)
             by_key.setdefault(key, []).append(evidence)
             severities.append(evidence.severity)
         by_record.append(min(severities, key=SEVERITIES.index) if severities else None)
     findings = []
-    for (risk, attribute, groups, cls), items in by_key.items():
+    for (risk, attribute, groups, cls, condition), items in by_key.items():
         strongest = min(items, key=lambda e: SEVERITIES.index(e.severity))
         findings.append(Finding(risk, attribute, groups, strongest.severity, strongest.sentence, strongest.metric,
-                                cls, items))  # fmt: skip
+                                cls, items, condition))  # fmt: skip
     notes = [] if statistics else ["statistics were off (ci: null): no interval, floor or test backs these findings"]
     notes.extend(_thin_note(findings))
     return Verdict(findings, notes, by_record)
