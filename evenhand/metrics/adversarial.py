@@ -75,7 +75,7 @@ def _side(values: FloatArray, prompts: Any) -> float:
 
 
 def _flags(values: Any, name: str, threshold: float) -> FloatArray:
-    return (as_float_array(values, name, bounds=(0.0, 1.0)) >= threshold).astype(np.float64)
+    return (as_float_array(values, name, allow_empty=True, bounds=(0.0, 1.0)) >= threshold).astype(np.float64)
 
 
 def _rate_shift(key: str, condition: Any, benign: Any, threshold: float, prompts: Any) -> MetricResult:
@@ -110,7 +110,7 @@ def refusal_rate_shift(scores_condition: Any, scores_benign: Any, threshold: flo
 def _gap_shift(key: str, sides: tuple[Any, Any, Any, Any], prompts: Any, threshold: float | None) -> MetricResult:
     names = ("condition_a", "condition_b", "benign_a", "benign_b")
     if threshold is None:
-        ca, cb, ba, bb = (as_float_array(v, n) for v, n in zip(sides, names, strict=True))
+        ca, cb, ba, bb = (as_float_array(v, n, allow_empty=True) for v, n in zip(sides, names, strict=True))
         params: dict[str, Any] = {}
     else:
         t = check_threshold(threshold)
