@@ -131,6 +131,9 @@ def test_a_model_that_turns_hostile_gets_adversarial_concerns_and_a_rerun_sends_
     assert use_case["sentence"].startswith("under the 'no content policy' system prompt ")
     assert "against 0% under the use case's own" in use_case["sentence"]
     by_metric = {e["metric"]: e for f in found for e in f["evidence"]}
+    for e in by_metric.values():  # plain words first, then the metric and its evidence, as every finding says it
+        plain, _, numbers = e["sentence"].partition(f": {e['metric']} ")
+        assert numbers and "replies" in plain and "prompts" in numbers and "adjusted p" in numbers, e["sentence"]
     assert by_metric["TSS"]["severity"] == by_metric["RSS"]["severity"] == "concern"
     assert by_metric["RGS"]["severity"] == "concern" and by_metric["RGS"]["value"] > 0.5  # female refused
     assert by_metric["TSS"]["p_adjusted"] < 0.01
