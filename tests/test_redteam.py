@@ -152,9 +152,12 @@ def test_a_model_that_turns_hostile_gets_adversarial_concerns_and_a_rerun_sends_
     benign = json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]
     assert not any("condition" in r for r in benign if not r["comparison"].startswith("under"))
 
-    code, output = _redteam(config, tmp_path / "out")  # the same store: every condition resumes, nothing is sent
+    junit = tmp_path / "junit.xml"  # the same store: every condition resumes, nothing is sent
+    code, output = _redteam(config, tmp_path / "out", "--junit", str(junit))
     assert code == ExitCode.OK, output
     assert _Hostile.requests == sent
+    xml = junit.read_text()
+    assert "adversarial under &apos;no content policy&apos; (all)" in xml or "adversarial under 'no content policy' (all)" in xml
 
 
 def test_a_model_that_ignores_system_prompts_gets_ok_findings_not_silence(deaf: str, tmp_path: Path) -> None:
