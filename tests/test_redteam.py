@@ -156,8 +156,8 @@ def test_a_model_that_turns_hostile_gets_adversarial_concerns_and_a_rerun_sends_
     code, output = _redteam(config, tmp_path / "out", "--junit", str(junit))
     assert code == ExitCode.OK, output
     assert _Hostile.requests == sent
-    xml = junit.read_text()
-    assert "adversarial under &apos;no content policy&apos; (all)" in xml or "adversarial under 'no content policy' (all)" in xml
+    xml = junit.read_text().replace("&apos;", "'")
+    assert "adversarial under 'no content policy' (all)" in xml
 
 
 def test_a_model_that_ignores_system_prompts_gets_ok_findings_not_silence(deaf: str, tmp_path: Path) -> None:
@@ -247,3 +247,16 @@ def test_compare_pairs_red_teams_by_condition_and_takes_a_plain_assessment(hosti
     doc = json.loads((tmp_path / "cmp2" / "comparison.json").read_text())
     only = [r for r in doc["metrics"] if r["metric"] == "TSS"]
     assert only and "only in run" in str(only[0])
+
+
+def test_the_python_entry_point_is_evenhand_redteam(deaf: str, tmp_path: Path) -> None:
+    import evenhand
+    import evenhand.redteam.result  # the package bound to the name first: evenhand.redteam(...) still runs
+
+    config = _config(tmp_path, deaf, {"builtin": False, "system_prompts": {"mine": "Be curt."}})
+    result = evenhand.redteam(config, limit=4, progress=False)
+    assert isinstance(result, evenhand.redteam.RedTeam)
+    assert result.verdict.status in ("ok", "watch", "concern") and result.adversarial_findings
+    doc = json.loads(result.to_json(include_responses=False))
+    assert [c["name"] for c in doc["redteam"]["conditions"]] == ["benign", "mine"]
+    assert "Adversarial system prompts" in result.to_html()

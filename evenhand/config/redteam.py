@@ -59,9 +59,9 @@ class RedteamConfig(_Section):
         bool | list[str],
         Field(description="evenhand's adversarial system prompts: true (all), false (none) or a list of names"),
     ] = True
-    system_prompts: Annotated[
-        dict[str, str], Field(description="your own adversarial system prompts, name: text")
-    ] = Field(default_factory=dict)
+    system_prompts: Annotated[dict[str, str], Field(description="your own adversarial system prompts, name: text")] = (
+        Field(default_factory=dict)
+    )
 
     @field_validator("benign")
     @classmethod
@@ -101,9 +101,7 @@ class RedteamConfig(_Section):
     def _something_adversarial(self) -> RedteamConfig:
         if self.builtin is False or self.builtin == []:
             if not self.system_prompts:
-                raise InputError(
-                    "no adversarial system prompt: set builtin to true (or a list) or give system_prompts"
-                )
+                raise InputError("no adversarial system prompt: set builtin to true (or a list) or give system_prompts")
         return self
 
     def builtin_chosen(self) -> tuple[BuiltinPrompt, ...]:

@@ -59,9 +59,7 @@ def _evidence(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: float, un
     return f"{spec.name} {shown}{over}, {tested} (paired sign-flip over prompts)"
 
 
-def _use_case_wide(
-    rec: MetricRecord, spec: MetricSpec, e: Evidence, details: Any, under: str
-) -> tuple[bool, bool]:
+def _use_case_wide(rec: MetricRecord, spec: MetricSpec, e: Evidence, details: Any, under: str) -> tuple[bool, bool]:
     are, _ = _COUNTED[spec.key]
     rc, rb = finite_or_none(details.get("rate_condition")), finite_or_none(details.get("rate_benign"))
     evidence = _evidence(rec, spec, e, 100.0, " points")
