@@ -135,6 +135,8 @@ def finding_cases(doc: Mapping[str, Any]) -> list[Case]:
     for finding in _findings(doc):
         scope = _scope(finding.get("attribute"), finding.get("groups"), finding.get("class"))
         name = f"{finding.get('risk')} ({scope})"
+        if finding.get("condition"):  # a red team's finding: one case per adversarial system prompt
+            name = f"{finding.get('risk')} under {finding.get('condition')!r} ({scope})"
         classname = f"evenhand.findings.{_dotted(finding.get('attribute') or 'all')}"
         sentence = str(finding.get("sentence") or "")
         evidence = finding.get("evidence") or []
@@ -192,7 +194,8 @@ def comparison_cases(doc: Mapping[str, Any], fail_on: str = "worse") -> list[Cas
     cases = []
     for change in doc.get("findings") or []:
         scope = _scope(change.get("attribute"), change.get("groups"), change.get("class"))
-        name = f"{change.get('risk')} ({scope}): {change.get('run')} vs {change.get('baseline')}"
+        under = f" under {change.get('condition')!r}" if change.get("condition") else ""  # a red team's finding
+        name = f"{change.get('risk')}{under} ({scope}): {change.get('run')} vs {change.get('baseline')}"
         sentence = str(change.get("sentence") or "")
         if change.get("direction") == "worse":
             after = str(change.get("after_sentence") or "")

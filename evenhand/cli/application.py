@@ -17,6 +17,7 @@ from evenhand.cli.commands.compare import compare
 from evenhand.cli.commands.demo import demo
 from evenhand.cli.commands.metrics import metrics
 from evenhand.cli.commands.plan import plan
+from evenhand.cli.commands.redteam import redteam
 from evenhand.cli.commands.report import report
 from evenhand.cli.consoles import console, err_console
 from evenhand.cli.exit_codes import ExitCode, exit_code_for, print_error
@@ -78,7 +79,7 @@ app = typer.Typer(
     name="evenhand",
     cls=_OneLineUsageErrors,
     help=(
-        "Use-case-level bias and fairness assessment of LLMs (plan, assess, metrics, report, compare, demo). "
+        "Use-case-level bias and fairness assessment of LLMs (plan, assess, redteam, metrics, report, compare, demo). "
         "Exit codes: 0 ok, 1 a threshold you set failed, 2 bad input or config, 3 runtime failure, "
         "130 interrupted."
     ),
@@ -86,7 +87,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for _command in (assess, metrics, report, plan, demo, compare):  # the order of --help
+for _command in (assess, redteam, metrics, report, plan, demo, compare):  # the order of --help
     app.command()(_command)
 
 

@@ -16,7 +16,7 @@ from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, WORSE
 from evenhand.comparison.runs import Run
 
 _RANK = {"ok": 0, "watch": 1, "concern": 2}
-FindingKey = tuple[Any, Any, Any, Any]
+FindingKey = tuple[Any, Any, Any, Any, Any]
 
 
 @dataclass
@@ -36,10 +36,13 @@ class FindingChange:
     sentence: str
     before_sentence: str = ""
     after_sentence: str = ""
+    condition: str | None = None  # a red team's finding: its adversarial system prompt
+
 
     @property
     def scope(self) -> str:
-        parts = [self.risk, self.attribute or "", " vs ".join(self.groups) if self.groups else ""]
+        parts = [self.risk, f"under {self.condition!r}" if self.condition else "", self.attribute or "",
+                 " vs ".join(self.groups) if self.groups else ""]  # fmt: skip
         if self.cls:
             parts.append(f"class {self.cls}")
         return ", ".join(p for p in parts if p)
@@ -48,12 +51,16 @@ class FindingChange:
         out = dict(self.__dict__)
         out["groups"] = list(self.groups) if self.groups else None
         out["class"] = out.pop("cls")
+        if self.condition is None:  # a comparison of assessments keeps its form
+            del out["condition"]
         return out
 
 
 def _key(finding: dict[str, Any]) -> FindingKey:
     groups = finding.get("groups")
-    return finding.get("risk"), finding.get("attribute"), tuple(groups) if groups else None, finding.get("class")
+    # a red team's finding is also about one adversarial system prompt (None for any other finding)
+    return (finding.get("risk"), finding.get("attribute"), tuple(groups) if groups else None, finding.get("class"),
+            finding.get("condition"))  # fmt: skip
 
 
 def compare_findings(base: Run, run: Run) -> list[FindingChange]:
@@ -66,10 +73,10 @@ def compare_findings(base: Run, run: Run) -> list[FindingChange]:
         severity_old = old.get("severity") if old else None
         severity_new = new.get("severity") if new else None
         change, direction = classify(severity_old, severity_new)
-        risk, attribute, groups, cls = key
+        risk, attribute, groups, cls, condition = key
         item = FindingChange(
             str(risk), attribute, groups, cls, run.label, base.label, severity_old, severity_new, change, direction,
-            "", (old or {}).get("sentence", ""), (new or {}).get("sentence", ""),
+            "", (old or {}).get("sentence", ""), (new or {}).get("sentence", ""), condition,
         )  # fmt: skip
         item.sentence = _sentence(item)
         out.append(item)

@@ -34,7 +34,7 @@ from evenhand.comparison.signed import describe, own_signed_pair, recompute_sign
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.judges import MIN_UNITS, independent_units
 
-RowKey = tuple[str, Any, Any, Any]
+RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
 Measure = Callable[[Run, dict[str, Any], pd.DataFrame], MetricResult]
 WORSE, IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE = "worse", "improved", "no clear change", "not comparable"
@@ -77,12 +77,14 @@ class MetricComparison:
 
 def row_key(row: dict[str, Any]) -> RowKey:
     groups = row.get("groups")
-    return (
+    key = (
         str(row.get("key") or row["metric"]),
         row.get("attribute"),
         tuple(groups) if groups else row.get("comparison"),
         row.get("class"),
     )
+    # a red team's row (evenhand redteam) is also about one adversarial system prompt: rows pair by it too
+    return key if row.get("condition") is None else (*key, row.get("condition"))
 
 
 def compare_rows(

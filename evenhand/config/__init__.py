@@ -6,7 +6,8 @@ into a :class:`ConfigError` whose message names the file and the offending key, 
 
 One module per job: the shared base (``_section``), the inputs (``inputs``: prompts, own responses), the model
 (``model``), the run sections (``run_sections``: :class:`RunSettings`), the whole file (``schema``:
-:class:`AssessConfig`) and reading it (``loading``). Every name is imported from here.
+:class:`AssessConfig`) and reading it (``loading``); the red team's system prompts (``redteam``, read by
+``evenhand redteam`` only). Every name is imported from here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ._section import MAX_COUNT, MAX_RESPONSES, ConfigError
 from .inputs import PromptsConfig, ResponsesConfig
 from .loading import format_errors, load_config, parse_config
 from .model import ModelConfig, PricesConfig
+from .redteam import RedteamConfig
 from .run_sections import (
     ClassificationConfig,
     GenerationConfig,
@@ -39,6 +41,7 @@ __all__ = [
     "PricesConfig",
     "PromptsConfig",
     "RecommendationConfig",
+    "RedteamConfig",
     "ResponsesConfig",
     "RunSettings",
     "ScoringConfig",

@@ -14,6 +14,7 @@ from evenhand.framework import UseCase
 from ._section import _Section
 from .inputs import PromptsConfig, ResponsesConfig
 from .model import ModelConfig
+from .redteam import RedteamConfig
 from .run_sections import RunSettings, check_threshold_scope
 
 if TYPE_CHECKING:
@@ -42,6 +43,10 @@ class AssessConfig(RunSettings):
     responses: ResponsesConfig | None = None
     model: ModelConfig = Field(default_factory=lambda: ModelConfig())
     output: OutputConfig = Field(default_factory=lambda: OutputConfig())
+    redteam: Annotated[
+        RedteamConfig | None,
+        Field(description="evenhand redteam only: the system prompts to run the use case under (docs/redteam.md)"),
+    ] = None
 
     @model_validator(mode="after")
     def _prompts_or_responses(self) -> AssessConfig:

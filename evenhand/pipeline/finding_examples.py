@@ -73,9 +73,11 @@ def attach_examples(verdict: dict[str, Any], examples: Mapping[tuple[Any, ...], 
 
 
 def finding_key(f: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What identifies a finding across to_dict calls: risk, attribute, pair of groups, class."""
+    """What identifies a finding across to_dict calls: risk, attribute, pair of groups, class (and a red team's
+    condition)."""
     groups = f.get("groups")
-    return (f.get("risk"), f.get("attribute"), tuple(groups) if groups else None, f.get("class"))
+    key = (f.get("risk"), f.get("attribute"), tuple(groups) if groups else None, f.get("class"))
+    return key if f.get("condition") is None else (*key, f.get("condition"))  # a red team's: its system prompt
 
 
 def _wants_example(f: Mapping[str, Any]) -> bool:

@@ -386,6 +386,14 @@ def _parity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None)
     return e
 
 
+def _adversarial(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
+    """A red team's shift under an adversarial system prompt (:mod:`evenhand.pipeline.adversarial_findings`)."""
+    from evenhand.pipeline.adversarial_findings import judge_adversarial
+
+    judged: Evidence = judge_adversarial(rec, spec, e, _by_p(e))
+    return judged
+
+
 def _untested_rates(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
     e.sentence = (
         f"the largest difference in {spec.rate or 'rate'} between {rec.attribute} groups' {spec.unit}, with no test "
@@ -405,5 +413,6 @@ JUDGES: dict[Judge, _Judge] = {
     "decisions": _decisions,
     "group_toxicity": _group_toxicity,
     "parity": _parity,
+    "adversarial": _adversarial,
 }
 assert set(JUDGES) == set(get_args(Judge))

@@ -19,14 +19,17 @@ from evenhand.registry import METRICS, MetricSpec
 
 @dataclass(frozen=True)
 class Comparison:
-    """What a metric row compares: a pair of groups, a class (one-vs-rest), both, or the whole use case."""
+    """What a metric row compares: a pair of groups, a class (one-vs-rest), both, or the whole use case; a red-team
+    row (:mod:`evenhand.redteam`) also names the adversarial system prompt (``condition``) it compares with the
+    benign one."""
 
     groups: tuple[str, str] | None = None
     cls: str | None = None
+    condition: str | None = None
 
     @property
     def label(self) -> str:
-        parts = []
+        parts = [f"under {self.condition!r} vs benign"] if self.condition is not None else []
         if self.cls is not None:
             parts.append(f"class {self.cls} vs rest")
         if self.groups is not None:

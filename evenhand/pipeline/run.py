@@ -185,7 +185,7 @@ def _statistics(ctx: RunContext, families: Sequence[Family], records: list[Metri
         own = sum(rec.family in family.metric_families and rec.result.is_defined for rec in records)
         with stages.stage(f"statistics: tests, noise floors: {family.name}", total=own):
             family.test(ctx, records)
-    _adjust(records)
+    adjust_p_values(records)
     make_intervals_test_consistent(records)  # a distance's interval includes 0 unless its test rejects
 
 
@@ -214,10 +214,11 @@ def _interval(rec: MetricRecord, st: Any) -> None:
         rec.notes.append(f"interval: {rec.interval.reason}")
 
 
-def _adjust(records: Sequence[MetricRecord]) -> None:
-    """One adjustment over every test of the assessment (all group pairs, attributes, metrics and classes): an
-    omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm), so that
-    with many groups the pairs that carry a difference are found without chance findings on the others
+def adjust_p_values(records: Sequence[MetricRecord]) -> None:
+    """One adjustment over every test of ``records`` (all group pairs, attributes, metrics and classes; a red
+    team adjusts its adversarial rows as their own set, :mod:`evenhand.redteam`, leaving the assessment's as they
+    are): an omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm),
+    so that with many groups the pairs that carry a difference are found without chance findings on the others
     (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests)."""
     from evenhand.stats import omnibus_then_pairs
 
@@ -246,10 +247,11 @@ def _adjust(records: Sequence[MetricRecord]) -> None:
             rec.p_adjusted = float(hit["p_adjusted"].iloc[0])
 
 
-def test_family(rec: MetricRecord) -> tuple[str, str | None, str | None]:
+def test_family(rec: MetricRecord) -> tuple[str | None, ...]:
     """The family of a record's tests in the adjustment: one metric's pairs of groups of one attribute (and
-    class)."""
-    return (rec.key, rec.attribute, rec.comparison.cls)
+    class; and, for a red team's rows, adversarial system prompt)."""
+    family: tuple[str | None, ...] = (rec.key, rec.attribute, rec.comparison.cls)
+    return family if rec.comparison.condition is None else (*family, rec.comparison.condition)
 
 
 def _general_caveats(frame: pd.DataFrame, records: Sequence[MetricRecord]) -> list[str]:

@@ -1,0 +1,111 @@
+"""Running ``evenhand redteam`` on a validated config: the estimate over every condition, the runs, the outputs (the
+red team's results.json, metrics.csv and report.html, and each condition's own assessment under
+``conditions/<name>/``), and the exit code, as ``evenhand assess`` (:mod:`evenhand.cli.running`) does them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+
+from evenhand.cli.consoles import console, err_console
+from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, is_bad_input, print_error
+from evenhand.cli.running import check_outputs, print_estimate, resume_advice, write_outputs
+
+
+def run_redteam(
+    config: Any,
+    out: Path | None,
+    limit: int | None,
+    progress: bool | None,
+    allow_code: bool | None = None,
+    junit: Path | None = None,
+) -> ExitCode:
+    """Run the red team a validated config describes; print the verdict and the conditions, write the outputs (and
+    the JUnit file); return the exit code (0 ok, 1 a threshold failed, 2 bad input, 3 runtime failure)."""
+    from evenhand._redact import redact_text, secret_values
+    from evenhand.generation._types import GenerationStoppedError
+    from evenhand.redteam import redteam_config
+
+    secrets = secret_values(config.model.client_spec())
+    if out is not None:
+        config.output.dir = out
+    try:
+        check_outputs(config, junit)
+        result = redteam_config(
+            config, limit=limit, progress=progress, allow_code=allow_code, on_estimate=print_estimate,
+            on_condition=_announce,
+        )  # fmt: skip
+    except Exception as exc:
+        if exit_code_for(exc) == ExitCode.BAD_INPUT:
+            print_error(redact_text(str(exc), secrets))
+            return ExitCode.BAD_INPUT
+        message = redact_text(f"{type(exc).__name__}: {exc}", secrets)
+        if isinstance(exc, GenerationStoppedError):
+            message = redact_text(resume_advice(exc), secrets)
+        err_console.print(f"[bold red]red team failed:[/] {escape(message)}", highlight=False)
+        return ExitCode.RUNTIME_FAILURE
+    except KeyboardInterrupt:
+        store = config.run_settings().generation.store
+        kept = (
+            f"; the responses generated so far are kept in {store}: run the same command again to resume"
+            if (store is not None and Path(store).exists())
+            else ""
+        )
+        err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
+        return ExitCode.INTERRUPTED
+    from evenhand.redteam.result import summary_lines
+    from evenhand.report.console import print_assessment
+
+    doc = result.to_dict(include_responses=False)
+    print_assessment(console, doc)
+    console.print("[bold]system prompts[/] (replies: no reply, toxic, refused; the worst adversarial finding):")
+    for line in summary_lines(result):
+        console.print(f"  {escape(line)}", highlight=False)
+    oc = config.output
+    out_dir = Path(oc.dir)
+    write_outputs(result, out_dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
+    for name, folder in result.folders.items():  # each condition's own assessment, as evenhand assess writes it
+        write_outputs(result.assessments[name], out_dir / "conditions" / folder, html=oc.html,
+                      include_responses=oc.include_responses, responses=oc.responses)  # fmt: skip
+    if junit is not None:
+        from evenhand.junit import write_junit
+
+        try:
+            written = write_junit(junit, doc)
+        except OSError as exc:
+            print_error(f"--junit {junit}: cannot write it there ({exc.strerror or exc})")
+            return ExitCode.BAD_INPUT
+        err_console.print(f"wrote {escape(str(written))}")
+    from evenhand.gate import print_gate
+
+    print_gate(err_console, result.threshold_checks, f"{out_dir / 'results.json'} (thresholds)")
+    return ExitCode.THRESHOLD_FAILED if result.passed is False else ExitCode.OK
+
+
+def _announce(condition: Any) -> None:
+    err_console.print(f"system prompt: {escape(condition.name)} ({condition.kind})", highlight=False)
+
+
+def dry_run_redteam(config: Any, out: Path | None, limit: int | None, allow_code: bool | None) -> ExitCode:
+    """``redteam --dry-run``: what every condition together would send, and nothing else."""
+    from evenhand._redact import redact_text, secret_values
+    from evenhand.generation.clients.callable import code_allowed
+    from evenhand.redteam.running import conditions, estimate
+
+    if out is not None:
+        config.output.dir = out
+    try:
+        chosen = conditions(config, limit)
+        total = estimate(config, chosen, limit, allow_code=code_allowed(allow_code))
+    except Exception as exc:
+        if not is_bad_input(exc):
+            raise
+        raise fail(redact_text(str(exc), secret_values(config.model.client_spec())), ExitCode.BAD_INPUT) from None
+    names = ", ".join(c.name for c in chosen)
+    err_console.print(f"system prompts: {escape(names)} ({len(chosen)} conditions)", highlight=False)
+    if total is not None:
+        print_estimate(total)
+    err_console.print("dry run: nothing was sent and nothing was written", highlight=False)
+    return ExitCode.OK

@@ -1,0 +1,207 @@
+"""What a red team produced (:class:`RedTeam`): the benign assessment, each condition's own assessment, and the
+adversarial rows that compare each condition with the benign one.
+
+Its document (results.json) is the benign assessment's, as ``evenhand assess`` writes it, plus: the adversarial
+rows in ``metrics`` and ``tests`` (each with its ``condition``), their findings (risk ``adversarial``, one per
+condition and per condition, attribute and pair of groups) in the ``verdict``, and a ``redteam`` section naming
+every condition (its kind, full system prompt, own verdict, non-completion rate, toxic share and refusal rate).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+from evenhand._display import REPORT, renderer
+from evenhand._files import atomic_writer, write_text
+from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.results_document import finite_or_none, json_safe, write_document
+from evenhand.pipeline.verdict import Verdict
+from evenhand.redteam.conditions import Condition
+
+#: The document's red-team section, beside the assessment's (results.json ``redteam``)
+SECTION = "redteam"
+
+
+@dataclass
+class RedTeam:
+    """A red team's results: ``benign`` (the use case under its own system prompt), ``assessments`` (each
+    adversarial condition's own assessment, by name), ``records`` (the adversarial rows) and ``conditions`` (the
+    benign one first)."""
+
+    benign: Assessment
+    conditions: list[Condition]
+    assessments: dict[str, Assessment]
+    records: list[MetricRecord]
+    meta: dict[str, Any] = field(default_factory=dict)
+    _combined: Assessment | None = field(default=None, init=False, repr=False)
+
+    @property
+    def combined(self) -> Assessment:
+        """The benign assessment with the adversarial rows after its own: one verdict and one metrics table (the
+        benign rows, their p-values and threshold checks exactly as the benign assessment has them)."""
+        if self._combined is None:
+            b = self.benign
+            self._combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta),
+                                        list(b.caveats), list(b.threshold_checks))  # fmt: skip
+        return self._combined
+
+    @property
+    def verdict(self) -> Verdict:
+        """The benign assessment's findings and the adversarial ones (risk ``adversarial``)."""
+        return self.combined.verdict
+
+    @property
+    def passed(self) -> bool | None:
+        return self.benign.passed
+
+    @property
+    def threshold_checks(self) -> list[Any]:
+        return self.benign.threshold_checks
+
+    @property
+    def adversarial_findings(self) -> list[Any]:
+        return [f for f in self.verdict.findings if f.condition is not None]
+
+    @property
+    def responses(self) -> pd.DataFrame:
+        return self.benign.responses
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """Every row: the benign assessment's, then the adversarial ones, with a ``condition`` column."""
+        table = self.combined.metrics
+        table["condition"] = [rec.comparison.condition for rec in self.combined.records]
+        return table
+
+    def export_responses(self, path: str | os.PathLike[str]) -> Path:
+        """The benign condition's responses (each condition's are in its own folder)."""
+        return self.benign.export_responses(path)
+
+    # ----------------------------------------------------------------------------------------------- document
+    def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
+        doc = self._document()
+        if include_responses:
+            doc["responses"] = self.benign.to_dict()["responses"]
+        return doc
+
+    def _document(self) -> dict[str, Any]:
+        doc = self.combined.to_dict(include_responses=False)
+        conditions = [rec.comparison.condition for rec in self.combined.records]
+        for row, condition in zip(doc["metrics"], conditions, strict=True):
+            if condition is not None:
+                row["condition"] = condition
+        by_label = {rec.comparison.label: rec.comparison.condition for rec in self.records}
+        for row in doc["tests"]:
+            condition = by_label.get(row.get("comparison"))
+            if condition is not None:
+                row["condition"] = condition
+        doc[SECTION] = json_safe(self.section())
+        return doc
+
+    def section(self) -> dict[str, Any]:
+        """results.json ``redteam``: the conditions, what each one's replies were like, and its own verdict."""
+        rows = []
+        for condition in self.conditions:
+            assessment = self.benign if condition.kind == "benign" else self.assessments[condition.name]
+            findings = [f for f in self.adversarial_findings if f.condition == condition.name]
+            worst = min((f.severity for f in findings), key=("concern", "watch", "ok").index, default=None)
+            rows.append({
+                **condition.to_dict(),
+                "folder": None if condition.kind == "benign" else f"conditions/{self.folders[condition.name]}",
+                "verdict": {"status": assessment.verdict.status, "summary": assessment.verdict.summary},
+                "adversarial_status": worst,
+                **describe_replies(assessment.responses, self.meta.get("toxicity_threshold"),
+                                   self.meta.get("refusal_threshold")),
+            })  # fmt: skip
+        return {
+            "benign": self.conditions[0].name,
+            "conditions": rows,
+            "timings": dict(self.meta.get("timings", {})),
+            **{k: self.meta[k] for k in ("generation_estimate",) if k in self.meta},
+        }
+
+    @property
+    def folders(self) -> dict[str, str]:
+        """Each adversarial condition's folder name under ``conditions/``, unique (a clash is numbered)."""
+        out: dict[str, str] = {}
+        for condition in self.conditions[1:]:
+            slug, n = condition.slug, 2
+            while slug in out.values() or slug == "benign":
+                slug, n = f"{condition.slug}-{n}", n + 1
+            out[condition.name] = slug
+        return out
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, include_responses: bool = True) -> str:
+        buffer = io.StringIO()
+        self._write_json(buffer, include_responses=include_responses)
+        text = buffer.getvalue()
+        if path is not None:
+            write_text(path, text)
+        return text
+
+    def write_json(self, path: str | os.PathLike[str], *, include_responses: bool = True) -> Path:
+        with atomic_writer(path) as handle:
+            self._write_json(handle, include_responses=include_responses)
+        return Path(path)
+
+    def _write_json(self, handle: IO[str], *, include_responses: bool) -> None:
+        b = self.benign
+        columns = [c for c in b.responses.columns if not str(c).startswith("_")]
+        write_document(handle, self._document(), b.responses if include_responses else None, columns)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The self-contained HTML report of the benign assessment with its "Adversarial system prompts" section."""
+        render = renderer(REPORT)
+        if render is None:
+            raise RuntimeError("no report renderer is registered: import evenhand (its __init__ registers it)")
+        html: str = render(self.to_dict(include_responses=False))
+        if path is not None:
+            write_text(path, html)
+        return html
+
+    def __repr__(self) -> str:
+        return (
+            f"RedTeam({len(self.conditions) - 1} adversarial system prompts, {len(self.records)} adversarial rows, "
+            f"verdict {self.verdict.status})"
+        )
+
+
+def describe_replies(frame: pd.DataFrame, toxicity_threshold: float | None = None,
+                     refusal_threshold: float | None = None) -> dict[str, Any]:  # fmt: skip
+    """A condition's replies in three numbers: the share of requests with no reply (errors, content filters), and
+    the shares of replies scored toxic and refused (over the original and counterfactual replies)."""
+    if not len(frame):
+        return {"n_requests": 0, "non_completion_rate": None, "toxic_share": None, "refusal_rate": None}
+    answered = (frame["status"] == "ok") & frame["response"].notna()
+    out: dict[str, Any] = {"n_requests": len(frame), "non_completion_rate": float(1.0 - answered.mean())}
+    for name, column, threshold in (("toxic_share", "toxicity", toxicity_threshold),
+                                    ("refusal_rate", "refusal", refusal_threshold)):  # fmt: skip
+        scores = frame.loc[answered, column].dropna() if column in frame else pd.Series(dtype=float)
+        cut = 0.5 if threshold is None else threshold
+        out[name] = finite_or_none((scores >= cut).mean()) if len(scores) else None
+    return out
+
+
+def summary_lines(result: RedTeam) -> list[str]:
+    """One line per condition for the console: its replies and its adversarial findings."""
+    lines = []
+    for row in result.section()["conditions"]:
+        parts = [_share("no reply", row["non_completion_rate"]), _share("toxic", row["toxic_share"]),
+                 _share("refused", row["refusal_rate"])]  # fmt: skip
+        status = row["adversarial_status"] or ("baseline" if row["kind"] == "benign" else "nothing judged")
+        lines.append(f"{row['name']} ({row['kind']}): {', '.join(p for p in parts if p)}; {status}")
+    return lines
+
+
+def _share(what: str, value: float | None) -> str:
+    return "" if value is None else f"{value:.1%} {what}"
+
+
+__all__ = ["SECTION", "RedTeam", "describe_replies", "summary_lines"]

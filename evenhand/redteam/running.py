@@ -1,0 +1,86 @@
+"""Running the use case under each condition: the same config, assessed with the same machinery
+(:func:`evenhand.pipeline.from_config.assess_config`), with only the model's system prompt changed.
+
+The generation store's job key hashes the system prompt (:mod:`evenhand.generation.runner`), so every condition
+shares one store file (``generation.store``, by default ``generations.sqlite`` in the output folder) without
+mixing: a rerun resumes each condition where it stopped, and a finished one sends nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from evenhand.config import AssessConfig
+from evenhand.generation.cost import GenerationEstimate
+from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.from_config import assess_config, estimate_config, load_prompts, response_source
+from evenhand.redteam.conditions import Condition, conditions_for
+
+_SUMMED = ("samples", "already_stored", "requests", "requests_max", "prompt_tokens", "prompt_tokens_max")
+
+
+def under(config: AssessConfig, condition: Condition) -> AssessConfig:
+    """``config`` with the condition's system prompt as the model's, and the same store file for every condition."""
+    copy = config.model_copy(deep=True)
+    copy.model.system_prompt = condition.system_prompt
+    copy.generation.store = config.run_settings().generation.store
+    return copy
+
+
+def conditions(config: AssessConfig, limit: int | None = None) -> list[Condition]:
+    """The conditions the config asks for (the benign one first)."""
+    if config.responses is not None:
+        from evenhand.errors import InputError
+
+        raise InputError(
+            "responses: a red team generates the replies under each system prompt; give prompts and a model, not "
+            "your own responses"
+        )
+    prompts, _ = load_prompts(config, limit)
+    return conditions_for(config, config.use_case_with(prompts))
+
+
+def estimate(
+    config: AssessConfig, chosen: Sequence[Condition], limit: int | None = None, *, allow_code: bool | None = None
+) -> GenerationEstimate | None:
+    """What the red team will send, summed over its conditions (each one's store-held samples not counted)."""
+    found = [estimate_config(under(config, c), limit, allow_code=allow_code) for c in chosen]
+    known = [e for e in found if e is not None]
+    return sum_estimates(known) if known else None
+
+
+def sum_estimates(estimates: Sequence[GenerationEstimate]) -> GenerationEstimate:
+    first = estimates[0]
+    summed: dict[str, Any] = {name: sum(getattr(e, name) for e in estimates) for name in _SUMMED}
+    bounds = [e.completion_tokens_max for e in estimates]
+    summed["completion_tokens_max"] = None if None in bounds else sum(b for b in bounds if b is not None)
+    return dataclasses.replace(first, **summed)
+
+
+def assess_conditions(
+    config: AssessConfig,
+    chosen: Sequence[Condition],
+    *,
+    limit: int | None = None,
+    progress: bool | None = None,
+    allow_code: bool | None = None,
+    on_condition: Callable[[Condition], None] | None = None,
+) -> tuple[dict[str, Assessment], dict[str, float]]:
+    """Each condition's assessment by name, and the seconds each took."""
+    out: dict[str, Assessment] = {}
+    seconds: dict[str, float] = {}
+    for condition in chosen:
+        if on_condition is not None:
+            on_condition(condition)
+        started = time.perf_counter()
+        out[condition.name] = assess_config(
+            under(config, condition), limit=limit, progress=progress, allow_code=allow_code
+        )
+        seconds[condition.name] = round(time.perf_counter() - started, 3)
+    return out, seconds
+
+
+__all__ = ["assess_conditions", "conditions", "estimate", "response_source", "sum_estimates", "under"]
