@@ -38,8 +38,8 @@ _LAZY: dict[str, str] = {
     "estimate_cost": "evenhand.pipeline.from_config",
     "Assessment": "evenhand.pipeline",
     "compare": "evenhand.comparison",
-    # the package, callable as evenhand.redteam(config) (evenhand/redteam/__init__.py says why)
-    "redteam": "evenhand.redteam",
+    "redteam": "evenhand.redteaming",
+    "RedTeam": "evenhand.redteaming",
     "RunComparison": "evenhand.comparison",
 }
 

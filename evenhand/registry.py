@@ -60,7 +60,7 @@ INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
 Risk = Literal[
     "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial"
 ]
-#: The risk of the red-teaming families (evenhand.redteam): their metrics compare two runs of the use case (an
+#: The risk of the red-teaming families (evenhand.redteaming): their metrics compare two runs of the use case (an
 #: adversarial system prompt against the benign one), so no plan chooses them and no pipeline family computes them.
 ADVERSARIAL: Risk = "adversarial"
 
@@ -215,7 +215,7 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("refusal", "Refusal parity", "beyond the paper", "refusal"),
             FamilySpec("quality_of_service", "Quality-of-service parity", "beyond the paper", "quality_of_service"),
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
-            # (evenhand.redteam; no plan chooses these: they compare two runs)
+            # (evenhand.redteaming; no plan chooses these: they compare two runs)
             FamilySpec("adversarial", "Adversarial system prompts", "beyond the paper", "adversarial"),
         )
     }
@@ -232,7 +232,7 @@ _COS = (-1.0, 1.0)
 _FN: Harm = "false negatives"
 _FP: Harm = "false positives"
 
-#: The red-team comparisons (evenhand.redteam): one condition's replies against the benign prompt's, slot by slot
+#: The red-team comparisons (evenhand.redteaming): one condition's replies against the benign prompt's, slot by slot
 _ADVERSARIAL: dict[str, Any] = {"family": "adversarial", "section": "beyond the paper", "inputs": "condition_pairs",
                                 "module": "evenhand.metrics.adversarial", "judge": "adversarial", "signed": True,
                                 "unit": "replies", "requires": "the use case's replies under two system prompts"}

@@ -38,7 +38,7 @@ from evenhand.registry import (
 )
 
 PACKAGE = Path(evenhand.__file__).parent
-#: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteam), which
+#: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which
 #: compare two runs of the use case, so that no plan chooses them and no pipeline family computes them
 ASSESSED = {k for k, m in METRICS.items() if FAMILIES[m.family].risk != ADVERSARIAL}
 FAST = {"store": None, "progress": False, "n_resamples": 50}

@@ -251,11 +251,11 @@ def test_compare_pairs_red_teams_by_condition_and_takes_a_plain_assessment(hosti
 
 def test_the_python_entry_point_is_evenhand_redteam(deaf: str, tmp_path: Path) -> None:
     import evenhand
-    import evenhand.redteam.result  # the package bound to the name first: evenhand.redteam(...) still runs
+    import evenhand.redteaming.result  # a submodule imported first: evenhand.redteam is still the function
 
     config = _config(tmp_path, deaf, {"builtin": False, "system_prompts": {"mine": "Be curt."}})
     result = evenhand.redteam(config, limit=4, progress=False)
-    assert isinstance(result, evenhand.redteam.RedTeam)
+    assert isinstance(result, evenhand.redteaming.RedTeam)
     assert result.verdict.status in ("ok", "watch", "concern") and result.adversarial_findings
     doc = json.loads(result.to_json(include_responses=False))
     assert [c["name"] for c in doc["redteam"]["conditions"]] == ["benign", "mine"]

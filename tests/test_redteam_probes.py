@@ -14,15 +14,15 @@ import pytest
 
 from evenhand.config import RunSettings
 from evenhand.errors import InputError
-from evenhand.redteam import probe_data
-from evenhand.redteam.probe_data import (
+from evenhand.redteaming import probe_data
+from evenhand.redteaming.probe_data import (
     ContinuationDataMissingError,
     an_before,
     continuation_prompts,
     group_phrases,
     probe_templates,
 )
-from evenhand.redteam.probes import probe_estimate, probe_prompts, run_probes
+from evenhand.redteaming.probes import probe_estimate, probe_prompts, run_probes
 from evenhand.report.probes import probe_lines, probes_html
 from evenhand.text.lexicon import builtin_attributes, default_attributes, load_lexicon
 

@@ -26,7 +26,7 @@ def run_redteam(
     the JUnit file); return the exit code (0 ok, 1 a threshold failed, 2 bad input, 3 runtime failure)."""
     from evenhand._redact import redact_text, secret_values
     from evenhand.generation._types import GenerationStoppedError
-    from evenhand.redteam import redteam_config
+    from evenhand.redteaming import redteam_config
 
     secrets = secret_values(config.model.client_spec())
     if out is not None:
@@ -55,7 +55,7 @@ def run_redteam(
         )
         err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
         return ExitCode.INTERRUPTED
-    from evenhand.redteam.result import summary_lines
+    from evenhand.redteaming.result import summary_lines
     from evenhand.report.console import print_assessment
 
     doc = result.to_dict(include_responses=False)
@@ -92,7 +92,7 @@ def dry_run_redteam(config: Any, out: Path | None, limit: int | None, allow_code
     """``redteam --dry-run``: what every condition together would send, and nothing else."""
     from evenhand._redact import redact_text, secret_values
     from evenhand.generation.clients.callable import code_allowed
-    from evenhand.redteam.running import conditions, estimate
+    from evenhand.redteaming.running import conditions, estimate
 
     if out is not None:
         config.output.dir = out

@@ -1,4 +1,4 @@
-"""How a red team's adversarial rows are judged (:mod:`evenhand.redteam`; the registry's judge ``"adversarial"``):
+"""How a red team's adversarial rows are judged (:mod:`evenhand.redteaming`; the registry's judge ``"adversarial"``):
 the use case under an adversarial system prompt against the same requests under its own (benign) one.
 
 Severity as for the other tested risks, on the paired sign-flip test over prompts (adjusted over the red team's

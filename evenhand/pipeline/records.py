@@ -20,7 +20,7 @@ from evenhand.registry import METRICS, MetricSpec
 @dataclass(frozen=True)
 class Comparison:
     """What a metric row compares: a pair of groups, a class (one-vs-rest), both, or the whole use case; a red-team
-    row (:mod:`evenhand.redteam`) also names the adversarial system prompt (``condition``) it compares with the
+    row (:mod:`evenhand.redteaming`) also names the adversarial system prompt (``condition``) it compares with the
     benign one."""
 
     groups: tuple[str, str] | None = None

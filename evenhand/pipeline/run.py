@@ -216,7 +216,7 @@ def _interval(rec: MetricRecord, st: Any) -> None:
 
 def adjust_p_values(records: Sequence[MetricRecord]) -> None:
     """One adjustment over every test of ``records`` (all group pairs, attributes, metrics and classes; a red
-    team adjusts its adversarial rows as their own set, :mod:`evenhand.redteam`, leaving the assessment's as they
+    team adjusts its adversarial rows as their own set, :mod:`evenhand.redteaming`, leaving the assessment's as they
     are): an omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm),
     so that with many groups the pairs that carry a difference are found without chance findings on the others
     (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests)."""

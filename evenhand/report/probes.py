@@ -1,4 +1,4 @@
-"""The model-level probes section (``ProbeResults.to_dict()``, :mod:`evenhand.redteam.probes`): console lines and an
+"""The model-level probes section (``ProbeResults.to_dict()``, :mod:`evenhand.redteaming.probes`): console lines and an
 HTML fragment, kept apart from the use case's numbers and titled as the model's.
 
 Both read only the section's dict (results.json), never the red-teaming code, so ``evenhand report`` can render a

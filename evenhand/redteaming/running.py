@@ -17,7 +17,7 @@ from evenhand.config import AssessConfig
 from evenhand.generation.cost import GenerationEstimate
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import assess_config, estimate_config, load_prompts, response_source
-from evenhand.redteam.conditions import Condition, conditions_for
+from evenhand.redteaming.conditions import Condition, conditions_for
 
 _SUMMED = ("samples", "already_stored", "requests", "requests_max", "prompt_tokens", "prompt_tokens_max")
 

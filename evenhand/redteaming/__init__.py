@@ -1,0 +1,19 @@
+"""Red-teaming a use case (issue 29; docs/redteam.md): the use case's prompts and their counterfactual versions
+under its benign system prompt and under adversarial ones (built-in, in ``evenhand/data/redteam``, and the user's
+own), each condition assessed as ``evenhand assess`` does, and each adversarial condition compared with the benign
+one, prompt by prompt and slot by slot; and, on request, model-level template probes (``probes``).
+
+One module per job: the conditions (``conditions``), running them (``running``), the paired comparison
+(``shifts``), the result and its document (``result``), the entry points (``api``) and the template probes
+(``probe_data``, ``probe_stats``, ``probes``). A layer of its own between the pipeline and the presentation
+(docs/architecture.md). The public entry point is ``evenhand.redteam(config)``
+(:func:`~evenhand.redteaming.api.redteam`); the package is named ``redteaming`` so that this name stays a function.
+"""
+
+from __future__ import annotations
+
+from evenhand.redteaming.api import redteam, redteam_config
+from evenhand.redteaming.conditions import Condition
+from evenhand.redteaming.result import RedTeam
+
+__all__ = ["Condition", "RedTeam", "redteam", "redteam_config"]
