@@ -98,8 +98,9 @@ def main() -> None:
         f"WCSP ({args.units} prompts x {ANSWERS} pairs)": lambda r: sentiment_once(r, args.units, st, weak=True),
     }
     print(f"{args.runs} null data sets per metric, {args.resamples} bootstrap resamples, 95% intervals\n")
-    print("| metric | signed bootstrap interval excludes 0 | shown signed interval excludes 0 | test rejects (p < 0.05) "
-          "| distance's bootstrap interval excludes 0 |")  # fmt: skip
+    columns = ("metric", "signed bootstrap interval excludes 0", "shown signed interval excludes 0",
+               "test rejects (p < 0.05)", "distance's bootstrap interval excludes 0")  # fmt: skip
+    print("| " + " | ".join(columns) + " |")
     print("|---|---|---|---|---|")
     for name, once in cases.items():
         rng = np.random.default_rng(args.seed)

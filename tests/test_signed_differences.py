@@ -188,7 +188,7 @@ def test_a_classification_gap_of_two_groups_is_signed_and_its_finding_says_so() 
     assert row["signed_difference"] == pytest.approx(-row["value"])
     assert row["signed_low"] <= row["signed_difference"] <= row["signed_high"] < 0
     finding = next(f for f in run.verdict.findings if f.risk == "allocational")
-    assert finding.severity == "concern" and "(female minus male)" in finding.sentence
+    assert finding.severity == "concern" and "DP female minus male -0." in finding.sentence
     three = _loan((0.2, 0.7, 0.5), ("female", "male", "nonbinary"))  # the widest of three gaps: no one signed
     assert three.metrics.set_index("metric").loc["DP", "signed_direction"] is None
 

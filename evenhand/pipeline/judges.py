@@ -335,18 +335,19 @@ def rate_pairs(rec: MetricRecord, spec: MetricSpec) -> Iterable[tuple[tuple[str,
         said = {"concern": f"the {rate} differs between {scope}", "watch": f"the {rate} may differ between {scope}",
                 "ok": f"no clear difference in {rate} between {scope}"}[e.severity]  # fmt: skip
         e.sentence = (
-            f"{said}: {spec.name} {e.value:+.3g}{_signed_bounds(rec, a, b)} ({ra:.3g} for {a}, {rb:.3g} for {b}), "
+            f"{said}: {spec.name} {_signed_value(rec, a, b, e.value)} ({ra:.3g} for {a}, {rb:.3g} for {b}), "
             f"{_p(e.p_adjusted)}{_small(e)}"
         )
         yield (a, b), e
 
 
-def _signed_bounds(rec: MetricRecord, a: str, b: str) -> str:
-    """`` [+0.05, +0.35] (a minus b)``: the interval of the record's signed gap when it is this pair's (two groups)."""
+def _signed_value(rec: MetricRecord, a: str, b: str, value: float) -> str:
+    """``a minus b +0.2 [+0.05, +0.35]``: a pair's rate difference with the interval of the record's signed gap when
+    it is this pair's (two groups), else ``+0.2``."""
     signed = rec.signed
     if signed is None or signed.interval is None or (signed.first, signed.second) != (a, b):
-        return ""
-    return f" [{signed.interval.low:+.3g}, {signed.interval.high:+.3g}] ({signed.direction})"
+        return f"{value:+.3g}"
+    return f"{signed.direction} {value:+.3g} [{signed.interval.low:+.3g}, {signed.interval.high:+.3g}]"
 
 
 def _decisions(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
