@@ -112,6 +112,7 @@ def signed_interval(rec: MetricRecord, st: Any) -> None:
         rec.notes.append(f"no signed interval: {exc}")
         return
     if math.isnan(iv.low) or math.isnan(iv.high):
+        rec.notes.append(f"no signed interval: {iv.reason or 'too few defined bootstrap replicates'}")
         return
     signed.bootstrap = signed.interval = iv
 
