@@ -70,7 +70,7 @@ def test_json_schema_keys(files: dict[str, Path], tmp_path: Path) -> None:
     row = doc["metrics"][0]
     assert set(row) == {
         "key", "metric", "full_name", "attribute", "groups", "class", "comparison", "higher_is_fairer", "values",
-        "intervals", "signed", "differences",
+        "intervals", "signed", "signed_stored", "differences",
     }  # fmt: skip
     assert set(row["differences"][0]) == {
         "run", "difference", "ci_low", "ci_high", "method", "note", "n_units", "change", "sentence", "size_change",

@@ -80,10 +80,16 @@ def terminal_table(doc: dict[str, Any]) -> Any:
         if signed:
             cells += [fmt_signed(signed["values"].get(label, row["values"].get(label))) for label in labels]
         else:
-            cells += [fmt(row["values"].get(label)) for label in labels]
+            stored = (row.get("signed_stored") or {}).get("values") or {}  # absent from comparisons of older files
+            cells += [_with_stored(fmt(row["values"].get(label)), stored.get(label)) for label in labels]
         for diff in row["differences"]:
             bounds = interval([diff["ci_low"], diff["ci_high"]], signed=True)
             cells.append(f"{fmt_signed(diff['difference'])} {bounds}".strip())
             cells.append(f"{diff['change']} ({diff['method']})")
         table.add_row(*cells)
     return table
+
+
+def _with_stored(value: str, stored: Any) -> str:
+    """A run's value and, when its results stored one, the signed difference behind it: ``0.295 (−0.295 signed)``."""
+    return value if not stored else f"{value} ({fmt_signed(stored[0])} signed)"

@@ -186,6 +186,14 @@ def _row_dict(row: MetricComparison) -> dict[str, Any]:
         "signed": None
         if row.signed_groups is None
         else {"groups": list(row.signed_groups), "values": dict(row.signed_values)},
+        # the signed difference each run stored beside a distance of two groups (group A minus group B, with its
+        # interval), when the runs' results carry it (added within 1.1; null for older results files)
+        "signed_stored": None
+        if not row.stored_signed
+        else {
+            "direction": row.stored_direction,
+            "values": {label: list(triple) for label, triple in row.stored_signed.items()},
+        },
         "differences": [
             {
                 "run": label,

@@ -66,6 +66,11 @@ class MetricComparison:
     #: and each run's signed gap
     signed_groups: tuple[str, str] | None = None
     signed_values: dict[str, float | None] = field(default_factory=dict)
+    #: the signed difference each run stored beside a distance of two groups (results.json ``signed_difference``,
+    #: ``signed_low``, ``signed_high``, ``signed_direction``; files written before them lack them): per run label,
+    #: (value, low, high), and the direction ("female minus male")
+    stored_signed: dict[str, tuple[float | None, float | None, float | None]] = field(default_factory=dict)
+    stored_direction: str | None = None
 
     @property
     def scope(self) -> str:
@@ -103,6 +108,7 @@ def compare_rows(
         for run, row in zip(runs, present, strict=True):
             item.values[run.label] = None if row is None else row.get("value")
             item.intervals[run.label] = (None, None) if row is None else (row.get("ci_low"), row.get("ci_high"))
+            _read_stored_signed(item, run.label, row)
         for run, row in zip(runs[1:], present[1:], strict=True):
             diff = _difference(base, run, present[0], row, level, n_resamples, rng, pairing)
             item.differences[run.label] = diff
@@ -116,6 +122,17 @@ def compare_rows(
             item.sentences[run.label] = sentence(item, run.label, base.label)
         out.append(item)
     return out
+
+
+def _read_stored_signed(item: MetricComparison, label: str, row: dict[str, Any] | None) -> None:
+    """The run's stored signed difference, when its row has one in the row's direction (older files have none)."""
+    direction = None if row is None else row.get("signed_direction")
+    if row is None or not direction or row.get("signed_difference") is None:
+        return
+    if item.stored_direction not in (None, direction):  # another order of the groups: not the same quantity
+        return
+    item.stored_direction = str(direction)
+    item.stored_signed[label] = (row.get("signed_difference"), row.get("signed_low"), row.get("signed_high"))
 
 
 def _new(row: dict[str, Any]) -> MetricComparison:

@@ -43,6 +43,7 @@ from evenhand.pipeline.results_document import (
     load_results,
     write_document,
 )
+from evenhand.pipeline.signed_differences import signed_columns
 from evenhand.pipeline.thresholds import ThresholdCheck, check_thresholds
 from evenhand.pipeline.verdict import Verdict, judge
 
@@ -66,6 +67,12 @@ METRIC_COLUMNS = [
     "ci_low",
     "ci_high",
     "ci_level",
+    # a distance of two groups (|DP|, SCSP, WCSP, ...): the signed difference behind it, group A minus group B
+    "signed_difference",
+    "signed_low",
+    "signed_high",
+    "signed_direction",
+    "signed_measure",
     "noise_floor",
     "gap",
     "gap_low",
@@ -178,6 +185,7 @@ class Assessment:
             "ci_low": float(iv.low) if iv is not None else math.nan,
             "ci_high": float(iv.high) if iv is not None else math.nan,
             "ci_level": float(iv.level) if iv is not None else math.nan,
+            **signed_columns(rec),
             "noise_floor": float(nf.baseline) if nf is not None else math.nan,
             "gap": float(nf.gap) if nf is not None else math.nan,
             "gap_low": float(nf.gap_interval.low) if nf is not None else math.nan,

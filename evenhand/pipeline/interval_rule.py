@@ -4,8 +4,8 @@ The metrics table and the verdict show each metric's bootstrap interval. For a m
 is 0 and that is a distance (|DP| and the other classification gaps, SCSP, WCSP, COBS, SA), that interval sits above
 0 on almost any sample, so it would read as a difference on data with none. After the tests ran, such a record's
 interval is joined with 0 unless its test rejects at the interval's level
-(:func:`evenhand.stats.joined_with_zero_unless_rejected`).
-The value, and so every ``value`` threshold, is unchanged.
+(:func:`evenhand.stats.joined_with_zero_unless_rejected`); so is the interval of the signed difference behind it
+(:mod:`evenhand.pipeline.signed_differences`). The value, and so every ``value`` threshold, is unchanged.
 """
 
 from __future__ import annotations
@@ -36,9 +36,16 @@ def make_intervals_test_consistent(records: Sequence[MetricRecord]) -> None:
     from evenhand.stats import joined_with_zero_unless_rejected
 
     for rec in records:
-        if rec.interval is None or rec.spec.judge not in DISTANCE_JUDGES:
+        if rec.spec.judge not in DISTANCE_JUDGES:
             continue
         p = record_p_value(rec)
+        # the signed difference behind the distance (group A minus group B) follows the same rule, so that the two
+        # intervals of a row never disagree about whether there is a difference
+        signed = rec.signed
+        if signed is not None and signed.interval is not None:
+            signed.interval = joined_with_zero_unless_rejected(signed.interval, p)
+        if rec.interval is None:
+            continue
         shown = joined_with_zero_unless_rejected(rec.interval, p)
         if shown is not rec.interval:
             rec.notes.append(

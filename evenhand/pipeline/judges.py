@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 import pandas as pd
 
 from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.signed_differences import signed_words
 from evenhand.registry import Judge, MetricSpec
 
 Severity = Literal["concern", "watch", "ok"]
@@ -191,13 +192,18 @@ def _sentiment(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | No
     pairs = rec.result.sizes.get("pairs")  # one response per version in each pair
     over = f" over {int(pairs)} {spec.unit} per version" if pairs is not None else ""
     evidence = f"{spec.name} {_interval(e)}{over}, {_p(e.p_adjusted)}{scale_note}"
+    signed = signed_words(rec.signed)  # "female minus male, mean sentiment score: -0.29 [-0.35, -0.25]"
     if first is None or second is None or e.severity == "ok":
-        e.sentence = f"no evidence that sentiment differs between {spec.unit} to the {a} and {b} versions: {evidence}"
+        signed = f"; {signed}" if signed else ""
+        e.sentence = (
+            f"no evidence that sentiment differs between {spec.unit} to the {a} and {b} versions: {evidence}{signed}"
+        )
         return e
     higher, lower = (a, b) if first > second else (b, a)
+    signed = f"; {signed}" if signed else ""
     e.sentence = (
         f"{spec.unit} to the {higher} version score higher on sentiment than {spec.unit} to the {lower} version "
-        f"({what} {max(first, second):.3g} vs {min(first, second):.3g}): {evidence}{_small(e)}"
+        f"({what} {max(first, second):.3g} vs {min(first, second):.3g}{signed}): {evidence}{_small(e)}"
     )
     return e
 
@@ -329,9 +335,19 @@ def rate_pairs(rec: MetricRecord, spec: MetricSpec) -> Iterable[tuple[tuple[str,
         said = {"concern": f"the {rate} differs between {scope}", "watch": f"the {rate} may differ between {scope}",
                 "ok": f"no clear difference in {rate} between {scope}"}[e.severity]  # fmt: skip
         e.sentence = (
-            f"{said}: {spec.name} {e.value:+.3g} ({ra:.3g} for {a}, {rb:.3g} for {b}), {_p(e.p_adjusted)}{_small(e)}"
+            f"{said}: {spec.name} {_signed_value(rec, a, b, e.value)} ({ra:.3g} for {a}, {rb:.3g} for {b}), "
+            f"{_p(e.p_adjusted)}{_small(e)}"
         )
         yield (a, b), e
+
+
+def _signed_value(rec: MetricRecord, a: str, b: str, value: float) -> str:
+    """``a minus b +0.2 [+0.05, +0.35]``: a pair's rate difference with the interval of the record's signed gap when
+    it is this pair's (two groups), else ``+0.2``."""
+    signed = rec.signed
+    if signed is None or signed.interval is None or (signed.first, signed.second) != (a, b):
+        return f"{value:+.3g}"
+    return f"{signed.direction} {value:+.3g} [{signed.interval.low:+.3g}, {signed.interval.high:+.3g}]"
 
 
 def _decisions(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:

@@ -64,6 +64,12 @@ class _MetricRow(_Open):
     value: Number = None
     ci_low: Number = None
     ci_high: Number = None
+    # since 2.1 (added within it; older files lack them): the signed difference behind a distance of two groups
+    signed_difference: Number = None
+    signed_low: Number = None
+    signed_high: Number = None
+    signed_direction: str | None = None
+    signed_measure: str | None = None
     noise_floor: Number = None
     gap: Number = None
     gap_low: Number = None

@@ -28,6 +28,7 @@ from evenhand.pipeline.judges import MIN_UNITS, independent_units
 from evenhand.pipeline.named_people import NAMES_CAVEAT, names_used
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
+from evenhand.pipeline.signed_differences import signed_interval
 from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
 from evenhand.pipeline.stages import Stages, advance_stage
 from evenhand.pipeline.thresholds import check_thresholds
@@ -180,6 +181,7 @@ def _statistics(ctx: RunContext, families: Sequence[Family], records: list[Metri
     with stages.stage("statistics: intervals", total=len(records)):
         for rec in records:
             _interval(rec, st)
+            signed_interval(rec, st)  # the signed difference behind a distance, with the same units and settings
             advance_stage()
     for family in _tested(families):
         own = sum(rec.family in family.metric_families and rec.result.is_defined for rec in records)

@@ -28,6 +28,7 @@ from evenhand.pipeline.families.examples import ExampleSection, misclassified, u
 from evenhand.pipeline.parsers import KeywordLabelParser, label_text
 from evenhand.pipeline.person_groups import person_group_column
 from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.pipeline.signed_differences import rate_signed
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.text.counterfactual import attribute_groups
@@ -168,8 +169,12 @@ class Classification(Family):
                 if one is not None:
                     out.append(undefined_record(key, attribute, comparison, one))
                     continue
-                result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=usable_here["prompt_id"].to_numpy())
-                out.append(record(key, attribute, comparison, result))
+                prompts = usable_here["prompt_id"].to_numpy()
+                result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=prompts)
+                rec = record(key, attribute, comparison, result)
+                if result.is_defined:  # with two groups: rate(first) - rate(second) beside the gap's absolute value
+                    rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts)
+                out.append(rec)
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:

@@ -30,6 +30,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.signed_differences import sentiment_signed
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
@@ -138,6 +139,10 @@ class Counterfactual(Family):
                     if m.inputs == "sentiment_pairs":
                         sa, sb = (found[c].to_numpy(dtype=float) for c in ("sentiment_a", "sentiment_b"))
                         result = ctx.metric(key, sa, sb, prompts=prompts)
+                        rec = record(key, attribute, comparison, result)
+                        rec.signed = sentiment_signed(result, sa, sb, prompts, (a, b))  # a minus b beside the distance
+                        out.append(rec)
+                        continue
                     elif m.pair_similarity == "cosine":
                         if self.embedder is None:
                             out.append(
