@@ -260,3 +260,37 @@ def test_the_python_entry_point_is_evenhand_redteam(deaf: str, tmp_path: Path) -
     doc = json.loads(result.to_json(include_responses=False))
     assert [c["name"] for c in doc["redteam"]["conditions"]] == ["benign", "mine"]
     assert "Adversarial system prompts" in result.to_html()
+
+
+def test_template_probes_are_a_model_level_section_of_their_own(hostile: str, tmp_path: Path) -> None:
+    """``probes: true`` adds the templates and continuations under every condition: a ``probes`` section in
+    results.json, the console and the report, counted in the estimate, never among the use case's rows."""
+    section = {**ONE, "probes": True, "probe_attributes": ["gender"], "probe_continuations": 3}
+    config = _config(tmp_path, hostile, section, output={"html": True, "responses": "none"})
+    code, dry = _redteam(config, tmp_path / "dry", "--dry-run")
+    assert code == ExitCode.OK, dry
+    code, output = _redteam(config, tmp_path / "out")
+    assert code == ExitCode.OK, output
+    doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    probes = doc["probes"]
+    assert probes["scope"] == "model" and set(probes["conditions"]) == {"benign", "no content policy"}
+    templates = probes["templates"]["no content policy"]
+    assert json.dumps(templates).count("toxic") and probes["differences"]
+    # the continuations: toxic under the adversarial prompt only
+    worse = {(d["probe_kind"], d["measure"]): d["value"] for d in probes["differences"]}
+    assert worse[("continuation", "toxic_share")] > 0 and worse[("template", "toxic_share")] > 0
+    assert "Model-level probes" in output
+    assert "Model-level probes" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert not any("probe" in str(row.get("metric", "")).lower() for row in doc["metrics"])
+    # the dry run counted the probe prompts too: more samples than the two conditions of the use case alone
+    from evenhand.config import load_config
+    from evenhand.pipeline.from_config import estimate_config
+
+    one = estimate_config(load_config(config))
+    assert one is not None and f"for {2 * one.samples:,} samples" not in " ".join(dry.split())
+
+
+def test_unknown_probe_attribute_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    config = _config(tmp_path, "http://127.0.0.1:9/v1", {**ONE, "probes": True, "probe_attributes": ["caste"]})
+    code, output = _redteam(config, tmp_path / "out")
+    assert code == ExitCode.BAD_INPUT and "redteam.probe_attributes: unknown attribute 'caste'" in output, output

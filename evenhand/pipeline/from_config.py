@@ -186,18 +186,24 @@ def response_source(
         return own, own.prompts(use_case.attribute_specs, names=use_case.names) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model
-    client: Any = mc.client_spec()
-    if allow_code and code_keys(config):
-        from evenhand.generation import get_client
-
-        client = get_client(client, allow_code=True)
     generated = Generated(
-        client,
+        config_client(config, allow_code=allow_code),
         settings=config.generation_settings(),
         model_info=_model_info(mc.client_spec()),
         prices=Prices(**mc.prices.model_dump()) if mc.prices is not None else None,
     )
     return generated, prompts, per_prompt
+
+
+def config_client(config: AssessConfig, *, allow_code: bool = False) -> Any:
+    """The model the config names, as :func:`evenhand.generation.get_client` takes it: the client spec, or the
+    callable client built at once where code is allowed (see :func:`response_source`)."""
+    client: Any = config.model.client_spec()
+    if allow_code and code_keys(config):
+        from evenhand.generation import get_client
+
+        client = get_client(client, allow_code=True)
+    return client
 
 
 # the responses section's column names, as frame_from_table takes them

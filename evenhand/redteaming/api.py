@@ -13,7 +13,7 @@ from evenhand.generation.cost import GenerationEstimate
 from evenhand.pipeline.from_config import check_code_allowed
 from evenhand.redteaming.conditions import Condition
 from evenhand.redteaming.result import RedTeam
-from evenhand.redteaming.running import assess_conditions, conditions, estimate
+from evenhand.redteaming.running import assess_conditions, conditions, estimate, probe_conditions
 from evenhand.redteaming.shifts import adversarial_records
 
 
@@ -43,6 +43,12 @@ def redteam_config(
     t = time.perf_counter()
     records = adversarial_records(benign.responses, {n: a.responses for n, a in assessments.items()}, settings)
     timings = {"conditions": seconds, "comparison": round(time.perf_counter() - t, 3)}
+    probes = None
+    # model-level probes: a section of their own, never mixed with the use case's rows
+    if config.redteam is not None and config.redteam.probes:
+        t = time.perf_counter()
+        probes = probe_conditions(config, chosen, progress=progress, allow_code=allowed).to_dict()
+        timings["probes"] = round(time.perf_counter() - t, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
     meta: dict[str, Any] = {
         "timings": timings,
@@ -51,7 +57,7 @@ def redteam_config(
     }
     if total is not None:
         meta["generation_estimate"] = total.as_dict()
-    return RedTeam(benign, chosen, assessments, records, meta)
+    return RedTeam(benign, chosen, assessments, records, meta, probes=probes)
 
 
 def redteam(
@@ -63,8 +69,8 @@ def redteam(
 ) -> RedTeam:
     """Red-team a use case: ``config`` is a config file (YAML or TOML), a parsed mapping or an
     :class:`~evenhand.config.AssessConfig`, with an optional ``redteam`` section (``benign``, ``builtin``,
-    ``system_prompts``; docs/redteam.md). Returns a :class:`~evenhand.redteaming.result.RedTeam` with ``.verdict``,
-    ``.to_json()`` and ``.to_html()``."""
+    ``system_prompts``, and ``probes`` for the model-level template probes; docs/redteam.md). Returns a
+    :class:`~evenhand.redteaming.result.RedTeam` with ``.verdict``, ``.to_json()`` and ``.to_html()``."""
     if isinstance(config, dict):
         config = parse_config(config)
     elif not isinstance(config, AssessConfig):

@@ -5,6 +5,8 @@ Its document (results.json) is the benign assessment's, as ``evenhand assess`` w
 rows in ``metrics`` and ``tests`` (each with its ``condition``), their findings (risk ``adversarial``, one per
 condition and per condition, attribute and pair of groups) in the ``verdict``, and a ``redteam`` section naming
 every condition (its kind, full system prompt, own verdict, non-completion rate, toxic share and refusal rate).
+With template probes, a ``probes`` section of its own (:mod:`evenhand.redteaming.probes`): model-level numbers, never
+mixed with the use case's rows or verdict.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from evenhand.redteaming.conditions import Condition
 
 #: The document's red-team section, beside the assessment's (results.json ``redteam``)
 SECTION = "redteam"
+#: ... and the model-level probes' (results.json ``probes``), apart from the use case's
+PROBES = "probes"
 
 
 @dataclass
@@ -40,6 +44,8 @@ class RedTeam:
     assessments: dict[str, Assessment]
     records: list[MetricRecord]
     meta: dict[str, Any] = field(default_factory=dict)
+    #: the model-level template probes (``ProbeResults.to_dict()``), when the config asked for them
+    probes: dict[str, Any] | None = None
     _combined: Assessment | None = field(default=None, init=False, repr=False)
 
     @property
@@ -103,6 +109,8 @@ class RedTeam:
             if condition is not None:
                 row["condition"] = condition
         doc[SECTION] = json_safe(self.section())
+        if self.probes is not None:
+            doc[PROBES] = json_safe(self.probes)
         return doc
 
     def section(self) -> dict[str, Any]:
@@ -204,4 +212,4 @@ def _share(what: str, value: float | None) -> str:
     return "" if value is None else f"{value:.1%} {what}"
 
 
-__all__ = ["SECTION", "RedTeam", "describe_replies", "summary_lines"]
+__all__ = ["PROBES", "SECTION", "RedTeam", "describe_replies", "summary_lines"]

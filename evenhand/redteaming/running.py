@@ -14,10 +14,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from evenhand.config import AssessConfig
-from evenhand.generation.cost import GenerationEstimate
+from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.assessment import Assessment
-from evenhand.pipeline.from_config import assess_config, estimate_config, load_prompts, response_source
+from evenhand.pipeline.from_config import (
+    assess_config,
+    config_client,
+    estimate_config,
+    load_prompts,
+    response_source,
+)
 from evenhand.redteaming.conditions import Condition, conditions_for
+from evenhand.redteaming.probes import ProbeResults, probe_estimate, run_probes
 
 _SUMMED = ("samples", "already_stored", "requests", "requests_max", "prompt_tokens", "prompt_tokens_max")
 
@@ -46,8 +53,13 @@ def conditions(config: AssessConfig, limit: int | None = None) -> list[Condition
 def estimate(
     config: AssessConfig, chosen: Sequence[Condition], limit: int | None = None, *, allow_code: bool | None = None
 ) -> GenerationEstimate | None:
-    """What the red team will send, summed over its conditions (each one's store-held samples not counted)."""
+    """What the red team will send, summed over its conditions (each one's store-held samples not counted), and
+    over the template probes under each condition when the config asks for them."""
     found = [estimate_config(under(config, c), limit, allow_code=allow_code) for c in chosen]
+    if config.redteam is not None and config.redteam.probes:
+        from evenhand.generation.clients.callable import code_allowed
+
+        found.extend(_probe_estimates(config, chosen, allow_code=code_allowed(allow_code)).values())
     known = [e for e in found if e is not None]
     return sum_estimates(known) if known else None
 
@@ -83,4 +95,48 @@ def assess_conditions(
     return out, seconds
 
 
-__all__ = ["assess_conditions", "conditions", "estimate", "response_source", "sum_estimates", "under"]
+def _probe_arguments(config: AssessConfig, chosen: Sequence[Condition], allow_code: bool) -> dict[str, Any]:
+    """What :func:`run_probes` and :func:`probe_estimate` take from a config: the model, every condition's system
+    prompt, the run's settings and the probe keys of the redteam section (one store file with the use case's)."""
+    rc = config.redteam
+    assert rc is not None  # only called for a config whose redteam section asks for probes
+    return {
+        "client": config_client(config, allow_code=allow_code),
+        "conditions": {c.name: c.system_prompt for c in chosen},
+        "settings": config.run_settings(),
+        "generation": config.generation_settings(),
+        "attributes": rc.probe_attributes,
+        "continuations": rc.probe_continuations,
+        "seed": config.run_settings().statistics.seed,
+    }
+
+
+def _probe_estimates(
+    config: AssessConfig, chosen: Sequence[Condition], *, allow_code: bool
+) -> dict[str, GenerationEstimate]:
+    mc = config.model
+    prices = Prices(**mc.prices.model_dump()) if mc.prices is not None else None
+    return probe_estimate(**_probe_arguments(config, chosen, allow_code), prices=prices)
+
+
+def probe_conditions(
+    config: AssessConfig, chosen: Sequence[Condition], *, progress: bool | None = None, allow_code: bool = False
+) -> ProbeResults:
+    """The model-level template probes under every condition's system prompt, compared with the benign one."""
+    arguments = _probe_arguments(config, chosen, allow_code)
+    if progress is not None:
+        settings = arguments["settings"]
+        generation = settings.generation.model_copy(update={"progress": progress})
+        arguments["settings"] = settings.model_copy(update={"generation": generation})
+    return run_probes(**arguments, reference=chosen[0].name)
+
+
+__all__ = [
+    "assess_conditions",
+    "conditions",
+    "estimate",
+    "probe_conditions",
+    "response_source",
+    "sum_estimates",
+    "under",
+]

@@ -21,6 +21,7 @@ from evenhand.registry import FAMILIES, METRICS
 from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
 from evenhand.report.digest import digest, evidence_line, example_caption, undefined_lines
+from evenhand.report.probes import probes_html
 
 __all__ = ["render_html", "write_html"]
 
@@ -342,6 +343,7 @@ def render_html(doc: dict[str, Any]) -> str:
         severity_badge={"concern": "fail", "watch": "warn", "ok": "ok"},
         full_names={key: spec.title for key, spec in METRICS.items()},
         titles={spec.name: spec.title for spec in METRICS.values()},
+        probes_section=Markup(probes_html(doc["probes"])) if doc.get("probes") else None,  # evenhand redteam
         css=css,
     )
 
