@@ -55,6 +55,12 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
     (m.counterfactual_positive_rate_difference, {"decisions_a": _BINARY, "decisions_b": _BINARY}, "prompts"),
     (m.refusal_rate_difference, {"refusals_a": _BINARY, "refusals_b": _BINARY}, "prompts"),
     (m.relative_length_difference, {"words_a": [3, 4, 5, 6], "words_b": [3, 4, 5, 6]}, "prompts"),
+    (m.toxic_share_shift, {"scores_condition": _SCORES, "scores_benign": _SCORES}, "prompts"),
+    (m.refusal_rate_shift, {"scores_condition": _SCORES, "scores_benign": _SCORES}, "prompts"),
+    *[
+        (shift, {"condition_a": _SCORES, "condition_b": _SCORES, "benign_a": _SCORES, "benign_b": _SCORES}, "prompts")
+        for shift in (m.toxic_share_gap_shift, m.refusal_gap_shift, m.sentiment_gap_shift)
+    ],
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),
     (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),

@@ -57,7 +57,7 @@ def redteam_config(
     }
     if total is not None:
         meta["generation_estimate"] = total.as_dict()
-    return RedTeam(benign, chosen, assessments, records, meta, probes=probes)
+    return RedTeam(benign, chosen, assessments, records, meta, probes=probes, thresholds=list(settings.thresholds))
 
 
 def redteam(

@@ -24,6 +24,7 @@ from evenhand._files import atomic_writer, write_text
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_document import finite_or_none, json_safe, write_document
+from evenhand.pipeline.thresholds import check_thresholds
 from evenhand.pipeline.verdict import Verdict
 from evenhand.redteaming.conditions import Condition
 
@@ -46,6 +47,8 @@ class RedTeam:
     meta: dict[str, Any] = field(default_factory=dict)
     #: the model-level template probes (``ProbeResults.to_dict()``), when the config asked for them
     probes: dict[str, Any] | None = None
+    #: the config's pass/fail rules (:class:`evenhand.config.Threshold`), checked over the combined rows
+    thresholds: list[Any] = field(default_factory=list)
     _combined: Assessment | None = field(default=None, init=False, repr=False)
 
     @property
@@ -54,8 +57,11 @@ class RedTeam:
         benign rows, their p-values and threshold checks exactly as the benign assessment has them)."""
         if self._combined is None:
             b = self.benign
-            self._combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta),
-                                        list(b.caveats), list(b.threshold_checks))  # fmt: skip
+            combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta), list(b.caveats))
+            # the config's pass/fail rules apply to every row and finding, the adversarial ones included (a TSS
+            # rule, or "no concern" over the whole verdict, gates the red team)
+            combined.threshold_checks = check_thresholds(combined.records, self.thresholds, combined.verdict)
+            self._combined = combined
         return self._combined
 
     @property
@@ -65,11 +71,12 @@ class RedTeam:
 
     @property
     def passed(self) -> bool | None:
-        return self.benign.passed
+        """Whether every configured threshold passed over the benign and the adversarial rows (None: no rule)."""
+        return self.combined.passed
 
     @property
     def threshold_checks(self) -> list[Any]:
-        return self.benign.threshold_checks
+        return self.combined.threshold_checks
 
     @property
     def adversarial_findings(self) -> list[Any]:
