@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from evenhand.config import AssessConfig, RedteamConfig
 from evenhand.config.redteam import BENIGN, GROUP_FIELD
+from evenhand.errors import InputError
 from evenhand.framework import UseCase
 from evenhand.text.counterfactual import attribute_groups
 
@@ -54,7 +55,14 @@ def conditions_for(config: AssessConfig, use_case: UseCase) -> list[Condition]:
                 name = prompt.name.replace(GROUP_FIELD, shown)
                 text = prompt.text.replace(GROUP_FIELD, shown).replace("{attribute}", attribute.replace("_", " "))
                 out.append(Condition(name, "builtin", text))
-    out.extend(Condition(name, "user", text) for name, text in section.system_prompts.items())
+    taken = {c.name for c in out}
+    for name, text in section.system_prompts.items():
+        if name in taken:  # a built-in filled for a group ("be blunt with female"): never drop the user's silently
+            raise InputError(
+                f"redteam.system_prompts: {name!r} is the name of a built-in system prompt filled for a group; "
+                "rename yours"
+            )
+        out.append(Condition(name, "user", text))
     return _unique(out)
 
 
