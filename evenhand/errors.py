@@ -18,6 +18,7 @@ __all__ = [
     "InputFileNotFoundError",
     "InputKeyError",
     "InputTypeError",
+    "NoResponsesError",
     "RunFailure",
 ]
 
@@ -44,3 +45,13 @@ class InputKeyError(InputError, KeyError):
 
 class RunFailure(EvenhandError, RuntimeError):
     """A model, server or scorer failed while running: the input was accepted, the run did not finish."""
+
+
+class NoResponsesError(RunFailure):
+    """Not one request produced a response (every one an error, a content filter or an empty reply). ``responses``
+    is the response frame as generated (its ``status`` and ``error`` per request), for a caller to whom that is a
+    result: a red team whose adversarial system prompt is blocked every time."""
+
+    def __init__(self, message: str, responses: object = None) -> None:
+        super().__init__(message)
+        self.responses = responses

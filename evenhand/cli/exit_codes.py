@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 
 from evenhand.cli.consoles import err_console
-from evenhand.errors import InputError
+from evenhand.errors import InputError, NoResponsesError
 
 
 class ExitCode(enum.IntEnum):
@@ -43,6 +43,12 @@ def exit_code_for(exc: BaseException) -> ExitCode:
     if isinstance(exc, KeyboardInterrupt):
         return ExitCode.INTERRUPTED
     return ExitCode.BAD_INPUT if is_bad_input(exc) else ExitCode.RUNTIME_FAILURE
+
+
+def failure_name(exc: BaseException) -> str:
+    """The class name a runtime failure is reported under: :class:`~evenhand.errors.NoResponsesError` reads as the
+    ``RunFailure`` it always was (it only carries the response frame for a red team), every other its own."""
+    return "RunFailure" if isinstance(exc, NoResponsesError) else type(exc).__name__
 
 
 def print_error(message: str) -> None:

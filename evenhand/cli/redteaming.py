@@ -10,7 +10,7 @@ from typing import Any
 from rich.markup import escape
 
 from evenhand.cli.consoles import console, err_console
-from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, is_bad_input, print_error
+from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, failure_name, is_bad_input, print_error
 from evenhand.cli.running import check_outputs, print_estimate, resume_advice, write_outputs
 
 
@@ -41,7 +41,7 @@ def run_redteam(
         if exit_code_for(exc) == ExitCode.BAD_INPUT:
             print_error(redact_text(str(exc), secrets))
             return ExitCode.BAD_INPUT
-        message = redact_text(f"{type(exc).__name__}: {exc}", secrets)
+        message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
         if isinstance(exc, GenerationStoppedError):
             message = redact_text(resume_advice(exc), secrets)
         err_console.print(f"[bold red]red team failed:[/] {escape(message)}", highlight=False)
@@ -71,8 +71,15 @@ def run_redteam(
     out_dir = Path(oc.dir)
     write_outputs(result, out_dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
     for name, folder in result.folders.items():  # each condition's own assessment, as evenhand assess writes it
+        if name in result.blocked:  # no reply at all: a note of what happened, no assessment to write
+            note, removed = result.write_blocked(name, out_dir / "conditions" / folder, requests=oc.responses != "none")
+            err_console.print(f"wrote {escape(str(note))} (no request got a reply under {escape(name)!r})")
+            for path in removed:
+                err_console.print(f"removed {escape(str(path))} (from an earlier run; this run does not write it)")
+            continue
         write_outputs(result.assessments[name], out_dir / "conditions" / folder, html=oc.html,
                       include_responses=oc.include_responses, responses=oc.responses)  # fmt: skip
+        _drop_note(out_dir / "conditions" / folder)
     if junit is not None:
         from evenhand.junit import write_junit
 
@@ -86,6 +93,13 @@ def run_redteam(
 
     print_gate(err_console, result.threshold_checks, f"{out_dir / 'results.json'} (thresholds)")
     return ExitCode.THRESHOLD_FAILED if result.passed is False else ExitCode.OK
+
+
+def _drop_note(folder: Path) -> None:
+    """An earlier run's note that the condition got no reply, removed once the condition is assessed."""
+    from evenhand.redteaming.result import BLOCKED_NOTE
+
+    (folder / BLOCKED_NOTE).unlink(missing_ok=True)
 
 
 def _announce(condition: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from rich.markup import escape
 
 from evenhand.cli.consoles import console, err_console
-from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, is_bad_input, print_error
+from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, failure_name, is_bad_input, print_error
 
 
 def run_config(
@@ -42,7 +42,7 @@ def run_config(
             print_error(redact_text(str(exc), secrets))
             return ExitCode.BAD_INPUT
         # a model, scorer or server failed (or a bug): report it, with a distinct exit code
-        message = redact_text(f"{type(exc).__name__}: {exc}", secrets)
+        message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
         if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
             message = redact_text(resume_advice(exc), secrets)
         err_console.print(f"[bold red]assessment failed:[/] {escape(message)}", highlight=False)

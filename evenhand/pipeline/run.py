@@ -18,7 +18,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from evenhand.config import RunSettings, check_threshold_scope
-from evenhand.errors import InputError, InputTypeError, RunFailure
+from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
@@ -169,7 +169,8 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
     if not (frame["status"] == "ok").any():
         errors = [e for e in frame["error"].tolist() if isinstance(e, str) and e]
         first = f"; first error: {errors[0]}" if errors else ""
-        raise RunFailure(f"none of the {len(frame)} requests produced a response{first}")
+        # the frame travels with the error: a red team records a condition blocked every time as a result
+        raise NoResponsesError(f"none of the {len(frame)} requests produced a response{first}", frame)
     return frame
 
 

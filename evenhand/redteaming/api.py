@@ -8,10 +8,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
+
 from evenhand.config import AssessConfig, load_config, parse_config
+from evenhand.errors import NoResponsesError
 from evenhand.generation.cost import GenerationEstimate
+from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import check_code_allowed
 from evenhand.redteaming.conditions import Condition
+from evenhand.redteaming.replies import scored_replies
 from evenhand.redteaming.result import RedTeam
 from evenhand.redteaming.running import assess_conditions, conditions, estimate, probe_conditions
 from evenhand.redteaming.shifts import adversarial_records
@@ -35,14 +40,19 @@ def redteam_config(
     total = estimate(config, chosen, limit, allow_code=allowed)
     if total is not None and on_estimate is not None:
         on_estimate(total)
-    assessments, seconds = assess_conditions(
+    run = assess_conditions(
         config, chosen, limit=limit, progress=progress, allow_code=allowed, on_condition=on_condition
     )
+    assessments = run.assessments
     benign = assessments.pop(chosen[0].name)
     settings = config.run_settings()
     t = time.perf_counter()
-    records = adversarial_records(benign.responses, {n: a.responses for n, a in assessments.items()}, settings)
-    timings = {"conditions": seconds, "comparison": round(time.perf_counter() - t, 3)}
+    # every condition's replies, a blocked one's failed requests included, with the scores the shifts read
+    frames = {c.name: _frame(c.name, benign, assessments, run.blocked) for c in chosen}
+    replies = scored_replies(frames, settings, benign.plan.use_case.task)
+    adversarial = {c.name: replies[c.name] for c in chosen[1:]}
+    records = adversarial_records(replies[chosen[0].name], adversarial, settings)
+    timings = {"conditions": run.seconds, "comparison": round(time.perf_counter() - t, 3)}
     probes = None
     # model-level probes: a section of their own, never mixed with the use case's rows
     if config.redteam is not None and config.redteam.probes:
@@ -57,7 +67,18 @@ def redteam_config(
     }
     if total is not None:
         meta["generation_estimate"] = total.as_dict()
-    return RedTeam(benign, chosen, assessments, records, meta, probes=probes, thresholds=list(settings.thresholds))
+    blocked = {name: str(exc) for name, exc in run.blocked.items()}
+    return RedTeam(benign, chosen, assessments, records, meta, probes=probes, thresholds=list(settings.thresholds),
+                   replies=replies, blocked=blocked)  # fmt: skip
+
+
+def _frame(name: str, benign: Assessment, assessments: dict[str, Assessment],
+           blocked: dict[str, NoResponsesError]) -> pd.DataFrame:  # fmt: skip
+    if name in blocked:
+        frame = blocked[name].responses
+        assert isinstance(frame, pd.DataFrame)  # assess_conditions keeps only an error that carries its frame
+        return frame
+    return assessments[name].responses if name in assessments else benign.responses
 
 
 def redteam(

@@ -12,6 +12,7 @@ mixed with the use case's rows or verdict.
 from __future__ import annotations
 
 import io
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +21,9 @@ from typing import IO, Any
 import pandas as pd
 
 from evenhand._display import REPORT, renderer
-from evenhand._files import atomic_writer, write_text
+from evenhand._files import atomic_writer, remove_stale_outputs, write_text
 from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.outputs import OUTPUT_NAMES
 from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.results_document import finite_or_none, json_safe, write_document
 from evenhand.pipeline.thresholds import check_thresholds
@@ -32,6 +34,11 @@ from evenhand.redteaming.conditions import Condition
 SECTION = "redteam"
 #: ... and the model-level probes' (results.json ``probes``), apart from the use case's
 PROBES = "probes"
+#: A blocked condition's own verdict status: no reply, so no assessment of its own (its NCS says how many)
+NOT_ASSESSED = "not assessed"
+#: ... and the note written in its folder instead of an assessment's outputs
+BLOCKED_NOTE = "not-assessed.json"
+_ERRORS_SHOWN = 5
 
 
 @dataclass
@@ -49,6 +56,11 @@ class RedTeam:
     probes: dict[str, Any] | None = None
     #: the config's pass/fail rules (:class:`evenhand.config.Threshold`), checked over the combined rows
     thresholds: list[Any] = field(default_factory=list)
+    #: each condition's replies as the shifts read them (scores a family left out added), by name
+    replies: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: each adversarial condition whose every request got no reply (errors, content filters), by name -> why;
+    #: it has no assessment of its own, only its requests in ``replies`` and its rows (non-completion defined)
+    blocked: dict[str, str] = field(default_factory=dict)
     _combined: Assessment | None = field(default=None, init=False, repr=False)
 
     @property
@@ -124,15 +136,14 @@ class RedTeam:
         """results.json ``redteam``: the conditions, what each one's replies were like, and its own verdict."""
         rows = []
         for condition in self.conditions:
-            assessment = self.benign if condition.kind == "benign" else self.assessments[condition.name]
             findings = [f for f in self.adversarial_findings if f.condition == condition.name]
             worst = min((f.severity for f in findings), key=("concern", "watch", "ok").index, default=None)
             rows.append({
                 **condition.to_dict(),
                 "folder": None if condition.kind == "benign" else f"conditions/{self.folders[condition.name]}",
-                "verdict": {"status": assessment.verdict.status, "summary": assessment.verdict.summary},
+                "verdict": self._own_verdict(condition),
                 "adversarial_status": worst,
-                **describe_replies(assessment.responses, self.meta.get("toxicity_threshold"),
+                **describe_replies(self.replies_of(condition.name), self.meta.get("toxicity_threshold"),
                                    self.meta.get("refusal_threshold")),
             })  # fmt: skip
         return {
@@ -141,6 +152,41 @@ class RedTeam:
             "timings": dict(self.meta.get("timings", {})),
             **{k: self.meta[k] for k in ("generation_estimate",) if k in self.meta},
         }
+
+    def replies_of(self, name: str) -> pd.DataFrame:
+        """A condition's replies as compared (its assessment's responses where nothing was added)."""
+        if name in self.replies:
+            return self.replies[name]
+        return self.benign.responses if name == self.conditions[0].name else self.assessments[name].responses
+
+    def _own_verdict(self, condition: Condition) -> dict[str, Any]:
+        if condition.name in self.blocked:
+            return {"status": NOT_ASSESSED, "summary": f"not assessed: {self.blocked[condition.name]}"}
+        assessment = self.benign if condition.kind == "benign" else self.assessments[condition.name]
+        return {"status": assessment.verdict.status, "summary": assessment.verdict.summary}
+
+    def write_blocked(self, name: str, folder: Path, *, requests: bool = True) -> tuple[Path, list[Path]]:
+        """A blocked condition's folder: ``not-assessed.json`` (why, how many requests, their statuses and distinct
+        errors, and each request's status when ``requests``), and an earlier run's assessment files removed, since
+        they would pass for this run's. Returns the note's path and the files removed."""
+        frame = self.replies_of(name)
+        condition = next(c for c in self.conditions if c.name == name)
+        errors = [e for e in dict.fromkeys(frame["error"].tolist()) if isinstance(e, str) and e]
+        note: dict[str, Any] = {
+            **condition.to_dict(),
+            "assessed": False,
+            "reason": f"no request got a reply under this system prompt: {self.blocked[name]}",
+            "n_requests": len(frame),
+            "statuses": {str(k): int(v) for k, v in frame["status"].value_counts().items()},
+            "errors": errors[:_ERRORS_SHOWN],
+        }
+        if requests:
+            columns = ["prompt_id", "attribute", "group", "sample", "status", "error"]
+            note["requests"] = frame[[c for c in columns if c in frame]].to_dict(orient="records")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / BLOCKED_NOTE
+        write_text(path, json.dumps(json_safe(note), indent=2, ensure_ascii=False) + "\n")
+        return path, remove_stale_outputs(folder, OUTPUT_NAMES, kept=())
 
     @property
     def folders(self) -> dict[str, str]:
@@ -211,6 +257,8 @@ def summary_lines(result: RedTeam) -> list[str]:
         parts = [_share("no reply", row["non_completion_rate"]), _share("toxic", row["toxic_share"]),
                  _share("refused", row["refusal_rate"])]  # fmt: skip
         status = row["adversarial_status"] or ("baseline" if row["kind"] == "benign" else "nothing judged")
+        if row["verdict"]["status"] == NOT_ASSESSED:
+            status += "; no request got a reply (blocked or failed), so no assessment of its own"
         lines.append(f"{row['name']} ({row['kind']}): {', '.join(p for p in parts if p)}; {status}")
     return lines
 
@@ -219,4 +267,4 @@ def _share(what: str, value: float | None) -> str:
     return "" if value is None else f"{value:.1%} {what}"
 
 
-__all__ = ["PROBES", "SECTION", "RedTeam", "describe_replies", "summary_lines"]
+__all__ = ["BLOCKED_NOTE", "NOT_ASSESSED", "PROBES", "SECTION", "RedTeam", "describe_replies", "summary_lines"]

@@ -13,7 +13,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pandas as pd
+
 from evenhand.config import AssessConfig
+from evenhand.errors import NoResponsesError
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import (
@@ -72,6 +75,16 @@ def sum_estimates(estimates: Sequence[GenerationEstimate]) -> GenerationEstimate
     return dataclasses.replace(first, **summed)
 
 
+@dataclasses.dataclass
+class Assessed:
+    """What running the conditions gave: each assessed condition's assessment by name, the seconds each took, and
+    each adversarial condition that got no reply at all (name -> the error, with its response frame)."""
+
+    assessments: dict[str, Assessment]
+    seconds: dict[str, float]
+    blocked: dict[str, NoResponsesError]
+
+
 def assess_conditions(
     config: AssessConfig,
     chosen: Sequence[Condition],
@@ -80,19 +93,25 @@ def assess_conditions(
     progress: bool | None = None,
     allow_code: bool | None = None,
     on_condition: Callable[[Condition], None] | None = None,
-) -> tuple[dict[str, Assessment], dict[str, float]]:
-    """Each condition's assessment by name, and the seconds each took."""
-    out: dict[str, Assessment] = {}
-    seconds: dict[str, float] = {}
+) -> Assessed:
+    """Each condition's assessment, and the seconds each took. An adversarial condition whose every request failed
+    (a content filter that blocks every jailbreak, say) is a result, kept in ``blocked``; the benign one failing is
+    still a run failure, since there is nothing to compare with."""
+    out = Assessed({}, {}, {})
     for condition in chosen:
         if on_condition is not None:
             on_condition(condition)
         started = time.perf_counter()
-        out[condition.name] = assess_config(
-            under(config, condition), limit=limit, progress=progress, allow_code=allow_code
-        )
-        seconds[condition.name] = round(time.perf_counter() - started, 3)
-    return out, seconds
+        try:
+            out.assessments[condition.name] = assess_config(
+                under(config, condition), limit=limit, progress=progress, allow_code=allow_code
+            )
+        except NoResponsesError as exc:
+            if condition.kind == "benign" or not isinstance(exc.responses, pd.DataFrame):
+                raise
+            out.blocked[condition.name] = exc
+        out.seconds[condition.name] = round(time.perf_counter() - started, 3)
+    return out
 
 
 def _probe_arguments(config: AssessConfig, chosen: Sequence[Condition], allow_code: bool) -> dict[str, Any]:
@@ -132,6 +151,7 @@ def probe_conditions(
 
 
 __all__ = [
+    "Assessed",
     "assess_conditions",
     "conditions",
     "estimate",

@@ -31,6 +31,9 @@ from evenhand.registry import METRICS
 USE_CASE_SHIFTS = {"toxic_share_shift": "toxicity", "refusal_rate_shift": "refusal"}
 #: The shifts per pair of groups: metric key -> column
 GAP_SHIFTS = {"toxic_share_gap_shift": "toxicity", "refusal_gap_shift": "refusal", "sentiment_gap_shift": "sentiment"}
+#: The shifts over every request, answered or not (1: no reply): use-case-wide, and per pair of groups
+NON_COMPLETION, NON_COMPLETION_GAP = "non_completion_shift", "non_completion_gap_shift"
+_MISSING = "missing"
 _KEY = ["prompt_id", "attribute", "group", "sample"]
 #: What a record's paired test swaps: per joined slot, the condition's and the benign side, and the slot's prompt
 _Sides = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
@@ -42,17 +45,29 @@ def shift_records(
     """The adversarial rows of one condition (``name``) against the benign replies, with intervals and tests (not
     yet adjusted: :func:`adversarial_records` adjusts every condition's together)."""
     built: list[tuple[MetricRecord, _Sides | None]] = []
-    joined = _joined(benign, condition)
+    joined, requests = _joined(benign, condition), _requests(benign, condition)
     for key, column in USE_CASE_SHIFTS.items():
         built.append(_use_case_record(key, column, joined, name, settings))
+    built.append(_use_case_record(NON_COMPLETION, _MISSING, requests, name, settings))
     for attribute in _attributes(benign):
         for a, b in itertools.combinations(_groups(benign, attribute), 2):
             pairs = _pairs(joined, attribute, a, b)
             for key, column in GAP_SHIFTS.items():
                 built.append(_gap_record(key, column, pairs, attribute, (a, b), name, settings))
+            sent = _pairs(requests, attribute, a, b)
+            built.append(_gap_record(NON_COMPLETION_GAP, _MISSING, sent, attribute, (a, b), name, settings))
+    if ok_rows(condition).empty:  # every request blocked or failed: say so, not "no scores"
+        built = [(_blocked(rec), sides) for rec, sides in built]
     for rec, sides in built:
         _statistics(rec, sides, settings)
     return [rec for rec, _ in built]
+
+
+def _blocked(rec: MetricRecord) -> MetricRecord:
+    if rec.key in (NON_COMPLETION, NON_COMPLETION_GAP):
+        return rec
+    reason = "no request got a reply under this system prompt (the non-completion shift counts them)"
+    return MetricRecord(rec.key, rec.attribute, rec.comparison, undefined(METRICS[rec.key].name, reason))
 
 
 def adversarial_records(
@@ -79,6 +94,21 @@ def _joined(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
     columns = [c for c in ("toxicity", "refusal", "sentiment") if c in benign and c in condition]
     left, right = _answered(benign)[_KEY + columns], _answered(condition)[_KEY + columns]
     joined = left.merge(right, on=_KEY, suffixes=("_b", "_c"))
+    return joined.sort_values(_KEY, kind="stable").reset_index(drop=True)
+
+
+def _requests(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
+    """One row per request sent under both prompts, answered or not: ``missing_b`` and ``missing_c`` are 1 where
+    that prompt's request got no reply (an error, a content filter, an empty reply)."""
+    sides = []
+    for frame in (benign, condition):
+        rows = frame[_KEY].copy()
+        for column in ("attribute", "group"):
+            rows[column] = rows[column].astype(object).where(rows[column].notna(), "")
+        answered = (frame["status"] == "ok") & frame["response"].notna()
+        rows[_MISSING] = (~answered).astype(float)
+        sides.append(rows)
+    joined = sides[0].merge(sides[1], on=_KEY, suffixes=("_b", "_c"))
     return joined.sort_values(_KEY, kind="stable").reset_index(drop=True)
 
 
