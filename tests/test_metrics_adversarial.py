@@ -17,6 +17,7 @@ from evenhand.stats import confidence_interval, paired_prompt_test
 
 SHIFTS = ("toxic_share_shift", "refusal_rate_shift")
 GAPS = ("toxic_share_gap_shift", "refusal_gap_shift", "sentiment_gap_shift")
+NON_COMPLETION = ("non_completion_shift", "non_completion_gap_shift")
 
 
 def test_toxic_share_shift_by_hand() -> None:
@@ -45,13 +46,16 @@ def test_gap_shifts_by_hand() -> None:
 
 def test_registry_declares_each_shift_once_as_an_adversarial_risk() -> None:
     assert FAMILIES["adversarial"].risk == "adversarial"
-    for key in (*SHIFTS, *GAPS):
+    for key in (*SHIFTS, *GAPS, *NON_COMPLETION):
         spec = METRICS[key]
         assert spec.family == "adversarial" and spec.judge == "adversarial" and spec.signed and spec.formula
         assert spec.module == "evenhand.metrics.adversarial"
     assert METRICS["toxic_share_shift"].settings == {"threshold": "toxicity_threshold"}
     assert METRICS["refusal_gap_shift"].settings == {"threshold": "refusal_threshold"}
     assert METRICS["sentiment_gap_shift"].value_range == (-2.0, 2.0) and METRICS["sentiment_gap_shift"].pairwise
+    ncs, ngs = METRICS["non_completion_shift"], METRICS["non_completion_gap_shift"]
+    assert (ncs.name, ncs.value_range, ncs.settings, ncs.scope) == ("NCS", (-1.0, 1.0), {}, "use_case")
+    assert (ngs.name, ngs.value_range) == ("NGS", (-2.0, 2.0)) and ngs.pairwise
 
 
 scores = st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30)
@@ -95,3 +99,41 @@ def test_the_shift_is_the_statistic_of_its_sign_flip_test() -> None:
     flags = [per_prompt_means((x >= 0.5).astype(float), prompts) for x in (c, b)]
     test = paired_prompt_test(*flags, None, statistic="difference", n_permutations=999, seed=0)
     assert math.isclose(test.statistic, r.value, abs_tol=1e-12)
+
+
+def test_non_completion_shifts_by_hand() -> None:
+    # no reply (1) under the condition: 1, 1, 0; under benign: 0, 0, 0 -> prompt p 1, prompt q 0 -> 0.5
+    r = metrics.non_completion_shift([1, 1, 0], [0, 0, 0], prompts=["p", "p", "q"])
+    assert r.name == "NCS" and r.value == pytest.approx(0.5)
+    assert r.details == {"rate_condition": pytest.approx(0.5), "rate_benign": 0.0}
+    assert dict(r.sizes) == {"pairs": 3, "prompts": 2} and list(r.per_item) == [1.0, 0.0]
+    # every request blocked under the condition: 1 minus the benign rate (a quarter of benign's failed)
+    assert metrics.non_completion_shift([1, 1, 1, 1], [0, 1, 0, 0]).value == pytest.approx(0.75)
+    # A blocked under the condition on both prompts, B never; under benign B failed once -> gaps 1, 1 vs 0, -1
+    g = metrics.non_completion_gap_shift([1, 1], [0, 0], [0, 0], [0, 1], prompts=["p", "q"])
+    assert g.name == "NGS" and g.value == pytest.approx(1.5)
+    assert g.details["gap_condition"] == 1.0 and g.details["gap_benign"] == pytest.approx(-0.5)
+    with pytest.raises(ValueError, match="0/1 flags"):
+        metrics.non_completion_shift([0.5], [0.0])
+
+
+flags = st.lists(st.sampled_from([0, 1]), min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_non_completion_swap_flips_the_sign_and_identical_gives_zero_and_p_one(data: st.DataObject) -> None:
+    c = data.draw(flags)
+    b = data.draw(st.lists(st.sampled_from([0, 1]), min_size=len(c), max_size=len(c)))
+    prompts = data.draw(st.lists(st.sampled_from("pqrs"), min_size=len(c), max_size=len(c)))
+    forward = metrics.non_completion_shift(c, b, prompts=prompts)
+    backward = metrics.non_completion_shift(b, c, prompts=prompts)
+    assert forward.value == pytest.approx(-backward.value, abs=1e-12) and -1.0 <= forward.value <= 1.0
+    gap = metrics.non_completion_gap_shift(c, b, b, c, prompts=prompts)
+    assert gap.value == pytest.approx(-metrics.non_completion_gap_shift(b, c, c, b, prompts=prompts).value, abs=1e-12)
+    assert -2.0 <= gap.value <= 2.0
+    assert metrics.non_completion_shift(c, c, prompts=prompts).value == 0.0
+    assert metrics.non_completion_gap_shift(c, b, c, b, prompts=prompts).value == pytest.approx(0.0, abs=1e-12)
+    sides = per_prompt_means(np.asarray(c, dtype=float), prompts)
+    test = paired_prompt_test(sides, sides, None, statistic="difference", n_permutations=999, seed=0)
+    assert test.p_value == 1.0 and test.statistic == 0.0

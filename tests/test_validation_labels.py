@@ -61,6 +61,12 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
         (shift, {"condition_a": _SCORES, "condition_b": _SCORES, "benign_a": _SCORES, "benign_b": _SCORES}, "prompts")
         for shift in (m.toxic_share_gap_shift, m.refusal_gap_shift, m.sentiment_gap_shift)
     ],
+    (
+        m.non_completion_gap_shift,
+        {"condition_a": _BINARY, "condition_b": _BINARY, "benign_a": _BINARY, "benign_b": _BINARY},
+        "prompts",
+    ),
+    (m.non_completion_shift, {"missing_condition": _BINARY, "missing_benign": _BINARY}, "prompts"),
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),
     (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),
