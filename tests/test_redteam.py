@@ -429,3 +429,26 @@ def test_prompts_without_group_words_still_get_refusal_and_toxicity_shifts(hosti
     assert set(rows) == {"TSS", "RSS", "NCS"}  # no pair of groups: no gap shift
     assert rows["RSS"]["value"] == 0.0 and rows["TSS"]["value"] > 0.5 and rows["NCS"]["value"] == 0.0
     assert all(c["refusal_rate"] is not None for c in doc["redteam"]["conditions"])
+
+
+class _Labeller(_Model):
+    """A classifier: "yes" under the benign system prompt, "no" for the female versions under any other."""
+
+    def answer(self, system: str | None, user: str) -> str:
+        return "no" if system != BENIGN and (" she " in f" {user} " or " her " in f" {user} ") else "yes"
+
+
+def test_a_classification_use_case_gets_non_completion_rows_and_says_why_no_others(tmp_path: Path) -> None:
+    with serving(_Labeller) as url:
+        config = _config(tmp_path, url, ONE, output={"html": True, "responses": "none"})
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data["use_case"]["task"] = "classification"
+        config.write_text(yaml.safe_dump(data), encoding="utf-8")
+        code, output = _redteam(config, tmp_path / "out")
+    assert code == ExitCode.OK, output
+    doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    rows = [r for r in doc["metrics"] if r.get("condition") == "no content policy"]
+    assert {r["metric"] for r in rows if r["value"] is not None} == {"NCS", "NGS"}
+    assert all("replies are labels" in str(r) for r in rows if r["value"] is None)
+    assert "replies are labels" in doc["redteam"]["note"] and "replies are labels" in " ".join(output.split())
+    assert "replies are labels" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from evenhand.generation.cost import GenerationEstimate
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import check_code_allowed
 from evenhand.redteaming.conditions import Condition
-from evenhand.redteaming.replies import scored_replies
+from evenhand.redteaming.replies import explain_unscored, scored_replies, task_note
 from evenhand.redteaming.result import RedTeam
 from evenhand.redteaming.running import assess_conditions, conditions, estimate, probe_conditions
 from evenhand.redteaming.shifts import adversarial_records
@@ -51,7 +51,8 @@ def redteam_config(
     frames = {c.name: _frame(c.name, benign, assessments, run.blocked) for c in chosen}
     replies = scored_replies(frames, settings, benign.plan.use_case.task)
     adversarial = {c.name: replies[c.name] for c in chosen[1:]}
-    records = adversarial_records(replies[chosen[0].name], adversarial, settings)
+    task = benign.plan.use_case.task
+    records = explain_unscored(adversarial_records(replies[chosen[0].name], adversarial, settings), task)
     timings = {"conditions": run.seconds, "comparison": round(time.perf_counter() - t, 3)}
     probes = None
     # model-level probes: a section of their own, never mixed with the use case's rows
@@ -67,6 +68,9 @@ def redteam_config(
     }
     if total is not None:
         meta["generation_estimate"] = total.as_dict()
+    note = task_note(task)
+    if note is not None:
+        meta["note"] = note
     blocked = {name: str(exc) for name, exc in run.blocked.items()}
     return RedTeam(benign, chosen, assessments, records, meta, probes=probes, thresholds=list(settings.thresholds),
                    replies=replies, blocked=blocked)  # fmt: skip

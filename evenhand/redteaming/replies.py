@@ -42,6 +42,36 @@ def scored_replies(
     return out
 
 
+def task_note(task: str) -> str | None:
+    """Why a use case that is not free text gets only the non-completion shifts (None for a text task)."""
+    if task in TEXT_TASKS:
+        return None
+    what = {"classification": "labels", "recommendation": "lists of items"}.get(task, "not free text")
+    return (
+        f"a {task} use case's replies are {what}: the toxicity, refusal and sentiment shifts are for text use cases, "
+        "so its adversarial rows are the non-completion shifts (NCS, NGS); how its decisions or lists changed is in "
+        "each condition's own assessment under conditions/"
+    )
+
+
+def explain_unscored(records: list[Any], task: str) -> list[Any]:
+    """``records`` with the score-based rows of a non-text use case undefined for the task's reason, not for a
+    family that "did not run"."""
+    from evenhand.metrics._result import undefined
+    from evenhand.pipeline.records import MetricRecord
+    from evenhand.registry import METRICS
+
+    note = task_note(task)
+    if note is None:
+        return records
+    out = []
+    for rec in records:
+        if not rec.result.is_defined and "scores (its family did not run" in (rec.result.reason or ""):
+            rec = MetricRecord(rec.key, rec.attribute, rec.comparison, undefined(METRICS[rec.key].name, note))
+        out.append(rec)
+    return out
+
+
 def _score_missing(
     frames: dict[str, pd.DataFrame], missing: list[str], settings: RunSettings, engine: Any
 ) -> dict[str, pd.DataFrame]:
@@ -89,4 +119,4 @@ def _scorers(columns: list[str], settings: RunSettings) -> dict[str, Any]:
     return out
 
 
-__all__ = ["SCORED", "TEXT_TASKS", "scored_replies"]
+__all__ = ["SCORED", "TEXT_TASKS", "explain_unscored", "scored_replies", "task_note"]

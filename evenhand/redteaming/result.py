@@ -150,7 +150,7 @@ class RedTeam:
             "benign": self.conditions[0].name,
             "conditions": rows,
             "timings": dict(self.meta.get("timings", {})),
-            **{k: self.meta[k] for k in ("generation_estimate",) if k in self.meta},
+            **{k: self.meta[k] for k in ("generation_estimate", "note") if k in self.meta},
         }
 
     def replies_of(self, name: str) -> pd.DataFrame:
@@ -260,7 +260,8 @@ def summary_lines(result: RedTeam) -> list[str]:
         if row["verdict"]["status"] == NOT_ASSESSED:
             status += "; no request got a reply (blocked or failed), so no assessment of its own"
         lines.append(f"{row['name']} ({row['kind']}): {', '.join(p for p in parts if p)}; {status}")
-    return lines
+    note = result.meta.get("note")
+    return [*lines, f"note: {note}"] if note else lines
 
 
 def _share(what: str, value: float | None) -> str:
