@@ -339,3 +339,30 @@ def test_the_benign_key_is_the_benign_conditions_system_prompt(deaf: str, tmp_pa
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     benign = doc["redteam"]["conditions"][0]
     assert benign["kind"] == "benign" and benign["system_prompt"] == "Answer as a careful bank clerk."
+
+
+def test_adversarial_test_rows_name_their_sides_and_count_replies(deaf: str, tmp_path: Path) -> None:
+    """The tests table names what a red-team test compares (the condition and "benign"; a gap shift's pair of
+    groups) and counts the joined reply slots over prompts; a signed shift has no "higher is fairer"."""
+    config = _config(tmp_path, deaf, {"builtin": False, "system_prompts": {"mine": "Be curt."}})
+    code, output = _redteam(config, tmp_path / "out")
+    assert code == ExitCode.OK, output
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    tests = [t for t in doc["tests"] if t.get("condition") == "mine"]
+    assert tests and not any(t["group_a"] in ("a", "b") or t["group_b"] in ("a", "b") for t in tests)
+    metrics = {(r["metric"], r["comparison"]): r for r in doc["metrics"] if r.get("condition") == "mine"}
+    by_metric = {t["metric"]: t for t in tests}
+    assert (by_metric["TSS"]["group_a"], by_metric["TSS"]["group_b"]) == ("mine", "benign")
+    assert (by_metric["RGS"]["group_a"], by_metric["RGS"]["group_b"]) in (("female", "male"), ("male", "female"))
+    for t in tests:
+        row = metrics[(t["metric"], t["comparison"])]
+        assert t["n_a"] == t["n_b"] and t["units_a"] == t["units_b"]
+        assert t["n_a"] > t["units_a"]  # reply slots (count 2, several versions) over prompts
+        assert f"{int(t['n_a'])} pairs, {int(t['units_a'])} prompts" == row["n"], (t, row["n"])
+    assert all(r["higher_is_fairer"] is None for r in metrics.values())
+    assessed = [r for r in doc["metrics"] if "condition" not in r]
+    assert all(r["higher_is_fairer"] is None for r in assessed if r["metric"] in ("RRD", "TSD", "RLD"))
+    assert any(r["higher_is_fairer"] is False for r in assessed)  # a distance keeps its direction
+    from evenhand.pipeline.assessment import load_results
+
+    load_results(tmp_path / "out" / "results.json")  # the schema takes a null direction
