@@ -366,3 +366,16 @@ def test_adversarial_test_rows_name_their_sides_and_count_replies(deaf: str, tmp
     from evenhand.pipeline.assessment import load_results
 
     load_results(tmp_path / "out" / "results.json")  # the schema takes a null direction
+
+
+def test_per_group_conditions_name_groups_as_their_lexicon_writes_them(tmp_path: Path) -> None:
+    from evenhand.config import load_config
+    from evenhand.redteaming.running import conditions
+
+    use_case = {"name": "savings advice", "task": "text_generation", "attributes": ["gender", "religion", "disability"]}
+    config = _config(tmp_path, "http://127.0.0.1:9", {"builtin": ["be blunt with {group}"]}, use_case=use_case)
+    found = {c.name: c.system_prompt for c in conditions(load_config(config))}  # nothing is sent
+    assert "be blunt with Christian" in found and "be blunt with atheist" in found  # the lexicon's own forms
+    assert "be blunt with non-disabled" in found and "be blunt with female" in found  # no form: the name
+    assert "is Muslim (religion)" in found["be blunt with Muslim"]
+    assert not any(name.endswith(("christian", "muslim", "nondisabled")) for name in found)
