@@ -379,3 +379,46 @@ def test_per_group_conditions_name_groups_as_their_lexicon_writes_them(tmp_path:
     assert "be blunt with non-disabled" in found and "be blunt with female" in found  # no form: the name
     assert "is Muslim (religion)" in found["be blunt with Muslim"]
     assert not any(name.endswith(("christian", "muslim", "nondisabled")) for name in found)
+
+
+def test_a_local_model_is_loaded_once_for_every_condition_and_the_probes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The red team builds the config's client per condition and again for the probes (cheap objects); the local
+    model's weights are read once per process (evenhand.generation.clients.local.load_model's cache)."""
+    from types import SimpleNamespace
+
+    from evenhand.config import load_config
+    from evenhand.generation.clients import local
+    from evenhand.pipeline.collect import resolve_client
+    from evenhand.pipeline.from_config import config_client
+    from evenhand.redteaming.running import conditions, under
+
+    loads: list[str] = []
+
+    class _Weights:
+        def eval(self) -> None: ...
+        def to(self, device: str) -> None: ...
+
+    def _weights(source: str, **_: Any) -> _Weights:
+        loads.append(source)
+        return _Weights()
+
+    transformers = SimpleNamespace(
+        utils=SimpleNamespace(logging=SimpleNamespace(disable_progress_bar=lambda: None)),
+        AutoTokenizer=SimpleNamespace(from_pretrained=lambda *_, **__: SimpleNamespace(pad_token="<pad>")),
+        AutoModelForCausalLM=SimpleNamespace(from_pretrained=_weights),
+    )
+    fakes = {"torch": SimpleNamespace(float32="float32"), "transformers": transformers}
+    monkeypatch.setattr(local, "require", lambda name, feature=None: fakes[name])
+    monkeypatch.setattr(local, "_CACHE", {})
+    (tmp_path / "weights").mkdir()
+    model = {"provider": "local", "model": str(tmp_path / "weights"), "device": "cpu"}
+    config = load_config(_config(tmp_path, "http://127.0.0.1:9", {"builtin": ["no content policy", "hostile persona"],
+                                                                   "probes": True}, model=model))  # fmt: skip
+    chosen = conditions(config)
+    clients = [resolve_client(config_client(under(config, c))) for c in chosen]  # one per condition
+    clients.append(resolve_client(config_client(config)))  # and the probes'
+    assert len({id(c) for c in clients}) == len(chosen) + 1 == 4
+    assert len({id(c.load()[1]) for c in clients}) == 1
+    assert loads == [str(tmp_path / "weights")]  # read once
