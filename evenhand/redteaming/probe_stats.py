@@ -68,9 +68,9 @@ def adjust_probe_p_values(tests: list[dict[str, Any] | None]) -> None:
     adjusted = benjamini_hochberg(np.array([t["p_value"] for t in found], dtype=float))
     for test, p in zip(found, adjusted, strict=True):
         test["p_adjusted"] = float(p)
-    for test in tests:
-        if test is not None:
-            test.setdefault("p_adjusted", None)
+    for other in tests:
+        if other is not None:
+            other.setdefault("p_adjusted", None)
 
 
 def cell_matrix(frame: pd.DataFrame, column: str, groups: list[str]) -> tuple[list[str], np.ndarray]:
