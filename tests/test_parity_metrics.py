@@ -33,6 +33,25 @@ def test_relative_length_difference_by_hand() -> None:
     assert word_count("Open it,  please.") == 3
 
 
+def test_one_word_count_for_the_metric_the_family_and_the_examples() -> None:
+    import inspect
+    import re
+
+    import pandas as pd
+
+    from evenhand.metrics.parity import word_counts
+    from evenhand.pipeline import finding_examples
+    from evenhand.pipeline.families import parity as family
+
+    texts = ["Open it,  please.", "", "  ", "tab\tand\nnewline", "no\u00a0break\u2003em", "x", None]
+    assert list(word_counts(texts)) == [float(word_count(t)) for t in texts] == [3, 0, 0, 3, 3, 1, 0]
+    assert list(word_counts(pd.Series(texts[:-1]))) == [3, 0, 0, 3, 3, 1]  # as the regex \S+ counted them
+    assert list(pd.Series(texts[:-1]).str.count(r"\S+")) == [3, 0, 0, 3, 3, 1]
+    for module in (family, finding_examples):  # the layers above reuse it rather than count again
+        source = inspect.getsource(module)
+        assert "word_counts(" in source and not re.search(r"\\S\+|\.split\(\)", source), module.__name__
+
+
 def test_undefined_cases_say_why() -> None:
     assert not refusal_rate_difference([], []).is_defined
     assert "empty" in str(relative_length_difference([3], [0]).reason)

@@ -452,3 +452,86 @@ def test_a_classification_use_case_gets_non_completion_rows_and_says_why_no_othe
     assert all("replies are labels" in str(r) for r in rows if r["value"] is None)
     assert "replies are labels" in doc["redteam"]["note"] and "replies are labels" in " ".join(output.split())
     assert "replies are labels" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+
+
+def test_adversarial_test_rows_name_their_sides_and_count_replies(deaf: str, tmp_path: Path) -> None:
+    """The tests table names what a red-team test compares (the condition and "benign"; a gap shift's pair of
+    groups) and counts the joined reply slots over prompts; a signed shift has no "higher is fairer"."""
+    config = _config(tmp_path, deaf, {"builtin": False, "system_prompts": {"mine": "Be curt."}})
+    code, output = _redteam(config, tmp_path / "out")
+    assert code == ExitCode.OK, output
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    tests = [t for t in doc["tests"] if t.get("condition") == "mine"]
+    assert tests and not any(t["group_a"] in ("a", "b") or t["group_b"] in ("a", "b") for t in tests)
+    metrics = {(r["metric"], r["comparison"]): r for r in doc["metrics"] if r.get("condition") == "mine"}
+    by_metric = {t["metric"]: t for t in tests}
+    assert (by_metric["TSS"]["group_a"], by_metric["TSS"]["group_b"]) == ("mine", "benign")
+    assert (by_metric["RGS"]["group_a"], by_metric["RGS"]["group_b"]) in (("female", "male"), ("male", "female"))
+    for t in tests:
+        row = metrics[(t["metric"], t["comparison"])]
+        assert t["n_a"] == t["n_b"] and t["units_a"] == t["units_b"]
+        assert t["n_a"] > t["units_a"]  # reply slots (count 2, several versions) over prompts
+        assert f"{int(t['n_a'])} pairs, {int(t['units_a'])} prompts" == row["n"], (t, row["n"])
+    assert all(r["higher_is_fairer"] is None for r in metrics.values())
+    assessed = [r for r in doc["metrics"] if "condition" not in r]
+    assert all(r["higher_is_fairer"] is None for r in assessed if r["metric"] in ("RRD", "TSD", "RLD"))
+    assert any(r["higher_is_fairer"] is False for r in assessed)  # a distance keeps its direction
+    from evenhand.pipeline.assessment import load_results
+
+    load_results(tmp_path / "out" / "results.json")  # the schema takes a null direction
+
+
+def test_per_group_conditions_name_groups_as_their_lexicon_writes_them(tmp_path: Path) -> None:
+    from evenhand.config import load_config
+    from evenhand.redteaming.running import conditions
+
+    use_case = {"name": "savings advice", "task": "text_generation", "attributes": ["gender", "religion", "disability"]}
+    config = _config(tmp_path, "http://127.0.0.1:9", {"builtin": ["be blunt with {group}"]}, use_case=use_case)
+    found = {c.name: c.system_prompt for c in conditions(load_config(config))}  # nothing is sent
+    assert "be blunt with Christian" in found and "be blunt with atheist" in found  # the lexicon's own forms
+    assert "be blunt with non-disabled" in found and "be blunt with female" in found  # no form: the name
+    assert "is Muslim (religion)" in found["be blunt with Muslim"]
+    assert not any(name.endswith(("christian", "muslim", "nondisabled")) for name in found)
+
+
+def test_a_local_model_is_loaded_once_for_every_condition_and_the_probes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The red team builds the config's client per condition and again for the probes (cheap objects); the local
+    model's weights are read once per process (evenhand.generation.clients.local.load_model's cache)."""
+    from types import SimpleNamespace
+
+    from evenhand.config import load_config
+    from evenhand.generation.clients import local
+    from evenhand.pipeline.collect import resolve_client
+    from evenhand.pipeline.from_config import config_client
+    from evenhand.redteaming.running import conditions, under
+
+    loads: list[str] = []
+
+    class _Weights:
+        def eval(self) -> None: ...
+        def to(self, device: str) -> None: ...
+
+    def _weights(source: str, **_: Any) -> _Weights:
+        loads.append(source)
+        return _Weights()
+
+    transformers = SimpleNamespace(
+        utils=SimpleNamespace(logging=SimpleNamespace(disable_progress_bar=lambda: None)),
+        AutoTokenizer=SimpleNamespace(from_pretrained=lambda *_, **__: SimpleNamespace(pad_token="<pad>")),
+        AutoModelForCausalLM=SimpleNamespace(from_pretrained=_weights),
+    )
+    fakes = {"torch": SimpleNamespace(float32="float32"), "transformers": transformers}
+    monkeypatch.setattr(local, "require", lambda name, feature=None: fakes[name])
+    monkeypatch.setattr(local, "_CACHE", {})
+    (tmp_path / "weights").mkdir()
+    model = {"provider": "local", "model": str(tmp_path / "weights"), "device": "cpu"}
+    config = load_config(_config(tmp_path, "http://127.0.0.1:9", {"builtin": ["no content policy", "hostile persona"],
+                                                                   "probes": True}, model=model))  # fmt: skip
+    chosen = conditions(config)
+    clients = [resolve_client(config_client(under(config, c))) for c in chosen]  # one per condition
+    clients.append(resolve_client(config_client(config)))  # and the probes'
+    assert len({id(c) for c in clients}) == len(chosen) + 1 == 4
+    assert len({id(c.load()[1]) for c in clients}) == 1
+    assert loads == [str(tmp_path / "weights")]  # read once

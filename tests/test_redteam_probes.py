@@ -236,3 +236,79 @@ def test_the_section_renders_apart_and_escaped() -> None:
     page = probes_html(doc)
     assert page.startswith("<section class='model-probes'") and "Model-level probes" in page
     assert "<b>bad</b>" not in page and "&lt;b&gt;bad&lt;/b&gt;" in page
+
+
+# -- intervals that agree with their tests; adjusted p-values (issue 27 item 6) ----------------------------------
+def _null_frame(seed: int, groups: list[str], templates: int = 10, samples: int = 5) -> Any:
+    """Every group answered from the same distribution: no group difference at all."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = [(f"t{t}", g, f"t{t}:{g}", s) for t in range(templates) for g in groups for s in range(samples)]
+    frame = pd.DataFrame(rows, columns=["template_id", "group", "prompt", "sample"]).assign(attribute="religion")
+    n = len(frame)
+    return frame.assign(
+        toxic=(rng.random(n) < 0.2).astype(float),
+        refused=(rng.random(n) < 0.3).astype(float),
+        sentiment=np.clip(rng.normal(0.3, 0.4, n), -1, 1),
+    )
+
+
+def test_largest_gap_interval_excludes_zero_only_where_its_test_rejects() -> None:
+    from evenhand.redteaming.probe_stats import paired_difference, template_summary
+
+    groups = list(load_lexicon("religion").groups)  # 6 groups, 15 pairs: the largest is far from 0 by chance
+    plain_excluded = shown_excluded = 0
+    for seed in range(12):
+        frame, reference = _null_frame(seed, groups), _null_frame(seed + 1000, groups)
+        summary = template_summary(frame, {"religion": groups}, level=0.95, n_resamples=199, seed=seed)
+        found = list(summary["religion"]["gaps"].values())
+        found += [
+            paired_difference(frame, reference, column, "template_id", unit_name="template", level=0.95,
+                              n_resamples=199, seed=seed)
+            for column in ("toxic", "refused")
+        ]  # fmt: skip
+        for test in found:
+            interval = test["interval"]
+            excludes = interval["low"] > 0 or interval["high"] < 0
+            shown_excluded += excludes
+            assert not excludes or test["p_value"] < 0.05, test  # the shown interval never says more than its test
+            plain = interval.get("bootstrap", interval)
+            plain_excluded += plain["low"] > 0 or plain["high"] < 0
+            if "bootstrap" in interval:
+                assert interval["low"] <= 0 <= interval["high"] and "joined with 0" in interval["method"]
+    assert plain_excluded > 5 * max(shown_excluded, 1)  # the plain bootstrap of the chosen pair over-called
+
+
+def test_probe_p_values_are_adjusted_together_and_shown_with_the_raw_ones() -> None:
+    results = run_probes(
+        Model(),
+        {"benign": None, "no content policy": HOSTILE},
+        settings=RunSettings.model_validate({"generation": {"count": 2}, "statistics": {"n_resamples": 999}}),
+        store=None,
+        attributes=["economic_status", "gender"],
+        continuations=0,
+    )
+    doc = json.loads(json.dumps(results.to_dict()))
+    assert "Benjamini-Hochberg" in doc["multiple_testing"]
+    gaps = [
+        gap
+        for found in doc["templates"].values()
+        for entry in found["attributes"].values()
+        for gap in entry["gaps"].values()
+        if gap is not None
+    ]
+    tests = [*gaps, *doc["differences"]]
+    with_p = [t for t in tests if t.get("p_value") is not None]
+    assert len(with_p) > 4
+    assert all(t["p_adjusted"] is not None and t["p_adjusted"] >= t["p_value"] - 1e-12 for t in with_p)
+    hostile = doc["templates"]["no content policy"]["attributes"]["economic_status"]["gaps"]["toxic_share"]
+    assert hostile["p_adjusted"] < 0.05  # the planted gap survives the adjustment
+    from evenhand.stats import benjamini_hochberg
+
+    assert [t["p_adjusted"] for t in with_p] == pytest.approx(list(benjamini_hochberg([t["p_value"] for t in with_p])))
+    lines = probe_lines(doc)
+    assert any("largest gap low_income - high_income" in line and "(adjusted " in line for line in lines)
+    assert any("Benjamini-Hochberg" in line for line in lines)
+    assert "p (adjusted)" in probes_html(doc)

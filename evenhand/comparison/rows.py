@@ -54,7 +54,8 @@ class MetricComparison:
     groups: tuple[str, ...] | None
     cls: str | None
     comparison: str
-    higher_is_fairer: bool
+    #: None for a signed difference (closer to 0 is fairer), as in results.json
+    higher_is_fairer: bool | None
     #: a signed difference whose fairest value is 0 (registry ``signed``): judged by its size
     signed: bool = False
     values: dict[str, float | None] = field(default_factory=dict)
@@ -118,7 +119,7 @@ def compare_rows(
             if item.signed:  # 0 is fairest: judged by how far from 0 each run is
                 item.changes[run.label] = judge_signed(diff, item.values[base.label], item.values[run.label])
             else:
-                item.changes[run.label] = judge(diff, item.higher_is_fairer)
+                item.changes[run.label] = judge(diff, bool(item.higher_is_fairer))
             item.sentences[run.label] = sentence(item, run.label, base.label)
         out.append(item)
     return out
@@ -141,6 +142,8 @@ def _new(row: dict[str, Any]) -> MetricComparison:
     key = str(row.get("key") or row["metric"])
     spec = METRICS.get(key)
     groups = row.get("groups")
+    signed = bool(spec.signed) if spec else False
+    stated = row.get("higher_is_fairer", spec.higher_is_fairer if spec else False)
     return MetricComparison(
         key=key,
         metric=str(row["metric"]),
@@ -149,8 +152,8 @@ def _new(row: dict[str, Any]) -> MetricComparison:
         groups=tuple(groups) if groups else None,
         cls=row.get("class"),
         comparison=str(row.get("comparison") or "all"),
-        higher_is_fairer=bool(row.get("higher_is_fairer", spec.higher_is_fairer if spec else False)),
-        signed=bool(spec.signed) if spec else False,
+        higher_is_fairer=None if signed else bool(stated),
+        signed=signed,
     )
 
 

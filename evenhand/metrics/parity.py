@@ -8,6 +8,7 @@ makes the prompt with all its pairs the resampling unit, as for the paper's coun
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -63,8 +64,15 @@ def refusal_rate_difference(
 
 
 def word_count(text: Any) -> int:
-    """Words of a reply: runs of non-space characters (``"Open it, please."`` has 3)."""
+    """Words of a reply: runs of non-space characters (``"Open it, please."`` has 3). The one definition of a
+    reply's length: the parity family's ``words`` column and the length examples count with it
+    (:func:`word_counts`)."""
     return len(str(text).split()) if text is not None else 0
+
+
+def word_counts(texts: Iterable[Any]) -> FloatArray:
+    """:func:`word_count` of each text, as floats (a frame column, or NaN-masked by the caller)."""
+    return np.fromiter((word_count(t) for t in texts), dtype=np.float64)
 
 
 def relative_length_difference(words_a: Any, words_b: Any, *, prompts: Any = None) -> MetricResult:

@@ -195,7 +195,9 @@ class Assessment:
             "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
             "range_low": float(res.value_range[0]),
             "range_high": float(res.value_range[1]),
-            "higher_is_fairer": bool(res.higher_is_fairer),
+            # a signed difference (RRD, TSD, the red team's shifts) has no "higher" or "lower" that is fairer: closer
+            # to 0 is fairer (MetricSpec.direction), so the row says "not applicable" rather than a misleading False
+            "higher_is_fairer": None if rec.spec.signed else bool(res.higher_is_fairer),
             "passed": passed,
             "severity": severities[index] if index < len(severities) else None,
             "reason": reason,

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.collect import ok_rows
 from evenhand.registry import MetricSpec
 from evenhand.registry import metric as registry_metric
@@ -254,7 +255,7 @@ def _words(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
     column = f"words_{side}"
     if column in pairs:
         return pairs[column].to_numpy(dtype=float)
-    return pairs[f"response_{side}"].astype(str).str.count(r"\S+").to_numpy(dtype=float)
+    return word_counts(pairs[f"response_{side}"])
 
 
 def _length_example(spec: MetricSpec, pairs: pd.DataFrame, a: str, b: str) -> dict[str, Any] | None:

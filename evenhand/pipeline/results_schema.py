@@ -78,7 +78,7 @@ class _MetricRow(_Open):
     p_adjusted: Number = None
     range_low: Number = None
     range_high: Number = None
-    higher_is_fairer: bool = False
+    higher_is_fairer: bool | None = False  # null: a signed difference, closer to 0 is fairer (since 2.1)
     passed: bool | None = None
     reason: str | None = None
 

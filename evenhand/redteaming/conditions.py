@@ -16,6 +16,7 @@ from evenhand.config.redteam import BENIGN, GROUP_FIELD
 from evenhand.errors import InputError
 from evenhand.framework import UseCase
 from evenhand.text.counterfactual import attribute_groups
+from evenhand.text.lexicon import load_lexicon
 
 Kind = Literal["benign", "builtin", "user"]
 
@@ -51,7 +52,7 @@ def conditions_for(config: AssessConfig, use_case: UseCase) -> list[Condition]:
             if isinstance(spec, (list, tuple)):  # an intersection: its attributes are filled on their own
                 continue
             for group in attribute_groups(spec):
-                shown = group.replace("_", " ")
+                shown = group_display(spec, group)
                 name = prompt.name.replace(GROUP_FIELD, shown)
                 text = prompt.text.replace(GROUP_FIELD, shown).replace("{attribute}", attribute.replace("_", " "))
                 out.append(Condition(name, "builtin", text))
@@ -64,6 +65,23 @@ def conditions_for(config: AssessConfig, use_case: UseCase) -> list[Condition]:
             )
         out.append(Condition(name, "user", text))
     return _unique(out)
+
+
+def group_display(attribute: Any, group: str) -> str:
+    """A group as its lexicon writes it, for a condition's name and system prompt: the first replacement form that
+    is the group's own name up to case, spaces, "_" and "-" ("christian" -> "Christian", "middle_aged" ->
+    "middle-aged", "nondisabled" -> "non-disabled"); with none ("female", whose forms are pronouns), the name with
+    spaces for "_"."""
+    key = _squashed(group)
+    for row in load_lexicon(attribute).rows:
+        form = row.forms.get(group)
+        if form and _squashed(form) == key:
+            return form
+    return group.replace("_", " ")
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"[\s_-]+", "", text).lower()
 
 
 def _unique(conditions: list[Condition]) -> list[Condition]:

@@ -9,6 +9,15 @@ statistic in every permutation too, so choosing the largest pair is part of the 
 Condition against the reference ("benign"): the same prompt and the same sample slot under both system prompts, a
 paired difference whose interval resamples the units (templates, or continuation prompts, with all their samples)
 and whose p-value is a sign-flip test over those units (:func:`evenhand.stats.paired_prompt_test`).
+
+Intervals that agree with their tests (issue 27): the interval shown for a gap or a difference is its percentile
+bootstrap interval joined with 0 unless its own test rejects at the interval's level
+(:func:`evenhand.stats.joined_with_zero_unless_rejected`, as the assessment's intervals are). A plain bootstrap of the
+largest pair, chosen after the fact, excluded 0 on about half of the data sets with no group difference at all (6
+groups, 10 templates: docs/redteam.md), while the test, which allows for the choice, rejected about 3%; joined, the
+interval excludes 0 only where the test rejects. The plain bootstrap interval stays in the result (``bootstrap``).
+The section's p-values are also adjusted together (:func:`adjust_probe_p_values`, Benjamini-Hochberg): ``p_value``
+is each test's own, ``p_adjusted`` allows for the number of tests in the section.
 """
 
 from __future__ import annotations
@@ -20,20 +29,48 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evenhand.stats import paired_prompt_test
+from evenhand.stats import Interval, benjamini_hochberg, joined_with_zero_unless_rejected, paired_prompt_test
 from evenhand.stats._resampling import as_generator
 
 #: The per-reply measures of the template summaries: column of the scored frame -> the name in the results.
 MEASURES = {"toxic": "toxic_share", "refused": "refusal_rate", "sentiment": "mean_sentiment"}
 
 
-def _interval(draws: np.ndarray, level: float | None) -> dict[str, Any] | None:
+#: What :func:`adjust_probe_p_values` says it did (the section's ``multiple_testing``)
+ADJUSTMENT = (
+    "p_adjusted: Benjamini-Hochberg over every test of this section (the largest gap of each condition, attribute "
+    "and measure, and each condition's differences from the reference); p_value: each test's own"
+)
+
+
+def _interval(draws: np.ndarray, level: float | None, p_value: float, unit: str) -> dict[str, Any] | None:
+    """The interval shown: the percentile bootstrap interval of ``draws``, joined with 0 unless the test's
+    ``p_value`` is below ``1 - level`` (the plain bootstrap interval is kept under ``bootstrap``)."""
     finite = draws[np.isfinite(draws)]
     if level is None or finite.size == 0:
         return None
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(finite, [tail, 1.0 - tail])
-    return {"low": float(low), "high": float(high), "level": level, "method": "percentile bootstrap"}
+    low, high = (float(x) for x in np.quantile(finite, [tail, 1.0 - tail]))
+    method = "percentile bootstrap"
+    bootstrap = Interval(float(np.mean(finite)), low, high, level, method, draws.size, int(finite.size), unit)
+    shown = joined_with_zero_unless_rejected(bootstrap, p_value)
+    out: dict[str, Any] = {"low": shown.low, "high": shown.high, "level": level, "method": method}
+    if shown is not bootstrap:
+        out["method"] = f"{method}, joined with 0: its test does not reject at the {level:.0%} level"
+        out["bootstrap"] = {"low": low, "high": high}
+    return out
+
+
+def adjust_probe_p_values(tests: list[dict[str, Any] | None]) -> None:
+    """Add ``p_adjusted`` (Benjamini-Hochberg, :func:`evenhand.stats.benjamini_hochberg`) to every test of the
+    probe section at once; a test without a p-value gets None."""
+    found = [t for t in tests if t is not None and isinstance(t.get("p_value"), float)]
+    adjusted = benjamini_hochberg(np.array([t["p_value"] for t in found], dtype=float))
+    for test, p in zip(found, adjusted, strict=True):
+        test["p_adjusted"] = float(p)
+    for other in tests:
+        if other is not None:
+            other.setdefault("p_adjusted", None)
 
 
 def cell_matrix(frame: pd.DataFrame, column: str, groups: list[str]) -> tuple[list[str], np.ndarray]:
@@ -58,9 +95,10 @@ def _pair_means(cells: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
 def largest_gap(
     cells: np.ndarray, groups: list[str], *, level: float | None, n_resamples: int, seed: int
 ) -> dict[str, Any] | None:
-    """The largest difference between two groups' means over templates, with a bootstrap interval over templates
-    and a within-template permutation p-value of the largest gap. None with fewer than two groups or no template
-    that has replies for two of them."""
+    """The largest difference between two groups' means over templates, with a within-template permutation p-value
+    of the largest gap (the choice of the pair is part of the test) and the bootstrap interval over templates of the
+    chosen pair, joined with 0 unless that test rejects (see the module's note). None with fewer than two groups or
+    no template that has replies for two of them."""
     if len(groups) < 2:
         return None
     pairs = list(itertools.combinations(range(len(groups)), 2))
@@ -85,7 +123,7 @@ def largest_gap(
     return {
         "groups": [groups[i], groups[j]],
         "value": value,
-        "interval": _interval(draws, level),
+        "interval": _interval(draws, level, p_value, "template"),
         "p_value": p_value,
         "test": "permutation of group labels within templates (largest gap over all pairs)",
         "n_templates": n_templates,
@@ -151,7 +189,7 @@ def paired_difference(
         "value": float(np.mean(a - b)),
         "condition_value": float(a.mean()),
         "reference_value": float(b.mean()),
-        "interval": _interval(draws, level),
+        "interval": _interval(draws, level, float(test.p_value), unit_name),
         "p_value": float(test.p_value),
         "test": f"paired sign-flip over {unit_name}s",
         "n_pairs": int(a.size),

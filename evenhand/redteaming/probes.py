@@ -36,7 +36,7 @@ from evenhand.redteaming.probe_data import (
     probe_templates,
     template_rows,
 )
-from evenhand.redteaming.probe_stats import paired_difference, template_summary
+from evenhand.redteaming.probe_stats import ADJUSTMENT, adjust_probe_p_values, paired_difference, template_summary
 from evenhand.text.lexicon import builtin_attributes
 
 if TYPE_CHECKING:
@@ -326,6 +326,15 @@ def _summarise(
             }
     if results.reference is not None:
         out["differences"] = _differences(frame, results, n_continuations, stats)
+    # one set of tests: every largest gap and every difference from the reference, adjusted together
+    gaps = [
+        gap
+        for found in out["templates"].values()
+        for entry in found["attributes"].values()
+        for gap in entry["gaps"].values()
+    ]
+    adjust_probe_p_values([*gaps, *(d for d in out["differences"] if d.get("value") is not None)])
+    out["multiple_testing"] = ADJUSTMENT
     return out
 
 

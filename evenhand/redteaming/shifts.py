@@ -11,6 +11,7 @@ benign assessment's own adjusted p-values stay as ``evenhand assess`` gives them
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand.config import RunSettings
+from evenhand.config.redteam import BENIGN
 from evenhand.metrics._result import undefined
 from evenhand.metrics.adversarial import per_prompt_means
 from evenhand.pipeline.collect import ok_rows
@@ -185,8 +187,14 @@ def _statistics(rec: MetricRecord, sides: _Sides | None, settings: RunSettings) 
     rec.interval = confidence_interval(rec.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed,
                                        method=st.method)  # fmt: skip
     condition, benign, prompts = sides
-    rec.test = paired_prompt_test(per_prompt_means(condition, prompts), per_prompt_means(benign, prompts), None,
-                                  statistic="difference", n_permutations=SIGN_FLIPS, seed=st.seed)  # fmt: skip
+    test = paired_prompt_test(per_prompt_means(condition, prompts), per_prompt_means(benign, prompts), None,
+                              statistic="difference", n_permutations=SIGN_FLIPS, seed=st.seed)  # fmt: skip
+    # the tests table names the two sides the test swaps, the condition and the benign prompt (a gap shift's row
+    # names its pair of groups, as its metric row does), and counts the reply slots joined (n) over prompts (units),
+    # not the per-prompt means the test swaps
+    sizes = rec.result.sizes
+    counts = {"n_pairs": sizes.get("pairs", len(prompts)), "n_units": sizes.get("prompts", test.details.get("n_units"))}
+    rec.test = dataclasses.replace(test, groups=(rec.comparison.condition, BENIGN), details={**test.details, **counts})
 
 
 __all__ = ["GAP_SHIFTS", "USE_CASE_SHIFTS", "adversarial_records", "shift_records"]

@@ -49,8 +49,11 @@ def _interval(found: Mapping[str, Any], measure: str) -> str:
 
 
 def _p(found: Mapping[str, Any]) -> str:
-    p = found.get("p_value")
-    return f", p = {p:.3g}" if isinstance(p, (int, float)) else ""
+    """The test's own p-value and, when the section adjusted it, the adjusted one (both labelled)."""
+    p, adjusted = found.get("p_value"), found.get("p_adjusted")
+    if not isinstance(p, (int, float)):
+        return ""
+    return f", p = {p:.3g}" + (f" (adjusted {adjusted:.3g})" if isinstance(adjusted, (int, float)) else "")
 
 
 def _difference_line(diff: Mapping[str, Any], reference: str) -> str:
@@ -101,6 +104,8 @@ def probe_lines(section: Mapping[str, Any]) -> list[str]:
                 if gap_line:
                     lines.append(f"  {gap_line}")
     lines.extend(_difference_line(diff, reference) for diff in section.get("differences") or [])
+    if section.get("multiple_testing"):
+        lines.append(str(section["multiple_testing"]))
     settings = section.get("settings") or {}
     if settings.get("continuation_source"):
         lines.append(
@@ -149,7 +154,7 @@ def probes_html(section: Mapping[str, Any]) -> str:
         parts.append(f"<h3>Against '{esc(reference)}' (same prompt, same sample)</h3>")
         parts.append(
             _table(
-                ["condition", "probes", "measure", "condition", "reference", "difference [interval]", "p"],
+                ["condition", "probes", "measure", "condition", "reference", "difference [interval]", "p (adjusted)"],
                 [
                     [
                         d.get("condition"),
@@ -182,6 +187,8 @@ def probes_html(section: Mapping[str, Any]) -> str:
             gaps = [line for m, gap in (entry.get("gaps") or {}).items() if (line := _gap_line(attribute, m, gap))]
             if gaps:
                 parts.append("<ul>" + "".join(f"<li>{esc(g)}</li>" for g in gaps) + "</ul>")
+    if section.get("multiple_testing"):
+        parts.append(f"<p class='multiple-testing'>{esc(str(section['multiple_testing']))}</p>")
     cont: Mapping[str, Any] = section.get("continuations") or {}
     if cont:
         parts.append("<h3>Toxicity continuations</h3>")

@@ -14,6 +14,7 @@ import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
+from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.compute import setting_arguments
 from evenhand.pipeline.families.base import (
     Family,
@@ -78,9 +79,8 @@ class Parity(Family):
             if named is None:
                 ctx.caveats.append(REFUSAL_CAVEAT)
         answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
-        # words of a reply: runs of non-space characters, as word_count counts them (vectorised over the frame)
-        words = ctx.frame["response"].astype(str).str.count(r"\S+")
-        ctx.frame["words"] = np.where(answered, words, np.nan)
+        # words of a reply (runs of non-space characters): the metric's own count
+        ctx.frame["words"] = np.where(answered, word_counts(ctx.frame["response"]), np.nan)
         ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
