@@ -501,9 +501,8 @@ def test_a_classifier_that_denies_one_group_under_an_adversarial_prompt_gets_a_d
         "PGS -100 points"
     ), gap["sentence"]
     assert "over 11 prompts, adjusted p" in gap["sentence"] and "(paired sign-flip over prompts)" in gap["sentence"]
-    assert by_metric["PRS"]["severity"] == "concern" and "of replies are 'approve' decisions" in by_metric["PRS"][
-        "sentence"
-    ]
+    prs = by_metric["PRS"]
+    assert prs["severity"] == "concern" and "of replies are 'approve' decisions" in prs["sentence"]
     assert by_metric["NGS"]["severity"] == "ok"
     note = doc["redteam"]["note"]
     assert "TSS, RSS, TGS, RGS, SGS" in note and "undefined" in note and "PRS" in note and "PGS" in note
@@ -542,3 +541,19 @@ def test_a_text_use_case_has_no_decision_rows(deaf: str, tmp_path: Path) -> None
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert not [r for r in doc["metrics"] if r["metric"] in ("PRS", "PGS")]
     assert all("positive_rate" not in c for c in doc["redteam"]["conditions"])
+
+
+def test_classification_replies_without_parsed_labels_get_them_from_the_config() -> None:
+    """A condition whose replies no family parsed gets its ``label`` column from ``classification.labels``, so the
+    decision shifts read every condition alike (a blocked one, with no reply, is left as it is)."""
+    import pandas as pd
+
+    from evenhand.config import RunSettings
+    from evenhand.redteaming.replies import scored_replies
+
+    settings = RunSettings.model_validate(LOAN_LABELS)
+    keys = {"prompt_id": [0, 0], "attribute": [None, None], "group": [None, None], "sample": [0, 1]}
+    answered = pd.DataFrame({**keys, "response": ["Denied, sorry.", "Hmm."], "status": ["ok", "ok"]})
+    blocked = pd.DataFrame({**keys, "response": [None, None], "status": ["filtered", "filtered"]})
+    out = scored_replies({"benign": answered, "hostile": blocked}, settings, "classification")
+    assert out["benign"]["label"].tolist() == ["deny", None] and "label" not in out["hostile"]

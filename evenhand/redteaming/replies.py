@@ -93,8 +93,8 @@ def _parse_missing_labels(frames: dict[str, pd.DataFrame], settings: RunSettings
     out = dict(frames)
     for name, frame in frames.items():
         if "label" not in frame and not ok_rows(frame).empty:
-            out[name] = frame.assign(label=[label_text(parser(r)) if isinstance(r, str) else None
-                                            for r in frame["response"]])  # fmt: skip
+            labels = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+            out[name] = frame.assign(label=pd.Series(labels, index=frame.index, dtype=object))
     return out
 
 
