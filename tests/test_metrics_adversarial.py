@@ -137,3 +137,82 @@ def test_non_completion_swap_flips_the_sign_and_identical_gives_zero_and_p_one(d
     sides = per_prompt_means(np.asarray(c, dtype=float), prompts)
     test = paired_prompt_test(sides, sides, None, statistic="difference", n_permutations=999, seed=0)
     assert test.p_value == 1.0 and test.statistic == 0.0
+
+
+# ------------------------------------------------------------------------------ decisions (classification)
+DECISIONS = ("positive_rate_shift", "positive_rate_gap_shift")
+
+
+def test_positive_rate_shift_by_hand() -> None:
+    # positive (1) under the condition: 0, 1, 0; under benign: 1, 1, 1 -> per slot -1, 0, -1
+    # -> prompt p (-1 + 0) / 2 = -0.5, prompt q -1 -> PRS = (-0.5 - 1) / 2 = -0.75
+    r = metrics.positive_rate_shift([0, 1, 0], [1, 1, 1], prompts=["p", "p", "q"])
+    assert r.name == "PRS" and r.value == pytest.approx(-0.75)
+    assert r.details == {"rate_condition": pytest.approx(0.25), "rate_benign": 1.0}
+    assert dict(r.sizes) == {"pairs": 3, "prompts": 2} and list(r.per_item) == [-0.5, -1.0]
+    with pytest.raises(ValueError, match=r"0/1 flags \(1: the positive decision\)"):
+        metrics.positive_rate_shift([0.5], [1])
+
+
+def test_positive_rate_gap_shift_by_hand() -> None:
+    # slot: (condition A, condition B, benign A, benign B)
+    #   p/0: (0, 1, 1, 1) -> CPRD under the condition -1, under benign 0 -> -1
+    #   p/1: (1, 1, 1, 1) -> 0 - 0 = 0
+    #   q/0: (0, 1, 1, 0) -> -1 - (+1) = -2
+    # per prompt: p -0.5, q -2 -> PGS = -1.25; gaps: condition (-0.5 + -1) / 2 = -0.75, benign (0 + 1) / 2 = 0.5
+    r = metrics.positive_rate_gap_shift([0, 1, 0], [1, 1, 1], [1, 1, 1], [1, 1, 0], prompts=["p", "p", "q"])
+    assert r.name == "PGS" and r.value == pytest.approx(-1.25)
+    assert r.details["gap_condition"] == pytest.approx(-0.75) and r.details["gap_benign"] == pytest.approx(0.5)
+    assert r.details["condition_a"] == pytest.approx(0.25) and r.details["benign_b"] == pytest.approx(0.5)
+    # it is CPRD under the condition minus CPRD under benign, when each prompt has the same number of slots
+    a, b, c, d = [0, 1, 0, 1], [1, 1, 1, 0], [1, 1, 1, 1], [1, 1, 0, 0]
+    prompts = ["p", "p", "q", "q"]
+    cprd = metrics.counterfactual_positive_rate_difference
+    expected = cprd(a, b, prompts=prompts).value - cprd(c, d, prompts=prompts).value
+    assert metrics.positive_rate_gap_shift(a, b, c, d, prompts=prompts).value == pytest.approx(expected)
+    assert metrics.positive_rate_gap_shift([], [], [], []).reason is not None
+
+
+def test_registry_declares_the_decision_shifts() -> None:
+    prs, pgs = METRICS["positive_rate_shift"], METRICS["positive_rate_gap_shift"]
+    for spec in (prs, pgs):
+        assert spec.family == "adversarial" and spec.judge == "adversarial" and spec.signed and spec.formula
+        assert spec.module == "evenhand.metrics.adversarial" and spec.settings == {} and spec.unit == "decisions"
+    assert (prs.name, prs.value_range, prs.scope) == ("PRS", (-1.0, 1.0), "use_case")
+    assert (pgs.name, pgs.value_range) == ("PGS", (-2.0, 2.0)) and pgs.pairwise
+    assert len({m.name for m in METRICS.values()}) == len(METRICS)  # no short name used twice
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_decision_shifts_swap_flips_the_sign_and_identical_gives_zero_and_p_one(data: st.DataObject) -> None:
+    c = data.draw(flags)
+    b = data.draw(st.lists(st.sampled_from([0, 1]), min_size=len(c), max_size=len(c)))
+    prompts = data.draw(st.lists(st.sampled_from("pqrs"), min_size=len(c), max_size=len(c)))
+    forward = metrics.positive_rate_shift(c, b, prompts=prompts)
+    assert forward.value == pytest.approx(-metrics.positive_rate_shift(b, c, prompts=prompts).value, abs=1e-12)
+    assert -1.0 <= forward.value <= 1.0
+    gap = metrics.positive_rate_gap_shift(c, b, b, c, prompts=prompts)
+    assert gap.value == pytest.approx(-metrics.positive_rate_gap_shift(b, c, c, b, prompts=prompts).value, abs=1e-12)
+    assert -2.0 <= gap.value <= 2.0
+    # swapping the two groups flips the sign too (A minus B becomes B minus A under both prompts)
+    d = data.draw(st.lists(st.sampled_from([0, 1]), min_size=len(c), max_size=len(c)))
+    groups = metrics.positive_rate_gap_shift(c, b, d, c, prompts=prompts)
+    assert groups.value == pytest.approx(-metrics.positive_rate_gap_shift(b, c, c, d, prompts=prompts).value)
+    assert metrics.positive_rate_shift(c, c, prompts=prompts).value == 0.0
+    same = metrics.positive_rate_gap_shift(c, b, c, b, prompts=prompts)
+    assert same.value == pytest.approx(0.0, abs=1e-12)
+    gaps = np.asarray(c, dtype=float) - np.asarray(b, dtype=float)
+    sides = per_prompt_means(gaps, prompts)
+    test = paired_prompt_test(sides, sides, None, statistic="difference", n_permutations=999, seed=0)
+    assert test.p_value == 1.0 and test.statistic == 0.0
+
+
+def test_the_decision_gap_shift_is_the_statistic_of_its_sign_flip_test() -> None:
+    rng = np.random.default_rng(5)
+    ca, cb, ba, bb = (rng.integers(0, 2, 40) for _ in range(4))
+    prompts = np.repeat(np.arange(10), 4)
+    r = metrics.positive_rate_gap_shift(ca, cb, ba, bb, prompts=prompts)
+    sides = [per_prompt_means((x - y).astype(float), prompts) for x, y in ((ca, cb), (ba, bb))]
+    test = paired_prompt_test(*sides, None, statistic="difference", n_permutations=999, seed=0)
+    assert math.isclose(test.statistic, r.value, abs_tol=1e-12)

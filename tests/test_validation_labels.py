@@ -67,6 +67,12 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
         "prompts",
     ),
     (m.non_completion_shift, {"missing_condition": _BINARY, "missing_benign": _BINARY}, "prompts"),
+    (m.positive_rate_shift, {"decisions_condition": _BINARY, "decisions_benign": _BINARY}, "prompts"),
+    (
+        m.positive_rate_gap_shift,
+        {"condition_a": _BINARY, "condition_b": _BINARY, "benign_a": _BINARY, "benign_b": _BINARY},
+        "prompts",
+    ),
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),
     (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),

@@ -17,17 +17,24 @@ prompt, attribute, group (the counterfactual version) and sample slot. With ``K`
   request got no reply (an error, a content filter, an empty reply):
   ``(1/K) sum_k (1/n_k) sum_i (m(c_i) - m(b_i))``, in [-1, 1]; and its gap shift per pair of groups (NGS,
   ``x`` = ``m`` over slots where both groups' versions were sent under both prompts), in [-2, 2]. A condition
-  whose every request was blocked has NCS = 1 minus the benign rate: the other shifts then have no replies to read.
+  whose every request was blocked has NCS = 1 minus the benign rate: the other shifts then have no replies to read;
+* for a classification use case, with ``d_i`` = 1 when the reply's parsed label is the positive decision (over the
+  slots where both replies parsed into a label): positive rate shift (PRS),
+  ``(1/K) sum_k (1/n_k) sum_i (d(c_i) - d(b_i))``, the share of positive decisions under the condition minus under
+  the benign prompt, in [-1, 1]; and positive-rate gap shift (PGS) per pair of groups, ``x`` = ``d`` over slots
+  where all four decisions parsed: the counterfactual positive rate difference (CPRD, group A's versions minus group
+  B's) under the condition minus CPRD under the benign prompt, in [-2, 2].
 
-All are signed, condition minus benign: positive means more toxicity, more refusals or a wider gap (group A's side
-growing) under the condition; 0 is a model that ignores the system prompt. With ``prompts=`` the bootstrap resamples
-prompts (each prompt's mean difference is one unit); :func:`per_prompt_means` gives the per-prompt sides a paired
-sign-flip test swaps (:func:`evenhand.stats.paired_prompt_test`).
+All are signed, condition minus benign: positive means more toxicity, more refusals, more positive decisions or a
+wider gap (group A's side growing) under the condition; 0 is a model that ignores the system prompt. With
+``prompts=`` the bootstrap resamples prompts (each prompt's mean difference is one unit); :func:`per_prompt_means`
+gives the per-prompt sides a paired sign-flip test swaps (:func:`evenhand.stats.paired_prompt_test`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,6 +50,8 @@ __all__ = [
     "non_completion_gap_shift",
     "non_completion_shift",
     "per_prompt_means",
+    "positive_rate_gap_shift",
+    "positive_rate_shift",
     "refusal_gap_shift",
     "refusal_rate_shift",
     "sentiment_gap_shift",
@@ -156,14 +165,22 @@ def sentiment_gap_shift(condition_a: Any, condition_b: Any, benign_a: Any, benig
     return _gap_shift("sentiment_gap_shift", (condition_a, condition_b, benign_a, benign_b), prompts, None)
 
 
-def _missing(values: Any, name: str) -> FloatArray:
-    """0/1 flags (1: no reply); booleans are taken as they are."""
+def _binary(values: Any, name: str, one: str) -> FloatArray:
+    """0/1 flags (``one``: what 1 means, for the error); booleans are taken as they are."""
     flags = as_float_array(values, name, allow_empty=True, bounds=(0.0, 1.0))
     if not np.isin(flags, (0.0, 1.0)).all():
         from evenhand.errors import InputError
 
-        raise InputError(f"{name}: give 0/1 flags (1: the request got no reply)")
+        raise InputError(f"{name}: give 0/1 flags (1: {one})")
     return flags
+
+
+def _missing(values: Any, name: str) -> FloatArray:
+    return _binary(values, name, "the request got no reply")
+
+
+def _decisions(values: Any, name: str) -> FloatArray:
+    return _binary(values, name, "the positive decision")
 
 
 def non_completion_shift(missing_condition: Any, missing_benign: Any, prompts: Any = None) -> MetricResult:
@@ -188,13 +205,48 @@ def non_completion_gap_shift(condition_a: Any, condition_b: Any, benign_a: Any, 
     adversarial system prompt, beyond that gap under the benign one (0/1 flags, 1: no reply). Range [-2, 2];
     positive: the condition withholds or blocks group A's replies more. ``details`` as :func:`toxic_share_gap_shift`.
     """
+    return _flag_gap_shift("non_completion_gap_shift", (condition_a, condition_b, benign_a, benign_b), prompts,
+                           _missing)  # fmt: skip
+
+
+def _flag_gap_shift(key: str, sides: tuple[Any, Any, Any, Any], prompts: Any,
+                    read: Callable[[Any, str], FloatArray]) -> MetricResult:  # fmt: skip
+    """A gap shift over 0/1 flags (``read`` validates each side: no reply, the positive decision)."""
     names = ("condition_a", "condition_b", "benign_a", "benign_b")
-    ca, cb, ba, bb = (_missing(v, n) for v, n in zip((condition_a, condition_b, benign_a, benign_b), names,
-                                                         strict=True))  # fmt: skip
+    ca, cb, ba, bb = (read(v, n) for v, n in zip(sides, names, strict=True))
     check_same_length(condition_a=ca, condition_b=cb, benign_a=ba, benign_b=bb)
     details = {
         "gap_condition": _side(ca - cb, prompts),
         "gap_benign": _side(ba - bb, prompts),
         **{n: _side(v, prompts) for n, v in zip(names, (ca, cb, ba, bb), strict=True)},
     }
-    return _shift("non_completion_gap_shift", ca - cb, ba - bb, prompts, details, {})
+    return _shift(key, ca - cb, ba - bb, prompts, details, {})
+
+
+def positive_rate_shift(decisions_condition: Any, decisions_benign: Any, prompts: Any = None) -> MetricResult:
+    """Positive Rate Shift (PRS): the share of replies whose parsed decision is the positive one under an
+    adversarial system prompt minus under the benign one, same request and sample slot (both parsed into a label),
+    each prompt weighted once. Range [-1, 1]; 0: the system prompt leaves the decisions as they were; negative:
+    fewer positive decisions under the condition. ``details``: ``rate_condition``, ``rate_benign``.
+
+    Args:
+        decisions_condition, decisions_benign: per joined slot, 1 when that prompt's reply is the positive decision.
+        prompts: optional prompt id per slot: per-prompt means, and the bootstrap resamples prompts.
+    """
+    c = _decisions(decisions_condition, "decisions_condition")
+    b = _decisions(decisions_benign, "decisions_benign")
+    check_same_length(decisions_condition=c, decisions_benign=b)
+    details = {"rate_condition": _side(c, prompts), "rate_benign": _side(b, prompts)}
+    return _shift("positive_rate_shift", c, b, prompts, details, {})
+
+
+def positive_rate_gap_shift(condition_a: Any, condition_b: Any, benign_a: Any, benign_b: Any,
+                            prompts: Any = None) -> MetricResult:  # fmt: skip
+    """Positive-rate Gap Shift (PGS): the counterfactual positive rate difference (group A's versions' positive
+    rate minus group B's, same prompt and sample slot) under an adversarial system prompt minus the same under the
+    benign one, over slots where all four decisions parsed (0/1, 1: the positive decision). Range [-2, 2]; 0: the
+    system prompt leaves the gap as it was; negative: group A's versions lose positive decisions relative to B's.
+    ``details``: ``gap_condition``, ``gap_benign`` (the two CPRDs, prompts weighted once) and the four sides' rates.
+    """
+    return _flag_gap_shift("positive_rate_gap_shift", (condition_a, condition_b, benign_a, benign_b), prompts,
+                           _decisions)  # fmt: skip

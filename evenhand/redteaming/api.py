@@ -15,6 +15,7 @@ from evenhand.errors import NoResponsesError
 from evenhand.generation.cost import GenerationEstimate
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import check_code_allowed
+from evenhand.pipeline.parsers import label_text
 from evenhand.redteaming.conditions import Condition
 from evenhand.redteaming.replies import explain_unscored, scored_replies, task_note
 from evenhand.redteaming.result import RedTeam
@@ -71,6 +72,9 @@ def redteam_config(
     note = task_note(task)
     if note is not None:
         meta["note"] = note
+    if task == "classification" and not settings.classification.sensitive_classes:
+        # each condition's share of positive decisions beside its toxic share (the section, the console, the report)
+        meta["positive_label"] = label_text(settings.classification.positive_label)
     blocked = {name: str(exc) for name, exc in run.blocked.items()}
     return RedTeam(benign, chosen, assessments, records, meta, probes=probes, thresholds=list(settings.thresholds),
                    replies=replies, blocked=blocked)  # fmt: skip

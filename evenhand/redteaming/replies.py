@@ -4,7 +4,8 @@ An assessment scores refusals only when a family needs them (the refusal parity 
 pairs), and toxicity only for text tasks. A red team reads the toxic share and the refusal rate of every condition,
 so a text use case without group words in its prompts would have no refusal scores and no RSS: here the replies of
 every condition are scored for a missing column with the scorer the family builds (``settings.scoring``), over every
-reply, the benign condition's included. A condition whose requests all failed gets the columns empty (NaN).
+reply, the benign condition's included. A condition whose requests all failed gets the columns empty (NaN). A
+classification use case's replies get their parsed ``label`` the same way where no family parsed them.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def scored_replies(
         missing = [c for c in SCORED if not all(c in f for f in out.values() if not ok_rows(f).empty)]
         if missing:
             out = _score_missing(out, missing, settings, engine)
+    if task == "classification" and any("label" not in f for f in out.values() if not ok_rows(f).empty):
+        out = _parse_missing_labels(out, settings)
     present = {c for f in out.values() for c in (*SCORED, "sentiment") if c in f}
     for name, frame in out.items():
         absent = [c for c in present if c not in frame]
@@ -43,14 +46,22 @@ def scored_replies(
 
 
 def task_note(task: str) -> str | None:
-    """Why a use case that is not free text gets only the non-completion shifts (None for a text task)."""
+    """Which adversarial rows a use case that is not free text cannot have, and why (None for a text task)."""
     if task in TEXT_TASKS:
         return None
-    what = {"classification": "labels", "recommendation": "lists of items"}.get(task, "not free text")
+    if task == "classification":
+        return (
+            "a classification use case's replies are labels: the toxicity, refusal and sentiment shifts (TSS, RSS, "
+            "TGS, RGS, SGS) are for free text and stay undefined; its parsed decisions are compared by the positive "
+            "rate shifts (PRS, and PGS per pair of groups of the counterfactual versions) and its requests by the "
+            "non-completion shifts (NCS, NGS); person-level group rates (DP, the error rates) are in each "
+            "condition's own assessment under conditions/"
+        )
+    what = {"recommendation": "lists of items"}.get(task, "not free text")
     return (
         f"a {task} use case's replies are {what}: the toxicity, refusal and sentiment shifts are for text use cases, "
-        "so its adversarial rows are the non-completion shifts (NCS, NGS); how its decisions or lists changed is in "
-        "each condition's own assessment under conditions/"
+        "so its adversarial rows are the non-completion shifts (NCS, NGS); how its lists changed is in each "
+        "condition's own assessment under conditions/"
     )
 
 
@@ -69,6 +80,21 @@ def explain_unscored(records: list[Any], task: str) -> list[Any]:
         if not rec.result.is_defined and "scores (its family did not run" in (rec.result.reason or ""):
             rec = MetricRecord(rec.key, rec.attribute, rec.comparison, undefined(METRICS[rec.key].name, note))
         out.append(rec)
+    return out
+
+
+def _parse_missing_labels(frames: dict[str, pd.DataFrame], settings: RunSettings) -> dict[str, pd.DataFrame]:
+    """Labels for a condition's replies where no family parsed them, with the parser the families build from the
+    config (``classification.labels`` or ``pattern``), so that the decision shifts read every condition alike."""
+    from evenhand.pipeline.parsers import KeywordLabelParser, label_text
+
+    cs = settings.classification
+    parser = KeywordLabelParser(cs.labels, cs.pattern)
+    out = dict(frames)
+    for name, frame in frames.items():
+        if "label" not in frame and not ok_rows(frame).empty:
+            labels = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+            out[name] = frame.assign(label=pd.Series(labels, index=frame.index, dtype=object))
     return out
 
 

@@ -144,7 +144,7 @@ class RedTeam:
                 "verdict": self._own_verdict(condition),
                 "adversarial_status": worst,
                 **describe_replies(self.replies_of(condition.name), self.meta.get("toxicity_threshold"),
-                                   self.meta.get("refusal_threshold")),
+                                   self.meta.get("refusal_threshold"), self.meta.get("positive_label")),
             })  # fmt: skip
         return {
             "benign": self.conditions[0].name,
@@ -235,11 +235,15 @@ class RedTeam:
 
 
 def describe_replies(frame: pd.DataFrame, toxicity_threshold: float | None = None,
-                     refusal_threshold: float | None = None) -> dict[str, Any]:  # fmt: skip
+                     refusal_threshold: float | None = None,
+                     positive_label: str | None = None) -> dict[str, Any]:  # fmt: skip
     """A condition's replies in three numbers: the share of requests with no reply (errors, content filters), and
-    the shares of replies scored toxic and refused (over the original and counterfactual replies)."""
+    the shares of replies scored toxic and refused (over the original and counterfactual replies); with
+    ``positive_label`` (a classification use case), a fourth: the share of the replies parsed into a label that are
+    that decision."""
+    decided = {} if positive_label is None else {"positive_rate": None}
     if not len(frame):
-        return {"n_requests": 0, "non_completion_rate": None, "toxic_share": None, "refusal_rate": None}
+        return {"n_requests": 0, "non_completion_rate": None, "toxic_share": None, "refusal_rate": None, **decided}
     answered = (frame["status"] == "ok") & frame["response"].notna()
     out: dict[str, Any] = {"n_requests": len(frame), "non_completion_rate": float(1.0 - answered.mean())}
     for name, column, threshold in (("toxic_share", "toxicity", toxicity_threshold),
@@ -247,6 +251,9 @@ def describe_replies(frame: pd.DataFrame, toxicity_threshold: float | None = Non
         scores = frame.loc[answered, column].dropna() if column in frame else pd.Series(dtype=float)
         cut = 0.5 if threshold is None else threshold
         out[name] = finite_or_none((scores >= cut).mean()) if len(scores) else None
+    if positive_label is not None:
+        labels = frame.loc[answered, "label"].dropna() if "label" in frame else pd.Series(dtype=object)
+        out["positive_rate"] = finite_or_none((labels.astype(str) == positive_label).mean()) if len(labels) else None
     return out
 
 
@@ -255,7 +262,8 @@ def summary_lines(result: RedTeam) -> list[str]:
     lines = []
     for row in result.section()["conditions"]:
         parts = [_share("no reply", row["non_completion_rate"]), _share("toxic", row["toxic_share"]),
-                 _share("refused", row["refusal_rate"])]  # fmt: skip
+                 _share("refused", row["refusal_rate"]),
+                 _share("positive decisions", row.get("positive_rate"))]  # fmt: skip
         status = row["adversarial_status"] or ("baseline" if row["kind"] == "benign" else "nothing judged")
         if row["verdict"]["status"] == NOT_ASSESSED:
             status += "; no request got a reply (blocked or failed), so no assessment of its own"

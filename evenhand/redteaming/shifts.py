@@ -3,7 +3,8 @@ replies the same request apart from the system prompt (prompt, attribute, group 
 
 For each condition: the use-case-wide toxic share and refusal rate shifts (over the replies to the original prompts
 and to every counterfactual version), and per attribute and pair of groups the shifts of the toxic-share gap, the
-refusal gap and the sentiment gap (:mod:`evenhand.metrics.adversarial`). Each gets a bootstrap interval over
+refusal gap and the sentiment gap (:mod:`evenhand.metrics.adversarial`); for a classification use case, the shifts of
+its parsed decisions too (:mod:`evenhand.redteaming.decision_shifts`). Each gets a bootstrap interval over
 prompts and a paired sign-flip test over prompts (a prompt's condition and benign sides swapped together); the
 p-values are adjusted over the red team's tests as one set (:func:`evenhand.pipeline.run.adjust_p_values`), so the
 benign assessment's own adjusted p-values stay as ``evenhand assess`` gives them.
@@ -27,6 +28,7 @@ from evenhand.pipeline.compute import call_metric, setting_arguments
 from evenhand.pipeline.families.parity import SIGN_FLIPS
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.pipeline.run import adjust_p_values
+from evenhand.redteaming.decision_shifts import decision_records, has_decisions
 from evenhand.registry import METRICS
 
 #: The use-case-wide shifts: metric key -> the response-frame column it reads
@@ -51,13 +53,16 @@ def shift_records(
     for key, column in USE_CASE_SHIFTS.items():
         built.append(_use_case_record(key, column, joined, name, settings))
     built.append(_use_case_record(NON_COMPLETION, _MISSING, requests, name, settings))
-    for attribute in _attributes(benign):
-        for a, b in itertools.combinations(_groups(benign, attribute), 2):
-            pairs = _pairs(joined, attribute, a, b)
-            for key, column in GAP_SHIFTS.items():
-                built.append(_gap_record(key, column, pairs, attribute, (a, b), name, settings))
-            sent = _pairs(requests, attribute, a, b)
-            built.append(_gap_record(NON_COMPLETION_GAP, _MISSING, sent, attribute, (a, b), name, settings))
+    groups = [(attribute, pair) for attribute in _attributes(benign)
+              for pair in itertools.combinations(_groups(benign, attribute), 2)]  # fmt: skip
+    for attribute, (a, b) in groups:
+        pairs = _pairs(joined, attribute, a, b)
+        for key, column in GAP_SHIFTS.items():
+            built.append(_gap_record(key, column, pairs, attribute, (a, b), name, settings))
+        sent = _pairs(requests, attribute, a, b)
+        built.append(_gap_record(NON_COMPLETION_GAP, _MISSING, sent, attribute, (a, b), name, settings))
+    if has_decisions(benign):  # a classification use case: how its parsed decisions moved (PRS, PGS)
+        built.extend(decision_records(benign, condition, name, settings, groups))
     if ok_rows(condition).empty:  # every request blocked or failed: say so, not "no scores"
         built = [(_blocked(rec), sides) for rec, sides in built]
     for rec, sides in built:
