@@ -10,8 +10,8 @@ from typing import Any
 from rich.markup import escape
 
 from evenhand.cli.consoles import console, err_console
-from evenhand.cli.exit_codes import ExitCode, exit_code_for, fail, failure_name, is_bad_input, print_error
-from evenhand.cli.running import check_outputs, print_estimate, resume_advice, write_outputs
+from evenhand.cli.exit_codes import ExitCode, fail, is_bad_input
+from evenhand.cli.running import finish, guarded_run, print_estimate, write_outputs
 
 
 def run_redteam(
@@ -24,37 +24,17 @@ def run_redteam(
 ) -> ExitCode:
     """Run the red team a validated config describes; print the verdict and the conditions, write the outputs (and
     the JUnit file); return the exit code (0 ok, 1 a threshold failed, 2 bad input, 3 runtime failure)."""
-    from evenhand._redact import redact_text, secret_values
-    from evenhand.generation._types import GenerationStoppedError
     from evenhand.redteaming import redteam_config
 
-    secrets = secret_values(config.model.client_spec())
     if out is not None:
         config.output.dir = out
-    try:
-        check_outputs(config, junit)
-        result = redteam_config(
-            config, limit=limit, progress=progress, allow_code=allow_code, on_estimate=print_estimate,
-            on_condition=_announce,
-        )  # fmt: skip
-    except Exception as exc:
-        if exit_code_for(exc) == ExitCode.BAD_INPUT:
-            print_error(redact_text(str(exc), secrets))
-            return ExitCode.BAD_INPUT
-        message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
-        if isinstance(exc, GenerationStoppedError):
-            message = redact_text(resume_advice(exc), secrets)
-        err_console.print(f"[bold red]red team failed:[/] {escape(message)}", highlight=False)
-        return ExitCode.RUNTIME_FAILURE
-    except KeyboardInterrupt:
-        store = config.run_settings().generation.store
-        kept = (
-            f"; the responses generated so far are kept in {store}: run the same command again to resume"
-            if (store is not None and Path(store).exists())
-            else ""
-        )
-        err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
-        return ExitCode.INTERRUPTED
+    result = guarded_run(
+        config, junit, "red team",
+        lambda: redteam_config(config, limit=limit, progress=progress, allow_code=allow_code,
+                               on_estimate=print_estimate, on_condition=_announce),
+    )  # fmt: skip
+    if isinstance(result, ExitCode):
+        return result
     from evenhand.redteaming.result import summary_lines
     from evenhand.report.console import print_assessment
 
@@ -80,19 +60,7 @@ def run_redteam(
         write_outputs(result.assessments[name], out_dir / "conditions" / folder, html=oc.html,
                       include_responses=oc.include_responses, responses=oc.responses)  # fmt: skip
         _drop_note(out_dir / "conditions" / folder)
-    if junit is not None:
-        from evenhand.junit import write_junit
-
-        try:
-            written = write_junit(junit, doc)
-        except OSError as exc:
-            print_error(f"--junit {junit}: cannot write it there ({exc.strerror or exc})")
-            return ExitCode.BAD_INPUT
-        err_console.print(f"wrote {escape(str(written))}")
-    from evenhand.gate import print_gate
-
-    print_gate(err_console, result.threshold_checks, f"{out_dir / 'results.json'} (thresholds)")
-    return ExitCode.THRESHOLD_FAILED if result.passed is False else ExitCode.OK
+    return finish(result, doc, out_dir, junit)
 
 
 def _drop_note(folder: Path) -> None:

@@ -6,6 +6,7 @@ the run's credentials redacted, whatever the message quotes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,26 +27,45 @@ def run_config(
 ) -> ExitCode:
     """Run a validated config; print the summary, write the outputs (and the JUnit file); return the exit code.
     ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts."""
-    from evenhand._redact import redact_text, secret_values
-    from evenhand.generation._types import GenerationStoppedError
     from evenhand.pipeline.from_config import assess_config
 
-    secrets = secret_values(config.model.client_spec())  # never echoed, whatever an error message quotes
     if out is not None:
         config.output.dir = out
+    told = print_estimate if announce else None
+    assessment = guarded_run(
+        config, junit, "assessment",
+        lambda: assess_config(config, limit=limit, progress=progress, allow_code=allow_code, on_estimate=told),
+    )  # fmt: skip
+    if isinstance(assessment, ExitCode):
+        return assessment
+    from evenhand.report.console import print_assessment
+
+    doc = assessment.to_dict(include_responses=False)
+    print_assessment(console, doc)  # the report's order (docs/cli.md)
+    oc = config.output
+    write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
+    return finish(assessment, doc, Path(oc.dir), junit)
+
+
+def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[], Any]) -> Any:
+    """Check the outputs (writable where asked, overwriting no input), then ``action()``; its result, or the exit
+    code of its failure, said in one line on stderr with the run's credentials redacted: bad input 2, a model,
+    scorer or server that failed (or a bug) 3, an interrupt with what the store keeps and how to go on."""
+    from evenhand._redact import redact_text, secret_values
+    from evenhand.generation._types import GenerationStoppedError
+
+    secrets = secret_values(config.model.client_spec())  # never echoed, whatever an error message quotes
     try:  # before any work: the outputs must be writable where asked and must not overwrite an input
         check_outputs(config, junit)
-        told = print_estimate if announce else None
-        assessment = assess_config(config, limit=limit, progress=progress, allow_code=allow_code, on_estimate=told)
+        return action()
     except Exception as exc:
         if exit_code_for(exc) == ExitCode.BAD_INPUT:  # a model named in the config that cannot be loaded included
             print_error(redact_text(str(exc), secrets))
             return ExitCode.BAD_INPUT
-        # a model, scorer or server failed (or a bug): report it, with a distinct exit code
         message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
         if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
             message = redact_text(resume_advice(exc), secrets)
-        err_console.print(f"[bold red]assessment failed:[/] {escape(message)}", highlight=False)
+        err_console.print(f"[bold red]{what} failed:[/] {escape(message)}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     except KeyboardInterrupt:  # typer would exit 130 without a word: say what is kept and how to go on
         store = config.run_settings().generation.store if config.responses is None else None
@@ -56,25 +76,25 @@ def run_config(
         )
         err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
         return ExitCode.INTERRUPTED
-    from evenhand.report.console import print_assessment
 
-    print_assessment(console, assessment.to_dict(include_responses=False))  # the report's order (docs/cli.md)
-    oc = config.output
-    write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
-    if junit is not None:  # from the results document, as `evenhand compare --junit` from the comparison's
+
+def finish(result: Any, doc: dict[str, Any], out_dir: Path, junit: Path | None) -> ExitCode:
+    """After the outputs: the JUnit file from the results document (as `evenhand compare --junit` from the
+    comparison's), the gate on stderr, and the exit code (1 when a threshold failed)."""
+    if junit is not None:
         from evenhand.junit import write_junit
 
         try:
-            written = write_junit(junit, assessment.to_dict(include_responses=False))
+            written = write_junit(junit, doc)
         except OSError as exc:  # checked before the run; the place changed since: one line, as any bad output path
             print_error(f"--junit {junit}: cannot write it there ({exc.strerror or exc})")
             return ExitCode.BAD_INPUT
         err_console.print(f"wrote {escape(str(written))}")  # status: stderr, as the other outputs' lines
     from evenhand.gate import print_gate  # passed or failed, what the gate judged, on stderr
 
-    print_gate(err_console, assessment.threshold_checks, f"{oc.dir / 'results.json'} (thresholds)")
+    print_gate(err_console, result.threshold_checks, f"{out_dir / 'results.json'} (thresholds)")
     # None: no threshold was set, nothing gates the exit code
-    return ExitCode.THRESHOLD_FAILED if assessment.passed is False else ExitCode.OK
+    return ExitCode.THRESHOLD_FAILED if result.passed is False else ExitCode.OK
 
 
 def check_outputs(config: Any, junit: Path | None = None) -> None:
