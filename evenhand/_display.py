@@ -44,3 +44,13 @@ def render_html(obj: Any) -> str | None:
         return None
     html: str | None = render(obj)
     return html
+
+
+def report_html(doc: dict[str, Any]) -> str:
+    """The self-contained HTML report of a results document (``to_dict()`` of an assessment or a red team), by the
+    registered report renderer; raises when none is (a core module used without the facade)."""
+    render = renderer(REPORT)
+    if render is None:
+        raise RuntimeError("no report renderer is registered: import evenhand (its __init__ registers it)")
+    html: str = render(doc)
+    return html

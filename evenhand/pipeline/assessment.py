@@ -19,7 +19,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from evenhand._display import REPORT, render_html, renderer
+from evenhand._display import render_html, report_html
 from evenhand._files import atomic_writer, write_bytes, write_text
 from evenhand._formula_guard import guard_frame
 from evenhand._redact import redact_mapping
@@ -496,10 +496,7 @@ class Assessment:
 
         The report renders :meth:`to_dict`'s document; the renderer is the presentation layer's
         (:func:`evenhand.report.render_html`), reached through :mod:`evenhand._display`."""
-        render = renderer(REPORT)
-        if render is None:
-            raise RuntimeError("no report renderer is registered: import evenhand (its __init__ registers it)")
-        html: str = render(self.to_dict(include_responses=False))
+        html = report_html(self.to_dict(include_responses=False))
         if path is not None:
             write_text(path, html)
         return html

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import pandas as pd
 
-from evenhand._display import REPORT, renderer
+from evenhand._display import report_html
 from evenhand._files import atomic_writer, remove_stale_outputs, write_text
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.outputs import OUTPUT_NAMES
@@ -219,10 +219,7 @@ class RedTeam:
 
     def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
         """The self-contained HTML report of the benign assessment with its "Adversarial system prompts" section."""
-        render = renderer(REPORT)
-        if render is None:
-            raise RuntimeError("no report renderer is registered: import evenhand (its __init__ registers it)")
-        html: str = render(self.to_dict(include_responses=False))
+        html = report_html(self.to_dict(include_responses=False))
         if path is not None:
             write_text(path, html)
         return html
