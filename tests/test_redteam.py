@@ -641,3 +641,22 @@ def test_a_local_model_is_loaded_once_for_every_condition_and_the_probes(
     assert len({id(c) for c in clients}) == len(chosen) + 1 == 4
     assert len({id(c.load()[1]) for c in clients}) == 1
     assert loads == [str(tmp_path / "weights")]  # read once
+
+
+class _Unauthorized(JsonHandler):
+    """Every request refused with HTTP 401: the circuit breaker stops generation after a few prompts."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        self.reply(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+
+
+def test_a_red_team_stopped_by_the_circuit_breaker_says_to_rerun_evenhand_redteam(tmp_path: Path) -> None:
+    """The advice to resume names the command that was run (`evenhand redteam`), not `evenhand assess`."""
+    with serving(_Unauthorized) as url:
+        code, output = _redteam(_config(tmp_path, url, ONE), tmp_path / "out")
+    assert code == ExitCode.RUNTIME_FAILURE, output
+    line = " ".join(output.split())
+    assert "red team failed: generation stopped early" in line, output
+    assert "`evenhand redteam` command again to resume" in line and "evenhand assess" not in line
+    assert "sk-loopback" not in output

@@ -32,6 +32,7 @@ def run_redteam(
         config, junit, "red team",
         lambda: redteam_config(config, limit=limit, progress=progress, allow_code=allow_code,
                                on_estimate=print_estimate, on_condition=_announce),
+        command="redteam",
     )  # fmt: skip
     if isinstance(result, ExitCode):
         return result

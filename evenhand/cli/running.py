@@ -47,10 +47,13 @@ def run_config(
     return finish(assessment, doc, Path(oc.dir), junit)
 
 
-def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[], Any]) -> Any:
+def guarded_run(
+    config: Any, junit: Path | None, what: str, action: Callable[[], Any], command: str = "assess"
+) -> Any:
     """Check the outputs (writable where asked, overwriting no input), then ``action()``; its result, or the exit
     code of its failure, said in one line on stderr with the run's credentials redacted: bad input 2, a model,
-    scorer or server that failed (or a bug) 3, an interrupt with what the store keeps and how to go on."""
+    scorer or server that failed (or a bug) 3, an interrupt with what the store keeps and how to go on.
+    ``command``: the ``evenhand`` subcommand the advice to resume names (``assess``, ``redteam``)."""
     from evenhand._redact import redact_text, secret_values
     from evenhand.generation._types import GenerationStoppedError
 
@@ -64,7 +67,7 @@ def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[],
             return ExitCode.BAD_INPUT
         message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
         if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
-            message = redact_text(resume_advice(exc), secrets)
+            message = redact_text(resume_advice(exc, command), secrets)
         err_console.print(f"[bold red]{what} failed:[/] {escape(message)}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     except KeyboardInterrupt:  # typer would exit 130 without a word: say what is kept and how to go on
@@ -123,13 +126,14 @@ def write_outputs(
         err_console.print(f"removed {escape(str(path))} (from an earlier run; this run does not write it)")
 
 
-def resume_advice(exc: Any) -> str:
-    """One line for a generation the circuit breaker stopped: why, the counts, and how to go on."""
+def resume_advice(exc: Any, command: str = "assess") -> str:
+    """One line for a generation the circuit breaker stopped: why, the counts, and how to go on (run the same
+    ``evenhand <command>`` again)."""
     if exc.store_path == ":memory:":
         return f"{exc.summary}; nothing was stored"
     return (
         f"{exc.summary}; the completed samples are kept in {exc.store_path}: fix the cause and run the same "
-        "`evenhand assess` command again to resume"
+        f"`evenhand {command}` command again to resume"
     )
 
 
