@@ -47,9 +47,7 @@ def run_config(
     return finish(assessment, doc, Path(oc.dir), junit)
 
 
-def guarded_run(
-    config: Any, junit: Path | None, what: str, action: Callable[[], Any], command: str = "assess"
-) -> Any:
+def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[], Any], command: str = "assess") -> Any:
     """Check the outputs (writable where asked, overwriting no input), then ``action()``; its result, or the exit
     code of its failure, said in one line on stderr with the run's credentials redacted: bad input 2, a model,
     scorer or server that failed (or a bug) 3, an interrupt with what the store keeps and how to go on.
