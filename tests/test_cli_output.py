@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 
 from evenhand.report.console import print_undefined
+from evenhand.report.digest import undefined_lines
 
 
 def _row(metric: str, attribute: str | None, comparison: str, reason: str | None, value: float | None = None) -> Any:
@@ -44,3 +45,10 @@ def test_a_long_nan_line_stays_bounded() -> None:
     (line,) = console.export_text().splitlines()
     assert "M0 (3 pairs of groups): reason 0" in line and "M3" in line and "M4" not in line
     assert "and 5 more metrics (results.json lists each row)" in line
+
+
+def test_a_red_teams_undefined_rows_are_counted_by_system_prompt_not_as_pairs_of_groups() -> None:
+    """TSS under two adversarial system prompts is two rows of the whole use case, not "2 pairs of groups"."""
+    rows = [{**_row("TSS", None, f"under {c!r} vs benign", "labels"), "condition": c} for c in ("a", "b")]
+    line = " ".join(" ".join(u.clauses) for u in undefined_lines(rows))
+    assert "TSS (2 rows, by system prompt): labels" in line and "pairs of groups" not in line

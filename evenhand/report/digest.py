@@ -244,8 +244,10 @@ def example_caption(example: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------------ NaN rows
 def undefined_lines(rows: Sequence[Mapping[str, Any]]) -> list[UndefinedLine]:
     """Metric rows whose value is undefined, one line per attribute: each metric once, with its reason (the first
-    pair's when the pairs' reasons differ) and how many pairs of groups it covers."""
+    pair's when the pairs' reasons differ) and how many pairs of groups it covers (a red team's rows: how many rows,
+    one per system prompt and pair)."""
     by_attribute: dict[str | None, dict[str, list[tuple[str, str]]]] = {}
+    per_condition: set[str] = set()
     for row in rows:
         if row.get("value") is not None:
             continue
@@ -253,6 +255,8 @@ def undefined_lines(rows: Sequence[Mapping[str, Any]]) -> list[UndefinedLine]:
         metrics.setdefault(str(row.get("metric")), []).append(
             (str(row.get("comparison") or "all"), str(row.get("reason") or "undefined"))
         )
+        if row.get("condition") is not None:  # a red team's row: one per system prompt, not per pair of groups
+            per_condition.add(str(row.get("metric")))
     lines = []
     for attribute, metrics in by_attribute.items():
         clauses = []
@@ -260,7 +264,8 @@ def undefined_lines(rows: Sequence[Mapping[str, Any]]) -> list[UndefinedLine]:
             if len(items) == 1:
                 label, reason = f"{metric} ({items[0][0]})", items[0][1]
             else:
-                label = f"{metric} ({len(items)} pairs of groups)"
+                counted = "rows, by system prompt" if metric in per_condition else "pairs of groups"
+                label = f"{metric} ({len(items)} {counted})"
                 same = len({r for _, r in items}) == 1
                 reason = items[0][1] if same else f"{items[0][1]} (for {items[0][0]}; results.json has each pair's)"
             clauses.append(f"{label}: {reason}")
