@@ -151,3 +151,11 @@ def test_notebook_runs_offline_with_html_and_no_ipywidgets(tmp_path: Path, monke
     (plan,) = [o for o in outputs[2] if o["output_type"] == "execute_result"]
     assert "text/html" in plan["data"] and "4242" not in json.dumps(plan["data"])
     assert plan["data"]["text/plain"].startswith("Plan(text_generation, 3 prompts")
+
+
+def test_a_signed_metric_is_shown_closer_to_0_fairer_not_lower() -> None:
+    """A red team's shift (or RRD, TSD) is signed: -0.3 is no fairer than 0, so it never reads "lower is fairer"."""
+    from evenhand.metrics.adversarial import positive_rate_shift
+
+    html = positive_rate_shift([1, 0, 1], [1, 1, 1])._repr_html_()
+    assert "closer to 0 is fairer" in html and "lower is fairer" not in html

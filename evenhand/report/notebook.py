@@ -354,9 +354,12 @@ def metric_result_html(result: Document) -> str:
     """One metric value (``MetricResult.to_dict()``): name, value, range, direction, the reason when undefined,
     the input sizes."""
     name = result["name"]
-    full = next((s.full_name for s in METRICS.values() if s.name == name), None)
+    spec = next((s for s in METRICS.values() if s.name == name), None)
+    full = spec.full_name if spec is not None else None
     low, high = result["value_range"]
     direction = "higher is fairer" if result["higher_is_fairer"] else "lower is fairer"
+    if spec is not None and spec.signed:  # a signed difference (RRD, TSD, a red team's shift): 0 is fairest
+        direction = "closer to 0 is fairer"
     title = _e(name) + (f' <span style="{_MUTED};font-weight:400">({_e(full)})</span>' if full else "")
     rows = [
         ["value", f"<b>{_fmt(result['value'], 4)}</b>"],
