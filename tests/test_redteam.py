@@ -660,3 +660,13 @@ def test_a_red_team_stopped_by_the_circuit_breaker_says_to_rerun_evenhand_redtea
     assert "red team failed: generation stopped early" in line, output
     assert "`evenhand redteam` command again to resume" in line and "evenhand assess" not in line
     assert "sk-loopback" not in output
+
+
+def test_an_earlier_not_assessed_note_is_removed_once_the_condition_is_assessed(tmp_path: Path) -> None:
+    from evenhand.cli.redteaming import _drop_note
+    from evenhand.redteaming.result import BLOCKED_NOTE
+
+    (tmp_path / BLOCKED_NOTE).write_text("{}", encoding="utf-8")
+    _drop_note(tmp_path)
+    assert not (tmp_path / BLOCKED_NOTE).exists()
+    _drop_note(tmp_path)  # nothing there: nothing to say, no error

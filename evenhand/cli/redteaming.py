@@ -68,7 +68,10 @@ def _drop_note(folder: Path) -> None:
     """An earlier run's note that the condition got no reply, removed once the condition is assessed."""
     from evenhand.redteaming.result import BLOCKED_NOTE
 
-    (folder / BLOCKED_NOTE).unlink(missing_ok=True)
+    note = folder / BLOCKED_NOTE
+    if note.exists():  # said, as every other stale output's removal is
+        note.unlink()
+        err_console.print(f"removed {escape(str(note))} (from an earlier run; this run does not write it)")
 
 
 def _announce(condition: Any) -> None:
