@@ -101,22 +101,9 @@ class ProbeResults:
 
     def to_dict(self) -> dict[str, Any]:
         """The model-level section of results.json: JSON-safe (NaN and infinities are null)."""
-        from evenhand.pipeline.results_document import finite_or_none
+        from evenhand.pipeline.results_document import json_safe
 
-        def clean(value: Any) -> Any:
-            if isinstance(value, Mapping):
-                return {str(k): clean(v) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return [clean(v) for v in value]
-            if isinstance(value, (bool, np.bool_)):
-                return bool(value)
-            if isinstance(value, (int, np.integer)):
-                return int(value)
-            if isinstance(value, (float, np.floating)):
-                return finite_or_none(value)
-            return value
-
-        return dict(clean(self.summary))
+        return dict(json_safe(self.summary))
 
 
 def _generation_settings(
@@ -188,16 +175,12 @@ def probe_estimate(
 
 def _scorers(settings: RunSettings) -> tuple[dict[str, Any], dict[str, str]]:
     """The toxicity, refusal and sentiment scorers as an assessment builds them from ``settings.scoring``."""
-    from evenhand.pipeline.families.base import build_scorer, score_cache
+    from evenhand.pipeline.families.base import run_scorer
     from evenhand.pipeline.families.toxicity import build_toxicity_scorer, toxicity_scorer_name
-    from evenhand.scorers import get_sentiment_scorer
-    from evenhand.scorers.refusal import get_refusal_scorer
 
     sc = settings.scoring
-    cache = score_cache(sc.cache)
     toxicity, masked, by_sentence = build_toxicity_scorer(settings)
-    refusal = build_scorer(get_refusal_scorer, sc.refusal, key="scoring.refusal", device=sc.device, cache=cache)
-    sentiment = build_scorer(get_sentiment_scorer, sc.sentiment, key="scoring.sentiment", device=sc.device, cache=cache)
+    refusal, sentiment = run_scorer("refusal", settings), run_scorer("sentiment", settings)
     names = {
         "toxicity_scorer": toxicity_scorer_name(settings=settings, masked=masked, by_sentence=by_sentence),
         "refusal_detector": str(sc.refusal) if sc.refusal is not None else "patterns (offline default)",

@@ -130,18 +130,14 @@ def _scores(frame: pd.DataFrame, scorer: Any, engine: Any) -> np.ndarray[Any, An
 
 def _scorers(columns: list[str], settings: RunSettings) -> dict[str, Any]:
     """The scorers as the toxicity and refusal families build them (one recipe: the same cache, device, model)."""
-    from evenhand.pipeline.families.base import build_scorer, score_cache
+    from evenhand.pipeline.families.base import run_scorer
     from evenhand.pipeline.families.toxicity import build_toxicity_scorer
-    from evenhand.scorers.refusal import get_refusal_scorer
 
-    sc = settings.scoring
     out: dict[str, Any] = {}
     if "toxicity" in columns:
         out["toxicity"] = build_toxicity_scorer(settings)[0]
     if "refusal" in columns:
-        out["refusal"] = build_scorer(
-            get_refusal_scorer, sc.refusal, key="scoring.refusal", device=sc.device, cache=score_cache(sc.cache)
-        )
+        out["refusal"] = run_scorer("refusal", settings)
     return out
 
 

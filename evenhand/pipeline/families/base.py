@@ -140,6 +140,18 @@ def build_scorer(
     return scorer
 
 
+def run_scorer(kind: str, settings: RunSettings) -> Any:
+    """The run's scorer of ``kind`` (``"refusal"``, ``"sentiment"``, ...: a key of the registry's ``SCORERS``) as
+    every family builds it: the config value ``scoring.<kind>``, with the run's device and score cache
+    (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
+    from evenhand.registry import SCORERS, bind
+
+    sc = settings.scoring
+    factory = bind(SCORERS[kind].factory)
+    cache = score_cache(sc.cache)
+    return build_scorer(factory, getattr(sc, kind), key=f"scoring.{kind}", device=sc.device, cache=cache)
+
+
 #: Where families hand a scorer audit to the assessment (``ctx.described[AUDIT_KEY][kind]``); the assessment moves
 #: it out of the settings into results.json's top-level ``scorer_audit``.
 AUDIT_KEY = "scorer_audit"

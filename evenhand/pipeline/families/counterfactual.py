@@ -24,6 +24,7 @@ from evenhand.pipeline.families.base import (
     audit_scorer_into,
     build_scorer,
     record,
+    run_scorer,
     score_cache,
     undefined_record,
 )
@@ -75,18 +76,10 @@ class Counterfactual(Family):
         return Needs(counterfactual=self.attributes(plan))
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
-        from evenhand.scorers.sentiment import get_sentiment_scorer
-
         sc = settings.scoring
         self.sentiment: Any = None
         if any(METRICS[k].inputs == "sentiment_pairs" for k in self.planned(plan)):
-            self.sentiment = build_scorer(
-                get_sentiment_scorer,
-                sc.sentiment,
-                key="scoring.sentiment",
-                device=sc.device,
-                cache=score_cache(sc.cache),
-            )
+            self.sentiment = run_scorer("sentiment", settings)
         self.embedding_model: Any = None
         if sc.embedder is not False and any(METRICS[k].pair_similarity == "cosine" for k in self.planned(plan)):
             self.embedding_model = _assessment_embedder(sc.embedder, sc.device, score_cache(sc.cache))

@@ -20,9 +20,8 @@ from evenhand.pipeline.families.base import (
     Family,
     Needs,
     RunContext,
-    build_scorer,
     pair_column_records,
-    score_cache,
+    run_scorer,
 )
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
 from evenhand.pipeline.records import MetricRecord
@@ -58,14 +57,9 @@ class Parity(Family):
         return Needs(counterfactual=self.attributes(plan))
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
-        from evenhand.scorers.refusal import get_refusal_scorer
-
-        sc = settings.scoring
         self.detector: Any = None
         if any(METRICS[k].inputs == "refusal_pairs" for k in self.planned(plan)):
-            self.detector = build_scorer(
-                get_refusal_scorer, sc.refusal, key="scoring.refusal", device=sc.device, cache=score_cache(sc.cache)
-            )
+            self.detector = run_scorer("refusal", settings)
 
     def prepare(self, ctx: RunContext) -> None:
         if self.detector is not None:
