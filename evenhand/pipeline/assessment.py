@@ -7,7 +7,6 @@ import them from.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -19,8 +18,8 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from evenhand._display import render_html, report_html
-from evenhand._files import atomic_writer, write_bytes, write_text
+from evenhand._display import render_html
+from evenhand._files import write_bytes, write_text
 from evenhand._formula_guard import guard_frame
 from evenhand._redact import redact_mapping
 from evenhand._version import __version__
@@ -38,6 +37,7 @@ from evenhand.pipeline.results_document import (
     RESPONSE_BLOCK,
     SCHEMA,
     SCHEMA_VERSION,
+    WritesDocument,
     finite_or_none,
     json_safe,
     load_results,
@@ -112,7 +112,7 @@ _BINS = np.linspace(0.0, 1.0, 11)
 
 
 @dataclass
-class Assessment:
+class Assessment(WritesDocument):
     """Everything an assessment produced.
 
     Attributes:
@@ -466,40 +466,9 @@ class Assessment:
     def _response_columns(self) -> list[str]:
         return [c for c in self.responses.columns if not str(c).startswith("_")]
 
-    def to_json(self, path: str | os.PathLike[str] | None = None, *, include_responses: bool = True) -> str:
-        """Serialise to JSON (and write it to ``path``, atomically, when given); returns the JSON text.
-
-        The document is :meth:`to_dict`'s (``json.loads`` of the text equals it). For a large run that needs no
-        text back, :meth:`write_json` writes the same file without ever holding it as one string.
-        """
-        buffer = io.StringIO()
-        self._write_json(buffer, include_responses=include_responses)
-        text = buffer.getvalue()
-        if path is not None:
-            write_text(path, text)
-        return text
-
-    def write_json(self, path: str | os.PathLike[str], *, include_responses: bool = True) -> Path:
-        """Write :meth:`to_json`'s document to ``path`` atomically and return the path; the responses are streamed
-        from the frame in blocks of :data:`RESPONSE_BLOCK` rows, one response per line, so that writing holds one
-        block as Python objects at a time and never the whole text (memory and time: benchmarks/RESULTS.md)."""
-        with atomic_writer(path) as handle:
-            self._write_json(handle, include_responses=include_responses)
-        return Path(path)
-
     def _write_json(self, handle: IO[str], *, include_responses: bool) -> None:
         responses = self.responses if include_responses else None
         write_document(handle, self._document(), responses, self._response_columns())
-
-    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
-        """The self-contained HTML report (and write it to ``path`` when given); returns the HTML text.
-
-        The report renders :meth:`to_dict`'s document; the renderer is the presentation layer's
-        (:func:`evenhand.report.render_html`), reached through :mod:`evenhand._display`."""
-        html = report_html(self.to_dict(include_responses=False))
-        if path is not None:
-            write_text(path, html)
-        return html
 
     def __repr__(self) -> str:
         return (

@@ -15,6 +15,7 @@ of results files (``evenhand report``, ``evenhand compare``) needs nothing of th
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -25,6 +26,8 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from evenhand._display import report_html
+from evenhand._files import atomic_writer, write_text
 from evenhand.errors import InputError, InputFileNotFoundError
 from evenhand.pipeline.results_schema import check_results
 
@@ -153,3 +156,45 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
         )
     check_results(doc, str(p))
     return doc
+
+
+class WritesDocument:
+    """What an object with a results document does with it: JSON text, an atomically written file, the HTML
+    report. A subclass gives :meth:`to_dict` and :meth:`_write_json` (the document, with its responses streamed)."""
+
+    def to_dict(self, *, include_responses: bool = True) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _write_json(self, handle: IO[str], *, include_responses: bool) -> None:
+        raise NotImplementedError
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, include_responses: bool = True) -> str:
+        """Serialise to JSON (and write it to ``path``, atomically, when given); returns the JSON text.
+
+        The document is :meth:`to_dict`'s (``json.loads`` of the text equals it). For a large run that needs no
+        text back, :meth:`write_json` writes the same file without ever holding it as one string.
+        """
+        buffer = io.StringIO()
+        self._write_json(buffer, include_responses=include_responses)
+        text = buffer.getvalue()
+        if path is not None:
+            write_text(path, text)
+        return text
+
+    def write_json(self, path: str | os.PathLike[str], *, include_responses: bool = True) -> Path:
+        """Write :meth:`to_json`'s document to ``path`` atomically and return the path; the responses are streamed
+        from the frame in blocks, one response per line, so that writing holds one block as Python objects at a
+        time and never the whole text (memory and time: benchmarks/RESULTS.md)."""
+        with atomic_writer(path) as handle:
+            self._write_json(handle, include_responses=include_responses)
+        return Path(path)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The self-contained HTML report (and write it to ``path`` when given); returns the HTML text.
+
+        The report renders :meth:`to_dict`'s document; the renderer is the presentation layer's
+        (:func:`evenhand.report.render_html`), reached through :mod:`evenhand._display`."""
+        html = report_html(self.to_dict(include_responses=False))
+        if path is not None:
+            write_text(path, html)
+        return html

@@ -11,7 +11,6 @@ mixed with the use case's rows or verdict.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from dataclasses import dataclass, field
@@ -20,12 +19,11 @@ from typing import IO, Any
 
 import pandas as pd
 
-from evenhand._display import report_html
-from evenhand._files import atomic_writer, remove_stale_outputs, write_text
+from evenhand._files import remove_stale_outputs, write_text
 from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.outputs import OUTPUT_NAMES
 from evenhand.pipeline.records import MetricRecord
-from evenhand.pipeline.results_document import finite_or_none, json_safe, write_document
+from evenhand.pipeline.results_document import WritesDocument, finite_or_none, json_safe, write_document
 from evenhand.pipeline.thresholds import check_thresholds
 from evenhand.pipeline.verdict import Verdict
 from evenhand.redteaming.conditions import Condition
@@ -42,7 +40,7 @@ _ERRORS_SHOWN = 5
 
 
 @dataclass
-class RedTeam:
+class RedTeam(WritesDocument):
     """A red team's results: ``benign`` (the use case under its own system prompt), ``assessments`` (each
     adversarial condition's own assessment, by name), ``records`` (the adversarial rows) and ``conditions`` (the
     benign one first)."""
@@ -199,30 +197,10 @@ class RedTeam:
             out[condition.name] = slug
         return out
 
-    def to_json(self, path: str | os.PathLike[str] | None = None, *, include_responses: bool = True) -> str:
-        buffer = io.StringIO()
-        self._write_json(buffer, include_responses=include_responses)
-        text = buffer.getvalue()
-        if path is not None:
-            write_text(path, text)
-        return text
-
-    def write_json(self, path: str | os.PathLike[str], *, include_responses: bool = True) -> Path:
-        with atomic_writer(path) as handle:
-            self._write_json(handle, include_responses=include_responses)
-        return Path(path)
-
     def _write_json(self, handle: IO[str], *, include_responses: bool) -> None:
         b = self.benign
         columns = [c for c in b.responses.columns if not str(c).startswith("_")]
         write_document(handle, self._document(), b.responses if include_responses else None, columns)
-
-    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
-        """The self-contained HTML report of the benign assessment with its "Adversarial system prompts" section."""
-        html = report_html(self.to_dict(include_responses=False))
-        if path is not None:
-            write_text(path, html)
-        return html
 
     def __repr__(self) -> str:
         return (
