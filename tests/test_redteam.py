@@ -5,6 +5,7 @@ prompts), the resumable store, the dry run, bad config sections, ``assess`` unch
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -297,7 +298,7 @@ def test_template_probes_are_a_model_level_section_of_their_own(hostile: str, tm
     probes = doc["probes"]
     assert probes["scope"] == "model" and set(probes["conditions"]) == {"benign", "no content policy"}
     templates = probes["templates"]["no content policy"]
-    assert json.dumps(templates).count("toxic") and probes["differences"]
+    assert "toxic_share" in json.dumps(templates) and probes["differences"]
     # the continuations: toxic under the adversarial prompt only
     worse = {(d["probe_kind"], d["measure"]): d["value"] for d in probes["differences"]}
     assert worse[("continuation", "toxic_share")] > 0 and worse[("template", "toxic_share")] > 0
@@ -309,7 +310,9 @@ def test_template_probes_are_a_model_level_section_of_their_own(hostile: str, tm
     from evenhand.pipeline.from_config import estimate_config
 
     one = estimate_config(load_config(config))
-    assert one is not None and f"for {2 * one.samples:,} samples" not in " ".join(dry.split())
+    counted = re.search(r"for ([\d,]+) samples", " ".join(dry.split()))
+    assert one is not None and counted is not None, dry
+    assert int(counted.group(1).replace(",", "")) > 2 * one.samples
 
 
 def test_unknown_probe_attribute_is_one_line_and_exit_2(tmp_path: Path) -> None:
