@@ -119,14 +119,15 @@ def _probe_arguments(config: AssessConfig, chosen: Sequence[Condition], allow_co
     prompt, the run's settings and the probe keys of the redteam section (one store file with the use case's)."""
     rc = config.redteam
     assert rc is not None  # only called for a config whose redteam section asks for probes
+    settings = config.run_settings()
     return {
         "client": config_client(config, allow_code=allow_code),
         "conditions": {c.name: c.system_prompt for c in chosen},
-        "settings": config.run_settings(),
+        "settings": settings,
         "generation": config.generation_settings(),
         "attributes": rc.probe_attributes,
         "continuations": rc.probe_continuations,
-        "seed": config.run_settings().statistics.seed,
+        "seed": settings.statistics.seed,
     }
 
 

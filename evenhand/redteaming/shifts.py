@@ -88,11 +88,17 @@ def adversarial_records(
 
 
 # ------------------------------------------------------------------------------------------------ joining
-def _answered(frame: pd.DataFrame) -> pd.DataFrame:
-    rows = ok_rows(frame).copy()
-    for column in ("attribute", "group"):  # originals have none: a value that joins with itself
+def _join_keys(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (a copy) whose attribute and group join: originals have none, so they get a value that joins with
+    itself."""
+    rows = rows.copy()
+    for column in ("attribute", "group"):
         rows[column] = rows[column].astype(object).where(rows[column].notna(), "")
     return rows
+
+
+def _answered(frame: pd.DataFrame) -> pd.DataFrame:
+    return _join_keys(ok_rows(frame))
 
 
 def _joined(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
@@ -109,9 +115,7 @@ def _requests(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
     that prompt's request got no reply (an error, a content filter, an empty reply)."""
     sides = []
     for frame in (benign, condition):
-        rows = frame[_KEY].copy()
-        for column in ("attribute", "group"):
-            rows[column] = rows[column].astype(object).where(rows[column].notna(), "")
+        rows = _join_keys(frame[_KEY])
         answered = (frame["status"] == "ok") & frame["response"].notna()
         rows[_MISSING] = (~answered).astype(float)
         sides.append(rows)
