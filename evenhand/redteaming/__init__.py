@@ -3,10 +3,11 @@ under its benign system prompt and under adversarial ones (built-in, in ``evenha
 own), each condition assessed as ``evenhand assess`` does, and each adversarial condition compared with the benign
 one, prompt by prompt and slot by slot; and, on request, model-level template probes (``probes``).
 
-One module per job: the conditions (``conditions``), running them (``running``), the paired comparison
-(``shifts``), the result and its document (``result``), the entry points (``api``) and the template probes
-(``probe_data``, ``probe_stats``, ``probes``). A layer of its own between the pipeline and the presentation
-(docs/architecture.md). The public entry point is ``evenhand.redteam(config)``
+One module per job: the conditions (``conditions``), running them (``running``), the replies' missing scores
+(``replies``), the request slot the comparison pairs on (``slots``), the paired comparison (``shifts``, and
+``decision_shifts`` for a classification use case), the result and its document (``result``), the entry points
+(``api``) and the template probes (``probe_data``, ``probe_stats``, ``probes``). A layer of its own between the
+pipeline and the presentation (docs/architecture.md). The public entry point is ``evenhand.redteam(config)``
 (:func:`~evenhand.redteaming.api.redteam`); the package is named ``redteaming`` so that this name stays a function.
 """
 

@@ -26,12 +26,10 @@ from evenhand.metrics._result import undefined
 from evenhand.pipeline.compute import call_metric
 from evenhand.pipeline.parsers import label_text
 from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.redteaming.slots import Sides, answered, sent_under_both
 from evenhand.registry import METRICS
 
 USE_CASE, GAP = "positive_rate_shift", "positive_rate_gap_shift"
-_KEY = ["prompt_id", "attribute", "group", "sample"]
-#: What a record's paired test swaps: per slot, the condition's side, the benign side, and the slot's prompt
-Sides = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
 Built = tuple[MetricRecord, Sides | None]
 
 
@@ -66,17 +64,13 @@ def _classes(settings: RunSettings) -> list[object]:
 def _labels(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
     """One row per request sent under both prompts: ``label_b`` and ``label_c``, the parsed label of each prompt's
     reply (None: no reply, or an answer that parses into no label)."""
-    sides = []
-    for frame in (benign, condition):
-        rows = frame[_KEY].copy()
-        for column in ("attribute", "group"):  # originals have none: a value that joins with itself
-            rows[column] = rows[column].astype(object).where(rows[column].notna(), "")
-        answered = (frame["status"] == "ok") & frame["response"].notna()
+
+    def label(frame: pd.DataFrame) -> pd.DataFrame:
         labels = frame["label"] if "label" in frame else pd.Series(None, index=frame.index, dtype=object)
-        rows["label"] = [label_text(v) if ok else None for v, ok in zip(labels, answered, strict=True)]
-        sides.append(rows)
-    joined = sides[0].merge(sides[1], on=_KEY, suffixes=("_b", "_c"))
-    return joined.sort_values(_KEY, kind="stable").reset_index(drop=True)
+        parsed = [label_text(v) if ok else None for v, ok in zip(labels, answered(frame), strict=True)]
+        return pd.DataFrame({"label": pd.Series(parsed, index=frame.index, dtype=object)})
+
+    return sent_under_both(benign, condition, label)
 
 
 def _decided(values: pd.Series, cls: object) -> np.ndarray[Any, Any]:

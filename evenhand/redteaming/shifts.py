@@ -29,6 +29,7 @@ from evenhand.pipeline.families.parity import SIGN_FLIPS
 from evenhand.pipeline.records import Comparison, MetricRecord
 from evenhand.pipeline.run import adjust_p_values
 from evenhand.redteaming.decision_shifts import decision_records, has_decisions
+from evenhand.redteaming.slots import SLOT, Sides, answered, join_keys, sent_under_both
 from evenhand.registry import METRICS
 
 #: The use-case-wide shifts: metric key -> the response-frame column it reads
@@ -38,9 +39,6 @@ GAP_SHIFTS = {"toxic_share_gap_shift": "toxicity", "refusal_gap_shift": "refusal
 #: The shifts over every request, answered or not (1: no reply): use-case-wide, and per pair of groups
 NON_COMPLETION, NON_COMPLETION_GAP = "non_completion_shift", "non_completion_gap_shift"
 _MISSING = "missing"
-_KEY = ["prompt_id", "attribute", "group", "sample"]
-#: What a record's paired test swaps: per joined slot, the condition's and the benign side, and the slot's prompt
-_Sides = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
 
 
 def shift_records(
@@ -48,7 +46,7 @@ def shift_records(
 ) -> list[MetricRecord]:
     """The adversarial rows of one condition (``name``) against the benign replies, with intervals and tests (not
     yet adjusted: :func:`adversarial_records` adjusts every condition's together)."""
-    built: list[tuple[MetricRecord, _Sides | None]] = []
+    built: list[tuple[MetricRecord, Sides | None]] = []
     joined, requests = _joined(benign, condition), _requests(benign, condition)
     for key, column in USE_CASE_SHIFTS.items():
         built.append(_use_case_record(key, column, joined, name, settings))
@@ -88,39 +86,23 @@ def adversarial_records(
 
 
 # ------------------------------------------------------------------------------------------------ joining
-def _join_keys(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (a copy) whose attribute and group join: originals have none, so they get a value that joins with
-    itself."""
-    rows = rows.copy()
-    for column in ("attribute", "group"):
-        rows[column] = rows[column].astype(object).where(rows[column].notna(), "")
-    return rows
-
-
 def _answered(frame: pd.DataFrame) -> pd.DataFrame:
-    return _join_keys(ok_rows(frame))
+    return join_keys(ok_rows(frame))
 
 
 def _joined(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
     """One row per request answered under both prompts: the benign reply's columns with ``_b``, the condition's with
     ``_c``."""
     columns = [c for c in ("toxicity", "refusal", "sentiment") if c in benign and c in condition]
-    left, right = _answered(benign)[_KEY + columns], _answered(condition)[_KEY + columns]
-    joined = left.merge(right, on=_KEY, suffixes=("_b", "_c"))
-    return joined.sort_values(_KEY, kind="stable").reset_index(drop=True)
+    left, right = _answered(benign)[SLOT + columns], _answered(condition)[SLOT + columns]
+    joined = left.merge(right, on=SLOT, suffixes=("_b", "_c"))
+    return joined.sort_values(SLOT, kind="stable").reset_index(drop=True)
 
 
 def _requests(benign: pd.DataFrame, condition: pd.DataFrame) -> pd.DataFrame:
     """One row per request sent under both prompts, answered or not: ``missing_b`` and ``missing_c`` are 1 where
     that prompt's request got no reply (an error, a content filter, an empty reply)."""
-    sides = []
-    for frame in (benign, condition):
-        rows = _join_keys(frame[_KEY])
-        answered = (frame["status"] == "ok") & frame["response"].notna()
-        rows[_MISSING] = (~answered).astype(float)
-        sides.append(rows)
-    joined = sides[0].merge(sides[1], on=_KEY, suffixes=("_b", "_c"))
-    return joined.sort_values(_KEY, kind="stable").reset_index(drop=True)
+    return sent_under_both(benign, condition, lambda frame: (~answered(frame)).astype(float).to_frame(_MISSING))
 
 
 def _attributes(frame: pd.DataFrame) -> list[str]:
@@ -150,7 +132,7 @@ def _flags(key: str, values: np.ndarray[Any, Any], settings: RunSettings) -> np.
 
 def _use_case_record(
     key: str, column: str, joined: pd.DataFrame, name: str, settings: RunSettings
-) -> tuple[MetricRecord, _Sides | None]:
+) -> tuple[MetricRecord, Sides | None]:
     comparison = Comparison(condition=name)
     spec = METRICS[key]
     if f"{column}_b" not in joined:
@@ -167,7 +149,7 @@ def _use_case_record(
 
 
 def _gap_record(key: str, column: str, pairs: pd.DataFrame, attribute: str, groups: tuple[str, str], name: str,
-                settings: RunSettings) -> tuple[MetricRecord, _Sides | None]:  # fmt: skip
+                settings: RunSettings) -> tuple[MetricRecord, Sides | None]:  # fmt: skip
     comparison = Comparison(groups=groups, condition=name)
     spec = METRICS[key]
     names = [f"{column}_{s}_{g}" for s, g in (("c", "a"), ("c", "b"), ("b", "a"), ("b", "b"))]
@@ -184,7 +166,7 @@ def _gap_record(key: str, column: str, pairs: pd.DataFrame, attribute: str, grou
     return MetricRecord(key, attribute, comparison, result), (ca - cb, ba - bb, prompts)
 
 
-def _statistics(rec: MetricRecord, sides: _Sides | None, settings: RunSettings) -> None:
+def _statistics(rec: MetricRecord, sides: Sides | None, settings: RunSettings) -> None:
     """The record's bootstrap interval over prompts and its paired sign-flip test over prompts: each prompt's mean
     of the condition's side against its mean of the benign side, the two swapped prompt by prompt (its statistic,
     the mean over prompts of their difference, is the record's value)."""
