@@ -32,6 +32,7 @@ from evenhand.text._names_data import name_index  # noqa: E402
 from evenhand.text.names import find_people  # noqa: E402
 
 LABELLED = ROOT / "tests" / "data" / "name_detection.json"
+RACE_LABELLED = ROOT / "tests" / "data" / "name_race_labelled.json"
 _FILLER = (
     "the customer asked about an account and we will review the billing statement today please call back soon "
     "with details on the order shipping delay because the product arrived damaged yesterday our team can help "
@@ -70,6 +71,32 @@ def measure_detection(path: Path = LABELLED) -> dict[str, Any]:
         "misses": misses,
         "false_alarms": false_alarms,
     }
+
+
+def measure_race_recall(path: Path = RACE_LABELLED) -> dict[str, Any]:
+    """Per group, how many of the labelled full names race FTU reads as that group (each name in a prompt, the
+    templates in turn), how many it reads as another group, and how many look-alikes (prompts that name nobody) it
+    flags."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    templates = data["templates"]
+    texts = [templates[i % len(templates)].format(name=item["name"]) for i, item in enumerate(data["items"])]
+    result = check_ftu(texts, "race")
+    groups: dict[str, dict[str, Any]] = {}
+    for item, found in zip(data["items"], result.names, strict=True):
+        row = groups.setdefault(item["group"], {"n": 0, "read": 0, "wrong": 0, "missed": []})
+        row["n"] += 1
+        read = {n.group for n in found}
+        if item["group"] in read:
+            row["read"] += 1
+        elif read:
+            row["wrong"] += 1
+            row["missed"].append(f"{item['name']} (read as {', '.join(sorted(read))})")
+        else:
+            row["missed"].append(item["name"])
+    for row in groups.values():
+        row["recall"] = row["read"] / row["n"]
+    lookalikes = check_ftu(data["lookalikes"], "race")
+    return {"groups": groups, "lookalikes": len(data["lookalikes"]), "lookalikes_flagged": lookalikes.n_flagged}
 
 
 def prompts(n: int, seed: int = 7) -> list[str]:
@@ -113,6 +140,13 @@ def main() -> None:
     print(json.dumps({k: v for k, v in detection.items() if k not in ("misses", "false_alarms")}, indent=1))
     print("missed:", *detection["misses"], sep="\n  ")
     print("false alarms:", *detection["false_alarms"], sep="\n  ")
+    race = measure_race_recall()
+    print("| group | names | read as the group | read as another | recall |")
+    print("|---|---:|---:|---:|---:|")
+    for group, row in race["groups"].items():
+        print(f"| {group} | {row['n']} | {row['read']} | {row['wrong']} | {row['recall']:.1%} |")
+    print(f"look-alikes flagged for race: {race['lookalikes_flagged']} of {race['lookalikes']}")
+    print("missed:", *(m for row in race["groups"].values() for m in row["missed"]), sep="\n  ")
     texts = prompts(args.n)
     check_ftu(texts[:10], "gender")  # load lexicons and names once
     print(f"name data in memory: {name_data_bytes() / 1e6:.2f} MB")

@@ -43,7 +43,8 @@ LOOKALIKES = [
 # -- the data ---------------------------------------------------------------------------------------------------
 def test_name_data_is_small_sourced_and_above_the_cut() -> None:
     files = [e for e in NAMES_DIR.iterdir() if e.name.endswith(".json")]
-    assert sum(len(e.read_bytes()) for e in files) < 300_000
+    # the lists are small; the full-name tables of race (issue 33: 14,647 first names, 24,889 surnames) take ~1.1 MB
+    assert sum(len(e.read_bytes()) for e in files) < 1_500_000
     sources = NAMES_DIR.joinpath("SOURCES.md").read_text(encoding="utf-8")
     for licence in ("public domain", "MIT", "CC0"):
         assert licence in sources
@@ -147,7 +148,7 @@ def test_a_lone_later_mention_of_a_lookalike_first_name_follows_the_person() -> 
     ):
         (person,) = find_people(text)
         assert len(person.mentions) == 3, text
-        cf = counterfactual_prompts([text], attribute="race")
+        cf = counterfactual_prompts([text], attribute="gender")  # neither full name places race (issue 33)
         for group in cf.groups:
             ((_, new),) = cf.names[0][group]
             assert lone + new.split()[0] in cf[group][0], cf[group][0]
@@ -171,9 +172,9 @@ def test_ftu_flags_name_only_prompts_for_gender_and_race_by_default() -> None:
         assert "by a personal name" in r.summary()
     race = check_ftu(ISSUE_PROMPTS, attribute="race")
     assert [[(n.word, n.group, n.name) for n in found] for found in race.names] == [
-        [("Jamal Washington", "black", "Washington")],
-        [("Lakisha Robinson", "black", "Lakisha")],
-        [("Wei Zhang", "asian", "Wei")],
+        [("Jamal Washington", "black", "Jamal Washington")],  # both parts read (the full-name rule)
+        [("Lakisha Robinson", "black", "Lakisha Robinson")],
+        [("Wei Zhang", "asian", "Zhang")],  # "Wei" is in no full-name table (fewer than 500 US bearers)
     ]
     assert race.group_counts() == {"black": 2, "asian": 1}
     assert race.name_words() == [["Jamal Washington"], ["Lakisha Robinson"], ["Wei Zhang"]]

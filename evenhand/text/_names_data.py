@@ -9,6 +9,7 @@ its group in every attribute that has one: a counterfactual name for one attribu
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -38,6 +39,71 @@ class Association:
     share: float
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where the full-name rule puts a person: the likeliest group, its posterior share, and the name parts that
+    went into it ("first", "last")."""
+
+    group: str
+    share: float
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class NameEvidence:
+    """The full-name rule of one attribute: Bayesian Improved First name and Surname (BIFSG; Imai & Khanna 2016,
+    Voicu 2018).
+
+    With shares ``P(c | last)`` from a surname table and ``P(c | first)`` from a first-name table whose population
+    has the shares ``first_population(c)``, the posterior of category ``c`` for a person named (first, last) is
+
+        P(c | first, last) = P(c | last) * P(c | first) / first_population(c), normalised over the categories
+
+    (``P(first | c)`` is proportional to ``P(c | first) / first_population(c)``, and the first name and surname are
+    taken as independent given ``c``). With one part written: ``P(c | last)``, or ``population(c) * P(c | first) /
+    first_population(c)`` normalised (the first name read against the surname table's population). Shares are
+    stored in per mille; a share written as 0 counts as 0.5 per mille, so that one table's zero does not veto the
+    other's evidence. A person counts for a group when its posterior is at least ``cut``; the categories may hold
+    more than the lexicon's groups (``"other"``), which then only lower the groups' posteriors.
+    """
+
+    categories: tuple[str, ...]
+    cut: float
+    population: tuple[float, ...]
+    first_population: tuple[float, ...]
+    first: Mapping[str, tuple[int, ...]]
+    last: Mapping[str, tuple[int, ...]]
+
+    def posterior(self, first: str | None, last: str | None) -> tuple[list[float], tuple[str, ...]] | None:
+        """The normalised posterior over :attr:`categories` and the parts it read; None when neither part is in
+        the tables."""
+        f = self.first.get(first) if first is not None else None
+        s = self.last.get(last) if last is not None else None
+        if f is None and s is None:
+            return None
+        if s is not None:
+            weights = [(v + 0.5) / 1000 for v in s]
+        else:
+            weights = list(self.population)
+        if f is not None:
+            weights = [w * (v + 0.5) / 1000 / p for w, v, p in zip(weights, f, self.first_population, strict=True)]
+        total = sum(weights)
+        parts = tuple(part for part, found in (("first", f), ("last", s)) if found is not None)
+        return [w / total for w in weights], parts
+
+    def place(self, first: str | None, last: str | None, groups: tuple[str, ...]) -> Placement | None:
+        """The group of ``groups`` whose posterior is largest, with that posterior (None when the tables know
+        neither part)."""
+        found = self.posterior(first, last)
+        if found is None:
+            return None
+        shares, parts = found
+        best = max(
+            (c for c in range(len(self.categories)) if self.categories[c] in groups), key=lambda c: shares[c]
+        )
+        return Placement(self.categories[best], shares[best], parts)
+
+
 @dataclass(frozen=True, eq=False)
 class NameIndex:
     """Every name lexicon, indexed by name part and key.
@@ -52,6 +118,7 @@ class NameIndex:
             before_place: the context words of ``people.json`` (lower case; keys for the name lists).
         lookalike_phrases: ``people.json``'s look-alikes of several words ("Morgan Stanley", "Kim Jong Un"), as
             tuples of keys: a run of capitalised words that starts with one names nobody in those words.
+        evidence: attribute -> its full-name rule (:class:`NameEvidence`), for the attributes whose file has one.
     """
 
     groups: Mapping[str, tuple[str, ...]]
@@ -68,6 +135,7 @@ class NameIndex:
     common_last_names: frozenset[str]
     before_place: frozenset[str] = frozenset()
     lookalike_phrases: frozenset[tuple[str, ...]] = frozenset()
+    evidence: Mapping[str, NameEvidence] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -118,6 +186,48 @@ def _name_lists(data: Mapping[str, Any], key: str, label: str) -> dict[str, list
     return out
 
 
+def _evidence(data: Mapping[str, Any], label: str) -> NameEvidence | None:
+    """The file's full-name rule (key ``evidence``), validated; None when it has none."""
+    spec = data.get("evidence")
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get("rule") != "bifsg":
+        raise InputError(f"name data {label}: 'evidence' must be an object with \"rule\": \"bifsg\"")
+    categories = spec.get("categories")
+    if not isinstance(categories, list) or len(categories) < 2 or not all(isinstance(c, str) for c in categories):
+        raise InputError(f"name data {label}: 'evidence.categories' must list two or more categories")
+    cut = spec.get("cut")
+    if not isinstance(cut, (int, float)) or not 0.5 < cut <= 1:
+        raise InputError(f"name data {label}: 'evidence.cut' must be a share above 0.5 and at most 1, got {cut!r}")
+    shares: dict[str, tuple[float, ...]] = {}
+    for key in ("population", "first_population"):
+        values = spec.get(key)
+        if (
+            not isinstance(values, list)
+            or len(values) != len(categories)
+            or not all(isinstance(v, (int, float)) and v > 0 for v in values)
+        ):
+            raise InputError(f"name data {label}: 'evidence.{key}' must give a positive share per category")
+        shares[key] = tuple(float(v) for v in values)
+    tables: dict[str, dict[str, tuple[int, ...]]] = {}
+    for key in ("first_names", "last_names"):
+        table = spec.get(key, {})
+        if not isinstance(table, dict):
+            raise InputError(f"name data {label}: 'evidence.{key}' must map names to per-mille shares")
+        for name, row in table.items():
+            if not (isinstance(row, list) and len(row) == len(categories) and all(isinstance(v, int) for v in row)):
+                raise InputError(f"name data {label}: bad entry 'evidence.{key}.{name}': {row!r}")
+        tables[key] = {name_key(name): tuple(row) for name, row in table.items()}
+    return NameEvidence(
+        categories=tuple(categories),
+        cut=float(cut),
+        population=shares["population"],
+        first_population=shares["first_population"],
+        first=tables["first_names"],
+        last=tables["last_names"],
+    )
+
+
 @functools.lru_cache(maxsize=1)
 def name_index() -> NameIndex:
     """The shipped name lexicons, read once."""
@@ -136,6 +246,7 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
     ranked: dict[tuple[str, str, str], tuple[str, ...]] = {}
     display: dict[tuple[str, str], str] = {}
     cuts: dict[str, float] = {}
+    evidence: dict[str, NameEvidence] = {}
     for data in lexicons:
         attribute = data.get("attribute")
         label = f"{_LABEL}/{attribute}.json"
@@ -163,6 +274,9 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
                     keys.append(key)
                 ranked[(attribute, part, group)] = tuple(keys)
         groups[attribute] = tuple(seen)
+        rule = _evidence(data, label)
+        if rule is not None:
+            evidence[attribute] = rule
     return NameIndex(
         groups=groups,
         associations=associations,
@@ -180,4 +294,5 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         lookalike_phrases=frozenset(
             tuple(name_key(w) for w in phrase.split()) for phrase in _words(people, "lookalike_phrases", _PEOPLE_FILE)
         ),
+        evidence=evidence,
     )

@@ -53,8 +53,8 @@ class NameMatch(NamedTuple):
     end: int
     group: str  # the group the name signals
     attribute: str  # the attribute ("gender", "race", ...)
-    name: str  # the name part that signals it, as written ("Washington")
-    share: float  # the share of that name's bearers in ``group`` in the source
+    name: str  # the name parts that signal it, as written ("Jamal Washington"; "Emily" for gender)
+    share: float  # the share of ``group``: the full-name posterior (race), or the share of the name's bearers
 
 
 @dataclass(frozen=True)
@@ -318,16 +318,33 @@ def name_attributes(groups: Mapping[str, Collection[str]]) -> dict[str, str]:
     }
 
 
-def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, str] | None:
-    """The group a person's name signals for ``attribute`` (group, share, the part's key), the stronger part first."""
-    best: tuple[str, float, str] | None = None
+def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, tuple[str, ...]] | None:
+    """The group a person's name signals for ``attribute`` (group, share, the parts read), or None.
+
+    An attribute with a full-name rule (:class:`~evenhand.text._names_data.NameEvidence`: race) places the person
+    by the posterior of every written part its tables know, at the rule's cut; a person none of whose parts are
+    in those tables, and an attribute without such a rule (gender), take the list of the stronger part (share at
+    least the list's cut)."""
+    rule = index.evidence.get(attribute)
+    if rule is not None:
+        placed = rule.place(person.first, person.last, index.groups[attribute])
+        if placed is not None:
+            return (placed.group, placed.share, placed.parts) if placed.share >= rule.cut else None
+    best: tuple[str, float, tuple[str, ...]] | None = None
     for part, key in (("first", person.first), ("last", person.last)):
         if key is None:
             continue
         assoc = index.association(part, key, attribute)
         if assoc is not None and (best is None or assoc.share > best[1]):
-            best = (assoc.group, assoc.share, key)
+            best = (assoc.group, assoc.share, (part,))
     return best
+
+
+def _written_parts(text: str, person: Person, parts: tuple[str, ...]) -> str:
+    """The written name parts ``parts`` of a person, at their first mentions, joined by a space ("Jamal
+    Washington", or "Washington" after "Ms.")."""
+    firsts = {m.part: text[m.start : m.end] for m in reversed(person.mentions)}
+    return " ".join(firsts[part] for part in parts if part in firsts)
 
 
 def find_name_matches(
@@ -343,8 +360,8 @@ def find_name_matches(
             signal = _signal(person, attribute, index)
             if signal is None:
                 continue
-            group, share, key = signal
-            written = next(text[m.start : m.end] for m in person.mentions if m.key == key)
+            group, share, parts = signal
+            written = _written_parts(text, person, parts)
             row.append(
                 NameMatch(text[person.start : person.end], person.start, person.end, group, attribute, written, share)
             )
