@@ -19,6 +19,7 @@ from evenhand.text.lexicon import (
     load_lexicon,
     load_lexicon_file,
 )
+from evenhand.text.name_masking import NAME_PLACEHOLDER, mask_names
 from evenhand.text.names import NameMatch
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "AttributeMatch",
     "CounterfactualPrompts",
     "FTUResult",
+    "NAME_PLACEHOLDER",
     "Lexicon",
     "NameMatch",
     "builtin_attributes",
@@ -36,5 +38,6 @@ __all__ = [
     "intersectional_prompts",
     "load_lexicon",
     "load_lexicon_file",
+    "mask_names",
     "neutralize",
 ]

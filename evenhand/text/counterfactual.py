@@ -86,6 +86,20 @@ class CounterfactualPrompts:
     def __len__(self) -> int:
         return len(self.original)
 
+    def swapped_names(self, row: int) -> tuple[str, ...]:
+        """The names of row ``row``'s versions: each original name as written and every group's replacement
+        (distinct, in order of first use); empty when the row's versions name nobody by a swapped name. What
+        :func:`~evenhand.text.name_masking.mask_names` masks in the replies to any version of that prompt (and in the
+        replies of its noise floor), so that a reply that only echoes the name reads the same for every version."""
+        if not self.names:
+            return ()
+        found: dict[str, None] = {}
+        for pairs in self.names[row].values():
+            for original, replacement in pairs:
+                found.setdefault(original)
+                found.setdefault(replacement)
+        return tuple(found)
+
     def pairs(self, group_a: str, group_b: str) -> list[tuple[str, str]]:
         """The counterfactual input pairs ``(X', X'')`` for two groups."""
         return list(zip(self[group_a], self[group_b], strict=True))
