@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -113,6 +114,90 @@ def prompts(n: int, seed: int = 7) -> list[str]:
     return out
 
 
+_ROLES = ["data analyst", "nurse", "warehouse lead", "software engineer", "account manager", "teacher"]
+_CANDIDATES = ["Lakisha Washington", "Greg Baker", "Jamal Jones", "Emily Walsh", "Mohammed Rahman", "Wei Zhang",
+               "Jose Garcia", "DeShawn Jackson", "Fatima Al-Sayed", "Priya Patel", "Tyrone Robinson", "Anne Murphy"]
+_TASKS = [
+    "Write a short rejection email to {name} for the {role} role.",
+    "Draft a follow-up to {name} about the interview for the {role} role next week.",
+    "Summarise the interview notes below and recommend whether to invite {name} to a second round.",
+    "Write a reference request for {name}, who applied as {role}.",
+    "Answer the applicant's question about the {role} role: when will the decision be made?",
+    "Rewrite the job ad for a {role} so that it reads well and stays short.",
+    "Write a welcome message for a new Black {role} joining the team on Monday.",
+    "Draft a note to the hiring manager that the {role} shortlist is ready.",
+]
+
+
+def recruiting_prompts(n: int, seed: int = 11) -> list[str]:
+    """Prompts of a recruiting assistant (the issue's use case): an instruction, often naming a candidate, and in
+    half of them retrieved notes of ~40 words that may name an interviewer."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        text = rng.choice(_TASKS).format(name=rng.choice(_CANDIDATES), role=rng.choice(_ROLES))
+        if rng.random() < 0.5:
+            notes = " ".join(rng.choice(_FILLER) for _ in range(40))
+            interviewer = rng.choice(["Ms. Robinson", "Dr. Chen", "Karen Olson", "the panel"])
+            text += f" Notes from {interviewer}: {notes}."
+        out.append(text)
+    return out
+
+
+_LANGFAIR_FTU = r"""
+import contextlib, io, json, sys, time
+from langfair.generator.counterfactual import CounterfactualGenerator
+prompts = json.load(open(sys.argv[1]))
+cg = CounterfactualGenerator()
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        flagged = [cg.check_ftu(prompts, attribute=a)["metadata"]["n_prompts_with_attribute_words"]
+                   for a in ("gender", "race")]
+    times.append(time.perf_counter() - start)
+print("RESULT " + json.dumps({"seconds": sorted(times)[len(times) // 2], "flagged": flagged}))
+"""
+
+
+def ftu_against_langfair(texts: list[str], repeats: int) -> dict[str, Any] | None:
+    """FTU for gender and race on ``texts``: evenhand with names (one check per attribute, as the plan runs it)
+    against LangFair 0.8.0's word-only FTU, in one run (LangFair in ``.venv-langfair``, a subprocess)."""
+    import subprocess
+    import tempfile
+
+    langfair = ROOT / ".venv-langfair" / "bin" / "python"
+    ours = timed(lambda: [check_ftu(texts, a) for a in ("gender", "race")], repeats)
+    words = timed(lambda: [check_ftu(texts, a, names=False) for a in ("gender", "race")], repeats)
+    flagged = [check_ftu(texts, a).n_flagged for a in ("gender", "race")]
+    out: dict[str, Any] = {"evenhand names": ours, "evenhand words": words, "evenhand flagged": flagged}
+    if not langfair.exists():
+        print(f"(LangFair skipped: {langfair} not found; run benchmarks/setup_langfair.sh)", file=sys.stderr)
+        return out
+    from bench_text import _write_punkt_tab  # LangFair's NLTK tables, offline
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "prompts.json"
+        data.write_text(json.dumps(texts))
+        _write_punkt_tab(Path(tmp) / "nltk_data")
+        env = {**os.environ, "NLTK_DATA": str(Path(tmp) / "nltk_data"), "PYTHONWARNINGS": "ignore"}
+        done = subprocess.run(
+            [str(langfair), "-c", _LANGFAIR_FTU, str(data), str(max(1, repeats // 2))],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None:
+        print(f"(LangFair failed: {done.stderr[-500:]})", file=sys.stderr)
+        return out
+    theirs = json.loads(line[len("RESULT "):])
+    out |= {"langfair words": theirs["seconds"], "langfair flagged": theirs["flagged"]}
+    out["ratio"] = theirs["seconds"] / ours
+    return out
+
+
 def timed(fn: Any, repeats: int) -> float:
     times = []
     for _ in range(repeats):
@@ -147,6 +232,10 @@ def main() -> None:
         print(f"| {group} | {row['n']} | {row['read']} | {row['wrong']} | {row['recall']:.1%} |")
     print(f"look-alikes flagged for race: {race['lookalikes_flagged']} of {race['lookalikes']}")
     print("missed:", *(m for row in race["groups"].values() for m in row["missed"]), sep="\n  ")
+    for label, sample in (("bench prompts", prompts(2500)), ("recruiting prompts", recruiting_prompts(2500))):
+        check_ftu(sample[:10], "gender")
+        versus = ftu_against_langfair(sample, args.repeats)
+        print(f"FTU gender + race, 2,500 {label}:", json.dumps(versus))
     texts = prompts(args.n)
     check_ftu(texts[:10], "gender")  # load lexicons and names once
     print(f"name data in memory: {name_data_bytes() / 1e6:.2f} MB")

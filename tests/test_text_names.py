@@ -169,7 +169,7 @@ def test_ftu_flags_name_only_prompts_for_gender_and_race_by_default() -> None:
         r = check_ftu(ISSUE_PROMPTS + LOOKALIKES, attribute=attribute)
         assert r.names_checked and not r.satisfied
         assert r.flagged_index == ((0, 1, 2) if attribute == "race" else (0, 1))  # "Wei": no gender in the lists
-        assert "by a personal name" in r.summary()
+        assert "name a person whose name signals a group" in r.summary()
     race = check_ftu(ISSUE_PROMPTS, attribute="race")
     assert [[(n.word, n.group, n.name) for n in found] for found in race.names] == [
         [("Jamal Washington", "black", "Jamal Washington")],  # both parts read (the full-name rule)
@@ -235,15 +235,17 @@ def test_race_swap_keeps_gender_and_replaces_every_mention() -> None:
     for group in ("white", "black", "hispanic", "asian"):
         out = cf[group][0]
         m = re.fullmatch(
-            r"Draft a letter to (\w+) Robinson\. (\w+)'s card was lost; "
-            r"tell Ms\. Robinson that she will get a new one\.",
+            r"Draft a letter to (\w+) (\w+)\. (\w+)'s card was lost; "
+            r"tell Ms\. (\w+) that she will get a new one\.",
             out,
         )
         assert m is not None, out
-        assert m.group(1) == m.group(2)
+        assert m.group(1) == m.group(3) and m.group(2) == m.group(4)  # every mention the same way
         assert index.association("first", m.group(1).casefold(), "race").group == group
         assert index.association("first", m.group(1).casefold(), "gender").group == "female"
-        assert cf.names[0][group] == (("Lakisha Robinson", f"{m.group(1)} Robinson"),)
+        # the surname is read too (the full-name rule), so it is replaced by one of the target race
+        assert index.association("last", m.group(2).casefold(), "race").group == group
+        assert cf.names[0][group] == (("Lakisha Robinson", f"{m.group(1)} {m.group(2)}"),)
 
 
 def test_surnames_swap_by_race_and_names_vary_by_prompt() -> None:

@@ -22,6 +22,7 @@ from evenhand.errors import InputError
 
 PARTS = ("first", "last")  # a name part: a first (given) name or a last name (surname)
 _PEOPLE_FILE = "people.json"
+_RECALL_FILE = "measured_recall.json"
 _LABEL = "evenhand/data/names"
 
 
@@ -143,9 +144,22 @@ class NameIndex:
         capitalised word names nobody, and is passed over at once)."""
         return frozenset(key for _, key in self.associations) | self.titles
 
+    @functools.cached_property
+    def lookalike_phrase_starts(self) -> frozenset[str]:
+        """The first keys of :attr:`lookalike_phrases` (a text with none of them holds no such phrase)."""
+        return frozenset(phrase[0] for phrase in self.lookalike_phrases)
+
     def known(self, part: str, key: str) -> bool:
         """True when ``key`` is a name of ``part`` in some attribute's list."""
         return (part, key) in self.associations
+
+    def readable(self, attribute: str, part: str, key: str) -> bool:
+        """True when a list or ``attribute``'s full-name tables know ``key`` as a name of ``part`` (a counterfactual
+        replaces such a part: "Greg Baker" reads white from both parts, so the Black version changes both)."""
+        if (part, key) in self.associations:
+            return True
+        rule = self.evidence.get(attribute)
+        return rule is not None and key in (rule.first if part == "first" else rule.last)
 
     def association(self, part: str, key: str, attribute: str) -> Association | None:
         return self.associations.get((part, key), {}).get(attribute)
@@ -233,7 +247,8 @@ def name_index() -> NameIndex:
     """The shipped name lexicons, read once."""
     folder = resources.files("evenhand").joinpath("data").joinpath("names")
     files = sorted(
-        (e for e in folder.iterdir() if e.name.endswith(".json") and e.name != _PEOPLE_FILE), key=lambda e: e.name
+        (e for e in folder.iterdir() if e.name.endswith(".json") and e.name not in (_PEOPLE_FILE, _RECALL_FILE)),
+        key=lambda e: e.name,
     )
     people = json.loads(folder.joinpath(_PEOPLE_FILE).read_text(encoding="utf-8"))
     return build_index([json.loads(e.read_text(encoding="utf-8")) for e in files], people)
@@ -296,3 +311,30 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         ),
         evidence=evidence,
     )
+
+
+@dataclass(frozen=True)
+class MeasuredRecall:
+    """How well the names of an attribute are read: per group, (names read as the group, labelled names), on the
+    labelled set ``labelled``."""
+
+    labelled: str
+    groups: Mapping[str, tuple[int, int]]
+
+    def describe(self) -> str:
+        """ "100% white, 95% black, ..." """
+        return ", ".join(f"{read / n:.0%} {group}" for group, (read, n) in self.groups.items() if n)
+
+
+@functools.lru_cache(maxsize=1)
+def measured_recall() -> dict[str, MeasuredRecall]:
+    """The shipped per-group recall of name reading (``measured_recall.json``), per attribute measured."""
+    folder = resources.files("evenhand").joinpath("data").joinpath("names")
+    data = json.loads(folder.joinpath(_RECALL_FILE).read_text(encoding="utf-8"))
+    return {
+        attribute: MeasuredRecall(
+            str(entry["set"]), {str(g): (int(v[0]), int(v[1])) for g, v in entry["groups"].items()}
+        )
+        for attribute, entry in data.items()
+        if isinstance(entry, dict)
+    }

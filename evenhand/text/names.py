@@ -31,10 +31,21 @@ from typing import NamedTuple
 from evenhand.text._engine import at_sentence_start
 from evenhand.text._names_data import PARTS, NameIndex, name_index, name_key
 
-__all__ = ["NameMatch", "Person", "find_name_matches", "find_people", "name_attributes", "substitute_names"]
+__all__ = [
+    "NameMatch",
+    "Person",
+    "UnplacedName",
+    "find_name_matches",
+    "find_people",
+    "find_unplaced",
+    "name_attributes",
+    "substitute_names",
+]
 
 # a capitalised word: letters, with inner apostrophes or hyphens ("O'Brien", "Al-Farsi"), not a possessive "'s"
-_WORD = re.compile(r"(?<![\w'’-])[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
+# (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
+# look-behind)
+_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w'’-].)[^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
 # the word before a position (with the spaces or comma between), and the word after one
 _PREVIOUS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]*,?[ \t]*\Z")
 _NEXT = re.compile(r"[ \t]{1,2}([^\W\d_]+)")
@@ -55,6 +66,15 @@ class NameMatch(NamedTuple):
     attribute: str  # the attribute ("gender", "race", ...)
     name: str  # the name parts that signal it, as written ("Jamal Washington"; "Emily" for gender)
     share: float  # the share of ``group``: the full-name posterior (race), or the share of the name's bearers
+
+
+class UnplacedName(NamedTuple):
+    """A person whose group no name list can place for an attribute (no list, or no group reaches its cut)."""
+
+    word: str  # the name as written at its first mention ("Fatima Al-Sayed")
+    start: int
+    end: int
+    attribute: str
 
 
 @dataclass(frozen=True)
@@ -117,7 +137,8 @@ def _title_at(text: str, words: list[_Word], i: int, index: NameIndex) -> bool:
 def _lookalike_phrase_words(text: str, words: list[_Word], index: NameIndex) -> set[int]:
     """The words of look-alikes of several words ("Morgan Stanley", "Kim Jong Un", "Dr Pepper"): they name nobody."""
     covered: set[int] = set()
-    if not index.lookalike_phrases:
+    starts = index.lookalike_phrase_starts
+    if not starts or not any(w.key in starts for w in words):
         return covered
     sizes = {len(phrase) for phrase in index.lookalike_phrases}
     for i in range(len(words)):
@@ -237,9 +258,10 @@ def _people_in_run(
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
     """The persons named in ``text``, in order of first mention."""
     index = index or name_index()
+    interesting = index.interesting
+    if not any(_key(w) in interesting for w in _WORD.findall(text)):
+        return ()  # most texts: one scan in C and a set look-up per capitalised word
     words = _words(text)
-    if not any(w.key in index.interesting for w in words):
-        return ()
     found: list[tuple[int | None, int | None, list[int]]] = []
     for run, titled in _runs(text, words, index):
         found.extend(_people_in_run(text, words, run, titled, index))
@@ -369,12 +391,40 @@ def find_name_matches(
     return out
 
 
-def _pool(index: NameIndex, attribute: str, part: str, group: str, key: str, avoid: frozenset[str]) -> list[str]:
+def find_unplaced(
+    attribute: str, texts: Sequence[str], people: Sequence[tuple[Person, ...]]
+) -> list[tuple[UnplacedName, ...]]:
+    """Per text, the persons whose group for ``attribute`` no name list places: every person when the attribute has
+    no name data (religion, nationality: no offline source with a usable licence ties names to them), else those
+    whose names signal no group (a full-name posterior below the rule's cut, or names in no list)."""
+    index = name_index()
+    listed = attribute in index.groups
+    return [
+        tuple(
+            UnplacedName(text[p.start : p.end], p.start, p.end, attribute)
+            for p in persons
+            if not listed or _signal(p, attribute, index) is None
+        )
+        for text, persons in zip(texts, people, strict=True)
+    ]
+
+
+def _pool(
+    index: NameIndex,
+    attribute: str,
+    part: str,
+    group: str,
+    key: str,
+    avoid: frozenset[str],
+    fixed: Mapping[str, str] | None = None,
+) -> list[str]:
     """The names a ``part`` of ``group`` is drawn from for the original name ``key``: the group's commonest names
-    that keep ``key``'s group in every other attribute with names of that part (a woman's name stays a woman's),
+    that keep ``key``'s group in every other attribute with names of that part (a woman's name stays a woman's), or
+    that have the group ``fixed`` gives for that attribute (an intersection's version: a Black woman's name),
     unless fewer than :data:`MIN_POOL` do."""
+    fixed = fixed or {}
     keep = tuple(
-        (other, _group_of(index, part, key, other))
+        (other, fixed[other] if other in fixed else _group_of(index, part, key, other))
         for other in index.groups
         if other != attribute and any(index.ranked.get((other, part, g)) for g in index.groups[other])
     )
@@ -423,6 +473,7 @@ def substitute_names(
     seed: int = 0,
     avoid: Collection[str] = (),
     people: Sequence[tuple[Person, ...]] | None = None,
+    fixed: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[tuple[tuple[str, str], ...]]]:
     """Replace the names that signal ``attribute`` in ``texts`` by names drawn for ``target`` (None: swap two
     ``groups``), the same way at every mention; the rest of each text is kept byte for byte.
@@ -430,6 +481,8 @@ def substitute_names(
     Returns the new texts and, per text, ``(name as written, its replacement)`` per person replaced. A name part
     with no name of the target's group (gender lists no surnames) is kept; so is a part no list knows. ``avoid``:
     lower-case words a drawn name must not be (the lexicon's terms, which the lexicon pass would change again).
+    ``fixed``: for an intersection, the other attributes' groups of the version (``{"gender": "female"}``): a person
+    whose name signals a group of any of the attributes is renamed, with names of all the version's groups.
     """
     index = name_index()
     found = people if people is not None else [find_people(t, index) for t in texts]
@@ -444,9 +497,9 @@ def substitute_names(
         bare: dict[int, tuple[int, str]] = {}  # the same edits without an added possessive, for the record
         for person in persons:
             signal = _signal(person, attribute, index)
-            if signal is None:
+            if signal is None and not any(_signal(person, other, index) for other in fixed or {}):
                 continue
-            own = signal[0]
+            own = None if signal is None else signal[0]
             if target is not None:
                 goal: str | None = target
             else:
@@ -456,10 +509,11 @@ def substitute_names(
             rng = rngs.setdefault(goal, _rng(seed, text, attribute, goal))
             replaced = False
             for part, key in (("first", person.first), ("last", person.last)):
-                if key is None or (part, key) in chosen or not index.known(part, key):
+                if key is None or (part, key) in chosen or not index.readable(attribute, part, key):
                     continue
                 taken = {k for (p, _), k in chosen.items() if p == part}
-                pool = [k for k in _pool(index, attribute, part, goal, key, avoid_keys) if k != key and k not in taken]
+                drawn = _pool(index, attribute, part, goal, key, avoid_keys, fixed)
+                pool = [k for k in drawn if k != key and k not in taken]
                 if pool:
                     chosen[(part, key)] = pool[rng.randrange(len(pool))]
             for m in person.mentions:
