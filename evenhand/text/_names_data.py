@@ -74,6 +74,9 @@ class NameEvidence:
     first_population: tuple[float, ...]
     first: Mapping[str, tuple[int, ...]]
     last: Mapping[str, tuple[int, ...]]
+    _placed: dict[tuple[str | None, str | None, tuple[str, ...]], Placement | None] = dataclasses.field(
+        default_factory=dict, repr=False
+    )  # names recur across prompts: each (first, last) is placed once
 
     def posterior(self, first: str | None, last: str | None) -> tuple[list[float], tuple[str, ...]] | None:
         """The normalised posterior over :attr:`categories` and the parts it read; None when neither part is in
@@ -95,14 +98,20 @@ class NameEvidence:
     def place(self, first: str | None, last: str | None, groups: tuple[str, ...]) -> Placement | None:
         """The group of ``groups`` whose posterior is largest, with that posterior (None when the tables know
         neither part)."""
+        key = (first, last, groups)
+        if key in self._placed:
+            return self._placed[key]
         found = self.posterior(first, last)
-        if found is None:
-            return None
-        shares, parts = found
-        best = max(
-            (c for c in range(len(self.categories)) if self.categories[c] in groups), key=lambda c: shares[c]
-        )
-        return Placement(self.categories[best], shares[best], parts)
+        placed = None
+        if found is not None:
+            shares, parts = found
+            best = max(
+                (c for c in range(len(self.categories)) if self.categories[c] in groups), key=lambda c: shares[c]
+            )
+            placed = Placement(self.categories[best], shares[best], parts)
+        if len(self._placed) < 1 << 16:
+            self._placed[key] = placed
+        return placed
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,9 +154,12 @@ class NameIndex:
         return frozenset(key for _, key in self.associations) | self.titles
 
     @functools.cached_property
-    def lookalike_phrase_starts(self) -> frozenset[str]:
-        """The first keys of :attr:`lookalike_phrases` (a text with none of them holds no such phrase)."""
-        return frozenset(phrase[0] for phrase in self.lookalike_phrases)
+    def lookalike_phrase_starts(self) -> Mapping[str, tuple[int, ...]]:
+        """The first key of each of :attr:`lookalike_phrases` -> the lengths of the phrases it starts."""
+        starts: dict[str, set[int]] = {}
+        for phrase in self.lookalike_phrases:
+            starts.setdefault(phrase[0], set()).add(len(phrase))
+        return {key: tuple(sorted(sizes)) for key, sizes in starts.items()}
 
     def known(self, part: str, key: str) -> bool:
         """True when ``key`` is a name of ``part`` in some attribute's list."""

@@ -35,6 +35,7 @@ __all__ = [
     "NameMatch",
     "Person",
     "UnplacedName",
+    "clear_people_cache",
     "find_name_matches",
     "find_people",
     "find_unplaced",
@@ -138,11 +139,8 @@ def _lookalike_phrase_words(text: str, words: list[_Word], index: NameIndex) -> 
     """The words of look-alikes of several words ("Morgan Stanley", "Kim Jong Un", "Dr Pepper"): they name nobody."""
     covered: set[int] = set()
     starts = index.lookalike_phrase_starts
-    if not starts or not any(w.key in starts for w in words):
-        return covered
-    sizes = {len(phrase) for phrase in index.lookalike_phrases}
-    for i in range(len(words)):
-        for size in sizes:
+    for i, word in enumerate(words):
+        for size in starts.get(word.key, ()):
             span = range(i, i + size)
             if i + size > len(words) or tuple(words[j].key for j in span) not in index.lookalike_phrases:
                 continue
@@ -256,8 +254,26 @@ def _people_in_run(
 
 
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
-    """The persons named in ``text``, in order of first mention."""
-    index = index or name_index()
+    """The persons named in ``text``, in order of first mention.
+
+    With the shipped name data (``index`` None) the answer is remembered per text (the last 65,536 texts): a plan
+    reads the same prompts once per attribute, and the counterfactual prompts read them again."""
+    if index is None:
+        return _find_people_shipped(text)
+    return _find_people(text, index)
+
+
+@functools.lru_cache(maxsize=65536)
+def _find_people_shipped(text: str) -> tuple[Person, ...]:
+    return _find_people(text, name_index())
+
+
+def clear_people_cache() -> None:
+    """Forget the persons remembered per text (benchmarks time a first reading with it)."""
+    _find_people_shipped.cache_clear()
+
+
+def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
     interesting = index.interesting
     if not any(_key(w) in interesting for w in _WORD.findall(text)):
         return ()  # most texts: one scan in C and a set look-up per capitalised word
@@ -374,7 +390,7 @@ def find_name_matches(
 ) -> list[tuple[NameMatch, ...]]:
     """Per text, the persons whose names signal a group of ``attribute`` (one :class:`NameMatch` each)."""
     index = name_index()
-    found = people if people is not None else [find_people(t, index) for t in texts]
+    found = people if people is not None else [find_people(t) for t in texts]
     out: list[tuple[NameMatch, ...]] = []
     for text, persons in zip(texts, found, strict=True):
         row = []
@@ -485,7 +501,7 @@ def substitute_names(
     whose name signals a group of any of the attributes is renamed, with names of all the version's groups.
     """
     index = name_index()
-    found = people if people is not None else [find_people(t, index) for t in texts]
+    found = people if people is not None else [find_people(t) for t in texts]
     avoid_keys = frozenset(name_key(w) for w in avoid)
     out_texts: list[str] = []
     used: list[tuple[tuple[str, str], ...]] = []
