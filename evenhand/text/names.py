@@ -154,16 +154,21 @@ def _runs(text: str, words: list[_Word], index: NameIndex) -> list[tuple[list[in
     stands before it ("Ms. Emily Baker": the run is "Emily Baker", titled)."""
     runs: list[tuple[list[int], bool]] = []
     i, n = 0, len(words)
+    titles = index.titles
     while i < n:
-        titled = _title_at(text, words, i, index)
+        titled = words[i].key in titles and _title_at(text, words, i, index)
         if titled:
             i += 1
         run = [i]
         while i + 1 < n:
-            if _title_at(text, words, i + 1, index):
+            here, after = words[i], words[i + 1]
+            if after.start - here.end > 3:  # not a name gap (1-2 spaces, or ". " after an initial): most words
+                break
+            if after.key in titles and _title_at(text, words, i + 1, index):
                 break  # "Dear Mr. Washington": the title starts a titled run of its own
-            gap = text[words[i].end : words[i + 1].start]
-            if _NAME_GAP.fullmatch(gap) or (_is_initial(text, words[i]) and _TITLE_GAP.fullmatch(gap)):
+            if _NAME_GAP.fullmatch(text, here.end, after.start) or (
+                _is_initial(text, here) and _TITLE_GAP.fullmatch(text, here.end, after.start)
+            ):
                 i += 1
                 run.append(i)
             else:
