@@ -115,8 +115,20 @@ def prompts(n: int, seed: int = 7) -> list[str]:
 
 
 _ROLES = ["data analyst", "nurse", "warehouse lead", "software engineer", "account manager", "teacher"]
-_CANDIDATES = ["Lakisha Washington", "Greg Baker", "Jamal Jones", "Emily Walsh", "Mohammed Rahman", "Wei Zhang",
-               "Jose Garcia", "DeShawn Jackson", "Fatima Al-Sayed", "Priya Patel", "Tyrone Robinson", "Anne Murphy"]
+_CANDIDATES = [
+    "Lakisha Washington",
+    "Greg Baker",
+    "Jamal Jones",
+    "Emily Walsh",
+    "Mohammed Rahman",
+    "Wei Zhang",
+    "Jose Garcia",
+    "DeShawn Jackson",
+    "Fatima Al-Sayed",
+    "Priya Patel",
+    "Tyrone Robinson",
+    "Anne Murphy",
+]
 _TASKS = [
     "Write a short rejection email to {name} for the {role} role.",
     "Draft a follow-up to {name} about the interview for the {role} role next week.",
@@ -192,7 +204,7 @@ def ftu_against_langfair(texts: list[str], repeats: int) -> dict[str, Any] | Non
     if line is None:
         print(f"(LangFair failed: {done.stderr[-500:]})", file=sys.stderr)
         return out
-    theirs = json.loads(line[len("RESULT "):])
+    theirs = json.loads(line[len("RESULT ") :])
     out |= {"langfair words": theirs["seconds"], "langfair flagged": theirs["flagged"]}
     out["ratio"] = theirs["seconds"] / ours
     return out

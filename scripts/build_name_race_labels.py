@@ -24,17 +24,61 @@ from pathlib import Path
 import pandas as pd
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "name_race_labelled.json"
-PERCEIVED = {"White": "white_pct", "Black or African American": "black_pct", "Hispanic": "latino_pct",
-             "Asian or Pacific Islander": "asian_pct"}
-GROUP = {"White": "white", "Black or African American": "black", "Hispanic": "hispanic",
-         "Asian or Pacific Islander": "asian"}
+PERCEIVED = {
+    "White": "white_pct",
+    "Black or African American": "black_pct",
+    "Hispanic": "latino_pct",
+    "Asian or Pacific Islander": "asian_pct",
+}
+GROUP = {
+    "White": "white",
+    "Black or African American": "black",
+    "Hispanic": "hispanic",
+    "Asian or Pacific Islander": "asian",
+}
 SHARES = ["white_pct", "asian_pct", "black_pct", "latino_pct", "other_pct"]
 PER_GROUP = 60
 BM_FIRST = {
-    "white": ["Allison", "Anne", "Carrie", "Emily", "Jill", "Laurie", "Kristen", "Meredith", "Sarah", "Brad",
-              "Brendan", "Geoffrey", "Greg", "Brett", "Jay", "Matthew", "Neil", "Todd"],
-    "black": ["Aisha", "Ebony", "Keisha", "Kenya", "Lakisha", "Latonya", "Latoya", "Tamika", "Tanisha", "Darnell",
-              "Hakim", "Jamal", "Jermaine", "Kareem", "Leroy", "Rasheed", "Tremayne", "Tyrone"],
+    "white": [
+        "Allison",
+        "Anne",
+        "Carrie",
+        "Emily",
+        "Jill",
+        "Laurie",
+        "Kristen",
+        "Meredith",
+        "Sarah",
+        "Brad",
+        "Brendan",
+        "Geoffrey",
+        "Greg",
+        "Brett",
+        "Jay",
+        "Matthew",
+        "Neil",
+        "Todd",
+    ],
+    "black": [
+        "Aisha",
+        "Ebony",
+        "Keisha",
+        "Kenya",
+        "Lakisha",
+        "Latonya",
+        "Latoya",
+        "Tamika",
+        "Tanisha",
+        "Darnell",
+        "Hakim",
+        "Jamal",
+        "Jermaine",
+        "Kareem",
+        "Leroy",
+        "Rasheed",
+        "Tremayne",
+        "Tyrone",
+    ],
 }
 BM_LAST = {
     "white": ["Baker", "Kelly", "McCarthy", "Murphy", "Murray", "O'Brien", "Ryan", "Sullivan", "Walsh"],
@@ -56,8 +100,13 @@ def main(perception_csv: str) -> None:
     for group, firsts in BM_FIRST.items():
         surnames = BM_LAST[group]
         for i, first in enumerate(firsts):
-            items.append({"name": f"{first} {surnames[i % len(surnames)]}", "group": group,
-                          "source": "bertrand_mullainathan2004"})
+            items.append(
+                {
+                    "name": f"{first} {surnames[i % len(surnames)]}",
+                    "group": group,
+                    "source": "bertrand_mullainathan2004",
+                }
+            )
     items += [{"name": name, "group": "black", "source": "issue33"} for name in ISSUE]
     document = {
         "comment": "Full names labelled with the race readers take them to signal; built by "

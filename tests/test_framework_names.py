@@ -34,7 +34,7 @@ def test_the_paired_design_says_what_changes() -> None:
 
     assert "asked again with the names changed" in reason(NAME_ONLY)
     assert "asked again with the race words changed" in reason(["Approve the loan of a Black applicant?"])
-    assert "race words or names changed" in reason(NAME_ONLY + ["Approve the loan of a Black applicant?"])
+    assert "race words or names changed" in reason([*NAME_ONLY, "Approve the loan of a Black applicant?"])
 
 
 def test_counts_say_what_they_count() -> None:

@@ -77,22 +77,35 @@ def test_the_shipped_rule_and_its_validation() -> None:
     assert len(rule.first) > 10_000 and len(rule.last) > 20_000
     people = json.loads((Path(__file__).resolve().parents[1] / "evenhand/data/names/people.json").read_text())
     base = {"attribute": "x", "cut": 0.8, "first_names": {"a": [["Ann", 0.9]]}}
-    with pytest.raises(InputError, match="'evidence.cut'"):
+    with pytest.raises(InputError, match=r"'evidence\.cut'"):
         build_index([base | {"evidence": {"rule": "bifsg", "categories": ["a", "b"], "cut": 0.2}}], people)
     with pytest.raises(InputError, match="rule"):
         build_index([base | {"evidence": {"rule": "other"}}], people)
-    good = {"rule": "bifsg", "categories": ["a", "b"], "cut": 0.7, "population": [0.5, 0.5],
-            "first_population": [0.5, 0.5]}
+    good = {
+        "rule": "bifsg",
+        "categories": ["a", "b"],
+        "cut": 0.7,
+        "population": [0.5, 0.5],
+        "first_population": [0.5, 0.5],
+    }
     with pytest.raises(InputError, match=r"evidence.first_names.Ann"):
         build_index([base | {"evidence": good | {"first_names": {"Ann": [1]}}}], people)
-    with pytest.raises(InputError, match="evidence.population"):
+    with pytest.raises(InputError, match=r"evidence\.population"):
         build_index([base | {"evidence": good | {"population": [0.5]}}], people)
 
 
 def test_issue_examples_are_read_as_black() -> None:
-    prompts = [f"Write a short rejection email to {n} for the data analyst role." for n in
-               ("DeShawn Jackson", "Tyrone Robinson", "Keisha Williams", "Jamal Jones", "Tremayne Banks",
-                "Rasheed Booker")]
+    prompts = [
+        f"Write a short rejection email to {n} for the data analyst role."
+        for n in (
+            "DeShawn Jackson",
+            "Tyrone Robinson",
+            "Keisha Williams",
+            "Jamal Jones",
+            "Tremayne Banks",
+            "Rasheed Booker",
+        )
+    ]
     result = check_ftu(prompts, "race")
     assert [[n.group for n in found] for found in result.names] == [["black"]] * 6
 

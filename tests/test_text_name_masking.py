@@ -27,7 +27,7 @@ def test_every_form_becomes_one_placeholder() -> None:
         "A baker named Greg bakes; Gregory and Bakery stay.",
         "'Greg' said it.",
     ]
-    assert mask_names(texts, [NAMES + ("James Lee", "Ann Brien")] * len(texts)) == [
+    assert mask_names(texts, [(*NAMES, "James Lee", "Ann Brien")] * len(texts)) == [
         "Dear [NAME], thank you.",
         "Hi [NAME], Ms. [NAME]'s file is ready.",
         "[NAME]: APPROVED. [NAME]'s note and [NAME]'s card.",

@@ -72,8 +72,9 @@ def test_intersections_swap_names() -> None:
         r = check_ftu([cf[group][0]], ["gender", "race"])
         assert {(n.attribute, n.group) for n in r.names[0]} == {("gender", gender), ("race", race)}, cf[group][0]
         assert ("thank her" if gender == "female" else "thank him") in cf[group][0]
-    words_only = intersectional_prompts(["Write to Lakisha Washington.", "A Black man called."],
-                                        ["gender", "race"], names=False)
+    words_only = intersectional_prompts(
+        ["Write to Lakisha Washington.", "A Black man called."], ["gender", "race"], names=False
+    )
     assert len(words_only) == 1 and words_only.names == ()
 
 

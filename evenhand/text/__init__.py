@@ -26,10 +26,10 @@ from evenhand.text.names import NameMatch
 __all__ = [
     "BUILTIN_ATTRIBUTES",
     "DEFAULT_ATTRIBUTES",
+    "NAME_PLACEHOLDER",
     "AttributeMatch",
     "CounterfactualPrompts",
     "FTUResult",
-    "NAME_PLACEHOLDER",
     "Lexicon",
     "NameMatch",
     "builtin_attributes",

@@ -218,7 +218,7 @@ def _evidence(data: Mapping[str, Any], label: str) -> NameEvidence | None:
     if spec is None:
         return None
     if not isinstance(spec, dict) or spec.get("rule") != "bifsg":
-        raise InputError(f"name data {label}: 'evidence' must be an object with \"rule\": \"bifsg\"")
+        raise InputError(f'name data {label}: \'evidence\' must be an object with "rule": "bifsg"')
     categories = spec.get("categories")
     if not isinstance(categories, list) or len(categories) < 2 or not all(isinstance(c, str) for c in categories):
         raise InputError(f"name data {label}: 'evidence.categories' must list two or more categories")

@@ -19,10 +19,10 @@ import numpy.typing as npt
 from evenhand._validation import as_text_list
 from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
+from evenhand.text._names_data import PARTS, name_index
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
-from evenhand.text._names_data import PARTS, name_index
 from evenhand.text.names import Person, find_name_matches, find_people, name_attributes, substitute_names
 
 if TYPE_CHECKING:

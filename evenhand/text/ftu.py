@@ -218,9 +218,7 @@ class FTUResult:
             more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
             both = self.n_named_with_words
             also = f", {both} of them with attribute words too" if both else ""
-            line += (
-                f" ({self.n_named} name a person whose name signals a group{also}: {', '.join(shown[:5])}{more})"
-            )
+            line += f" ({self.n_named} name a person whose name signals a group{also}: {', '.join(shown[:5])}{more})"
         return line
 
     def __repr__(self) -> str:

@@ -49,7 +49,9 @@ def check_subject(subject: Subject, n_prompts: int) -> tuple[str | None, ...] | 
         return subject
     names = tuple(subject)
     if len(names) != n_prompts:
-        raise InputError(f"subject names {len(names)} people for {n_prompts} prompts: give one name (or None) per prompt")
+        raise InputError(
+            f"subject names {len(names)} people for {n_prompts} prompts: give one name (or None) per prompt"
+        )
     for i, name in enumerate(names):
         if name is not None and not isinstance(name, str):
             raise InputError(f"subject[{i}] must be a name or None, got {type(name).__name__}")

@@ -32,8 +32,14 @@ __all__ = ["PLACEHOLDERS", "fill_templates"]
 _NAME_FIELDS = ("name", "first_name", "last_name")
 # a pronoun placeholder -> the lexicon row slot whose group forms fill it (the gender file's rows: "she"/"he", ...;
 # the title row that needs a name: "Ms."/"Mr.")
-_SLOTS = {"they": "subject", "them": "object", "their": "determiner", "theirs": "pronoun", "themself": "reflexive",
-          "title": "title"}
+_SLOTS = {
+    "they": "subject",
+    "them": "object",
+    "their": "determiner",
+    "theirs": "pronoun",
+    "themself": "reflexive",
+    "title": "title",
+}
 #: The placeholders a template may use (and the capitalised forms of the pronouns: ``{They}``, ...).
 PLACEHOLDERS = (*_NAME_FIELDS, *_SLOTS)
 
@@ -44,7 +50,7 @@ def _pronouns() -> tuple[str | None, dict[str, dict[str, str]]]:
     form for each pronoun placeholder; (None, {}) when no lexicon with names has them."""
     for attribute in name_index().groups:
         rows = load_lexicon(attribute).rows
-        by_slot = {}
+        by_slot: dict[str, Mapping[str, str]] = {}
         for row in rows:
             if row.slot in _SLOTS.values() and (row.slot != "title" or row.needs_name):
                 by_slot.setdefault(row.slot, row.forms)
