@@ -154,6 +154,14 @@ class NameIndex:
         return frozenset(key for _, key in self.associations) | self.titles
 
     @functools.cached_property
+    def starts_alone(self) -> frozenset[str]:
+        """The keys that can make a person without a capitalised neighbour: titles and first names that are not
+        look-alikes ("Remind Emily"); a surname or a look-alike first name needs a title or another capitalised word
+        beside it ("Ms. Washington", "Grace Lee")."""
+        firsts = {key for part, key in self.associations if part == "first"}
+        return frozenset(k for k in firsts if k not in self.lookalikes and len(k) > 2) | self.titles
+
+    @functools.cached_property
     def lookalike_phrase_starts(self) -> Mapping[str, tuple[int, ...]]:
         """The first key of each of :attr:`lookalike_phrases` -> the lengths of the phrases it starts."""
         starts: dict[str, set[int]] = {}

@@ -52,6 +52,8 @@ _PREVIOUS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]*,?[ \t]*\Z")
 _NEXT = re.compile(r"[ \t]{1,2}([^\W\d_]+)")
 _POSSESSIVE = re.compile(r"['’]s?(?![^\W\d_])")
 _TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
+# two capitalised words side by side (a first name and a surname, a title and a name, an initial and a surname)
+_PAIR = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-Þ]")
 _NAME_GAP = re.compile(r"[ \t]{1,2}")
 MIN_POOL = 2  # a pool narrowed to keep the other attributes' groups must keep this many names, else it is not narrowed
 POOL_SIZE = 40  # names are drawn from the commonest this many of a group (after narrowing)
@@ -279,9 +281,14 @@ def clear_people_cache() -> None:
 
 
 def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
-    interesting = index.interesting
-    if not any(_key(w) in interesting for w in _WORD.findall(text)):
-        return ()  # most texts: one scan in C and a set look-up per capitalised word
+    # most texts are passed over here: one scan in C and a set look-up per capitalised word; a text whose only
+    # name-like words are surnames or look-alike first names ("Washington approved", "by May") needs two
+    # capitalised words side by side to name anyone
+    keys = [_key(w) for w in _WORD.findall(text)]
+    if not any(k in index.starts_alone for k in keys):
+        interesting = index.interesting
+        if not any(k in interesting for k in keys) or _PAIR.search(text) is None:
+            return ()
     words = _words(text)
     found: list[tuple[int | None, int | None, list[int]]] = []
     for run, titled in _runs(text, words, index):
