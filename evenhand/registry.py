@@ -41,7 +41,7 @@ Inputs = Literal[
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
 ]
-#: How the verdict (:mod:`evenhand.pipeline.verdict`) judges a metric's evidence: against the same-prompt noise
+#: How the verdict (:mod:`evenhand.pipeline.verdict.findings`) judges a metric's evidence: against the same-prompt noise
 #: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions, toxicity per group;
 #: parity: a signed gap between two groups' replies, refusals or length), by the share of flagged responses (share)
 #: or by a group-shuffle test (cooccurrence).

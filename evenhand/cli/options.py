@@ -3,7 +3,7 @@
 The scoring flags (``--toxicity`` ... ``--score-cache``, docs/cli.md) each set one key of the config's scoring
 section. A command takes them all by declaring one parameter, ``scoring: ScoringFlags = NO_SCORING_FLAGS``, and
 the decorator :func:`scoring_options`: typer sees the sixteen options in that parameter's place (its ``--help``
-lists them there), the command receives them as one :class:`~evenhand.pipeline.scoring_flags.ScoringFlags`.
+lists them there), the command receives them as one :class:`~evenhand.cli.scoring_flags.ScoringFlags`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from evenhand.pipeline.scoring_flags import ScoringFlags, scoring_flags_from
+from evenhand.cli.scoring_flags import ScoringFlags, scoring_flags_from
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
 
 ATTRIBUTE_HELP = (

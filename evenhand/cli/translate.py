@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evenhand.cli.exit_codes import ExitCode, fail, is_bad_input
-from evenhand.pipeline.scoring_flags import ScoringFlags
+from evenhand.cli.scoring_flags import ScoringFlags
 
 
 def load_config(path: Path) -> Any:
@@ -44,8 +44,8 @@ def override_model(cfg: Any, base_url: str | None, model: str | None) -> None:
 def apply_scoring_flags(cfg: Any, flags: ScoringFlags, model_device: bool, mentioned: Iterable[Any] = ()) -> Any:
     """The config with a command's scoring flags written in and checked (scorers built, device resolved).
     ``mentioned``: the command's other values, whose credentials an error message must not quote either."""
-    from evenhand.pipeline.scoring_flags import apply_scoring_flags as apply
-    from evenhand.pipeline.scoring_flags import check_scoring_flags
+    from evenhand.cli.scoring_flags import apply_scoring_flags as apply
+    from evenhand.cli.scoring_flags import check_scoring_flags
 
     try:
         cfg = apply(cfg, flags, model_device=model_device)

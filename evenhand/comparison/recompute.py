@@ -15,8 +15,8 @@ import pandas as pd
 
 from evenhand.comparison.runs import Run
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import call_metric, group_pairs
+from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.responses.frame import group_pairs, ok_rows
 from evenhand.registry import METRICS, MetricSpec
 
 #: A recomputed value must match the stored one this closely, else the stored responses are not what was measured.
@@ -124,7 +124,7 @@ def _list_pairs(run: Run, spec: MetricSpec, attribute: str, groups: Any) -> pd.D
 def _decision_pairs(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
     """Counterfactual decisions: the pairs the run compared (both versions' answers parsed into a label, as the
     decisions family keeps them), each side 1 where its label is the row's positive decision, else 0."""
-    from evenhand.pipeline.parsers import label_text
+    from evenhand.pipeline.responses.parsers import label_text
 
     assert run.responses is not None
     attribute, groups = row.get("attribute"), row.get("groups")
@@ -150,7 +150,7 @@ def _decision_pairs(run: Run, row: dict[str, Any]) -> pd.DataFrame | str:
 def decision_class(run: Run, row: dict[str, Any]) -> str | None:
     """The decision a counterfactual-decisions row counts: its class (a multiclass use case's sensitive class),
     else the run's positive label (a one-item list when a single sensitive class was configured)."""
-    from evenhand.pipeline.parsers import label_text
+    from evenhand.pipeline.responses.parsers import label_text
 
     cls = row.get("class")
     if cls is None:
@@ -162,7 +162,7 @@ def decision_class(run: Run, row: dict[str, Any]) -> str | None:
 
 def _predictions(run: Run, spec: MetricSpec, attribute: str) -> pd.DataFrame | str:
     """Classification: parsed labels (and ground truth) of the answers whose person or prompt has a known group."""
-    from evenhand.pipeline.parsers import label_text
+    from evenhand.pipeline.responses.parsers import label_text
 
     assert run.responses is not None
     rows = ok_rows(run.responses, original=True)
@@ -212,7 +212,7 @@ def recompute(run: Run, row: dict[str, Any], table: pd.DataFrame) -> MetricResul
 def prediction_inputs(run: Run, row: dict[str, Any], table: pd.DataFrame) -> tuple[list[pd.Series], Any]:
     """A classification row's data (``[truth,] label, group`` columns of ``table``) and its positive label: the
     class of the row, else the run's positive label."""
-    from evenhand.pipeline.parsers import label_text
+    from evenhand.pipeline.responses.parsers import label_text
 
     spec = METRICS[str(row["key"])]
     columns = ["truth", "label", "group"] if spec.inputs == "predictions_and_truth" else ["label", "group"]

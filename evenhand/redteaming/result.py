@@ -20,12 +20,13 @@ from typing import IO, Any
 import pandas as pd
 
 from evenhand._files import remove_stale_outputs, write_text
-from evenhand.pipeline.assessment import Assessment
-from evenhand.pipeline.outputs import OUTPUT_NAMES
-from evenhand.pipeline.records import MetricRecord
-from evenhand.pipeline.results_document import WritesDocument, finite_or_none, json_safe, write_document
-from evenhand.pipeline.thresholds import check_thresholds
-from evenhand.pipeline.verdict import Verdict
+from evenhand._json import finite_or_none, json_safe
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.results.assessment import Assessment
+from evenhand.pipeline.results.document import WritesDocument, write_document
+from evenhand.pipeline.results.outputs import OUTPUT_NAMES
+from evenhand.pipeline.verdict.findings import Verdict
+from evenhand.pipeline.verdict.thresholds import check_thresholds
 from evenhand.redteaming.conditions import Condition
 
 #: The document's red-team section, beside the assessment's (results.json ``redteam``)

@@ -9,9 +9,9 @@ import typer
 
 from evenhand.cli import redteaming
 from evenhand.cli.options import NO_SCORING_FLAGS, Junit, scoring_options
+from evenhand.cli.scoring_flags import ScoringFlags
 from evenhand.cli.translate import apply_scoring_flags, load_config, override_model
 from evenhand.config import MAX_COUNT
-from evenhand.pipeline.scoring_flags import ScoringFlags
 
 
 @scoring_options

@@ -1,8 +1,8 @@
 """What every metric family of the pipeline provides, and the context a run hands to it.
 
 A family owns one part of the paper's metrics from end to end: which responses it needs, how it prepares them
-(scoring, parsing), how it computes its :class:`~evenhand.pipeline.records.MetricRecord` rows, and which tests or
-baselines it adds beside the bootstrap intervals. The run loop (:mod:`evenhand.pipeline.run`) only walks the
+(scoring, parsing), how it computes its :class:`~evenhand.pipeline.evidence.records.MetricRecord` rows, and which tests
+or baselines it adds beside the bootstrap intervals. The run loop (:mod:`evenhand.pipeline.run`) only walks the
 families; it never branches on a task or a metric name.
 """
 
@@ -23,12 +23,12 @@ from evenhand.config import RunSettings
 from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult, undefined
-from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import call_metric, group_pairs
+from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord, pair
+from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.examples import ExampleSection
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.needs import Needs
-from evenhand.pipeline.records import ALL, Comparison, MetricRecord, pair
+from evenhand.pipeline.responses.frame import group_pairs, ok_rows
+from evenhand.pipeline.responses.needs import Needs
 from evenhand.registry import METRICS
 
 if TYPE_CHECKING:
@@ -270,7 +270,8 @@ class Family(abc.ABC):
         self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]
     ) -> None:
         """Refuse inputs the family cannot use, before any response is generated: ``source`` is the run's
-        :class:`~evenhand.pipeline.sources.ResponseSource`, ``per_prompt`` the columns given once per prompt."""
+        :class:`~evenhand.pipeline.responses.sources.ResponseSource`, ``per_prompt`` the columns given once per
+        prompt."""
 
     def prepare(self, ctx: RunContext) -> None:  # noqa: B027 - most families need no preparation
         """Add what the metrics need to ``ctx.frame`` (scores, parsed answers)."""

@@ -12,8 +12,7 @@ import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
-from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import setting_arguments
+from evenhand.pipeline.evidence.records import ALL, MetricRecord
 from evenhand.pipeline.families.base import (
     Family,
     Needs,
@@ -25,9 +24,10 @@ from evenhand.pipeline.families.base import (
     score_cache,
     undefined_record,
 )
+from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, most_toxic
 from evenhand.pipeline.families.figures import GroupMean, Histogram
-from evenhand.pipeline.records import ALL, MetricRecord
+from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
 

@@ -1,13 +1,13 @@
-"""The sentences of refusal and quality-of-service findings (:mod:`evenhand.pipeline.families.parity`): who is
+"""The sentences of refusal and quality-of-service findings (:mod:`evenhand.pipeline.families.refusal_length`): who is
 refused more, whose replies are shorter, in plain words first and the evidence after. The verdict
-(:mod:`evenhand.pipeline.verdict`) decides the severity; this module only words it."""
+(:mod:`evenhand.pipeline.verdict.findings`) decides the severity; this module only words it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from evenhand.pipeline.results_document import finite_or_none
+from evenhand._json import finite_or_none
 
 
 def refusal_sentence(groups: tuple[str, str], details: Mapping[str, Any], shown: bool, evidence: str) -> str:

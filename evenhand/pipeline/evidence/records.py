@@ -67,7 +67,8 @@ class MetricRecord:
     p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
     pair_tests: pd.DataFrame | None = None  # classification: exact rate test for every pair of groups
     notes: list[str] = field(default_factory=list)  # why an interval or noise floor is missing, what was left out
-    # evenhand.pipeline.signed_differences.SignedDifference: group A minus group B behind a distance of two groups
+    # evenhand.pipeline.evidence.signed_differences.SignedDifference: group A minus group B behind a distance of
+    # two groups
     signed: Any = None
 
     @property

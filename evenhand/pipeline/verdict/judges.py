@@ -1,19 +1,19 @@
 """How each metric's evidence is judged: the severity rules' constants, :class:`Evidence`, and one judge per kind of
 evidence (the registry's ``MetricSpec.judge``: similarity against the noise floor, p-values, shares, shuffles,
 lists, rates, decisions, toxicity per group, parity), each writing the finding's sentence in plain words first and
-numbers after. :mod:`evenhand.pipeline.verdict` gathers the judged evidence into findings and a verdict."""
+numbers after. :mod:`evenhand.pipeline.verdict.findings` gathers the judged evidence into findings and a verdict."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import pandas as pd
 
-from evenhand.pipeline.records import MetricRecord
-from evenhand.pipeline.signed_differences import signed_words
+from evenhand._json import float_or_none
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.signed_differences import signed_words
 from evenhand.registry import Judge, MetricSpec
 
 Severity = Literal["concern", "watch", "ok"]
@@ -48,14 +48,6 @@ class Evidence:
     scorer_gap: float | None = None  # the scorer's own benign-statement gap in the same direction (its audit)
 
 
-def _num(x: Any) -> float | None:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
-
-
 def independent_units(sizes: Mapping[str, Any]) -> int | None:
     """The number of independent units a result rests on: its prompts (or persons), else what it counted."""
     for name in ("prompts", "persons", "pairs", "rows", "responses"):
@@ -69,16 +61,20 @@ def base_evidence(rec: MetricRecord, spec: MetricSpec) -> Evidence:
     return Evidence(
         metric=spec.name,
         full_name=spec.full_name,
-        value=_num(rec.result.value),
-        ci_low=_num(iv.low) if iv is not None else None,
-        ci_high=_num(iv.high) if iv is not None else None,
-        noise_floor=_num(nf.baseline) if nf is not None else None,
-        gap=_num(nf.gap) if nf is not None else None,
-        gap_low=_num(nf.gap_interval.low) if nf is not None else None,
-        gap_high=_num(nf.gap_interval.high) if nf is not None else None,
+        value=float_or_none(rec.result.value),
+        ci_low=float_or_none(iv.low) if iv is not None else None,
+        ci_high=float_or_none(iv.high) if iv is not None else None,
+        noise_floor=float_or_none(nf.baseline) if nf is not None else None,
+        gap=float_or_none(nf.gap) if nf is not None else None,
+        gap_low=float_or_none(nf.gap_interval.low) if nf is not None else None,
+        gap_high=float_or_none(nf.gap_interval.high) if nf is not None else None,
         # similarity records carry no test of their own: their evidence is the noise floor's swap test
-        p_value=_num(rec.test.p_value) if rec.test is not None else _num(nf.p_value) if nf is not None else None,
-        p_adjusted=_num(rec.p_adjusted),
+        p_value=float_or_none(rec.test.p_value)
+        if rec.test is not None
+        else float_or_none(nf.p_value)
+        if nf is not None
+        else None,
+        p_adjusted=float_or_none(rec.p_adjusted),
         # the noise floor knows the prompts behind the pairs: the independent units
         units=int(nf.n_prompts) if nf is not None else independent_units(rec.result.sizes),
     )
@@ -179,7 +175,7 @@ def _per_prompt(rec: MetricRecord) -> str:
 def group_values(details: Mapping[str, Any]) -> tuple[float | None, float | None]:
     """The two groups' values a sentiment parity compares: mean scores (SCSP) or shares above the threshold (WCSP)."""
     first = details.get("mean_score1", details.get("rate1"))
-    return _num(first), _num(details.get("mean_score2", details.get("rate2")))
+    return float_or_none(first), float_or_none(details.get("mean_score2", details.get("rate2")))
 
 
 def _sentiment(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
@@ -224,7 +220,7 @@ def _share(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) 
         e.severity = _few(e, "concern")
     elif e.value:
         e.severity = "watch"
-    threshold = _num(rec.result.params.get("threshold"))
+    threshold = float_or_none(rec.result.params.get("threshold"))
     at = f" (score {threshold:g} or more)" if threshold is not None else ""
     share = f"{(e.value or 0):.1%} of {units}"
     if spec.unit == "prompts":  # TP / SP: a prompt counts when its most toxic response does
@@ -313,19 +309,19 @@ def rate_pairs(rec: MetricRecord, spec: MetricSpec) -> Iterable[tuple[tuple[str,
     for row in table.to_dict(orient="records"):
         a, b = str(row["group_a"]), str(row["group_b"])
         # the independent units of the two groups (persons or prompts), else their row counts
-        units = [_num(row.get(c)) for c in ("units_a", "units_b")]
+        units = [float_or_none(row.get(c)) for c in ("units_a", "units_b")]
         if None in units:
-            units = [_num(row.get(c)) for c in ("n_a", "n_b")]
+            units = [float_or_none(row.get(c)) for c in ("n_a", "n_b")]
         known = [int(u) for u in units if u is not None]
         e = Evidence(
             metric=spec.name,
             full_name=spec.full_name,
-            value=_num(row.get("difference")),
-            p_value=_num(row.get("p_value")),
-            p_adjusted=_num(row.get("p_adjusted")),
+            value=float_or_none(row.get("difference")),
+            p_value=float_or_none(row.get("p_value")),
+            p_adjusted=float_or_none(row.get("p_adjusted")),
             units=sum(known) if len(known) == 2 else None,
         )
-        ra, rb = _num(row.get("rate_a")), _num(row.get("rate_b"))
+        ra, rb = float_or_none(row.get("rate_a")), float_or_none(row.get("rate_b"))
         scope = f"{a} and {b} {spec.unit}"
         if e.value is None or ra is None or rb is None:
             e.sentence = f"the {rate} of {scope} cannot be compared ({spec.name}): {row.get('reason') or 'undefined'}"
@@ -355,8 +351,8 @@ def _decisions(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | No
     flip; CPRD is judged by its paired prompt-level test, DFR is reported beside it (its flips include sampling)."""
     a, b = rec.groups or ("?", "?")
     d = rec.result.details
-    ra, rb = _num(d.get("rate_a")), _num(d.get("rate_b"))
-    flips = _num(d.get("flip_rate", e.value if spec.key == "decision_flip_rate" else None))
+    ra, rb = float_or_none(d.get("rate_a")), float_or_none(d.get("rate_b"))
+    flips = float_or_none(d.get("flip_rate", e.value if spec.key == "decision_flip_rate" else None))
     label = d.get("positive_label")
     favourable = d.get("favourable", True)  # False: a sensitive class ("deny"), which may be the unfavourable one
     if label is None:
@@ -387,7 +383,7 @@ def _decisions(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | No
 def _parity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
     """Refusal and answer-length parity: a signed difference between the replies to two groups' versions, judged by
     its paired prompt-level test (adjusted p), in a sentence that names the group served worse."""
-    from evenhand.pipeline.parity_findings import length_sentence, refusal_sentence
+    from evenhand.pipeline.verdict.parity_findings import length_sentence, refusal_sentence
 
     e.severity = _by_p(e)
     pairs = rec.result.sizes.get("pairs")
@@ -403,9 +399,10 @@ def _parity(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None)
 
 
 def _adversarial(rec: MetricRecord, spec: MetricSpec, e: Evidence, scale: str | None) -> Evidence:
-    """A red team's shift under an adversarial system prompt (:mod:`evenhand.pipeline.adversarial_findings`)."""
-    from evenhand.pipeline.adversarial_findings import judge_adversarial
+    """A red team's shift under an adversarial system prompt (:mod:`evenhand.redteaming.adversarial_findings`)."""
+    from evenhand.registry import bind
 
+    judge_adversarial = bind("evenhand.redteaming.adversarial_findings:judge_adversarial")  # the red team's, above
     judged: Evidence = judge_adversarial(rec, spec, e, _by_p(e))
     return judged
 

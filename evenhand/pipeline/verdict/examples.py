@@ -31,7 +31,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand.metrics.parity import word_counts
-from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.registry import MetricSpec
 from evenhand.registry import metric as registry_metric
 

@@ -5,7 +5,7 @@ is 0 and that is a distance (|DP| and the other classification gaps, SCSP, WCSP,
 0 on almost any sample, so it would read as a difference on data with none. After the tests ran, such a record's
 interval is joined with 0 unless its test rejects at the interval's level
 (:func:`evenhand.stats.joined_with_zero_unless_rejected`); so is the interval of the signed difference behind it
-(:mod:`evenhand.pipeline.signed_differences`). The value, and so every ``value`` threshold, is unchanged.
+(:mod:`evenhand.pipeline.evidence.signed_differences`). The value, and so every ``value`` threshold, is unchanged.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.evidence.records import MetricRecord
 
 #: the judges (see :data:`evenhand.registry.Judge`) of metrics whose value is a distance from "no difference" (0)
 DISTANCE_JUDGES = frozenset({"sentiment", "cooccurrence", "rates"})

@@ -34,7 +34,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evenhand._display import render_html
-from evenhand.pipeline.judges import (
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.verdict.judges import (
     ALPHA,
     JUDGES,
     MIN_UNITS,
@@ -48,7 +49,6 @@ from evenhand.pipeline.judges import (
     group_values,
     rate_pairs,
 )
-from evenhand.pipeline.records import MetricRecord
 from evenhand.registry import FAMILIES
 
 RULES: tuple[str, ...] = (
