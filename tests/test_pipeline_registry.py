@@ -221,7 +221,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     from evenhand.cli.scoring_flags import SCORERS as FLAG_SCORERS
     from evenhand.framework import FALSE_NEGATIVES, FALSE_POSITIVES, TASKS, Task
     from evenhand.metrics.classification import RATES
-    from evenhand.pipeline.verdict import judges
+    from evenhand.pipeline.verdict import kinds as judges
 
     assert list(RATES) == [m.key for m in rate_metrics()]
     for key, cells in RATES.items():  # one name per rate: the report, the results and the tests agree

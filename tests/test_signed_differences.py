@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 import evenhand
 from evenhand.metrics import strict_sentiment_parity, weak_sentiment_parity
 from evenhand.metrics.rate_gap import signed_rate_gap
-from evenhand.pipeline.evidence.intervals_agree_with_tests import make_intervals_test_consistent
 from evenhand.pipeline.evidence.records import MetricRecord, pair
 from evenhand.pipeline.evidence.signed_differences import (
     SignedDifference,
@@ -30,6 +29,7 @@ from evenhand.pipeline.evidence.signed_differences import (
     signed_words,
 )
 from evenhand.pipeline.results.outputs import write_outputs
+from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
 from evenhand.stats import PermutationTest, confidence_interval
 
 sys.path.insert(0, str(Path(__file__).parent))

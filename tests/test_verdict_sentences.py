@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import evenhand
-from evenhand.pipeline.verdict.findings import judge
-from evenhand.pipeline.verdict.judges import Evidence
+from evenhand.pipeline.verdict.evidence import Evidence
+from evenhand.pipeline.verdict.findings import make_verdict as judge
 from evenhand.registry import METRICS
 
 FAST = {"store": None, "progress": False, "n_resamples": 50}

@@ -3,8 +3,8 @@
 ``evenhand.compare(a, b, *more)`` reads two or more assessments (results files, loaded results dicts or
 :class:`~evenhand.pipeline.results.assessment.Assessment` objects) and returns a :class:`RunComparison`: every
 metric row per run, each run's difference from the first (the baseline) with an interval, paired by prompt and
-sample where the runs share prompts (:mod:`evenhand.comparison.pairing`), how the findings changed, and a verdict on the difference.
-See docs/compare.md.
+sample where the runs share prompts (:mod:`evenhand.comparison.pairing`), how the findings changed, and a verdict on
+the difference. See docs/compare.md.
 """
 
 from __future__ import annotations

@@ -20,8 +20,7 @@ from evenhand.config import RunSettings, check_threshold_scope
 from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
-from evenhand.pipeline.evidence.intervals_agree_with_tests import make_intervals_test_consistent
-from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.records import MetricRecord, independent_units
 from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
@@ -30,7 +29,8 @@ from evenhand.pipeline.responses.scratch_store import TEMPORARY_STORE, scratch_s
 from evenhand.pipeline.responses.sources import Generated, OwnLists, OwnTable, ResponseSource
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.stages import Stages, advance_stage
-from evenhand.pipeline.verdict.judges import MIN_UNITS, independent_units
+from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
+from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.pipeline.verdict.thresholds import check_thresholds
 from evenhand.scorers.engine import ScoringEngine
 

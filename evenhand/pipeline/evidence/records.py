@@ -8,6 +8,7 @@ display ("female vs male", "class fraud vs rest"); nothing parses it back, so an
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,3 +95,12 @@ class MetricRecord:
         if self.test is not None or self.noise is None or math.isnan(self.noise.p_value):
             return None
         return float(self.noise.p_value)
+
+
+def independent_units(sizes: Mapping[str, Any]) -> int | None:
+    """The number of independent units a result rests on (``MetricResult.sizes``): its prompts (or persons), else
+    what it counted."""
+    for name in ("prompts", "persons", "pairs", "rows", "responses"):
+        if name in sizes:
+            return int(sizes[name])
+    return None

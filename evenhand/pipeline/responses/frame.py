@@ -299,7 +299,18 @@ def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str,
     rows = ok_rows(frame, original=False, attribute=attribute)
     groups = list(dict.fromkeys(rows["group"].tolist()))
     for a, b in itertools.combinations(groups, 2):
-        left = rows[rows["group"] == a]
-        right = rows[rows["group"] == b]
-        pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
-        yield a, b, pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)
+        yield a, b, _aligned(rows, a, b)
+
+
+def counterfactual_pairs(frame: pd.DataFrame, attribute: str, a: str, b: str) -> pd.DataFrame:
+    """The counterfactual pairs of groups ``a`` and ``b`` of ``attribute`` (``a``'s columns ``_a``), as
+    :func:`group_pairs` gives them; empty when the frame has none."""
+    if not len(frame) or "group" not in frame:
+        return pd.DataFrame()
+    return _aligned(ok_rows(frame, original=False, attribute=attribute), a, b)
+
+
+def _aligned(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    left, right = rows[rows["group"] == a], rows[rows["group"] == b]
+    pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
+    return pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)

@@ -42,7 +42,7 @@ from evenhand.pipeline.results.document import (
     write_document,
 )
 from evenhand.pipeline.verdict.examples import attach_examples, examples_by_finding
-from evenhand.pipeline.verdict.findings import Verdict, judge
+from evenhand.pipeline.verdict.findings import Verdict, make_verdict
 from evenhand.pipeline.verdict.thresholds import ThresholdCheck, check_thresholds
 
 # the results document's names and the gate's, where docs and older code import them from
@@ -284,7 +284,7 @@ class Assessment(WritesDocument):
         if self._verdict is None:
             settings = self.meta.get("settings") or {}
             statistics = settings.get("ci", 0.95) is not None
-            self._verdict = judge(
+            self._verdict = make_verdict(
                 self.records,
                 sentiment_scale=settings.get("sentiment_scorer"),
                 statistics=statistics,

@@ -12,7 +12,7 @@ from typing import Any
 
 from evenhand._json import finite_or_none
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.pipeline.verdict.judges import ALPHA, SEVERITIES
+from evenhand.pipeline.verdict.severity import ALPHA, SEVERITIES
 from evenhand.registry import METRICS
 
 
