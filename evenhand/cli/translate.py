@@ -115,3 +115,15 @@ def metrics_config(
         return parse_config(data, source=str(config or "options"))
     except ConfigError as exc:
         raise fail(str(exc), ExitCode.BAD_INPUT) from None
+
+
+def run_config_from(
+    config: Path, base_url: str | None, model: str | None, count: int | None, flags: ScoringFlags
+) -> Any:
+    """The config a run command (assess, redteam) runs: the file's, with ``--base-url``/``--model``, ``--count`` and
+    the scoring flags written in (``--device`` also reaches the local model)."""
+    cfg = load_config(config)
+    override_model(cfg, base_url, model)
+    if count is not None:
+        cfg.generation.count = count
+    return apply_scoring_flags(cfg, flags, model_device=True, mentioned=(base_url, model))

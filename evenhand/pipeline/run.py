@@ -31,7 +31,6 @@ from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.stages import Stages, advance_stage
 from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
 from evenhand.pipeline.verdict.severity import MIN_UNITS
-from evenhand.pipeline.verdict.thresholds import check_thresholds
 from evenhand.scorers.engine import ScoringEngine
 
 # keyword arguments of assess() whose settings field has another name
@@ -150,13 +149,12 @@ def run(
         "settings": _describe_settings(settings, ctx.described),
         "timings": {key: round(v, 3) for key, v in timings.items()},
         "names": names,
+        "scorer_audit": ctx.audits,
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:
         meta["generation_estimate"] = estimate.as_dict()
-    assessment = Assessment(the_plan, records, frame, meta, caveats)
-    assessment.threshold_checks = check_thresholds(records, settings.thresholds, assessment.verdict)
-    return assessment
+    return Assessment(the_plan, records, frame, meta, caveats, rules=settings.thresholds)
 
 
 _PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": "prompt ids"}

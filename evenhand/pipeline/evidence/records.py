@@ -88,6 +88,28 @@ class MetricRecord:
     def groups(self) -> tuple[str, str] | None:
         return self.comparison.groups
 
+    def numbers(self) -> dict[str, float]:
+        """The row's numbers, NaN where it has none: the value, its interval, the noise floor and the gap to it, the
+        p-value (its own test's, else its noise floor's swap test) and the adjusted p (what the metrics table shows
+        and the verdict judges)."""
+        iv, nf, nan = self.interval, self.noise, math.nan
+        if self.test is not None:
+            p_value = float(self.test.p_value)
+        else:
+            p_value = float(nf.p_value) if nf is not None else nan
+        return {
+            "value": float(self.result.value),
+            "ci_low": float(iv.low) if iv is not None else nan,
+            "ci_high": float(iv.high) if iv is not None else nan,
+            "ci_level": float(iv.level) if iv is not None else nan,
+            "noise_floor": float(nf.baseline) if nf is not None else nan,
+            "gap": float(nf.gap) if nf is not None else nan,
+            "gap_low": float(nf.gap_interval.low) if nf is not None else nan,
+            "gap_high": float(nf.gap_interval.high) if nf is not None else nan,
+            "p_value": p_value,
+            "p_adjusted": self.p_adjusted if self.p_adjusted is not None else nan,
+        }
+
     @property
     def swap_p(self) -> float | None:
         """A similarity row's test, the swap test of its noise floor (it has no permutation test of its own): its

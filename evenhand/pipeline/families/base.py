@@ -40,8 +40,9 @@ if TYPE_CHECKING:
 class RunContext:
     """What the families of one run share: the plan, the response frame, the settings and the scoring engine.
 
-    Families add columns to ``frame`` (scores, parsed labels, item lists), caveats for the reader and
-    descriptions of what they used (``described``, merged into ``meta["settings"]``).
+    Families add columns to ``frame`` (scores, parsed labels, item lists), caveats for the reader, descriptions of
+    what they used (``described``, which results.json's ``settings`` records) and the audits of their scorers
+    (``audits``, results.json's ``scorer_audit``, which the verdict reads).
     """
 
     plan: Plan
@@ -52,6 +53,7 @@ class RunContext:
     list_parser: Callable[[str, int], list[str]] | None = None  # recommendation: answer, K -> items
     caveats: list[str] = field(default_factory=list)
     described: dict[str, Any] = field(default_factory=dict)
+    audits: dict[str, Any] = field(default_factory=dict)
     _pairs: dict[str, list[tuple[str, str, pd.DataFrame]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -152,11 +154,6 @@ def run_scorer(kind: str, settings: RunSettings) -> Any:
     return build_scorer(factory, getattr(sc, kind), key=f"scoring.{kind}", device=sc.device, cache=cache)
 
 
-#: Where families hand a scorer audit to the assessment (``ctx.described[AUDIT_KEY][kind]``); the assessment moves
-#: it out of the settings into results.json's top-level ``scorer_audit``.
-AUDIT_KEY = "scorer_audit"
-
-
 def audit_scorer_into(
     ctx: RunContext,
     scorer: Any,
@@ -175,7 +172,7 @@ def audit_scorer_into(
     from evenhand.scorers.audit import audit_scorer
 
     found = audit_scorer(scorer, attributes, threshold=threshold, kind=kind, engine=ctx.engine, name=name)
-    ctx.described.setdefault(AUDIT_KEY, {})[key or kind] = found.to_dict()
+    ctx.audits[key or kind] = found.to_dict()
 
 
 def record(key: str, attribute: str | None, comparison: Comparison, result: MetricResult) -> MetricRecord:

@@ -7,7 +7,6 @@ them from.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.evidence.signed_differences import signed_columns
 from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, GROUP_MEANS, HISTOGRAMS, PAIR_SCATTER, Family
-from evenhand.pipeline.families.base import AUDIT_KEY
 from evenhand.pipeline.families.examples import ExampleInput
 from evenhand.pipeline.responses.frame import group_pairs, ok_rows
 from evenhand.pipeline.responses.personal_names import signals_by_attribute
@@ -41,6 +39,7 @@ from evenhand.pipeline.results.document import (
     load_results,
     write_document,
 )
+from evenhand.pipeline.results.schema import METRIC_COLUMNS, TEST_COLUMNS
 from evenhand.pipeline.verdict.examples import attach_examples, examples_by_finding
 from evenhand.pipeline.verdict.findings import Verdict, make_verdict
 from evenhand.pipeline.verdict.thresholds import ThresholdCheck, check_thresholds
@@ -51,60 +50,6 @@ __all__ = [
     "check_thresholds", "load_results",
 ]  # fmt: skip
 
-METRIC_COLUMNS = [
-    "metric",
-    "full_name",
-    "key",
-    "family",
-    "attribute",
-    "comparison",
-    "group_a",
-    "group_b",
-    "class",
-    "value",
-    "ci_low",
-    "ci_high",
-    "ci_level",
-    # a distance of two groups (|DP|, SCSP, WCSP, ...): the signed difference behind it, group A minus group B
-    "signed_difference",
-    "signed_low",
-    "signed_high",
-    "signed_direction",
-    "signed_measure",
-    "noise_floor",
-    "gap",
-    "gap_low",
-    "gap_high",
-    "p_value",
-    "p_adjusted",
-    "n",
-    "range_low",
-    "range_high",
-    "higher_is_fairer",
-    "passed",
-    "severity",
-    "reason",
-]
-TEST_COLUMNS = [
-    "metric",
-    "key",
-    "attribute",
-    "comparison",
-    "group_a",
-    "group_b",
-    "rate_a",
-    "rate_b",
-    "difference",
-    "n_a",
-    "n_b",
-    "units_a",
-    "units_b",
-    "p_value",
-    "p_adjusted",
-    "method",
-    "n_permutations",
-    "reason",
-]
 _MAX_POINTS = 400
 _BINS = np.linspace(0.0, 1.0, 11)
 
@@ -117,9 +62,11 @@ class Assessment(WritesDocument):
         plan: the :class:`~evenhand.framework.Plan` that was run (metrics with reasons, not-applicable items).
         records: one :class:`MetricRecord` per metric row (the ``MetricResult``, interval and noise floor).
         responses: response-level data, one row per response (prompt, group, sample, response, scores, labels).
-        meta: model, settings and timings.
+        meta: model, settings, timings, the personal names used and the scorer audits.
         caveats: what a reader must keep in mind (scorer biases, small samples, unparsed answers, ...).
         threshold_checks: the outcome of the config's pass/fail rules.
+        rules: the config's pass/fail rules (:class:`evenhand.config.Threshold`), applied when the assessment is made
+            (``threshold_checks``), on its records and its verdict.
     """
 
     plan: Plan
@@ -128,18 +75,18 @@ class Assessment(WritesDocument):
     meta: dict[str, Any] = field(default_factory=dict)
     caveats: list[str] = field(default_factory=list)
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
+    rules: Sequence[Any] = field(default=(), repr=False)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
     _examples: dict[tuple[Any, ...], dict[str, Any]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        settings = self.meta.get("settings")
-        if isinstance(settings, dict) and AUDIT_KEY in settings:  # a result the families handed over, not a setting
-            self.meta[AUDIT_KEY] = settings.pop(AUDIT_KEY)
+        if self.rules:
+            self.threshold_checks = check_thresholds(self.records, self.rules, self.verdict)
 
     @property
     def scorer_audit(self) -> dict[str, Any]:
         """``{kind: audit}``: how the scorers in use score identity statements (:mod:`evenhand.scorers.audit`)."""
-        audit: dict[str, Any] = self.meta.get(AUDIT_KEY) or {}
+        audit: dict[str, Any] = self.meta.get("scorer_audit") or {}
         return audit
 
     # ----------------------------------------------------------------------------------------------- tables
@@ -161,7 +108,6 @@ class Assessment(WritesDocument):
     def _row(self, index: int, rec: MetricRecord) -> dict[str, Any]:
         severities = self.verdict.by_record  # what the verdict made of this row's evidence
         res = rec.result
-        iv, nf = rec.interval, rec.noise
         passed = self._row_passed.get(index)
         reason = res.reason
         note = res.details.get("note") if isinstance(res.details, Mapping) else None
@@ -179,17 +125,8 @@ class Assessment(WritesDocument):
             "group_a": groups[0],
             "group_b": groups[1],
             "class": rec.comparison.cls,
-            "value": float(res.value),
-            "ci_low": float(iv.low) if iv is not None else math.nan,
-            "ci_high": float(iv.high) if iv is not None else math.nan,
-            "ci_level": float(iv.level) if iv is not None else math.nan,
+            **rec.numbers(),  # value, interval, noise floor and gap, p-values
             **signed_columns(rec),
-            "noise_floor": float(nf.baseline) if nf is not None else math.nan,
-            "gap": float(nf.gap) if nf is not None else math.nan,
-            "gap_low": float(nf.gap_interval.low) if nf is not None else math.nan,
-            "gap_high": float(nf.gap_interval.high) if nf is not None else math.nan,
-            "p_value": float(rec.test.p_value) if rec.test is not None else nf.p_value if nf is not None else math.nan,
-            "p_adjusted": rec.p_adjusted if rec.p_adjusted is not None else math.nan,
             "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
             "range_low": float(res.value_range[0]),
             "range_high": float(res.value_range[1]),

@@ -56,24 +56,22 @@ class Evidence:
 
 
 def base_evidence(rec: MetricRecord) -> Evidence:
-    """The record's numbers as evidence (severity ok, no words yet)."""
-    spec, iv, nf = rec.spec, rec.interval, rec.noise
-    if rec.test is not None:
-        p_value = float_or_none(rec.test.p_value)
-    else:  # similarity records carry no test of their own: their evidence is the noise floor's swap test
-        p_value = float_or_none(nf.p_value) if nf is not None else None
+    """The record's numbers (:meth:`MetricRecord.numbers`, the metrics table's) as evidence (severity ok, no words
+    yet); a similarity record's p-value is its noise floor's swap test (it has no test of its own)."""
+    spec, nf = rec.spec, rec.noise
+    n = {name: float_or_none(value) for name, value in rec.numbers().items()}
     return Evidence(
         metric=spec.name,
         full_name=spec.full_name,
-        value=float_or_none(rec.result.value),
-        ci_low=float_or_none(iv.low) if iv is not None else None,
-        ci_high=float_or_none(iv.high) if iv is not None else None,
-        noise_floor=float_or_none(nf.baseline) if nf is not None else None,
-        gap=float_or_none(nf.gap) if nf is not None else None,
-        gap_low=float_or_none(nf.gap_interval.low) if nf is not None else None,
-        gap_high=float_or_none(nf.gap_interval.high) if nf is not None else None,
-        p_value=p_value,
-        p_adjusted=float_or_none(rec.p_adjusted),
+        value=n["value"],
+        ci_low=n["ci_low"],
+        ci_high=n["ci_high"],
+        noise_floor=n["noise_floor"],
+        gap=n["gap"],
+        gap_low=n["gap_low"],
+        gap_high=n["gap_high"],
+        p_value=n["p_value"],
+        p_adjusted=n["p_adjusted"],
         # the noise floor knows the prompts behind the pairs: the independent units
         units=int(nf.n_prompts) if nf is not None else independent_units(rec.result.sizes),
     )
