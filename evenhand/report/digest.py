@@ -232,7 +232,7 @@ def example_caption(example: Mapping[str, Any]) -> str:
         overlap = f" ({measure} {value:.3g})" if value is not None else ""
         return f"the pair of lists with the least overlap{overlap}{of}"
     # a worst example that illustrates a finding (its family's words, digest), or an example that says itself why it
-    # was picked (refusal, answer length: finding_examples)
+    # was picked (refusal, answer length: their kinds of evidence)
     return str(example.get("caption") or "")
 
 

@@ -361,7 +361,7 @@ class Assessment(WritesDocument):
         return doc
 
     def _document(self) -> dict[str, Any]:
-        """The JSON document without its responses, JSON-safe (:func:`.results_document.json_safe`)."""
+        """The JSON document without its responses, JSON-safe (:func:`evenhand._json.json_safe`)."""
         metrics = self.metrics
         metrics["groups"] = pd.Series([rec.groups for rec in self.records], index=metrics.index, dtype=object)
         doc: dict[str, Any] = {
