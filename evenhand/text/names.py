@@ -284,10 +284,10 @@ def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
     # most texts are passed over here: one scan in C and a set look-up per capitalised word; a text whose only
     # name-like words are surnames or look-alike first names ("Washington approved", "by May") needs two
     # capitalised words side by side to name anyone
-    keys = [_key(w) for w in _WORD.findall(text)]
-    if not any(k in index.starts_alone for k in keys):
+    capitalised = [_key(w) for w in _WORD.findall(text)]
+    if not any(k in index.starts_alone for k in capitalised):
         interesting = index.interesting
-        if not any(k in interesting for k in keys) or _PAIR.search(text) is None:
+        if not any(k in interesting for k in capitalised) or _PAIR.search(text) is None:
             return ()
     words = _words(text)
     found: list[tuple[int | None, int | None, list[int]]] = []
