@@ -84,3 +84,27 @@ def test_prompts_that_name_nobody_mask_nothing() -> None:
         attributes=["race"], client=lambda p: "Thank you.", count=1, counterfactual_count=2, **FAST,
     )  # fmt: skip
     assert "masked" not in a.to_dict(include_responses=False)["names"]
+
+
+def test_the_subject_setting_reaches_generation_and_intersections_list_their_names() -> None:
+    two = [f"Write to {a} and copy {b} {task}." for a, b in (("Lakisha Robinson", "Greg Walsh"),
+           ("Emily Baker", "Jamal Washington")) for task in TASKS]  # fmt: skip
+    sent: list[str] = []
+
+    def record(prompt: str) -> str:
+        sent.append(prompt)
+        return "Thank you."
+
+    for subject, kept in (("first", True), ("every", False)):
+        sent.clear()
+        evenhand.assess(task="text_generation", prompts=two, attributes=["race"], client=record, count=1,
+                        counterfactual_count=1, name_subject=subject, **FAST)  # fmt: skip
+        versions = [p for p in sent if p not in two]
+        assert versions
+        bystander_kept = all(("Greg Walsh" in p) or ("Jamal Washington" in p) for p in versions)
+        assert bystander_kept is kept, subject
+    a = evenhand.assess(task="text_generation", prompts=prompts(), attributes=["gender", "race"],
+                        intersections=[["gender", "race"]], client=greets_by_name, count=1, counterfactual_count=2,
+                        **FAST)  # fmt: skip
+    names = a.to_dict(include_responses=False)["names"]["attributes"]
+    assert "gender+race" in names and "female+black" in names["gender+race"]["groups"]

@@ -179,7 +179,9 @@ def counterfactual_prompts(
     if isinstance(attribute, (list, tuple)):  # an intersection: one version per combination of groups
         if mode != "replace":
             raise InputError("an intersection of attributes has counterfactual prompts in mode='replace' only")
-        return intersectional_prompts(prompts, attribute, groups=groups)
+        return intersectional_prompts(
+            prompts, attribute, groups=groups, names=names, name_seed=name_seed, subject=subject
+        )
     texts = as_text_list(prompts, "prompts")
     if attribute is None:
         raise InputError(
