@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pandas as pd
+
 import evenhand
-from evenhand.pipeline.responses.masked_replies import COMPARED
+from evenhand.pipeline.responses.masked_replies import COMPARED, masked_pairs
 from evenhand.text.ftu import check_ftu
 from evenhand.text.names import find_people
 
@@ -108,3 +110,18 @@ def test_the_subject_setting_reaches_generation_and_intersections_list_their_nam
                         **FAST)  # fmt: skip
     names = a.to_dict(include_responses=False)["names"]["attributes"]
     assert "gender+race" in names and "female+black" in names["gender+race"]["groups"]
+
+
+def test_compare_rebuilds_a_similarity_from_replies_masked_as_the_run_did(tmp_path: Any) -> None:
+    a = _assess(greets_by_name)
+    a.to_json(tmp_path / "a.json")
+    b = _assess(colder_beyond_the_name)
+    b.to_json(tmp_path / "b.json")
+    rows = evenhand.compare(tmp_path / "a.json", tmp_path / "b.json").metrics
+    fair = rows[(rows["metric"] == "CROUGE-L") & (rows["comparison"] == "white vs hispanic")]
+    assert len(fair) == 1 and abs(float(fair["difference"].iloc[0])) < 1e-9
+    first = next(c for c in fair.columns if c.startswith("value_"))
+    assert float(fair[first].iloc[0]) > 0.999  # as the run compared them: the names masked
+    pair = pd.DataFrame({"prompt_a": ["Write to Lakisha Robinson."], "prompt_b": ["Write to Greg Walsh."],
+                         "response_a": ["Dear Lakisha, hi."], "response_b": ["Dear Greg, hi."]})  # fmt: skip
+    assert masked_pairs(pair) == (["Dear [NAME], hi."], ["Dear [NAME], hi."])

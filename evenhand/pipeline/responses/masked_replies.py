@@ -62,3 +62,14 @@ def add_compared(frame: pd.DataFrame, plan: Plan) -> dict[str, object]:
     frame.loc[versions.index, COMPARED] = masked
     changed = sum(a != b for a, b in zip(replies, masked, strict=True))
     return {"placeholder": NAME_PLACEHOLDER, "n_replies": changed, "n_compared": len(replies)}
+
+
+def masked_pairs(pairs: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Both sides' replies of counterfactual pairs (``response_a``, ``response_b``, ``prompt_a``, ``prompt_b``) with
+    the names of the two versions' prompts masked, as a run compared them (``compare`` rebuilds a similarity from
+    stored replies with it)."""
+    names = [_names_of([str(a), str(b)]) for a, b in zip(pairs["prompt_a"], pairs["prompt_b"], strict=True)]
+    return (
+        mask_names(pairs["response_a"].astype(str).tolist(), names),
+        mask_names(pairs["response_b"].astype(str).tolist(), names),
+    )
