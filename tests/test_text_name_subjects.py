@@ -55,6 +55,8 @@ def test_people_no_list_can_place() -> None:
     assert religion.n_unplaced == 2  # no name data for religion: every named subject
     assert check_ftu(["Email Jamal Jones."], {"a": ["x"], "b": ["y"]}).n_unplaced == 0  # a custom list: not counted
     assert check_ftu(["Email Fatima Al-Sayed."], "race", names=False).unplaced == ()
+    # a prompt with a word of the attribute is not counted: "Mr." places Mr. Chen for gender, and its versions change it
+    assert check_ftu(["Write to Mr. Chen about his loan."], "gender").n_unplaced == 0
 
 
 def test_summary_counts_say_what_they_count() -> None:

@@ -282,7 +282,7 @@ def check_ftu(
     if names:
         people = select_subjects(texts, [find_people(t) for t in texts], subject)
         named = _names(texts, lexicons, people)
-        unplaced = _unplaced(texts, lexicons, people)
+        unplaced = _unplaced(texts, lexicons, people, per_lexicon)
     return FTUResult(
         attribute=name,
         prompts=tuple(texts),
@@ -296,17 +296,22 @@ def check_ftu(
 
 
 def _unplaced(
-    texts: list[str], lexicons: tuple[Lexicon, ...], people: list[tuple[Person, ...]]
+    texts: list[str],
+    lexicons: tuple[Lexicon, ...],
+    people: list[tuple[Person, ...]],
+    words: list[list[tuple[AttributeMatch, ...]]],
 ) -> tuple[tuple[UnplacedName, ...], ...]:
     """Per prompt, the subjects no name list places for a built-in lexicon checked (a custom word list is about
-    groups names say nothing of)."""
+    groups names say nothing of), in the prompts with no word of that lexicon ("Mr. Chen" is placed for gender by
+    "Mr.", and his prompt's versions change that word)."""
     builtin = set(builtin_attributes())
     rows: list[list[UnplacedName]] = [[] for _ in texts]
-    for lex in lexicons:
+    for lex, matches in zip(lexicons, words, strict=True):
         if lex.name not in builtin:
             continue
-        for row, found in zip(rows, find_unplaced(lex.name, texts, people), strict=True):
-            row.extend(found)
+        for row, found, worded in zip(rows, find_unplaced(lex.name, texts, people), matches, strict=True):
+            if not worded:
+                row.extend(found)
     return tuple(tuple(row) for row in rows)
 
 
