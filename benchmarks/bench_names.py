@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -29,9 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 from evenhand.text import check_ftu  # noqa: E402
 from evenhand.text._names_data import name_index  # noqa: E402
-from evenhand.text.names import find_people  # noqa: E402
+from evenhand.text.names import clear_people_cache, find_people  # noqa: E402
 
 LABELLED = ROOT / "tests" / "data" / "name_detection.json"
+RACE_LABELLED = ROOT / "tests" / "data" / "name_race_labelled.json"
 _FILLER = (
     "the customer asked about an account and we will review the billing statement today please call back soon "
     "with details on the order shipping delay because the product arrived damaged yesterday our team can help "
@@ -72,6 +74,32 @@ def measure_detection(path: Path = LABELLED) -> dict[str, Any]:
     }
 
 
+def measure_race_recall(path: Path = RACE_LABELLED) -> dict[str, Any]:
+    """Per group, how many of the labelled full names race FTU reads as that group (each name in a prompt, the
+    templates in turn), how many it reads as another group, and how many look-alikes (prompts that name nobody) it
+    flags."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    templates = data["templates"]
+    texts = [templates[i % len(templates)].format(name=item["name"]) for i, item in enumerate(data["items"])]
+    result = check_ftu(texts, "race")
+    groups: dict[str, dict[str, Any]] = {}
+    for item, found in zip(data["items"], result.names, strict=True):
+        row = groups.setdefault(item["group"], {"n": 0, "read": 0, "wrong": 0, "missed": []})
+        row["n"] += 1
+        read = {n.group for n in found}
+        if item["group"] in read:
+            row["read"] += 1
+        elif read:
+            row["wrong"] += 1
+            row["missed"].append(f"{item['name']} (read as {', '.join(sorted(read))})")
+        else:
+            row["missed"].append(item["name"])
+    for row in groups.values():
+        row["recall"] = row["read"] / row["n"]
+    lookalikes = check_ftu(data["lookalikes"], "race")
+    return {"groups": groups, "lookalikes": len(data["lookalikes"]), "lookalikes_flagged": lookalikes.n_flagged}
+
+
 def prompts(n: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
     out = []
@@ -83,6 +111,102 @@ def prompts(n: int, seed: int = 7) -> list[str]:
             words.insert(rng.randrange(len(words)), rng.choice(_LOOKALIKES))
         words[0] = words[0].capitalize()
         out.append(" ".join(words) + ".")
+    return out
+
+
+_ROLES = ["data analyst", "nurse", "warehouse lead", "software engineer", "account manager", "teacher"]
+_CANDIDATES = [
+    "Lakisha Washington",
+    "Greg Baker",
+    "Jamal Jones",
+    "Emily Walsh",
+    "Mohammed Rahman",
+    "Wei Zhang",
+    "Jose Garcia",
+    "DeShawn Jackson",
+    "Fatima Al-Sayed",
+    "Priya Patel",
+    "Tyrone Robinson",
+    "Anne Murphy",
+]
+_TASKS = [
+    "Write a short rejection email to {name} for the {role} role.",
+    "Draft a follow-up to {name} about the interview for the {role} role next week.",
+    "Summarise the interview notes below and recommend whether to invite {name} to a second round.",
+    "Write a reference request for {name}, who applied as {role}.",
+    "Answer the applicant's question about the {role} role: when will the decision be made?",
+    "Rewrite the job ad for a {role} so that it reads well and stays short.",
+    "Write a welcome message for a new Black {role} joining the team on Monday.",
+    "Draft a note to the hiring manager that the {role} shortlist is ready.",
+]
+
+
+def recruiting_prompts(n: int, seed: int = 11) -> list[str]:
+    """Prompts of a recruiting assistant (the issue's use case): an instruction, often naming a candidate, and in
+    half of them retrieved notes of ~40 words that may name an interviewer."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        text = rng.choice(_TASKS).format(name=rng.choice(_CANDIDATES), role=rng.choice(_ROLES))
+        if rng.random() < 0.5:
+            notes = " ".join(rng.choice(_FILLER) for _ in range(40))
+            interviewer = rng.choice(["Ms. Robinson", "Dr. Chen", "Karen Olson", "the panel"])
+            text += f" Notes from {interviewer}: {notes}."
+        out.append(text)
+    return out
+
+
+_LANGFAIR_FTU = r"""
+import contextlib, io, json, sys, time
+from langfair.generator.counterfactual import CounterfactualGenerator
+prompts = json.load(open(sys.argv[1]))
+cg = CounterfactualGenerator()
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        flagged = [cg.check_ftu(prompts, attribute=a)["metadata"]["n_prompts_with_attribute_words"]
+                   for a in ("gender", "race")]
+    times.append(time.perf_counter() - start)
+print("RESULT " + json.dumps({"seconds": sorted(times)[len(times) // 2], "flagged": flagged}))
+"""
+
+
+def ftu_against_langfair(texts: list[str], repeats: int) -> dict[str, Any] | None:
+    """FTU for gender and race on ``texts``: evenhand with names (one check per attribute, as the plan runs it)
+    against LangFair 0.8.0's word-only FTU, in one run (LangFair in ``.venv-langfair``, a subprocess)."""
+    import subprocess
+    import tempfile
+
+    langfair = ROOT / ".venv-langfair" / "bin" / "python"
+    ours = timed(lambda: (clear_people_cache(), [check_ftu(texts, a) for a in ("gender", "race")]), repeats)
+    words = timed(lambda: [check_ftu(texts, a, names=False) for a in ("gender", "race")], repeats)
+    flagged = [check_ftu(texts, a).n_flagged for a in ("gender", "race")]
+    out: dict[str, Any] = {"evenhand names": ours, "evenhand words": words, "evenhand flagged": flagged}
+    if not langfair.exists():
+        print(f"(LangFair skipped: {langfair} not found; run benchmarks/setup_langfair.sh)", file=sys.stderr)
+        return out
+    from bench_text import _write_punkt_tab  # LangFair's NLTK tables, offline
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "prompts.json"
+        data.write_text(json.dumps(texts))
+        _write_punkt_tab(Path(tmp) / "nltk_data")
+        env = {**os.environ, "NLTK_DATA": str(Path(tmp) / "nltk_data"), "PYTHONWARNINGS": "ignore"}
+        done = subprocess.run(
+            [str(langfair), "-c", _LANGFAIR_FTU, str(data), str(max(1, repeats // 2))],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None:
+        print(f"(LangFair failed: {done.stderr[-500:]})", file=sys.stderr)
+        return out
+    theirs = json.loads(line[len("RESULT ") :])
+    out |= {"langfair words": theirs["seconds"], "langfair flagged": theirs["flagged"]}
+    out["ratio"] = theirs["seconds"] / ours
     return out
 
 
@@ -113,6 +237,17 @@ def main() -> None:
     print(json.dumps({k: v for k, v in detection.items() if k not in ("misses", "false_alarms")}, indent=1))
     print("missed:", *detection["misses"], sep="\n  ")
     print("false alarms:", *detection["false_alarms"], sep="\n  ")
+    race = measure_race_recall()
+    print("| group | names | read as the group | read as another | recall |")
+    print("|---|---:|---:|---:|---:|")
+    for group, row in race["groups"].items():
+        print(f"| {group} | {row['n']} | {row['read']} | {row['wrong']} | {row['recall']:.1%} |")
+    print(f"look-alikes flagged for race: {race['lookalikes_flagged']} of {race['lookalikes']}")
+    print("missed:", *(m for row in race["groups"].values() for m in row["missed"]), sep="\n  ")
+    for label, sample in (("bench prompts", prompts(2500)), ("recruiting prompts", recruiting_prompts(2500))):
+        check_ftu(sample[:10], "gender")
+        versus = ftu_against_langfair(sample, args.repeats)
+        print(f"FTU gender + race, 2,500 {label}:", json.dumps(versus))
     texts = prompts(args.n)
     check_ftu(texts[:10], "gender")  # load lexicons and names once
     print(f"name data in memory: {name_data_bytes() / 1e6:.2f} MB")
@@ -121,7 +256,9 @@ def main() -> None:
     for attribute in ("gender", "race", None):
         for names in (False, True):
             result = check_ftu(texts, attribute, names=names)
-            wall = timed(lambda a=attribute, nm=names: check_ftu(texts, a, names=nm), args.repeats)
+            wall = timed(
+                lambda a=attribute, nm=names: (clear_people_cache(), check_ftu(texts, a, names=nm)), args.repeats
+            )
             label = attribute or "all built-ins"
             print(f"| check_ftu {label}, names={names} | {result.n_flagged} | {wall:.3f} |")
 

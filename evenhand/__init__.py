@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     "load_lexicon": "evenhand.text.lexicon",
     "load_lexicon_file": "evenhand.text.lexicon",
     "intersectional_prompts": "evenhand.text.counterfactual",
+    "mask_names": "evenhand.text.name_masking",
     "metrics": "evenhand.metrics",
     "scorers": "evenhand.scorers",
     "generation": "evenhand.generation",

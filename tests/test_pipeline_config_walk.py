@@ -148,6 +148,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "use_case.person_level": ("classification", {"use_case.person_level": False}),
     "use_case.mentions_protected_groups": ("text", {"use_case.mentions_protected_groups": True}),
     "use_case.names": ("text", {"use_case.names": False}),
+    "use_case.name_subject": ("text", {"use_case.name_subject": "every"}),
     "use_case.stereotype_when_ftu": ("text", {"use_case.stereotype_when_ftu": True}),
     "use_case.stereotype_classifier": ("text", {"use_case.stereotype_classifier": True}),
     "use_case.name": ("text", {"use_case.name": "Loan letters"}),

@@ -147,15 +147,15 @@ def test_config_names_key_reaches_plan_and_results(names: str, tmp_path: Path) -
     assert doc["plan"]["use_case"]["names"] is (names == "true")
 
 
-def test_an_intersection_counts_words_only_as_its_counterfactual_prompts_do() -> None:
+def test_an_intersection_reads_names_as_its_counterfactual_prompts_do() -> None:
     plan = evenhand.plan(
         task="text_generation", prompts=name_only_prompts(), attributes=["gender", "race"],
         intersections=[["gender", "race"]],
     )  # fmt: skip
     assert not plan.ftu["race"].satisfied and plan.ftu["race"].names_read
     both = plan.ftu["gender+race"]
-    assert both.satisfied and not both.names_read and both.n_named == 0
-    assert not [m for m in plan.metrics if m.attribute == "gender+race"]
+    assert not both.satisfied and both.names_read and both.n_named == both.n_flagged  # issue 33: names are swapped
+    assert [m for m in plan.metrics if m.attribute == "gender+race"]
 
 
 def approve_unless_black_name(prompt: str) -> str:

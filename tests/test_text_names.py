@@ -43,7 +43,8 @@ LOOKALIKES = [
 # -- the data ---------------------------------------------------------------------------------------------------
 def test_name_data_is_small_sourced_and_above_the_cut() -> None:
     files = [e for e in NAMES_DIR.iterdir() if e.name.endswith(".json")]
-    assert sum(len(e.read_bytes()) for e in files) < 300_000
+    # the lists are small; the full-name tables of race (issue 33: 14,647 first names, 24,889 surnames) take ~1.1 MB
+    assert sum(len(e.read_bytes()) for e in files) < 1_500_000
     sources = NAMES_DIR.joinpath("SOURCES.md").read_text(encoding="utf-8")
     for licence in ("public domain", "MIT", "CC0"):
         assert licence in sources
@@ -147,7 +148,7 @@ def test_a_lone_later_mention_of_a_lookalike_first_name_follows_the_person() -> 
     ):
         (person,) = find_people(text)
         assert len(person.mentions) == 3, text
-        cf = counterfactual_prompts([text], attribute="race")
+        cf = counterfactual_prompts([text], attribute="gender")  # neither full name places race (issue 33)
         for group in cf.groups:
             ((_, new),) = cf.names[0][group]
             assert lone + new.split()[0] in cf[group][0], cf[group][0]
@@ -168,12 +169,12 @@ def test_ftu_flags_name_only_prompts_for_gender_and_race_by_default() -> None:
         r = check_ftu(ISSUE_PROMPTS + LOOKALIKES, attribute=attribute)
         assert r.names_checked and not r.satisfied
         assert r.flagged_index == ((0, 1, 2) if attribute == "race" else (0, 1))  # "Wei": no gender in the lists
-        assert "by a personal name" in r.summary()
+        assert "name a person whose name signals a group" in r.summary()
     race = check_ftu(ISSUE_PROMPTS, attribute="race")
     assert [[(n.word, n.group, n.name) for n in found] for found in race.names] == [
-        [("Jamal Washington", "black", "Washington")],
-        [("Lakisha Robinson", "black", "Lakisha")],
-        [("Wei Zhang", "asian", "Wei")],
+        [("Jamal Washington", "black", "Jamal Washington")],  # both parts read (the full-name rule)
+        [("Lakisha Robinson", "black", "Lakisha Robinson")],
+        [("Wei Zhang", "asian", "Zhang")],  # "Wei" is in no full-name table (fewer than 500 US bearers)
     ]
     assert race.group_counts() == {"black": 2, "asian": 1}
     assert race.name_words() == [["Jamal Washington"], ["Lakisha Robinson"], ["Wei Zhang"]]
@@ -234,15 +235,17 @@ def test_race_swap_keeps_gender_and_replaces_every_mention() -> None:
     for group in ("white", "black", "hispanic", "asian"):
         out = cf[group][0]
         m = re.fullmatch(
-            r"Draft a letter to (\w+) Robinson\. (\w+)'s card was lost; "
-            r"tell Ms\. Robinson that she will get a new one\.",
+            r"Draft a letter to (\w+) (\w+)\. (\w+)'s card was lost; "
+            r"tell Ms\. (\w+) that she will get a new one\.",
             out,
         )
         assert m is not None, out
-        assert m.group(1) == m.group(2)
+        assert m.group(1) == m.group(3) and m.group(2) == m.group(4)  # every mention the same way
         assert index.association("first", m.group(1).casefold(), "race").group == group
         assert index.association("first", m.group(1).casefold(), "gender").group == "female"
-        assert cf.names[0][group] == (("Lakisha Robinson", f"{m.group(1)} Robinson"),)
+        # the surname is read too (the full-name rule), so it is replaced by one of the target race
+        assert index.association("last", m.group(2).casefold(), "race").group == group
+        assert cf.names[0][group] == (("Lakisha Robinson", f"{m.group(1)} {m.group(2)}"),)
 
 
 def test_surnames_swap_by_race_and_names_vary_by_prompt() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from evenhand.errors import InputError
 from evenhand.framework.plan import FTUSummary, join_words
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
+from evenhand.text._names_data import measured_recall
 from evenhand.text.language import LanguageGuess, language_name
 
 
@@ -32,10 +33,8 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
     from evenhand.text.ftu import check_ftu
     from evenhand.text.language import detect_language
 
-    # an intersection's counterfactual prompts replace group words only (intersectional_prompts reads no names), so
-    # its FTU counts words only: a prompt flagged by a name alone would get no counterfactual version
     results = {
-        name: check_ftu(use_case.prompts, attribute=spec, names=use_case.names and not isinstance(spec, tuple))
+        name: check_ftu(use_case.prompts, attribute=spec, names=use_case.names, subject=use_case.name_subject)
         for name, spec in use_case.attribute_specs.items()
     }
     known = any(r.lexicon_language is not None for r in results.values())
@@ -55,9 +54,20 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             names_read=result.names_checked and reads_names(use_case.attribute_specs[name]),
             n_named=int(result.n_named),
             n_named_only=_named_only(result),
-            name_examples=tuple(dict.fromkeys(n.word for found in result.names for n in found)),
+            name_examples=_name_examples(result),
+            n_unplaced=int(result.n_unplaced),
+            unplaced_examples=tuple(result.unplaced_words()),
         )
     return out, guess
+
+
+def _name_examples(result: Any) -> tuple[str, ...]:
+    """The names that signal a group, those of prompts with no attribute word first (the plan quotes them for the
+    prompts a name alone flags)."""
+    rows = list(zip(result.matches, result.names, strict=True)) if result.names else []
+    ordered = [n.word for words, found in rows if not words for n in found]
+    ordered += [n.word for words, found in rows if words for n in found]
+    return tuple(dict.fromkeys(ordered))
 
 
 def _named_only(result: Any) -> int:
@@ -78,8 +88,9 @@ def reads_names(spec: Any) -> bool:
 
 
 def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:
-    """The plan note that says what FTU read: group words and personal names, or group words only (names: false).
-    None when FTU was answered rather than checked, or no attribute has name lists."""
+    """The plan notes that say what FTU read: group words and personal names (whose name counts, and how well each
+    group's names are read where names decide FTU), or group words only (names: false). None when FTU was answered
+    rather than checked, or no attribute has name lists."""
     checked = [f for f in ftu.values() if f.source == "prompts" and f.assessable]
     if not checked:
         return []
@@ -89,7 +100,50 @@ def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:
     if not read:
         return []
     have = "has" if len(read) == 1 else "have"
-    return [f"FTU read group words and personal names ({join_words(read)} {have} name lists)"]
+    subject = use_case.name_subject
+    if subject == "first":
+        whose = (
+            "the first person each prompt names is its subject: people named after them are bystanders, kept as "
+            "written, and never decide FTU (name_subject: every swaps each person; a column can name the subject)"
+        )
+    elif subject == "every":
+        whose = "every person a prompt names counts and is swapped (name_subject: every)"
+    else:
+        whose = "each prompt's subject is the person its subject column names; other people are kept as written"
+    notes = [f"FTU read group words and personal names ({join_words(read)} {have} name lists); {whose}"]
+    recall = measured_recall()
+    for f in checked:
+        measured = recall.get(f.attribute)
+        if f.names_read and f.n_named_only and measured is not None:
+            notes.append(
+                f"names decide FTU for {f.n_named_only} prompts on {f.attribute}: a name is read as its {f.attribute} "
+                f"group from the first name and surname together (a Bayesian rule, docs/text.md), with a recall of "
+                f"{measured.describe()} on {measured.labelled}"
+            )
+    return notes
+
+
+def unplaced_caveats(ftu: Mapping[str, FTUSummary]) -> list[str]:
+    """A caveat per attribute whose prompts name people its name lists cannot place: their group is not varied by
+    the counterfactual versions, so it is not tested."""
+    caveats = []
+    for f in ftu.values():
+        if not f.n_unplaced:
+            continue
+        a = f.attribute
+        shown = ", ".join(repr(w) for w in f.unplaced_examples[:3])
+        why = (
+            f"no group of their names reaches the cut of the {a} name lists"
+            if f.names_read
+            else f"no offline source with a usable licence ties names to {a} (none ships in a package with its "
+            "provenance; tables built from leaked social-network accounts are not used)"
+        )
+        caveats.append(
+            f"{f.n_unplaced} of {f.n_prompts} prompts name a person whose {a} no name list can place (e.g. {shown}): "
+            f"{why}, so the counterfactual versions do not vary their {a} and it is not tested; compare these "
+            "prompts' outcomes (refusals, length, toxicity, decisions) with the rest's as an observational check"
+        )
+    return caveats
 
 
 def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, task: str) -> list[str]:

@@ -39,6 +39,8 @@ class FTUSummary:
     n_named: int = 0  # prompts that name a person whose name signals a group of the attribute
     n_named_only: int = 0  # ... of them, those with no attribute word (flagged by the name alone)
     name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
+    n_unplaced: int = 0  # prompts whose subject's group for this attribute no name list can place (issue 33)
+    unplaced_examples: tuple[str, ...] = ()  # such names as written
 
     @property
     def signals(self) -> str | None:
@@ -72,9 +74,10 @@ class FTUSummary:
             if not n_worded:
                 return f"FTU fails for {a}: {self.n_flagged} of {self.n_prompts} prompts {by_name}{named}"
             verb = "mentions" if n_worded == 1 else "mention"
+            # the counts add up: prompts with a word (some also name a person) and prompts flagged by a name alone
             return (
                 f"FTU fails for {a}: {self.n_flagged} of {self.n_prompts} prompts mention {a}: {n_worded} {verb} "
-                f"{a} words{words} and {self.n_named_only} {by_name}{named}"
+                f"{a} words{words} and {self.n_named_only} {by_name}, with no {a} word{named}"
             )
         return (
             f"FTU fails for {self.attribute}: {self.n_flagged} of {self.n_prompts} prompts mention "
@@ -185,7 +188,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (used by ``Assessment.to_json`` and the report)."""
         return {
-            "use_case": self.use_case.model_dump(exclude={"prompts"}) | {"n_prompts": len(self.use_case.prompts)},
+            "use_case": self.use_case.dump() | {"n_prompts": len(self.use_case.prompts)},
             "ftu": {
                 k: {
                     "satisfied": v.satisfied,
@@ -202,6 +205,12 @@ class Plan:
                     "name_examples": list(v.name_examples),
                     "signals": v.signals,
                     "description": v.describe(),
+                    # only when some subject could not be placed: a run that names nobody writes what it wrote before
+                    **(
+                        {"n_unplaced": v.n_unplaced, "unplaced_examples": list(v.unplaced_examples)}
+                        if v.n_unplaced
+                        else {}
+                    ),
                 }
                 for k, v in self.ftu.items()
             },

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evenhand.errors import InputTypeError
-from evenhand.framework.ftu import check_ftu, language_notes, names_note
+from evenhand.framework.ftu import check_ftu, language_notes, names_note, unplaced_caveats
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
@@ -101,6 +101,20 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "stereotype",
                     name,
                     f"{why}; stereotype risk is low (but not nil, footnote 27): set stereotype_when_ftu to include it",
+                    STEREOTYPE_COOCCURRENCE + (STEREOTYPE_CLASSIFIER if uc.stereotype_classifier else ()),
+                )
+            )
+        elif f.signals == "names" and not uc.stereotype_when_ftu:
+            # COBS and SA count the attribute's words in the replies; replies to prompts that only name people
+            # hardly hold any, so the metrics would be undefined (NaN) on every run
+            skipped.append(
+                left_out(
+                    "stereotype",
+                    name,
+                    f"{why}, but no prompt carries a {name} word: they count {name} words in the replies, which "
+                    "replies to prompts that only name people hardly hold, so they would be undefined; the "
+                    "counterfactual metrics compare the replies with the names changed (set stereotype_when_ftu "
+                    "to include them)",
                     STEREOTYPE_COOCCURRENCE + (STEREOTYPE_CLASSIFIER if uc.stereotype_classifier else ()),
                 )
             )
@@ -233,9 +247,17 @@ def _plan_decisions(
         metrics,
         COUNTERFACTUAL_DECISIONS,
         name,
-        f"{f.describe()}: each case is asked again with the {name} words changed and the decisions are compared "
+        f"{f.describe()}: each case is asked again with the {_what_changes(f)} changed and the decisions are compared "
         "pair by pair (counterfactual (paired) design; the same case, so a far more powerful test than groups of "
         "different persons)",
+    )
+
+
+def _what_changes(f: FTUSummary) -> str:
+    """What the counterfactual versions change, as the plan says it: "race words", "names", "race words or
+    names"."""
+    return {"names": "names", "words and names": f"{f.attribute} words or names"}.get(
+        str(f.signals), f"{f.attribute} words"
     )
 
 
@@ -312,5 +334,5 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
     notes = names_note(use_case, ftu) + notes
-    caveats = language_notes(ftu, language, use_case.task)
+    caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))

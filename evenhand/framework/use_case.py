@@ -11,6 +11,7 @@ from evenhand._validation import as_text_list
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
+from evenhand.text.name_subjects import DEFAULT_SUBJECT, SUBJECT_CHOICES
 
 Task = Literal["text_generation", "summarization", "classification", "recommendation"]
 #: The tasks a use case can have, in the order the CLI and the docs list them.
@@ -47,6 +48,10 @@ class UseCase(BaseModel):
         names: also read personal names that signal a group ("Lakisha Robinson", "Mr. Chen"; gender and race have
             name lists): FTU counts them, and counterfactual prompts replace them by names of each group (default
             True). ``False``: group words only. Every FTU check and counterfactual prompt of the run follows it.
+        name_subject: whose name counts when a prompt names several people (:mod:`evenhand.text.name_subjects`):
+            ``"first"`` (default: the first person named is the prompt's subject; bystanders named after them are
+            kept as written and never decide FTU), ``"every"`` (each person named is swapped), or one name (or
+            None) per prompt, the subject as written (a column naming the subject: ``prompts.subject_column``).
         stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
         stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
         name: a label for reports.
@@ -67,6 +72,7 @@ class UseCase(BaseModel):
     person_level: bool | None = None
     mentions_protected_groups: bool | None = None
     names: bool = True
+    name_subject: str | list[str | None] = DEFAULT_SUBJECT
     stereotype_when_ftu: bool = False
     stereotype_classifier: bool = False
     name: str = "LLM use case"
@@ -97,8 +103,23 @@ class UseCase(BaseModel):
             )
         return list(dict.fromkeys(value))
 
+    @field_validator("name_subject")
+    @classmethod
+    def _check_name_subject(cls, value: str | list[str | None]) -> str | list[str | None]:
+        if isinstance(value, str) and value not in SUBJECT_CHOICES:
+            raise InputError(
+                f"name_subject must be one of {list(SUBJECT_CHOICES)} or one name per prompt (a column naming the "
+                f"subject), got {value!r}"
+            )
+        return value
+
     @model_validator(mode="after")
     def _check_custom(self) -> UseCase:
+        if isinstance(self.name_subject, list) and len(self.name_subject) != len(self.prompts):
+            raise InputError(
+                f"name_subject names {len(self.name_subject)} subjects for {len(self.prompts)} prompts: give one "
+                "name (or None) per prompt"
+            )
         for name, groups in self.custom_attributes.items():
             if name in self.attributes:
                 raise InputError(f"custom attribute {name!r} clashes with a built-in attribute of the same name")
@@ -130,6 +151,15 @@ class UseCase(BaseModel):
         for names in self.intersections:
             specs["+".join(names)] = tuple(specs[n] for n in names)
         return specs
+
+    def dump(self) -> dict[str, Any]:
+        """The answers for results.json: every field but the prompts (and ``name_subject`` when it is the default,
+        so that a run that names nobody writes what it wrote before the setting existed); per-prompt subjects are
+        written as ``"given"``."""
+        out = self.model_dump(exclude={"prompts", "name_subject"})
+        if self.name_subject != DEFAULT_SUBJECT:
+            out["name_subject"] = self.name_subject if isinstance(self.name_subject, str) else "given"
+        return out
 
     @property
     def intersection_names(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from evenhand.pipeline.evidence.records import MetricRecord, independent_units
 from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.responses.masked_replies import add_compared
 from evenhand.pipeline.responses.personal_names import NAMES_CAVEAT, names_used
 from evenhand.pipeline.responses.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.responses.sources import Generated, OwnLists, OwnTable, ResponseSource
@@ -114,6 +115,7 @@ def run(
             frame[column] = pd.Series([values[i] for i in frame["prompt_id"]], index=frame.index, dtype=object)
 
         ctx = RunContext(the_plan, frame, settings, scoring_engine, label_parser=label_parser, list_parser=list_parser)
+        masked = add_compared(frame, the_plan)  # the replies as compared: the versions' names masked (issue 33)
         with_statistics = settings.statistics.ci is not None
         records: list[MetricRecord] = []
         # preparing and metrics per family; intervals, then the tests of each family that has any
@@ -139,6 +141,8 @@ def run(
         if owned and callable(close):
             close()
     names = names_used(the_plan, frame)  # the personal names the counterfactual prompts used, per attribute and group
+    if masked:  # results.json says the replies were compared with those names masked
+        names["masked"] = masked
     caveats = list(the_plan.caveats) + ctx.caveats + _general_caveats(frame, records)
     if names["attributes"]:
         caveats.append(NAMES_CAVEAT)

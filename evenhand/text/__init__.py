@@ -19,11 +19,14 @@ from evenhand.text.lexicon import (
     load_lexicon,
     load_lexicon_file,
 )
+from evenhand.text.name_masking import NAME_PLACEHOLDER, mask_names
+from evenhand.text.name_templates import fill_templates
 from evenhand.text.names import NameMatch
 
 __all__ = [
     "BUILTIN_ATTRIBUTES",
     "DEFAULT_ATTRIBUTES",
+    "NAME_PLACEHOLDER",
     "AttributeMatch",
     "CounterfactualPrompts",
     "FTUResult",
@@ -33,8 +36,10 @@ __all__ = [
     "check_ftu",
     "counterfactual_prompts",
     "default_attributes",
+    "fill_templates",
     "intersectional_prompts",
     "load_lexicon",
     "load_lexicon_file",
+    "mask_names",
     "neutralize",
 ]

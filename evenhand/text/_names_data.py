@@ -9,6 +9,7 @@ its group in every attribute that has one: a counterfactual name for one attribu
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -21,6 +22,7 @@ from evenhand.errors import InputError
 
 PARTS = ("first", "last")  # a name part: a first (given) name or a last name (surname)
 _PEOPLE_FILE = "people.json"
+_RECALL_FILE = "measured_recall.json"
 _LABEL = "evenhand/data/names"
 
 
@@ -38,6 +40,80 @@ class Association:
     share: float
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where the full-name rule puts a person: the likeliest group, its posterior share, and the name parts that
+    went into it ("first", "last")."""
+
+    group: str
+    share: float
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class NameEvidence:
+    """The full-name rule of one attribute: Bayesian Improved First name and Surname (BIFSG; Imai & Khanna 2016,
+    Voicu 2018).
+
+    With shares ``P(c | last)`` from a surname table and ``P(c | first)`` from a first-name table whose population
+    has the shares ``first_population(c)``, the posterior of category ``c`` for a person named (first, last) is
+
+        P(c | first, last) = P(c | last) * P(c | first) / first_population(c), normalised over the categories
+
+    (``P(first | c)`` is proportional to ``P(c | first) / first_population(c)``, and the first name and surname are
+    taken as independent given ``c``). With one part written: ``P(c | last)``, or ``population(c) * P(c | first) /
+    first_population(c)`` normalised (the first name read against the surname table's population). Shares are
+    stored in per mille; a share written as 0 counts as 0.5 per mille, so that one table's zero does not veto the
+    other's evidence. A person counts for a group when its posterior is at least ``cut``; the categories may hold
+    more than the lexicon's groups (``"other"``), which then only lower the groups' posteriors.
+    """
+
+    categories: tuple[str, ...]
+    cut: float
+    population: tuple[float, ...]
+    first_population: tuple[float, ...]
+    first: Mapping[str, tuple[int, ...]]
+    last: Mapping[str, tuple[int, ...]]
+    _placed: dict[tuple[str | None, str | None, tuple[str, ...]], Placement | None] = dataclasses.field(
+        default_factory=dict, repr=False
+    )  # names recur across prompts: each (first, last) is placed once
+
+    def posterior(self, first: str | None, last: str | None) -> tuple[list[float], tuple[str, ...]] | None:
+        """The normalised posterior over :attr:`categories` and the parts it read; None when neither part is in
+        the tables."""
+        f = self.first.get(first) if first is not None else None
+        s = self.last.get(last) if last is not None else None
+        if f is None and s is None:
+            return None
+        if s is not None:
+            weights = [(v + 0.5) / 1000 for v in s]
+        else:
+            weights = list(self.population)
+        if f is not None:
+            weights = [w * (v + 0.5) / 1000 / p for w, v, p in zip(weights, f, self.first_population, strict=True)]
+        total = sum(weights)
+        parts = tuple(part for part, found in (("first", f), ("last", s)) if found is not None)
+        return [w / total for w in weights], parts
+
+    def place(self, first: str | None, last: str | None, groups: tuple[str, ...]) -> Placement | None:
+        """The group of ``groups`` whose posterior is largest, with that posterior (None when the tables know
+        neither part)."""
+        key = (first, last, groups)
+        if key in self._placed:
+            return self._placed[key]
+        found = self.posterior(first, last)
+        placed = None
+        if found is not None:
+            shares, parts = found
+            best = max(
+                (c for c in range(len(self.categories)) if self.categories[c] in groups), key=lambda c: shares[c]
+            )
+            placed = Placement(self.categories[best], shares[best], parts)
+        if len(self._placed) < 1 << 16:
+            self._placed[key] = placed
+        return placed
+
+
 @dataclass(frozen=True, eq=False)
 class NameIndex:
     """Every name lexicon, indexed by name part and key.
@@ -52,6 +128,7 @@ class NameIndex:
             before_place: the context words of ``people.json`` (lower case; keys for the name lists).
         lookalike_phrases: ``people.json``'s look-alikes of several words ("Morgan Stanley", "Kim Jong Un"), as
             tuples of keys: a run of capitalised words that starts with one names nobody in those words.
+        evidence: attribute -> its full-name rule (:class:`NameEvidence`), for the attributes whose file has one.
     """
 
     groups: Mapping[str, tuple[str, ...]]
@@ -68,6 +145,7 @@ class NameIndex:
     common_last_names: frozenset[str]
     before_place: frozenset[str] = frozenset()
     lookalike_phrases: frozenset[tuple[str, ...]] = frozenset()
+    evidence: Mapping[str, NameEvidence] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -75,9 +153,33 @@ class NameIndex:
         capitalised word names nobody, and is passed over at once)."""
         return frozenset(key for _, key in self.associations) | self.titles
 
+    @functools.cached_property
+    def starts_alone(self) -> frozenset[str]:
+        """The keys that can make a person without a capitalised neighbour: titles and first names that are not
+        look-alikes ("Remind Emily"); a surname or a look-alike first name needs a title or another capitalised word
+        beside it ("Ms. Washington", "Grace Lee")."""
+        firsts = {key for part, key in self.associations if part == "first"}
+        return frozenset(k for k in firsts if k not in self.lookalikes and len(k) > 2) | self.titles
+
+    @functools.cached_property
+    def lookalike_phrase_starts(self) -> Mapping[str, tuple[int, ...]]:
+        """The first key of each of :attr:`lookalike_phrases` -> the lengths of the phrases it starts."""
+        starts: dict[str, set[int]] = {}
+        for phrase in self.lookalike_phrases:
+            starts.setdefault(phrase[0], set()).add(len(phrase))
+        return {key: tuple(sorted(sizes)) for key, sizes in starts.items()}
+
     def known(self, part: str, key: str) -> bool:
         """True when ``key`` is a name of ``part`` in some attribute's list."""
         return (part, key) in self.associations
+
+    def readable(self, attribute: str, part: str, key: str) -> bool:
+        """True when a list or ``attribute``'s full-name tables know ``key`` as a name of ``part`` (a counterfactual
+        replaces such a part: "Greg Baker" reads white from both parts, so the Black version changes both)."""
+        if (part, key) in self.associations:
+            return True
+        rule = self.evidence.get(attribute)
+        return rule is not None and key in (rule.first if part == "first" else rule.last)
 
     def association(self, part: str, key: str, attribute: str) -> Association | None:
         return self.associations.get((part, key), {}).get(attribute)
@@ -118,12 +220,55 @@ def _name_lists(data: Mapping[str, Any], key: str, label: str) -> dict[str, list
     return out
 
 
+def _evidence(data: Mapping[str, Any], label: str) -> NameEvidence | None:
+    """The file's full-name rule (key ``evidence``), validated; None when it has none."""
+    spec = data.get("evidence")
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get("rule") != "bifsg":
+        raise InputError(f'name data {label}: \'evidence\' must be an object with "rule": "bifsg"')
+    categories = spec.get("categories")
+    if not isinstance(categories, list) or len(categories) < 2 or not all(isinstance(c, str) for c in categories):
+        raise InputError(f"name data {label}: 'evidence.categories' must list two or more categories")
+    cut = spec.get("cut")
+    if not isinstance(cut, (int, float)) or not 0.5 < cut <= 1:
+        raise InputError(f"name data {label}: 'evidence.cut' must be a share above 0.5 and at most 1, got {cut!r}")
+    shares: dict[str, tuple[float, ...]] = {}
+    for key in ("population", "first_population"):
+        values = spec.get(key)
+        if (
+            not isinstance(values, list)
+            or len(values) != len(categories)
+            or not all(isinstance(v, (int, float)) and v > 0 for v in values)
+        ):
+            raise InputError(f"name data {label}: 'evidence.{key}' must give a positive share per category")
+        shares[key] = tuple(float(v) for v in values)
+    tables: dict[str, dict[str, tuple[int, ...]]] = {}
+    for key in ("first_names", "last_names"):
+        table = spec.get(key, {})
+        if not isinstance(table, dict):
+            raise InputError(f"name data {label}: 'evidence.{key}' must map names to per-mille shares")
+        for name, row in table.items():
+            if not (isinstance(row, list) and len(row) == len(categories) and all(isinstance(v, int) for v in row)):
+                raise InputError(f"name data {label}: bad entry 'evidence.{key}.{name}': {row!r}")
+        tables[key] = {name_key(name): tuple(row) for name, row in table.items()}
+    return NameEvidence(
+        categories=tuple(categories),
+        cut=float(cut),
+        population=shares["population"],
+        first_population=shares["first_population"],
+        first=tables["first_names"],
+        last=tables["last_names"],
+    )
+
+
 @functools.lru_cache(maxsize=1)
 def name_index() -> NameIndex:
     """The shipped name lexicons, read once."""
     folder = resources.files("evenhand").joinpath("data").joinpath("names")
     files = sorted(
-        (e for e in folder.iterdir() if e.name.endswith(".json") and e.name != _PEOPLE_FILE), key=lambda e: e.name
+        (e for e in folder.iterdir() if e.name.endswith(".json") and e.name not in (_PEOPLE_FILE, _RECALL_FILE)),
+        key=lambda e: e.name,
     )
     people = json.loads(folder.joinpath(_PEOPLE_FILE).read_text(encoding="utf-8"))
     return build_index([json.loads(e.read_text(encoding="utf-8")) for e in files], people)
@@ -136,6 +281,7 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
     ranked: dict[tuple[str, str, str], tuple[str, ...]] = {}
     display: dict[tuple[str, str], str] = {}
     cuts: dict[str, float] = {}
+    evidence: dict[str, NameEvidence] = {}
     for data in lexicons:
         attribute = data.get("attribute")
         label = f"{_LABEL}/{attribute}.json"
@@ -163,6 +309,9 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
                     keys.append(key)
                 ranked[(attribute, part, group)] = tuple(keys)
         groups[attribute] = tuple(seen)
+        rule = _evidence(data, label)
+        if rule is not None:
+            evidence[attribute] = rule
     return NameIndex(
         groups=groups,
         associations=associations,
@@ -180,4 +329,32 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         lookalike_phrases=frozenset(
             tuple(name_key(w) for w in phrase.split()) for phrase in _words(people, "lookalike_phrases", _PEOPLE_FILE)
         ),
+        evidence=evidence,
     )
+
+
+@dataclass(frozen=True)
+class MeasuredRecall:
+    """How well the names of an attribute are read: per group, (names read as the group, labelled names), on the
+    labelled set ``labelled``."""
+
+    labelled: str
+    groups: Mapping[str, tuple[int, int]]
+
+    def describe(self) -> str:
+        """ "100% white, 95% black, ..." """
+        return ", ".join(f"{read / n:.0%} {group}" for group, (read, n) in self.groups.items() if n)
+
+
+@functools.lru_cache(maxsize=1)
+def measured_recall() -> dict[str, MeasuredRecall]:
+    """The shipped per-group recall of name reading (``measured_recall.json``), per attribute measured."""
+    folder = resources.files("evenhand").joinpath("data").joinpath("names")
+    data = json.loads(folder.joinpath(_RECALL_FILE).read_text(encoding="utf-8"))
+    return {
+        attribute: MeasuredRecall(
+            str(entry["set"]), {str(g): (int(v[0]), int(v[1])) for g, v in entry["groups"].items()}
+        )
+        for attribute, entry in data.items()
+        if isinstance(entry, dict)
+    }

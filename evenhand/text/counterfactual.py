@@ -19,9 +19,11 @@ import numpy.typing as npt
 from evenhand._validation import as_text_list
 from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
+from evenhand.text._names_data import PARTS, name_index
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
-from evenhand.text.names import find_name_matches, find_people, name_attributes, substitute_names
+from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
+from evenhand.text.names import Person, find_name_matches, find_people, name_attributes, substitute_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,6 +88,21 @@ class CounterfactualPrompts:
     def __len__(self) -> int:
         return len(self.original)
 
+    def swapped_names(self, row: int) -> tuple[str, ...]:
+        """The names of row ``row``'s versions: each original name as written and every group's replacement
+        (distinct, in order of first use); empty when the row's versions name nobody by a swapped name. What
+        :func:`~evenhand.text.name_masking.mask_names` masks in the replies to any version of that prompt (and in the
+        replies of its noise floor), so that a reply that only echoes the name reads the same for every version."""
+        if not self.names:
+            return ()
+        found: dict[str, None] = {}
+        for pairs in self.names[row].values():
+            for original, replacement in pairs:
+                found.setdefault(original)
+                found.setdefault(replacement)
+        found.pop("", None)  # a template's placeholder: no name was written
+        return tuple(found)
+
     def pairs(self, group_a: str, group_b: str) -> list[tuple[str, str]]:
         """The counterfactual input pairs ``(X', X'')`` for two groups."""
         return list(zip(self[group_a], self[group_b], strict=True))
@@ -117,6 +134,7 @@ def counterfactual_prompts(
     mode: str = "replace",
     names: bool = True,
     name_seed: int = 0,
+    subject: Subject = DEFAULT_SUBJECT,
 ) -> CounterfactualPrompts:
     """Build counterfactual prompts for every prompt that mentions the attribute.
 
@@ -146,6 +164,10 @@ def counterfactual_prompts(
             kept byte for byte. ``names=False``: attribute words only (``names_checked`` records which was used).
         name_seed: the seed of the per-prompt draw of replacement names (the names used are in ``names``); the
             draw depends on the seed, the prompt and the group only.
+        subject: whose name is swapped (:mod:`evenhand.text.name_subjects`): ``"first"`` (default: the first person
+            the prompt names; people named after them are bystanders, kept as written, and never make a prompt
+            mention the attribute), ``"every"`` (each person named), or one name (or None) per prompt, the subject
+            as written (a column naming the subject).
 
     Returns:
         :class:`CounterfactualPrompts`; empty (with a warning) when no prompt mentions the attribute.
@@ -157,7 +179,9 @@ def counterfactual_prompts(
     if isinstance(attribute, (list, tuple)):  # an intersection: one version per combination of groups
         if mode != "replace":
             raise InputError("an intersection of attributes has counterfactual prompts in mode='replace' only")
-        return intersectional_prompts(prompts, attribute, groups=groups)
+        return intersectional_prompts(
+            prompts, attribute, groups=groups, names=names, name_seed=name_seed, subject=subject
+        )
     texts = as_text_list(prompts, "prompts")
     if attribute is None:
         raise InputError(
@@ -172,14 +196,19 @@ def counterfactual_prompts(
         raise InputError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
 
     matches = find_matches(lexicon, texts)
-    named = _named_people(lexicon, texts) if names else None
+    subjects = select_subjects(texts, [find_people(t) for t in texts], subject) if names else None
+    named = _named_people(lexicon, texts, subjects) if subjects is not None else None
     if named is None:
         index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
     else:
         index = np.fromiter((i for i, m in enumerate(matches) if m or named[i]), dtype=np.int64)
     subset = [texts[i] for i in index.tolist()]
     words = tuple(tuple(dict.fromkeys(m.term for m in matches[i])) for i in index.tolist())
-    name_swap = _NameSwap(lexicon, subset, name_seed) if named is not None and any(named) else None
+    name_swap = (
+        _NameSwap(lexicon, subset, name_seed, [subjects[i] for i in index.tolist()])
+        if subjects is not None and named is not None and any(named)
+        else None
+    )
     if not subset:
         warnings.warn(
             f"no prompt mentions a {lexicon.name} word: there are no counterfactual prompts (FTU is satisfied)",
@@ -215,22 +244,23 @@ def counterfactual_prompts(
     )
 
 
-def _named_people(lexicon: Lexicon, texts: list[str]) -> list[bool] | None:
-    """Per text, whether a name signals a group of the lexicon; None when the lexicon has no name lists."""
+def _named_people(lexicon: Lexicon, texts: list[str], people: list[tuple[Person, ...]]) -> list[bool] | None:
+    """Per text, whether a subject's name signals a group of the lexicon; None when the lexicon has no name
+    lists."""
     usable = name_attributes({lexicon.name: lexicon.all_groups})
     if not usable:
         return None
-    return [bool(found) for found in find_name_matches(usable[lexicon.name], texts)]
+    return [bool(found) for found in find_name_matches(usable[lexicon.name], texts, people)]
 
 
 class _NameSwap:
     """The prompts' names replaced per target group (None: swapped), drawn once per group, and the names used."""
 
-    def __init__(self, lexicon: Lexicon, texts: list[str], seed: int) -> None:
+    def __init__(self, lexicon: Lexicon, texts: list[str], seed: int, people: list[tuple[Person, ...]]) -> None:
         self.lexicon = lexicon
         self.source = texts
         self.seed = seed
-        self.people = [find_people(t) for t in texts]
+        self.people = people
         self._done: dict[str | None, tuple[list[str], list[tuple[tuple[str, str], ...]]]] = {}
         self._kept: list[bool] | None = None
 
@@ -272,6 +302,9 @@ def intersectional_prompts(
     attributes: Sequence[SingleAttribute],
     *,
     groups: Sequence[str | Sequence[str]] | None = None,
+    names: bool = True,
+    name_seed: int = 0,
+    subject: Subject = DEFAULT_SUBJECT,
 ) -> CounterfactualPrompts:
     """Counterfactual prompts for combinations of groups of several attributes ("female+black", "male+white").
 
@@ -286,6 +319,12 @@ def intersectional_prompts(
         groups: the combinations to generate, each "g1+g2" or a sequence ``(g1, g2)`` with one group per attribute
             in the order of ``attributes`` (an optional group such as gender's "nonbinary" may be named);
             default: every combination of the attributes' groups.
+        names: also replace the personal names that signal a group of any of the attributes, by a name of the
+            version's groups in all of them ("female+black": a Black woman's first name and a Black surname), the
+            same way at every mention (``names`` records them); ``subject`` says whose name (as for
+            :func:`counterfactual_prompts`). ``names=False``: attribute words only.
+        name_seed: the seed of the per-prompt draw of replacement names.
+        subject: whose name is swapped: ``"first"`` (default), ``"every"`` or one name (or None) per prompt.
 
     >>> cf = intersectional_prompts(["A Black man called."], ["gender", "race"], groups=["female+white"])
     >>> cf.attribute, cf.groups, cf["female+white"]
@@ -295,9 +334,9 @@ def intersectional_prompts(
     if isinstance(attributes, (str, Mapping)) or len(attributes) < 2 or any(a is None for a in attributes):
         raise InputError("intersectional_prompts needs a list of two or more attributes, e.g. ['religion', 'age']")
     lexicons = [load_lexicon(a) for a in attributes]
-    names = [lex.name for lex in lexicons]
-    if len(set(names)) != len(names):
-        raise InputError(f"the attributes must differ, got {names}")
+    lexicon_names = [lex.name for lex in lexicons]
+    if len(set(lexicon_names)) != len(lexicon_names):
+        raise InputError(f"the attributes must differ, got {lexicon_names}")
     if groups is None:
         combos = list(itertools.product(*(lex.groups for lex in lexicons)))
     else:
@@ -307,7 +346,7 @@ def intersectional_prompts(
         for combo in groups:
             parts = tuple(combo.split("+")) if isinstance(combo, str) else tuple(combo)
             if len(parts) != len(lexicons):
-                raise InputError(f"group {combo!r} needs one group per attribute of {names}")
+                raise InputError(f"group {combo!r} needs one group per attribute of {lexicon_names}")
             for lex, part in zip(lexicons, parts, strict=True):
                 _choose_groups(lex.groups, [part], lex.optional_groups)
             combos.append(parts)
@@ -315,23 +354,73 @@ def intersectional_prompts(
             raise InputError("groups is empty: pass at least one combination, or None for all")
         combos = list(dict.fromkeys(combos))
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
-    mentioned = [i for i in range(len(texts)) if any(found[i] for found in per_lexicon)]
+    usable = name_attributes({lex.name: lex.all_groups for lex in lexicons}) if names else {}
+    subjects = select_subjects(texts, [find_people(t) for t in texts], subject) if usable else None
+    named = [False] * len(texts)
+    if subjects is not None:
+        for attribute in usable.values():
+            hits = find_name_matches(attribute, texts, subjects)
+            named = [was or bool(found) for was, found in zip(named, hits, strict=True)]
+    mentioned = [i for i in range(len(texts)) if named[i] or any(found[i] for found in per_lexicon)]
     index = np.asarray(mentioned, dtype=np.int64)
     subset = [texts[i] for i in mentioned]
     words = tuple(tuple(dict.fromkeys(m.term for found in per_lexicon for m in found[i])) for i in mentioned)
     if not subset:
         warnings.warn(
-            f"no prompt mentions a word of {' or '.join(names)}: there are no counterfactual prompts",
+            f"no prompt mentions a word of {' or '.join(lexicon_names)}: there are no counterfactual prompts",
             UserWarning,
             stacklevel=2,
         )
     versions: dict[str, tuple[str, ...]] = {}
+    renamed: list[dict[str, tuple[tuple[str, str], ...]]] = [{} for _ in subset]
+    primary = _primary_name_attribute(list(usable.values()))
+    avoid = [w for lex in lexicons for w in lex.words]
     for combo in combos:
+        label = "+".join(combo)
         out = subset
+        if subjects is not None and primary is not None and any(named):
+            targets = {lex.name: group for lex, group in zip(lexicons, combo, strict=True) if lex.name in usable}
+            goal = {usable[name]: group for name, group in targets.items()}
+            out, used = substitute_names(
+                primary,
+                (),
+                subset,
+                goal.pop(primary),
+                name_seed,
+                avoid,
+                [subjects[i] for i in mentioned],
+                fixed=goal,
+            )
+            for row, pairs in zip(renamed, used, strict=True):
+                if pairs:
+                    row[label] = pairs
         for lex, group in zip(lexicons, combo, strict=True):
             out = substitute(lex, out, group)
-        versions["+".join(combo)] = tuple(out)
-    return CounterfactualPrompts("+".join(names), tuple(versions), index, tuple(subset), versions, words)
+        versions[label] = tuple(out)
+    return CounterfactualPrompts(
+        "+".join(lex.name for lex in lexicons),
+        tuple(versions),
+        index,
+        tuple(subset),
+        versions,
+        words,
+        names=tuple(renamed) if subjects is not None else (),
+        names_checked=subjects is not None,
+        name_seed=name_seed,
+    )
+
+
+def _primary_name_attribute(attributes: list[str]) -> str | None:
+    """Of the attributes with names, the one whose names are drawn first in an intersection: the one with lists of
+    the most name parts (race: first names and surnames; gender: first names only), the others' groups then
+    narrowing its pool."""
+    index = name_index()
+    if not attributes:
+        return None
+    return max(
+        attributes,
+        key=lambda a: sum(any(index.ranked.get((a, part, g)) for g in index.groups[a]) for part in PARTS),
+    )
 
 
 def attribute_groups(attribute: AttributeSpec) -> tuple[str, ...]:

@@ -19,7 +19,16 @@ from evenhand._validation import as_text_list
 from evenhand.text._engine import AttributeMatch, find_matches
 from evenhand.text.language import LanguageGuess, detect_language, language_name
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
-from evenhand.text.names import NameMatch, find_name_matches, find_people, name_attributes
+from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
+from evenhand.text.names import (
+    NameMatch,
+    Person,
+    UnplacedName,
+    find_name_matches,
+    find_people,
+    find_unplaced,
+    name_attributes,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,7 +38,7 @@ if TYPE_CHECKING:
 SingleAttribute: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon"
 AttributeSpec: TypeAlias = "SingleAttribute | list[SingleAttribute] | tuple[SingleAttribute, ...] | None"
 
-__all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "NameMatch", "check_ftu", "resolve_lexicons"]
+__all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "NameMatch", "UnplacedName", "check_ftu", "resolve_lexicons"]
 
 
 def resolve_lexicons(attribute: AttributeSpec) -> tuple[Lexicon, ...]:
@@ -58,6 +67,12 @@ class FTUResult:
             checked.
         names_checked: True when personal names were read (``check_ftu(..., names=True)``, the default); a prompt
             counts as mentioning the attribute when it has an attribute word or such a name.
+        unplaced: per prompt, the subjects named whose group no name list can place for a built-in attribute
+            checked (:class:`~evenhand.text.names.UnplacedName`: word, start, end, attribute): the attribute has
+            no name data (religion, nationality), or no group of the name reaches the cut ("Fatima Al-Sayed" for
+            race); empty tuples when names were not checked.
+        subject: whose names were read: ``"first"`` (the first person each prompt names), ``"every"``, or
+            ``"given"`` (one name per prompt; :mod:`evenhand.text.name_subjects`).
 
     ``satisfied`` is the paper's check as run: no prompt contains a lexicon word. It says nothing when the prompts
     are in another language than the lexicon: see ``assessable`` and ``language``.
@@ -69,6 +84,8 @@ class FTUResult:
     lexicon_language: str | None = None
     names: tuple[tuple[NameMatch, ...], ...] = ()
     names_checked: bool = False
+    unplaced: tuple[tuple[UnplacedName, ...], ...] = ()
+    subject: str = DEFAULT_SUBJECT
 
     def _mentions(self) -> list[bool]:
         """Per prompt: an attribute word or a name that signals a group."""
@@ -136,6 +153,20 @@ class FTUResult:
         """Number of prompts with a name that signals a group."""
         return sum(1 for n in self.names if n)
 
+    @property
+    def n_named_with_words(self) -> int:
+        """Number of prompts with both a name that signals a group and an attribute word."""
+        return sum(1 for m, n in zip(self.matches, self.names, strict=False) if m and n)
+
+    @property
+    def n_unplaced(self) -> int:
+        """Number of prompts that name a subject whose group no name list can place (:attr:`unplaced`)."""
+        return sum(1 for u in self.unplaced if u)
+
+    def unplaced_words(self) -> list[str]:
+        """The distinct unplaced subjects' names, as written, in order of first appearance."""
+        return list(dict.fromkeys(u.word for found in self.unplaced for u in found))
+
     def name_words(self) -> list[list[str]]:
         """Per prompt, the distinct names (as written) that signal a group, in order of first appearance."""
         return (
@@ -185,7 +216,9 @@ class FTUResult:
         if self.n_named:
             shown = list(dict.fromkeys(n.word for found in self.names for n in found))
             more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
-            line += f" ({self.n_named} by a personal name: {', '.join(shown[:5])}{more})"
+            both = self.n_named_with_words
+            also = f", {both} of them with attribute words too" if both else ""
+            line += f" ({self.n_named} name a person whose name signals a group{also}: {', '.join(shown[:5])}{more})"
         return line
 
     def __repr__(self) -> str:
@@ -195,7 +228,9 @@ class FTUResult:
         )
 
 
-def check_ftu(prompts: Any, attribute: AttributeSpec = None, *, names: bool = True) -> FTUResult:
+def check_ftu(
+    prompts: Any, attribute: AttributeSpec = None, *, names: bool = True, subject: Subject = DEFAULT_SUBJECT
+) -> FTUResult:
     """Check fairness through unawareness: does any prompt mention a protected-attribute word?
 
     FTU holds iff ``X ∩ A = ∅`` for every prompt ``X`` and the attribute lexicon ``A``. Matching is whole-word and
@@ -211,6 +246,9 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None, *, names: bool = Tr
             "Ms. Robinson", "thank Emily"; never "Washington approved the rule"): gender and race have name lists
             (``evenhand/data/names/``). ``names=False`` reads attribute words only; the result's ``names_checked``
             records which was used.
+        subject: whose names count (:mod:`evenhand.text.name_subjects`): ``"first"`` (default: the first person a
+            prompt names; bystanders named after them never decide FTU), ``"every"``, or one name (or None) per
+            prompt, the subject as written (a column naming the subject).
 
     Returns:
         :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``;
@@ -239,8 +277,12 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None, *, names: bool = Tr
     languages = {lex.language for lex in lexicons}
     language = languages.pop() if len(languages) == 1 else None
     named: tuple[tuple[NameMatch, ...], ...] = ()
+    unplaced: tuple[tuple[UnplacedName, ...], ...] = ()
+    kind = subject if isinstance(subject, str) else "given"
     if names:
-        named = _names(texts, lexicons)
+        people = select_subjects(texts, [find_people(t) for t in texts], subject)
+        named = _names(texts, lexicons, people)
+        unplaced = _unplaced(texts, lexicons, people, per_lexicon)
     return FTUResult(
         attribute=name,
         prompts=tuple(texts),
@@ -248,16 +290,39 @@ def check_ftu(prompts: Any, attribute: AttributeSpec = None, *, names: bool = Tr
         lexicon_language=language,
         names=named,
         names_checked=names,
+        unplaced=unplaced,
+        subject=kind,
     )
 
 
-def _names(texts: list[str], lexicons: tuple[Lexicon, ...]) -> tuple[tuple[NameMatch, ...], ...]:
+def _unplaced(
+    texts: list[str],
+    lexicons: tuple[Lexicon, ...],
+    people: list[tuple[Person, ...]],
+    words: list[list[tuple[AttributeMatch, ...]]],
+) -> tuple[tuple[UnplacedName, ...], ...]:
+    """Per prompt, the subjects no name list places for a built-in lexicon checked (a custom word list is about
+    groups names say nothing of), in the prompts with no word of that lexicon ("Mr. Chen" is placed for gender by
+    "Mr.", and his prompt's versions change that word)."""
+    builtin = set(builtin_attributes())
+    rows: list[list[UnplacedName]] = [[] for _ in texts]
+    for lex, matches in zip(lexicons, words, strict=True):
+        if lex.name not in builtin:
+            continue
+        for row, found, worded in zip(rows, find_unplaced(lex.name, texts, people), matches, strict=True):
+            if not worded:
+                row.extend(found)
+    return tuple(tuple(row) for row in rows)
+
+
+def _names(
+    texts: list[str], lexicons: tuple[Lexicon, ...], people: list[tuple[Person, ...]]
+) -> tuple[tuple[NameMatch, ...], ...]:
     """Per prompt, the names that signal a group of one of the lexicons (those with name lists), by position."""
     usable = name_attributes({lex.name: lex.all_groups for lex in lexicons})
     if not usable:
         return tuple(() for _ in texts)
     groups = {lex.name: set(lex.all_groups) for lex in lexicons}
-    people = [find_people(t) for t in texts]
     per_attribute = [
         [tuple(n for n in row if n.group in groups[lexicon]) for row in find_name_matches(attr, texts, people)]
         for lexicon, attr in usable.items()

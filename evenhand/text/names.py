@@ -31,15 +31,29 @@ from typing import NamedTuple
 from evenhand.text._engine import at_sentence_start
 from evenhand.text._names_data import PARTS, NameIndex, name_index, name_key
 
-__all__ = ["NameMatch", "Person", "find_name_matches", "find_people", "name_attributes", "substitute_names"]
+__all__ = [
+    "NameMatch",
+    "Person",
+    "UnplacedName",
+    "clear_people_cache",
+    "find_name_matches",
+    "find_people",
+    "find_unplaced",
+    "name_attributes",
+    "substitute_names",
+]
 
 # a capitalised word: letters, with inner apostrophes or hyphens ("O'Brien", "Al-Farsi"), not a possessive "'s"
-_WORD = re.compile(r"(?<![\w'’-])[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
+# (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
+# look-behind)
+_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w'’-].)[^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
 # the word before a position (with the spaces or comma between), and the word after one
 _PREVIOUS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]*,?[ \t]*\Z")
 _NEXT = re.compile(r"[ \t]{1,2}([^\W\d_]+)")
 _POSSESSIVE = re.compile(r"['’]s?(?![^\W\d_])")
 _TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
+# two capitalised words side by side (a first name and a surname, a title and a name, an initial and a surname)
+_PAIR = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-Þ]")
 _NAME_GAP = re.compile(r"[ \t]{1,2}")
 MIN_POOL = 2  # a pool narrowed to keep the other attributes' groups must keep this many names, else it is not narrowed
 POOL_SIZE = 40  # names are drawn from the commonest this many of a group (after narrowing)
@@ -53,8 +67,17 @@ class NameMatch(NamedTuple):
     end: int
     group: str  # the group the name signals
     attribute: str  # the attribute ("gender", "race", ...)
-    name: str  # the name part that signals it, as written ("Washington")
-    share: float  # the share of that name's bearers in ``group`` in the source
+    name: str  # the name parts that signal it, as written ("Jamal Washington"; "Emily" for gender)
+    share: float  # the share of ``group``: the full-name posterior (race), or the share of the name's bearers
+
+
+class UnplacedName(NamedTuple):
+    """A person whose group no name list can place for an attribute (no list, or no group reaches its cut)."""
+
+    word: str  # the name as written at its first mention ("Fatima Al-Sayed")
+    start: int
+    end: int
+    attribute: str
 
 
 @dataclass(frozen=True)
@@ -117,11 +140,9 @@ def _title_at(text: str, words: list[_Word], i: int, index: NameIndex) -> bool:
 def _lookalike_phrase_words(text: str, words: list[_Word], index: NameIndex) -> set[int]:
     """The words of look-alikes of several words ("Morgan Stanley", "Kim Jong Un", "Dr Pepper"): they name nobody."""
     covered: set[int] = set()
-    if not index.lookalike_phrases:
-        return covered
-    sizes = {len(phrase) for phrase in index.lookalike_phrases}
-    for i in range(len(words)):
-        for size in sizes:
+    starts = index.lookalike_phrase_starts
+    for i, word in enumerate(words):
+        for size in starts.get(word.key, ()):
             span = range(i, i + size)
             if i + size > len(words) or tuple(words[j].key for j in span) not in index.lookalike_phrases:
                 continue
@@ -135,16 +156,21 @@ def _runs(text: str, words: list[_Word], index: NameIndex) -> list[tuple[list[in
     stands before it ("Ms. Emily Baker": the run is "Emily Baker", titled)."""
     runs: list[tuple[list[int], bool]] = []
     i, n = 0, len(words)
+    titles = index.titles
     while i < n:
-        titled = _title_at(text, words, i, index)
+        titled = words[i].key in titles and _title_at(text, words, i, index)
         if titled:
             i += 1
         run = [i]
         while i + 1 < n:
-            if _title_at(text, words, i + 1, index):
+            here, after = words[i], words[i + 1]
+            if after.start - here.end > 3:  # not a name gap (1-2 spaces, or ". " after an initial): most words
+                break
+            if after.key in titles and _title_at(text, words, i + 1, index):
                 break  # "Dear Mr. Washington": the title starts a titled run of its own
-            gap = text[words[i].end : words[i + 1].start]
-            if _NAME_GAP.fullmatch(gap) or (_is_initial(text, words[i]) and _TITLE_GAP.fullmatch(gap)):
+            if _NAME_GAP.fullmatch(text, here.end, after.start) or (
+                _is_initial(text, here) and _TITLE_GAP.fullmatch(text, here.end, after.start)
+            ):
                 i += 1
                 run.append(i)
             else:
@@ -235,11 +261,35 @@ def _people_in_run(
 
 
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
-    """The persons named in ``text``, in order of first mention."""
-    index = index or name_index()
+    """The persons named in ``text``, in order of first mention.
+
+    With the shipped name data (``index`` None) the answer is remembered per text (the last 65,536 texts): a plan
+    reads the same prompts once per attribute, and the counterfactual prompts read them again."""
+    if index is None:
+        return _find_people_shipped(text)
+    return _find_people(text, index)
+
+
+@functools.lru_cache(maxsize=65536)
+def _find_people_shipped(text: str) -> tuple[Person, ...]:
+    return _find_people(text, name_index())
+
+
+def clear_people_cache() -> None:
+    """Forget the persons remembered per text (benchmarks time a first reading with it)."""
+    _find_people_shipped.cache_clear()
+
+
+def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
+    # most texts are passed over here: one scan in C and a set look-up per capitalised word; a text whose only
+    # name-like words are surnames or look-alike first names ("Washington approved", "by May") needs two
+    # capitalised words side by side to name anyone
+    capitalised = [_key(w) for w in _WORD.findall(text)]
+    if not any(k in index.starts_alone for k in capitalised):
+        interesting = index.interesting
+        if not any(k in interesting for k in capitalised) or _PAIR.search(text) is None:
+            return ()
     words = _words(text)
-    if not any(w.key in index.interesting for w in words):
-        return ()
     found: list[tuple[int | None, int | None, list[int]]] = []
     for run, titled in _runs(text, words, index):
         found.extend(_people_in_run(text, words, run, titled, index))
@@ -318,16 +368,33 @@ def name_attributes(groups: Mapping[str, Collection[str]]) -> dict[str, str]:
     }
 
 
-def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, str] | None:
-    """The group a person's name signals for ``attribute`` (group, share, the part's key), the stronger part first."""
-    best: tuple[str, float, str] | None = None
+def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, tuple[str, ...]] | None:
+    """The group a person's name signals for ``attribute`` (group, share, the parts read), or None.
+
+    An attribute with a full-name rule (:class:`~evenhand.text._names_data.NameEvidence`: race) places the person
+    by the posterior of every written part its tables know, at the rule's cut; a person none of whose parts are
+    in those tables, and an attribute without such a rule (gender), take the list of the stronger part (share at
+    least the list's cut)."""
+    rule = index.evidence.get(attribute)
+    if rule is not None:
+        placed = rule.place(person.first, person.last, index.groups[attribute])
+        if placed is not None:
+            return (placed.group, placed.share, placed.parts) if placed.share >= rule.cut else None
+    best: tuple[str, float, tuple[str, ...]] | None = None
     for part, key in (("first", person.first), ("last", person.last)):
         if key is None:
             continue
         assoc = index.association(part, key, attribute)
         if assoc is not None and (best is None or assoc.share > best[1]):
-            best = (assoc.group, assoc.share, key)
+            best = (assoc.group, assoc.share, (part,))
     return best
+
+
+def _written_parts(text: str, person: Person, parts: tuple[str, ...]) -> str:
+    """The written name parts ``parts`` of a person, at their first mentions, joined by a space ("Jamal
+    Washington", or "Washington" after "Ms.")."""
+    firsts = {m.part: text[m.start : m.end] for m in reversed(person.mentions)}
+    return " ".join(firsts[part] for part in parts if part in firsts)
 
 
 def find_name_matches(
@@ -335,7 +402,7 @@ def find_name_matches(
 ) -> list[tuple[NameMatch, ...]]:
     """Per text, the persons whose names signal a group of ``attribute`` (one :class:`NameMatch` each)."""
     index = name_index()
-    found = people if people is not None else [find_people(t, index) for t in texts]
+    found = people if people is not None else [find_people(t) for t in texts]
     out: list[tuple[NameMatch, ...]] = []
     for text, persons in zip(texts, found, strict=True):
         row = []
@@ -343,8 +410,8 @@ def find_name_matches(
             signal = _signal(person, attribute, index)
             if signal is None:
                 continue
-            group, share, key = signal
-            written = next(text[m.start : m.end] for m in person.mentions if m.key == key)
+            group, share, parts = signal
+            written = _written_parts(text, person, parts)
             row.append(
                 NameMatch(text[person.start : person.end], person.start, person.end, group, attribute, written, share)
             )
@@ -352,12 +419,40 @@ def find_name_matches(
     return out
 
 
-def _pool(index: NameIndex, attribute: str, part: str, group: str, key: str, avoid: frozenset[str]) -> list[str]:
+def find_unplaced(
+    attribute: str, texts: Sequence[str], people: Sequence[tuple[Person, ...]]
+) -> list[tuple[UnplacedName, ...]]:
+    """Per text, the persons whose group for ``attribute`` no name list places: every person when the attribute has
+    no name data (religion, nationality: no offline source with a usable licence ties names to them), else those
+    whose names signal no group (a full-name posterior below the rule's cut, or names in no list)."""
+    index = name_index()
+    listed = attribute in index.groups
+    return [
+        tuple(
+            UnplacedName(text[p.start : p.end], p.start, p.end, attribute)
+            for p in persons
+            if not listed or _signal(p, attribute, index) is None
+        )
+        for text, persons in zip(texts, people, strict=True)
+    ]
+
+
+def _pool(
+    index: NameIndex,
+    attribute: str,
+    part: str,
+    group: str,
+    key: str,
+    avoid: frozenset[str],
+    fixed: Mapping[str, str] | None = None,
+) -> list[str]:
     """The names a ``part`` of ``group`` is drawn from for the original name ``key``: the group's commonest names
-    that keep ``key``'s group in every other attribute with names of that part (a woman's name stays a woman's),
+    that keep ``key``'s group in every other attribute with names of that part (a woman's name stays a woman's), or
+    that have the group ``fixed`` gives for that attribute (an intersection's version: a Black woman's name),
     unless fewer than :data:`MIN_POOL` do."""
+    fixed = fixed or {}
     keep = tuple(
-        (other, _group_of(index, part, key, other))
+        (other, fixed[other] if other in fixed else _group_of(index, part, key, other))
         for other in index.groups
         if other != attribute and any(index.ranked.get((other, part, g)) for g in index.groups[other])
     )
@@ -406,6 +501,7 @@ def substitute_names(
     seed: int = 0,
     avoid: Collection[str] = (),
     people: Sequence[tuple[Person, ...]] | None = None,
+    fixed: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[tuple[tuple[str, str], ...]]]:
     """Replace the names that signal ``attribute`` in ``texts`` by names drawn for ``target`` (None: swap two
     ``groups``), the same way at every mention; the rest of each text is kept byte for byte.
@@ -413,9 +509,11 @@ def substitute_names(
     Returns the new texts and, per text, ``(name as written, its replacement)`` per person replaced. A name part
     with no name of the target's group (gender lists no surnames) is kept; so is a part no list knows. ``avoid``:
     lower-case words a drawn name must not be (the lexicon's terms, which the lexicon pass would change again).
+    ``fixed``: for an intersection, the other attributes' groups of the version (``{"gender": "female"}``): a person
+    whose name signals a group of any of the attributes is renamed, with names of all the version's groups.
     """
     index = name_index()
-    found = people if people is not None else [find_people(t, index) for t in texts]
+    found = people if people is not None else [find_people(t) for t in texts]
     avoid_keys = frozenset(name_key(w) for w in avoid)
     out_texts: list[str] = []
     used: list[tuple[tuple[str, str], ...]] = []
@@ -427,9 +525,9 @@ def substitute_names(
         bare: dict[int, tuple[int, str]] = {}  # the same edits without an added possessive, for the record
         for person in persons:
             signal = _signal(person, attribute, index)
-            if signal is None:
+            if signal is None and not any(_signal(person, other, index) for other in fixed or {}):
                 continue
-            own = signal[0]
+            own = None if signal is None else signal[0]
             if target is not None:
                 goal: str | None = target
             else:
@@ -439,10 +537,11 @@ def substitute_names(
             rng = rngs.setdefault(goal, _rng(seed, text, attribute, goal))
             replaced = False
             for part, key in (("first", person.first), ("last", person.last)):
-                if key is None or (part, key) in chosen or not index.known(part, key):
+                if key is None or (part, key) in chosen or not index.readable(attribute, part, key):
                     continue
                 taken = {k for (p, _), k in chosen.items() if p == part}
-                pool = [k for k in _pool(index, attribute, part, goal, key, avoid_keys) if k != key and k not in taken]
+                drawn = _pool(index, attribute, part, goal, key, avoid_keys, fixed)
+                pool = [k for k in drawn if k != key and k not in taken]
                 if pool:
                     chosen[(part, key)] = pool[rng.randrange(len(pool))]
             for m in person.mentions:

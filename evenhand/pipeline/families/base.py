@@ -28,6 +28,7 @@ from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.examples import ExampleSection
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.responses.frame import group_pairs, ok_rows
+from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.responses.needs import Needs
 from evenhand.registry import METRICS
 
@@ -77,11 +78,13 @@ class RunContext:
         return None
 
     def score(self, column: str, scorer: TextScorer) -> None:
-        """Score every response that exists into ``frame[column]`` through the run's engine (NaN elsewhere)."""
+        """Score every response that exists into ``frame[column]`` through the run's engine (NaN elsewhere), as it
+        is compared: a counterfactual reply with its versions' names masked (``_compared``, issue 33)."""
         rows = ok_rows(self.frame)
         values = np.full(len(self.frame), np.nan)
         if len(rows):
-            scores = np.asarray(self.engine.map(scorer, rows["response"].tolist()), dtype=float)
+            texts = rows[COMPARED if COMPARED in rows else "response"].tolist()
+            scores = np.asarray(self.engine.map(scorer, texts), dtype=float)
             values[self.frame.index.get_indexer(rows.index)] = scores
         self.frame[column] = values
 

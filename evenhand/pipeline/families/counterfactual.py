@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
@@ -32,6 +33,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
+from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
@@ -124,7 +126,7 @@ class Counterfactual(Family):
                 if found.empty:
                     out.extend(undefined_record(key, attribute, comparison, NO_PAIRS) for key in keys)
                     continue
-                ta, tb = found["response_a"].tolist(), found["response_b"].tolist()
+                ta, tb = (found[compared(found, side)].tolist() for side in ("a", "b"))
                 prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
                 neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
                 for key in keys:
@@ -175,9 +177,9 @@ class Counterfactual(Family):
             if found.groupby("prompt_id").size().max() < 2:
                 rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
                 continue
-            rec.noise = noise_floor(
-                found["response_a"].tolist(),
-                found["response_b"].tolist(),
+            rec.noise = noise_floor(  # on the replies as compared, as the metric: the versions' names masked
+                found[compared(found, "a")].tolist(),
+                found[compared(found, "b")].tolist(),
                 found["prompt_id"].to_numpy(),
                 similarity,
                 # CROUGE-L and CBLEU neutralize attribute words first; so does their floor. Cosine compares raw texts.
@@ -189,6 +191,12 @@ class Counterfactual(Family):
                 n_permutations=SWAP_PERMUTATIONS,  # the verdict's concern needs the exact swap test too
                 stop_after=SWAP_STOP_AFTER,
             )
+
+
+def compared(pairs: pd.DataFrame, side: str) -> str:
+    """The column of a side's replies as compared (names masked, issue 33), else the replies themselves."""
+    column = f"{COMPARED}_{side}"
+    return column if column in pairs else f"response_{side}"
 
 
 def _family_order(key: str) -> int:

@@ -15,6 +15,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from evenhand.framework import Plan
@@ -98,6 +100,8 @@ class CounterfactualDecisions(Family):
         tested = [r for r in records if r.key == "counterfactual_positive_rate_difference" and r.result.is_defined]
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             if rec not in tested:
+                if rec.spec.judge == "decision_flips":
+                    self._flip_floor(ctx, rec)
                 continue
             found = ctx.pairs_for(rec)
             if found is None:
@@ -110,6 +114,42 @@ class CounterfactualDecisions(Family):
             )
             details = {**test.details, "test": "prompt-level sign-flip permutation (paired)"}
             rec.test = replace(test, groups=rec.groups or ("a", "b"), details=details)
+
+    def _flip_floor(self, ctx: RunContext, rec: MetricRecord) -> None:
+        """The same-version floor of DFR (issue 33): how often two answers to the same version disagree, beside how
+        often the two versions' answers do, with the swap test of the gap (the similarity floors' machinery, the
+        similarity being agreement: 1 where two decisions are the same). Sampling at a temperature flips decisions
+        between two answers to one version too; DFR is judged against that."""
+        from evenhand.pipeline.families.counterfactual import SWAP_PERMUTATIONS, SWAP_STOP_AFTER
+        from evenhand.stats import noise_floor
+
+        found = ctx.pairs_for(rec)
+        if found is None:
+            return
+        parsed = _parsed(found)
+        if parsed.empty or parsed.groupby("prompt_id").size().max() < 2:
+            rec.notes.append("no same-version floor: it needs two or more answers per counterfactual version")
+            return
+        cls = rec.comparison.cls if rec.comparison.cls is not None else _classes(ctx)[0]
+        first, second = _decisions(parsed, cls)
+        st = ctx.settings.statistics
+        rec.noise = noise_floor(
+            [str(v) for v in first],
+            [str(v) for v in second],
+            parsed["prompt_id"].to_numpy(),
+            _agreement,
+            name=rec.name,
+            ci=st.ci or 0.95,
+            n_resamples=st.n_resamples,
+            seed=st.seed,
+            n_permutations=SWAP_PERMUTATIONS,
+            stop_after=SWAP_STOP_AFTER,
+        )
+
+
+def _agreement(left: Sequence[str], right: Sequence[str]) -> npt.NDArray[np.float64]:
+    """1 where two decisions are the same, else 0 (the similarity behind DFR's floor: 1 minus a flip)."""
+    return np.fromiter((float(a == b) for a, b in zip(left, right, strict=True)), dtype=float, count=len(left))
 
 
 def _classes(ctx: RunContext) -> list[object]:

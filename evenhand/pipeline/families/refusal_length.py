@@ -25,6 +25,7 @@ from evenhand.pipeline.families.base import (
 )
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
+from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.stats._paired_prompts import Statistic
@@ -74,7 +75,9 @@ class Parity(Family):
                 ctx.caveats.append(REFUSAL_CAVEAT)
         answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
         # words of a reply (runs of non-space characters): the metric's own count
-        ctx.frame["words"] = np.where(answered, word_counts(ctx.frame["response"]), np.nan)
+        # as compared: the versions' names masked, so that "Dear Lakisha Washington," and "Dear Greg," count alike
+        texts = ctx.frame[COMPARED] if COMPARED in ctx.frame else ctx.frame["response"]
+        ctx.frame["words"] = np.where(answered, word_counts(texts), np.nan)
         ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:

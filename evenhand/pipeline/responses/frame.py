@@ -29,16 +29,19 @@ if TYPE_CHECKING:
 FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"]
 
 
-def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any], *, names: bool = True) -> pd.DataFrame:
+def counterfactual_requests(
+    prompts: list[str], attributes: Mapping[str, Any], *, names: bool = True, subject: Any = "first"
+) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
-    a person whose name signals one of its groups; the use case's ``names`` setting)."""
+    a person whose name signals one of its groups; the use case's ``names`` setting; ``subject``: whose name, the
+    use case's ``name_subject``)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
     for name, spec in attributes.items():
         with warnings.catch_warnings():  # an attribute no prompt mentions simply adds no rows; the plan says why
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
-            cf = counterfactual_prompts(prompts, attribute=spec, names=names)
+            cf = counterfactual_prompts(prompts, attribute=spec, names=names, subject=subject)
         source = [int(i) for i in cf.source_index]
         for group in cf.groups:
             frames.append(

@@ -41,15 +41,17 @@ def names_used(plan: Plan, frame: pd.DataFrame) -> dict[str, Any]:
     versions = frame[frame["group"].notna()]
     specs = use_case.attribute_specs
     for attribute, ftu in plan.ftu.items():
-        if not ftu.n_named or attribute not in specs or isinstance(specs[attribute], tuple):
-            continue  # no name flagged; an intersection's prompts do not replace names
+        if not ftu.n_named or attribute not in specs:
+            continue  # no name flagged
         rows = versions[versions["attribute"] == attribute]
         if rows.empty:
             continue
         sent = set(zip(rows["group"], rows["prompt_id"].astype(int), rows["prompt"], strict=True))
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
-            cf = counterfactual_prompts(use_case.prompts, attribute=specs[attribute], names=True, name_seed=0)
+            cf = counterfactual_prompts(
+                use_case.prompts, attribute=specs[attribute], names=True, name_seed=0, subject=use_case.name_subject
+            )
         found: dict[str, None] = {}
         groups: dict[str, dict[str, None]] = {}
         renamed = 0

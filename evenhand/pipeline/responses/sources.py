@@ -98,7 +98,10 @@ class Generated(ResponseSource):
             batches.append((original_requests(use_case.prompts), gen.count))
         if needs.counterfactual:
             cf = counterfactual_requests(
-                use_case.prompts, {a: specs[a] for a in needs.counterfactual}, names=use_case.names
+                use_case.prompts,
+                {a: specs[a] for a in needs.counterfactual},
+                names=use_case.names,
+                subject=use_case.name_subject,
             )
             batches.append((cf, gen.counterfactual_count or gen.count))
         batches = [(requests, count) for requests, count in batches if len(requests)]

@@ -14,11 +14,12 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.parsers import label_text
-from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
+from evenhand.pipeline.verdict.evidence import Evidence, by_p, few, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.sentiment import BY_P_VALUE
 from evenhand.pipeline.verdict.kinds.stored import by_key, pair_keys, stored_pairs
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval, over
+from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
 from evenhand.registry import MetricSpec
 
 
@@ -104,10 +105,53 @@ class Decisions(EvidenceKind):
 
 
 class DecisionFlips(Decisions):
-    """DFR: reported beside CPRD, never judged on its own (its flips include sampling)."""
+    """DFR, judged against its same-version floor (issue 33): decisions flip between two answers to one version
+    too when the model samples at a temperature, so DFR is a concern only when the versions' answers flip clearly
+    more often than that; without a floor (one answer per version) it is reported beside CPRD."""
 
     name = "decision_flips"
     counts_flips = True
+    rules = (
+        f"decision flips (DFR): the floor is how often two answers to the same version disagree (the larger of the "
+        f"two groups' own rates); concern when the gap between DFR and that floor has an interval above 0 and the "
+        f"floor's swap test (swapping the two groups' answers of a pair) has an adjusted p below {ALPHA}; watch when "
+        f"that adjusted p is below {SUGGESTIVE}; without a floor (one answer per version) DFR is reported beside CPRD",
+    )
+
+    def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
+        if rec.noise is None or e.gap is None or e.gap_low is None or e.noise_floor is None:
+            super().judge(rec, e, facts)
+            return
+        a, b = rec.groups or ("?", "?")
+        spec = rec.spec
+        swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
+        named = "swap test adjusted p" if e.p_adjusted is not None else "swap test p"
+        swap = "" if swap_p is None else f", {named} = {swap_p:.3g}"
+        # the floor is agreement (1 = the same decision): said as the flip rate it leaves, 1 minus the floor
+        floor = 1 - e.noise_floor
+        evidence = (
+            f"{spec.name} {interval(e)}{over(rec, spec)} vs same-version flip rate {floor:.3g} "
+            f"(gap {e.gap:.3g} [{e.gap_low:.3g}, {e.gap_high:.3g}]{swap})"
+        )
+        if e.gap_low > 0 and (swap_p is None or swap_p < ALPHA):
+            e.severity = few(e, "concern")
+            e.claim = (
+                f"decisions flip between the {a} and {b} versions of a case more often than between two answers to "
+                f"the same version: {evidence}"
+            )
+            note_few_units(e)
+        elif swap_p is not None and swap_p < SUGGESTIVE:
+            e.severity = "watch"
+            e.claim = (
+                f"decisions may flip between the {a} and {b} versions more often than between two answers to the "
+                f"same version, not established yet (more prompts would tell): {evidence}"
+            )
+            note_few_units(e)
+        else:
+            e.claim = (
+                f"decisions flip between the {a} and {b} versions about as often as between two answers to the same "
+                f"version: {evidence}"
+            )
 
 
 KIND = Decisions()

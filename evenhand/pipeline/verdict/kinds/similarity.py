@@ -12,9 +12,17 @@ import pandas as pd
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.responses.masked_replies import masked_pairs
 from evenhand.pipeline.verdict.evidence import Evidence, few, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
-from evenhand.pipeline.verdict.kinds.stored import attribute_spec, paired_column, setting_values
+from evenhand.pipeline.verdict.kinds.stored import (
+    attribute_spec,
+    by_key,
+    pair_keys,
+    paired_column,
+    setting_values,
+    stored_pairs,
+)
 from evenhand.pipeline.verdict.kinds.wording import interval, over
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
 from evenhand.registry import MetricSpec
@@ -109,6 +117,14 @@ class Similarity(EvidenceKind):
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         if spec.pair_similarity == "cosine":
             return f"{spec.name} needs the embedder's vectors, which results files do not keep"
+        if (run.doc.get("names") or {}).get("masked"):  # the run compared its replies with the names masked
+            found = stored_pairs(run, row, spec)
+            if isinstance(found, str):
+                return found
+            table = pd.DataFrame({"prompt_id": found["prompt_id"]})
+            table["a"], table["b"] = masked_pairs(found)
+            table["_key"] = pair_keys(found)
+            return by_key(table)
         return paired_column(run, row, spec, "response")
 
     def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:

@@ -1,0 +1,75 @@
+"""The counterfactual replies as they are compared: with the names of their prompt's versions masked (issue 33).
+
+Two versions of "Write a rejection email to Lakisha Washington." differ by the name; a fair assistant's replies
+("Dear Lakisha, ..." / "Dear Greg, ...") then differ by the name they echo, while two replies to one version do not,
+so every comparison of the versions' replies would read the echo as a difference its noise floor lacks. Before any
+comparison of counterfactual replies (similarity and its noise floor, sentiment, toxicity and refusal per group,
+answer length), each counterfactual reply has every name of its prompt's versions replaced by one placeholder
+(:func:`evenhand.text.mask_names`): the names of the persons each version's prompt names (the original's and every
+group's replacement, bystanders too: they are the same in every version, so masking them is symmetric). The column
+``_compared`` holds those texts (the reply itself where nothing is masked: originals, prompts that name nobody); it
+never reaches responses.csv or results.json, which keep the replies as written.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evenhand.framework import Plan
+from evenhand.text.name_masking import NAME_PLACEHOLDER, mask_names
+from evenhand.text.names import find_people
+
+#: The frame column of the replies as compared.
+COMPARED = "_compared"
+
+
+def _names_of(prompts: list[str]) -> tuple[str, ...]:
+    """Every person's name written in ``prompts`` (their first mention, and each mention of a part)."""
+    found: dict[str, None] = {}
+    for text in prompts:
+        for person in find_people(text):
+            found.setdefault(text[person.start : person.end])
+            for mention in person.mentions:
+                found.setdefault(text[mention.start : mention.end])
+    return tuple(found)
+
+
+def add_compared(frame: pd.DataFrame, plan: Plan) -> dict[str, object]:
+    """Add :data:`COMPARED` to ``frame`` and return what was masked (results.json ``names.masked``; empty when
+    nothing was): the placeholder and the number of counterfactual replies in which a name was masked."""
+    if "response" not in frame:
+        return {}
+    compared = frame["response"].copy()
+    frame[COMPARED] = compared
+    needed = {"group", "attribute", "prompt_id", "prompt", "status"}
+    if not plan.use_case.names or frame.empty or not needed <= set(frame.columns):
+        return {}
+    versions = frame[frame["group"].notna() & (frame["status"] == "ok") & frame["response"].notna()]
+    if versions.empty:
+        return {}
+    originals = frame[frame["group"].isna()].drop_duplicates("prompt_id").set_index("prompt_id")["prompt"]
+    names_by_key: dict[tuple[object, object], tuple[str, ...]] = {}
+    for (attribute, pid), rows in frame[frame["group"].notna()].groupby(["attribute", "prompt_id"], sort=False):
+        prompts = list(dict.fromkeys(str(p) for p in rows["prompt"]))
+        if pid in originals.index:
+            prompts.append(str(originals[pid]))
+        names_by_key[(attribute, pid)] = _names_of(prompts)
+    names = [names_by_key.get((a, p), ()) for a, p in zip(versions["attribute"], versions["prompt_id"], strict=True)]
+    if not any(names):
+        return {}
+    replies = versions["response"].astype(str).tolist()
+    masked = mask_names(replies, names)
+    frame.loc[versions.index, COMPARED] = masked
+    changed = sum(a != b for a, b in zip(replies, masked, strict=True))
+    return {"placeholder": NAME_PLACEHOLDER, "n_replies": changed, "n_compared": len(replies)}
+
+
+def masked_pairs(pairs: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Both sides' replies of counterfactual pairs (``response_a``, ``response_b``, ``prompt_a``, ``prompt_b``) with
+    the names of the two versions' prompts masked, as a run compared them (``compare`` rebuilds a similarity from
+    stored replies with it)."""
+    names = [_names_of([str(a), str(b)]) for a, b in zip(pairs["prompt_a"], pairs["prompt_b"], strict=True)]
+    return (
+        mask_names(pairs["response_a"].astype(str).tolist(), names),
+        mask_names(pairs["response_b"].astype(str).tolist(), names),
+    )
