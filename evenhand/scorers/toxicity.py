@@ -44,6 +44,8 @@ from evenhand.scorers._onnx import (
     softmax_or_sigmoid,
 )
 
+#: The offline model that reads meaning (MiniLM embeddings and a trained head, docs/toxicity-scorer.md).
+MINILM_SPEC = "evenhand-minilm-toxicity"
 DETOXIFY_MODELS = ("original", "unbiased", "multilingual", "original-small", "unbiased-small")
 #: Labels tried, in order, when a Hugging Face toxicity model's toxic label is not given.
 DEFAULT_TOXIC_LABELS = ("toxic", "toxicity", "hate", "offensive", "label_1", "1")
@@ -237,9 +239,11 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     Parameters
     ----------
     spec
-        ``None`` or ``"profanity-check"`` (offline default); ``"detoxify"`` (= ``"detoxify-original"``),
-        ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``, a local model folder or any
-        ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them); a callable
+        ``None`` or ``"profanity-check"`` (offline default); ``"evenhand-minilm-toxicity"`` (offline, reads
+        meaning: a trained head on the bundled MiniLM embeddings, ``docs/toxicity-scorer.md``); ``"detoxify"``
+        (= ``"detoxify-original"``), ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``,
+        a local model folder or any ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them);
+        a callable
         ``f(list[str]) -> floats`` or an object with ``.predict``; or a :class:`Scorer` (returned as is).
     **options
         ``batch_size``, ``cache``, ``progress``; ``device`` for model backends; ``toxic_label`` for Hugging Face
@@ -270,6 +274,10 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         name = os.fspath(spec)
         if name.lower() in ("profanity-check", "profanity_check", "default"):
             return ProfanityCheckToxicity(**options)
+        if name.lower() == MINILM_SPEC:
+            from evenhand.scorers.toxicity_minilm import minilm_toxicity_scorer
+
+            return minilm_toxicity_scorer(**options)
         kind = _detoxify_type(name)
         if kind is not None:
             return DetoxifyToxicity(kind, **options)
@@ -278,8 +286,8 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         if as_path_if_local(name) is not None or "/" in name:
             return HFToxicity(name, **options)
         raise InputError(
-            f"unknown toxicity scorer {name!r}: use None/'profanity-check', 'detoxify[-original|-unbiased|"
-            "-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
+            f"unknown toxicity scorer {name!r}: use None/'profanity-check', {MINILM_SPEC!r}, 'detoxify[-original|"
+            "-unbiased|-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
         )
     if callable(spec) or hasattr(spec, "predict"):
         return CallableScorer(spec, **options)
