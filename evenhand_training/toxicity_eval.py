@@ -101,7 +101,7 @@ def build(*, seed: int = 0, out: Path, data_dir: str | None = None, cache: str |
     from evenhand.scorers.toxicity_minilm import load_head
 
     load_head.cache_clear()
-    metrics = {"metadata": metadata, "seconds_to_build": round(time.perf_counter() - started, 1)}
+    metrics: dict[str, Any] = {"metadata": metadata, "seconds_to_build": round(time.perf_counter() - started, 1)}
     metrics["held_out"] = measure(embedder=embedder, head=str(out / "minilm_head.npz"))
     (out / METRICS_FILE).write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     logger.info("%s", json.dumps(metrics["held_out"]["summary"], indent=1))

@@ -24,7 +24,7 @@ def test_sizes_domains_and_splits_as_documented() -> None:
     for domain in ts.INSULT_DOMAINS:
         assert (benign["domain"] == domain).sum() == 80
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
-    assert len(held_benign) >= 365 and len(held_insults) >= 200  # the issue's sizes, held out
+    assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
     assert set(insults["kind"]) == {"direct", "indirect", "contempt", "group", "slur", "threat"}
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique

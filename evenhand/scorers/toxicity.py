@@ -40,46 +40,15 @@ from evenhand.scorers._onnx import (
     check_quantize,
     int8_note,
     load_quantized,
-    refuse_quantize,
     softmax_or_sigmoid,
 )
+from evenhand.scorers.profanity import ProfanityCheckToxicity
+from evenhand.scorers.toxicity_minilm import SPEC as MINILM_SPEC
+from evenhand.scorers.toxicity_minilm import minilm_toxicity_scorer
 
-#: The offline model that reads meaning (MiniLM embeddings and a trained head, docs/toxicity-scorer.md).
-MINILM_SPEC = "evenhand-minilm-toxicity"
 DETOXIFY_MODELS = ("original", "unbiased", "multilingual", "original-small", "unbiased-small")
 #: Labels tried, in order, when a Hugging Face toxicity model's toxic label is not given.
 DEFAULT_TOXIC_LABELS = ("toxic", "toxicity", "hate", "offensive", "label_1", "1")
-
-
-class ProfanityCheckToxicity(Scorer):
-    """The offline default: ``alt-profanity-check``'s TF-IDF + calibrated linear SVM, probability of "profane".
-
-    Loads the two joblib files from the package data directly and calls ``predict_proba`` on the whole batch
-    (the package's own ``predict_prob`` adds a per-row Python call).
-    """
-
-    description = "Toxicity"
-
-    def __init__(self, *, batch_size: int = 8192, device: str = "cpu", **options: Any) -> None:
-        check_device(device)  # accepted for a uniform API; scikit-learn runs on the CPU
-        refuse_quantize(options, "the profanity-check model (a linear model, already fast)")
-        super().__init__(batch_size=batch_size, **options)
-        import importlib.metadata
-        from importlib import resources
-
-        import joblib
-
-        data = resources.files("profanity_check") / "data"
-        self._vectorizer = joblib.load(str(data / "vectorizer.joblib"))
-        self._model = joblib.load(str(data / "model.joblib"))
-        self._version = importlib.metadata.version("alt-profanity-check")
-
-    @property
-    def cache_key(self) -> str:
-        return f"toxicity/profanity-check/{self._version}"
-
-    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        return self._model.predict_proba(self._vectorizer.transform(texts))[:, 1]
 
 
 class DetoxifyToxicity(Scorer):
@@ -275,8 +244,6 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         if name.lower() in ("profanity-check", "profanity_check", "default"):
             return ProfanityCheckToxicity(**options)
         if name.lower() == MINILM_SPEC:
-            from evenhand.scorers.toxicity_minilm import minilm_toxicity_scorer
-
             return minilm_toxicity_scorer(**options)
         kind = _detoxify_type(name)
         if kind is not None:

@@ -38,9 +38,9 @@ import numpy.typing as npt
 
 from evenhand.errors import InputError
 from evenhand.scorers._base import Scorer, check_device
-from evenhand.scorers.toxicity import MINILM_SPEC, ProfanityCheckToxicity
+from evenhand.scorers.profanity import ProfanityCheckToxicity
 
-SPEC = MINILM_SPEC
+SPEC = "evenhand-minilm-toxicity"
 #: The file of coefficients, under ``evenhand/data/toxicity``.
 HEAD_FILE = "minilm_head.npz"
 
