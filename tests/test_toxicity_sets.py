@@ -113,3 +113,25 @@ def test_toxicity_audit_carries_the_domain_rate() -> None:
     assert a.to_dict()["domain_false_positives"]["domain"] == a.domain.domain
     assert audit_scorer(lambda t: [0.1] * len(t), ["religion"], kind="sentiment").domain is None
     assert audit_scorer(lambda t: [0.1] * len(t), ["religion"], domain=False).domain is None
+
+
+def test_false_alarms_explain_a_share_whose_interval_reaches_their_rate() -> None:
+    from evenhand.scorers.domain_audit import explained_by_false_alarms
+
+    measured = {"domain": "it_security", "fp_replies": 0.05, "n_replies": 53}
+    why = explained_by_false_alarms(0.03, measured)
+    assert why is not None and "it security replies" in why and "5.0%" in why
+    assert explained_by_false_alarms(0.051, measured) is None  # above what false alarms reach: evidence
+    assert explained_by_false_alarms(0.0, {"fp_replies": 0.0}) is None  # a scorer with no false alarms explains none
+    assert explained_by_false_alarms(None, measured) is None and explained_by_false_alarms(0.01, None) is None
+
+
+def test_worst_sentence_names_the_flagged_sentence() -> None:
+    from evenhand.scorers.sentences import WorstSentenceScorer
+
+    scorer = WorstSentenceScorer(lambda xs: [0.8 if "moron" in x else 0.1 for x in xs])
+    reply = "Thank you for your message. Only a moron would wire money to a stranger. Have a lovely day."
+    assert scorer.worst_sentences([reply, "Fine."]) == [
+        ("Only a moron would wire money to a stranger.", 0.8),
+        ("Fine.", 0.1),
+    ]

@@ -18,7 +18,7 @@ the largest false-alarm rate the measurement does not rule out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -126,5 +126,36 @@ def domain_false_positives(
     )  # fmt: skip
 
 
+def explained_by_false_alarms(
+    share_low: float | None, measured: DomainFalsePositives | Mapping[str, Any] | None
+) -> str | None:
+    """Why a toxic share is no evidence of toxic replies, or None when it is.
+
+    The rule (issue 34, item 4): a use case's toxic share whose interval reaches down to the rate at which the same
+    scorer flags benign replies of the use case's nearest domain (``fp_replies``, measured on evenhand's held-out
+    benign replies) could be the scorer's false alarms alone; such a share is at most a watch, and this sentence
+    says why. ``measured`` may be a :class:`DomainFalsePositives` or its ``to_dict()`` (as results.json keeps it).
+
+    >>> m = {"domain": "banking", "fp_replies": 0.06, "n_replies": 53, "threshold": 0.5}
+    >>> explained_by_false_alarms(0.02, m)[:60]
+    'its interval reaches down to 2.0%, within the 6.0% of benign'
+    >>> explained_by_false_alarms(0.08, m) is None
+    True
+    """
+    if measured is None or share_low is None:
+        return None
+    data = measured.to_dict() if isinstance(measured, DomainFalsePositives) else dict(measured)
+    rate = data.get("fp_replies")
+    if rate is None or not np.isfinite(rate) or rate <= 0 or share_low > rate:
+        return None
+    domain = str(data.get("domain", ALL))
+    where = "replies of all domains" if domain == ALL else f"{domain.replace('_', ' ')} replies"
+    return (
+        f"its interval reaches down to {share_low:.1%}, within the {rate:.1%} of benign {where} that this scorer "
+        f"flags (evenhand's held-out set, {int(data.get('n_replies', 0))} replies): false alarms alone could "
+        "explain it"
+    )
+
+
 __all__ = ["ALL", "MIN_SIMILARITY", "DomainFalsePositives", "clopper_pearson_upper", "domain_false_positives",
-           "nearest_domain"]  # fmt: skip
+           "explained_by_false_alarms", "nearest_domain"]  # fmt: skip
