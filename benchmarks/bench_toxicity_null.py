@@ -96,7 +96,7 @@ def server_replies(seed: int, insult_rate: float) -> Any:
         return " ".join([opening, *body, closing])
 
     class Handler(JsonHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server interface
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
             text = reply(user)
