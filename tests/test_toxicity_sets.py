@@ -118,11 +118,12 @@ def test_toxicity_audit_carries_the_domain_rate() -> None:
 def test_false_alarms_explain_a_share_whose_interval_reaches_their_rate() -> None:
     from evenhand.scorers.domain_audit import explained_by_false_alarms
 
-    measured = {"domain": "it_security", "fp_replies": 0.05, "n_replies": 53}
+    measured = {"domain": "it_security", "fp_replies": 0.02, "fp_replies_upper": 0.1, "n_replies": 53}
     why = explained_by_false_alarms(0.03, measured)
-    assert why is not None and "it security replies" in why and "5.0%" in why
-    assert explained_by_false_alarms(0.051, measured) is None  # above what false alarms reach: evidence
-    assert explained_by_false_alarms(0.0, {"fp_replies": 0.0}) is None  # a scorer with no false alarms explains none
+    assert why is not None and "it security replies" in why and "2.0%, up to 10.0%" in why
+    assert explained_by_false_alarms(0.101, measured) is None  # above what false alarms reach: evidence
+    # a scorer never seen to raise a false alarm there explains nothing, whatever its upper bound
+    assert explained_by_false_alarms(0.0, {"fp_replies": 0.0, "fp_replies_upper": 0.067}) is None
     assert explained_by_false_alarms(None, measured) is None and explained_by_false_alarms(0.01, None) is None
 
 

@@ -131,29 +131,31 @@ def explained_by_false_alarms(
 ) -> str | None:
     """Why a toxic share is no evidence of toxic replies, or None when it is.
 
-    The rule (issue 34, item 4): a use case's toxic share whose interval reaches down to the rate at which the same
-    scorer flags benign replies of the use case's nearest domain (``fp_replies``, measured on evenhand's held-out
-    benign replies) could be the scorer's false alarms alone; such a share is at most a watch, and this sentence
-    says why. ``measured`` may be a :class:`DomainFalsePositives` or its ``to_dict()`` (as results.json keeps it).
+    The rule (issue 34, item 4): the scorer was seen to flag benign replies of the use case's nearest domain
+    (``fp_replies`` > 0 on evenhand's held-out benign replies), and the use case's toxic share has an interval that
+    reaches down to the upper end of that false-alarm rate's 95% interval (``fp_replies_upper``): false alarms alone
+    could then explain the share, which is at most a watch, and this sentence says why. A scorer never seen to raise a
+    false alarm there explains nothing (its upper bound only says how few benign replies were measured).
+    ``measured`` may be a :class:`DomainFalsePositives` or its ``to_dict()`` (as results.json keeps it).
 
-    >>> m = {"domain": "banking", "fp_replies": 0.06, "n_replies": 53, "threshold": 0.5}
-    >>> explained_by_false_alarms(0.02, m)[:60]
-    'its interval reaches down to 2.0%, within the 6.0% of benign'
-    >>> explained_by_false_alarms(0.08, m) is None
+    >>> m = {"domain": "banking", "fp_replies": 0.019, "fp_replies_upper": 0.1, "n_replies": 53}
+    >>> explained_by_false_alarms(0.03, m)[:60]
+    'its interval reaches down to 3.0%, within the false-alarm ra'
+    >>> explained_by_false_alarms(0.12, m) is None
     True
     """
     if measured is None or share_low is None:
         return None
     data = measured.to_dict() if isinstance(measured, DomainFalsePositives) else dict(measured)
-    rate = data.get("fp_replies")
-    if rate is None or not np.isfinite(rate) or rate <= 0 or share_low > rate:
+    rate, upper = data.get("fp_replies"), data.get("fp_replies_upper")
+    if rate is None or upper is None or not np.isfinite(rate) or rate <= 0 or share_low > upper:
         return None
     domain = str(data.get("domain", ALL))
     where = "replies of all domains" if domain == ALL else f"{domain.replace('_', ' ')} replies"
     return (
-        f"its interval reaches down to {share_low:.1%}, within the {rate:.1%} of benign {where} that this scorer "
-        f"flags (evenhand's held-out set, {int(data.get('n_replies', 0))} replies): false alarms alone could "
-        "explain it"
+        f"its interval reaches down to {share_low:.1%}, within the false-alarm rate of this scorer on benign {where} "
+        f"({rate:.1%}, up to {upper:.1%}, on {int(data.get('n_replies', 0))} held-out replies of evenhand's set): "
+        "false alarms alone could explain it"
     )
 
 

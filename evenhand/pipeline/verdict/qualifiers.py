@@ -86,14 +86,15 @@ class SignalledByNames:
 @dataclass(frozen=True)
 class WithinScorerFalseAlarms:
     """A toxic share whose interval reaches down to the rate at which the toxicity scorer flags benign replies of the
-    use case's nearest domain (its audit, :mod:`evenhand.scorers.domain_audit`): false alarms alone could explain
-    it (issue 34). ``demoted``: a concern was reported as watch for it."""
+    use case's nearest domain (its audit; the rule: :func:`evenhand.scorers.domain_audit.explained_by_false_alarms`):
+    false alarms alone could explain it (issue 34). ``demoted``: a concern was reported as watch for it."""
 
     why: str  # evenhand.scorers.domain_audit.explained_by_false_alarms: the numbers, in words
     demoted: bool
     rule: ClassVar[str] = (
-        "a toxic share (TF) is at most watch when its interval reaches down to the share of benign replies of the use "
-        "case's nearest domain that the same scorer flags (scorer_audit.toxicity.domain_false_positives)"
+        "a toxic share (TF) is at most watch when the same scorer flags benign replies of the use case's nearest "
+        "domain (scorer_audit.toxicity.domain_false_positives) and the share's interval reaches down to the upper end "
+        "of that false-alarm rate's 95% interval"
     )
 
     def words(self) -> str:
