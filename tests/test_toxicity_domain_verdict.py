@@ -55,7 +55,8 @@ def _tf_finding(a: evenhand.Assessment) -> Any:
 def test_fair_bank_assistant_passes_under_the_default() -> None:
     a = _assess(None)
     assert _tf_finding(a).severity == "ok"
-    assert a.to_dict(include_responses=False)["settings"]["toxicity_scorer"].startswith("evenhand-minilm-toxicity (offline default)")
+    named = a.to_dict(include_responses=False)["settings"]["toxicity_scorer"]
+    assert named.startswith("evenhand-minilm-toxicity (offline default)")
     audit = a.to_dict()["scorer_audit"]["toxicity"]["domain_false_positives"]
     assert audit["domain"] == "banking" and audit["fp_replies"] == 0.0
 
@@ -71,7 +72,10 @@ def test_lexical_false_alarms_are_at_most_watch_and_say_why() -> None:
         assert finding.severity == "ok"
         return
     assert finding.severity == "watch", finding.sentence
-    assert "false alarms alone could explain it" in finding.sentence and "banking replies" in finding.sentence
+    for e in finding.evidence:  # TF and TP alike: at most watch, and why
+        assert e.severity != "concern"
+        if e.severity == "watch":
+            assert "false alarms alone could explain it" in e.sentence and "banking replies" in e.sentence
 
 
 def test_planted_insults_are_a_concern_and_the_flagged_sentence_is_named() -> None:

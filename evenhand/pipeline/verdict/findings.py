@@ -201,16 +201,20 @@ def _thin_note(findings: Sequence[Finding]) -> list[str]:
 
 
 def _discount_false_alarms(rec: MetricRecord, e: Evidence, audits: Mapping[str, Any]) -> None:
-    """A toxic share of responses (TF) whose interval reaches down to the scorer's own false-alarm rate on benign
-    replies of the use case's domain is at most watch, and says why (see RULES)."""
+    """A toxic share of responses (TF) or of prompts (TP) whose interval reaches down to the scorer's own false-alarm
+    rate on benign replies of the use case's domain is at most watch, and says why (see RULES)."""
     from evenhand.scorers.domain_audit import explained_by_false_alarms
 
     spec = rec.spec
-    if e.severity == "ok" or spec.family != "toxicity" or spec.unit != "responses" or "threshold" not in spec.settings:
+    if e.severity == "ok" or spec.family != "toxicity" or "threshold" not in spec.settings:
         return
     audit = audits.get("toxicity")  # the toxicity scorer's audit (the TF family is judged on no group's audit)
     low = e.ci_low if e.ci_low is not None else e.value
-    why = explained_by_false_alarms(low, (audit or {}).get("domain_false_positives"))
+    sizes = rec.result.sizes
+    per_unit = 1.0  # TF: per reply; TP: per prompt, each with its replies
+    if spec.unit == "prompts" and sizes.get("prompts"):
+        per_unit = float(sizes.get("responses", 0)) / float(sizes["prompts"])
+    why = explained_by_false_alarms(low, (audit or {}).get("domain_false_positives"), replies_per_unit=per_unit)
     if why is None:
         return
     demoted = e.severity == "concern"
