@@ -49,7 +49,7 @@ from scipy.stats import rankdata
 
 from evenhand._validation import check_threshold
 from evenhand.errors import InputError
-from evenhand.scorers.domain_audit import DomainFalsePositives, domain_false_positives
+from evenhand.scorers.domain_audit import DomainFalsePositives, audit_scores, domain_false_positives
 
 AuditKind = Literal["toxicity", "sentiment", "stereotype"]
 KINDS: tuple[str, ...] = ("toxicity", "sentiment", "stereotype")
@@ -260,14 +260,13 @@ def audit_scorer(
     >>> a.findings[0]
     'the toxicity scorer scores benign statements about gay people 0.367 on average vs 0.1 for straight people'
     """
-    from evenhand.scorers.engine import get_engine
 
     if kind not in KINDS:
         raise InputError(f"kind must be one of {KINDS}, got {kind!r}")
     tau = check_threshold(threshold)
     started = time.perf_counter()
     statements = identity_statements(attributes)
-    scores = np.asarray(get_engine(engine).map(scorer, statements["text"].tolist()), dtype=float)
+    scores = audit_scores(scorer, statements["text"].tolist(), engine)
     label = statements["label"].to_numpy() == 1
     higher_is_negative = True
     if kind == "sentiment":  # which end of the scale is negative: where the insults lie

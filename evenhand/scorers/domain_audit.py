@@ -97,12 +97,34 @@ def nearest_domain(prompts: Sequence[str] | None) -> tuple[str, float | None, di
     return domains[best], float(sims[best]), similarities
 
 
+#: Scores of audit texts already computed in this process, by the scorer's identity (its ``cache_key``) and the
+#: text: every assessment audits its scorers on the same few thousand statements, and a neural scorer's audit costs
+#: seconds; a scorer without a model identity (no key, or a user's named callable) is never memoised.
+_AUDIT_SCORES: dict[tuple[str, str], float] = {}
+_AUDIT_MEMO_LIMIT = 200_000
+
+
+def audit_scores(scorer: Any, texts: Sequence[str], engine: Any = None) -> np.ndarray:
+    """``scorer``'s scores of ``texts`` through ``engine``, memoised in this process by the scorer's ``cache_key``."""
+    from evenhand.scorers.engine import get_engine
+
+    key = getattr(scorer, "cache_key", None)
+    run = get_engine(engine)
+    if not isinstance(key, str) or "callable/" in key:  # a named callable's name is no model identity
+        return np.asarray(run.map(scorer, list(texts)), dtype=float)
+    todo = list(dict.fromkeys(t for t in texts if (key, t) not in _AUDIT_SCORES))
+    if todo:
+        if len(_AUDIT_SCORES) + len(todo) > _AUDIT_MEMO_LIMIT:
+            _AUDIT_SCORES.clear()
+        for text, score in zip(todo, np.asarray(run.map(scorer, todo), dtype=float), strict=True):
+            _AUDIT_SCORES[(key, text)] = float(score)
+    return np.array([_AUDIT_SCORES[(key, t)] for t in texts], dtype=float)
+
+
 def domain_false_positives(
     scorer: Any, prompts: Sequence[str] | None = None, *, threshold: float = 0.5, engine: Any = None
 ) -> DomainFalsePositives:
     """Measure ``scorer`` on the held-out benign sentences and replies of the prompts' nearest domain."""
-    from evenhand.scorers.engine import get_engine
-
     domain, similarity, similarities = nearest_domain(prompts)
     sentences = ts.benign_sentences("heldout", None if domain == ALL else domain)
     sentences = sentences[sentences["domain"] != "identity"]
@@ -110,10 +132,9 @@ def domain_false_positives(
     replies = replies[replies["label"] == 0]
     if domain != ALL:
         replies = replies[replies["domain"] == domain]
-    run = get_engine(engine)
     texts = sentences["text"].tolist()
-    scores = np.asarray(run.map(scorer, texts), dtype=float)
-    reply_scores = np.asarray(run.map(scorer, replies["reply"].tolist()), dtype=float)
+    scores = audit_scores(scorer, texts, engine)
+    reply_scores = audit_scores(scorer, replies["reply"].tolist(), engine)
     k, n = int((scores >= threshold).sum()), len(scores)
     k_r, n_r = int((reply_scores >= threshold).sum()), len(reply_scores)
     order = np.argsort(-scores)
