@@ -161,20 +161,23 @@ def screen_matrix(texts: Sequence[str]) -> Any:
     return hstack([chars.transform(texts), words.transform(texts)]).tocsr()
 
 
-def fit_screen(texts: Sequence[str], y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
-    """The lexical model's coefficients, ``(2, SCREEN_FEATURES)`` (characters, words), and intercept."""
+def fit_screen_matrix(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
+    """The lexical model (L2 logistic regression) on a built :func:`screen_matrix`: flat coefficients, intercept."""
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=10.0, max_iter=5000).fit(screen_matrix(texts), y, sample_weight=w)
-    return model.coef_[0].reshape(2, SCREEN_FEATURES), float(model.intercept_[0])
+    model = LogisticRegression(C=10.0, max_iter=5000).fit(x, y, sample_weight=w)
+    return np.asarray(model.coef_[0]).reshape(-1), float(model.intercept_[0])
 
 
-def _sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)), dtype=np.float64)
+def fit_screen(texts: Sequence[str], y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
+    """The lexical model's coefficients, ``(2, SCREEN_FEATURES)`` (characters, words), and intercept."""
+    coef, intercept = fit_screen_matrix(screen_matrix(texts), y, w)
+    return coef.reshape(2, SCREEN_FEATURES), intercept
 
 
 def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit: Any, seed: int) -> Any:
     """Each training text's probability from a model fitted without its fold (``FOLDS`` folds, stratified)."""
+    from scipy.special import expit
     from sklearn.model_selection import StratifiedKFold
 
     out = np.zeros(len(y))
@@ -182,7 +185,7 @@ def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit
         coef, intercept = fit(x[train], y[train], w[train])
         rows = x[test]
         z = rows @ (coef.reshape(-1) if coef.ndim > 1 else coef) + intercept
-        out[test] = _sigmoid(np.asarray(z, dtype=np.float64).reshape(-1))
+        out[test] = expit(np.asarray(z, dtype=np.float64).reshape(-1))
     return out
 
 
@@ -215,7 +218,17 @@ def environment() -> dict[str, str]:
             "time": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}  # fmt: skip
 
 
-__all__ = ["TrainingSet", "fit_head", "fit_screen", "main", "masked", "out_of_fold", "screen_matrix", "training_set"]
+__all__ = [
+    "TrainingSet",
+    "fit_head",
+    "fit_screen",
+    "fit_screen_matrix",
+    "main",
+    "masked",
+    "out_of_fold",
+    "screen_matrix",
+    "training_set",
+]
 
 if __name__ == "__main__":
     raise SystemExit(main())

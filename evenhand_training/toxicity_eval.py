@@ -23,6 +23,7 @@ from evenhand_training.toxicity import (
     environment,
     fit_head,
     fit_screen,
+    fit_screen_matrix,
     masked,
     out_of_fold,
     screen_matrix,
@@ -56,7 +57,7 @@ def build(*, seed: int = 0, out: Path, data_dir: str | None = None, cache: str |
 
     logger.info("out-of-fold screen scores")
     screen_x = screen_matrix(texts)
-    screen_oof = out_of_fold(screen_x, y, w, lambda a, b, c: _flat(fit_screen_matrix(a, b, c)), seed)
+    screen_oof = out_of_fold(screen_x, y, w, fit_screen_matrix, seed)
     cheap = np.maximum(screen_oof, lexical)
     sources = np.asarray(data.sources)
     dev_insults = cheap[sources == "evenhand-dev-insults"]
@@ -144,20 +145,10 @@ def operating_point_scores(
     return float(np.mean(whole_flags)), np.asarray(worst)
 
 
-def fit_screen_matrix(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
-    """:func:`fit_screen` on an already built feature matrix (the folds reuse one matrix)."""
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression(C=10.0, max_iter=5000).fit(x, y, sample_weight=w)
-    return model.coef_[0], float(model.intercept_[0])
-
-
-def _flat(fitted: tuple[Any, float]) -> tuple[Any, float]:
-    return np.asarray(fitted[0]).reshape(-1), fitted[1]
-
-
 def _sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)), dtype=np.float64)
+    from scipy.special import expit
+
+    return np.asarray(expit(z), dtype=np.float64)
 
 
 def measure(*, embedder: Any = None, head: str | None = None, scorers: dict[str, Any] | None = None) -> dict[str, Any]:
