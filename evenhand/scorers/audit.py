@@ -260,7 +260,6 @@ def audit_scorer(
     >>> a.findings[0]
     'the toxicity scorer scores benign statements about gay people 0.367 on average vs 0.1 for straight people'
     """
-
     if kind not in KINDS:
         raise InputError(f"kind must be one of {KINDS}, got {kind!r}")
     tau = check_threshold(threshold)
