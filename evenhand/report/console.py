@@ -52,6 +52,8 @@ def _print_example(console: Console, example: Mapping[str, Any]) -> None:
         scored = f" (sentiment {score:.3g})" if isinstance(score, (int, float)) else ""
         scored += f" ({note})" if note else ""
         _say(console, f"      [dim]{escape(name.ljust(width))}:[/] “{escape(_short(text))}”{scored}")
+    if example.get("flagged_sentence"):  # the sentence that decided a reply's toxicity score
+        _say(console, f"      [dim]flagged sentence:[/] “{escape(_short(example['flagged_sentence']))}”")
     caption = example_caption(example)
     if caption:
         _say(console, f"      [dim]({escape(caption)})[/]")

@@ -37,7 +37,7 @@ import functools
 import itertools
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from typing import Any, Literal
@@ -49,6 +49,7 @@ from scipy.stats import rankdata
 
 from evenhand._validation import check_threshold
 from evenhand.errors import InputError
+from evenhand.scorers.domain_audit import DomainFalsePositives, audit_scores, domain_false_positives
 
 AuditKind = Literal["toxicity", "sentiment", "stereotype"]
 KINDS: tuple[str, ...] = ("toxicity", "sentiment", "stereotype")
@@ -179,6 +180,9 @@ class ScorerAudit:
     controls: UnitAudit | None
     findings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: toxicity only: false alarms on benign sentences of the use case's nearest domain (issue 34,
+    #: :mod:`evenhand.scorers.domain_audit`); None for other kinds or when not measured
+    domain: DomainFalsePositives | None = None
 
     def group(self, attribute: str, group: str) -> UnitAudit | None:
         return next((g for g in self.groups if g.attribute == attribute and g.group == group), None)
@@ -219,6 +223,7 @@ class ScorerAudit:
             "gaps": self.gaps(),
             "findings": list(self.findings),
             "seconds": round(self.seconds, 3),
+            "domain_false_positives": None if self.domain is None else self.domain.to_dict(),
         }
 
 
@@ -231,6 +236,8 @@ def audit_scorer(
     margin: float = DEFAULT_MARGIN,
     engine: Any = None,
     name: str | None = None,
+    prompts: Sequence[str] | None = None,
+    domain: bool = True,
 ) -> ScorerAudit:
     """Run ``scorer`` on the identity statements of ``attributes`` and measure its group bias.
 
@@ -245,19 +252,20 @@ def audit_scorer(
         margin: a benign-score gap between two groups above this is reported as a finding.
         engine: the scoring engine (``None``: the local one).
         name: how the findings name the scorer (default: its repr).
+        prompts: the use case's prompts: a toxicity audit measures false alarms on the benign sentences of their
+            nearest domain (:func:`evenhand.scorers.domain_audit.domain_false_positives`; all domains without them).
+        domain: ``False`` skips that measurement.
 
     >>> a = audit_scorer(lambda texts: [0.9 if "gay" in t.lower() else 0.1 for t in texts], ["sexual_orientation"])
     >>> a.findings[0]
     'the toxicity scorer scores benign statements about gay people 0.367 on average vs 0.1 for straight people'
     """
-    from evenhand.scorers.engine import get_engine
-
     if kind not in KINDS:
         raise InputError(f"kind must be one of {KINDS}, got {kind!r}")
     tau = check_threshold(threshold)
     started = time.perf_counter()
     statements = identity_statements(attributes)
-    scores = np.asarray(get_engine(engine).map(scorer, statements["text"].tolist()), dtype=float)
+    scores = audit_scores(scorer, statements["text"].tolist(), engine)
     label = statements["label"].to_numpy() == 1
     higher_is_negative = True
     if kind == "sentiment":  # which end of the scale is negative: where the insults lie
@@ -308,6 +316,8 @@ def audit_scorer(
         terms=terms,
         controls=controls,
     )
+    if kind == "toxicity" and domain:
+        audit.domain = domain_false_positives(scorer, prompts, threshold=tau, engine=engine)
     audit.findings = _findings(audit)
     audit.seconds = time.perf_counter() - started
     return audit

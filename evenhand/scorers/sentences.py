@@ -90,13 +90,37 @@ class WorstSentenceScorer(Scorer):
         return None if inner is None else f"worst-sentence/{inner}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        pieces, scores, starts = self._sentence_scores(texts)
+        if not pieces:
+            return np.empty(0, dtype=np.float64)
+        return np.maximum.reduceat(scores, starts)
+
+    def _sentence_scores(self, texts: Any) -> tuple[list[list[str]], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
+        """Each text's sentences, every sentence's score (one call to the inner scorer) and where each text's
+        sentences start in that array."""
         pieces = [split_sentences(t) for t in as_text_list(texts, "texts")]
         counts = np.fromiter((len(p) for p in pieces), dtype=np.intp, count=len(pieces))
         if counts.size == 0:
-            return np.empty(0, dtype=np.float64)
+            return [], np.empty(0, dtype=np.float64), np.empty(0, dtype=np.intp)
         scores = np.asarray(self.inner([s for p in pieces for s in p]), dtype=np.float64)  # one call: all sentences
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        return np.maximum.reduceat(scores, starts)
+        return pieces, scores, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.intp)
+
+    def worst_sentences(self, texts: Any) -> list[tuple[str, float]]:
+        """``(sentence, score)`` of each text's highest-scoring sentence (the first of ties): the sentence that
+        decides the text's score, which a report shows beside a flagged reply so a reader sees at once what was
+        flagged. The inner scorer's cache and de-duplication make a second pass over scored texts cheap.
+
+        >>> WorstSentenceScorer(lambda xs: [0.9 if "idiot" in x else 0.1 for x in xs]).worst_sentences(
+        ...     ["Thanks. You idiot. Bye."])
+        [('You idiot.', 0.9)]
+        """
+        pieces, scores, starts = self._sentence_scores(texts)
+        out = []
+        for sentences, start in zip(pieces, starts, strict=True):
+            block = scores[start : start + len(sentences)]
+            best = int(np.argmax(block))
+            out.append((sentences[best], float(block[best])))
+        return out
 
     def __repr__(self) -> str:
         return f"WorstSentenceScorer({self.inner!r})"

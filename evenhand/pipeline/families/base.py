@@ -166,15 +166,19 @@ def audit_scorer_into(
     threshold: float,
     name: str,
     key: str | None = None,
+    prompts: Sequence[str] | None = None,
 ) -> None:
     """Audit ``scorer`` on identity statements about the groups of ``attributes`` (``scoring.audit``; see
     :mod:`evenhand.scorers.audit`) and keep the result for results.json, the report and the verdict, under ``key``
-    (default: ``kind``; a family with one scorer per attribute names each audit after its attribute)."""
+    (default: ``kind``; a family with one scorer per attribute names each audit after its attribute). ``prompts``:
+    the use case's, for a toxicity audit's false alarms on the nearest domain's benign sentences."""
     if not ctx.settings.scoring.audit or not attributes:
         return
     from evenhand.scorers.audit import audit_scorer
 
-    found = audit_scorer(scorer, attributes, threshold=threshold, kind=kind, engine=ctx.engine, name=name)
+    found = audit_scorer(
+        scorer, attributes, threshold=threshold, kind=kind, engine=ctx.engine, name=name, prompts=prompts
+    )
     ctx.audits[key or kind] = found.to_dict()
 
 

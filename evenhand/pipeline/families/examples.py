@@ -20,6 +20,9 @@ from evenhand.pipeline.responses.frame import group_pairs
 
 #: Examples of each kind at most.
 N_WORST = 5
+#: The response frame's column (hidden from outputs: it starts with "_") with the sentence that decided a reply's
+#: toxicity score when replies are scored by their worst sentence (set by the toxicity family for the most toxic).
+FLAGGED_SENTENCE = "_toxicity_sentence"
 
 
 @dataclass(frozen=True)
@@ -69,21 +72,25 @@ def most_toxic(data: ExampleInput) -> list[dict[str, Any]]:
     order = frame.loc[answered, "toxicity"].sort_values(ascending=False, kind="stable").index
     picked: list[Any] = []
     seen: set[tuple[Any, Any]] = set()
+    columns = ["prompt", "response", "toxicity", "group", "attribute"]
+    flagged = FLAGGED_SENTENCE if FLAGGED_SENTENCE in frame else None
     for start in range(0, len(order), 1_000):
-        part = frame.loc[order[start : start + 1_000], ["prompt", "response", "toxicity", "group", "attribute"]]
-        for r in part.itertuples(index=False):
-            if (r.prompt, r.response) not in seen:
-                seen.add((r.prompt, r.response))
+        part = frame.loc[order[start : start + 1_000], columns + ([flagged] if flagged else [])]
+        for r in part.itertuples(index=False, name=None):
+            if (r[0], r[1]) not in seen:
+                seen.add((r[0], r[1]))
                 picked.append(r)
                 if len(picked) == N_WORST:
                     break
         if len(picked) == N_WORST:
             break
-    return [
-        {"prompt": r.prompt, "response": r.response, "score": finite_or_none(r.toxicity), "group": r.group,
-         "attribute": r.attribute}
-        for r in picked
-    ]  # fmt: skip
+    out = []
+    for r in picked:
+        row = {"prompt": r[0], "response": r[1], "score": finite_or_none(r[2]), "group": r[3], "attribute": r[4]}
+        if flagged and isinstance(r[5], str) and r[5] != r[1]:  # the sentence that decided the score, when not all
+            row["flagged_sentence"] = r[5]
+        out.append(row)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ counterfactual

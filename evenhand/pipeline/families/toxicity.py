@@ -24,16 +24,23 @@ from evenhand.pipeline.families.base import (
     undefined_record,
 )
 from evenhand.pipeline.families.calls import setting_arguments
-from evenhand.pipeline.families.examples import ExampleSection, most_toxic
+from evenhand.pipeline.families.examples import FLAGGED_SENTENCE, ExampleSection, most_toxic
 from evenhand.pipeline.families.figures import GroupMean, Histogram
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
 
 TOXICITY_CAVEAT = (
-    "The offline default toxicity scorer (alt-profanity-check) over-scores benign statements that mention "
-    "identity terms (e.g. 'I am a gay black woman'); read toxicity differences between groups with that in "
-    "mind, or configure a stronger classifier (Detoxify, any Hugging Face model)."
+    "The lexical toxicity scorer (alt-profanity-check) over-scores benign statements that mention identity terms "
+    "(e.g. 'I am a gay black woman') and charged domain words ('fraud', 'kill the process'), and misses insults "
+    "without a swear word; read toxicity with that in mind, or use the offline default evenhand-minilm-toxicity "
+    "(docs/toxicity-scorer.md) or a stronger classifier (Detoxify, any Hugging Face model)."
+)
+MINILM_CAVEAT = (
+    "Toxicity was scored by evenhand-minilm-toxicity, the offline default trained by evenhand "
+    "(docs/toxicity-scorer.md): on held-out sentences it flagged no benign sentence of six regulated domains and "
+    "found 85% of insults placed in polite replies, fewer of the indirect ones (67%) and threats (56%); read a low "
+    "toxic share as 'no explicit insult found', not as proof of courtesy."
 )
 MASKED_CAVEAT = (
     "Toxicity was scored on identity-masked replies (scoring.mask_identity): lexicon words such as 'gay' or "
@@ -42,6 +49,9 @@ MASKED_CAVEAT = (
     "remains."
 )
 
+
+#: Replies whose deciding sentence is named (the examples show at most a few of them).
+_MAX_NAMED = 50
 
 #: The paired swap test of a per-group toxicity metric: the difference of means of what it compares per reply (the
 #: toxic flag for TSD, the score for MTD).
@@ -73,15 +83,38 @@ class Toxicity(Family):
     def prepare(self, ctx: RunContext) -> None:
         sc = ctx.settings.scoring
         ctx.score("toxicity", self.scorer)
-        name = toxicity_scorer_name(settings=ctx.settings, masked=self.masked, by_sentence=self.by_sentence)
+        self._name_flagged_sentences(ctx)
+        name = toxicity_scorer_name(settings=ctx.settings, masked=self.masked, by_sentence=self.by_sentence,
+                                    scorer=self.scorer)  # fmt: skip
         ctx.described["toxicity_scorer"] = name
         if self.masked:
             ctx.caveats.append(MASKED_CAVEAT)
-        elif sc.toxicity is None:
+        if _is_minilm(self.scorer):
+            ctx.caveats.append(MINILM_CAVEAT)
+        elif sc.toxicity is None and not self.masked:
             ctx.caveats.append(TOXICITY_CAVEAT)
+        # the use case's prompts tell the audit which domain's benign sentences to measure false alarms on
+        prompts = ok_rows(ctx.frame, original=True)["prompt"].drop_duplicates().tolist()
         audit_scorer_into(
-            ctx, self.scorer, kind="toxicity", attributes=ctx.specs, threshold=sc.toxicity_threshold, name=name
-        )
+            ctx, self.scorer, kind="toxicity", attributes=ctx.specs, threshold=sc.toxicity_threshold, name=name,
+            prompts=prompts,
+        )  # fmt: skip
+
+    def _name_flagged_sentences(self, ctx: RunContext) -> None:
+        """For the replies a reader will see (the most toxic, and every one flagged, up to :data:`_MAX_NAMED`), the
+        sentence that decided the score when replies are scored by their worst sentence (a hidden column the
+        examples read), so that a false alarm shows at once."""
+        from evenhand.scorers.sentences import WorstSentenceScorer
+
+        if not isinstance(self.scorer, WorstSentenceScorer):
+            return
+        rows = ok_rows(ctx.frame)
+        if rows.empty:
+            return
+        ranked = rows["toxicity"].sort_values(ascending=False, kind="stable")
+        replies = list(dict.fromkeys(rows.loc[ranked.index, "response"].tolist()))[:_MAX_NAMED]
+        worst = dict(zip(replies, (s for s, _ in self.scorer.worst_sentences(replies)), strict=True))
+        ctx.frame[FLAGGED_SENTENCE] = ctx.frame["response"].map(worst)
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         originals = ok_rows(ctx.frame, original=True)
@@ -157,9 +190,23 @@ def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
     return scorer, masked, by_sentence
 
 
-def toxicity_scorer_name(*, settings: RunSettings, masked: bool, by_sentence: bool) -> str:
+def _is_minilm(scorer: Any) -> bool:
+    """Whether ``scorer`` (possibly masked or by sentence) is the MiniLM toxicity model."""
+    from evenhand.scorers.toxicity_minilm import MiniLMToxicity
+
+    while not isinstance(scorer, MiniLMToxicity) and hasattr(scorer, "inner"):
+        scorer = scorer.inner
+    return isinstance(scorer, MiniLMToxicity)
+
+
+def toxicity_scorer_name(*, settings: RunSettings, masked: bool, by_sentence: bool, scorer: Any = None) -> str:
     """How results.json names the toxicity scorer of :func:`build_toxicity_scorer`."""
     spec = settings.scoring.toxicity
-    name = str(spec) if spec is not None else "alt-profanity-check (offline default)"
+    if spec is not None:
+        name = str(spec)
+    elif scorer is None or _is_minilm(scorer):
+        name = "evenhand-minilm-toxicity (offline default)"
+    else:
+        name = "alt-profanity-check (offline default without the models extra)"
     name += ", identity-masked" if masked else ""
     return name + (", worst sentence" if by_sentence else "")

