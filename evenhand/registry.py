@@ -40,6 +40,7 @@ Inputs = Literal[
     "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
+    "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
 ]
 #: How the verdict (:mod:`evenhand.pipeline.verdict`) judges a metric's evidence: against the same-prompt noise
 #: floor (similarity, lists), by its test's p-value (sentiment, rates, counterfactual decisions, toxicity per group;
@@ -187,7 +188,7 @@ class MetricSpec:
 
     def describe_range(self) -> str:
         low, high = self.value_range
-        return f"[{low:g}, {'∞' if math.isinf(high) else f'{high:g}'}]"
+        return f"[{'-∞' if math.isinf(low) else f'{low:g}'}, {'∞' if math.isinf(high) else f'{high:g}'}]"
 
     def identity(self) -> dict[str, Any]:
         """What a metric function's result takes from here: ``name``, ``value_range`` and ``higher_is_fairer``
@@ -217,6 +218,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
             # (evenhand.redteaming; no plan chooses these: they compare two runs)
             FamilySpec("adversarial", "Adversarial system prompts", "beyond the paper", "adversarial"),
+            # beyond the paper (issue 36): the numbers a use case answers (a salary, a price, a limit), by pair
+            FamilySpec("estimation", "Numeric outcomes", "beyond the paper", "allocational"),
         )
     }
 )  # fmt: skip
@@ -316,6 +319,19 @@ _PARITY: dict[str, Any] = {
     "unit": "pairs",
     "signed": True,
 }
+#: Numeric outcomes (task estimation): the numbers read from the two replies of each counterfactual pair, compared
+_ESTIMATES: dict[str, Any] = {
+    "family": "estimation",
+    "section": "beyond the paper",
+    "requires": "1 (or more) counterfactual pair of numeric answers per prompt",
+    "inputs": "estimate_pairs",
+    "module": "evenhand.metrics.estimation",
+    "judge": "parity",  # a signed gap judged by its paired test; its own kind of evidence comes with its family
+    "scope": "pair",
+    "unit": "pairs",
+    "signed": True,
+    "pair_column": "estimate",  # compare rebuilds CER and CED from each reply's stored number
+}
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
 
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
@@ -374,6 +390,15 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        pair_column="words", formula="RLD = sum_i words(y'_i) / sum_i words(y''_i) - 1: how much "
                        "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
                        **_PARITY),
+            MetricSpec("counterfactual_estimate_ratio", "CER", "Counterfactual Estimate Ratio",
+                       value_range=(-1.0, math.inf), formula="CER = exp((1/N) sum_i log(y'_i / y''_i)) - 1: how much "
+                       "higher (> 0) or lower (< 0) the first group's numbers are than the second's for the same "
+                       "prompt, as the geometric mean of the per-pair ratios minus 1, over the N pairs where both "
+                       "replies hold a positive number", **_ESTIMATES),
+            MetricSpec("counterfactual_estimate_difference", "CED", "Counterfactual Estimate Difference",
+                       value_range=(-math.inf, math.inf), formula="CED = (1/N) sum_i (y'_i - y''_i): the first group's "
+                       "number minus the second's for the same prompt, in the answers' unit, averaged over the N "
+                       "pairs where both replies hold a number", **_ESTIMATES),
             MetricSpec("toxic_share_shift", "TSS", "Toxic Share Shift", settings=_TOX, scope="use_case",
                        value_range=(-1.0, 1.0), formula="TSS = (1/K) sum_k mean_i (1[T(c_i) >= t] - 1[T(b_i) >= t]): "
                        "share of replies scored toxic under the adversarial system prompt minus under the benign "

@@ -42,6 +42,10 @@ PACKAGE = Path(evenhand.__file__).parent
 #: compare two runs of the use case, so that no plan chooses them and no pipeline family computes them
 ASSESSED = {k for k, m in METRICS.items() if FAMILIES[m.family].risk != ADVERSARIAL}
 FAST = {"store": None, "progress": False, "n_resamples": 50}
+#: Registry families whose pipeline family is not there yet: issue 36's numeric outcomes (estimation) are declared,
+#: planned and computed by evenhand.metrics; their pipeline family comes after the issue-35 refactor of the pipeline.
+AWAITING_PIPELINE = {"estimation"}
+AWAITING = {k for k, m in METRICS.items() if m.family in AWAITING_PIPELINE}
 
 
 def _plannable_keys() -> set[str]:
@@ -49,7 +53,10 @@ def _plannable_keys() -> set[str]:
     prompts = ["Write to Mrs. Lee about her order.", "Write to the Asian customer."]
     keys: set[str] = set()
     answers = itertools.product(
-        ("text_generation", "classification", "recommendation"), (True, False), (None, True, False), (True, False)
+        ("text_generation", "classification", "recommendation", "estimation"),
+        (True, False),
+        (None, True, False),
+        (True, False),
     )
     for task, invariance, parity, classifier in answers:
         for intervention in (None, "assistive", "punitive"):
@@ -72,7 +79,7 @@ def test_every_plannable_metric_is_declared_produced_by_one_family_and_titled() 
     for key in keys:
         spec = METRICS[key]
         producers = [t for t in FAMILY_TYPES if spec.family in t.metric_families]
-        assert len(producers) == 1, key
+        assert len(producers) == (0 if key in AWAITING else 1), key
         assert (
             spec.title
             and spec.full_name
@@ -85,7 +92,8 @@ def test_every_registry_family_has_exactly_one_pipeline_family() -> None:
     for family, spec in FAMILIES.items():
         assert family_keys(family)
         produced = sum(family in t.metric_families for t in FAMILY_TYPES)
-        assert produced == (0 if spec.risk == ADVERSARIAL else 1), family  # the red team computes its own
+        # the red team computes its own
+        assert produced == (0 if spec.risk == ADVERSARIAL or family in AWAITING_PIPELINE else 1), family
 
 
 def test_each_metric_function_takes_the_settings_the_registry_names() -> None:
@@ -153,7 +161,7 @@ def _records_of_every_family() -> list[Any]:
 
 def test_results_agree_with_the_declared_range_and_direction() -> None:
     records = _records_of_every_family()
-    assert {r.key for r in records} == ASSESSED
+    assert {r.key for r in records} == ASSESSED - AWAITING
     for r in records:
         spec = METRICS[r.key]
         assert r.result.name == spec.name, r.key

@@ -19,6 +19,7 @@ from .model import ModelConfig, PricesConfig
 from .redteam import RedteamConfig
 from .run_sections import (
     ClassificationConfig,
+    EstimationConfig,
     GenerationConfig,
     RecommendationConfig,
     RunSettings,
@@ -35,6 +36,7 @@ __all__ = [
     "AssessConfig",
     "ClassificationConfig",
     "ConfigError",
+    "EstimationConfig",
     "GenerationConfig",
     "ModelConfig",
     "OutputConfig",

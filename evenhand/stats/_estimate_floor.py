@@ -1,0 +1,162 @@
+"""The same-version noise floor of numeric answers (task estimation): how far apart the numbers of a prompt's two
+counterfactual versions are, beside how far apart two samples of the *same* version are.
+
+A model sampled at a temperature answers "$72,000" and then "$69,500" to one and the same request. The paired test of
+CER and CED asks whether one group's numbers are shifted one way; this floor asks the question of the counterfactual
+similarity metrics: do the versions' numbers differ more than sampling alone makes two answers differ, in either
+direction (a model that offers one group more for some requests and less for others)? It is the similarity noise
+floor of :mod:`evenhand.stats._noise_floor` on the negated distance between two numbers, so every rule of that floor
+holds here: consecutive samples of each version form its floor pairs, the floor is the tighter group's (the
+unaffected group's samples keep their spread when only one group's answers shift), intervals resample prompts, and
+the swap test exchanges the two versions of each pair.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length
+from evenhand.errors import InputError
+from evenhand.stats._intervals import Interval
+from evenhand.stats._noise_floor import consecutive_rows, noise_floor_from_scores, swap_test_of_gap
+from evenhand.stats._resampling import SeedLike
+
+Scale = Literal["log", "linear"]
+
+
+@dataclass(frozen=True)
+class EstimateFloor:
+    """The spread between the two versions' numbers beside the spread between two samples of one version.
+
+    ``counterfactual`` is the mean distance ``d(a_j, b_j)`` over the counterfactual pairs, ``floor_a`` (``floor_b``)
+    the mean distance between consecutive samples of group A's (B's) version, ``floor`` the smaller of the two, and
+    ``excess = counterfactual - floor`` (above 0: the versions' numbers differ more than sampling alone explains).
+    ``d`` is ``|log(x / y)|`` on the ``"log"`` scale (a relative spread: 0.1 is about 10%; pairs with a number of 0
+    or less are left out) and ``|x - y|`` on the ``"linear"`` one (in the answers' unit). ``p_value``: the one-sided
+    swap test that the floor is below the counterfactual spread (NaN unless asked for with ``n_permutations``).
+    """
+
+    scale: Scale
+    counterfactual: float
+    floor: float
+    floor_a: float
+    floor_b: float
+    excess: float
+    excess_interval: Interval
+    n_prompts: int
+    n_counterfactual_pairs: int
+    n_floor_pairs: int
+    p_value: float = math.nan
+    n_permutations: int = 0
+    reason: str | None = None
+
+    @property
+    def distinguishable(self) -> bool:
+        """True when the excess's interval lies above 0: the versions' numbers differ more than two samples of one
+        version do."""
+        return self.excess_interval.is_defined and self.excess_interval.low > 0
+
+    def summary(self) -> dict[str, Any]:
+        def clean(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {
+            "scale": self.scale,
+            "counterfactual": clean(self.counterfactual),
+            "floor": clean(self.floor),
+            "floor_a": clean(self.floor_a),
+            "floor_b": clean(self.floor_b),
+            "excess": clean(self.excess),
+            "excess_low": clean(self.excess_interval.low),
+            "excess_high": clean(self.excess_interval.high),
+            "level": self.excess_interval.level,
+            "n_prompts": self.n_prompts,
+            "n_counterfactual_pairs": self.n_counterfactual_pairs,
+            "n_floor_pairs": self.n_floor_pairs,
+            "p_value": clean(self.p_value),
+            "reason": self.reason,
+        }
+
+
+def _distance(x: FloatArray, y: FloatArray, scale: Scale) -> FloatArray:
+    """``|log(x / y)|`` (NaN unless both are above 0) or ``|x - y|`` (NaN where either is NaN)."""
+    if scale == "linear":
+        return np.abs(x - y)
+    positive = (np.nan_to_num(x, nan=-1.0) > 0) & (np.nan_to_num(y, nan=-1.0) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(positive, np.abs(np.log(np.where(positive, x, 1.0) / np.where(positive, y, 1.0))), np.nan)
+
+
+def estimate_noise_floor(
+    estimates_a: Any,
+    estimates_b: Any,
+    prompt_ids: Any,
+    *,
+    scale: Scale = "log",
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed: SeedLike = 0,
+    method: str = "percentile",
+    n_permutations: int = 0,
+    stop_after: int | None = None,
+) -> EstimateFloor:
+    """Compare the distance between the two versions' numbers with the distance between two samples of one version.
+
+    Row ``i`` is one counterfactual pair: ``estimates_a[i]`` read from the group-A version's reply, ``estimates_b[i]``
+    from the group-B version's, both for prompt ``prompt_ids[i]`` (NaN where a reply held no number: left out). A
+    prompt's rows are its samples in order; only prompts with two or more take part (the others are counted in
+    ``reason``). ``scale``, the fields and the swap test (``n_permutations`` > 0; ``stop_after`` ends it early where
+    there is clearly nothing) as in :class:`EstimateFloor`; intervals resample prompts, the excess's widened for few
+    prompts as the similarity floor's is.
+
+    >>> a = [100, 104, 100, 96] ; b = [80, 84, 80, 76] ; ids = [1, 1, 2, 2]
+    >>> round(estimate_noise_floor(a, b, ids, scale="linear").excess, 6)
+    16.0
+    """
+    if scale not in ("log", "linear"):
+        raise InputError(f"scale must be 'log' or 'linear', got {scale!r}")
+    a = as_float_array(estimates_a, "estimates_a", allow_nan=True)
+    b = as_float_array(estimates_b, "estimates_b", allow_nan=True)
+    ids = as_array(prompt_ids, "prompt_ids")
+    check_same_length(estimates_a=a, estimates_b=b, prompt_ids=ids)
+    labels, codes, first, second = consecutive_rows(ids)
+    rows = np.flatnonzero(np.isin(codes, codes[first]))
+    # the similarity floor's maths on -distance: its "larger floor" is the smaller spread, its gap the excess spread
+    same = -np.concatenate([_distance(a[first], a[second], scale), _distance(b[first], b[second], scale)])
+    floor = noise_floor_from_scores(
+        -_distance(a[rows], b[rows], scale),
+        labels[codes[rows]],
+        same,
+        labels[np.concatenate([codes[first], codes[first]])],
+        baseline_sides=np.repeat([0, 1], first.size),
+        name=f"{scale} spread",
+        ci=ci,
+        n_resamples=n_resamples,
+        seed=seed,
+        method=method,
+        n_prompts_total=labels.size,
+    )
+    p = math.nan
+    if floor.n_prompts and n_permutations > 0:
+        cross = -_distance(np.concatenate([a[first], b[first]]), np.concatenate([b[second], a[second]]), scale)
+        p = swap_test_of_gap(same, cross, first, second, n_permutations=n_permutations, stop_after=stop_after,
+                             seed=seed)  # fmt: skip
+    return EstimateFloor(
+        scale=scale,
+        counterfactual=-floor.counterfactual,
+        floor=-floor.baseline,
+        floor_a=-floor.floor_a,
+        floor_b=-floor.floor_b,
+        excess=floor.gap,
+        excess_interval=floor.gap_interval,
+        n_prompts=floor.n_prompts,
+        n_counterfactual_pairs=floor.n_counterfactual_pairs,
+        n_floor_pairs=floor.n_baseline_pairs,
+        p_value=p,
+        n_permutations=n_permutations if not math.isnan(p) else 0,
+        reason=floor.reason,
+    )
