@@ -181,19 +181,20 @@ def impact_ratio_table(
     for dimension, labels in columns.items():
         known = has_outcome & np.asarray([v is not None for v in labels], dtype=bool)
         unknown[dimension] = int((has_outcome & ~known).sum())
-        frame = pd.DataFrame({"category": labels[known], "outcome": outcome[known]})
-        counts = frame.groupby("category", sort=True)["outcome"].agg(["size", "sum"])
-        total = int(counts["size"].sum())
-        share = counts["size"] / total if total else counts["size"] * 0.0
-        rate = counts["sum"] / counts["size"]
+        names, codes = np.unique(labels[known].astype(str), return_inverse=True)
+        size = np.bincount(codes, minlength=names.size).astype(np.float64)
+        favourable = np.bincount(codes, weights=outcome[known], minlength=names.size)
+        total = size.sum()
+        share = size / total if total else size
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = favourable / size
         excluded = share < float(min_share)
-        top = rate[~excluded].max() if (~excluded).any() else math.nan
-        highest[dimension] = str(rate[~excluded].idxmax()) if (~excluded).any() and top > 0 else None
-        ratio = np.where(~excluded & (top > 0), rate / top if top > 0 else np.nan, np.nan)
-        for k, category in enumerate(counts.index):
-            size, favourable = int(counts["size"].iloc[k]), int(counts["sum"].iloc[k])
-            rows.append([dimension, str(category), size, favourable, float(rate.iloc[k]), float(ratio[k]),
-                         float(share.iloc[k]), bool(excluded.iloc[k])])  # fmt: skip
+        top = float(rate[~excluded].max()) if (~excluded).any() else math.nan
+        highest[dimension] = str(names[~excluded][np.argmax(rate[~excluded])]) if top > 0 else None
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(~excluded & (top > 0), rate / top, np.nan)
+        rows += [[dimension, str(names[k]), int(size[k]), int(favourable[k]), float(rate[k]), float(ratio[k]),
+                  float(share[k]), bool(excluded[k])] for k in range(names.size)]  # fmt: skip
     table = pd.DataFrame(rows, columns=_COLUMNS)
     return ImpactRatioTable(
         frame=table,
