@@ -104,16 +104,13 @@ class ImpactRatioTable:
         }
 
 
-def _categories(values: Any, name: str, n: int) -> np.ndarray[Any, np.dtype[np.object_]]:
-    """Category labels as text; None, NaN and blank are unknown (None)."""
-    items = list(values.tolist() if hasattr(values, "tolist") else values)
-    if len(items) != n:
-        raise InputError(f"categories[{name!r}] has {len(items)} labels for {n} individuals; give one per individual")
-    out = np.empty(n, dtype=object)
-    for i, v in enumerate(items):
-        missing = v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == ""
-        out[i] = None if missing else str(v)
-    return out
+def _categories(values: Any, name: str, n: int) -> pd.Series:
+    """Category labels as text; None, NaN and blank are unknown (NaN)."""
+    column = pd.Series(list(values.tolist() if hasattr(values, "tolist") else values), dtype=object)
+    if len(column) != n:
+        raise InputError(f"categories[{name!r}] has {len(column)} labels for {n} individuals; give one per individual")
+    text = column.astype(str).str.strip()
+    return text.where(column.notna() & (text != ""))
 
 
 def _outcomes(selected: Any, scores: Any) -> tuple[Kind, np.ndarray[Any, np.dtype[np.float64]], float]:
@@ -172,16 +169,15 @@ def impact_ratio_table(
     n = outcome.size
     columns = {str(name): _categories(values, str(name), n) for name, values in categories.items()}
     if intersection and len(columns) >= 2:
-        parts = list(columns.values())
-        joined = np.empty(n, dtype=object)
-        joined[:] = [None if any(p[i] is None for p in parts) else "+".join(p[i] for p in parts) for i in range(n)]
-        columns["+".join(columns)] = joined
+        first, *others = columns.values()
+        columns["+".join(columns)] = first.str.cat(pd.concat(others, axis=1), sep="+")  # unknown where any part is
     has_outcome = ~np.isnan(outcome)
     rows, unknown, highest = [], {}, {}
     for dimension, labels in columns.items():
-        known = has_outcome & np.asarray([v is not None for v in labels], dtype=bool)
+        known = has_outcome & labels.notna().to_numpy()
         unknown[dimension] = int((has_outcome & ~known).sum())
-        names, codes = np.unique(labels[known].astype(str), return_inverse=True)
+        codes, found = pd.factorize(labels[known], sort=True)  # hashing: several times faster than a sort of texts
+        names = np.asarray(found, dtype=object)
         size = np.bincount(codes, minlength=names.size).astype(np.float64)
         favourable = np.bincount(codes, weights=outcome[known], minlength=names.size)
         total = size.sum()

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -220,32 +219,32 @@ def parse_numbers(
     """
     if isinstance(replies, (str, bytes)):
         raise InputTypeError("replies must be a sequence of texts, not a single text")
-    items: Sequence[Any] = list(replies.tolist() if hasattr(replies, "tolist") else replies)
+    series = pd.Series(list(replies.tolist() if hasattr(replies, "tolist") else replies), dtype=object)
     parts = split_path(json_field) if json_field is not None else None
     if currency is not None and not str(currency).strip():
         raise InputError("currency is empty: give a symbol or code such as '$' or 'USD', or leave it out")
     unit_pattern = _unit_pattern(unit) if unit is not None and str(unit).strip() else None
     money = currency is not None
-    n = len(items)
+    present = ~series.isna().to_numpy()
+    texts = series[present]
+    if len(texts) and pd.api.types.infer_dtype(texts, skipna=False) != "string":
+        where = np.flatnonzero(present).tolist()
+        i, r = next((i, r) for i, r in zip(where, texts, strict=True) if not isinstance(r, str))
+        raise InputTypeError(f"replies[{i}] is {type(r).__name__} ({r!r:.60}), expected a text (or None)")
+    n = len(series)
     values = np.full(n, math.nan)
     status = np.full(n, NO_REPLY, dtype=object)
-    matched = [""] * n
-    present = [i for i, r in enumerate(items) if isinstance(r, str)]
-    for i, r in enumerate(items):
-        if r is not None and not isinstance(r, str) and not (isinstance(r, float) and math.isnan(r)):
-            raise InputTypeError(f"replies[{i}] is {type(r).__name__} ({r!r:.60}), expected a text (or None)")
-    if present:
-        codes, distinct = pd.factorize(pd.Series([items[i] for i in present], dtype=object))
+    matched = np.full(n, "", dtype=object)
+    if len(texts):
+        codes, distinct = pd.factorize(texts)
         read = [
             _read_json(t, parts, money, unit_pattern) if parts is not None else _read_text(t, money, unit_pattern)
             for t in distinct
         ]
-        at = np.asarray(present)
-        values[at] = [read[c][0] for c in codes]
-        status[at] = [read[c][1] for c in codes]
-        for i, c in zip(present, codes.tolist(), strict=True):
-            matched[i] = read[c][2]
-    return ParsedNumbers(values, status, matched)
+        values[present] = np.array([r[0] for r in read], dtype=np.float64)[codes]
+        status[present] = np.array([r[1] for r in read], dtype=object)[codes]
+        matched[present] = np.array([r[2] for r in read], dtype=object)[codes]
+    return ParsedNumbers(values, status, matched.tolist())
 
 
 def parse_number(
