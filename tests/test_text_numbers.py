@@ -161,3 +161,22 @@ def test_a_column_reads_as_one_reply_at_a_time(replies: list[str | None]) -> Non
 @given(st.text(alphabet=st.characters(blacklist_categories=("Nd",)), max_size=60))
 def test_no_digit_no_number(text: str) -> None:
     assert parse_numbers([text]).status[0] in (NO_NUMBER,)
+
+
+def test_amounts_as_findings_write_them() -> None:
+    from evenhand.text.numbers import format_amount
+
+    assert format_amount(71_300.4, currency="USD") == "$71,300" == format_amount(71_300, currency="$")
+    assert format_amount(-5, currency="$") == "-$5" and format_amount(-0.0001, currency="$") == "-$0.0001"
+    assert format_amount(71_300, currency="CHF") == "71,300 CHF" and format_amount(7, currency="eur") == "€7"
+    assert format_amount(12.46, unit="years") == "12.5 years" and format_amount(4.5, unit="%") == "4.5%"
+    assert format_amount(1_234_567) == "1,234,567" and format_amount(0.1234) == "0.123"
+    assert format_amount(float("nan"), currency="$") == "n/a"
+
+
+@given(st.floats(min_value=100, max_value=1e12, allow_nan=False))
+def test_a_written_amount_reads_back(value: float) -> None:
+    from evenhand.text.numbers import format_amount
+
+    for currency in ("USD", "$", "EUR"):
+        assert parse_number(format_amount(value, currency=currency), currency=currency) == round(value)

@@ -256,3 +256,33 @@ def parse_number(
     75000.0
     """
     return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit).values[0])
+
+
+#: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")
+_SYMBOL_OF = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
+
+
+def format_amount(value: float, *, currency: str | None = None, unit: str | None = None) -> str:
+    """A number as a finding writes it: in the answers' currency or unit, with thousands separators, three
+    significant figures below 100 (``format_amount(71300, currency="USD")`` is ``"$71,300"``; ``12.46`` with
+    ``unit="years"`` is ``"12.5 years"``; ``-5`` with ``"$"`` is ``"-$5"``; NaN is ``"n/a"``).
+
+    >>> format_amount(71300.4, currency="$"), format_amount(12.46, unit="years"), format_amount(0.25, unit="%")
+    ('$71,300', '12.5 years', '0.25%')
+    """
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    magnitude = abs(value)
+    digits = f"{magnitude:,.0f}" if magnitude >= 100 else f"{magnitude:.3g}"
+    sign = "-" if value < 0 and digits.strip("0.,") else ""
+    code = (currency or "").strip()
+    symbol = _SYMBOL_OF.get(code.upper(), code if code and not code.isalpha() else None)
+    if symbol:
+        text = f"{sign}{symbol}{digits}"
+    elif code:
+        text = f"{sign}{digits} {code}"
+    else:
+        text = f"{sign}{digits}"
+    if unit and unit.strip():
+        text += unit.strip() if unit.strip() == "%" else f" {unit.strip()}"
+    return text
