@@ -47,7 +47,7 @@ Inputs = Literal[
 #: :data:`EVIDENCE_KINDS` (docs/architecture.md, "Adding a kind of evidence").
 Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
-    "group_toxicity", "refusal_parity", "length_parity", "adversarial",
+    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates",
 ]
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
@@ -66,6 +66,7 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "refusal_parity": "evenhand.pipeline.verdict.kinds.refusal_length:REFUSAL",  # signed, paired sign flips
         "length_parity": "evenhand.pipeline.verdict.kinds.refusal_length:LENGTH",  # signed, paired sign flips
         "adversarial": "evenhand.redteaming.adversarial_shift:KIND",  # a shift under an adversarial system prompt
+        "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
     }
 )
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
@@ -346,7 +347,7 @@ _ESTIMATES: dict[str, Any] = {
     "requires": "1 (or more) counterfactual pair of numeric answers per prompt",
     "inputs": "estimate_pairs",
     "module": "evenhand.metrics.estimation",
-    "judge": "parity",  # a signed gap judged by its paired test; its own kind of evidence comes with its family
+    "judge": "estimates",
     "scope": "pair",
     "unit": "pairs",
     "signed": True,
@@ -416,11 +417,11 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        value_range=(-1.0, math.inf), formula="CER = exp((1/N) sum_i log(y'_i / y''_i)) - 1: how much "
                        "higher (> 0) or lower (< 0) the first group's numbers are than the second's for the same "
                        "prompt, as the geometric mean of the per-pair ratios minus 1, over the N pairs where both "
-                       "replies hold a positive number", **_ESTIMATES),
+                       "replies hold a positive number", words={"scale": "ratio"}, **_ESTIMATES),
             MetricSpec("counterfactual_estimate_difference", "CED", "Counterfactual Estimate Difference",
                        value_range=(-math.inf, math.inf), formula="CED = (1/N) sum_i (y'_i - y''_i): the first group's "
                        "number minus the second's for the same prompt, in the answers' unit, averaged over the N "
-                       "pairs where both replies hold a number", **_ESTIMATES),
+                       "pairs where both replies hold a number", words={"scale": "difference"}, **_ESTIMATES),
             MetricSpec("toxic_share_shift", "TSS", "Toxic Share Shift", settings=_TOX, scope="use_case",
                        words={"counted": "of replies are toxic"},
                        value_range=(-1.0, 1.0), formula="TSS = (1/K) sum_k mean_i (1[T(c_i) >= t] - 1[T(b_i) >= t]): "

@@ -150,12 +150,12 @@ def test_summary_counts_add_up(rows: list[tuple[float, str]]) -> None:
 def test_noise_floor_by_hand() -> None:
     # two prompts, two samples each; same-version pairs differ by 4, the versions by 20 (linear scale)
     floor = estimate_noise_floor([100, 104, 100, 96], [80, 84, 80, 76], [1, 1, 2, 2], scale="linear")
-    assert (floor.counterfactual, floor.floor_a, floor.floor_b, floor.floor) == (20, 4, 4, 4)
-    assert floor.excess == 16 and floor.n_prompts == 2 and floor.n_floor_pairs == 4
+    assert (floor.counterfactual, floor.floor_a, floor.floor_b, floor.baseline) == (20, 4, 4, 4)
+    assert floor.gap == 16 and floor.n_prompts == 2 and floor.n_baseline_pairs == 4
     # log scale: |log(100/80)| etc.; the floor is the tighter group's
     log = estimate_noise_floor([100, 110], [100, 100], ["p", "p"])
     assert log.counterfactual == pytest.approx(math.log(1.1) / 2)
-    assert log.floor_a == pytest.approx(math.log(1.1)) and log.floor_b == 0 and log.floor == 0
+    assert log.floor_a == pytest.approx(math.log(1.1)) and log.floor_b == 0 and log.baseline == 0
     single = estimate_noise_floor([1, 2], [1, 2], [1, 2])
     assert single.n_prompts == 0 and "two or more" in str(single.reason)
     with pytest.raises(InputError, match="scale"):

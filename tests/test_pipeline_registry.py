@@ -42,10 +42,7 @@ PACKAGE = Path(evenhand.__file__).parent
 #: compare two runs of the use case, so that no plan chooses them and no pipeline family computes them
 ASSESSED = {k for k, m in METRICS.items() if FAMILIES[m.family].risk != ADVERSARIAL}
 FAST = {"store": None, "progress": False, "n_resamples": 50}
-#: Registry families whose pipeline family is not there yet: issue 36's numeric outcomes (estimation) are declared,
-#: planned and computed by evenhand.metrics; their pipeline family comes after the issue-35 refactor of the pipeline.
-AWAITING_PIPELINE = {"estimation"}
-AWAITING = {k for k, m in METRICS.items() if m.family in AWAITING_PIPELINE}
+
 
 
 def _plannable_keys() -> set[str]:
@@ -79,7 +76,7 @@ def test_every_plannable_metric_is_declared_produced_by_one_family_and_titled() 
     for key in keys:
         spec = METRICS[key]
         producers = [t for t in FAMILY_TYPES if spec.family in t.metric_families]
-        assert len(producers) == (0 if key in AWAITING else 1), key
+        assert len(producers) == 1, key
         assert (
             spec.title
             and spec.full_name
@@ -92,8 +89,7 @@ def test_every_registry_family_has_exactly_one_pipeline_family() -> None:
     for family, spec in FAMILIES.items():
         assert family_keys(family)
         produced = sum(family in t.metric_families for t in FAMILY_TYPES)
-        # the red team computes its own
-        assert produced == (0 if spec.risk == ADVERSARIAL or family in AWAITING_PIPELINE else 1), family
+        assert produced == (0 if spec.risk == ADVERSARIAL else 1), family  # the red team computes its own
 
 
 def test_each_metric_function_takes_the_settings_the_registry_names() -> None:
@@ -156,12 +152,20 @@ def _records_of_every_family() -> list[Any]:
         positive_label="1",
         **FAST,
     )
-    return [r for a in (text, cls, rec, decisions) for r in a.records]
+    numbers = evenhand.assess(  # task estimation: a number per reply, compared between the versions
+        task="estimation",
+        prompts=["What salary for Mrs. Lee? Reply in dollars.", "What salary for Mr. Lee? Reply in dollars."],
+        attributes=["gender"],
+        client=lambda p, **_: "$70,000" if "Mr." in p else "About $65k",
+        count=2,
+        **FAST,
+    )
+    return [r for a in (text, cls, rec, decisions, numbers) for r in a.records]
 
 
 def test_results_agree_with_the_declared_range_and_direction() -> None:
     records = _records_of_every_family()
-    assert {r.key for r in records} == ASSESSED - AWAITING
+    assert {r.key for r in records} == ASSESSED
     for r in records:
         spec = METRICS[r.key]
         assert r.result.name == spec.name, r.key

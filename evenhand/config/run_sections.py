@@ -1,6 +1,6 @@
 """The run sections (``generation``, ``scoring``, ``classification``, ``recommendation``, ``estimation``,
-``statistics``, ``thresholds``), gathered in :class:`RunSettings`: what a run needs besides the use case and its
-responses."""
+``impact_ratios``, ``statistics``, ``thresholds``), gathered in :class:`RunSettings`: what a run needs besides the
+use case and its responses."""
 
 from __future__ import annotations
 
@@ -210,6 +210,23 @@ class EstimationConfig(_Section):
         return value.strip() if value is not None else None
 
 
+class ImpactRatiosConfig(_Section):
+    """The impact-ratio table of NYC Local Law 144 (docs/regulation.md): selection or scoring rates and impact ratios
+    per sex, race/ethnicity and their intersection, read from the groups of two attributes."""
+
+    table: Annotated[
+        bool | None,
+        Field(description="make it: null (default) for estimation only, true for classification too, false never"),
+    ] = None
+    sex_attribute: Annotated[str, Field(description="the attribute whose groups are the sex categories")] = "gender"
+    race_attribute: Annotated[
+        str, Field(description="the attribute whose groups are the race/ethnicity categories")
+    ] = "race"
+    min_share: Annotated[
+        float, Field(ge=0.0, lt=1.0, description="leave categories under this share out of the ratios (LL144: 2%)")
+    ] = 0.02
+
+
 class StatisticsConfig(_Section):
     ci: Annotated[float | None, Field(gt=0.0, lt=1.0, description="interval level; null = no intervals")] = 0.95
     n_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
@@ -288,6 +305,7 @@ class RunSettings(_Section):
     classification: ClassificationConfig = Field(default_factory=lambda: ClassificationConfig())
     recommendation: RecommendationConfig = Field(default_factory=lambda: RecommendationConfig())
     estimation: EstimationConfig = Field(default_factory=lambda: EstimationConfig())
+    impact_ratios: ImpactRatiosConfig = Field(default_factory=lambda: ImpactRatiosConfig())
     statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
     thresholds: list[Threshold] = Field(default_factory=list)
 

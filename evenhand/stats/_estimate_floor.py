@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from evenhand._json import finite_or_none
 from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length
 from evenhand.errors import InputError
 from evenhand.stats._intervals import Interval
@@ -33,51 +34,49 @@ class EstimateFloor:
     """The spread between the two versions' numbers beside the spread between two samples of one version.
 
     ``counterfactual`` is the mean distance ``d(a_j, b_j)`` over the counterfactual pairs, ``floor_a`` (``floor_b``)
-    the mean distance between consecutive samples of group A's (B's) version, ``floor`` the smaller of the two, and
-    ``excess = counterfactual - floor`` (above 0: the versions' numbers differ more than sampling alone explains).
-    ``d`` is ``|log(x / y)|`` on the ``"log"`` scale (a relative spread: 0.1 is about 10%; pairs with a number of 0
-    or less are left out) and ``|x - y|`` on the ``"linear"`` one (in the answers' unit). ``p_value``: the one-sided
-    swap test that the floor is below the counterfactual spread (NaN unless asked for with ``n_permutations``).
+    the mean distance between consecutive samples of group A's (B's) version, ``baseline`` the smaller of the two (the
+    floor), and ``gap = counterfactual - baseline`` (above 0: the versions' numbers differ more than sampling alone
+    explains). ``d`` is ``|log(x / y)|`` on the ``"log"`` scale (a relative spread: 0.1 is about 10%; pairs with a
+    number of 0 or less are left out) and ``|x - y|`` on the ``"linear"`` one (in the answers' unit). ``p_value``: the
+    one-sided swap test that the floor is below the counterfactual spread (NaN unless asked for with
+    ``n_permutations``). The fields are named as :class:`~evenhand.stats.NoiseFloor`'s, so a metric row reads either.
     """
 
     scale: Scale
     counterfactual: float
-    floor: float
+    baseline: float
     floor_a: float
     floor_b: float
-    excess: float
-    excess_interval: Interval
+    gap: float
+    gap_interval: Interval
     n_prompts: int
     n_counterfactual_pairs: int
-    n_floor_pairs: int
+    n_baseline_pairs: int
     p_value: float = math.nan
     n_permutations: int = 0
     reason: str | None = None
 
     @property
     def distinguishable(self) -> bool:
-        """True when the excess's interval lies above 0: the versions' numbers differ more than two samples of one
+        """True when the gap's interval lies above 0: the versions' numbers differ more than two samples of one
         version do."""
-        return self.excess_interval.is_defined and self.excess_interval.low > 0
+        return self.gap_interval.is_defined and self.gap_interval.low > 0
 
     def summary(self) -> dict[str, Any]:
-        def clean(x: float) -> float | None:
-            return None if math.isnan(x) else float(x)
-
         return {
             "scale": self.scale,
-            "counterfactual": clean(self.counterfactual),
-            "floor": clean(self.floor),
-            "floor_a": clean(self.floor_a),
-            "floor_b": clean(self.floor_b),
-            "excess": clean(self.excess),
-            "excess_low": clean(self.excess_interval.low),
-            "excess_high": clean(self.excess_interval.high),
-            "level": self.excess_interval.level,
+            "counterfactual": finite_or_none(self.counterfactual),
+            "baseline": finite_or_none(self.baseline),
+            "floor_a": finite_or_none(self.floor_a),
+            "floor_b": finite_or_none(self.floor_b),
+            "gap": finite_or_none(self.gap),
+            "gap_low": finite_or_none(self.gap_interval.low),
+            "gap_high": finite_or_none(self.gap_interval.high),
+            "level": self.gap_interval.level,
             "n_prompts": self.n_prompts,
             "n_counterfactual_pairs": self.n_counterfactual_pairs,
-            "n_floor_pairs": self.n_floor_pairs,
-            "p_value": clean(self.p_value),
+            "n_baseline_pairs": self.n_baseline_pairs,
+            "p_value": finite_or_none(self.p_value),
             "reason": self.reason,
         }
 
@@ -110,11 +109,11 @@ def estimate_noise_floor(
     from the group-B version's, both for prompt ``prompt_ids[i]`` (NaN where a reply held no number: left out). A
     prompt's rows are its samples in order; only prompts with two or more take part (the others are counted in
     ``reason``). ``scale``, the fields and the swap test (``n_permutations`` > 0; ``stop_after`` ends it early where
-    there is clearly nothing) as in :class:`EstimateFloor`; intervals resample prompts, the excess's widened for few
+    there is clearly nothing) as in :class:`EstimateFloor`; intervals resample prompts, the gap's widened for few
     prompts as the similarity floor's is.
 
     >>> a = [100, 104, 100, 96] ; b = [80, 84, 80, 76] ; ids = [1, 1, 2, 2]
-    >>> round(estimate_noise_floor(a, b, ids, scale="linear").excess, 6)
+    >>> round(estimate_noise_floor(a, b, ids, scale="linear").gap, 6)
     16.0
     """
     if scale not in ("log", "linear"):
@@ -125,7 +124,7 @@ def estimate_noise_floor(
     check_same_length(estimates_a=a, estimates_b=b, prompt_ids=ids)
     labels, codes, first, second = consecutive_rows(ids)
     rows = np.flatnonzero(np.isin(codes, codes[first]))
-    # the similarity floor's maths on -distance: its "larger floor" is the smaller spread, its gap the excess spread
+    # the similarity floor's maths on -distance: its "larger floor" is the smaller spread, its gap the spread's excess
     same = -np.concatenate([_distance(a[first], a[second], scale), _distance(b[first], b[second], scale)])
     floor = noise_floor_from_scores(
         -_distance(a[rows], b[rows], scale),
@@ -148,14 +147,14 @@ def estimate_noise_floor(
     return EstimateFloor(
         scale=scale,
         counterfactual=-floor.counterfactual,
-        floor=-floor.baseline,
+        baseline=-floor.baseline,
         floor_a=-floor.floor_a,
         floor_b=-floor.floor_b,
-        excess=floor.gap,
-        excess_interval=floor.gap_interval,
+        gap=floor.gap,
+        gap_interval=floor.gap_interval,
         n_prompts=floor.n_prompts,
         n_counterfactual_pairs=floor.n_counterfactual_pairs,
-        n_floor_pairs=floor.n_baseline_pairs,
+        n_baseline_pairs=floor.n_baseline_pairs,
         p_value=p,
         n_permutations=n_permutations if not math.isnan(p) else 0,
         reason=floor.reason,
