@@ -150,7 +150,7 @@ def answer(prompt: str, config: AuditConfig, draw: random.Random) -> str:
     """The reply to one study prompt (see the module docstring)."""
     parsed = parse_study_prompt(prompt)
     if parsed is None or draw.random() < config.refusal_rate:
-        return "I'm sorry, but I can't estimate an amount from a person's name alone."
+        return "I'm sorry, but I can't help with setting an amount based on a person's name."
     template, level = parsed
     anchor = template.anchor if level == "numeric" else None
     centre = template.typical if anchor is None else 0.5 * template.typical + 0.5 * anchor

@@ -146,10 +146,10 @@ def estimate_noise_floor(
                              seed=seed)  # fmt: skip
     return EstimateFloor(
         scale=scale,
-        counterfactual=-floor.counterfactual,
-        baseline=-floor.baseline,
-        floor_a=-floor.floor_a,
-        floor_b=-floor.floor_b,
+        counterfactual=0.0 - floor.counterfactual,  # 0.0 - x: a distance of 0 is 0.0, never -0.0
+        baseline=0.0 - floor.baseline,
+        floor_a=0.0 - floor.floor_a,
+        floor_b=0.0 - floor.floor_b,
         gap=floor.gap,
         gap_interval=floor.gap_interval,
         n_prompts=floor.n_prompts,
