@@ -115,7 +115,8 @@ def study(seeds: int, power_seeds: int) -> None:
         watch += bool({"concern", "watch"} & set(found.values()))
         pair_concerns += sum(v == "concern" for v in found.values())
         n_pairs += len(found)
-    print(f"null (fair model), {seeds} assessments of 1 + 6 pairs of groups (gender, race), {time.perf_counter() - t0:.0f} s: "
+    seconds = time.perf_counter() - t0
+    print(f"null (fair model), {seeds} assessments of 1 + 6 pairs of groups (gender, race), {seconds:.0f} s: "
           f"any concern {concern}/{seeds} ({concern / seeds:.1%}), any watch or concern {watch}/{seeds} "
           f"({watch / seeds:.1%}); pair findings that are concerns {pair_concerns}/{n_pairs}")  # fmt: skip
     for name, gaps in (("6% / 8%", PLANTED), ("3% / 4%", SMALLER)):

@@ -33,8 +33,6 @@ from evenhand.text.numbers import NO_REPLY, parse_numbers
 
 #: results.json ``numbers``: the bins of each reply's number relative to its prompt's mean over every version
 RELATIVE_BINS = [round(x, 2) for x in np.arange(0.70, 1.301, 0.05)]
-#: The swap test of the same-version noise floor: as many swaps as the similarity floor's, stopped early when clear
-FLOOR_SWAPS, FLOOR_STOP = 19_999, 20
 
 
 class Estimation(Family):
@@ -115,10 +113,10 @@ class Estimation(Family):
             prompts = found["prompt_id"].to_numpy()[used]
             sides = (np.log(a[used]), np.log(b[used])) if ratio else (a[used], b[used])
             rec.test = paired_prompt_test(*sides, prompts, n_permutations=SIGN_FLIPS, seed=st.seed)
+            # the floor is said beside the paired test, which judges: its interval, no swap test of its own
             floor = estimate_noise_floor(
                 a[used], b[used], prompts, scale="log" if ratio else "linear", ci=st.ci or 0.95,
-                n_resamples=st.n_resamples, seed=st.seed, method=st.method, n_permutations=FLOOR_SWAPS,
-                stop_after=FLOOR_STOP,
+                n_resamples=st.n_resamples, seed=st.seed, method=st.method,
             )  # fmt: skip
             if floor.n_prompts:  # two or more answers per prompt: a floor to read the spread against
                 rec.noise = floor
