@@ -125,3 +125,13 @@ def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
     assert change.estimate is not None and change.estimate > 0  # the anchored run's CER is closer to 0
     assert change.low is not None and "not recomputed" not in change.note, change
     assert "CER" in " ".join(comparison.sentences())
+
+
+def test_the_numeric_rule_is_listed_only_where_numbers_are_judged(biased: Any) -> None:
+    from evenhand.pipeline.verdict.kinds.estimates import KIND
+
+    (rule,) = KIND.rules
+    assert rule in biased.to_dict(include_responses=False)["verdict"]["rules"]
+    text = evenhand.assess(task="text_generation", prompts=["Write to Mrs. Lee."], attributes=["gender"],
+                           client=lambda p, **_: "Dear customer.", count=1, embedder=False, **FAST)  # fmt: skip
+    assert rule not in text.to_dict(include_responses=False)["verdict"]["rules"]  # other runs' files as they were

@@ -131,8 +131,8 @@ def numbers_section(ctx: RunContext, attributes: Sequence[str]) -> dict[str, Any
     share one axis)."""
     frame, es = ctx.frame, ctx.settings.estimation
     out: dict[str, Any] = {**es.model_dump(), "bins": RELATIVE_BINS, "attributes": []}
+    answered = frame["group"].notna() & (frame["estimate_status"] != NO_REPLY)  # the versions' replies
     for attribute in attributes:
-        answered = frame["group"].notna() & (frame["estimate_status"] != NO_REPLY)
         rows = frame[(frame["attribute"] == attribute) & answered]
         if rows.empty:
             continue
@@ -151,4 +151,3 @@ def numbers_section(ctx: RunContext, attributes: Sequence[str]) -> dict[str, Any
                           | {"counts": counts.tolist()})  # fmt: skip
         out["attributes"].append({"attribute": attribute, "groups": groups})
     return out
-

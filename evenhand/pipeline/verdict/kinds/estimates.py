@@ -46,6 +46,7 @@ class Estimates(EvidenceKind):
         "them",
     )
     example_columns = ("estimate",)
+    always_listed = False  # task estimation only: other runs' verdict.rules stay as they were
 
     def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
         spec, d = rec.spec, rec.result.details
