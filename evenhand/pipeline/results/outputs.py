@@ -69,7 +69,7 @@ def write_outputs(
     # Each file is written under a hidden name first and renamed into place once all of them are written: a failure
     # half-way (a full disk, a rendering error) leaves the previous run's files whole, never a mix of two runs.
     names = ["results.json", "metrics.csv", *([f"responses.{responses}"] if responses != "none" else [])]
-    impact = assessment.impact_ratios
+    impact = getattr(assessment, "impact_ratios", None)  # the LL144 table; a red team's result has none
     if impact is not None:
         names.append("impact_ratios.csv")
     staged = {name: out / f".staging.{name}" for name in [*names, *(["report.html"] if html else [])]}  # suffix kept
