@@ -125,6 +125,14 @@ def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
     assert change.estimate is not None and change.estimate > 0  # the anchored run's CER is closer to 0
     assert change.low is not None and "not recomputed" not in change.note, change
     assert "CER" in " ".join(comparison.sentences())
+    # from the files each run wrote: CER rebuilt from the stored numbers (the estimate column of the responses)
+    for name, run in (("low", low), ("anchor", anchored)):
+        write_outputs(run, tmp_path / name, html=False)
+    from_files = evenhand.compare(tmp_path / "low" / "results.json", tmp_path / "anchor" / "results.json",
+                                  labels=["low", "anchor"], n_resamples=200)  # fmt: skip
+    (stored,) = [r for r in from_files.rows if r.metric == "CER"]
+    assert stored.values["anchor"] == pytest.approx(gap["anchor"])
+    assert stored.differences["anchor"].estimate == pytest.approx(change.estimate)
 
 
 def test_the_numeric_rule_is_listed_only_where_numbers_are_judged(biased: Any) -> None:
