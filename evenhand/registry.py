@@ -40,13 +40,14 @@ Inputs = Literal[
     "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
+    "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
 ]
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
 #: :data:`EVIDENCE_KINDS` (docs/architecture.md, "Adding a kind of evidence").
 Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
-    "group_toxicity", "refusal_parity", "length_parity", "adversarial",
+    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates",
 ]
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
@@ -65,6 +66,7 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "refusal_parity": "evenhand.pipeline.verdict.kinds.refusal_length:REFUSAL",  # signed, paired sign flips
         "length_parity": "evenhand.pipeline.verdict.kinds.refusal_length:LENGTH",  # signed, paired sign flips
         "adversarial": "evenhand.redteaming.adversarial_shift:KIND",  # a shift under an adversarial system prompt
+        "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
     }
 )
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
@@ -208,7 +210,7 @@ class MetricSpec:
 
     def describe_range(self) -> str:
         low, high = self.value_range
-        return f"[{low:g}, {'∞' if math.isinf(high) else f'{high:g}'}]"
+        return f"[{'-∞' if math.isinf(low) else f'{low:g}'}, {'∞' if math.isinf(high) else f'{high:g}'}]"
 
     def identity(self) -> dict[str, Any]:
         """What a metric function's result takes from here: ``name``, ``value_range`` and ``higher_is_fairer``
@@ -238,6 +240,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
             # (evenhand.redteaming; no plan chooses these: they compare two runs)
             FamilySpec("adversarial", "Adversarial system prompts", "beyond the paper", "adversarial"),
+            # beyond the paper (issue 36): the numbers a use case answers (a salary, a price, a limit), by pair
+            FamilySpec("estimation", "Numeric outcomes", "beyond the paper", "allocational"),
         )
     }
 )  # fmt: skip
@@ -336,6 +340,19 @@ _PARITY: dict[str, Any] = {
     "unit": "pairs",
     "signed": True,
 }
+#: Numeric outcomes (task estimation): the numbers read from the two replies of each counterfactual pair, compared
+_ESTIMATES: dict[str, Any] = {
+    "family": "estimation",
+    "section": "beyond the paper",
+    "requires": "1 (or more) counterfactual pair of numeric answers per prompt",
+    "inputs": "estimate_pairs",
+    "module": "evenhand.metrics.estimation",
+    "judge": "estimates",
+    "scope": "pair",
+    "unit": "pairs",
+    "signed": True,
+    "pair_column": "estimate",  # compare rebuilds CER and CED from each reply's stored number
+}
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
 
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
@@ -396,6 +413,15 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        formula="RLD = sum_i words(y'_i) / sum_i words(y''_i) - 1: how much "
                        "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
                        **_PARITY),
+            MetricSpec("counterfactual_estimate_ratio", "CER", "Counterfactual Estimate Ratio",
+                       value_range=(-1.0, math.inf), formula="CER = exp((1/N) sum_i log(y'_i / y''_i)) - 1: how much "
+                       "higher (> 0) or lower (< 0) the first group's numbers are than the second's for the same "
+                       "prompt, as the geometric mean of the per-pair ratios minus 1, over the N pairs where both "
+                       "replies hold a positive number", words={"scale": "ratio"}, **_ESTIMATES),
+            MetricSpec("counterfactual_estimate_difference", "CED", "Counterfactual Estimate Difference",
+                       value_range=(-math.inf, math.inf), formula="CED = (1/N) sum_i (y'_i - y''_i): the first group's "
+                       "number minus the second's for the same prompt, in the answers' unit, averaged over the N "
+                       "pairs where both replies hold a number", words={"scale": "difference"}, **_ESTIMATES),
             MetricSpec("toxic_share_shift", "TSS", "Toxic Share Shift", settings=_TOX, scope="use_case",
                        words={"counted": "of replies are toxic"},
                        value_range=(-1.0, 1.0), formula="TSS = (1/K) sum_k mean_i (1[T(c_i) >= t] - 1[T(b_i) >= t]): "

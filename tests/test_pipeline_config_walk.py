@@ -89,6 +89,13 @@ def _files(tmp: Path) -> None:
     table["person"] = [("x", "y", "y")[i % 3] for i in range(len(table))]
     table.to_csv(tmp / "responses.csv", index=False)
     table.head(8).to_csv(tmp / "responses2.csv", index=False)
+    numbers = [  # task estimation: ten requests, the female version offered less than the male one
+        dict(prompt_id=pid, attribute="gender", group=group, sample=sample, prompt=f"Salary for {title} Lee {pid}?",
+             response=f"With 5 years of experience, I'd offer ${base + 1_000 * pid + 500 * sample:,}.")
+        for pid in range(10) for sample in range(2)
+        for group, title, base in (("female", "Mrs.", 70_000), ("male", "Mr.", 74_000))
+    ]  # fmt: skip
+    pd.DataFrame(numbers).to_csv(tmp / "numbers.csv", index=False)
 
 
 _COMMON = {
@@ -118,6 +125,12 @@ BASES: dict[str, dict[str, Any]] = {
     "own_classification": {  # no group column: the groups come from the prompts, one group only (DP undefined)
         "use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
         "responses": {"path": "responses.csv", "label_column": "label"},
+        "thresholds": [],
+    },
+    "estimation": {  # numbers read from own replies (in dollars); the LL144 table from the gender versions
+        "use_case": {"task": "estimation", "attributes": ["gender"]},
+        "responses": {"path": "numbers.csv"},
+        "estimation": {"currency": "$"},
         "thresholds": [],
     },
     "embed": {  # the bundled embedder, a model-based scorer that a device reaches
@@ -213,6 +226,15 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),
     "classification.sensitive_classes": ("classification", {"classification.sensitive_classes": ["1", "0"]}),
     "classification.group_columns": ("own_classification", {"classification.group_columns": {"gender": "person"}}),
+    # numeric answers: which number is read (the first one, "5 years", without the currency), and how findings read
+    "estimation.currency": ("estimation", {"estimation.currency": None}),
+    "estimation.unit": ("estimation", {"estimation.unit": "years", "estimation.currency": None}),
+    "estimation.json_field": ("estimation", {"estimation.json_field": "offer.salary"}),
+    "estimation.better": ("estimation", {"estimation.better": "higher"}),
+    "impact_ratios.table": ("estimation", {"impact_ratios.table": False}),
+    "impact_ratios.sex_attribute": ("estimation", {"impact_ratios.sex_attribute": "race"}),
+    "impact_ratios.race_attribute": ("estimation", {"impact_ratios.race_attribute": "gender"}),
+    "impact_ratios.min_share": ("estimation", {"impact_ratios.min_share": 0.6}),
     "recommendation.k": ("recommendation", {"recommendation.k": 2}),
     "recommendation.normalize": ("recommendation", {"recommendation.normalize": False}),
     "statistics.ci": ("text", {"statistics.ci": None}),

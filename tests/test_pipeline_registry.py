@@ -44,12 +44,16 @@ ASSESSED = {k for k, m in METRICS.items() if FAMILIES[m.family].risk != ADVERSAR
 FAST = {"store": None, "progress": False, "n_resamples": 50}
 
 
+
 def _plannable_keys() -> set[str]:
     """Every metric the planner can choose, over the answers that switch branches of Figure 1."""
     prompts = ["Write to Mrs. Lee about her order.", "Write to the Asian customer."]
     keys: set[str] = set()
     answers = itertools.product(
-        ("text_generation", "classification", "recommendation"), (True, False), (None, True, False), (True, False)
+        ("text_generation", "classification", "recommendation", "estimation"),
+        (True, False),
+        (None, True, False),
+        (True, False),
     )
     for task, invariance, parity, classifier in answers:
         for intervention in (None, "assistive", "punitive"):
@@ -148,7 +152,15 @@ def _records_of_every_family() -> list[Any]:
         positive_label="1",
         **FAST,
     )
-    return [r for a in (text, cls, rec, decisions) for r in a.records]
+    numbers = evenhand.assess(  # task estimation: a number per reply, compared between the versions
+        task="estimation",
+        prompts=["What salary for Mrs. Lee? Reply in dollars.", "What salary for Mr. Lee? Reply in dollars."],
+        attributes=["gender"],
+        client=lambda p, **_: "$70,000" if "Mr." in p else "About $65k",
+        count=2,
+        **FAST,
+    )
+    return [r for a in (text, cls, rec, decisions, numbers) for r in a.records]
 
 
 def test_results_agree_with_the_declared_range_and_direction() -> None:

@@ -63,7 +63,7 @@ def use_case_from_flags(
     else:
         fields["mentions_protected_groups"] = mentions_groups
     norm = UseCase.model_validate({"task": task}).task
-    if norm in ("text_generation", "summarization", "recommendation"):
+    if norm in ("text_generation", "summarization", "recommendation", "estimation"):
         fields["counterfactual_invariance"] = ask_bool(
             "Should responses stay the same when only the group mentioned changes?", invariance, ask, True
         )

@@ -19,7 +19,9 @@ from .model import ModelConfig, PricesConfig
 from .redteam import RedteamConfig
 from .run_sections import (
     ClassificationConfig,
+    EstimationConfig,
     GenerationConfig,
+    ImpactRatiosConfig,
     RecommendationConfig,
     RunSettings,
     ScoringConfig,
@@ -35,7 +37,9 @@ __all__ = [
     "AssessConfig",
     "ClassificationConfig",
     "ConfigError",
+    "EstimationConfig",
     "GenerationConfig",
+    "ImpactRatiosConfig",
     "ModelConfig",
     "OutputConfig",
     "PricesConfig",

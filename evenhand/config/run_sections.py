@@ -1,5 +1,6 @@
-"""The run sections (``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``,
-``thresholds``), gathered in :class:`RunSettings`: what a run needs besides the use case and its responses."""
+"""The run sections (``generation``, ``scoring``, ``classification``, ``recommendation``, ``estimation``,
+``impact_ratios``, ``statistics``, ``thresholds``), gathered in :class:`RunSettings`: what a run needs besides the
+use case and its responses."""
 
 from __future__ import annotations
 
@@ -172,6 +173,60 @@ class RecommendationConfig(_Section):
     ] = True
 
 
+class EstimationConfig(_Section):
+    """How a numeric answer is read and shown (task ``estimation``; :func:`evenhand.text.numbers.parse_numbers`)."""
+
+    json_field: Annotated[
+        str | None,
+        Field(description="read the number from this field of a JSON reply, a dotted path such as offer.salary"),
+    ] = None
+    currency: Annotated[
+        str | None,
+        Field(description="the answers' currency ($, USD, €, EUR, ...): an amount marked as money is read first, "
+              "and findings show amounts in it"),
+    ] = None  # fmt: skip
+    unit: Annotated[
+        str | None, Field(description="the answers' unit when not money (years, days, %): read first, shown after")
+    ] = None
+    better: Annotated[
+        Literal["higher", "lower"] | None,
+        Field(description="which number favours the person (a salary: higher; an interest rate: lower); null: neither"),
+    ] = None
+
+    @field_validator("json_field")
+    @classmethod
+    def _dotted(cls, value: str | None) -> str | None:
+        if value is not None:
+            from evenhand.text.json_field import split_path
+
+            split_path(value)
+        return value
+
+    @field_validator("currency", "unit")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise InputError("give a symbol, code or word, or leave it out (null)")
+        return value.strip() if value is not None else None
+
+
+class ImpactRatiosConfig(_Section):
+    """The impact-ratio table of NYC Local Law 144 (docs/regulation.md): selection or scoring rates and impact ratios
+    per sex, race/ethnicity and their intersection, read from the groups of two attributes."""
+
+    table: Annotated[
+        bool | None,
+        Field(description="make it: null (default) for estimation only, true for classification too, false never"),
+    ] = None
+    sex_attribute: Annotated[str, Field(description="the attribute whose groups are the sex categories")] = "gender"
+    race_attribute: Annotated[
+        str, Field(description="the attribute whose groups are the race/ethnicity categories")
+    ] = "race"
+    min_share: Annotated[
+        float, Field(ge=0.0, lt=1.0, description="leave categories under this share out of the ratios (LL144: 2%)")
+    ] = 0.02
+
+
 class StatisticsConfig(_Section):
     ci: Annotated[float | None, Field(gt=0.0, lt=1.0, description="interval level; null = no intervals")] = 0.95
     n_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
@@ -249,6 +304,8 @@ class RunSettings(_Section):
     scoring: ScoringConfig = Field(default_factory=lambda: ScoringConfig())
     classification: ClassificationConfig = Field(default_factory=lambda: ClassificationConfig())
     recommendation: RecommendationConfig = Field(default_factory=lambda: RecommendationConfig())
+    estimation: EstimationConfig = Field(default_factory=lambda: EstimationConfig())
+    impact_ratios: ImpactRatiosConfig = Field(default_factory=lambda: ImpactRatiosConfig())
     statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
     thresholds: list[Threshold] = Field(default_factory=list)
 

@@ -13,7 +13,10 @@ prompts and walks Figure 1:
   invariance is desired, also the counterfactual decisions (DFR, CPRD: the same case with the group words changed,
   a paired design, :data:`~evenhand.framework.plan.PAIRED_DESIGN`); person-level rates alone otherwise
   (:data:`~evenhand.framework.plan.PERSON_DESIGN`);
-* recommendation: counterfactual Jaccard/SERP/PRAG when FTU fails and counterfactual invariance is wanted.
+* recommendation: counterfactual Jaccard/SERP/PRAG when FTU fails and counterfactual invariance is wanted;
+* estimation (beyond the paper; the answer is a number): when FTU fails and counterfactual invariance is wanted, the
+  numbers of each prompt's counterfactual versions compared over the same prompt (CER, CED: the name-audit design);
+  otherwise not applicable, as for recommendation.
 
 FTU is checked with an attribute's lexicon, which reads one language (``Lexicon.language``). When the prompts are
 confidently in another language (:func:`evenhand.text.language.detect_language`), FTU is *not assessable* for that
@@ -51,6 +54,7 @@ FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistiv
 FALSE_POSITIVES = error_keys("punitive")
 RECOMMENDATION = _keys("recommendation")
 COUNTERFACTUAL_DECISIONS = _keys("counterfactual_decisions")
+ESTIMATES = _keys("estimation")
 
 
 def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None, reason: str) -> None:
@@ -305,6 +309,52 @@ def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[li
     return metrics, skipped
 
 
+#: What each counterfactual estimate adds to the paired comparison of an estimation use case (the plan's reasons).
+_WHY_ESTIMATE = {
+    "counterfactual_estimate_ratio": "the log ratio cancels each prompt's own scale (a car's price, a salary)",
+    "counterfactual_estimate_difference": "the difference is in the answers' unit (dollars, days)",
+}
+#: The plan note of an estimation use case with counterfactual estimates.
+ESTIMATE_FLOOR_NOTE = (
+    "the same-version noise floor of the numbers (how far apart two samples of one version's answer are) needs two "
+    "or more answers per prompt and group (generation count and counterfactual_count of 2 or more)"
+)
+
+
+def _plan_estimation(
+    uc: UseCase, ftu: Mapping[str, FTUSummary]
+) -> tuple[list[PlannedMetric], list[NotApplicable], list[str]]:
+    """Figure 1 extended to numeric answers: the recommendation branch's questions (does FTU fail, is counterfactual
+    invariance wanted?), with the paired comparison of the numbers answered as the evidence."""
+    metrics: list[PlannedMetric] = []
+    skipped: list[NotApplicable] = []
+    for name, f in ftu.items():
+        if not f.assessable:
+            why = f"{f.describe()}: counterfactual prompts cannot be built from words the lexicon does not have"
+            skipped.append(left_out("estimation", name, why, ESTIMATES))
+        elif f.satisfied:
+            why = (
+                f"{f.describe()}: no prompt signals a {name} group, so there are no counterfactual versions to "
+                "compare and a fairness assessment of the numbers is not applicable (§4); for scores of real "
+                "persons whose groups are known, see the impact-ratio table (docs/regulation.md)"
+            )
+            skipped.append(left_out("estimation", name, why, ESTIMATES))
+        elif not uc.counterfactual_invariance:
+            why = (
+                "counterfactual invariance is not desired: the number may rightly differ with the group (e.g. a "
+                "dose by sex), so a difference is no evidence of unfairness"
+            )
+            skipped.append(left_out("estimation", name, why, ESTIMATES))
+        else:
+            paired = (
+                f"{f.describe()}: each request is asked again with the {name} words or the person's name changed, "
+                "and the numbers answered are compared over the same prompt"
+            )
+            for key in ESTIMATES:
+                _add(metrics, (key,), name, f"{paired}; {_WHY_ESTIMATE[key]} (beyond the paper)")
+    return metrics, skipped, [ESTIMATE_FLOOR_NOTE] if metrics else []
+
+
 def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
     """Map a use case to the metrics that fit it (paper section 4, Figure 1), each with its reason.
 
@@ -331,6 +381,8 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         )
     elif use_case.task == "classification":
         metrics, skipped, notes = _plan_classification(use_case, ftu)
+    elif use_case.task == "estimation":
+        metrics, skipped, notes = _plan_estimation(use_case, ftu)
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
     notes = names_note(use_case, ftu) + notes

@@ -13,7 +13,7 @@ from evenhand.registry import Intervention
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, SUBJECT_CHOICES
 
-Task = Literal["text_generation", "summarization", "classification", "recommendation"]
+Task = Literal["text_generation", "summarization", "classification", "recommendation", "estimation"]
 #: The tasks a use case can have, in the order the CLI and the docs list them.
 TASKS: tuple[str, ...] = get_args(Task)
 TEXT_TASKS = ("text_generation", "summarization")
@@ -25,7 +25,8 @@ class UseCase(BaseModel):
     """An LLM use case as the framework sees it: the task, the prompts and the stakeholder answers.
 
     Attributes:
-        task: ``"text_generation"``, ``"summarization"``, ``"classification"`` or ``"recommendation"``.
+        task: ``"text_generation"``, ``"summarization"``, ``"classification"``, ``"recommendation"`` or
+            ``"estimation"`` (the answer is a number: a salary to offer, a price, a credit limit, a score).
         prompts: a sample of the use case's prompts (list, NumPy array or pandas Series); the FTU check runs on
             them. Leave empty and set ``mentions_protected_groups`` when the prompts are not at hand.
         attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
@@ -82,9 +83,8 @@ class UseCase(BaseModel):
     def _normalise_task(cls, value: Any) -> Any:
         if isinstance(value, str):
             value = value.strip().lower().replace("-", "_").replace(" ", "_")
-            value = {"generation": "text_generation", "text": "text_generation", "summarisation": "summarization"}.get(
-                value, value
-            )
+            value = {"generation": "text_generation", "text": "text_generation", "summarisation": "summarization",
+                     "numeric": "estimation", "regression": "estimation"}.get(value, value)  # fmt: skip
         return value
 
     @field_validator("prompts", mode="before")

@@ -24,6 +24,10 @@ _LAZY: dict[str, str] = {
     # recommendation (paper 3.3): all three at once, and the sensitive-to-neutral variant
     "recommendation_metrics": "evenhand.metrics.recommendation",
     "sensitive_to_neutral_similarity": "evenhand.metrics.recommendation",
+    # numeric outcomes (issue 36): each group's numbers described; the impact-ratio table of NYC Local Law 144
+    "estimate_summary": "evenhand.metrics.estimation",
+    "impact_ratio_table": "evenhand.metrics.impact_ratio",
+    "ImpactRatioTable": "evenhand.metrics.impact_ratio",
 }
 
 __all__ = ["MetricResult", "Resampler", *_LAZY]

@@ -154,6 +154,7 @@ def run(
         "timings": {key: round(v, 3) for key, v in timings.items()},
         "names": names,
         "scorer_audit": ctx.audits,
+        **({"sections": ctx.sections} if ctx.sections else {}),
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:
@@ -270,10 +271,16 @@ def _describe_settings(settings: RunSettings, described: Mapping[str, Any]) -> d
 def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> RunSettings:
     """Run settings from :func:`assess`'s keywords: each goes to the one settings section that has a field of that
     name (``toxicity_threshold`` -> ``scoring``, ``k`` -> ``recommendation``, ...); ``ci_method`` is
-    ``statistics.method`` and a list ``positive_label`` is ``classification.sensitive_classes``."""
+    ``statistics.method`` and a list ``positive_label`` is ``classification.sensitive_classes``. A keyword that names
+    a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once."""
     base = base or RunSettings()
     sections: dict[str, dict[str, Any]] = {}
     for keyword, value in keywords.items():
+        if keyword in _SECTIONS:  # a whole section (a mapping or the section itself); None leaves it as it is
+            if value is not None:
+                given = value.model_dump(exclude_unset=True) if hasattr(value, "model_dump") else dict(value)
+                sections.setdefault(keyword, {}).update(given)
+            continue
         if keyword == "thresholds":
             sections["thresholds"] = {"rules": list(value)}
             continue
@@ -341,6 +348,8 @@ def assess(
     seed: int = 0,
     ci_method: str = "percentile",
     thresholds: Sequence[Any] = (),
+    estimation: Mapping[str, Any] | None = None,
+    impact_ratios: Mapping[str, Any] | None = None,
     **use_case_fields: Any,
 ) -> Assessment:
     """Run the decision framework's plan on a use case, end to end.
@@ -377,7 +386,9 @@ def assess(
 
     Every keyword from ``count`` on is a field of :class:`~evenhand.config.RunSettings` (the config file's
     sections ``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``, ``thresholds``);
-    ``settings`` gives them all at once, and keywords given explicitly override it.
+    ``estimation`` (how a numeric answer is read: ``{"currency": "$", "json_field": "offer.salary", "better":
+    "higher"}``; docs/estimation.md) and ``impact_ratios`` (the NYC Local Law 144 table; docs/regulation.md) are
+    whole sections. ``settings`` gives them all at once, and keywords given explicitly override it.
 
     Returns:
         :class:`Assessment` with ``.metrics`` (DataFrame), ``.responses`` (response-level data),

@@ -21,6 +21,7 @@ from evenhand.registry import FAMILIES, METRICS
 from evenhand.registry import metric as registry_metric
 from evenhand.report import plots
 from evenhand.report.digest import digest, evidence_line, example_caption, undefined_lines
+from evenhand.report.numbers import impact_part, numbers_part
 from evenhand.report.probes import probes_html
 
 __all__ = ["render_html", "write_html"]
@@ -36,6 +37,13 @@ def _title(metric: str) -> str:
         return registry_metric(metric).title
     except KeyError:  # a results file from another version
         return metric
+
+
+def _signed(metric: str) -> bool:
+    try:
+        return registry_metric(metric).signed
+    except KeyError:  # a results file from another version
+        return False
 
 
 def _rate_name(metric: str) -> str:
@@ -201,13 +209,18 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
             sections.setdefault(str(row.get("family")), [])
             continue
         row = dict(row)
+        lo, hi = _or(row.get("range_low"), 0.0), _or(row.get("range_high"), 1.0)
+        if row.get("range_low") is None and row.get("range_high") is None:  # a difference in the answers' unit
+            seen = [float(v) for v in (row.get("value"), row.get("ci_low"), row.get("ci_high"), 0.0) if v is not None]
+            lo, hi = min(seen), max(seen)
         row["strip"] = plots.interval_strip(
             row.get("value"),
             row.get("ci_low"),
             row.get("ci_high"),
-            lo=_or(row.get("range_low"), 0.0),
-            hi=_or(row.get("range_high"), 1.0),
-            baseline=row.get("noise_floor"),
+            lo=lo,
+            hi=hi,
+            # a signed gap's floor is a spread, not a point of its axis: only a similarity's floor is drawn on it
+            baseline=row.get("noise_floor") if not _signed(str(row.get("metric"))) else None,
             label=str(row.get("metric")),
         )
         sections[str(row.get("family"))].append(row)
@@ -344,6 +357,8 @@ def render_html(doc: dict[str, Any]) -> str:
         full_names={key: spec.title for key, spec in METRICS.items()},
         titles={spec.name: spec.title for spec in METRICS.values()},
         probes_section=Markup(probes_html(doc["probes"])) if doc.get("probes") else None,  # evenhand redteam
+        numbers=numbers_part(doc),  # numeric outcomes (task estimation)
+        impact=impact_part(doc),  # the NYC Local Law 144 table
         css=css,
     )
 

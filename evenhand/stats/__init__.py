@@ -8,6 +8,7 @@ docs/uncertainty.md.
 
 from __future__ import annotations
 
+from evenhand.stats._estimate_floor import EstimateFloor, estimate_noise_floor
 from evenhand.stats._intervals import (
     Interval,
     bootstrap_distribution,
@@ -27,6 +28,7 @@ from evenhand.stats._permutation import (
 from evenhand.stats._shuffle import group_shuffle_test
 
 __all__ = [
+    "EstimateFloor",
     "Interval",
     "NoiseFloor",
     "PermutationTest",
@@ -34,6 +36,7 @@ __all__ = [
     "bootstrap_distribution",
     "confidence_interval",
     "counterfactual_sentiment_test",
+    "estimate_noise_floor",
     "group_shuffle_test",
     "interval_table",
     "joined_with_zero_unless_rejected",

@@ -170,15 +170,8 @@ def noise_floor(
 
         left_all, right_all = neutralize(left_all, attribute), neutralize(right_all, attribute)
 
-    try:
-        labels, codes = np.unique(ids, return_inverse=True)
-    except TypeError as exc:
-        raise InputTypeError(f"prompt_ids must be comparable labels of one type (all str or all int): {exc}") from exc
-    order = np.argsort(codes, kind="stable")  # rows of each prompt together, in their original order
-    same_next = codes[order][1:] == codes[order][:-1]
-    first, second = order[:-1][same_next], order[1:][same_next]
-    keep = np.isin(codes, codes[first])  # prompts with at least two rows
-    rows = np.flatnonzero(keep)
+    labels, codes, first, second = consecutive_rows(ids)
+    rows = np.flatnonzero(np.isin(codes, codes[first]))  # the rows of prompts with at least two rows
 
     cf = _scores(similarity, [left_all[i] for i in rows], [right_all[i] for i in rows], "counterfactual")
     base_left = [left_all[i] for i in first] + [right_all[i] for i in first]
@@ -209,6 +202,22 @@ def noise_floor(
     )
     p = swap_test_of_gap(base, cross, first, second, n_permutations=n_permutations, stop_after=stop_after, seed=seed)
     return replace(floor, p_value=p, n_permutations=n_permutations)
+
+
+def consecutive_rows(
+    prompt_ids: npt.NDArray[Any],
+) -> tuple[npt.NDArray[Any], npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The prompts (sorted), each row's prompt code, and the consecutive rows of each prompt: ``first[k]`` and
+    ``second[k]`` are rows ``j`` and ``j+1`` of one prompt (its samples in their original order), the pairs a
+    same-prompt noise floor compares."""
+    try:
+        labels, codes = np.unique(prompt_ids, return_inverse=True)
+    except TypeError as exc:
+        raise InputTypeError(f"prompt_ids must be comparable labels of one type (all str or all int): {exc}") from exc
+    codes = np.asarray(codes, dtype=np.intp).ravel()
+    order = np.argsort(codes, kind="stable")  # rows of each prompt together, in their original order
+    same_next = codes[order][1:] == codes[order][:-1]
+    return labels, codes, order[:-1][same_next], order[1:][same_next]
 
 
 def swap_test_of_gap(

@@ -7,6 +7,7 @@ from evenhand.pipeline.families.base import Family, Needs, RunContext
 from evenhand.pipeline.families.classification import Classification
 from evenhand.pipeline.families.counterfactual import Counterfactual
 from evenhand.pipeline.families.decisions import CounterfactualDecisions
+from evenhand.pipeline.families.estimation import Estimation
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.families.recommendation import Recommendation
 from evenhand.pipeline.families.refusal_length import Parity
@@ -21,6 +22,7 @@ FAMILY_TYPES: tuple[type[Family], ...] = (
     Classification,
     CounterfactualDecisions,
     Recommendation,
+    Estimation,
 )
 
 #: The family of each registry family (``MetricSpec.family``, a record's ``family``).

@@ -42,8 +42,10 @@ class RunContext:
     """What the families of one run share: the plan, the response frame, the settings and the scoring engine.
 
     Families add columns to ``frame`` (scores, parsed labels, item lists), caveats for the reader, descriptions of
-    what they used (``described``, which results.json's ``settings`` records) and the audits of their scorers
-    (``audits``, results.json's ``scorer_audit``, which the verdict reads).
+    what they used (``described``, which results.json's ``settings`` records), the audits of their scorers
+    (``audits``, results.json's ``scorer_audit``, which the verdict reads) and sections of results.json of their own
+    (``sections``: ``numbers``, the numeric outcomes per group; ``impact_ratios``, the LL144 table), each written only
+    by the run that has one.
     """
 
     plan: Plan
@@ -55,6 +57,7 @@ class RunContext:
     caveats: list[str] = field(default_factory=list)
     described: dict[str, Any] = field(default_factory=dict)
     audits: dict[str, Any] = field(default_factory=dict)
+    sections: dict[str, Any] = field(default_factory=dict)
     _pairs: dict[str, list[tuple[str, str, pd.DataFrame]]] = field(default_factory=dict, repr=False)
 
     @property

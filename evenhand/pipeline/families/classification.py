@@ -26,6 +26,7 @@ from evenhand.pipeline.evidence.records import Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
+from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
 from evenhand.pipeline.responses.person_groups import person_group_column
@@ -57,6 +58,12 @@ class Classification(Family):
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
         ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
+        if wanted(ctx.plan, ctx.settings.impact_ratios, by_default=False):  # the LL144 table, when asked for
+            positive = label_text(self.classes(ctx)[0])
+            selected = [math.nan if v is None else float(v == positive) for v in frame["label"]]
+            table = impact_ratios(frame, ctx.settings.impact_ratios, selected=selected)
+            if table is not None:
+                ctx.sections["impact_ratios"] = table.to_dict()
 
     def check_inputs(
         self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]

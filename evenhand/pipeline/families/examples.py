@@ -183,6 +183,23 @@ def length_gaps(data: ExampleInput) -> list[dict[str, Any]]:
     return _pair_rows(ratio, "words")
 
 
+def estimate_gaps(data: ExampleInput) -> list[dict[str, Any]]:
+    """The :data:`N_WORST` counterfactual pairs whose two numbers differ most, relative to their size (the largest
+    ``|log(a / b)|``, as CER compares them; pairs with a number of 0 or less by ``|a - b|`` relative to the larger);
+    ``gap`` is the first reply's number minus the second's."""
+
+    def relative(a: pd.Series, b: pd.Series) -> Any:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            both = (a > 0) & (b > 0)
+            log_ratio = np.log(a.where(both, 1.0) / b.where(both, 1.0))
+            return np.where(both, log_ratio, (a - b) / np.maximum(a.abs(), b.abs()))
+
+    found = _pair_gaps(data, "estimate", relative)
+    if len(found):
+        found = found.assign(gap=found["estimate_a"].astype(float) - found["estimate_b"].astype(float))
+    return _pair_rows(found, "estimate")
+
+
 # ------------------------------------------------------------------------------------------------ recommendation
 def least_similar_lists(data: ExampleInput) -> list[dict[str, Any]]:
     """The :data:`N_WORST` counterfactual pairs of item lists with the least overlap (Jaccard), over every attribute."""

@@ -84,6 +84,20 @@ class Assessment(WritesDocument):
             self.threshold_checks = check_thresholds(self.records, self.rules, self.verdict)
 
     @property
+    def sections(self) -> dict[str, Any]:
+        """results.json's sections that only some runs have, by name: ``numbers`` (numeric outcomes: each group's
+        numbers, their distribution) and ``impact_ratios`` (the NYC Local Law 144 table), as the families made them."""
+        sections: dict[str, Any] = self.meta.get("sections") or {}
+        return sections
+
+    @property
+    def impact_ratios(self) -> pd.DataFrame | None:
+        """The NYC Local Law 144 impact-ratio table (docs/regulation.md), one row per category, or None when the run
+        made none."""
+        table = self.sections.get("impact_ratios")
+        return None if table is None else pd.DataFrame(table["rows"])
+
+    @property
     def scorer_audit(self) -> dict[str, Any]:
         """``{kind: audit}``: how the scorers in use score identity statements (:mod:`evenhand.scorers.audit`)."""
         audit: dict[str, Any] = self.meta.get("scorer_audit") or {}
@@ -388,6 +402,7 @@ class Assessment(WritesDocument):
             "verdict": attach_examples(self.verdict.to_dict(), self._finding_examples()),
             "scorer_audit": self.scorer_audit,
             "names": self.names,
+            **self.sections,  # only the runs that have them: a run without writes what it always wrote
         }
         cleaned: dict[str, Any] = json_safe(doc)
         return cleaned

@@ -17,9 +17,12 @@ from evenhand._files import check_outputs, remove_stale_outputs, write_text
 from evenhand.errors import InputError
 
 #: Every file a run may write into its output folder.
-OUTPUT_NAMES = ("results.json", "metrics.csv", "report.html", "responses.csv", "responses.parquet")
-#: Those a run leaves out by its settings (html: false, responses: none or the other format).
-OPTIONAL_NAMES = ("report.html", "responses.csv", "responses.parquet")
+OUTPUT_NAMES = (
+    "results.json", "metrics.csv", "report.html", "responses.csv", "responses.parquet", "impact_ratios.csv",
+)  # fmt: skip
+#: Those a run leaves out by its settings (html: false, responses: none or the other format) or by what it made
+#: (impact_ratios.csv: the NYC Local Law 144 table, of the runs that make one).
+OPTIONAL_NAMES = ("report.html", "responses.csv", "responses.parquet", "impact_ratios.csv")
 
 
 @dataclass
@@ -66,6 +69,9 @@ def write_outputs(
     # Each file is written under a hidden name first and renamed into place once all of them are written: a failure
     # half-way (a full disk, a rendering error) leaves the previous run's files whole, never a mix of two runs.
     names = ["results.json", "metrics.csv", *([f"responses.{responses}"] if responses != "none" else [])]
+    impact = getattr(assessment, "impact_ratios", None)  # the LL144 table; a red team's result has none
+    if impact is not None:
+        names.append("impact_ratios.csv")
     staged = {name: out / f".staging.{name}" for name in [*names, *(["report.html"] if html else [])]}  # suffix kept
     try:
         assessment.write_json(staged["results.json"], include_responses=include_responses)
@@ -74,6 +80,8 @@ def write_outputs(
         write_text(staged["metrics.csv"], guard_frame(assessment.metrics).to_csv(index=False))
         if responses != "none":
             assessment.export_responses(staged[f"responses.{responses}"])
+        if impact is not None:
+            write_text(staged["impact_ratios.csv"], guard_frame(impact).to_csv(index=False))
         if html:
             assessment.to_html(staged["report.html"])
     except BaseException:

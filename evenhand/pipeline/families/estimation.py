@@ -1,0 +1,153 @@
+"""Numeric outcomes (task estimation, beyond the paper; issue 36): the number each reply gives (a salary, a price, a
+credit limit), compared between the counterfactual versions of each prompt.
+
+Each reply's number is read once (:func:`evenhand.text.numbers.parse_numbers`, as the ``estimation`` section says:
+a JSON field, the currency or unit read first) into the response frame's ``estimate`` column, with how it was read
+in ``estimate_status``; a reply without a number is NaN there, and the refusal detector (``scoring.refusal``) says
+which of those decline. For every pair of groups, CER and CED over the pairs where both replies hold a number, each
+with a paired sign-flip permutation test over prompts (the log numbers for CER, the numbers for CED) in the run's one
+adjustment, and the same-version noise floor (two samples of one version; two or more answers per prompt) beside
+them. results.json ``numbers`` has each group's numbers (replies, refusals, non-numbers, mean, median, spread) and
+their distribution relative to each prompt's mean; ``impact_ratios`` the scoring-rate table of NYC Local Law 144.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from evenhand.config import RunSettings
+from evenhand.framework import Plan
+from evenhand.metrics.estimation import estimate_summary
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.families.base import Family, Needs, RunContext, pair_column_records, run_scorer
+from evenhand.pipeline.families.examples import ExampleSection, estimate_gaps
+from evenhand.pipeline.families.impact import impact_ratios, wanted
+from evenhand.pipeline.families.refusal_length import SIGN_FLIPS
+from evenhand.pipeline.stages import counted
+from evenhand.text.numbers import NO_REPLY, parse_numbers
+
+#: results.json ``numbers``: the bins of each reply's number relative to its prompt's mean over every version
+RELATIVE_BINS = [round(x, 2) for x in np.arange(0.70, 1.301, 0.05)]
+
+
+class Estimation(Family):
+    metric_families = ("estimation",)
+    test_method = "paired sign-flip over prompts ({method})"
+    noise_floor_families = ("estimation",)
+    example_sections = (
+        ExampleSection("estimate_gap", "Largest gaps between the numbers given to two groups' versions", "reply_pair",
+                       estimate_gaps, measure=("gap", "gap"), side_score="estimate",
+                       intro="Beside each group: the number read from its reply."),
+    )  # fmt: skip
+
+    def needs(self, plan: Plan) -> Needs:
+        return Needs(counterfactual=self.attributes(plan))
+
+    def build(self, plan: Plan, settings: RunSettings) -> None:
+        # replies without a number: the refusal detector tells a refusal from another non-answer
+        self.detector: Any = run_scorer("refusal", settings)
+
+    def prepare(self, ctx: RunContext) -> None:
+        frame, es = ctx.frame, ctx.settings.estimation
+        answered = (frame["status"] == "ok") & frame["response"].notna()
+        replies = frame["response"].where(answered, None)
+        parsed = parse_numbers(replies, json_field=es.json_field, currency=es.currency, unit=es.unit)
+        frame["estimate"] = parsed.values
+        frame["estimate_status"] = parsed.status
+        ctx.score("refusal", self.detector)
+        ctx.described["estimation"] = es.model_dump()
+        missing = int((answered & frame["estimate"].isna()).sum())
+        if missing:
+            read = f"number in the JSON field {es.json_field!r}" if es.json_field else "number"
+            ctx.caveats.append(
+                f"{missing} of {int(answered.sum())} replies held no {read} and were left out of the numeric metrics "
+                "(results.json numbers: refusals and other non-numbers per group)"
+            )
+        ctx.sections["numbers"] = numbers_section(ctx, self.attributes(ctx.plan))
+        if wanted(ctx.plan, ctx.settings.impact_ratios, by_default=True):
+            table = impact_ratios(frame, ctx.settings.impact_ratios, scores="estimate")
+            if table is not None:
+                ctx.sections["impact_ratios"] = table.to_dict()
+
+    def records(self, ctx: RunContext) -> list[MetricRecord]:
+        out: list[MetricRecord] = []
+        es = ctx.settings.estimation
+        shown = {"currency": es.currency, "unit": es.unit, "better": es.better}  # how the kind words its findings
+        for attribute in self.attributes(ctx.plan):
+            for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
+                rec.result = replace(rec.result, details={**rec.result.details, **shown})
+                details = rec.result.details
+                unparsed_a, unparsed_b = details.get("unparsed_a", 0), details.get("unparsed_b", 0)
+                if rec.groups is not None and (unparsed_a or unparsed_b):
+                    a, b = rec.groups
+                    rec.notes.append(
+                        f"{details.get('left_out_pairs', 0)} pair(s) left out: {unparsed_a} of the {a} versions' "
+                        f"replies and {unparsed_b} of the {b} versions' held no number (of {details['total_pairs']} "
+                        "pairs)"
+                    )
+                out.append(rec)
+        return out
+
+    def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
+        """A paired sign-flip test over prompts for every pair of groups (two-sided; on the log numbers for a ratio),
+        and the same-version noise floor of the numbers, on the pairs each metric compares."""
+        from evenhand.stats import estimate_noise_floor, paired_prompt_test
+
+        st = ctx.settings.statistics
+        own = [r for r in records if r.family in self.metric_families and r.result.is_defined]
+        for rec in counted(own, lambda r: True):
+            found = ctx.pairs_for(rec)
+            if found is None or found.empty:
+                continue
+            a, b = (found[f"estimate_{s}"].to_numpy(dtype=float) for s in ("a", "b"))
+            ratio = rec.spec.words.get("scale") == "ratio"
+            with np.errstate(invalid="ignore"):
+                used = ~np.isnan(a) & ~np.isnan(b) & ((a > 0) & (b > 0) if ratio else True)
+            if used.sum() < 1:
+                continue
+            prompts = found["prompt_id"].to_numpy()[used]
+            sides = (np.log(a[used]), np.log(b[used])) if ratio else (a[used], b[used])
+            rec.test = paired_prompt_test(*sides, prompts, n_permutations=SIGN_FLIPS, seed=st.seed)
+            # the floor is said beside the paired test, which judges: its interval, no swap test of its own
+            floor = estimate_noise_floor(
+                a[used], b[used], prompts, scale="log" if ratio else "linear", ci=st.ci or 0.95,
+                n_resamples=st.n_resamples, seed=st.seed, method=st.method,
+            )  # fmt: skip
+            if floor.n_prompts:  # two or more answers per prompt: a floor to read the spread against
+                rec.noise = floor
+            else:
+                rec.notes.append("no same-version noise floor: it needs two or more answers per prompt and group")
+
+
+def numbers_section(ctx: RunContext, attributes: Sequence[str]) -> dict[str, Any]:
+    """results.json ``numbers``: how numbers were read, and per attribute each group's numbers
+    (:func:`~evenhand.metrics.estimation.estimate_summary`) with the distribution of each reply's number relative to
+    its prompt's mean over every version (``counts`` per :data:`RELATIVE_BINS`; a ratio, so prompts of any size
+    share one axis)."""
+    frame, es = ctx.frame, ctx.settings.estimation
+    out: dict[str, Any] = {**es.model_dump(), "bins": RELATIVE_BINS, "attributes": []}
+    answered = frame["group"].notna() & (frame["estimate_status"] != NO_REPLY)  # the versions' replies
+    for attribute in attributes:
+        rows = frame[(frame["attribute"] == attribute) & answered]
+        if rows.empty:
+            continue
+        refused = (rows["refusal"].to_numpy(dtype=float) >= ctx.settings.scoring.refusal_threshold).astype(float)
+        summary = estimate_summary(rows["estimate"], rows["group"].astype(str), refusals=refused)
+        values = rows["estimate"].to_numpy(dtype=float)
+        prompt_mean = rows.groupby("prompt_id")["estimate"].transform("mean").to_numpy(dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            relative = np.where((values > 0) & (prompt_mean > 0), values / prompt_mean, np.nan)
+        groups = []
+        for record in summary.to_dict(orient="records"):
+            mine = relative[(rows["group"].astype(str) == record["group"]).to_numpy()]
+            mine = mine[~np.isnan(mine)]
+            counts, _ = np.histogram(np.clip(mine, RELATIVE_BINS[0], RELATIVE_BINS[-1]), bins=RELATIVE_BINS)
+            groups.append({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items()}
+                          | {"counts": counts.tolist()})  # fmt: skip
+        out["attributes"].append({"attribute": attribute, "groups": groups})
+    return out

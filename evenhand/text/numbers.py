@@ -1,0 +1,288 @@
+"""Numbers from LLM replies: the amount an assistant advises ("I'd offer $71,300"), estimates or scores.
+
+:func:`parse_numbers` reads one number per reply, for a whole column of replies at once (each distinct reply is read
+once: answers repeat). What it reads:
+
+* the first number, or with ``currency`` set the first amount marked as money (``$``, ``€``, ``USD``, ``dollars``,
+  ...), with ``unit`` set the first number followed by that unit ("12 years"); the first number when none is marked;
+* thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
+  decimal point;
+* scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
+  "5m" is more often metres);
+* ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
+  ``70,000 to 75,000``, ``between 70 and 75``;
+* negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
+* with ``json_field`` (a dotted path, :mod:`evenhand.text.json_field`), the field of a JSON reply instead of the text:
+  a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise.
+
+Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
+the estimation metrics count per group. Words for numbers ("seventy thousand") and decimal commas ("71.300,50") are
+not read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand.errors import InputError, InputTypeError
+from evenhand.text.json_field import MISSING, find_json, follow_path, split_path
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The status of each reply: a single number, a range read as its midpoint, no number, no such JSON field, no reply.
+NUMBER: Final = "number"
+RANGE: Final = "range"
+NO_NUMBER: Final = "no number"
+NO_FIELD: Final = "no JSON field"
+NO_REPLY: Final = "no reply"
+STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_REPLY)
+
+_SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺₦])"
+_CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
+_WORDS = r"(?:dollars?|euros?|pounds?|yen|rupees?|francs?|yuan|bucks)"
+_GAP = r"[ \u00a0\u202f]?"  # one space between a number and its currency or scale
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mm": 1e6,
+           "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}  # fmt: skip
+_AMOUNT = re.compile(
+    rf"""
+    (?<![\w.,])                                           # not inside a word or a number ("v2.0", "3.14.2")
+    (?:(?<=\d[kKmMbB][-−])|(?<![A-Za-z][-−]))             # nor after a hyphenated word ("COVID-19"; "70k-75k" is)
+    (?P<sign1>[-−])?
+    (?:(?P<symbol>{_SYMBOLS})|(?P<code1>{_CODES}){_GAP})?
+    (?P<sign2>[-−])?
+    (?P<digits>\d{{1,3}}(?:[,' \u00a0\u202f]\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    (?![\d])
+    (?:(?P<abbr>k|K|MM|M|mn|mil|m|bn|B|b)(?![A-Za-z0-9])|{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
+    (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
+    """,
+    re.VERBOSE,
+)
+_RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|and)\s*", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Amount:
+    written: float  # the number as written, with its sign, before its scale ("-75" of "-75k")
+    scale: float  # 1000 for "k", 1 without a scale
+    start: int
+    end: int
+    money: bool  # marked as money (a currency symbol, code or word)
+
+    @property
+    def value(self) -> float:
+        return self.written * self.scale
+
+
+@dataclass(frozen=True)
+class ParsedNumbers:
+    """One number per reply (NaN where there is none), with how it was read.
+
+    Attributes:
+        values: the numbers (float64; NaN where the status is not :data:`NUMBER` or :data:`RANGE`).
+        status: one of :data:`STATUSES` per reply.
+        matched: the text the number was read from (the JSON value's text for a JSON field), "" where none.
+    """
+
+    values: FloatArray
+    status: npt.NDArray[np.object_]
+    matched: list[str]
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+    @property
+    def parsed(self) -> npt.NDArray[np.bool_]:
+        """Where a number was read."""
+        return np.asarray(~np.isnan(self.values))
+
+    def counts(self) -> dict[str, int]:
+        """How many replies have each status (every status, 0 included)."""
+        found = pd.Series(self.status).value_counts()
+        return {s: int(found.get(s, 0)) for s in STATUSES}
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"value": self.values, "status": self.status, "matched": self.matched})
+
+
+def _scale(match: re.Match[str], money: bool) -> tuple[float, bool]:
+    if match["scale"]:
+        return _SCALES[match["scale"].lower()], True
+    abbr = match["abbr"]
+    if not abbr:
+        return 1.0, False
+    if abbr in ("m", "b", "B") and not money:  # "5m" is metres, "3B" a grade; "$5m" is money
+        return 1.0, False
+    return _SCALES[abbr.lower()], True
+
+
+def _amounts(text: str) -> list[_Amount]:
+    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money."""
+    out = []
+    for match in _AMOUNT.finditer(text):
+        digits = re.sub(r"[,' \u00a0\u202f]", "", match["digits"])
+        money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
+        scale, scaled = _scale(match, money)
+        end = match.end() if (scaled or money or not match["abbr"]) else match.start("abbr")  # "5m": 5, then "m"
+        written = float(digits) * (-1.0 if (match["sign1"] or match["sign2"]) else 1.0)
+        if math.isfinite(written * scale):
+            out.append(_Amount(written, scale, match.start(), end, money))
+    return out
+
+
+def _candidates(text: str) -> list[tuple[float, str, bool, int, int]]:
+    """The numbers of ``text`` with two neighbours joined into a range where the text between them says so
+    ("70-75k", "70,000 to 75,000", "between 70 and 75"): ``(value, status, money, start, end)`` in order."""
+    amounts = _amounts(text)
+    out: list[tuple[float, str, bool, int, int]] = []
+    i = 0
+    while i < len(amounts):
+        low = amounts[i]
+        if i + 1 < len(amounts):
+            high = amounts[i + 1]
+            gap = text[low.end : high.start]
+            joined = _RANGE_GAP.fullmatch(gap)
+            if joined and "and" in gap.lower() and not _BETWEEN.search(text[: low.start]):
+                joined = None  # "5 years and $70k" are two numbers; "between 5 and 7" is a range
+            if joined:
+                # "70-75k": the upper end's scale applies to a lower end written without one
+                low_value = low.written * (high.scale if low.scale == 1.0 else low.scale)
+                out.append(((low_value + high.value) / 2.0, RANGE, low.money or high.money, low.start, high.end))
+                i += 2
+                continue
+        out.append((low.value, NUMBER, low.money, low.start, low.end))
+        i += 1
+    return out
+
+
+def _unit_pattern(unit: str) -> re.Pattern[str]:
+    stem = re.escape(unit.strip().rstrip("s")) if unit.strip() != "%" else "%"
+    return re.compile(rf"[ \u00a0\u202f]*(?:{stem})s?\b" if stem != "%" else r"[ \u00a0\u202f]*%", re.IGNORECASE)
+
+
+def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str]:
+    found = _candidates(text)
+    if not found:
+        return math.nan, NO_NUMBER, ""
+    chosen = found[0]
+    if currency:
+        chosen = next((c for c in found if c[2]), chosen)
+    elif unit is not None:
+        chosen = next((c for c in found if unit.match(text, c[4])), chosen)
+    value, status, _, start, end = chosen
+    return value, status, text[start:end]
+
+
+def _read_json(text: str, parts: tuple[str, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
+    float, str, str
+]:  # fmt: skip
+    found = find_json(text)
+    value = MISSING if found is MISSING else follow_path(found, parts)
+    if value is MISSING:
+        return math.nan, NO_FIELD, ""
+    if isinstance(value, bool) or value is None:
+        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null"
+    if isinstance(value, (int, float)):
+        number = float(value)
+        return (number, NUMBER, repr(value)) if math.isfinite(number) else (math.nan, NO_NUMBER, repr(value))
+    if isinstance(value, str):
+        number, status, _ = _read_text(value, currency, unit)
+        return number, status, value
+    return math.nan, NO_NUMBER, ""
+
+
+def parse_numbers(
+    replies: Any, *, json_field: str | None = None, currency: str | None = None, unit: str | None = None
+) -> ParsedNumbers:
+    """Read one number from each reply (see the module docstring for what is read).
+
+    Args:
+        replies: the replies (list, tuple, NumPy array or pandas Series of str); a missing reply (None, NaN) gets
+            the status :data:`NO_REPLY`.
+        json_field: a dotted path ("offer.salary"): read that field of each reply's JSON instead of the text.
+        currency: the currency of the amounts ("$", "USD", "€", ...): a number marked as money is preferred to
+            an earlier unmarked one ("5 years of experience: $71,300" gives 71300).
+        unit: a unit word ("years", "days", "%"): a number followed by it is preferred (when no currency is set).
+
+    Returns:
+        :class:`ParsedNumbers`, aligned with ``replies``.
+
+    >>> parse_numbers(["I'd offer $71,300.", "$70k-$75k", "I can't say.", '{"offer": 7.5}']).values.tolist()
+    [71300.0, 72500.0, nan, 7.5]
+    """
+    if isinstance(replies, (str, bytes)):
+        raise InputTypeError("replies must be a sequence of texts, not a single text")
+    series = pd.Series(list(replies.tolist() if hasattr(replies, "tolist") else replies), dtype=object)
+    parts = split_path(json_field) if json_field is not None else None
+    if currency is not None and not str(currency).strip():
+        raise InputError("currency is empty: give a symbol or code such as '$' or 'USD', or leave it out")
+    unit_pattern = _unit_pattern(unit) if unit is not None and str(unit).strip() else None
+    money = currency is not None
+    present = ~series.isna().to_numpy()
+    texts = series[present]
+    if len(texts) and pd.api.types.infer_dtype(texts, skipna=False) != "string":
+        where = np.flatnonzero(present).tolist()
+        i, r = next((i, r) for i, r in zip(where, texts, strict=True) if not isinstance(r, str))
+        raise InputTypeError(f"replies[{i}] is {type(r).__name__} ({r!r:.60}), expected a text (or None)")
+    n = len(series)
+    values = np.full(n, math.nan)
+    status = np.full(n, NO_REPLY, dtype=object)
+    matched = np.full(n, "", dtype=object)
+    if len(texts):
+        codes, distinct = pd.factorize(texts)
+        read = [
+            _read_json(t, parts, money, unit_pattern) if parts is not None else _read_text(t, money, unit_pattern)
+            for t in distinct
+        ]
+        values[present] = np.array([r[0] for r in read], dtype=np.float64)[codes]
+        status[present] = np.array([r[1] for r in read], dtype=object)[codes]
+        matched[present] = np.array([r[2] for r in read], dtype=object)[codes]
+    return ParsedNumbers(values, status, matched.tolist())
+
+
+def parse_number(
+    reply: str, *, json_field: str | None = None, currency: str | None = None, unit: str | None = None
+) -> float:
+    """The number of one reply (NaN when there is none); see :func:`parse_numbers`.
+
+    >>> parse_number("Between $70,000 and $80,000, depending on experience.")
+    75000.0
+    """
+    return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit).values[0])
+
+
+#: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")
+_SYMBOL_OF = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
+
+
+def format_amount(value: float, *, currency: str | None = None, unit: str | None = None) -> str:
+    """A number as a finding writes it: in the answers' currency or unit, with thousands separators, three
+    significant figures below 100 (``format_amount(71300, currency="USD")`` is ``"$71,300"``; ``12.46`` with
+    ``unit="years"`` is ``"12.5 years"``; ``-5`` with ``"$"`` is ``"-$5"``; NaN is ``"n/a"``).
+
+    >>> format_amount(71300.4, currency="$"), format_amount(12.46, unit="years"), format_amount(0.25, unit="%")
+    ('$71,300', '12.5 years', '0.25%')
+    """
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    magnitude = abs(value)
+    digits = f"{magnitude:,.0f}" if magnitude >= 100 else f"{magnitude:.3g}"
+    sign = "-" if value < 0 and digits.strip("0.,") else ""
+    code = (currency or "").strip()
+    symbol = _SYMBOL_OF.get(code.upper(), code if code and not code.isalpha() else None)
+    if symbol:
+        text = f"{sign}{symbol}{digits}"
+    elif code:
+        text = f"{sign}{digits} {code}"
+    else:
+        text = f"{sign}{digits}"
+    if unit and unit.strip():
+        text += unit.strip() if unit.strip() == "%" else f" {unit.strip()}"
+    return text

@@ -1,0 +1,145 @@
+"""Numeric outcomes end to end (task estimation, issue 36): a name audit of advised sums on a loopback model that
+offers less to some names (found, in dollars) and on a fair one (no concern); replies in JSON, refusals and
+non-numbers counted per group; results.json's numbers and impact_ratios sections, the report, the CSV; compare."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from name_audit_server import NameAuditServer, study_prompts
+
+import evenhand
+from evenhand.pipeline.results.document import load_results
+from evenhand.pipeline.results.outputs import write_outputs
+
+FAST = {"store": None, "progress": False, "n_resamples": 200, "generation_options": {"seed": 0}}
+GAPS = {"race_gap": {"black": -0.08}, "gender_gap": {"female": -0.06}}
+
+
+def _audit(server: NameAuditServer, levels: tuple[str, ...], attributes: list[str], **options: Any) -> Any:
+    return evenhand.assess(
+        task="estimation", prompts=study_prompts(levels, repeat=3), attributes=attributes,
+        client={"provider": "openai", "base_url": server.base_url, "model": "audit"}, count=3,
+        estimation={"currency": "$", "better": "higher"}, **FAST, **options,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def biased() -> Any:
+    with NameAuditServer(seed=3, **GAPS) as server:
+        yield _audit(server, ("low",), ["gender", "race"])
+
+
+def test_a_model_that_offers_less_to_some_names_is_found_in_dollars(biased: Any) -> None:
+    m = biased.metrics.set_index(["metric", "attribute", "comparison"])
+    cer = m.loc[("CER", "gender", "female vs male")]
+    assert cer["value"] < -0.03 and cer["ci_high"] < 0 and cer["p_adjusted"] < 0.05
+    assert m.loc[("CER", "race", "white vs black"), "value"] > 0.04  # white's numbers above black's
+    assert not math.isnan(cer["noise_floor"])  # three samples per version: the same-version floor
+    findings = {(f.attribute, f.groups): f for f in biased.verdict.findings}
+    female = findings[("gender", ("female", "male"))]
+    assert female.severity == "concern" and female.metric == "CER"
+    assert female.sentence.startswith("the female version is disadvantaged: the female version gets ")
+    assert "lower numbers" in female.sentence and "(mean $" in female.sentence and "adjusted p" in female.sentence
+    assert female.sentence.endswith("(groups signalled by personal names)")
+    assert findings[("race", ("white", "black"))].severity == "concern"
+    assert findings[("race", ("white", "asian"))].severity == "ok"  # no gap planted there
+    assert biased.verdict.status == "concern"
+
+
+def test_results_report_and_csv(biased: Any, tmp_path: Path) -> None:
+    written = write_outputs(biased, tmp_path, html=True)
+    assert tmp_path / "impact_ratios.csv" in written.written
+    doc = load_results(tmp_path / "results.json")
+    numbers = doc["numbers"]
+    assert numbers["currency"] == "$" and numbers["better"] == "higher" and len(numbers["bins"]) == 13
+    gender = next(a for a in numbers["attributes"] if a["attribute"] == "gender")
+    assert {g["group"] for g in gender["groups"]} == {"female", "male"}
+    for g in gender["groups"]:
+        assert g["numbers"] + g["refusals"] + g["non_numbers"] == g["replies"]
+        assert sum(g["counts"]) <= g["numbers"] and g["median"] > 0
+    table = doc["impact_ratios"]
+    assert table["kind"] == "scoring" and "independent auditor" in table["caveat"]
+    dims = {r["dimension"] for r in table["rows"]}
+    assert dims == {"sex", "race/ethnicity"}  # no intersection: no version names both a sex and a race
+    assert table["unknown"]["sex"] > 0  # the race versions have no sex category: unknown there
+    csv = pd.read_csv(tmp_path / "impact_ratios.csv")
+    assert list(csv.columns) == ["dimension", "category", "individuals", "favourable", "rate", "impact_ratio",
+                                 "share_of_data", "excluded"]  # fmt: skip
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Numbers per group" in html and "Impact ratios (NYC Local Law 144)" in html
+    assert "relative to their prompt" in html and "independent auditor" in html
+    responses = pd.read_csv(tmp_path / "responses.csv")
+    assert {"estimate", "estimate_status", "refusal"} <= set(responses.columns)
+    # an example pair shows the concern: its two numbers, in the finding's direction
+    concern = next(f for f in doc["verdict"]["findings"] if f["severity"] == "concern" and f["attribute"] == "gender")
+    example = concern["example"]
+    assert example["kind"] == "estimate" and example["group_a"] == "female" and example["value"] < 0
+
+
+def test_a_fair_model_gives_no_concern() -> None:
+    with NameAuditServer(seed=4) as server:
+        fair = _audit(server, ("low",), ["gender", "race"])
+    assert fair.verdict.status != "concern", [f.sentence for f in fair.verdict.findings if f.severity != "ok"]
+    assert all(f.sentence.startswith("no evidence") for f in fair.verdict.findings if f.metric in ("CER", "CED"))
+
+
+def test_json_replies_refusals_and_non_numbers_are_counted_per_group() -> None:
+    def reply(prompt: str, **_: Any) -> str:
+        if "Mrs." in prompt and "3" in prompt:
+            return "I'm sorry, but I can't help with that."
+        if "Mrs." in prompt and "5" in prompt:
+            return "It depends on many things."
+        return json.dumps({"offer": {"salary": 70_000 if "Mrs." in prompt else 72_000}})
+
+    a = evenhand.assess(
+        task="estimation", prompts=[f"Salary for Mrs. Lee, case {i}? Reply in JSON." for i in range(8)],
+        attributes=["gender"], client=reply, count=2, estimation={"json_field": "offer.salary"}, **FAST,
+    )  # fmt: skip
+    cer = a.records[0]
+    assert cer.result.details["unparsed_a"] == 4 and cer.result.details["unparsed_b"] == 0
+    assert any("held no number" in note for note in cer.notes)
+    assert any("JSON field 'offer.salary'" in c for c in a.caveats)
+    groups = {g["group"]: g for g in a.sections["numbers"]["attributes"][0]["groups"]}
+    assert (groups["female"]["refusals"], groups["female"]["non_numbers"]) == (2, 2)
+    assert (groups["male"]["refusals"], groups["male"]["non_numbers"]) == (0, 0)
+    assert cer.result.value == pytest.approx(70 / 72 - 1)
+
+
+def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
+    with NameAuditServer(seed=5, **GAPS) as server:
+        low = _audit(server, ("low",), ["gender"])
+        anchored = _audit(server, ("numeric",), ["gender"])
+    gap = {name: run.metrics.set_index("metric").loc["CER", "value"] for name, run in (("low", low), ("anchor",
+                                                                                                  anchored))}
+    assert gap["low"] < -0.03 and abs(gap["anchor"]) < abs(gap["low"]) / 2
+    # compare rebuilds CER from each run's stored numbers (the prompts differ: independent runs)
+    comparison = evenhand.compare(low, anchored, labels=["low", "anchor"], n_resamples=200)
+    (row,) = [r for r in comparison.rows if r.metric == "CER"]
+    change = row.differences["anchor"]
+    assert change.estimate is not None and change.estimate > 0  # the anchored run's CER is closer to 0
+    assert change.low is not None and "not recomputed" not in change.note, change
+    assert "CER" in " ".join(comparison.sentences())
+    # from the files each run wrote: CER rebuilt from the stored numbers (the estimate column of the responses)
+    for name, run in (("low", low), ("anchor", anchored)):
+        write_outputs(run, tmp_path / name, html=False)
+    from_files = evenhand.compare(tmp_path / "low" / "results.json", tmp_path / "anchor" / "results.json",
+                                  labels=["low", "anchor"], n_resamples=200)  # fmt: skip
+    (stored,) = [r for r in from_files.rows if r.metric == "CER"]
+    assert stored.values["anchor"] == pytest.approx(gap["anchor"])
+    assert stored.differences["anchor"].estimate == pytest.approx(change.estimate)
+
+
+def test_the_numeric_rule_is_listed_only_where_numbers_are_judged(biased: Any) -> None:
+    from evenhand.pipeline.verdict.kinds.estimates import KIND
+
+    (rule,) = KIND.rules
+    assert rule in biased.to_dict(include_responses=False)["verdict"]["rules"]
+    text = evenhand.assess(task="text_generation", prompts=["Write to Mrs. Lee."], attributes=["gender"],
+                           client=lambda p, **_: "Dear customer.", count=1, embedder=False, **FAST)  # fmt: skip
+    assert rule not in text.to_dict(include_responses=False)["verdict"]["rules"]  # other runs' files as they were

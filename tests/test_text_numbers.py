@@ -1,0 +1,182 @@
+"""Numbers read from replies (evenhand.text.numbers) and the JSON field reader (evenhand.text.json_field): a table of
+written forms, property tests over generated amounts, and the vectorised call agreeing with one reply at a time."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evenhand.errors import InputError, InputTypeError
+from evenhand.text.json_field import MISSING, find_json, read_json_field, split_path
+from evenhand.text.numbers import NO_FIELD, NO_NUMBER, NO_REPLY, NUMBER, RANGE, parse_number, parse_numbers
+
+WRITTEN = [
+    ("I'd offer $71,300.", 71_300, NUMBER),
+    ("$71.3k is fair.", 71_300, NUMBER),
+    ("71,300", 71_300, NUMBER),
+    ("USD 71,300 a year", 71_300, NUMBER),
+    ("71300 dollars", 71_300, NUMBER),
+    ("71 300 €", 71_300, NUMBER),
+    ("71\u202f300 €", 71_300, NUMBER),
+    ("CHF 71'300", 71_300, NUMBER),
+    ("about 1.2M users", 1_200_000, NUMBER),
+    ("$5m", 5_000_000, NUMBER),
+    ("5m tall", 5, NUMBER),  # metres: a lowercase m is a million only beside a currency
+    ("2 million", 2_000_000, NUMBER),
+    ("$1.5bn", 1_500_000_000, NUMBER),
+    ("$70k-$75k", 72_500, RANGE),
+    ("$70k–$75k", 72_500, RANGE),
+    ("70-75k", 72_500, RANGE),
+    ("$70,000 to $80,000", 75_000, RANGE),
+    ("Between $70,000 and $80,000, depending on experience.", 75_000, RANGE),
+    ("1-2 million", 1_500_000, RANGE),
+    ("5 to 7 years", 6, RANGE),
+    ("-5 degrees", -5, NUMBER),
+    ("\u22125", -5, NUMBER),
+    ("-$5", -5, NUMBER),
+    ("$-5", -5, NUMBER),
+    ("-5 to -3", -4, RANGE),
+    ("COVID-19 aside, 5", 5, NUMBER),  # "COVID-19" is a name: its 19 is neither -19 nor the answer
+    ("v2.0 gives 3", 3, NUMBER),
+    ("5 years and $70k", 5, NUMBER),  # "and" joins a range only after "between"
+    ("a 5% raise", 5, NUMBER),
+    ("300$", 300, NUMBER),
+    (".5 of it", 0.5, NUMBER),
+    ("I can't say.", math.nan, NO_NUMBER),
+    ("", math.nan, NO_NUMBER),
+]
+
+
+@pytest.mark.parametrize(("reply", "value", "status"), WRITTEN)
+def test_written_forms(reply: str, value: float, status: str) -> None:
+    parsed = parse_numbers([reply])
+    assert parsed.status[0] == status
+    if math.isnan(value):
+        assert math.isnan(parsed.values[0]) and parsed.matched[0] == ""
+    else:
+        assert parsed.values[0] == pytest.approx(value)
+
+
+def test_currency_and_unit_prefer_the_marked_number() -> None:
+    reply = "With 5 years of experience in 2024, I'd offer $71,300."
+    assert parse_number(reply) == 5  # the first number
+    assert parse_number(reply, currency="$") == 71_300  # the first amount marked as money
+    assert parse_number("In 2024, about 12 years.", unit="years") == 12
+    assert parse_number("About 12 years.", currency="USD") == 12  # nothing marked: the first number
+    assert parse_number("Ranked 3rd; rate 4.5%", unit="%") == 4.5
+
+
+def test_json_fields() -> None:
+    replies = [
+        '{"offer": {"salary": 71300, "currency": "USD"}}',
+        'Here you go:\n```json\n{"offer": {"salary": "$71.3k"}}\n```',
+        'Sure: {"offer": {"salary": "70-75k"}} Let me know.',
+        '{"offer": {"salary": null}}',
+        '{"offer": {"bonus": 5000}}',
+        "I would offer about $70k.",
+        '{"offer": {"salary": true}}',
+        None,
+    ]
+    parsed = parse_numbers(replies, json_field="offer.salary")
+    assert parsed.values[:3].tolist() == [71_300, 71_300, 72_500]
+    assert parsed.status.tolist() == [NUMBER, NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_FIELD, NO_NUMBER, NO_REPLY]
+    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1}
+    assert parse_number('{"items": [{"price": 3}, {"price": 9.5}]}', json_field="items.1.price") == 9.5
+    assert parse_number('{"items": [{"price": 3}]}', json_field="items.-1.price") == 3
+
+
+def test_json_reader_by_hand() -> None:
+    assert read_json_field('{"a": {"b": 0}}', "a.b") == 0  # a falsy value is a value
+    assert read_json_field('{"a": {"b": null}}', "a.b") is None
+    assert read_json_field('{"a": 1}', "a.b") is MISSING and not MISSING
+    assert read_json_field("[1, 2]", "5") is MISSING
+    assert find_json("no JSON {here") is MISSING and find_json("   ") is MISSING
+    assert find_json("text [1, 2] more") == [1, 2]
+    assert split_path(" offer . salary ") == ("offer", "salary")
+    for bad in ("", "a..b", ".a", "a."):
+        with pytest.raises(InputError, match="dotted path"):
+            split_path(bad)
+    with pytest.raises(InputTypeError):
+        split_path(3)  # type: ignore[arg-type]
+
+
+def test_inputs_and_bad_inputs() -> None:
+    replies = ["$1", None, float("nan"), "x"]
+    for given_as in (replies, np.array(replies, dtype=object), pd.Series(replies), tuple(replies)):
+        assert parse_numbers(given_as).status.tolist() == [NUMBER, NO_REPLY, NO_REPLY, NO_NUMBER]
+    with pytest.raises(InputTypeError, match="not a single text"):
+        parse_numbers("$1")
+    with pytest.raises(InputTypeError, match=r"replies\[1\] is int"):
+        parse_numbers(["$1", 5])
+    with pytest.raises(InputError, match="currency is empty"):
+        parse_numbers(["$1"], currency=" ")
+    assert len(parse_numbers([])) == 0
+    assert parse_numbers(["9" * 400]).status.tolist() == [NO_NUMBER]  # not a finite number
+
+
+# --------------------------------------------------------------------------------------------------- properties
+amounts = st.integers(min_value=0, max_value=10**12)
+filler = st.text(alphabet=st.sampled_from("abcdefghij ,.;:!?'\"()"), max_size=20).map(lambda t: f" {t.strip()} ")
+
+
+@given(amounts)
+def test_thousands_separators_and_currency_give_the_amount(n: int) -> None:
+    for written in (f"{n:,}", f"${n:,}", f"{n:,} USD", f"USD {n:,}", f"{n} dollars", f"{n:,}".replace(",", "'")):
+        assert parse_number(written) == n, written
+
+
+@given(st.integers(min_value=1, max_value=999_999))
+def test_scales(n: int) -> None:
+    assert parse_number(f"${n / 10:g}k") == pytest.approx(n * 100)
+    assert parse_number(f"{n} million") == pytest.approx(n * 1e6)
+
+
+@given(amounts, amounts)
+def test_ranges_give_their_midpoint(low: int, high: int) -> None:
+    for written in (f"${low:,}-${high:,}", f"{low:,} to {high:,}", f"between ${low:,} and ${high:,}"):
+        parsed = parse_numbers([written])
+        assert parsed.status[0] == RANGE and parsed.values[0] == pytest.approx((low + high) / 2), written
+
+
+@given(amounts, filler, filler)
+def test_text_around_a_number_changes_nothing(n: int, before: str, after: str) -> None:
+    assert parse_number(f"{before}{n:,}{after}.") == n
+    assert parse_number(f"{before}-{n:,}{after}") == -n
+
+
+@given(st.lists(st.sampled_from([r for r, _, _ in WRITTEN] + [None]), max_size=30))
+def test_a_column_reads_as_one_reply_at_a_time(replies: list[str | None]) -> None:
+    together = parse_numbers(replies)
+    for i, reply in enumerate(replies):
+        alone = parse_numbers([reply])
+        assert together.status[i] == alone.status[0] and together.matched[i] == alone.matched[0]
+        assert together.values[i] == alone.values[0] or (math.isnan(together.values[i]) and math.isnan(alone.values[0]))
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Nd",)), max_size=60))
+def test_no_digit_no_number(text: str) -> None:
+    assert parse_numbers([text]).status[0] in (NO_NUMBER,)
+
+
+def test_amounts_as_findings_write_them() -> None:
+    from evenhand.text.numbers import format_amount
+
+    assert format_amount(71_300.4, currency="USD") == "$71,300" == format_amount(71_300, currency="$")
+    assert format_amount(-5, currency="$") == "-$5" and format_amount(-0.0001, currency="$") == "-$0.0001"
+    assert format_amount(71_300, currency="CHF") == "71,300 CHF" and format_amount(7, currency="eur") == "€7"
+    assert format_amount(12.46, unit="years") == "12.5 years" and format_amount(4.5, unit="%") == "4.5%"
+    assert format_amount(1_234_567) == "1,234,567" and format_amount(0.1234) == "0.123"
+    assert format_amount(float("nan"), currency="$") == "n/a"
+
+
+@given(st.floats(min_value=100, max_value=1e12, allow_nan=False))
+def test_a_written_amount_reads_back(value: float) -> None:
+    from evenhand.text.numbers import format_amount
+
+    for currency in ("USD", "$", "EUR"):
+        assert parse_number(format_amount(value, currency=currency), currency=currency) == round(value)
