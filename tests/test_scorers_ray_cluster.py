@@ -29,7 +29,7 @@ ray = pytest.importorskip("ray")
 from evenhand.scorers import ray_join  # noqa: E402
 from evenhand.scorers.ray_join import RayTokenError, check_cluster  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.ray, pytest.mark.subprocess, pytest.mark.timeout(180)]
 
 BIN = Path(sys.executable).parent
 START_TIMEOUT_S = 60.0

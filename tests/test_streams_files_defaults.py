@@ -71,6 +71,7 @@ def _own_responses(folder: Path, texts: list[str] | None = None, suffix: str = "
 # ---------------------------------------------------------------------------------------------- 1. streams
 
 
+@pytest.mark.subprocess
 def test_stdout_carries_results_only_and_progress_is_one_line_per_stage_on_stderr(tmp_path: Path) -> None:
     _use_case(tmp_path)
     done = _cli("assess", "c.yaml", cwd=tmp_path)
@@ -108,6 +109,7 @@ def _option_names(command: Any) -> set[str]:
     return names
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", ["", "assess", "metrics", "plan", "report", "compare", "demo"])
 def test_help_is_wrapped_never_cut_at_80_columns_off_a_terminal(command: str, tmp_path: Path) -> None:
     done = _cli(*([command] if command else []), "--help", cwd=tmp_path, env={"COLUMNS": "80"})
@@ -129,6 +131,7 @@ def test_help_is_wrapped_never_cut_at_80_columns_off_a_terminal(command: str, tm
 OUTPUTS = ("results.json", "metrics.csv", "responses.csv", "report.html")
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
 def test_outputs_follow_the_umask(umask: int, mode: int, tmp_path: Path) -> None:
     data = _own_responses(tmp_path)
@@ -307,6 +310,7 @@ def test_a_users_own_csv_is_read_as_written(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- 8. model path
 
 
+@pytest.mark.subprocess
 def test_a_local_model_path_is_checked_when_used_relative_to_the_config(tmp_path: Path) -> None:
     from evenhand.config import load_config
 
