@@ -115,12 +115,14 @@ def _module_facts(path: Path) -> ModuleFacts:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``-n N`` (``--dist load``) spreads single tests over the workers, except: a module with a module- or
-    session-scoped fixture (a loaded model, a finished run, a kernel, a server) goes to one worker whole, so the
-    fixture is built once; and the modules marked ``ray`` share one worker, one after another, so two Ray clusters
-    never start at once. (``xdist_group`` marks would say the same, but pytest-xdist 3.8 drops them silently under
-    pytest 9.2: pytest-xdist issue 1386.) Another ``--dist`` keeps pytest-xdist's own scheduling."""
-    if config.getvalue("dist") != "load":
+    """``-n N`` (``--dist load`` or ``loadgroup``) spreads single tests over the workers, except: a module with a
+    module- or session-scoped fixture (a loaded model, a finished run, a kernel, a server) goes to one worker whole,
+    so the fixture is built once; and the modules marked ``ray`` share one worker, one after another, so two Ray
+    clusters never start at once. A test's own ``xdist_group`` (the ``@name`` pytest-xdist appends to its id) is
+    honoured as ``loadgroup`` does; but pytest-xdist 3.8 drops that suffix silently under pytest 9.2 (pytest-xdist
+    issue 1386), which is why the groups above are read from the modules' source. Another ``--dist`` keeps
+    pytest-xdist's own scheduling."""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
@@ -128,6 +130,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class SharedSetupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):  # an xdist_group mark, where pytest-xdist still sees it
+                return nodeid.rsplit("@", 1)[-1]
             module = nodeid.split("::", 1)[0]
             facts = _module_facts(root / module)
             if "ray" in facts.marks:
