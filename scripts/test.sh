@@ -25,14 +25,15 @@ echo "==> ruff";  "$V/ruff" check evenhand evenhand_training scripts tests bench
 echo "==> mypy";  "$V/mypy" evenhand evenhand_training
 # The layer contract ([tool.importlinter] in pyproject.toml, docs/architecture.md); --no-cache writes nothing here.
 echo "==> lint-imports"; "$V/lint-imports" --no-cache
-# Workers: a module with a module- or session-scoped fixture runs whole on one worker, and the Ray modules one after
-# another (tests/conftest.py). The slowest tests are listed at the end, so a slow newcomer is seen.
+# Workers (--dist loadgroup): a module with a module- or session-scoped fixture runs whole on one worker, and the Ray
+# modules one after another (pytest_xdist_make_scheduler in tests/conftest.py). The slowest tests are listed at the
+# end, so a slow newcomer is seen.
 cpus=$(nproc 2>/dev/null || echo 2)
 workers=${EVENHAND_TEST_WORKERS:-$((cpus < 4 ? cpus : 4))}
 if [ "$workers" -le 1 ]; then workers=0; fi
 echo "==> pytest$([ "$fast" = 1 ] && echo ' --fast') ($workers workers)"
 set +e
-"$V/python" -m pytest -n "$workers" --durations=25 "$@"
+"$V/python" -m pytest -n "$workers" --dist loadgroup --durations=25 "$@"
 rc=$?
 set -e
 # Exit code 5 means "no tests collected": not a failure in itself.
