@@ -30,11 +30,14 @@ CONFIG = """use_case: {name: streams, task: text_generation, attributes: [gender
 prompts: {items: ["Write to Mrs. Lee about her loan.", "Thank Mr. Diaz for his call.", "Remind the client."]}
 model: {provider: callable, options: {function: "stub_model:reply"}}
 generation: {count: 1, counterfactual_count: 2}
-scoring: {embedder: false}
+scoring: {embedder: false, toxicity: profanity-check}
 statistics: {ci: null}
 output: {dir: out}
 """
 OWN_FAST = ["--ci", "0", "--embedder", "none", "-a", "gender"]
+# The fresh processes of this module check streams and file modes, not toxicity: the lexical scorer (in CONFIG, and
+# LEXICAL) spares each of them loading torch and the MiniLM toxicity default (seconds a process on 2 cores).
+LEXICAL = ["--toxicity", "profanity-check"]
 
 
 def _cli(*args: str, cwd: Path, umask: int = 0o022, env: dict[str, str] | None = None) -> Any:
@@ -135,7 +138,7 @@ OUTPUTS = ("results.json", "metrics.csv", "responses.csv", "report.html")
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
 def test_outputs_follow_the_umask(umask: int, mode: int, tmp_path: Path) -> None:
     data = _own_responses(tmp_path)
-    done = _cli("metrics", str(data), "-o", "out", *OWN_FAST, cwd=tmp_path, umask=umask)
+    done = _cli("metrics", str(data), "-o", "out", *OWN_FAST, *LEXICAL, cwd=tmp_path, umask=umask)
     assert done.returncode == ExitCode.OK, done.stderr[-3000:]
     for name in OUTPUTS:
         assert stat.S_IMODE((tmp_path / "out" / name).stat().st_mode) == mode, name
