@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
@@ -49,6 +49,11 @@ Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "group_toxicity", "parity",
     "adversarial",
 ]
+#: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
+#: bootstrap of its units; ``"rate"``, for a rate, a difference of two rates or a spread of several whose result
+#: carries its counts (``MetricResult.rate_counts``), a Clopper-Pearson interval on the effective number of trials
+#: (Newcombe's square-and-add for differences), which keeps its coverage at 0%, at 100% and on few prompts.
+IntervalMethod = Literal["bootstrap", "rate"]
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
 Harm = Literal["false negatives", "false positives"]
 Intervention = Literal["assistive", "punitive"]
@@ -130,6 +135,7 @@ class MetricSpec:
         pair_column: for metrics over counterfactual pairs of per-response scores, the response frame's column
             the pairs read (``"refusal"`` gives ``refusal_a`` and ``refusal_b``); ``compare`` rebuilds from it.
         formula: the formula, in words and symbols, for the documentation and results.json.
+        interval: how its interval is computed (see :data:`IntervalMethod`); results.json names the method per row.
     """
 
     key: str
@@ -153,6 +159,7 @@ class MetricSpec:
     signed: bool = False
     pair_column: str | None = None
     formula: str | None = None
+    interval: IntervalMethod = "bootstrap"
 
     @property
     def function(self) -> str:
@@ -416,6 +423,21 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
         )
     }
 )  # fmt: skip
+
+
+#: Issue 37: the metrics that are a rate (a share of replies, prompts or pairs), a difference of two rates or a
+#: spread of group rates, and whose results carry their counts: their intervals are ``"rate"`` intervals. (The gap
+#: shifts of the red team are differences of two differences: bootstrap.)
+_RATE_INTERVALS = (
+    "toxic_fraction", "toxicity_probability", "stereotype_fraction", "stereotype_probability", "toxic_share_difference",
+    "demographic_parity_difference", "false_negative_rate_difference", "false_omission_rate_difference",
+    "false_positive_rate_difference", "false_discovery_rate_difference", "decision_flip_rate",
+    "counterfactual_positive_rate_difference", "refusal_rate_difference", "toxic_share_shift", "refusal_rate_shift",
+    "non_completion_shift", "positive_rate_shift",
+)  # fmt: skip
+METRICS = MappingProxyType(
+    {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}
+)
 
 
 @dataclass(frozen=True)

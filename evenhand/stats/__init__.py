@@ -24,6 +24,13 @@ from evenhand.stats._permutation import (
     pairwise_rate_tests,
     rate_difference_test,
 )
+from evenhand.stats._rate_intervals import (
+    binomial_bounds,
+    effective_rate,
+    metric_interval,
+    newcombe_bounds,
+    rate_interval,
+)
 from evenhand.stats._shuffle import group_shuffle_test
 
 __all__ = [
@@ -31,17 +38,22 @@ __all__ = [
     "NoiseFloor",
     "PermutationTest",
     "benjamini_hochberg",
+    "binomial_bounds",
     "bootstrap_distribution",
     "confidence_interval",
     "counterfactual_sentiment_test",
+    "effective_rate",
     "group_shuffle_test",
     "interval_table",
     "joined_with_zero_unless_rejected",
+    "metric_interval",
+    "newcombe_bounds",
     "noise_floor",
     "noise_floor_from_scores",
     "omnibus_then_pairs",
     "paired_prompt_test",
     "pairwise_rate_tests",
     "rate_difference_test",
+    "rate_interval",
     "swap_test_of_gap",
 ]
