@@ -31,16 +31,20 @@ from evenhand.stats._rate_intervals import (
     newcombe_bounds,
     rate_interval,
 )
+from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
 from evenhand.stats._shuffle import group_shuffle_test
 
 __all__ = [
+    "CorrectedRate",
     "Interval",
     "NoiseFloor",
     "PermutationTest",
+    "ScorerError",
     "benjamini_hochberg",
     "binomial_bounds",
     "bootstrap_distribution",
     "confidence_interval",
+    "corrected_rate",
     "counterfactual_sentiment_test",
     "effective_rate",
     "group_shuffle_test",
@@ -55,5 +59,6 @@ __all__ = [
     "pairwise_rate_tests",
     "rate_difference_test",
     "rate_interval",
+    "rogan_gladen",
     "swap_test_of_gap",
 ]
