@@ -19,6 +19,12 @@ bootstrap of the same result (what every rate had before issue 37). Designs:
 
 Prints one markdown table (coverage of nominal 95% intervals, new / bootstrap, and the new interval's mean width).
 With ``--reps 1000`` each coverage figure is within about 1.4 points (two standard errors at 95%).
+
+``--corrected`` runs the scorer-error correction instead (:func:`evenhand.stats.corrected_rate`): replies to two
+groups' versions of each prompt are truly toxic with the prompt's own rate (both groups at ``p``, or the second at
+0), and a scorer flags a toxic reply with probability 0.75 and a benign one with 4% (group A) or 1% (group B); its
+audit measures that on 80 insults and 100 benign statements per group (binomial draws). Coverage of the *true* gap
+by the corrected interval, against the raw Newcombe interval of the flagged gap.
 """
 
 from __future__ import annotations
@@ -100,6 +106,49 @@ DESIGNS: dict[str, tuple[Design, str]] = {
 }
 
 
+SENSITIVITY, FPR_A, FPR_B, AUDIT_INSULTS, AUDIT_BENIGN = 0.75, 0.04, 0.01, 80, 100
+
+
+def corrected_cell(p: float, second: float, k: int, m: int, args: argparse.Namespace) -> tuple[float, float, float]:
+    """Coverage of the true gap by the corrected interval and by the raw one, and the corrected one's mean width."""
+    from evenhand.stats import ScorerError, corrected_rate, rate_interval
+
+    rng = np.random.default_rng([int(p * 1000), k, m, int(second)])
+    hit = raw_hit = 0
+    width = 0.0
+    truth = p * (1.0 - second)
+    for rep in range(args.reps):
+        u = latent(rng, p, k, args.icc)
+        toxic_a = rng.random((k, m)) < u[:, None]
+        toxic_b = rng.random((k, m)) < (u[:, None] * second)
+        flag_a = np.where(toxic_a, rng.random((k, m)) < SENSITIVITY, rng.random((k, m)) < FPR_A).astype(float)
+        flag_b = np.where(toxic_b, rng.random((k, m)) < SENSITIVITY, rng.random((k, m)) < FPR_B).astype(float)
+        tsd = M.toxic_share_difference(flag_a.ravel(), flag_b.ravel(), 0.5, prompts=np.repeat(np.arange(k), m))
+        errors = [ScorerError(g, int(rng.binomial(AUDIT_INSULTS, SENSITIVITY)), AUDIT_INSULTS,
+                              int(rng.binomial(AUDIT_BENIGN, fpr)), AUDIT_BENIGN)
+                  for g, fpr in (("a", FPR_A), ("b", FPR_B))]  # fmt: skip
+        c = corrected_rate(tsd.rate_counts, errors, n_draws=2000, seed=rep)
+        raw = rate_interval(tsd.rate_counts)
+        hit += c.is_defined and c.low - 1e-12 <= truth <= c.high + 1e-12
+        raw_hit += raw.low - 1e-12 <= truth <= raw.high + 1e-12
+        width += c.high - c.low
+    return hit / args.reps, raw_hit / args.reps, width / args.reps
+
+
+def corrected_table(args: argparse.Namespace) -> None:
+    print(f"reps {args.reps}, icc {args.icc}; Se {SENSITIVITY}, FPR {FPR_A:.0%} (A) and {FPR_B:.0%} (B), audit "
+          f"{AUDIT_INSULTS} insults and {AUDIT_BENIGN} benign statements per group\n")  # fmt: skip
+    print("| true toxic share A / B | prompts | pairs per prompt | corrected interval covers the true gap | raw "
+          "interval covers it | corrected width |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    for p, second in ((0.0, 1.0), (0.05, 1.0), (0.05, 0.0), (0.30, 1.0), (0.30, 0.0)):
+        for k in (40, 200):
+            for m in PER_PROMPT:
+                covered, raw, width = corrected_cell(p, second, k, m, args)
+                print(f"| {p:.0%} / {p * second:.0%} | {k} | {m} | {covered:.1%} | {raw:.1%} | {width:.3f} |",
+                      flush=True)  # fmt: skip
+
+
 def cell(design: Design, key: str, p: float, k: int, m: int, args: argparse.Namespace) -> tuple[float, float, float]:
     """Coverage of the declared interval, of the percentile bootstrap, and the declared interval's mean width."""
     rng = np.random.default_rng([int(p * 1000), k, m, len(key)])
@@ -122,7 +171,11 @@ def main() -> None:
     parser.add_argument("--icc", type=float, default=0.3, help="intra-prompt correlation of the replies")
     parser.add_argument("--bootstrap", type=int, default=500, help="bootstrap resamples (0: no bootstrap column)")
     parser.add_argument("--designs", default=",".join(DESIGNS), help="comma-separated designs to run")
+    parser.add_argument("--corrected", action="store_true", help="coverage of the scorer-error correction instead")
     args = parser.parse_args()
+    if args.corrected:
+        corrected_table(args)
+        return
     chosen = [d.strip() for d in args.designs.split(",")]
     started = time.perf_counter()
     print(f"reps {args.reps}, icc {args.icc}, bootstrap resamples {args.bootstrap}; cells: coverage of the declared "

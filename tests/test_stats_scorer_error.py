@@ -128,3 +128,15 @@ def test_the_audit_keeps_the_counts_behind_its_rates() -> None:
     for unit in older["groups"]:
         del unit["benign_flagged"], unit["insults_flagged"]
     assert error_counts(older, "sexual_orientation", "gay") == counts
+
+
+def test_the_example_in_docs_scorers_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "scorers.md").read_text(encoding="utf-8")
+    section = doc[doc.index("### Rates corrected for the scorer's own error") :]
+    code = re.search(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    assert code is not None
+    exec(compile(code.group(1), "docs/scorers.md", "exec"), {"__name__": "__doc_example__"})
+    assert "corrected 0.000" in capsys.readouterr().out

@@ -98,7 +98,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
     )
     level = (doc.get("settings") or {}).get("ci") or 0.95
     for header in ("metric", "attribute", "groups", "value", f"{level:.0%} CI", "floor", "p"):
-        table.add_column(header, no_wrap=True)
+        table.add_column(header, overflow="fold")  # wraps to the console's width: nothing is cut
     for row in doc.get("metrics") or []:  # JSON form: None, never NaN
         if row.get("value") is None:
             continue
