@@ -129,7 +129,6 @@ def clustered_ratio_resampler(numerators: npt.ArrayLike, denominators: npt.Array
 RateKind = Literal["rate", "difference", "spread"]
 
 
-@dataclass(frozen=True, eq=False)
 class RateCounts:
     """The successes and trials behind a rate metric, per independent unit and group: what an interval for a rate
     near 0% or 100%, or on few prompts, needs (:func:`evenhand.stats.metric_interval`; docs/uncertainty.md).
@@ -138,14 +137,45 @@ class RateCounts:
     in group ``g`` (column 0 alone for a single rate). ``kind`` says how the metric's value follows from the group
     rates ``S_g / T_g``: ``"rate"`` (the one column), ``"difference"`` (the first minus the second: paired when a
     unit holds trials of both, as the two replies of a counterfactual pair) or ``"spread"`` (the largest minus the
-    smallest rate of the groups with trials).
+    smallest rate of the groups with trials). :meth:`deferred` builds the arrays on first use, so a metric that is
+    never given an interval costs nothing more.
     """
 
-    successes: FloatArray
-    trials: FloatArray
-    kind: RateKind
-    unit: str
-    groups: tuple[str, ...] = ("rate",)
+    def __init__(
+        self, successes: npt.ArrayLike, trials: npt.ArrayLike, kind: RateKind, unit: str,
+        groups: tuple[str, ...] = ("rate",),
+    ) -> None:  # fmt: skip
+        self.kind, self.unit, self.groups = kind, unit, tuple(groups)
+        self._build: Callable[[], tuple[FloatArray, FloatArray]] | None = None
+        self._arrays: tuple[FloatArray, FloatArray] | None = (
+            np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
+        )  # fmt: skip
+
+    @classmethod
+    def deferred(
+        cls, build: Callable[[], tuple[FloatArray, FloatArray]], kind: RateKind, unit: str, groups: tuple[str, ...]
+    ) -> RateCounts:
+        """Counts whose arrays ``build()`` gives when first asked for."""
+        counts = cls(np.empty((0, len(groups))), np.empty((0, len(groups))), kind, unit, groups)
+        counts._arrays, counts._build = None, build
+        return counts
+
+    def _materialized(self) -> tuple[FloatArray, FloatArray]:
+        if self._arrays is None:
+            assert self._build is not None
+            self._arrays, self._build = self._build(), None
+        return self._arrays
+
+    @property
+    def successes(self) -> FloatArray:
+        return self._materialized()[0]
+
+    @property
+    def trials(self) -> FloatArray:
+        return self._materialized()[1]
+
+    def __repr__(self) -> str:
+        return f"RateCounts(kind={self.kind!r}, unit={self.unit!r}, groups={self.groups!r})"
 
     @property
     def rates(self) -> FloatArray:

@@ -211,16 +211,19 @@ def rate_counts_of(
     intervals at 0% and 100% (:class:`~evenhand.metrics._result.RateCounts`); ``columns``: these groups only, in
     this order. Units without a row in any denominator are left out."""
     n_groups = prep.labels.size
-    codes, n, unit = (np.arange(prep.codes.size), prep.codes.size, "row") if units is None else (
-        units.codes, units.n, "prompt")  # fmt: skip
-    flat = codes * n_groups + prep.codes
-    cells = [np.isin(prep.cells, part).astype(np.float64) for part in (spec.numerator, spec.denominator)]
-    successes, trials = (np.bincount(flat, weights=c, minlength=n * n_groups).reshape(n, n_groups) for c in cells)
     chosen = list(columns) if columns is not None else list(range(n_groups))
-    successes, trials = successes[:, chosen], trials[:, chosen]
-    used = trials.sum(axis=1) > 0
     names = tuple(str(label(g)) for g in prep.labels[chosen])
-    return RateCounts(successes[used], trials[used], kind, unit, names)
+
+    def build() -> tuple[FloatArray, FloatArray]:
+        codes, n = (np.arange(prep.codes.size), prep.codes.size) if units is None else (units.codes, units.n)
+        flat = codes * n_groups + prep.codes
+        cells = [np.isin(prep.cells, part).astype(np.float64) for part in (spec.numerator, spec.denominator)]
+        successes, trials = (np.bincount(flat, weights=c, minlength=n * n_groups).reshape(n, n_groups)[:, chosen]
+                             for c in cells)  # fmt: skip
+        used = trials.sum(axis=1) > 0
+        return successes[used], trials[used]
+
+    return RateCounts.deferred(build, kind, "row" if units is None else "prompt", names)
 
 
 def _units(prompts: Any, prep: Prepared) -> Prompts | None:
