@@ -35,13 +35,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 
 from evenhand.errors import InputError
 from evenhand.metrics._result import FloatArray, MetricResult, RateCounts
+from evenhand.registry import IntervalMethod
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
 from evenhand.stats._resampling import SeedLike
 
@@ -51,7 +52,7 @@ BINOMIAL_METHODS: tuple[str, ...] = ("wilson", "jeffreys", "clopper-pearson")
 #: coverage in every cell of the simulation (docs/uncertainty.md); Wilson and Jeffreys fell to 90% on 10 prompts.
 DEFAULT_METHOD: BinomialMethod = "clopper-pearson"
 #: The interval methods a metric can declare in the registry (``MetricSpec.interval``).
-INTERVAL_METHODS: tuple[str, ...] = ("bootstrap", "rate")
+INTERVAL_METHODS: tuple[str, ...] = get_args(IntervalMethod)
 
 
 def _z(level: float) -> float:
