@@ -48,7 +48,7 @@ class SignedDifference:
     measure: str
     result: MetricResult
     interval: Any = None  # evenhand.stats.Interval: the shown interval (joined with 0 unless the test rejects)
-    bootstrap: Any = None  # evenhand.stats.Interval: the bootstrap interval before the rule
+    bootstrap: Any = None  # evenhand.stats.Interval: the interval before the rule (bootstrap or rate interval)
 
     @property
     def value(self) -> float:
@@ -100,14 +100,16 @@ def rate_signed(key: str, args: tuple[Any, ...], groups: Any, pos_label: Any, pr
 
 
 def signed_interval(rec: MetricRecord, st: Any) -> None:
-    """The bootstrap interval of the record's signed difference (same settings as the metric's interval)."""
-    from evenhand.stats import confidence_interval
+    """The interval of the record's signed difference, by the method and with the settings of the metric's own (a
+    gap of two group rates: the rate interval of their difference; a difference of means: the bootstrap)."""
+    from evenhand.stats import metric_interval
 
     signed: SignedDifference | None = rec.signed
     if signed is None or signed.result.resampler is None:
         return
     try:
-        iv = confidence_interval(signed.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method)
+        iv = metric_interval(signed.result, rec.spec.interval, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed,
+                             method=st.method)  # fmt: skip
     except ValueError as exc:
         rec.notes.append(f"no signed interval: {exc}")
         return

@@ -126,6 +126,7 @@ class Assessment(WritesDocument):
             "group_b": groups[1],
             "class": rec.comparison.cls,
             **rec.numbers(),  # value, interval, noise floor and gap, p-values
+            "ci_method": rec.interval.method if rec.interval is not None else None,
             **signed_columns(rec),
             "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
             "range_low": float(res.value_range[0]),

@@ -72,6 +72,9 @@ METRIC_ROW: tuple[tuple[str, tuple[Any, Any] | None], ...] = (
     ("ci_low", (Number, None)),
     ("ci_high", (Number, None)),
     ("ci_level", None),
+    # since 2.1 (issue 37): how the interval was computed ("percentile", "bca", "clopper-pearson on effective
+    # prompts", "newcombe (clopper-pearson) on effective prompts", ...: MetricSpec.interval, docs/uncertainty.md)
+    ("ci_method", (str | None, None)),
     # since 2.1 (added within it; older files lack them): a distance of two groups (|DP|, SCSP, WCSP, ...): the signed
     # difference behind it, group A minus group B
     ("signed_difference", (Number, None)),
