@@ -21,6 +21,7 @@ from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
 from evenhand.pipeline.evidence.records import MetricRecord, independent_units
+from evenhand.pipeline.evidence.scorer_error import correct_for_scorer_error
 from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
@@ -188,6 +189,7 @@ def _statistics(ctx: RunContext, families: Sequence[Family], records: list[Metri
             family.test(ctx, records)
     adjust_p_values(records)
     make_intervals_test_consistent(records)  # a distance's interval includes 0 unless its test rejects
+    correct_for_scorer_error(records, ctx.audits, st)  # beside the raw gap: the gap corrected for the scorer's error
 
 
 def _tested(families: Sequence[Family]) -> list[Family]:

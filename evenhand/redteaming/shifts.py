@@ -167,9 +167,9 @@ def _gap_record(key: str, column: str, pairs: pd.DataFrame, attribute: str, grou
 
 
 def _statistics(rec: MetricRecord, sides: Sides | None, settings: RunSettings) -> None:
-    """The record's interval over prompts (the method its metric declares) and its paired sign-flip test over prompts: each prompt's mean
-    of the condition's side against its mean of the benign side, the two swapped prompt by prompt (its statistic,
-    the mean over prompts of their difference, is the record's value)."""
+    """The record's interval over prompts (the method its metric declares) and its paired sign-flip test over
+    prompts: each prompt's mean of the condition's side against its mean of the benign side, the two swapped prompt
+    by prompt (its statistic, the mean over prompts of their difference, is the record's value)."""
     from evenhand.stats import metric_interval, paired_prompt_test
 
     st = settings.statistics

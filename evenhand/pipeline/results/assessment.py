@@ -26,6 +26,7 @@ from evenhand._version import __version__
 from evenhand.errors import InputError, InputKeyError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.scorer_error import corrected_columns
 from evenhand.pipeline.evidence.signed_differences import signed_columns
 from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, GROUP_MEANS, HISTOGRAMS, PAIR_SCATTER, Family
 from evenhand.pipeline.families.examples import ExampleInput
@@ -128,6 +129,7 @@ class Assessment(WritesDocument):
             **rec.numbers(),  # value, interval, noise floor and gap, p-values
             "ci_method": rec.interval.method if rec.interval is not None else None,
             **signed_columns(rec),
+            **corrected_columns(rec),
             "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
             "range_low": float(res.value_range[0]),
             "range_high": float(res.value_range[1]),

@@ -82,6 +82,11 @@ METRIC_ROW: tuple[tuple[str, tuple[Any, Any] | None], ...] = (
     ("signed_high", (Number, None)),
     ("signed_direction", (str | None, None)),
     ("signed_measure", (str | None, None)),
+    # since 2.1 (issue 37): a gap between two groups' flagged shares (TSD) corrected for the scorer's per-group
+    # error as its audit measured it, with the audit's uncertainty in the interval (docs/scorers.md)
+    ("corrected_value", (Number, None)),
+    ("corrected_low", (Number, None)),
+    ("corrected_high", (Number, None)),
     ("noise_floor", (Number, None)),
     ("gap", (Number, None)),
     ("gap_low", (Number, None)),

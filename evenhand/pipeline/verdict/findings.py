@@ -43,7 +43,13 @@ from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.kinds import kind_of
 from evenhand.pipeline.verdict.kinds.base import RunFacts
 from evenhand.pipeline.verdict.kinds.wording import group_values
-from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, SignalledByNames, ThinEvidence
+from evenhand.pipeline.verdict.qualifiers import (
+    FewUnits,
+    ScorerBias,
+    ScorerErrorExplainsGap,
+    SignalledByNames,
+    ThinEvidence,
+)
 from evenhand.pipeline.verdict.rules import RULES
 from evenhand.pipeline.verdict.severity import SEVERITIES, THIN_UNITS, Severity, worst
 from evenhand.registry import FAMILIES
@@ -144,6 +150,7 @@ def make_verdict(
         severities = []
         for groups, evidence in kind_of(rec.spec).evidence(rec, facts):
             _discount_scorer_bias(rec, groups, evidence, scorer_audit or {})
+            _say_if_scorer_error_explains(rec, evidence, scorer_audit or {})
             _say_if_thin(evidence)
             _say_how_signalled(rec, evidence, signals or {})
             evidence.word()
@@ -214,3 +221,16 @@ def _discount_scorer_bias(
     if demoted:
         e.severity = "watch"
     e.qualifiers.append(ScorerBias(str(audit.get("kind", "scorer")), higher, lower, abs(gap), demoted))
+
+
+def _say_if_scorer_error_explains(rec: MetricRecord, e: Evidence, audits: Mapping[str, Any]) -> None:
+    """A concern or watch whose gap, corrected for the scorer's per-group error, has an interval holding 0 says so, and
+    a concern becomes watch (``rec.corrected``: :mod:`evenhand.pipeline.evidence.scorer_error`)."""
+    c = rec.corrected
+    if c is None or e.severity == "ok" or not c.holds_zero:
+        return
+    audit = audits.get(FAMILIES[rec.family].audit or "") or {}
+    demoted = e.severity == "concern"
+    if demoted:
+        e.severity = "watch"
+    e.qualifiers.append(ScorerErrorExplainsGap(str(audit.get("kind", "scorer")), c.corrected, c.low, c.high, demoted))

@@ -1,5 +1,6 @@
 """What a reader must know beside a finding's claim, as data: too few units to decide, a scorer whose own bias points
-the same way, thin evidence, groups signalled by personal names.
+the same way, a gap the scorer's own per-group error could explain, thin evidence, groups signalled by personal
+names.
 
 A kind of evidence (:mod:`.kinds`) makes the claim and may note :class:`FewUnits`; the verdict
 (:mod:`.findings`) adds the others once every kind has judged; :meth:`Evidence.word
@@ -71,6 +72,33 @@ class ScorerBias:
 
 
 @dataclass(frozen=True)
+class ScorerErrorExplainsGap:
+    """The gap between two groups' flagged shares, corrected for the scorer's error on statements about each group
+    (its audit; Rogan-Gladen, with the audit's uncertainty: :mod:`evenhand.pipeline.evidence.scorer_error`), has an
+    interval that holds 0, so the scorer's own per-group error could explain it; ``demoted``: a concern was reported
+    as watch for it. (Not the toxicity default's benign-domain false-positive rule of issue 34.)"""
+
+    scorer: str
+    corrected: float
+    low: float
+    high: float
+    demoted: bool
+    rule: ClassVar[str] = (
+        "a finding about a gap between two groups' flagged shares (toxicity per group) is at most a watch, and says "
+        "so, when the gap corrected for the scorer's own error on statements about each group (its audit: "
+        "sensitivity and specificity per group, Rogan-Gladen, the audit's uncertainty in the interval) has an "
+        "interval that holds 0"
+    )
+
+    def words(self) -> str:
+        lead = "; reported as watch, not concern, because" if self.demoted else "; note:"
+        return (
+            f"{lead} the {self.scorer} scorer's own error on statements about each group (scorer audit) could explain "
+            f"this gap: corrected for it, the gap is {self.corrected:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+        )
+
+
+@dataclass(frozen=True)
 class SignalledByNames:
     """The groups were signalled by personal names (``how``: ``"names"`` or ``"words and names"``); a name stands for
     a group only statistically (the report's caveat says so)."""
@@ -83,4 +111,4 @@ class SignalledByNames:
         return f" (groups signalled by {by})"
 
 
-Qualifier = FewUnits | ThinEvidence | ScorerBias | SignalledByNames
+Qualifier = FewUnits | ThinEvidence | ScorerBias | ScorerErrorExplainsGap | SignalledByNames

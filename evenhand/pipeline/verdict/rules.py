@@ -10,7 +10,7 @@ the watch tier's rule in its place; then any other kind's rules, in the registry
 from __future__ import annotations
 
 from evenhand.pipeline.verdict.kinds import KINDS
-from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, ThinEvidence
+from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, ScorerErrorExplainsGap, ThinEvidence
 from evenhand.pipeline.verdict.severity import SUGGESTIVE
 
 #: The rule of the watch tier, which every kind's watch follows
@@ -31,7 +31,7 @@ def _rules() -> tuple[str, ...]:
     rules: list[str] = []
     for name in order:
         rules.extend([name] if name == WATCH_TIER else KINDS[name].rules)  # type: ignore[index]
-    rules.extend(q.rule for q in (FewUnits, ThinEvidence, ScorerBias))
+    rules.extend(q.rule for q in (FewUnits, ThinEvidence, ScorerBias, ScorerErrorExplainsGap))
     return tuple(dict.fromkeys(rules))
 
 
