@@ -23,8 +23,10 @@ identity statements (its audit, :mod:`evenhand.scorers.audit`, by more than the 
 concern becomes watch, and the sentence says why. It is never dropped: the audit's templates are not the model's
 replies, so the scorer's bias may explain part of the difference, not necessarily all of it.
 
-A finding's severity is the worst of its metrics; its evidence lists every metric behind it. The verdict's status
-is the worst finding's severity. Rules: :data:`RULES` (also in results.json and docs/assessment.md).
+A finding's severity is the worst of its metrics; its evidence lists every metric behind it, strongest first (by
+severity, then adjusted p), and its sentence leads with the strongest and names every other metric that crossed (a
+concern or watch) in one clause. The verdict's status is the worst finding's severity. Rules: :data:`RULES` (also
+in results.json and docs/assessment.md).
 
 How a metric's evidence is judged and worded is its kind's (:mod:`.kinds`, one module per kind of evidence); this
 module gathers the judged evidence into findings, adds the qualifiers that need the whole run (the scorer's own
@@ -42,7 +44,7 @@ from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.kinds import kind_of
 from evenhand.pipeline.verdict.kinds.base import RunFacts
-from evenhand.pipeline.verdict.kinds.wording import group_values
+from evenhand.pipeline.verdict.kinds.wording import adjusted_p, group_values, interval
 from evenhand.pipeline.verdict.qualifiers import (
     FewUnits,
     ScorerBias,
@@ -160,12 +162,32 @@ def make_verdict(
         by_record.append(worst(severities))
     findings = []
     for (risk, attribute, groups, cls, condition), items in by_key.items():
-        strongest = min(items, key=lambda e: SEVERITIES.index(e.severity))
-        findings.append(Finding(risk, attribute, groups, strongest.severity, strongest.sentence, strongest.metric,
-                                cls, items, condition))  # fmt: skip
+        ordered = sorted(items, key=_strength)  # every metric that crossed, strongest first; then the others
+        lead = ordered[0]
+        findings.append(Finding(risk, attribute, groups, lead.severity, _sentence(ordered), lead.metric, cls, ordered,
+                                condition))  # fmt: skip
     notes = [] if statistics else ["statistics were off (ci: null): no interval, floor or test backs these findings"]
     notes.extend(_thin_note(findings))
     return Verdict(findings, notes, by_record)
+
+
+def _strength(e: Evidence) -> tuple[int, float]:
+    """How strongly a piece of evidence shows a difference, strongest first: its severity, then its adjusted p (else
+    its p; none: weakest); ties keep the order the records came in."""
+    p = e.p_adjusted if e.p_adjusted is not None else e.p_value
+    return SEVERITIES.index(e.severity), p if p is not None else 1.0
+
+
+def _sentence(ordered: Sequence[Evidence]) -> str:
+    """The finding's sentence: the strongest evidence's, then every other metric that crossed (concern or watch), by
+    strength, in one clause: ``...; also SCSP 0.24 [0.16, 0.31], adjusted p < 0.001 (concern) and WCSP ...``."""
+    others = [e for e in ordered[1:] if e.severity != "ok"]
+    if not others:
+        return ordered[0].sentence
+    briefs = [f"{e.metric} {interval(e)}{'' if e.p_adjusted is None else ', ' + adjusted_p(e.p_adjusted)} "
+              f"({e.severity})" for e in others]  # fmt: skip
+    listed = briefs[0] if len(briefs) == 1 else f"{', '.join(briefs[:-1])} and {briefs[-1]}"
+    return f"{ordered[0].sentence}; also {listed}"
 
 
 def _say_if_thin(e: Evidence) -> None:
