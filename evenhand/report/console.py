@@ -1,7 +1,8 @@
 """What the command line prints after an assessment, in the report's order (:mod:`evenhand.report.digest`).
 
 1. ``verdict: CONCERN (...) — name``, then the headline per attribute;
-2. each concern, then each watch, in plain words, with the pair of replies that shows it;
+2. each concern, then each watch, in plain words, with the pairs of replies that show it (a typical pair, then the
+   most extreme one);
 3. one line per attribute for its ok findings, the verdict's notes, the scorer audits' worst findings;
 4. the metrics table (defined rows only), one ``NaN`` line per attribute with the reasons, the caveats.
 
@@ -46,6 +47,8 @@ def _print_example(console: Console, example: Mapping[str, Any]) -> None:
         if example.get("kind") == "lists":
             sides = [(g, " | ".join(map(str, example.get(f"items_{s}") or [])), None)
                      for (g, _, _), s in zip(sides, ("a", "b"), strict=True)]  # fmt: skip
+    if example.get("label"):
+        _say(console, f"    [dim]{escape(str(example['label']))} pair:[/]")
     width = max(len(name) for name, _, _ in sides)
     notes = [example.get(f"note_{s}") for s in ("a", "b")]  # what each reply is ("refused", "42 words")
     for (name, text, score), note in zip(sides, notes, strict=False):
@@ -73,8 +76,9 @@ def print_verdict(console: Console, doc: Mapping[str, Any], found: Digest | None
         where = escape(", ".join(s for s in (f.get("attribute"), scope(f) if f.get("groups") else None) if s) or "all")
         _say(console, f"  [{SEVERITY_STYLE[severity]}]{severity}[/] {escape(str(f.get('risk')))} ({where}): "
                       f"{escape(str(f.get('sentence')))}")  # fmt: skip
-        if isinstance(f.get("example"), Mapping):
-            _print_example(console, f["example"])
+        for key in ("example", "extreme_example"):  # the typical pair, then the most extreme one (issue 37)
+            if isinstance(f.get(key), Mapping):
+                _print_example(console, f[key])
     for line in found.ok_lines:
         _say(console, f"  [green]ok[/] {escape(line.ok_line)}")
     for note in found.notes:

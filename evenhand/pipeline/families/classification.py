@@ -27,7 +27,7 @@ from evenhand.pipeline.evidence.signed_differences import rate_signed
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.responses.frame import ok_rows
-from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text, label_words
 from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -56,6 +56,7 @@ class Classification(Family):
         if n_bad:
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+        ctx.described["label_words"] = label_words(cs.labels, ctx.label_parser is not None)  # "yes", not "1"
         ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
 
     def check_inputs(

@@ -78,7 +78,7 @@ class Assessment(WritesDocument):
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
     rules: Sequence[Any] = field(default=(), repr=False)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
-    _examples: dict[tuple[Any, ...], dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    _examples: dict[tuple[Any, ...], list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.rules:
@@ -395,7 +395,7 @@ class Assessment(WritesDocument):
         cleaned: dict[str, Any] = json_safe(doc)
         return cleaned
 
-    def _finding_examples(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+    def _finding_examples(self) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
         """The pair of replies behind each concern or watch (:mod:`evenhand.pipeline.verdict.examples`), found once."""
         if self._examples is None:
             findings = self.verdict.to_dict()["findings"]
