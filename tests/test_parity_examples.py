@@ -1,7 +1,8 @@
-"""The pair of replies behind a refusal (RRD) or answer-length (RLD) finding, in results.json, the report and the
+"""The pairs of replies behind a refusal (RRD) or answer-length (RLD) finding, in results.json, the report and the
 console, and the family's worst examples of both: a planted refusal of one group's versions shows a prompt whose
-version for that group is refused and whose other version is answered; a planted length shift shows a typical pair (nearest the
-median over prompts of the length gaps in the finding's direction), then the pair with the largest gap."""
+version for that group is refused and whose other version is answered; a planted length shift shows a typical pair
+(nearest the median over prompts of the length gaps in the finding's direction), then the pair with the largest
+gap."""
 
 from __future__ import annotations
 
