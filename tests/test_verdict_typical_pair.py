@@ -103,3 +103,24 @@ def test_examples_keys_in_results_json(key: str) -> None:
     verdict = {"findings": [dict(finding)]}
     attach_examples(verdict, {finding_key(finding): [{"label": "typical"}, {"label": "most extreme"}]})
     assert verdict["findings"][0][key]["label"] == ("typical" if key == "example" else "most extreme")
+
+
+def test_one_orientation_per_attribute_the_lexicons_group_order() -> None:
+    """Race's lexicon lists white before black: the rate tests, the signed gap, the evidence and the finding name the
+    pair "white vs black" (as the counterfactual rows do), not in text order ("black − white")."""
+    import evenhand
+
+    groups = ["black"] * 12 + ["white"] * 12
+    answers = ["yes"] * 3 + ["no"] * 9 + ["yes"] * 9 + ["no"] * 3
+    prompts = [f"Applicant {i}: approve the loan?" for i in range(24)]
+    by_prompt = dict(zip(prompts, answers, strict=True))
+    a = evenhand.assess(task="classification", prompts=prompts, client=lambda p: by_prompt[p], groups=groups,
+                        person_level=True, prevalence_parity=True, attributes=["race"], count=1, n_resamples=50,
+                        store=None, progress=False)  # fmt: skip
+    test = a.tests.iloc[0]
+    assert (test["group_a"], test["group_b"]) == ("white", "black")
+    assert test["rate_a"] == pytest.approx(0.75) and test["difference"] == pytest.approx(0.5)
+    row = a.metrics.set_index("metric").loc["DP"]
+    assert row["signed_direction"] == "white minus black" and row["signed_difference"] == pytest.approx(0.5)
+    (finding,) = [f for f in a.verdict.findings if f.groups]
+    assert finding.groups == ("white", "black")

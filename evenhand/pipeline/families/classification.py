@@ -174,7 +174,8 @@ class Classification(Family):
                 result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=prompts)
                 rec = record(key, attribute, comparison, result)
                 if result.is_defined:  # with two groups: rate(first) - rate(second) beside the gap's absolute value
-                    rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts)
+                    rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
+                                             order=_lexicon_order(ctx, attribute))  # fmt: skip
                 out.append(rec)
         return out
 
@@ -216,6 +217,7 @@ class Classification(Family):
                 )
             except ValueError:  # fewer than two groups: nothing to compare
                 continue
+            table = oriented(table, _lexicon_order(ctx, rec.attribute))
             rec.pair_tests = table
             defined = table[table["p_value"].notna()]
             if defined.empty:
@@ -343,3 +345,39 @@ def _usable(rows: pd.DataFrame, group_col: str) -> pd.DataFrame:
     if group_col in usable:
         usable = usable[usable[group_col].notna()]
     return usable
+
+
+def _lexicon_order(ctx: RunContext, attribute: str) -> tuple[str, ...]:
+    """The attribute's groups in its lexicon's order (one orientation per attribute, issue 37: "white − black" in
+    the rows, findings and compare alike); () when the attribute has no lexicon the groups can be read from."""
+    try:
+        return attribute_groups(ctx.specs[attribute])
+    except (KeyError, InputError, TypeError, ValueError):
+        return ()
+
+
+#: the columns of a pair test that belong to one side, swapped together when a pair is turned round
+_SIDES = (("group_a", "group_b"), ("rate_a", "rate_b"), ("n_a", "n_b"), ("units_a", "units_b"))
+
+
+def oriented(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """The pair tests with each pair in ``order`` (the lexicon's group order; groups it does not name after those it
+    does, as text): a pair turned round swaps its sides' columns and negates its signed ``difference``."""
+    if table.empty:
+        return table
+    rank = {str(g).casefold(): i for i, g in enumerate(order)}
+
+    def key(group: Any) -> tuple[int, str]:
+        return rank.get(str(group).casefold(), len(rank)), str(group)
+
+    turned = [key(a) > key(b) for a, b in zip(table["group_a"], table["group_b"], strict=True)]
+    if not any(turned):
+        return table
+    out = table.copy()
+    flip = pd.Series(turned, index=table.index)
+    for first, second in _SIDES:
+        if first in out and second in out:
+            out.loc[flip, [first, second]] = table.loc[flip, [second, first]].to_numpy()
+    if "difference" in out:
+        out.loc[flip, "difference"] = -table.loc[flip, "difference"]
+    return out

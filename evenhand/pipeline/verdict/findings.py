@@ -203,8 +203,12 @@ def _say_how_signalled(rec: MetricRecord, e: Evidence, signals: Mapping[str, str
     names (a name stands for a group only statistically; the report's caveat says so)."""
     how = signals.get(rec.attribute or "")
     # every finding whose groups come from the prompts' versions (similarity, sentiment, toxicity per group,
-    # refusals, length, decisions); not the stereotype metrics, which count group words in the replies
+    # refusals, length, decisions: a pair of versions per row); not the stereotype metrics, which count group words
+    # in the replies, nor group rates (DP, FNRD, ...), whose groups are the persons' own (a column, the groups
+    # given), whatever words or names the prompts use (issue 37)
     if how is None or how == "words" or rec.attribute is None or FAMILIES[rec.family].risk == "stereotype":
+        return
+    if rec.spec.scope != "pair":
         return
     e.qualifiers.append(SignalledByNames(how))
 
