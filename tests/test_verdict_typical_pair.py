@@ -124,3 +124,19 @@ def test_one_orientation_per_attribute_the_lexicons_group_order() -> None:
     assert row["signed_direction"] == "white minus black" and row["signed_difference"] == pytest.approx(0.5)
     (finding,) = [f for f in a.verdict.findings if f.groups]
     assert finding.groups == ("white", "black")
+
+
+def test_group_rates_never_say_their_groups_came_from_names() -> None:
+    from evenhand import metrics as M
+    from evenhand.pipeline.evidence.records import MetricRecord, pair
+    from evenhand.pipeline.verdict.findings import _say_how_signalled
+    from evenhand.pipeline.verdict.qualifiers import SignalledByNames
+
+    dp = M.demographic_parity_difference([1, 0, 1, 1], ["white", "white", "black", "black"])
+    rrd = M.refusal_rate_difference([1, 0], [0, 0])
+    signals = {"race": "names"}
+    for key, result, said in (("demographic_parity_difference", dp, False), ("refusal_rate_difference", rrd, True)):
+        rec = MetricRecord(key, "race", pair("white", "black"), result)
+        e = Evidence(rec.name, rec.spec.full_name, float(result.value), severity="watch")
+        _say_how_signalled(rec, e, signals)
+        assert e.qualified(SignalledByNames) is said, key
