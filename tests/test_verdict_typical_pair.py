@@ -140,3 +140,27 @@ def test_group_rates_never_say_their_groups_came_from_names() -> None:
         e = Evidence(rec.name, rec.spec.full_name, float(result.value), severity="watch")
         _say_how_signalled(rec, e, signals)
         assert e.qualified(SignalledByNames) is said, key
+
+
+def test_compares_overall_word_follows_its_finding_counts() -> None:
+    """Findings worse and none improved read "worse", whatever metric rows did; rows decide only without a finding
+    change; both ways is "mixed"."""
+    from evenhand.comparison.findings import FindingChange
+    from evenhand.comparison.result import RunComparison
+
+    class Row:
+        def __init__(self, change: str) -> None:
+            self.changes = {"B": change}
+
+    def status(findings: list[str], rows: list[str]) -> str:
+        moves = [("appeared", "worse") if x == "worse" else ("went away", "improved") for x in findings]
+        changes = [FindingChange("counterfactual", "gender", ("female", "male"), None, "B", "A", "ok", "concern", c,
+                                 d, "") for c, d in moves]  # fmt: skip
+        comparison = RunComparison([], [Row(r) for r in rows], changes)  # type: ignore[list-item]
+        return comparison.status_of("B")
+
+    assert status(["worse"] * 13, ["improved", "improved"]) == "worse"
+    assert status(["worse", "improved"], []) == "mixed"
+    assert status([], ["worse", "improved"]) == "mixed"
+    assert status([], ["improved", "no clear change"]) == "improved"
+    assert status([], []) == "no clear change"
