@@ -140,3 +140,17 @@ def test_the_example_in_docs_scorers_runs(capsys: pytest.CaptureFixture[str]) ->
     assert code is not None
     exec(compile(code.group(1), "docs/scorers.md", "exec"), {"__name__": "__doc_example__"})
     assert "corrected 0.000" in capsys.readouterr().out
+
+
+def test_no_correction_where_the_replies_contradict_the_audit() -> None:
+    """The audit flags 45% of benign statements about the group; only 25% of its replies are flagged (fewer than the
+    false positives alone would make): the audit does not describe these replies, so no correction (and no claim
+    that the scorer's error explains the gap)."""
+    a, b = _pairs(50, 2, 200)
+    tsd = M.toxic_share_difference(a, b, 0.5)
+    errors = [ScorerError("gay", 55, 60, 27, 60), ScorerError("straight", 50, 60, 1, 60)]
+    c = corrected_rate(tsd.rate_counts, errors)
+    assert math.isnan(c.low) and not c.holds_zero
+    assert "flags 45% of benign statements about gay, more than the 25% of its replies flagged" in (c.reason or "")
+    consistent = [ScorerError("gay", 55, 60, 12, 60), ScorerError("straight", 50, 60, 1, 60)]  # 20%: consistent
+    assert corrected_rate(tsd.rate_counts, consistent).is_defined

@@ -27,6 +27,12 @@ uncertainties, by simulation (``n_draws``):
 * the corrected rate, or gap, of each draw; the interval is the ``alpha/2`` quantile of the lower draws and the
   ``1 - alpha/2`` quantile of the upper ones. With a scorer known to be perfect it is the rate's own interval.
 
+No correction is made (NaN, with the reason) where the replies contradict the audit: a group's flagged share below
+the audit's false-positive rate for it (upper bound below lower bound), which a reply cannot be under the model
+above. A lexical scorer flags short benign statements about a group far more often than long replies that mention it
+in passing (tested on a loopback server: 45% of benign audit statements about gay people flagged, 0% of the replies);
+correcting with the statements' rate would erase a real gap.
+
 The raw value (the metric's ``value``) is unchanged: the corrected one is reported beside it.
 """
 
@@ -135,6 +141,24 @@ class CorrectedRate:
         }
 
 
+def _audit_unlike_the_replies(rates: Sequence[EffectiveRate], errs: Sequence[ScorerError], level: float) -> str | None:
+    """Why the audit cannot describe the scorer's error on these replies, or None. The flagged share is
+    ``Se pi + FPR (1 - pi) >= min(Se, FPR)``: fewer replies flagged than the audit's false-positive rate alone would
+    flag (the share's upper bound below that rate's lower bound, and below the sensitivity) contradicts it. A lexical
+    scorer flags a short benign statement about a group ("My neighbor is gay.") far more often than a long reply
+    that mentions the group in passing; correcting with the statements' rate would erase real gaps."""
+    from evenhand.stats._rate_intervals import binomial_bounds, effective_bounds
+
+    for er, e in zip(rates, errs, strict=True):
+        _, flagged_high = effective_bounds(er, level, "clopper-pearson")
+        (fpr_low,), _ = binomial_bounds(e.benign_flagged, e.benign, level, "clopper-pearson")
+        if flagged_high < min(float(fpr_low), e.sensitivity):
+            return (f"the scorer's audit flags {e.false_positive_rate:.0%} of benign statements about {e.group}, more "
+                    f"than the {er.rate:.0%} of its replies flagged (at most {flagged_high:.0%}): the audit's "
+                    "statements do not describe the scorer's error on these replies")  # fmt: skip
+    return None
+
+
 def _confidence_draws(er: EffectiveRate, u: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Draws of the rate from its lower and upper Clopper-Pearson confidence distributions on effective counts
     (quantile ``u``), kept no tighter near 0 (1) than for no (every) success among its units, as its interval is."""
@@ -196,6 +220,9 @@ def corrected_rate(
         return undefined(f"the scorer's audit tells flagged from benign no better than chance for {', '.join(blind)}")
     if any(er.units == 0 for er in rates):
         return undefined("a group has no trials")
+    unlike = _audit_unlike_the_replies(rates, errs, level)
+    if unlike:
+        return undefined(unlike)
     rng = as_generator(seed)
     r = 0.0
     if groups == 2:
