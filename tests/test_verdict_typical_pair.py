@@ -164,3 +164,21 @@ def test_compares_overall_word_follows_its_finding_counts() -> None:
     assert status([], ["worse", "improved"]) == "mixed"
     assert status([], ["improved", "no clear change"]) == "improved"
     assert status([], []) == "no clear change"
+
+
+def test_counterfactual_rows_follow_the_lexicon_whatever_the_inputs_order() -> None:
+    """Replies given male first: the rows still compare female with male, as gender's lexicon orders them."""
+    import sys
+    from pathlib import Path
+
+    import evenhand
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _bias_fixtures import response_set
+
+    rs = response_set("none", n_prompts=12, samples=2, seed=0)
+    cf = rs.counterfactual_responses["gender"]
+    kwargs = rs.assess_kwargs() | {"counterfactual_responses": {"gender": {"male": cf["male"], "female": cf["female"]}}}
+    a = evenhand.assess(**kwargs, embedder=False, n_resamples=50, store=None, progress=False)
+    pairs = {(r["group_a"], r["group_b"]) for _, r in a.metrics.iterrows() if isinstance(r["group_a"], str)}
+    assert pairs == {("female", "male")}

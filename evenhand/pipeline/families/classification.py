@@ -24,7 +24,7 @@ from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
-from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text, label_words
@@ -175,7 +175,7 @@ class Classification(Family):
                 rec = record(key, attribute, comparison, result)
                 if result.is_defined:  # with two groups: rate(first) - rate(second) beside the gap's absolute value
                     rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
-                                             order=_lexicon_order(ctx, attribute))  # fmt: skip
+                                             order=lexicon_order(ctx.specs, attribute))  # fmt: skip
                 out.append(rec)
         return out
 
@@ -217,7 +217,7 @@ class Classification(Family):
                 )
             except ValueError:  # fewer than two groups: nothing to compare
                 continue
-            table = oriented(table, _lexicon_order(ctx, rec.attribute))
+            table = oriented(table, lexicon_order(ctx.specs, rec.attribute))
             rec.pair_tests = table
             defined = table[table["p_value"].notna()]
             if defined.empty:
@@ -345,15 +345,6 @@ def _usable(rows: pd.DataFrame, group_col: str) -> pd.DataFrame:
     if group_col in usable:
         usable = usable[usable[group_col].notna()]
     return usable
-
-
-def _lexicon_order(ctx: RunContext, attribute: str) -> tuple[str, ...]:
-    """The attribute's groups in its lexicon's order (one orientation per attribute, issue 37: "white − black" in
-    the rows, findings and compare alike); () when the attribute has no lexicon the groups can be read from."""
-    try:
-        return attribute_groups(ctx.specs[attribute])
-    except (KeyError, InputError, TypeError, ValueError):
-        return ()
 
 
 #: the columns of a pair test that belong to one side, swapped together when a pair is turned round
