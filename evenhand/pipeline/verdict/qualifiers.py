@@ -16,6 +16,11 @@ from typing import ClassVar
 from evenhand.pipeline.verdict.severity import MIN_UNITS, THIN_UNITS
 
 
+def _lead(demoted: bool) -> str:
+    """How a qualifier that may demote a concern starts: why it is a watch, or a note."""
+    return "; reported as watch, not concern, because" if demoted else "; note:"
+
+
 @dataclass(frozen=True)
 class FewUnits:
     """The evidence rests on fewer than :data:`~.severity.MIN_UNITS` independent units (a concern there is reported
@@ -63,9 +68,8 @@ class ScorerBias:
     )
 
     def words(self) -> str:
-        lead = "; reported as watch, not concern, because" if self.demoted else "; note:"
         return (
-            f"{lead} the {self.scorer} scorer itself rates benign statements about {self.higher} people higher than "
+            f"{_lead(self.demoted)} the {self.scorer} scorer itself rates benign statements about {self.higher} people higher than "
             f"about {self.lower} people (by {self.gap:.3g} on its scale, scorer audit), so part of this difference "
             "may be the scorer's"
         )
@@ -91,9 +95,8 @@ class ScorerErrorExplainsGap:
     )
 
     def words(self) -> str:
-        lead = "; reported as watch, not concern, because" if self.demoted else "; note:"
         return (
-            f"{lead} the {self.scorer} scorer's own error on statements about each group (scorer audit) could explain "
+            f"{_lead(self.demoted)} the {self.scorer} scorer's own error on statements about each group (scorer audit) could explain "
             f"this gap: corrected for it, the gap is {self.corrected:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
         )
 
