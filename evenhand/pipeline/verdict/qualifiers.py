@@ -69,9 +69,9 @@ class ScorerBias:
 
     def words(self) -> str:
         return (
-            f"{_lead(self.demoted)} the {self.scorer} scorer itself rates benign statements about {self.higher} people higher than "
-            f"about {self.lower} people (by {self.gap:.3g} on its scale, scorer audit), so part of this difference "
-            "may be the scorer's"
+            f"{_lead(self.demoted)} the {self.scorer} scorer itself rates benign statements about {self.higher} people "
+            f"higher than about {self.lower} people (by {self.gap:.3g} on its scale, scorer audit), so part of this "
+            "difference may be the scorer's"
         )
 
 
@@ -96,8 +96,9 @@ class ScorerErrorExplainsGap:
 
     def words(self) -> str:
         return (
-            f"{_lead(self.demoted)} the {self.scorer} scorer's own error on statements about each group (scorer audit) could explain "
-            f"this gap: corrected for it, the gap is {self.corrected:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+            f"{_lead(self.demoted)} the {self.scorer} scorer's own error on statements about each group (scorer audit) "
+            f"could explain this gap: corrected for it, the gap is {self.corrected:+.3f} [{self.low:+.3f}, "
+            f"{self.high:+.3f}]"
         )
 
 
