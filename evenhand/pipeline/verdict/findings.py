@@ -172,10 +172,12 @@ def make_verdict(
 
 
 def _strength(e: Evidence) -> tuple[int, float]:
-    """How strongly a piece of evidence shows a difference, strongest first: its severity, then its adjusted p (else
-    its p; none: weakest); ties keep the order the records came in."""
+    """How strongly a piece of evidence shows a difference, strongest first: its severity, then, for a concern or
+    watch, its adjusted p (else its p; none: weakest); ties, and every ok, keep the order the records came in (the
+    ok sentence is the first metric's, as it always was)."""
     p = e.p_adjusted if e.p_adjusted is not None else e.p_value
-    return SEVERITIES.index(e.severity), p if p is not None else 1.0
+    crossed = e.severity != "ok" and p is not None
+    return SEVERITIES.index(e.severity), p if crossed and p is not None else 1.0
 
 
 def _sentence(ordered: Sequence[Evidence]) -> str:
