@@ -71,6 +71,8 @@ class MetricRecord:
     # evenhand.pipeline.evidence.signed_differences.SignedDifference: group A minus group B behind a distance of
     # two groups
     signed: Any = None
+    # evenhand.stats.CorrectedRate: the gap corrected for the scorer's per-group error (evidence/scorer_error.py)
+    corrected: Any = None
 
     @property
     def spec(self) -> MetricSpec:

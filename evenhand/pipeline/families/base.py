@@ -67,8 +67,8 @@ class RunContext:
 
     def pairs(self, attribute: str) -> list[tuple[str, str, pd.DataFrame]]:
         """Counterfactual response pairs of every pair of groups of ``attribute`` (computed once per run)."""
-        if attribute not in self._pairs:
-            self._pairs[attribute] = list(group_pairs(self.frame, attribute))
+        if attribute not in self._pairs:  # in the lexicon's group order: one orientation per attribute (issue 37)
+            self._pairs[attribute] = list(group_pairs(self.frame, attribute, lexicon_order(self.specs, attribute)))
         return self._pairs[attribute]
 
     def pairs_for(self, record: MetricRecord) -> pd.DataFrame | None:
@@ -289,3 +289,15 @@ class Family(abc.ABC):
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:  # noqa: B027
         """Add tests and baselines beside the bootstrap intervals (noise floors, permutation tests)."""
+
+
+def lexicon_order(specs: Mapping[str, Any], attribute: str) -> tuple[str, ...]:
+    """The attribute's groups in its lexicon's order (one orientation per attribute, issue 37: "white vs black" in
+    the counterfactual rows, the rate tests and compare alike); () when no lexicon gives them."""
+    from evenhand.errors import InputError
+    from evenhand.text.counterfactual import attribute_groups
+
+    try:
+        return attribute_groups(specs[attribute])
+    except (KeyError, InputError, TypeError, ValueError):
+        return ()
