@@ -525,31 +525,6 @@ PAIR_SIMILARITIES: Mapping[str, PairSimilarity] = MappingProxyType(
 )
 
 
-@dataclass(frozen=True)
-class ScorerSpec:
-    """A model that turns responses into the scores some metrics take (:attr:`MetricSpec.inputs`): the command-line
-    flag that chooses it and its factory, as a lazy ``"module:object"`` reference."""
-
-    key: str
-    flag: str
-    factory: str
-
-
-#: The scorers a run can configure (the config's ``scoring`` section; a command line's scoring flags).
-SCORERS: Mapping[str, ScorerSpec] = MappingProxyType(
-    {
-        s.key: s
-        for s in (
-            ScorerSpec("toxicity", "--toxicity", "evenhand.scorers.toxicity:get_toxicity_scorer"),
-            ScorerSpec("sentiment", "--sentiment", "evenhand.scorers.sentiment:get_sentiment_scorer"),
-            ScorerSpec("stereotype", "--stereotype", "evenhand.scorers.stereotype:get_stereotype_scorer"),
-            ScorerSpec("embedder", "--embedder", "evenhand.scorers.embedding:get_embedder"),
-            ScorerSpec("refusal", "--refusal", "evenhand.scorers.refusal:get_refusal_scorer"),
-        )
-    }
-)
-
-
 class Alias(NamedTuple):
     """What a spelling of a metric names: the registry ``key`` and whether it is the ``ratio`` variant (the
     ``min / max`` of a group-rate metric, :attr:`MetricSpec.ratio`)."""

@@ -149,10 +149,11 @@ def build_scorer(
 
 
 def run_scorer(kind: str, settings: RunSettings) -> Any:
-    """The run's scorer of ``kind`` (``"refusal"``, ``"sentiment"``, ...: a key of the registry's ``SCORERS``) as
-    every family builds it: the config value ``scoring.<kind>``, with the run's device and score cache
-    (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
-    from evenhand.registry import SCORERS, bind
+    """The run's scorer of ``kind`` (``"refusal"``, ``"sentiment"``, ...: a key of
+    :data:`evenhand.scorer_registry.SCORERS`) as every family builds it: the config value ``scoring.<kind>``, with the
+    run's device and score cache (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
+    from evenhand.registry import bind
+    from evenhand.scorer_registry import SCORERS
 
     sc = settings.scoring
     factory = bind(SCORERS[kind].factory)
