@@ -22,7 +22,7 @@ import pandas as pd
 from evenhand.config import RunSettings
 from evenhand.errors import InputError
 from evenhand.framework import Plan
-from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.evidence.records import GIVEN_GROUPS, PROMPT_GROUPS, Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
 from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
@@ -180,6 +180,7 @@ class Classification(Family):
                 prompts = usable_here["prompt_id"].to_numpy()
                 result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=prompts)
                 rec = record(key, attribute, comparison, result)
+                rec.group_source = _group_source(ctx, attribute)
                 if result.is_defined:  # with two groups: rate(first) - rate(second) beside the gap's absolute value
                     rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
                                              order=lexicon_order(ctx.specs, attribute))  # fmt: skip
@@ -379,3 +380,20 @@ def oriented(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     if "difference" in out:
         out.loc[flip, "difference"] = -table.loc[flip, "difference"]
     return out
+
+
+def _group_source(ctx: RunContext, attribute: str) -> str:
+    """Where the persons' groups of ``attribute`` come from, as :attr:`MetricRecord.group_source
+    <evenhand.pipeline.evidence.records.MetricRecord.group_source>` says it (the precedence of
+    ``_single_groups``; an intersection: its parts' sources, joined)."""
+    parts = next((tuple(p) for p in ctx.plan.use_case.intersections if "+".join(p) == attribute), (attribute,))
+    columns = ctx.settings.classification.group_columns or {}
+    sources = []
+    for part in parts:
+        if person_group_column(part) in ctx.frame:
+            sources.append(f"the column {columns.get(part, person_group_column(part))!r}")
+        elif "person_group" in ctx.frame:
+            sources.append(GIVEN_GROUPS)
+        else:
+            sources.append(PROMPT_GROUPS)
+    return " and ".join(dict.fromkeys(sources))

@@ -40,13 +40,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evenhand._display import render_html
-from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.records import PROMPT_GROUPS, MetricRecord
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.kinds import kind_of
 from evenhand.pipeline.verdict.kinds.base import RunFacts
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, group_values, interval
 from evenhand.pipeline.verdict.qualifiers import (
     FewUnits,
+    GroupsFrom,
     ScorerBias,
     ScorerErrorExplainsGap,
     SignalledByNames,
@@ -205,18 +206,22 @@ def _say_if_thin(e: Evidence) -> None:
 
 
 def _say_how_signalled(rec: MetricRecord, e: Evidence, signals: Mapping[str, str]) -> None:
-    """A finding about an attribute whose prompts named people says that the groups were signalled by personal
-    names (a name stands for a group only statistically; the report's caveat says so)."""
+    """A finding says where its groups come from: signalled by personal names where the prompts named people (a name
+    stands for a group only statistically; the report's caveat says so), else, for group rates, their real source (a
+    column, the groups given, the prompts' words: :attr:`MetricRecord.group_source`)."""
     how = signals.get(rec.attribute or "")
-    # every finding whose groups come from the prompts' versions (similarity, sentiment, toxicity per group,
-    # refusals, length, decisions: a pair of versions per row); not the stereotype metrics, which count group words
-    # in the replies, nor group rates (DP, FNRD, ...), whose groups are the persons' own (a column, the groups
-    # given), whatever words or names the prompts use (issue 37)
-    if how is None or how == "words" or rec.attribute is None or FAMILIES[rec.family].risk == "stereotype":
+    # the groups of every pair row come from the prompts' versions (similarity, sentiment, toxicity per group,
+    # refusals, length, decisions); a group rate's (DP, FNRD, ...) are the persons' own (a column, the groups given)
+    # or the one group each prompt mentions; not the stereotype metrics, which count group words in the replies
+    if rec.attribute is None or FAMILIES[rec.family].risk == "stereotype":
         return
-    if rec.spec.scope != "pair":
-        return
-    e.qualifiers.append(SignalledByNames(how))
+    from_prompts = rec.spec.scope == "pair" or rec.group_source == PROMPT_GROUPS
+    if from_prompts and how is not None and how != "words":
+        e.qualifiers.append(SignalledByNames(how))
+    elif rec.group_source == PROMPT_GROUPS:
+        e.qualifiers.append(GroupsFrom("the group words of each prompt"))
+    elif rec.group_source is not None:
+        e.qualifiers.append(GroupsFrom(rec.group_source))
 
 
 def _thin_note(findings: Sequence[Finding]) -> list[str]:

@@ -1,6 +1,6 @@
 """What a reader must know beside a finding's claim, as data: too few units to decide, a scorer whose own bias points
 the same way, a gap the scorer's own per-group error could explain, thin evidence, groups signalled by personal
-names, a toxic share the scorer's own false alarms explain.
+names or taken from elsewhere (a column, the prompts' words), a toxic share the scorer's own false alarms explain.
 
 A kind of evidence (:mod:`.kinds`) makes the claim and may note :class:`FewUnits`; the verdict
 (:mod:`.findings`) adds the others once every kind has judged; :meth:`Evidence.word
@@ -116,6 +116,18 @@ class SignalledByNames:
 
 
 @dataclass(frozen=True)
+class GroupsFrom:
+    """Where the persons' groups of a group-rate finding come from, when not from names: a column of the user's
+    table, the groups given per person, or the group words of each prompt (issue 37)."""
+
+    source: str
+    rule: ClassVar[str | None] = None
+
+    def words(self) -> str:
+        return f" (groups: {self.source})"
+
+
+@dataclass(frozen=True)
 class WithinScorerFalseAlarms:
     """A toxic share whose interval reaches down to the rate at which the toxicity scorer flags benign replies of the
     use case's nearest domain (its audit; the rule: :func:`evenhand.scorers.domain_audit.explained_by_false_alarms`):
@@ -134,4 +146,12 @@ class WithinScorerFalseAlarms:
         return f"{lead} {self.why}"
 
 
-Qualifier = FewUnits | ThinEvidence | ScorerBias | ScorerErrorExplainsGap | SignalledByNames | WithinScorerFalseAlarms
+Qualifier = (
+    FewUnits
+    | ThinEvidence
+    | ScorerBias
+    | ScorerErrorExplainsGap
+    | SignalledByNames
+    | GroupsFrom
+    | WithinScorerFalseAlarms
+)
