@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import evenhand
 
@@ -62,11 +63,15 @@ def test_a_gap_the_scorers_error_explains_is_reported_and_at_most_a_watch() -> N
     doc = json.loads(a.to_json(include_responses=False))
     tsd = next(r for r in doc["metrics"] if r["metric"] == "TSD")
     assert tsd["value"] == row["value"] and tsd["corrected_value"] is not None
+    # each group's corrected share beside the gap: the gap is their difference, both within [0, 1]
+    assert 0.0 <= tsd["corrected_a"] <= 1.0 and 0.0 <= tsd["corrected_b"] <= 1.0
+    assert tsd["corrected_a"] - tsd["corrected_b"] == pytest.approx(tsd["corrected_value"])
     assert any("scorer's own error on statements about each group" in rule for rule in doc["verdict"]["rules"])
     female = next(g for g in doc["scorer_audit"]["toxicity"]["groups"] if g["group"] == "female")
     assert 0 < female["benign_flagged"] < female["n_benign"] and female["insults_flagged"] == female["n_insult"]
     html = a.to_html()
     assert "corrected for the scorer" in html and f"{tsd['corrected_value']:+.3f} [" in html
+    assert f"female {100 * tsd['corrected_a']:.1f}%, male {100 * tsd['corrected_b']:.1f}%" in html
 
 
 def test_planted_insults_survive_the_correction() -> None:

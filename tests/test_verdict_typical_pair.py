@@ -182,3 +182,19 @@ def test_counterfactual_rows_follow_the_lexicon_whatever_the_inputs_order() -> N
     a = evenhand.assess(**kwargs, embedder=False, n_resamples=50, store=None, progress=False)
     pairs = {(r["group_a"], r["group_b"]) for _, r in a.metrics.iterrows() if isinstance(r["group_a"], str)}
     assert pairs == {("female", "male")}
+
+
+def test_a_numeric_finding_shows_a_typical_pair_of_its_direction_before_the_most_extreme() -> None:
+    # the female version gets less in 5 pairs (log ratios 0.051, 0.105, 0.030, 0.693, 0.041: median 0.051, the
+    # first pair); one pair the other way, not of the finding's kind
+    amounts = [(95_000.0, 100_000.0), (72_000.0, 80_000.0), (58_200.0, 60_000.0), (50_000.0, 100_000.0),
+               (104_000.0, 100_000.0), (96_000.0, 100_000.0)]  # fmt: skip
+    pairs = [(f"${a:,.0f}", f"${b:,.0f}", {"estimate_female": a, "estimate_male": b}) for a, b in amounts]
+    found = examples_by_finding([_finding("CER", "allocational")], _frame(pairs), {})
+    typical, extreme = next(iter(found.values()))
+    assert typical["kind"] == extreme["kind"] == "estimate"
+    assert typical["label"] == "typical" and typical["value"] == pytest.approx(-5_000.0)
+    assert (typical["note_a"], typical["note_b"]) == ("95,000", "100,000")
+    assert extreme["label"] == "most extreme" and extreme["value"] == pytest.approx(-50_000.0)
+    assert "among the 5 pairs whose male version gets a higher number than its female version of the 6 pairs" in \
+        typical["caption"]  # fmt: skip

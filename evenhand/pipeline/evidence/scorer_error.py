@@ -52,8 +52,13 @@ def correct_for_scorer_error(records: Sequence[MetricRecord], audits: Mapping[st
 
 
 def corrected_columns(rec: MetricRecord) -> dict[str, float | None]:
-    """The metrics table's corrected columns of a record (None where it has no correction)."""
+    """The metrics table's corrected columns of a record (None where it has no correction): the corrected gap and its
+    interval, and each group's corrected rate (``corrected_a``, ``corrected_b``: the raw rates are the row's
+    details)."""
     c = rec.corrected
     if c is None:
-        return {"corrected_value": None, "corrected_low": None, "corrected_high": None}
-    return {"corrected_value": c.corrected, "corrected_low": c.low, "corrected_high": c.high}
+        return dict.fromkeys(("corrected_value", "corrected_low", "corrected_high", "corrected_a", "corrected_b"))
+    per_group = [r.get("corrected") for r in c.rates.values()]  # in the counts' order: the row's groups
+    a, b = per_group if len(per_group) == 2 else (None, None)
+    return {"corrected_value": c.corrected, "corrected_low": c.low, "corrected_high": c.high, "corrected_a": a,
+            "corrected_b": b}  # fmt: skip

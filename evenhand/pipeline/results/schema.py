@@ -87,6 +87,9 @@ METRIC_ROW: tuple[tuple[str, tuple[Any, Any] | None], ...] = (
     ("corrected_value", (Number, None)),
     ("corrected_low", (Number, None)),
     ("corrected_high", (Number, None)),
+    # each group's flagged share corrected the same way (group_a's, group_b's)
+    ("corrected_a", (Number, None)),
+    ("corrected_b", (Number, None)),
     ("noise_floor", (Number, None)),
     ("gap", (Number, None)),
     ("gap_low", (Number, None)),
