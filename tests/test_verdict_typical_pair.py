@@ -124,6 +124,19 @@ def test_one_orientation_per_attribute_the_lexicons_group_order() -> None:
     assert row["signed_direction"] == "white minus black" and row["signed_difference"] == pytest.approx(0.5)
     (finding,) = [f for f in a.verdict.findings if f.groups]
     assert finding.groups == ("white", "black")
+    # the same persons listed white first: the same orientation; compare and JUnit read the rows, so follow it
+    from evenhand.comparison import compare
+    from evenhand.junit import junit_xml
+
+    order = list(range(12, 24)) + list(range(12))
+    b = evenhand.assess(task="classification", prompts=[prompts[i] for i in order], client=lambda p: by_prompt[p],
+                        groups=[groups[i] for i in order], person_level=True, prevalence_parity=True,
+                        attributes=["race"], count=1, n_resamples=50, store=None, progress=False)  # fmt: skip
+    assert b.metrics.set_index("metric").loc["DP", "signed_direction"] == "white minus black"
+    page = compare(a, b, n_resamples=50).to_html()
+    assert "white − black" in page and "black − white" not in page and "black vs white" not in page
+    xml = junit_xml(b.to_dict(include_responses=False))
+    assert "white vs black" in xml and "black vs white" not in xml
 
 
 def test_group_rates_never_say_their_groups_came_from_names() -> None:
