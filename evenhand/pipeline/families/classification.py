@@ -157,6 +157,7 @@ class Classification(Family):
         for attribute in self.attributes(ctx.plan):
             group_col = f"group_{attribute}"
             usable = _usable(rows, group_col)
+            source = _group_source(ctx, attribute)
             for key, cls in itertools.product(self.planned(ctx.plan, attribute), classes):
                 comparison = _class_comparison(cls, classes)
                 if group_col not in usable or usable.empty:
@@ -180,7 +181,7 @@ class Classification(Family):
                 prompts = usable_here["prompt_id"].to_numpy()
                 result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=prompts)
                 rec = record(key, attribute, comparison, result)
-                rec.group_source = _group_source(ctx, attribute)
+                rec.group_source = source
                 if result.is_defined:  # with two groups: rate(first) - rate(second) beside the gap's absolute value
                     rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
                                              order=lexicon_order(ctx.specs, attribute))  # fmt: skip
