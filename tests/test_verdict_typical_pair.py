@@ -211,3 +211,27 @@ def test_a_numeric_finding_shows_a_typical_pair_of_its_direction_before_the_most
     assert extreme["label"] == "most extreme" and extreme["value"] == pytest.approx(-50_000.0)
     assert "among the 5 pairs whose male version gets a higher number than its female version of the 6 pairs" in \
         typical["caption"]  # fmt: skip
+
+
+def test_a_run_that_masked_names_reads_its_pairs_masked() -> None:
+    """With the names masked (issue 33), a pair whose replies differ only by the name they echo is as alike as two
+    equal replies, as the run's metric compared them; the example still shows the replies as written."""
+    first = [("Emily", "James"), ("Sarah", "David"), ("Anna", "Peter"), ("Laura", "Mark")]
+    rows = []
+    for i, (f, m) in enumerate(first):
+        changed = i == 3  # one pair differs beyond the name
+        for group, name in (("female", f), ("male", m)):
+            reply = f"Dear {name}, thank you for your application; we will be in touch soon."
+            if changed and group == "female":
+                reply = f"Dear {name}, we cannot take your application further at this time."
+            rows.append({"prompt_id": f"p{i}", "attribute": "gender", "group": group, "sample": 0,
+                         "prompt": f"Write to {name} Walker about the analyst role.", "response": reply,
+                         "status": "ok"})  # fmt: skip
+    frame = pd.DataFrame(rows)
+    finding = [_finding("CROUGE-L", "counterfactual")]
+    (masked,) = examples_by_finding(finding, frame, {"gender": "gender"}, names_masked=True).values()
+    (plain,) = examples_by_finding(finding, frame, {"gender": "gender"}).values()
+    assert masked[0]["label"] == "typical" and masked[0]["value"] == pytest.approx(1.0)  # the echo is not a difference
+    assert plain[0]["value"] < 1.0  # read unmasked, the echoed names alone make every pair differ
+    assert masked[0]["response_a"].startswith("Dear ") and "[NAME]" not in masked[0]["response_a"]
+    assert masked[1]["label"] == "most extreme" and "cannot take" in masked[1]["response_a"]

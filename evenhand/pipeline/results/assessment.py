@@ -415,7 +415,9 @@ class Assessment(WritesDocument):
         if self._examples is None:
             findings = self.verdict.to_dict()["findings"]
             specs = self.plan.use_case.attribute_specs
-            self._examples = examples_by_finding(findings, self.responses, specs, self.meta.get("settings"))
+            masked = bool((self.names or {}).get("masked"))  # the run compared its replies with the names masked
+            self._examples = examples_by_finding(findings, self.responses, specs, self.meta.get("settings"),
+                                                 names_masked=masked)  # fmt: skip
         return self._examples
 
     def _response_columns(self) -> list[str]:

@@ -52,11 +52,14 @@ def examples_by_finding(
     responses: pd.DataFrame,
     specs: Mapping[str, Any],
     settings: Mapping[str, Any] | None = None,
+    *,
+    names_masked: bool = False,
 ) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """The examples of each finding dict (``Finding.to_dict()``) that has any, keyed by :func:`finding_key`: the
     typical pair, then the most extreme one when it is another; ``specs`` maps an attribute to what
     :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``), ``settings`` are the run's (results.json
-    ``settings``: the refusal threshold, the positive label and the labels' words)."""
+    ``settings``: the refusal threshold, the positive label and the labels' words); ``names_masked``: the run compared
+    its replies with the names masked (results.json ``names.masked``), so pairs are read masked too."""
     settings = settings or {}
     threshold = settings.get("refusal_threshold")
     cut = float(threshold) if isinstance(threshold, (int, float)) else REFUSAL_THRESHOLD
@@ -65,7 +68,8 @@ def examples_by_finding(
         positive = positive[0] if len(positive) == 1 else None
     words = settings.get("label_words")
     facts = RunFacts(attribute_specs=specs, refusal_threshold=cut, positive_label=positive,
-                     label_words=dict(words) if isinstance(words, Mapping) else {})  # fmt: skip
+                     label_words=dict(words) if isinstance(words, Mapping) else {},
+                     names_masked=names_masked)  # fmt: skip
     out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for f in findings:
         found = _examples(f, responses, facts) if _wants_example(f) else []

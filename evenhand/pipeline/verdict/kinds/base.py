@@ -38,6 +38,9 @@ class RunFacts:
     #: label (``classification.labels``: the first pattern of each)
     positive_label: str | None = None
     label_words: Mapping[str, str] = field(default_factory=dict)
+    #: the run compared its replies with the persons' names masked (results.json ``names.masked``): a kind that reads
+    #: pairs from their text reads them masked the same way (similarity)
+    names_masked: bool = False
 
 
 class StoredRun(Protocol):

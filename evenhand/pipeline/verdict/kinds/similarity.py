@@ -90,11 +90,15 @@ class Similarity(EvidenceKind):
     ) -> PairReading | None:
         """Each pair's similarity, ROUGE-L or BLEU after the attribute's words are neutralized, as the metric
         computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a results file must be
-        renderable on its own): the less alike, the stronger."""
+        renderable on its own): the less alike, the stronger. Replies the run compared with the names masked are read
+        masked too, so a name the reply merely echoes does not make a pair look less alike."""
         from evenhand.metrics.counterfactual import bleu_scores, neutralize_pairs, rouge_l_scores
 
-        texts_a = [str(t) for t in pairs["response_a"].tolist()]
-        texts_b = [str(t) for t in pairs["response_b"].tolist()]
+        if facts.names_masked:
+            texts_a, texts_b = masked_pairs(pairs)
+        else:
+            texts_a = [str(t) for t in pairs["response_a"].tolist()]
+            texts_b = [str(t) for t in pairs["response_b"].tolist()]
         try:
             neutral = neutralize_pairs(texts_a, texts_b, facts.attribute_specs.get(attribute))
             left, right = neutral.neutral1, neutral.neutral2
