@@ -139,7 +139,9 @@ def test_one_orientation_per_attribute_the_lexicons_group_order() -> None:
     assert "white vs black" in xml and "black vs white" not in xml
 
 
-def test_group_rates_never_say_their_groups_came_from_names() -> None:
+def test_a_group_rate_whose_groups_are_not_the_prompts_never_says_names() -> None:
+    """Names signal the prompts' groups, not a column's: a group rate says names only when its groups were read from
+    the prompts (tests/test_verdict_group_source.py); a pair of versions says them."""
     from evenhand import metrics as M
     from evenhand.pipeline.evidence.records import MetricRecord, pair
     from evenhand.pipeline.verdict.findings import _say_how_signalled
