@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
@@ -69,6 +69,11 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
     }
 )
+#: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
+#: bootstrap of its units; ``"rate"``, for a rate, a difference of two rates or a spread of several whose result
+#: carries its counts (``MetricResult.rate_counts``), a Clopper-Pearson interval on the effective number of trials
+#: (Newcombe's square-and-add for differences), which keeps its coverage at 0%, at 100% and on few prompts.
+IntervalMethod = Literal["bootstrap", "rate"]
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
 Harm = Literal["false negatives", "false positives"]
 Intervention = Literal["assistive", "punitive"]
@@ -152,6 +157,7 @@ class MetricSpec:
         formula: the formula, in words and symbols, for the documentation and results.json.
         words: what a finding's sentence calls the metric's parts, for a kind of evidence that words several metrics
             one way (its module says which keys it reads), so that no kind branches on a metric's key.
+        interval: how its interval is computed (see :data:`IntervalMethod`); results.json names the method per row.
     """
 
     key: str
@@ -176,6 +182,7 @@ class MetricSpec:
     pair_column: str | None = None
     formula: str | None = None
     words: Mapping[str, str] = field(default_factory=dict)
+    interval: IntervalMethod = "bootstrap"
 
     @property
     def function(self) -> str:
@@ -477,6 +484,21 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
 )  # fmt: skip
 
 
+#: Issue 37: the metrics that are a rate (a share of replies, prompts or pairs), a difference of two rates or a
+#: spread of group rates, and whose results carry their counts: their intervals are ``"rate"`` intervals. (The gap
+#: shifts of the red team are differences of two differences: bootstrap.)
+_RATE_INTERVALS = (
+    "toxic_fraction", "toxicity_probability", "stereotype_fraction", "stereotype_probability", "toxic_share_difference",
+    "demographic_parity_difference", "false_negative_rate_difference", "false_omission_rate_difference",
+    "false_positive_rate_difference", "false_discovery_rate_difference", "decision_flip_rate",
+    "counterfactual_positive_rate_difference", "refusal_rate_difference", "toxic_share_shift", "refusal_rate_shift",
+    "non_completion_shift", "positive_rate_shift",
+)  # fmt: skip
+METRICS = MappingProxyType(
+    {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}
+)
+
+
 @dataclass(frozen=True)
 class PairSimilarity:
     """A per-pair similarity score behind a counterfactual similarity metric (:attr:`MetricSpec.pair_similarity`):
@@ -498,31 +520,6 @@ PAIR_SIMILARITIES: Mapping[str, PairSimilarity] = MappingProxyType(
             PairSimilarity("rouge_l", "evenhand.metrics.counterfactual:rouge_l_scores"),
             PairSimilarity("bleu", "evenhand.metrics.counterfactual:bleu_scores"),
             PairSimilarity("cosine", "evenhand.metrics.counterfactual:cosine_scores", needs_model=True),
-        )
-    }
-)
-
-
-@dataclass(frozen=True)
-class ScorerSpec:
-    """A model that turns responses into the scores some metrics take (:attr:`MetricSpec.inputs`): the command-line
-    flag that chooses it and its factory, as a lazy ``"module:object"`` reference."""
-
-    key: str
-    flag: str
-    factory: str
-
-
-#: The scorers a run can configure (the config's ``scoring`` section; a command line's scoring flags).
-SCORERS: Mapping[str, ScorerSpec] = MappingProxyType(
-    {
-        s.key: s
-        for s in (
-            ScorerSpec("toxicity", "--toxicity", "evenhand.scorers.toxicity:get_toxicity_scorer"),
-            ScorerSpec("sentiment", "--sentiment", "evenhand.scorers.sentiment:get_sentiment_scorer"),
-            ScorerSpec("stereotype", "--stereotype", "evenhand.scorers.stereotype:get_stereotype_scorer"),
-            ScorerSpec("embedder", "--embedder", "evenhand.scorers.embedding:get_embedder"),
-            ScorerSpec("refusal", "--refusal", "evenhand.scorers.refusal:get_refusal_scorer"),
         )
     }
 )

@@ -27,7 +27,6 @@ from evenhand.registry import (
     METRICS,
     PAIR_SIMILARITIES,
     RESPONSES_PER_PROMPT,
-    SCORERS,
     Alias,
     bind,
     family_keys,
@@ -36,6 +35,7 @@ from evenhand.registry import (
     rate_metrics,
     resolve,
 )
+from evenhand.scorer_registry import SCORERS
 
 PACKAGE = Path(evenhand.__file__).parent
 #: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which
