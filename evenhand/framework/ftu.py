@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evenhand.errors import InputError
-from evenhand.framework.plan import FTUSummary, join_words
+from evenhand.framework.plan import FTUSummary, PartCounts, join_words
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.text.language import LanguageGuess, language_name
 
@@ -29,6 +29,7 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
         for name in use_case.attribute_specs:
             out[name] = FTUSummary(name, not use_case.mentions_protected_groups, 0, 0, source="answer")
         return out, None
+    from evenhand.conversation import has_conversations, plain_text
     from evenhand.text.ftu import check_ftu
     from evenhand.text.language import detect_language
 
@@ -39,7 +40,9 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
         for name, spec in use_case.attribute_specs.items()
     }
     known = any(r.lexicon_language is not None for r in results.values())
-    guess = detect_language(use_case.prompts) if known else None  # custom word lists alone: nothing to compare
+    # custom word lists alone: nothing to compare
+    guess = detect_language([plain_text(p) for p in use_case.prompts]) if known else None
+    conversations = has_conversations(use_case.prompts)
     for name, result in results.items():
         assessable = guess is None or not guess.differs_from(result.lexicon_language)
         out[name] = FTUSummary(
@@ -56,8 +59,27 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             n_named=int(result.n_named),
             n_named_only=_named_only(result),
             name_examples=tuple(dict.fromkeys(n.word for found in result.names for n in found)),
+            parts=_parts(result, use_case.prompts) if conversations else None,
         )
     return out, guess
+
+
+def _parts(result: Any, prompts: list[Any]) -> PartCounts:
+    """How many prompts mention the attribute in each part of a conversation (a bare text is its last user turn)."""
+    from evenhand.conversation import Conversation
+
+    counts = dict.fromkeys(("system", "history", "request", "context", "context_only"), 0)
+    for prompt, turns, in_context, only in zip(
+        prompts, result.flagged_turns(), result.in_context, result.context_only, strict=True
+    ):
+        last = len(prompt.turns) - 1 if isinstance(prompt, Conversation) else 0
+        roles = [prompt.turns[t].role if isinstance(prompt, Conversation) else "user" for t in turns]
+        counts["system"] += "system" in roles
+        counts["history"] += any(t != last and r != "system" for t, r in zip(turns, roles, strict=True))
+        counts["request"] += last in turns
+        counts["context"] += bool(in_context)
+        counts["context_only"] += bool(only)
+    return PartCounts(**counts)
 
 
 def _named_only(result: Any) -> int:
@@ -75,6 +97,27 @@ def reads_names(spec: Any) -> bool:
 
     lexicons = resolve_lexicons(spec)
     return bool(name_attributes({lex.name: lex.all_groups for lex in lexicons}))
+
+
+def conversations_note(use_case: UseCase) -> list[str]:
+    """The plan note that says how conversations and retrieved documents are read and changed (none for bare
+    texts)."""
+    from evenhand.conversation import Conversation
+
+    conversations = [p for p in use_case.prompts if isinstance(p, Conversation)]
+    if not conversations:
+        return []
+    with_context = sum(1 for p in conversations if p.context)
+    turns = sum(len(p.turns) > 1 for p in conversations)
+    what = [f"{turns} with earlier turns or a system prompt"] if turns else []
+    what += [f"{with_context} with retrieved documents"] if with_context else []
+    system = "the system prompt too" if use_case.change_system_prompt else "the system prompt kept as written"
+    return [
+        f"{len(conversations)} of {len(use_case.prompts)} prompts are conversations"
+        + (f" ({', '.join(what)})" if what else "")
+        + ": FTU read every turn and document; a counterfactual version changes the person in every turn and "
+        f"document alike ({system}); the reply to the last user turn is what is assessed"
+    ]
 
 
 def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:

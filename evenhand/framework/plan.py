@@ -17,6 +17,33 @@ from evenhand.text.language import language_name
 
 
 @dataclass(frozen=True)
+class PartCounts:
+    """Where in conversations an attribute is mentioned: how many prompts mention it in their system prompt, in
+    earlier turns (history), in the last user turn (the request), in retrieved documents (context), and only
+    there (``context_only``). A bare text counts as its request."""
+
+    system: int = 0
+    history: int = 0
+    request: int = 0
+    context: int = 0
+    context_only: int = 0
+
+    def describe(self) -> str:
+        parts = [
+            f"{label} of {n}"
+            for label, n in (
+                ("the last user turn", self.request),
+                ("earlier turns", self.history),
+                ("the system prompt", self.system),
+                ("retrieved documents", self.context),
+            )
+            if n
+        ]
+        only = f"; {self.context_only} only in their retrieved documents" if self.context_only else ""
+        return f"mentioned in {join_words(parts)}{only}" if parts else ""
+
+
+@dataclass(frozen=True)
 class FTUSummary:
     """The FTU result of one attribute as the plan reports it.
 
@@ -39,6 +66,7 @@ class FTUSummary:
     n_named: int = 0  # prompts that name a person whose name signals a group of the attribute
     n_named_only: int = 0  # ... of them, those with no attribute word (flagged by the name alone)
     name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
+    parts: PartCounts | None = None  # conversations: where the prompts mention the attribute (None: bare texts)
 
     @property
     def signals(self) -> str | None:
@@ -49,6 +77,11 @@ class FTUSummary:
         if not self.n_named:
             return "words"
         return "names" if self.n_named_only == self.n_flagged else "words and names"
+
+    def where(self) -> str:
+        """Conversations: where the flagged prompts mention the attribute ("mentioned in the last user turn of 12,
+        retrieved documents of 9; 3 only in their retrieved documents"); "" for bare texts."""
+        return self.parts.describe() if self.parts is not None and self.n_flagged else ""
 
     def describe(self) -> str:
         if not self.assessable:
@@ -185,7 +218,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (used by ``Assessment.to_json`` and the report)."""
         return {
-            "use_case": self.use_case.model_dump(exclude={"prompts"}) | {"n_prompts": len(self.use_case.prompts)},
+            "use_case": self._use_case_dump(),
             "ftu": {
                 k: {
                     "satisfied": v.satisfied,
@@ -202,6 +235,7 @@ class Plan:
                     "name_examples": list(v.name_examples),
                     "signals": v.signals,
                     "description": v.describe(),
+                    **({"parts": v.parts.__dict__.copy(), "where": v.where()} if v.parts is not None else {}),
                 }
                 for k, v in self.ftu.items()
             },
@@ -212,10 +246,19 @@ class Plan:
             **({"classification_design": self.classification_design} if self.classification_design else {}),
         }
 
+    def _use_case_dump(self) -> dict[str, Any]:
+        """The use case's answers; a setting that only applies to conversations is shown where there are some (so
+        the document of a run on bare texts is what it always was)."""
+        from evenhand.conversation import has_conversations
+
+        quiet = set() if has_conversations(self.use_case.prompts) else {"change_system_prompt"}
+        dump = self.use_case.model_dump(exclude={"prompts"} | quiet)
+        return dump | {"n_prompts": len(self.use_case.prompts)}
+
     def explain(self) -> str:
         """A plain-text explanation: FTU results, the metrics with reasons, what is left out and why."""
         lines = [f"Assessment plan for {self.use_case.name!r} ({self.use_case.task.replace('_', ' ')})"]
-        lines += [f"  - {s.describe()}" for s in self.ftu.values()]
+        lines += [f"  - {s.describe()}" + (f" ({s.where()})" if s.where() else "") for s in self.ftu.values()]
         lines.append("Metrics to compute:")
         lines += [
             f"  - {m.name} [{m.family}{', ' + m.attribute if m.attribute else ''}]: {m.reason}" for m in self.metrics

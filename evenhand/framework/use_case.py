@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evenhand._validation import as_text_list
+from evenhand.conversation import as_prompt_list
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
@@ -25,8 +25,10 @@ class UseCase(BaseModel):
 
     Attributes:
         task: ``"text_generation"``, ``"summarization"``, ``"classification"`` or ``"recommendation"``.
-        prompts: a sample of the use case's prompts (list, NumPy array or pandas Series); the FTU check runs on
-            them. Leave empty and set ``mentions_protected_groups`` when the prompts are not at hand.
+        prompts: a sample of the use case's prompts (list, NumPy array or pandas Series) of texts or conversations
+            (:class:`~evenhand.conversation.Conversation`, or lists of ``{"role", "content"}`` messages, with
+            retrieved documents as their context); the FTU check runs on them, every turn and document. Leave
+            empty and set ``mentions_protected_groups`` when the prompts are not at hand.
         attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
             default is ``DEFAULT_ATTRIBUTES``, gender and race).
         custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
@@ -47,15 +49,17 @@ class UseCase(BaseModel):
         names: also read personal names that signal a group ("Lakisha Robinson", "Mr. Chen"; gender and race have
             name lists): FTU counts them, and counterfactual prompts replace them by names of each group (default
             True). ``False``: group words only. Every FTU check and counterfactual prompt of the run follows it.
+        change_system_prompt: a conversation's counterfactual versions change the person in its system prompt too
+            (default True); ``False`` keeps the system turns as written.
         stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
         stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
         name: a label for reports.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     task: Task
-    prompts: list[str] = Field(default_factory=list)
+    prompts: list[Any] = Field(default_factory=list)  # texts and Conversations (as_prompt_list)
     attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
     custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     intersections: list[list[str]] = Field(default_factory=list)
@@ -67,6 +71,7 @@ class UseCase(BaseModel):
     person_level: bool | None = None
     mentions_protected_groups: bool | None = None
     names: bool = True
+    change_system_prompt: bool = True
     stereotype_when_ftu: bool = False
     stereotype_classifier: bool = False
     name: str = "LLM use case"
@@ -84,7 +89,7 @@ class UseCase(BaseModel):
     @field_validator("prompts", mode="before")
     @classmethod
     def _coerce_prompts(cls, value: Any) -> Any:
-        return [] if value is None else as_text_list(value, "prompts", allow_empty=True)
+        return [] if value is None else as_prompt_list(value, "prompts", allow_empty=True)
 
     @field_validator("attributes")
     @classmethod
