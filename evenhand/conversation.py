@@ -339,10 +339,9 @@ def _one_prompt(value: Any, where: str) -> Prompt:
                 f"{where} is a list of texts; a conversation is a list of messages ({{'role': ..., 'content': ...}})"
             )
         return parse_conversation(value, where)
-    if _is_missing(value):
-        raise InputTypeError(f"{where} is missing (None/NaN); give a text or a list of messages, or drop the row")
     raise InputTypeError(
-        f"{where} is {_article(type(value).__name__)} ({value!r:.60}); a prompt is a text or a list of messages"
+        f"{where} is {type(value).__name__} ({value!r:.60}), expected str or a list of messages; replace missing "
+        "values with '' or drop them"
     )
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "ToolCallLabelParser",
     "json_document",
     "json_field",
+    "openai_tool_calls",
     "parse_path",
     "read_path",
     "tool_calls_in",

@@ -149,7 +149,7 @@ class FTUResult:
 
     def flagged_turns(self) -> list[tuple[int, ...]]:
         """Per prompt, the turns (positions in the conversation, from 0; a bare text is turn 0) that mention the
-        attribute, in order."""
+        attribute, in order: where its words are, and where a person whose name signals a group is first named."""
         return [tuple(sorted({w.position for w in places if w.kind == "turn"})) for places in self._where()]
 
     @property
