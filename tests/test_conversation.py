@@ -122,7 +122,7 @@ def test_build_prompts_joins_context_and_system_prompt_columns():
     assert rows[0] == Conversation((Turn("system", "You summarise."), Turn("user", "Summarise the file.")),
                                    ("Resume of Ms. Lee.",))  # fmt: skip
     assert rows[1].turns[0] == Turn("system", "You screen.")
-    with pytest.raises(InputError, match="p.jsonl: row 1: the conversation has a system turn and a system prompt"):
+    with pytest.raises(InputError, match=r"p\.jsonl: row 1: the conversation has a system turn and a system prompt"):
         build_prompts([HISTORY], system_prompts=["Another."], where=lambda i: f"p.jsonl: row {i + 1}")
     with pytest.raises(InputError, match="context has 1 entries for 2 prompts"):
         build_prompts(["a", "b"], context=[None])

@@ -94,9 +94,9 @@ def test_a_client_that_cannot_send_tools_is_refused_them():
     def plain(prompt: str) -> str:
         return "advance"
 
-    with pytest.raises(InputError, match="tools: .* cannot be sent tools"):
+    with pytest.raises(InputError, match=r"tools: .* cannot be sent tools"):
         generate(["x"], plain, count=1, tools=TOOLS, **FAST)
-    with pytest.raises(InputError, match="response_format: .* cannot be sent response_format"):
+    with pytest.raises(InputError, match=r"response_format: .* cannot be sent response_format"):
         generate(["x"], plain, count=1, response_format={"type": "json_object"}, **FAST)
 
 

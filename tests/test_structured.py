@@ -125,11 +125,15 @@ def test_tool_call_label_parser():
             ToolCallLabelParser(**bad)
 
 
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-                    max_leaves=8),  # fmt: skip
-       st.text(max_size=20))
+@given(JSON_VALUES, st.text(max_size=20))
 def test_any_json_document_is_found_whole_and_any_text_is_safe(document, prose):
     text = json.dumps(document)
     assert json_document(text) == document
