@@ -139,3 +139,12 @@ def test_any_json_document_is_found_whole_and_any_text_is_safe(document, prose):
     assert json_document(text) == document
     json_field(prose, "a.b")  # never raises
     JsonFieldLabelParser("a", LABELS)(prose)
+
+
+@pytest.mark.parametrize("module", ["evenhand.structured", "evenhand.conversation"])
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
