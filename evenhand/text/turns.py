@@ -43,7 +43,7 @@ class Layout:
 
     text: str
     parts: tuple[Location, ...]
-    starts: tuple[int, ...]
+    starts: tuple[int, ...]  # increasing: the parts in the order of the text (not of the conversation)
 
     def locate(self, start: int, end: int) -> tuple[Location, int, int]:
         """The part that holds ``text[start:end]``, and the span inside that part."""
@@ -52,19 +52,25 @@ class Layout:
 
 
 def layout(prompt: Prompt, *, system: bool = True) -> Layout:
-    """The text the text core reads for ``prompt``: a bare text itself; a conversation's turns (its system turns
-    only with ``system``) and then its documents, a :data:`SEPARATOR` apart."""
+    """The text the text core reads for ``prompt``: a bare text itself; a conversation's user and assistant turns,
+    then its documents, then its system turns (only with ``system``), a :data:`SEPARATOR` apart. The order puts
+    the people the conversation is about before those its system prompt names (an assistant's persona, "You are
+    Sarah, a recruiter"), so that a prompt's subject (the first person named) is found in the conversation."""
     if not isinstance(prompt, Conversation):
         return Layout(prompt, (BARE,), (0,))
     parts: list[Location] = []
     texts: list[str] = []
     for i, turn in enumerate(prompt.turns):
-        if system or turn.role != "system":
+        if turn.role != "system":
             parts.append(Location("turn", i, turn.role))
             texts.append(turn.content)
     for j, doc in enumerate(prompt.context):
         parts.append(Location("context", j, None))
         texts.append(doc)
+    for i, turn in enumerate(prompt.turns):
+        if system and turn.role == "system":
+            parts.append(Location("turn", i, turn.role))
+            texts.append(turn.content)
     starts, position = [], 0
     for text in texts:
         starts.append(position)
