@@ -153,8 +153,9 @@ class FTUResult:
         return [tuple(sorted({w.position for w in places if w.kind == "turn"})) for places in self._where()]
 
     @property
-    def in_request(self) -> npt.NDArray[np.bool_]:
-        """True where a turn of the prompt (the request, its history or its system prompt) mentions the attribute."""
+    def in_turns(self) -> npt.NDArray[np.bool_]:
+        """True where a turn of the prompt (its last user turn, an earlier one or its system prompt) mentions the
+        attribute."""
         return np.fromiter((bool(t) for t in self.flagged_turns()), dtype=bool, count=len(self.matches))
 
     @property
@@ -167,8 +168,8 @@ class FTUResult:
 
     @property
     def context_only(self) -> npt.NDArray[np.bool_]:
-        """True where only the retrieved documents mention the attribute: the request itself does not."""
-        return self.in_context & ~self.in_request
+        """True where only the retrieved documents mention the attribute: no turn does."""
+        return self.in_context & ~self.in_turns
 
     @property
     def n_context_only(self) -> int:
