@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -33,6 +34,26 @@ Policy = Callable[[list[dict[str, Any]], random.Random], str]
 
 def always(word: str) -> Policy:
     return lambda messages, rng: word
+
+
+_STRENGTH = re.compile(r"strength (\d+)/10")
+_FEMALE = re.compile(r"\b(?:she|her|hers|herself|ms|mrs|woman)\b", re.IGNORECASE)
+
+
+def screening(penalty: float = 0.0) -> Policy:
+    """Advance with probability ``strength / 10`` ("strength 7/10" anywhere in the conversation, 5 when absent),
+    ``penalty`` lower for a conversation that speaks of a woman (she, her, Ms., Mrs., woman): fair at 0. Every
+    sample of a request is its own draw."""
+
+    def decide(messages: list[dict[str, Any]], rng: random.Random) -> str:
+        text = " ".join(str(m.get("content", "")) for m in messages)
+        found = _STRENGTH.search(text)
+        p = (int(found.group(1)) if found else 5) / 10
+        if _FEMALE.search(text):
+            p -= penalty
+        return "advance" if rng.random() < p else "reject"
+
+    return decide
 
 
 @dataclass
