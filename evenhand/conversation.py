@@ -322,7 +322,7 @@ def parse_conversation(messages: Any, where: str, *, context: Any = None) -> Con
 
 
 def _one_prompt(value: Any, where: str) -> Prompt:
-    if isinstance(value, str):
+    if isinstance(value, (str, Conversation)):  # a Conversation checked itself when it was made
         return value
     if isinstance(value, Mapping) and ("turns" in value or "messages" in value):
         # a conversation as a record: {"messages": [...], "context": [...]}, or as a Conversation dumps itself
@@ -333,8 +333,8 @@ def _one_prompt(value: Any, where: str) -> Prompt:
                              f"{', '.join(repr(k) for k in extra) or 'both turns and messages'}")  # fmt: skip
         messages = value["turns"] if "turns" in value else value["messages"]
         return parse_conversation(messages, where, context=value.get("context"))
-    if isinstance(value, Conversation) or _is_sequence(value):
-        if _is_sequence(value) and len(value) and all(isinstance(v, str) for v in value):
+    if _is_sequence(value):
+        if len(value) and all(isinstance(v, str) for v in value):
             raise InputTypeError(
                 f"{where} is a list of texts; a conversation is a list of messages ({{'role': ..., 'content': ...}})"
             )
