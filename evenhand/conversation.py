@@ -41,6 +41,7 @@ __all__ = [
     "parse_conversation",
     "plain_text",
     "prompt_messages",
+    "prompt_text",
     "request_key",
 ]
 
@@ -141,6 +142,11 @@ def context_block(documents: Sequence[str]) -> str:
     """The documents as a retrieval-augmented application writes them into a prompt: numbered, one block each."""
     numbered = "\n\n".join(f"[{i}] {doc}" for i, doc in enumerate(documents, start=1))
     return f"Documents:\n{numbered}"
+
+
+def prompt_text(prompt: Prompt) -> str:
+    """How a prompt reads in a table or a report: a text itself, a conversation :meth:`Conversation.text`."""
+    return prompt.text() if isinstance(prompt, Conversation) else prompt
 
 
 def plain_text(prompt: Prompt) -> str:

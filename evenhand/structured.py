@@ -234,7 +234,7 @@ class LabelWords:
                 key = str(word).strip().lower()
                 if key in lookup and lookup[key] != label:
                     raise InputError(f"keyword {word!r} signals both {lookup[key]!r} and {label!r}")
-                lookup[key] = str(label)
+                lookup[key] = label  # as given (a caller may key labels by number)
         object.__setattr__(self, "_lookup", lookup)
         alternatives = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
         object.__setattr__(self, "_regex", re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE))

@@ -214,6 +214,13 @@ class ClassificationConfig(_Section):
             return ToolCallLabelParser(self.tool.functions, self.tool.function, self.tool.argument, self.labels)
         return None
 
+    def tools_to_send(self, declared: Any, tool_choice: Any) -> dict[str, Any]:
+        """The generation settings a tool decision adds when no tools are ``declared`` (``model.tools``,
+        ``generation_options["tools"]``): the tools made from ``tool`` (:meth:`decision_tools`) with ``tool_choice``
+        (default ``"required"``: a decision must be a call); nothing otherwise."""
+        made = self.decision_tools() if declared is None else None
+        return {} if made is None else {"tools": made, "tool_choice": tool_choice or "required"}
+
     def decision_tools(self) -> list[dict[str, Any]] | None:
         """Function definitions made from ``tool`` for a config that declares none (``model.tools``): one function
         per label (``functions``), or ``function`` with ``argument`` as a choice of the label words; None without

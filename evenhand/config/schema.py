@@ -103,9 +103,8 @@ class AssessConfig(RunSettings):
         reply: dict[str, Any] = {}
         if self.prompts is not None and self.prompts.context_placement != "user":
             reply["context_placement"] = self.prompts.context_placement
-        derived = self.classification.decision_tools() if model.tools is None else None
-        if derived is not None and self.use_case.task == "classification":  # the tools classification.tool reads
-            reply |= {"tools": derived, "tool_choice": model.tool_choice or "required"}
+        if self.use_case.task == "classification":  # the tools classification.tool reads, unless declared
+            reply |= self.classification.tools_to_send(model.tools, model.tool_choice)
         return GenerationSettings.from_sections(
             model, self.run_settings().generation, concurrency=model.fixed_concurrency(), **reply
         )
@@ -123,7 +122,7 @@ class AssessConfig(RunSettings):
             )
         return value
 
-    def use_case_with(self, prompts: list[str]) -> UseCase:
+    def use_case_with(self, prompts: list[Any]) -> UseCase:
         """The use case with its prompts; the stereotype classifier counts as configured when scoring names one."""
         data = self.use_case.model_dump() | {"prompts": prompts}
         data["stereotype_classifier"] = data["stereotype_classifier"] or self.scoring.stereotype is not None

@@ -60,6 +60,7 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             n_named_only=_named_only(result),
             name_examples=tuple(dict.fromkeys(n.word for found in result.names for n in found)),
             parts=_parts(result, use_case.prompts) if conversations else None,
+            located=_located(result) if conversations else (),
         )
     return out, guess
 
@@ -80,6 +81,17 @@ def _parts(result: Any, prompts: list[Any]) -> PartCounts:
         counts["context"] += bool(in_context)
         counts["context_only"] += bool(only)
     return PartCounts(**counts)
+
+
+def _located(result: Any) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
+    """Per flagged prompt: its position, the turns that mention the attribute and whether its documents do."""
+    return tuple(
+        (i, turns, bool(in_context))
+        for i, (turns, in_context, flagged) in enumerate(
+            zip(result.flagged_turns(), result.in_context, result.flagged, strict=True)
+        )
+        if flagged
+    )
 
 
 def _named_only(result: Any) -> int:

@@ -67,6 +67,9 @@ class FTUSummary:
     n_named_only: int = 0  # ... of them, those with no attribute word (flagged by the name alone)
     name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
     parts: PartCounts | None = None  # conversations: where the prompts mention the attribute (None: bare texts)
+    # conversations: (prompt position, the turns that mention the attribute, whether its documents do) per flagged
+    # prompt; empty for bare texts
+    located: tuple[tuple[int, tuple[int, ...], bool], ...] = ()
 
     @property
     def signals(self) -> str | None:
@@ -235,15 +238,45 @@ class Plan:
                     "name_examples": list(v.name_examples),
                     "signals": v.signals,
                     "description": v.describe(),
-                    **({"parts": v.parts.__dict__.copy(), "where": v.where()} if v.parts is not None else {}),
+                    **(
+                        {
+                            "parts": v.parts.__dict__.copy(),
+                            "where": v.where(),
+                            "flagged": [
+                                {"prompt_id": i, "turns": list(turns), "in_context": in_context}
+                                for i, turns, in_context in v.located
+                            ],
+                        }
+                        if v.parts is not None
+                        else {}
+                    ),
                 }
                 for k, v in self.ftu.items()
             },
             "metrics": [m.__dict__.copy() for m in self.metrics],
             "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
+            **self._conversations(),
             "notes": list(self.notes),
             "caveats": list(self.caveats),
             **({"classification_design": self.classification_design} if self.classification_design else {}),
+        }
+
+    def _conversations(self) -> dict[str, Any]:
+        """``{"conversations": {...}}``: how many prompts are conversations, with earlier turns, a system prompt or
+        retrieved documents; nothing when every prompt is a bare text."""
+        from evenhand.conversation import Conversation
+
+        conversations = [p for p in self.use_case.prompts if isinstance(p, Conversation)]
+        if not conversations:
+            return {}
+        return {
+            "conversations": {
+                "n": len(conversations),
+                "with_history": sum(sum(t.role != "system" for t in p.turns) > 1 for p in conversations),
+                "with_system_prompt": sum(p.system_prompt is not None for p in conversations),
+                "with_context": sum(bool(p.context) for p in conversations),
+                "change_system_prompt": self.use_case.change_system_prompt,
+            }
         }
 
     def _use_case_dump(self) -> dict[str, Any]:

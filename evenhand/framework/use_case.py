@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evenhand.conversation import as_prompt_list
+from evenhand.conversation import Prompt, as_prompt_list
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
@@ -59,7 +59,7 @@ class UseCase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     task: Task
-    prompts: list[Any] = Field(default_factory=list)  # texts and Conversations (as_prompt_list)
+    prompts: list[Prompt] = Field(default_factory=list)
     attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
     custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     intersections: list[list[str]] = Field(default_factory=list)

@@ -27,7 +27,7 @@ from evenhand.pipeline.evidence.signed_differences import rate_signed
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.responses.frame import ok_rows
-from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.responses.parsers import choose_label_parser, label_source, label_text, parse_labels
 from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -46,8 +46,7 @@ class Classification(Family):
 
     def prepare(self, ctx: RunContext) -> None:
         frame, cs = ctx.frame, ctx.settings.classification
-        parser = ctx.label_parser or KeywordLabelParser(cs.labels, cs.pattern)
-        frame["label"] = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+        frame["label"] = parse_labels(frame["response"], choose_label_parser(cs, ctx.label_parser))
         if "truth" in frame:
             ctx.caveats.extend(_check_truth(frame, self.classes(ctx), error_based=_error_based(ctx)))
         self._attach_groups(ctx)
@@ -56,6 +55,8 @@ class Classification(Family):
         if n_bad:
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+        if label_source(cs) is not None and ctx.label_parser is None:
+            ctx.described["labels_from"] = label_source(cs)
         ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
 
     def check_inputs(
