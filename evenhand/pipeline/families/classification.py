@@ -55,8 +55,7 @@ class Classification(Family):
         if n_bad:
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
-        if label_source(cs) is not None and ctx.label_parser is None:
-            ctx.described["labels_from"] = label_source(cs)
+        ctx.described.update(label_source(cs, ctx.label_parser))
         ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
 
     def check_inputs(

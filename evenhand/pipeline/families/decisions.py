@@ -44,8 +44,7 @@ class CounterfactualDecisions(Family):
         if "label" not in frame:  # the classification family parses them when it runs too: the same parser
             frame["label"] = parse_labels(frame["response"], choose_label_parser(cs, ctx.label_parser))
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
-        if label_source(cs) is not None and ctx.label_parser is None:
-            ctx.described["labels_from"] = label_source(cs)
+        ctx.described.update(label_source(cs, ctx.label_parser))
         ctx.described["classification_design"] = ctx.plan.classification_design
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:

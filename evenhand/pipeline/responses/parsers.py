@@ -85,17 +85,22 @@ def choose_label_parser(classification: ClassificationConfig, given: LabelParser
     return given or structured or KeywordLabelParser(classification.labels, classification.pattern)
 
 
-def label_source(classification: ClassificationConfig) -> str | None:
-    """Where a structured decision is read (results.json ``settings.labels_from``); None for the words of a text."""
-    if classification.json_field is not None:
-        return f"JSON field {classification.json_field!r} of the reply"
+def label_source(classification: ClassificationConfig, given: LabelParser | None = None) -> dict[str, str]:
+    """``{"labels_from": ...}``, where a structured decision is read (results.json ``settings``), when the run reads
+    one (no parser ``given``); empty for the words of a text."""
     tool = classification.tool
-    if tool is None:
-        return None
-    if tool.functions is not None:
-        return "the function the reply calls: " + ", ".join(f"{f} -> {label}" for f, label in tool.functions.items())
-    of = f"{tool.function!r}" if tool.function is not None else "any function"
-    return f"argument {tool.argument!r} of a call of {of}"
+    if given is not None:
+        return {}
+    if classification.json_field is not None:
+        where = f"JSON field {classification.json_field!r} of the reply"
+    elif tool is None:
+        return {}
+    elif tool.functions is not None:
+        where = "the function the reply calls: " + ", ".join(f"{f} -> {label}" for f, label in tool.functions.items())
+    else:
+        of = repr(tool.function) if tool.function is not None else "any function"
+        where = f"argument {tool.argument!r} of a call of {of}"
+    return {"labels_from": where}
 
 
 def parse_labels(responses: Iterable[object], parser: LabelParser) -> list[str | None]:
