@@ -209,3 +209,11 @@ def test_own_responses_with_conversation_prompts(tmp_path):
     assert doc["plan"]["conversations"]["n"] == 4
     shown = "user: Emily applied.\nassistant: Noted.\nuser: Write to her about the role."
     assert doc["responses"][0]["prompt"] == shown
+
+
+def test_a_red_team_refuses_prompts_with_their_own_system_prompt(tmp_path):
+    rows = [{"messages": [{"role": "system", "content": "You screen."}, *_screening(0)]}]
+    path = _write(tmp_path, rows, _config("http://127.0.0.1:9/v1"))
+    result = runner.invoke(app, ["redteam", str(path), "--dry-run"])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "1 of 1 prompts carry their own system prompt" in result.output
