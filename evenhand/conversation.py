@@ -345,9 +345,9 @@ def _one_prompt(value: Any, where: str) -> Prompt:
                 f"{where} is a list of texts; a conversation is a list of messages ({{'role': ..., 'content': ...}})"
             )
         return parse_conversation(value, where)
+    hint = "; replace missing values with '' or drop them" if _is_missing(value) else ""
     raise InputTypeError(
-        f"{where} is {type(value).__name__} ({value!r:.60}), expected str or a list of messages; replace missing "
-        "values with '' or drop them"
+        f"{where} is {type(value).__name__} ({value!r:.60}), expected str or a list of messages{hint}"
     )
 
 
