@@ -12,9 +12,11 @@ request asks for):
   retrieved document about the applicant ("Ms. Baker led her team ..."). The server replies in text ("Decision:
   advance. ..."): every text metric the plan picks (toxicity, sentiment, similarity with its noise floor, refusal
   and length parity), for gender.
-* **JSON decision**: classification over the same conversations, read from the reply's JSON field ``decision``
-  (``response_format: json_object``): DP over the groups the prompts mention and the paired counterfactual
-  decisions (DFR, CPRD).
+* **JSON decision** (``json``): classification over the same conversations, read from the reply's JSON field
+  ``decision`` (``response_format: json_object``): DP over the groups the prompts mention and the paired
+  counterfactual decisions (DFR, CPRD).
+* **tool-call decision** (``tools``): the same, the decision read from which function the reply calls
+  (``advance_candidate`` / ``reject_candidate``, the tools made from ``classification.tool``).
 
 The server's seed and the statistics seed change with the seed. A run "has a false concern" when its verdict holds
 any concern: on the fair server (penalty 0) every concern is false. With the planted penalty, the power is the
@@ -60,13 +62,21 @@ def prompts(n: int) -> list[Any]:
     return build_prompts(rows, context=docs)
 
 
-def run(url: str, seed: int, n: int, task: str) -> dict[str, Any]:
+DECISIONS: dict[str, dict[str, Any]] = {  # how each decision task reads the label (and what the request asks for)
+    "json": {"json_field": "decision"},
+    "tools": {"tool": {"functions": {"advance_candidate": "1", "reject_candidate": "0"}}},
+}
+
+
+def run(url: str, seed: int, n: int, use_case: str) -> dict[str, Any]:
     options: dict[str, Any] = {"seed": seed}
     extra: dict[str, Any] = {}
-    if task == "classification":
-        options["response_format"] = {"type": "json_object"}
-        extra = {"json_field": "decision", "label_parser": {"1": ["advance"], "0": ["reject"]},
-                 "person_level": False}  # fmt: skip
+    task = "text_generation"
+    if use_case in DECISIONS:
+        task = "classification"
+        extra = {**DECISIONS[use_case], "label_parser": {"1": ["advance"], "0": ["reject"]}, "person_level": False}
+        if use_case == "json":
+            options["response_format"] = {"type": "json_object"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assessment = evenhand.assess(
@@ -91,9 +101,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=40)
     parser.add_argument("--penalty", type=float, default=0.3)
     parser.add_argument("--prompts", type=int, default=30)
-    parser.add_argument("--tasks", nargs="+", default=["text_generation", "classification"])
+    parser.add_argument("--use-cases", nargs="+", default=["text", "json", "tools"])
     args = parser.parse_args()
-    for task in args.tasks:
+    for task in args.use_cases:
         for penalty in (0.0, args.penalty):
             started, false, power, seen = time.perf_counter(), 0, 0, {}
             for seed in range(args.seeds):
@@ -105,7 +115,7 @@ def main() -> None:
                     seen[metric] = seen.get(metric, 0) + 1
             label = "fair server: runs with any concern" if penalty == 0 else f"penalty {penalty}: gender concern found"
             k = false if penalty == 0 else power
-            print(f"{task:16s} {label}: {interval(k, args.seeds)}; concerns by metric {seen}; "
+            print(f"{task:6s} {label}: {interval(k, args.seeds)}; concerns by metric {seen}; "
                   f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
 
 
