@@ -36,10 +36,10 @@ from scipy.stats import beta
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from decision_server import decision_server, screening  # noqa: E402
+from decision_server import decision_server, screening
 
-import evenhand  # noqa: E402
-from evenhand.conversation import build_prompts  # noqa: E402
+import evenhand
+from evenhand.conversation import build_prompts
 
 NAMES = ["Emily Baker", "James Lee", "Maria Garcia", "John Smith", "Sarah Miller", "David Brown"]
 
