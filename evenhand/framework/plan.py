@@ -221,7 +221,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (used by ``Assessment.to_json`` and the report)."""
         return {
-            "use_case": self._use_case_dump(),
+            "use_case": self.use_case.dump() | {"n_prompts": len(self.use_case.prompts)},
             "ftu": {
                 k: {
                     "satisfied": v.satisfied,
@@ -278,15 +278,6 @@ class Plan:
                 "change_system_prompt": self.use_case.change_system_prompt,
             }
         }
-
-    def _use_case_dump(self) -> dict[str, Any]:
-        """The use case's answers; a setting that only applies to conversations is shown where there are some (so
-        the document of a run on bare texts is what it always was)."""
-        from evenhand.conversation import has_conversations
-
-        quiet = set() if has_conversations(self.use_case.prompts) else {"change_system_prompt"}
-        dump = self.use_case.model_dump(exclude={"prompts"} | quiet)
-        return dump | {"n_prompts": len(self.use_case.prompts)}
 
     def explain(self) -> str:
         """A plain-text explanation: FTU results, the metrics with reasons, what is left out and why."""

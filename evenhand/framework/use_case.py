@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evenhand.conversation import Prompt, as_prompt_list
+from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
@@ -135,6 +135,12 @@ class UseCase(BaseModel):
         for names in self.intersections:
             specs["+".join(names)] = tuple(specs[n] for n in names)
         return specs
+
+    def dump(self) -> dict[str, Any]:
+        """The answers for results.json: every field but the prompts (and ``change_system_prompt`` unless a prompt is
+        a conversation, so that a run on bare texts writes what it wrote before the setting existed)."""
+        quiet = {"prompts"} if has_conversations(self.prompts) else {"prompts", "change_system_prompt"}
+        return self.model_dump(exclude=quiet)
 
     @property
     def intersection_names(self) -> tuple[str, ...]:
