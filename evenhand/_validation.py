@@ -146,8 +146,9 @@ def format_errors(source: str, exc: ValidationError) -> str:
         msg = str(err["msg"]).removeprefix("Value error, ")
         loc = ".".join(str(p) for p in err["loc"])
         names_itself = re.match(r"^[\w.]+: ", msg) and (not loc or msg.startswith(f"{loc}."))
-        # a check across sections (or of a whole section) names its key itself, and so does "prompts[3]: ..."
-        if names_itself or (loc and re.match(rf"{re.escape(loc)}\[\d+\]", msg)):
+        # a check across sections (or of a whole section) names its key itself, and so does "prompts[3]: ..." or
+        # "prompts.items.3 ..." (one entry of a list)
+        if names_itself or (loc and re.match(rf"{re.escape(loc)}(?:\[\d+\]|\.\d+)", msg)):
             lines.append(f"{source}: {msg}")
         else:
             lines.append(f"{source}: {loc or '(top level)'}: {msg}")

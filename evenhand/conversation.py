@@ -34,6 +34,7 @@ __all__ = [
     "Conversation",
     "Prompt",
     "Turn",
+    "as_prompt",
     "as_prompt_list",
     "build_prompts",
     "has_conversations",
@@ -327,7 +328,9 @@ def parse_conversation(messages: Any, where: str, *, context: Any = None) -> Con
     return Conversation(turns, documents)
 
 
-def _one_prompt(value: Any, where: str) -> Prompt:
+def as_prompt(value: Any, where: str) -> Prompt:
+    """One prompt: a text, or a conversation (a list of messages, a record, a :class:`Conversation`), checked;
+    ``where`` names it in the error."""
     if isinstance(value, (str, Conversation)):  # a Conversation checked itself when it was made
         return value
     if isinstance(value, Mapping) and ("turns" in value or "messages" in value):
@@ -357,7 +360,7 @@ def as_prompt_list(prompts: Any, name: str = "prompts", *, allow_empty: bool = F
     items = _to_list(prompts, name)
     if not items and not allow_empty:
         raise InputError(f"{name} is empty: pass at least one prompt")
-    return [_one_prompt(item, f"{name}[{i}]") for i, item in enumerate(items)]
+    return [as_prompt(item, f"{name}[{i}]") for i, item in enumerate(items)]
 
 
 def build_prompts(
@@ -376,7 +379,7 @@ def build_prompts(
             raise InputError(f"{label} has {len(extra)} entries for {len(prompts)} prompts")
     out: list[Prompt] = []
     for i, value in enumerate(prompts):
-        prompt = _one_prompt(value, locate(i))
+        prompt = as_prompt(value, locate(i))
         documents = parse_context(context[i], locate(i)) if context is not None else ()
         system = system_prompts[i] if system_prompts is not None else None
         if system is not None and not _is_missing(system) and not isinstance(system, str):

@@ -81,7 +81,7 @@ def test_context_and_system_prompt_columns():
         ({"model": {"tool_choice": "required"}}, "tool_choice needs tools"),
         ({"model": {"provider": "local", "base_url": None, "model": None, "response_format": {"type": "json_object"}}},
          "model.response_format: the local model cannot be sent response_format"),
-        ({"prompts": {"items": [[{"role": "bot", "content": "x"}]]}}, "prompts.items[0]: message 1: 'role' is 'bot'"),
+        ({"prompts": {"items": [[{"role": "bot", "content": "x"}]]}}, "prompts.items.0: message 1: 'role' is 'bot'"),
         ({"prompts": {"context_column": "docs"}}, "prompts.context_column names a column of prompts.path"),
         ({"prompts": {"path": "p.jsonl", "items": [], "context_placement": "footer"}}, "context_placement"),
     ],

@@ -47,9 +47,23 @@ class PromptsConfig(_Section):
     @field_validator("items", mode="before")
     @classmethod
     def _prompt_items(cls, value: Any) -> Any:
-        from evenhand.conversation import as_prompt_list
+        """Texts or conversations, every bad one named in the one line (``prompts.items.0 is ...; prompts.items.2
+        ...``)."""
+        from evenhand.conversation import as_prompt
 
-        return [] if value is None else as_prompt_list(value, "prompts.items", allow_empty=True)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise InputError(f"prompts.items must be a list of prompts, got {type(value).__name__}")
+        items, problems = [], []
+        for i, item in enumerate(value):
+            try:
+                items.append(as_prompt(item, f"prompts.items.{i}"))
+            except InputError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise InputError("; ".join(problems))
+        return items
 
     @model_validator(mode="after")
     def _one_source(self) -> PromptsConfig:
