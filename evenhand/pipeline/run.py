@@ -417,9 +417,8 @@ def assess(
         elif not generating:
             source = OwnLists(responses, counterfactual_responses, model_info=model_info)
         else:
-            options = dict(generation_options or {})
-            if use_case.task == "classification":  # the tools a tool decision reads, unless given
-                options |= run_settings.classification.tools_to_send(options.get("tools"), options.get("tool_choice"))
+            options = dict(generation_options or {})  # and the tools a tool decision (tool=) reads, unless given
+            options |= run_settings.classification.tools_to_send(options.get("tools"), options.get("tool_choice"))
             source = Generated(client, system_prompt=system_prompt, options=options, model_info=model_info)
         per_prompt = {k: v for k, v in (("truth", labels), ("person_group", groups)) if v is not None}
         return run(
