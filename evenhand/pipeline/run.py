@@ -66,7 +66,9 @@ def run(
     started = time.perf_counter()
     settings = settings or RunSettings()
     timings: dict[str, float] = {}
-    brought = source.prompts(use_case.attribute_specs, names=use_case.names)
+    brought = source.prompts(
+        use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+    )
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
@@ -340,6 +342,8 @@ def assess(
     stereotype_threshold: float = 0.5,
     sentiment_threshold: float = 0.5,
     positive_label: Any = "1",
+    json_field: str | None = None,
+    tool: Mapping[str, Any] | None = None,
     group_columns: Mapping[str, str] | None = None,
     k: int = 5,
     normalize: bool = True,
@@ -364,7 +368,11 @@ def assess(
 
     Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
     the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
-    (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
+    (a callable or ``{label: [keywords]}``); ``json_field`` (a dotted path: ``"decision"``) reads it from a JSON
+    reply and ``tool`` (``{"functions": {"advance_candidate": "1", ...}}`` or ``{"function": ..., "argument":
+    ...}``) from a tool call instead (docs/conversations.md; send the tools with ``generation_options={"tools":
+    [...], "tool_choice": "required"}`` or a ``response_format`` likewise); ``positive_label`` names the positive
+    class (a list of
     sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). With a ``responses`` table,
     ``group_columns={"gender": "applicant_gender", "race": "applicant_race"}`` names the column holding the
     person's group of each attribute (``intersections`` then combine them). Recommendation parses
@@ -424,7 +432,9 @@ def assess(
         elif not generating:
             source = OwnLists(responses, counterfactual_responses, model_info=model_info)
         else:
-            source = Generated(client, system_prompt=system_prompt, options=generation_options, model_info=model_info)
+            options = dict(generation_options or {})  # and the tools a tool decision (tool=) reads, unless given
+            options |= run_settings.classification.tools_to_send(options.get("tools"), options.get("tool_choice"))
+            source = Generated(client, system_prompt=system_prompt, options=options, model_info=model_info)
         per_prompt = {k: v for k, v in (("truth", labels), ("person_group", groups)) if v is not None}
         return run(
             use_case,
