@@ -53,14 +53,17 @@ class _Missing:
 
 
 MISSING: Final = _Missing()
-_FENCED = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+_FENCED = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _PATH_PART = re.compile(r"\[(-?\d+)\]|([^.\[\]]+)")
+# a whole path: a key or [n], then ".key" or "[n]" parts (no empty part: "a..b", ".a", "a." are typos)
+_PATH = re.compile(r"(?:[^.\[\]]+|\[-?\d+\])(?:\.[^.\[\]]+|\[-?\d+\])*")
 _MAX_STARTS = 64  # objects tried in a long reply before giving up (bounds the work on a reply of many braces)
 
 
 def json_document(text: str | None) -> Any:
     """The JSON a reply holds, or :data:`MISSING`: the whole reply, else the first fenced code block (```json), else
-    the first ``{...}`` object that parses (models often write a sentence around it)."""
+    the first ``{...}`` object that parses (models often write a sentence around it), else the first ``[...]`` list
+    that does (an object first: "per policy [3]: {...}" is read as its object)."""
     if not isinstance(text, str) or not text.strip():
         return MISSING
     stripped = text.strip()
@@ -73,8 +76,17 @@ def json_document(text: str | None) -> Any:
             return json.loads(block)
         except ValueError:
             continue
+    for opening in "{[":
+        document = _first_parsed(text, opening)
+        if document is not MISSING:
+            return document
+    return MISSING
+
+
+def _first_parsed(text: str, opening: str) -> Any:
+    """The first JSON value in ``text`` that starts at an ``opening`` bracket and parses, or :data:`MISSING`."""
     decoder = json.JSONDecoder()
-    start = text.find("{")
+    start = text.find(opening)
     tried = 0
     while start >= 0 and tried < _MAX_STARTS:
         try:
@@ -82,23 +94,26 @@ def json_document(text: str | None) -> Any:
             return document
         except ValueError:
             tried += 1
-            start = text.find("{", start + 1)
+            start = text.find(opening, start + 1)
     return MISSING
 
 
 def parse_path(path: str) -> tuple[str | int, ...]:
     """``"offers.0.amount"`` or ``"offers[0].amount"`` -> ``("offers", 0, "amount")``; a part of digits is a list
-    position (and a key of those digits in an object)."""
-    if not isinstance(path, str) or not path.strip():
-        raise InputError(f"a JSON field path is a dotted path such as 'decision' or 'result.label', got {path!r}")
+    position (and a key of those digits in an object); space around a part is dropped (``" offer . salary "``).
+    Raises InputError naming the path when it is empty or has an empty part ("a..b", ".a", "a.")."""
+    if not isinstance(path, str):
+        raise InputTypeError(
+            f"a JSON field path is a dotted path such as 'decision' or 'result.label', got {type(path).__name__}"
+        )
     parts: list[str | int] = []
-    for number, word in _PATH_PART.findall(path.strip()):
+    for number, word in _PATH_PART.findall(path.strip()) if _PATH.fullmatch(path.strip()) else ():
         if number:
             parts.append(int(number))
         else:
             word = word.strip()
             parts.append(int(word) if re.fullmatch(r"-?\d+", word) else word)
-    if not parts or "".join(str(p) for p in parts) == "":
+    if not parts or any(p == "" for p in parts):
         raise InputError(f"a JSON field path is a dotted path such as 'decision' or 'result.label', got {path!r}")
     return tuple(parts)
 

@@ -111,6 +111,20 @@ def test_json_replies_refusals_and_non_numbers_are_counted_per_group() -> None:
     assert cer.result.value == pytest.approx(70 / 72 - 1)
 
 
+def test_assess_json_field_keyword_goes_to_the_section_of_the_task() -> None:
+    """Classification (issue 36 items 1-3) and estimation (items 4-5) both read a JSON field: assess()'s one
+    ``json_field`` keyword sets the one of the use case's task, and a whole ``estimation`` section still wins."""
+    from evenhand.pipeline.run import settings_from_keywords
+
+    numeric = settings_from_keywords(task="estimation", json_field="offer.salary")
+    assert numeric.estimation.json_field == "offer.salary" and numeric.classification.json_field is None
+    decision = settings_from_keywords(task="classification", json_field="decision")
+    assert decision.classification.json_field == "decision" and decision.estimation.json_field is None
+    assert settings_from_keywords(json_field="decision").classification.json_field == "decision"
+    section = settings_from_keywords(task="estimation", json_field=None, estimation={"json_field": "a.b"})
+    assert section.estimation.json_field == "a.b"
+
+
 def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
     with NameAuditServer(seed=5, **GAPS) as server:
         low = _audit(server, ("low",), ["gender"])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evenhand.errors import InputError
+from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import (
     MISSING,
     JsonFieldLabelParser,
@@ -59,6 +59,26 @@ def test_dotted_paths():
     for bad in ("", "  ", "..", 5):
         with pytest.raises(InputError, match="dotted path"):
             parse_path(bad)  # type: ignore[arg-type]
+
+
+def test_the_numeric_readers_cases():
+    """What the estimation task's reader (once its own module) held, kept by the one reader: a falsy value and null
+    are values, a list in a sentence is found when no object is, space around a part is dropped, a typo in a path
+    is an error naming it."""
+    assert json_field('{"a": {"b": 0}}', "a.b") == 0
+    assert json_field('{"a": {"b": null}}', "a.b") is None
+    assert json_field('{"a": 1}', "a.b") is MISSING and not MISSING
+    assert json_field("[1, 2]", "5") is MISSING
+    assert json_document("no JSON {here") is MISSING and json_document("   ") is MISSING
+    assert json_document("text [1, 2] more") == [1, 2]
+    assert json_document('per policy [3]: {"decision": "advance"}') == {"decision": "advance"}  # the object first
+    assert json_document('```js\n{"a": 1}\n```') == {"a": 1} == json_document('```json {"a": 1}```')
+    assert parse_path(" offer . salary ") == ("offer", "salary")
+    for bad in ("a..b", ".a", "a.", "a. .b"):
+        with pytest.raises(InputError, match="dotted path"):
+            parse_path(bad)
+    with pytest.raises(InputTypeError, match="dotted path"):
+        parse_path(3)  # type: ignore[arg-type]
 
 
 def test_label_words_read_values():

@@ -288,9 +288,9 @@ class EstimationConfig(_Section):
     @classmethod
     def _dotted(cls, value: str | None) -> str | None:
         if value is not None:
-            from evenhand.text.json_field import split_path
+            from evenhand.structured import parse_path
 
-            split_path(value)
+            parse_path(value)
         return value
 
     @field_validator("currency", "unit")

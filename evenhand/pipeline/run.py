@@ -270,11 +270,15 @@ def _describe_settings(settings: RunSettings, described: Mapping[str, Any]) -> d
     return out | dict(described)
 
 
-def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> RunSettings:
+def settings_from_keywords(
+    base: RunSettings | None = None, /, *, task: str | None = None, **keywords: Any
+) -> RunSettings:
     """Run settings from :func:`assess`'s keywords: each goes to the one settings section that has a field of that
     name (``toxicity_threshold`` -> ``scoring``, ``k`` -> ``recommendation``, ...); ``ci_method`` is
     ``statistics.method`` and a list ``positive_label`` is ``classification.sensitive_classes``. A keyword that names
-    a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once."""
+    a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once. A
+    keyword two sections have (``json_field``: the JSON field a label, or a number, is read from) goes to the
+    section of the use case's ``task`` (estimation), else to ``classification``."""
     base = base or RunSettings()
     sections: dict[str, dict[str, Any]] = {}
     for keyword, value in keywords.items():
@@ -290,6 +294,8 @@ def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> 
         if keyword == "positive_label" and not isinstance(value, (str, int, bool)):
             field, value = "sensitive_classes", [str(v) for v in value]
         owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
+        if len(owners) > 1:
+            owners = [name for name in owners if name == (task if task in owners else "classification")]
         if len(owners) != 1:
             raise InputTypeError(f"assess() got an unexpected keyword argument {keyword!r}")
         sections.setdefault(owners[0], {})[field] = value
@@ -369,7 +375,7 @@ def assess(
     Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
     the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
     (a callable or ``{label: [keywords]}``); ``json_field`` (a dotted path: ``"decision"``) reads it from a JSON
-    reply and ``tool`` (``{"functions": {"advance_candidate": "1", ...}}`` or ``{"function": ..., "argument":
+    reply (with ``task="estimation"``: the field the number is read from, ``estimation.json_field``) and ``tool`` (``{"functions": {"advance_candidate": "1", ...}}`` or ``{"function": ..., "argument":
     ...}``) from a tool call instead (docs/conversations.md; send the tools with ``generation_options={"tools":
     [...], "tool_choice": "required"}`` or a ``response_format`` likewise); ``positive_label`` names the positive
     class (a list of
@@ -419,7 +425,7 @@ def assess(
                 use_case = UseCase(**use_case_fields)
             elif use_case_fields:
                 use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
-            run_settings = settings_from_keywords(settings, **explicit)
+            run_settings = settings_from_keywords(settings, task=use_case.task, **explicit)
         except ValidationError as exc:
             from evenhand.config import format_errors
 
