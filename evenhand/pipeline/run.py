@@ -375,10 +375,10 @@ def assess(
     Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
     the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
     (a callable or ``{label: [keywords]}``); ``json_field`` (a dotted path: ``"decision"``) reads it from a JSON
-    reply (with ``task="estimation"``: the field the number is read from, ``estimation.json_field``) and ``tool`` (``{"functions": {"advance_candidate": "1", ...}}`` or ``{"function": ..., "argument":
-    ...}``) from a tool call instead (docs/conversations.md; send the tools with ``generation_options={"tools":
-    [...], "tool_choice": "required"}`` or a ``response_format`` likewise); ``positive_label`` names the positive
-    class (a list of
+    reply (with ``task="estimation"``: the field the number is read from, ``estimation.json_field``) and ``tool``
+    (``{"functions": {"advance_candidate": "1", ...}}`` or ``{"function": ..., "argument": ...}``) from a tool call
+    instead (docs/conversations.md; send the tools with ``generation_options={"tools": [...], "tool_choice":
+    "required"}`` or a ``response_format`` likewise); ``positive_label`` names the positive class (a list of
     sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). With a ``responses`` table,
     ``group_columns={"gender": "applicant_gender", "race": "applicant_race"}`` names the column holding the
     person's group of each attribute (``intersections`` then combine them). Recommendation parses
