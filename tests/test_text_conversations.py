@@ -141,3 +141,33 @@ def test_layout_round_trips(turn_texts, documents):
     shape = layout(conversation)
     assert shape.text.count(SEPARATOR) == len(turn_texts) + len(documents) - 1
     assert rebuild(conversation, shape, shape.text) == conversation
+
+
+def test_the_subject_of_a_conversation_changes_in_every_turn_and_document_and_a_bystander_stays():
+    """Issue 33's subject setting on issue 36's conversations: the first person named (in the request) is the
+    subject, the same person in the retrieved document changes with them, the interviewer named after them stays;
+    the names masked in replies are the subject's, and an intersection renames the subject only."""
+    turns = [
+        {"role": "system", "content": "You screen candidates."},
+        {"role": "user", "content": "Emily Baker applied for the analyst role. Her interviewer was Greg Walsh."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Should we advance her?"},
+    ]
+    (conversation,) = build_prompts([turns], context=[["Emily Baker led her team. Greg Walsh recommends her."]])
+    cf = evenhand.counterfactual_prompts([conversation], attribute="gender")
+    male = cf["male"][0]
+    ((original, renamed),) = cf.names[0]["male"]
+    assert original == "Emily Baker" and renamed.endswith(" Baker")
+    assert male.turns[1].content == f"{renamed} applied for the analyst role. His interviewer was Greg Walsh."
+    assert male.turns[3].content == "Should we advance him?"
+    assert male.context == (f"{renamed} led his team. Greg Walsh recommends him.",)
+    assert "Greg Walsh" not in cf.swapped_names(0) and {"Emily Baker", renamed} <= set(cf.swapped_names(0))
+    ftu = evenhand.check_ftu([conversation], "gender")
+    assert [n.word for n in ftu.names[0]] == ["Emily Baker"] and ftu.flagged_turns() == [(1, 3)]
+    assert ftu.name_locations[0][0] == Location("turn", 1, "user")
+    every = evenhand.check_ftu([conversation], "race", subject="every")
+    assert {n.word for n in every.names[0]} == {"Emily Baker", "Greg Walsh"}
+    both = evenhand.intersectional_prompts([conversation], ["gender", "race"], groups=["male+black"])
+    version = both["male+black"][0]
+    assert "Emily" not in version.turns[1].content and "Greg Walsh" in version.turns[1].content
+    assert version.turns[3].content == "Should we advance him?"
