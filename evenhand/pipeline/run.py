@@ -278,7 +278,8 @@ def settings_from_keywords(
     ``statistics.method`` and a list ``positive_label`` is ``classification.sensitive_classes``. A keyword that names
     a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once. A
     keyword two sections have (``json_field``: the JSON field a label, or a number, is read from) goes to the
-    section of the use case's ``task`` (estimation), else to ``classification``."""
+    section named as the use case's ``task`` (estimation), else to the first of them in the settings' order
+    (classification)."""
     base = base or RunSettings()
     sections: dict[str, dict[str, Any]] = {}
     for keyword, value in keywords.items():
@@ -295,7 +296,7 @@ def settings_from_keywords(
             field, value = "sensitive_classes", [str(v) for v in value]
         owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
         if len(owners) > 1:
-            owners = [name for name in owners if name == (task if task in owners else "classification")]
+            owners = [task] if task in owners else owners[:1]
         if len(owners) != 1:
             raise InputTypeError(f"assess() got an unexpected keyword argument {keyword!r}")
         sections.setdefault(owners[0], {})[field] = value
