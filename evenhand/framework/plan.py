@@ -17,6 +17,33 @@ from evenhand.text.language import language_name
 
 
 @dataclass(frozen=True)
+class PartCounts:
+    """Where in conversations an attribute is mentioned: how many prompts mention it in their system prompt, in
+    earlier turns (history), in the last user turn (the request), in retrieved documents (context), and only
+    there (``context_only``). A bare text counts as its request."""
+
+    system: int = 0
+    history: int = 0
+    request: int = 0
+    context: int = 0
+    context_only: int = 0
+
+    def describe(self) -> str:
+        parts = [
+            f"{label} of {n}"
+            for label, n in (
+                ("the last user turn", self.request),
+                ("earlier turns", self.history),
+                ("the system prompt", self.system),
+                ("retrieved documents", self.context),
+            )
+            if n
+        ]
+        only = f"; {self.context_only} only in their retrieved documents" if self.context_only else ""
+        return f"mentioned in {join_words(parts)}{only}" if parts else ""
+
+
+@dataclass(frozen=True)
 class FTUSummary:
     """The FTU result of one attribute as the plan reports it.
 
@@ -41,6 +68,10 @@ class FTUSummary:
     name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
     n_unplaced: int = 0  # prompts whose subject's group for this attribute no name list can place (issue 33)
     unplaced_examples: tuple[str, ...] = ()  # such names as written
+    parts: PartCounts | None = None  # conversations: where the prompts mention the attribute (None: bare texts)
+    # conversations: (prompt position, the turns that mention the attribute, whether its documents do) per flagged
+    # prompt; empty for bare texts
+    located: tuple[tuple[int, tuple[int, ...], bool], ...] = ()
 
     @property
     def signals(self) -> str | None:
@@ -51,6 +82,11 @@ class FTUSummary:
         if not self.n_named:
             return "words"
         return "names" if self.n_named_only == self.n_flagged else "words and names"
+
+    def where(self) -> str:
+        """Conversations: where the flagged prompts mention the attribute ("mentioned in the last user turn of 12,
+        retrieved documents of 9; 3 only in their retrieved documents"); "" for bare texts."""
+        return self.parts.describe() if self.parts is not None and self.n_flagged else ""
 
     def describe(self) -> str:
         if not self.assessable:
@@ -211,20 +247,51 @@ class Plan:
                         if v.n_unplaced
                         else {}
                     ),
+                    **(
+                        {
+                            "parts": v.parts.__dict__.copy(),
+                            "where": v.where(),
+                            "flagged": [
+                                {"prompt_id": i, "turns": list(turns), "in_context": in_context}
+                                for i, turns, in_context in v.located
+                            ],
+                        }
+                        if v.parts is not None
+                        else {}
+                    ),
                 }
                 for k, v in self.ftu.items()
             },
             "metrics": [m.__dict__.copy() for m in self.metrics],
             "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
+            **self._conversations(),
             "notes": list(self.notes),
             "caveats": list(self.caveats),
             **({"classification_design": self.classification_design} if self.classification_design else {}),
         }
 
+    def _conversations(self) -> dict[str, Any]:
+        """``{"conversations": {...}}``: how many prompts are conversations, with earlier turns, a system prompt or
+        retrieved documents; nothing when every prompt is a bare text."""
+        from evenhand.conversation import Conversation
+
+        conversations = [p for p in self.use_case.prompts if isinstance(p, Conversation)]
+        if not conversations:
+            return {}
+        return {
+            "conversations": {
+                "n": len(conversations),
+                "with_history": sum(sum(t.role != "system" for t in p.turns) > 1 for p in conversations),
+                "with_system_prompt": sum(p.system_prompt is not None for p in conversations),
+                "with_context": sum(bool(p.context) for p in conversations),
+                "change_system_prompt": self.use_case.change_system_prompt,
+            }
+        }
+
     def explain(self) -> str:
         """A plain-text explanation: FTU results, the metrics with reasons, what is left out and why."""
         lines = [f"Assessment plan for {self.use_case.name!r} ({self.use_case.task.replace('_', ' ')})"]
-        lines += [f"  - {s.describe()}" for s in self.ftu.values()]
+        lines += [f"  - {s.describe()}" + (f" ({s.where()})" if s.where() else "") for s in self.ftu.values()]
         lines.append("Metrics to compute:")
         lines += [
             f"  - {m.name} [{m.family}{', ' + m.attribute if m.attribute else ''}]: {m.reason}" for m in self.metrics

@@ -17,12 +17,13 @@ from typing import Any
 
 from evenhand._redact import redact_mapping
 from evenhand.config import AssessConfig, load_config
+from evenhand.conversation import Prompt
 from evenhand.errors import InputError
 from evenhand.framework import plan
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.families import FAMILY_TYPES, Needs
 from evenhand.pipeline.responses.sources import Generated, OwnTable, ResponseSource
-from evenhand.pipeline.responses.tables import column, read_table
+from evenhand.pipeline.responses.tables import column, prompt_column, read_table
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.run import run
 
@@ -34,8 +35,9 @@ _PER_PROMPT_COLUMNS = {
 }
 
 
-def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], dict[str, list[Any]]]:
-    """The prompts, and the per-prompt columns configured (ground truth, the person's group, your prompt id)."""
+def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt], dict[str, list[Any]]]:
+    """The prompts (texts or conversations, with their documents and system prompts), and the per-prompt columns
+    configured (ground truth, the person's group, your prompt id)."""
     pc = config.prompts
     if pc is None:
         raise InputError("the config has no prompts section (prompts.path or prompts.items)")
@@ -45,7 +47,10 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], di
     else:
         table = read_table(pc.path)
         source = str(pc.path)
-        prompts = [str(p) for p in column(table, pc.column, source=source, role="prompts")]
+        prompts = prompt_column(
+            table, pc.column, source=source, context_column=pc.context_column,
+            system_prompt_column=pc.system_prompt_column,
+        )  # fmt: skip
         for key, (target, role) in _PER_PROMPT_COLUMNS.items():
             name = getattr(pc, key)
             if name:
@@ -163,7 +168,7 @@ def check_local_model(config: AssessConfig) -> None:
 
 def response_source(
     config: AssessConfig, limit: int | None = None, *, allow_code: bool = False
-) -> tuple[ResponseSource, list[str], dict[str, Any]]:
+) -> tuple[ResponseSource, list[Prompt], dict[str, Any]]:
     """The config's response source, its prompts and the per-prompt columns (own responses bring their prompts).
 
     Nothing named in the config is imported here unless ``allow_code`` is True (then the callable client is built
@@ -183,7 +188,9 @@ def response_source(
             model_info={"provider": "user responses", "model": str(rc.path.name)},
         )
         use_case = config.use_case_with([])
-        return own, own.prompts(use_case.attribute_specs, names=use_case.names) or [], {}
+        return own, own.prompts(
+            use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+        ) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model
     generated = Generated(
