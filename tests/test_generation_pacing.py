@@ -228,6 +228,7 @@ def test_generate_rejects_concurrency_above_its_maximum() -> None:
         generate(["hi"], lambda p: "ok", concurrency=8, max_concurrency=4, store=None, progress=False)
 
 
+@pytest.mark.server  # 1,200 requests to a loopback server at its real pace
 def test_a_capped_server_is_served_at_its_pace_with_few_429s(tmp_path: Path) -> None:
     """24 requests at a time, 50 ms each, 429 with Retry-After: 1 beyond; 600 requests at the default settings."""
     with CappedServer(cap=24, latency=0.05, retry_after="1") as server:

@@ -155,6 +155,7 @@ def test_mask_identity_changes_what_the_toxicity_scorer_sees() -> None:
     assert any("identity-masked" in c for c in masked.caveats)
 
 
+@pytest.mark.model  # the MiniLM toxicity default, as shipped
 def test_the_offline_default_is_masked_unless_turned_off() -> None:
     case = {"task": "text_generation", "attributes": ["gender"], "prompts": ["Hi.", "Hello."]}
     replies = ["I am a gay man.", "Have a nice day."]

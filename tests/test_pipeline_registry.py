@@ -201,6 +201,7 @@ def test_each_spec_binds_its_function_lazily_by_module_and_name() -> None:
         bind("evenhand.metrics.toxic_fraction")
 
 
+@pytest.mark.subprocess
 def test_the_registry_imports_no_metric_code() -> None:
     # a low layer: it names functions as strings; nothing under evenhand.metrics loads with it
     code = "import sys, evenhand.registry; print(sorted(m for m in sys.modules if m.startswith('evenhand.metrics')))"

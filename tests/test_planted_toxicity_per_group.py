@@ -35,6 +35,7 @@ def _toxicity_pair(a: evenhand.Assessment) -> evenhand.Finding:
     return found[0]
 
 
+@pytest.mark.model  # the MiniLM toxicity default reads the planted insults
 def test_insults_aimed_at_one_group_are_a_concern_naming_it() -> None:
     a = _assess(0.5)
     finding = _toxicity_pair(a)

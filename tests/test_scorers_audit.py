@@ -201,7 +201,7 @@ def test_offline_default_sentiment_scorer_runs() -> None:
     assert a.auc > 0.8 and len(a.groups) == 2
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_a_hugging_face_model_and_its_masked_version(tmp_path: Any) -> None:
     """Any Hugging Face classifier can be audited, as it is or identity-masked (a tiny random model built here)."""
     pytest.importorskip("transformers")

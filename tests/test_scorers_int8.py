@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -32,7 +32,7 @@ from evenhand.scorers import (  # noqa: E402
 from evenhand.scorers.engine import LocalEngine  # noqa: E402
 from evenhand.scorers.ray_engine import RayEngine, portable  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.ray, pytest.mark.model, pytest.mark.timeout(240)]
 
 TEXTS = [f"Reply {i}: " + "thank you for your patience " * (i % 5) for i in range(40)] + ["You idiot."] * 6 + [""]
 

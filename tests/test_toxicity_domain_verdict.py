@@ -15,7 +15,7 @@ from evenhand.config import RunSettings
 from evenhand.config.run_sections import ScoringConfig
 from evenhand.scorers import toxicity_sets as ts
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model  # the MiniLM toxicity default
 PROMPTS = [
     f"A customer asks about {topic} on their account; reply politely."
     for topic in ("card fraud", "a chargeback", "a scam call", "a stolen card", "a declined payment", "a late fee",
