@@ -239,8 +239,7 @@ def test_a_capped_server_is_served_at_its_pace_with_few_429s(tmp_path: Path) -> 
     frame = result.to_frame()
     assert (frame["status"] == "ok").all() and len(frame) == 1200
     assert not frame["response"].duplicated().any()
-    # few: about 2% on an idle machine; a CPU shared with a parallel test worker was seen at 5.8% (without pacing
-    # the client would keep hitting the cap, far more)
+    # few: with a CPU shared with a parallel test worker 5.8% was seen, so the bound leaves room for that
     assert stats["refused"] <= 0.10 * stats["requests"], stats
     assert stats["requests"] == 600 + stats["refused"]  # nothing sent twice but what was refused
     assert stats["peak"] >= 20, stats  # it went above the 16 it starts from, towards the server's 24
