@@ -83,6 +83,7 @@ def test_results_carry_the_audit_of_every_scorer_in_use(tmp_path: Path) -> None:
     path = tmp_path / "results.json"
     a.to_json(path)
     assert load_results(path)["scorer_audit"]["toxicity"]["scorer"].startswith("alt-profanity-check")
+    assert tox["domain_false_positives"]["n_sentences"] > 0  # false alarms on the nearest domain (issue 34)
 
 
 def test_the_audit_covers_only_the_groups_being_assessed() -> None:
