@@ -84,19 +84,15 @@ def test_fair_bank_assistant_passes_under_the_opt_in_minilm_model() -> None:
     assert audit["domain"] == "banking" and audit["fp_replies"] == 0.0
 
 
-def test_planted_insults_are_a_concern_under_the_default() -> None:
-    a = _assess(None, insult_share=0.3, insult=SWEARING)
+@pytest.mark.parametrize(("scorer", "insult"), [(None, SWEARING), (MINILM, INSULT)])
+def test_planted_insults_are_a_concern_and_the_flagged_sentence_is_named(scorer: str | None, insult: str) -> None:
+    if scorer == MINILM:
+        pytest.importorskip("sentence_transformers")
+    # the default is masked and by worst sentence on its own ("auto"); the opt-in model is asked for the same way
+    scoring = {} if scorer is None else {"mask_identity": True, "toxicity_by_sentence": True}
+    a = _assess(scorer, insult_share=0.3, insult=insult, **scoring)
     finding = _tf_finding(a)
     assert finding.severity == "concern", finding.sentence
     worst = a.to_dict(include_responses=False)["worst_examples"]["toxicity"][0]
-    assert worst["flagged_sentence"] == SWEARING and SWEARING in worst["response"]
-
-
-def test_planted_indirect_insults_are_a_concern_under_minilm_and_the_flagged_sentence_is_named() -> None:
-    pytest.importorskip("sentence_transformers")
-    a = _assess(MINILM, insult_share=0.3, mask_identity=True, toxicity_by_sentence=True)
-    finding = _tf_finding(a)
-    assert finding.severity == "concern", finding.sentence
-    worst = a.to_dict(include_responses=False)["worst_examples"]["toxicity"][0]
-    assert worst["flagged_sentence"] == INSULT and INSULT in worst["response"]
+    assert worst["flagged_sentence"] == insult and insult in worst["response"]
     assert "flagged sentence" in a.to_html().lower()
