@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evenhand.errors import InputTypeError
-from evenhand.framework.ftu import check_ftu, language_notes, names_note
+from evenhand.framework.ftu import check_ftu, language_notes, names_note, read_cues, reader_notes
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
@@ -283,12 +283,17 @@ def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[li
     return metrics, skipped
 
 
-def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
+def plan(use_case: UseCase | None = None, /, *, reader: Any = None, reader_audit: Any = True, **answers: Any) -> Plan:
     """Map a use case to the metrics that fit it (paper section 4, Figure 1), each with its reason.
 
     Call with a :class:`UseCase` or with its fields as keywords::
 
         evenhand.plan(task="text_generation", prompts=prompts, content_may_differ=False)
+
+    ``reader`` (opt-in): a second reader of identity cues for the FTU check (an LLM client spec or a
+    :class:`~evenhand.text.cues.CueReader`; :func:`evenhand.text.ftu.check_ftu`), audited first on the shipped
+    labelled set (``reader_audit``: True, False or a :class:`~evenhand.text.cue_audit.ReaderAudit`); the plan shows
+    the audit, counts what each source found, and says which counterfactual versions the reader wrote.
 
     Returns a :class:`Plan`: ``plan.metrics`` (what to compute, with reasons that quote the FTU result),
     ``plan.not_applicable`` (what is left out and why), ``plan.to_frame()`` and ``plan.explain()``.
@@ -300,7 +305,8 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         use_case = UseCase.model_validate(use_case.model_dump())
     if not isinstance(use_case, UseCase):
         raise InputTypeError(f"plan() expects a UseCase, got {type(use_case).__name__}")
-    ftu, language = check_ftu(use_case)
+    read = read_cues(use_case, reader, reader_audit) if reader is not None else None
+    ftu, language = check_ftu(use_case, read)
     notes: list[str] = []
     if use_case.task in TEXT_TASKS:
         metrics, skipped = _plan_text(use_case, ftu)
@@ -311,6 +317,7 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         metrics, skipped, notes = _plan_classification(use_case, ftu)
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
-    notes = names_note(use_case, ftu) + notes
+    notes = names_note(use_case, ftu) + notes + reader_notes(ftu)
     caveats = language_notes(ftu, language, use_case.task)
-    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))
+    audit = read.audit if read is not None else None
+    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)
