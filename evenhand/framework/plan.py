@@ -69,7 +69,7 @@ class FTUSummary:
         if not self.reader_trusted:
             n = counts.get("reader", 0)
             failed = "but failed its audit, so they count for nothing"
-            return f"{self._describe_words()}; the reader flags {n}{cues} {failed}"
+            return f"{self._describe_words()}; the reader flags {n} prompts{cues} {failed}"
         if self.satisfied:
             none = f"none of the {self.n_prompts} prompts mentions a {a} term"
             return f"FTU holds for {a}: {none}, and the reader found no {a} cue"

@@ -38,6 +38,8 @@ _LAZY: dict[str, str] = {
     "estimate_generation": "evenhand.generation.cost",
     "GenerationEstimate": "evenhand.generation.cost",
     "Prices": "evenhand.generation.cost",
+    "LLMCueReader": "evenhand.generation.cue_reader",
+    "AssistantFormatError": "evenhand.generation.structured",
 }
 
 __all__ = list(_LAZY)

@@ -263,8 +263,8 @@ class FTUResult:
         if self.reader is not None:
             counts = self.source_counts()
             cues = list(dict.fromkeys(c.word for found in self.reader.cues for c in found))
-            shown = ", ".join(repr(c) for c in cues[:5]) + (f" and {len(cues) - 5} more" if len(cues) > 5 else "")
-            line += f"; the reader flags {counts[READER]}" + (f" ({shown})" if cues else "")
+            listed = ", ".join(repr(c) for c in cues[:5]) + (f" and {len(cues) - 5} more" if len(cues) > 5 else "")
+            line += f"; the reader flags {counts[READER]} prompts" + (f" (cues: {listed})" if cues else "")
             if self.reader_trusted:
                 line += f", {counts['reader_only']} of them only by the reader"
             else:
