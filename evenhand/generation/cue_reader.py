@@ -173,10 +173,18 @@ class LLMCueReader:
         return [claims or [] for claims in asked.answers]
 
     def rewrite_cues(self, requests: Sequence[RewriteRequest]) -> list[str | None]:
-        """Per request, the rewritten prompt, or None when no attempt changed only the cues."""
+        """Per request, the rewritten prompt; where no attempt changed only the cues, the last one written (the
+        text core's :func:`~evenhand.text.cues.check_rewrite` then says what it changed), or None when no answer
+        held a version at all."""
+        last: dict[int, str] = {}
+
+        def parse(i: int, answer: str) -> str:
+            last[i] = block(answer, "VERSION", tag(requests[i].prompt))
+            return parse_rewrite(answer, requests[i])
+
         asked = ask(
             [rewrite_request(r) for r in requests],
-            lambda i, answer: parse_rewrite(answer, requests[i]),
+            parse,
             self.client,
             self.settings,
             system_prompt=REWRITER_SYSTEM,
@@ -185,7 +193,7 @@ class LLMCueReader:
             required=False,
         )
         self._count(asked)
-        return list(asked.answers)
+        return [text if text is not None else last.get(i) for i, text in enumerate(asked.answers)]
 
 
 def cue_reader(spec: Any) -> LLMCueReader:
