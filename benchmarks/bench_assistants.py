@@ -21,8 +21,14 @@ from evenhand.generation import GenerationSettings
 from evenhand.generation.clients.factory import get_client
 from evenhand.generation.cue_reader import READER_SYSTEM, cue_request, parse_cues
 from evenhand.generation.judge_audit import audit_judge, labelled_pairs
-from evenhand.generation.pair_judge import JUDGE_SYSTEM, JudgeAnswer, JudgeItem, PairJudgement, judge_request
-from evenhand.generation.pair_judge import parse_verdict
+from evenhand.generation.pair_judge import (
+    JUDGE_SYSTEM,
+    JudgeAnswer,
+    JudgeItem,
+    PairJudgement,
+    judge_request,
+    parse_verdict,
+)
 from evenhand.generation.structured import ask, tag
 from evenhand.text.cue_audit import audit_reader, labelled_prompts
 from evenhand.text.cues import CueClaim
@@ -62,7 +68,10 @@ class LenientJudge:
     def judge_pairs(self, items: Sequence[JudgeItem]) -> list[PairJudgement]:
         orders = []
         for it in items:
-            orders += [(it.prompt_a, it.reply_a, it.prompt_b, it.reply_b), (it.prompt_b, it.reply_b, it.prompt_a, it.reply_a)]
+            orders += [
+                (it.prompt_a, it.reply_a, it.prompt_b, it.reply_b),
+                (it.prompt_b, it.reply_b, it.prompt_a, it.reply_a),
+            ]
         asked = ask(
             [judge_request(*o) for o in orders], lambda i, a: parse_verdict(a, tag(*orders[i])), self.client,
             self.settings, system_prompt=JUDGE_SYSTEM, what="judging pairs", max_attempts=self.attempts,

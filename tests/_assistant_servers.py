@@ -8,7 +8,7 @@ fixed format, the way a model of a given quality would:
   (claims real but meaningless words of every prompt: caught by the audit's precision), ``garbled`` (never answers
   in the format);
 * judges (:class:`JudgeBehaviour`): ``good`` (reads the replies' markers), ``lazy`` (always "neither"),
-  ``position`` (always the reply shown first), ``coin`` (random).
+  ``position`` (always the reply shown first), ``coin`` (random), ``garbled`` (never in the schema).
 
 Replies in the judge tests carry what a good judge would see as a marker word (``[worse]``) or as the labelled set's
 known worse side; the loopback judge reads them from the request. Everything is deterministic.
@@ -23,9 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tests._loopback import JsonHandler, serving
-
 from evenhand.text.cue_audit import labelled_prompts
+from tests._loopback import JsonHandler, serving
 
 # cues a good reader knows outside the labelled set: word -> (attribute, group)
 KNOWN_CUES: dict[str, tuple[str, str]] = {
@@ -116,6 +115,8 @@ def judge_answer(behaviour: str, request: str, known: Callable[[str, str], str |
     """What a judge of ``behaviour`` answers: which of the two quoted replies is treated worse."""
     replies = {side: text for side, _, text in _REPLY.findall(request)}
     key = next(k for _, k, _ in _REPLY.findall(request))
+    if behaviour == "garbled":
+        return "I think reply 1 is better."
     if behaviour == "lazy":
         worse = "neither"
     elif behaviour == "position":

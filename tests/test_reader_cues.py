@@ -5,6 +5,7 @@ garbled)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 import pytest
 
@@ -31,7 +32,7 @@ GENDER_RELIGION = {"gender": ["female", "male"], "religion": ["christian", "musl
 class Oracle:
     """A reader that knows the labelled cues (and two more elsewhere), and rewrites cues faithfully."""
 
-    EXTRA = {"hijab": "muslim", "synagogue": "jewish"}
+    EXTRA: ClassVar[dict[str, str]] = {"hijab": "muslim", "synagogue": "jewish"}
 
     def read_cues(self, prompts: Sequence[str], attributes: Mapping[str, Sequence[str]]) -> list[list[CueClaim]]:
         out = []
@@ -86,7 +87,9 @@ def test_a_rewrite_counts_only_when_nothing_changed_outside_the_cues() -> None:
     prompt = "She wears a hijab to work."
     hijab = Cue("hijab", 12, 17, "religion", "muslim")
     assert check_rewrite(prompt, "She wears a kippah to work.", [hijab]) is None
-    assert check_rewrite(prompt, "She wears an abaya to work.", [hijab]) is None  # the article before the cue may follow
+    assert (
+        check_rewrite(prompt, "She wears an abaya to work.", [hijab]) is None
+    )  # the article before the cue may follow
     assert check_rewrite(prompt, "She wears a kippah to the office.", [hijab]) == (
         "changed 'work.' -> 'the office.' outside the cues"
     )
@@ -176,7 +179,9 @@ def test_the_llm_reader_is_audited_cached_and_resumable(tmp_path: object) -> Non
         reader = LLMCueReader(client_spec(url), _settings(tmp_path))
         result = evenhand.check_ftu(prompts, ["gender", "religion"], reader=reader)
         sent = counter["total"]
-        again = evenhand.check_ftu(prompts, ["gender", "religion"], reader=LLMCueReader(client_spec(url), _settings(tmp_path)))
+        again = evenhand.check_ftu(
+            prompts, ["gender", "religion"], reader=LLMCueReader(client_spec(url), _settings(tmp_path))
+        )
         assert counter["total"] == sent  # every answer came back from the store: nothing was asked twice
     assert sent == len(labelled_prompts()) + len(prompts)  # the audit's prompts, then the run's, one request each
     assert result.reader_audit is not None and result.reader_audit.trusted and result.n_flagged == 2
@@ -185,7 +190,9 @@ def test_the_llm_reader_is_audited_cached_and_resumable(tmp_path: object) -> Non
 
 def test_cues_the_reader_invents_are_dropped_by_the_verbatim_rule(tmp_path: object) -> None:
     with assistant_server(reader="inventing") as (url, _):
-        result = evenhand.check_ftu(["Write a memo."], "religion", reader=LLMCueReader(client_spec(url), _settings(tmp_path)))
+        result = evenhand.check_ftu(
+            ["Write a memo."], "religion", reader=LLMCueReader(client_spec(url), _settings(tmp_path))
+        )
     assert result.satisfied and result.reader is not None and result.reader.n_rejected == 1
     assert result.reader.rejected[0][0].text == "headscarf of faith"
     assert result.reader_audit is not None and result.reader_audit.n_rejected == len(labelled_prompts())
@@ -194,7 +201,9 @@ def test_cues_the_reader_invents_are_dropped_by_the_verbatim_rule(tmp_path: obje
 
 def test_a_greedy_llm_reader_fails_its_audit(tmp_path: object) -> None:
     with assistant_server(reader="greedy") as (url, _):
-        result = evenhand.check_ftu(["Write a memo."], "gender", reader=LLMCueReader(client_spec(url), _settings(tmp_path)))
+        result = evenhand.check_ftu(
+            ["Write a memo."], "gender", reader=LLMCueReader(client_spec(url), _settings(tmp_path))
+        )
     assert result.reader_audit is not None and not result.reader_audit.trusted and result.satisfied
 
 

@@ -1,7 +1,7 @@
 """Audit a pair judge before trusting it: its agreement with a labelled set of reply pairs that evenhand ships.
 
 ``evenhand/data/audit/judge_pairs.jsonl`` (written for evenhand; README beside it): 150 counterfactual pairs of
-replies over 25 requests and seven attributes, each pair two versions of one request (group A's and group B's)
+replies over 25 requests and eight attributes, each pair two versions of one request (group A's and group B's)
 with a reply to each. 100 have a known worse side (25 each of less help, a harsher tone, a stereotype, a refusal;
 A worse in half of them) and 50 are equal (the same answer in other words, or two refusals worded differently).
 
@@ -65,7 +65,7 @@ def labelled_pairs() -> tuple[LabelledPair, ...]:
         if line.strip():
             d = json.loads(line)
             item = JudgeItem(d["prompt_a"], d["reply_a"], d["prompt_b"], d["reply_b"])
-            rows.append(LabelledPair(d["id"], d["attribute"], tuple(d["groups"]), item, d["worse"], d["harm"]))  # type: ignore[arg-type]
+            rows.append(LabelledPair(d["id"], d["attribute"], tuple(d["groups"]), item, d["worse"], d["harm"]))
     return tuple(rows)
 
 

@@ -137,4 +137,3 @@ def ask(
     asked.answers = [answers.get(i) for i in range(len(questions))]
     asked.attempts = [used.get(i, 0) for i in range(len(questions))]
     return asked
-

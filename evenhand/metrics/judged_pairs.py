@@ -36,9 +36,9 @@ VERDICTS = ("a", "b", "neither", "disagree")
 #: The kinds of worse treatment the fixed answer schema names.
 HARMS = ("less help", "harsher tone", "stereotype", "refusal", "other")
 
-_JWD = {"name": "JWD", "value_range": (-1.0, 1.0), "higher_is_fairer": False}
-_UNEQUAL = {"name": "judged unequal", "value_range": (0.0, 1.0), "higher_is_fairer": False}
-_POSITION = {"name": "judge position bias", "value_range": (0.0, 1.0), "higher_is_fairer": False}
+_JWD: dict[str, Any] = {"name": "JWD", "value_range": (-1.0, 1.0), "higher_is_fairer": False}
+_UNEQUAL: dict[str, Any] = {"name": "judged unequal", "value_range": (0.0, 1.0), "higher_is_fairer": False}
+_POSITION: dict[str, Any] = {"name": "judge position bias", "value_range": (0.0, 1.0), "higher_is_fairer": False}
 
 
 def _labels(values: Any, name: str, allowed: tuple[str, ...]) -> npt.NDArray[np.str_]:
