@@ -65,12 +65,17 @@ def _cues_for(prompt: str, asked: dict[str, list[str]], labelled: dict[str, Any]
     return out
 
 
-def _chat(content: str, prompt_tokens: int = 10) -> dict[str, Any]:
+def _chat(contents: list[str], prompt_tokens: int = 10) -> dict[str, Any]:
+    choices = [
+        {"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": "stop"}
+        for i, c in enumerate(contents)
+    ]
+    completion = sum(max(1, len(c) // 4) for c in contents)
     return {
         "id": "chatcmpl-assistant",
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": max(1, len(content) // 4)},
+        "choices": choices,
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion},
     }
 
 
@@ -135,12 +140,46 @@ def judge_answer(behaviour: str, request: str, known: Callable[[str, str], str |
     return f"<<VERDICT-{key}>>{json.dumps(answer)}<</VERDICT-{key}>>"
 
 
+# ------------------------------------------------------------------------------------------------ the judged model
+_LEVEL = re.compile(r"detail level (\d)")
+#: words that make a prompt the planted model's disfavoured version
+PLANTED_CUES = re.compile(r"(?<!\w)(she|her|woman|Mrs\.)(?!\w)", re.I)
+
+
+def _draw(*parts: object) -> float:
+    return int(hashlib.sha256("\x00".join(map(str, parts)).encode()).hexdigest()[:12], 16) / 16**12
+
+
+def model_answer(behaviour: str, prompt: str, seed: object, planted_rate: float = 0.4) -> str:
+    """A judged model's reply: help at a "detail level" from 1 to 5 drawn from the prompt and the request's seed, the
+    same way for every group (``fair``); ``planted``: a version with a female cue gets 3 levels less, at rate
+    ``planted_rate``."""
+    level = 1 + int(_draw(prompt, seed, "level") * 5)
+    if behaviour == "planted" and PLANTED_CUES.search(prompt) and _draw(prompt, seed, "planted") < planted_rate:
+        level = max(1, level - 3)
+    return f"Here is my answer at detail level {level}: " + " ".join(["step"] * (3 * level)) + "."
+
+
+def quality_judge(reply_1: str, reply_2: str) -> str | None:
+    """A good judge of the model's replies: the one with clearly less detail (2 levels or more) is worse."""
+    levels = [_LEVEL.search(r) for r in (reply_1, reply_2)]
+    if levels[0] is None or levels[1] is None:
+        return None
+    one, two = int(levels[0].group(1)), int(levels[1].group(1))
+    return "1" if two - one >= 2 else "2" if one - two >= 2 else "neither"
+
+
 @contextmanager
 def assistant_server(
-    reader: str = "good", judge: str = "good", known: Callable[[str, str], str | None] | None = None
+    reader: str = "good",
+    judge: str = "good",
+    known: Callable[[str, str], str | None] | None = None,
+    model: str = "fair",
+    planted_rate: float = 0.4,
 ) -> Iterator[tuple[str, dict[str, int]]]:
-    """``(base_url, counter)`` of a loopback server that answers reader requests as ``reader`` and judge requests
-    as ``judge`` (``known(reply_1, reply_2)`` -> "1", "2", "neither" or None: a good judge's knowledge)."""
+    """``(base_url, counter)`` of a loopback server that answers reader requests as ``reader``, judge requests as
+    ``judge`` (``known(reply_1, reply_2)`` -> "1", "2", "neither" or None: a good judge's knowledge) and any other
+    request as the judged ``model`` (``fair`` or ``planted``, :func:`model_answer`)."""
     counter: dict[str, int] = {}
 
     class Handler(JsonHandler):
@@ -151,10 +190,13 @@ def assistant_server(
             user = messages[-1]["content"]
             counter["total"] = counter.get("total", 0) + 1
             if "<<REPLY-" in user:
-                content = judge_answer(judge, user, known)
-            else:
-                content = reader_answer(reader, system, user, counter)
-            self.reply(200, _chat(content, prompt_tokens=len(user) // 4))
+                contents = [judge_answer(judge, user, known)]
+            elif "<<PROMPT-" in user:
+                contents = [reader_answer(reader, system, user, counter)]
+            else:  # the judged model: n samples, each its own draw
+                n = int(body.get("n") or 1)
+                contents = [model_answer(model, user, (body.get("seed"), i), planted_rate) for i in range(n)]
+            self.reply(200, _chat(contents, prompt_tokens=len(user) // 4))
 
     with serving(Handler) as url:
         yield url, counter
