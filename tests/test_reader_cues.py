@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import evenhand
 from evenhand.errors import InputError
@@ -261,3 +263,39 @@ def test_without_a_reader_the_plan_document_is_unchanged() -> None:
         "names_read", "n_named", "n_named_only", "name_examples", "signals", "description",
     }  # fmt: skip
     assert "reader" not in plan.explain().lower()
+
+
+# ------------------------------------------------------------------------------------------------ property tests
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDE", min_size=1, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORD, min_size=1, max_size=12), st.lists(_WORD, min_size=1, max_size=6))
+def test_a_cue_is_always_the_prompts_own_text(words: list[str], claimed: list[str]) -> None:
+    prompt = " ".join(words) + "."
+    claims = [CueClaim(w, "gender") for w in claimed] + [CueClaim(" ".join(words[:2]), "gender")]
+    cues, dropped = verbatim_cues(prompt, claims, {"gender": ["female", "male"]})
+    for cue in cues:
+        assert prompt[cue.start : cue.end] == cue.word
+        assert (cue.start == 0 or not prompt[cue.start - 1].isalnum()) and not prompt[cue.end].isalnum()
+        assert any(cue.word.lower() == c.text.lower() for c in claims)
+    for claim in dropped:  # dropped only when it is not there as whole words
+        assert not find_verbatim(prompt, claim.text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORD, min_size=3, max_size=10), st.integers(0, 9), _WORD, st.integers(0, 9), _WORD)
+def test_a_rewrite_passes_exactly_when_only_the_cue_changed(
+    words: list[str], at: int, replacement: str, elsewhere: int, other: str
+) -> None:
+    at, elsewhere = at % len(words), elsewhere % len(words)
+    prompt = " ".join(words)
+    start = len(" ".join(words[:at])) + (1 if at else 0)
+    cue = Cue(words[at], start, start + len(words[at]), "religion", None)
+    inside = [*words[:at], replacement, *words[at + 1 :]]
+    rewritten = " ".join(inside)
+    assert check_rewrite(prompt, rewritten, [cue]) == (None if rewritten != prompt else "unchanged")
+    if elsewhere != at and other != words[elsewhere] and words[elsewhere].lower() not in ("a", "an"):
+        outside = list(inside)
+        outside[elsewhere] = other
+        assert check_rewrite(prompt, " ".join(outside), [cue]) is not None

@@ -236,8 +236,10 @@ def _cue_regions(prompt: str, cues: Sequence[Cue]) -> list[tuple[int, int]]:
 def check_rewrite(original: str, rewritten: str | None, cues: Sequence[Cue]) -> str | None:
     """Why ``rewritten`` is not an acceptable counterfactual version of ``original`` (None: it is).
 
-    Acceptable: it differs from the original, and every change (a character-level diff) lies inside the words of the
-    cues (an insertion may touch a cue's edge), so the rest of the prompt is unchanged outside the cues.
+    Acceptable: it differs from the original, and it is the original with the words of each cue (and an article just
+    before one) replaced by a short, non-empty text (at most :data:`MAX_CUE_WORDS` words): every character outside
+    the cues is kept, in order. Decided exactly (the kept parts anchor a pattern the rewrite must match); when it does
+    not, a character diff says what changed.
 
     >>> cue = Cue("hijab", 12, 17, "religion", "muslim")
     >>> check_rewrite("She wears a hijab to work.", "She wears a kippah to work.", [cue]) is None
@@ -249,16 +251,38 @@ def check_rewrite(original: str, rewritten: str | None, cues: Sequence[Cue]) -> 
         return "no rewrite"
     if rewritten == original:
         return "unchanged"
-    regions = _cue_regions(original, cues)
+    regions = _merged(_cue_regions(original, cues))
+    bounds = zip([(0, 0), *regions], [*regions, (len(original), 0)], strict=True)
+    kept = [original[end:start] for (_, end), (start, _) in bounds]  # the text before, between and after the cues
+    pattern = "(.+?)".join(re.escape(part) for part in kept)
+    found = re.fullmatch(pattern, rewritten, flags=re.S) if regions else None
+    if found is None:
+        return _first_change(original, rewritten, regions)
+    for replacement in found.groups():
+        if len(replacement.split()) > MAX_CUE_WORDS:
+            return f"rewrote a cue as {replacement.strip()!r}: more than a cue"
+    return None
+
+
+def _merged(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted regions with the overlapping or touching ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(regions):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _first_change(original: str, rewritten: str, regions: list[tuple[int, int]]) -> str:
+    """What a rejected rewrite changed outside the cues, in words (the first such change of a character diff)."""
     matcher = difflib.SequenceMatcher(None, original, rewritten, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        inside = any(start <= i1 and i2 <= end for start, end in regions)
-        if not inside:
+        if tag != "equal" and not any(start <= i1 and i2 <= end for start, end in regions):
             before, after = _words_around(original, i1, i2), _words_around(rewritten, j1, j2)
             return f"changed {before!r} -> {after!r} outside the cues"
-    return None
+    return "changed the prompt outside the cues"
 
 
 def _words_around(text: str, start: int, end: int) -> str:
