@@ -19,69 +19,54 @@ from typing import Any
 
 from evenhand.generation import GenerationSettings
 from evenhand.generation.clients.factory import get_client
-from evenhand.generation.cue_reader import READER_SYSTEM, cue_request, parse_cues
+from evenhand.generation.cue_reader import READER_SYSTEM, LLMCueReader, cue_request, parse_cues
 from evenhand.generation.judge_audit import audit_judge, labelled_pairs
 from evenhand.generation.pair_judge import (
     JUDGE_SYSTEM,
     JudgeAnswer,
     JudgeItem,
+    LLMPairJudge,
     PairJudgement,
     judge_request,
     parse_verdict,
 )
-from evenhand.generation.structured import ask, tag
+from evenhand.generation.structured import tag
 from evenhand.text.cue_audit import audit_reader, labelled_prompts
 from evenhand.text.cues import CueClaim
 
 
-class LenientReader:
+class LenientReader(LLMCueReader):
     """The LLM reader, except that a prompt whose answers never follow the format reads as no cue (counted)."""
 
-    def __init__(self, client: Any, settings: GenerationSettings, attempts: int) -> None:
-        self.client, self.settings, self.attempts = client, settings, attempts
-        self.questions = self.usable = 0
-
-    def describe(self) -> str:
-        return str(self.client.describe())
+    questions = usable = 0
 
     def read_cues(self, prompts: Sequence[str], attributes: Mapping[str, Sequence[str]]) -> list[list[CueClaim]]:
-        asked = ask(
+        answers = self.ask(
             [cue_request(p, attributes) for p in prompts], lambda i, a: parse_cues(a, prompts[i], attributes),
-            self.client, self.settings, system_prompt=READER_SYSTEM, what="reading cues",
-            max_attempts=self.attempts, required=False,
+            system_prompt=READER_SYSTEM, what="reading cues", required=False,
         )  # fmt: skip
         self.questions += len(prompts)
-        self.usable += sum(a is not None for a in asked.answers)
-        return [a or [] for a in asked.answers]
+        self.usable += sum(a is not None for a in answers)
+        return [a or [] for a in answers]
 
 
-class LenientJudge:
+class LenientJudge(LLMPairJudge):
     """The LLM judge, except that a question whose answers never follow the schema counts as a disagreement."""
 
-    def __init__(self, client: Any, settings: GenerationSettings, attempts: int) -> None:
-        self.client, self.settings, self.attempts = client, settings, attempts
-        self.questions = self.usable = 0
-
-    def describe(self) -> str:
-        return str(self.client.describe())
+    questions = usable = 0
 
     def judge_pairs(self, items: Sequence[JudgeItem]) -> list[PairJudgement]:
-        orders = []
-        for it in items:
-            orders += [
-                (it.prompt_a, it.reply_a, it.prompt_b, it.reply_b),
-                (it.prompt_b, it.reply_b, it.prompt_a, it.reply_a),
-            ]
-        asked = ask(
-            [judge_request(*o) for o in orders], lambda i, a: parse_verdict(a, tag(*orders[i])), self.client,
-            self.settings, system_prompt=JUDGE_SYSTEM, what="judging pairs", max_attempts=self.attempts,
-            required=False,
+        orders = [o for it in items for o in ((it.prompt_a, it.reply_a, it.prompt_b, it.reply_b),
+                                               (it.prompt_b, it.reply_b, it.prompt_a, it.reply_a))]  # fmt: skip
+        answers = self.ask(
+            [judge_request(*o) for o in orders], lambda i, a: parse_verdict(a, tag(*orders[i])),
+            system_prompt=JUDGE_SYSTEM, what="judging pairs", required=False,
         )  # fmt: skip
         self.questions += len(orders)
-        self.usable += sum(a is not None for a in asked.answers)
-        failed = JudgeAnswer("first", None, "(no usable answer)")  # first in both orders: a disagreement
-        answers = [a or failed for a in asked.answers]
-        return [PairJudgement(answers[2 * i], answers[2 * i + 1]) for i in range(len(items))]
+        self.usable += sum(a is not None for a in answers)
+        failed = JudgeAnswer("first", None, "(no usable answer)")  # "first" in both orders: a disagreement
+        judged = [a or failed for a in answers]
+        return [PairJudgement(judged[2 * i], judged[2 * i + 1]) for i in range(len(items))]
 
 
 def main() -> None:
@@ -110,7 +95,7 @@ def main() -> None:
         ja.labelled_pairs = lambda: full_pairs[: args.limit]  # type: ignore[assignment]
     if args.what in ("reader", "both"):
         settings = GenerationSettings(temperature=0.0, seed=0, max_tokens=256, store=store, progress=True)
-        reader = LenientReader(client, settings, args.attempts)
+        reader = LenientReader(client, settings, max_attempts=args.attempts)
         t = time.perf_counter()
         audit = audit_reader(reader)
         seconds = time.perf_counter() - t
@@ -120,7 +105,7 @@ def main() -> None:
             print(f"  {a.attribute}: recall {a.recall}, precision {a.precision}")
     if args.what in ("judge", "both"):
         settings = GenerationSettings(temperature=0.0, seed=0, max_tokens=160, store=store, progress=True)
-        judge = LenientJudge(client, settings, args.attempts)
+        judge = LenientJudge(client, settings, max_attempts=args.attempts)
         t = time.perf_counter()
         jaudit = audit_judge(judge)
         seconds = time.perf_counter() - t

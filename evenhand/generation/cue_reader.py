@@ -20,10 +20,8 @@ from typing import Any
 
 from evenhand.text.cues import CueClaim, RewriteRequest, check_rewrite
 
-from .clients.base import ChatClient
-from .clients.factory import get_client
 from .settings import GenerationSettings
-from .structured import MAX_ATTEMPTS, AnswerFormatError, ask, block, tag
+from .structured import MAX_ATTEMPTS, AnswerFormatError, LLMAssistant, block, tag
 
 READER_SYSTEM = (
     "You read prompts that people send to an AI assistant and point out identity cues: words or short phrases in "
@@ -113,7 +111,7 @@ def parse_rewrite(answer: str, request: RewriteRequest) -> str:
     return text
 
 
-class LLMCueReader:
+class LLMCueReader(LLMAssistant):
     """A reader of identity cues backed by any client evenhand supports (``client``: anything
     :func:`~evenhand.generation.get_client` takes; ``None`` is the bundled SmolLM2).
 
@@ -127,6 +125,8 @@ class LLMCueReader:
             and so its prompt, is reported as not made).
     """
 
+    max_tokens = READER_MAX_TOKENS
+
     def __init__(
         self,
         client: Any = None,
@@ -135,42 +135,20 @@ class LLMCueReader:
         max_attempts: int = MAX_ATTEMPTS,
         rewrite_attempts: int = MAX_ATTEMPTS,
     ) -> None:
-        self.client: ChatClient = get_client(client)
-        base = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=READER_MAX_TOKENS)
-        self.settings = base.replace(count=1)
-        self.max_attempts = max_attempts
+        super().__init__(client, settings, max_attempts=max_attempts)
         self.rewrite_attempts = rewrite_attempts
-        self.requests = 0  # requests sent (not read back from the store), over every call
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-
-    def describe(self) -> str:
-        return self.client.describe()
-
-    def __repr__(self) -> str:
-        return f"LLMCueReader({self.describe()})"
-
-    def _count(self, asked: Any) -> None:
-        self.requests += asked.requests
-        self.prompt_tokens += asked.prompt_tokens
-        self.completion_tokens += asked.completion_tokens
 
     def read_cues(self, prompts: Sequence[str], attributes: Mapping[str, Sequence[str]]) -> list[list[CueClaim]]:
         """Per prompt, the cues the model claims (the text core keeps those found verbatim); raises
         :class:`~evenhand.generation.structured.AssistantFormatError` when some prompt's answers never follow the
         format."""
-        questions = [cue_request(p, attributes) for p in prompts]
-        asked = ask(
-            questions,
+        answers = self.ask(
+            [cue_request(p, attributes) for p in prompts],
             lambda i, answer: parse_cues(answer, prompts[i], attributes),
-            self.client,
-            self.settings,
             system_prompt=READER_SYSTEM,
             what="reading cues",
-            max_attempts=self.max_attempts,
         )
-        self._count(asked)
-        return [claims or [] for claims in asked.answers]
+        return [claims or [] for claims in answers]
 
     def rewrite_cues(self, requests: Sequence[RewriteRequest]) -> list[str | None]:
         """Per request, the rewritten prompt; where no attempt changed only the cues, the last one written (the
@@ -182,18 +160,15 @@ class LLMCueReader:
             last[i] = block(answer, "VERSION", tag(requests[i].prompt))
             return parse_rewrite(answer, requests[i])
 
-        asked = ask(
+        answers = self.ask(
             [rewrite_request(r) for r in requests],
             parse,
-            self.client,
-            self.settings,
             system_prompt=REWRITER_SYSTEM,
             what="rewriting cues",
             max_attempts=self.rewrite_attempts,
             required=False,
         )
-        self._count(asked)
-        return [text if text is not None else last.get(i) for i, text in enumerate(asked.answers)]
+        return [text if text is not None else last.get(i) for i, text in enumerate(answers)]
 
 
 def cue_reader(spec: Any) -> LLMCueReader:

@@ -19,14 +19,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from evenhand.metrics.judged_pairs import HARMS, pair_verdicts
 
-from .clients.base import ChatClient
-from .clients.factory import get_client
-from .settings import GenerationSettings
-from .structured import MAX_ATTEMPTS, AnswerFormatError, ask, block, tag
+from .structured import AnswerFormatError, LLMAssistant, block, tag
 
 JUDGE_SYSTEM = (
     "You compare how an AI assistant treated two people who sent the same request, differing only in a group they "
@@ -126,7 +123,7 @@ def parse_verdict(answer: str, key: str) -> JudgeAnswer:
     return JudgeAnswer(_SIDES[worse], harm, reason)
 
 
-class LLMPairJudge:
+class LLMPairJudge(LLMAssistant):
     """A judge of counterfactual reply pairs backed by any client evenhand supports (``client``: anything
     :func:`~evenhand.generation.get_client` takes; ``None`` is the bundled SmolLM2).
 
@@ -138,45 +135,20 @@ class LLMPairJudge:
             :class:`~evenhand.generation.structured.AssistantFormatError`).
     """
 
-    def __init__(
-        self, client: Any = None, settings: GenerationSettings | None = None, *, max_attempts: int = MAX_ATTEMPTS
-    ) -> None:
-        self.client: ChatClient = get_client(client)
-        base = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=JUDGE_MAX_TOKENS)
-        self.settings = base.replace(count=1)
-        self.max_attempts = max_attempts
-        self.requests = 0  # requests sent (not read back from the store), over every call
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-
-    def describe(self) -> str:
-        return self.client.describe()
-
-    def __repr__(self) -> str:
-        return f"LLMPairJudge({self.describe()})"
+    max_tokens = JUDGE_MAX_TOKENS
 
     def judge_pairs(self, items: Sequence[JudgeItem]) -> list[PairJudgement]:
         """Both orders of every pair, asked concurrently; per pair its :class:`PairJudgement`."""
-        questions: list[str] = []
-        keys: list[str] = []
+        orders: list[tuple[str, str, str, str]] = []
         for given in items:
             item = JudgeItem(*given)
-            a_first = (item.prompt_a, item.reply_a, item.prompt_b, item.reply_b)
-            b_first = (item.prompt_b, item.reply_b, item.prompt_a, item.reply_a)
-            for order in (a_first, b_first):
-                questions.append(judge_request(*order))
-                keys.append(tag(*order))
-        asked = ask(
-            questions,
-            lambda i, answer: parse_verdict(answer, keys[i]),
-            self.client,
-            self.settings,
+            orders.append((item.prompt_a, item.reply_a, item.prompt_b, item.reply_b))  # A's reply shown first
+            orders.append((item.prompt_b, item.reply_b, item.prompt_a, item.reply_a))  # B's reply shown first
+        answers = self.ask(
+            [judge_request(*order) for order in orders],
+            lambda i, answer: parse_verdict(answer, tag(*orders[i])),
             system_prompt=JUDGE_SYSTEM,
             what="judging pairs",
-            max_attempts=self.max_attempts,
         )
-        self.requests += asked.requests
-        self.prompt_tokens += asked.prompt_tokens
-        self.completion_tokens += asked.completion_tokens
-        answers = [a for a in asked.answers if a is not None]
-        return [PairJudgement(answers[2 * i], answers[2 * i + 1]) for i in range(len(items))]
+        judged = [a for a in answers if a is not None]  # every question has an answer, or ask raised
+        return [PairJudgement(judged[2 * i], judged[2 * i + 1]) for i in range(len(items))]

@@ -18,12 +18,13 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from evenhand.errors import InputError, RunFailure
 
 from ._sync import run_sync
 from .clients.base import ChatClient
+from .clients.factory import get_client
 from .runner import generate_items
 from .settings import GenerationSettings
 
@@ -137,3 +138,49 @@ def ask(
     asked.answers = [answers.get(i) for i in range(len(questions))]
     asked.attempts = [used.get(i, 0) for i in range(len(questions))]
     return asked
+
+
+class LLMAssistant:
+    """What the LLM reader and the LLM judge share: the client, how it is asked (one sample per question; by default
+    temperature 0, seed 0 and ``max_tokens`` of the kind), and what asking has cost (requests sent, not read back from
+    the store, and their tokens, over every call)."""
+
+    #: Tokens an answer may take when the settings do not say (a subclass sets its own).
+    max_tokens: int = 256
+
+    def __init__(
+        self, client: Any = None, settings: GenerationSettings | None = None, *, max_attempts: int = MAX_ATTEMPTS
+    ) -> None:
+        self.client: ChatClient = get_client(client)
+        base = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=self.max_tokens)
+        self.settings = base.replace(count=1)
+        self.max_attempts = max_attempts
+        self.requests = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def describe(self) -> str:
+        return self.client.describe()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.describe()})"
+
+    def ask(
+        self,
+        questions: Sequence[str],
+        parse: Callable[[int, str], T],
+        *,
+        system_prompt: str,
+        what: str,
+        max_attempts: int | None = None,
+        required: bool = True,
+    ) -> list[T | None]:
+        """:func:`ask` with this assistant's client and settings, counting what it sent."""
+        asked = ask(
+            questions, parse, self.client, self.settings, system_prompt=system_prompt, what=what,
+            max_attempts=max_attempts or self.max_attempts, required=required,
+        )  # fmt: skip
+        self.requests += asked.requests
+        self.prompt_tokens += asked.prompt_tokens
+        self.completion_tokens += asked.completion_tokens
+        return asked.answers
