@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import evenhand
-from evenhand.pipeline.io import demo_prompts
+from evenhand.pipeline.responses.tables import demo_prompts
 
 WORDS = "thank you for your loyalty we value your business and look forward to helping you again soon".split()
 

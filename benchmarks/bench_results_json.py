@@ -40,8 +40,8 @@ def _assessment(scale: float):  # type: ignore[no-untyped-def]
     from synthetic import paper_scale_table
 
     import evenhand
-    from evenhand.pipeline.assessment import Assessment
-    from evenhand.pipeline.collect import finish_frame
+    from evenhand.pipeline.responses.frame import finish_frame
+    from evenhand.pipeline.results.assessment import Assessment
 
     table = paper_scale_table(scale)
     small = evenhand.assess(

@@ -4,7 +4,7 @@ rejects?
 
 Run: PYTHONPATH=. python benchmarks/bench_signed_null.py [--runs 200] [--resamples 1000]
 
-The same building blocks as the pipeline (:mod:`evenhand.pipeline.signed_differences`, the metrics' resamplers,
+The same building blocks as the pipeline (:mod:`evenhand.pipeline.evidence.signed_differences`, the metrics' resamplers,
 :func:`evenhand.stats.confidence_interval`, the tests the families run), on synthetic data with correlated answers,
 so that resampling single answers instead of their unit would show up as over-calling:
 
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from evenhand.metrics import demographic_parity_difference, strict_sentiment_parity, weak_sentiment_parity
-from evenhand.pipeline.records import MetricRecord, pair
-from evenhand.pipeline.signed_differences import rate_signed, sentiment_signed, signed_interval
+from evenhand.pipeline.evidence.records import MetricRecord, pair
+from evenhand.pipeline.evidence.signed_differences import rate_signed, sentiment_signed, signed_interval
 from evenhand.stats import (
     confidence_interval,
     counterfactual_sentiment_test,

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pipeline import stand_in
 
 import evenhand
-from evenhand.pipeline.io import demo_prompts
+from evenhand.pipeline.responses.tables import demo_prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 VOLATILE_KEYS = {"created", "timings", "evenhand_version", "seconds"}

@@ -18,9 +18,10 @@ FAILED = "threshold failed:"  # the prefix of a failed check's line (scripts gre
 
 
 def threshold_checks(doc: Mapping[str, Any]) -> list[Any]:
-    """The threshold checks of a results document as :class:`~evenhand.pipeline.thresholds.ThresholdCheck` (keys a
-    results file of another version lacks take their defaults; unknown keys are ignored)."""
-    from evenhand.pipeline.thresholds import ThresholdCheck
+    """The threshold checks of a results document as
+    :class:`~evenhand.pipeline.verdict.thresholds.ThresholdCheck` (keys a results file of another version lacks take
+    their defaults; unknown keys are ignored)."""
+    from evenhand.pipeline.verdict.thresholds import ThresholdCheck
 
     return [ThresholdCheck.from_dict(item) for item in doc.get("thresholds") or []]
 

@@ -249,52 +249,104 @@ def test_no_module_over_the_size_limit() -> None:
     assert not too_long, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
 
 
-def layer_contract() -> tuple[list[list[str]], list[bool]]:
-    """The layers of pyproject.toml's import-linter contract, highest first: each layer's module tails (under
-    ``evenhand.``) and whether its siblings are independent (``a | b``) rather than one layer (``a : b``)."""
+def layer_contracts() -> list[tuple[str, list[list[str]], list[bool]]]:
+    """Every ``layers`` contract of pyproject.toml's import-linter section (evenhand's, the pipeline's rooms): its
+    container, its layers highest first as module tails under the container, and whether each layer's siblings are
+    independent (``a | b``) rather than one layer (``a : b``)."""
     text = (PACKAGE_DIR.parent / "pyproject.toml").read_text(encoding="utf-8")
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10: the tomli backport (a dependency there)
         import tomli as tomllib
     contracts = tomllib.loads(text)["tool"]["importlinter"]["contracts"]
-    (layers,) = [c["layers"] for c in contracts if c.get("id") == "layers"]
-    tails = [[t.strip().strip("()") for t in layer.replace("|", ":").split(":")] for layer in layers]
-    return tails, ["|" in layer for layer in layers]
+    out = []
+    for contract in contracts:
+        if contract.get("type") != "layers":
+            continue
+        layers = contract["layers"]
+        tails = [[t.strip().strip("()") for t in layer.replace("|", ":").split(":")] for layer in layers]
+        for container in contract.get("containers", [PACKAGE]):
+            out.append((container, tails, ["|" in layer for layer in layers]))
+    return out
 
 
 def layer_violations(graph: dict[str, dict[str, int]]) -> list[str]:
-    """Every import of a higher layer, of an independent sibling, or of the facade, with its line."""
-    tails, independent = layer_contract()
-    rank = {tail: i for i, layer in enumerate(tails) for tail in layer}
-
-    def place(module: str) -> tuple[int, str] | None:
-        parts = module.split(".")
-        return (rank[parts[1]], parts[1]) if len(parts) > 1 and parts[1] in rank else None
-
+    """Every import of a higher layer, of an independent sibling, or of the facade, with its line (in every layers
+    contract: evenhand's layers and the pipeline's rooms)."""
     found = []
-    for importer, edges in sorted(graph.items()):
-        here = place(importer)
-        for imported, line in sorted(edges.items()):
-            if imported == PACKAGE and importer != PACKAGE:
-                found.append(f"{importer} (line {line}) imports the facade {PACKAGE}")
-                continue
-            there = place(imported)
-            if here is None or there is None:
-                continue
-            upward = there[0] < here[0]
-            sibling = there[0] == here[0] and there[1] != here[1] and independent[here[0]]
-            if upward or sibling:
-                why = "a higher layer" if upward else "an independent sibling"
-                found.append(f"{importer} (line {line}) imports {imported}: {why}")
+    for container, tails, independent in layer_contracts():
+        rank = {tail: i for i, layer in enumerate(tails) for tail in layer}
+        depth = container.count(".") + 1
+
+        def place(module: str, rank: dict[str, int] = rank, depth: int = depth, container: str = container) -> (
+            tuple[int, str] | None
+        ):
+            parts = module.split(".")
+            if not module.startswith(container + ".") or len(parts) <= depth or parts[depth] not in rank:
+                return None
+            return rank[parts[depth]], parts[depth]
+
+        for importer, edges in sorted(graph.items()):
+            here = place(importer)
+            for imported, line in sorted(edges.items()):
+                if container == PACKAGE and imported == PACKAGE and importer != PACKAGE:
+                    found.append(f"{importer} (line {line}) imports the facade {PACKAGE}")
+                    continue
+                there = place(imported)
+                if here is None or there is None:
+                    continue
+                upward = there[0] < here[0]
+                sibling = there[0] == here[0] and there[1] != here[1] and independent[here[0]]
+                if upward or sibling:
+                    why = "a higher layer" if upward else "an independent sibling"
+                    found.append(f"{importer} (line {line}) imports {imported}: {why}")
     return found
 
 
+def sibling_graphs(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, dict[str, int]]]:
+    """For every package, the import graph of its children (modules and subpackages, each with everything under
+    it): ``{package: {child: {other child: first line}}}``, as import-linter's ``acyclic_siblings`` sees them."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for importer, edges in graph.items():
+        for imported, line in edges.items():
+            a, b = importer.split("."), imported.split(".")
+            common = 0
+            while common < min(len(a), len(b)) - 1 and a[common] == b[common]:
+                common += 1
+            if common == 0 or common >= len(a) or common >= len(b):
+                continue  # outside evenhand, or one is the other's package
+            package = ".".join(a[:common])
+            here, there = f"{package}.{a[common]}", f"{package}.{b[common]}"
+            children = out.setdefault(package, {})
+            children.setdefault(there, {})
+            targets = children.setdefault(here, {})
+            targets[there] = min(line, targets.get(there, line))
+    return out
+
+
+def test_sibling_circle_check_catches_two_packages_that_import_each_other() -> None:
+    graph = {"evenhand.p.a.x": {"evenhand.p.b.y": 3}, "evenhand.p.b.z": {"evenhand.p.a.w": 7}, "evenhand.p.a.w": {}}
+    assert strongly_connected(sibling_graphs(graph)["evenhand.p"]) == [["evenhand.p.a", "evenhand.p.b"]]
+
+
+def test_no_import_circle_between_the_children_of_any_package() -> None:
+    """No circle among the modules and subpackages of one package (e.g. the pipeline's rooms), counting every import
+    of anything under each: the rooms stay in one order even where no two modules form a circle."""
+    circles = []
+    for package, children in sorted(sibling_graphs(import_graph()).items()):
+        circles.extend(f"in {package}: {line}" for line in describe_circles(children))
+    assert not circles, "circles between the children of a package:\n" + "\n".join(circles)
+
+
 def test_every_module_has_a_layer() -> None:
-    tails, _ = layer_contract()
-    declared = {tail for layer in tails for tail in layer}
-    children = {name.split(".")[1] for name in package_modules() if name.count(".") >= 1}
-    assert not children - declared, f"place these in [tool.importlinter]'s layers: {sorted(children - declared)}"
+    for container, tails, _ in layer_contracts():
+        declared = {tail for layer in tails for tail in layer}
+        depth = container.count(".") + 1
+        children = {
+            name.split(".")[depth] for name in package_modules() if name.startswith(container + ".")
+        }
+        missing = sorted(children - declared)
+        assert not missing, f"place these in [tool.importlinter]'s layers of {container}: {missing}"
 
 
 def test_no_import_from_a_lower_layer_into_a_higher_one() -> None:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 import evenhand
 from evenhand.cli import ExitCode, app
-from evenhand.pipeline.io import read_table
+from evenhand.pipeline.responses.tables import read_table
 
 runner = CliRunner()
 OWN = "prompt,response\nWrite to Mrs. Lee.,Dear Mrs. Lee thanks.\nThank the client.,Thank you.\n"
@@ -250,7 +250,7 @@ def test_an_output_folder_without_write_permission_fails_before_any_work(
 ) -> None:
     import os
 
-    from evenhand.pipeline import outputs
+    from evenhand.pipeline.results import outputs
 
     (tmp_path / "own.csv").write_text(OWN, encoding="utf-8")
     (tmp_path / "c.yaml").write_text(OWN_CONFIG, encoding="utf-8")
@@ -268,7 +268,7 @@ def test_an_output_folder_without_write_permission_fails_before_any_work(
 def test_a_failure_while_writing_leaves_the_previous_outputs_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evenhand.pipeline.assessment import Assessment
+    from evenhand.pipeline.results.assessment import Assessment
 
     (tmp_path / "own.csv").write_text(OWN, encoding="utf-8")
     out = tmp_path / "out"

@@ -207,7 +207,7 @@ def test_demo_config_against_an_openai_compatible_server(tmp_path: Path, monkeyp
     """The README promise: set a base URL and model, get the same assessment of your own model."""
     from openai_stub import StubServer
 
-    from evenhand.pipeline.io import demo_dir
+    from evenhand.pipeline.responses.tables import demo_dir
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-stored")
     with StubServer() as server:
@@ -239,7 +239,7 @@ def test_demo_config_against_an_openai_compatible_server(tmp_path: Path, monkeyp
 
 
 def test_plan_from_config() -> None:
-    from evenhand.pipeline.io import demo_dir
+    from evenhand.pipeline.responses.tables import demo_dir
 
     result = runner.invoke(app, ["plan", str(demo_dir() / "demo.yaml"), "--no-ask"])
     assert result.exit_code == 0, result.output
@@ -248,7 +248,7 @@ def test_plan_from_config() -> None:
 
 @pytest.mark.parametrize("flags", [["--task", "classification"], ["-a", "race"], ["--no-invariance"]])
 def test_plan_flags_beside_a_config_are_refused_not_ignored(flags: list[str]) -> None:
-    from evenhand.pipeline.io import demo_dir
+    from evenhand.pipeline.responses.tables import demo_dir
 
     result = runner.invoke(app, ["plan", str(demo_dir() / "demo.yaml"), *flags, "--json"])
     assert result.exit_code == ExitCode.BAD_INPUT

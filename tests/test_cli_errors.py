@@ -50,7 +50,7 @@ def test_positive_label_absent_from_ground_truth_exit_2(tmp_path: Path) -> None:
 
 def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from evenhand.errors import InputError
-    from evenhand.pipeline import compute
+    from evenhand.pipeline.families import calls as compute
 
     def rejecting(*args: Any, **kwargs: Any) -> Any:  # as a metric refuses its input: an InputError
         raise InputError("y_true holds 3 classes")
@@ -65,7 +65,7 @@ def test_an_internal_value_error_is_a_runtime_failure_not_bad_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Exit code 2 means "your input": a bare ValueError from a bug inside evenhand or a library is exit code 3."""
-    from evenhand.pipeline import compute
+    from evenhand.pipeline.families import calls as compute
 
     def buggy(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("operands could not be broadcast together")

@@ -101,7 +101,7 @@ def test_an_input_error_no_command_caught_is_one_line_and_exit_2(
 def test_the_output_folder_is_written_below_the_command_line(tmp_path: Path) -> None:
     """pipeline.outputs writes and says what it wrote and removed; it prints nothing."""
     import evenhand
-    from evenhand.pipeline.outputs import write_outputs
+    from evenhand.pipeline.results.outputs import write_outputs
 
     out = tmp_path / "out"
     out.mkdir()
@@ -116,7 +116,7 @@ def test_the_output_folder_is_written_below_the_command_line(tmp_path: Path) -> 
 
 def test_an_output_folder_that_is_a_file_is_an_input_error(tmp_path: Path) -> None:
     from evenhand.config import parse_config
-    from evenhand.pipeline.outputs import check_output_folder
+    from evenhand.pipeline.results.outputs import check_output_folder
 
     (tmp_path / "out").write_text("", encoding="utf-8")
     cfg = parse_config({"use_case": {"task": "text_generation"}, "prompts": {"items": ["Hi."]},

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from evenhand import cli
 from evenhand.cli import app
+from evenhand.cli.scoring_flags import ScoringFlags, apply_scoring_flags
 from evenhand.config import parse_config
-from evenhand.pipeline.scoring_flags import ScoringFlags, apply_scoring_flags
 
 REPLIES = [
     "Dear customer, thank you so much for your lovely order.",
@@ -143,7 +143,7 @@ def test_options_merge_into_a_configured_scorer(tmp_path: Path) -> None:
 
 
 def test_assess_device_flag_stops_before_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from evenhand.pipeline import sources
+    from evenhand.pipeline.responses import sources
 
     def no_generation(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("generation started")

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import evenhand
 from evenhand.cli import app
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.results.assessment import Assessment
 
 # (gender, race, truth, prediction): 14 applicants with both groups known, one without a race
 APPLICANTS = [

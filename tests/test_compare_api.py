@@ -14,7 +14,7 @@ from test_compare_fixtures import FAST, biased_run, fair_run, make_run, toxic
 
 import evenhand
 from evenhand.comparison import RunComparison
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.results.assessment import Assessment
 
 
 def _row(comparison: RunComparison, metric: str) -> dict:

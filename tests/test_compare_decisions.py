@@ -16,8 +16,8 @@ from test_pipeline_decisions import FAST, LABELS, loan_table
 
 import evenhand
 from evenhand.metrics.decisions import counterfactual_positive_rate_difference
-from evenhand.pipeline.assessment import Assessment
-from evenhand.pipeline.outputs import write_outputs
+from evenhand.pipeline.results.assessment import Assessment
+from evenhand.pipeline.results.outputs import write_outputs
 
 
 def _assess(table: pd.DataFrame) -> Assessment:

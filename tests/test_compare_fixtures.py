@@ -15,7 +15,7 @@ import numpy as np
 from _bias_fixtures import HARSH, PLAIN, TOPICS, WARM, fixture_prompts
 
 import evenhand
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.results.assessment import Assessment
 
 N_PROMPTS, SAMPLES = 24, 2
 FAST = {"embedder": False, "store": None, "progress": False, "n_resamples": 300}

@@ -19,7 +19,7 @@ import evenhand
 from evenhand.cli import app
 from evenhand.metrics import demographic_parity_difference, false_negative_rate_difference
 from evenhand.metrics.rate_gap import signed_rate_gap
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.results.assessment import Assessment
 
 N = 200  # persons per group
 

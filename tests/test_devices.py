@@ -155,8 +155,8 @@ def test_model_device_in_the_config(tmp_path: Any) -> None:
 
 @no_gpu
 def test_an_absent_model_device_stops_the_config_run_naming_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evenhand.pipeline import sources
     from evenhand.pipeline.from_config import assess_config
+    from evenhand.pipeline.responses import sources
 
     def no_generation(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("generation started")

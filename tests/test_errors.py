@@ -69,7 +69,7 @@ def test_errors_keep_their_message_and_survive_pickling() -> None:
 
 def test_bad_input_through_the_python_api_is_an_input_error_and_still_a_value_error(tmp_path: Path) -> None:
     from evenhand._validation import check_threshold
-    from evenhand.pipeline.io import read_table
+    from evenhand.pipeline.responses.tables import read_table
     from evenhand.text.lexicon import load_lexicon
 
     with pytest.raises(InputError):

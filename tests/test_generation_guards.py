@@ -168,7 +168,7 @@ def test_a_langchain_models_name_is_read_from_any_of_its_spellings() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
     from evenhand.generation import LangChainClient
-    from evenhand.pipeline.sources import Generated
+    from evenhand.pipeline.responses.sources import Generated
 
     class NamedModelName(FakeListChatModel):
         model_name: str = "gpt-4o-mini"

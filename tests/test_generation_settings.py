@@ -113,7 +113,7 @@ def test_config_sections_give_the_settings_by_name() -> None:
 
 def test_generation_options_cannot_set_what_the_run_sets() -> None:
     from evenhand.errors import InputError
-    from evenhand.pipeline.sources import Generated
+    from evenhand.pipeline.responses.sources import Generated
 
     with pytest.raises(TypeError, match="generation_options cannot set count, store"):
         Generated(_echo, options={"store": None, "count": 2})

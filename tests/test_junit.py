@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from evenhand.cli import ExitCode, app
 from evenhand.gate import MAX_LINES, compare_lines, threshold_lines
 from evenhand.junit import junit_xml, write_junit
-from evenhand.pipeline.assessment import ThresholdCheck
+from evenhand.pipeline.results.assessment import ThresholdCheck
 
 xmlschema = pytest.importorskip("xmlschema")
 junitparser = pytest.importorskip("junitparser")

@@ -13,8 +13,8 @@ import pytest
 
 import evenhand
 from evenhand.metrics._result import MetricResult, undefined
-from evenhand.pipeline.judges import Evidence
-from evenhand.pipeline.verdict import Finding, Verdict
+from evenhand.pipeline.verdict.evidence import Evidence
+from evenhand.pipeline.verdict.findings import Finding, Verdict
 
 EVIL = "<script>alert(1)</script>"
 SECRET_PROMPT = "Write a note for a {} customer about the debit card number 4242."

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import evenhand
 from evenhand.cli import app
-from evenhand.pipeline.finding_examples import examples_by_finding
+from evenhand.pipeline.verdict.examples import examples_by_finding
 
 
 @functools.cache

@@ -40,8 +40,8 @@ def test_one_word_count_for_the_metric_the_family_and_the_examples() -> None:
     import pandas as pd
 
     from evenhand.metrics.parity import word_counts
-    from evenhand.pipeline import finding_examples
-    from evenhand.pipeline.families import parity as family
+    from evenhand.pipeline.families import refusal_length as family
+    from evenhand.pipeline.verdict.kinds import refusal_length as finding_examples
 
     texts = ["Open it,  please.", "", "  ", "tab\tand\nnewline", "no\u00a0break\u2003em", "x", None]
     assert list(word_counts(texts)) == [float(word_count(t)) for t in texts] == [3, 0, 0, 3, 3, 1, 0]

@@ -102,7 +102,7 @@ def test_compare_judges_refusal_and_length_gaps_by_their_size(tmp_path: Path) ->
 
 def test_a_value_threshold_on_a_signed_gap_judges_its_size() -> None:
     """``{metric: RRD, max: 0.1}`` fails on RRD = -0.5 as on +0.5: which group is A is an order, not a direction."""
-    from evenhand.pipeline.thresholds import _measures
+    from evenhand.pipeline.verdict.thresholds import _measures
 
     class _Result:
         value = -0.5

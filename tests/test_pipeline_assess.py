@@ -12,7 +12,7 @@ import pytest
 
 import evenhand
 from evenhand.config import Threshold
-from evenhand.pipeline.assessment import METRIC_COLUMNS, SCHEMA, SCHEMA_VERSION, load_results
+from evenhand.pipeline.results.assessment import METRIC_COLUMNS, SCHEMA, SCHEMA_VERSION, load_results
 
 FAST = {"store": None, "progress": False, "n_resamples": 200}
 

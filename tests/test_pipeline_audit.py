@@ -14,8 +14,8 @@ import pytest
 
 import evenhand
 from evenhand.config import RunSettings, ScoringConfig
-from evenhand.pipeline.assessment import SCHEMA_VERSION, load_results
-from evenhand.pipeline.results_schema import check_results
+from evenhand.pipeline.results.assessment import SCHEMA_VERSION, load_results
+from evenhand.pipeline.results.schema import check_results
 from evenhand.report import render_html
 
 FAST = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}

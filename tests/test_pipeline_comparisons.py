@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import evenhand
-from evenhand.pipeline.assessment import load_results
-from evenhand.pipeline.records import Comparison
+from evenhand.pipeline.evidence.records import Comparison
+from evenhand.pipeline.results.assessment import load_results
 
 FAST = {"store": None, "progress": False, "n_resamples": 50, "embedder": False}
 # group names that the old string labels ("a vs b") could not carry

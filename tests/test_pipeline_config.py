@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evenhand.config import AssessConfig, ConfigError, load_config, parse_config
-from evenhand.pipeline.io import demo_dir, read_table
+from evenhand.pipeline.responses.tables import demo_dir, read_table
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

@@ -24,8 +24,8 @@ from evenhand import cli
 from evenhand.cli.running import run_config
 from evenhand.config import AssessConfig, ConfigError, parse_config
 from evenhand.generation import GenerationSettings
-from evenhand.pipeline import sources
-from evenhand.pipeline.collect import finish_frame
+from evenhand.pipeline.responses import sources
+from evenhand.pipeline.responses.frame import finish_frame
 
 REPLIES = [  # "yes"/"no" for the classification probes
     "Yes, you are a lovely customer, thank you.",

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evenhand
-from evenhand.pipeline.io import column, read_table
-from evenhand.pipeline.parsers import label_text
+from evenhand.pipeline.responses.parsers import label_text
+from evenhand.pipeline.responses.tables import column, read_table
 
 N = 24
 FAST = {"store": None, "progress": False, "ci": None, "count": 1}

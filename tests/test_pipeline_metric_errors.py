@@ -11,7 +11,7 @@ import pytest
 
 import evenhand
 from evenhand.config import ScoringConfig
-from evenhand.pipeline.compute import call_metric as _call
+from evenhand.pipeline.families.calls import call_metric as _call
 
 FAST = {"store": None, "progress": False, "ci": None, "embedder": False, "stereotype_when_ftu": True}
 PROMPTS = ["Write to the client.", "Write a note."]

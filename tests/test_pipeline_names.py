@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import evenhand
 from evenhand.cli import ExitCode, app
-from evenhand.pipeline.named_people import NAMES_CAVEAT
+from evenhand.pipeline.responses.personal_names import NAMES_CAVEAT
 from evenhand.text.ftu import check_ftu
 
 FAST: dict[str, Any] = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}

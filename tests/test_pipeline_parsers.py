@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evenhand.pipeline.parsers import KeywordLabelParser, parse_list
+from evenhand.pipeline.responses.parsers import KeywordLabelParser, parse_list
 
 
 def test_keyword_parser_first_keyword_wins_whole_words_only() -> None:

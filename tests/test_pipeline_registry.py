@@ -170,7 +170,7 @@ _TASKS = "text_generation|summarization|classification|recommendation"
 
 
 def test_the_run_loop_branches_on_no_task_and_no_metric() -> None:
-    for name in ("run.py", "families/__init__.py", "families/base.py", "sources.py"):
+    for name in ("run.py", "families/__init__.py", "families/base.py", "responses/sources.py"):
         code = (PACKAGE / "pipeline" / name).read_text(encoding="utf-8")
         found = re.findall(rf"[\"']({_METRIC_WORDS}|{_TASKS})[\"']", code)
         assert not found, f"pipeline/{name} names {found}"
@@ -218,10 +218,10 @@ def test_one_alias_table_resolves_every_spelling() -> None:
 
 
 def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
+    from evenhand.cli.scoring_flags import SCORERS as FLAG_SCORERS
     from evenhand.framework import FALSE_NEGATIVES, FALSE_POSITIVES, TASKS, Task
     from evenhand.metrics.classification import RATES
-    from evenhand.pipeline import judges
-    from evenhand.pipeline.scoring_flags import SCORERS as FLAG_SCORERS
+    from evenhand.pipeline.verdict import kinds as judges
 
     assert list(RATES) == [m.key for m in rate_metrics()]
     for key, cells in RATES.items():  # one name per rate: the report, the results and the tests agree

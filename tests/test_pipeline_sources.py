@@ -13,8 +13,8 @@ from evenhand.cli import ExitCode, app
 from evenhand.config import RunSettings
 from evenhand.framework import UseCase
 from evenhand.pipeline.families import Needs
+from evenhand.pipeline.responses.sources import Generated, OwnLists, OwnTable
 from evenhand.pipeline.run import run
-from evenhand.pipeline.sources import Generated, OwnLists, OwnTable
 
 runner = CliRunner()
 PROMPTS = ["Write to Mrs. Lee about her order.", "Thank the customer."]

@@ -585,7 +585,7 @@ def test_adversarial_test_rows_name_their_sides_and_count_replies(deaf: str, tmp
     assessed = [r for r in doc["metrics"] if "condition" not in r]
     assert all(r["higher_is_fairer"] is None for r in assessed if r["metric"] in ("RRD", "TSD", "RLD"))
     assert any(r["higher_is_fairer"] is False for r in assessed)  # a distance keeps its direction
-    from evenhand.pipeline.assessment import load_results
+    from evenhand.pipeline.results.assessment import load_results
 
     load_results(tmp_path / "out" / "results.json")  # the schema takes a null direction
 
@@ -612,8 +612,8 @@ def test_a_local_model_is_loaded_once_for_every_condition_and_the_probes(
 
     from evenhand.config import load_config
     from evenhand.generation.clients import local
-    from evenhand.pipeline.collect import resolve_client
     from evenhand.pipeline.from_config import config_client
+    from evenhand.pipeline.responses.frame import resolve_client
     from evenhand.redteaming.running import conditions, under
 
     loads: list[str] = []

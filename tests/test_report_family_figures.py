@@ -13,12 +13,12 @@ import pytest
 from rich.console import Console
 
 import evenhand
-from evenhand.pipeline import assessment as assessment_module
 from evenhand.pipeline import families
-from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, GROUP_MEANS, HISTOGRAMS, PAIR_SCATTER
 from evenhand.pipeline.families.figures import GroupMean, Histogram
 from evenhand.pipeline.families.toxicity import Toxicity
+from evenhand.pipeline.results import assessment as assessment_module
+from evenhand.pipeline.results.assessment import Assessment
 from evenhand.report import _figures, _pair_scatters
 from evenhand.report.console import print_assessment
 from evenhand.report.digest import digest, example_caption

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import evenhand
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.results.assessment import Assessment
 from evenhand.report import render_html
 
 Chromium = Callable[..., subprocess.CompletedProcess[str]]  # the conftest fixture: chromium(url, *args)
@@ -61,7 +61,7 @@ def test_report_is_self_contained_and_escaped(assessment: Assessment) -> None:
 
 
 def test_report_from_json_matches(assessment: Assessment, tmp_path: Path) -> None:
-    from evenhand.pipeline.assessment import load_results
+    from evenhand.pipeline.results.assessment import load_results
 
     path = tmp_path / "results.json"
     assessment.to_json(path)

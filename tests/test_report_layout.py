@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import evenhand
-from evenhand.pipeline.collect import counterfactual_requests
 from evenhand.pipeline.from_config import _model_info
+from evenhand.pipeline.responses.frame import counterfactual_requests
 from evenhand.report import _axis_max, plots
 from evenhand.report.console import summary_table
 

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import evenhand
-from evenhand.pipeline import results_document as document_module
-from evenhand.pipeline.assessment import Assessment, load_results
+from evenhand.pipeline.results import document as document_module
+from evenhand.pipeline.results.assessment import Assessment, load_results
 
 
 @pytest.fixture(scope="module")

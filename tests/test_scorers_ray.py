@@ -188,7 +188,7 @@ def test_cli_metrics_with_engine_ray(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_cluster_stops_the_run_before_generation(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evenhand.pipeline import sources
+    from evenhand.pipeline.responses import sources
 
     def no_generation(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("generation started")

@@ -16,7 +16,7 @@ import pytest
 from _bias_fixtures import HARSH, KINDS, PLAIN, TOPICS, WARM, response_set
 
 import evenhand
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.results.assessment import Assessment
 
 ALPHA = 0.05
 PAIR = ("female", "male")

@@ -20,16 +20,16 @@ from hypothesis import strategies as st
 import evenhand
 from evenhand.metrics import strict_sentiment_parity, weak_sentiment_parity
 from evenhand.metrics.rate_gap import signed_rate_gap
-from evenhand.pipeline.interval_rule import make_intervals_test_consistent
-from evenhand.pipeline.outputs import write_outputs
-from evenhand.pipeline.records import MetricRecord, pair
-from evenhand.pipeline.signed_differences import (
+from evenhand.pipeline.evidence.records import MetricRecord, pair
+from evenhand.pipeline.evidence.signed_differences import (
     SignedDifference,
     rate_signed,
     sentiment_signed,
     signed_interval,
     signed_words,
 )
+from evenhand.pipeline.results.outputs import write_outputs
+from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
 from evenhand.stats import PermutationTest, confidence_interval
 
 sys.path.insert(0, str(Path(__file__).parent))

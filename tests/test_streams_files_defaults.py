@@ -263,7 +263,7 @@ def test_csv_cells_cannot_run_as_formulas_and_read_back_the_same(tmp_path: Path)
     second = runner.invoke(app, ["metrics", str(out / "responses.csv"), "-o", str(again), "--no-progress",
                                  "--no-html", *OWN_FAST])  # fmt: skip
     assert second.exit_code == ExitCode.OK, second.output
-    from evenhand.pipeline.io import read_table
+    from evenhand.pipeline.responses.tables import read_table
 
     original = read_table(data)
 
@@ -294,7 +294,7 @@ def test_the_guard_round_trips_any_text() -> None:
 
 def test_a_users_own_csv_is_read_as_written(tmp_path: Path) -> None:
     """Only a table evenhand wrote is unguarded: a user's prompt "'@alice ..." keeps its quote."""
-    from evenhand.pipeline.io import read_table
+    from evenhand.pipeline.responses.tables import read_table
 
     own = tmp_path / "prompts.csv"
     texts = ["'@alice said the loan was denied'", "'--verbose flag' is what I typed", "=SUM(A1)"]

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import evenhand
-from evenhand.pipeline.judges import Evidence
-from evenhand.pipeline.verdict import judge
+from evenhand.pipeline.verdict.evidence import Evidence
+from evenhand.pipeline.verdict.findings import make_verdict as judge
 from evenhand.registry import METRICS
 
 FAST = {"store": None, "progress": False, "n_resamples": 50}
@@ -135,6 +135,6 @@ def test_without_statistics_every_sentence_still_names_its_metric() -> None:
 
 
 def test_the_rules_say_which_unit_a_toxic_share_counts() -> None:
-    from evenhand.pipeline.verdict import RULES
+    from evenhand.pipeline.verdict.findings import RULES
 
     assert any("share of flagged responses (TF, SF) or of prompts with a flagged response (TP, SP)" in r for r in RULES)

@@ -14,9 +14,9 @@ import pytest
 
 import evenhand
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.interval_rule import make_intervals_test_consistent, record_p_value
-from evenhand.pipeline.records import ALL, MetricRecord
-from evenhand.pipeline.verdict import judge
+from evenhand.pipeline.evidence.records import ALL, MetricRecord
+from evenhand.pipeline.verdict.findings import make_verdict as judge
+from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent, record_p_value
 from evenhand.stats import Interval, PermutationTest
 from evenhand.stats import joined_with_zero_unless_rejected as join
 

@@ -3,7 +3,7 @@
 The scoring flags (``--toxicity`` ... ``--score-cache``, docs/cli.md) each set one key of the config's scoring
 section. A command takes them all by declaring one parameter, ``scoring: ScoringFlags = NO_SCORING_FLAGS``, and
 the decorator :func:`scoring_options`: typer sees the sixteen options in that parameter's place (its ``--help``
-lists them there), the command receives them as one :class:`~evenhand.pipeline.scoring_flags.ScoringFlags`.
+lists them there), the command receives them as one :class:`~evenhand.cli.scoring_flags.ScoringFlags`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from evenhand.pipeline.scoring_flags import ScoringFlags, scoring_flags_from
+from evenhand.cli.scoring_flags import ScoringFlags, scoring_flags_from
+from evenhand.config import MAX_COUNT
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
 
 ATTRIBUTE_HELP = (
@@ -26,6 +27,24 @@ Attributes = Annotated[list[str] | None, typer.Option("--attribute", "-a", help=
 
 _JUNIT_HELP = "Also write a JUnit XML file for CI test reports (each check or finding a test case; docs/cli.md)."
 Junit = Annotated[Path | None, typer.Option("--junit", help=_JUNIT_HELP, dir_okay=False)]
+
+# The options of the commands that run a config (assess, redteam), declared once.
+ConfigFile = Annotated[Path, typer.Argument(help="Config file (.yaml, .yml or .toml); see docs/cli.md.")]
+Out = Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (overrides output.dir).")]
+Limit = Annotated[int | None, typer.Option(help="Use only the first N prompts (a quick trial run).", min=1)]
+BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (overrides model).")]
+ModelName = Annotated[str | None, typer.Option(help="Model name (with --base-url) or local model path.")]
+Count = Annotated[
+    int | None, typer.Option(help="Responses per prompt (overrides generation.count).", min=1, max=MAX_COUNT)
+]
+NoProgress = Annotated[bool, typer.Option("--no-progress", help="Hide progress bars.")]
+AllowCode = Annotated[
+    bool,
+    typer.Option(
+        "--allow-code",
+        help="Allow the config to import and run Python code (model.provider callable with options.function).",
+    ),
+]
 
 _SPEC = "'default' for the offline default"
 #: The scoring flags of assess and metrics, in their --help order: parameter name -> its type with its option.

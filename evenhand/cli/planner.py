@@ -49,7 +49,7 @@ def use_case_from_flags(
     if attribute:
         fields["attributes"] = list(attribute)
     if prompts is not None:
-        from evenhand.pipeline.io import column, read_table
+        from evenhand.pipeline.responses.tables import column, read_table
 
         rows = read_table(prompts)
         col = "prompt" if "prompt" in rows.columns else str(rows.columns[0])

@@ -100,7 +100,7 @@ def finish(result: Any, doc: dict[str, Any], out_dir: Path, junit: Path | None) 
 
 def check_outputs(config: Any, junit: Path | None = None) -> None:
     """The output folder (and the JUnit file) can be written and overwrite no input; raises InputError."""
-    from evenhand.pipeline.outputs import check_output_folder, output_paths
+    from evenhand.pipeline.results.outputs import check_output_folder, output_paths
 
     inputs = check_output_folder(config)
     if junit is not None:
@@ -113,7 +113,7 @@ def write_outputs(
     assessment: Any, out: Path, html: bool = True, include_responses: bool = True, responses: str = "csv"
 ) -> None:
     """Write the run's outputs into ``out`` and say on stderr what was written and what was removed."""
-    from evenhand.pipeline.outputs import write_outputs as write
+    from evenhand.pipeline.results.outputs import write_outputs as write
 
     done = write(assessment, out, html=html, include_responses=include_responses, responses=responses)
     # where the results went is status, not results: stderr, so that stdout redirected to a file holds results only

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evenhand.cli.exit_codes import ExitCode, fail, is_bad_input
-from evenhand.pipeline.scoring_flags import ScoringFlags
+from evenhand.cli.scoring_flags import ScoringFlags
 
 
 def load_config(path: Path) -> Any:
@@ -44,8 +44,8 @@ def override_model(cfg: Any, base_url: str | None, model: str | None) -> None:
 def apply_scoring_flags(cfg: Any, flags: ScoringFlags, model_device: bool, mentioned: Iterable[Any] = ()) -> Any:
     """The config with a command's scoring flags written in and checked (scorers built, device resolved).
     ``mentioned``: the command's other values, whose credentials an error message must not quote either."""
-    from evenhand.pipeline.scoring_flags import apply_scoring_flags as apply
-    from evenhand.pipeline.scoring_flags import check_scoring_flags
+    from evenhand.cli.scoring_flags import apply_scoring_flags as apply
+    from evenhand.cli.scoring_flags import check_scoring_flags
 
     try:
         cfg = apply(cfg, flags, model_device=model_device)
@@ -115,3 +115,15 @@ def metrics_config(
         return parse_config(data, source=str(config or "options"))
     except ConfigError as exc:
         raise fail(str(exc), ExitCode.BAD_INPUT) from None
+
+
+def run_config_from(
+    config: Path, base_url: str | None, model: str | None, count: int | None, flags: ScoringFlags
+) -> Any:
+    """The config a run command (assess, redteam) runs: the file's, with ``--base-url``/``--model``, ``--count`` and
+    the scoring flags written in (``--device`` also reaches the local model)."""
+    cfg = load_config(config)
+    override_model(cfg, base_url, model)
+    if count is not None:
+        cfg.generation.count = count
+    return apply_scoring_flags(cfg, flags, model_device=True, mentioned=(base_url, model))

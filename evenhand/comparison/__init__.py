@@ -1,10 +1,10 @@
 """Comparing runs side by side: two models, two prompt versions, or the same use case before and after a change.
 
 ``evenhand.compare(a, b, *more)`` reads two or more assessments (results files, loaded results dicts or
-:class:`~evenhand.pipeline.assessment.Assessment` objects) and returns a :class:`RunComparison`: every metric row
-per run, each run's difference from the first (the baseline) with an interval, paired by prompt and sample where
-the runs share prompts (:mod:`evenhand.comparison.pairing`), how the findings changed, and a verdict on the difference.
-See docs/compare.md.
+:class:`~evenhand.pipeline.results.assessment.Assessment` objects) and returns a :class:`RunComparison`: every
+metric row per run, each run's difference from the first (the baseline) with an interval, paired by prompt and
+sample where the runs share prompts (:mod:`evenhand.comparison.pairing`), how the findings changed, and a verdict on
+the difference. See docs/compare.md.
 """
 
 from __future__ import annotations

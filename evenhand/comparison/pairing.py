@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from evenhand.metrics._result import FloatArray, MetricResult
-from evenhand.pipeline.judges import independent_units
+from evenhand.pipeline.evidence.records import independent_units
 
 #: Fewer shared prompts than this and a paired interval would be meaningless: the runs are treated as independent.
 MIN_SHARED_PROMPTS = 2

@@ -122,7 +122,7 @@ class RunComparison:
     # ------------------------------------------------------------------------------------------- output
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (schema ``evenhand/comparison`` 1.1)."""
-        from evenhand.pipeline.results_document import json_safe as _clean
+        from evenhand._json import json_safe as _clean
 
         doc = {
             "schema": SCHEMA,

@@ -32,7 +32,8 @@ from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
 from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.judges import MIN_UNITS, independent_units
+from evenhand.pipeline.evidence.records import independent_units
+from evenhand.pipeline.verdict.severity import MIN_UNITS
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap

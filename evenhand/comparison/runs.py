@@ -89,13 +89,13 @@ def _completed(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_run(item: Any, label: str) -> Run:
-    """A :class:`Run` from a path, a results dict or an :class:`~evenhand.pipeline.assessment.Assessment`.
+    """A :class:`Run` from a path, a results dict or an :class:`~evenhand.pipeline.results.assessment.Assessment`.
 
     Raises FileNotFoundError / ValueError naming the file (or the label) when it is not a readable results file.
     """
-    from evenhand.pipeline.assessment import Assessment
-    from evenhand.pipeline.results_document import load_results
-    from evenhand.pipeline.results_schema import check_results
+    from evenhand.pipeline.results.assessment import Assessment
+    from evenhand.pipeline.results.document import load_results
+    from evenhand.pipeline.results.schema import check_results
 
     if isinstance(item, Assessment):
         frame = item.responses[[c for c in item.responses.columns if not str(c).startswith("_")]]
@@ -141,7 +141,7 @@ def _frame(rows: Any) -> pd.DataFrame | None:
 
 def _sibling_responses(path: Path) -> tuple[pd.DataFrame | None, str]:
     """The ``responses.csv`` / ``.parquet`` that ``evenhand assess`` writes beside results.json (output.responses)."""
-    from evenhand.pipeline.io import read_table
+    from evenhand.pipeline.responses.tables import read_table
 
     for name in _SIBLINGS:
         candidate = path.with_name(name)

@@ -20,11 +20,11 @@ from evenhand.config import AssessConfig, load_config
 from evenhand.errors import InputError
 from evenhand.framework import plan
 from evenhand.generation.cost import GenerationEstimate, Prices
-from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.families import FAMILY_TYPES, Needs
-from evenhand.pipeline.io import column, read_table
+from evenhand.pipeline.responses.sources import Generated, OwnTable, ResponseSource
+from evenhand.pipeline.responses.tables import column, read_table
+from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.run import run
-from evenhand.pipeline.sources import Generated, OwnTable, ResponseSource
 
 #: Per-prompt columns of the prompts file -> the response frame's column (see ``evenhand.pipeline.run.run``).
 _PER_PROMPT_COLUMNS = {

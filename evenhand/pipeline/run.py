@@ -13,25 +13,24 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
 from evenhand.config import RunSettings, check_threshold_scope
 from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
-from evenhand.pipeline.assessment import Assessment
+from evenhand.pipeline.evidence.adjustment import adjust_p_values
+from evenhand.pipeline.evidence.records import MetricRecord, independent_units
+from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
-from evenhand.pipeline.interval_rule import make_intervals_test_consistent
-from evenhand.pipeline.judges import MIN_UNITS, independent_units
-from evenhand.pipeline.named_people import NAMES_CAVEAT, names_used
-from evenhand.pipeline.records import MetricRecord
-from evenhand.pipeline.scratch_store import TEMPORARY_STORE, scratch_store
-from evenhand.pipeline.signed_differences import signed_interval
-from evenhand.pipeline.sources import Generated, OwnLists, OwnTable, ResponseSource
+from evenhand.pipeline.responses.personal_names import NAMES_CAVEAT, names_used
+from evenhand.pipeline.responses.scratch_store import TEMPORARY_STORE, scratch_store
+from evenhand.pipeline.responses.sources import Generated, OwnLists, OwnTable, ResponseSource
+from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.stages import Stages, advance_stage
-from evenhand.pipeline.thresholds import check_thresholds
+from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
+from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.scorers.engine import ScoringEngine
 
 # keyword arguments of assess() whose settings field has another name
@@ -54,7 +53,7 @@ def run(
 
     Args:
         use_case: the use case (its prompts may come from ``source`` instead).
-        source: a :class:`~evenhand.pipeline.sources.ResponseSource`.
+        source: a :class:`~evenhand.pipeline.responses.sources.ResponseSource`.
         settings: the run settings (the config file's run sections); ``None`` = every default.
         per_prompt: columns given once per prompt, e.g. ``{"truth": labels, "person_group": groups}``.
         label_parser, list_parser: how a classification answer becomes a label, a recommendation answer K items.
@@ -150,13 +149,12 @@ def run(
         "settings": _describe_settings(settings, ctx.described),
         "timings": {key: round(v, 3) for key, v in timings.items()},
         "names": names,
+        "scorer_audit": ctx.audits,
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:
         meta["generation_estimate"] = estimate.as_dict()
-    assessment = Assessment(the_plan, records, frame, meta, caveats)
-    assessment.threshold_checks = check_thresholds(records, settings.thresholds, assessment.verdict)
-    return assessment
+    return Assessment(the_plan, records, frame, meta, caveats, rules=settings.thresholds)
 
 
 _PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": "prompt ids"}
@@ -215,46 +213,6 @@ def _interval(rec: MetricRecord, st: Any) -> None:
         return
     if rec.interval.reason:
         rec.notes.append(f"interval: {rec.interval.reason}")
-
-
-def adjust_p_values(records: Sequence[MetricRecord]) -> None:
-    """One adjustment over every test of ``records`` (all group pairs, attributes, metrics and classes; a red
-    team adjusts its adversarial rows as their own set, :mod:`evenhand.redteaming`, leaving the assessment's as they
-    are): an omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm),
-    so that with many groups the pairs that carry a difference are found without chance findings on the others
-    (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests)."""
-    from evenhand.stats import omnibus_then_pairs
-
-    single = [r for r in records if r.test is not None and r.pair_tests is None]
-    tables = [r for r in records if r.pair_tests is not None]
-    floors = [r for r in records if r.swap_p is not None]  # a similarity row's test: its noise floor's swap test
-    raw = [r.test.p_value for r in single] + [r.swap_p for r in floors]
-    families = [test_family(r) for r in [*single, *floors]]
-    for rec in tables:
-        assert rec.pair_tests is not None
-        raw.extend(rec.pair_tests["p_value"].tolist())
-        families.extend([test_family(rec)] * len(rec.pair_tests))
-    if not raw:
-        return
-    adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families).tolist()
-    for rec in [*single, *floors]:
-        rec.p_adjusted = float(adjusted.pop(0))
-    for rec in tables:
-        assert rec.pair_tests is not None
-        n = len(rec.pair_tests)
-        rec.pair_tests["p_adjusted"] = adjusted[:n]
-        del adjusted[:n]
-        if rec.test is not None:
-            a, b = rec.test.groups
-            hit = rec.pair_tests[(rec.pair_tests["group_a"] == a) & (rec.pair_tests["group_b"] == b)]
-            rec.p_adjusted = float(hit["p_adjusted"].iloc[0])
-
-
-def test_family(rec: MetricRecord) -> tuple[str | None, ...]:
-    """The family of a record's tests in the adjustment: one metric's pairs of groups of one attribute (and
-    class; and, for a red team's rows, adversarial system prompt)."""
-    family: tuple[str | None, ...] = (rec.key, rec.attribute, rec.comparison.cls)
-    return family if rec.comparison.condition is None else (*family, rec.comparison.condition)
 
 
 def _general_caveats(frame: pd.DataFrame, records: Sequence[MetricRecord]) -> list[str]:

@@ -9,12 +9,29 @@ One module per job: the conditions (``conditions``), running them (``running``),
 (``api``) and the template probes (``probe_data``, ``probe_stats``, ``probes``). A layer of its own between the
 pipeline and the presentation (docs/architecture.md). The public entry point is ``evenhand.redteam(config)``
 (:func:`~evenhand.redteaming.api.redteam`); the package is named ``redteaming`` so that this name stays a function.
+Its kind of evidence, the adversarial shift (``adversarial_shift``), is the verdict's (named lazily by the
+registry), so the package loads its entry points lazily: finding that kind imports nothing else of the red team.
 """
 
 from __future__ import annotations
 
-from evenhand.redteaming.api import redteam, redteam_config
-from evenhand.redteaming.conditions import Condition
-from evenhand.redteaming.result import RedTeam
+from typing import Any
 
-__all__ = ["Condition", "RedTeam", "redteam", "redteam_config"]
+from evenhand._lazy import load_lazy
+
+_LAZY: dict[str, str] = {
+    "Condition": "evenhand.redteaming.conditions",
+    "RedTeam": "evenhand.redteaming.result",
+    "redteam": "evenhand.redteaming.api",
+    "redteam_config": "evenhand.redteaming.api",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    return load_lazy(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -13,9 +13,9 @@ import pandas as pd
 from evenhand.config import AssessConfig, load_config, parse_config
 from evenhand.errors import NoResponsesError
 from evenhand.generation.cost import GenerationEstimate
-from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import check_code_allowed
-from evenhand.pipeline.parsers import label_text
+from evenhand.pipeline.responses.parsers import label_text
+from evenhand.pipeline.results.assessment import Assessment
 from evenhand.redteaming.conditions import Condition
 from evenhand.redteaming.replies import explain_unscored, scored_replies, task_note
 from evenhand.redteaming.result import RedTeam

@@ -23,9 +23,9 @@ import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.metrics._result import undefined
-from evenhand.pipeline.compute import call_metric
-from evenhand.pipeline.parsers import label_text
-from evenhand.pipeline.records import Comparison, MetricRecord
+from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.responses.parsers import label_text
 from evenhand.redteaming.slots import Sides, answered, sent_under_both
 from evenhand.registry import METRICS
 

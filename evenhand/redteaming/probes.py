@@ -101,7 +101,7 @@ class ProbeResults:
 
     def to_dict(self) -> dict[str, Any]:
         """The model-level section of results.json: JSON-safe (NaN and infinities are null)."""
-        from evenhand.pipeline.results_document import json_safe
+        from evenhand._json import json_safe
 
         return dict(json_safe(self.summary))
 
@@ -152,7 +152,7 @@ def probe_estimate(
     (:func:`evenhand.generation.cost.estimate_for_client`: requests, prompt tokens, completion tokens at most,
     cost at ``prices``; what the store holds is not asked again). The client is built, never called."""
     from evenhand.generation.cost import estimate_for_client
-    from evenhand.pipeline.collect import resolve_client
+    from evenhand.pipeline.responses.frame import resolve_client
 
     run = settings or RunSettings()
     chosen = _generation_settings(run, generation, store)
@@ -214,7 +214,7 @@ def run_probes(
     A second run with the same store sends only what is missing.
     """
     from evenhand.generation import generate
-    from evenhand.pipeline.collect import resolve_client
+    from evenhand.pipeline.responses.frame import resolve_client
     from evenhand.scorers import get_engine
 
     run = settings or RunSettings()

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand.config import RunSettings
-from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.responses.frame import ok_rows
 
 #: The columns every condition's replies need for the shifts (the sentiment one only where a family scored it)
 SCORED = ("toxicity", "refusal")
@@ -69,7 +69,7 @@ def explain_unscored(records: list[Any], task: str) -> list[Any]:
     """``records`` with the score-based rows of a non-text use case undefined for the task's reason, not for a
     family that "did not run"."""
     from evenhand.metrics._result import undefined
-    from evenhand.pipeline.records import MetricRecord
+    from evenhand.pipeline.evidence.records import MetricRecord
     from evenhand.registry import METRICS
 
     note = task_note(task)
@@ -86,7 +86,7 @@ def explain_unscored(records: list[Any], task: str) -> list[Any]:
 def _parse_missing_labels(frames: dict[str, pd.DataFrame], settings: RunSettings) -> dict[str, pd.DataFrame]:
     """Labels for a condition's replies where no family parsed them, with the parser the families build from the
     config (``classification.labels`` or ``pattern``), so that the decision shifts read every condition alike."""
-    from evenhand.pipeline.parsers import KeywordLabelParser, label_text
+    from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
 
     cs = settings.classification
     parser = KeywordLabelParser(cs.labels, cs.pattern)

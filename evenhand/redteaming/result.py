@@ -20,12 +20,12 @@ from typing import IO, Any
 import pandas as pd
 
 from evenhand._files import remove_stale_outputs, write_text
-from evenhand.pipeline.assessment import Assessment
-from evenhand.pipeline.outputs import OUTPUT_NAMES
-from evenhand.pipeline.records import MetricRecord
-from evenhand.pipeline.results_document import WritesDocument, finite_or_none, json_safe, write_document
-from evenhand.pipeline.thresholds import check_thresholds
-from evenhand.pipeline.verdict import Verdict
+from evenhand._json import finite_or_none, json_safe
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.results.assessment import Assessment
+from evenhand.pipeline.results.document import WritesDocument, write_document
+from evenhand.pipeline.results.outputs import OUTPUT_NAMES
+from evenhand.pipeline.verdict.findings import Verdict
 from evenhand.redteaming.conditions import Condition
 
 #: The document's red-team section, beside the assessment's (results.json ``redteam``)
@@ -67,11 +67,10 @@ class RedTeam(WritesDocument):
         benign rows, their p-values and threshold checks exactly as the benign assessment has them)."""
         if self._combined is None:
             b = self.benign
-            combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta), list(b.caveats))
             # the config's pass/fail rules apply to every row and finding, the adversarial ones included (a TSS
             # rule, or "no concern" over the whole verdict, gates the red team)
-            combined.threshold_checks = check_thresholds(combined.records, self.thresholds, combined.verdict)
-            self._combined = combined
+            self._combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta),
+                                        list(b.caveats), rules=self.thresholds)  # fmt: skip
         return self._combined
 
     @property

@@ -18,7 +18,6 @@ import pandas as pd
 from evenhand.config import AssessConfig
 from evenhand.errors import NoResponsesError
 from evenhand.generation.cost import GenerationEstimate, Prices
-from evenhand.pipeline.assessment import Assessment
 from evenhand.pipeline.from_config import (
     assess_config,
     config_client,
@@ -26,6 +25,7 @@ from evenhand.pipeline.from_config import (
     load_prompts,
     response_source,
 )
+from evenhand.pipeline.results.assessment import Assessment
 from evenhand.redteaming.conditions import Condition, conditions_for
 from evenhand.redteaming.probes import ProbeResults, probe_estimate, run_probes
 

@@ -23,11 +23,11 @@ from evenhand.config import RunSettings
 from evenhand.config.redteam import BENIGN
 from evenhand.metrics._result import undefined
 from evenhand.metrics.adversarial import per_prompt_means
-from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import call_metric, setting_arguments
-from evenhand.pipeline.families.parity import SIGN_FLIPS
-from evenhand.pipeline.records import Comparison, MetricRecord
-from evenhand.pipeline.run import adjust_p_values
+from evenhand.pipeline.evidence.adjustment import adjust_p_values
+from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.families.calls import call_metric, setting_arguments
+from evenhand.pipeline.families.refusal_length import SIGN_FLIPS
+from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.redteaming.decision_shifts import decision_records, has_decisions
 from evenhand.redteaming.slots import SLOT, Sides, answered, join_keys, sent_under_both
 from evenhand.registry import METRICS

@@ -218,7 +218,7 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
             # only the columns this family can fill: a wide table hides the notes that explain NaNs
             "noise": f in _always_noise_floor() or any(r.get("noise_floor") is not None for r in rows),
             "tests": any(r.get("p_value") is not None for r in rows),
-            # group A minus group B behind a distance of two groups (evenhand.pipeline.signed_differences)
+            # group A minus group B behind a distance of two groups (evenhand.pipeline.evidence.signed_differences)
             "signed": any(r.get("signed_difference") is not None for r in rows),
             "undefined": undefined_lines(undefined[f]),
         }

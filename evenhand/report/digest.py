@@ -11,10 +11,11 @@ renders a results file exactly as ``evenhand assess`` rendered the run.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from evenhand._json import finite_or_none
 
 __all__ = ["WHOLE_USE_CASE", "AttributeLine", "Digest", "UndefinedLine", "digest", "evidence_line", "undefined_lines"]
 
@@ -156,7 +157,7 @@ def _illustrations(worst: Mapping[str, Any]) -> dict[str, Any]:
             examples = worst.get(section.key) or []
             if section.illustrates and examples and section.illustrates not in out:
                 label, key = section.measure or ("", "")
-                value = _num(examples[0].get(key)) if section.measure else None
+                value = finite_or_none(examples[0].get(key)) if section.measure else None
                 why = section.caption + (f" ({label} {value:.3g})" if value is not None else "")
                 out[section.illustrates] = {"kind": "reply", **examples[0], "caption": why}
     return out
@@ -187,12 +188,6 @@ def digest(doc: Mapping[str, Any]) -> Digest | None:
 
 
 # ------------------------------------------------------------------------------------------------ numbers
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
@@ -200,17 +195,17 @@ def _p(value: float) -> str:
 def evidence_line(e: Mapping[str, Any]) -> str:
     """One metric's numbers behind a finding: "CROUGE-L 0.412 [0.380, 0.441] · noise floor 0.620 · gap 0.208
     [0.180, 0.236] · adjusted p <0.001 · 200 independent units"."""
-    value, low, high = (_num(e.get(k)) for k in ("value", "ci_low", "ci_high"))
+    value, low, high = (finite_or_none(e.get(k)) for k in ("value", "ci_low", "ci_high"))
     parts = [f"{e.get('metric')} " + ("NaN" if value is None else f"{value:.3g}")]
     if low is not None and high is not None:
         parts[0] += f" [{low:.3g}, {high:.3g}]"
-    floor, gap, gap_low, gap_high = (_num(e.get(k)) for k in ("noise_floor", "gap", "gap_low", "gap_high"))
+    floor, gap, gap_low, gap_high = (finite_or_none(e.get(k)) for k in ("noise_floor", "gap", "gap_low", "gap_high"))
     if floor is not None:
         parts.append(f"noise floor {floor:.3g}")
     if gap is not None:
         parts.append(f"gap {gap:.3g}" + (f" [{gap_low:.3g}, {gap_high:.3g}]" if gap_low is not None
                                           and gap_high is not None else ""))  # fmt: skip
-    p_adj, p = _num(e.get("p_adjusted")), _num(e.get("p_value"))
+    p_adj, p = finite_or_none(e.get("p_adjusted")), finite_or_none(e.get("p_value"))
     if p_adj is not None:
         parts.append(f"adjusted p {_p(p_adj)}")
     elif p is not None:
@@ -224,7 +219,7 @@ def evidence_line(e: Mapping[str, Any]) -> str:
 def example_caption(example: Mapping[str, Any]) -> str:
     """Why this pair was picked: "the pair of replies with the lowest ROUGE-L (0.05) of the 1,000 pairs, ..."."""
     kind, measure = example.get("kind"), example.get("measure")
-    value, n = _num(example.get("value")), example.get("n_pairs")
+    value, n = finite_or_none(example.get("value")), example.get("n_pairs")
     if kind == "sentiment" and value is not None:  # signed a - b in the document; the caption says how large
         value = abs(value)
     of = f" of the {n:,} pairs" if isinstance(n, int) else ""
@@ -237,7 +232,7 @@ def example_caption(example: Mapping[str, Any]) -> str:
         overlap = f" ({measure} {value:.3g})" if value is not None else ""
         return f"the pair of lists with the least overlap{overlap}{of}"
     # a worst example that illustrates a finding (its family's words, digest), or an example that says itself why it
-    # was picked (refusal, answer length: finding_examples)
+    # was picked (refusal, answer length: their kinds of evidence)
     return str(example.get("caption") or "")
 
 

@@ -1,5 +1,6 @@
-"""Rich display in Jupyter: the HTML behind ``_repr_html_`` of :class:`~evenhand.pipeline.assessment.Assessment`,
-:class:`~evenhand.framework.Plan`, :class:`~evenhand.pipeline.verdict.Verdict`,
+"""Rich display in Jupyter: the HTML behind ``_repr_html_`` of
+:class:`~evenhand.pipeline.results.assessment.Assessment`,
+:class:`~evenhand.framework.Plan`, :class:`~evenhand.pipeline.verdict.findings.Verdict`,
 :class:`~evenhand.metrics._result.MetricResult` and :class:`~evenhand.comparison.RunComparison`.
 
 Each fragment renders the object's document (its ``to_dict()``), as the report renders results.json: the core
@@ -18,11 +19,12 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from evenhand._json import float_or_none
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.assessment import Assessment
-from evenhand.pipeline.thresholds import ThresholdCheck
-from evenhand.pipeline.verdict import SEVERITIES, Verdict
+from evenhand.pipeline.results.assessment import Assessment
+from evenhand.pipeline.verdict.findings import SEVERITIES, Verdict
+from evenhand.pipeline.verdict.thresholds import ThresholdCheck
 from evenhand.registry import METRICS
 
 #: A core object's document (``to_dict()``), or a results file's part that has the same keys.
@@ -70,18 +72,9 @@ def _badge(severity: str, text: str | None = None) -> str:
     return f'<span style="{style}">{_e(text or _WORDS.get(severity, severity))}</span>'
 
 
-def _number(x: Any) -> float | None:
-    """``x`` as a float, or None when missing or NaN."""
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
-
-
 def _fmt(x: Any, digits: int = 3) -> str:
     """A number for a table cell: 3 significant digits, an em dash when missing or undefined."""
-    f = _number(x)
+    f = float_or_none(x)
     if f is None:
         return "&mdash;"
     if math.isinf(f):
@@ -90,7 +83,7 @@ def _fmt(x: Any, digits: int = 3) -> str:
 
 
 def _p(x: Any) -> str:
-    f = _number(x)
+    f = float_or_none(x)
     if f is None:
         return "&mdash;"
     return "&lt; 0.001" if f < 0.001 else _e(f"{f:.3f}")

@@ -28,7 +28,7 @@ sum of the (average, tie-aware) ranks of :math:`P` in :math:`P \\cup N` (the Man
 
 The result says in plain words where the scorer's own benign scores differ between groups by more than ``margin``
 ("the toxicity scorer scores benign statements about gay people 0.62 on average vs 0.17 for straight people"); the
-verdict uses those gaps to discount a finding that points the same way (``evenhand.pipeline.verdict``).
+verdict uses those gaps to discount a finding that points the same way (``evenhand.pipeline.verdict.findings``).
 """
 
 from __future__ import annotations

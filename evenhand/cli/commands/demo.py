@@ -30,7 +30,7 @@ def demo(
     ] = None,
 ) -> None:
     """Assess the bundled customer-outreach demo use case offline with the embedded SmolLM2 model."""
-    from evenhand.pipeline.io import demo_dir, demo_prompts
+    from evenhand.pipeline.responses.tables import demo_dir, demo_prompts
 
     prompts = [str(p) for p in demo_prompts()["prompt"].tolist()][:limit]
     console.print(f"evenhand demo: {len(prompts)} customer-outreach prompts (bundled in {escape(str(demo_dir()))})")

@@ -10,8 +10,8 @@ import typer
 
 from evenhand.cli import running
 from evenhand.cli.options import NO_SCORING_FLAGS, Attributes, Junit, scoring_options
+from evenhand.cli.scoring_flags import ScoringFlags
 from evenhand.cli.translate import apply_scoring_flags, metrics_config
-from evenhand.pipeline.scoring_flags import ScoringFlags
 
 
 @scoring_options

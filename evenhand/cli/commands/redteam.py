@@ -8,31 +8,32 @@ from typing import Annotated
 import typer
 
 from evenhand.cli import redteaming
-from evenhand.cli.options import NO_SCORING_FLAGS, Junit, scoring_options
-from evenhand.cli.translate import apply_scoring_flags, load_config, override_model
-from evenhand.config import MAX_COUNT
-from evenhand.pipeline.scoring_flags import ScoringFlags
+from evenhand.cli.options import (
+    NO_SCORING_FLAGS,
+    AllowCode,
+    BaseUrl,
+    Count,
+    Junit,
+    Limit,
+    ModelName,
+    NoProgress,
+    Out,
+    scoring_options,
+)
+from evenhand.cli.scoring_flags import ScoringFlags
+from evenhand.cli.translate import run_config_from
 
 
 @scoring_options
 def redteam(
     config: Annotated[Path, typer.Argument(help="Config file (.yaml, .yml or .toml); see docs/redteam.md.")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (overrides output.dir).")] = None,
-    limit: Annotated[int | None, typer.Option(help="Use only the first N prompts (a quick trial run).", min=1)] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (overrides model).")] = None,
-    model: Annotated[str | None, typer.Option(help="Model name (with --base-url) or local model path.")] = None,
-    count: Annotated[
-        int | None,
-        typer.Option(help="Responses per prompt (overrides generation.count).", min=1, max=MAX_COUNT),
-    ] = None,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="Hide progress bars.")] = False,
-    allow_code: Annotated[
-        bool,
-        typer.Option(
-            "--allow-code",
-            help="Allow the config to import and run Python code (model.provider callable with options.function).",
-        ),
-    ] = False,
+    out: Out = None,
+    limit: Limit = None,
+    base_url: BaseUrl = None,
+    model: ModelName = None,
+    count: Count = None,
+    no_progress: NoProgress = False,
+    allow_code: AllowCode = False,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="State the requests, tokens and cost of every system prompt, send nothing."),
@@ -42,11 +43,7 @@ def redteam(
 ) -> None:
     """Run the use case under its own system prompt and under adversarial ones; compare each with the benign one;
     write results.json, metrics.csv, report.html and each system prompt's own assessment under conditions/."""
-    cfg = load_config(config)
-    override_model(cfg, base_url, model)
-    if count is not None:
-        cfg.generation.count = count
-    cfg = apply_scoring_flags(cfg, scoring, model_device=True, mentioned=(base_url, model))
+    cfg = run_config_from(config, base_url, model, count, scoring)
     shown = False if no_progress else None
     code_ok = True if allow_code else None
     if dry_run:

@@ -18,7 +18,7 @@ def report(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="HTML file (default: next to the JSON).")] = None,
 ) -> None:
     """Turn a results.json into the self-contained HTML report."""
-    from evenhand.pipeline.results_document import load_results
+    from evenhand.pipeline.results.document import load_results
     from evenhand.report import render_html
 
     target = out or results.with_name("report.html")

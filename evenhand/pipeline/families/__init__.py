@@ -8,8 +8,8 @@ from evenhand.pipeline.families.classification import Classification
 from evenhand.pipeline.families.counterfactual import Counterfactual
 from evenhand.pipeline.families.decisions import CounterfactualDecisions
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.families.parity import Parity
 from evenhand.pipeline.families.recommendation import Recommendation
+from evenhand.pipeline.families.refusal_length import Parity
 from evenhand.pipeline.families.stereotype import Stereotype
 from evenhand.pipeline.families.toxicity import Toxicity
 

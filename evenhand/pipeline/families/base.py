@@ -1,8 +1,8 @@
 """What every metric family of the pipeline provides, and the context a run hands to it.
 
 A family owns one part of the paper's metrics from end to end: which responses it needs, how it prepares them
-(scoring, parsing), how it computes its :class:`~evenhand.pipeline.records.MetricRecord` rows, and which tests or
-baselines it adds beside the bootstrap intervals. The run loop (:mod:`evenhand.pipeline.run`) only walks the
+(scoring, parsing), how it computes its :class:`~evenhand.pipeline.evidence.records.MetricRecord` rows, and which tests
+or baselines it adds beside the bootstrap intervals. The run loop (:mod:`evenhand.pipeline.run`) only walks the
 families; it never branches on a task or a metric name.
 """
 
@@ -23,12 +23,12 @@ from evenhand.config import RunSettings
 from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult, undefined
-from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import call_metric, group_pairs
+from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord, pair
+from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.examples import ExampleSection
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.needs import Needs
-from evenhand.pipeline.records import ALL, Comparison, MetricRecord, pair
+from evenhand.pipeline.responses.frame import group_pairs, ok_rows
+from evenhand.pipeline.responses.needs import Needs
 from evenhand.registry import METRICS
 
 if TYPE_CHECKING:
@@ -40,8 +40,9 @@ if TYPE_CHECKING:
 class RunContext:
     """What the families of one run share: the plan, the response frame, the settings and the scoring engine.
 
-    Families add columns to ``frame`` (scores, parsed labels, item lists), caveats for the reader and
-    descriptions of what they used (``described``, merged into ``meta["settings"]``).
+    Families add columns to ``frame`` (scores, parsed labels, item lists), caveats for the reader, descriptions of
+    what they used (``described``, which results.json's ``settings`` records) and the audits of their scorers
+    (``audits``, results.json's ``scorer_audit``, which the verdict reads).
     """
 
     plan: Plan
@@ -52,6 +53,7 @@ class RunContext:
     list_parser: Callable[[str, int], list[str]] | None = None  # recommendation: answer, K -> items
     caveats: list[str] = field(default_factory=list)
     described: dict[str, Any] = field(default_factory=dict)
+    audits: dict[str, Any] = field(default_factory=dict)
     _pairs: dict[str, list[tuple[str, str, pd.DataFrame]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -152,11 +154,6 @@ def run_scorer(kind: str, settings: RunSettings) -> Any:
     return build_scorer(factory, getattr(sc, kind), key=f"scoring.{kind}", device=sc.device, cache=cache)
 
 
-#: Where families hand a scorer audit to the assessment (``ctx.described[AUDIT_KEY][kind]``); the assessment moves
-#: it out of the settings into results.json's top-level ``scorer_audit``.
-AUDIT_KEY = "scorer_audit"
-
-
 def audit_scorer_into(
     ctx: RunContext,
     scorer: Any,
@@ -175,7 +172,7 @@ def audit_scorer_into(
     from evenhand.scorers.audit import audit_scorer
 
     found = audit_scorer(scorer, attributes, threshold=threshold, kind=kind, engine=ctx.engine, name=name)
-    ctx.described.setdefault(AUDIT_KEY, {})[key or kind] = found.to_dict()
+    ctx.audits[key or kind] = found.to_dict()
 
 
 def record(key: str, attribute: str | None, comparison: Comparison, result: MetricResult) -> MetricRecord:
@@ -270,7 +267,8 @@ class Family(abc.ABC):
         self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]
     ) -> None:
         """Refuse inputs the family cannot use, before any response is generated: ``source`` is the run's
-        :class:`~evenhand.pipeline.sources.ResponseSource`, ``per_prompt`` the columns given once per prompt."""
+        :class:`~evenhand.pipeline.responses.sources.ResponseSource`, ``per_prompt`` the columns given once per
+        prompt."""
 
     def prepare(self, ctx: RunContext) -> None:  # noqa: B027 - most families need no preparation
         """Add what the metrics need to ``ctx.frame`` (scores, parsed answers)."""

@@ -22,13 +22,13 @@ import pandas as pd
 from evenhand.config import RunSettings
 from evenhand.errors import InputError
 from evenhand.framework import Plan
-from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.evidence.signed_differences import rate_signed
 from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
-from evenhand.pipeline.parsers import KeywordLabelParser, label_text
-from evenhand.pipeline.person_groups import person_group_column
-from evenhand.pipeline.records import Comparison, MetricRecord
-from evenhand.pipeline.signed_differences import rate_signed
+from evenhand.pipeline.responses.frame import ok_rows
+from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.text.counterfactual import attribute_groups
@@ -63,7 +63,7 @@ class Classification(Family):
     ) -> None:
         """Where the persons' groups come from: group columns exist in an own responses table only, and one group
         per person (``groups=``, ``prompts.group_column``) cannot give an intersection of two attributes."""
-        from evenhand.pipeline.sources import OwnTable
+        from evenhand.pipeline.responses.sources import OwnTable
 
         group_columns = settings.classification.group_columns
         if group_columns and not isinstance(source, OwnTable):

@@ -14,7 +14,8 @@ import numpy.typing as npt
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
-from evenhand.pipeline.compute import setting_arguments
+from evenhand.pipeline.evidence.records import ALL, MetricRecord, pair
+from evenhand.pipeline.evidence.signed_differences import sentiment_signed
 from evenhand.pipeline.families.base import (
     NO_GROUPS,
     NO_PAIRS,
@@ -28,10 +29,9 @@ from evenhand.pipeline.families.base import (
     score_cache,
     undefined_record,
 )
+from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.records import ALL, MetricRecord, pair
-from evenhand.pipeline.signed_differences import sentiment_signed
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine

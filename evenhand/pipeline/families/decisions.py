@@ -18,9 +18,9 @@ from dataclasses import replace
 import pandas as pd
 
 from evenhand.framework import Plan
+from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
-from evenhand.pipeline.parsers import KeywordLabelParser, label_text
-from evenhand.pipeline.records import ALL, Comparison, MetricRecord
+from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
 from evenhand.pipeline.stages import counted
 
 

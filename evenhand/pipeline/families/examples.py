@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evenhand.pipeline.compute import group_pairs
-from evenhand.pipeline.results_document import finite_or_none
+from evenhand._json import finite_or_none
+from evenhand.pipeline.responses.frame import group_pairs
 
 #: Examples of each kind at most.
 N_WORST = 5

@@ -13,12 +13,12 @@ import pandas as pd
 
 from evenhand.framework import Plan
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.evidence.records import ALL, MetricRecord, pair
 from evenhand.pipeline.families.base import NO_GROUPS, Family, Needs, RunContext, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, least_similar_lists
 from evenhand.pipeline.families.figures import GroupMean
-from evenhand.pipeline.parsers import parse_list
-from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.responses.frame import ok_rows
+from evenhand.pipeline.responses.parsers import parse_list
 from evenhand.pipeline.stages import counted
 
 

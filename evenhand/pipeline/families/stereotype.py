@@ -9,7 +9,7 @@ from typing import Any
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
-from evenhand.pipeline.collect import ok_rows
+from evenhand.pipeline.evidence.records import ALL, MetricRecord, pair
 from evenhand.pipeline.families.base import (
     Family,
     RunContext,
@@ -20,7 +20,7 @@ from evenhand.pipeline.families.base import (
     undefined_record,
 )
 from evenhand.pipeline.families.figures import Histogram
-from evenhand.pipeline.records import ALL, MetricRecord, pair
+from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 

@@ -12,22 +12,21 @@ import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
-from evenhand.pipeline.collect import ok_rows
-from evenhand.pipeline.compute import setting_arguments
+from evenhand.pipeline.evidence.records import ALL, MetricRecord
 from evenhand.pipeline.families.base import (
     Family,
     Needs,
     RunContext,
     audit_scorer_into,
-    build_scorer,
     pair_column_records,
     record,
-    score_cache,
+    run_scorer,
     undefined_record,
 )
+from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, most_toxic
 from evenhand.pipeline.families.figures import GroupMean, Histogram
-from evenhand.pipeline.records import ALL, MetricRecord
+from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
 
@@ -139,12 +138,8 @@ def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
     """The run's toxicity scorer as ``scoring`` says, and whether it is identity-masked and scores the worst
     sentence: the one recipe behind the toxicity family and anything else that scores toxicity the same way (the
     red-teaming probes)."""
-    from evenhand.scorers import get_toxicity_scorer
-
     sc = settings.scoring
-    scorer = build_scorer(
-        get_toxicity_scorer, sc.toxicity, key="scoring.toxicity", device=sc.device, cache=score_cache(sc.cache)
-    )
+    scorer = run_scorer("toxicity", settings)
     # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text
     # (docs/scorers.md); other scorers are left as they are unless asked
     masked = sc.mask_identity is True or (sc.mask_identity == "auto" and sc.toxicity is None)

@@ -1,4 +1,4 @@
-"""Calling a metric from the pipeline, and the counterfactual response pairs most families compare.
+"""Calling a metric from the pipeline: the registry binds the function, the run settings give its parameters.
 
 The registry (:mod:`evenhand.registry`) says which parameters a metric takes from the run settings; nothing here
 inspects a function's signature or knows a metric by name.
@@ -6,15 +6,11 @@ inspects a function's signature or knows a metric by name.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
-
-import pandas as pd
 
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult
-from evenhand.pipeline.collect import ok_rows
 from evenhand.registry import METRICS
 
 
@@ -41,18 +37,3 @@ def call_metric(key: str, *args: Any, settings: Any = None, **kwargs: Any) -> Me
     except ValueError as exc:  # the metric refused its input (InputError), or a bug: the same kind, named
         kind = InputError if isinstance(exc, InputError) else ValueError
         raise kind(f"{METRICS[key].name} could not be computed: {exc}") from exc
-
-
-def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str, pd.DataFrame]]:
-    """Counterfactual response pairs for every pair of groups of ``attribute``, aligned by (prompt, sample).
-
-    Yields ``(group_a, group_b, pairs)`` where ``pairs`` has ``prompt_id, sample`` and the ``_a`` / ``_b``
-    columns of both rows (``response_a``, ``sentiment_b``, ...); only pairs where both responses exist.
-    """
-    rows = ok_rows(frame, original=False, attribute=attribute)
-    groups = list(dict.fromkeys(rows["group"].tolist()))
-    for a, b in itertools.combinations(groups, 2):
-        left = rows[rows["group"] == a]
-        right = rows[rows["group"] == b]
-        pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
-        yield a, b, pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)

@@ -1,11 +1,12 @@
 """Intervals that agree with their tests: a distance's interval includes 0 unless its test rejects (issue 27).
 
 The metrics table and the verdict show each metric's bootstrap interval. For a metric whose "no difference" value
-is 0 and that is a distance (|DP| and the other classification gaps, SCSP, WCSP, COBS, SA), that interval sits above
-0 on almost any sample, so it would read as a difference on data with none. After the tests ran, such a record's
+is 0 and that is a distance (|DP| and the other classification gaps, SCSP, WCSP, COBS, SA: the kinds of evidence
+whose ``distance`` is true), that interval sits above 0 on almost any sample, so it would read as a difference on
+data with none. After the tests ran, such a record's
 interval is joined with 0 unless its test rejects at the interval's level
 (:func:`evenhand.stats.joined_with_zero_unless_rejected`); so is the interval of the signed difference behind it
-(:mod:`evenhand.pipeline.signed_differences`). The value, and so every ``value`` threshold, is unchanged.
+(:mod:`evenhand.pipeline.evidence.signed_differences`). The value, and so every ``value`` threshold, is unchanged.
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evenhand.pipeline.records import MetricRecord
-
-#: the judges (see :data:`evenhand.registry.Judge`) of metrics whose value is a distance from "no difference" (0)
-DISTANCE_JUDGES = frozenset({"sentiment", "cooccurrence", "rates"})
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.verdict.kinds import kind_of
 
 
 def record_p_value(rec: MetricRecord) -> float:
@@ -36,7 +35,7 @@ def make_intervals_test_consistent(records: Sequence[MetricRecord]) -> None:
     from evenhand.stats import joined_with_zero_unless_rejected
 
     for rec in records:
-        if rec.spec.judge not in DISTANCE_JUDGES:
+        if not kind_of(rec.spec).distance:  # the kind of evidence says whether its value is a distance from 0
             continue
         p = record_p_value(rec)
         # the signed difference behind the distance (group A minus group B) follows the same rule, so that the two

@@ -15,7 +15,7 @@ import pandas as pd
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.metrics.parity import word_counts
-from evenhand.pipeline.compute import setting_arguments
+from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.base import (
     Family,
     Needs,
@@ -23,8 +23,8 @@ from evenhand.pipeline.families.base import (
     pair_column_records,
     run_scorer,
 )
+from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
-from evenhand.pipeline.records import MetricRecord
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.stats._paired_prompts import Statistic

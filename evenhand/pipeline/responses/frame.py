@@ -12,8 +12,9 @@ the same ``(attribute, prompt_id, sample)`` form the counterfactual response pai
 
 from __future__ import annotations
 
+import itertools
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -185,7 +186,7 @@ def frame_from_table(
     the text (``names``: personal names replaced too, as the use case's ``names`` says). The attribute, group and
     sample columns, too, are read only where the table has them.
     """
-    from evenhand.pipeline.io import column
+    from evenhand.pipeline.responses.tables import column
 
     defaults = {"prompt_id", "attribute", "group", "sample"}
 
@@ -287,3 +288,29 @@ def ok_rows(frame: pd.DataFrame, *, original: bool | None = None, attribute: str
     if attribute is not None:
         mask &= frame["attribute"] == attribute
     return frame[mask]
+
+
+def group_pairs(frame: pd.DataFrame, attribute: str) -> Iterator[tuple[str, str, pd.DataFrame]]:
+    """Counterfactual response pairs for every pair of groups of ``attribute``, aligned by (prompt, sample).
+
+    Yields ``(group_a, group_b, pairs)`` where ``pairs`` has ``prompt_id, sample`` and the ``_a`` / ``_b``
+    columns of both rows (``response_a``, ``sentiment_b``, ...); only pairs where both responses exist.
+    """
+    rows = ok_rows(frame, original=False, attribute=attribute)
+    groups = list(dict.fromkeys(rows["group"].tolist()))
+    for a, b in itertools.combinations(groups, 2):
+        yield a, b, _aligned(rows, a, b)
+
+
+def counterfactual_pairs(frame: pd.DataFrame, attribute: str, a: str, b: str) -> pd.DataFrame:
+    """The counterfactual pairs of groups ``a`` and ``b`` of ``attribute`` (``a``'s columns ``_a``), as
+    :func:`group_pairs` gives them; empty when the frame has none."""
+    if not len(frame) or "group" not in frame:
+        return pd.DataFrame()
+    return _aligned(ok_rows(frame, original=False, attribute=attribute), a, b)
+
+
+def _aligned(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    left, right = rows[rows["group"] == a], rows[rows["group"] == b]
+    pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
+    return pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)

@@ -8,6 +8,7 @@ display ("female vs male", "class fraud vs rest"); nothing parses it back, so an
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,8 @@ class MetricRecord:
     p_adjusted: float | None = None  # Benjamini-Hochberg across the assessment's tests
     pair_tests: pd.DataFrame | None = None  # classification: exact rate test for every pair of groups
     notes: list[str] = field(default_factory=list)  # why an interval or noise floor is missing, what was left out
-    # evenhand.pipeline.signed_differences.SignedDifference: group A minus group B behind a distance of two groups
+    # evenhand.pipeline.evidence.signed_differences.SignedDifference: group A minus group B behind a distance of
+    # two groups
     signed: Any = None
 
     @property
@@ -86,6 +88,28 @@ class MetricRecord:
     def groups(self) -> tuple[str, str] | None:
         return self.comparison.groups
 
+    def numbers(self) -> dict[str, float]:
+        """The row's numbers, NaN where it has none: the value, its interval, the noise floor and the gap to it, the
+        p-value (its own test's, else its noise floor's swap test) and the adjusted p (what the metrics table shows
+        and the verdict judges)."""
+        iv, nf, nan = self.interval, self.noise, math.nan
+        if self.test is not None:
+            p_value = float(self.test.p_value)
+        else:
+            p_value = float(nf.p_value) if nf is not None else nan
+        return {
+            "value": float(self.result.value),
+            "ci_low": float(iv.low) if iv is not None else nan,
+            "ci_high": float(iv.high) if iv is not None else nan,
+            "ci_level": float(iv.level) if iv is not None else nan,
+            "noise_floor": float(nf.baseline) if nf is not None else nan,
+            "gap": float(nf.gap) if nf is not None else nan,
+            "gap_low": float(nf.gap_interval.low) if nf is not None else nan,
+            "gap_high": float(nf.gap_interval.high) if nf is not None else nan,
+            "p_value": p_value,
+            "p_adjusted": self.p_adjusted if self.p_adjusted is not None else nan,
+        }
+
     @property
     def swap_p(self) -> float | None:
         """A similarity row's test, the swap test of its noise floor (it has no permutation test of its own): its
@@ -93,3 +117,12 @@ class MetricRecord:
         if self.test is not None or self.noise is None or math.isnan(self.noise.p_value):
             return None
         return float(self.noise.p_value)
+
+
+def independent_units(sizes: Mapping[str, Any]) -> int | None:
+    """The number of independent units a result rests on (``MetricResult.sizes``): its prompts (or persons), else
+    what it counted."""
+    for name in ("prompts", "persons", "pairs", "rows", "responses"):
+        if name in sizes:
+            return int(sizes[name])
+    return None

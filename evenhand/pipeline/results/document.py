@@ -9,8 +9,8 @@ Since 2.0 every metric row says what it compares as data (``groups``: the pair o
 assessed one-vs-rest) beside the display label ``comparison``, and carries its ``full_name``.
 Since 2.1 ``scorer_audit`` holds the audit of the toxicity and sentiment scorers on identity statements.
 
-:class:`~evenhand.pipeline.assessment.Assessment` builds the document; this module owns its form, so that a reader
-of results files (``evenhand report``, ``evenhand compare``) needs nothing of the run.
+:class:`~evenhand.pipeline.results.assessment.Assessment` builds the document; this module owns its form, so that a
+reader of results files (``evenhand report``, ``evenhand compare``) needs nothing of the run.
 """
 
 from __future__ import annotations
@@ -28,21 +28,14 @@ import pandas as pd
 
 from evenhand._display import report_html
 from evenhand._files import atomic_writer, write_text
+from evenhand._json import json_safe
 from evenhand.errors import InputError, InputFileNotFoundError
-from evenhand.pipeline.results_schema import check_results
+from evenhand.pipeline.results.schema import check_results
 
 SCHEMA = "evenhand/assessment"
 SCHEMA_VERSION = "2.1"
 #: The schema major versions :func:`load_results` reads (the report renders both).
 READABLE_MAJORS = ("1", "2")
-
-
-def finite_or_none(x: Any) -> float | None:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) or math.isinf(f) else f
 
 
 #: Responses serialised per block when results.json is written: bounds the memory of writing (a few MB a block).
@@ -90,27 +83,6 @@ def _box(value: Any) -> Any:
     if isinstance(value, np.timedelta64):
         return pd.Timedelta(value)
     return value
-
-
-def json_safe(obj: Any) -> Any:
-    """JSON-safe copy: NaN/inf -> None, NumPy scalars/arrays -> Python, tuples -> lists, Paths -> str."""
-    if isinstance(obj, Mapping):
-        return {str(k): json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [json_safe(v) for v in obj.tolist()]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return finite_or_none(obj)
-    if isinstance(obj, Path):
-        return str(obj)
-    if obj is None or isinstance(obj, str):
-        return obj
-    return str(obj)
 
 
 def write_document(

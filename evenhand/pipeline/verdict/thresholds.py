@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from evenhand.pipeline.judges import ALPHA, SEVERITIES
-from evenhand.pipeline.records import MetricRecord
-from evenhand.pipeline.results_document import finite_or_none
+from evenhand._json import finite_or_none
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.verdict.severity import ALPHA, SEVERITIES
 from evenhand.registry import METRICS
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from evenhand.errors import InputError
 
@@ -56,31 +56,52 @@ class _Plan(_Open):
     caveats: list[str] = Field(default_factory=list)
 
 
-class _MetricRow(_Open):
-    metric: str
-    family: str
-    attribute: str | None = None
-    comparison: str = "all"
-    value: Number = None
-    ci_low: Number = None
-    ci_high: Number = None
-    # since 2.1 (added within it; older files lack them): the signed difference behind a distance of two groups
-    signed_difference: Number = None
-    signed_low: Number = None
-    signed_high: Number = None
-    signed_direction: str | None = None
-    signed_measure: str | None = None
-    noise_floor: Number = None
-    gap: Number = None
-    gap_low: Number = None
-    gap_high: Number = None
-    p_value: Number = None
-    p_adjusted: Number = None
-    range_low: Number = None
-    range_high: Number = None
-    higher_is_fairer: bool | None = False  # null: a signed difference, closer to 0 is fairer (since 2.1)
-    passed: bool | None = None
-    reason: str | None = None
+#: A metric row, declared once: the metrics table's columns in order (``Assessment.metrics``, metrics.csv, results.json
+#: ``metrics``), each with the type and default the check reads it as, or None where nothing reads it back.
+METRIC_ROW: tuple[tuple[str, tuple[Any, Any] | None], ...] = (
+    ("metric", (str, ...)),
+    ("full_name", None),
+    ("key", None),
+    ("family", (str, ...)),
+    ("attribute", (str | None, None)),
+    ("comparison", (str, "all")),
+    ("group_a", None),
+    ("group_b", None),
+    ("class", None),
+    ("value", (Number, None)),
+    ("ci_low", (Number, None)),
+    ("ci_high", (Number, None)),
+    ("ci_level", None),
+    # since 2.1 (added within it; older files lack them): a distance of two groups (|DP|, SCSP, WCSP, ...): the signed
+    # difference behind it, group A minus group B
+    ("signed_difference", (Number, None)),
+    ("signed_low", (Number, None)),
+    ("signed_high", (Number, None)),
+    ("signed_direction", (str | None, None)),
+    ("signed_measure", (str | None, None)),
+    ("noise_floor", (Number, None)),
+    ("gap", (Number, None)),
+    ("gap_low", (Number, None)),
+    ("gap_high", (Number, None)),
+    ("p_value", (Number, None)),
+    ("p_adjusted", (Number, None)),
+    ("n", None),
+    ("range_low", (Number, None)),
+    ("range_high", (Number, None)),
+    ("higher_is_fairer", (bool | None, False)),  # null: a signed difference, closer to 0 is fairer (since 2.1)
+    ("passed", (bool | None, None)),
+    ("severity", None),
+    ("reason", (str | None, None)),
+)
+METRIC_COLUMNS = [name for name, _ in METRIC_ROW]
+#: The tests table's columns (``Assessment.tests``, results.json ``tests``), in order.
+TEST_COLUMNS = [
+    "metric", "key", "attribute", "comparison", "group_a", "group_b", "rate_a", "rate_b", "difference", "n_a", "n_b",
+    "units_a", "units_b", "p_value", "p_adjusted", "method", "n_permutations", "reason",
+]  # fmt: skip
+
+_CHECKED: dict[str, Any] = {name: checked for name, checked in METRIC_ROW if checked is not None}
+_MetricRow: type[_Open] = create_model("_MetricRow", __base__=_Open, **_CHECKED)
 
 
 class _Summary(_Open):
@@ -121,7 +142,7 @@ class _Results(_Open):
     schema_: str = Field(alias="schema")
     schema_version: str
     plan: _Plan
-    metrics: list[_MetricRow]
+    metrics: list[_MetricRow]  # type: ignore[valid-type]
     summary: _Summary = Field(default_factory=_Summary)
     settings: _Settings = Field(default_factory=_Settings)
     model: dict[str, Any] = Field(default_factory=dict)

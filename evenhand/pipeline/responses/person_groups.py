@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from evenhand.pipeline.io import column
+from evenhand.pipeline.responses.tables import column
 
 
 def person_group_column(attribute: str) -> str:

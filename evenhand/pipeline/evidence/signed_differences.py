@@ -22,7 +22,7 @@ record's pair for counterfactual sentiment). The signed difference is resampled 
 (prompts with all their pairs; prompts or persons within groups for a classification gap), never single answers, so
 its interval is an ordinary bootstrap interval of an unbiased difference and is centred where its null is. After
 the tests ran it is joined with 0 unless the record's test rejects, as the distance's own interval is
-(:mod:`evenhand.pipeline.interval_rule`), so the two never disagree.
+(:mod:`evenhand.pipeline.verdict.intervals_agree_with_tests`), so the two never disagree.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand.metrics._result import MetricResult, paired_mean
-from evenhand.pipeline.records import MetricRecord
+from evenhand.pipeline.evidence.records import MetricRecord
 
 
 @dataclass

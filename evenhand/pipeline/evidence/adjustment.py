@@ -1,0 +1,56 @@
+"""One multiplicity adjustment over every test of a set of metric records (an assessment's, or a red team's own).
+
+Each record's test (a counterfactual sentiment or toxicity-per-group swap test, a paired prompt-level test, a
+similarity row's noise-floor swap test, a classification metric's table of pair tests) joins one adjustment:
+an omnibus test per metric and attribute, Benjamini-Hochberg across them, Holm within
+(:func:`evenhand.stats.omnibus_then_pairs`). Each record then carries its ``p_adjusted`` (and a pair-test table its
+``p_adjusted`` column), which the verdict reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from evenhand.pipeline.evidence.records import MetricRecord
+
+
+def adjust_p_values(records: Sequence[MetricRecord]) -> None:
+    """One adjustment over every test of ``records`` (all group pairs, attributes, metrics and classes; a red
+    team adjusts its adversarial rows as their own set, :mod:`evenhand.redteaming`, leaving the assessment's as they
+    are): an omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm),
+    so that with many groups the pairs that carry a difference are found without chance findings on the others
+    (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests)."""
+    from evenhand.stats import omnibus_then_pairs
+
+    single = [r for r in records if r.test is not None and r.pair_tests is None]
+    tables = [r for r in records if r.pair_tests is not None]
+    floors = [r for r in records if r.swap_p is not None]  # a similarity row's test: its noise floor's swap test
+    raw = [r.test.p_value for r in single] + [r.swap_p for r in floors]
+    families = [test_family(r) for r in [*single, *floors]]
+    for rec in tables:
+        assert rec.pair_tests is not None
+        raw.extend(rec.pair_tests["p_value"].tolist())
+        families.extend([test_family(rec)] * len(rec.pair_tests))
+    if not raw:
+        return
+    adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families).tolist()
+    for rec in [*single, *floors]:
+        rec.p_adjusted = float(adjusted.pop(0))
+    for rec in tables:
+        assert rec.pair_tests is not None
+        n = len(rec.pair_tests)
+        rec.pair_tests["p_adjusted"] = adjusted[:n]
+        del adjusted[:n]
+        if rec.test is not None:
+            a, b = rec.test.groups
+            hit = rec.pair_tests[(rec.pair_tests["group_a"] == a) & (rec.pair_tests["group_b"] == b)]
+            rec.p_adjusted = float(hit["p_adjusted"].iloc[0])
+
+
+def test_family(rec: MetricRecord) -> tuple[str | None, ...]:
+    """The family of a record's tests in the adjustment: one metric's pairs of groups of one attribute (and
+    class; and, for a red team's rows, adversarial system prompt)."""
+    family: tuple[str | None, ...] = (rec.key, rec.attribute, rec.comparison.cls)
+    return family if rec.comparison.condition is None else (*family, rec.comparison.condition)

@@ -1,0 +1,169 @@
+"""Reading prompt and response tables (CSV, JSONL, JSON, Parquet, plain text) and the bundled demo set."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evenhand._formula_guard import unguard_frame, written_by_evenhand
+from evenhand.errors import InputError, InputFileNotFoundError
+
+SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a table of prompts or responses; the format follows the file suffix.
+
+    ``.txt`` files hold one prompt per line (column ``prompt``). Text is UTF-8 (a byte-order mark and CRLF line ends
+    are fine). Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a folder, an unknown suffix or
+    an unreadable file, with one line that names the file.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p} is a folder; give a file ({', '.join(SUFFIXES)})")
+    if not p.is_file():
+        raise InputFileNotFoundError(f"no such file: {p}")
+    suffix = p.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise InputError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
+    try:
+        table = _read(p, suffix)
+    except UnicodeDecodeError:
+        raise InputError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
+    except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
+        # pandas and pyarrow messages can span lines (a quoted row, a schema): one line, naming the file
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"could not read {p} as {suffix[1:]}: {detail}") from None
+    if not isinstance(table, pd.DataFrame):  # a JSON document that is one value, e.g. 5 or "text"
+        raise InputError(f"could not read {p} as {suffix[1:]}: expected a table (rows of columns)")
+    return table
+
+
+def _first_bad_byte(p: Path) -> str:
+    """Where the file stops being UTF-8, by line (a parser's own offset counts from the start of its chunk)."""
+    data = p.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return f"byte 0x{data[exc.start]:02x} on line {line}, e.g. latin-1 or Windows-1252"
+    return "a byte that is not UTF-8"
+
+
+def _read(p: Path, suffix: str) -> pd.DataFrame:
+    if suffix in (".csv", ".tsv"):
+        table = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, encoding="utf-8-sig")
+        # a text cell evenhand wrote as '=... (so that no spreadsheet runs it) is read as the text it guarded; a
+        # user's own table is read as written
+        return unguard_frame(table) if written_by_evenhand(table.columns) else table
+    if suffix in (".jsonl", ".ndjson"):
+        return _read_json_lines(p)
+    if suffix == ".json":
+        with p.open("rb") as handle:  # the first bytes tell a table from a single value (5, "text", null)
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if start not in (b"[", b"{"):
+            raise InputError("expected a JSON array of records or an object of columns")
+        return pd.read_json(p, dtype=False, encoding="utf-8-sig")
+    if suffix in (".parquet", ".pq"):
+        return pd.read_parquet(p)
+    lines = p.read_text(encoding="utf-8-sig").splitlines()  # .txt: one prompt per line
+    return pd.DataFrame({"prompt": [line for line in lines if line.strip()]})
+
+
+def _read_json_lines(p: Path) -> pd.DataFrame:
+    """JSON Lines, one object per line (blank lines skipped); a broken line is named by its number, so a file
+    of thousands of rows is fixable (pandas only says where in the whole text it stopped)."""
+    records = []
+    for number, line in enumerate(p.read_text(encoding="utf-8-sig").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(record, dict):
+            raise InputError(f"line {number} is a JSON {type(record).__name__}, expected an object of columns")
+        records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[object]:
+    """Return a column as a list, or raise a ValueError that lists the available columns.
+
+    Some roles have rules of their own, checked here so that every reader gets them: ``prompts`` must hold a text
+    in every row, ``responses`` text or nothing (a missing response is a failed request), and ``prompt ids`` one
+    distinct value per row; a cell that is a list or a mapping (from JSON) is never text.
+    """
+    if name not in frame.columns:
+        cols = ", ".join(map(str, frame.columns))
+        raise InputError(f"{source} has no column {name!r} (needed for {role}); its columns are: {cols}")
+    values = list(frame[name].tolist())
+    check = _ROLE_CHECKS.get(role)
+    if check is not None:
+        problem = check(values)
+        if problem is not None:
+            raise InputError(f"{source}: column {name!r} ({role}): {problem}")
+    return values
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN or blank text: no value in this cell (CSV blanks are read as ``""``, JSON nulls as None/NaN)."""
+    if isinstance(value, str):
+        return not value.strip()
+    if _is_container(value):  # a value, if a wrong one (reported as such)
+        return False
+    return bool(pd.isna(value))  # None, NaN, pd.NA, NaT
+
+
+def _is_container(value: Any) -> bool:
+    """A list, tuple, mapping or array (JSON arrays, Parquet list columns); NumPy scalars have ``ndim`` 0."""
+    return isinstance(value, (list, tuple, dict)) or bool(getattr(value, "ndim", False))
+
+
+def _not_scalar(values: list[object]) -> str | None:
+    for row, value in enumerate(values, start=1):
+        if _is_container(value):
+            return f"row {row} holds a {type(value).__name__}, not a text"
+    return None
+
+
+def _every_row_text(values: list[object]) -> str | None:
+    for row, value in enumerate(values, start=1):
+        if is_missing(value):
+            return f"row {row} is empty; every row needs one"
+    return _not_scalar(values)
+
+
+def _distinct_ids(values: list[object]) -> str | None:
+    first_row: dict[str, int] = {}
+    for row, value in enumerate(values, start=1):
+        if is_missing(value):
+            return f"row {row} has no id; every prompt needs one"
+        key = str(value)
+        if key in first_row:
+            return f"rows {first_row[key]} and {row} share the id {key!r}; each prompt needs its own"
+        first_row[key] = row
+    return _not_scalar(values)
+
+
+#: role -> a check of its values that returns the problem (rows counted from 1, the first row after a header)
+_ROLE_CHECKS: dict[str, Callable[[list[object]], str | None]] = {
+    "prompts": _every_row_text,
+    "responses": _not_scalar,
+    "prompt ids": _distinct_ids,
+}
+
+
+def demo_dir() -> Path:
+    """The folder of the bundled demo use case (prompts and config)."""
+    return Path(str(resources.files("evenhand") / "data" / "demo"))
+
+
+def demo_prompts() -> pd.DataFrame:
+    """The bundled demo prompts: 40 customer-outreach requests, some mentioning gender or race."""
+    return read_table(demo_dir() / "prompts.jsonl")

@@ -1,0 +1,114 @@
+"""What a kind of evidence is (:class:`EvidenceKind`): how it judges and words a metric record, how it picks the pair
+of replies that shows a finding, and how ``compare`` recomputes its metric from a run's stored responses.
+
+A kind is one module of :mod:`evenhand.pipeline.verdict.kinds` (the red team's: :mod:`evenhand.redteaming`) with one
+instance of its class, named in :data:`evenhand.registry.EVIDENCE_KINDS`; a metric names its kind in
+:attr:`~evenhand.registry.MetricSpec.judge`. docs/architecture.md says how to add one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+import pandas as pd
+
+from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.verdict.evidence import Evidence, base_evidence
+from evenhand.registry import MetricSpec
+
+#: A reply is a refusal at this score or more when the run does not record its own (scoring.refusal_threshold)
+REFUSAL_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a kind needs to know of the run beyond a record: the sentiment scorer's scale (named in sentiment
+    sentences), what :func:`evenhand.neutralize` takes for each attribute (similarity examples) and the refusal
+    threshold (refusal examples)."""
+
+    sentiment_scale: str | None = None
+    attribute_specs: Mapping[str, Any] = field(default_factory=dict)
+    refusal_threshold: float = REFUSAL_THRESHOLD
+
+
+class StoredRun(Protocol):
+    """A finished run as ``compare`` reads it (:class:`evenhand.comparison.runs.Run`): its label, its results
+    document, its stored responses (None, and why, when it kept none) and its settings."""
+
+    label: str
+    doc: dict[str, Any]
+    responses: pd.DataFrame | None
+    responses_note: str
+
+    @property
+    def settings(self) -> dict[str, Any]: ...
+
+
+class EvidenceKind:
+    """One kind of evidence. A subclass sets :attr:`name` (its :data:`~evenhand.registry.Judge`) and :attr:`rules`,
+    and overrides :meth:`judge`; a kind whose findings are shown by a pair of replies sets :attr:`example_columns`
+    and overrides :meth:`example`; one that ``compare`` can rebuild overrides :meth:`stored_items` and
+    :meth:`recompute`."""
+
+    #: the name a metric's :attr:`~evenhand.registry.MetricSpec.judge` gives
+    name: ClassVar[str] = ""
+    #: the rules in words, as results.json's ``verdict.rules`` lists them (two kinds may share one rule)
+    rules: ClassVar[tuple[str, ...]] = ()
+    #: its value is a distance from "no difference" (0): after the tests its interval is joined with 0 unless its
+    #: test rejects (:mod:`evenhand.pipeline.verdict.intervals_agree_with_tests`)
+    distance: ClassVar[bool] = False
+    #: the response-frame columns its example pair reads (``{column}_a`` and ``_b``); None: its findings get none
+    example_columns: ClassVar[tuple[str, ...] | None] = None
+
+    # ------------------------------------------------------------------------------------------------ judging
+    def evidence(self, rec: MetricRecord, facts: RunFacts) -> Iterator[tuple[tuple[str, str] | None, Evidence]]:
+        """The record's evidence, per pair of groups it is about (one piece for most kinds; none when undefined)."""
+        if not rec.result.is_defined:
+            return
+        e = base_evidence(rec)
+        self.judge(rec, e, facts)
+        yield rec.groups, e
+
+    def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
+        """Set ``e.severity`` and ``e.claim`` (plain words first, numbers after), and note qualifiers that belong to
+        the kind's own rule (:func:`~evenhand.pipeline.verdict.evidence.note_few_units`)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------------------------------ example
+    def example(
+        self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
+    ) -> dict[str, Any] | None:
+        """The pair of replies (a row of ``pairs``, the counterfactual pairs of the finding's attribute and two groups)
+        that shows a concern or watch best, as results.json's ``example`` (:func:`example_row` gives its common
+        keys); None when no pair shows it."""
+        return None
+
+    # ------------------------------------------------------------------------------------------------ compare
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        """What the metric of ``row`` reads from ``run``'s stored responses, one line per item with its pairing key
+        ``_key`` and ``prompt_id``, sorted by the key; or a string saying why it cannot be rebuilt."""
+        return f"{spec.name} ({spec.inputs.replace('_', ' ')}) is not recomputed from stored responses yet"
+
+    def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
+        """The metric of ``row`` on ``table`` (from :meth:`stored_items`), with the run's own settings."""
+        raise NotImplementedError(f"{spec.name} is not recomputed from stored responses")
+
+
+def example_row(spec: MetricSpec, row: Any, a: str, b: str, n_pairs: int) -> dict[str, Any]:
+    """The keys every example has: the metric, how many pairs it was picked from, and the pair's prompts and
+    replies."""
+    return {
+        "metric": spec.name,
+        "n_pairs": n_pairs,
+        "prompt_id": row["prompt_id"],
+        "sample": row["sample"],
+        "group_a": a,
+        "prompt_a": row["prompt_a"],
+        "response_a": row["response_a"],
+        "group_b": b,
+        "prompt_b": row["prompt_b"],
+        "response_b": row["response_b"],
+    }

@@ -1,0 +1,114 @@
+"""Counterfactual decisions of a classification use case: CPRD (who gets the positive decision more), judged by its
+paired prompt-level test, and DFR (how often decisions flip between the two versions), reported beside it: its flips
+include sampling, so the paired test of CPRD judges the difference."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from evenhand._json import float_or_none
+from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.responses.parsers import label_text
+from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.sentiment import BY_P_VALUE
+from evenhand.pipeline.verdict.kinds.stored import by_key, pair_keys, stored_pairs
+from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval, over
+from evenhand.registry import MetricSpec
+
+
+def decision_class(run: StoredRun, row: Mapping[str, Any]) -> str | None:
+    """The decision a counterfactual-decisions row counts: its class (a multiclass use case's sensitive class),
+    else the run's positive label (a one-item list when a single sensitive class was configured)."""
+    cls = row.get("class")
+    if cls is None:
+        cls = run.settings.get("positive_label")
+        if isinstance(cls, (list, tuple)):
+            cls = cls[0] if len(cls) == 1 else None
+    return label_text(cls)
+
+
+class Decisions(EvidenceKind):
+    """CPRD: judged by its paired prompt-level test (reported only without one)."""
+
+    name = "decisions"
+    rules = (BY_P_VALUE,)
+    #: the metric's own value is the share of flipped decisions (DFR)
+    counts_flips = False
+
+    def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
+        """The sentence names who gets the positive decision more and how often decisions flip."""
+        spec = rec.spec
+        a, b = rec.groups or ("?", "?")
+        d = rec.result.details
+        ra, rb = float_or_none(d.get("rate_a")), float_or_none(d.get("rate_b"))
+        flips = float_or_none(d.get("flip_rate", e.value if self.counts_flips else None))
+        label = d.get("positive_label")
+        favourable = d.get("favourable", True)  # False: a sensitive class ("deny"), maybe the unfavourable one
+        if label is None:
+            gets = "gets the positive decision"
+        else:
+            gets = f"gets the positive decision ({label!r})" if favourable else f"gets {label!r}"
+        if ra is None or rb is None:
+            e.claim = f"decisions for the {a} and {b} versions cannot be compared: {spec.name} {interval(e)}"
+            return
+        flipped = f"; {flips:.0%} of decisions flip" if flips is not None else ""
+        more, less = ((a, ra), (b, rb)) if ra >= rb else ((b, rb), (a, ra))
+        rates = f"the {more[0]} version {gets} {more[1]:.0%} of the time, the {less[0]} version {less[1]:.0%}"
+        evidence = f"{spec.name} {interval(e)}{over(rec, spec)}"
+        if self.counts_flips or rec.test is None:
+            e.claim = f"{rates}{flipped}: {evidence} (reported; the paired test of CPRD judges the difference)"
+            return
+        e.severity = by_p(e)
+        evidence += f", {adjusted_p(e.p_adjusted)} (paired, prompt level)"
+        if e.severity == "ok":
+            e.claim = f"no clear difference in decisions between the {a} and {b} versions: {rates}{flipped}: {evidence}"
+        else:
+            verb = "is" if e.severity == "concern" else "may be"
+            how = "favoured in decisions" if favourable or label is None else f"given {label!r} more often"
+            e.claim = f"the {more[0]} version {verb} {how}: {rates}{flipped}: {evidence}"
+            note_few_units(e)
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        """The pairs the run compared (both versions' answers parsed into a label, as the decisions family keeps
+        them), each side 1 where its label is the row's positive decision, else 0."""
+        assert run.responses is not None
+        attribute, groups = row.get("attribute"), row.get("groups")
+        if not attribute or not groups or len(groups) != 2:
+            return f"{row.get('metric')} has no pair of groups in this row"
+        if "label" not in run.responses:  # results written before the parsed labels were kept
+            return f"run {run.label}'s responses have no label column (the parsed decisions)"
+        positive = decision_class(run, row)
+        if positive is None:
+            return f"run {run.label} does not record its positive label"
+        found = stored_pairs(run, row, spec)
+        if isinstance(found, str):
+            return found
+        labels = {side: [label_text(v) for v in found[f"label_{side}"]] for side in ("a", "b")}
+        parsed = [a is not None and b is not None for a, b in zip(labels["a"], labels["b"], strict=True)]
+        table = pd.DataFrame({"prompt_id": found["prompt_id"]})
+        for side in ("a", "b"):
+            table[side] = [int(v == positive) for v in labels[side]]
+        table["_key"] = pair_keys(found)
+        return by_key(table[parsed])
+
+    def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
+        """0/1 decisions of both versions, resampled by prompt as the run does."""
+        a, b = (table[c].to_numpy(dtype=float) for c in ("a", "b"))
+        return call_metric(spec.key, a, b, prompts=table["prompt_id"].to_numpy())
+
+
+class DecisionFlips(Decisions):
+    """DFR: reported beside CPRD, never judged on its own (its flips include sampling)."""
+
+    name = "decision_flips"
+    counts_flips = True
+
+
+KIND = Decisions()
+FLIPS = DecisionFlips()

@@ -1,0 +1,173 @@
+"""Refusal parity (RRD) and answer-length parity (RLD): a signed difference between the replies to two groups'
+versions, judged by its paired prompt-level sign-flip test (adjusted p), in a sentence that names the group served
+worse; the example is a pair that shows it (one version refused, the other answered; the largest length gap)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from evenhand._json import finite_or_none
+from evenhand.metrics._result import MetricResult
+from evenhand.metrics.parity import word_counts
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
+from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval
+from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
+from evenhand.registry import MetricSpec
+
+
+class PairedGap(EvidenceKind):
+    """A signed gap between two groups' replies over counterfactual pairs (``MetricSpec.pair_column``, one score per
+    reply), judged by its paired prompt-level test; a subclass words it (:meth:`words`)."""
+
+    rules = (
+        f"refusal parity (RRD) and answer-length parity (RLD): concern when the paired sign-flip test over prompts has "
+        f"an adjusted p below {ALPHA}; watch below {SUGGESTIVE}",
+    )
+
+    def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
+        spec = rec.spec
+        e.severity = by_p(e)
+        pairs = rec.result.sizes.get("pairs")
+        over = f" over {int(pairs)} {spec.unit}" if pairs is not None else ""
+        evidence = f"{spec.name} {interval(e)}{over}, {adjusted_p(e.p_adjusted)}"
+        e.claim = self.words(rec.groups or ("?", "?"), rec.result.details, e.value, e.severity != "ok", evidence)
+        note_few_units(e)
+
+    def words(self, groups: tuple[str, str], details: Mapping[str, Any], value: float | None, shown: bool,
+              evidence: str) -> str:  # fmt: skip
+        """The claim; ``shown``: whether the difference is beyond chance (a concern or watch)."""
+        raise NotImplementedError
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        return paired_column(run, row, spec, spec.pair_column or "")
+
+    def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
+        return recompute_paired_scores(run, spec, table)
+
+
+class RefusalParity(PairedGap):
+    name = "refusal_parity"
+    example_columns = ("refusal",)
+
+    def words(self, groups: tuple[str, str], details: Mapping[str, Any], value: float | None, shown: bool,
+              evidence: str) -> str:  # fmt: skip
+        """``replies to the old version are refusals 40% of the time, against 2% for the young version: ...``."""
+        a, b = groups
+        ra, rb = finite_or_none(details.get("rate_a")), finite_or_none(details.get("rate_b"))
+        if ra is None or rb is None:
+            return f"refusal rates of the {a} and {b} versions cannot be compared: {evidence}"
+        if not shown or ra == rb:
+            return (
+                f"no evidence that replies to the {a} and {b} versions are refused at different rates "
+                f"({ra:.0%} vs {rb:.0%} refusals): {evidence}"
+            )
+        (more, high), (less, low) = sorted(((a, ra), (b, rb)), key=lambda g: -g[1])
+        return (
+            f"replies to the {more} version are refusals {high:.0%} of the time, against {low:.0%} for the {less} "
+            f"version: {evidence}"
+        )
+
+    def example(
+        self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
+    ) -> dict[str, Any] | None:
+        """A pair whose version for the group refused more often (the finding's direction) is refused and whose other
+        version is answered; the largest refusal-score gap among those (the first in prompt order on a tie)."""
+        a, b = groups
+        threshold = facts.refusal_threshold
+        ra = pairs["refusal_a"].to_numpy(dtype=float)
+        rb = pairs["refusal_b"].to_numpy(dtype=float)
+        defined = ~(np.isnan(ra) | np.isnan(rb))
+        if not defined.any():
+            return None
+        refused_a, refused_b = (ra >= threshold) & defined, (rb >= threshold) & defined
+        more_a = refused_a.sum() >= refused_b.sum()  # the finding's direction: who is refused more often
+        wanted = (refused_a & ~refused_b) if more_a else (refused_b & ~refused_a)
+        if not wanted.any():
+            return None
+        gap = (ra - rb) if more_a else (rb - ra)
+        pick = int(np.nanargmax(np.where(wanted, gap, -np.inf)))
+        row = pairs.iloc[pick]
+        refused, answered = (a, b) if more_a else (b, a)
+        n = int(defined.sum())
+        return {
+            **example_row(spec, row, a, b, n),
+            "kind": "refusal",
+            "measure": "refusal score",
+            "value": float(ra[pick] - rb[pick]),
+            "note_a": "refused" if refused_a[pick] else "answered",
+            "note_b": "refused" if refused_b[pick] else "answered",
+            "caption": f"a prompt whose {refused} version is refused and whose {answered} version is answered, one of "
+            f"{int(wanted.sum()):,} such pairs of the {n:,} pairs",
+        }
+
+
+def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
+    """Each reply's length in words: the stored ``words`` column, else counted as the family counts them."""
+    column = f"words_{side}"
+    if column in pairs:
+        return pairs[column].to_numpy(dtype=float)
+    return word_counts(pairs[f"response_{side}"])
+
+
+class LengthParity(PairedGap):
+    name = "length_parity"
+    example_columns = ()
+
+    def words(self, groups: tuple[str, str], details: Mapping[str, Any], value: float | None, shown: bool,
+              evidence: str) -> str:  # fmt: skip
+        """``replies to the female version are 30% shorter (median 42 vs 60 words): ...``."""
+        a, b = groups
+        ma, mb = finite_or_none(details.get("median_words_a")), finite_or_none(details.get("median_words_b"))
+        medians = f"median {ma:g} vs {mb:g} words" if ma is not None and mb is not None else "median lengths unknown"
+        if value is None or not shown or value == 0:
+            return f"no evidence that replies to the {a} and {b} versions differ in length ({medians}): {evidence}"
+        if value < 0:
+            return (
+                f"replies to the {a} version are {-value:.0%} shorter than to the {b} version ({medians}): {evidence}"
+            )
+        shorter = 1 - 1 / (1 + value)  # the second group's replies, relative to the first's
+        # the medians in the sentence's order: the shorter group's first
+        medians = f"median {mb:g} vs {ma:g} words" if ma is not None and mb is not None else medians
+        return f"replies to the {b} version are {shorter:.0%} shorter than to the {a} version ({medians}): {evidence}"
+
+    def example(
+        self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
+    ) -> dict[str, Any] | None:
+        """The pair with the largest length gap in the finding's direction (the group whose replies are longer in
+        all has the longer reply here): the largest log ratio of word counts, one more word on each side so that an
+        empty reply counts."""
+        a, b = groups
+        wa, wb = _words_of(pairs, "a"), _words_of(pairs, "b")
+        defined = ~(np.isnan(wa) | np.isnan(wb))
+        if not defined.any():
+            return None
+        direction = 1.0 if wa[defined].sum() >= wb[defined].sum() else -1.0
+        ratio = np.log((wa + 1.0) / (wb + 1.0)) * direction
+        pick = int(np.nanargmax(np.where(defined, ratio, -np.inf)))
+        if ratio[pick] <= 0:
+            return None
+        row = pairs.iloc[pick]
+        longer, shorter = (a, b) if direction > 0 else (b, a)
+        n = int(defined.sum())
+        return {
+            **example_row(spec, row, a, b, n),
+            "kind": "length",
+            "measure": "words",
+            "value": float(wa[pick] - wb[pick]),
+            "note_a": f"{wa[pick]:.0f} words",
+            "note_b": f"{wb[pick]:.0f} words",
+            "caption": f"the pair of replies with the largest length gap in the finding's direction ({longer} "
+            f"{max(wa[pick], wb[pick]):.0f} words, {shorter} {min(wa[pick], wb[pick]):.0f}) of the {n:,} pairs",
+        }
+
+
+REFUSAL = RefusalParity()
+LENGTH = LengthParity()

@@ -1,0 +1,120 @@
+"""Counterfactual similarity (CROUGE-L, CBLEU, CCS): a distance to the same-prompt noise floor, confirmed by the
+floor's swap test; its example is the pair of replies least alike, as the metric compares them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.verdict.evidence import Evidence, few, note_few_units
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.stored import attribute_spec, paired_column, setting_values
+from evenhand.pipeline.verdict.kinds.wording import interval, over
+from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
+from evenhand.registry import MetricSpec
+
+
+def judge_against_floor(rec: MetricRecord, e: Evidence, *, what: str, unit: str) -> None:
+    """Similarity against its same-prompt noise floor; ``what``/``unit`` name what is compared (responses, lists).
+    The sentence says it in plain words first and gives the evidence after: the metric (a mean over counterfactual
+    pairs), its floor, the gap and the swap test."""
+    spec = rec.spec
+    a, b = rec.groups or ("?", "?")
+    value = f"{spec.name} {interval(e)}{over(rec, spec)}"
+    if e.gap is None or e.gap_low is None:
+        e.claim = (
+            f"{what} the {a} and {b} versions cannot be told apart from sampling noise without a noise floor (two "
+            f"or more {unit} per prompt): {value}"
+        )
+        return
+    # the gap's bootstrap interval can exclude 0 by chance with few, skewed prompts; the exact swap test guards it,
+    # adjusted with every other test of the run (Benjamini-Hochberg), as sentiment and rate tests are
+    swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
+    confirmed = swap_p is None or swap_p < ALPHA
+    named = "swap test adjusted p" if e.p_adjusted is not None else "swap test p"
+    swap = "" if swap_p is None else f", {named} = {swap_p:.3g}"
+    floor = f"{value} vs floor {e.noise_floor:.3g}"
+    gap = f"gap {e.gap:.3g} [{e.gap_low:.3g}, {e.gap_high:.3g}]"
+    if e.gap_low > 0 and confirmed:
+        e.severity = few(e, "concern")
+        e.claim = (
+            f"{what} the {a} and {b} versions of a prompt are less alike than two {unit} to the same prompt: "
+            f"{floor} ({gap}{swap})"
+        )
+        note_few_units(e)
+    elif swap_p is not None and swap_p < SUGGESTIVE:
+        # the watch tier rests on the adjusted swap test, as a concern does: its rate under no bias is known
+        e.severity = "watch"
+        e.claim = (
+            f"{what} the {a} and {b} versions may be less alike than two {unit} to the same prompt, not established "
+            f"yet (more prompts would tell): {floor} ({gap}, {named} = {swap_p:.3g})"
+        )
+        note_few_units(e)
+    else:
+        e.claim = (
+            f"{what} the {a} and {b} versions are about as alike as two {unit} to the same prompt: {floor} ({gap}"
+            f"{swap})"
+        )
+
+
+class Similarity(EvidenceKind):
+    name = "similarity"
+    rules = (
+        f"counterfactual similarity: the noise floor is the larger of the two groups' own same-prompt floors; concern "
+        f"when the gap to it has an interval above 0 and the floor's swap test (swapping the two groups' replies of a "
+        f"pair) has an adjusted p below {ALPHA}; watch when the swap test's adjusted p is below {SUGGESTIVE} otherwise "
+        "(without a swap test: when the gap's interval is above 0)",
+    )
+    example_columns = ()
+
+    def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
+        judge_against_floor(rec, e, what="responses to", unit="responses")
+
+    def example(
+        self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
+    ) -> dict[str, Any] | None:
+        """The pair with the lowest per-pair similarity, ROUGE-L or BLEU after the attribute's words are neutralized,
+        as the metric computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a
+        results file must be renderable on its own)."""
+        from evenhand.metrics.counterfactual import bleu_scores, neutralize_pairs, rouge_l_scores
+
+        a, b = groups
+        texts_a = [str(t) for t in pairs["response_a"].tolist()]
+        texts_b = [str(t) for t in pairs["response_b"].tolist()]
+        try:
+            neutral = neutralize_pairs(texts_a, texts_b, facts.attribute_specs.get(attribute))
+            left, right = neutral.neutral1, neutral.neutral2
+        except (KeyError, TypeError, ValueError):  # an attribute this version cannot neutralize: the texts as given
+            left, right = texts_a, texts_b
+        bleu = spec.pair_similarity == "bleu"
+        scores = np.asarray((bleu_scores if bleu else rouge_l_scores)(left, right), dtype=float)
+        defined = ~np.isnan(scores)
+        if not defined.any():
+            return None
+        pick = int(np.nanargmin(np.where(defined, scores, np.inf)))
+        row = pairs.iloc[pick]
+        return {
+            **example_row(spec, row, a, b, int(defined.sum())),
+            "kind": "similarity",
+            "measure": "BLEU" if bleu else "ROUGE-L",
+            "value": float(scores[pick]),
+        }
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        if spec.pair_similarity == "cosine":
+            return f"{spec.name} needs the embedder's vectors, which results files do not keep"
+        return paired_column(run, row, spec, "response")
+
+    def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
+        attribute = attribute_spec(run, str(row["attribute"]))
+        return call_metric(spec.key, table["a"].tolist(), table["b"].tolist(), attribute=attribute,
+                           prompts=table["prompt_id"].to_numpy(), **setting_values(run, spec))  # fmt: skip
+
+
+KIND = Similarity()
