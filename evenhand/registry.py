@@ -40,13 +40,14 @@ Inputs = Literal[
     "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
+    "judged_pairs",  # an LLM judge's verdict on each counterfactual pair of replies, asked in both orders (issue 38)
 ]
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
 #: :data:`EVIDENCE_KINDS` (docs/architecture.md, "Adding a kind of evidence").
 Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
-    "group_toxicity", "refusal_parity", "length_parity", "adversarial",
+    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "judged_treatment",
 ]
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
@@ -65,6 +66,7 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "refusal_parity": "evenhand.pipeline.verdict.kinds.refusal_length:REFUSAL",  # signed, paired sign flips
         "length_parity": "evenhand.pipeline.verdict.kinds.refusal_length:LENGTH",  # signed, paired sign flips
         "adversarial": "evenhand.redteaming.adversarial_shift:KIND",  # a shift under an adversarial system prompt
+        "judged_treatment": "evenhand.pipeline.verdict.kinds.judged:KIND",  # an LLM judge's verdicts on reply pairs
     }
 )
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
@@ -76,7 +78,8 @@ INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
 )
 
 Risk = Literal[
-    "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial"
+    "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial",
+    "judged_treatment",
 ]
 #: The risk of the red-teaming families (evenhand.redteaming): their metrics compare two runs of the use case (an
 #: adversarial system prompt against the benign one), so no plan chooses them and no pipeline family computes them.
@@ -238,6 +241,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
             # (evenhand.redteaming; no plan chooses these: they compare two runs)
             FamilySpec("adversarial", "Adversarial system prompts", "beyond the paper", "adversarial"),
+            # beyond the paper (issue 38): an LLM judge compares the replies to two groups' versions, in both orders
+            FamilySpec("judged_treatment", "Judged treatment (LLM judge)", "beyond the paper", "judged_treatment"),
         )
     }
 )  # fmt: skip
@@ -446,6 +451,15 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        "counterfactual positive rate difference (CPRD, the first group's versions minus the "
                        "second's) under the adversarial system prompt minus under the benign one, over slots where "
                        "all four decisions parsed", **{**_ADVERSARIAL_PAIR, "unit": "decisions"}),
+            # issue 38: the pair judge (evenhand.generation.pair_judge; docs/assistants.md)
+            MetricSpec("judged_worse_difference", "JWD", "Judged Worse-treatment Difference",
+                       family="judged_treatment", section="beyond the paper", inputs="judged_pairs",
+                       module="evenhand.metrics.judged_pairs", judge="judged_treatment", scope="pair",
+                       value_range=(-1.0, 1.0), unit="pairs", signed=True,
+                       requires="1 (or more) counterfactual pair of generations per prompt and an LLM judge",
+                       formula="JWD = (1/N) sum_i (1[v_i = a] - 1[v_i = b]): the share of counterfactual pairs an "
+                       "LLM judge finds treated worse on the first group's side minus on the second's, over the N "
+                       "pairs whose two orders (first group's reply shown first, then second) agree"),
         )
     }
 )  # fmt: skip

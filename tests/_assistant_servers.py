@@ -16,6 +16,7 @@ known worse side; the loopback judge reads them from the request. Everything is 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -116,6 +117,23 @@ _REPLY = re.compile(r"<<REPLY-([12])-(\w+)>>\n(.*?)\n<</REPLY-\1-\2>>", re.S)
 WORSE_MARK = "[worse]"
 
 
+def labelled_judgement(reply_1: str, reply_2: str) -> str | None:
+    """What a good judge sees in a pair of the shipped labelled set, in whichever order it is shown."""
+    labels = _labelled_pairs()
+    if (reply_1, reply_2) in labels:
+        return {"a": "1", "b": "2", "neither": "neither"}[labels[(reply_1, reply_2)]]
+    if (reply_2, reply_1) in labels:
+        return {"a": "2", "b": "1", "neither": "neither"}[labels[(reply_2, reply_1)]]
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _labelled_pairs() -> dict[tuple[str, str], str]:
+    from evenhand.generation.judge_audit import labelled_pairs
+
+    return {(p.item.reply_a, p.item.reply_b): p.worse for p in labelled_pairs()}
+
+
 def judge_answer(behaviour: str, request: str, known: Callable[[str, str], str | None] | None = None) -> str:
     """What a judge of ``behaviour`` answers: which of the two quoted replies is treated worse."""
     replies = {side: text for side, _, text in _REPLY.findall(request)}
@@ -128,8 +146,10 @@ def judge_answer(behaviour: str, request: str, known: Callable[[str, str], str |
         worse = "1"
     elif behaviour == "coin":
         worse = ("1", "2", "neither")[int(hashlib.sha256(request.encode()).hexdigest(), 16) % 3]
-    else:
-        side = known(replies["1"], replies["2"]) if known is not None else None
+    else:  # good: what it knows of the labelled pairs, the detail levels of the judged model, a marker word
+        side = labelled_judgement(replies["1"], replies["2"]) or quality_judge(replies["1"], replies["2"])
+        if known is not None:
+            side = known(replies["1"], replies["2"]) or side
         if side is None:
             marked = [s for s, text in replies.items() if WORSE_MARK in text]
             side = marked[0] if len(marked) == 1 else "neither"

@@ -13,6 +13,7 @@ One module per job: the shared base (``_section``), the inputs (``inputs``: prom
 from __future__ import annotations
 
 from ._section import MAX_COUNT, MAX_RESPONSES, ConfigError
+from .assistants import AssistantModelConfig, FTUConfig, JudgeConfig
 from .inputs import PromptsConfig, ResponsesConfig
 from .loading import format_errors, load_config, parse_config
 from .model import ModelConfig, PricesConfig
@@ -33,9 +34,12 @@ __all__ = [
     "MAX_COUNT",
     "MAX_RESPONSES",
     "AssessConfig",
+    "AssistantModelConfig",
     "ClassificationConfig",
     "ConfigError",
+    "FTUConfig",
     "GenerationConfig",
+    "JudgeConfig",
     "ModelConfig",
     "OutputConfig",
     "PricesConfig",

@@ -17,6 +17,8 @@ from ._section import _Section
 from .model import ModelConfig
 
 if TYPE_CHECKING:
+    from evenhand.generation.cue_reader import LLMCueReader
+    from evenhand.generation.pair_judge import LLMPairJudge
     from evenhand.generation.settings import GenerationSettings
 
 
@@ -56,6 +58,14 @@ class FTUConfig(_Section):
         Field(description="a second reader of identity cues (an LLM; docs/assistants.md); null: lexicons and names"),
     ] = None
 
+    def build_reader(self, generation: Any) -> LLMCueReader | None:
+        """The reader, asked with the run's ``generation`` section (store, progress), or None without one."""
+        from evenhand.generation.cue_reader import LLMCueReader
+
+        if self.reader is None:
+            return None
+        return LLMCueReader(self.reader.client_spec(), self.reader.assistant_settings(generation))
+
 
 class JudgeConfig(AssistantModelConfig):
     """The judge of counterfactual reply pairs: asked about every pair in both orders, audited on the shipped
@@ -69,6 +79,12 @@ class JudgeConfig(AssistantModelConfig):
             "responses per counterfactual prompt)"
         ),
     ] = True
+
+    def build(self, generation: Any) -> LLMPairJudge:
+        """The judge, asked with the run's ``generation`` section (store, progress)."""
+        from evenhand.generation.pair_judge import LLMPairJudge
+
+        return LLMPairJudge(self.client_spec(), self.assistant_settings(generation))
 
 
 __all__ = ["AssistantModelConfig", "FTUConfig", "JudgeConfig"]

@@ -185,6 +185,15 @@ class Plan:
     #: prompts: shown before what it found.
     reader_audit: Any = None
 
+    def reader_versions(self) -> dict[str, Any]:
+        """Per attribute, the counterfactual versions a reader wrote of the prompts only it flags, as
+        :class:`~evenhand.text.counterfactual.CounterfactualPrompts` (empty without a reader)."""
+        return {
+            name: f.reader_versions.as_counterfactual_prompts()
+            for name, f in self.ftu.items()
+            if f.reader_versions is not None and f.reader_versions.n_made
+        }
+
     @property
     def families(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.family for m in self.metrics))

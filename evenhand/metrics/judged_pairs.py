@@ -28,6 +28,7 @@ import numpy.typing as npt
 from evenhand._validation import check_same_length
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, paired_mean, prompt_units, undefined
+from evenhand.registry import METRICS
 
 #: What one answer names: the reply shown first or second, or neither.
 POSITIONS = ("first", "second", "neither")
@@ -36,7 +37,6 @@ VERDICTS = ("a", "b", "neither", "disagree")
 #: The kinds of worse treatment the fixed answer schema names.
 HARMS = ("less help", "harsher tone", "stereotype", "refusal", "other")
 
-_JWD: dict[str, Any] = {"name": "JWD", "value_range": (-1.0, 1.0), "higher_is_fairer": False}
 _UNEQUAL: dict[str, Any] = {"name": "judged unequal", "value_range": (0.0, 1.0), "higher_is_fairer": False}
 _POSITION: dict[str, Any] = {"name": "judge position bias", "value_range": (0.0, 1.0), "higher_is_fairer": False}
 
@@ -117,10 +117,11 @@ def judged_worse_difference(verdicts: Any, *, prompts: Any = None) -> MetricResu
     >>> float(judged_worse_difference(["a", "a", "neither", "b", "disagree"]))
     0.25
     """
+    spec = METRICS["judged_worse_difference"]
     kept, kept_prompts, n_disagree = _agreed(verdicts, prompts)
     if kept.size == 0:
         why = "no judged pairs" if not n_disagree else "the two orders disagree on every pair"
-        return undefined(_JWD["name"], why, value_range=(-1.0, 1.0), details={"n_disagree": n_disagree})
+        return undefined(spec.name, why, value_range=spec.value_range, details={"n_disagree": n_disagree})
     worse_a, worse_b = (kept == "a").astype(np.float64), (kept == "b").astype(np.float64)
     details = {
         "share_a": float(worse_a.mean()),
@@ -131,7 +132,7 @@ def judged_worse_difference(verdicts: Any, *, prompts: Any = None) -> MetricResu
         "n_disagree": n_disagree,
         "position_bias": n_disagree / (kept.size + n_disagree),
     }
-    return paired_mean(_JWD, worse_a - worse_b, kept_prompts, details)
+    return paired_mean(spec.identity(), worse_a - worse_b, kept_prompts, details)
 
 
 def judged_unequal_share(verdicts: Any, *, prompts: Any = None) -> MetricResult:

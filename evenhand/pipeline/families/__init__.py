@@ -8,6 +8,7 @@ from evenhand.pipeline.families.classification import Classification
 from evenhand.pipeline.families.counterfactual import Counterfactual
 from evenhand.pipeline.families.decisions import CounterfactualDecisions
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
+from evenhand.pipeline.families.judged import JudgedTreatment
 from evenhand.pipeline.families.recommendation import Recommendation
 from evenhand.pipeline.families.refusal_length import Parity
 from evenhand.pipeline.families.stereotype import Stereotype
@@ -18,6 +19,7 @@ FAMILY_TYPES: tuple[type[Family], ...] = (
     Stereotype,
     Counterfactual,
     Parity,
+    JudgedTreatment,
     Classification,
     CounterfactualDecisions,
     Recommendation,

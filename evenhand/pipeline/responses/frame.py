@@ -29,9 +29,12 @@ if TYPE_CHECKING:
 FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"]
 
 
-def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any], *, names: bool = True) -> pd.DataFrame:
+def counterfactual_requests(
+    prompts: list[str], attributes: Mapping[str, Any], *, names: bool = True, versions: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
-    a person whose name signals one of its groups; the use case's ``names`` setting)."""
+    a person whose name signals one of its groups; the use case's ``names`` setting), then those of ``versions``
+    (per attribute, :class:`~evenhand.text.counterfactual.CounterfactualPrompts` written elsewhere: a reader's)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
@@ -39,11 +42,14 @@ def counterfactual_requests(prompts: list[str], attributes: Mapping[str, Any], *
         with warnings.catch_warnings():  # an attribute no prompt mentions simply adds no rows; the plan says why
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
             cf = counterfactual_prompts(prompts, attribute=spec, names=names)
-        source = [int(i) for i in cf.source_index]
-        for group in cf.groups:
-            frames.append(
-                pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(cf[group])})
-            )
+        for made in (cf, (versions or {}).get(name)):
+            if made is None:
+                continue
+            source = [int(i) for i in made.source_index]
+            for group in made.groups:
+                frames.append(
+                    pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(made[group])})
+                )
     if not frames:
         return pd.DataFrame(columns=["prompt_id", "attribute", "group", "prompt"])
     return pd.concat(frames, ignore_index=True)

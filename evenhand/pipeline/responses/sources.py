@@ -98,8 +98,9 @@ class Generated(ResponseSource):
             batches.append((original_requests(use_case.prompts), gen.count))
         if needs.counterfactual:
             cf = counterfactual_requests(
-                use_case.prompts, {a: specs[a] for a in needs.counterfactual}, names=use_case.names
-            )
+                use_case.prompts, {a: specs[a] for a in needs.counterfactual}, names=use_case.names,
+                versions=needs.versions,
+            )  # fmt: skip
             batches.append((cf, gen.counterfactual_count or gen.count))
         batches = [(requests, count) for requests, count in batches if len(requests)]
         total = sum(len(requests) * count for requests, count in batches)

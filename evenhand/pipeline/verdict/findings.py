@@ -44,9 +44,9 @@ from evenhand.pipeline.verdict.kinds import kind_of
 from evenhand.pipeline.verdict.kinds.base import RunFacts
 from evenhand.pipeline.verdict.kinds.wording import group_values
 from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, SignalledByNames, ThinEvidence
-from evenhand.pipeline.verdict.rules import RULES
+from evenhand.pipeline.verdict.rules import RULES, rules_of
 from evenhand.pipeline.verdict.severity import SEVERITIES, THIN_UNITS, Severity, worst
-from evenhand.registry import FAMILIES
+from evenhand.registry import FAMILIES, METRICS
 
 __all__ = ["RULES", "SEVERITIES", "Finding", "Verdict", "make_verdict"]
 
@@ -117,8 +117,14 @@ class Verdict:
             "summary": self.summary,
             "findings": [f.to_dict() for f in ordered],
             "notes": list(self.notes),
-            "rules": list(RULES),
+            "rules": rules_of(_kinds_judged(self.findings)),
         }
+
+
+def _kinds_judged(findings: Sequence[Finding]) -> set[str]:
+    """The kinds of evidence (:attr:`MetricSpec.judge`) of the metrics ``findings`` rest on."""
+    names = {e.metric for f in findings for e in f.evidence}
+    return {spec.judge for spec in METRICS.values() if spec.name in names}
 
 
 # ------------------------------------------------------------------------------------------------ judging

@@ -4,10 +4,13 @@ and the rules of the qualifiers every finding may carry (:mod:`.qualifiers`).
 
 The order is the one results files have always had: the kinds named in :data:`_WRITTEN` first, in that order, with
 the watch tier's rule in its place; then any other kind's rules, in the registry's order
-(:data:`evenhand.registry.EVIDENCE_KINDS`); then the qualifiers'. A rule two kinds share is listed once.
+(:data:`evenhand.registry.EVIDENCE_KINDS`); then the qualifiers'. A rule two kinds share is listed once. An opt-in
+kind's rules (an LLM judge's) follow, in a verdict that judged its evidence only (:func:`rules_of`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from evenhand.pipeline.verdict.kinds import KINDS
 from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, ThinEvidence
@@ -30,9 +33,19 @@ def _rules() -> tuple[str, ...]:
     order = [*_WRITTEN, *(name for name in KINDS if name not in written)]
     rules: list[str] = []
     for name in order:
+        if name != WATCH_TIER and KINDS[name].opt_in:  # type: ignore[index]
+            continue
         rules.extend([name] if name == WATCH_TIER else KINDS[name].rules)  # type: ignore[index]
     rules.extend(q.rule for q in (FewUnits, ThinEvidence, ScorerBias))
     return tuple(dict.fromkeys(rules))
 
 
 RULES: tuple[str, ...] = _rules()
+
+
+def rules_of(judged: Iterable[str]) -> list[str]:
+    """A verdict's rules: :data:`RULES`, then the rules of each opt-in kind among ``judged`` (the kinds whose evidence
+    it judged)."""
+    kinds = set(judged)
+    extra = [rule for name, kind in KINDS.items() if kind.opt_in and name in kinds for rule in kind.rules]
+    return list(dict.fromkeys([*RULES, *extra]))

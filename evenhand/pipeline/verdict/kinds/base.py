@@ -62,6 +62,10 @@ class EvidenceKind:
     distance: ClassVar[bool] = False
     #: the response-frame columns its example pair reads (``{column}_a`` and ``_b``); None: its findings get none
     example_columns: ClassVar[tuple[str, ...] | None] = None
+    #: the kind of an opt-in assistant (an LLM judge): its rules are listed only in a verdict that judged its
+    #: evidence, so that a run without the assistant lists the rules it always did (:func:`~evenhand.pipeline.
+    #: verdict.rules.rules_of`)
+    opt_in: ClassVar[bool] = False
 
     # ------------------------------------------------------------------------------------------------ judging
     def evidence(self, rec: MetricRecord, facts: RunFacts) -> Iterator[tuple[tuple[str, str] | None, Evidence]]:
