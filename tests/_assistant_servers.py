@@ -224,3 +224,19 @@ def assistant_server(
 
 def client_spec(url: str) -> dict[str, Any]:
     return {"provider": "openai", "base_url": url, "model": "loopback-assistant", "api_key_env": "NO_KEY_NEEDED"}
+
+
+# ------------------------------------------------------------------------------------- the same, as Python functions
+def good_judge(prompt: str) -> str:
+    """A good judge as a callable client (``{"provider": "callable", "options": {"function": good_judge}}``)."""
+    return judge_answer("good", prompt)
+
+
+def good_reader(prompt: str, system_prompt: str | None = None) -> str:
+    """A good reader (and rewriter) as a callable client."""
+    return reader_answer("good", system_prompt or "", prompt, {})
+
+
+#: the assistants as model sections, for assess(judge=..., reader=...)
+JUDGE: dict[str, Any] = {"provider": "callable", "options": {"function": good_judge}}
+READER: dict[str, Any] = {"provider": "callable", "options": {"function": good_reader}}

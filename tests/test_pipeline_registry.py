@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import evenhand
+from tests._assistant_servers import JUDGE
 from evenhand import metrics
 from evenhand.config import ScoringConfig
 from evenhand.framework import UseCase, plan
@@ -52,7 +53,7 @@ def _plannable_keys() -> set[str]:
         ("text_generation", "classification", "recommendation"), (True, False), (None, True, False), (True, False)
     )
     for task, invariance, parity, classifier in answers:
-        for intervention in (None, "assistive", "punitive"):
+        for intervention, judge in itertools.product((None, "assistive", "punitive"), (False, True)):
             uc = UseCase(
                 task=task,
                 prompts=prompts,
@@ -62,7 +63,7 @@ def _plannable_keys() -> set[str]:
                 person_level=True,
                 stereotype_classifier=classifier,
             )
-            keys |= {m.key for m in plan(uc).metrics}
+            keys |= {m.key for m in plan(uc, judge=judge).metrics}  # judge: an LLM judge is configured (JWD)
     return keys
 
 
@@ -114,6 +115,7 @@ def _records_of_every_family() -> list[Any]:
         count=2,
         stereotype=lambda texts: [0.3] * len(texts),
         embedder=False,
+        judge=JUDGE,  # the LLM judge's family (JWD): a good judge as a Python function
         **FAST,
     )
     answers = ["yes", "no", "yes", "no", "yes", "yes"]

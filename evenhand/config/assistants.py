@@ -17,6 +17,7 @@ from ._section import _Section
 from .model import ModelConfig
 
 if TYPE_CHECKING:
+    from evenhand.generation.cost import Prices
     from evenhand.generation.cue_reader import LLMCueReader
     from evenhand.generation.pair_judge import LLMPairJudge
     from evenhand.generation.settings import GenerationSettings
@@ -35,6 +36,12 @@ class AssistantModelConfig(ModelConfig):
         if self.system_prompt is not None:
             raise InputError("an assistant's instructions are fixed: remove its system_prompt")
         return self
+
+    def prices_given(self) -> Prices | None:
+        """Its ``prices`` as the generation layer takes them (None: none given)."""
+        from evenhand.generation.cost import Prices
+
+        return Prices(**self.prices.model_dump()) if self.prices is not None else None
 
     def assistant_settings(self, generation: Any) -> GenerationSettings:
         """How the assistant is asked: its own sampling, pace and limits, the run's ``generation`` section for the
@@ -64,7 +71,8 @@ class FTUConfig(_Section):
 
         if self.reader is None:
             return None
-        return LLMCueReader(self.reader.client_spec(), self.reader.assistant_settings(generation))
+        reader = self.reader
+        return LLMCueReader(reader.client_spec(), reader.assistant_settings(generation), prices=reader.prices_given())
 
 
 class JudgeConfig(AssistantModelConfig):
@@ -84,7 +92,7 @@ class JudgeConfig(AssistantModelConfig):
         """The judge, asked with the run's ``generation`` section (store, progress)."""
         from evenhand.generation.pair_judge import LLMPairJudge
 
-        return LLMPairJudge(self.client_spec(), self.assistant_settings(generation))
+        return LLMPairJudge(self.client_spec(), self.assistant_settings(generation), prices=self.prices_given())
 
 
 __all__ = ["AssistantModelConfig", "FTUConfig", "JudgeConfig"]

@@ -31,6 +31,14 @@ from .tokens import token_counter
 _UNBOUNDED_REPLY = 256  # tokens of a reply without max_tokens, as the runner estimates one (runner._EST_OUTPUT_TOKENS)
 
 
+def _built(client: Any) -> Any:
+    """The client to count with: built, except a spec that names code to import (counted as one sample per request,
+    never imported: :func:`~evenhand.generation.cost.estimate_for_client` takes a mapping so)."""
+    if isinstance(client, Mapping) and isinstance(client.get("function"), str):
+        return client
+    return get_client(client)
+
+
 def _settings(settings: GenerationSettings | None, max_tokens: int) -> GenerationSettings:
     return settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=max_tokens)
 
@@ -77,7 +85,7 @@ def estimate_reader(
     from evenhand.text.cue_audit import audit_attributes, labelled_prompts
 
     chosen = _settings(settings, READER_MAX_TOKENS)
-    built = get_client(client)
+    built = _built(client)
     questions = [cue_request(p, attributes) for p in prompts]
     if audit:
         audited, _ = audit_attributes(attributes)
@@ -103,8 +111,9 @@ def estimate_judge(
     from .judge_audit import labelled_pairs
 
     chosen = _settings(settings, JUDGE_MAX_TOKENS)
-    built = get_client(client)
-    counter = token_counter(getattr(built, "model", None) if isinstance(getattr(built, "model", None), str) else None)
+    built = _built(client)
+    model = built.get("model") if isinstance(built, Mapping) else getattr(built, "model", None)
+    counter = token_counter(model if isinstance(model, str) else None)
     asked = [(p.item.prompt_a, p.item.reply_a, p.item.prompt_b, p.item.reply_b) for p in labelled_pairs()]
     questions = [judge_request(*q) for a, ra, b, rb in asked for q in ((a, ra, b, rb), (b, rb, a, ra))]
     audit_part = _estimate(questions if audit else [], built, chosen, JUDGE_SYSTEM, prices)

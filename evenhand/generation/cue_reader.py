@@ -20,6 +20,7 @@ from typing import Any
 
 from evenhand.text.cues import CueClaim, RewriteRequest, check_rewrite
 
+from .cost import Prices
 from .settings import GenerationSettings
 from .structured import MAX_ATTEMPTS, AnswerFormatError, LLMAssistant, block, tag
 
@@ -123,6 +124,7 @@ class LLMCueReader(LLMAssistant):
             :class:`~evenhand.generation.structured.AssistantFormatError`).
         rewrite_attempts: attempts per counterfactual version that changes more than its cues (then the version,
             and so its prompt, is reported as not made).
+        prices: what its tokens cost (:class:`~evenhand.generation.Prices`), for :meth:`usage`.
     """
 
     max_tokens = READER_MAX_TOKENS
@@ -134,8 +136,9 @@ class LLMCueReader(LLMAssistant):
         *,
         max_attempts: int = MAX_ATTEMPTS,
         rewrite_attempts: int = MAX_ATTEMPTS,
+        prices: Prices | None = None,
     ) -> None:
-        super().__init__(client, settings, max_attempts=max_attempts)
+        super().__init__(client, settings, max_attempts=max_attempts, prices=prices)
         self.rewrite_attempts = rewrite_attempts
 
     def read_cues(self, prompts: Sequence[str], attributes: Mapping[str, Sequence[str]]) -> list[list[CueClaim]]:

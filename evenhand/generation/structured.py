@@ -25,6 +25,7 @@ from evenhand.errors import InputError, RunFailure
 from ._sync import run_sync
 from .clients.base import ChatClient
 from .clients.factory import get_client
+from .cost import Prices
 from .runner import generate_items
 from .settings import GenerationSettings
 
@@ -149,15 +150,33 @@ class LLMAssistant:
     max_tokens: int = 256
 
     def __init__(
-        self, client: Any = None, settings: GenerationSettings | None = None, *, max_attempts: int = MAX_ATTEMPTS
+        self,
+        client: Any = None,
+        settings: GenerationSettings | None = None,
+        *,
+        max_attempts: int = MAX_ATTEMPTS,
+        prices: Prices | None = None,
     ) -> None:
         self.client: ChatClient = get_client(client)
         base = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=self.max_tokens)
         self.settings = base.replace(count=1)
         self.max_attempts = max_attempts
+        self.prices = prices
         self.requests = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+
+    def usage(self) -> dict[str, Any]:
+        """What asking has cost so far: requests sent (answers read back from the store are free), the tokens the
+        server reported for them, and their cost at ``prices`` (None without prices)."""
+        cost = self.prices.cost(self.prompt_tokens, self.completion_tokens) if self.prices is not None else None
+        return {
+            "model": self.describe(),
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost": cost,
+        }
 
     def describe(self) -> str:
         return self.client.describe()

@@ -24,6 +24,7 @@ from evenhand.pipeline.evidence.records import MetricRecord, independent_units
 from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.families.judged import READER_KEY
 from evenhand.pipeline.responses.personal_names import NAMES_CAVEAT, names_used
 from evenhand.pipeline.responses.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.responses.sources import Generated, OwnLists, OwnTable, ResponseSource
@@ -155,6 +156,7 @@ def run(
         "names": names,
         "scorer_audit": ctx.audits,
         **ctx.assistants,  # the judge's audit and findings, when a judge was used
+        **({READER_KEY: {"usage": reader.usage()}} if reader is not None else {}),  # its audit is the plan's
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:

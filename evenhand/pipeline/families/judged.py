@@ -31,8 +31,10 @@ from evenhand.pipeline.families.refusal_length import SIGN_FLIPS
 from evenhand.pipeline.responses.frame import group_pairs, ok_rows
 from evenhand.pipeline.stages import counted
 
-#: results.json's key for what the judge found and its audit (present only when a judge was used)
+#: results.json's key for what the judge found, its audit and what it cost (present only when a judge was used)
 JUDGE_KEY = "judge"
+#: results.json's key for what the second reader of identity cues cost (its audit and cues are the plan's)
+READER_KEY = "reader"
 #: the columns a judged pair gets: the verdict both orders agree on ("a", "b", "neither", "disagree"), the judge's
 #: reason and the harm it named (with group A's reply shown first)
 _COLUMNS = ("judged", "judged_reason", "judged_harm")
@@ -97,7 +99,7 @@ class JudgedTreatment(Family):
         for found, columns in filled:
             for column, values in columns.items():
                 found[column] = pd.Series(values, index=found.index, dtype=object)
-        ctx.assistants[JUDGE_KEY] = {"audit": self.audit.to_dict(), "pairs": []}
+        ctx.assistants[JUDGE_KEY] = {"audit": self.audit.to_dict(), "usage": self.judge.usage(), "pairs": []}
         if not self.audit.trusted:
             ctx.caveats.append(
                 f"The judge of paired replies agreed with {self.audit.agreement:.0%} of the labelled pairs, below the "

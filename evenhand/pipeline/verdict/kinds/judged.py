@@ -37,8 +37,8 @@ class JudgedTreatment(EvidenceKind):
         claim = words((a, b), details, shown != "ok")
         if not trusted:
             agreement = finite_or_none(details.get("judge_agreement"))
-            shown = f"{agreement:.0%}" if agreement is not None else "too low"
-            claim = f"the judge failed its audit (agreement {shown}), so this decides nothing; it says: {claim}"
+            said = f"{agreement:.0%}" if agreement is not None else "too low"
+            claim = f"the judge failed its audit (agreement {said}), so this decides nothing; it says: {claim}"
         e.claim = f"{claim}: {evidence}"
         note_few_units(e)
 
@@ -61,7 +61,8 @@ def words(groups: tuple[str, str], details: Mapping[str, Any], shown: bool) -> s
     harm, reason = details.get("typical_harm"), details.get("typical_reason")
     typical = f"most often {harm}" if harm else ""
     if reason:  # the reason was written with the first group's reply shown first: "reply 1" is theirs
-        typical += ("; " if typical else "") + f"on a typical pair the judge says {reason!r} (reply 1: the {a} version's)"
+        quoted = f"on a typical pair the judge says {reason!r} (reply 1: the {a} version's)"
+        typical += ("; " if typical else "") + quoted
     how = f" ({typical})" if typical else ""
     return (
         f"replies to the {worse} version are judged worse in {high:.0%} of pairs, to the {better} version in "
