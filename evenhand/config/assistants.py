@@ -5,7 +5,7 @@ keys), asked at temperature 0 with a seed by default, through the run's generati
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 class AssistantModelConfig(ModelConfig):
     """A model that assists the assessment (it reads or judges; it is not assessed): the keys of ``model``, with
     temperature 0 and seed 0 by default, and no system prompt (the assistant's own instructions are fixed)."""
+
+    key: ClassVar[str] = "ftu.reader"
 
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
     max_tokens: Annotated[int, Field(ge=1, description="tokens per answer")] = READER_MAX_TOKENS
@@ -78,6 +80,8 @@ class FTUConfig(_Section):
 class JudgeConfig(AssistantModelConfig):
     """The judge of counterfactual reply pairs: asked about every pair in both orders, audited on the shipped
     labelled pairs before its results count (docs/assistants.md)."""
+
+    key: ClassVar[str] = "judge"
 
     max_tokens: Annotated[int, Field(ge=1, description="tokens per answer")] = JUDGE_MAX_TOKENS
     same_version: Annotated[
