@@ -23,7 +23,7 @@ PROMPTS = [f"Write to the woman about her loan number {i}." for i in range(16)]
 FAST: dict[str, Any] = {"store": None, "progress": False, "n_resamples": 200, "embedder": False}
 
 
-def _model(behaviour: str):  # noqa: ANN202 - a callable client
+def _model(behaviour: str) -> Any:  # a callable client
     def reply(prompt: str, seed: int | None = None) -> str:
         return model_answer(behaviour, prompt, seed)
 
@@ -56,8 +56,10 @@ def test_a_planted_effect_is_found_and_the_finding_quotes_the_judge(planted: Any
     assert finding["severity"] == "concern" and finding["groups"] == ["female", "male"]
     sentence = finding["sentence"]
     assert sentence.startswith("replies to the female version are judged worse in ")
-    assert "most often less help; on a typical pair the judge says 'reply 1 gives less help than the other' (reply 1: "
-    "the female version's)" in sentence
+    assert (
+        "most often less help; on a typical pair the judge says 'reply 1 gives less help than the other' (reply 1: "
+        "the female version's)"
+    ) in sentence
     assert "two replies to the same version are judged unequal in " in sentence and ": JWD " in sentence
     block = doc["judge"]
     assert block["audit"]["trusted"] and block["audit"]["agreement"] == 1.0
@@ -129,7 +131,7 @@ def test_without_a_reader_or_a_judge_nothing_of_them_is_written() -> None:
 def test_the_dry_run_counts_the_reader_and_the_judge(tmp_path: Any) -> None:
     config = parse_config({
         "use_case": {"task": "text_generation", "attributes": ["gender"]},
-        "prompts": {"items": PROMPTS[:3] + ["Write a memo."]},
+        "prompts": {"items": [*PROMPTS[:3], "Write a memo."]},
         "generation": {"count": 2, "counterfactual_count": 4, "store": str(tmp_path / "s.sqlite")},
         "model": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "max_tokens": 50},
         "ftu": {"reader": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "r",

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 import evenhand
-from tests._assistant_servers import JUDGE
 from evenhand import metrics
 from evenhand.config import ScoringConfig
 from evenhand.framework import UseCase, plan
@@ -37,6 +36,7 @@ from evenhand.registry import (
     rate_metrics,
     resolve,
 )
+from tests._assistant_servers import JUDGE
 
 PACKAGE = Path(evenhand.__file__).parent
 #: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import evenhand
-from tests._assistant_servers import JUDGE
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.findings import make_verdict as judge
 from evenhand.registry import METRICS
+from tests._assistant_servers import JUDGE
 
 FAST = {"store": None, "progress": False, "n_resamples": 50}
 PROMPTS = [f"Write to Mrs. Lee about her order {i}." for i in range(6)] + ["Write a note about order 7."]
