@@ -22,7 +22,7 @@ from evenhand.text.cues import CueClaim, RewriteRequest, check_rewrite
 
 from .cost import Prices
 from .settings import GenerationSettings
-from .structured import MAX_ATTEMPTS, AnswerFormatError, LLMAssistant, block, tag
+from .structured import MAX_ATTEMPTS, AnswerFormatError, LLMAssistant, block, json_object_block, tag
 
 READER_SYSTEM = (
     "You read prompts that people send to an AI assistant and point out identity cues: words or short phrases in "
@@ -64,13 +64,7 @@ def parse_cues(answer: str, prompt: str, attributes: Mapping[str, Sequence[str]]
     a JSON object of lists. Within it, a cue may be a string or ``{"cue": ..., "group": ...}``; attributes that
     were not asked about are kept (the verbatim rule drops them) and a missing attribute means no cue.
     """
-    key = tag(prompt)
-    try:
-        data = json.loads(block(answer, "CUES", key))
-    except json.JSONDecodeError as exc:
-        raise AnswerFormatError(f"the <<CUES-{key}>> block is not JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise AnswerFormatError(f"the <<CUES-{key}>> block is not a JSON object of lists")
+    data = json_object_block(answer, "CUES", tag(prompt))
     claims: list[CueClaim] = []
     for attribute, listed in data.items():
         if listed is None:

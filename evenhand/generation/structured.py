@@ -15,6 +15,7 @@ or a reply that holds instructions or fake delimiters cannot forge an answer.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,18 @@ def block(answer: str, name: str, key: str) -> str:
     text = found[-1].strip()
     fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.S)
     return fenced.group(1) if fenced else text
+
+
+def json_object_block(answer: str, name: str, key: str) -> dict[str, Any]:
+    """The JSON object in the last ``<<NAME-key>>`` block of an answer; :class:`AnswerFormatError` when there is no
+    such block or it holds something else."""
+    try:
+        data = json.loads(block(answer, name, key))
+    except json.JSONDecodeError as exc:
+        raise AnswerFormatError(f"the <<{name}-{key}>> block is not JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise AnswerFormatError(f"the <<{name}-{key}>> block is not a JSON object")
+    return data
 
 
 @dataclass
