@@ -111,6 +111,9 @@ class ReadCues:
             "reader_examples": tuple(dict.fromkeys(c.word for found in result.reader_cues for c in found)),
             "reader_rejected": result.reader.n_rejected,
             "reader_versions": versions,
+            # every prompt the reader flags, with each source's words ("flagged by the lexicon: 'She'; by the
+            # reader: 'hijab'"): what a reviewer checks the reader by
+            "reader_reasons": tuple((i, why) for i, why in enumerate(result.reasons()) if result.reader_cues[i]),
         }
 
 

@@ -46,6 +46,7 @@ class FTUSummary:
     reader_examples: tuple[str, ...] = ()  # cues it found, as written
     reader_rejected: int = 0  # its claims not found verbatim in their prompt (dropped)
     reader_versions: Any = None  # ReaderVersions of the prompts only it flags, when it wrote them
+    reader_reasons: tuple[tuple[int, str], ...] = ()  # per prompt it flags: (index, what flags it, source by source)
 
     @property
     def signals(self) -> str | None:
@@ -124,6 +125,7 @@ class FTUSummary:
             "reader_examples": list(self.reader_examples),
             "reader_rejected": self.reader_rejected,
             "reader_versions": versions.to_dict() if versions is not None else None,
+            "reader_flagged": [{"prompt_index": i, "reason": why} for i, why in self.reader_reasons],
         }
 
 
