@@ -119,6 +119,9 @@ def test_the_reader_flags_what_the_lexicon_misses_and_its_versions_are_generated
     doc = json.loads(assessment.to_json(include_responses=False))
     assert doc["reader"]["usage"]["requests"] > len(prompts) and doc["plan"]["reader_audit"]["trusted"]
     assert "the reader wrote the counterfactual versions of 1" in " ".join(doc["plan"]["notes"])
+    assert doc["plan"]["ftu"]["religion"]["reader_flagged"] == [
+        {"prompt_index": 0, "reason": "flagged by the reader: 'hijab'"}
+    ]
 
 
 def test_without_a_reader_or_a_judge_nothing_of_them_is_written() -> None:
