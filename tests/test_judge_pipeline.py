@@ -151,3 +151,19 @@ def test_the_dry_run_counts_the_reader_and_the_judge(tmp_path: Any) -> None:
     assert any(line.startswith("reader: requests: 203") for line in lines)
     assert any(line.startswith("judge: requests: 348") for line in lines)
     assert estimate.as_dict()["assistants"]["judge"]["requests"] == 348
+
+
+def test_an_assistants_secrets_reach_no_output(tmp_path: Any) -> None:
+    from tests._assistant_servers import assistant_server
+
+    with assistant_server() as (url, _):
+        secret_url = url.replace("http://", "http://judge-user:pw-judge-9@")
+        judge = {"provider": "openai", "base_url": secret_url, "model": "j",
+                 "options": {"headers": {"X-Secret": "hdr-secret-7"}}}  # fmt: skip
+        reader = {**judge, "model": "r"}
+        assessment = _assess("fair", judge, prompts=PROMPTS[:4], reader=reader)
+    written = assessment.to_json() + assessment.to_html() + repr(assessment.plan.reader_audit)
+    out = io.StringIO()
+    print_assessment(Console(file=out, width=300), json.loads(assessment.to_json()))
+    for text in (written, out.getvalue()):
+        assert "pw-judge-9" not in text and "hdr-secret-7" not in text and "judge-user" not in text
