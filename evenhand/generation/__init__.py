@@ -39,6 +39,8 @@ _LAZY: dict[str, str] = {
     "GenerationEstimate": "evenhand.generation.cost",
     "Prices": "evenhand.generation.cost",
     "LLMCueReader": "evenhand.generation.cue_reader",
+    "LLMPairJudge": "evenhand.generation.pair_judge",
+    "JudgeItem": "evenhand.generation.pair_judge",
     "AssistantFormatError": "evenhand.generation.structured",
 }
 
