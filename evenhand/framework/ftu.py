@@ -126,6 +126,8 @@ def read_cues(use_case: UseCase, reader: Any, audit: Any = True) -> ReadCues:
     from evenhand.text.cue_audit import ReaderAudit, audit_reader
     from evenhand.text.cues import CueReader, read_prompts
 
+    if not use_case.prompts:
+        raise InputError("a reader reads the use case's prompts; this one has none")
     if not isinstance(reader, CueReader):
         from evenhand._assistants import CUE_READER, build
 
@@ -134,8 +136,6 @@ def read_cues(use_case: UseCase, reader: Any, audit: Any = True) -> ReadCues:
         name: attribute_groups(spec) for name, spec in use_case.attribute_specs.items() if not isinstance(spec, tuple)
     }
     audited = audit if isinstance(audit, ReaderAudit) else (audit_reader(reader, groups) if audit else None)
-    if not use_case.prompts:
-        raise InputError("a reader reads the use case's prompts; this one has none")
     return ReadCues(reader, read_prompts(reader, use_case.prompts, groups), audited)
 
 
