@@ -41,13 +41,14 @@ Inputs = Literal[
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
     "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
+    "judged_pairs",  # an LLM judge's verdict on each counterfactual pair of replies, asked in both orders (issue 38)
 ]
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
 #: :data:`EVIDENCE_KINDS` (docs/architecture.md, "Adding a kind of evidence").
 Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
-    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates",
+    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
 ]
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
@@ -67,6 +68,7 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "length_parity": "evenhand.pipeline.verdict.kinds.refusal_length:LENGTH",  # signed, paired sign flips
         "adversarial": "evenhand.redteaming.adversarial_shift:KIND",  # a shift under an adversarial system prompt
         "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
+        "judged_treatment": "evenhand.pipeline.verdict.kinds.judged:KIND",  # an LLM judge's verdicts on reply pairs
     }
 )
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
@@ -78,7 +80,8 @@ INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
 )
 
 Risk = Literal[
-    "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial"
+    "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial",
+    "judged_treatment",
 ]
 #: The risk of the red-teaming families (evenhand.redteaming): their metrics compare two runs of the use case (an
 #: adversarial system prompt against the benign one), so no plan chooses them and no pipeline family computes them.
@@ -242,6 +245,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("adversarial", "Adversarial system prompts", "beyond the paper", "adversarial"),
             # beyond the paper (issue 36): the numbers a use case answers (a salary, a price, a limit), by pair
             FamilySpec("estimation", "Numeric outcomes", "beyond the paper", "allocational"),
+            # beyond the paper (issue 38): an LLM judge compares the replies to two groups' versions, in both orders
+            FamilySpec("judged_treatment", "Judged treatment (LLM judge)", "beyond the paper", "judged_treatment"),
         )
     }
 )  # fmt: skip
@@ -472,6 +477,15 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        "counterfactual positive rate difference (CPRD, the first group's versions minus the "
                        "second's) under the adversarial system prompt minus under the benign one, over slots where "
                        "all four decisions parsed", **{**_ADVERSARIAL_PAIR, "unit": "decisions"}),
+            # issue 38: the pair judge (evenhand.generation.pair_judge; docs/assistants.md)
+            MetricSpec("judged_worse_difference", "JWD", "Judged Worse-treatment Difference",
+                       family="judged_treatment", section="beyond the paper", inputs="judged_pairs",
+                       module="evenhand.metrics.judged_pairs", judge="judged_treatment", scope="pair",
+                       value_range=(-1.0, 1.0), unit="pairs", signed=True,
+                       requires="1 (or more) counterfactual pair of generations per prompt and an LLM judge",
+                       formula="JWD = (1/N) sum_i (1[v_i = a] - 1[v_i = b]): the share of counterfactual pairs an "
+                       "LLM judge finds treated worse on the first group's side minus on the second's, over the N "
+                       "pairs whose two orders (first group's reply shown first, then second) agree"),
         )
     }
 )  # fmt: skip
@@ -498,31 +512,6 @@ PAIR_SIMILARITIES: Mapping[str, PairSimilarity] = MappingProxyType(
             PairSimilarity("rouge_l", "evenhand.metrics.counterfactual:rouge_l_scores"),
             PairSimilarity("bleu", "evenhand.metrics.counterfactual:bleu_scores"),
             PairSimilarity("cosine", "evenhand.metrics.counterfactual:cosine_scores", needs_model=True),
-        )
-    }
-)
-
-
-@dataclass(frozen=True)
-class ScorerSpec:
-    """A model that turns responses into the scores some metrics take (:attr:`MetricSpec.inputs`): the command-line
-    flag that chooses it and its factory, as a lazy ``"module:object"`` reference."""
-
-    key: str
-    flag: str
-    factory: str
-
-
-#: The scorers a run can configure (the config's ``scoring`` section; a command line's scoring flags).
-SCORERS: Mapping[str, ScorerSpec] = MappingProxyType(
-    {
-        s.key: s
-        for s in (
-            ScorerSpec("toxicity", "--toxicity", "evenhand.scorers.toxicity:get_toxicity_scorer"),
-            ScorerSpec("sentiment", "--sentiment", "evenhand.scorers.sentiment:get_sentiment_scorer"),
-            ScorerSpec("stereotype", "--stereotype", "evenhand.scorers.stereotype:get_stereotype_scorer"),
-            ScorerSpec("embedder", "--embedder", "evenhand.scorers.embedding:get_embedder"),
-            ScorerSpec("refusal", "--refusal", "evenhand.scorers.refusal:get_refusal_scorer"),
         )
     }
 )

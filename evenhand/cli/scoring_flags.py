@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from evenhand.config import AssessConfig, ModelConfig, ScoringConfig
 from evenhand.errors import InputError
-from evenhand.registry import SCORERS as REGISTERED_SCORERS
+from evenhand.scorer_registry import SCORERS as REGISTERED_SCORERS
 
 #: The scorers a flag can set: name -> (flag, factory module, factory name), from the registry's scorer table.
 SCORERS = {key: (spec.flag, *spec.factory.split(":")) for key, spec in REGISTERED_SCORERS.items()}

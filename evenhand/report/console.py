@@ -1,5 +1,6 @@
 """What the command line prints after an assessment, in the report's order (:mod:`evenhand.report.digest`).
 
+0. the LLM assistants' audits (a run with a second reader or a judge only);
 1. ``verdict: CONCERN (...) — name``, then the headline per attribute;
 2. each concern, then each watch, in plain words, with the pair of replies that shows it;
 3. one line per attribute for its ok findings, the verdict's notes, the scorer audits' worst findings;
@@ -22,7 +23,7 @@ from rich.table import Table
 
 from evenhand.report.digest import Digest, digest, example_caption, scope, undefined_lines
 
-__all__ = ["print_assessment", "print_undefined", "print_verdict", "summary_table"]
+__all__ = ["print_assessment", "print_assistants", "print_undefined", "print_verdict", "summary_table"]
 
 SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green"}
 _REPLY_WIDTH = 160  # characters of a reply shown in a pair: enough to see the difference, short enough to scan
@@ -140,8 +141,19 @@ def print_names(console: Console, doc: Mapping[str, Any]) -> None:
         _say(console, f"[dim]names ({escape(str(attribute))}):[/] {escape(text)}")
 
 
+def print_assistants(console: Console, doc: Mapping[str, Any]) -> None:
+    """The LLM assistants' audits, before the results they qualify: one line each (only when a run used one)."""
+    reader = (doc.get("plan") or {}).get("reader_audit")
+    judge = (doc.get("judge") or {}).get("audit")
+    for name, audit in (("reader", reader), ("judge", judge)):
+        if isinstance(audit, Mapping):
+            style = "green" if audit.get("trusted") else "yellow"
+            _say(console, f"[{style}]{name} audit:[/] {escape(str(audit.get('summary')))}")
+
+
 def print_assessment(console: Console, doc: Mapping[str, Any]) -> None:
     """Everything ``evenhand assess`` prints about the results, in the report's order."""
+    print_assistants(console, doc)
     print_verdict(console, doc)
     if any(row.get("value") is not None for row in doc.get("metrics") or []):  # no empty table
         console.print(summary_table(doc))

@@ -58,6 +58,8 @@ class RunContext:
     described: dict[str, Any] = field(default_factory=dict)
     audits: dict[str, Any] = field(default_factory=dict)
     sections: dict[str, Any] = field(default_factory=dict)
+    #: what the run's LLM assistants found and their audits (results.json: the judge's under ``judge``)
+    assistants: dict[str, Any] = field(default_factory=dict)
     _pairs: dict[str, list[tuple[str, str, pd.DataFrame]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -149,10 +151,11 @@ def build_scorer(
 
 
 def run_scorer(kind: str, settings: RunSettings) -> Any:
-    """The run's scorer of ``kind`` (``"refusal"``, ``"sentiment"``, ...: a key of the registry's ``SCORERS``) as
-    every family builds it: the config value ``scoring.<kind>``, with the run's device and score cache
-    (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
-    from evenhand.registry import SCORERS, bind
+    """The run's scorer of ``kind`` (``"refusal"``, ``"sentiment"``, ...: a key of
+    :data:`evenhand.scorer_registry.SCORERS`) as every family builds it: the config value ``scoring.<kind>``, with
+    the run's device and score cache (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
+    from evenhand.registry import bind
+    from evenhand.scorer_registry import SCORERS
 
     sc = settings.scoring
     factory = bind(SCORERS[kind].factory)

@@ -30,11 +30,17 @@ FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "respons
 
 
 def counterfactual_requests(
-    prompts: list[str], attributes: Mapping[str, Any], *, names: bool = True, subject: Any = "first"
+    prompts: list[str],
+    attributes: Mapping[str, Any],
+    *,
+    names: bool = True,
+    subject: Any = "first",
+    versions: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
     a person whose name signals one of its groups; the use case's ``names`` setting; ``subject``: whose name, the
-    use case's ``name_subject``)."""
+    use case's ``name_subject``), then those of ``versions`` (per attribute,
+    :class:`~evenhand.text.counterfactual.CounterfactualPrompts` written elsewhere: a reader's)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
@@ -42,11 +48,14 @@ def counterfactual_requests(
         with warnings.catch_warnings():  # an attribute no prompt mentions simply adds no rows; the plan says why
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
             cf = counterfactual_prompts(prompts, attribute=spec, names=names, subject=subject)
-        source = [int(i) for i in cf.source_index]
-        for group in cf.groups:
-            frames.append(
-                pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(cf[group])})
-            )
+        for made in (cf, (versions or {}).get(name)):
+            if made is None:
+                continue
+            source = [int(i) for i in made.source_index]
+            for group in made.groups:
+                frames.append(
+                    pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(made[group])})
+                )
     if not frames:
         return pd.DataFrame(columns=["prompt_id", "attribute", "group", "prompt"])
     return pd.concat(frames, ignore_index=True)

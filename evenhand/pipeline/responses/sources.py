@@ -102,6 +102,7 @@ class Generated(ResponseSource):
                 {a: specs[a] for a in needs.counterfactual},
                 names=use_case.names,
                 subject=use_case.name_subject,
+                versions=needs.versions,
             )
             batches.append((cf, gen.counterfactual_count or gen.count))
         batches = [(requests, count) for requests, count in batches if len(requests)]
