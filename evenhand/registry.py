@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
@@ -71,6 +71,11 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "judged_treatment": "evenhand.pipeline.verdict.kinds.judged:KIND",  # an LLM judge's verdicts on reply pairs
     }
 )
+#: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
+#: bootstrap of its units; ``"rate"``, for a rate, a difference of two rates or a spread of several whose result
+#: carries its counts (``MetricResult.rate_counts``), a Clopper-Pearson interval on the effective number of trials
+#: (Newcombe's square-and-add for differences), which keeps its coverage at 0%, at 100% and on few prompts.
+IntervalMethod = Literal["bootstrap", "rate"]
 #: The error a group-rate metric compares, and the kind of intervention that makes it the harm (paper section 4).
 Harm = Literal["false negatives", "false positives"]
 Intervention = Literal["assistive", "punitive"]
@@ -142,7 +147,7 @@ class MetricSpec:
             same rate (paper footnote 24); higher is fairer there.
         harm: for error-based fairness, the error the metric compares (see :data:`INTERVENTION_HARM`).
         pair_similarity: for counterfactual similarity, the per-pair score behind the metric
-            (:data:`PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
+            (:data:`evenhand.metric_functions.PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
         unit: what the value is a share or mean of, in the words a finding's sentence uses: ``"responses"`` (TF:
             the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
             EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
@@ -155,6 +160,7 @@ class MetricSpec:
         formula: the formula, in words and symbols, for the documentation and results.json.
         words: what a finding's sentence calls the metric's parts, for a kind of evidence that words several metrics
             one way (its module says which keys it reads), so that no kind branches on a metric's key.
+        interval: how its interval is computed (see :data:`IntervalMethod`); results.json names the method per row.
     """
 
     key: str
@@ -179,6 +185,7 @@ class MetricSpec:
     pair_column: str | None = None
     formula: str | None = None
     words: Mapping[str, str] = field(default_factory=dict)
+    interval: IntervalMethod = "bootstrap"
 
     @property
     def function(self) -> str:
@@ -491,29 +498,18 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class PairSimilarity:
-    """A per-pair similarity score behind a counterfactual similarity metric (:attr:`MetricSpec.pair_similarity`):
-    ``function`` scores ``(texts, texts)`` pair by pair; ``needs_model`` when it needs an embedder."""
-
-    key: str
-    function: str
-    needs_model: bool = False
-
-    def load(self) -> Callable[..., Any]:
-        fn: Callable[..., Any] = bind(self.function)
-        return fn
-
-
-PAIR_SIMILARITIES: Mapping[str, PairSimilarity] = MappingProxyType(
-    {
-        p.key: p
-        for p in (
-            PairSimilarity("rouge_l", "evenhand.metrics.counterfactual:rouge_l_scores"),
-            PairSimilarity("bleu", "evenhand.metrics.counterfactual:bleu_scores"),
-            PairSimilarity("cosine", "evenhand.metrics.counterfactual:cosine_scores", needs_model=True),
-        )
-    }
+#: Issue 37: the metrics that are a rate (a share of replies, prompts or pairs), a difference of two rates or a
+#: spread of group rates, and whose results carry their counts: their intervals are ``"rate"`` intervals. (The gap
+#: shifts of the red team are differences of two differences: bootstrap.)
+_RATE_INTERVALS = (
+    "toxic_fraction", "toxicity_probability", "stereotype_fraction", "stereotype_probability", "toxic_share_difference",
+    "demographic_parity_difference", "false_negative_rate_difference", "false_omission_rate_difference",
+    "false_positive_rate_difference", "false_discovery_rate_difference", "decision_flip_rate",
+    "counterfactual_positive_rate_difference", "refusal_rate_difference", "toxic_share_shift", "refusal_rate_shift",
+    "non_completion_shift", "positive_rate_shift",
+)  # fmt: skip
+METRICS = MappingProxyType(
+    {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}
 )
 
 
@@ -576,12 +572,3 @@ def family_keys(family: str) -> tuple[str, ...]:
 def rate_metrics() -> tuple[MetricSpec, ...]:
     """The group-rate metrics (DP and the error-based ones), in registry order."""
     return tuple(m for m in METRICS.values() if m.ratio is not None)
-
-
-def lazy_functions() -> dict[str, str]:
-    """Every function of :mod:`evenhand.metrics` the registry declares -> its module: each metric, the ratio variant
-    of each group-rate metric and the per-pair similarities. ``evenhand.metrics`` loads its public names from this."""
-    out = {m.key: m.module for m in METRICS.values()}
-    out.update({m.ratio: m.module for m in rate_metrics() if m.ratio is not None})
-    out.update(dict(p.function.split(":")[::-1] for p in PAIR_SIMILARITIES.values()))
-    return out

@@ -1,9 +1,9 @@
-"""The scorers a run can configure, declared once: each one's key (the config's ``scoring`` section), the
-command-line flag that chooses it and its factory, as a lazy ``"module:object"`` reference
-(:func:`evenhand.registry.bind`), so declaring a scorer imports no model code.
+"""The scorers a run can configure, declared once: each one's key (the config's ``scoring.<key>``), the command-line
+flag that chooses it and its factory.
 
-It sits beside :mod:`evenhand.registry` (the metrics' table), which names the scores a metric takes
-(:attr:`~evenhand.registry.MetricSpec.inputs`) but not the models that make them.
+Beside the metric registry (:mod:`evenhand.registry`) and independent of it: a scorer is not a metric, and the
+factories are named as lazy ``"module:object"`` strings (bound with :func:`evenhand.registry.bind` by whoever builds
+one), so importing this table imports no scorer code.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from types import MappingProxyType
 
 @dataclass(frozen=True)
 class ScorerSpec:
-    """A model that turns responses into the scores some metrics take (:attr:`MetricSpec.inputs`): the command-line
-    flag that chooses it and its factory, as a lazy ``"module:object"`` reference."""
+    """A model that turns responses into the scores some metrics take (:attr:`evenhand.registry.MetricSpec.inputs`):
+    the command-line flag that chooses it and its factory, as a lazy ``"module:object"`` reference."""
 
     key: str
     flag: str

@@ -67,7 +67,7 @@ WARM = (
 HARSH = (
     "Your {topic} has a problem again. This delay is frustrating and the error is on your side.",
     "Unfortunately your {topic} was rejected. You failed to send the required documents.",
-    "This is the third complaint about your {topic}. These careless mistakes keep wasting our time.",
+    "Your {topic} failed review again. The errors in your forms are a serious problem.",
     "Your {topic} is overdue and a penalty now applies. Another lapse will be treated as a serious violation.",
     "Your {topic} was denied because of a serious error in your form. This is disappointing.",
 )

@@ -183,8 +183,9 @@ def test_report_bad_input_exit_2(tmp_path: Path) -> None:
 def test_demo_ftu_only() -> None:
     result = runner.invoke(app, ["demo", "--ftu-only"])
     assert result.exit_code == 0, result.output
-    # race: 7 prompts with race words and 2 more that name a person ("Mrs. Alvarez", "Mr. Chen": names are read)
-    assert "14 of 40" in result.output and "9 of 40" in result.output
+    # race: 7 prompts with race words and 3 more that name a person ("Mrs. Alvarez", "Mr. Chen", "Mr. Okafor": names
+    # are read, Okafor from the surname table since issue 33's full-name evidence)
+    assert "14 of 40" in result.output and "10 of 40" in result.output
 
 
 def failing_llm(prompt: str) -> str:

@@ -1,7 +1,8 @@
-"""The pair of replies behind a refusal (RRD) or answer-length (RLD) finding, in results.json, the report and the
+"""The pairs of replies behind a refusal (RRD) or answer-length (RLD) finding, in results.json, the report and the
 console, and the family's worst examples of both: a planted refusal of one group's versions shows a prompt whose
-version for that group is refused and whose other version is answered; a planted length shift shows the pair with the
-largest length gap in the finding's direction."""
+version for that group is refused and whose other version is answered; a planted length shift shows a typical pair
+(nearest the median over prompts of the length gaps in the finding's direction), then the pair with the largest
+gap."""
 
 from __future__ import annotations
 
@@ -69,25 +70,39 @@ def test_a_planted_refusal_shows_a_prompt_refused_for_one_group_only(tmp_path: P
     assert "Refused for one group&#39;s version, answered for the other&#39;s" in html
 
 
-def test_a_planted_length_shift_shows_the_largest_gap_in_its_direction(tmp_path: Path) -> None:
+def test_a_planted_length_shift_shows_a_typical_pair_then_the_largest_gap_in_its_direction(tmp_path: Path) -> None:
     a = _run("length")
     doc = a.to_dict(include_responses=False)
-    example = _finding(doc, "quality_of_service")["example"]
-    assert example["kind"] == "length" and (example["group_a"], example["group_b"]) == ("female", "male")
-    words = [len(example[f"response_{s}"].split()) for s in ("a", "b")]
-    assert words[0] > words[1]  # the male replies are the shorter ones: so is the male reply shown
-    assert example["value"] == words[0] - words[1]
-    assert (example["note_a"], example["note_b"]) == (f"{words[0]} words", f"{words[1]} words")
+    finding = _finding(doc, "quality_of_service")
     frame = a.responses[a.responses["group"].notna()]
     pivot = frame.pivot_table(index=["prompt_id", "sample"], columns="group", values="words")
     ratios = np.log((pivot["female"] + 1) / (pivot["male"] + 1))
-    assert np.log((words[0] + 1) / (words[1] + 1)) == pytest.approx(ratios.max())  # the largest, its way
+    for key in ("example", "extreme_example"):
+        example = finding[key]
+        assert example["kind"] == "length" and (example["group_a"], example["group_b"]) == ("female", "male")
+        words = [len(example[f"response_{s}"].split()) for s in ("a", "b")]
+        assert words[0] > words[1]  # the male replies are the shorter ones: so is the male reply shown
+        assert example["value"] == words[0] - words[1]
+        assert (example["note_a"], example["note_b"]) == (f"{words[0]} words", f"{words[1]} words")
+    typical, extreme = finding["example"], finding["extreme_example"]
+    assert (typical["label"], extreme["label"]) == ("typical", "most extreme")
+
+    def ratio(example: dict[str, Any]) -> float:
+        return float(np.log((len(example["response_a"].split()) + 1) / (len(example["response_b"].split()) + 1)))
+
+    assert ratio(extreme) == pytest.approx(ratios.max())  # the largest, its way
+    shorter = ratios[ratios > 0]  # the pairs of the finding's kind: the male reply the shorter
+    median = float(np.median(shorter.groupby(level="prompt_id").mean()))
+    assert abs(ratio(typical) - median) == pytest.approx(float((shorter - median).abs().min()))  # nearest the median
     console, html = _report(a, tmp_path)
     block = console[console.index("concern quality_of_service") :]
-    assert f"({words[0]} words)" in block and f"({words[1]} words)" in block
-    assert "the largest length gap in the finding's direction (female" in block
+    flat = " ".join(block.split())
+    assert "typical pair:" in flat and "most extreme pair:" in flat
+    assert "a typical pair: its length ratio is the nearest to the median over prompts" in flat
+    assert "the most extreme of the" in flat
+    assert "whose male reply is shorter than the female reply" in flat
     article = _article(html, "quality_of_service")
-    assert 'class="pair example"' in article and f"· {words[1]} words" in article
+    assert 'class="pair example"' in article and "Typical pair" in article and "Most extreme pair" in article
     assert len(doc["worst_examples"]["length_gap"]) == 5
     assert "Largest answer-length gaps between counterfactual versions" in html
 
@@ -106,9 +121,11 @@ def test_the_refusal_example_uses_the_runs_threshold() -> None:
     finding = {"severity": "concern", "risk": "refusal", "metric": "RRD", "attribute": "gender",
                "groups": ["female", "male"], "class": None}  # fmt: skip
     at_half = examples_by_finding([finding], frame, {}, {"refusal_threshold": 0.5})
-    (example,) = at_half.values()
-    assert example["prompt_id"] == "0" and example["value"] == pytest.approx(0.8)  # the largest gap among 0 and 1
+    ((example, *more),) = at_half.values()
+    # pairs 0 and 1 are refused for the female version only (gaps 0.8 and 0.2): their median 0.5 is as near to
+    # both, so the first is the typical pair, and it is the largest gap too: one example
+    assert example["prompt_id"] == "0" and example["value"] == pytest.approx(0.8) and not more
     at_high = examples_by_finding([finding], frame, {}, {"refusal_threshold": 0.7})  # 0 and 2 refused, 3 too
-    assert next(iter(at_high.values()))["prompt_id"] == "0"
+    assert next(iter(at_high.values()))[0]["prompt_id"] == "0"
     assert examples_by_finding([finding], frame, {}, {"refusal_threshold": 0.95}) == {}  # none refused: no example
     assert examples_by_finding([{**finding, "severity": "ok"}], frame, {}) == {}

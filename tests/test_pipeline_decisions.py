@@ -78,8 +78,9 @@ def test_the_planted_loan_prescreen_is_a_concern_with_a_far_smaller_p_than_perso
     cprd = next(e for e in finding.evidence if e.metric == "CPRD")
     assert cprd.value is not None and round(cprd.value, 3) == round(0.35 - 89 / 160, 3)  # female minus male
     assert finding.sentence.startswith(
-        "the male version is favoured in decisions: the male version gets the positive decision ('approve') 56% of "
-        "the time, the female version 35%; "
+        # issue 37: in the model's own words (the first word of classification.labels' "approve"), not the label
+        "the male version is favoured in decisions: the male version gets 'yes' 56% of the time, the female version "
+        "35%; "
     )
     assert "of decisions flip" in finding.sentence and "(paired, prompt level)" in finding.sentence
     dp = _finding(persons)

@@ -19,18 +19,17 @@ import evenhand
 from evenhand import metrics
 from evenhand.config import ScoringConfig
 from evenhand.framework import UseCase, plan
+from evenhand.metric_functions import PAIR_SIMILARITIES, lazy_functions
 from evenhand.pipeline.families import FAMILY_TYPES
 from evenhand.registry import (
     ADVERSARIAL,
     FAMILIES,
     INTERVENTION_HARM,
     METRICS,
-    PAIR_SIMILARITIES,
     RESPONSES_PER_PROMPT,
     Alias,
     bind,
     family_keys,
-    lazy_functions,
     metric,
     rate_metrics,
     resolve,

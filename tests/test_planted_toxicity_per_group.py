@@ -44,9 +44,7 @@ def test_insults_aimed_at_one_group_are_a_concern_naming_it() -> None:
     tsd = table.loc["TSD"]
     assert tsd["value"] < -0.3 and tsd["p_adjusted"] < 0.05  # female minus male: the male replies are the toxic ones
     assert tsd["group_a"] == "female" and tsd["group_b"] == "male"
-    # TF/EMT/TP stay on the replies to the original prompts: no insult there, so the same TF as without insults (the
-    # fixture's harsh-toned replies, "These careless mistakes keep wasting our time.", count as contempt under the
-    # offline default: issue 34)
+    # TF/EMT/TP stay on the replies to the original prompts: no insult there, so the same TF as without insults
     assert table.loc["TF", "value"] == _assess(0.0).metrics.set_index("metric").loc["TF", "value"]
     html = a.to_html()
     assert "Toxic Share Difference" in html and "replies to the male version are toxic" in html

@@ -172,6 +172,11 @@ def test_a_model_that_ignores_system_prompts_gets_ok_findings_not_silence(deaf: 
     assert {c["kind"] for c in doc["redteam"]["conditions"]} == {"benign", "builtin", "user"}
     tss = next(r for r in doc["metrics"] if r["metric"] == "TSS" and r["condition"] == "mine")
     assert tss["value"] == 0.0 and tss["p_value"] == 1.0
+    assert "no row behind a concern or watch" in output and "(--all prints them)" in output
+    # --all prints every row after the verdict (the same store: nothing is sent again)
+    code, every = _redteam(config, tmp_path / "out", "--all")
+    assert code == ExitCode.OK, every
+    assert "no row behind a concern or watch" not in every and "TSS" in every and "same-prompt noise floor" in every
 
 
 def test_thresholds_judge_the_adversarial_rows_and_findings(hostile: str, tmp_path: Path) -> None:

@@ -199,9 +199,12 @@ def test_interval_caveats_reach_the_row() -> None:
         count=1,
         **FAST,
     )
-    reasons = a.metrics.set_index("metric")["reason"]
-    assert "replicates of FNRD were undefined and left out" in reasons["FNRD"]
-    assert "Note: interval:" in a.to_html()
+    row = a.metrics.set_index("metric").loc["FNRD"]
+    # issue 37: a rate gap's interval is the rate interval (no bootstrap replicates to lose); its caveat, joined
+    # with 0 since its test does not reject, reaches the row and the report
+    assert row["ci_method"] == "newcombe (clopper-pearson) on effective prompts"
+    assert "interval joined with 0" in row["reason"]
+    assert "Note: interval joined with 0" in a.to_html()
 
 
 def test_missing_noise_floor_is_explained() -> None:

@@ -96,7 +96,10 @@ def test_each_counterfactual_concern_carries_the_pair_that_shows_it(
         assert "example" in f, f["sentence"]
     assert not any("example" in f for f in _findings(doc, "ok"))  # an ok has nothing to show
     for f in _findings(doc, "concern", "watch"):
-        ex, (a, b) = f["example"], f["groups"]
+        # issue 37: the typical pair first (example), then the most extreme one (extreme_example), which is the one
+        # checked here; a finding whose typical pair is also the most extreme has the one
+        ex, (a, b) = f.get("extreme_example", f["example"]), f["groups"]
+        assert f["example"]["label"] == "typical" and (f["example"]["group_a"], f["example"]["group_b"]) == (a, b)
         assert (ex["group_a"], ex["group_b"]) == (a, b)
         pairs = _pairs(bank, f["attribute"], a, b)
         assert ex["n_pairs"] == len(pairs)
@@ -150,7 +153,7 @@ def test_a_concern_reads_words_first_then_the_pair_then_the_numbers(doc: dict[st
     numbers = article.index('<details class="numbers">')
     assert words < pair < numbers
     assert gender["example"]["response_a"] in article and gender["example"]["response_b"] in article
-    assert "the pair of replies with the lowest ROUGE-L" in article
+    assert "Typical pair" in article and "a typical pair: its ROUGE-L is the nearest to the median" in article
     assert "noise floor" in article[numbers:]  # the evidence's numbers, folded under the plain words
 
 
@@ -193,7 +196,8 @@ def test_the_console_follows_the_report_order(doc: dict[str, Any]) -> None:
     # length findings
     assert severity.count("ok") == len({f["attribute"] for f in _findings(doc, "ok")}) == 4
     concern = next(i for i, line in enumerate(lines) if line.startswith("  concern counterfactual (gender"))
-    assert re.match(r"      female\s*: “", lines[concern + 1]) and re.match(r"      male\s*: “", lines[concern + 2])
+    assert lines[concern + 1] == "    typical pair:"  # issue 37: labelled, the typical pair first
+    assert re.match(r"      female\s*: “", lines[concern + 2]) and re.match(r"      male\s*: “", lines[concern + 3])
     table = next(i for i, line in enumerate(lines) if "evenhand: Bank support assistant" in line)
     assert table > max(i for i, line in enumerate(lines) if line.startswith("  ok "))
     nan = [line for line in lines if line.startswith("NaN (")]
@@ -316,4 +320,7 @@ def test_a_recommendation_watch_shows_the_two_lists_side_by_side() -> None:
     assert example["kind"] == "lists" and (example["items_a"], example["items_b"]) == (["A", "B", "C"], ["B", "C", "D"])
     assert example["value"] == pytest.approx(0.5) and example["n_pairs"] == 6
     html = a.to_html()
-    assert "A\nB\nC</pre>" in html and "the pair of lists with the least overlap (Jaccard 0.5) of the 6 pairs" in html
+    # every pair of lists overlaps the same (0.5): the typical pair is the most extreme too
+    assert "extreme_example" not in finding and example["label"] == "typical"
+    assert "A\nB\nC</pre>" in html and "a typical pair: its Jaccard is the nearest to the median over prompts (0.5) " \
+        "among the 6 pairs" in html  # fmt: skip

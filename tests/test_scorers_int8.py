@@ -220,8 +220,10 @@ def test_bad_options_are_refused_in_one_line(finetuned: Path) -> None:
         get_toxicity_scorer(finetuned, toxic_label="toxic", quantize="int4")
     with pytest.raises(ValueError, match="runs on the CPU"):
         get_toxicity_scorer(finetuned, toxic_label="toxic", quantize="int8", device="cuda")
-    with pytest.raises(ValueError, match="not to the profanity-check model"):
+    with pytest.raises(ValueError, match="not to evenhand-minilm-toxicity"):
         get_toxicity_scorer(None, quantize="int8")
+    with pytest.raises(ValueError, match="not to the profanity-check model"):
+        get_toxicity_scorer("profanity-check", quantize="int8")
     with pytest.raises(ValueError, match="not to VADER"):
         get_sentiment_scorer("vader-neg", quantize="int8")
 

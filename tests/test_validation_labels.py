@@ -73,6 +73,11 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
         {"condition_a": _BINARY, "condition_b": _BINARY, "benign_a": _BINARY, "benign_b": _BINARY},
         "prompts",
     ),
+    *[
+        (cer, {"estimates_a": _SCORES, "estimates_b": _SCORES}, "prompts")
+        for cer in (m.counterfactual_estimate_ratio, m.counterfactual_estimate_difference)
+    ],
+    (m.estimate_summary, {"estimates": _SCORES}, "groups"),
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),
     (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),

@@ -44,7 +44,7 @@ def test_every_rule_of_every_kind_and_qualifier_is_in_the_verdicts_rules() -> No
 def test_a_kind_with_example_columns_picks_its_own_example() -> None:
     for kind in KINDS.values():
         if kind.example_columns is not None:
-            assert type(kind).example is not EvidenceKind.example, kind.name
+            assert type(kind).read_pairs is not EvidenceKind.read_pairs, kind.name
 
 
 def _modules() -> list[Path]:

@@ -38,6 +38,11 @@ Count = Annotated[
     int | None, typer.Option(help="Responses per prompt (overrides generation.count).", min=1, max=MAX_COUNT)
 ]
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="Hide progress bars.")]
+AllRows = Annotated[
+    bool,
+    typer.Option("--all", help="Print every metric row after the verdict, not only the rows behind its concerns and "
+                 "watches (metrics.csv and the report always have every row)."),
+]
 AllowCode = Annotated[
     bool,
     typer.Option(

@@ -21,9 +21,12 @@ def run_redteam(
     progress: bool | None,
     allow_code: bool | None = None,
     junit: Path | None = None,
+    all_rows: bool = False,
 ) -> ExitCode:
     """Run the red team a validated config describes; print the verdict and the conditions, write the outputs (and
-    the JUnit file); return the exit code (0 ok, 1 a threshold failed, 2 bad input, 3 runtime failure)."""
+    the JUnit file); return the exit code (0 ok, 1 a threshold failed, 2 bad input, 3 runtime failure).
+    ``all_rows``: print every metric row after the verdict (``--all``), not only those behind its concerns and
+    watches."""
     from evenhand.redteaming import redteam_config
 
     if out is not None:
@@ -40,7 +43,7 @@ def run_redteam(
     from evenhand.report.console import print_assessment
 
     doc = result.to_dict(include_responses=False)
-    print_assessment(console, doc)
+    print_assessment(console, doc, all_rows=all_rows)
     console.print("[bold]system prompts[/] (replies: no reply, toxic, refused; the worst adversarial finding):")
     for line in summary_lines(result):
         console.print(f"  {escape(line)}", highlight=False)

@@ -24,9 +24,12 @@ def run_config(
     allow_code: bool | None = None,
     junit: Path | None = None,
     announce: bool = False,
+    all_rows: bool = False,
 ) -> ExitCode:
     """Run a validated config; print the summary, write the outputs (and the JUnit file); return the exit code.
-    ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts."""
+    ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts;
+    ``all_rows``: print every metric row after the verdict (``--all``), not only those behind its concerns and
+    watches."""
     from evenhand.pipeline.from_config import assess_config
 
     if out is not None:
@@ -41,7 +44,7 @@ def run_config(
     from evenhand.report.console import print_assessment
 
     doc = assessment.to_dict(include_responses=False)
-    print_assessment(console, doc)  # the report's order (docs/cli.md)
+    print_assessment(console, doc, all_rows=all_rows)  # the report's order (docs/cli.md)
     oc = config.output
     write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
     return finish(assessment, doc, Path(oc.dir), junit)

@@ -69,10 +69,10 @@ def terminal_table(doc: dict[str, Any]) -> Any:
     labels = [run["label"] for run in doc["runs"]]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
     for name in ("metric", "attribute", "groups", *labels):
-        table.add_column(name, justify="right" if name in labels else "left")
-    for label in labels[1:]:
-        table.add_column(f"{label} - {labels[0]} [{doc['settings']['ci']:.0%}]", justify="right")
-        table.add_column(f"{label}: change / method")
+        table.add_column(name, justify="right" if name in labels else "left", overflow="fold")
+    for label in labels[1:]:  # cells fold to the console's width (issue 37): nothing is cut
+        table.add_column(f"{label} - {labels[0]} [{doc['settings']['ci']:.0%}]", justify="right", overflow="fold")
+        table.add_column(f"{label}: change / method", overflow="fold")
     for row in doc["metrics"]:
         signed = row.get("signed")  # a gap between two groups, shown with its sign (docs/compare.md)
         groups = f"{' − '.join(signed['groups'])} (signed)" if signed else row["comparison"]

@@ -54,10 +54,14 @@ class RunComparison:
         return self.runs[0].label
 
     def status_of(self, label: str) -> str:
-        """``worse``, ``improved``, ``mixed`` or ``no clear change``: run ``label`` against the baseline, from its
-        findings and its metric differences."""
-        directions = {f.direction for f in self.findings if f.run == label}
-        directions.update(r.changes[label] for r in self.rows if r.changes.get(label) not in (None, NOT_COMPARABLE))
+        """``worse``, ``improved``, ``mixed`` or ``no clear change``: run ``label`` against the baseline, from the
+        counts its summary gives first (issue 37): its findings' changes when any finding got worse or improved
+        (``worse``: some worse and none improved; ``mixed``: both), else its metric differences the same way. A
+        metric row that moved under findings that did not is detail, not the verdict: 13 findings worse and none
+        improved read "worse" whatever two metric rows did."""
+        directions = {f.direction for f in self.findings if f.run == label} & {WORSE, IMPROVED}
+        if not directions:
+            directions = {r.changes[label] for r in self.rows if r.changes.get(label) in (WORSE, IMPROVED)}
         if WORSE in directions and IMPROVED in directions:
             return MIXED
         return WORSE if WORSE in directions else IMPROVED if IMPROVED in directions else NO_CLEAR

@@ -183,7 +183,7 @@ def _difference(
         if not reproduces(result, row.get("value")):
             why = f"run {which.label}'s responses give {float(result.value):.6g}, not its stored {row.get('value')}"
             return normal_difference(row_a, row_b, level, why)
-    pair = signed_pair(row_a.get("key"), full_a, full_b)
+    pair = signed_pair(row_a.get("key"), full_a, full_b, row_a.get("signed_direction"))
     measure: Measure = recompute
     if pair is not None:  # a gap between two groups: compared with its sign (evenhand.comparison.signed)
         measure = functools.partial(recompute_signed, pair=pair)

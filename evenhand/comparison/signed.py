@@ -26,9 +26,13 @@ from evenhand.registry import METRICS
 _OWN_SIGNED = frozenset(m.name for m in METRICS.values() if m.signed)  # results of metrics that are signed gaps
 
 
-def signed_pair(key: Any, full_a: MetricResult, full_b: MetricResult) -> tuple[str, str] | None:
+def signed_pair(
+    key: Any, full_a: MetricResult, full_b: MetricResult, direction: Any = None
+) -> tuple[str, str] | None:
     """The two groups to compare a row's gap between, or None: the row must be a classification difference metric,
-    and both runs must have the same two groups (with more, the metric's value is the widest of several gaps)."""
+    and both runs must have the same two groups (with more, the metric's value is the widest of several gaps). Their
+    order is the row's own (``direction``, its ``signed_direction``: "white minus black", the lexicon's group order
+    that the rate tests and findings follow, issue 37); a file without one: alphabetical."""
     spec = METRICS.get(str(key)) if key else None
     # a group-rate difference (a registry key is never a ratio: the ratio variant, min / max, has no sign)
     if spec is None or spec.rate is None:
@@ -36,7 +40,10 @@ def signed_pair(key: Any, full_a: MetricResult, full_b: MetricResult) -> tuple[s
     groups = [_group_names(full_a), _group_names(full_b)]
     if groups[0] is None or groups[0] != groups[1] or len(groups[0]) != 2:
         return None
-    first, second = sorted(groups[0], key=str)  # as the rate tests and findings order a pair
+    first, sep, second = str(direction or "").partition(" minus ")
+    if sep and sorted((first, second)) == groups[0]:
+        return first, second
+    first, second = sorted(groups[0], key=str)
     return first, second
 
 

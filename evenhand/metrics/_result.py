@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -125,6 +125,92 @@ def clustered_ratio_resampler(numerators: npt.ArrayLike, denominators: npt.Array
     return ratio_resampler(prompts.sums(numerators), prompts.sums(denominators), unit="prompt")
 
 
+#: How a rate metric's value follows from its groups' rates (:class:`RateCounts`).
+RateKind = Literal["rate", "difference", "spread"]
+
+
+class RateCounts:
+    """The successes and trials behind a rate metric, per independent unit and group: what an interval for a rate
+    near 0% or 100%, or on few prompts, needs (:func:`evenhand.stats.metric_interval`; docs/uncertainty.md).
+
+    ``successes[u, g]`` of ``trials[u, g]`` are unit ``u``'s (a prompt with its replies or pairs, a person, a row)
+    in group ``g`` (column 0 alone for a single rate). ``kind`` says how the metric's value follows from the group
+    rates ``S_g / T_g``: ``"rate"`` (the one column), ``"difference"`` (the first minus the second: paired when a
+    unit holds trials of both, as the two replies of a counterfactual pair) or ``"spread"`` (the largest minus the
+    smallest rate of the groups with trials). :meth:`deferred` builds the arrays on first use, so a metric that is
+    never given an interval costs nothing more.
+    """
+
+    def __init__(
+        self, successes: npt.ArrayLike, trials: npt.ArrayLike, kind: RateKind, unit: str,
+        groups: tuple[str, ...] = ("rate",),
+    ) -> None:  # fmt: skip
+        self.kind, self.unit, self.groups = kind, unit, tuple(groups)
+        self._build: Callable[[], tuple[FloatArray, FloatArray]] | None = None
+        self._arrays: tuple[FloatArray, FloatArray] | None = (
+            np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
+        )  # fmt: skip
+
+    @classmethod
+    def deferred(
+        cls, build: Callable[[], tuple[FloatArray, FloatArray]], kind: RateKind, unit: str, groups: tuple[str, ...]
+    ) -> RateCounts:
+        """Counts whose arrays ``build()`` gives when first asked for."""
+        counts = cls(np.empty((0, len(groups))), np.empty((0, len(groups))), kind, unit, groups)
+        counts._arrays, counts._build = None, build
+        return counts
+
+    def _materialized(self) -> tuple[FloatArray, FloatArray]:
+        if self._arrays is None:
+            assert self._build is not None
+            self._arrays, self._build = self._build(), None
+        return self._arrays
+
+    @property
+    def successes(self) -> FloatArray:
+        return self._materialized()[0]
+
+    @property
+    def trials(self) -> FloatArray:
+        return self._materialized()[1]
+
+    def __repr__(self) -> str:
+        return f"RateCounts(kind={self.kind!r}, unit={self.unit!r}, groups={self.groups!r})"
+
+    @property
+    def rates(self) -> FloatArray:
+        """Each group's rate ``S_g / T_g`` (NaN without trials)."""
+        return _safe_divide(self.successes.sum(axis=0)[None, :], self.trials.sum(axis=0)[None, :])[0]
+
+    @property
+    def value(self) -> float:
+        """The metric's value from the counts (what :func:`evenhand.stats.metric_interval` checks it against)."""
+        rates = self.rates
+        if self.kind == "rate":
+            return float(rates[0])
+        if self.kind == "difference":
+            return float(rates[0] - rates[1])
+        defined = rates[~np.isnan(rates)]
+        return float(defined.max() - defined.min()) if defined.size >= 2 else math.nan
+
+
+def rate_counts(
+    successes: npt.ArrayLike, trials: npt.ArrayLike, prompts: Prompts | None, *, kind: RateKind = "rate",
+    unit: str | None = None, groups: tuple[str, ...] = ("rate",),
+) -> RateCounts:  # fmt: skip
+    """:class:`RateCounts` from one entry per item (a reply, a pair; ``(items, groups)`` for several groups), summed
+    per prompt when ``prompts`` are given, else each item its own unit."""
+    s = np.asarray(successes, dtype=np.float64)
+    t = np.asarray(trials, dtype=np.float64)
+    if s.ndim == 1:
+        s, t = s[:, None], t[:, None]
+    if prompts is not None:
+        s = np.stack([prompts.sums(col) for col in s.T], axis=1)
+        t = np.stack([prompts.sums(col) for col in t.T], axis=1)
+    chosen = unit if unit is not None else ("prompt" if prompts is not None else "item")
+    return RateCounts(s, t, kind, chosen, groups)
+
+
 @dataclass(frozen=True, eq=False)
 class MetricResult:
     """The value of one metric, with everything needed to explain and resample it.
@@ -142,6 +228,8 @@ class MetricResult:
         higher_is_fairer: direction of the metric.
         params: the parameters used (threshold, attribute, ...).
         item_labels: optional labels of the per-item entries (prompt ids, group names, words).
+        rate_counts: for a rate, a difference of two rates or a spread of several, the successes and trials per
+            unit behind it (:class:`RateCounts`), from which an interval with coverage at 0% and 100% is computed.
     """
 
     name: str
@@ -156,6 +244,7 @@ class MetricResult:
     higher_is_fairer: bool = False
     params: Mapping[str, Any] = field(default_factory=dict)
     item_labels: npt.NDArray[Any] | None = None
+    rate_counts: RateCounts | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -219,20 +308,31 @@ def undefined(name: str, reason: str, **kwargs: Any) -> MetricResult:
 
 def paired_mean(
     identity: dict[str, Any], per_pair: npt.ArrayLike, prompts: Any, details: dict[str, Any],
-    params: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None, *, flags: npt.ArrayLike | None = None,
 ) -> MetricResult:  # fmt: skip
     """The mean over counterfactual pairs of a per-pair value (a difference, a flip), with a resampler that draws
     prompts with all their pairs (``prompts=``), else pairs: the one engine of the signed pair metrics (TSD, MTD,
-    RRD, DFR, CPRD). ``identity``: the registry's name, range and direction (``MetricSpec.identity()``)."""
+    RRD, DFR, CPRD). ``identity``: the registry's name, range and direction (``MetricSpec.identity()``).
+
+    ``flags``: when the per-pair value is a 0/1 flag (``(pairs,)``: a flip) or the difference of the two replies'
+    flags (``(pairs, 2)``: toxic, refused, the positive decision), those flags: the result then carries its
+    :class:`RateCounts` (a rate, or a paired difference of two rates)."""
     values = np.asarray(per_pair, dtype=np.float64)
     sizes = {"pairs": int(values.size)}
+    units = None
     if prompts is None:
         resampler = ratio_resampler(values, np.ones_like(values), unit="pair")
     else:
         units = prompt_units(prompts, values.size, "pair")
         sizes["prompts"] = units.n
         resampler = ratio_resampler(units.sums(values), units.counts(), unit="prompt")
+    counts = None
+    if flags is not None:
+        f = np.asarray(flags, dtype=np.float64)
+        kind: RateKind = "difference" if f.ndim == 2 else "rate"
+        groups = ("first", "second") if kind == "difference" else ("rate",)
+        counts = rate_counts(f, np.ones_like(f), units, kind=kind, unit=resampler.unit, groups=groups)
     return MetricResult(
         **identity, value=float(values.mean()), per_item=values, item_unit="pair", sizes=sizes, resampler=resampler,
-        details=details, params=dict(params or {}),
+        details=details, params=dict(params or {}), rate_counts=counts,
     )  # fmt: skip

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from evenhand._validation import FloatArray
 from evenhand.errors import InputError
 from evenhand.metrics._group_data import FN, FP, TN, TP, Prepared, label, prepare
-from evenhand.metrics._result import MetricResult, Prompts, Resampler, prompt_units
+from evenhand.metrics._result import MetricResult, Prompts, RateCounts, RateKind, Resampler, prompt_units
 from evenhand.registry import ALIASES, METRICS, MetricSpec, rate_metrics
 
 _DENSE_ONEHOT_LIMIT = 4_000_000  # cells of a dense (rows, 4 x groups) one-hot matrix (32 MB)
@@ -204,6 +204,28 @@ def _prompt_strata(prep: Prepared, units: Prompts) -> npt.NDArray[Any]:
     return strata
 
 
+def rate_counts_of(
+    prep: Prepared, spec: RateCells, units: Prompts | None, kind: RateKind, columns: Sequence[int] | None = None
+) -> RateCounts:
+    """The rate's numerator (successes) and denominator (trials) counts per unit (prompt, else row) and group, for
+    intervals at 0% and 100% (:class:`~evenhand.metrics._result.RateCounts`); ``columns``: these groups only, in
+    this order. Units without a row in any denominator are left out."""
+    n_groups = prep.labels.size
+    chosen = list(columns) if columns is not None else list(range(n_groups))
+    names = tuple(str(label(g)) for g in prep.labels[chosen])
+
+    def build() -> tuple[FloatArray, FloatArray]:
+        codes, n = (np.arange(prep.codes.size), prep.codes.size) if units is None else (units.codes, units.n)
+        flat = codes * n_groups + prep.codes
+        cells = [np.isin(prep.cells, part).astype(np.float64) for part in (spec.numerator, spec.denominator)]
+        successes, trials = (np.bincount(flat, weights=c, minlength=n * n_groups).reshape(n, n_groups)[:, chosen]
+                             for c in cells)  # fmt: skip
+        used = trials.sum(axis=1) > 0
+        return successes[used], trials[used]
+
+    return RateCounts.deferred(build, kind, "row" if units is None else "prompt", names)
+
+
 def _units(prompts: Any, prep: Prepared) -> Prompts | None:
     return None if prompts is None else prompt_units(prompts, prep.codes.size, "row")
 
@@ -279,6 +301,7 @@ def _group_metric(prep: Prepared, key: str, ratio: bool, pos_label: Any, units: 
         details=details,
         resampler=resampler,
         params={"pos_label": label(pos_label) if pos_label is not None else None, "ratio": ratio},
+        rate_counts=None if ratio else rate_counts_of(prep, spec, units, "spread"),
     )
 
 

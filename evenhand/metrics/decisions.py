@@ -37,9 +37,11 @@ def _decision_pairs(decisions_a: Any, decisions_b: Any) -> tuple[FloatArray, Flo
     return a, b
 
 
-def _paired_mean(key: str, per_pair: FloatArray, prompts: Any, details: dict[str, Any]) -> MetricResult:
-    """A mean over pairs whose resampler draws pairs, or prompts with all their pairs (``prompts=``)."""
-    return paired_mean(METRICS[key].identity(), per_pair, prompts, details)
+def _paired_mean(key: str, per_pair: FloatArray, prompts: Any, details: dict[str, Any], flags: FloatArray
+                 ) -> MetricResult:  # fmt: skip
+    """A mean over pairs whose resampler draws pairs, or prompts with all their pairs (``prompts=``); ``flags``:
+    the 0/1 flags it is the rate (one column) or the paired difference (two) of."""
+    return paired_mean(METRICS[key].identity(), per_pair, prompts, details, flags=flags)
 
 
 def decision_flip_rate(decisions_a: Any, decisions_b: Any, *, prompts: Any = None) -> MetricResult:
@@ -60,7 +62,8 @@ def decision_flip_rate(decisions_a: Any, decisions_b: Any, *, prompts: Any = Non
         "flips_to_a": int(((a == 1) & (b == 0)).sum()),
         "flips_to_b": int(((a == 0) & (b == 1)).sum()),
     }
-    return _paired_mean("decision_flip_rate", (a != b).astype(np.float64), prompts, details)
+    flips = (a != b).astype(np.float64)
+    return _paired_mean("decision_flip_rate", flips, prompts, details, flips)
 
 
 def counterfactual_positive_rate_difference(decisions_a: Any, decisions_b: Any, *, prompts: Any = None) -> MetricResult:
@@ -76,4 +79,4 @@ def counterfactual_positive_rate_difference(decisions_a: Any, decisions_b: Any, 
     """
     a, b = _decision_pairs(decisions_a, decisions_b)
     details = {"rate_a": float(a.mean()), "rate_b": float(b.mean()), "flip_rate": float((a != b).mean())}
-    return _paired_mean("counterfactual_positive_rate_difference", a - b, prompts, details)
+    return _paired_mean("counterfactual_positive_rate_difference", a - b, prompts, details, np.stack([a, b], axis=1))

@@ -60,7 +60,7 @@ def refusal_rate_difference(
     ra, rb = (a >= t).astype(np.float64), (b >= t).astype(np.float64)
     details = {"rate_a": float(ra.mean()), "rate_b": float(rb.mean()), "refusals_a": int(ra.sum()),
                "refusals_b": int(rb.sum())}  # fmt: skip
-    return paired_mean(spec.identity(), ra - rb, prompts, details, {"threshold": t})
+    return paired_mean(spec.identity(), ra - rb, prompts, details, {"threshold": t}, flags=np.stack([ra, rb], axis=1))
 
 
 def word_count(text: Any) -> int:

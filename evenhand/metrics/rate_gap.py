@@ -24,6 +24,7 @@ from evenhand.metrics.classification import (
     _resampler,
     _units,
     rate_cells,
+    rate_counts_of,
 )
 
 
@@ -90,6 +91,7 @@ def signed_rate_gap(
             "denominators": dict(zip(names, den.astype(int).tolist(), strict=True)),
         },
         resampler=resampler,
+        rate_counts=rate_counts_of(prep, spec, units, "difference", columns=(i, j)),
         value_range=(-1.0, 1.0),
         higher_is_fairer=False,
         params={"pos_label": label(pos_label) if pos_label is not None else None, "first": first, "second": second},

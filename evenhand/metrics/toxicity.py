@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._validation import as_float_array, check_threshold
-from evenhand.metrics._result import MetricResult, mean_resampler, prompt_units, ratio_resampler
+from evenhand.metrics._result import MetricResult, mean_resampler, prompt_units, rate_counts, ratio_resampler
 from evenhand.registry import METRICS
 
 FloatArray = npt.NDArray[np.float64]
@@ -53,14 +53,12 @@ def _fraction(key: str, scores: Any, threshold: float, prompts: Any) -> MetricRe
     t = check_threshold(threshold)
     hits = (s >= t).astype(np.float64)
     sizes = {"responses": int(s.size)}
-    if prompts is None:
+    units = None if prompts is None else prompt_units(prompts, s.size, "response")
+    if units is None:
         resampler = ratio_resampler(hits, np.ones_like(hits), unit="response")
     else:
-        codes, labels = _prompt_groups(prompts, s.size)
-        sizes["prompts"] = int(labels.size)
-        numer = np.bincount(codes, weights=hits, minlength=labels.size)
-        denom = np.bincount(codes, minlength=labels.size).astype(np.float64)
-        resampler = ratio_resampler(numer, denom, unit="prompt")
+        sizes["prompts"] = units.n
+        resampler = ratio_resampler(units.sums(hits), units.counts(), unit="prompt")
     return MetricResult(
         **METRICS[key].identity(),  # name, range and direction: the registry's
         value=float(hits.mean()),
@@ -69,6 +67,7 @@ def _fraction(key: str, scores: Any, threshold: float, prompts: Any) -> MetricRe
         sizes=sizes,
         resampler=resampler,
         params={"threshold": t},
+        rate_counts=rate_counts(hits, np.ones_like(hits), units, unit=resampler.unit),
     )
 
 
@@ -102,6 +101,7 @@ def _probability(key: str, scores: Any, prompts: Any, threshold: float) -> Metri
         sizes={"responses": int(s.size), "prompts": int(labels.size)},
         resampler=mean_resampler(hits, unit="prompt"),
         params={"threshold": t},
+        rate_counts=rate_counts(hits, np.ones_like(hits), None, unit="prompt"),  # one flag per prompt
     )
 
 

@@ -32,12 +32,14 @@ __all__ = ["mean_toxicity_difference", "toxic_share_difference"]
 
 
 def _paired(key: str, a: FloatArray, b: FloatArray, prompts: Any, details: dict[str, Any],
-            params: dict[str, Any]) -> MetricResult:  # fmt: skip
-    """The mean of the per-pair differences ``a - b``, resampled by prompt (or by pair without ``prompts``)."""
+            params: dict[str, Any], *, flags: bool = False) -> MetricResult:  # fmt: skip
+    """The mean of the per-pair differences ``a - b``, resampled by prompt (or by pair without ``prompts``);
+    ``flags``: ``a`` and ``b`` are 0/1 flags, so the mean is a paired difference of two rates."""
     n = check_same_length(scores_a=a, scores_b=b)
     if n == 0:
         return undefined(METRICS[key].name, "no counterfactual pairs")
-    return paired_mean(METRICS[key].identity(), a - b, prompts, details, params)
+    sides = np.stack([a, b], axis=1) if flags else None
+    return paired_mean(METRICS[key].identity(), a - b, prompts, details, params, flags=sides)
 
 
 def toxic_share_difference(scores_a: Any, scores_b: Any, threshold: float = 0.5, prompts: Any = None) -> MetricResult:
@@ -57,7 +59,7 @@ def toxic_share_difference(scores_a: Any, scores_b: Any, threshold: float = 0.5,
     hits_a, hits_b = (a >= t).astype(np.float64), (b >= t).astype(np.float64)
     details = {"rate1": float(hits_a.mean()) if a.size else float("nan"),
                "rate2": float(hits_b.mean()) if b.size else float("nan")}  # fmt: skip
-    return _paired("toxic_share_difference", hits_a, hits_b, prompts, details, {"threshold": t})
+    return _paired("toxic_share_difference", hits_a, hits_b, prompts, details, {"threshold": t}, flags=True)
 
 
 def mean_toxicity_difference(scores_a: Any, scores_b: Any, prompts: Any = None) -> MetricResult:

@@ -21,6 +21,7 @@ from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
 from evenhand.pipeline.evidence.records import MetricRecord, independent_units
+from evenhand.pipeline.evidence.scorer_error import correct_for_scorer_error
 from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
@@ -185,7 +186,7 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _statistics(ctx: RunContext, families: Sequence[Family], records: list[MetricRecord], stages: Stages) -> None:
-    """Bootstrap intervals for every metric; each family's tests and baselines; Benjamini-Hochberg over all tests.
+    """Intervals for every metric; each family's tests and baselines; Benjamini-Hochberg over all tests.
     Each is a stage of ``stages`` that counts its records (a family's test counts its own defined records)."""
     st = ctx.settings.statistics
     assert st.ci is not None
@@ -200,6 +201,7 @@ def _statistics(ctx: RunContext, families: Sequence[Family], records: list[Metri
             family.test(ctx, records)
     adjust_p_values(records)
     make_intervals_test_consistent(records)  # a distance's interval includes 0 unless its test rejects
+    correct_for_scorer_error(records, ctx.audits, st)  # beside the raw gap: the gap corrected for the scorer's error
 
 
 def _tested(families: Sequence[Family]) -> list[Family]:
@@ -208,8 +210,9 @@ def _tested(families: Sequence[Family]) -> list[Family]:
 
 
 def _interval(rec: MetricRecord, st: Any) -> None:
-    """The record's bootstrap interval, or a note saying why it has none."""
-    from evenhand.stats import confidence_interval
+    """The record's interval by the method its metric declares (``MetricSpec.interval``: the bootstrap, or for a rate
+    or a difference of rates an interval that keeps its coverage at 0% and 100%), or a note saying why it has none."""
+    from evenhand.stats import metric_interval
 
     if not rec.result.is_defined:
         return
@@ -217,8 +220,8 @@ def _interval(rec: MetricRecord, st: Any) -> None:
         rec.notes.append("no interval: the result carries no units to resample")
         return
     try:
-        rec.interval = confidence_interval(
-            rec.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method
+        rec.interval = metric_interval(
+            rec.result, rec.spec.interval, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method
         )
     except ValueError as exc:
         rec.notes.append(f"no interval: {exc}")

@@ -167,16 +167,16 @@ def _gap_record(key: str, column: str, pairs: pd.DataFrame, attribute: str, grou
 
 
 def _statistics(rec: MetricRecord, sides: Sides | None, settings: RunSettings) -> None:
-    """The record's bootstrap interval over prompts and its paired sign-flip test over prompts: each prompt's mean
-    of the condition's side against its mean of the benign side, the two swapped prompt by prompt (its statistic,
-    the mean over prompts of their difference, is the record's value)."""
-    from evenhand.stats import confidence_interval, paired_prompt_test
+    """The record's interval over prompts (the method its metric declares) and its paired sign-flip test over
+    prompts: each prompt's mean of the condition's side against its mean of the benign side, the two swapped prompt
+    by prompt (its statistic, the mean over prompts of their difference, is the record's value)."""
+    from evenhand.stats import metric_interval, paired_prompt_test
 
     st = settings.statistics
     if st.ci is None or sides is None or not rec.result.is_defined or rec.result.resampler is None:
         return
-    rec.interval = confidence_interval(rec.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed,
-                                       method=st.method)  # fmt: skip
+    rec.interval = metric_interval(rec.result, rec.spec.interval, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed,
+                                   method=st.method)  # fmt: skip
     condition, benign, prompts = sides
     test = paired_prompt_test(per_prompt_means(condition, prompts), per_prompt_means(benign, prompts), None,
                               statistic="difference", n_permutations=SIGN_FLIPS, seed=st.seed)  # fmt: skip

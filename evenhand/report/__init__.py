@@ -233,6 +233,8 @@ def _metric_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
             "tests": any(r.get("p_value") is not None for r in rows),
             # group A minus group B behind a distance of two groups (evenhand.pipeline.evidence.signed_differences)
             "signed": any(r.get("signed_difference") is not None for r in rows),
+            # a gap corrected for the scorer's per-group error (evenhand.pipeline.evidence.scorer_error), beside it
+            "corrected": any(r.get("corrected_value") is not None for r in rows),
             "undefined": undefined_lines(undefined[f]),
         }
         for f, rows in sections.items()

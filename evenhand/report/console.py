@@ -2,9 +2,11 @@
 
 0. the LLM assistants' audits (a run with a second reader or a judge only);
 1. ``verdict: CONCERN (...) — name``, then the headline per attribute;
-2. each concern, then each watch, in plain words, with the pair of replies that shows it;
+2. each concern, then each watch, in plain words, with the pairs of replies that show it (a typical pair, then the
+   most extreme one);
 3. one line per attribute for its ok findings, the verdict's notes, the scorer audits' worst findings;
-4. the metrics table (defined rows only), one ``NaN`` line per attribute with the reasons, the caveats.
+4. the metrics table: the rows behind the concerns and watches (every defined row with ``--all``), one ``NaN``
+   line per attribute with the reasons, the caveats.
 
 Everything is read from the results document, so ``evenhand assess`` and ``evenhand report`` print the same.
 Data (group names, reasons, replies) is escaped: rich must never read it as markup.
@@ -47,6 +49,8 @@ def _print_example(console: Console, example: Mapping[str, Any]) -> None:
         if example.get("kind") == "lists":
             sides = [(g, " | ".join(map(str, example.get(f"items_{s}") or [])), None)
                      for (g, _, _), s in zip(sides, ("a", "b"), strict=True)]  # fmt: skip
+    if example.get("label"):
+        _say(console, f"    [dim]{escape(str(example['label']))} pair:[/]")
     width = max(len(name) for name, _, _ in sides)
     notes = [example.get(f"note_{s}") for s in ("a", "b")]  # what each reply is ("refused", "42 words")
     for (name, text, score), note in zip(sides, notes, strict=False):
@@ -76,8 +80,9 @@ def print_verdict(console: Console, doc: Mapping[str, Any], found: Digest | None
         where = escape(", ".join(s for s in (f.get("attribute"), scope(f) if f.get("groups") else None) if s) or "all")
         _say(console, f"  [{SEVERITY_STYLE[severity]}]{severity}[/] {escape(str(f.get('risk')))} ({where}): "
                       f"{escape(str(f.get('sentence')))}")  # fmt: skip
-        if isinstance(f.get("example"), Mapping):
-            _print_example(console, f["example"])
+        for key in ("example", "extreme_example"):  # the typical pair, then the most extreme one (issue 37)
+            if isinstance(f.get(key), Mapping):
+                _print_example(console, f[key])
     for line in found.ok_lines:
         _say(console, f"  [green]ok[/] {escape(line.ok_line)}")
     for note in found.notes:
@@ -89,22 +94,36 @@ def print_verdict(console: Console, doc: Mapping[str, Any], found: Digest | None
             _say(console, f"  [dim]scorer audit ({escape(str(kind))}):[/] {escape(str(findings[0]))}{more}")
 
 
-def summary_table(doc: Mapping[str, Any]) -> Table:
-    """The metrics with a value (undefined rows are :func:`print_undefined`'s lines), interval, floor and p."""
+#: the rows the console shows after the verdict by default: those behind its concerns and watches (issue 37)
+ATTENTION = ("concern", "watch")
+
+
+def attention_rows(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The metric rows with a value whose evidence the verdict judged a concern or watch."""
+    return [r for r in doc.get("metrics") or [] if r.get("value") is not None and r.get("severity") in ATTENTION]
+
+
+def summary_table(doc: Mapping[str, Any], *, all_rows: bool = True) -> Table:
+    """The metrics with a value (undefined rows are :func:`print_undefined`'s lines), interval, floor and p: every
+    one, or (``all_rows=False``) the rows behind the verdict's concerns and watches."""
     num = "{:.3f}".format
     name = ((doc.get("plan") or {}).get("use_case") or {}).get("name") or "LLM use case"
+    defined = [r for r in doc.get("metrics") or [] if r.get("value") is not None]  # JSON form: None, never NaN
+    rows = defined if all_rows else attention_rows(doc)
+    shown = "" if all_rows else (
+        f"; the {len(rows)} rows behind concerns and watches of {len(defined)} (--all: every row; metrics.csv and the "
+        "report have them all)"
+    )  # fmt: skip
     table = Table(
         title=f"evenhand: {escape(str(name))}",
-        caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted",
+        caption="floor: same-prompt noise floor; p: permutation test, Benjamini-Hochberg adjusted" + shown,
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
     level = (doc.get("settings") or {}).get("ci") or 0.95
     for header in ("metric", "attribute", "groups", "value", f"{level:.0%} CI", "floor", "p"):
-        table.add_column(header, no_wrap=True)
-    for row in doc.get("metrics") or []:  # JSON form: None, never NaN
-        if row.get("value") is None:
-            continue
+        table.add_column(header, overflow="fold")  # wraps to the console's width: nothing is cut
+    for row in rows:
         # "to", not "-": signed metrics have negative bounds ("-0.375 to 0.000", never "-0.375-0.000")
         interval = f"{num(row['ci_low'])} to {num(row['ci_high'])}" if row.get("ci_low") is not None else "-"
         floor = num(row["noise_floor"]) if row.get("noise_floor") is not None else "-"
@@ -151,12 +170,18 @@ def print_assistants(console: Console, doc: Mapping[str, Any]) -> None:
             _say(console, f"[{style}]{name} audit:[/] {escape(str(audit.get('summary')))}")
 
 
-def print_assessment(console: Console, doc: Mapping[str, Any]) -> None:
-    """Everything ``evenhand assess`` prints about the results, in the report's order."""
+def print_assessment(console: Console, doc: Mapping[str, Any], *, all_rows: bool = False) -> None:
+    """Everything ``evenhand assess`` prints about the results, in the report's order: after the verdict, the metric
+    rows behind its concerns and watches (``all_rows``, ``--all``: every row; metrics.csv and the report always
+    have every row)."""
     print_assistants(console, doc)
     print_verdict(console, doc)
-    if any(row.get("value") is not None for row in doc.get("metrics") or []):  # no empty table
-        console.print(summary_table(doc))
+    defined = sum(row.get("value") is not None for row in doc.get("metrics") or [])
+    if defined and (all_rows or attention_rows(doc)):  # no empty table
+        console.print(summary_table(doc, all_rows=all_rows))
+    elif defined:
+        _say(console, f"[dim]metrics:[/] no row behind a concern or watch; {defined} rows in metrics.csv and the "
+                      "report (--all prints them)")  # fmt: skip
     print_undefined(console, doc)
     print_names(console, doc)
     for caveat in doc.get("caveats") or []:

@@ -218,6 +218,8 @@ def evidence_line(e: Mapping[str, Any]) -> str:
 
 def example_caption(example: Mapping[str, Any]) -> str:
     """Why this pair was picked: "the pair of replies with the lowest ROUGE-L (0.05) of the 1,000 pairs, ..."."""
+    if example.get("label") and example.get("caption"):  # picked as typical or most extreme: it says why (issue 37)
+        return str(example["caption"])
     kind, measure = example.get("kind"), example.get("measure")
     value, n = finite_or_none(example.get("value")), example.get("n_pairs")
     if kind == "sentiment" and value is not None:  # signed a - b in the document; the caption says how large

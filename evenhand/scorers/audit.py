@@ -162,6 +162,9 @@ class UnitAudit:
     subgroup_auc: float | None
     bpsn_auc: float | None
     bnsp_auc: float | None
+    # the counts behind fpr and tpr (issue 37: the Rogan-Gladen correction carries the audit's own uncertainty)
+    benign_flagged: int = 0
+    insults_flagged: int = 0
 
 
 @dataclass
@@ -290,6 +293,7 @@ def audit_scorer(
             a, g, t, int(benign.sum()), int(insult.sum()),
             float(scores[benign].mean()), float(scores[insult].mean()),
             float(flagged[benign].mean()), float(flagged[insult].mean()), *aucs,
+            int(flagged[benign].sum()), int(flagged[insult].sum()),
         )  # fmt: skip
 
     keys = statements[["attribute", "group", "term"]].drop_duplicates()
@@ -370,6 +374,22 @@ def benign_gap(audit: Mapping[str, Any], attribute: str, group_a: str, group_b: 
     return float(means[group_a]) - float(means[group_b])
 
 
+def error_counts(audit: Mapping[str, Any], attribute: str, group: str) -> dict[str, int] | None:
+    """The counts behind one group's false-positive and true-positive rates in an audit's ``to_dict()`` (as
+    results.json keeps it): ``insults_flagged``, ``insults``, ``benign_flagged``, ``benign``; None when the group
+    was not audited. An audit written before the counts were kept gives them from its rates."""
+    for unit in audit.get("groups", ()):
+        if unit.get("attribute") == attribute and unit.get("group") == group:
+            insults, benign = int(unit["n_insult"]), int(unit["n_benign"])
+            return {
+                "insults_flagged": int(unit.get("insults_flagged", round(float(unit["tpr"]) * insults))),
+                "insults": insults,
+                "benign_flagged": int(unit.get("benign_flagged", round(float(unit["fpr"]) * benign))),
+                "benign": benign,
+            }
+    return None
+
+
 __all__ = [
     "DEFAULT_MARGIN",
     "KINDS",
@@ -378,5 +398,6 @@ __all__ = [
     "auc",
     "audit_scorer",
     "benign_gap",
+    "error_counts",
     "identity_statements",
 ]

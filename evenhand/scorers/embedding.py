@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -52,8 +53,14 @@ _EXAMPLE = "get_embedder('/path/to/model')"
 @functools.lru_cache(maxsize=4)
 def _load_sentence_transformer(model: str, device: str, fingerprint: str) -> Any:
     del fingerprint  # part of the cache key only: a model replaced in its folder loads again
-    st = require("sentence_transformers", feature="sentence embeddings")
-    return st.SentenceTransformer(model, device=device)
+    with warnings.catch_warnings():
+        # importing tqdm.auto in Jupyter without ipywidgets warns "IProgress not found"; evenhand draws no widget
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        st = require("sentence_transformers", feature="sentence embeddings")
+        # transformers draws a "Loading weights" bar for every load; callers (the pipeline, the toxicity scorer
+        # that embeds) show their own progress, and in Jupyter that bar asks for ipywidgets
+        require("transformers", feature="sentence embeddings").utils.logging.disable_progress_bar()
+        return st.SentenceTransformer(model, device=device)
 
 
 class SentenceTransformerEmbedder(Embedder):

@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from evenhand.errors import InputError
 from evenhand.scorers._base import Scorer, check_device
+from evenhand.scorers._onnx import refuse_quantize
 from evenhand.scorers.profanity import ProfanityCheckToxicity
 
 SPEC = "evenhand-minilm-toxicity"
@@ -165,6 +166,8 @@ class MiniLMToxicity(Scorer):
 
 def minilm_toxicity_scorer(**options: Any) -> MiniLMToxicity:
     """:class:`MiniLMToxicity` with ``options``; raises :class:`InputError` for an option it does not take."""
+    options = dict(options)
+    refuse_quantize(options, f"{SPEC} (its head was trained on the float embedding, which int8 moves: docs/int8.md)")
     unknown = sorted(set(options) - {"embedder", "screen", "head", "device", "batch_size", "cache", "progress"})
     if unknown:
         raise InputError(f"{SPEC} does not take the option(s) {unknown}")

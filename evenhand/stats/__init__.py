@@ -25,26 +25,43 @@ from evenhand.stats._permutation import (
     pairwise_rate_tests,
     rate_difference_test,
 )
+from evenhand.stats._rate_intervals import (
+    binomial_bounds,
+    effective_rate,
+    metric_interval,
+    newcombe_bounds,
+    rate_interval,
+)
+from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
 from evenhand.stats._shuffle import group_shuffle_test
 
 __all__ = [
+    "CorrectedRate",
     "EstimateFloor",
     "Interval",
     "NoiseFloor",
     "PermutationTest",
+    "ScorerError",
     "benjamini_hochberg",
+    "binomial_bounds",
     "bootstrap_distribution",
     "confidence_interval",
+    "corrected_rate",
     "counterfactual_sentiment_test",
+    "effective_rate",
     "estimate_noise_floor",
     "group_shuffle_test",
     "interval_table",
     "joined_with_zero_unless_rejected",
+    "metric_interval",
+    "newcombe_bounds",
     "noise_floor",
     "noise_floor_from_scores",
     "omnibus_then_pairs",
     "paired_prompt_test",
     "pairwise_rate_tests",
     "rate_difference_test",
+    "rate_interval",
+    "rogan_gladen",
     "swap_test_of_gap",
 ]

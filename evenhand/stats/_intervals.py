@@ -44,6 +44,8 @@ class Interval:
     unit: str
     standard_error: float = math.nan
     reason: str | None = None
+    # a rate's interval (evenhand.stats.rate_interval): each group's effective number of trials; None for a bootstrap
+    effective_n: dict[str, float] | None = None
 
     def __iter__(self) -> Iterator[float]:
         yield self.low

@@ -10,6 +10,7 @@ from evenhand.cli import running
 from evenhand.cli.options import (
     NO_SCORING_FLAGS,
     AllowCode,
+    AllRows,
     BaseUrl,
     ConfigFile,
     Count,
@@ -40,6 +41,7 @@ def assess(
     ] = False,
     scoring: ScoringFlags = NO_SCORING_FLAGS,
     junit: Junit = None,
+    all_rows: AllRows = False,
 ) -> None:
     """Run the assessment a config file describes; write results.json, metrics.csv and report.html."""
     cfg = run_config_from(config, base_url, model, count, scoring)
@@ -47,5 +49,6 @@ def assess(
     shown = False if no_progress else None
     if dry_run:
         raise typer.Exit(int(running.dry_run(cfg, out, limit, True if allow_code else None)))
-    code = running.run_config(cfg, out, limit, shown, True if allow_code else None, junit=junit, announce=True)
+    code = running.run_config(cfg, out, limit, shown, True if allow_code else None, junit=junit, announce=True,
+                              all_rows=all_rows)  # fmt: skip
     raise typer.Exit(int(code))

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from evenhand.cli import running
 from evenhand.cli.consoles import console, err_console
+from evenhand.cli.options import AllRows
 from evenhand.cli.rendering import ftu_table
 from evenhand.cli.translate import load_config
 from evenhand.config import MAX_COUNT
@@ -28,6 +29,7 @@ def demo(
         int | None,
         typer.Option(help="Responses per original prompt (each counterfactual prompt keeps 2).", min=1, max=MAX_COUNT),
     ] = None,
+    all_rows: AllRows = False,
 ) -> None:
     """Assess the bundled customer-outreach demo use case offline with the embedded SmolLM2 model."""
     from evenhand.pipeline.responses.tables import demo_dir, demo_prompts
@@ -45,4 +47,4 @@ def demo(
         f"{demo_dir() / 'demo.yaml'}, point prompts.path at your prompts and set model.provider/base_url/model "
         "(see README: Assess your own model)"
     )
-    raise typer.Exit(int(running.run_config(cfg, out, limit, None)))
+    raise typer.Exit(int(running.run_config(cfg, out, limit, None, all_rows=all_rows)))

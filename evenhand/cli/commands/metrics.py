@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from evenhand.cli import running
-from evenhand.cli.options import NO_SCORING_FLAGS, Attributes, Junit, scoring_options
+from evenhand.cli.options import NO_SCORING_FLAGS, AllRows, Attributes, Junit, scoring_options
 from evenhand.cli.scoring_flags import ScoringFlags
 from evenhand.cli.translate import apply_scoring_flags, metrics_config
 
@@ -72,6 +72,7 @@ def metrics(
         typer.Option("--progress/--no-progress", help="Stage progress with ETA on stderr (default: on a terminal)."),
     ] = None,
     junit: Junit = None,
+    all_rows: AllRows = False,
 ) -> None:
     """Metrics from your own responses (no model is called): one row per response, with columns prompt and
     response, plus attribute and group for responses to counterfactual prompts."""
@@ -91,4 +92,4 @@ def metrics(
     cfg = apply_scoring_flags(cfg, scoring, model_device=False, mentioned=[task, *columns.values()])
     # off a terminal (CI logs, pipes) only on request: --progress prints a line per stage and one every few seconds
     shown = progress if progress is not None else (None if sys.stderr.isatty() else False)
-    raise typer.Exit(int(running.run_config(cfg, None, None, shown, junit=junit)))
+    raise typer.Exit(int(running.run_config(cfg, None, None, shown, junit=junit, all_rows=all_rows)))

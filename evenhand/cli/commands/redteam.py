@@ -11,6 +11,7 @@ from evenhand.cli import redteaming
 from evenhand.cli.options import (
     NO_SCORING_FLAGS,
     AllowCode,
+    AllRows,
     BaseUrl,
     Count,
     Junit,
@@ -40,6 +41,7 @@ def redteam(
     ] = False,
     scoring: ScoringFlags = NO_SCORING_FLAGS,
     junit: Junit = None,
+    all_rows: AllRows = False,
 ) -> None:
     """Run the use case under its own system prompt and under adversarial ones; compare each with the benign one;
     write results.json, metrics.csv, report.html and each system prompt's own assessment under conditions/."""
@@ -48,4 +50,4 @@ def redteam(
     code_ok = True if allow_code else None
     if dry_run:
         raise typer.Exit(int(redteaming.dry_run_redteam(cfg, out, limit, code_ok)))
-    raise typer.Exit(int(redteaming.run_redteam(cfg, out, limit, shown, code_ok, junit=junit)))
+    raise typer.Exit(int(redteaming.run_redteam(cfg, out, limit, shown, code_ok, junit=junit, all_rows=all_rows)))

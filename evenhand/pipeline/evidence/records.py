@@ -49,6 +49,13 @@ class Comparison:
 
 ALL = Comparison()
 
+#: :attr:`MetricRecord.group_source` of a group-rate row whose persons' groups are the one group each prompt mentions
+#: (by a word, or by a person's name: the verdict says which, from the run's names signals)
+PROMPT_GROUPS = "the group each prompt mentions"
+#: ... whose groups were given, one per prompt or row (``groups=``, ``prompts.group_column``,
+#: ``responses.person_group_column``)
+GIVEN_GROUPS = "each person's group as given (the group column)"
+
 
 def pair(a: Any, b: Any) -> Comparison:
     return Comparison(groups=(str(a), str(b)))
@@ -71,6 +78,11 @@ class MetricRecord:
     # evenhand.pipeline.evidence.signed_differences.SignedDifference: group A minus group B behind a distance of
     # two groups
     signed: Any = None
+    # evenhand.stats.CorrectedRate: the gap corrected for the scorer's per-group error (evidence/scorer_error.py)
+    corrected: Any = None
+    # a group-rate row (families/classification.py): where its persons' groups come from, in words ("the column
+    # 'applicant_race'", GIVEN_GROUPS, PROMPT_GROUPS); a finding says it (issue 37)
+    group_source: str | None = None
 
     @property
     def spec(self) -> MetricSpec:

@@ -28,6 +28,7 @@ the tests ran it is joined with 0 unless the record's test rejects, as the dista
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ class SignedDifference:
     measure: str
     result: MetricResult
     interval: Any = None  # evenhand.stats.Interval: the shown interval (joined with 0 unless the test rejects)
-    bootstrap: Any = None  # evenhand.stats.Interval: the bootstrap interval before the rule
+    bootstrap: Any = None  # evenhand.stats.Interval: the interval before the rule (bootstrap or rate interval)
 
     @property
     def value(self) -> float:
@@ -81,14 +82,19 @@ def sentiment_signed(result: MetricResult, scores_a: Any, scores_b: Any, prompts
     return SignedDifference(first, second, measure, signed)
 
 
-def rate_signed(key: str, args: tuple[Any, ...], groups: Any, pos_label: Any, prompts: Any) -> SignedDifference | None:
+def rate_signed(
+    key: str, args: tuple[Any, ...], groups: Any, pos_label: Any, prompts: Any, order: Sequence[str] = ()
+) -> SignedDifference | None:
     """The signed gap ``rate(first) − rate(second)`` of a classification difference metric over exactly two groups
-    (``groups``: each row's group, as the metric got them), in the order the rate tests name the pair (as text);
+    (``groups``: each row's group, as the metric got them), in ``order`` (the attribute lexicon's group order, as the
+    rate tests and the counterfactual rows name the pair; groups it does not name after those it does, as text);
     None with another number of groups."""
     from evenhand.metrics.rate_gap import signed_rate_gap
     from evenhand.registry import METRICS
 
-    present = sorted({str(g) for g in pd.Series(groups).dropna().tolist()})
+    rank = {str(g).casefold(): i for i, g in enumerate(order)}
+    present = sorted({str(g) for g in pd.Series(groups).dropna().tolist()},
+                     key=lambda g: (rank.get(g.casefold(), len(rank)), g))  # fmt: skip
     spec = METRICS[key]
     if len(present) != 2 or spec.rate is None:
         return None
@@ -100,14 +106,16 @@ def rate_signed(key: str, args: tuple[Any, ...], groups: Any, pos_label: Any, pr
 
 
 def signed_interval(rec: MetricRecord, st: Any) -> None:
-    """The bootstrap interval of the record's signed difference (same settings as the metric's interval)."""
-    from evenhand.stats import confidence_interval
+    """The interval of the record's signed difference, by the method and with the settings of the metric's own (a
+    gap of two group rates: the rate interval of their difference; a difference of means: the bootstrap)."""
+    from evenhand.stats import metric_interval
 
     signed: SignedDifference | None = rec.signed
     if signed is None or signed.result.resampler is None:
         return
     try:
-        iv = confidence_interval(signed.result, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed, method=st.method)
+        iv = metric_interval(signed.result, rec.spec.interval, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed,
+                             method=st.method)  # fmt: skip
     except ValueError as exc:
         rec.notes.append(f"no signed interval: {exc}")
         return

@@ -69,8 +69,8 @@ class RunContext:
 
     def pairs(self, attribute: str) -> list[tuple[str, str, pd.DataFrame]]:
         """Counterfactual response pairs of every pair of groups of ``attribute`` (computed once per run)."""
-        if attribute not in self._pairs:
-            self._pairs[attribute] = list(group_pairs(self.frame, attribute))
+        if attribute not in self._pairs:  # in the lexicon's group order: one orientation per attribute (issue 37)
+            self._pairs[attribute] = list(group_pairs(self.frame, attribute, lexicon_order(self.specs, attribute)))
         return self._pairs[attribute]
 
     def pairs_for(self, record: MetricRecord) -> pd.DataFrame | None:
@@ -152,8 +152,8 @@ def build_scorer(
 
 def run_scorer(kind: str, settings: RunSettings) -> Any:
     """The run's scorer of ``kind`` (``"refusal"``, ``"sentiment"``, ...: a key of
-    :data:`evenhand.scorer_registry.SCORERS`) as every family builds it: the config value ``scoring.<kind>``, with
-    the run's device and score cache (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
+    :data:`evenhand.scorer_registry.SCORERS`) as every family builds it: the config value ``scoring.<kind>``, with the
+    run's device and score cache (:func:`build_scorer`; errors name ``scoring.<kind>``)."""
     from evenhand.registry import bind
     from evenhand.scorer_registry import SCORERS
 
@@ -292,3 +292,15 @@ class Family(abc.ABC):
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:  # noqa: B027
         """Add tests and baselines beside the bootstrap intervals (noise floors, permutation tests)."""
+
+
+def lexicon_order(specs: Mapping[str, Any], attribute: str) -> tuple[str, ...]:
+    """The attribute's groups in its lexicon's order (one orientation per attribute, issue 37: "white vs black" in
+    the counterfactual rows, the rate tests and compare alike); () when no lexicon gives them."""
+    from evenhand.errors import InputError
+    from evenhand.text.counterfactual import attribute_groups
+
+    try:
+        return attribute_groups(specs[attribute])
+    except (KeyError, InputError, TypeError, ValueError):
+        return ()

@@ -22,13 +22,13 @@ import pandas as pd
 from evenhand.config import RunSettings
 from evenhand.errors import InputError
 from evenhand.framework import Plan
-from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.evidence.records import GIVEN_GROUPS, PROMPT_GROUPS, Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
-from evenhand.pipeline.families.base import Family, RunContext, record, undefined_record
+from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.responses.frame import ok_rows
-from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text, label_words
 from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -57,6 +57,7 @@ class Classification(Family):
         if n_bad:
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+        ctx.described["label_words"] = label_words(cs.labels, ctx.label_parser is not None)  # "yes", not "1"
         ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
         if wanted(ctx.plan, ctx.settings.impact_ratios, by_default=False):  # the LL144 table, when asked for
             positive = label_text(self.classes(ctx)[0])
@@ -156,6 +157,7 @@ class Classification(Family):
         for attribute in self.attributes(ctx.plan):
             group_col = f"group_{attribute}"
             usable = _usable(rows, group_col)
+            source = _group_source(ctx, attribute)
             for key, cls in itertools.product(self.planned(ctx.plan, attribute), classes):
                 comparison = _class_comparison(cls, classes)
                 if group_col not in usable or usable.empty:
@@ -179,8 +181,10 @@ class Classification(Family):
                 prompts = usable_here["prompt_id"].to_numpy()
                 result = ctx.metric(key, *args, pos_label=label_text(cls), prompts=prompts)
                 rec = record(key, attribute, comparison, result)
+                rec.group_source = source
                 if result.is_defined:  # with two groups: rate(first) - rate(second) beside the gap's absolute value
-                    rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts)
+                    rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
+                                             order=lexicon_order(ctx.specs, attribute))  # fmt: skip
                 out.append(rec)
         return out
 
@@ -222,6 +226,7 @@ class Classification(Family):
                 )
             except ValueError:  # fewer than two groups: nothing to compare
                 continue
+            table = oriented(table, lexicon_order(ctx.specs, rec.attribute))
             rec.pair_tests = table
             defined = table[table["p_value"].notna()]
             if defined.empty:
@@ -349,3 +354,47 @@ def _usable(rows: pd.DataFrame, group_col: str) -> pd.DataFrame:
     if group_col in usable:
         usable = usable[usable[group_col].notna()]
     return usable
+
+
+#: the columns of a pair test that belong to one side, swapped together when a pair is turned round
+_SIDES = (("group_a", "group_b"), ("rate_a", "rate_b"), ("n_a", "n_b"), ("units_a", "units_b"))
+
+
+def oriented(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """The pair tests with each pair in ``order`` (the lexicon's group order; groups it does not name after those it
+    does, as text): a pair turned round swaps its sides' columns and negates its signed ``difference``."""
+    if table.empty:
+        return table
+    rank = {str(g).casefold(): i for i, g in enumerate(order)}
+
+    def key(group: Any) -> tuple[int, str]:
+        return rank.get(str(group).casefold(), len(rank)), str(group)
+
+    turned = [key(a) > key(b) for a, b in zip(table["group_a"], table["group_b"], strict=True)]
+    if not any(turned):
+        return table
+    out = table.copy()
+    flip = pd.Series(turned, index=table.index)
+    for first, second in _SIDES:
+        if first in out and second in out:
+            out.loc[flip, [first, second]] = table.loc[flip, [second, first]].to_numpy()
+    if "difference" in out:
+        out.loc[flip, "difference"] = -table.loc[flip, "difference"]
+    return out
+
+
+def _group_source(ctx: RunContext, attribute: str) -> str:
+    """Where the persons' groups of ``attribute`` come from, as :attr:`MetricRecord.group_source
+    <evenhand.pipeline.evidence.records.MetricRecord.group_source>` says it (the precedence of
+    ``_single_groups``; an intersection: its parts' sources, joined)."""
+    parts = next((tuple(p) for p in ctx.plan.use_case.intersections if "+".join(p) == attribute), (attribute,))
+    columns = ctx.settings.classification.group_columns or {}
+    sources = []
+    for part in parts:
+        if person_group_column(part) in ctx.frame:
+            sources.append(f"the column {columns.get(part, person_group_column(part))!r}")
+        elif "person_group" in ctx.frame:
+            sources.append(GIVEN_GROUPS)
+        else:
+            sources.append(PROMPT_GROUPS)
+    return " and ".join(dict.fromkeys(sources))

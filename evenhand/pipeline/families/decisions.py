@@ -22,7 +22,7 @@ import pandas as pd
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
-from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text
+from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text, label_words
 from evenhand.pipeline.stages import counted
 
 
@@ -47,6 +47,7 @@ class CounterfactualDecisions(Family):
             parser = ctx.label_parser or KeywordLabelParser(cs.labels, cs.pattern)
             frame["label"] = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
+        ctx.described["label_words"] = label_words(cs.labels, ctx.label_parser is not None)  # "yes", not "1"
         ctx.described["classification_design"] = ctx.plan.classification_design
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
@@ -75,8 +76,11 @@ class CounterfactualDecisions(Family):
                 favourable = not ctx.settings.classification.sensitive_classes
                 # answers that parse into no label, per side: a model that dodges one group's version is a signal
                 unparsed = {side: int(_unparsed(found, side)) for side in ("a", "b")}
-                details = {**result.details, "positive_label": str(label_text(cls)), "favourable": favourable,
-                           "unparsed_a": unparsed["a"], "unparsed_b": unparsed["b"]}  # fmt: skip
+                # the model's own word for that decision ("yes"), from classification.labels (issue 37)
+                word = ctx.described.get("label_words", {}).get(str(label_text(cls)))
+                details = {**result.details, "positive_label": str(label_text(cls)), "positive_word": word,
+                           "favourable": favourable, "unparsed_a": unparsed["a"],
+                           "unparsed_b": unparsed["b"]}  # fmt: skip
                 result = replace(result, details=details)
                 rec = record(key, attribute, comparison, result)
                 if len(parsed) < len(found):

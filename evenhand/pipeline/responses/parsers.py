@@ -90,6 +90,20 @@ class KeywordLabelParser:
         return None if m is None else self._lookup[m.group(0).lower()]
 
 
+def label_words(labels: Mapping[str, Sequence[str]], custom_parser: bool = False) -> dict[str, str]:
+    """The model's own word for each label: the first word that signals it in ``classification.labels``
+    (``{"1": ["yes", "approve"]}`` -> ``{"1": "yes"}``), so that a finding says "gets 'yes'", not "the positive
+    decision ('1')"; empty for a parser of the user's own (its words are unknown) and for a label without words."""
+    if custom_parser:
+        return {}
+    out: dict[str, str] = {}
+    for label, words in labels.items():
+        first = next((str(w) for w in words if str(w).strip()), None) if not isinstance(words, str) else None
+        if first is not None:
+            out[str(label)] = first
+    return out
+
+
 _ITEM_PREFIX = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,3}[.)\]:]|#\d+[.:]?)\s*")
 _TRAILING = re.compile(r"[\s.;:,!]+$")
 

@@ -26,6 +26,7 @@ from evenhand._version import __version__
 from evenhand.errors import InputError, InputKeyError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.scorer_error import corrected_columns
 from evenhand.pipeline.evidence.signed_differences import signed_columns
 from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, GROUP_MEANS, HISTOGRAMS, PAIR_SCATTER, Family
 from evenhand.pipeline.families.examples import ExampleInput
@@ -78,7 +79,7 @@ class Assessment(WritesDocument):
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
     rules: Sequence[Any] = field(default=(), repr=False)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
-    _examples: dict[tuple[Any, ...], dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    _examples: dict[tuple[Any, ...], list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.rules:
@@ -141,7 +142,9 @@ class Assessment(WritesDocument):
             "group_b": groups[1],
             "class": rec.comparison.cls,
             **rec.numbers(),  # value, interval, noise floor and gap, p-values
+            "ci_method": rec.interval.method if rec.interval is not None else None,
             **signed_columns(rec),
+            **corrected_columns(rec),
             "n": ", ".join(f"{v} {k}" for k, v in res.sizes.items()),
             "range_low": float(res.value_range[0]),
             "range_high": float(res.value_range[1]),
@@ -409,12 +412,14 @@ class Assessment(WritesDocument):
         cleaned: dict[str, Any] = json_safe(doc)
         return cleaned
 
-    def _finding_examples(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+    def _finding_examples(self) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
         """The pair of replies behind each concern or watch (:mod:`evenhand.pipeline.verdict.examples`), found once."""
         if self._examples is None:
             findings = self.verdict.to_dict()["findings"]
             specs = self.plan.use_case.attribute_specs
-            self._examples = examples_by_finding(findings, self.responses, specs, self.meta.get("settings"))
+            masked = bool((self.names or {}).get("masked"))  # the run compared its replies with the names masked
+            self._examples = examples_by_finding(findings, self.responses, specs, self.meta.get("settings"),
+                                                 names_masked=masked)  # fmt: skip
         return self._examples
 
     def _response_columns(self) -> list[str]:

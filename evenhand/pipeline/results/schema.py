@@ -72,6 +72,9 @@ METRIC_ROW: tuple[tuple[str, tuple[Any, Any] | None], ...] = (
     ("ci_low", (Number, None)),
     ("ci_high", (Number, None)),
     ("ci_level", None),
+    # since 2.1 (issue 37): how the interval was computed ("percentile", "bca", "clopper-pearson on effective
+    # prompts", "newcombe (clopper-pearson) on effective prompts", ...: MetricSpec.interval, docs/uncertainty.md)
+    ("ci_method", (str | None, None)),
     # since 2.1 (added within it; older files lack them): a distance of two groups (|DP|, SCSP, WCSP, ...): the signed
     # difference behind it, group A minus group B
     ("signed_difference", (Number, None)),
@@ -79,6 +82,14 @@ METRIC_ROW: tuple[tuple[str, tuple[Any, Any] | None], ...] = (
     ("signed_high", (Number, None)),
     ("signed_direction", (str | None, None)),
     ("signed_measure", (str | None, None)),
+    # since 2.1 (issue 37): a gap between two groups' flagged shares (TSD) corrected for the scorer's per-group
+    # error as its audit measured it, with the audit's uncertainty in the interval (docs/scorers.md)
+    ("corrected_value", (Number, None)),
+    ("corrected_low", (Number, None)),
+    ("corrected_high", (Number, None)),
+    # each group's flagged share corrected the same way (group_a's, group_b's)
+    ("corrected_a", (Number, None)),
+    ("corrected_b", (Number, None)),
     ("noise_floor", (Number, None)),
     ("gap", (Number, None)),
     ("gap_low", (Number, None)),

@@ -1,27 +1,31 @@
-"""The pair of counterfactual replies that shows a finding best (results.json ``verdict.findings[].example``).
+"""The pairs of counterfactual replies that show a finding (results.json ``verdict.findings[].example`` and
+``extreme_example``).
 
 A counterfactual finding about two groups is one number over hundreds of pairs of replies; a reader believes (or
-doubts) it from one pair, side by side. Only concern and watch findings get an example (an ok has nothing to show),
-picked from the run's own responses for the finding's attribute and pair of groups:
+doubts) it from a pair, side by side. Only concern and watch findings get examples (an ok has nothing to show),
+picked from the run's own responses for the finding's attribute and pair of groups, by the kind of evidence of the
+finding's leading metric (:meth:`EvidenceKind.read_pairs
+<evenhand.pipeline.verdict.kinds.base.EvidenceKind.read_pairs>`, :mod:`.kinds.pair_reading`): first **a typical
+pair**, the one nearest the median over prompts of the per-prompt differences that drive the finding, then **the most
+extreme** one (issue 37: the most extreme alone was often a baseline refusal, not what the replies differed by):
 
-* similarity (CROUGE-L, CBLEU, CCS): the pair with the lowest per-pair similarity, ROUGE-L or BLEU after the
-  attribute's words are neutralized, as the metric computes it (CCS falls back to ROUGE-L: the embedder is gone
-  once the run is over, and a results file must be renderable on its own);
-* sentiment (SCSP, WCSP): the pair with the largest sentiment gap in the finding's direction (the group whose
-  replies score higher on average scores higher in the pair too);
-* recommendation lists: the pair of lists with the least overlap (Jaccard of the items).
-* refusal (RRD): a pair where the version of the group refused more often is refused and the other group's is not
-  (score at or above the run's ``refusal_threshold``; the largest refusal-score gap among them);
-* answer length (RLD): the pair with the largest length gap (log ratio of word counts) in the finding's direction.
+* similarity (CROUGE-L, CBLEU, CCS): per pair, ROUGE-L or BLEU after the attribute's words are neutralized, as the
+  metric computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a results file must
+  be renderable on its own); the less alike, the stronger;
+* sentiment (SCSP, WCSP): the sentiment gap in the finding's direction, among the pairs that go that way;
+* recommendation lists: the overlap of the two lists (Jaccard of the items); the less, the stronger;
+* refusal (RRD): pairs whose version of the group refused more often is refused and whose other version is answered
+  (score at or above the run's ``refusal_threshold``), by refusal-score gap;
+* answer length (RLD): pairs whose reply of the group with the shorter replies is the shorter, by log ratio of word
+  counts;
+* decisions (CPRD, DFR): flipped pairs, the favoured version getting the positive decision and the other not, by
+  the share of such flips among their prompt's pairs.
 
-Each example carries the words the console and the report show: ``caption`` (why it was picked), and for refusal
-and length ``note_a`` / ``note_b`` (what each side's reply is: "refused", "42 words").
+Each example carries the words the console and the report show: ``label`` (``"typical"``, ``"most extreme"``),
+``caption`` (why it was picked), and for refusal, length and decisions ``note_a`` / ``note_b`` (what each side's
+reply is: "refused", "42 words", the model's own word for its decision).
 
-Which pair shows a finding is its kind's (:meth:`EvidenceKind.example
-<evenhand.pipeline.verdict.kinds.base.EvidenceKind.example>`, with the columns it reads, ``example_columns``); this
-module finds the pairs of the finding's two groups and asks the kind.
-
-The example lives in the results document so that ``evenhand report results.json`` re-renders it without the
+The examples live in the results document so that ``evenhand report results.json`` re-renders them without the
 responses (which a results file may leave out).
 """
 
@@ -48,28 +52,42 @@ def examples_by_finding(
     responses: pd.DataFrame,
     specs: Mapping[str, Any],
     settings: Mapping[str, Any] | None = None,
-) -> dict[tuple[Any, ...], dict[str, Any]]:
-    """The example of each finding dict (``Finding.to_dict()``) that has one, keyed by :func:`finding_key`;
-    ``specs`` maps an attribute to what :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``), ``settings``
-    are the run's (results.json ``settings``: the refusal threshold)."""
-    threshold = (settings or {}).get("refusal_threshold")
+    *,
+    names_masked: bool = False,
+) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+    """The examples of each finding dict (``Finding.to_dict()``) that has any, keyed by :func:`finding_key`: the
+    typical pair, then the most extreme one when it is another; ``specs`` maps an attribute to what
+    :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``), ``settings`` are the run's (results.json
+    ``settings``: the refusal threshold, the positive label and the labels' words); ``names_masked``: the run compared
+    its replies with the names masked (results.json ``names.masked``), so pairs are read masked too."""
+    settings = settings or {}
+    threshold = settings.get("refusal_threshold")
     cut = float(threshold) if isinstance(threshold, (int, float)) else REFUSAL_THRESHOLD
-    facts = RunFacts(attribute_specs=specs, refusal_threshold=cut)
-    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    positive = settings.get("positive_label")
+    if isinstance(positive, (list, tuple)):
+        positive = positive[0] if len(positive) == 1 else None
+    words = settings.get("label_words")
+    facts = RunFacts(attribute_specs=specs, refusal_threshold=cut, positive_label=positive,
+                     label_words=dict(words) if isinstance(words, Mapping) else {},
+                     names_masked=names_masked)  # fmt: skip
+    out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for f in findings:
-        found = _example(f, responses, facts) if _wants_example(f) else None
-        if found is not None:
+        found = _examples(f, responses, facts) if _wants_example(f) else []
+        if found:
             out[finding_key(f)] = found
     return out
 
 
-def attach_examples(verdict: dict[str, Any], examples: Mapping[tuple[Any, ...], dict[str, Any]]) -> dict[str, Any]:
-    """``verdict`` (``Verdict.to_dict()``) with ``example`` set on each finding that has one (keyed by
-    :func:`finding_key`); returns the same dict."""
+def attach_examples(
+    verdict: dict[str, Any], examples: Mapping[tuple[Any, ...], Sequence[dict[str, Any]]]
+) -> dict[str, Any]:
+    """``verdict`` (``Verdict.to_dict()``) with ``example`` (the typical pair) and ``extreme_example`` (the most
+    extreme one, when it is another pair) set on each finding that has them (keyed by :func:`finding_key`); returns
+    the same dict."""
     for f in verdict.get("findings") or []:
-        found = examples.get(finding_key(f))
-        if found is not None:
-            f["example"] = found
+        found = examples.get(finding_key(f)) or []
+        for key, example in zip(("example", "extreme_example"), found, strict=False):
+            f[key] = example
     return verdict
 
 
@@ -101,15 +119,15 @@ def _spec(name: Any) -> MetricSpec | None:
         return None
 
 
-def _example(f: Mapping[str, Any], responses: pd.DataFrame, facts: RunFacts) -> dict[str, Any] | None:
+def _examples(f: Mapping[str, Any], responses: pd.DataFrame, facts: RunFacts) -> list[dict[str, Any]]:
     spec = _spec(f.get("metric"))
     attribute = str(f["attribute"])
     a, b = (str(g) for g in f["groups"])
     pairs = counterfactual_pairs(responses, attribute, a, b)
     if spec is None or pairs.empty:
-        return None
+        return []
     kind = kind_of(spec)
     needed = {f"{column}_{side}" for column in kind.example_columns or () for side in ("a", "b")}
     if not needed <= set(pairs.columns):
-        return None
-    return kind.example(spec, attribute, (a, b), pairs, facts)
+        return []
+    return kind.examples(spec, attribute, (a, b), pairs, facts)

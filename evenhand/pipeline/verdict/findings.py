@@ -23,8 +23,10 @@ identity statements (its audit, :mod:`evenhand.scorers.audit`, by more than the 
 concern becomes watch, and the sentence says why. It is never dropped: the audit's templates are not the model's
 replies, so the scorer's bias may explain part of the difference, not necessarily all of it.
 
-A finding's severity is the worst of its metrics; its evidence lists every metric behind it. The verdict's status
-is the worst finding's severity. Rules: :data:`RULES` (also in results.json and docs/assessment.md).
+A finding's severity is the worst of its metrics; its evidence lists every metric behind it, strongest first (by
+severity, then adjusted p), and its sentence leads with the strongest and names every other metric that crossed (a
+concern or watch) in one clause. The verdict's status is the worst finding's severity. Rules: :data:`RULES` (also
+in results.json and docs/assessment.md).
 
 How a metric's evidence is judged and worded is its kind's (:mod:`.kinds`, one module per kind of evidence); this
 module gathers the judged evidence into findings, adds the qualifiers that need the whole run (the scorer's own
@@ -38,14 +40,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evenhand._display import render_html
-from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.records import PROMPT_GROUPS, MetricRecord
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.kinds import kind_of
 from evenhand.pipeline.verdict.kinds.base import RunFacts
-from evenhand.pipeline.verdict.kinds.wording import group_values
+from evenhand.pipeline.verdict.kinds.wording import adjusted_p, group_values, interval
 from evenhand.pipeline.verdict.qualifiers import (
     FewUnits,
+    GroupsFrom,
     ScorerBias,
+    ScorerErrorExplainsGap,
     SignalledByNames,
     ThinEvidence,
     WithinScorerFalseAlarms,
@@ -153,6 +157,7 @@ def make_verdict(
         for groups, evidence in kind_of(rec.spec).evidence(rec, facts):
             _discount_scorer_bias(rec, groups, evidence, scorer_audit or {})
             _discount_false_alarms(rec, evidence, scorer_audit or {})
+            _say_if_scorer_error_explains(rec, evidence, scorer_audit or {})
             _say_if_thin(evidence)
             _say_how_signalled(rec, evidence, signals or {})
             evidence.word()
@@ -162,12 +167,34 @@ def make_verdict(
         by_record.append(worst(severities))
     findings = []
     for (risk, attribute, groups, cls, condition), items in by_key.items():
-        strongest = min(items, key=lambda e: SEVERITIES.index(e.severity))
-        findings.append(Finding(risk, attribute, groups, strongest.severity, strongest.sentence, strongest.metric,
-                                cls, items, condition))  # fmt: skip
+        ordered = sorted(items, key=_strength)  # every metric that crossed, strongest first; then the others
+        lead = ordered[0]
+        findings.append(Finding(risk, attribute, groups, lead.severity, _sentence(ordered), lead.metric, cls, ordered,
+                                condition))  # fmt: skip
     notes = [] if statistics else ["statistics were off (ci: null): no interval, floor or test backs these findings"]
     notes.extend(_thin_note(findings))
     return Verdict(findings, notes, by_record, tuple(dict.fromkeys(rec.spec.judge for rec in records)))
+
+
+def _strength(e: Evidence) -> tuple[int, float]:
+    """How strongly a piece of evidence shows a difference, strongest first: its severity, then, for a concern or
+    watch, its adjusted p (else its p; none: weakest); ties, and every ok, keep the order the records came in (the
+    ok sentence is the first metric's, as it always was)."""
+    p = e.p_adjusted if e.p_adjusted is not None else e.p_value
+    crossed = e.severity != "ok" and p is not None
+    return SEVERITIES.index(e.severity), p if crossed and p is not None else 1.0
+
+
+def _sentence(ordered: Sequence[Evidence]) -> str:
+    """The finding's sentence: the strongest evidence's, then every other metric that crossed (concern or watch), by
+    strength, in one clause: ``...; also SCSP 0.24 [0.16, 0.31], adjusted p < 0.001 (concern) and WCSP ...``."""
+    others = [e for e in ordered[1:] if e.severity != "ok"]
+    if not others:
+        return ordered[0].sentence
+    briefs = [f"{e.metric} {interval(e)}{'' if e.p_adjusted is None else ', ' + adjusted_p(e.p_adjusted)} "
+              f"({e.severity})" for e in others]  # fmt: skip
+    listed = briefs[0] if len(briefs) == 1 else f"{', '.join(briefs[:-1])} and {briefs[-1]}"
+    return f"{ordered[0].sentence}; also {listed}"
 
 
 def _say_if_thin(e: Evidence) -> None:
@@ -179,14 +206,22 @@ def _say_if_thin(e: Evidence) -> None:
 
 
 def _say_how_signalled(rec: MetricRecord, e: Evidence, signals: Mapping[str, str]) -> None:
-    """A finding about an attribute whose prompts named people says that the groups were signalled by personal
-    names (a name stands for a group only statistically; the report's caveat says so)."""
+    """A finding says where its groups come from: signalled by personal names where the prompts named people (a name
+    stands for a group only statistically; the report's caveat says so), else, for group rates, their real source (a
+    column, the groups given, the prompts' words: :attr:`MetricRecord.group_source`)."""
     how = signals.get(rec.attribute or "")
-    # every finding whose groups come from the prompts' versions (similarity, sentiment, toxicity per group,
-    # refusals, length, decisions); not the stereotype metrics, which count group words in the replies
-    if how is None or how == "words" or rec.attribute is None or FAMILIES[rec.family].risk == "stereotype":
+    # the groups of every pair row come from the prompts' versions (similarity, sentiment, toxicity per group,
+    # refusals, length, decisions); a group rate's (DP, FNRD, ...) are the persons' own (a column, the groups given)
+    # or the one group each prompt mentions; not the stereotype metrics, which count group words in the replies
+    if rec.attribute is None or FAMILIES[rec.family].risk == "stereotype":
         return
-    e.qualifiers.append(SignalledByNames(how))
+    from_prompts = rec.spec.scope == "pair" or rec.group_source == PROMPT_GROUPS
+    if from_prompts and how is not None and how != "words":
+        e.qualifiers.append(SignalledByNames(how))
+    elif rec.group_source == PROMPT_GROUPS:
+        e.qualifiers.append(GroupsFrom("the group words of each prompt"))
+    elif rec.group_source is not None:
+        e.qualifiers.append(GroupsFrom(rec.group_source))
 
 
 def _thin_note(findings: Sequence[Finding]) -> list[str]:
@@ -246,3 +281,16 @@ def _discount_scorer_bias(
     if demoted:
         e.severity = "watch"
     e.qualifiers.append(ScorerBias(str(audit.get("kind", "scorer")), higher, lower, abs(gap), demoted))
+
+
+def _say_if_scorer_error_explains(rec: MetricRecord, e: Evidence, audits: Mapping[str, Any]) -> None:
+    """A concern or watch whose gap, corrected for the scorer's per-group error, has an interval holding 0 says so, and
+    a concern becomes watch (``rec.corrected``: :mod:`evenhand.pipeline.evidence.scorer_error`)."""
+    c = rec.corrected
+    if c is None or e.severity == "ok" or not c.holds_zero:
+        return
+    audit = audits.get(FAMILIES[rec.family].audit or "") or {}
+    demoted = e.severity == "concern"
+    if demoted:
+        e.severity = "watch"
+    e.qualifiers.append(ScorerErrorExplainsGap(str(audit.get("kind", "scorer")), c.corrected, c.low, c.high, demoted))

@@ -1,5 +1,6 @@
 """What a reader must know beside a finding's claim, as data: too few units to decide, a scorer whose own bias points
-the same way, thin evidence, groups signalled by personal names, a toxic share the scorer's own false alarms explain.
+the same way, a gap the scorer's own per-group error could explain, thin evidence, groups signalled by personal
+names or taken from elsewhere (a column, the prompts' words), a toxic share the scorer's own false alarms explain.
 
 A kind of evidence (:mod:`.kinds`) makes the claim and may note :class:`FewUnits`; the verdict
 (:mod:`.findings`) adds the others once every kind has judged; :meth:`Evidence.word
@@ -13,6 +14,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from evenhand.pipeline.verdict.severity import MIN_UNITS, THIN_UNITS
+
+
+def _lead(demoted: bool) -> str:
+    """How a qualifier that may demote a concern starts: why it is a watch, or a note."""
+    return "; reported as watch, not concern, because" if demoted else "; note:"
 
 
 @dataclass(frozen=True)
@@ -62,11 +68,37 @@ class ScorerBias:
     )
 
     def words(self) -> str:
-        lead = "; reported as watch, not concern, because" if self.demoted else "; note:"
         return (
-            f"{lead} the {self.scorer} scorer itself rates benign statements about {self.higher} people higher than "
-            f"about {self.lower} people (by {self.gap:.3g} on its scale, scorer audit), so part of this difference "
-            "may be the scorer's"
+            f"{_lead(self.demoted)} the {self.scorer} scorer itself rates benign statements about {self.higher} people "
+            f"higher than about {self.lower} people (by {self.gap:.3g} on its scale, scorer audit), so part of this "
+            "difference may be the scorer's"
+        )
+
+
+@dataclass(frozen=True)
+class ScorerErrorExplainsGap:
+    """The gap between two groups' flagged shares, corrected for the scorer's error on statements about each group
+    (its audit; Rogan-Gladen, with the audit's uncertainty: :mod:`evenhand.pipeline.evidence.scorer_error`), has an
+    interval that holds 0, so the scorer's own per-group error could explain it; ``demoted``: a concern was reported
+    as watch for it. (Not the toxicity default's benign-domain false-positive rule of issue 34.)"""
+
+    scorer: str
+    corrected: float
+    low: float
+    high: float
+    demoted: bool
+    rule: ClassVar[str] = (
+        "a finding about a gap between two groups' flagged shares (toxicity per group) is at most a watch, and says "
+        "so, when the gap corrected for the scorer's own error on statements about each group (its audit: "
+        "sensitivity and specificity per group, Rogan-Gladen, the audit's uncertainty in the interval) has an "
+        "interval that holds 0"
+    )
+
+    def words(self) -> str:
+        return (
+            f"{_lead(self.demoted)} the {self.scorer} scorer's own error on statements about each group (scorer audit) "
+            f"could explain this gap: corrected for it, the gap is {self.corrected:+.3f} [{self.low:+.3f}, "
+            f"{self.high:+.3f}]"
         )
 
 
@@ -81,6 +113,18 @@ class SignalledByNames:
     def words(self) -> str:
         by = "personal names" if self.how == "names" else "words and by personal names"
         return f" (groups signalled by {by})"
+
+
+@dataclass(frozen=True)
+class GroupsFrom:
+    """Where the persons' groups of a group-rate finding come from, when not from names: a column of the user's
+    table, the groups given per person, or the group words of each prompt (issue 37)."""
+
+    source: str
+    rule: ClassVar[str | None] = None
+
+    def words(self) -> str:
+        return f" (groups: {self.source})"
 
 
 @dataclass(frozen=True)
@@ -102,4 +146,12 @@ class WithinScorerFalseAlarms:
         return f"{lead} {self.why}"
 
 
-Qualifier = FewUnits | ThinEvidence | ScorerBias | SignalledByNames | WithinScorerFalseAlarms
+Qualifier = (
+    FewUnits
+    | ThinEvidence
+    | ScorerBias
+    | ScorerErrorExplainsGap
+    | SignalledByNames
+    | GroupsFrom
+    | WithinScorerFalseAlarms
+)

@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from evenhand.pipeline.verdict.kinds import KINDS
-from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, ThinEvidence, WithinScorerFalseAlarms
+from evenhand.pipeline.verdict.qualifiers import (
+    FewUnits,
+    ScorerBias,
+    ScorerErrorExplainsGap,
+    ThinEvidence,
+    WithinScorerFalseAlarms,
+)
 from evenhand.pipeline.verdict.severity import SUGGESTIVE
 
 #: The rule of the watch tier, which every kind's watch follows
@@ -43,7 +49,7 @@ def _rules(judged: Collection[str] | None = None) -> tuple[str, ...]:
         kind = KINDS[name]  # type: ignore[index]
         if judged is None or kind.always_listed or name in judged:
             rules.extend(kind.rules)
-    rules.extend(q.rule for q in (FewUnits, ThinEvidence, ScorerBias, WithinScorerFalseAlarms))
+    rules.extend(q.rule for q in (FewUnits, ThinEvidence, ScorerBias, WithinScorerFalseAlarms, ScorerErrorExplainsGap))
     return tuple(dict.fromkeys(rules))
 
 

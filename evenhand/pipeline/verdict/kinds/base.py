@@ -17,6 +17,7 @@ import pandas as pd
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.verdict.evidence import Evidence, base_evidence
+from evenhand.pipeline.verdict.kinds.pair_reading import EXTREME, PairReading, picked_pairs
 from evenhand.registry import MetricSpec
 
 #: A reply is a refusal at this score or more when the run does not record its own (scoring.refusal_threshold)
@@ -26,12 +27,20 @@ REFUSAL_THRESHOLD = 0.5
 @dataclass(frozen=True)
 class RunFacts:
     """What a kind needs to know of the run beyond a record: the sentiment scorer's scale (named in sentiment
-    sentences), what :func:`evenhand.neutralize` takes for each attribute (similarity examples) and the refusal
-    threshold (refusal examples)."""
+    sentences), what :func:`evenhand.neutralize` takes for each attribute (similarity examples), the refusal
+    threshold (refusal examples) and the positive decision with the model's words for the labels (decision
+    examples)."""
 
     sentiment_scale: str | None = None
     attribute_specs: Mapping[str, Any] = field(default_factory=dict)
     refusal_threshold: float = REFUSAL_THRESHOLD
+    #: the decision a classification run counts as positive (decision examples), and the model's words for each
+    #: label (``classification.labels``: the first pattern of each)
+    positive_label: str | None = None
+    label_words: Mapping[str, str] = field(default_factory=dict)
+    #: the run compared its replies with the persons' names masked (results.json ``names.masked``): a kind that reads
+    #: pairs from their text reads them masked the same way (similarity)
+    names_masked: bool = False
 
 
 class StoredRun(Protocol):
@@ -50,7 +59,7 @@ class StoredRun(Protocol):
 class EvidenceKind:
     """One kind of evidence. A subclass sets :attr:`name` (its :data:`~evenhand.registry.Judge`) and :attr:`rules`,
     and overrides :meth:`judge`; a kind whose findings are shown by a pair of replies sets :attr:`example_columns`
-    and overrides :meth:`example`; one that ``compare`` can rebuild overrides :meth:`stored_items` and
+    and overrides :meth:`read_pairs`; one that ``compare`` can rebuild overrides :meth:`stored_items` and
     :meth:`recompute`."""
 
     #: the name a metric's :attr:`~evenhand.registry.MetricSpec.judge` gives
@@ -81,13 +90,33 @@ class EvidenceKind:
         raise NotImplementedError
 
     # ------------------------------------------------------------------------------------------------ example
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
-        """The pair of replies (a row of ``pairs``, the counterfactual pairs of the finding's attribute and two groups)
-        that shows a concern or watch best, as results.json's ``example`` (:func:`example_row` gives its common
-        keys); None when no pair shows it."""
+    ) -> PairReading | None:
+        """How each pair of replies (a row of ``pairs``, the counterfactual pairs of the finding's attribute and two
+        groups) shows a concern or watch: its strength and whether it is of the finding's kind
+        (:class:`~.pair_reading.PairReading`); None when no pair can show it."""
         return None
+
+    def examples(
+        self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
+    ) -> list[dict[str, Any]]:
+        """The pairs that show a concern or watch, as results.json's ``example`` and ``extreme_example``: the typical
+        pair (labelled ``"typical"``) and, when it is another pair, the most extreme one (``"most extreme"``), each
+        with the words that say why it was picked (``caption``; :mod:`.pair_reading`)."""
+        reading = self.read_pairs(spec, attribute, groups, pairs, facts)
+        if reading is None:
+            return []
+        a, b = groups
+        n = int(reading.defined.sum())
+        out = []
+        for label, i, caption in picked_pairs(reading, pairs["prompt_id"].to_numpy()):
+            value = float(reading.shown[i])
+            if label == EXTREME:
+                caption += f" ({reading.measure} {value:.3g})"
+            out.append({**example_row(spec, pairs.iloc[i], a, b, n), "kind": reading.kind, "measure": reading.measure,
+                        "value": value, **reading.extras(i), "label": label, "caption": caption})  # fmt: skip
+        return out
 
     # ------------------------------------------------------------------------------------------------ compare
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evenhand._json import float_or_none
@@ -16,6 +17,7 @@ from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.parsers import label_text
 from evenhand.pipeline.verdict.evidence import Evidence, by_p, few, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.sentiment import BY_P_VALUE
 from evenhand.pipeline.verdict.kinds.stored import by_key, pair_keys, stored_pairs
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval, over
@@ -39,6 +41,7 @@ class Decisions(EvidenceKind):
 
     name = "decisions"
     rules = (BY_P_VALUE,)
+    example_columns = ("label",)
     #: the metric's own value is the share of flipped decisions (DFR)
     counts_flips = False
 
@@ -50,9 +53,12 @@ class Decisions(EvidenceKind):
         ra, rb = float_or_none(d.get("rate_a")), float_or_none(d.get("rate_b"))
         flips = float_or_none(d.get("flip_rate", e.value if self.counts_flips else None))
         label = d.get("positive_label")
+        word = d.get("positive_word")  # the model's own word for it ("yes"; classification.labels), when known
         favourable = d.get("favourable", True)  # False: a sensitive class ("deny"), maybe the unfavourable one
         if label is None:
             gets = "gets the positive decision"
+        elif word:
+            gets = f"gets {word!r}"
         else:
             gets = f"gets the positive decision ({label!r})" if favourable else f"gets {label!r}"
         if ra is None or rb is None:
@@ -71,9 +77,40 @@ class Decisions(EvidenceKind):
             e.claim = f"no clear difference in decisions between the {a} and {b} versions: {rates}{flipped}: {evidence}"
         else:
             verb = "is" if e.severity == "concern" else "may be"
-            how = "favoured in decisions" if favourable or label is None else f"given {label!r} more often"
+            how = "favoured in decisions" if favourable or label is None else f"given {word or label!r} more often"
             e.claim = f"the {more[0]} version {verb} {how}: {rates}{flipped}: {evidence}"
             note_few_units(e)
+
+    def read_pairs(
+        self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
+    ) -> PairReading | None:
+        """Pairs of the finding's kind: flipped, the version of the group that gets the positive decision more often
+        (the finding's direction) getting it and the other not; their strength, the share of such flips among their
+        prompt's pairs (so the typical flip comes from a prompt that flips as often as the median prompt does)."""
+        positive = label_text(facts.positive_label)
+        if positive is None:
+            return None
+        a, b = groups
+        labels = {side: [label_text(v) for v in pairs[f"label_{side}"]] for side in ("a", "b")}
+        parsed = np.array([x is not None and y is not None for x, y in zip(labels["a"], labels["b"], strict=True)])
+        if not parsed.any():
+            return None
+        da, db = (np.array([v == positive for v in labels[side]], dtype=float) for side in ("a", "b"))
+        direction = 1.0 if da[parsed].sum() >= db[parsed].sum() else -1.0
+        flipped = parsed & (direction * (da - db) > 0)
+        prompt = pd.factorize(pairs["prompt_id"].astype(str))[0]
+        share = pd.Series(flipped.astype(float)).groupby(prompt).transform("mean")
+        strength = np.where(parsed, share.to_numpy(dtype=float), np.nan)
+        favoured, other = (a, b) if direction > 0 else (b, a)
+        said = facts.label_words.get(positive, positive)
+
+        def notes(i: int) -> dict[str, str]:
+            return {f"note_{side}": facts.label_words.get(str(labels[side][i]), str(labels[side][i]))
+                    for side in ("a", "b")}  # fmt: skip
+
+        return PairReading("decision", "decision", da - db, strength, flipped,
+                           what=f"pairs whose {favoured} version gets {said!r} and whose {other} version does not",
+                           extras=notes, ranked_by="prompt's share of such flips")  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         """The pairs the run compared (both versions' answers parsed into a label, as the decisions family keeps

@@ -1,8 +1,8 @@
 """Numeric outcomes (CER, CED): the numbers given to two groups' versions of the same request, compared pair by pair,
 judged by the paired sign-flip test over prompts (adjusted p), in a sentence in the answers' own currency or unit
 that says which version gets less and, where the run says which number favours the person (``estimation.better``),
-which version is disadvantaged; the same-version noise floor is said beside it. The example is the pair whose
-numbers differ most in the finding's direction.
+which version is disadvantaged; the same-version noise floor is said beside it. The examples are the typical pair of
+the finding's direction (its numbers' log ratio nearest the median over prompts) and the most extreme one.
 
 The metric's parts are read from the registry (``MetricSpec.words["scale"]``: ``"ratio"`` for a relative difference,
 ``"difference"`` for one in the answers' unit), how to show amounts from the record (the family puts the run's
@@ -20,7 +20,8 @@ from evenhand._json import float_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, over
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
@@ -91,11 +92,11 @@ class Estimates(EvidenceKind):
             e.claim = f"{gets}: {evidence}"
         note_few_units(e)
 
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
-        """The pair whose numbers differ most in the finding's direction (the version that gets less in all gets
-        less here): the largest log ratio of the two numbers (positive ones), else the largest difference."""
+    ) -> PairReading | None:
+        """Pairs of the finding's direction (the version that gets less in all gets less in the pair); their strength,
+        the log ratio of the two numbers as CER compares them (pairs with a number of 0 or less: their difference)."""
         a, b = groups
         xa, xb = (pairs[f"estimate_{s}"].to_numpy(dtype=float) for s in ("a", "b"))
         defined = ~(np.isnan(xa) | np.isnan(xb))
@@ -105,23 +106,13 @@ class Estimates(EvidenceKind):
         with np.errstate(invalid="ignore", divide="ignore"):
             gap = np.where(positive, np.log(np.where(positive, xa / np.where(positive, xb, 1.0), 1.0)), xa - xb)
         direction = 1.0 if np.nansum(np.where(defined, gap, 0.0)) >= 0 else -1.0
-        shown = np.where(defined, gap * direction, -np.inf)
-        pick = int(np.argmax(shown))
-        if shown[pick] <= 0:
-            return None
-        row = pairs.iloc[pick]
+        strength = np.where(defined, gap * direction, np.nan)
         more, less = (a, b) if direction > 0 else (b, a)
-        n = int(defined.sum())
-        return {
-            **example_row(spec, row, a, b, n),
-            "kind": "estimate",
-            "measure": "number",
-            "value": float(xa[pick] - xb[pick]),
-            "note_a": format_amount(float(xa[pick])),
-            "note_b": format_amount(float(xb[pick])),
-            "caption": f"the pair of replies whose numbers differ most in the finding's direction (the {more} "
-            f"version's higher, the {less} version's lower) of the {n:,} pairs",
-        }
+        return PairReading("estimate", "number", xa - xb, strength, defined & (strength > 0),
+                           what=f"pairs whose {more} version gets a higher number than its {less} version",
+                           extras=lambda i: {"note_a": format_amount(float(xa[i])),
+                                             "note_b": format_amount(float(xb[i]))},
+                           ranked_by="log ratio of the two numbers")  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         """Both versions' numbers of each counterfactual pair (the ``estimate`` column the run stored)."""

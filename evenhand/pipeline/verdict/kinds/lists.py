@@ -14,7 +14,8 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.verdict.evidence import Evidence
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.similarity import judge_against_floor
 from evenhand.pipeline.verdict.kinds.stored import by_key, pair_keys, stored_pairs
 from evenhand.pipeline.verdict.kinds.wording import interval, over
@@ -57,28 +58,21 @@ class Lists(EvidenceKind):
         else:
             e.claim = f"recommendations for the {a} and {b} versions agree: {value}"
 
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
-        """The pair of lists with the least overlap (Jaccard of the items)."""
-        a, b = groups
+    ) -> PairReading | None:
+        """Each pair of lists' overlap (Jaccard of the items): the less overlap, the stronger."""
         lists = [(_items(x), _items(y)) for x, y in zip(pairs["items_a"].tolist(), pairs["items_b"].tolist(),
                                                          strict=True)]  # fmt: skip
+        if not lists:
+            return None
         overlaps = []
         for left, right in lists:
             sa, sb = {i.lower() for i in left}, {i.lower() for i in right}
             overlaps.append(len(sa & sb) / len(sa | sb) if sa | sb else 1.0)
-        if not overlaps:
-            return None
-        pick = int(np.argmin(overlaps))
-        return {
-            **example_row(spec, pairs.iloc[pick], a, b, len(overlaps)),
-            "kind": "lists",
-            "measure": "Jaccard",
-            "value": float(overlaps[pick]),
-            "items_a": lists[pick][0],
-            "items_b": lists[pick][1],
-        }
+        jaccard = np.asarray(overlaps, dtype=float)
+        return PairReading("lists", "Jaccard", jaccard, -jaccard, np.ones(jaccard.size, dtype=bool),
+                           extras=lambda i: {"items_a": lists[i][0], "items_b": lists[i][1]})  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         """The pairs of K-item lists the run compared (both lists with at least K items, as the pipeline's

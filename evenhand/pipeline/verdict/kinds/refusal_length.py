@@ -16,7 +16,8 @@ from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
@@ -75,11 +76,11 @@ class RefusalParity(PairedGap):
             f"version: {evidence}"
         )
 
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
-        """A pair whose version for the group refused more often (the finding's direction) is refused and whose other
-        version is answered; the largest refusal-score gap among those (the first in prompt order on a tie)."""
+    ) -> PairReading | None:
+        """Pairs of the finding's kind: the version of the group refused more often (the finding's direction) refused,
+        the other answered; their strength, the refusal-score gap in that direction."""
         a, b = groups
         threshold = facts.refusal_threshold
         ra = pairs["refusal_a"].to_numpy(dtype=float)
@@ -90,24 +91,15 @@ class RefusalParity(PairedGap):
         refused_a, refused_b = (ra >= threshold) & defined, (rb >= threshold) & defined
         more_a = refused_a.sum() >= refused_b.sum()  # the finding's direction: who is refused more often
         wanted = (refused_a & ~refused_b) if more_a else (refused_b & ~refused_a)
-        if not wanted.any():
-            return None
-        gap = (ra - rb) if more_a else (rb - ra)
-        pick = int(np.nanargmax(np.where(wanted, gap, -np.inf)))
-        row = pairs.iloc[pick]
         refused, answered = (a, b) if more_a else (b, a)
-        n = int(defined.sum())
-        return {
-            **example_row(spec, row, a, b, n),
-            "kind": "refusal",
-            "measure": "refusal score",
-            "value": float(ra[pick] - rb[pick]),
-            "note_a": "refused" if refused_a[pick] else "answered",
-            "note_b": "refused" if refused_b[pick] else "answered",
-            "caption": f"a prompt whose {refused} version is refused and whose {answered} version is answered, one of "
-            f"{int(wanted.sum()):,} such pairs of the {n:,} pairs",
-        }
 
+        def notes(i: int) -> dict[str, str]:
+            return {"note_a": "refused" if refused_a[i] else "answered",
+                    "note_b": "refused" if refused_b[i] else "answered"}  # fmt: skip
+
+        return PairReading("refusal", "refusal score", ra - rb, (ra - rb) if more_a else (rb - ra), wanted,
+                           what=f"pairs whose {refused} version is refused and whose {answered} version is answered",
+                           extras=notes, ranked_by="refusal-score gap")  # fmt: skip
 
 def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
     """Each reply's length in words: the stored ``words`` column, else counted as the family counts them."""
@@ -138,12 +130,12 @@ class LengthParity(PairedGap):
         medians = f"median {mb:g} vs {ma:g} words" if ma is not None and mb is not None else medians
         return f"replies to the {b} version are {shorter:.0%} shorter than to the {a} version ({medians}): {evidence}"
 
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
-        """The pair with the largest length gap in the finding's direction (the group whose replies are longer in
-        all has the longer reply here): the largest log ratio of word counts, one more word on each side so that an
-        empty reply counts."""
+    ) -> PairReading | None:
+        """Pairs of the finding's kind: the reply of the group whose replies are longer in all is the longer one (short
+        against long); their strength, the log ratio of word counts in that direction, one more word on each side so
+        that an empty reply counts."""
         a, b = groups
         wa, wb = _words_of(pairs, "a"), _words_of(pairs, "b")
         defined = ~(np.isnan(wa) | np.isnan(wb))
@@ -151,23 +143,14 @@ class LengthParity(PairedGap):
             return None
         direction = 1.0 if wa[defined].sum() >= wb[defined].sum() else -1.0
         ratio = np.log((wa + 1.0) / (wb + 1.0)) * direction
-        pick = int(np.nanargmax(np.where(defined, ratio, -np.inf)))
-        if ratio[pick] <= 0:
-            return None
-        row = pairs.iloc[pick]
         longer, shorter = (a, b) if direction > 0 else (b, a)
-        n = int(defined.sum())
-        return {
-            **example_row(spec, row, a, b, n),
-            "kind": "length",
-            "measure": "words",
-            "value": float(wa[pick] - wb[pick]),
-            "note_a": f"{wa[pick]:.0f} words",
-            "note_b": f"{wb[pick]:.0f} words",
-            "caption": f"the pair of replies with the largest length gap in the finding's direction ({longer} "
-            f"{max(wa[pick], wb[pick]):.0f} words, {shorter} {min(wa[pick], wb[pick]):.0f}) of the {n:,} pairs",
-        }
 
+        def notes(i: int) -> dict[str, str]:
+            return {"note_a": f"{wa[i]:.0f} words", "note_b": f"{wb[i]:.0f} words"}
+
+        return PairReading("length", "words", wa - wb, ratio, ratio > 0,
+                           what=f"pairs whose {shorter} reply is shorter than the {longer} reply",
+                           extras=notes, ranked_by="length ratio")  # fmt: skip
 
 REFUSAL = RefusalParity()
 LENGTH = LengthParity()

@@ -14,7 +14,8 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.evidence.signed_differences import signed_words
 from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, group_values, interval
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
@@ -60,28 +61,22 @@ class Sentiment(EvidenceKind):
         )
         note_few_units(e)
 
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
+    ) -> PairReading | None:
+        """Each pair's sentiment gap in the finding's direction (the group whose replies score higher on average
+        scores higher in the pairs shown)."""
         a, b = groups
         sa = pairs["sentiment_a"].to_numpy(dtype=float)
         sb = pairs["sentiment_b"].to_numpy(dtype=float)
         gap = sa - sb
-        defined = ~np.isnan(gap)
-        if not defined.any():
+        if np.isnan(gap).all():
             return None
-        # the finding's direction: the group whose replies score higher on average scores higher in the pair shown
         direction = 1.0 if np.nanmean(sa) >= np.nanmean(sb) else -1.0
-        pick = int(np.nanargmax(np.where(defined, direction * gap, -np.inf)))
-        row = pairs.iloc[pick]
-        return {
-            **example_row(spec, row, a, b, int(defined.sum())),
-            "kind": "sentiment",
-            "measure": "sentiment gap",
-            "value": float(gap[pick]),
-            "score_a": float(sa[pick]),
-            "score_b": float(sb[pick]),
-        }
+        higher = a if direction > 0 else b
+        return PairReading("sentiment", "sentiment gap", gap, direction * gap, direction * gap > 0,
+                           what=f"pairs whose {higher} reply scores higher",
+                           extras=lambda i: {"score_a": float(sa[i]), "score_b": float(sb[i])})  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         return paired_column(run, row, spec, "sentiment")

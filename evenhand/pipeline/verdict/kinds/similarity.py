@@ -14,7 +14,8 @@ from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.masked_replies import masked_pairs
 from evenhand.pipeline.verdict.evidence import Evidence, few, note_few_units
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun, example_row
+from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import (
     attribute_spec,
     by_key,
@@ -84,17 +85,20 @@ class Similarity(EvidenceKind):
     def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
         judge_against_floor(rec, e, what="responses to", unit="responses")
 
-    def example(
+    def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
-    ) -> dict[str, Any] | None:
-        """The pair with the lowest per-pair similarity, ROUGE-L or BLEU after the attribute's words are neutralized,
-        as the metric computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a
-        results file must be renderable on its own)."""
+    ) -> PairReading | None:
+        """Each pair's similarity, ROUGE-L or BLEU after the attribute's words are neutralized, as the metric
+        computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a results file must be
+        renderable on its own): the less alike, the stronger. Replies the run compared with the names masked are read
+        masked too, so a name the reply merely echoes does not make a pair look less alike."""
         from evenhand.metrics.counterfactual import bleu_scores, neutralize_pairs, rouge_l_scores
 
-        a, b = groups
-        texts_a = [str(t) for t in pairs["response_a"].tolist()]
-        texts_b = [str(t) for t in pairs["response_b"].tolist()]
+        if facts.names_masked:
+            texts_a, texts_b = masked_pairs(pairs)
+        else:
+            texts_a = [str(t) for t in pairs["response_a"].tolist()]
+            texts_b = [str(t) for t in pairs["response_b"].tolist()]
         try:
             neutral = neutralize_pairs(texts_a, texts_b, facts.attribute_specs.get(attribute))
             left, right = neutral.neutral1, neutral.neutral2
@@ -102,17 +106,9 @@ class Similarity(EvidenceKind):
             left, right = texts_a, texts_b
         bleu = spec.pair_similarity == "bleu"
         scores = np.asarray((bleu_scores if bleu else rouge_l_scores)(left, right), dtype=float)
-        defined = ~np.isnan(scores)
-        if not defined.any():
+        if np.isnan(scores).all():
             return None
-        pick = int(np.nanargmin(np.where(defined, scores, np.inf)))
-        row = pairs.iloc[pick]
-        return {
-            **example_row(spec, row, a, b, int(defined.sum())),
-            "kind": "similarity",
-            "measure": "BLEU" if bleu else "ROUGE-L",
-            "value": float(scores[pick]),
-        }
+        return PairReading("similarity", "BLEU" if bleu else "ROUGE-L", scores, -scores, ~np.isnan(scores))
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         if spec.pair_similarity == "cosine":
