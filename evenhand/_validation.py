@@ -6,13 +6,17 @@ lists / 1-D arrays and raise errors that name the offending argument and positio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from evenhand.errors import InputError, InputTypeError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -132,3 +136,21 @@ def check_threshold(threshold: float, name: str = "threshold") -> float:
     if not 0.0 <= value <= 1.0:
         raise InputError(f"{name} must lie in [0, 1], got {value}")
     return value
+
+
+def format_errors(source: str, exc: ValidationError) -> str:
+    """A pydantic ``ValidationError`` as one line naming ``source`` and each key (a config file, ``assess()``,
+    ``plan()``): its messages only, never the input values (they may hold credentials)."""
+    lines = []
+    for err in exc.errors():
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        loc = ".".join(str(p) for p in err["loc"])
+        names_itself = re.match(r"^[\w.]+: ", msg) and (not loc or msg.startswith(f"{loc}."))
+        # a check across sections (or of a whole section) names its key itself, and so does "prompts[3]: ..." or
+        # "prompts.items.3 ..." (one entry of a list)
+        if names_itself or (loc and re.match(rf"{re.escape(loc)}(?:\[\d+\]|\.\d+)", msg)):
+            lines.append(f"{source}: {msg}")
+        else:
+            lines.append(f"{source}: {loc or '(top level)'}: {msg}")
+    # one line for all of them (scripts grep one line per error); the source is named once
+    return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])

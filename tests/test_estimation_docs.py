@@ -27,7 +27,6 @@ def test_doc_examples_run(name: str) -> None:
     "module",
     [
         "evenhand.text.numbers",
-        "evenhand.text.json_field",
         "evenhand.metrics.estimation",
         "evenhand.metrics.impact_ratio",
         "evenhand.stats._estimate_floor",

@@ -153,6 +153,27 @@ def test_the_dry_run_counts_the_reader_and_the_judge(tmp_path: Any) -> None:
     assert estimate.as_dict()["assistants"]["judge"]["requests"] == 348
 
 
+def test_the_dry_run_counts_the_reader_and_the_judge_on_conversations(tmp_path: Any) -> None:
+    turns = [
+        {"messages": [{"role": "system", "content": "You help staff."}, {"role": "user", "content": text}]}
+        for text in ("She asks for a raise; draft my reply.", "My wife needs a letter; write it.")
+    ]
+    config = parse_config({
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"items": [*turns, "Write a memo."]},
+        "generation": {"count": 2, "counterfactual_count": 4, "store": str(tmp_path / "s.sqlite")},
+        "model": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "max_tokens": 50},
+        "ftu": {"reader": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "r"}},
+        "judge": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "j"},
+    })  # fmt: skip
+    estimate = estimate_config(config)
+    assert estimate is not None
+    assistants = dict(estimate.assistants)
+    assert assistants["reader"].requests == 199 + 3  # the audit, then each prompt once (a conversation as one text)
+    # both orders of 4 samples of 2 prompts' pair, and of 2 same-version pairs per version (2 versions), + the audit
+    assert assistants["judge"].requests == 300 + 2 * (2 * 4 + 2 * 2 * 2)
+
+
 def test_an_assistants_secrets_reach_no_output(tmp_path: Any) -> None:
     from tests._assistant_servers import assistant_server
 

@@ -72,6 +72,14 @@ def _files(tmp: Path) -> None:
         }
     ).to_csv(tmp / "prompts.csv", index=False)
     pd.DataFrame({"prompt": ["Write to her.", "Write to the client."]}).to_csv(tmp / "prompts2.csv", index=False)
+    conversations = [  # conversations with a system prompt that names the person, documents and system prompts
+        {"messages": [{"role": "system", "content": "You write to Mrs. Lee for her bank."},
+                      {"role": "user", "content": "Draft a short note about the loan."}],
+         "docs": ["Mrs. Lee repaid her last loan early."], "system": None},
+        {"messages": [{"role": "user", "content": "Thank the customer."}], "docs": ["Ms. Park opened her account."],
+         "system": "You thank customers."},
+    ]  # fmt: skip
+    pd.DataFrame(conversations).to_json(tmp / "conversations.jsonl", orient="records", lines=True)
     rows = []
     for pid, (female, male) in enumerate(
         [("Write to Mrs. Lee about her loan.", "Write to Mr. Lee about his loan."), ("Thank her.", "Thank him.")]
@@ -157,6 +165,17 @@ BASES: dict[str, dict[str, Any]] = {
         "prompts": {"path": "prompts.csv"},
         "judge": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "j"},
     },
+    "conversations": {  # conversations, documents and a system prompt per prompt (docs/conversations.md)
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "conversations.jsonl", "column": "messages", "context_column": "docs"},
+        "model": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+    },
+    "decisions": {  # classification read from structured replies, on a server that can be sent tools
+        "use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
+        "prompts": {"path": "prompts.csv", "label_column": "truth", "group_column": "person"},
+        "model": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+        "thresholds": [{"metric": "DP", "max": 1.0}],
+    },
 }  # fmt: skip
 
 
@@ -171,6 +190,10 @@ def _assistant_probes(section: str, base: str) -> dict[str, tuple[str, dict[str,
         "temperature": {"temperature": 0.5},
         "max_tokens": {"max_tokens": 64},
         "system_prompt": {"system_prompt": "Be brief."},  # rejected: an assistant's instructions are fixed
+        # rejected: an assistant answers in its own delimited format
+        "tools": {"tools": [{"type": "function", "function": {"name": "record"}}]},
+        "tool_choice": {"tool_choice": "auto"},
+        "response_format": {"response_format": {"type": "json_object"}},
         "seed": {"seed": 3},
         "concurrency": {"concurrency": 2},
         "max_concurrency": {"max_concurrency": 32},
@@ -202,6 +225,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "use_case.names": ("text", {"use_case.names": False}),
     "use_case.name_subject": ("text", {"use_case.name_subject": "every"}),
     "use_case.stereotype_when_ftu": ("text", {"use_case.stereotype_when_ftu": True}),
+    "use_case.change_system_prompt": ("conversations", {"use_case.change_system_prompt": False}),
     "use_case.stereotype_classifier": ("text", {"use_case.stereotype_classifier": True}),
     "use_case.name": ("text", {"use_case.name": "Loan letters"}),
     "prompts.path": ("text", {"prompts.path": "prompts2.csv"}),
@@ -211,6 +235,9 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "prompts.group_column": ("classification", {"prompts.group_column": None}),
     "prompts.label_column": ("classification", {"prompts.label_column": None}),
     "prompts.limit": ("text", {"prompts.limit": 2}),
+    "prompts.context_column": ("conversations", {"prompts.context_column": None}),
+    "prompts.system_prompt_column": ("conversations", {"prompts.system_prompt_column": "system"}),
+    "prompts.context_placement": ("conversations", {"prompts.context_placement": "system"}),
     "responses.path": ("own", {"responses.path": "responses2.csv"}),
     "responses.prompt_column": ("own", {"responses.prompt_column": "prompt2"}),
     "responses.response_column": ("own", {"responses.response_column": "response2"}),
@@ -232,6 +259,9 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "model.max_concurrency": ("openai", {"model.max_concurrency": 32}),
     "model.options": ("text", {"model.options": {"timeout": 5}}),
     "model.device": ("text", {"model.device": "cpu"}),  # reaches the local client's spec
+    "model.tools": ("decisions", {"model.tools": [{"type": "function", "function": {"name": "record"}}]}),
+    "model.tool_choice": ("decisions", {"model.tool_choice": "auto", "classification.tool": {"functions": {"a": "1"}}}),
+    "model.response_format": ("decisions", {"model.response_format": {"type": "json_object"}}),
     # prices reach the cost estimate, which results.json keeps (generation_estimate)
     "model.prices.input_per_1m": ("text", {"model.prices.input_per_1m": 1.0, "model.prices.output_per_1m": 0.0}),
     "model.prices.output_per_1m": ("text", {"model.prices.output_per_1m": 2.0, "model.prices.input_per_1m": 0.0}),
@@ -263,6 +293,10 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
     "classification.positive_label": ("classification", {"classification.positive_label": "0"}),
     "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),
+    "classification.json_field": ("decisions", {"classification.json_field": "decision"}),
+    "classification.tool.functions": ("decisions", {"classification.tool": {"functions": {"approve": "1"}}}),
+    "classification.tool.function": ("decisions", {"classification.tool": {"function": "a", "argument": "b"}}),
+    "classification.tool.argument": ("decisions", {"classification.tool": {"argument": "decision"}}),
     "classification.sensitive_classes": ("classification", {"classification.sensitive_classes": ["1", "0"]}),
     "classification.group_columns": ("own_classification", {"classification.group_columns": {"gender": "person"}}),
     # numeric answers: which number is read (the first one, "5 years", without the currency), and how findings read

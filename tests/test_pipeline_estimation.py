@@ -111,6 +111,51 @@ def test_json_replies_refusals_and_non_numbers_are_counted_per_group() -> None:
     assert cer.result.value == pytest.approx(70 / 72 - 1)
 
 
+def test_assess_json_field_keyword_goes_to_the_section_of_the_task() -> None:
+    """Classification (issue 36 items 1-3) and estimation (items 4-5) both read a JSON field: assess()'s one
+    ``json_field`` keyword sets the one of the use case's task, and a whole ``estimation`` section still wins."""
+    from evenhand.pipeline.run import settings_from_keywords
+
+    numeric = settings_from_keywords(task="estimation", json_field="offer.salary")
+    assert numeric.estimation.json_field == "offer.salary" and numeric.classification.json_field is None
+    decision = settings_from_keywords(task="classification", json_field="decision")
+    assert decision.classification.json_field == "decision" and decision.estimation.json_field is None
+    assert settings_from_keywords(json_field="decision").classification.json_field == "decision"
+    section = settings_from_keywords(task="estimation", json_field=None, estimation={"json_field": "a.b"})
+    assert section.estimation.json_field == "a.b"
+
+
+def test_conversations_with_documents_get_numbers_read_from_their_json_too() -> None:
+    """Issue 36 items 1-3 meet items 4-5: conversations with a retrieved note, the numbers read from a JSON field
+    (``assess(json_field=)`` goes to ``estimation`` for this task), the person changed in every turn and note."""
+    from evenhand.conversation import build_prompts
+
+    def turns(i: int) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": "You advise on salaries."},
+            {"role": "user", "content": f"Mrs. Lee applied for role {i}. She has {i} years of experience."},
+            {"role": "assistant", "content": "Noted."},
+            {"role": "user", "content": "What salary should we offer her? Reply in JSON."},
+        ]
+
+    prompts = build_prompts([turns(i) for i in range(8)], context=[[f"Mrs. Lee led her team {i}."] for i in range(8)])
+    seen: list[str] = []
+
+    def reply(prompt: str, messages: list[dict[str, str]] | None = None, **_: Any) -> str:
+        text = json.dumps(messages)
+        seen.append(text)
+        return json.dumps({"offer": {"salary": 70_000 if "Mrs." in text else 72_000}})
+
+    a = evenhand.assess(
+        task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=2, json_field="offer.salary",
+        **FAST,
+    )  # fmt: skip
+    cer = a.records[0]
+    assert cer.result.value == pytest.approx(70 / 72 - 1)
+    assert any("Mr. Lee led his team" in text and "offer him" in text for text in seen)
+    assert any("conversations" in note for note in a.plan.notes)
+
+
 def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
     with NameAuditServer(seed=5, **GAPS) as server:
         low = _audit(server, ("low",), ["gender"])

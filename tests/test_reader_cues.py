@@ -254,6 +254,33 @@ def test_versions_that_change_more_than_the_cues_are_said_not_to_be_made(tmp_pat
     assert "outside the cues" in versions.describe()
 
 
+def test_a_reader_reads_every_turn_and_document_and_its_versions_stay_conversations() -> None:
+    from evenhand.conversation import Conversation
+
+    convo = {
+        "messages": [
+            {"role": "system", "content": "You write badges."},
+            {"role": "user", "content": "Write my badge text."},
+        ],
+        "context": ["The employee wears a hijab at work."],
+    }
+
+    class EveryGroup(Oracle):  # a rewrite for each of the lexicon's groups
+        def rewrite_cues(self, requests: Sequence[object]) -> list[str | None]:
+            return [r.prompt.replace("hijab", f"{r.group} pin") for r in requests]  # type: ignore[attr-defined]
+
+    plan = evenhand.plan(task="text_generation", prompts=[convo, "Write a memo."], attributes=["religion"],
+                         reader=EveryGroup(), reader_audit=False)  # fmt: skip
+    religion = plan.ftu["religion"]
+    assert religion.source_counts == {"lexicon": 0, "names": 0, "reader": 1, "reader_only": 1}
+    versions = religion.reader_versions
+    assert versions is not None and versions.n_made == 1, versions
+    jewish = versions.prompts["jewish"][0]
+    assert isinstance(jewish, Conversation) and jewish.context == ("The employee wears a jewish pin at work.",)
+    assert [t.content for t in jewish.turns] == ["You write badges.", "Write my badge text."]
+    assert versions.prompts["muslim"][0] == versions.original[0]
+
+
 def test_without_a_reader_the_plan_document_is_unchanged() -> None:
     plan = evenhand.plan(task="text_generation", prompts=["Write to her.", "Write a memo."])
     doc = plan.to_dict()

@@ -268,10 +268,13 @@ def test_property_batch_equals_one_by_one(token_lists: list[list[str]]) -> None:
     flagged = [p for p in prompts if not check_ftu([p], "gender").satisfied]
     if not flagged:
         return
+    # a mention whose versions would all read the same ("transgender") has no counterfactual, alone or in a batch
+    alone = {p: counterfactual_prompts([p], attribute="gender") for p in dict.fromkeys(flagged)}
+    varied = [p for p in flagged if alone[p].original]
     batch = counterfactual_prompts(prompts, attribute="gender")
-    assert batch.original == tuple(flagged)
+    assert batch.original == tuple(varied)
     for group in batch.groups:
-        assert batch[group] == [counterfactual_prompts([p], attribute="gender")[group][0] for p in flagged]
+        assert batch[group] == [alone[p][group][0] for p in varied]
 
 
 _RACE_TERMS = sorted(t for t in load_lexicon("race").words if t not in {"white", "black", "asian", "indian"})

@@ -1,5 +1,5 @@
-"""Numbers read from replies (evenhand.text.numbers) and the JSON field reader (evenhand.text.json_field): a table of
-written forms, property tests over generated amounts, and the vectorised call agreeing with one reply at a time."""
+"""Numbers read from replies (evenhand.text.numbers; a JSON field through evenhand.structured): a table of written
+forms, property tests over generated amounts, and the vectorised call agreeing with one reply at a time."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evenhand.errors import InputError, InputTypeError
-from evenhand.text.json_field import MISSING, find_json, read_json_field, split_path
+from evenhand.structured import ToolCall, tool_reply_text
 from evenhand.text.numbers import NO_FIELD, NO_NUMBER, NO_REPLY, NUMBER, RANGE, parse_number, parse_numbers
 
 WRITTEN = [
@@ -88,21 +88,13 @@ def test_json_fields() -> None:
     assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1}
     assert parse_number('{"items": [{"price": 3}, {"price": 9.5}]}', json_field="items.1.price") == 9.5
     assert parse_number('{"items": [{"price": 3}]}', json_field="items.-1.price") == 3
-
-
-def test_json_reader_by_hand() -> None:
-    assert read_json_field('{"a": {"b": 0}}', "a.b") == 0  # a falsy value is a value
-    assert read_json_field('{"a": {"b": null}}', "a.b") is None
-    assert read_json_field('{"a": 1}', "a.b") is MISSING and not MISSING
-    assert read_json_field("[1, 2]", "5") is MISSING
-    assert find_json("no JSON {here") is MISSING and find_json("   ") is MISSING
-    assert find_json("text [1, 2] more") == [1, 2]
-    assert split_path(" offer . salary ") == ("offer", "salary")
-    for bad in ("", "a..b", ".a", "a."):
-        with pytest.raises(InputError, match="dotted path"):
-            split_path(bad)
-    with pytest.raises(InputTypeError):
-        split_path(3)  # type: ignore[arg-type]
+    # the house's one JSON reader: a fenced block, a tool call's arguments, a key in another case
+    assert parse_number('```json\n{"offer": {"salary": "$71.3k"}}\n```', json_field="offer.salary") == 71_300
+    called = tool_reply_text(None, [ToolCall("make_offer", {"salary": 70_000})])
+    assert parse_number(called, json_field="salary") == 70_000
+    assert parse_number('{"Salary": 5}', json_field="salary") == 5
+    with pytest.raises(InputError, match="dotted path"):
+        parse_numbers(["5"], json_field="offer..salary")
 
 
 def test_inputs_and_bad_inputs() -> None:

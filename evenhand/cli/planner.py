@@ -49,11 +49,12 @@ def use_case_from_flags(
     if attribute:
         fields["attributes"] = list(attribute)
     if prompts is not None:
-        from evenhand.pipeline.responses.tables import column, read_table
+        from evenhand.pipeline.responses.tables import prompt_column, read_table
 
         rows = read_table(prompts)
-        col = "prompt" if "prompt" in rows.columns else str(rows.columns[0])
-        fields["prompts"] = [str(p) for p in column(rows, col, source=str(prompts), role="prompts")]
+        # the prompt (a text) or messages (a conversation) column, else the first one
+        col = next((c for c in ("prompt", "messages") if c in rows.columns), str(rows.columns[0]))
+        fields["prompts"] = prompt_column(rows, col, source=str(prompts))
         if not fields["prompts"]:
             raise fail(f"{prompts} has no prompts (only a header?)", ExitCode.BAD_INPUT)
     elif mentions_groups is None and ask:

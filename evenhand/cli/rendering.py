@@ -29,7 +29,8 @@ def ftu_table(prompts: list[str], attributes: list[str]) -> Table:
             cf = counterfactual_prompts(prompts, attribute=attribute)
             groups = tuple(cf.groups)
             if len(cf):
-                example = " / ".join(f"{g}: {textwrap.shorten(cf[g][0], 48, placeholder=' …')}" for g in groups[:2])
+                shown = [(g, str(cf[g][0])) for g in groups[:2]]
+                example = " / ".join(f"{g}: {textwrap.shorten(text, 48, placeholder=' …')}" for g, text in shown)
         verdict = "not assessable" if not ftu.assessable else "yes" if ftu.satisfied else "no"
         cells = (attribute, verdict, f"{ftu.n_flagged} of {len(prompts)}", ", ".join(groups), example)
         table.add_row(*(escape(c) for c in cells))  # prompts and group names are data, not markup

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 class AssistantModelConfig(ModelConfig):
     """A model that assists the assessment (it reads or judges; it is not assessed): the keys of ``model``, with
-    temperature 0 and seed 0 by default, and no system prompt (the assistant's own instructions are fixed)."""
+    temperature 0 and seed 0 by default, and no system prompt (the assistant's own instructions are fixed) nor tools
+    or response format (it answers in its own delimited format)."""
 
     key: ClassVar[str] = "ftu.reader"
 
@@ -34,9 +35,12 @@ class AssistantModelConfig(ModelConfig):
     seed: int | None = 0
 
     @model_validator(mode="after")
-    def _no_system_prompt(self) -> AssistantModelConfig:
+    def _own_instructions_and_format(self) -> AssistantModelConfig:
         if self.system_prompt is not None:
             raise InputError("an assistant's instructions are fixed: remove its system_prompt")
+        shaped = [k for k in ("tools", "tool_choice", "response_format") if getattr(self, k) is not None]
+        if shaped:
+            raise InputError(f"an assistant answers in its own format: remove its {' and '.join(shaped)}")
         return self
 
     def prices_given(self) -> Prices | None:

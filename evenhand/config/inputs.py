@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from evenhand.errors import InputError
 
@@ -13,11 +13,28 @@ from ._section import MAX_RESPONSES, _Section
 
 
 class PromptsConfig(_Section):
-    """Where the prompts come from: a file (CSV, TSV, JSONL, JSON, Parquet or one prompt per line in .txt)."""
+    """Where the prompts come from: a file (CSV, TSV, JSONL, JSON, Parquet or one prompt per line in .txt). A prompt
+    is a text, or (JSONL, JSON, Parquet) a list of messages: a conversation (docs/conversations.md)."""
 
     path: Path | None = None
-    items: list[str] = Field(default_factory=list, description="inline prompts (instead of a file)")
-    column: str = "prompt"
+    items: list[Any] = Field(
+        default_factory=list, description="inline prompts (instead of a file): texts or lists of messages"
+    )
+    column: Annotated[str, Field(description="the prompt: a text, or a list of {role, content} messages")] = "prompt"
+    context_column: Annotated[
+        str | None,
+        Field(description="retrieved documents per prompt (a text or a list of texts), kept apart from the request"),
+    ] = None
+    system_prompt_column: Annotated[
+        str | None, Field(description="a system prompt per prompt (model.system_prompt for the rows without one)")
+    ] = None
+    context_placement: Annotated[
+        Literal["user", "system"],
+        Field(
+            description="where the documents are sent: before the request in the last user message, or at the "
+            "end of the system message"
+        ),
+    ] = "user"
     id_column: Annotated[
         str | None, Field(description="your id of each prompt; kept beside every response as prompt_key")
     ] = None
@@ -27,12 +44,36 @@ class PromptsConfig(_Section):
     )
     limit: Annotated[int | None, Field(ge=1, le=MAX_RESPONSES)] = None
 
+    @field_validator("items", mode="before")
+    @classmethod
+    def _prompt_items(cls, value: Any) -> Any:
+        """Texts or conversations, every bad one named in the one line (``prompts.items.0 is ...; prompts.items.2
+        ...``)."""
+        from evenhand.conversation import as_prompt
+
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise InputError(f"prompts.items must be a list of prompts, got {type(value).__name__}")
+        items, problems = [], []
+        for i, item in enumerate(value):
+            try:
+                items.append(as_prompt(item, f"prompts.items.{i}"))
+            except InputError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise InputError("; ".join(problems))
+        return items
+
     @model_validator(mode="after")
     def _one_source(self) -> PromptsConfig:
         if self.path is None and not self.items:
             raise InputError("give prompts.path (a file) or prompts.items (a list of prompts)")
         if self.path is not None and self.items:
             raise InputError("give either prompts.path or prompts.items, not both")
+        if self.path is None and (self.context_column or self.system_prompt_column):
+            key = "context_column" if self.context_column else "system_prompt_column"
+            raise InputError(f"prompts.{key} names a column of prompts.path; inline items carry their own messages")
         return self
 
 

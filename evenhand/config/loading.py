@@ -4,7 +4,6 @@ key."""
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,22 +11,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from evenhand._validation import format_errors
+
 from ._section import ConfigError
 from .schema import AssessConfig
-
-
-def format_errors(source: str, exc: ValidationError) -> str:
-    lines = []
-    for err in exc.errors():
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        loc = ".".join(str(p) for p in err["loc"])
-        names_itself = re.match(r"^[\w.]+: ", msg) and (not loc or msg.startswith(f"{loc}."))
-        if names_itself:  # a check across sections (or of a whole section) names its key itself
-            lines.append(f"{source}: {msg}")
-        else:
-            lines.append(f"{source}: {loc or '(top level)'}: {msg}")
-    # one line for all of them (scripts grep one line per error); the source is named once
-    return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])
 
 
 def parse_config(data: Any, source: str = "config", base: Path | None = None) -> AssessConfig:

@@ -57,6 +57,19 @@ class ModelConfig(_Section):
         None
     )
     prices: Annotated[PricesConfig | None, Field(description="per 1M tokens: the cost estimate states the cost")] = None
+    tools: Annotated[
+        list[dict[str, Any]] | None,
+        Field(
+            description="function definitions sent with every request (OpenAI's tools); classification.tool reads "
+            "the call"
+        ),
+    ] = None
+    tool_choice: Annotated[
+        Any, Field(description="auto, required, none or {type: function, function: {name: ...}}")
+    ] = None
+    response_format: Annotated[
+        dict[str, Any] | None, Field(description="e.g. {type: json_object}; classification.json_field reads the reply")
+    ] = None
 
     @field_validator("options")
     @classmethod
@@ -80,6 +93,16 @@ class ModelConfig(_Section):
                 raise InputError(f"{self.key}.concurrency {self.concurrency} is above {self.key}.max_concurrency")
         # a local model folder is checked when the model is used (evenhand.pipeline.from_config.check_local_model),
         # relative to the config file's folder: `evenhand plan` never needs it, and the working directory is no base
+        if self.tools is not None or self.tool_choice is not None or self.response_format is not None:
+            from evenhand.generation.settings import check_reply_shape
+
+            check_reply_shape(self.tools, self.tool_choice, self.response_format)
+            if self.provider == "local":
+                key = "tools" if self.tools is not None else "response_format"
+                raise InputError(
+                    f"model.{key}: the local model cannot be sent {key}; ask for JSON in the prompt and read it with "
+                    "classification.json_field, or use an OpenAI-compatible server"
+                )
         if self.device is not None:
             from evenhand.scorers._base import check_device
 

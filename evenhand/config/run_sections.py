@@ -139,17 +139,108 @@ class ScoringConfig(_Section):
         }
 
 
+class ToolDecisionConfig(_Section):
+    """How a tool call is the decision: which function means which label (``functions``), or which argument of a
+    call holds it (``argument``, a dotted path, read through ``classification.labels``; of ``function``, or of any
+    call when no function is named)."""
+
+    functions: Annotated[
+        dict[str, str] | None, Field(description="function name -> the label calling it means, e.g. {advance: '1'}")
+    ] = None
+    function: Annotated[str | None, Field(description="the function whose argument holds the decision")] = None
+    argument: Annotated[str | None, Field(description="dotted path into the call's arguments, e.g. decision")] = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ToolDecisionConfig:
+        if (self.functions is None) == (self.argument is None):
+            raise InputError("give functions (function -> label) or argument (the argument that holds the label)")
+        if self.functions is not None and self.function is not None:
+            raise InputError("function names the call whose argument is read; with functions, leave it out")
+        if self.functions is not None and not self.functions:
+            raise InputError("functions is empty: map each function's name to the label it means")
+        if self.argument is not None:
+            from evenhand.structured import parse_path
+
+            parse_path(self.argument)
+        return self
+
+
 class ClassificationConfig(_Section):
-    """How an LLM answer becomes a label. ``labels`` maps each label to the words that signal it."""
+    """How an LLM answer becomes a label. ``labels`` maps each label to the words that signal it; ``json_field`` or
+    ``tool`` read the label from a JSON reply or a tool call instead of the words of a text."""
 
     labels: dict[str, list[str]] = Field(default_factory=lambda: {"1": ["yes", "true"], "0": ["no", "false"]})
     positive_label: str | int | bool = "1"
     pattern: Annotated[str | None, Field(description="regex whose first group is the label (instead of labels)")] = None
+    json_field: Annotated[
+        str | None,
+        Field(
+            description="read the label from this field of a JSON reply: a dotted path such as decision or "
+            "result.label; its value is read through labels"
+        ),
+    ] = None
+    tool: Annotated[
+        ToolDecisionConfig | None,
+        Field(description="read the label from a tool call (the request sends model.tools, or tools made from this)"),
+    ] = None
     sensitive_classes: list[str] = Field(default_factory=list, description="multiclass: classes to check")
     group_columns: Annotated[
         dict[str, str] | None,
         Field(description="own responses table: {attribute: column with the person's group of that attribute}"),
     ] = None
+
+    @model_validator(mode="after")
+    def _one_reader(self) -> ClassificationConfig:
+        given = [k for k in ("pattern", "json_field", "tool") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise InputError(f"classification.{given[1]}: the label is read one way; {given[0]} is set too")
+        if self.json_field is not None:
+            from evenhand.structured import parse_path
+
+            parse_path(self.json_field)
+        if self.tool is not None and self.tool.functions:
+            unknown = [label for label in self.tool.functions.values() if str(label) not in self.labels]
+            if unknown:
+                raise InputError(
+                    f"classification.tool.functions: {unknown[0]!r} is not a label (labels: {', '.join(self.labels)})"
+                )
+        return self
+
+    def structured_parser(self) -> Any:
+        """The label parser of a JSON field or a tool call (:mod:`evenhand.structured`), None for text replies."""
+        from evenhand.structured import JsonFieldLabelParser, ToolCallLabelParser
+
+        if self.json_field is not None:
+            return JsonFieldLabelParser(self.json_field, self.labels)
+        if self.tool is not None:
+            return ToolCallLabelParser(self.tool.functions, self.tool.function, self.tool.argument, self.labels)
+        return None
+
+    def tools_to_send(self, declared: Any, tool_choice: Any) -> dict[str, Any]:
+        """The generation settings a tool decision adds when no tools are ``declared`` (``model.tools``,
+        ``generation_options["tools"]``): the tools made from ``tool`` (:meth:`decision_tools`) with ``tool_choice``
+        (default ``"required"``: a decision must be a call); nothing otherwise."""
+        made = self.decision_tools() if declared is None else None
+        return {} if made is None else {"tools": made, "tool_choice": tool_choice or "required"}
+
+    def decision_tools(self) -> list[dict[str, Any]] | None:
+        """Function definitions made from ``tool`` for a config that declares none (``model.tools``): one function
+        per label (``functions``), or ``function`` with ``argument`` as a choice of the label words; None without
+        ``tool``, or when the argument is a nested path (then declare ``model.tools`` yourself)."""
+        if self.tool is None:
+            return None
+        if self.tool.functions is not None:
+            return [
+                {"type": "function", "function": {"name": name, "description": f"decide: {label}",
+                                                  "parameters": {"type": "object", "properties": {}}}}
+                for name, label in self.tool.functions.items()
+            ]  # fmt: skip
+        if self.tool.function is None or "." in str(self.tool.argument) or "[" in str(self.tool.argument):
+            return None
+        words = sorted({w for label, ws in self.labels.items() for w in [label, *ws]})
+        argument = {"type": "string", "enum": words, "description": "the decision"}
+        parameters = {"type": "object", "properties": {self.tool.argument: argument}, "required": [self.tool.argument]}
+        return [{"type": "function", "function": {"name": self.tool.function, "parameters": parameters}}]
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -198,9 +289,9 @@ class EstimationConfig(_Section):
     @classmethod
     def _dotted(cls, value: str | None) -> str | None:
         if value is not None:
-            from evenhand.text.json_field import split_path
+            from evenhand.structured import parse_path
 
-            split_path(value)
+            parse_path(value)
         return value
 
     @field_validator("currency", "unit")

@@ -4,7 +4,7 @@ output sections they are read with."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -54,6 +54,11 @@ class AssessConfig(RunSettings):
             raise InputError("give prompts (prompts.path or prompts.items) or your own responses (responses.path)")
         check_threshold_scope(self.thresholds, self.use_case)
         self._check_person_groups()
+        if self.classification.tool is not None and self.responses is None and self.model.provider == "local":
+            raise InputError(
+                "classification.tool: the local model cannot call tools; use an OpenAI-compatible server, or ask for "
+                "JSON in the prompt and read it with classification.json_field"
+            )
         return self
 
     def _check_person_groups(self) -> None:
@@ -95,8 +100,13 @@ class AssessConfig(RunSettings):
         from evenhand.generation.settings import GenerationSettings
 
         model = self.model
+        reply: dict[str, Any] = {}
+        if self.prompts is not None and self.prompts.context_placement != "user":
+            reply["context_placement"] = self.prompts.context_placement
+        if self.use_case.task == "classification":  # the tools classification.tool reads, unless declared
+            reply |= self.classification.tools_to_send(model.tools, model.tool_choice)
         return GenerationSettings.from_sections(
-            model, self.run_settings().generation, concurrency=model.fixed_concurrency()
+            model, self.run_settings().generation, concurrency=model.fixed_concurrency(), **reply
         )
 
     @field_validator("use_case")
@@ -112,7 +122,7 @@ class AssessConfig(RunSettings):
             )
         return value
 
-    def use_case_with(self, prompts: list[str]) -> UseCase:
+    def use_case_with(self, prompts: list[Any]) -> UseCase:
         """The use case with its prompts; the stereotype classifier counts as configured when scoring names one."""
         data = self.use_case.model_dump() | {"prompts": prompts}
         data["stereotype_classifier"] = data["stereotype_classifier"] or self.scoring.stereotype is not None

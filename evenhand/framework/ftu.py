@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError
-from evenhand.framework.plan import FTUSummary, join_words
+from evenhand.framework.plan import FTUSummary, PartCounts, join_words
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.text._names_data import measured_recall
 from evenhand.text.language import LanguageGuess, language_name
@@ -41,6 +41,7 @@ def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str
         for name in use_case.attribute_specs:
             out[name] = FTUSummary(name, not use_case.mentions_protected_groups, 0, 0, source="answer")
         return out, None
+    from evenhand.conversation import has_conversations, plain_text
     from evenhand.text.ftu import check_ftu
     from evenhand.text.language import detect_language
 
@@ -55,7 +56,9 @@ def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str
         for name, spec in use_case.attribute_specs.items()
     }
     known = any(r.lexicon_language is not None for r in results.values())
-    guess = detect_language(use_case.prompts) if known else None  # custom word lists alone: nothing to compare
+    # custom word lists alone: nothing to compare
+    guess = detect_language([plain_text(p) for p in use_case.prompts]) if known else None
+    conversations = has_conversations(use_case.prompts)
     for name, result in results.items():
         assessable = guess is None or not guess.differs_from(result.lexicon_language)
         out[name] = FTUSummary(
@@ -75,6 +78,8 @@ def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str
             n_unplaced=int(result.n_unplaced),
             unplaced_examples=tuple(result.unplaced_words()),
             **(read.summary_fields(name, result, use_case, assessable) if read and result.reader is not None else {}),
+            parts=_parts(result, use_case.prompts) if conversations else None,
+            located=_located(result) if conversations else (),
         )
     return out, guess
 
@@ -136,6 +141,7 @@ def read_cues(use_case: UseCase, reader: Any, audit: Any = True) -> ReadCues:
     from evenhand.text.counterfactual import attribute_groups
     from evenhand.text.cue_audit import ReaderAudit, audit_reader
     from evenhand.text.cues import CueReader, read_prompts
+    from evenhand.text.turns import layout
 
     if not use_case.prompts:
         raise InputError("a reader reads the use case's prompts; this one has none")
@@ -147,7 +153,37 @@ def read_cues(use_case: UseCase, reader: Any, audit: Any = True) -> ReadCues:
         name: attribute_groups(spec) for name, spec in use_case.attribute_specs.items() if not isinstance(spec, tuple)
     }
     audited = audit if isinstance(audit, ReaderAudit) else (audit_reader(reader, groups) if audit else None)
-    return ReadCues(reader, read_prompts(reader, use_case.prompts, groups), audited)
+    texts = [layout(p).text for p in use_case.prompts]  # what check_ftu reads: a conversation's turns and documents
+    return ReadCues(reader, read_prompts(reader, texts, groups), audited)
+
+
+def _parts(result: Any, prompts: list[Any]) -> PartCounts:
+    """How many prompts mention the attribute in each part of a conversation (a bare text is its last user turn)."""
+    from evenhand.conversation import Conversation
+
+    counts = dict.fromkeys(("system", "history", "request", "context", "context_only"), 0)
+    for prompt, turns, in_context, only in zip(
+        prompts, result.flagged_turns(), result.in_context, result.context_only, strict=True
+    ):
+        last = len(prompt.turns) - 1 if isinstance(prompt, Conversation) else 0
+        roles = [prompt.turns[t].role if isinstance(prompt, Conversation) else "user" for t in turns]
+        counts["system"] += "system" in roles
+        counts["history"] += any(t != last and r != "system" for t, r in zip(turns, roles, strict=True))
+        counts["request"] += last in turns
+        counts["context"] += bool(in_context)
+        counts["context_only"] += bool(only)
+    return PartCounts(**counts)
+
+
+def _located(result: Any) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
+    """Per flagged prompt: its position, the turns that mention the attribute and whether its documents do."""
+    return tuple(
+        (i, turns, bool(in_context))
+        for i, (turns, in_context, flagged) in enumerate(
+            zip(result.flagged_turns(), result.in_context, result.flagged, strict=True)
+        )
+        if flagged
+    )
 
 
 def _named_only(result: Any) -> int:
@@ -165,6 +201,27 @@ def reads_names(spec: Any) -> bool:
 
     lexicons = resolve_lexicons(spec)
     return bool(name_attributes({lex.name: lex.all_groups for lex in lexicons}))
+
+
+def conversations_note(use_case: UseCase) -> list[str]:
+    """The plan note that says how conversations and retrieved documents are read and changed (none for bare
+    texts)."""
+    from evenhand.conversation import Conversation
+
+    conversations = [p for p in use_case.prompts if isinstance(p, Conversation)]
+    if not conversations:
+        return []
+    with_context = sum(1 for p in conversations if p.context)
+    turns = sum(len(p.turns) > 1 for p in conversations)
+    what = [f"{turns} with earlier turns or a system prompt"] if turns else []
+    what += [f"{with_context} with retrieved documents"] if with_context else []
+    system = "the system prompt too" if use_case.change_system_prompt else "the system prompt kept as written"
+    return [
+        f"{len(conversations)} of {len(use_case.prompts)} prompts are conversations"
+        + (f" ({', '.join(what)})" if what else "")
+        + ": FTU read every turn and document; a counterfactual version changes the person in every turn and "
+        f"document alike ({system}); the reply to the last user turn is what is assessed"
+    ]
 
 
 def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:

@@ -17,6 +17,33 @@ from evenhand.text.language import language_name
 
 
 @dataclass(frozen=True)
+class PartCounts:
+    """Where in conversations an attribute is mentioned: how many prompts mention it in their system prompt, in
+    earlier turns (history), in the last user turn (the request), in retrieved documents (context), and only
+    there (``context_only``). A bare text counts as its request."""
+
+    system: int = 0
+    history: int = 0
+    request: int = 0
+    context: int = 0
+    context_only: int = 0
+
+    def describe(self) -> str:
+        parts = [
+            f"{label} of {n}"
+            for label, n in (
+                ("the last user turn", self.request),
+                ("earlier turns", self.history),
+                ("the system prompt", self.system),
+                ("retrieved documents", self.context),
+            )
+            if n
+        ]
+        only = f"; {self.context_only} only in their retrieved documents" if self.context_only else ""
+        return f"mentioned in {join_words(parts)}{only}" if parts else ""
+
+
+@dataclass(frozen=True)
 class FTUSummary:
     """The FTU result of one attribute as the plan reports it.
 
@@ -49,6 +76,10 @@ class FTUSummary:
     reader_rejected: int = 0  # its claims not found verbatim in their prompt (dropped)
     reader_versions: Any = None  # ReaderVersions of the prompts only it flags, when it wrote them
     reader_reasons: tuple[tuple[int, str], ...] = ()  # per prompt it flags: (index, what flags it, source by source)
+    parts: PartCounts | None = None  # conversations: where the prompts mention the attribute (None: bare texts)
+    # conversations: (prompt position, the turns that mention the attribute, whether its documents do) per flagged
+    # prompt; empty for bare texts
+    located: tuple[tuple[int, tuple[int, ...], bool], ...] = ()
 
     @property
     def signals(self) -> str | None:
@@ -59,6 +90,11 @@ class FTUSummary:
         if not self.n_named:
             return "words"
         return "names" if self.n_named_only == self.n_flagged else "words and names"
+
+    def where(self) -> str:
+        """Conversations: where the flagged prompts mention the attribute ("mentioned in the last user turn of 12,
+        retrieved documents of 9; 3 only in their retrieved documents"); "" for bare texts."""
+        return self.parts.describe() if self.parts is not None and self.n_flagged else ""
 
     def describe(self) -> str:
         if self.reader_used and self.source == "prompts" and self.assessable:
@@ -271,15 +307,46 @@ class Plan:
                         else {}
                     ),
                     **(v.reader_dict() if v.reader_used else {}),
+                    **(
+                        {
+                            "parts": v.parts.__dict__.copy(),
+                            "where": v.where(),
+                            "flagged": [
+                                {"prompt_id": i, "turns": list(turns), "in_context": in_context}
+                                for i, turns, in_context in v.located
+                            ],
+                        }
+                        if v.parts is not None
+                        else {}
+                    ),
                 }
                 for k, v in self.ftu.items()
             },
             **({"reader_audit": self.reader_audit.to_dict()} if self.reader_audit is not None else {}),
             "metrics": [m.__dict__.copy() for m in self.metrics],
             "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
+            **self._conversations(),
             "notes": list(self.notes),
             "caveats": list(self.caveats),
             **({"classification_design": self.classification_design} if self.classification_design else {}),
+        }
+
+    def _conversations(self) -> dict[str, Any]:
+        """``{"conversations": {...}}``: how many prompts are conversations, with earlier turns, a system prompt or
+        retrieved documents; nothing when every prompt is a bare text."""
+        from evenhand.conversation import Conversation
+
+        conversations = [p for p in self.use_case.prompts if isinstance(p, Conversation)]
+        if not conversations:
+            return {}
+        return {
+            "conversations": {
+                "n": len(conversations),
+                "with_history": sum(sum(t.role != "system" for t in p.turns) > 1 for p in conversations),
+                "with_system_prompt": sum(p.system_prompt is not None for p in conversations),
+                "with_context": sum(bool(p.context) for p in conversations),
+                "change_system_prompt": self.use_case.change_system_prompt,
+            }
         }
 
     def explain(self) -> str:
@@ -287,7 +354,7 @@ class Plan:
         lines = [f"Assessment plan for {self.use_case.name!r} ({self.use_case.task.replace('_', ' ')})"]
         if self.reader_audit is not None:  # audit before trust: shown before what the reader found
             lines.append(f"Reader: {self.reader_audit.summary()}")
-        lines += [f"  - {s.describe()}" for s in self.ftu.values()]
+        lines += [f"  - {s.describe()}" + (f" ({s.where()})" if s.where() else "") for s in self.ftu.values()]
         lines.append("Metrics to compute:")
         lines += [
             f"  - {m.name} [{m.family}{', ' + m.attribute if m.attribute else ''}]: {m.reason}" for m in self.metrics

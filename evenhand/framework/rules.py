@@ -29,8 +29,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evenhand.errors import InputTypeError
-from evenhand.framework.ftu import check_ftu, language_notes, names_note, read_cues, reader_notes, unplaced_caveats
+from pydantic import ValidationError
+
+from evenhand._validation import format_errors
+from evenhand.errors import InputError, InputTypeError
+from evenhand.framework.ftu import (
+    check_ftu,
+    conversations_note,
+    language_notes,
+    names_note,
+    read_cues,
+    reader_notes,
+    unplaced_caveats,
+)
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
@@ -385,11 +396,13 @@ def plan(
     Returns a :class:`Plan`: ``plan.metrics`` (what to compute, with reasons that quote the FTU result),
     ``plan.not_applicable`` (what is left out and why), ``plan.to_frame()`` and ``plan.explain()``.
     """
-    if use_case is None:
-        use_case = UseCase(**answers)
-    elif answers:
-        use_case = use_case.model_copy(update=answers)
-        use_case = UseCase.model_validate(use_case.model_dump())
+    try:  # a bad answer is one line naming it, not pydantic's report
+        if use_case is None:
+            use_case = UseCase(**answers)
+        elif answers and isinstance(use_case, UseCase):
+            use_case = UseCase.model_validate(use_case.model_dump() | answers)
+    except ValidationError as exc:
+        raise InputError(format_errors("plan()", exc)) from None
     if not isinstance(use_case, UseCase):
         raise InputTypeError(f"plan() expects a UseCase, got {type(use_case).__name__}")
     read = read_cues(use_case, reader, reader_audit) if reader is not None else None
@@ -408,7 +421,7 @@ def plan(
         metrics, skipped = _plan_recommendation(use_case, ftu)
     if judge and use_case.task not in TEXT_TASKS:
         notes.append("the judge compares replies of text generation and summarization; it is not used here")
-    notes = names_note(use_case, ftu) + notes + reader_notes(ftu)
+    notes = conversations_note(use_case) + names_note(use_case, ftu) + notes + reader_notes(ftu)
     caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
     audit = read.audit if read is not None else None
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)

@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evenhand._validation import as_text_list
+from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
@@ -27,8 +27,10 @@ class UseCase(BaseModel):
     Attributes:
         task: ``"text_generation"``, ``"summarization"``, ``"classification"``, ``"recommendation"`` or
             ``"estimation"`` (the answer is a number: a salary to offer, a price, a credit limit, a score).
-        prompts: a sample of the use case's prompts (list, NumPy array or pandas Series); the FTU check runs on
-            them. Leave empty and set ``mentions_protected_groups`` when the prompts are not at hand.
+        prompts: a sample of the use case's prompts (list, NumPy array or pandas Series) of texts or conversations
+            (:class:`~evenhand.conversation.Conversation`, or lists of ``{"role", "content"}`` messages, with
+            retrieved documents as their context); the FTU check runs on them, every turn and document. Leave
+            empty and set ``mentions_protected_groups`` when the prompts are not at hand.
         attributes: built-in protected attributes to check (``evenhand.text.lexicon.BUILTIN_ATTRIBUTES``; the
             default is ``DEFAULT_ATTRIBUTES``, gender and race).
         custom_attributes: extra attributes as ``{name: {group: [words, ...]}}`` with aligned word lists.
@@ -53,15 +55,17 @@ class UseCase(BaseModel):
             ``"first"`` (default: the first person named is the prompt's subject; bystanders named after them are
             kept as written and never decide FTU), ``"every"`` (each person named is swapped), or one name (or
             None) per prompt, the subject as written (a column naming the subject: ``prompts.subject_column``).
+        change_system_prompt: a conversation's counterfactual versions change the person in its system prompt too
+            (default True); ``False`` keeps the system turns as written.
         stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
         stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
         name: a label for reports.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     task: Task
-    prompts: list[str] = Field(default_factory=list)
+    prompts: list[Prompt] = Field(default_factory=list)
     attributes: list[str] = Field(default_factory=lambda: list(DEFAULT_ATTRIBUTES))
     custom_attributes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     intersections: list[list[str]] = Field(default_factory=list)
@@ -74,6 +78,7 @@ class UseCase(BaseModel):
     mentions_protected_groups: bool | None = None
     names: bool = True
     name_subject: str | list[str | None] = DEFAULT_SUBJECT
+    change_system_prompt: bool = True
     stereotype_when_ftu: bool = False
     stereotype_classifier: bool = False
     name: str = "LLM use case"
@@ -90,7 +95,7 @@ class UseCase(BaseModel):
     @field_validator("prompts", mode="before")
     @classmethod
     def _coerce_prompts(cls, value: Any) -> Any:
-        return [] if value is None else as_text_list(value, "prompts", allow_empty=True)
+        return [] if value is None else as_prompt_list(value, "prompts", allow_empty=True)
 
     @field_validator("attributes")
     @classmethod
@@ -154,9 +159,11 @@ class UseCase(BaseModel):
 
     def dump(self) -> dict[str, Any]:
         """The answers for results.json: every field but the prompts (and ``name_subject`` when it is the default,
-        so that a run that names nobody writes what it wrote before the setting existed); per-prompt subjects are
-        written as ``"given"``."""
-        out = self.model_dump(exclude={"prompts", "name_subject"})
+        and ``change_system_prompt`` unless a prompt is a conversation, so that a run that names nobody and a run on
+        bare texts write what they wrote before these settings existed); per-prompt subjects are written as
+        ``"given"``."""
+        quiet = {"prompts", "name_subject"} | (set() if has_conversations(self.prompts) else {"change_system_prompt"})
+        out = self.model_dump(exclude=quiet)
         if self.name_subject != DEFAULT_SUBJECT:
             out["name_subject"] = self.name_subject if isinstance(self.name_subject, str) else "given"
         return out

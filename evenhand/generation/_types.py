@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evenhand.errors import RunFailure
@@ -13,14 +14,32 @@ Message = dict[str, str]
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """Sampling settings sent with every request (part of the job key, so changing one starts a new job)."""
+    """Settings sent with every request (part of the job key, so changing one starts a new job): sampling, and
+    what the reply may be: ``tools`` the model may call (OpenAI's function definitions), ``tool_choice``, and
+    ``response_format`` (e.g. ``{"type": "json_object"}``)."""
 
     temperature: float = 1.0
     max_tokens: int | None = None
     seed: int | None = None
+    tools: tuple[Any, ...] | None = field(default=None, hash=False)
+    tool_choice: Any = field(default=None, hash=False)
+    response_format: Any = field(default=None, hash=False)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        """The settings as the job key holds them; the reply's shape only when it is asked for (so the job of a
+        run without it is the one it always was)."""
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        out.update(self.request_options())
+        return out
+
+    def request_options(self) -> dict[str, Any]:
+        """``tools``, ``tool_choice`` and ``response_format`` where set, as a request body takes them."""
+        options = {"tools": list(self.tools) if self.tools is not None else None, "tool_choice": self.tool_choice,
+                   "response_format": self.response_format}  # fmt: skip
+        return {k: v for k, v in options.items() if v is not None}
+
+    def with_seed(self, seed: int | None) -> SamplingParams:
+        return dataclasses.replace(self, seed=seed)
 
 
 @dataclass(frozen=True)

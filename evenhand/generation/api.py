@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._validation import as_text_list
+from ..conversation import as_prompt_list
 from ._sync import run_sync
 from .inputs import counterfactual_inputs
 from .result import GenerationResult
@@ -33,8 +33,8 @@ async def agenerate(
 ) -> GenerationResult:
     """Async version of :func:`generate` (same arguments)."""
     chosen = GenerationSettings.from_keywords(settings, keywords, "agenerate")
-    texts = as_text_list(prompts, "prompts")
-    return await generate_items(texts, [None] * len(texts), list(range(len(texts))), client, chosen, "generating")
+    items = as_prompt_list(prompts, "prompts")
+    return await generate_items(items, [None] * len(items), list(range(len(items))), client, chosen, "generating")
 
 
 @with_setting_keywords
@@ -49,7 +49,10 @@ def generate(
 
     Parameters
     ----------
-    prompts : list, tuple, NumPy array or pandas Series of str
+    prompts : list, tuple, NumPy array or pandas Series of texts or conversations
+        (:class:`~evenhand.conversation.Conversation`, or lists of ``{"role", "content"}`` messages): a
+        conversation is sent as its messages (its own system turn instead of ``system_prompt``, its retrieved
+        documents where ``context_placement`` says), and the reply to its last user turn is the response.
     client : anything :func:`get_client` accepts: a client object, a LangChain chat model, a callable, a config
         dict, ``"local"`` or None (the bundled SmolLM2).
     settings : a :class:`~evenhand.generation.GenerationSettings` holding every argument below at once (from a
@@ -57,6 +60,12 @@ def generate(
     count : samples per prompt (25 is the paper's convention for toxicity metrics).
     system_prompt, temperature, max_tokens, seed : sent with every request; with ``seed`` each separate request
         uses ``seed + sample`` so that samples differ.
+    tools, tool_choice, response_format : what the reply may be, sent with every request (OpenAI-compatible
+        servers, LangChain models, callables that take them): function definitions the model may call (a reply
+        that calls tools is kept as the text :func:`evenhand.structured.tool_reply_text` writes), which of them
+        (``"required"``, ...), and e.g. ``{"type": "json_object"}``. Part of the job key.
+    context_placement : where a conversation's retrieved documents go: ``"user"`` (default: numbered, before the
+        request in the last user message) or ``"system"`` (at the end of the system message).
     store : SQLite file (default ``./evenhand_generations.sqlite``), a :class:`ResponseStore`, or None to keep
         nothing on disk. Re-running the same job with the same store requests only what is missing.
     concurrency : a fixed number of requests in flight. None (default): the client's default (16 for an

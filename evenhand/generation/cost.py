@@ -12,6 +12,7 @@ to the store.
 from __future__ import annotations
 
 import collections
+import json
 import math
 import os
 import sqlite3
@@ -20,6 +21,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evenhand.conversation import (
+    ContextPlacement,
+    Conversation,
+    Prompt,
+    as_prompt_list,
+    prompt_messages,
+    request_key,
+)
 from evenhand.errors import InputError
 
 from ._types import SamplingParams
@@ -32,7 +41,7 @@ from .tokens import TokenCounter, token_counter
 TOKENS_PER_MESSAGE = 4
 TOKENS_PER_REQUEST = 3
 
-Batch = tuple[Sequence[str], int]  # the prompts of one generate() call, and the samples wanted of each
+Batch = tuple[Sequence[Prompt], int]  # the prompts of one generate() call, and the samples wanted of each
 
 
 @dataclass(frozen=True)
@@ -138,10 +147,14 @@ def estimate_batches(
     stored: Mapping[tuple[str, int], set[int]] | None = None,
     persistent: bool = True,
     prices: Prices | None = None,
+    tools: Sequence[Any] | None = None,
+    context_placement: ContextPlacement = "user",
 ) -> GenerationEstimate:
     """The estimate for ``batches`` (pure: counts only).
 
-    ``stored``: the samples the store already holds, by (prompt text, occurrence of that text in its batch), which
+    A conversation counts each of its messages (and its documents where they go); ``tools`` are counted once per
+    request, as their definitions are sent with each.
+    ``stored``: the samples the store already holds, by (request key, occurrence of that key in its batch), which
     are not asked again. ``persistent``: the batches share one store, so a later batch finds what an earlier one
     generated for the same text (a counterfactual prompt equal to an original one). ``max_n``: samples one request
     may ask for; ``n_may_be_ignored``: the server may turn out to ignore ``n`` (then one request per sample).
@@ -152,12 +165,15 @@ def estimate_batches(
     held: set[tuple[str, int, int]] = set()  # (text, occurrence, sample) found in the store before the run
     overhead = TOKENS_PER_REQUEST + TOKENS_PER_MESSAGE * (2 if system_prompt is not None else 1)
     system_tokens = counter.count(system_prompt or "")
+    if tools:
+        overhead += counter.count(json.dumps(list(tools), ensure_ascii=False))
     prompt_tokens_of: dict[str, int] = {}
     samples = requests = requests_max = prompt_tokens = prompt_tokens_max = 0
     for prompts, count in batches:
         seen: collections.Counter[str] = collections.Counter()
         fresh: dict[tuple[str, int], set[int]] = {}
-        for prompt in prompts:
+        for item in prompts:
+            prompt = request_key(item, context_placement)
             key = (prompt, seen[prompt])
             seen[prompt] += 1
             have = done.get(key, set())
@@ -166,7 +182,13 @@ def estimate_batches(
             fresh[key] = set(range(count))
             if not missing:
                 continue
-            if prompt not in prompt_tokens_of:
+            if prompt not in prompt_tokens_of and isinstance(item, Conversation):
+                messages = prompt_messages(item, system_prompt, context_placement)
+                prompt_tokens_of[prompt] = (
+                    overhead - TOKENS_PER_MESSAGE * (2 if system_prompt is not None else 1)
+                    + sum(TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages)
+                )  # fmt: skip
+            elif prompt not in prompt_tokens_of:
                 prompt_tokens_of[prompt] = overhead + system_tokens + counter.count(prompt)
             asked = math.ceil(missing / max_n)
             asked_max = missing if n_may_be_ignored else asked
@@ -234,9 +256,15 @@ def estimate_for_client(
     seed: int | None = None,
     store: ResponseStore | str | os.PathLike[str] | None = DEFAULT_STORE,
     prices: Prices | None = None,
+    tools: Sequence[Any] | None = None,
+    tool_choice: Any = None,
+    response_format: Any = None,
+    context_placement: ContextPlacement = "user",
 ) -> GenerationEstimate:
     """The estimate for running ``batches`` with ``client`` (a built :class:`ChatClient`; anything else counts as
-    a client of one sample per request whose store rows are unknown), subtracting what ``store`` already holds."""
+    a client of one sample per request whose store rows are unknown), subtracting what ``store`` already holds.
+    ``tools``, ``tool_choice``, ``response_format``, ``context_placement``: as the run sends them (they are part of
+    its job key and of the prompt tokens)."""
     model: str | None = None
     max_n, undecided = 1, False
     stored: dict[tuple[str, int], set[int]] = {}
@@ -245,10 +273,13 @@ def estimate_for_client(
         max_n = max(1, int(client.max_n))
         undecided = max_n > 1 and getattr(client, "n_supported", False) is None  # n: auto, not decided yet
         path = store.path if isinstance(store, ResponseStore) else store
-        job = run_job(client, system_prompt, SamplingParams(float(temperature), max_tokens, seed))
+        params = SamplingParams(
+            float(temperature), max_tokens, seed, None if tools is None else tuple(tools), tool_choice, response_format
+        )
+        job = run_job(client, system_prompt, params)
         held = stored_samples(path, job) or {}
         if held:
-            texts = {prompt for prompts, _ in batches for prompt in prompts}
+            texts = {request_key(prompt, context_placement) for prompts, _ in batches for prompt in prompts}
             by_hash = {prompt_hash(t): t for t in texts}
             stored = {
                 (by_hash[h], occ): samples
@@ -268,6 +299,8 @@ def estimate_for_client(
         stored=stored,
         persistent=store is not None,
         prices=prices,
+        tools=tools,
+        context_placement=context_placement,
     )
 
 
@@ -280,7 +313,7 @@ def _model_name(identity: Mapping[str, Any]) -> str | None:
 
 
 def estimate_generation(
-    prompts: Sequence[str],
+    prompts: Sequence[Any],
     client: Any = None,
     *,
     count: int = 25,
@@ -290,17 +323,23 @@ def estimate_generation(
     seed: int | None = None,
     store: ResponseStore | str | os.PathLike[str] | None = DEFAULT_STORE,
     prices: Prices | Mapping[str, float] | None = None,
+    tools: Sequence[Any] | None = None,
+    tool_choice: Any = None,
+    response_format: Any = None,
+    context_placement: ContextPlacement = "user",
 ) -> GenerationEstimate:
     """What :func:`evenhand.generation.generate` with the same arguments would send, before it sends anything.
 
-    ``prices``: ``Prices(input_per_1m, output_per_1m)`` or ``{"input_per_1m": ..., "output_per_1m": ...}``. The
-    client is built (``get_client``) but not called; the store is only read.
+    ``prompts``: texts or conversations, as :func:`generate` takes them. ``prices``: ``Prices(input_per_1m,
+    output_per_1m)`` or ``{"input_per_1m": ..., "output_per_1m": ...}``. The client is built (``get_client``) but
+    not called; the store is only read.
     """
     from .clients.factory import get_client
 
     if isinstance(prices, Mapping):
         prices = Prices(**prices)
     return estimate_for_client(
-        [(list(prompts), count)], get_client(client), system_prompt=system_prompt, temperature=temperature,
-        max_tokens=max_tokens, seed=seed, store=store, prices=prices,
+        [(as_prompt_list(prompts, "prompts"), count)], get_client(client), system_prompt=system_prompt,
+        temperature=temperature, max_tokens=max_tokens, seed=seed, store=store, prices=prices, tools=tools,
+        tool_choice=tool_choice, response_format=response_format, context_placement=context_placement,
     )  # fmt: skip

@@ -7,18 +7,18 @@ from typing import Any
 
 from evenhand.errors import InputError, InputTypeError
 
-from .._validation import as_text_list
+from ..conversation import Prompt, as_prompt_list
 
 
-def counterfactual_inputs(cf: Any) -> tuple[list[str], list[str | None], list[int], tuple[str, ...]]:
+def counterfactual_inputs(cf: Any) -> tuple[list[Prompt], list[str | None], list[int], tuple[str, ...]]:
     """Flatten counterfactual prompts prompt-major (prompt, then group) with aligned prompt ids."""
     if isinstance(cf, Mapping):
         group_names = tuple(str(g) for g in cf)
-        columns = {str(g): as_text_list(cf[g], f"prompts[{g!r}]") for g in cf}
+        columns = {str(g): as_prompt_list(cf[g], f"prompts[{g!r}]") for g in cf}
         source = None
     elif hasattr(cf, "groups") and hasattr(cf, "__getitem__"):
         group_names = tuple(str(g) for g in cf.groups)
-        columns = {g: as_text_list(cf[g], f"prompts[{g!r}]") for g in group_names}
+        columns = {g: as_prompt_list(cf[g], f"prompts[{g!r}]") for g in group_names}
         source = getattr(cf, "source_index", None)
     else:
         raise InputTypeError(
@@ -34,7 +34,7 @@ def counterfactual_inputs(cf: Any) -> tuple[list[str], list[str | None], list[in
     ids = [int(i) for i in source] if source is not None else list(range(n))
     if len(ids) != n:
         raise InputError(f"source_index has {len(ids)} entries for {n} prompts per group")
-    prompts: list[str] = []
+    prompts: list[Prompt] = []
     groups: list[str | None] = []
     prompt_ids: list[int] = []
     for i in range(n):

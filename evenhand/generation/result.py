@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand.conversation import Prompt
 from evenhand.errors import InputError
 
 COLUMNS = (
@@ -18,8 +19,10 @@ COLUMNS = (
 
 @dataclass(frozen=True)
 class SampleRecord:
+    """One sample's outcome; ``prompt`` as given (a text, or a :class:`~evenhand.conversation.Conversation`)."""
+
     prompt_id: int
-    prompt: str
+    prompt: Prompt
     group: str | None
     sample: int
     response: str | None
@@ -64,7 +67,7 @@ class GenerationResult:
         return [r.response if r.status == "ok" else None for r in self.records]
 
     @property
-    def prompts(self) -> list[str]:
+    def prompts(self) -> list[Prompt]:
         return [r.prompt for r in self.records]
 
     def to_frame(self) -> pd.DataFrame:

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evenhand.conversation import ContextPlacement, Prompt, prompt_messages, request_key
+from evenhand.errors import InputError
+
 from ._types import (
     Completion,
     ConnectionFailedError,
@@ -44,12 +47,14 @@ EMPTY_RESPONSE = "empty response"
 
 @dataclass(frozen=True)
 class _Item:
-    """One prompt to sample: its position, group and the key parts that identify it in the store."""
+    """One prompt to sample: its position, group and the key parts that identify it in the store (``key``: the
+    prompt's text, or a conversation's messages as JSON; :func:`~evenhand.conversation.request_key`)."""
 
     prompt_id: int
-    prompt: str
+    prompt: Prompt
     group: str | None
     occurrence: int
+    key: str
     phash: str
 
 
@@ -81,20 +86,17 @@ def _is_blank(text: str | None) -> bool:
     return text is None or (isinstance(text, str) and not text.strip())
 
 
-def _items(prompts: list[str], groups: list[str | None], prompt_ids: list[int]) -> list[_Item]:
+def _items(
+    prompts: list[Prompt], groups: list[str | None], prompt_ids: list[int], placement: ContextPlacement
+) -> list[_Item]:
     seen: collections.Counter[tuple[str | None, str]] = collections.Counter()
     out = []
     for prompt, group, pid in zip(prompts, groups, prompt_ids, strict=True):
-        occurrence = seen[(group, prompt)]
-        seen[(group, prompt)] += 1
-        out.append(_Item(pid, prompt, group, occurrence, prompt_hash(prompt)))
+        key = request_key(prompt, placement)
+        occurrence = seen[(group, key)]
+        seen[(group, key)] += 1
+        out.append(_Item(pid, prompt, group, occurrence, key, prompt_hash(key)))
     return out
-
-
-def _messages(system_prompt: str | None, prompt: str) -> list[Message]:
-    if system_prompt is None:
-        return [{"role": "user", "content": prompt}]
-    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": prompt}]
 
 
 def _record(item: _Item, sample: int, values: Mapping[str, Any], from_store: bool) -> SampleRecord:
@@ -135,6 +137,7 @@ class _Runner:
         self.client = client
         self.count = settings.count
         self.system_prompt = settings.system_prompt
+        self.context_placement = settings.context_placement
         self.params = settings.sampling_params()
         self.store = store
         self.concurrency = concurrency
@@ -265,7 +268,7 @@ class _Runner:
         params = self.params
         if params.seed is not None and self.client.vary_seed_per_sample:
             seed = params.seed + first_sample + _EMPTY_SEED_STRIDE * empty_answers
-            params = SamplingParams(params.temperature, params.max_tokens, seed)
+            params = params.with_seed(seed)
         return params
 
     async def _rate_limited(
@@ -279,12 +282,12 @@ class _Runner:
         """Ask for ``unit``'s samples until each has an outcome: retry transient faults and empty answers within the
         retry budget, record what came back, queue the rest when the server returned fewer choices than asked."""
         item, samples, attempts = unit.item, list(unit.samples), unit.attempts
-        messages = _messages(self.system_prompt, item.prompt)
+        messages = prompt_messages(item.prompt, self.system_prompt, self.context_placement)
         empty_answers = 0
         while samples:
             n = len(samples)
             params = self._params(samples[0], empty_answers)
-            estimate = (len(item.prompt) + len(self.system_prompt or "")) // 4 + n * (
+            estimate = (len(item.key) + len(self.system_prompt or "")) // 4 + n * (
                 params.max_tokens or _EST_OUTPUT_TOKENS
             )
             attempts += 1
@@ -391,7 +394,7 @@ class _Runner:
         latency: float | None,
     ) -> None:
         outcome = StoredOutcome(
-            self.job, item.phash, item.occurrence, item.group or "", sample, item.prompt, text, status, error,
+            self.job, item.phash, item.occurrence, item.group or "", sample, item.key, text, status, error,
             finish, ptok, ctok, attempts, latency,
         )  # fmt: skip
         self.state.pending.append((item, outcome, status != "ok"))
@@ -418,7 +421,7 @@ class _Runner:
 
 
 async def generate_items(
-    prompts: list[str],
+    prompts: list[Prompt],
     groups: list[str | None],
     prompt_ids: list[int],
     client: Any,
@@ -429,6 +432,13 @@ async def generate_items(
     public functions of :mod:`evenhand.generation.api` share."""
     settings.check()
     chat_client = get_client(client)
+    for setting, supported in (("tools", chat_client.calls_tools), ("response_format", chat_client.formats_replies)):
+        if getattr(settings, setting) is not None and not supported:
+            raise InputError(
+                f"{setting}: {chat_client.describe()} cannot be sent {setting}: use an OpenAI-compatible server, a "
+                f"LangChain chat model or a callable that takes {setting}; or ask for JSON in the prompt and read "
+                "the decision with a JSON field"
+            )
     in_flight = settings.concurrency or chat_client.default_concurrency
     pacing = choose_pacing(
         settings.concurrency, settings.max_concurrency, chat_client.default_concurrency,
@@ -439,7 +449,7 @@ async def generate_items(
     opened, owned = open_store(settings.store)
     try:
         runner = _Runner(
-            _items(prompts, groups, prompt_ids),
+            _items(prompts, groups, prompt_ids, settings.context_placement),
             chat_client,
             settings,
             store=opened,

@@ -13,10 +13,11 @@ import inspect
 import math
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar
 
+from evenhand.conversation import CONTEXT_PLACEMENTS, ContextPlacement
 from evenhand.errors import InputError, InputTypeError
 
 from ._types import SamplingParams
@@ -41,6 +42,10 @@ class GenerationSettings:
     temperature: float = 1.0
     max_tokens: int | None = None
     seed: int | None = None
+    tools: Sequence[Mapping[str, Any]] | None = None
+    tool_choice: Any = None
+    response_format: Mapping[str, Any] | None = None
+    context_placement: ContextPlacement = "user"
     store: StoreArg = DEFAULT_STORE
     concurrency: int | None = None
     max_concurrency: int | None = None
@@ -85,7 +90,10 @@ class GenerationSettings:
 
     def sampling_params(self) -> SamplingParams:
         """What every request is sent with (part of the store's job key)."""
-        return SamplingParams(float(self.temperature), self.max_tokens, self.seed)
+        tools = None if self.tools is None else tuple(self.tools)
+        return SamplingParams(
+            float(self.temperature), self.max_tokens, self.seed, tools, self.tool_choice, self.response_format
+        )
 
     def rate_limits(self) -> RateLimits:
         return RateLimits(self.requests_per_minute, self.tokens_per_minute)
@@ -122,6 +130,35 @@ class GenerationSettings:
             raise InputError(f"backoff must be >= 0 seconds, got {self.backoff}")
         if not self.max_retry_delay > 0:
             raise InputError(f"max_retry_delay must be > 0 seconds, got {self.max_retry_delay}")
+        if self.context_placement not in CONTEXT_PLACEMENTS:
+            raise InputError(
+                f"context_placement must be one of {list(CONTEXT_PLACEMENTS)}, got {self.context_placement!r}"
+            )
+        check_reply_shape(self.tools, self.tool_choice, self.response_format)
+
+
+def check_reply_shape(tools: Any, tool_choice: Any, response_format: Any) -> None:
+    """Tools are OpenAI function definitions (``{"type": "function", "function": {"name": ..., ...}}``), each name
+    once; ``tool_choice`` needs tools; ``response_format`` is a mapping with a ``type``."""
+    if tools is not None:
+        if isinstance(tools, (str, Mapping)) or not isinstance(tools, Sequence) or not tools:
+            raise InputTypeError("tools must be a non-empty list of function definitions")
+        names = []
+        for i, tool in enumerate(tools):
+            function = tool.get("function") if isinstance(tool, Mapping) else None
+            name = function.get("name") if isinstance(function, Mapping) else None
+            if not isinstance(tool, Mapping) or tool.get("type", "function") != "function" or not isinstance(name, str):
+                raise InputError(
+                    f"tools[{i}] must be a function definition: {{'type': 'function', 'function': {{'name': ..., "
+                    "'parameters': {...}}}"
+                )
+            if name in names:
+                raise InputError(f"tools[{i}]: the function {name!r} is declared twice")
+            names.append(name)
+    if tool_choice is not None and tools is None:
+        raise InputError("tool_choice needs tools to choose from")
+    if response_format is not None and not (isinstance(response_format, Mapping) and "type" in response_format):
+        raise InputError("response_format must be a mapping with a type, e.g. {'type': 'json_object'}")
 
 
 FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(GenerationSettings))
@@ -136,6 +173,10 @@ class GenerationKeywords(TypedDict, total=False):
     temperature: float
     max_tokens: int | None
     seed: int | None
+    tools: Sequence[Mapping[str, Any]] | None
+    tool_choice: Any
+    response_format: Mapping[str, Any] | None
+    context_placement: ContextPlacement
     store: StoreArg
     concurrency: int | None
     max_concurrency: int | None

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from evenhand.conversation import Prompt
 from evenhand.errors import InputError, RunFailure
 
 from ._sync import run_sync
@@ -122,7 +123,7 @@ def ask(
             break
         temperature = settings.temperature if attempt == 0 else max(settings.temperature, RETRY_TEMPERATURE)
         chosen = settings.replace(count=1, system_prompt=system_prompt, seed=seed + attempt, temperature=temperature)
-        texts = [questions[i] for i in pending]
+        texts: list[Prompt] = [questions[i] for i in pending]  # every question a bare text
         label = what if attempt == 0 else f"{what} (attempt {attempt + 1})"
         result = run_sync(generate_items(texts, [None] * len(texts), list(range(len(texts))), client, chosen, label))
         still: list[int] = []

@@ -18,12 +18,13 @@ from typing import Any
 
 from evenhand._redact import redact_mapping
 from evenhand.config import AssessConfig, ModelConfig, load_config
+from evenhand.conversation import Prompt
 from evenhand.errors import InputError
 from evenhand.framework import plan
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.families import FAMILY_TYPES, Needs
 from evenhand.pipeline.responses.sources import Generated, OwnTable, ResponseSource
-from evenhand.pipeline.responses.tables import column, read_table
+from evenhand.pipeline.responses.tables import column, prompt_column, read_table
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.run import run
 
@@ -35,8 +36,9 @@ _PER_PROMPT_COLUMNS = {
 }
 
 
-def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], dict[str, list[Any]]]:
-    """The prompts, and the per-prompt columns configured (ground truth, the person's group, your prompt id)."""
+def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt], dict[str, list[Any]]]:
+    """The prompts (texts or conversations, with their documents and system prompts), and the per-prompt columns
+    configured (ground truth, the person's group, your prompt id)."""
     pc = config.prompts
     if pc is None:
         raise InputError("the config has no prompts section (prompts.path or prompts.items)")
@@ -46,7 +48,10 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[str], di
     else:
         table = read_table(pc.path)
         source = str(pc.path)
-        prompts = [str(p) for p in column(table, pc.column, source=source, role="prompts")]
+        prompts = prompt_column(
+            table, pc.column, source=source, context_column=pc.context_column,
+            system_prompt_column=pc.system_prompt_column,
+        )  # fmt: skip
         for key, (target, role) in _PER_PROMPT_COLUMNS.items():
             name = getattr(pc, key)
             if name:
@@ -155,10 +160,12 @@ def assistant_estimates(
     the reader reads every prompt for the attributes a plan checks; the judge is asked both orders of every
     counterfactual pair of replies and of the same-version pairs. The reader's rewrites are known only after it
     reads: not counted."""
+    from evenhand.conversation import prompt_text
     from evenhand.generation.assistant_cost import estimate_judge, estimate_reader
     from evenhand.generation.clients.factory import get_client, on_cpu_unless_torch_loaded
     from evenhand.pipeline.responses.frame import counterfactual_requests
     from evenhand.text.counterfactual import attribute_groups
+    from evenhand.text.turns import layout
 
     def client(spec: dict[str, Any]) -> Any:  # a callable named in the config is counted, never imported unasked
         if spec.get("provider") == "callable" and not allow_code:
@@ -171,16 +178,23 @@ def assistant_estimates(
     if reader is not None:
         groups = {a: attribute_groups(spec) for a, spec in specs.items() if not isinstance(spec, tuple)}
         chosen = reader.assistant_settings(settings.generation)
-        out.append(("reader", estimate_reader(use_case.prompts, groups, client(reader.client_spec()),
+        texts = [layout(p).text for p in use_case.prompts]  # what the reader reads: a conversation as one text
+        out.append(("reader", estimate_reader(texts, groups, client(reader.client_spec()),
                                               settings=chosen, prices=reader.prices_given())))  # fmt: skip
     judge = config.judge
     judged = the_plan.attributes_for("judged_treatment")
     if judge is not None and judged:
-        rows = counterfactual_requests(use_case.prompts, {a: specs[a] for a in judged}, names=use_case.names)
+        rows = counterfactual_requests(
+            use_case.prompts,
+            {a: specs[a] for a in judged},
+            names=use_case.names,
+            subject=use_case.name_subject,
+            change_system_prompt=use_case.change_system_prompt,
+        )
         pairs: list[tuple[str, str]] = []
         versions = 0
         for _, per in rows.groupby(["attribute", "prompt_id"], sort=False):
-            texts = per["prompt"].tolist()
+            texts = [prompt_text(p) for p in per["prompt"]]  # as the judge is shown them: a conversation readable
             versions += len(texts)
             pairs.extend((x, y) for i, x in enumerate(texts) for y in texts[i + 1 :])
         count = settings.generation.counterfactual_count or settings.generation.count
@@ -236,7 +250,7 @@ def check_local_model(config: AssessConfig) -> None:
 
 def response_source(
     config: AssessConfig, limit: int | None = None, *, allow_code: bool = False
-) -> tuple[ResponseSource, list[str], dict[str, Any]]:
+) -> tuple[ResponseSource, list[Prompt], dict[str, Any]]:
     """The config's response source, its prompts and the per-prompt columns (own responses bring their prompts).
 
     Nothing named in the config is imported here unless ``allow_code`` is True (then the callable client is built
@@ -256,7 +270,9 @@ def response_source(
             model_info={"provider": "user responses", "model": str(rc.path.name)},
         )
         use_case = config.use_case_with([])
-        return own, own.prompts(use_case.attribute_specs, names=use_case.names) or [], {}
+        return own, own.prompts(
+            use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+        ) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model
     generated = Generated(

@@ -69,7 +69,9 @@ def run(
     started = time.perf_counter()
     settings = settings or RunSettings()
     timings: dict[str, float] = {}
-    brought = source.prompts(use_case.attribute_specs, names=use_case.names)
+    brought = source.prompts(
+        use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+    )
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
@@ -278,11 +280,16 @@ def _describe_settings(settings: RunSettings, described: Mapping[str, Any]) -> d
     return out | dict(described)
 
 
-def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> RunSettings:
+def settings_from_keywords(
+    base: RunSettings | None = None, /, *, task: str | None = None, **keywords: Any
+) -> RunSettings:
     """Run settings from :func:`assess`'s keywords: each goes to the one settings section that has a field of that
     name (``toxicity_threshold`` -> ``scoring``, ``k`` -> ``recommendation``, ...); ``ci_method`` is
     ``statistics.method`` and a list ``positive_label`` is ``classification.sensitive_classes``. A keyword that names
-    a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once."""
+    a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once. A
+    keyword two sections have (``json_field``: the JSON field a label, or a number, is read from) goes to the
+    section named as the use case's ``task`` (estimation), else to the first of them in the settings' order
+    (classification)."""
     base = base or RunSettings()
     sections: dict[str, dict[str, Any]] = {}
     for keyword, value in keywords.items():
@@ -301,6 +308,8 @@ def settings_from_keywords(base: RunSettings | None = None, **keywords: Any) -> 
         if keyword == "positive_label" and not isinstance(value, (str, int, bool)):
             field, value = "sensitive_classes", [str(v) for v in value]
         owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
+        if len(owners) > 1:
+            owners = [task] if task in owners else owners[:1]
         if len(owners) != 1:
             raise InputTypeError(f"assess() got an unexpected keyword argument {keyword!r}")
         sections.setdefault(owners[0], {})[field] = value
@@ -357,6 +366,8 @@ def assess(
     stereotype_threshold: float = 0.5,
     sentiment_threshold: float = 0.5,
     positive_label: Any = "1",
+    json_field: str | None = None,
+    tool: Mapping[str, Any] | None = None,
     group_columns: Mapping[str, str] | None = None,
     k: int = 5,
     normalize: bool = True,
@@ -383,7 +394,11 @@ def assess(
 
     Classification needs ``labels`` (ground truth per prompt) for error-based metrics and ``groups`` (the group of
     the person behind each prompt) for person-level use cases; ``label_parser`` maps an answer to a label
-    (a callable or ``{label: [keywords]}``), ``positive_label`` names the positive class (a list of
+    (a callable or ``{label: [keywords]}``); ``json_field`` (a dotted path: ``"decision"``) reads it from a JSON
+    reply (with ``task="estimation"``: the field the number is read from, ``estimation.json_field``) and ``tool``
+    (``{"functions": {"advance_candidate": "1", ...}}`` or ``{"function": ..., "argument": ...}``) from a tool call
+    instead (docs/conversations.md; send the tools with ``generation_options={"tools": [...], "tool_choice":
+    "required"}`` or a ``response_format`` likewise); ``positive_label`` names the positive class (a list of
     sensitive classes assesses a multiclass use case one-vs-rest, paper 3.2.3). With a ``responses`` table,
     ``group_columns={"gender": "applicant_gender", "race": "applicant_race"}`` names the column holding the
     person's group of each attribute (``intersections`` then combine them). Recommendation parses
@@ -433,7 +448,7 @@ def assess(
                 use_case = UseCase(**use_case_fields)
             elif use_case_fields:
                 use_case = UseCase.model_validate(use_case.model_dump() | use_case_fields)
-            run_settings = settings_from_keywords(settings, **explicit)
+            run_settings = settings_from_keywords(settings, task=use_case.task, **explicit)
         except ValidationError as exc:
             from evenhand.config import format_errors
 
@@ -446,7 +461,9 @@ def assess(
         elif not generating:
             source = OwnLists(responses, counterfactual_responses, model_info=model_info)
         else:
-            source = Generated(client, system_prompt=system_prompt, options=generation_options, model_info=model_info)
+            options = dict(generation_options or {})  # and the tools a tool decision (tool=) reads, unless given
+            options |= run_settings.classification.tools_to_send(options.get("tools"), options.get("tool_choice"))
+            source = Generated(client, system_prompt=system_prompt, options=options, model_info=model_info)
         per_prompt = {k: v for k, v in (("truth", labels), ("person_group", groups)) if v is not None}
         return run(
             use_case,

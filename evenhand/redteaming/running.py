@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 
 from evenhand.config import AssessConfig
-from evenhand.errors import NoResponsesError
+from evenhand.conversation import Conversation
+from evenhand.errors import InputError, NoResponsesError
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.from_config import (
     assess_config,
@@ -43,13 +44,18 @@ def under(config: AssessConfig, condition: Condition) -> AssessConfig:
 def conditions(config: AssessConfig, limit: int | None = None) -> list[Condition]:
     """The conditions the config asks for (the benign one first)."""
     if config.responses is not None:
-        from evenhand.errors import InputError
-
         raise InputError(
             "responses: a red team generates the replies under each system prompt; give prompts and a model, not "
             "your own responses"
         )
     prompts, _ = load_prompts(config, limit)
+    own = sum(isinstance(p, Conversation) and p.system_prompt is not None for p in prompts)
+    if own:
+        raise InputError(
+            f"prompts: {own} of {len(prompts)} prompts carry their own system prompt (a system turn, or "
+            "prompts.system_prompt_column); a red team runs the use case under each condition's system prompt "
+            "(model.system_prompt): put the system prompt there and leave it out of the prompts"
+        )
     return conditions_for(config, config.use_case_with(prompts))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._validation import as_text_list
+from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text._names_data import PARTS, name_index
@@ -24,6 +25,7 @@ from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
 from evenhand.text.names import Person, find_name_matches, find_people, name_attributes, substitute_names
+from evenhand.text.turns import Layout, layout, rebuild
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,8 +53,9 @@ class CounterfactualPrompts:
         attribute: lexicon name (a built-in attribute such as "gender", or "custom").
         groups: group names; ``("original", "swapped")`` in ``mode="swap"``.
         source_index: index of the original prompt in the input, one per row.
-        original: the original prompts, one per row.
-        prompts: group -> the counterfactual prompts, one per row.
+        original: the original prompts, one per row (texts, or conversations as given).
+        prompts: group -> the counterfactual prompts, one per row (a conversation's version is a conversation whose
+            turns and documents changed together).
         attribute_words: per row, the distinct attribute terms found in the original prompt.
         mode: "replace" or "swap".
         names: per row, group -> ``(name as written, its replacement)`` for each person whose name was replaced in
@@ -65,15 +68,15 @@ class CounterfactualPrompts:
     attribute: str
     groups: tuple[str, ...]
     source_index: npt.NDArray[np.int64]
-    original: tuple[str, ...]
-    prompts: Mapping[str, tuple[str, ...]]
+    original: tuple[Prompt, ...]
+    prompts: Mapping[str, tuple[Prompt, ...]]
     attribute_words: tuple[tuple[str, ...], ...]
     mode: str = "replace"
     names: tuple[Mapping[str, tuple[tuple[str, str], ...]], ...] = ()
     names_checked: bool = False
     name_seed: int = 0
 
-    def __getitem__(self, group: str) -> list[str]:
+    def __getitem__(self, group: str) -> list[Any]:  # list[Prompt]: texts, or conversations for conversations
         if group not in self.prompts:
             raise InputKeyError(f"no group {group!r}; groups are {list(self.groups)}")
         return list(self.prompts[group])
@@ -103,7 +106,7 @@ class CounterfactualPrompts:
         found.pop("", None)  # a template's placeholder: no name was written
         return tuple(found)
 
-    def pairs(self, group_a: str, group_b: str) -> list[tuple[str, str]]:
+    def pairs(self, group_a: str, group_b: str) -> list[tuple[Prompt, Prompt]]:
         """The counterfactual input pairs ``(X', X'')`` for two groups."""
         return list(zip(self[group_a], self[group_b], strict=True))
 
@@ -135,6 +138,7 @@ def counterfactual_prompts(
     names: bool = True,
     name_seed: int = 0,
     subject: Subject = DEFAULT_SUBJECT,
+    change_system_prompt: bool = True,
 ) -> CounterfactualPrompts:
     """Build counterfactual prompts for every prompt that mentions the attribute.
 
@@ -149,7 +153,10 @@ def counterfactual_prompts(
     synonym becomes the group's form ("Caucasian" -> "White" in the white version), so versions stay parallel.
 
     Args:
-        prompts: list, tuple, NumPy array or pandas Series of strings.
+        prompts: list, tuple, NumPy array or pandas Series of strings, or of conversations
+            (:class:`~evenhand.conversation.Conversation`, or lists of ``{"role", "content"}`` messages): a
+            conversation's version changes the person the same way in every turn and retrieved document (a name in
+            turn 1 and "she" in turn 3 change together; the names drawn depend on the whole conversation).
         attribute: a built-in attribute (``"gender"``, ``"race"``, ...), a custom dict ``{"group_a": [...],
             "group_b": [...]}`` of aligned words, a :class:`~evenhand.text.lexicon.Lexicon`, or a list of two or
             more of those: an intersection (:func:`intersectional_prompts`, groups such as ``"female+black"``).
@@ -168,6 +175,8 @@ def counterfactual_prompts(
             the prompt names; people named after them are bystanders, kept as written, and never make a prompt
             mention the attribute), ``"every"`` (each person named), or one name (or None) per prompt, the subject
             as written (a column naming the subject).
+        change_system_prompt: a conversation's system turns change too (default); ``False`` keeps them as written (a
+            prompt whose only mention is in its system prompt then has no counterfactual version).
 
     Returns:
         :class:`CounterfactualPrompts`; empty (with a warning) when no prompt mentions the attribute.
@@ -180,9 +189,15 @@ def counterfactual_prompts(
         if mode != "replace":
             raise InputError("an intersection of attributes has counterfactual prompts in mode='replace' only")
         return intersectional_prompts(
-            prompts, attribute, groups=groups, names=names, name_seed=name_seed, subject=subject
+            prompts,
+            attribute,
+            groups=groups,
+            names=names,
+            name_seed=name_seed,
+            subject=subject,
+            change_system_prompt=change_system_prompt,
         )
-    texts = as_text_list(prompts, "prompts")
+    items, texts, layouts = _readable(prompts, change_system_prompt)
     if attribute is None:
         raise InputError(
             f"counterfactual_prompts needs one attribute (one of {list(builtin_attributes())} or a custom dict), "
@@ -239,9 +254,30 @@ def counterfactual_prompts(
     used = () if name_swap is None else name_swap.used(out_groups)
     if named is not None and not used:
         used = tuple({} for _ in subset)
+    rows = index.tolist()
     return CounterfactualPrompts(
-        lexicon.name, out_groups, index, tuple(subset), versions, words, mode, used, names, name_seed
-    )
+        lexicon.name, out_groups, index, _restored(items, layouts, rows, subset),
+        {g: _restored(items, layouts, rows, v) for g, v in versions.items()}, words, mode, used, names, name_seed,
+    )  # fmt: skip
+
+
+def _readable(prompts: Any, change_system_prompt: bool) -> tuple[list[Prompt], list[str], list[Layout] | None]:
+    """The prompts, the texts the text core reads for them (a conversation's turns and documents in one text) and,
+    for conversations, their layouts (None when every prompt is a bare text)."""
+    items = as_prompt_list(prompts, "prompts")
+    if not has_conversations(items):
+        return items, [str(p) for p in items], None
+    layouts = [layout(p, system=change_system_prompt) for p in items]
+    return items, [shape.text for shape in layouts], layouts
+
+
+def _restored(
+    items: list[Prompt], layouts: list[Layout] | None, rows: list[int], texts: Sequence[str]
+) -> tuple[Prompt, ...]:
+    """The changed texts of the prompts at ``rows`` back in their prompts' form (a conversation's turns)."""
+    if layouts is None:
+        return tuple(texts)
+    return tuple(rebuild(items[i], layouts[i], text) for i, text in zip(rows, texts, strict=True))
 
 
 def _named_people(lexicon: Lexicon, texts: list[str], people: list[tuple[Person, ...]]) -> list[bool] | None:
@@ -305,6 +341,7 @@ def intersectional_prompts(
     names: bool = True,
     name_seed: int = 0,
     subject: Subject = DEFAULT_SUBJECT,
+    change_system_prompt: bool = True,
 ) -> CounterfactualPrompts:
     """Counterfactual prompts for combinations of groups of several attributes ("female+black", "male+white").
 
@@ -314,7 +351,8 @@ def intersectional_prompts(
     by "+" ("gender+race") and its groups the combinations, in the order of ``itertools.product``.
 
     Args:
-        prompts: list, tuple, NumPy array or pandas Series of strings.
+        prompts: list, tuple, NumPy array or pandas Series of strings or conversations (as in
+            :func:`counterfactual_prompts`; ``change_system_prompt`` too).
         attributes: two or more attributes (built-in names, custom dicts or lexicons), not None.
         groups: the combinations to generate, each "g1+g2" or a sequence ``(g1, g2)`` with one group per attribute
             in the order of ``attributes`` (an optional group such as gender's "nonbinary" may be named);
@@ -330,7 +368,7 @@ def intersectional_prompts(
     >>> cf.attribute, cf.groups, cf["female+white"]
     ('gender+race', ('female+white',), ['A White woman called.'])
     """
-    texts = as_text_list(prompts, "prompts")
+    items, texts, layouts = _readable(prompts, change_system_prompt)
     if isinstance(attributes, (str, Mapping)) or len(attributes) < 2 or any(a is None for a in attributes):
         raise InputError("intersectional_prompts needs a list of two or more attributes, e.g. ['religion', 'age']")
     lexicons = [load_lexicon(a) for a in attributes]
@@ -371,7 +409,7 @@ def intersectional_prompts(
             UserWarning,
             stacklevel=2,
         )
-    versions: dict[str, tuple[str, ...]] = {}
+    versions: dict[str, tuple[Prompt, ...]] = {}
     renamed: list[dict[str, tuple[tuple[str, str], ...]]] = [{} for _ in subset]
     primary = _primary_name_attribute(list(usable.values()))
     avoid = [w for lex in lexicons for w in lex.words]
@@ -396,12 +434,12 @@ def intersectional_prompts(
                     row[label] = pairs
         for lex, group in zip(lexicons, combo, strict=True):
             out = substitute(lex, out, group)
-        versions[label] = tuple(out)
+        versions[label] = _restored(items, layouts, mentioned, out)
     return CounterfactualPrompts(
         "+".join(lex.name for lex in lexicons),
         tuple(versions),
         index,
-        tuple(subset),
+        _restored(items, layouts, mentioned, subset),
         versions,
         words,
         names=tuple(renamed) if subjects is not None else (),

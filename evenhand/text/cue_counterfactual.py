@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from evenhand.conversation import Prompt
 from evenhand.errors import InputError, InputTypeError
 from evenhand.text.counterfactual import CounterfactualPrompts
 from evenhand.text.cues import Cue, CueRewriter, RewriteRequest, check_rewrite
+from evenhand.text.turns import layout, rebuild
 
 __all__ = ["ReaderVersions", "reader_counterfactuals"]
 
@@ -28,14 +30,15 @@ class ReaderVersions:
     """The reader-written versions of one attribute's reader-only prompts.
 
     ``source_index`` and ``prompts`` hold the prompts whose versions were all made (``prompts[group][k]`` is the
-    version of prompt ``source_index[k]``); ``failed`` the others, each with why (one line).
+    version of prompt ``source_index[k]``: a conversation's is a conversation); ``failed`` the others, each with why
+    (one line).
     """
 
     attribute: str
     groups: tuple[str, ...]
     source_index: tuple[int, ...]
-    original: tuple[str, ...]
-    prompts: Mapping[str, tuple[str, ...]]
+    original: tuple[Prompt, ...]
+    prompts: Mapping[str, tuple[Prompt, ...]]
     cues: tuple[tuple[str, ...], ...]  # per made prompt, the cues that were rewritten
     failed: tuple[tuple[int, str], ...]
 
@@ -80,7 +83,7 @@ class ReaderVersions:
 
 
 def reader_counterfactuals(
-    prompts: Sequence[str],
+    prompts: Sequence[Prompt],
     cues: Sequence[Sequence[Cue]],
     index: Sequence[int],
     attribute: str,
@@ -91,13 +94,17 @@ def reader_counterfactuals(
     ``rewriter`` (a :class:`~evenhand.text.cues.CueRewriter`: an LLM reader is one).
 
     Args:
-        prompts: every prompt; ``cues``: the reader's cues of each (:attr:`FTUResult.reader_cues`).
+        prompts: every prompt (a text or a conversation); ``cues``: the reader's cues of each
+            (:attr:`FTUResult.reader_cues`), found in the text the text core reads for it
+            (:func:`evenhand.text.turns.layout`: a conversation's turns and documents in one text).
         index: the prompts to make versions of (:attr:`FTUResult.reader_only_index`).
         attribute, groups: the attribute whose cues are rewritten, and its groups.
         rewriter: writes each version; every one is checked (:func:`~evenhand.text.cues.check_rewrite`).
 
     A group that every cue of a prompt already signals keeps the prompt as it is (no request). All requests go to
-    the rewriter in one call (an LLM sends them concurrently).
+    the rewriter in one call (an LLM sends them concurrently). A conversation is rewritten as that one text and
+    rebuilt turn by turn; a rewrite that does not keep the boundaries between its turns is not kept (the rewrite
+    check sees them as text outside the cues).
     """
     if not isinstance(rewriter, CueRewriter):
         raise InputTypeError(
@@ -108,6 +115,7 @@ def reader_counterfactuals(
         raise InputError(f"counterfactual versions need two or more groups, got {list(chosen)}")
     requests: list[RewriteRequest] = []
     plan: list[tuple[int, dict[str, int | None]]] = []  # per prompt, group -> request position (None: as it is)
+    shapes = {i: layout(prompts[i]) for i in index}  # the text the cues were found in
     for i in index:
         own = tuple(c for c in cues[i] if c.attribute == attribute)
         if not own:
@@ -118,24 +126,25 @@ def reader_counterfactuals(
                 slots[group] = None
             else:
                 slots[group] = len(requests)
-                requests.append(RewriteRequest(prompts[i], own, attribute, group, chosen))
+                requests.append(RewriteRequest(shapes[i].text, own, attribute, group, chosen))
         plan.append((i, slots))
     written = list(rewriter.rewrite_cues(requests)) if requests else []
     if len(written) != len(requests):
         raise InputError(f"the reader rewrote {len(written)} of {len(requests)} versions")
     made: list[int] = []
-    versions: dict[str, list[str]] = {g: [] for g in chosen}
+    versions: dict[str, list[Prompt]] = {g: [] for g in chosen}
     words: list[tuple[str, ...]] = []
     failed: list[tuple[int, str]] = []
     for i, slots in plan:
         own = tuple(c for c in cues[i] if c.attribute == attribute)
+        text = shapes[i].text
         texts: dict[str, str] = {}
         why = None
         for group, slot in slots.items():
             if slot is None:
-                texts[group] = prompts[i]
+                texts[group] = text
                 continue
-            problem = check_rewrite(prompts[i], written[slot], own)
+            problem = check_rewrite(text, written[slot], own)
             if problem is not None:
                 why = f"the {group} version: {problem}"
                 break
@@ -147,13 +156,17 @@ def reader_counterfactuals(
                     why = f"the {seen[text]} and {group} versions are the same text"
                     break
                 seen[text] = group
+        try:  # a conversation again, turn by turn (a bare text is its own text)
+            rebuilt = {group: rebuild(prompts[i], shapes[i], texts[group]) for group in chosen} if why is None else {}
+        except InputError as exc:
+            why = str(exc)
         if why is not None:
             failed.append((i, why))
             continue
         made.append(i)
         words.append(tuple(dict.fromkeys(c.word for c in own)))
         for group in chosen:
-            versions[group].append(texts[group])
+            versions[group].append(rebuilt[group])
     return ReaderVersions(
         attribute=attribute,
         groups=chosen,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from evenhand._validation import as_text_list
+from evenhand.conversation import Prompt, as_prompt_list, has_conversations, plain_text
 from evenhand.errors import InputError
 from evenhand.text._engine import AttributeMatch, find_matches
 from evenhand.text.cues import LEXICON, NAMES, READER, Cue, CueReader, ReaderOutput
@@ -31,6 +31,7 @@ from evenhand.text.names import (
     find_unplaced,
     name_attributes,
 )
+from evenhand.text.turns import BARE, Layout, Location, layout
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +43,16 @@ if TYPE_CHECKING:
 SingleAttribute: TypeAlias = "str | Mapping[str, Sequence[str]] | Lexicon"
 AttributeSpec: TypeAlias = "SingleAttribute | list[SingleAttribute] | tuple[SingleAttribute, ...] | None"
 
-__all__ = ["AttributeMatch", "AttributeSpec", "FTUResult", "NameMatch", "UnplacedName", "check_ftu", "resolve_lexicons"]
+__all__ = [
+    "AttributeMatch",
+    "AttributeSpec",
+    "FTUResult",
+    "Location",
+    "NameMatch",
+    "UnplacedName",
+    "check_ftu",
+    "resolve_lexicons",
+]
 
 
 def resolve_lexicons(attribute: AttributeSpec) -> tuple[Lexicon, ...]:
@@ -82,13 +92,21 @@ class FTUResult:
         reader_audit: the reader's audit on the shipped labelled set (:class:`~evenhand.text.cue_audit.ReaderAudit`),
             when it was audited. A reader flags prompts only when ``reader_trusted``: its audit passed (or it was
             not audited, ``audit=False``); an untrusted reader's cues are reported and flag nothing.
+        locations: per prompt, where each of ``matches`` was found (:class:`~evenhand.text.turns.Location`: a turn
+            and its role, or a retrieved document), when the prompts hold conversations; the offsets of a match (and
+            of an unplaced name) are then those inside its turn or document. Empty when every prompt is a bare text.
+        name_locations: the same for ``names``.
+
+    A prompt is a text or a :class:`~evenhand.conversation.Conversation`: every turn (the system prompt too) and
+    every retrieved document is read. ``flagged`` counts a prompt whose request or context mentions the
+    attribute; ``in_context`` and ``context_only`` tell the documents apart, ``flagged_turns`` says which turns.
 
     ``satisfied`` is the paper's check as run: no prompt contains a lexicon word. It says nothing when the prompts
     are in another language than the lexicon: see ``assessable`` and ``language``.
     """
 
     attribute: str
-    prompts: tuple[str, ...]
+    prompts: tuple[Prompt, ...]
     matches: tuple[tuple[AttributeMatch, ...], ...]
     lexicon_language: str | None = None
     names: tuple[tuple[NameMatch, ...], ...] = ()
@@ -107,6 +125,8 @@ class FTUResult:
     def reader_cues(self) -> tuple[tuple[Cue, ...], ...]:
         """Per prompt, the reader's cues found verbatim (empty tuples without a reader)."""
         return self.reader.cues if self.reader is not None else ((),) * len(self.prompts)
+    locations: tuple[tuple[Location, ...], ...] = ()
+    name_locations: tuple[tuple[Location, ...], ...] = ()
 
     def _mentions(self) -> list[bool]:
         """Per prompt: an attribute word, a name that signals a group, or a cue of a trusted reader."""
@@ -168,7 +188,7 @@ class FTUResult:
     @functools.cached_property
     def language(self) -> LanguageGuess:
         """The prompts' language (:func:`evenhand.text.language.detect_language`), detected on first access."""
-        return detect_language(self.prompts)
+        return detect_language([plain_text(p) for p in self.prompts])
 
     @property
     def assessable(self) -> bool:
@@ -192,7 +212,7 @@ class FTUResult:
         return tuple(i for i, m in enumerate(self._mentions()) if m)
 
     @property
-    def flagged_prompts(self) -> list[str]:
+    def flagged_prompts(self) -> list[Prompt]:
         """The prompts that mention an attribute word or a name that signals a group (the paper's P_X|A)."""
         return [p for p, m in zip(self.prompts, self._mentions(), strict=True) if m]
 
@@ -241,6 +261,48 @@ class FTUResult:
         """The distinct unplaced subjects' names, as written, in order of first appearance."""
         return list(dict.fromkeys(u.word for found in self.unplaced for u in found))
 
+    def _where(self) -> list[set[Location]]:
+        """Per prompt, every place an attribute word or a signalling name was found."""
+        out: list[set[Location]] = []
+        for i, found in enumerate(self.matches):
+            named = self.names[i] if self.names else ()
+            if not self.locations:
+                out.append({BARE} if found or named else set())
+                continue
+            places = set(self.locations[i])
+            if self.name_locations:
+                places.update(self.name_locations[i])
+            out.append(places)
+        return out
+
+    def flagged_turns(self) -> list[tuple[int, ...]]:
+        """Per prompt, the turns (positions in the conversation, from 0; a bare text is turn 0) that mention the
+        attribute, in order: where its words are, and where a person whose name signals a group is first named."""
+        return [tuple(sorted({w.position for w in places if w.kind == "turn"})) for places in self._where()]
+
+    @property
+    def in_turns(self) -> npt.NDArray[np.bool_]:
+        """True where a turn of the prompt (its last user turn, an earlier one or its system prompt) mentions the
+        attribute."""
+        return np.fromiter((bool(t) for t in self.flagged_turns()), dtype=bool, count=len(self.matches))
+
+    @property
+    def in_context(self) -> npt.NDArray[np.bool_]:
+        """True where a retrieved document of the prompt mentions the attribute."""
+        places = self._where()
+        return np.fromiter(
+            (any(w.kind == "context" for w in p) for p in places), dtype=bool, count=len(self.matches)
+        )
+
+    @property
+    def context_only(self) -> npt.NDArray[np.bool_]:
+        """True where only the retrieved documents mention the attribute: no turn does."""
+        return self.in_context & ~self.in_turns
+
+    @property
+    def n_context_only(self) -> int:
+        return int(self.context_only.sum())
+
     def name_words(self) -> list[list[str]]:
         """Per prompt, the distinct names (as written) that signal a group, in order of first appearance."""
         return (
@@ -261,7 +323,7 @@ class FTUResult:
         """One row per prompt: ``prompt_index, prompt, flagged, n_matches, attribute_words, groups``."""
         import pandas as pd  # only here: importing the text core stays light
 
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {
                 "prompt_index": np.arange(self.n_prompts),
                 "prompt": list(self.prompts),
@@ -271,13 +333,23 @@ class FTUResult:
                 "groups": [sorted({g for g in (x.group for x in m) if g is not None}) for m in self.matches],
             }
         )
+        if self.locations:  # conversations: which turns, and whether the retrieved documents, mention it
+            frame["flagged_turns"] = self.flagged_turns()
+            frame["in_context"] = self.in_context
+        return frame
 
     def matches_frame(self) -> pd.DataFrame:
         """One row per match: ``prompt_index, word, start, end, term, group, attribute``."""
         import pandas as pd  # only here: importing the text core stays light
 
         rows = [(i, *m) for i, found in enumerate(self.matches) for m in found]
-        return pd.DataFrame(rows, columns=["prompt_index", *AttributeMatch._fields])
+        frame = pd.DataFrame(rows, columns=["prompt_index", *AttributeMatch._fields])
+        if self.locations:  # the offsets are then those inside the turn or document named here
+            places = [w for found in self.locations for w in found]
+            frame["part"] = [w.kind for w in places]
+            frame["part_position"] = [w.position for w in places]
+            frame["role"] = [w.role for w in places]
+        return frame
 
     def summary(self) -> str:
         if not self.assessable:
@@ -304,6 +376,8 @@ class FTUResult:
                 line += ", but it is not trusted (its audit failed), so they count for nothing"
             if self.reader.n_rejected:
                 line += f"; {self.reader.n_rejected} of its claims were not in their prompt and were dropped"
+        if self.n_context_only:
+            line += f"; {self.n_context_only} only in their retrieved context"
         return line
 
     def __repr__(self) -> str:
@@ -329,7 +403,10 @@ def check_ftu(
     "indian" count only before a person noun ("a black woman", not "a black car").
 
     Args:
-        prompts: list, tuple, NumPy array or pandas Series of strings (empty strings match nothing).
+        prompts: list, tuple, NumPy array or pandas Series of strings (empty strings match nothing) or
+            conversations (:class:`~evenhand.conversation.Conversation`, or lists of ``{"role", "content"}``
+            messages): every turn and retrieved document is read, and the result says where
+            (``flagged_turns()``, ``in_context``).
         attribute: a built-in attribute (``"gender"``, ``"race"``, ...: see
             :func:`~evenhand.text.lexicon.builtin_attributes`), ``None`` (every built-in lexicon), a custom dict of
             aligned word lists ``{"group_a": [...], "group_b": [...]}``, or a :class:`~evenhand.text.lexicon.Lexicon`.
@@ -364,7 +441,9 @@ def check_ftu(
     >>> es.satisfied, es.assessable, es.language.code
     (True, False, 'es')
     """
-    texts = as_text_list(prompts, "prompts")
+    items = as_prompt_list(prompts, "prompts")
+    layouts = [layout(p) for p in items] if has_conversations(items) else None
+    texts = [shape.text for shape in layouts] if layouts is not None else [str(p) for p in items]
     lexicons = resolve_lexicons(attribute)
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
     if len(per_lexicon) == 1:
@@ -384,10 +463,18 @@ def check_ftu(
         people = select_subjects(texts, [find_people(t) for t in texts], subject)
         named = _names(texts, lexicons, people)
         unplaced = _unplaced(texts, lexicons, people, per_lexicon)
+    locations: tuple[tuple[Location, ...], ...] = ()
+    name_locations: tuple[tuple[Location, ...], ...] = ()
+    if layouts is not None:  # offsets inside each turn or document, and which one
+        matches, locations = _relocate(matches, layouts)
+        if named:
+            named, name_locations = _relocate(named, layouts)
+        if unplaced:
+            unplaced, _ = _relocate(unplaced, layouts)
     read, audited = _read(reader, audit, texts, lexicons)
     return FTUResult(
         attribute=name,
-        prompts=tuple(texts),
+        prompts=tuple(items),
         matches=matches,
         lexicon_language=language,
         names=named,
@@ -396,6 +483,8 @@ def check_ftu(
         subject=kind,
         reader=read,
         reader_audit=audited,
+        locations=locations,
+        name_locations=name_locations,
     )
 
 
@@ -460,3 +549,19 @@ def _names(
         tuple(sorted((n for found in row for n in found), key=lambda n: (n.start, n.end, n.attribute)))
         for row in zip(*per_attribute, strict=True)
     )
+
+
+_Found = TypeVar("_Found", AttributeMatch, NameMatch, UnplacedName)
+
+
+def _relocate(
+    found: tuple[tuple[_Found, ...], ...], layouts: list[Layout]
+) -> tuple[tuple[tuple[_Found, ...], ...], tuple[tuple[Location, ...], ...]]:
+    """Matches found in each prompt's layout text, with offsets inside their turn or document, and where each is."""
+    moved: list[tuple[_Found, ...]] = []
+    places: list[tuple[Location, ...]] = []
+    for row, shape in zip(found, layouts, strict=True):
+        spans = [shape.locate(m.start, m.end) for m in row]
+        moved.append(tuple(m._replace(start=s, end=e) for m, (_, s, e) in zip(row, spans, strict=True)))
+        places.append(tuple(where for where, _, _ in spans))
+    return tuple(moved), tuple(places)

@@ -12,7 +12,8 @@ once: answers repeat). What it reads:
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
-* with ``json_field`` (a dotted path, :mod:`evenhand.text.json_field`), the field of a JSON reply instead of the text:
+* with ``json_field`` (a dotted path, read by :func:`evenhand.structured.json_field`: a JSON reply, a fenced block
+  or the JSON in a sentence, and a tool call's arguments), the field of a JSON reply instead of the text:
   a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise.
 
 Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
@@ -32,7 +33,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand.errors import InputError, InputTypeError
-from evenhand.text.json_field import MISSING, find_json, follow_path, split_path
+from evenhand.structured import MISSING, parse_path
+from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -180,11 +182,10 @@ def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple
     return value, status, text[start:end]
 
 
-def _read_json(text: str, parts: tuple[str, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
+def _read_json(text: str, parts: tuple[str | int, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
     float, str, str
 ]:  # fmt: skip
-    found = find_json(text)
-    value = MISSING if found is MISSING else follow_path(found, parts)
+    value = read_json_field(text, parts)
     if value is MISSING:
         return math.nan, NO_FIELD, ""
     if isinstance(value, bool) or value is None:
@@ -220,7 +221,7 @@ def parse_numbers(
     if isinstance(replies, (str, bytes)):
         raise InputTypeError("replies must be a sequence of texts, not a single text")
     series = pd.Series(list(replies.tolist() if hasattr(replies, "tolist") else replies), dtype=object)
-    parts = split_path(json_field) if json_field is not None else None
+    parts = parse_path(json_field) if json_field is not None else None
     if currency is not None and not str(currency).strip():
         raise InputError("currency is empty: give a symbol or code such as '$' or 'USD', or leave it out")
     unit_pattern = _unit_pattern(unit) if unit is not None and str(unit).strip() else None

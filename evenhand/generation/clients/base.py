@@ -56,6 +56,10 @@ class ChatClient(ABC):
     max_n: int = 1
     default_concurrency: int = 16
     adaptive_concurrency: bool = False
+    # Whether ``params.tools`` / ``params.response_format`` reach the model (a client that cannot send them is
+    # refused them before a run, rather than silently answering without them).
+    calls_tools: bool = False
+    formats_replies: bool = False
     # Derive the seed of each request from the run's seed and the sample index, so separate requests for the
     # same prompt do not all return the same "random" sample on servers that honour ``seed``.
     vary_seed_per_sample: bool = True

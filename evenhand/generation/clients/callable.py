@@ -14,7 +14,8 @@ from evenhand.errors import InputError, InputTypeError
 from .._types import Completion, GenerationError, Message, SamplingParams
 from .base import ChatClient
 
-_OPTIONAL_ARGS = ("system_prompt", "temperature", "max_tokens", "seed", "messages")
+_OPTIONAL_ARGS = ("system_prompt", "temperature", "max_tokens", "seed", "messages", "tools", "tool_choice",
+                  "response_format")  # fmt: skip
 
 #: The environment variable that allows a config or client spec to name Python code to import ("1" allows it).
 ALLOW_CODE_ENV = "EVENHAND_ALLOW_CODE"
@@ -61,10 +62,13 @@ def load_function(target: str, *, allow_code: bool | None = None, key: str = "fu
 class CallableClient(ChatClient):
     """Wrap ``fn(prompt, **optional) -> str | Completion | None``.
 
-    ``fn`` gets the user prompt first, plus whichever of ``system_prompt``, ``temperature``, ``max_tokens``,
-    ``seed`` and ``messages`` it declares (or all of them when it takes ``**kwargs``). Returning None records a
-    content-filter refusal. Sync functions run in worker threads so they do not block other calls; raise
-    :class:`~evenhand.generation.RetryableError` to ask for a retry with backoff.
+    ``fn`` gets the user prompt first (a conversation's last user turn, with its documents when they go there),
+    plus whichever of ``system_prompt``, ``temperature``, ``max_tokens``, ``seed``, ``messages`` (the whole
+    conversation as sent) and, when the run sets them, ``tools``, ``tool_choice`` and ``response_format`` it
+    declares (or all of them when it takes ``**kwargs``). Returning None records a content-filter refusal; a reply
+    that calls tools is returned as :func:`evenhand.structured.tool_reply_text` writes it. Sync functions run in
+    worker threads so they do not block other calls; raise :class:`~evenhand.generation.RetryableError` to ask for
+    a retry with backoff.
     """
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None, concurrency: int | None = None) -> None:
@@ -80,6 +84,8 @@ class CallableClient(ChatClient):
             self._accepts = {a for a in _OPTIONAL_ARGS if takes_kwargs or a in sig.parameters}
         except (TypeError, ValueError):
             self._accepts = set()
+        self.calls_tools = "tools" in self._accepts
+        self.formats_replies = "response_format" in self._accepts
 
     def describe(self) -> str:
         return self.name

@@ -11,6 +11,7 @@ from evenhand.errors import InputTypeError
 
 from ..._optional import require
 from ..._redact import CONTAINER_KEYS, redact_mapping, redact_text, secret_values
+from ...structured import ToolCall, tool_reply_text
 from .._types import (
     Completion,
     ContentFilteredError,
@@ -69,6 +70,9 @@ class LangChainClient(ChatClient):
             )
         self.chat_model = chat_model
         self._secrets = secret_values(_fields(chat_model))
+        # a model class that implements bind_tools can be sent tools (BaseChatModel's own raises NotImplementedError)
+        self.calls_tools = type(chat_model).bind_tools is not lc_models.BaseChatModel.bind_tools
+        self.formats_replies = True  # bound as a keyword of the request (response_format=...), as providers take it
 
     @property
     def model(self) -> str:
@@ -104,12 +108,15 @@ class LangChainClient(ChatClient):
         }
         converted = [kinds[m["role"]](content=m["content"]) for m in messages]
         try:
-            reply = await self.chat_model.ainvoke(converted)
+            reply = await self._bound(params).ainvoke(converted)
         except Exception as exc:
             raise classify_exception(exc, self._secrets) from None
         content = reply.content
         if isinstance(content, list):  # content blocks
             content = "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content)
+        calls = [c for c in getattr(reply, "tool_calls", None) or () if isinstance(c, dict) and c.get("name")]
+        if calls:  # kept as one text, as every backend keeps a reply that calls tools
+            content = tool_reply_text(content or None, [ToolCall(c["name"], c.get("args") or {}) for c in calls])
         meta = getattr(reply, "response_metadata", None) or {}
         usage = getattr(reply, "usage_metadata", None) or {}
         finish = meta.get("finish_reason")
@@ -122,6 +129,17 @@ class LangChainClient(ChatClient):
                 completion_tokens=usage.get("output_tokens"),
             )
         ]
+
+    def _bound(self, params: SamplingParams) -> Any:
+        """The model with the request's tools and response format bound (the model itself when there are none)."""
+        options = params.request_options()
+        model = self.chat_model
+        if "tools" in options:
+            choice = {"tool_choice": options["tool_choice"]} if "tool_choice" in options else {}
+            model = model.bind_tools(options["tools"], **choice)
+        if "response_format" in options:
+            model = model.bind(response_format=options["response_format"])
+        return model
 
 
 #: Request-body options whose values are hidden in the identity but hashed into it (they change the answers).

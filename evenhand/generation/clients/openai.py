@@ -20,6 +20,7 @@ import aiohttp
 from evenhand.errors import InputError
 
 from ..._redact import redact_text, redact_url, secret_values
+from ...structured import openai_tool_calls, tool_reply_text
 from .._types import (
     Completion,
     ConnectionFailedError,
@@ -88,6 +89,8 @@ class OpenAIClient(ChatClient):
 
     default_concurrency = 16
     adaptive_concurrency = True  # the start of a limit that follows the server's 429/503 (generation/pacing.py)
+    calls_tools = True
+    formats_replies = True
 
     def __init__(
         self,
@@ -200,6 +203,7 @@ class OpenAIClient(ChatClient):
             body["seed"] = params.seed
         if n > 1:
             body["n"] = n
+        body.update(params.request_options())  # tools, tool_choice, response_format: only when asked for
         body.update(self.extra_body)
         return body
 
@@ -333,13 +337,16 @@ class OpenAIClient(ChatClient):
 
 
 def _content(choice: Any) -> str | None:
-    """The text of one choice: ``message.content`` as a string or a list of text parts; None when missing."""
+    """The text of one choice: ``message.content`` as a string or a list of text parts; a reply that calls tools
+    as the text :func:`evenhand.structured.tool_reply_text` writes (its content, if any, inside); None when missing."""
     message = choice.get("message") if isinstance(choice, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
         parts = [p.get("text") if isinstance(p, dict) else p for p in content]
         content = "".join(p for p in parts if isinstance(p, str)) if parts else None
-    return content if isinstance(content, str) else None
+    content = content if isinstance(content, str) else None
+    calls = openai_tool_calls(message) if isinstance(message, dict) else ()
+    return tool_reply_text(content, calls) if calls else content
 
 
 def _is_valid_choice(choice: Any) -> bool:

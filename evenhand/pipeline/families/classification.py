@@ -28,7 +28,13 @@ from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, r
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.responses.frame import ok_rows
-from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text, label_words
+from evenhand.pipeline.responses.parsers import (
+    choose_label_parser,
+    label_source,
+    label_text,
+    label_words,
+    parse_labels,
+)
 from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -47,8 +53,7 @@ class Classification(Family):
 
     def prepare(self, ctx: RunContext) -> None:
         frame, cs = ctx.frame, ctx.settings.classification
-        parser = ctx.label_parser or KeywordLabelParser(cs.labels, cs.pattern)
-        frame["label"] = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+        frame["label"] = parse_labels(frame["response"], choose_label_parser(cs, ctx.label_parser))
         if "truth" in frame:
             ctx.caveats.extend(_check_truth(frame, self.classes(ctx), error_based=_error_based(ctx)))
         self._attach_groups(ctx)
@@ -58,6 +63,7 @@ class Classification(Family):
             ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
         ctx.described["label_words"] = label_words(cs.labels, ctx.label_parser is not None)  # "yes", not "1"
+        ctx.described.update(label_source(cs, ctx.label_parser))
         ctx.described["classification_design"] = ctx.plan.classification_design  # results.json says which design
         if wanted(ctx.plan, ctx.settings.impact_ratios, by_default=False):  # the LL144 table, when asked for
             positive = label_text(self.classes(ctx)[0])

@@ -22,7 +22,13 @@ import pandas as pd
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, undefined_record
-from evenhand.pipeline.responses.parsers import KeywordLabelParser, label_text, label_words
+from evenhand.pipeline.responses.parsers import (
+    choose_label_parser,
+    label_source,
+    label_text,
+    label_words,
+    parse_labels,
+)
 from evenhand.pipeline.stages import counted
 
 
@@ -44,10 +50,10 @@ class CounterfactualDecisions(Family):
     def prepare(self, ctx: RunContext) -> None:
         frame, cs = ctx.frame, ctx.settings.classification
         if "label" not in frame:  # the classification family parses them when it runs too: the same parser
-            parser = ctx.label_parser or KeywordLabelParser(cs.labels, cs.pattern)
-            frame["label"] = [label_text(parser(r)) if isinstance(r, str) else None for r in frame["response"]]
+            frame["label"] = parse_labels(frame["response"], choose_label_parser(cs, ctx.label_parser))
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
         ctx.described["label_words"] = label_words(cs.labels, ctx.label_parser is not None)  # "yes", not "1"
+        ctx.described.update(label_source(cs, ctx.label_parser))
         ctx.described["classification_design"] = ctx.plan.classification_design
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand._validation import as_text_list
+from evenhand.conversation import Prompt, has_conversations, prompt_text
 from evenhand.errors import InputError
 
 if TYPE_CHECKING:
@@ -30,24 +31,28 @@ FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "respons
 
 
 def counterfactual_requests(
-    prompts: list[str],
+    prompts: list[Prompt],
     attributes: Mapping[str, Any],
     *,
     names: bool = True,
     subject: Any = "first",
+    change_system_prompt: bool = True,
     versions: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
     a person whose name signals one of its groups; the use case's ``names`` setting; ``subject``: whose name, the
     use case's ``name_subject``), then those of ``versions`` (per attribute,
-    :class:`~evenhand.text.counterfactual.CounterfactualPrompts` written elsewhere: a reader's)."""
+    :class:`~evenhand.text.counterfactual.CounterfactualPrompts` written elsewhere: a reader's). A conversation's
+    version is a conversation (``change_system_prompt``: its system turns change too, the use case's setting)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
     for name, spec in attributes.items():
         with warnings.catch_warnings():  # an attribute no prompt mentions simply adds no rows; the plan says why
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
-            cf = counterfactual_prompts(prompts, attribute=spec, names=names, subject=subject)
+            cf = counterfactual_prompts(
+                prompts, attribute=spec, names=names, subject=subject, change_system_prompt=change_system_prompt
+            )
         for made in (cf, (versions or {}).get(name)):
             if made is None:
                 continue
@@ -61,7 +66,7 @@ def counterfactual_requests(
     return pd.concat(frames, ignore_index=True)
 
 
-def original_requests(prompts: list[str]) -> pd.DataFrame:
+def original_requests(prompts: list[Prompt]) -> pd.DataFrame:
     return pd.DataFrame({"prompt_id": range(len(prompts)), "attribute": None, "group": None, "prompt": prompts})
 
 
@@ -73,7 +78,7 @@ def resolve_client(client: Any) -> Any:
 
 
 def generate_frame(requests: pd.DataFrame, client: Any, settings: GenerationSettings) -> pd.DataFrame:
-    """Generate ``settings.count`` responses for every request; identical prompt texts are generated once."""
+    """Generate ``settings.count`` responses for every request; identical prompts are generated once."""
     from evenhand.generation import generate
 
     if requests.empty:
@@ -81,18 +86,24 @@ def generate_frame(requests: pd.DataFrame, client: Any, settings: GenerationSett
     unique = list(dict.fromkeys(requests["prompt"].tolist()))
     result = generate(unique, client, settings=settings)
     generated = result.to_frame()
-    generated = generated.assign(prompt=[unique[int(i)] for i in generated["prompt_id"]])
-    keep = ["prompt", "sample", "response", "status", "error"]
-    merged = requests.merge(generated[keep], on="prompt", how="left")
+    # joined by the position of each distinct prompt (a conversation is an object: no join on its value)
+    position = {prompt: i for i, prompt in enumerate(unique)}
+    keyed = requests.assign(_request=[position[p] for p in requests["prompt"]])
+    keep = ["sample", "response", "status", "error"]
+    answers = generated[keep].assign(_request=generated["prompt_id"].astype(int))
+    merged = keyed.merge(answers, on="_request", how="left").drop(columns="_request")
     return finish_frame(merged)
 
 
 def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with every response-frame column, in order; a missing response is a failed request."""
+    """The frame with every response-frame column, in order; a missing response is a failed request; a
+    conversation's prompt is its readable text (:meth:`~evenhand.conversation.Conversation.text`)."""
     frame = frame.copy()
     for col in FRAME_COLUMNS:
         if col not in frame.columns:
             frame[col] = None
+    if has_conversations(frame["prompt"]):
+        frame["prompt"] = [prompt_text(p) for p in frame["prompt"]]
     frame["status"] = frame["status"].fillna("ok")
     missing = frame["response"].isna() & (frame["status"] == "ok")
     frame.loc[missing, "status"] = "error"
@@ -109,14 +120,16 @@ def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def frame_from_lists(
-    prompts: list[str],
+    prompts: list[Prompt],
     responses: Sequence[str] | None,
     counterfactual_responses: Mapping[str, Mapping[str, Sequence[str]]] | None,
     attributes: Mapping[str, Any],
     *,
     names: bool = True,
+    change_system_prompt: bool = True,
 ) -> pd.DataFrame:
-    """Response frame from plain lists (``names``: the counterfactual prompts replace personal names too).
+    """Response frame from plain lists (``names``: the counterfactual prompts replace personal names too;
+    ``change_system_prompt``: and a conversation's system turns).
 
     ``responses``: ``len(prompts) * m`` texts, prompt-major (all samples of prompt 0, then prompt 1, ...).
     ``counterfactual_responses``: ``{attribute: {group: texts}}``, each list aligned with the attribute's
@@ -145,7 +158,9 @@ def frame_from_lists(
     for name, by_group in (counterfactual_responses or {}).items():
         if name not in attributes:
             raise InputError(f"counterfactual_responses has attribute {name!r}; the use case checks {list(attributes)}")
-        requests = counterfactual_requests(prompts, {name: attributes[name]}, names=names)
+        requests = counterfactual_requests(
+            prompts, {name: attributes[name]}, names=names, change_system_prompt=change_system_prompt
+        )
         for group, texts_any in by_group.items():
             req = requests[requests["group"] == group]
             if req.empty:
@@ -188,17 +203,21 @@ def frame_from_table(
     extra_columns: Mapping[str, str] | None = None,
     source: str = "responses",
     names: bool = True,
-) -> tuple[list[str], pd.DataFrame]:
+    change_system_prompt: bool = True,
+) -> tuple[list[Prompt], pd.DataFrame]:
     """Response frame from a user's table (bring-your-own responses); returns ``(prompts, frame)``.
 
     Rows with an empty group are responses to the original prompts; the prompts of the use case are their
-    distinct prompt texts in order of appearance. A counterfactual row is linked to its source prompt by
+    distinct prompts in order of appearance (texts, or conversations where the prompt column holds lists of
+    messages). A counterfactual row is linked to its source prompt by
     ``prompt_id_column`` when the table has it (then counterfactual rows alone are enough: a prompt without an
     original row is known by its first version), otherwise by rebuilding the counterfactual prompts and matching
-    the text (``names``: personal names replaced too, as the use case's ``names`` says). The attribute, group and
-    sample columns, too, are read only where the table has them.
+    the text (``names``: personal names replaced too, as the use case's ``names`` says; ``change_system_prompt``:
+    a conversation's system turns too). The attribute, group and sample columns, too, are read only where the
+    table has them.
     """
     from evenhand.pipeline.responses.tables import column
+    from evenhand.pipeline.responses.tables import prompt_column as read_prompts
 
     defaults = {"prompt_id", "attribute", "group", "sample"}
 
@@ -208,7 +227,7 @@ def frame_from_table(
             return None
         return column(table, name, source=source, role=f"the {name!r} column you named")
 
-    prompt_text = [str(p) for p in column(table, prompt_column, source=source, role="prompts")]
+    prompt_text = read_prompts(table, prompt_column, source=source)
     response = column(table, response_column, source=source, role="responses")
     groups = col(group_column) or [None] * len(table)
     groups = [None if g is None or (isinstance(g, float) and np.isnan(g)) or str(g) == "" else str(g) for g in groups]
@@ -218,7 +237,7 @@ def frame_from_table(
     prompts = list(dict.fromkeys(p for p, o in zip(prompt_text, original, strict=True) if o))
     explicit_ids = col(prompt_id_column)
     if explicit_ids is not None:
-        first_id: dict[Any, str] = {}
+        first_id: dict[Any, Prompt] = {}
         for pid, p, o in zip(explicit_ids, prompt_text, original, strict=True):
             if o:
                 first_id.setdefault(pid, p)
@@ -231,14 +250,16 @@ def frame_from_table(
         prompt_ids = [id_to_pos[pid] for pid in explicit_ids]
     else:
         pos = {p: i for i, p in enumerate(prompts)}
-        # (attribute, group, counterfactual prompt text) -> source prompt, from rebuilding the counterfactuals
-        lookup: dict[tuple[str, str, str], int] = {}
+        # (attribute, group, counterfactual prompt) -> source prompt, from rebuilding the counterfactuals
+        lookup: dict[tuple[str, str, Prompt], int] = {}
         if any(not o for o in original) and prompts:
-            requests = counterfactual_requests(prompts, attributes, names=names)
-            for att, grp, text, pid in zip(
+            requests = counterfactual_requests(
+                prompts, attributes, names=names, change_system_prompt=change_system_prompt
+            )
+            for att, grp, version, pid in zip(
                 requests["attribute"], requests["group"], requests["prompt"], requests["prompt_id"], strict=True
             ):
-                lookup[(str(att), str(grp), str(text))] = int(pid)
+                lookup[(str(att), str(grp), version)] = int(pid)
         prompt_ids = []
         for p, a, g in zip(prompt_text, attrs, groups, strict=True):
             if g is None:
@@ -283,7 +304,7 @@ def frame_from_table(
     return prompts, finish_frame(frame)
 
 
-def frame_prompts(frame: pd.DataFrame) -> list[str]:
+def frame_prompts(frame: pd.DataFrame) -> list[Prompt]:
     """The prompt of each ``prompt_id`` of a response frame: its original text, else its first version."""
     ordered = frame.assign(_version=frame["group"].notna()).sort_values(["prompt_id", "_version"], kind="stable")
     first = ordered.drop_duplicates("prompt_id").set_index("prompt_id")["prompt"]

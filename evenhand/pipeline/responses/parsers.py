@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
 
-from evenhand.errors import InputError, InputTypeError
+from evenhand.config import ClassificationConfig
+from evenhand.errors import InputError
+from evenhand.structured import LabelWords
 
 LabelParser = Callable[[str], object | None]
 ListParser = Callable[[str, int], list[str]]
@@ -54,24 +56,10 @@ class KeywordLabelParser:
 
     labels: Mapping[str, Sequence[str]]
     pattern: str | None = None
-    _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
-    _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _words: LabelWords = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.labels:
-            raise InputError("labels is empty: map each label to the words that signal it")
-        lookup: dict[str, str] = {}
-        for label, words in self.labels.items():
-            if isinstance(words, str):
-                raise InputTypeError(f"labels[{label!r}] must be a list of words, not a single string")
-            for word in [label, *words]:
-                key = str(word).strip().lower()
-                if key in lookup and lookup[key] != label:
-                    raise InputError(f"keyword {word!r} signals both {lookup[key]!r} and {label!r}")
-                lookup[key] = label
-        object.__setattr__(self, "_lookup", lookup)
-        words_alt = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
-        object.__setattr__(self, "_regex", re.compile(rf"(?<!\w)(?:{words_alt})(?!\w)", re.IGNORECASE))
+        object.__setattr__(self, "_words", LabelWords(self.labels))
         if self.pattern is not None:
             try:
                 compiled = re.compile(self.pattern, re.IGNORECASE | re.DOTALL)
@@ -85,9 +73,40 @@ class KeywordLabelParser:
             return None
         if self.pattern is not None:
             m = re.search(self.pattern, text, re.IGNORECASE | re.DOTALL)
-            return None if m is None or m.group(1) is None else self._lookup.get(m.group(1).strip().lower())
-        m = self._regex.search(text)
-        return None if m is None else self._lookup[m.group(0).lower()]
+            return None if m is None or m.group(1) is None else self._words.exact(m.group(1))
+        return self._words.search(text)
+
+
+def choose_label_parser(classification: ClassificationConfig, given: LabelParser | None = None) -> LabelParser:
+    """How a run reads a label from an answer: the caller's parser, else a JSON field or a tool call
+    (``classification.json_field`` / ``tool``, :mod:`evenhand.structured`), else the label words of the text
+    (``labels``, ``pattern``)."""
+    structured = classification.structured_parser()
+    return given or structured or KeywordLabelParser(classification.labels, classification.pattern)
+
+
+def label_source(classification: ClassificationConfig, given: LabelParser | None = None) -> dict[str, str]:
+    """``{"labels_from": ...}``, where a structured decision is read (results.json ``settings``), when the run reads
+    one (no parser ``given``); empty for the words of a text."""
+    tool = classification.tool
+    if given is not None:
+        return {}
+    if classification.json_field is not None:
+        where = f"JSON field {classification.json_field!r} of the reply"
+    elif tool is None:
+        return {}
+    elif tool.functions is not None:
+        where = "the function the reply calls: " + ", ".join(f"{f} -> {label}" for f, label in tool.functions.items())
+    else:
+        of = repr(tool.function) if tool.function is not None else "any function"
+        where = f"argument {tool.argument!r} of a call of {of}"
+    return {"labels_from": where}
+
+
+def parse_labels(responses: Iterable[object], parser: LabelParser) -> list[str | None]:
+    """Each answer's label as canonical text (:func:`label_text`); None where it could not be parsed (or there is no
+    answer)."""
+    return [label_text(parser(r)) if isinstance(r, str) else None for r in responses]
 
 
 def label_words(labels: Mapping[str, Sequence[str]], custom_parser: bool = False) -> dict[str, str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from evenhand.conversation import prompt_text
 from evenhand.framework import Plan
 
 #: What a reader must keep in mind when groups were signalled by names (a caveat of every such assessment).
@@ -50,13 +51,18 @@ def names_used(plan: Plan, frame: pd.DataFrame) -> dict[str, Any]:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="no prompt mentions", category=UserWarning)
             cf = counterfactual_prompts(
-                use_case.prompts, attribute=specs[attribute], names=True, name_seed=0, subject=use_case.name_subject
+                use_case.prompts,
+                attribute=specs[attribute],
+                names=True,
+                name_seed=0,
+                subject=use_case.name_subject,
+                change_system_prompt=use_case.change_system_prompt,
             )
         found: dict[str, None] = {}
         groups: dict[str, dict[str, None]] = {}
         renamed = 0
         for k, (row, pid) in enumerate(zip(cf.names, cf.source_index.tolist(), strict=True)):
-            used = {g: pairs for g, pairs in row.items() if (g, int(pid), cf.prompts[g][k]) in sent}
+            used = {g: pairs for g, pairs in row.items() if (g, int(pid), prompt_text(cf.prompts[g][k])) in sent}
             renamed += bool(used)
             for group, pairs in used.items():
                 for written, replacement in pairs:

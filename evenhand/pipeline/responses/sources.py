@@ -14,6 +14,7 @@ import pandas as pd
 
 from evenhand._redact import redact_mapping
 from evenhand.config import MAX_RESPONSES, RunSettings
+from evenhand.conversation import Prompt
 from evenhand.errors import InputError, InputTypeError
 from evenhand.framework import UseCase
 from evenhand.generation.clients.base import model_name_of
@@ -37,9 +38,12 @@ from evenhand.pipeline.responses.person_groups import attach_group_columns
 class ResponseSource(abc.ABC):
     """The one interface of every response source."""
 
-    def prompts(self, attributes: Mapping[str, Any], *, names: bool = True) -> list[str] | None:
-        """The prompts this source brings (None: the use case must give them); ``names`` is the use case's setting
-        (whether counterfactual prompts replace personal names), for a source that rebuilds them."""
+    def prompts(
+        self, attributes: Mapping[str, Any], *, names: bool = True, change_system_prompt: bool = True
+    ) -> list[Prompt] | None:
+        """The prompts this source brings (None: the use case must give them); ``names`` and
+        ``change_system_prompt`` are the use case's settings (how counterfactual prompts are made), for a source that
+        rebuilds them."""
         return None
 
     @abc.abstractmethod
@@ -103,6 +107,7 @@ class Generated(ResponseSource):
                 names=use_case.names,
                 subject=use_case.name_subject,
                 versions=needs.versions,
+                change_system_prompt=use_case.change_system_prompt,
             )
             batches.append((cf, gen.counterfactual_count or gen.count))
         batches = [(requests, count) for requests, count in batches if len(requests)]
@@ -124,6 +129,8 @@ class Generated(ResponseSource):
         return estimate_for_client(
             unique, client, system_prompt=chosen.system_prompt, temperature=chosen.temperature,
             max_tokens=chosen.max_tokens, seed=chosen.seed, store=settings.generation.store, prices=self.prices,
+            tools=chosen.tools, tool_choice=chosen.tool_choice, response_format=chosen.response_format,
+            context_placement=chosen.context_placement,
         )  # fmt: skip
 
     def plan_estimate(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> GenerationEstimate:
@@ -151,7 +158,12 @@ class Generated(ResponseSource):
 
     def describe(self) -> dict[str, Any]:
         """The model info given, or what the client spec says, never a secret (header and extra_body values,
-        credentials and URL user:password are redacted, see :func:`evenhand._redact.redact_mapping`)."""
+        credentials and URL user:password are redacted, see :func:`evenhand._redact.redact_mapping`); and what
+        every request asked of the reply, where it asked anything (tools, tool_choice, response_format; where a
+        conversation's documents went when not in the last user message)."""
+        return self._model() | self._request_shape()
+
+    def _model(self) -> dict[str, Any]:
         if self.model_info is not None:
             return dict(redact_mapping(dict(self.model_info)))
         client = self.client
@@ -161,6 +173,16 @@ class Generated(ResponseSource):
             shown = {k: v for k, v in client.items() if str(k).lower() != "api_key_env"}
             return dict(redact_mapping(shown))
         return {"provider": type(client).__name__, "model": model_name_of(client)}
+
+    def _request_shape(self) -> dict[str, Any]:
+        chosen = self.settings
+        shape: dict[str, Any] = {}
+        if chosen.tools is not None:
+            shape["tools"] = [tool["function"]["name"] for tool in chosen.tools]
+        shape |= {k: getattr(chosen, k) for k in ("tool_choice", "response_format") if getattr(chosen, k) is not None}
+        if chosen.context_placement != "user":
+            shape["context_placement"] = chosen.context_placement
+        return shape
 
 
 class OwnLists(ResponseSource):
@@ -184,6 +206,7 @@ class OwnLists(ResponseSource):
             self.counterfactual_responses,
             use_case.attribute_specs,
             names=use_case.names,
+            change_system_prompt=use_case.change_system_prompt,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -206,9 +229,11 @@ class OwnTable(ResponseSource):
     ) -> None:
         self.table, self.columns, self.extra_columns = table, dict(columns or {}), dict(extra_columns or {})
         self.source, self.model_info = source, model_info
-        self._read: tuple[list[str], pd.DataFrame] | None = None
+        self._read: tuple[list[Prompt], pd.DataFrame] | None = None
 
-    def _frame(self, attributes: Mapping[str, Any], names: bool) -> tuple[list[str], pd.DataFrame]:
+    def _frame(
+        self, attributes: Mapping[str, Any], names: bool, change_system_prompt: bool
+    ) -> tuple[list[Prompt], pd.DataFrame]:
         if self._read is None:
             if set(FRAME_COLUMNS) <= set(self.table.columns):  # already a response frame
                 frame = self.table.reset_index(drop=True)
@@ -221,16 +246,19 @@ class OwnTable(ResponseSource):
                     extra_columns=self.extra_columns,
                     source=self.source,
                     names=names,
+                    change_system_prompt=change_system_prompt,
                     **self.columns,
                 )
         return self._read
 
-    def prompts(self, attributes: Mapping[str, Any], *, names: bool = True) -> list[str] | None:
-        return self._frame(attributes, names)[0]
+    def prompts(
+        self, attributes: Mapping[str, Any], *, names: bool = True, change_system_prompt: bool = True
+    ) -> list[Prompt] | None:
+        return self._frame(attributes, names, change_system_prompt)[0]
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
         # row for row the table, so its group columns align
-        frame = self._frame(use_case.attribute_specs, use_case.names)[1]
+        frame = self._frame(use_case.attribute_specs, use_case.names, use_case.change_system_prompt)[1]
         return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
     def describe(self) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from evenhand._formula_guard import unguard_frame, written_by_evenhand
+from evenhand.conversation import Prompt, build_prompts, parse_context
 from evenhand.errors import InputError, InputFileNotFoundError
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
@@ -95,9 +96,10 @@ def _read_json_lines(p: Path) -> pd.DataFrame:
 def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[object]:
     """Return a column as a list, or raise a ValueError that lists the available columns.
 
-    Some roles have rules of their own, checked here so that every reader gets them: ``prompts`` must hold a text
-    in every row, ``responses`` text or nothing (a missing response is a failed request), and ``prompt ids`` one
-    distinct value per row; a cell that is a list or a mapping (from JSON) is never text.
+    Some roles have rules of their own, checked here so that every reader gets them: ``prompts`` must hold a prompt
+    in every row (a text, or a list of messages that :func:`prompt_column` reads), ``responses`` text or nothing (a
+    missing response is a failed request), and ``prompt ids`` one distinct value per row; a cell that is a list or
+    a mapping (from JSON) is never text.
     """
     if name not in frame.columns:
         cols = ", ".join(map(str, frame.columns))
@@ -132,11 +134,12 @@ def _not_scalar(values: list[object]) -> str | None:
     return None
 
 
-def _every_row_text(values: list[object]) -> str | None:
+def _every_row_given(values: list[object]) -> str | None:
+    """A prompt in every row: a text, or a list of messages (read by :func:`prompt_column`)."""
     for row, value in enumerate(values, start=1):
         if is_missing(value):
             return f"row {row} is empty; every row needs one"
-    return _not_scalar(values)
+    return None
 
 
 def _distinct_ids(values: list[object]) -> str | None:
@@ -153,10 +156,36 @@ def _distinct_ids(values: list[object]) -> str | None:
 
 #: role -> a check of its values that returns the problem (rows counted from 1, the first row after a header)
 _ROLE_CHECKS: dict[str, Callable[[list[object]], str | None]] = {
-    "prompts": _every_row_text,
+    "prompts": _every_row_given,
     "responses": _not_scalar,
+    "system prompts": _not_scalar,
     "prompt ids": _distinct_ids,
 }
+
+
+def prompt_column(
+    frame: pd.DataFrame,
+    name: str,
+    *,
+    source: str,
+    context_column: str | None = None,
+    system_prompt_column: str | None = None,
+) -> list[Prompt]:
+    """The prompts of a table: texts (a number is read as its text), or conversations (a list of messages per row,
+    from JSONL, JSON or Parquet), with the retrieved documents and the system prompt of each row when their columns
+    are named. A malformed one is one line naming the file, the column, the row and the key
+    (``p.jsonl: column 'messages' (prompts): row 3: message 2 has no 'role' key; ...``)."""
+    values = [v if _is_container(v) else str(v) for v in column(frame, name, source=source, role="prompts")]
+    context = None
+    if context_column is not None:
+        cells = column(frame, context_column, source=source, role="retrieved documents")
+        context = [parse_context(v, f"{source}: column {context_column!r} (context): row {i}")
+                   for i, v in enumerate(cells, start=1)]  # fmt: skip
+    system = None
+    if system_prompt_column is not None:
+        system = column(frame, system_prompt_column, source=source, role="system prompts")
+    return build_prompts(values, context=context, system_prompts=system,
+                         where=lambda i: f"{source}: column {name!r} (prompts): row {i + 1}")  # fmt: skip
 
 
 def demo_dir() -> Path:

@@ -1,0 +1,400 @@
+"""Prompts as deployed assistants receive them: a conversation (system, user and assistant turns, the user's last)
+and the documents a retrieval step put beside it (the context), kept apart from the request.
+
+A prompt is either a text (the bare prompt, read as it always was) or a :class:`Conversation`. Every entry point
+(``check_ftu``, ``counterfactual_prompts``, ``plan``, ``generate``, ``assess`` and the command line) reads its
+prompts with :func:`as_prompt_list`, so they accept the same forms and refuse a malformed one with one line that
+names the row and the key:
+
+    >>> as_prompt_list([[{"role": "user", "content": "Hi"}, {"role": "bot", "content": "Hello"}]])
+    Traceback (most recent call last):
+    ...
+    evenhand.errors.InputError: prompts[0]: message 2: 'role' is 'bot'; a role is system, user or assistant
+
+What a model is sent (:meth:`Conversation.messages`) is the turns as OpenAI-style messages, the run's system
+prompt first when the conversation has none of its own, and the context where a retrieval-augmented application
+puts it: in the last user message, before the request (``context_placement="user"``, the default), or at the end
+of the system message (``"system"``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from evenhand._validation import _to_list
+from evenhand.errors import InputError, InputTypeError
+
+__all__ = [
+    "CONTEXT_PLACEMENTS",
+    "ROLES",
+    "Conversation",
+    "Prompt",
+    "Turn",
+    "as_prompt",
+    "as_prompt_list",
+    "build_prompts",
+    "has_conversations",
+    "parse_context",
+    "parse_conversation",
+    "plain_text",
+    "prompt_messages",
+    "prompt_text",
+    "request_key",
+]
+
+ROLES = ("system", "user", "assistant")
+CONTEXT_PLACEMENTS = ("user", "system")
+ContextPlacement = Literal["user", "system"]
+#: Keeps turns apart in the one text the text core reads (``evenhand.text.turns``); a turn may not hold it.
+RESERVED = "\x01"
+#: The keys a retrieved document's text may sit under when a document is a record (LangChain's ``page_content``).
+_DOCUMENT_TEXT_KEYS = ("text", "content", "page_content")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation: ``role`` (system, user or assistant) and its text."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A request as a deployed assistant receives it: its turns, the last one the user's (the turn the scored reply
+    answers), and the retrieved documents (``context``) kept apart from the turns.
+
+    Build one from OpenAI-style messages with :func:`parse_conversation` (or :meth:`from_messages`); a bare text
+    with documents is ``Conversation((Turn("user", text),), context=docs)``.
+    """
+
+    turns: tuple[Turn, ...]
+    context: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        problem = _turns_problem(self.turns) or _context_problem(self.context)
+        if problem is not None:
+            raise InputError(f"Conversation: {problem}")
+
+    @classmethod
+    def from_messages(cls, messages: Any, context: Any = None) -> Conversation:
+        """From a list of ``{"role": ..., "content": ...}`` messages and, optionally, documents."""
+        return parse_conversation(messages, "messages", context=context)
+
+    @property
+    def request(self) -> str:
+        """The last user turn: what the scored reply answers."""
+        return self.turns[-1].content
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The conversation's own system prompt (its system turns, joined), None when it has none."""
+        system = [t.content for t in self.turns if t.role == "system"]
+        return "\n\n".join(system) if system else None
+
+    def replace_texts(self, turns: Sequence[str], context: Sequence[str]) -> Conversation:
+        """The same conversation with new turn texts (one per turn, in order) and documents."""
+        if len(turns) != len(self.turns) or len(context) != len(self.context):
+            raise InputError("replace_texts needs one text per turn and per document")
+        return Conversation(
+            tuple(Turn(t.role, text) for t, text in zip(self.turns, turns, strict=True)), tuple(context)
+        )
+
+    def messages(
+        self, system_prompt: str | None = None, context_placement: ContextPlacement = "user"
+    ) -> list[dict[str, str]]:
+        """The OpenAI-style messages a model is sent: ``system_prompt`` (the run's) first unless the conversation
+        has a system turn of its own, then the turns; the documents in the last user message before the request
+        (``"user"``) or at the end of the system message (``"system"``)."""
+        if context_placement not in CONTEXT_PLACEMENTS:
+            raise InputError(f"context_placement must be one of {list(CONTEXT_PLACEMENTS)}, got {context_placement!r}")
+        out = [{"role": t.role, "content": t.content} for t in self.turns]
+        if system_prompt is not None and not any(t.role == "system" for t in self.turns):
+            out.insert(0, {"role": "system", "content": system_prompt})
+        if not self.context:
+            return out
+        block = context_block(self.context)
+        if context_placement == "user":
+            out[-1] = {"role": "user", "content": f"{block}\n\n{out[-1]['content']}"}
+        elif out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{block}"}
+        else:
+            out.insert(0, {"role": "system", "content": block})
+        return out
+
+    def text(self) -> str:
+        """Every turn and document as one readable text ("user: ...", "context [1]: ..."), for tables and reports."""
+        lines = [f"{t.role}: {t.content}" for t in self.turns]
+        lines += [f"context [{i}]: {doc}" for i, doc in enumerate(self.context, start=1)]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+Prompt = str | Conversation
+
+
+def context_block(documents: Sequence[str]) -> str:
+    """The documents as a retrieval-augmented application writes them into a prompt: numbered, one block each."""
+    numbered = "\n\n".join(f"[{i}] {doc}" for i, doc in enumerate(documents, start=1))
+    return f"Documents:\n{numbered}"
+
+
+def prompt_text(prompt: Prompt) -> str:
+    """How a prompt reads in a table or a report: a text itself, a conversation :meth:`Conversation.text`."""
+    return prompt.text() if isinstance(prompt, Conversation) else prompt
+
+
+def plain_text(prompt: Prompt) -> str:
+    """A prompt's words as one text (its turns and documents, a blank line apart): what a language guess reads."""
+    if isinstance(prompt, Conversation):
+        return "\n\n".join([t.content for t in prompt.turns] + list(prompt.context))
+    return prompt
+
+
+def prompt_messages(
+    prompt: Prompt, system_prompt: str | None = None, context_placement: ContextPlacement = "user"
+) -> list[dict[str, str]]:
+    """What a model is sent for ``prompt``: a bare text as the user message after the run's system prompt (as
+    always), a conversation as :meth:`Conversation.messages` says."""
+    if isinstance(prompt, Conversation):
+        return prompt.messages(system_prompt, context_placement)
+    if system_prompt is None:
+        return [{"role": "user", "content": prompt}]
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": prompt}]
+
+
+def request_key(prompt: Prompt, context_placement: ContextPlacement = "user") -> str:
+    """The text that identifies a prompt in the generation store: a bare text is itself (so stores written before
+    conversations existed are read as they were); a conversation is its messages as canonical JSON (the run's own
+    system prompt is part of the job key, not of this)."""
+    if isinstance(prompt, Conversation):
+        return json.dumps(prompt.messages(None, context_placement), ensure_ascii=False, separators=(",", ":"))
+    return prompt
+
+
+def has_conversations(prompts: Iterable[Any]) -> bool:
+    return any(isinstance(p, Conversation) for p in prompts)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# reading and checking
+
+
+def _turns_problem(turns: Any) -> str | None:
+    if not isinstance(turns, tuple) or not turns:
+        return "a conversation needs at least one turn"
+    for number, turn in enumerate(turns, start=1):
+        if not isinstance(turn, Turn):
+            return f"message {number} is a {type(turn).__name__}, not a Turn"
+        if turn.role not in ROLES:
+            return f"message {number}: 'role' is {turn.role!r}; a role is system, user or assistant"
+        if not isinstance(turn.content, str):
+            return f"message {number}: 'content' is a {type(turn.content).__name__}, not a text"
+        if RESERVED in turn.content:
+            return (
+                f"message {number}: 'content' holds the control character U+0001, which evenhand uses to keep turns "
+                "apart; remove it"
+            )
+    last = turns[-1]
+    if last.role != "user":
+        return (
+            f"the last message is the {last.role}'s; a conversation ends with the user turn the reply answers "
+            f"(message {len(turns)})"
+        )
+    if not last.content.strip():
+        return f"the last user turn (message {len(turns)}) is empty"
+    return None
+
+
+def _context_problem(context: Any) -> str | None:
+    if not isinstance(context, tuple):
+        return "context must be a tuple of texts"
+    for number, doc in enumerate(context, start=1):
+        if not isinstance(doc, str):
+            return f"context document {number} is a {type(doc).__name__}, not a text"
+        if RESERVED in doc:
+            return f"context document {number} holds the control character U+0001; remove it"
+    return None
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    try:
+        import pandas as pd
+
+        return value is pd.NA or value is pd.NaT
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return False
+
+
+def _is_sequence(value: Any) -> bool:
+    """A list of messages as JSON, Parquet (a NumPy array) or Python gives it."""
+    return isinstance(value, (list, tuple)) or (getattr(value, "ndim", 0) == 1 and hasattr(value, "tolist"))
+
+
+def _content_text(content: Any) -> str | None:
+    """A message's content as text: a string, or OpenAI's list of text parts (joined); None when it is neither."""
+    if isinstance(content, str):
+        return content
+    if _is_sequence(content):
+        parts = list(content)
+        if parts and all(isinstance(p, Mapping) and p.get("type") == "text" for p in parts):
+            texts = [p.get("text") for p in parts]
+            if all(isinstance(t, str) for t in texts):
+                return "".join(texts)
+    return None
+
+
+def _turn(message: Any, number: int, where: str) -> Turn:
+    if isinstance(message, Turn):
+        return message
+    if not isinstance(message, Mapping):
+        raise InputTypeError(
+            f"{where}: message {number} is a {type(message).__name__}, not a message ({{'role': ..., 'content': ...}})"
+        )
+    if "role" not in message:
+        raise InputError(f"{where}: message {number} has no 'role' key; give one of system, user, assistant")
+    role = message["role"]
+    if role not in ROLES:
+        hint = " (tool and function results are not read)" if role in ("tool", "function", "developer") else ""
+        raise InputError(f"{where}: message {number}: 'role' is {role!r}; a role is system, user or assistant{hint}")
+    if "content" not in message:
+        raise InputError(f"{where}: message {number} has no 'content' key; give its text")
+    text = _content_text(message["content"])
+    if text is None:
+        kind = type(message["content"]).__name__ if message["content"] is not None else "null"
+        raise InputTypeError(f"{where}: message {number}: 'content' is {_article(kind)}, not a text")
+    return Turn(role, text)
+
+
+def _article(kind: str) -> str:
+    return kind if kind == "null" else (f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}")
+
+
+def parse_context(value: Any, where: str) -> tuple[str, ...]:
+    """Retrieved documents from a cell: a text (one document), a list of texts, or a list of records holding the
+    text under ``text``, ``content`` or ``page_content``; missing or blank: none."""
+    if _is_missing(value):
+        return ()
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if not _is_sequence(value):
+        raise InputTypeError(f"{where}: the context is {_article(type(value).__name__)}, not a text or a list of texts")
+    documents: list[str] = []
+    for number, doc in enumerate(list(value), start=1):
+        if isinstance(doc, Mapping):
+            key = next((k for k in _DOCUMENT_TEXT_KEYS if k in doc), None)
+            doc = doc[key] if key is not None else None
+            if key is None:
+                raise InputError(
+                    f"{where}: context document {number} is a record without a text key "
+                    f"({', '.join(_DOCUMENT_TEXT_KEYS)})"
+                )
+        if not isinstance(doc, str):
+            raise InputTypeError(f"{where}: context document {number} is {_article(type(doc).__name__)}, not a text")
+        if doc.strip():
+            documents.append(doc)
+    return tuple(documents)
+
+
+def parse_conversation(messages: Any, where: str, *, context: Any = None) -> Conversation:
+    """A :class:`Conversation` from OpenAI-style messages (a list of ``{"role", "content"}`` mappings, a NumPy
+    array of them as Parquet gives it, or :class:`Turn` objects), checked: one :class:`InputError` naming ``where``,
+    the message and the key for the first problem."""
+    if isinstance(messages, Conversation):
+        turns, documents = messages.turns, messages.context
+    else:
+        if not _is_sequence(messages):
+            raise InputTypeError(f"{where} is {_article(type(messages).__name__)}, not a list of messages")
+        items = list(messages)
+        if not items:
+            raise InputError(f"{where}: the list of messages is empty")
+        turns = tuple(_turn(m, number, where) for number, m in enumerate(items, start=1))
+        documents = ()
+    if context is not None:
+        documents = documents + parse_context(context, where)
+    problem = _turns_problem(turns) or _context_problem(documents)
+    if problem is not None:
+        raise InputError(f"{where}: {problem}")
+    return Conversation(turns, documents)
+
+
+def as_prompt(value: Any, where: str) -> Prompt:
+    """One prompt: a text, or a conversation (a list of messages, a record, a :class:`Conversation`), checked;
+    ``where`` names it in the error."""
+    if isinstance(value, (str, Conversation)):  # a Conversation checked itself when it was made
+        return value
+    if isinstance(value, Mapping) and ("turns" in value or "messages" in value):
+        # a conversation as a record: {"messages": [...], "context": [...]}, or as a Conversation dumps itself
+        # (dataclasses.asdict, pydantic's model_dump: {"turns": [...], "context": [...]})
+        extra = sorted(set(value) - {"turns", "messages", "context"})
+        if extra or ("turns" in value and "messages" in value):
+            raise InputError(f"{where}: a conversation record holds 'messages' (or 'turns') and 'context' only, not "
+                             f"{', '.join(repr(k) for k in extra) or 'both turns and messages'}")  # fmt: skip
+        messages = value["turns"] if "turns" in value else value["messages"]
+        return parse_conversation(messages, where, context=value.get("context"))
+    if _is_sequence(value):
+        if len(value) and all(isinstance(v, str) for v in value):
+            raise InputTypeError(
+                f"{where} is a list of texts; a conversation is a list of messages ({{'role': ..., 'content': ...}})"
+            )
+        return parse_conversation(value, where)
+    hint = "; replace missing values with '' or drop them" if _is_missing(value) else ""
+    raise InputTypeError(
+        f"{where} is {type(value).__name__} ({value!r:.60}), expected str or a list of messages{hint}"
+    )
+
+
+def as_prompt_list(prompts: Any, name: str = "prompts", *, allow_empty: bool = False) -> list[Prompt]:
+    """``prompts`` as a list of texts and :class:`Conversation`\\ s (a list of messages becomes one, checked); the
+    first problem raises one line naming ``name[i]``, the message and the key."""
+    items = _to_list(prompts, name)
+    if not items and not allow_empty:
+        raise InputError(f"{name} is empty: pass at least one prompt")
+    return [as_prompt(item, f"{name}[{i}]") for i, item in enumerate(items)]
+
+
+def build_prompts(
+    prompts: Sequence[Any],
+    *,
+    context: Sequence[Any] | None = None,
+    system_prompts: Sequence[Any] | None = None,
+    where: Any = None,
+) -> list[Prompt]:
+    """Prompts with their own documents and system prompts (columns of a prompts file, or lists aligned with the
+    prompts): a prompt that gets either becomes a :class:`Conversation`; one without stays as it is. ``where(i)``
+    names row ``i`` in errors (default ``prompts[i]``)."""
+    locate = where or (lambda i: f"prompts[{i}]")
+    for extra, label in ((context, "context"), (system_prompts, "system_prompts")):
+        if extra is not None and len(extra) != len(prompts):
+            raise InputError(f"{label} has {len(extra)} entries for {len(prompts)} prompts")
+    out: list[Prompt] = []
+    for i, value in enumerate(prompts):
+        prompt = as_prompt(value, locate(i))
+        documents = parse_context(context[i], locate(i)) if context is not None else ()
+        system = system_prompts[i] if system_prompts is not None else None
+        if system is not None and not _is_missing(system) and not isinstance(system, str):
+            raise InputTypeError(f"{locate(i)}: the system prompt is {_article(type(system).__name__)}, not a text")
+        system = system if isinstance(system, str) and system.strip() else None
+        if not documents and system is None:
+            out.append(prompt)
+            continue
+        conversation = prompt if isinstance(prompt, Conversation) else Conversation((Turn("user", prompt),))
+        turns = conversation.turns
+        if system is not None:
+            if conversation.system_prompt is not None:
+                raise InputError(
+                    f"{locate(i)}: the conversation has a system turn and a system prompt is given beside it; keep one"
+                )
+            turns = (Turn("system", system), *turns)
+        out.append(parse_conversation(Conversation(turns, conversation.context + documents), locate(i)))
+    return out

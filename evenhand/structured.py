@@ -1,0 +1,335 @@
+"""Structured replies: a value read from a JSON answer by a dotted path, and tool calls.
+
+A deployed assistant often gives its decision as JSON (``{"decision": "advance", "reason": ...}``) or as a call of a
+tool (``advance_candidate(...)``). Everything here is pure text handling, shared by every layer that reads replies:
+
+* :func:`json_field` reads the value at a dotted path (``"decision"``, ``"result.score"``, ``"offers.0.amount"`` or
+  ``"offers[0].amount"``) from the JSON a reply holds: the whole reply, a fenced code block, or the first JSON object
+  in the text. Classification maps that value to a label (:class:`JsonFieldLabelParser`); a numeric task reads a
+  number from it.
+* A reply that calls tools is kept as one text (the generation store keeps texts): :func:`tool_reply_text` writes
+  ``{"content": ..., "tool_calls": [{"name": ..., "arguments": {...}}]}``, :func:`tool_calls_in` reads it back, and
+  :class:`ToolCallLabelParser` reads a label from which function was called or from one of its arguments.
+
+A reply that holds no such value gives None (a parser's "could not parse"): the pipeline counts those per group, it
+never guesses.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from evenhand.errors import InputError, InputTypeError
+
+__all__ = [
+    "MISSING",
+    "JsonFieldLabelParser",
+    "LabelWords",
+    "ToolCall",
+    "ToolCallLabelParser",
+    "json_document",
+    "json_field",
+    "openai_tool_calls",
+    "parse_path",
+    "read_path",
+    "tool_calls_in",
+    "tool_reply_text",
+]
+
+
+class _Missing:
+    """The value of a path a document does not have (``None`` is a value: JSON's null)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+_FENCED = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
+_PATH_PART = re.compile(r"\[(-?\d+)\]|([^.\[\]]+)")
+# a whole path: a key or [n], then ".key" or "[n]" parts (no empty part: "a..b", ".a", "a." are typos)
+_PATH = re.compile(r"(?:[^.\[\]]+|\[-?\d+\])(?:\.[^.\[\]]+|\[-?\d+\])*")
+_MAX_STARTS = 64  # objects tried in a long reply before giving up (bounds the work on a reply of many braces)
+
+
+def json_document(text: str | None) -> Any:
+    """The JSON a reply holds, or :data:`MISSING`: the whole reply, else the first fenced code block (```json), else
+    the first ``{...}`` object that parses (models often write a sentence around it), else the first ``[...]`` list
+    that does (an object first: "per policy [3]: {...}" is read as its object)."""
+    if not isinstance(text, str) or not text.strip():
+        return MISSING
+    stripped = text.strip()
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        pass
+    for block in _FENCED.findall(text):
+        try:
+            return json.loads(block)
+        except ValueError:
+            continue
+    for opening in "{[":
+        document = _first_parsed(text, opening)
+        if document is not MISSING:
+            return document
+    return MISSING
+
+
+def _first_parsed(text: str, opening: str) -> Any:
+    """The first JSON value in ``text`` that starts at an ``opening`` bracket and parses, or :data:`MISSING`."""
+    decoder = json.JSONDecoder()
+    start = text.find(opening)
+    tried = 0
+    while start >= 0 and tried < _MAX_STARTS:
+        try:
+            document, _ = decoder.raw_decode(text, start)
+            return document
+        except ValueError:
+            tried += 1
+            start = text.find(opening, start + 1)
+    return MISSING
+
+
+def parse_path(path: str) -> tuple[str | int, ...]:
+    """``"offers.0.amount"`` or ``"offers[0].amount"`` -> ``("offers", 0, "amount")``; a part of digits is a list
+    position (and a key of those digits in an object); space around a part is dropped (``" offer . salary "``).
+    Raises InputError naming the path when it is empty or has an empty part ("a..b", ".a", "a.")."""
+    if not isinstance(path, str):
+        raise InputTypeError(
+            f"a JSON field path is a dotted path such as 'decision' or 'result.label', got {type(path).__name__}"
+        )
+    parts: list[str | int] = []
+    for number, word in _PATH_PART.findall(path.strip()) if _PATH.fullmatch(path.strip()) else ():
+        if number:
+            parts.append(int(number))
+        else:
+            word = word.strip()
+            parts.append(int(word) if re.fullmatch(r"-?\d+", word) else word)
+    if not parts or any(p == "" for p in parts):
+        raise InputError(f"a JSON field path is a dotted path such as 'decision' or 'result.label', got {path!r}")
+    return tuple(parts)
+
+
+def read_path(document: Any, path: str | Sequence[str | int]) -> Any:
+    """The value at ``path`` in a parsed JSON document, or :data:`MISSING`. Keys match exactly, else ignoring case
+    when that names one key; a number is a list position (negative from the end) or a key of those digits."""
+    parts = parse_path(path) if isinstance(path, str) else tuple(path)
+    value = document
+    for part in parts:
+        if isinstance(value, Mapping):
+            key = str(part)
+            if key in value:
+                value = value[key]
+                continue
+            folded = [k for k in value if isinstance(k, str) and k.casefold() == key.casefold()]
+            if len(folded) != 1:
+                return MISSING
+            value = value[folded[0]]
+        elif isinstance(value, list) and isinstance(part, int) and -len(value) <= part < len(value):
+            value = value[part]
+        else:
+            return MISSING
+    return value
+
+
+def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
+    """The value at ``path`` in the JSON ``text`` holds (:func:`json_document`), or :data:`MISSING`. A reply of
+    tool calls is read as its first call's arguments (``{"decision": ...}`` passed to a tool reads the same).
+
+    >>> json_field('Sure. {"decision": "advance", "score": {"value": 7}}', "score.value")
+    7
+    >>> json_field("no JSON here", "decision")
+    MISSING
+    """
+    calls = tool_calls_in(text)
+    if calls:
+        return read_path(calls[0].arguments, path)
+    document = json_document(text)
+    return MISSING if document is MISSING else read_path(document, path)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# tool calls
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call of a tool in a reply: the function's name and its arguments (parsed JSON; the raw text when the
+    model wrote arguments that are not JSON)."""
+
+    name: str
+    arguments: Any = field(default_factory=dict)
+
+
+_TOOL_CALLS = "tool_calls"
+
+
+def tool_reply_text(content: str | None, calls: Sequence[ToolCall]) -> str:
+    """A reply with tool calls as the one text it is stored and shown as:
+    ``{"content": "...", "tool_calls": [{"name": "advance_candidate", "arguments": {...}}]}`` (no ``content`` key
+    when the reply had no text). Read it back with :func:`tool_calls_in`."""
+    document: dict[str, Any] = {}
+    if content is not None and content.strip():
+        document["content"] = content
+    document[_TOOL_CALLS] = [{"name": c.name, "arguments": c.arguments} for c in calls]
+    return json.dumps(document, ensure_ascii=False)
+
+
+def tool_calls_in(text: str | None) -> tuple[ToolCall, ...] | None:
+    """The tool calls of a reply written by :func:`tool_reply_text`, in order; None when the reply is not one."""
+    if not isinstance(text, str) or _TOOL_CALLS not in text or not text.lstrip().startswith("{"):
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return None
+    calls = document.get(_TOOL_CALLS) if isinstance(document, dict) else None
+    if not isinstance(calls, list) or not set(document) <= {"content", _TOOL_CALLS}:
+        return None
+    out = []
+    for call in calls:
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            return None
+        out.append(ToolCall(call["name"], call.get("arguments", {})))
+    return tuple(out)
+
+
+def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
+    """The tool calls of an OpenAI-style assistant message (``tool_calls``, or the older ``function_call``), their
+    arguments parsed from the JSON text the API sends (kept as text when it does not parse)."""
+    raw = message.get("tool_calls")
+    entries = [c.get("function") for c in raw if isinstance(c, Mapping)] if isinstance(raw, list) else []
+    legacy = message.get("function_call")
+    if not entries and isinstance(legacy, Mapping):
+        entries = [legacy]
+    out = []
+    for entry in entries:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            continue
+        arguments = entry.get("arguments", {})
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError:
+                pass  # the model's text as it wrote it: a path into it finds nothing
+        out.append(ToolCall(entry["name"], arguments))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# labels
+
+
+@dataclass(frozen=True)
+class LabelWords:
+    """Each label and the words that signal it (``{"1": ["yes", "advance"], "0": ["no", "reject"]}``): a value is
+    a label when it is one of them (case and surrounding space aside), else the label whose word appears first in
+    it as a whole word."""
+
+    labels: Mapping[str, Sequence[str]]
+    _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
+    _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            raise InputError("labels is empty: map each label to the words that signal it")
+        lookup: dict[str, str] = {}
+        for label, words in self.labels.items():
+            if isinstance(words, str):
+                raise InputTypeError(f"labels[{label!r}] must be a list of words, not a single string")
+            for word in [label, *words]:
+                key = str(word).strip().lower()
+                if key in lookup and lookup[key] != label:
+                    raise InputError(f"keyword {word!r} signals both {lookup[key]!r} and {label!r}")
+                lookup[key] = label  # as given (a caller may key labels by number)
+        object.__setattr__(self, "_lookup", lookup)
+        alternatives = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
+        object.__setattr__(self, "_regex", re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE))
+
+    def exact(self, word: str) -> str | None:
+        """The label ``word`` is, or signals as a whole (case and surrounding space aside)."""
+        return self._lookup.get(word.strip().lower())
+
+    def search(self, text: str) -> str | None:
+        """The label whose word appears first in ``text`` (whole words, case-insensitive)."""
+        m = self._regex.search(text)
+        return None if m is None else self._lookup[m.group(0).lower()]
+
+    def of_value(self, value: Any) -> str | None:
+        """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``
+        / ``false``), a number (``1``, ``0``, ``2.5``); None for null, objects, lists and what signals no label."""
+        if isinstance(value, bool):
+            return self.exact("true" if value else "false") or self.exact("1" if value else "0")
+        if isinstance(value, (int, float)):
+            if isinstance(value, float) and not math.isfinite(value):
+                return None
+            return self.exact(str(int(value)) if float(value).is_integer() else repr(float(value)))
+        if isinstance(value, str):
+            return self.exact(value) or self.search(value)
+        return None
+
+
+@dataclass(frozen=True)
+class JsonFieldLabelParser:
+    """The label of a JSON reply's field: ``JsonFieldLabelParser("decision", {"1": ["advance"], "0": ["reject"]})``
+    reads ``{"decision": "advance"}`` as ``"1"``; a reply without the field, or whose value signals no label, is
+    None (unparsed). A reply of tool calls is read as its first call's arguments."""
+
+    path: str
+    labels: Mapping[str, Sequence[str]]
+    _words: LabelWords = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        parse_path(self.path)
+        object.__setattr__(self, "_words", LabelWords(self.labels))
+
+    def __call__(self, text: str | None) -> str | None:
+        value = json_field(text, self.path)
+        return None if value is MISSING else self._words.of_value(value)
+
+
+@dataclass(frozen=True)
+class ToolCallLabelParser:
+    """The label of a reply that calls a tool: by which function it calls (``functions={"advance_candidate": "1",
+    "reject_candidate": "0"}``: the first call of one of them), or by one argument of a call (``function=
+    "record_decision", argument="decision"``, its value read as :class:`JsonFieldLabelParser` reads a field, through
+    ``labels``; ``function=None``: the first call that has the argument). A reply that calls none of them is None
+    (unparsed)."""
+
+    functions: Mapping[str, str] | None = None
+    function: str | None = None
+    argument: str | None = None
+    labels: Mapping[str, Sequence[str]] | None = None
+    _words: LabelWords | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_function = self.functions is not None
+        if by_function == (self.argument is not None):
+            raise InputError("a tool decision names either functions (function -> label) or an argument to read")
+        if by_function and not self.functions:
+            raise InputError("tool functions is empty: map each function's name to the label it means")
+        if self.argument is not None:
+            parse_path(self.argument)
+            if not self.labels:
+                raise InputError("a tool argument's value is read through labels: give the label words")
+        object.__setattr__(self, "_words", LabelWords(self.labels) if self.labels else None)
+
+    def __call__(self, text: str | None) -> str | None:
+        calls = tool_calls_in(text) or ()
+        if self.functions is not None:
+            return next((str(self.functions[c.name]) for c in calls if c.name in self.functions), None)
+        for call in calls:
+            if self.function is not None and call.name != self.function:
+                continue
+            value = read_path(call.arguments, self.argument or "")
+            if value is not MISSING and self._words is not None:
+                return self._words.of_value(value)
+        return None

@@ -1,0 +1,170 @@
+"""Reading structured replies: a JSON field by dotted path, tool calls kept as text, and labels from both."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evenhand.errors import InputError, InputTypeError
+from evenhand.structured import (
+    MISSING,
+    JsonFieldLabelParser,
+    LabelWords,
+    ToolCall,
+    ToolCallLabelParser,
+    json_document,
+    json_field,
+    openai_tool_calls,
+    parse_path,
+    read_path,
+    tool_calls_in,
+    tool_reply_text,
+)
+
+LABELS = {"1": ["advance", "yes"], "0": ["reject", "no"]}
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"decision": "advance"}', {"decision": "advance"}),
+        ('  [1, 2]\n', [1, 2]),
+        ('Here you go:\n```json\n{"decision": "reject"}\n```\nThanks.', {"decision": "reject"}),
+        ('```\n{"a": 1}\n```', {"a": 1}),
+        ('I think {"decision": "advance", "reason": "a {curly} word"} fits.', {"decision": "advance",
+                                                                              "reason": "a {curly} word"}),
+        ("{not json} then {\"a\": 2}", {"a": 2}),
+        ("no JSON at all", MISSING),
+        ("", MISSING),
+        (None, MISSING),
+    ],
+)
+def test_json_document_finds_the_json_a_reply_holds(reply, expected):
+    assert json_document(reply) == expected if expected is not MISSING else json_document(reply) is MISSING
+
+
+def test_dotted_paths():
+    doc = {"result": {"Decision": "advance", "offers": [{"amount": 70}, {"amount": 80}], "0": "zero"}}
+    assert parse_path("offers[1].amount") == ("offers", 1, "amount") == parse_path("offers.1.amount")
+    assert read_path(doc, "result.offers.1.amount") == 80
+    assert read_path(doc, "result.offers[-1].amount") == 80
+    assert read_path(doc, "result.decision") == "advance"  # case folded when it names one key
+    assert read_path(doc, "result.0") == "zero"  # digits name a key of an object
+    assert read_path(doc, "result.offers.5.amount") is MISSING
+    assert read_path(doc, "result.missing") is MISSING
+    assert read_path({"a": None}, "a") is None  # null is a value, not a missing field
+    for bad in ("", "  ", "..", 5):
+        with pytest.raises(InputError, match="dotted path"):
+            parse_path(bad)  # type: ignore[arg-type]
+
+
+def test_the_numeric_readers_cases():
+    """What the estimation task's reader (once its own module) held, kept by the one reader: a falsy value and null
+    are values, a list in a sentence is found when no object is, space around a part is dropped, a typo in a path
+    is an error naming it."""
+    assert json_field('{"a": {"b": 0}}', "a.b") == 0
+    assert json_field('{"a": {"b": null}}', "a.b") is None
+    assert json_field('{"a": 1}', "a.b") is MISSING and not MISSING
+    assert json_field("[1, 2]", "5") is MISSING
+    assert json_document("no JSON {here") is MISSING and json_document("   ") is MISSING
+    assert json_document("text [1, 2] more") == [1, 2]
+    assert json_document('per policy [3]: {"decision": "advance"}') == {"decision": "advance"}  # the object first
+    assert json_document('```js\n{"a": 1}\n```') == {"a": 1} == json_document('```json {"a": 1}```')
+    assert parse_path(" offer . salary ") == ("offer", "salary")
+    for bad in ("a..b", ".a", "a.", "a. .b"):
+        with pytest.raises(InputError, match="dotted path"):
+            parse_path(bad)
+    with pytest.raises(InputTypeError, match="dotted path"):
+        parse_path(3)  # type: ignore[arg-type]
+
+
+def test_label_words_read_values():
+    words = LabelWords({"1": ["yes", "true", "advance"], "0": ["no", "false", "reject"]})
+    assert words.of_value("Advance ") == "1" and words.of_value("we reject this one") == "0"
+    assert words.of_value(True) == "1" and words.of_value(False) == "0"
+    assert words.of_value(1) == "1" and words.of_value(0.0) == "0" and words.of_value(2) is None
+    assert words.of_value(None) is None and words.of_value({"a": 1}) is None and words.of_value(float("nan")) is None
+    numeric = LabelWords({"1": [], "0": []})
+    assert numeric.of_value(True) == "1"  # a boolean reads as 1 / 0 when the labels are numbers
+    with pytest.raises(InputError, match="signals both"):
+        LabelWords({"1": ["yes"], "0": ["yes"]})
+
+
+def test_json_field_label_parser():
+    parse = JsonFieldLabelParser("decision", LABELS)
+    assert parse('{"decision": "advance", "reason": "x"}') == "1"
+    assert parse('Sure! ```json\n{"decision": "reject"}\n```') == "0"
+    assert parse('{"decision": "maybe"}') is None
+    assert parse('{"verdict": "advance"}') is None
+    assert parse("advance") is None  # prose is not a JSON field: unparsed, never guessed
+    nested = JsonFieldLabelParser("result.label", LABELS)
+    assert nested('{"result": {"label": "yes"}}') == "1"
+    # a reply of tool calls is read as the first call's arguments
+    assert parse(tool_reply_text(None, [ToolCall("record", {"decision": "reject"})])) == "0"
+
+
+def test_tool_calls_round_trip_as_text():
+    calls = [ToolCall("advance_candidate", {"reason": "strong"}), ToolCall("note", "not json")]
+    text = tool_reply_text("Calling it.", calls)
+    assert json.loads(text)["content"] == "Calling it."
+    assert tool_calls_in(text) == tuple(calls)
+    assert json.loads(tool_reply_text(None, calls)).keys() == {"tool_calls"}
+    for other in ('{"tool_calls": "x"}', '{"decision": 1, "tool_calls": []}', "tool_calls", None, "[]"):
+        assert tool_calls_in(other) is None
+
+
+def test_openai_tool_calls():
+    message = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "1", "type": "function", "function": {"name": "a", "arguments": '{"x": 1}'}},
+        {"id": "2", "type": "function", "function": {"name": "b", "arguments": "{broken"}},
+        {"id": "3", "type": "function", "function": {"arguments": "{}"}},
+    ]}  # fmt: skip
+    assert openai_tool_calls(message) == (ToolCall("a", {"x": 1}), ToolCall("b", "{broken"))
+    legacy = {"function_call": {"name": "c", "arguments": ""}}
+    assert openai_tool_calls(legacy) == (ToolCall("c", {}),)
+    assert openai_tool_calls({"content": "hi"}) == ()
+
+
+def test_tool_call_label_parser():
+    by_function = ToolCallLabelParser(functions={"advance_candidate": "1", "reject_candidate": "0"})
+    assert by_function(tool_reply_text(None, [ToolCall("reject_candidate", {})])) == "0"
+    assert by_function(tool_reply_text(None, [ToolCall("lookup", {}), ToolCall("advance_candidate", {})])) == "1"
+    assert by_function(tool_reply_text(None, [ToolCall("lookup", {})])) is None
+    assert by_function("I would advance them.") is None  # no call: unparsed
+    by_argument = ToolCallLabelParser(function="record_decision", argument="decision", labels=LABELS)
+    assert by_argument(tool_reply_text(None, [ToolCall("record_decision", {"decision": "no"})])) == "0"
+    assert by_argument(tool_reply_text(None, [ToolCall("other", {"decision": "no"})])) is None
+    any_function = ToolCallLabelParser(argument="decision", labels=LABELS)
+    assert any_function(tool_reply_text(None, [ToolCall("x", {}), ToolCall("y", {"decision": "yes"})])) == "1"
+    for bad in (dict(), dict(functions={"a": "1"}, argument="d", labels=LABELS), dict(functions={}),
+                dict(argument="d")):  # fmt: skip
+        with pytest.raises(InputError):
+            ToolCallLabelParser(**bad)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(JSON_VALUES, st.text(max_size=20))
+def test_any_json_document_is_found_whole_and_any_text_is_safe(document, prose):
+    text = json.dumps(document)
+    assert json_document(text) == document
+    json_field(prose, "a.b")  # never raises
+    JsonFieldLabelParser("a", LABELS)(prose)
+
+
+@pytest.mark.parametrize("module", ["evenhand.structured", "evenhand.conversation"])
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
