@@ -37,11 +37,13 @@ def counterfactual_requests(
     names: bool = True,
     subject: Any = "first",
     change_system_prompt: bool = True,
+    versions: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
     a person whose name signals one of its groups; the use case's ``names`` setting; ``subject``: whose name, the
-    use case's ``name_subject``). A conversation's version is a conversation (``change_system_prompt``: its system
-    turns change too, the use case's setting)."""
+    use case's ``name_subject``), then those of ``versions`` (per attribute,
+    :class:`~evenhand.text.counterfactual.CounterfactualPrompts` written elsewhere: a reader's). A conversation's
+    version is a conversation (``change_system_prompt``: its system turns change too, the use case's setting)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
@@ -51,11 +53,14 @@ def counterfactual_requests(
             cf = counterfactual_prompts(
                 prompts, attribute=spec, names=names, subject=subject, change_system_prompt=change_system_prompt
             )
-        source = [int(i) for i in cf.source_index]
-        for group in cf.groups:
-            frames.append(
-                pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(cf[group])})
-            )
+        for made in (cf, (versions or {}).get(name)):
+            if made is None:
+                continue
+            source = [int(i) for i in made.source_index]
+            for group in made.groups:
+                frames.append(
+                    pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(made[group])})
+                )
     if not frames:
         return pd.DataFrame(columns=["prompt_id", "attribute", "group", "prompt"])
     return pd.concat(frames, ignore_index=True)
