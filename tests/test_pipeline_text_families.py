@@ -117,7 +117,7 @@ def test_counterfactual_metrics() -> None:
     values = family(result, "counterfactual_similarity") | family(result, "counterfactual_sentiment")
     assert {k for k, v in values.items() if not np.isnan(v)} == {"CROUGE-L", "CBLEU", "SCSP", "WCSP"}
     assert "embedder" in str(result.result("CCS", "gender").reason)  # embedder=False: CCS undefined, with a reason
-    crouge = result.result("CROUGE-L", "gender", "male vs female")  # texts1 vs texts2
+    crouge = result.result("CROUGE-L", "gender", "female vs male")  # rows follow the attribute's group order
     assert float(crouge) == pytest.approx(float(m.counterfactual_rouge_l(a, b)))
     assert float(result.result("CBLEU", "gender")) == pytest.approx(float(m.counterfactual_bleu(a, b)))
     assert crouge.per_item[0] == pytest.approx(1.0)

@@ -78,6 +78,7 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
         for cer in (m.counterfactual_estimate_ratio, m.counterfactual_estimate_difference)
     ],
     (m.estimate_summary, {"estimates": _SCORES}, "groups"),
+    (m.judged_worse_difference, {"verdicts": ["a", "b", "neither", "disagree"]}, "prompts"),
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),
     (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),
