@@ -50,7 +50,7 @@ from evenhand.pipeline.verdict.qualifiers import (
     ThinEvidence,
     WithinScorerFalseAlarms,
 )
-from evenhand.pipeline.verdict.rules import RULES
+from evenhand.pipeline.verdict.rules import RULES, listed_rules
 from evenhand.pipeline.verdict.severity import SEVERITIES, THIN_UNITS, Severity, worst
 from evenhand.registry import FAMILIES
 
@@ -97,6 +97,8 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     #: the severity of each metric record's own evidence (None: nothing to judge), in the records' order
     by_record: list[Severity | None] = field(default_factory=list)
+    #: the kinds of evidence of the records judged (:attr:`MetricSpec.judge`): which rules ``to_dict`` lists
+    kinds: tuple[str, ...] = ()
 
     @property
     def status(self) -> Severity:
@@ -123,7 +125,7 @@ class Verdict:
             "summary": self.summary,
             "findings": [f.to_dict() for f in ordered],
             "notes": list(self.notes),
-            "rules": list(RULES),
+            "rules": list(listed_rules(self.kinds)),
         }
 
 
@@ -165,7 +167,7 @@ def make_verdict(
                                 cls, items, condition))  # fmt: skip
     notes = [] if statistics else ["statistics were off (ci: null): no interval, floor or test backs these findings"]
     notes.extend(_thin_note(findings))
-    return Verdict(findings, notes, by_record)
+    return Verdict(findings, notes, by_record, tuple(dict.fromkeys(rec.spec.judge for rec in records)))
 
 
 def _say_if_thin(e: Evidence) -> None:

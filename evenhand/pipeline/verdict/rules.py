@@ -4,10 +4,14 @@ and the rules of the qualifiers every finding may carry (:mod:`.qualifiers`).
 
 The order is the one results files have always had: the kinds named in :data:`_WRITTEN` first, in that order, with
 the watch tier's rule in its place; then any other kind's rules, in the registry's order
-(:data:`evenhand.registry.EVIDENCE_KINDS`); then the qualifiers'. A rule two kinds share is listed once.
+(:data:`evenhand.registry.EVIDENCE_KINDS`); then the qualifiers'. A rule two kinds share is listed once. A kind that
+is not ``always_listed`` (numeric outcomes) is in a run's list only when the run judged one of its metrics
+(:func:`listed_rules`); :data:`RULES` has them all.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from evenhand.pipeline.verdict.kinds import KINDS
 from evenhand.pipeline.verdict.qualifiers import FewUnits, ScorerBias, ThinEvidence, WithinScorerFalseAlarms
@@ -25,14 +29,27 @@ _WRITTEN: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def _rules() -> tuple[str, ...]:
+def _rules(judged: Collection[str] | None = None) -> tuple[str, ...]:
+    """Every kind's rules (``judged`` None), or those a run's ``verdict.rules`` lists: every kind's that is
+    :attr:`~evenhand.pipeline.verdict.kinds.base.EvidenceKind.always_listed`, and the others' of the kinds it
+    judged."""
     written = [name for name in _WRITTEN if name in KINDS]
     order = [*_WRITTEN, *(name for name in KINDS if name not in written)]
     rules: list[str] = []
     for name in order:
-        rules.extend([name] if name == WATCH_TIER else KINDS[name].rules)  # type: ignore[index]
+        if name == WATCH_TIER:
+            rules.append(name)
+            continue
+        kind = KINDS[name]  # type: ignore[index]
+        if judged is None or kind.always_listed or name in judged:
+            rules.extend(kind.rules)
     rules.extend(q.rule for q in (FewUnits, ThinEvidence, ScorerBias, WithinScorerFalseAlarms))
     return tuple(dict.fromkeys(rules))
 
 
 RULES: tuple[str, ...] = _rules()
+
+
+def listed_rules(judged: Collection[str]) -> tuple[str, ...]:
+    """The rules a run's results.json lists (``verdict.rules``), given the kinds of evidence it judged."""
+    return _rules(judged)

@@ -62,6 +62,9 @@ class EvidenceKind:
     distance: ClassVar[bool] = False
     #: the response-frame columns its example pair reads (``{column}_a`` and ``_b``); None: its findings get none
     example_columns: ClassVar[tuple[str, ...] | None] = None
+    #: its rules are in every results file's ``verdict.rules``; False: only in the runs that judge one of its metrics
+    #: (a kind only some tasks have, added after the rules were first written: other runs' files stay as they were)
+    always_listed: ClassVar[bool] = True
 
     # ------------------------------------------------------------------------------------------------ judging
     def evidence(self, rec: MetricRecord, facts: RunFacts) -> Iterator[tuple[tuple[str, str] | None, Evidence]]:
