@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from evenhand.errors import InputError
+from evenhand.framework.use_case import TemplateOptions
 
 from ._section import MAX_RESPONSES, _Section
 
@@ -26,6 +27,21 @@ class PromptsConfig(_Section):
         None
     )
     limit: Annotated[int | None, Field(ge=1, le=MAX_RESPONSES)] = None
+    subject_column: Annotated[
+        str | None,
+        Field(description="the person each prompt is about, as written in it: only their name is swapped and decides "
+              "FTU (use_case.name_subject, per prompt)"),
+    ] = None  # fmt: skip
+    templates: Annotated[
+        TemplateOptions | None,
+        Field(description="the prompts are templates ({name}, {first_name}, {last_name}, {title}, {they}, {them}, "
+              "{their}, ...) filled with names of each group: true, or {names_per_group, seed, attributes}"),
+    ] = None  # fmt: skip
+
+    @field_validator("templates", mode="before")
+    @classmethod
+    def _templates_on(cls, value: Any) -> Any:
+        return {} if value is True else (None if value is False else value)
 
     @model_validator(mode="after")
     def _one_source(self) -> PromptsConfig:
@@ -33,6 +49,10 @@ class PromptsConfig(_Section):
             raise InputError("give prompts.path (a file) or prompts.items (a list of prompts)")
         if self.path is not None and self.items:
             raise InputError("give either prompts.path or prompts.items, not both")
+        if self.subject_column is not None and self.templates is not None:
+            raise InputError("prompts.subject_column: templates name their subject ({name}); leave the column out")
+        if self.subject_column is not None and self.path is None:
+            raise InputError("prompts.subject_column names a column of prompts.path; inline prompts.items have none")
         return self
 
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evenhand.errors import InputTypeError
-from evenhand.framework.ftu import check_ftu, language_notes, names_note, unplaced_caveats
+from evenhand.framework.ftu import check_ftu, language_notes, names_note, template_note, unplaced_caveats
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
@@ -333,6 +333,6 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         metrics, skipped, notes = _plan_classification(use_case, ftu)
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
-    notes = names_note(use_case, ftu) + notes
+    notes = template_note(use_case) + names_note(use_case, ftu) + notes
     caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))

@@ -24,6 +24,7 @@ from evenhand.pipeline.from_config import (
     estimate_config,
     load_prompts,
     response_source,
+    use_case_of,
 )
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.redteaming.conditions import Condition, conditions_for
@@ -49,8 +50,8 @@ def conditions(config: AssessConfig, limit: int | None = None) -> list[Condition
             "responses: a red team generates the replies under each system prompt; give prompts and a model, not "
             "your own responses"
         )
-    prompts, _ = load_prompts(config, limit)
-    return conditions_for(config, config.use_case_with(prompts))
+    prompts, per_prompt = load_prompts(config, limit)
+    return conditions_for(config, use_case_of(config, prompts, per_prompt)[0])
 
 
 def estimate(

@@ -183,6 +183,7 @@ class OwnLists(ResponseSource):
             self.counterfactual_responses,
             use_case.attribute_specs,
             names=use_case.names,
+            subject=use_case.name_subject,
         )
 
     def describe(self) -> dict[str, Any]:
