@@ -33,7 +33,14 @@ from pydantic import ValidationError
 
 from evenhand._validation import format_errors
 from evenhand.errors import InputError, InputTypeError
-from evenhand.framework.ftu import check_ftu, conversations_note, language_notes, names_note, unplaced_caveats
+from evenhand.framework.ftu import (
+    check_ftu,
+    conversations_note,
+    language_notes,
+    names_note,
+    template_note,
+    unplaced_caveats,
+)
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
@@ -390,6 +397,6 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         metrics, skipped, notes = _plan_estimation(use_case, ftu)
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
-    notes = conversations_note(use_case) + names_note(use_case, ftu) + notes
+    notes = conversations_note(use_case) + template_note(use_case) + names_note(use_case, ftu) + notes
     caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))

@@ -75,6 +75,9 @@ def run(
     if not use_case.prompts:
         raise InputError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
     check_threshold_scope(settings.thresholds, use_case)
+    if use_case.templates is not None:  # a label or group given once per template holds for each of its fills
+        templates = use_case.templates
+        per_prompt = {k: templates.per_prompt(v, len(use_case.prompts)) for k, v in (per_prompt or {}).items()}
     for column, values in (per_prompt or {}).items():
         if len(values) != len(use_case.prompts):
             raise InputError(

@@ -206,6 +206,7 @@ class OwnLists(ResponseSource):
             use_case.attribute_specs,
             names=use_case.names,
             change_system_prompt=use_case.change_system_prompt,
+            subject=use_case.name_subject,
         )
 
     def describe(self) -> dict[str, Any]:
