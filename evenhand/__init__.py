@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evenhand import _display
+from evenhand import _assistants, _display
 from evenhand._lazy import load_lazy
 from evenhand._version import __version__
 
@@ -15,6 +15,9 @@ from evenhand._version import __version__
 # evenhand._display, by these names (imported when first used, so ``import evenhand`` stays light).
 _display.register(_display.NOTEBOOK, "evenhand.report.notebook:notebook_html")
 _display.register(_display.REPORT, "evenhand.report:render_html")
+# A second reader of identity cues built from a client spec (check_ftu(..., reader=client)) lives in the generation
+# layer, which the text core may not import: it asks evenhand._assistants for the builder named here.
+_assistants.register(_assistants.CUE_READER, "evenhand.generation.cue_reader:cue_reader")
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {

@@ -41,13 +41,14 @@ Inputs = Literal[
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
     "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
+    "judged_pairs",  # an LLM judge's verdict on each counterfactual pair of replies, asked in both orders (issue 38)
 ]
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
 #: :data:`EVIDENCE_KINDS` (docs/architecture.md, "Adding a kind of evidence").
 Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
-    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates",
+    "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
 ]
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
@@ -67,6 +68,7 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "length_parity": "evenhand.pipeline.verdict.kinds.refusal_length:LENGTH",  # signed, paired sign flips
         "adversarial": "evenhand.redteaming.adversarial_shift:KIND",  # a shift under an adversarial system prompt
         "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
+        "judged_treatment": "evenhand.pipeline.verdict.kinds.judged:KIND",  # an LLM judge's verdicts on reply pairs
     }
 )
 #: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
@@ -83,7 +85,8 @@ INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
 )
 
 Risk = Literal[
-    "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial"
+    "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial",
+    "judged_treatment",
 ]
 #: The risk of the red-teaming families (evenhand.redteaming): their metrics compare two runs of the use case (an
 #: adversarial system prompt against the benign one), so no plan chooses them and no pipeline family computes them.
@@ -144,7 +147,7 @@ class MetricSpec:
             same rate (paper footnote 24); higher is fairer there.
         harm: for error-based fairness, the error the metric compares (see :data:`INTERVENTION_HARM`).
         pair_similarity: for counterfactual similarity, the per-pair score behind the metric
-            (:data:`PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
+            (:data:`evenhand.metric_functions.PAIR_SIMILARITIES`): the same-prompt noise floor uses exactly that maths.
         unit: what the value is a share or mean of, in the words a finding's sentence uses: ``"responses"`` (TF:
             the share of responses), ``"prompts"`` (TP: the share of prompts whose most toxic response is toxic;
             EMT: the mean over prompts of the worst response's score), ``"pairs"`` (counterfactual pairs of
@@ -249,6 +252,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("adversarial", "Adversarial system prompts", "beyond the paper", "adversarial"),
             # beyond the paper (issue 36): the numbers a use case answers (a salary, a price, a limit), by pair
             FamilySpec("estimation", "Numeric outcomes", "beyond the paper", "allocational"),
+            # beyond the paper (issue 38): an LLM judge compares the replies to two groups' versions, in both orders
+            FamilySpec("judged_treatment", "Judged treatment (LLM judge)", "beyond the paper", "judged_treatment"),
         )
     }
 )  # fmt: skip
@@ -479,6 +484,15 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        "counterfactual positive rate difference (CPRD, the first group's versions minus the "
                        "second's) under the adversarial system prompt minus under the benign one, over slots where "
                        "all four decisions parsed", **{**_ADVERSARIAL_PAIR, "unit": "decisions"}),
+            # issue 38: the pair judge (evenhand.generation.pair_judge; docs/assistants.md)
+            MetricSpec("judged_worse_difference", "JWD", "Judged Worse-treatment Difference",
+                       family="judged_treatment", section="beyond the paper", inputs="judged_pairs",
+                       module="evenhand.metrics.judged_pairs", judge="judged_treatment", scope="pair",
+                       value_range=(-1.0, 1.0), unit="pairs", signed=True,
+                       requires="1 (or more) counterfactual pair of generations per prompt and an LLM judge",
+                       formula="JWD = (1/N) sum_i (1[v_i = a] - 1[v_i = b]): the share of counterfactual pairs an "
+                       "LLM judge finds treated worse on the first group's side minus on the second's, over the N "
+                       "pairs whose two orders (first group's reply shown first, then second) agree"),
         )
     }
 )  # fmt: skip
@@ -496,32 +510,6 @@ _RATE_INTERVALS = (
 )  # fmt: skip
 METRICS = MappingProxyType(
     {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}
-)
-
-
-@dataclass(frozen=True)
-class PairSimilarity:
-    """A per-pair similarity score behind a counterfactual similarity metric (:attr:`MetricSpec.pair_similarity`):
-    ``function`` scores ``(texts, texts)`` pair by pair; ``needs_model`` when it needs an embedder."""
-
-    key: str
-    function: str
-    needs_model: bool = False
-
-    def load(self) -> Callable[..., Any]:
-        fn: Callable[..., Any] = bind(self.function)
-        return fn
-
-
-PAIR_SIMILARITIES: Mapping[str, PairSimilarity] = MappingProxyType(
-    {
-        p.key: p
-        for p in (
-            PairSimilarity("rouge_l", "evenhand.metrics.counterfactual:rouge_l_scores"),
-            PairSimilarity("bleu", "evenhand.metrics.counterfactual:bleu_scores"),
-            PairSimilarity("cosine", "evenhand.metrics.counterfactual:cosine_scores", needs_model=True),
-        )
-    }
 )
 
 
@@ -584,12 +572,3 @@ def family_keys(family: str) -> tuple[str, ...]:
 def rate_metrics() -> tuple[MetricSpec, ...]:
     """The group-rate metrics (DP and the error-based ones), in registry order."""
     return tuple(m for m in METRICS.values() if m.ratio is not None)
-
-
-def lazy_functions() -> dict[str, str]:
-    """Every function of :mod:`evenhand.metrics` the registry declares -> its module: each metric, the ratio variant
-    of each group-rate metric and the per-pair similarities. ``evenhand.metrics`` loads its public names from this."""
-    out = {m.key: m.module for m in METRICS.values()}
-    out.update({m.ratio: m.module for m in rate_metrics() if m.ratio is not None})
-    out.update(dict(p.function.split(":")[::-1] for p in PAIR_SIMILARITIES.values()))
-    return out

@@ -229,6 +229,7 @@ def test_case_rules() -> None:
 _SAMPLE = [text for _, text, _ in MENTIONS] + [text for _, text, _, _ in SUBSTITUTIONS]
 
 
+@pytest.mark.subprocess
 def test_deterministic_under_any_hash_seed() -> None:
     code = (
         "import json, sys, warnings; warnings.simplefilter('ignore'); from evenhand.text import *\n"

@@ -420,6 +420,7 @@ def test_usage_errors_are_one_line_too(args: list[str], needles: tuple[str, ...]
     _bad_input(runner.invoke(app, args), *needles)
 
 
+@pytest.mark.subprocess
 def test_usage_errors_from_the_console_script_and_help_without_arguments() -> None:
     import os
     import subprocess

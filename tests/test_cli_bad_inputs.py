@@ -144,6 +144,7 @@ def test_an_unexpected_error_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPa
     assert "unexpected RuntimeError: scorer crashed" in err and "Traceback" not in err and "--debug" in err
 
 
+@pytest.mark.subprocess
 def test_the_console_script_has_no_traceback_for_bad_input(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("evenhand")
     binary = tmp_path / "c.yaml"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
+@pytest.mark.model
 def test_demo_runs_offline_on_two_prompts(tmp_path: Path) -> None:
     cli = Path(sys.executable).with_name("evenhand")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}

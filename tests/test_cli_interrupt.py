@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from openai_stub import StubServer
 
 from evenhand.cli import ExitCode
@@ -27,6 +28,7 @@ def _stored(path: Path) -> int:
         return 0
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path: Path) -> None:
     (tmp_path / "prompts.txt").write_text("\n".join(f"Write to Mrs. Lee about loan {i}." for i in range(40)))
     with StubServer(latency=0.25) as server:

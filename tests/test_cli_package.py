@@ -29,6 +29,7 @@ def _options(command: str) -> dict[str, Any]:
     return {p.name: p for p in group.commands[command].params}  # type: ignore[attr-defined]
 
 
+@pytest.mark.subprocess
 def test_the_console_script_and_python_m_point_at_the_package() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '[project.scripts]\nevenhand = "evenhand.cli:main"' in pyproject

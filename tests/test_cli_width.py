@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from evenhand.cli.consoles import OFF_TERMINAL_WIDTH
@@ -17,6 +18,7 @@ from evenhand.report.console import summary_table
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.subprocess
 def test_plan_off_a_terminal_fits_100_columns(tmp_path: Path) -> None:
     prompts = tmp_path / "p.txt"
     prompts.write_text(

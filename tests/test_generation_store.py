@@ -120,7 +120,7 @@ generate(prompts, OpenAIClient(url, "m", n=False), count=2, concurrency=4, store
 """
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_sigkill_mid_run_loses_nothing_and_resume_skips_completed(tmp_path: Path) -> None:
     path = tmp_path / "killed.sqlite"
     with StubServer(latency=0.01) as server:

@@ -123,6 +123,7 @@ def _kernel(tmp_path: Path) -> str:
     return str(tmp_path / "jupyter")
 
 
+@pytest.mark.subprocess
 def test_notebook_runs_offline_with_html_and_no_ipywidgets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.subprocess
 def test_import_does_not_pull_heavy_dependencies() -> None:
     code = (
         "import sys, evenhand, evenhand.metrics; "

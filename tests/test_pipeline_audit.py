@@ -82,7 +82,7 @@ def test_results_carry_the_audit_of_every_scorer_in_use(tmp_path: Path) -> None:
     check_results(doc, "test")
     path = tmp_path / "results.json"
     a.to_json(path)
-    assert load_results(path)["scorer_audit"]["toxicity"]["scorer"].startswith("evenhand-minilm-toxicity")
+    assert load_results(path)["scorer_audit"]["toxicity"]["scorer"].startswith("alt-profanity-check")
     assert tox["domain_false_positives"]["n_sentences"] > 0  # false alarms on the nearest domain (issue 34)
 
 
@@ -155,21 +155,15 @@ def test_mask_identity_changes_what_the_toxicity_scorer_sees() -> None:
     assert any("identity-masked" in c for c in masked.caveats)
 
 
+@pytest.mark.model  # the MiniLM toxicity default, as shipped
 def test_the_offline_default_is_masked_unless_turned_off() -> None:
     case = {"task": "text_generation", "attributes": ["gender"], "prompts": ["Hi.", "Hello."]}
     replies = ["I am a gay man.", "Have a nice day."]
     default = evenhand.assess(**case, responses=replies, **FAST)
     off = RunSettings(scoring=ScoringConfig(mask_identity=False, embedder=False))
     unmasked = evenhand.assess(**case, responses=replies, settings=off, store=None, progress=False)
+    assert default.responses["toxicity"].iloc[0] < 0.5 < unmasked.responses["toxicity"].iloc[0]
     assert "identity-masked" in default.meta["settings"]["toxicity_scorer"]
-    assert "identity-masked" not in unmasked.meta["settings"]["toxicity_scorer"]
-    # what masking changes, on the lexical model (which reads "gay" as abuse; the default reads the sentence)
-    lexical = {"toxicity": "profanity-check", "embedder": False, "toxicity_by_sentence": True}
-    masked = RunSettings(scoring=ScoringConfig(mask_identity=True, **lexical))
-    plain = RunSettings(scoring=ScoringConfig(mask_identity=False, **lexical))
-    scores = [evenhand.assess(**case, responses=replies, settings=s, store=None, progress=False).responses["toxicity"]
-              for s in (masked, plain)]  # fmt: skip
-    assert scores[0].iloc[0] < 0.5 < scores[1].iloc[0]
 
 
 def test_bad_mask_identity_value_names_the_key(tmp_path: Path) -> None:

@@ -23,9 +23,12 @@ from pydantic import BaseModel
 from evenhand import cli
 from evenhand.cli.running import run_config
 from evenhand.config import AssessConfig, ConfigError, parse_config
-from evenhand.generation import GenerationSettings
+from evenhand.generation import GenerationSettings, structured
+from evenhand.generation.clients.base import public_config
+from evenhand.generation.result import GenerationResult, SampleRecord
 from evenhand.pipeline.responses import sources
 from evenhand.pipeline.responses.frame import finish_frame
+from tests._assistant_servers import judge_answer, reader_answer
 
 REPLIES = [  # "yes"/"no" for the classification probes
     "Yes, you are a lovely customer, thank you.",
@@ -158,6 +161,17 @@ BASES: dict[str, dict[str, Any]] = {
         "use_case": {"task": "text_generation", "attributes": ["gender", "race"]},
         "prompts": {"path": "templates.csv", "templates": {"names_per_group": 1}},
     },
+    # the LLM assistants (issue 38): asked through a stand-in of the generation runner that answers as a good one
+    "reader": {
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.csv"},
+        "ftu": {"reader": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "r"}},
+    },
+    "judge": {
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.csv"},
+        "judge": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "j"},
+    },
     "conversations": {  # conversations, documents and a system prompt per prompt (docs/conversations.md)
         "use_case": {"task": "text_generation", "attributes": ["gender"]},
         "prompts": {"path": "conversations.jsonl", "column": "messages", "context_column": "docs"},
@@ -170,6 +184,35 @@ BASES: dict[str, dict[str, Any]] = {
         "thresholds": [{"metric": "DP", "max": 1.0}],
     },
 }  # fmt: skip
+
+
+def _assistant_probes(section: str, base: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The probes of an assistant's model section (``ftu.reader``, ``judge``): each key changes what the assistant
+    is asked or how (the stand-in records it), what its tokens cost (results.json), or is rejected."""
+    changes: dict[str, dict[str, Any]] = {
+        "provider": {"provider": "local", "base_url": None, "model": None},
+        "model": {"model": "other"},
+        "base_url": {"base_url": "http://127.0.0.1:8/v1"},
+        "api_key_env": {"api_key_env": "OTHER_KEY"},
+        "temperature": {"temperature": 0.5},
+        "max_tokens": {"max_tokens": 64},
+        "system_prompt": {"system_prompt": "Be brief."},  # rejected: an assistant's instructions are fixed
+        # rejected: an assistant answers in its own delimited format
+        "tools": {"tools": [{"type": "function", "function": {"name": "record"}}]},
+        "tool_choice": {"tool_choice": "auto"},
+        "response_format": {"response_format": {"type": "json_object"}},
+        "seed": {"seed": 3},
+        "concurrency": {"concurrency": 2},
+        "max_concurrency": {"max_concurrency": 32},
+        "options": {"options": {"timeout": 5}},
+        "device": {"device": "cpu"},  # rejected: a device is a local model's
+        "prices.input_per_1m": {"prices.input_per_1m": 1.0, "prices.output_per_1m": 0.0},
+        "prices.output_per_1m": {"prices.output_per_1m": 2.0, "prices.input_per_1m": 0.0},
+    }
+    return {
+        f"{section}.{key}": (base, {f"{section}.{k}": v for k, v in change.items()}) for key, change in changes.items()
+    }
+
 
 # key -> (base, {dotted key: new value}); the first dotted key is the one probed
 PROBES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -296,6 +339,9 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "output.html": ("text", {"output.html": True}),
     "output.responses": ("text", {"output.responses": "parquet"}),
     "output.include_responses": ("text", {"output.include_responses": False}),
+    **_assistant_probes("ftu.reader", "reader"),
+    **_assistant_probes("judge", "judge"),
+    "judge.same_version": ("judge", {"judge.same_version": False}),
 }  # fmt: skip
 
 
@@ -327,10 +373,28 @@ def _config(base: str, changes: dict[str, Any]) -> dict[str, Any]:
 
 
 class _StandIn:
-    """Generation replaced: records every request batch and its options, answers deterministically."""
+    """Generation replaced: records every request batch and its options, answers deterministically; an assistant's
+    questions (reader, judge) are answered as a good one answers them."""
 
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
+
+    async def ask_assistant(
+        self, texts: list[str], groups: list[Any], ids: list[int], client: Any, settings: GenerationSettings,
+        description: str,
+    ) -> GenerationResult:  # fmt: skip
+        kwargs = {k: v for k, v in dataclasses.asdict(settings).items() if k != "store"}
+        self.calls.append(
+            {"assistant": description, "client": public_config(client.identity), "n": len(texts), **kwargs}
+        )
+        records = []
+        for i, text in enumerate(texts):
+            if "<<REPLY-" in text:
+                answer = judge_answer("good", text)
+            else:
+                answer = reader_answer("good", settings.system_prompt or "", text, {})
+            records.append(SampleRecord(i, text, None, 0, answer, "ok", None, "stop", None, None, 1, 0.0, False))
+        return GenerationResult(records=records, count=1)
 
     def generate_frame(self, requests: pd.DataFrame, client: Any, settings: GenerationSettings) -> pd.DataFrame:
         kwargs = dataclasses.asdict(settings)  # every generation setting, as generate() takes them
@@ -351,6 +415,7 @@ def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -
     stand_in = _StandIn()
     monkeypatch.setattr(sources, "generate_frame", stand_in.generate_frame)
     monkeypatch.setattr(sources, "resolve_client", lambda spec: spec)
+    monkeypatch.setattr(structured, "generate_items", stand_in.ask_assistant)
     if data["use_case"]["task"] == "recommendation":  # prompts that ask for lists
         pd.DataFrame({"prompt": ["Recommend 3 films for a woman.", "Recommend 3 films for her son."]}).to_csv(
             tmp / "prompts.csv", index=False

@@ -19,23 +19,23 @@ import evenhand
 from evenhand import metrics
 from evenhand.config import ScoringConfig
 from evenhand.framework import UseCase, plan
+from evenhand.metric_functions import PAIR_SIMILARITIES, lazy_functions
 from evenhand.pipeline.families import FAMILY_TYPES
 from evenhand.registry import (
     ADVERSARIAL,
     FAMILIES,
     INTERVENTION_HARM,
     METRICS,
-    PAIR_SIMILARITIES,
     RESPONSES_PER_PROMPT,
     Alias,
     bind,
     family_keys,
-    lazy_functions,
     metric,
     rate_metrics,
     resolve,
 )
 from evenhand.scorer_registry import SCORERS
+from tests._assistant_servers import JUDGE
 
 PACKAGE = Path(evenhand.__file__).parent
 #: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which
@@ -56,7 +56,7 @@ def _plannable_keys() -> set[str]:
         (True, False),
     )
     for task, invariance, parity, classifier in answers:
-        for intervention in (None, "assistive", "punitive"):
+        for intervention, judge in itertools.product((None, "assistive", "punitive"), (False, True)):
             uc = UseCase(
                 task=task,
                 prompts=prompts,
@@ -66,7 +66,7 @@ def _plannable_keys() -> set[str]:
                 person_level=True,
                 stereotype_classifier=classifier,
             )
-            keys |= {m.key for m in plan(uc).metrics}
+            keys |= {m.key for m in plan(uc, judge=judge).metrics}  # judge: an LLM judge is configured (JWD)
     return keys
 
 
@@ -118,6 +118,7 @@ def _records_of_every_family() -> list[Any]:
         count=2,
         stereotype=lambda texts: [0.3] * len(texts),
         embedder=False,
+        judge=JUDGE,  # the LLM judge's family (JWD): a good judge as a Python function
         **FAST,
     )
     answers = ["yes", "no", "yes", "no", "yes", "yes"]
@@ -201,6 +202,7 @@ def test_each_spec_binds_its_function_lazily_by_module_and_name() -> None:
         bind("evenhand.metrics.toxic_fraction")
 
 
+@pytest.mark.subprocess
 def test_the_registry_imports_no_metric_code() -> None:
     # a low layer: it names functions as strings; nothing under evenhand.metrics loads with it
     code = "import sys, evenhand.registry; print(sorted(m for m in sys.modules if m.startswith('evenhand.metrics')))"

@@ -35,6 +35,7 @@ def _toxicity_pair(a: evenhand.Assessment) -> evenhand.Finding:
     return found[0]
 
 
+@pytest.mark.model  # the MiniLM toxicity default reads the planted insults
 def test_insults_aimed_at_one_group_are_a_concern_naming_it() -> None:
     a = _assess(0.5)
     finding = _toxicity_pair(a)
@@ -44,8 +45,7 @@ def test_insults_aimed_at_one_group_are_a_concern_naming_it() -> None:
     tsd = table.loc["TSD"]
     assert tsd["value"] < -0.3 and tsd["p_adjusted"] < 0.05  # female minus male: the male replies are the toxic ones
     assert tsd["group_a"] == "female" and tsd["group_b"] == "male"
-    # TF/EMT/TP stay on the replies to the original prompts: no insult there, so the same TF as without insults
-    assert table.loc["TF", "value"] == _assess(0.0).metrics.set_index("metric").loc["TF", "value"]
+    assert table.loc["TF", "value"] == 0.0  # TF/EMT/TP stay on the replies to the original prompts: no insult there
     html = a.to_html()
     assert "Toxic Share Difference" in html and "replies to the male version are toxic" in html
     assert '"TSD"' in a.to_json(include_responses=False)

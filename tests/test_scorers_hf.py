@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -123,8 +123,7 @@ def test_hf_toxicity_label_choice(toxic_model: Path, multilabel_model: Path) -> 
 def test_max_of_default_and_hf(toxic_model: Path) -> None:
     combo = get_toxicity_scorer([None, str(toxic_model)], device="cpu")
     assert isinstance(combo, MaxScorer)
-    default = get_toxicity_scorer(device="cpu")
-    parts = np.vstack([default(TEXTS), get_toxicity_scorer(toxic_model, device="cpu")(TEXTS)])
+    parts = np.vstack([get_toxicity_scorer()(TEXTS), get_toxicity_scorer(toxic_model, device="cpu")(TEXTS)])
     np.testing.assert_allclose(combo(TEXTS), parts.max(axis=0), atol=1e-6)
 
 

@@ -97,8 +97,8 @@ def test_masking_closes_the_gap_of_a_planted_scorer() -> None:
 
 
 def test_default_scorer_masked_closes_most_of_its_gap(tmp_path: object) -> None:
-    plain = get_toxicity_scorer("profanity-check")
-    masked = IdentityMaskedScorer(get_toxicity_scorer("profanity-check"))
+    plain = get_toxicity_scorer()
+    masked = IdentityMaskedScorer(get_toxicity_scorer())
     before = audit_scorer(plain, ["sexual_orientation", "religion"])
     after = audit_scorer(masked, ["sexual_orientation", "religion"])
     for attribute, high, low in (("sexual_orientation", "gay", "straight"), ("religion", "muslim", "christian")):
@@ -112,14 +112,14 @@ def test_default_scorer_masked_closes_most_of_its_gap(tmp_path: object) -> None:
 
 
 def test_cache_key_names_the_inner_model_and_the_token(tmp_path: object) -> None:
-    inner = get_toxicity_scorer("profanity-check")
+    inner = get_toxicity_scorer()
     masked = IdentityMaskedScorer(inner, token="someone")
     assert masked.cache_key == f"masked[builtin|someone]/{inner.cache_key}"
     assert IdentityMaskedScorer(inner, token="X").cache_key != masked.cache_key
     cache = ScoreCache(":memory:")
-    cached = IdentityMaskedScorer(get_toxicity_scorer("profanity-check"), cache=cache)
+    cached = IdentityMaskedScorer(get_toxicity_scorer(), cache=cache)
     first = cached(["I am a gay man.", "Have a nice day."])
-    second = IdentityMaskedScorer(get_toxicity_scorer("profanity-check"), cache=cache)
+    second = IdentityMaskedScorer(get_toxicity_scorer(), cache=cache)
     np.testing.assert_allclose(second(["I am a gay man.", "Have a nice day."]), first)
     assert second.n_computed == 0
 

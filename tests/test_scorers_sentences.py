@@ -63,7 +63,6 @@ def test_an_insult_in_a_long_benign_reply_is_flagged_sentence_by_sentence() -> N
                        "Our branch is open from nine to five.", "Please keep this reference number for your records.",
                        "We appreciate your patience."] * 2)  # fmt: skip
     reply = benign + " Honestly, you are a stupid idiot for not reading the form."
-    whole = get_toxicity_scorer("profanity-check")
-    by_sentence = WorstSentenceScorer(get_toxicity_scorer("profanity-check"))
+    whole, by_sentence = get_toxicity_scorer(), WorstSentenceScorer(get_toxicity_scorer())
     assert whole([reply])[0] < 0.5 <= by_sentence([reply])[0]
     assert by_sentence([benign])[0] < 0.5

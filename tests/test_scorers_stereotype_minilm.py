@@ -20,7 +20,7 @@ from evenhand._optional import is_available
 from evenhand.scorers import stereo_data
 from evenhand.scorers.stereo_data import STEREOSET_FILE, StereoDataMissingError, read_data_file
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model  # trains a tiny MiniLM scorer
 
 
 def _data_installed() -> bool:

@@ -15,7 +15,7 @@ from evenhand.scorers import get_toxicity_scorer
 from evenhand.scorers.toxicity_minilm import SPEC, MiniLMToxicity, load_head
 
 pytest.importorskip("sentence_transformers")
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model  # the MiniLM toxicity model
 
 BENIGN = [
     "Any money lost through fraud that you reported promptly is usually refunded in full.",
@@ -78,6 +78,7 @@ def test_bad_options_and_head_are_clear_errors(tmp_path: object) -> None:
         MiniLMToxicity(head="/nonexistent/head.npz")
 
 
+@pytest.mark.subprocess
 def test_importing_the_scorer_loads_no_torch() -> None:
     code = (
         "import sys, evenhand.scorers.toxicity_minilm as m; m.load_head(); "

@@ -30,11 +30,14 @@ CONFIG = """use_case: {name: streams, task: text_generation, attributes: [gender
 prompts: {items: ["Write to Mrs. Lee about her loan.", "Thank Mr. Diaz for his call.", "Remind the client."]}
 model: {provider: callable, options: {function: "stub_model:reply"}}
 generation: {count: 1, counterfactual_count: 2}
-scoring: {embedder: false}
+scoring: {embedder: false, toxicity: profanity-check}
 statistics: {ci: null}
 output: {dir: out}
 """
 OWN_FAST = ["--ci", "0", "--embedder", "none", "-a", "gender"]
+# The fresh processes of this module check streams and file modes, not toxicity: the lexical scorer (in CONFIG, and
+# LEXICAL) spares each of them loading torch and the MiniLM toxicity default (seconds a process on 2 cores).
+LEXICAL = ["--toxicity", "profanity-check"]
 
 
 def _cli(*args: str, cwd: Path, umask: int = 0o022, env: dict[str, str] | None = None) -> Any:
@@ -71,6 +74,7 @@ def _own_responses(folder: Path, texts: list[str] | None = None, suffix: str = "
 # ---------------------------------------------------------------------------------------------- 1. streams
 
 
+@pytest.mark.subprocess
 def test_stdout_carries_results_only_and_progress_is_one_line_per_stage_on_stderr(tmp_path: Path) -> None:
     _use_case(tmp_path)
     done = _cli("assess", "c.yaml", cwd=tmp_path)
@@ -108,6 +112,7 @@ def _option_names(command: Any) -> set[str]:
     return names
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", ["", "assess", "metrics", "plan", "report", "compare", "demo"])
 def test_help_is_wrapped_never_cut_at_80_columns_off_a_terminal(command: str, tmp_path: Path) -> None:
     done = _cli(*([command] if command else []), "--help", cwd=tmp_path, env={"COLUMNS": "80"})
@@ -129,10 +134,11 @@ def test_help_is_wrapped_never_cut_at_80_columns_off_a_terminal(command: str, tm
 OUTPUTS = ("results.json", "metrics.csv", "responses.csv", "report.html")
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
 def test_outputs_follow_the_umask(umask: int, mode: int, tmp_path: Path) -> None:
     data = _own_responses(tmp_path)
-    done = _cli("metrics", str(data), "-o", "out", *OWN_FAST, cwd=tmp_path, umask=umask)
+    done = _cli("metrics", str(data), "-o", "out", *OWN_FAST, *LEXICAL, cwd=tmp_path, umask=umask)
     assert done.returncode == ExitCode.OK, done.stderr[-3000:]
     for name in OUTPUTS:
         assert stat.S_IMODE((tmp_path / "out" / name).stat().st_mode) == mode, name
@@ -307,6 +313,7 @@ def test_a_users_own_csv_is_read_as_written(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- 8. model path
 
 
+@pytest.mark.subprocess
 def test_a_local_model_path_is_checked_when_used_relative_to_the_config(tmp_path: Path) -> None:
     from evenhand.config import load_config
 

@@ -140,6 +140,7 @@ def test_schema_doc_lists_every_key_and_its_example_loads() -> None:
     assert lex.name == "age" and lex.groups == ("young", "old")
 
 
+@pytest.mark.subprocess
 def test_text_core_import_does_not_import_pydantic() -> None:
     code = "import sys, evenhand.text; assert 'pydantic' not in sys.modules, 'pydantic imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

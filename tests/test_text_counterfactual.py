@@ -189,7 +189,7 @@ def test_neutralize_bad_input() -> None:
         neutralize(["x"], attribute="zodiac")
 
 
-@pytest.mark.slow  # two subprocesses
+@pytest.mark.subprocess  # two of them
 def test_deterministic_across_hash_seeds() -> None:
     code = (
         "import json, evenhand;"

@@ -19,7 +19,15 @@ def test_docs_examples_run(index: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["evenhand.text.ftu", "evenhand.text.counterfactual", "evenhand.text.lexicon", "evenhand.text.language"]
+    "module",
+    [
+        "evenhand.text.ftu",
+        "evenhand.text.counterfactual",
+        "evenhand.text.lexicon",
+        "evenhand.text.language",
+        "evenhand.text.cues",
+        "evenhand.metrics.judged_pairs",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))

@@ -276,6 +276,7 @@ def test_names_off_keeps_names() -> None:
     assert cf.source_index.tolist() == [3] and not cf.names_checked and cf.names == ()
 
 
+@pytest.mark.subprocess
 def test_same_output_under_any_hash_seed() -> None:
     code = (
         "import json, evenhand\n"

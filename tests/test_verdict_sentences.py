@@ -13,6 +13,7 @@ import evenhand
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.findings import make_verdict as judge
 from evenhand.registry import METRICS
+from tests._assistant_servers import JUDGE
 
 FAST = {"store": None, "progress": False, "n_resamples": 50}
 PROMPTS = [f"Write to Mrs. Lee about her order {i}." for i in range(6)] + ["Write a note about order 7."]
@@ -45,7 +46,7 @@ def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
     text = evenhand.assess(
         task="text_generation", prompts=PROMPTS, attributes=["gender"], client=_reply, count=3,
         stereotype=lambda texts: [0.6 if "Awful" in t else 0.2 for t in texts], toxicity=_toxicity,
-        embedder=_Embedder(), **ci, **FAST,
+        embedder=_Embedder(), judge=JUDGE, **ci, **FAST,
     )  # fmt: skip
     cls = evenhand.assess(
         task="classification", prompts=[f"Approve the loan of applicant {i}?" for i in range(12)],

@@ -13,6 +13,7 @@ One module per job: the shared base (``_section``), the inputs (``inputs``: prom
 from __future__ import annotations
 
 from ._section import MAX_COUNT, MAX_RESPONSES, ConfigError
+from .assistants import AssistantModelConfig, FTUConfig, JudgeConfig
 from .inputs import PromptsConfig, ResponsesConfig
 from .loading import format_errors, load_config, parse_config
 from .model import ModelConfig, PricesConfig
@@ -35,11 +36,14 @@ __all__ = [
     "MAX_COUNT",
     "MAX_RESPONSES",
     "AssessConfig",
+    "AssistantModelConfig",
     "ClassificationConfig",
     "ConfigError",
     "EstimationConfig",
+    "FTUConfig",
     "GenerationConfig",
     "ImpactRatiosConfig",
+    "JudgeConfig",
     "ModelConfig",
     "OutputConfig",
     "PricesConfig",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -25,6 +25,9 @@ class PricesConfig(_Section):
 class ModelConfig(_Section):
     """The LLM: ``local`` (bundled SmolLM2 or a local Hugging Face path), any OpenAI-compatible server, or
     ``callable`` (a Python function named in ``options.function`` as ``"package.module:name"``)."""
+
+    #: the config key this section is read from, as its error messages name it (an assistant's section: its own)
+    key: ClassVar[str] = "model"
 
     provider: Literal["local", "openai", "callable"] = "local"
     model: Annotated[str | None, Field(description="model name (openai) or local path / Hugging Face id (local)")] = (
@@ -77,16 +80,17 @@ class ModelConfig(_Section):
             if given is not None and not (
                 isinstance(given, dict) and all(isinstance(v, (str, int, float)) for v in given.values())
             ):
-                raise InputError(f"model.options.{key} must map header names to text values, e.g. {{X-Team: a}}")
+                raise InputError(f"{cls.key}.options.{key} must map header names to text values, e.g. {{X-Team: a}}")
         return value
 
     @model_validator(mode="after")
     def _openai_needs_url(self) -> ModelConfig:
         if self.provider == "openai" and (not self.base_url or not self.model):
-            raise InputError("model.provider 'openai' needs model.base_url and model.model")
+            k = self.key
+            raise InputError(f"{k}.provider 'openai' needs {k}.base_url and {k}.model")
         if self.concurrency is not None and self.max_concurrency is not None:
             if self.concurrency > self.max_concurrency:
-                raise InputError(f"model.concurrency {self.concurrency} is above model.max_concurrency")
+                raise InputError(f"{self.key}.concurrency {self.concurrency} is above {self.key}.max_concurrency")
         # a local model folder is checked when the model is used (evenhand.pipeline.from_config.check_local_model),
         # relative to the config file's folder: `evenhand plan` never needs it, and the working directory is no base
         if self.tools is not None or self.tool_choice is not None or self.response_format is not None:
@@ -104,7 +108,7 @@ class ModelConfig(_Section):
 
             check_device(self.device)
             if self.provider != "local":
-                raise InputError(f"model.device applies to provider local, not {self.provider!r}; remove it")
+                raise InputError(f"{self.key}.device applies to provider local, not {self.provider!r}; remove it")
         return self
 
     def local_folder(self) -> Path | None:

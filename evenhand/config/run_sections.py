@@ -13,6 +13,7 @@ from evenhand.errors import InputError
 from evenhand.framework import UseCase
 
 from ._section import MAX_COUNT, _Section
+from .assistants import FTUConfig, JudgeConfig
 
 
 class GenerationConfig(_Section):
@@ -399,6 +400,12 @@ class RunSettings(_Section):
     impact_ratios: ImpactRatiosConfig = Field(default_factory=lambda: ImpactRatiosConfig())
     statistics: StatisticsConfig = Field(default_factory=lambda: StatisticsConfig())
     thresholds: list[Threshold] = Field(default_factory=list)
+    # issue 38: the opt-in LLM assistants (docs/assistants.md)
+    ftu: FTUConfig = Field(default_factory=lambda: FTUConfig())
+    judge: Annotated[
+        JudgeConfig | None,
+        Field(description="an LLM judge of counterfactual reply pairs (docs/assistants.md); null: none"),
+    ] = None
 
 
 def check_threshold_scope(rules: Any, use_case: UseCase) -> None:

@@ -160,8 +160,9 @@ class AssessConfig(RunSettings):
         if isinstance(data.scoring.cache, Path):
             data.scoring.cache = fix(data.scoring.cache)
         data.output.dir = fix(data.output.dir) or data.output.dir
-        if data.model.local_folder() is not None:  # ./models/m in a config: beside the config, like every path
-            data.model.model = str(fix(data.model.local_folder()))
+        for model in (data.model, data.ftu.reader, data.judge):  # ./models/m in a config: beside the config
+            if model is not None and model.local_folder() is not None:
+                model.model = str(fix(model.local_folder()))
         return data
 
 

@@ -9,7 +9,8 @@ that need the lexicon to read the prompts (counterfactual, stereotype), saying w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError
 from evenhand.framework.plan import FTUSummary, PartCounts, join_words
@@ -17,10 +18,20 @@ from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.text._names_data import measured_recall
 from evenhand.text.language import LanguageGuess, language_name
 
+if TYPE_CHECKING:
+    from evenhand.text.cue_audit import ReaderAudit
+    from evenhand.text.cues import ReaderOutput
 
-def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess | None]:
+
+def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str, FTUSummary], LanguageGuess | None]:
     """FTU per attribute, from the prompts when given, otherwise from the user's answer; and the prompts' language
-    (None when not detected: no prompts, or no lexicon with a known language)."""
+    (None when not detected: no prompts, or no lexicon with a known language).
+
+    ``read``: what a second reader of identity cues made of the prompts (:func:`read_cues`): a trusted reader's cues
+    flag prompts too, each attribute's summary counts what each source found, and the versions of the prompts only
+    the reader flags are written by it (:func:`evenhand.text.cue_counterfactual.reader_counterfactuals`) when
+    counterfactual invariance is desired and the attribute's FTU is assessable.
+    """
     out: dict[str, FTUSummary] = {}
     if not use_case.prompts:
         if use_case.mentions_protected_groups is None:
@@ -35,7 +46,13 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
     from evenhand.text.language import detect_language
 
     results = {
-        name: check_ftu(use_case.prompts, attribute=spec, names=use_case.names, subject=use_case.name_subject)
+        name: check_ftu(
+            use_case.prompts,
+            attribute=spec,
+            names=use_case.names,
+            subject=use_case.name_subject,
+            **(read.for_attribute(name) if read is not None and not isinstance(spec, tuple) else {}),
+        )
         for name, spec in use_case.attribute_specs.items()
     }
     known = any(r.lexicon_language is not None for r in results.values())
@@ -60,6 +77,7 @@ def check_ftu(use_case: UseCase) -> tuple[dict[str, FTUSummary], LanguageGuess |
             name_examples=_name_examples(result),
             n_unplaced=int(result.n_unplaced),
             unplaced_examples=tuple(result.unplaced_words()),
+            **(read.summary_fields(name, result, use_case, assessable) if read and result.reader is not None else {}),
             parts=_parts(result, use_case.prompts) if conversations else None,
             located=_located(result) if conversations else (),
         )
@@ -73,6 +91,70 @@ def _name_examples(result: Any) -> tuple[str, ...]:
     ordered = [n.word for words, found in rows if not words for n in found]
     ordered += [n.word for words, found in rows if words for n in found]
     return tuple(dict.fromkeys(ordered))
+
+
+@dataclass(frozen=True)
+class ReadCues:
+    """What a reader made of a use case's prompts: its output for every attribute, its audit, and itself (to write
+    the versions of the prompts only it flags)."""
+
+    reader: Any
+    output: ReaderOutput
+    audit: ReaderAudit | None
+
+    def for_attribute(self, name: str) -> dict[str, Any]:
+        """The keywords of :func:`evenhand.text.ftu.check_ftu` that give it this attribute's cues and the audit."""
+        return {"reader": self.output.for_attributes([name]), "audit": self.audit or False}
+
+    def summary_fields(self, name: str, result: Any, use_case: UseCase, assessable: bool) -> dict[str, Any]:
+        """The reader's part of attribute ``name``'s :class:`FTUSummary`: what each source found, what only the
+        reader found, and the versions the reader wrote of those prompts (when counterfactual invariance is
+        desired)."""
+        from evenhand.text.counterfactual import attribute_groups
+        from evenhand.text.cue_counterfactual import reader_counterfactuals
+
+        counts = result.source_counts()
+        versions = None
+        if result.reader_only_index and use_case.counterfactual_invariance and assessable:
+            groups = attribute_groups(use_case.attribute_specs[name])
+            versions = reader_counterfactuals(
+                result.prompts, result.reader_cues, result.reader_only_index, name, groups, self.reader
+            )
+        return {
+            "reader_used": True,
+            "reader_trusted": result.reader_trusted,
+            "source_counts": counts,
+            "reader_examples": tuple(dict.fromkeys(c.word for found in result.reader_cues for c in found)),
+            "reader_rejected": result.reader.n_rejected,
+            "reader_versions": versions,
+            # every prompt the reader flags, with each source's words ("flagged by the lexicon: 'She'; by the
+            # reader: 'hijab'"): what a reviewer checks the reader by
+            "reader_reasons": tuple((i, why) for i, why in enumerate(result.reasons()) if result.reader_cues[i]),
+        }
+
+
+def read_cues(use_case: UseCase, reader: Any, audit: Any = True) -> ReadCues:
+    """Run ``reader`` (:func:`evenhand.text.ftu.check_ftu`'s ``reader``: an LLM client spec or a
+    :class:`~evenhand.text.cues.CueReader`) once on the use case's prompts for every attribute (intersections aside:
+    their versions replace group words only), audited once first (``audit``: True, False or a
+    :class:`~evenhand.text.cue_audit.ReaderAudit`)."""
+    from evenhand.text.counterfactual import attribute_groups
+    from evenhand.text.cue_audit import ReaderAudit, audit_reader
+    from evenhand.text.cues import CueReader, read_prompts
+    from evenhand.text.turns import layout
+
+    if not use_case.prompts:
+        raise InputError("a reader reads the use case's prompts; this one has none")
+    if not isinstance(reader, CueReader):
+        from evenhand._assistants import CUE_READER, build
+
+        reader = build(CUE_READER, reader)
+    groups = {
+        name: attribute_groups(spec) for name, spec in use_case.attribute_specs.items() if not isinstance(spec, tuple)
+    }
+    audited = audit if isinstance(audit, ReaderAudit) else (audit_reader(reader, groups) if audit else None)
+    texts = [layout(p).text for p in use_case.prompts]  # what check_ftu reads: a conversation's turns and documents
+    return ReadCues(reader, read_prompts(reader, texts, groups), audited)
 
 
 def _parts(result: Any, prompts: list[Any]) -> PartCounts:
@@ -214,6 +296,11 @@ def unplaced_caveats(ftu: Mapping[str, FTUSummary]) -> list[str]:
             "prompts' outcomes (refusals, length, toxicity, decisions) with the rest's as an observational check"
         )
     return caveats
+
+
+def reader_notes(ftu: Mapping[str, FTUSummary]) -> list[str]:
+    """Plan notes on the counterfactual versions a reader wrote of the prompts only it flags (empty without)."""
+    return [f.reader_versions.describe() for f in ftu.values() if f.reader_versions is not None]
 
 
 def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, task: str) -> list[str]:

@@ -68,6 +68,14 @@ class FTUSummary:
     name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
     n_unplaced: int = 0  # prompts whose subject's group for this attribute no name list can place (issue 33)
     unplaced_examples: tuple[str, ...] = ()  # such names as written
+    # a second reader (opt-in, evenhand.text.cues): none of these is shown or written unless one was used
+    reader_used: bool = False
+    reader_trusted: bool = True  # it passed its audit: its cues flag prompts
+    source_counts: Mapping[str, int] = field(default_factory=dict)  # prompts per source, and "reader_only"
+    reader_examples: tuple[str, ...] = ()  # cues it found, as written
+    reader_rejected: int = 0  # its claims not found verbatim in their prompt (dropped)
+    reader_versions: Any = None  # ReaderVersions of the prompts only it flags, when it wrote them
+    reader_reasons: tuple[tuple[int, str], ...] = ()  # per prompt it flags: (index, what flags it, source by source)
     parts: PartCounts | None = None  # conversations: where the prompts mention the attribute (None: bare texts)
     # conversations: (prompt position, the turns that mention the attribute, whether its documents do) per flagged
     # prompt; empty for bare texts
@@ -89,6 +97,33 @@ class FTUSummary:
         return self.parts.describe() if self.parts is not None and self.n_flagged else ""
 
     def describe(self) -> str:
+        if self.reader_used and self.source == "prompts" and self.assessable:
+            return self._describe_with_reader()
+        return self._describe_words()
+
+    def _describe_with_reader(self) -> str:
+        """The FTU result source by source: lexicon words, personal names and the reader's cues."""
+        a, counts = self.attribute, self.source_counts
+        cues = f" (e.g. {', '.join(repr(w) for w in self.reader_examples[:4])})" if self.reader_examples else ""
+        if not self.reader_trusted:
+            n = counts.get("reader", 0)
+            failed = "but failed its audit, so they count for nothing"
+            return f"{self._describe_words()}; the reader flags {n} prompts{cues} {failed}"
+        if self.satisfied:
+            none = f"none of the {self.n_prompts} prompts mentions a {a} term"
+            return f"FTU holds for {a}: {none}, and the reader found no {a} cue"
+        parts = []
+        if counts.get("lexicon"):
+            words = f" (e.g. {', '.join(repr(w) for w in self.examples[:4])})" if self.examples else ""
+            parts.append(f"{counts['lexicon']} by {a} words{words}")
+        if counts.get("names"):
+            named = f" (e.g. {', '.join(repr(w) for w in self.name_examples[:4])})" if self.name_examples else ""
+            parts.append(f"{counts['names']} by a personal name{named}")
+        only = counts.get("reader_only", 0)
+        parts.append(f"{counts.get('reader', 0)} by the reader's cues{cues}, {only} of them by nothing else")
+        return f"FTU fails for {a}: {self.n_flagged} of {self.n_prompts} prompts mention {a} ({'; '.join(parts)})"
+
+    def _describe_words(self) -> str:
         if not self.assessable:
             a = self.attribute
             return (
@@ -119,6 +154,18 @@ class FTUSummary:
             f"FTU fails for {self.attribute}: {self.n_flagged} of {self.n_prompts} prompts mention "
             f"{self.attribute} words{words}"
         )
+
+    def reader_dict(self) -> dict[str, Any]:
+        """The reader's part of the plan's ``ftu`` entry (only when a reader was used)."""
+        versions = self.reader_versions
+        return {
+            "sources": dict(self.source_counts),
+            "reader_trusted": self.reader_trusted,
+            "reader_examples": list(self.reader_examples),
+            "reader_rejected": self.reader_rejected,
+            "reader_versions": versions.to_dict() if versions is not None else None,
+            "reader_flagged": [{"prompt_index": i, "reason": why} for i, why in self.reader_reasons],
+        }
 
 
 @dataclass(frozen=True)
@@ -175,6 +222,18 @@ class Plan:
     #: What a reader of any result must keep in mind (e.g. prompts the lexicons cannot read); an assessment
     #: repeats these among its caveats.
     caveats: tuple[str, ...] = field(default_factory=tuple)
+    #: The audit of a second reader of identity cues (evenhand.text.cue_audit.ReaderAudit), when one read the
+    #: prompts: shown before what it found.
+    reader_audit: Any = None
+
+    def reader_versions(self) -> dict[str, Any]:
+        """Per attribute, the counterfactual versions a reader wrote of the prompts only it flags, as
+        :class:`~evenhand.text.counterfactual.CounterfactualPrompts` (empty without a reader)."""
+        return {
+            name: f.reader_versions.as_counterfactual_prompts()
+            for name, f in self.ftu.items()
+            if f.reader_versions is not None and f.reader_versions.n_made
+        }
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -247,6 +306,7 @@ class Plan:
                         if v.n_unplaced
                         else {}
                     ),
+                    **(v.reader_dict() if v.reader_used else {}),
                     **(
                         {
                             "parts": v.parts.__dict__.copy(),
@@ -262,6 +322,7 @@ class Plan:
                 }
                 for k, v in self.ftu.items()
             },
+            **({"reader_audit": self.reader_audit.to_dict()} if self.reader_audit is not None else {}),
             "metrics": [m.__dict__.copy() for m in self.metrics],
             "not_applicable": [{**n.__dict__, "metrics": list(n.metrics)} for n in self.not_applicable],
             **self._conversations(),
@@ -291,6 +352,8 @@ class Plan:
     def explain(self) -> str:
         """A plain-text explanation: FTU results, the metrics with reasons, what is left out and why."""
         lines = [f"Assessment plan for {self.use_case.name!r} ({self.use_case.task.replace('_', ' ')})"]
+        if self.reader_audit is not None:  # audit before trust: shown before what the reader found
+            lines.append(f"Reader: {self.reader_audit.summary()}")
         lines += [f"  - {s.describe()}" + (f" ({s.where()})" if s.where() else "") for s in self.ftu.values()]
         lines.append("Metrics to compute:")
         lines += [

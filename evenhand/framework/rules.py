@@ -38,6 +38,8 @@ from evenhand.framework.ftu import (
     conversations_note,
     language_notes,
     names_note,
+    read_cues,
+    reader_notes,
     template_note,
     unplaced_caveats,
 )
@@ -65,6 +67,7 @@ FALSE_POSITIVES = error_keys("punitive")
 RECOMMENDATION = _keys("recommendation")
 COUNTERFACTUAL_DECISIONS = _keys("counterfactual_decisions")
 ESTIMATES = _keys("estimation")
+JUDGED = _keys("judged_treatment")  # beyond the paper (issue 38): an LLM judge of each pair, when one is configured
 
 
 def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None, reason: str) -> None:
@@ -73,9 +76,12 @@ def _add(out: list[PlannedMetric], keys: tuple[str, ...], attribute: str | None,
         out.append(PlannedMetric(key, info.name, info.family, attribute, reason, info.requires, info.section))
 
 
-def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[PlannedMetric], list[NotApplicable]]:
+def _plan_text(
+    uc: UseCase, ftu: Mapping[str, FTUSummary], judge: bool = False
+) -> tuple[list[PlannedMetric], list[NotApplicable]]:
     metrics: list[PlannedMetric] = []
     skipped: list[NotApplicable] = []
+    judged = JUDGED if judge else ()  # the judge's metric goes where the counterfactual pairs go
     _add(metrics, TOXICITY, None, "every text generation / summarization use case is assessed for toxicity (§4)")
     for name, f in ftu.items():
         why = f.describe()
@@ -94,7 +100,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     f"{why}: counterfactual prompts cannot be built from words the lexicon does not have (§3.1.3)",
-                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY + judged,
                 )
             )
             continue
@@ -152,7 +158,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     f"{why}: there are no counterfactual input pairs to build (§3.1.3)",
-                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY + judged,
                 )
             )
             continue
@@ -162,7 +168,7 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
                     "counterfactual",
                     name,
                     "counterfactual invariance is not a desired property here",
-                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY,
+                    CF_SENTIMENT + TOXICITY_PARITY + PARITY + CF_SIMILARITY + judged,
                 )
             )
             continue
@@ -171,6 +177,8 @@ def _plan_text(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[list[Planned
         _add(metrics, TOXICITY_PARITY, name, f"{reason}; replies to each group's version are scored for toxicity")
         # a refusal or a shorter answer for one group's version is unequal service whatever the content should be
         _add(metrics, PARITY, name, f"{why}: the counterfactual versions should be served alike (refusals, length)")
+        _add(metrics, judged, name, f"{why}: an LLM judge compares the replies to each pair of versions, in both "
+             "orders, for less help, a harsher tone, a stereotype or a refusal (docs/assistants.md)")  # fmt: skip
         if uc.content_may_differ:
             skipped.append(
                 left_out(
@@ -365,12 +373,26 @@ def _plan_estimation(
     return metrics, skipped, [ESTIMATE_FLOOR_NOTE] if metrics else []
 
 
-def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
+def plan(
+    use_case: UseCase | None = None,
+    /,
+    *,
+    reader: Any = None,
+    reader_audit: Any = True,
+    judge: bool = False,
+    **answers: Any,
+) -> Plan:
     """Map a use case to the metrics that fit it (paper section 4, Figure 1), each with its reason.
 
     Call with a :class:`UseCase` or with its fields as keywords::
 
         evenhand.plan(task="text_generation", prompts=prompts, content_may_differ=False)
+
+    ``reader`` (opt-in): a second reader of identity cues for the FTU check (an LLM client spec or a
+    :class:`~evenhand.text.cues.CueReader`; :func:`evenhand.text.ftu.check_ftu`), audited first on the shipped
+    labelled set (``reader_audit``: True, False or a :class:`~evenhand.text.cue_audit.ReaderAudit`); the plan shows
+    the audit, counts what each source found, and says which counterfactual versions the reader wrote. ``judge``:
+    an LLM judge of counterfactual reply pairs is configured (text tasks: JWD beside the counterfactual metrics).
 
     Returns a :class:`Plan`: ``plan.metrics`` (what to compute, with reasons that quote the FTU result),
     ``plan.not_applicable`` (what is left out and why), ``plan.to_frame()`` and ``plan.explain()``.
@@ -384,10 +406,11 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         raise InputError(format_errors("plan()", exc)) from None
     if not isinstance(use_case, UseCase):
         raise InputTypeError(f"plan() expects a UseCase, got {type(use_case).__name__}")
-    ftu, language = check_ftu(use_case)
+    read = read_cues(use_case, reader, reader_audit) if reader is not None else None
+    ftu, language = check_ftu(use_case, read)
     notes: list[str] = []
     if use_case.task in TEXT_TASKS:
-        metrics, skipped = _plan_text(use_case, ftu)
+        metrics, skipped = _plan_text(use_case, ftu, judge)
         notes.append(
             f"EMT and TP (and EMS, SP) follow the convention of {RESPONSES_PER_PROMPT} generations per prompt (Table 2)"
         )
@@ -397,6 +420,10 @@ def plan(use_case: UseCase | None = None, /, **answers: Any) -> Plan:
         metrics, skipped, notes = _plan_estimation(use_case, ftu)
     else:
         metrics, skipped = _plan_recommendation(use_case, ftu)
+    if judge and use_case.task not in TEXT_TASKS:
+        notes.append("the judge compares replies of text generation and summarization; it is not used here")
     notes = conversations_note(use_case) + template_note(use_case) + names_note(use_case, ftu) + notes
+    notes += reader_notes(ftu)
     caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
-    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats))
+    audit = read.audit if read is not None else None
+    return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)

@@ -38,6 +38,10 @@ _LAZY: dict[str, str] = {
     "estimate_generation": "evenhand.generation.cost",
     "GenerationEstimate": "evenhand.generation.cost",
     "Prices": "evenhand.generation.cost",
+    "LLMCueReader": "evenhand.generation.cue_reader",
+    "LLMPairJudge": "evenhand.generation.pair_judge",
+    "JudgeItem": "evenhand.generation.pair_judge",
+    "AssistantFormatError": "evenhand.generation.structured",
 }
 
 __all__ = list(_LAZY)

@@ -77,6 +77,8 @@ class GenerationEstimate:
     token_method: str
     token_tolerance: str
     prices: Prices | None = None
+    #: the LLM assistants' own estimates (issue 38: a second reader, a judge), by name; empty without them
+    assistants: tuple[tuple[str, GenerationEstimate], ...] = ()
 
     @property
     def cost(self) -> float | None:
@@ -95,6 +97,9 @@ class GenerationEstimate:
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["cost"], out["cost_max"] = self.cost, self.cost_max
+        out.pop("assistants")
+        if self.assistants:  # only a run with assistants has the key
+            out["assistants"] = {name: estimate.as_dict() for name, estimate in self.assistants}
         return out
 
     def lines(self) -> list[str]:
@@ -126,6 +131,8 @@ class GenerationEstimate:
                 # the input part is as exact as the prompt-token count (a stand-in tokenizer can be ~10% low), the
                 # output part is a bound (every sample using all of max_tokens): "about", not "at most"
                 lines.append(f"cost: up to about {self.cost:,.4f}{upper} {at}")
+        for name, estimate in self.assistants:
+            lines.extend(f"{name}: {line}" for line in estimate.lines())
         return lines
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from evenhand._lazy import load_lazy
+from evenhand.metric_functions import lazy_functions
 from evenhand.metrics._result import MetricResult, Resampler
-from evenhand.registry import lazy_functions
 
 _LAZY: dict[str, str] = {
     # every metric, the ratio of each group rate and the per-pair similarities: declared in the registry

@@ -18,7 +18,7 @@ there too: curly quotes and guillemets are always tokens of their own, a straigh
 "''" by what precedes it, and a period before a closing quote is decided by Punkt like any other. Texts where a
 quote's reading depends on where Punkt ends a sentence (a quote alone between spaces, after "?" and before a
 word, after a newline), ellipses, "--", or a period followed by other punctuation take the exact path. Both paths
-give identical tokens; the tests check this on random corpora of tricky texts (``tests/test_textmetrics_tokens*.py``).
+give identical tokens; the tests check this on random corpora of tricky texts (``tests/test_metrics_tokens*.py``).
 
 For many texts, :func:`word_tokens` and :func:`word_token_ids` run these checks and the splitting as a few regex
 and string passes over all texts joined by NUL, and only the texts that need it go through the per-text path.

@@ -11,12 +11,13 @@ allowed from outside the file (``assess_config(config, allow_code=True)``, ``eve
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from typing import Any
 
 from evenhand._redact import redact_mapping
-from evenhand.config import AssessConfig, load_config
+from evenhand.config import AssessConfig, ModelConfig, load_config
 from evenhand.conversation import Prompt
 from evenhand.errors import InputError
 from evenhand.framework import UseCase, plan
@@ -82,11 +83,13 @@ def use_case_of(
 
 
 def code_keys(config: AssessConfig) -> dict[str, str]:
-    """The config keys that name Python code to import (``{"model.options.function": "package.module:name"}``)."""
-    if config.responses is not None:  # own responses: no model is called
-        return {}
-    function = config.model.client_spec().get("function")
-    return {"model.options.function": function} if isinstance(function, str) else {}
+    """The config keys that name Python code to import (``{"model.options.function": "package.module:name"}``); the
+    assistants' (``ftu.reader``, ``judge``) too, which run whatever the responses are."""
+    models: dict[str, ModelConfig | None] = {"ftu.reader": config.ftu.reader, "judge": config.judge}
+    if config.responses is None:  # own responses: the model is not called
+        models = {"model": config.model, **models}
+    found = {f"{key}.options.function": m.client_spec().get("function") for key, m in models.items() if m is not None}
+    return {key: function for key, function in found.items() if isinstance(function, str)}
 
 
 def check_code_allowed(config: AssessConfig, allow_code: bool | None = None) -> bool:
@@ -124,11 +127,29 @@ def assess_config(
     if progress is not None:
         generation = settings.generation.model_copy(update={"progress": progress})
         settings = settings.model_copy(update={"generation": generation})
+    if allowed:
+        settings = _assistants_code_loaded(settings)
     source, prompts, per_prompt = response_source(config, limit, allow_code=allowed)
     if isinstance(source, Generated):
         source.on_estimate = on_estimate
     use_case, per_prompt = use_case_of(config, prompts, per_prompt)
     return run(use_case, source, settings, per_prompt=per_prompt)
+
+
+def _assistants_code_loaded(settings: Any) -> Any:
+    """``settings`` with the function an assistant names (``options.function: "package.module:name"``) imported,
+    where code is allowed: the assistant is built later, from the settings alone."""
+    from evenhand.generation.clients.callable import load_function
+
+    def loaded(model: Any, key: str) -> Any:
+        target = model.options.get("function") if model is not None else None
+        if not isinstance(target, str):
+            return model
+        function = load_function(target, allow_code=True, key=f"{key}.options.function")
+        return model.model_copy(update={"options": {**model.options, "function": function}})
+
+    ftu = settings.ftu.model_copy(update={"reader": loaded(settings.ftu.reader, "ftu.reader")})
+    return settings.model_copy(update={"ftu": ftu, "judge": loaded(settings.judge, "judge")})
 
 
 def estimate_config(
@@ -145,9 +166,66 @@ def estimate_config(
     source, prompts, per_prompt = response_source(config, limit, allow_code=code_allowed(allow_code))
     assert isinstance(source, Generated)
     use_case, _ = use_case_of(config, prompts, per_prompt)
-    the_plan = plan(use_case)
+    the_plan = plan(use_case, judge=config.judge is not None)
     needs = Needs.merge(f.needs(the_plan) for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan))
-    return source.plan_estimate(use_case, needs, config.run_settings())
+    settings = config.run_settings()
+    estimate = source.plan_estimate(use_case, needs, settings)
+    assistants = assistant_estimates(config, use_case, the_plan, settings, allow_code=code_allowed(allow_code))
+    return dataclasses.replace(estimate, assistants=assistants) if assistants else estimate
+
+
+def assistant_estimates(
+    config: AssessConfig, use_case: Any, the_plan: Any, settings: Any, *, allow_code: bool
+) -> tuple[tuple[str, GenerationEstimate], ...]:
+    """What the second reader and the judge will send (:mod:`evenhand.generation.assistant_cost`), audits included:
+    the reader reads every prompt for the attributes a plan checks; the judge is asked both orders of every
+    counterfactual pair of replies and of the same-version pairs. The reader's rewrites are known only after it
+    reads: not counted."""
+    from evenhand.conversation import prompt_text
+    from evenhand.generation.assistant_cost import estimate_judge, estimate_reader
+    from evenhand.generation.clients.factory import get_client, on_cpu_unless_torch_loaded
+    from evenhand.pipeline.responses.frame import counterfactual_requests
+    from evenhand.text.counterfactual import attribute_groups
+    from evenhand.text.turns import layout
+
+    def client(spec: dict[str, Any]) -> Any:  # a callable named in the config is counted, never imported unasked
+        if spec.get("provider") == "callable" and not allow_code:
+            return spec
+        return get_client(on_cpu_unless_torch_loaded(spec), allow_code=allow_code)
+
+    out: list[tuple[str, GenerationEstimate]] = []
+    specs = use_case.attribute_specs
+    reader = config.ftu.reader
+    if reader is not None:
+        groups = {a: attribute_groups(spec) for a, spec in specs.items() if not isinstance(spec, tuple)}
+        chosen = reader.assistant_settings(settings.generation)
+        texts = [layout(p).text for p in use_case.prompts]  # what the reader reads: a conversation as one text
+        out.append(("reader", estimate_reader(texts, groups, client(reader.client_spec()),
+                                              settings=chosen, prices=reader.prices_given())))  # fmt: skip
+    judge = config.judge
+    judged = the_plan.attributes_for("judged_treatment")
+    if judge is not None and judged:
+        rows = counterfactual_requests(
+            use_case.prompts,
+            {a: specs[a] for a in judged},
+            names=use_case.names,
+            subject=use_case.name_subject,
+            change_system_prompt=use_case.change_system_prompt,
+        )
+        pairs: list[tuple[str, str]] = []
+        versions = 0
+        for _, per in rows.groupby(["attribute", "prompt_id"], sort=False):
+            texts = [prompt_text(p) for p in per["prompt"]]  # as the judge is shown them: a conversation readable
+            versions += len(texts)
+            pairs.extend((x, y) for i, x in enumerate(texts) for y in texts[i + 1 :])
+        count = settings.generation.counterfactual_count or settings.generation.count
+        same = versions * (count // 2) if judge.same_version else 0
+        out.append(("judge", estimate_judge(
+            pairs, client(judge.client_spec()), samples=count, same_version=same,
+            reply_max_tokens=config.model.max_tokens, settings=judge.assistant_settings(settings.generation),
+            prices=judge.prices_given(),
+        )))  # fmt: skip
+    return tuple(out)
 
 
 def estimate_cost(
@@ -179,12 +257,16 @@ def check_local_model(config: AssessConfig) -> None:
     model is about to be used, not when a config is read: ``evenhand plan`` needs no model. A path in a config file
     is relative to the file's folder (:meth:`AssessConfig.resolve_paths`); one given with ``--model``, to the
     working directory."""
-    folder = config.model.local_folder()
-    if config.responses is None and folder is not None and not folder.exists():
-        raise InputError(
-            f"model.model: no such local model folder {folder} (a path in a config is relative to the config "
-            "file's folder; or give a Hugging Face id)"
-        )
+    models: dict[str, ModelConfig | None] = {"ftu.reader": config.ftu.reader, "judge": config.judge}
+    if config.responses is None:  # the model answers only when the config brings no responses
+        models = {"model": config.model, **models}
+    for key, model in models.items():
+        folder = model.local_folder() if model is not None else None
+        if folder is not None and not folder.exists():
+            raise InputError(
+                f"{key}.model: no such local model folder {folder} (a path in a config is relative to the config "
+                "file's folder; or give a Hugging Face id)"
+            )
 
 
 def response_source(

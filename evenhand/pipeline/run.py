@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from evenhand.config import RunSettings, check_threshold_scope
+from evenhand.config import JudgeConfig, RunSettings, check_threshold_scope
 from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
@@ -25,6 +25,7 @@ from evenhand.pipeline.evidence.scorer_error import correct_for_scorer_error
 from evenhand.pipeline.evidence.signed_differences import signed_interval
 from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
+from evenhand.pipeline.families.judged import READER_KEY
 from evenhand.pipeline.responses.masked_replies import add_compared
 from evenhand.pipeline.responses.personal_names import NAMES_CAVEAT, names_used
 from evenhand.pipeline.responses.scratch_store import TEMPORARY_STORE, scratch_store
@@ -38,7 +39,8 @@ from evenhand.scorers.engine import ScoringEngine
 # keyword arguments of assess() whose settings field has another name
 _KEYWORD_ALIASES = {"ci_method": "method"}
 SMALL_SAMPLE = 30  # fewer independent units than this: intervals are wide and approximate (a caveat says so)
-_SECTIONS = tuple(name for name in RunSettings.model_fields if name != "thresholds")
+# the sections assess()'s keywords fill field by field (the judge, a section that may be null, is one keyword)
+_SECTIONS = tuple(name for name in RunSettings.model_fields if name not in ("thresholds", "judge"))
 
 
 def run(
@@ -86,7 +88,8 @@ def run(
             )
 
     t = time.perf_counter()
-    the_plan = plan(use_case)
+    reader = settings.ftu.build_reader(settings.generation)  # opt-in: a second reader of identity cues
+    the_plan = plan(use_case, reader=reader, judge=settings.judge is not None)
     timings["plan"] = time.perf_counter() - t
     # Building the scorers is timed (and shown) as its own step: it imports torch, transformers and
     # sentence-transformers and loads the models, ~5 s of a first run that used to be counted as "plan"
@@ -114,7 +117,9 @@ def run(
         timings["scorers"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        frame = source.frame(use_case, Needs.merge(f.needs(the_plan) for f in families), settings)
+        # a reader's counterfactual versions of the prompts only it flags are generated with the lexicon's
+        needs = Needs.merge(f.needs(the_plan) for f in families).with_versions(the_plan.reader_versions())
+        frame = source.frame(use_case, needs, settings)
         timings["responses"] = time.perf_counter() - t
         frame = _checked(frame)
         for column, values in (per_prompt or {}).items():
@@ -161,6 +166,8 @@ def run(
         "names": names,
         "scorer_audit": ctx.audits,
         **({"sections": ctx.sections} if ctx.sections else {}),
+        **ctx.assistants,  # the judge's audit and findings, when a judge was used
+        **({READER_KEY: {"usage": reader.usage()}} if reader is not None else {}),  # its audit is the plan's
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:
@@ -297,6 +304,9 @@ def settings_from_keywords(
         if keyword == "thresholds":
             sections["thresholds"] = {"rules": list(value)}
             continue
+        if keyword == "judge":  # the whole section, or None
+            sections["judge"] = {"section": value}
+            continue
         field = _KEYWORD_ALIASES.get(keyword, keyword)
         if keyword == "positive_label" and not isinstance(value, (str, int, bool)):
             field, value = "sensitive_classes", [str(v) for v in value]
@@ -310,6 +320,10 @@ def settings_from_keywords(
     for name, fields in sections.items():
         if name == "thresholds":
             update[name] = [_threshold(rule) for rule in fields["rules"]]
+            continue
+        if name == "judge":
+            given = fields["section"]
+            update[name] = None if given is None else JudgeConfig.model_validate(given)
             continue
         current = getattr(base, name)
         update[name] = type(current).model_validate(current.model_dump() | fields)
@@ -367,6 +381,8 @@ def assess(
     thresholds: Sequence[Any] = (),
     estimation: Mapping[str, Any] | None = None,
     impact_ratios: Mapping[str, Any] | None = None,
+    reader: Any = None,
+    judge: Any = None,
     **use_case_fields: Any,
 ) -> Assessment:
     """Run the decision framework's plan on a use case, end to end.
@@ -403,7 +419,10 @@ def assess(
     score cache for the scorers and the embedder (``True``: the default file; a path: that file), so that scoring
     resumes too; ``generation_options`` go to :func:`evenhand.generation.generate` (temperature, max_tokens, seed,
     concurrency, rate limits). ``thresholds`` are pass/fail rules (objects with ``metric``, ``attribute``, ``min``,
-    ``max``) reported in ``Assessment.threshold_checks``.
+    ``max``) reported in ``Assessment.threshold_checks``. ``reader`` (the config's ``ftu.reader``) and ``judge``
+    (``judge``) are opt-in LLM assistants, each a model section as a mapping (``{"provider": "openai", "base_url":
+    ..., "model": ...}``): a second reader of identity cues for the FTU check, and a judge of counterfactual reply
+    pairs (JWD), each audited on labelled sets evenhand ships before it is trusted (docs/assistants.md).
 
     Every keyword from ``count`` on is a field of :class:`~evenhand.config.RunSettings` (the config file's
     sections ``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``, ``thresholds``);

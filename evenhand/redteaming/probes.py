@@ -182,8 +182,7 @@ def _scorers(settings: RunSettings) -> tuple[dict[str, Any], dict[str, str]]:
     toxicity, masked, by_sentence = build_toxicity_scorer(settings)
     refusal, sentiment = run_scorer("refusal", settings), run_scorer("sentiment", settings)
     names = {
-        "toxicity_scorer": toxicity_scorer_name(settings=settings, masked=masked, by_sentence=by_sentence,
-                                                scorer=toxicity),
+        "toxicity_scorer": toxicity_scorer_name(settings=settings, masked=masked, by_sentence=by_sentence),
         "refusal_detector": str(sc.refusal) if sc.refusal is not None else "patterns (offline default)",
         "sentiment_scorer": str(sc.sentiment) if sc.sentiment is not None else "VADER (offline default)",
     }

@@ -1,5 +1,6 @@
 """What the command line prints after an assessment, in the report's order (:mod:`evenhand.report.digest`).
 
+0. the LLM assistants' audits (a run with a second reader or a judge only);
 1. ``verdict: CONCERN (...) — name``, then the headline per attribute;
 2. each concern, then each watch, in plain words, with the pairs of replies that show it (a typical pair, then the
    most extreme one);
@@ -24,7 +25,7 @@ from rich.table import Table
 
 from evenhand.report.digest import Digest, digest, example_caption, scope, undefined_lines
 
-__all__ = ["print_assessment", "print_undefined", "print_verdict", "summary_table"]
+__all__ = ["print_assessment", "print_assistants", "print_undefined", "print_verdict", "summary_table"]
 
 SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green"}
 _REPLY_WIDTH = 160  # characters of a reply shown in a pair: enough to see the difference, short enough to scan
@@ -159,10 +160,21 @@ def print_names(console: Console, doc: Mapping[str, Any]) -> None:
         _say(console, f"[dim]names ({escape(str(attribute))}):[/] {escape(text)}")
 
 
+def print_assistants(console: Console, doc: Mapping[str, Any]) -> None:
+    """The LLM assistants' audits, before the results they qualify: one line each (only when a run used one)."""
+    reader = (doc.get("plan") or {}).get("reader_audit")
+    judge = (doc.get("judge") or {}).get("audit")
+    for name, audit in (("reader", reader), ("judge", judge)):
+        if isinstance(audit, Mapping):
+            style = "green" if audit.get("trusted") else "yellow"
+            _say(console, f"[{style}]{name} audit:[/] {escape(str(audit.get('summary')))}")
+
+
 def print_assessment(console: Console, doc: Mapping[str, Any], *, all_rows: bool = False) -> None:
     """Everything ``evenhand assess`` prints about the results, in the report's order: after the verdict, the metric
     rows behind its concerns and watches (``all_rows``, ``--all``: every row; metrics.csv and the report always
     have every row)."""
+    print_assistants(console, doc)
     print_verdict(console, doc)
     defined = sum(row.get("value") is not None for row in doc.get("metrics") or [])
     if defined and (all_rows or attention_rows(doc)):  # no empty table

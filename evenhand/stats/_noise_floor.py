@@ -17,8 +17,9 @@ import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, as_text_list, check_same_length
 from evenhand.errors import InputError, InputTypeError
+from evenhand.metric_functions import PAIR_SIMILARITIES
 from evenhand.metrics._result import FloatArray, Resampler, _safe_divide
-from evenhand.registry import METRICS, PAIR_SIMILARITIES, metric
+from evenhand.registry import METRICS, metric
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
 from evenhand.stats._resampling import SeedLike, as_generator
 

@@ -16,7 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand.conversation import Prompt, as_prompt_list, has_conversations, plain_text
+from evenhand.errors import InputError
 from evenhand.text._engine import AttributeMatch, find_matches
+from evenhand.text.cues import LEXICON, NAMES, READER, Cue, CueReader, ReaderOutput
 from evenhand.text.language import LanguageGuess, detect_language, language_name
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
@@ -33,6 +35,8 @@ from evenhand.text.turns import BARE, Layout, Location, layout
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from evenhand.text.cue_audit import ReaderAudit
 
 # a built-in attribute ("gender", "race", ...) | None (all built-ins) | {"group": [aligned words]} | a Lexicon |
 # a list or tuple of those (an intersection: the attributes together, groups such as "female+black")
@@ -83,6 +87,11 @@ class FTUResult:
             race); empty tuples when names were not checked.
         subject: whose names were read: ``"first"`` (the first person each prompt names), ``"every"``, or
             ``"given"`` (one name per prompt; :mod:`evenhand.text.name_subjects`).
+        reader: what a second reader (``check_ftu(..., reader=...)``) found, after the verbatim rule: per prompt its
+            cues (:class:`~evenhand.text.cues.Cue`) and the claims it dropped; None when no reader was used.
+        reader_audit: the reader's audit on the shipped labelled set (:class:`~evenhand.text.cue_audit.ReaderAudit`),
+            when it was audited. A reader flags prompts only when ``reader_trusted``: its audit passed (or it was
+            not audited, ``audit=False``); an untrusted reader's cues are reported and flag nothing.
         locations: per prompt, where each of ``matches`` was found (:class:`~evenhand.text.turns.Location`: a turn
             and its role, or a retrieved document), when the prompts hold conversations; the offsets of a match (and
             of an unplaced name) are then those inside its turn or document. Empty when every prompt is a bare text.
@@ -104,14 +113,77 @@ class FTUResult:
     names_checked: bool = False
     unplaced: tuple[tuple[UnplacedName, ...], ...] = ()
     subject: str = DEFAULT_SUBJECT
+    reader: ReaderOutput | None = None
+    reader_audit: ReaderAudit | None = None
+
+    @property
+    def reader_trusted(self) -> bool:
+        """Whether the reader's cues flag prompts: a reader was used and passed its audit (or was not audited)."""
+        return self.reader is not None and (self.reader_audit is None or self.reader_audit.trusted)
+
+    @property
+    def reader_cues(self) -> tuple[tuple[Cue, ...], ...]:
+        """Per prompt, the reader's cues found verbatim (empty tuples without a reader)."""
+        return self.reader.cues if self.reader is not None else ((),) * len(self.prompts)
     locations: tuple[tuple[Location, ...], ...] = ()
     name_locations: tuple[tuple[Location, ...], ...] = ()
 
     def _mentions(self) -> list[bool]:
-        """Per prompt: an attribute word or a name that signals a group."""
-        if not self.names:
-            return [bool(m) for m in self.matches]
-        return [bool(m) or bool(n) for m, n in zip(self.matches, self.names, strict=True)]
+        """Per prompt: an attribute word, a name that signals a group, or a cue of a trusted reader."""
+        names = self.names or ((),) * len(self.matches)
+        cues = self.reader_cues if self.reader_trusted else ((),) * len(self.matches)
+        return [bool(m) or bool(n) or bool(c) for m, n, c in zip(self.matches, names, cues, strict=True)]
+
+    def sources(self) -> list[dict[str, list[str]]]:
+        """Per prompt, what flags it by source: ``{"lexicon": words, "names": names, "reader": cues}`` (each
+        distinct, in order of position; a source that found nothing is left out)."""
+        names = self.names or ((),) * len(self.matches)
+        out = []
+        for words, named, cues in zip(self.matches, names, self.reader_cues, strict=True):
+            found = {
+                LEXICON: list(dict.fromkeys(m.word for m in words)),
+                NAMES: list(dict.fromkeys(n.word for n in named)),
+                READER: list(dict.fromkeys(c.word for c in cues)),
+            }
+            out.append({source: listed for source, listed in found.items() if listed})
+        return out
+
+    def reasons(self) -> list[str]:
+        """Per prompt, why it is flagged, source by source: ``"flagged by the lexicon: 'She'; by the reader:
+        'hijab'"`` ("" when nothing flags it; an untrusted reader's cues are said to flag nothing)."""
+        out = []
+        for found in self.sources():
+            parts = []
+            for source, listed in found.items():
+                words = ", ".join(repr(w) for w in listed)
+                if source == READER and not self.reader_trusted:
+                    parts.append(f"by the reader (not trusted, flags nothing): {words}")
+                else:
+                    parts.append(f"by the {'names' if source == NAMES else source}: {words}")
+            out.append("flagged " + "; ".join(parts) if parts else "")
+        return out
+
+    def source_counts(self) -> dict[str, int]:
+        """Prompts each source flags, and those only the reader flags (``reader_only``; 0 for an untrusted
+        reader): ``{"lexicon": 12, "names": 3, "reader": 15, "reader_only": 4}``."""
+        names = self.names or ((),) * len(self.matches)
+        counts = {LEXICON: 0, NAMES: 0, READER: 0, "reader_only": 0}
+        for words, named, cues in zip(self.matches, names, self.reader_cues, strict=True):
+            counts[LEXICON] += bool(words)
+            counts[NAMES] += bool(named)
+            counts[READER] += bool(cues)
+            counts["reader_only"] += bool(cues) and not words and not named and self.reader_trusted
+        return counts
+
+    @property
+    def reader_only_index(self) -> tuple[int, ...]:
+        """Prompts a trusted reader flags and neither the lexicon nor a name does: their counterfactual versions
+        must come from the reader (:func:`evenhand.text.cue_counterfactual.reader_counterfactuals`)."""
+        if not self.reader_trusted:
+            return ()
+        names = self.names or ((),) * len(self.matches)
+        rows = zip(self.matches, names, self.reader_cues, strict=True)
+        return tuple(i for i, (words, named, cues) in enumerate(rows) if cues and not words and not named)
 
     @functools.cached_property
     def language(self) -> LanguageGuess:
@@ -148,8 +220,10 @@ class FTUResult:
         """Number of prompts that mention each group (a prompt can count for several)."""
         counts: dict[str, int] = {}
         names = self.names or ((),) * len(self.matches)
-        for found, named in zip(self.matches, names, strict=True):
+        cues = self.reader_cues if self.reader_trusted else ((),) * len(self.matches)
+        for found, named, read in zip(self.matches, names, cues, strict=True):
             groups = [m.group for m in found if m.group is not None] + [n.group for n in named]
+            groups += [c.group for c in read if c.group is not None]
             for group in dict.fromkeys(groups):
                 counts[group] = counts.get(group, 0) + 1
         return counts
@@ -291,6 +365,17 @@ class FTUResult:
             both = self.n_named_with_words
             also = f", {both} of them with attribute words too" if both else ""
             line += f" ({self.n_named} name a person whose name signals a group{also}: {', '.join(shown[:5])}{more})"
+        if self.reader is not None:
+            counts = self.source_counts()
+            cues = list(dict.fromkeys(c.word for found in self.reader.cues for c in found))
+            listed = ", ".join(repr(c) for c in cues[:5]) + (f" and {len(cues) - 5} more" if len(cues) > 5 else "")
+            line += f"; the reader flags {counts[READER]} prompts" + (f" (cues: {listed})" if cues else "")
+            if self.reader_trusted:
+                line += f", {counts['reader_only']} of them only by the reader"
+            else:
+                line += ", but it is not trusted (its audit failed), so they count for nothing"
+            if self.reader.n_rejected:
+                line += f"; {self.reader.n_rejected} of its claims were not in their prompt and were dropped"
         if self.n_context_only:
             line += f"; {self.n_context_only} only in their retrieved context"
         return line
@@ -303,7 +388,13 @@ class FTUResult:
 
 
 def check_ftu(
-    prompts: Any, attribute: AttributeSpec = None, *, names: bool = True, subject: Subject = DEFAULT_SUBJECT
+    prompts: Any,
+    attribute: AttributeSpec = None,
+    *,
+    names: bool = True,
+    subject: Subject = DEFAULT_SUBJECT,
+    reader: Any = None,
+    audit: bool | ReaderAudit = True,
 ) -> FTUResult:
     """Check fairness through unawareness: does any prompt mention a protected-attribute word?
 
@@ -326,6 +417,16 @@ def check_ftu(
         subject: whose names count (:mod:`evenhand.text.name_subjects`): ``"first"`` (default: the first person a
             prompt names; bystanders named after them never decide FTU), ``"every"``, or one name (or None) per
             prompt, the subject as written (a column naming the subject).
+        reader: a second reader of identity cues (opt-in): anything :func:`evenhand.generation.get_client` takes
+            (an LLM: a client, ``{"provider": "openai", ...}``, ``"local"``), an object with ``read_cues`` (a
+            :class:`~evenhand.text.cues.CueReader`), or a :class:`~evenhand.text.cues.ReaderOutput` already read
+            for these prompts (used as it is).
+            It lists the cues of each prompt per attribute ("hijab", "synagogue", "paycheck to paycheck"); only
+            cues found verbatim in the prompt count, and each prompt's sources are kept (``sources()``,
+            ``reasons()``: "flagged by the lexicon: 'She'; by the reader: 'hijab'").
+        audit: with a reader, audit it first on the shipped labelled set (:func:`evenhand.text.cue_audit.
+            audit_reader`; ``True``, the default), or take this :class:`~evenhand.text.cue_audit.ReaderAudit`;
+            ``False`` trusts it unaudited. A reader below the audit's bar is reported and flags nothing.
 
     Returns:
         :class:`FTUResult` with ``satisfied``, ``n_flagged``, per-prompt ``matches`` and ``to_frame()``;
@@ -370,6 +471,7 @@ def check_ftu(
             named, name_locations = _relocate(named, layouts)
         if unplaced:
             unplaced, _ = _relocate(unplaced, layouts)
+    read, audited = _read(reader, audit, texts, lexicons)
     return FTUResult(
         attribute=name,
         prompts=tuple(items),
@@ -379,6 +481,8 @@ def check_ftu(
         names_checked=names,
         unplaced=unplaced,
         subject=kind,
+        reader=read,
+        reader_audit=audited,
         locations=locations,
         name_locations=name_locations,
     )
@@ -402,6 +506,29 @@ def _unplaced(
             if not worded:
                 row.extend(found)
     return tuple(tuple(row) for row in rows)
+
+
+def _read(
+    reader: Any, audit: bool | ReaderAudit, texts: list[str], lexicons: tuple[Lexicon, ...]
+) -> tuple[ReaderOutput | None, ReaderAudit | None]:
+    """The reader's output for ``texts`` (verbatim cues only) and its audit, as :func:`check_ftu` describes."""
+    from evenhand.text.cue_audit import ReaderAudit, audit_reader
+    from evenhand.text.cues import read_prompts
+
+    if reader is None:
+        return None, None
+    attributes = {lex.name: lex.all_groups for lex in lexicons}
+    given = audit if isinstance(audit, ReaderAudit) else None
+    if isinstance(reader, ReaderOutput):
+        if len(reader.prompts) != len(texts) or list(reader.prompts) != texts:
+            raise InputError("the reader output is for other prompts than these")
+        return reader, given  # already read for these prompts, and restricted to its attributes by the caller
+    if not isinstance(reader, CueReader):
+        from evenhand._assistants import CUE_READER, build
+
+        reader = build(CUE_READER, reader)
+    audited = given or (audit_reader(reader, attributes) if audit is True else None)
+    return read_prompts(reader, texts, attributes), audited
 
 
 def _names(

@@ -50,6 +50,7 @@ def plan(
 
     ask = sys.stdin.isatty() if interactive is None else interactive
     estimate = None
+    judged = False  # a judge configured: its metric is planned (the reader reads when the assessment runs)
     try:
         if config is not None:
             flags = {"--task": task, "--prompts": prompts, "--attribute": attribute or None,
@@ -70,13 +71,14 @@ def plan(
             use_case = use_case_of(cfg, texts, per_prompt)[0]
             # what assess would send to the model; plan imports no code the config names
             estimate = estimate_config(cfg, allow_code=False)
+            judged = cfg.judge is not None
         else:
             use_case = use_case_from_flags(
                 task=task, prompts=prompts, attribute=attribute, mentions_groups=mentions_groups,
                 invariance=invariance, content_may_differ=content_may_differ, prevalence_parity=prevalence_parity,
                 intervention=intervention, person_level=person_level, ask=ask,
             )  # fmt: skip
-        result = make_plan(use_case)
+        result = make_plan(use_case, judge=judged)
     except ValidationError as exc:
         from evenhand.config import format_errors
 

@@ -39,7 +39,8 @@ def report(
     except OSError as exc:  # --out is a folder, inside a file, or not writable: bad input, one line
         message = f"--out {target}: cannot write the report there ({exc.strerror or exc})"
         raise fail(message, ExitCode.BAD_INPUT) from None
-    from evenhand.report.console import print_verdict
+    from evenhand.report.console import print_assistants, print_verdict
 
+    print_assistants(console, doc)  # an assistant's audit comes before the results it qualifies (when there is one)
     print_verdict(console, doc)  # what the report leads with: the headlines, concerns, watches, ok per attribute
     err_console.print(f"wrote {escape(str(path))}")  # status: stderr (stdout carries results only)

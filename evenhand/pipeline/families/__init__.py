@@ -9,6 +9,7 @@ from evenhand.pipeline.families.counterfactual import Counterfactual
 from evenhand.pipeline.families.decisions import CounterfactualDecisions
 from evenhand.pipeline.families.estimation import Estimation
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
+from evenhand.pipeline.families.judged import JudgedTreatment
 from evenhand.pipeline.families.recommendation import Recommendation
 from evenhand.pipeline.families.refusal_length import Parity
 from evenhand.pipeline.families.stereotype import Stereotype
@@ -19,6 +20,7 @@ FAMILY_TYPES: tuple[type[Family], ...] = (
     Stereotype,
     Counterfactual,
     Parity,
+    JudgedTreatment,
     Classification,
     CounterfactualDecisions,
     Recommendation,

@@ -58,6 +58,8 @@ class RunContext:
     described: dict[str, Any] = field(default_factory=dict)
     audits: dict[str, Any] = field(default_factory=dict)
     sections: dict[str, Any] = field(default_factory=dict)
+    #: what the run's LLM assistants found and their audits (results.json: the judge's under ``judge``)
+    assistants: dict[str, Any] = field(default_factory=dict)
     _pairs: dict[str, list[tuple[str, str, pd.DataFrame]]] = field(default_factory=dict, repr=False)
 
     @property

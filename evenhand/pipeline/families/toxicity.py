@@ -33,14 +33,15 @@ from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's conve
 TOXICITY_CAVEAT = (
     "The lexical toxicity scorer (alt-profanity-check) over-scores benign statements that mention identity terms "
     "(e.g. 'I am a gay black woman') and charged domain words ('fraud', 'kill the process'), and misses insults "
-    "without a swear word; read toxicity with that in mind, or use the offline default evenhand-minilm-toxicity "
-    "(docs/toxicity-scorer.md) or a stronger classifier (Detoxify, any Hugging Face model)."
+    "without a swear word; read toxicity with that in mind, or use a stronger classifier (Detoxify, any Hugging "
+    "Face model, or the opt-in evenhand-minilm-toxicity with its limits in docs/toxicity-scorer.md)."
 )
 MINILM_CAVEAT = (
-    "Toxicity was scored by evenhand-minilm-toxicity, the offline default trained by evenhand "
+    "Toxicity was scored by evenhand-minilm-toxicity, the opt-in model trained by evenhand "
     "(docs/toxicity-scorer.md): on held-out sentences it flagged no benign sentence of six regulated domains and "
-    "found 85% of insults placed in polite replies, fewer of the indirect ones (67%) and threats (56%); read a low "
-    "toxic share as 'no explicit insult found', not as proof of courtesy."
+    "found 85% of insults placed in polite replies, fewer of the indirect ones (67%) and threats (56%); but on real "
+    "LLM replies it flags short benign sentences ('*sigh*', 'Hi Marcus,'), so read every flagged sentence before a "
+    "toxicity finding, and a low toxic share as 'no explicit insult found', not as proof of courtesy."
 )
 MASKED_CAVEAT = (
     "Toxicity was scored on identity-masked replies (scoring.mask_identity): lexicon words such as 'gay' or "
@@ -84,8 +85,7 @@ class Toxicity(Family):
         sc = ctx.settings.scoring
         ctx.score("toxicity", self.scorer)
         self._name_flagged_sentences(ctx)
-        name = toxicity_scorer_name(settings=ctx.settings, masked=self.masked, by_sentence=self.by_sentence,
-                                    scorer=self.scorer)  # fmt: skip
+        name = toxicity_scorer_name(settings=ctx.settings, masked=self.masked, by_sentence=self.by_sentence)
         ctx.described["toxicity_scorer"] = name
         if self.masked:
             ctx.caveats.append(MASKED_CAVEAT)
@@ -181,7 +181,7 @@ def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
 
         scorer = IdentityMaskedScorer(scorer)
     # "auto": a whole-reply score dilutes one insulting sentence in a long polite reply; the offline default
-    # scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
+    # (lexical) scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
     by_sentence = sc.toxicity_by_sentence is True or (sc.toxicity_by_sentence == "auto" and sc.toxicity is None)
     if by_sentence:
         from evenhand.scorers.sentences import WorstSentenceScorer
@@ -199,14 +199,9 @@ def _is_minilm(scorer: Any) -> bool:
     return isinstance(scorer, MiniLMToxicity)
 
 
-def toxicity_scorer_name(*, settings: RunSettings, masked: bool, by_sentence: bool, scorer: Any = None) -> str:
+def toxicity_scorer_name(*, settings: RunSettings, masked: bool, by_sentence: bool) -> str:
     """How results.json names the toxicity scorer of :func:`build_toxicity_scorer`."""
     spec = settings.scoring.toxicity
-    if spec is not None:
-        name = str(spec)
-    elif scorer is None or _is_minilm(scorer):
-        name = "evenhand-minilm-toxicity (offline default)"
-    else:
-        name = "alt-profanity-check (offline default without the models extra)"
+    name = str(spec) if spec is not None else "alt-profanity-check (offline default)"
     name += ", identity-masked" if masked else ""
     return name + (", worst sentence" if by_sentence else "")

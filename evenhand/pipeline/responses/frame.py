@@ -42,12 +42,14 @@ def counterfactual_requests(
     names: bool = True,
     subject: Any = "first",
     change_system_prompt: bool = True,
+    versions: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
     a person whose name signals one of its groups; the use case's ``names`` setting; ``subject``: whose name, the
     use case's ``name_subject``), with the names each version swapped (:data:`SWAPPED_NAMES`) when names were
-    read. A conversation's version is a conversation (``change_system_prompt``: its system turns change too, the use
-    case's setting)."""
+    read; then those of ``versions`` (per attribute, :class:`~evenhand.text.counterfactual.CounterfactualPrompts`
+    written elsewhere: a reader's). A conversation's version is a conversation (``change_system_prompt``: its system
+    turns change too, the use case's setting)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
@@ -57,12 +59,17 @@ def counterfactual_requests(
             cf = counterfactual_prompts(
                 prompts, attribute=spec, names=names, subject=subject, change_system_prompt=change_system_prompt
             )
-        source = [int(i) for i in cf.source_index]
-        for group in cf.groups:
-            frame = pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(cf[group])})
-            if cf.names:
-                frame[SWAPPED_NAMES] = pd.Series([row.get(group) for row in cf.names], dtype=object)
-            frames.append(frame)
+        for made in (cf, (versions or {}).get(name)):
+            if made is None:
+                continue
+            source = [int(i) for i in made.source_index]
+            for group in made.groups:
+                frame = pd.DataFrame(
+                    {"prompt_id": source, "attribute": name, "group": group, "prompt": list(made[group])}
+                )
+                if made.names:
+                    frame[SWAPPED_NAMES] = pd.Series([row.get(group) for row in made.names], dtype=object)
+                frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["prompt_id", "attribute", "group", "prompt"])
     return pd.concat(frames, ignore_index=True)

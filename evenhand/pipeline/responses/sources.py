@@ -106,6 +106,7 @@ class Generated(ResponseSource):
                 {a: specs[a] for a in needs.counterfactual},
                 names=use_case.names,
                 subject=use_case.name_subject,
+                versions=needs.versions,
                 change_system_prompt=use_case.change_system_prompt,
             )
             batches.append((cf, gen.counterfactual_count or gen.count))

@@ -30,6 +30,7 @@ from evenhand.pipeline.evidence.scorer_error import corrected_columns
 from evenhand.pipeline.evidence.signed_differences import signed_columns
 from evenhand.pipeline.families import FAMILY_OF, FAMILY_TYPES, GROUP_MEANS, HISTOGRAMS, PAIR_SCATTER, Family
 from evenhand.pipeline.families.examples import ExampleInput
+from evenhand.pipeline.families.judged import JUDGE_KEY, READER_KEY
 from evenhand.pipeline.responses.frame import group_pairs, ok_rows
 from evenhand.pipeline.responses.personal_names import signals_by_attribute
 from evenhand.pipeline.results.document import (
@@ -390,8 +391,9 @@ class Assessment(WritesDocument):
             "model": redact_mapping(self.meta.get("model", {})),  # whatever source described it
             "settings": self.meta.get("settings", {}),
             "timings": self.meta.get("timings", {}),
-            # what generation was estimated to send before it started (generated responses only)
-            **{k: self.meta[k] for k in ("generation_estimate",) if k in self.meta},
+            # what generation was estimated to send before it started (generated responses only); the judge's audit
+            # and what it found (a run with a judge only: docs/assistants.md), before the results it qualifies
+            **{k: self.meta[k] for k in ("generation_estimate", READER_KEY, JUDGE_KEY) if k in self.meta},
             "summary": self._summary(),
             "metrics": metrics.to_dict(orient="records"),
             "tests": self.tests.to_dict(orient="records"),

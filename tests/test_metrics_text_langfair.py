@@ -70,7 +70,7 @@ def test_sa_matches_langfair_with_product_counts(lf: dict, target: str) -> None:
     assert float(result) == pytest.approx(c["sa"][target], abs=1e-9)
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_cosine_matches_langfair_on_bundled_minilm() -> None:
     """Fixture from tests/fixtures/langfair_text/generate_cosine.py (LangFair on the same local MiniLM)."""
     pytest.importorskip("sentence_transformers")

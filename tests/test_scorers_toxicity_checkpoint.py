@@ -81,6 +81,7 @@ def test_downloads_are_loaded_weights_only(monkeypatch: pytest.MonkeyPatch) -> N
     assert seen["weights_only"] is True and seen["url"].startswith("https://")
 
 
+@pytest.mark.subprocess
 def test_importing_the_scorers_does_not_import_torch() -> None:
     code = "import sys, evenhand.scorers.toxicity; print('torch' in sys.modules, 'detoxify' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
