@@ -150,3 +150,22 @@ def test_bad_subject_or_template_settings_name_the_key(
 ) -> None:
     with pytest.raises(InputError, match=message):
         load_config(_config(tmp_path, prompts, **use_case))
+
+
+def test_a_responses_table_links_its_versions_by_the_use_cases_subject() -> None:
+    """A table without prompt ids is linked by rebuilding the versions: with the subject the use case names."""
+    import pandas as pd
+
+    from evenhand.text.counterfactual import counterfactual_prompts
+
+    prompts = ["Summarise: Lakisha Washington interviewed Greg Baker for the analyst role.", "Greet the team."]
+    cf = counterfactual_prompts(prompts, "race", subject="every")
+    rows = [{"prompt": p, "attribute": "", "group": "", "response": "Noted."} for p in prompts]
+    rows += [{"prompt": cf[g][k], "attribute": "race", "group": g, "response": "Noted."}
+             for g in cf.groups for k in range(len(cf))]  # fmt: skip
+    a = evenhand.assess(task="text_generation", attributes=["race"], responses=pd.DataFrame(rows),
+                        name_subject="every", **FAST)  # fmt: skip
+    versions = a.responses[a.responses["group"].notna()]
+    assert len(versions) == 4 and versions["prompt_id"].eq(0).all()
+    found = a.to_dict(include_responses=False)["names"]["attributes"]["race"]["found"]
+    assert found == ["Lakisha Washington", "Greg Baker"]  # both people were swapped: "every"

@@ -292,7 +292,10 @@ def response_source(
         )
         use_case = config.use_case_with([])
         return own, own.prompts(
-            use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+            use_case.attribute_specs,
+            names=use_case.names,
+            change_system_prompt=use_case.change_system_prompt,
+            subject=use_case.name_subject,
         ) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model

@@ -70,7 +70,10 @@ def run(
     settings = settings or RunSettings()
     timings: dict[str, float] = {}
     brought = source.prompts(
-        use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+        use_case.attribute_specs,
+        names=use_case.names,
+        change_system_prompt=use_case.change_system_prompt,
+        subject=use_case.name_subject,
     )
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})

@@ -209,6 +209,7 @@ def frame_from_table(
     source: str = "responses",
     names: bool = True,
     change_system_prompt: bool = True,
+    subject: Any = "first",
 ) -> tuple[list[Prompt], pd.DataFrame]:
     """Response frame from a user's table (bring-your-own responses); returns ``(prompts, frame)``.
 
@@ -217,9 +218,9 @@ def frame_from_table(
     messages). A counterfactual row is linked to its source prompt by
     ``prompt_id_column`` when the table has it (then counterfactual rows alone are enough: a prompt without an
     original row is known by its first version), otherwise by rebuilding the counterfactual prompts and matching
-    the text (``names``: personal names replaced too, as the use case's ``names`` says; ``change_system_prompt``:
-    a conversation's system turns too). The attribute, group and sample columns, too, are read only where the
-    table has them.
+    the text (``names``: personal names replaced too, as the use case's ``names`` says, those of ``subject``, its
+    ``name_subject``; ``change_system_prompt``: a conversation's system turns too). The attribute, group and sample
+    columns, too, are read only where the table has them.
     """
     from evenhand.pipeline.responses.tables import column
     from evenhand.pipeline.responses.tables import prompt_column as read_prompts
@@ -259,7 +260,7 @@ def frame_from_table(
         lookup: dict[tuple[str, str, Prompt], int] = {}
         if any(not o for o in original) and prompts:
             requests = counterfactual_requests(
-                prompts, attributes, names=names, change_system_prompt=change_system_prompt
+                prompts, attributes, names=names, subject=subject, change_system_prompt=change_system_prompt
             )
             for att, grp, version, pid in zip(
                 requests["attribute"], requests["group"], requests["prompt"], requests["prompt_id"], strict=True
