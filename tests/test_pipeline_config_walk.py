@@ -68,10 +68,13 @@ def _files(tmp: Path) -> None:
             "other": ["Write to the client.", "Write to Mrs. Kim about her loan.", "Thank her."],
             "id": ["a", "b", "c"],
             "person": ["x", "y", "x"],
+            "subject": [None, None, "Ms. Park"],  # prompt 0 names Mrs. Lee, who is not its subject
             "truth": ["1", "0", "0"],
         }
     ).to_csv(tmp / "prompts.csv", index=False)
     pd.DataFrame({"prompt": ["Write to her.", "Write to the client."]}).to_csv(tmp / "prompts2.csv", index=False)
+    templates = ["Write a short note to {name} about {their} loan.", "Thank {title} {last_name} for {their} visit."]
+    pd.DataFrame({"prompt": templates}).to_csv(tmp / "templates.csv", index=False)
     conversations = [  # conversations with a system prompt that names the person, documents and system prompts
         {"messages": [{"role": "system", "content": "You write to Mrs. Lee for her bank."},
                       {"role": "user", "content": "Draft a short note about the loan."}],
@@ -154,6 +157,10 @@ BASES: dict[str, dict[str, Any]] = {
         "prompts": {"path": "prompts.csv"},
         "model": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
     },
+    "templates": {  # a name audit: templates filled with names of each group (issue 33)
+        "use_case": {"task": "text_generation", "attributes": ["gender", "race"]},
+        "prompts": {"path": "templates.csv", "templates": {"names_per_group": 1}},
+    },
     # the LLM assistants (issue 38): asked through a stand-in of the generation runner that answers as a good one
     "reader": {
         "use_case": {"task": "text_generation", "attributes": ["gender"]},
@@ -235,6 +242,13 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "prompts.group_column": ("classification", {"prompts.group_column": None}),
     "prompts.label_column": ("classification", {"prompts.label_column": None}),
     "prompts.limit": ("text", {"prompts.limit": 2}),
+    "prompts.subject_column": ("text", {"prompts.subject_column": "subject"}),
+    "prompts.templates.attributes": ("templates", {"prompts.templates.attributes": ["race"]}),
+    "prompts.templates.names_per_group": ("templates", {"prompts.templates.names_per_group": 2}),
+    "prompts.templates.seed": ("templates", {"prompts.templates.seed": 7}),
+    # the use case's templates are the Python API's; a config puts them in the prompts section (rejected here)
+    **{f"use_case.templates.{key}": ("text", {"use_case.templates": {"templates": ["Write to {name}."]}})
+       for key in ("templates", "fills", "attributes", "names_per_group", "seed")},
     "prompts.context_column": ("conversations", {"prompts.context_column": None}),
     "prompts.system_prompt_column": ("conversations", {"prompts.system_prompt_column": "system"}),
     "prompts.context_placement": ("conversations", {"prompts.context_placement": "system"}),

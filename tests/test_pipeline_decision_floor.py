@@ -74,3 +74,13 @@ def test_one_answer_per_version_reports_dfr_without_a_floor() -> None:
     rows = a.metrics[a.metrics["metric"] == "DFR"]
     assert len(rows) and rows["noise_floor"].isna().all()
     assert all(f.severity == "ok" for f in _dfr(a))  # reported beside CPRD, not judged
+
+
+def test_the_flip_floor_rule_is_listed_only_where_dfr_is_judged() -> None:
+    """The DFR rule came with the floor (issue 33): a run that judges no DFR writes the rules it wrote before."""
+    from evenhand.pipeline.verdict.kinds.decisions import FLIPS
+
+    (rule,) = FLIPS.rules
+    text = evenhand.assess(task="text_generation", prompts=["Write to Mrs. Lee.", "Write to the team."],
+                           attributes=["gender"], client=lambda p, **_: "Dear customer.", count=1, **FAST)  # fmt: skip
+    assert rule not in text.to_dict(include_responses=False)["verdict"]["rules"]

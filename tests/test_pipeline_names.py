@@ -175,3 +175,33 @@ def test_classification_takes_a_prompts_group_from_a_name() -> None:
     assert a.result("DP", "race").is_defined
     off = evenhand.assess(**{**kwargs, "names": False})
     assert off.responses["group_race"].isna().all()
+
+
+def test_the_run_carries_the_names_it_swapped_and_rebuilds_them_only_for_a_table_without_them() -> None:
+    """Issue 35 item 3: the names each counterfactual request swapped travel with its responses
+    (``_swapped_names``), so results.json's names come from what was sent; a frame without them (a responses table
+    brought from outside) has them rebuilt from its prompts, and both give the same record."""
+    from evenhand.pipeline.responses.frame import SWAPPED_NAMES
+    from evenhand.pipeline.responses.personal_names import names_used
+
+    prompts = [*name_only_prompts()[:10], "Write to Greg Baker and his colleague Lakisha Robinson.", "Hi team."]
+    a = evenhand.assess(task="text_generation", prompts=prompts, attributes=["gender", "race"],
+                        intersections=[["gender", "race"]], client=lambda p: "Thank you.", count=1,
+                        counterfactual_count=2, **FAST)  # fmt: skip
+    frame = a.responses
+    assert SWAPPED_NAMES in frame
+    assert SWAPPED_NAMES not in a.to_dict()["responses"][0]  # never written out
+    carried = names_used(a.plan, frame)
+    assert set(carried["attributes"]) == {"gender", "race", "gender+race"}
+    assert carried == names_used(a.plan, frame.drop(columns=[SWAPPED_NAMES]))  # the fallback agrees
+    written = a.to_dict(include_responses=False)["names"]
+    assert {k: v for k, v in written.items() if k != "masked"} == carried
+    # the record reads what the requests carried, not a rebuild: a changed carried name shows
+    tampered = frame.copy()
+    rows = tampered[SWAPPED_NAMES].map(lambda v: isinstance(v, tuple) and bool(v))
+    first = tampered.index[rows][0]
+    (name, _), *rest = tampered.at[first, SWAPPED_NAMES]
+    tampered.at[first, SWAPPED_NAMES] = ((name, "Zelda Quux"), *rest)
+    used = names_used(a.plan, tampered)
+    attribute, group = tampered.at[first, "attribute"], tampered.at[first, "group"]
+    assert "Zelda Quux" in used["attributes"][attribute]["groups"][group]

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from evenhand.errors import InputError
+from evenhand.framework.use_case import TemplateOptions
 
 from ._section import MAX_RESPONSES, _Section
 
@@ -43,6 +44,21 @@ class PromptsConfig(_Section):
         None
     )
     limit: Annotated[int | None, Field(ge=1, le=MAX_RESPONSES)] = None
+    subject_column: Annotated[
+        str | None,
+        Field(description="the person each prompt is about, as written in it: only their name is swapped and decides "
+              "FTU (use_case.name_subject, per prompt)"),
+    ] = None  # fmt: skip
+    templates: Annotated[
+        TemplateOptions | None,
+        Field(description="the prompts are templates ({name}, {first_name}, {last_name}, {title}, {they}, {them}, "
+              "{their}, ...) filled with names of each group: true, or {names_per_group, seed, attributes}"),
+    ] = None  # fmt: skip
+
+    @field_validator("templates", mode="before")
+    @classmethod
+    def _templates_on(cls, value: Any) -> Any:
+        return {} if value is True else (None if value is False else value)
 
     @field_validator("items", mode="before")
     @classmethod
@@ -74,7 +90,29 @@ class PromptsConfig(_Section):
         if self.path is None and (self.context_column or self.system_prompt_column):
             key = "context_column" if self.context_column else "system_prompt_column"
             raise InputError(f"prompts.{key} names a column of prompts.path; inline items carry their own messages")
+        if self.subject_column is not None and self.templates is not None:
+            raise InputError("prompts.subject_column: templates name their subject ({name}); leave the column out")
+        if self.subject_column is not None and self.path is None:
+            raise InputError("prompts.subject_column names a column of prompts.path; inline prompts.items have none")
+        if self.templates is not None:
+            self._check_text_templates()
         return self
+
+    def _check_text_templates(self) -> None:
+        """Templates are texts filled with names: a conversation (its turns, documents, system prompt) is refused in
+        one line."""
+        key = "context_column" if self.context_column else "system_prompt_column" if self.system_prompt_column else ""
+        if key:
+            raise InputError(
+                f"prompts.templates: templates are texts filled with names; prompts.{key} makes conversations of "
+                "them: leave one of the two out"
+            )
+        turns = next((i for i, item in enumerate(self.items) if not isinstance(item, str)), None)
+        if turns is not None:
+            raise InputError(
+                f"prompts.templates: prompts.items.{turns} is a conversation; templates are texts filled with names "
+                "({name}, {they}, ...)"
+            )
 
 
 class ResponsesConfig(_Section):

@@ -59,6 +59,9 @@ class AssessConfig(RunSettings):
                 "classification.tool: the local model cannot call tools; use an OpenAI-compatible server, or ask for "
                 "JSON in the prompt and read it with classification.json_field"
             )
+        if self.prompts is not None and self.prompts.subject_column and self.use_case.name_subject != "first":
+            raise InputError("use_case.name_subject: prompts.subject_column names each prompt's subject; give one of "
+                             "the two")  # fmt: skip
         return self
 
     def _check_person_groups(self) -> None:
@@ -112,6 +115,9 @@ class AssessConfig(RunSettings):
     @field_validator("use_case")
     @classmethod
     def _prompts_elsewhere(cls, value: UseCase) -> UseCase:
+        if value.templates is not None:
+            raise InputError("put the templates in the prompts section (prompts.items or prompts.path, with "
+                             "prompts.templates: true)")  # fmt: skip
         if value.prompts:
             raise InputError("put the prompts in the prompts section (prompts.path or prompts.items)")
         if value.mentions_protected_groups is not None:
@@ -122,9 +128,16 @@ class AssessConfig(RunSettings):
             )
         return value
 
-    def use_case_with(self, prompts: list[Any]) -> UseCase:
-        """The use case with its prompts; the stereotype classifier counts as configured when scoring names one."""
+    def use_case_with(self, prompts: list[Any], subjects: list[str | None] | None = None) -> UseCase:
+        """The use case with its prompts (with ``prompts.templates``: the templates, which the use case fills with
+        names) and, from ``prompts.subject_column``, each prompt's subject; the stereotype classifier counts as
+        configured when scoring names one."""
         data = self.use_case.model_dump() | {"prompts": prompts}
+        templates = self.prompts.templates if self.prompts is not None else None
+        if templates is not None and prompts:
+            data |= {"prompts": [], "templates": templates.model_dump() | {"templates": prompts}}
+        if subjects is not None:
+            data["name_subject"] = subjects
         data["stereotype_classifier"] = data["stereotype_classifier"] or self.scoring.stereotype is not None
         return UseCase.model_validate(data)
 

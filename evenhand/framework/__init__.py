@@ -39,7 +39,7 @@ from evenhand.framework.rules import (
     TOXICITY_PARITY,
     plan,
 )
-from evenhand.framework.use_case import TASKS, Intervention, Task, UseCase
+from evenhand.framework.use_case import TASKS, Intervention, NameTemplates, Task, TemplateOptions, UseCase
 from evenhand.registry import METRICS, MetricSpec
 
 #: The metric catalogue (paper Table 2): the registry, by metric key. ``CATALOGUE[key].name`` is the short name.
@@ -68,10 +68,12 @@ __all__ = [
     "FTUSummary",
     "Intervention",
     "MetricInfo",
+    "NameTemplates",
     "NotApplicable",
     "Plan",
     "PlannedMetric",
     "Task",
+    "TemplateOptions",
     "UseCase",
     "left_out",
     "plan",

@@ -260,6 +260,21 @@ def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:
     return notes
 
 
+def template_note(use_case: UseCase) -> list[str]:
+    """The plan note of a use case whose prompts were filled from templates (a name audit): how they were filled."""
+    t = use_case.templates
+    if t is None:
+        return []
+    groups = sorted({str(fill["group"]) for fill in t.fills})
+    return [
+        f"the {len(use_case.prompts)} prompts are {len(t.templates)} template{'s' if len(t.templates) != 1 else ''} "
+        f"filled {t.names_per_group} time{'s' if t.names_per_group != 1 else ''} each with names of the "
+        f"{join_words(t.attributes)} lists (seed {t.seed}), each fill naming a person of one group in turn "
+        f"({join_words(groups)}); their counterfactual versions name a person of every group (results.json "
+        "use_case.templates records each fill)"
+    ]
+
+
 def unplaced_caveats(ftu: Mapping[str, FTUSummary]) -> list[str]:
     """A caveat per attribute whose prompts name people its name lists cannot place: their group is not varied by
     the counterfactual versions, so it is not tested."""

@@ -40,6 +40,7 @@ from evenhand.framework.ftu import (
     names_note,
     read_cues,
     reader_notes,
+    template_note,
     unplaced_caveats,
 )
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
@@ -421,7 +422,8 @@ def plan(
         metrics, skipped = _plan_recommendation(use_case, ftu)
     if judge and use_case.task not in TEXT_TASKS:
         notes.append("the judge compares replies of text generation and summarization; it is not used here")
-    notes = conversations_note(use_case) + names_note(use_case, ftu) + notes + reader_notes(ftu)
+    notes = conversations_note(use_case) + template_note(use_case) + names_note(use_case, ftu) + notes
+    notes += reader_notes(ftu)
     caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
     audit = read.audit if read is not None else None
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)

@@ -3,13 +3,15 @@ and the stakeholder answers Figure 1 needs; validated once, frozen."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
+from evenhand.text._names_data import name_index
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, SUBJECT_CHOICES
 
@@ -18,7 +20,50 @@ Task = Literal["text_generation", "summarization", "classification", "recommenda
 TASKS: tuple[str, ...] = get_args(Task)
 TEXT_TASKS = ("text_generation", "summarization")
 
-__all__ = ["TASKS", "TEXT_TASKS", "Intervention", "Task", "UseCase"]
+__all__ = ["TASKS", "TEXT_TASKS", "Intervention", "NameTemplates", "Task", "TemplateOptions", "UseCase"]
+
+
+class TemplateOptions(BaseModel):
+    """How prompt templates are filled with names (the config's ``prompts.templates``): ``attributes`` whose name
+    lists fill them (default: those of the use case's attributes that have name lists, gender and race, together),
+    ``names_per_group`` fills per template, and the ``seed`` of the draw."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    attributes: list[str] = Field(default_factory=list)
+    names_per_group: Annotated[int, Field(ge=1, le=1000)] = 3
+    seed: int = 0
+
+
+class NameTemplates(TemplateOptions):
+    """Prompt templates with placeholders (``{name}``, ``{first_name}``, ``{last_name}``, ``{title}``, the pronouns
+    ``{they}``, ``{them}``, ``{their}``, ...; :func:`evenhand.text.fill_templates`) and how they were filled: the
+    use case's prompts are each template filled ``names_per_group`` times, each fill naming a person of one group in
+    turn (:func:`evenhand.text.name_templates.template_prompts`); ``fills`` records, per prompt, the template, the
+    group and the name (results.json ``use_case.templates``)."""
+
+    templates: list[str]
+    fills: list[dict[str, Any]] = Field(default_factory=list)
+
+    def per_prompt(self, values: Sequence[Any], n_prompts: int) -> Sequence[Any]:
+        """Values given once per template (a label or a group per template) repeated for each of its prompts; values
+        given once per prompt as they are."""
+        if len(values) == len(self.templates) != n_prompts:
+            return [values[int(fill["template"])] for fill in self.fills]
+        return values
+
+
+def _template_texts(given: Any) -> list[str]:
+    """The templates as texts; a conversation is refused in one line (templates are filled as texts: a
+    conversation's turns and documents would each need their own placeholders)."""
+    items = as_prompt_list(given, "templates")
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise InputError(
+                f"templates[{i}] is a conversation: templates are texts filled with names ({{name}}, {{they}}, ...); "
+                "give text templates, or conversations as prompts with their names written in"
+            )
+    return [str(item) for item in items]
 
 
 class UseCase(BaseModel):
@@ -57,6 +102,11 @@ class UseCase(BaseModel):
             None) per prompt, the subject as written (a column naming the subject: ``prompts.subject_column``).
         change_system_prompt: a conversation's counterfactual versions change the person in its system prompt too
             (default True); ``False`` keeps the system turns as written.
+        templates: prompt templates filled with names of each group instead of ``prompts`` (a name audit: a list of
+            templates, or :class:`NameTemplates` / a dict with ``templates`` and its options): the prompts become each
+            template filled ``names_per_group`` times (default 3), each fill naming a person of one group of the
+            attributes with name lists, in turn, drawn with ``seed``; every other setting treats them as prompts
+            that name a person (their counterfactual versions name a person of every group).
         stereotype_when_ftu: also plan stereotype metrics when FTU holds (paper footnote 27).
         stereotype_classifier: a stereotype classifier is available, so SF/EMS/SP can be computed.
         name: a label for reports.
@@ -79,9 +129,45 @@ class UseCase(BaseModel):
     names: bool = True
     name_subject: str | list[str | None] = DEFAULT_SUBJECT
     change_system_prompt: bool = True
+    templates: NameTemplates | None = None
     stereotype_when_ftu: bool = False
     stereotype_classifier: bool = False
     name: str = "LLM use case"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_templates(cls, data: Any) -> Any:
+        """Templates become the prompts: filled here, once (a copy of a filled use case keeps its fills)."""
+        if not isinstance(data, Mapping) or data.get("templates") is None:
+            return data
+        given = data["templates"]
+        if isinstance(given, NameTemplates):
+            templates = given
+        else:
+            items = _template_texts(given.get("templates", []) if isinstance(given, Mapping) else given)
+            options = dict(given) if isinstance(given, Mapping) else {}
+            templates = NameTemplates.model_validate(options | {"templates": items})
+        if templates.fills:
+            return {**data, "templates": templates}
+        if data.get("prompts") is not None and len(data["prompts"]):
+            raise InputError("give prompts or templates, not both (the templates, filled with names, are the prompts)")
+        if data.get("names") is False:
+            raise InputError("templates are filled with personal names: they need names: true")
+        attributes = templates.attributes or [
+            a for a in data.get("attributes", DEFAULT_ATTRIBUTES) if a in name_index().groups
+        ]
+        if not attributes:
+            raise InputError(
+                f"templates are filled from name lists, and none of the attributes checked has them; add one of "
+                f"{list(name_index().groups)} to attributes"
+            )
+        from evenhand.text.name_templates import template_prompts
+
+        prompts, fills = template_prompts(
+            templates.templates, attributes, names_per_group=templates.names_per_group, seed=templates.seed
+        )
+        filled = templates.model_copy(update={"attributes": attributes, "fills": fills})
+        return {**data, "prompts": prompts, "templates": filled}
 
     @field_validator("task", mode="before")
     @classmethod
@@ -159,11 +245,14 @@ class UseCase(BaseModel):
 
     def dump(self) -> dict[str, Any]:
         """The answers for results.json: every field but the prompts (and ``name_subject`` when it is the default,
-        and ``change_system_prompt`` unless a prompt is a conversation, so that a run that names nobody and a run on
-        bare texts write what they wrote before these settings existed); per-prompt subjects are written as
-        ``"given"``."""
-        quiet = {"prompts", "name_subject"} | (set() if has_conversations(self.prompts) else {"change_system_prompt"})
+        and ``change_system_prompt`` unless a prompt is a conversation, and ``templates`` unless set, so that a run
+        that names nobody and a run on bare texts write what they wrote before these settings existed); per-prompt
+        subjects are written as ``"given"``."""
+        quiet = {"prompts", "name_subject", "templates"}
+        quiet |= set() if has_conversations(self.prompts) else {"change_system_prompt"}
         out = self.model_dump(exclude=quiet)
+        if self.templates is not None:  # only when set: a run without templates writes what it wrote before
+            out["templates"] = self.templates.model_dump()
         if self.name_subject != DEFAULT_SUBJECT:
             out["name_subject"] = self.name_subject if isinstance(self.name_subject, str) else "given"
         return out

@@ -20,11 +20,11 @@ from evenhand._redact import redact_mapping
 from evenhand.config import AssessConfig, ModelConfig, load_config
 from evenhand.conversation import Prompt
 from evenhand.errors import InputError
-from evenhand.framework import plan
+from evenhand.framework import UseCase, plan
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.families import FAMILY_TYPES, Needs
 from evenhand.pipeline.responses.sources import Generated, OwnTable, ResponseSource
-from evenhand.pipeline.responses.tables import column, prompt_column, read_table
+from evenhand.pipeline.responses.tables import column, is_missing, prompt_column, read_table
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.run import run
 
@@ -36,9 +36,16 @@ _PER_PROMPT_COLUMNS = {
 }
 
 
+#: The key of :func:`load_prompts`'s per-prompt values that holds each prompt's subject (``prompts.subject_column``):
+#: a setting of the use case (:func:`use_case_of`), not a column of the response frame
+SUBJECTS = "name_subject"
+
+
 def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt], dict[str, list[Any]]]:
     """The prompts (texts or conversations, with their documents and system prompts), and the per-prompt columns
-    configured (ground truth, the person's group, your prompt id)."""
+    configured (ground truth, the person's group, your prompt id; and under :data:`SUBJECTS` each prompt's subject,
+    as written anywhere in its conversation). With ``prompts.templates`` they are the templates, and ``limit``
+    counts templates."""
     pc = config.prompts
     if pc is None:
         raise InputError("the config has no prompts section (prompts.path or prompts.items)")
@@ -56,10 +63,23 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt],
             name = getattr(pc, key)
             if name:
                 per_prompt[target] = column(table, name, source=source, role=role)
+        if pc.subject_column:
+            subjects = column(table, pc.subject_column, source=source, role="the subject of each prompt")
+            per_prompt[SUBJECTS] = [None if is_missing(v) else str(v) for v in subjects]
     n = min(len(prompts), limit or pc.limit or len(prompts))
     if n == 0:
         raise InputError(f"{pc.path or 'prompts.items'} has no prompts")
     return prompts[:n], {k: v[:n] for k, v in per_prompt.items()}
+
+
+def use_case_of(
+    config: AssessConfig, prompts: list[Prompt], per_prompt: dict[str, Any]
+) -> tuple[UseCase, dict[str, Any]]:
+    """The config's use case with ``prompts`` (and their subjects, from :func:`load_prompts`), and the per-prompt
+    columns that go to the response frame."""
+    subjects = per_prompt.get(SUBJECTS)
+    use_case = config.use_case_with(prompts, subjects=subjects)
+    return use_case, {k: v for k, v in per_prompt.items() if k != SUBJECTS}
 
 
 def code_keys(config: AssessConfig) -> dict[str, str]:
@@ -112,7 +132,8 @@ def assess_config(
     source, prompts, per_prompt = response_source(config, limit, allow_code=allowed)
     if isinstance(source, Generated):
         source.on_estimate = on_estimate
-    return run(config.use_case_with(prompts), source, settings, per_prompt=per_prompt)
+    use_case, per_prompt = use_case_of(config, prompts, per_prompt)
+    return run(use_case, source, settings, per_prompt=per_prompt)
 
 
 def _assistants_code_loaded(settings: Any) -> Any:
@@ -142,9 +163,9 @@ def estimate_config(
     from evenhand.generation.clients.callable import code_allowed
 
     # code the config names is imported only where allowed; else a callable counts as one sample per request
-    source, prompts, _ = response_source(config, limit, allow_code=code_allowed(allow_code))
+    source, prompts, per_prompt = response_source(config, limit, allow_code=code_allowed(allow_code))
     assert isinstance(source, Generated)
-    use_case = config.use_case_with(prompts)
+    use_case, _ = use_case_of(config, prompts, per_prompt)
     the_plan = plan(use_case, judge=config.judge is not None)
     needs = Needs.merge(f.needs(the_plan) for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan))
     settings = config.run_settings()
@@ -271,7 +292,10 @@ def response_source(
         )
         use_case = config.use_case_with([])
         return own, own.prompts(
-            use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+            use_case.attribute_specs,
+            names=use_case.names,
+            change_system_prompt=use_case.change_system_prompt,
+            subject=use_case.name_subject,
         ) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model

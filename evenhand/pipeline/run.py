@@ -70,13 +70,19 @@ def run(
     settings = settings or RunSettings()
     timings: dict[str, float] = {}
     brought = source.prompts(
-        use_case.attribute_specs, names=use_case.names, change_system_prompt=use_case.change_system_prompt
+        use_case.attribute_specs,
+        names=use_case.names,
+        change_system_prompt=use_case.change_system_prompt,
+        subject=use_case.name_subject,
     )
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
         raise InputError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
     check_threshold_scope(settings.thresholds, use_case)
+    if use_case.templates is not None:  # a label or group given once per template holds for each of its fills
+        templates = use_case.templates
+        per_prompt = {k: templates.per_prompt(v, len(use_case.prompts)) for k, v in (per_prompt or {}).items()}
     for column, values in (per_prompt or {}).items():
         if len(values) != len(use_case.prompts):
             raise InputError(

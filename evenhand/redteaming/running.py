@@ -25,6 +25,7 @@ from evenhand.pipeline.from_config import (
     estimate_config,
     load_prompts,
     response_source,
+    use_case_of,
 )
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.redteaming.conditions import Condition, conditions_for
@@ -48,7 +49,7 @@ def conditions(config: AssessConfig, limit: int | None = None) -> list[Condition
             "responses: a red team generates the replies under each system prompt; give prompts and a model, not "
             "your own responses"
         )
-    prompts, _ = load_prompts(config, limit)
+    prompts, per_prompt = load_prompts(config, limit)
     own = sum(isinstance(p, Conversation) and p.system_prompt is not None for p in prompts)
     if own:
         raise InputError(
@@ -56,7 +57,7 @@ def conditions(config: AssessConfig, limit: int | None = None) -> list[Condition
             "prompts.system_prompt_column); a red team runs the use case under each condition's system prompt "
             "(model.system_prompt): put the system prompt there and leave it out of the prompts"
         )
-    return conditions_for(config, config.use_case_with(prompts))
+    return conditions_for(config, use_case_of(config, prompts, per_prompt)[0])
 
 
 def estimate(

@@ -27,7 +27,7 @@ from evenhand.text.counterfactual import CounterfactualPrompts
 from evenhand.text.lexicon import load_lexicon
 from evenhand.text.names import POOL_SIZE, _narrowed_pool, _rng
 
-__all__ = ["PLACEHOLDERS", "fill_templates"]
+__all__ = ["PLACEHOLDERS", "fill_templates", "template_prompts"]
 
 _NAME_FIELDS = ("name", "first_name", "last_name")
 # a pronoun placeholder -> the lexicon row slot whose group forms fill it (the gender file's rows: "she"/"he", ...;
@@ -195,3 +195,30 @@ def _pronouns_of(index: NameIndex, targets: Mapping[str, str], first: str | None
         group = order[fill % len(order)]
     values = dict(forms[group])
     return values | {k[:1].upper() + k[1:]: v[:1].upper() + v[1:] for k, v in values.items()}
+
+
+def template_prompts(
+    templates: Any, attribute: str | Sequence[str] = "race", *, names_per_group: int = 3, seed: int = 0
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The prompts of a name-audit run (``evenhand.assess(templates=...)``, the config's ``prompts.templates``):
+    each template filled ``names_per_group`` times by :func:`fill_templates`, each fill naming a person of one
+    group, the groups taken in turn (row ``k`` of the fills names a person of group ``k mod G``), so that every
+    group is named about equally often. The counterfactual versions of these prompts then name a person of every
+    group, as for any prompt that names a person.
+
+    Returns:
+        The prompts (template-major: template 0's fills first), and per prompt what filled it:
+        ``{"template": index, "group": group, "name": name}``.
+
+    >>> prompts, fills = template_prompts(["Write to {name}."], "gender", names_per_group=2)
+    >>> [f["group"] for f in fills]
+    ['female', 'male']
+    """
+    cf = fill_templates(templates, attribute, names_per_group=names_per_group, seed=seed)
+    prompts: list[str] = []
+    fills: list[dict[str, Any]] = []
+    for k, template in enumerate(cf.source_index.tolist()):
+        group = cf.groups[k % len(cf.groups)]
+        prompts.append(str(cf.prompts[group][k]))  # templates are texts, and so are their fills
+        fills.append({"template": int(template), "group": group, "name": cf.names[k][group][0][1]})
+    return prompts, fills

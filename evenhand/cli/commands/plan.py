@@ -65,9 +65,10 @@ def plan(
                     ExitCode.BAD_INPUT,
                 )
             cfg = load_config(config)
-            from evenhand.pipeline.from_config import estimate_config, response_source
+            from evenhand.pipeline.from_config import estimate_config, response_source, use_case_of
 
-            use_case = cfg.use_case_with(response_source(cfg)[1])
+            _, texts, per_prompt = response_source(cfg)
+            use_case = use_case_of(cfg, texts, per_prompt)[0]
             # what assess would send to the model; plan imports no code the config names
             estimate = estimate_config(cfg, allow_code=False)
             judged = cfg.judge is not None

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from evenhand.generation.settings import GenerationSettings
 
 FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "response", "status", "error"]
+#: The frame column of the personal names each counterfactual request swapped: ``((as written, replacement), ...)``
+#: as :attr:`CounterfactualPrompts.names <evenhand.text.counterfactual.CounterfactualPrompts.names>` records them,
+#: carried from the request to its responses so that nothing rebuilds them afterwards (``_`` columns are never
+#: written out)
+SWAPPED_NAMES = "_swapped_names"
 
 
 def counterfactual_requests(
@@ -41,9 +46,10 @@ def counterfactual_requests(
 ) -> pd.DataFrame:
     """One row per (attribute, group, source prompt) for the prompts that mention the attribute (``names``: or name
     a person whose name signals one of its groups; the use case's ``names`` setting; ``subject``: whose name, the
-    use case's ``name_subject``), then those of ``versions`` (per attribute,
-    :class:`~evenhand.text.counterfactual.CounterfactualPrompts` written elsewhere: a reader's). A conversation's
-    version is a conversation (``change_system_prompt``: its system turns change too, the use case's setting)."""
+    use case's ``name_subject``), with the names each version swapped (:data:`SWAPPED_NAMES`) when names were
+    read; then those of ``versions`` (per attribute, :class:`~evenhand.text.counterfactual.CounterfactualPrompts`
+    written elsewhere: a reader's). A conversation's version is a conversation (``change_system_prompt``: its system
+    turns change too, the use case's setting)."""
     from evenhand.text.counterfactual import counterfactual_prompts
 
     frames = []
@@ -58,9 +64,12 @@ def counterfactual_requests(
                 continue
             source = [int(i) for i in made.source_index]
             for group in made.groups:
-                frames.append(
-                    pd.DataFrame({"prompt_id": source, "attribute": name, "group": group, "prompt": list(made[group])})
+                frame = pd.DataFrame(
+                    {"prompt_id": source, "attribute": name, "group": group, "prompt": list(made[group])}
                 )
+                if made.names:
+                    frame[SWAPPED_NAMES] = pd.Series([row.get(group) for row in made.names], dtype=object)
+                frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["prompt_id", "attribute", "group", "prompt"])
     return pd.concat(frames, ignore_index=True)
@@ -127,9 +136,10 @@ def frame_from_lists(
     *,
     names: bool = True,
     change_system_prompt: bool = True,
+    subject: Any = "first",
 ) -> pd.DataFrame:
-    """Response frame from plain lists (``names``: the counterfactual prompts replace personal names too;
-    ``change_system_prompt``: and a conversation's system turns).
+    """Response frame from plain lists (``names``: the counterfactual prompts replace personal names too, those of
+    ``subject``, the use case's ``name_subject``; ``change_system_prompt``: and a conversation's system turns).
 
     ``responses``: ``len(prompts) * m`` texts, prompt-major (all samples of prompt 0, then prompt 1, ...).
     ``counterfactual_responses``: ``{attribute: {group: texts}}``, each list aligned with the attribute's
@@ -159,7 +169,7 @@ def frame_from_lists(
         if name not in attributes:
             raise InputError(f"counterfactual_responses has attribute {name!r}; the use case checks {list(attributes)}")
         requests = counterfactual_requests(
-            prompts, {name: attributes[name]}, names=names, change_system_prompt=change_system_prompt
+            prompts, {name: attributes[name]}, names=names, subject=subject, change_system_prompt=change_system_prompt
         )
         for group, texts_any in by_group.items():
             req = requests[requests["group"] == group]
@@ -173,18 +183,13 @@ def frame_from_lists(
                     "counterfactual prompts; give the same number for each"
                 )
             m = len(texts) // len(req)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "prompt_id": np.repeat(req["prompt_id"].to_numpy(), m),
-                        "attribute": name,
-                        "group": group,
-                        "sample": np.tile(np.arange(m), len(req)),
-                        "prompt": np.repeat(req["prompt"].to_numpy(dtype=object), m),
-                        "response": texts,
-                    }
-                )
-            )
+            # the request's columns, each repeated for its m responses (the names it swapped too)
+            carried = [c for c in ("prompt_id", "prompt", SWAPPED_NAMES) if c in req]
+            rows: dict[str, Any] = {
+                c: np.repeat(req[c].to_numpy(dtype=object if c != "prompt_id" else None), m) for c in carried
+            }
+            rows |= {"attribute": name, "group": group, "sample": np.tile(np.arange(m), len(req)), "response": texts}
+            frames.append(pd.DataFrame(rows))
     if not frames:
         raise InputError("no responses given")
     return finish_frame(pd.concat(frames, ignore_index=True))
@@ -204,6 +209,7 @@ def frame_from_table(
     source: str = "responses",
     names: bool = True,
     change_system_prompt: bool = True,
+    subject: Any = "first",
 ) -> tuple[list[Prompt], pd.DataFrame]:
     """Response frame from a user's table (bring-your-own responses); returns ``(prompts, frame)``.
 
@@ -212,9 +218,9 @@ def frame_from_table(
     messages). A counterfactual row is linked to its source prompt by
     ``prompt_id_column`` when the table has it (then counterfactual rows alone are enough: a prompt without an
     original row is known by its first version), otherwise by rebuilding the counterfactual prompts and matching
-    the text (``names``: personal names replaced too, as the use case's ``names`` says; ``change_system_prompt``:
-    a conversation's system turns too). The attribute, group and sample columns, too, are read only where the
-    table has them.
+    the text (``names``: personal names replaced too, as the use case's ``names`` says, those of ``subject``, its
+    ``name_subject``; ``change_system_prompt``: a conversation's system turns too). The attribute, group and sample
+    columns, too, are read only where the table has them.
     """
     from evenhand.pipeline.responses.tables import column
     from evenhand.pipeline.responses.tables import prompt_column as read_prompts
@@ -254,7 +260,7 @@ def frame_from_table(
         lookup: dict[tuple[str, str, Prompt], int] = {}
         if any(not o for o in original) and prompts:
             requests = counterfactual_requests(
-                prompts, attributes, names=names, change_system_prompt=change_system_prompt
+                prompts, attributes, names=names, subject=subject, change_system_prompt=change_system_prompt
             )
             for att, grp, version, pid in zip(
                 requests["attribute"], requests["group"], requests["prompt"], requests["prompt_id"], strict=True

@@ -33,17 +33,23 @@ from evenhand.pipeline.responses.frame import (
 )
 from evenhand.pipeline.responses.needs import Needs
 from evenhand.pipeline.responses.person_groups import attach_group_columns
+from evenhand.text.name_subjects import DEFAULT_SUBJECT
 
 
 class ResponseSource(abc.ABC):
     """The one interface of every response source."""
 
     def prompts(
-        self, attributes: Mapping[str, Any], *, names: bool = True, change_system_prompt: bool = True
+        self,
+        attributes: Mapping[str, Any],
+        *,
+        names: bool = True,
+        change_system_prompt: bool = True,
+        subject: Any = DEFAULT_SUBJECT,
     ) -> list[Prompt] | None:
-        """The prompts this source brings (None: the use case must give them); ``names`` and
-        ``change_system_prompt`` are the use case's settings (how counterfactual prompts are made), for a source that
-        rebuilds them."""
+        """The prompts this source brings (None: the use case must give them); ``names``, ``change_system_prompt``
+        and ``subject`` are the use case's settings (how counterfactual prompts are made, ``name_subject``: whose
+        name), for a source that rebuilds them."""
         return None
 
     @abc.abstractmethod
@@ -207,6 +213,7 @@ class OwnLists(ResponseSource):
             use_case.attribute_specs,
             names=use_case.names,
             change_system_prompt=use_case.change_system_prompt,
+            subject=use_case.name_subject,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -232,7 +239,7 @@ class OwnTable(ResponseSource):
         self._read: tuple[list[Prompt], pd.DataFrame] | None = None
 
     def _frame(
-        self, attributes: Mapping[str, Any], names: bool, change_system_prompt: bool
+        self, attributes: Mapping[str, Any], names: bool, change_system_prompt: bool, subject: Any
     ) -> tuple[list[Prompt], pd.DataFrame]:
         if self._read is None:
             if set(FRAME_COLUMNS) <= set(self.table.columns):  # already a response frame
@@ -247,18 +254,25 @@ class OwnTable(ResponseSource):
                     source=self.source,
                     names=names,
                     change_system_prompt=change_system_prompt,
+                    subject=subject,
                     **self.columns,
                 )
         return self._read
 
     def prompts(
-        self, attributes: Mapping[str, Any], *, names: bool = True, change_system_prompt: bool = True
+        self,
+        attributes: Mapping[str, Any],
+        *,
+        names: bool = True,
+        change_system_prompt: bool = True,
+        subject: Any = DEFAULT_SUBJECT,
     ) -> list[Prompt] | None:
-        return self._frame(attributes, names, change_system_prompt)[0]
+        return self._frame(attributes, names, change_system_prompt, subject)[0]
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
         # row for row the table, so its group columns align
-        frame = self._frame(use_case.attribute_specs, use_case.names, use_case.change_system_prompt)[1]
+        uc = use_case
+        frame = self._frame(uc.attribute_specs, uc.names, uc.change_system_prompt, uc.name_subject)[1]
         return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
     def describe(self) -> dict[str, Any]:

@@ -148,6 +148,8 @@ class DecisionFlips(Decisions):
 
     name = "decision_flips"
     counts_flips = True
+    # its floor rule (issue 33) is listed only where DFR is judged: the other runs' files stay as they were
+    always_listed = False
     rules = (
         f"decision flips (DFR): the floor is how often two answers to the same version disagree (the larger of the "
         f"two groups' own rates); concern when the gap between DFR and that floor has an interval above 0 and the "
