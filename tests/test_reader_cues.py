@@ -326,3 +326,24 @@ def test_a_rewrite_passes_exactly_when_only_the_cue_changed(
         outside = list(inside)
         outside[elsewhere] = other
         assert check_rewrite(prompt, " ".join(outside), [cue]) is not None
+
+
+def test_a_conversation_is_shown_to_an_llm_reader_with_visible_part_breaks() -> None:
+    """The parts of a conversation are joined by U+0001, which a model cannot be trusted to copy back: requests show
+    a visible marker the prompt lacks, and a rewrite that gives the marker back is mapped to the joined form."""
+    from evenhand.conversation import RESERVED
+    from evenhand.generation.cue_reader import parse_rewrite, part_marker, rewrite_request
+    from evenhand.text.cues import RewriteRequest
+
+    prompt = f"Write to the applicant.\n{RESERVED}\nShe wears a hijab to work."
+    hijab = Cue("hijab", prompt.index("hijab"), prompt.index("hijab") + 5, "religion", "muslim")
+    request = RewriteRequest(prompt, (hijab,), "religion", "jewish", ("muslim", "jewish"))
+    asked = rewrite_request(request)
+    assert RESERVED not in asked and "\n[part break]\n" in asked
+    assert RESERVED not in cue_request(prompt, {"religion": ["muslim", "jewish"]})
+    key = tag(prompt)
+    answer = f"<<VERSION-{key}>>Write to the applicant.\n[part break]\nShe wears a kippah to work.<</VERSION-{key}>>"
+    assert parse_rewrite(answer, request) == prompt.replace("hijab", "kippah")
+    assert part_marker("see [part break] here") == "[part break 1]"  # never a text the prompt already holds
+    bare = "She wears a hijab to work."  # a bare text is shown as it is: its requests (and store keys) unchanged
+    assert f"\n{bare}\n" in cue_request(bare, {"religion": ["muslim"]})
