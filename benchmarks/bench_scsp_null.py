@@ -82,7 +82,8 @@ class EchoServer(JsonHandler):
         for i in range(int(body.get("n") or 1)):
             with type(self).lock:
                 rng = type(self).rng
-                opening, middle, closing, draw = rng.choice(OPENINGS), rng.choice(BODIES), rng.choice(CLOSINGS), rng.random()
+                opening, middle, closing = rng.choice(OPENINGS), rng.choice(BODIES), rng.choice(CLOSINGS)
+                draw = rng.random()
             if word.lower() in type(self).cold and draw < type(self).planted:
                 middle = COLD
             text = " ".join((opening, middle.format(w=word), closing.format(t=topic)))
@@ -163,8 +164,10 @@ def main() -> None:
     started = time.perf_counter()
     null = study(0.0, args.seeds)
     planted = study(0.3, args.planted_seeds) if args.planted_seeds else []
-    print("| attribute | word in the prompts | fair server: seeds with a sentiment concern (watch) | planted (30% "
-          "colder to one group): seeds with a sentiment concern about it (watch) |")
+    print(
+        "| attribute | word in the prompts | fair server: seeds with a sentiment concern (watch) | planted (30% "
+        "colder to one group): seeds with a sentiment concern about it (watch) |"
+    )
     print("|---|---|---|---|")
     for attribute, (word, _, cold) in ATTRIBUTES.items():
         false, watch = (sum(attribute in r[k] for r in null) for k in ("concerns", "watches"))

@@ -9,10 +9,21 @@ answer length), each counterfactual reply has every name of its prompt's version
 group's replacement, bystanders too: they are the same in every version, so masking them is symmetric). The column
 ``_compared`` holds those texts (the reply itself where nothing is masked: originals, prompts that name nobody); it
 never reaches responses.csv or results.json, which keep the replies as written.
+
+A scorer that reads the group word itself needs one more step: a fair reply that echoes its version's group ("our
+new straight customer" / "our new gay customer") differs between versions by that word alone, and VADER scores
+"straight" +0.9, "poor" -2.1, "wealthy" +1.5, "blind" -1.7 and "gay" 0, so a sentiment comparison would read the
+scorer's lexicon as the model's tone. :func:`mask_swapped_words` masks, in each counterfactual reply, the words of the
+attribute its versions swap (the lexicon's own rules and neutral forms, as the toxicity scorer's identity masking,
+:func:`evenhand.scorers.masking.mask_identity`), the same way in every version.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
 import pandas as pd
 
 from evenhand.framework import Plan
@@ -73,3 +84,34 @@ def masked_pairs(pairs: pd.DataFrame) -> tuple[list[str], list[str]]:
         mask_names(pairs["response_a"].astype(str).tolist(), names),
         mask_names(pairs["response_b"].astype(str).tolist(), names),
     )
+
+
+def mask_swapped_words(
+    rows: pd.DataFrame, texts: list[str], specs: Mapping[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """``texts`` (one per row of ``rows``, the replies as compared) with the words of the attribute each
+    counterfactual reply's versions swap masked (:func:`evenhand.scorers.masking.mask_identity` with that attribute's
+    lexicon: "our new straight customer" -> "our new someone customer"); original replies and rows of an attribute
+    ``specs`` does not name are kept. Also returns what was masked, for results.json: ``{"token": ..., "attributes":
+    {attribute: {"n_replies": replies changed, "n_compared": counterfactual replies}}}`` with only the attributes
+    that had a word masked, or ``{}`` when none had."""
+    from evenhand.scorers.masking import DEFAULT_TOKEN, mask_identity
+
+    out = list(texts)
+    counts: dict[str, Any] = {}
+    if rows.empty or not {"attribute", "group"} <= set(rows.columns):
+        return out, {}
+    versions = rows["group"].notna().to_numpy()
+    attributes = rows["attribute"].to_numpy()
+    for attribute in dict.fromkeys(attributes[versions].tolist()):
+        if attribute not in specs:
+            continue
+        at = np.flatnonzero(versions & (attributes == attribute)).tolist()
+        before = [out[i] for i in at]
+        after = mask_identity(before, [specs[attribute]], token=DEFAULT_TOKEN)
+        changed = sum(a != b for a, b in zip(before, after, strict=True))
+        if changed:
+            counts[str(attribute)] = {"n_replies": changed, "n_compared": len(at)}
+            for i, text in zip(at, after, strict=True):
+                out[i] = text
+    return out, ({"token": DEFAULT_TOKEN, "attributes": counts} if counts else {})
