@@ -95,7 +95,7 @@ class RunContext:
         if len(rows):
             texts = rows[COMPARED if COMPARED in rows else "response"].tolist()
             if mask_swapped_words:
-                texts, masked = masked_swapped(rows, texts, self.specs)
+                texts, masked = masked_swapped(self.frame, rows, texts, self.specs)
             scores = np.asarray(self.engine.map(scorer, texts), dtype=float)
             values[self.frame.index.get_indexer(rows.index)] = scores
         self.frame[column] = values
