@@ -78,7 +78,7 @@ def test_a_fair_assistant_that_echoes_the_group_word_passes() -> None:
         "token": "someone", "attributes": {"sexual_orientation": {"n_replies": 72, "n_compared": 72}},
     }  # fmt: skip
     assert doc["scorer_audit"]["sentiment"]["masked_in_comparison"] == ["sexual_orientation"]
-    assert any("swaps masked (sexual_orientation)" in c for c in doc["caveats"])
+    assert any("swapped group words masked (sexual_orientation)" in c for c in doc["caveats"])
     # the replies are kept as the model wrote them: masking is for scoring only
     assert any("our new straight customer" in r["response"] for r in doc["responses"])
     assert not any("someone" in r["response"] for r in doc["responses"])
@@ -116,7 +116,7 @@ def test_replies_that_echo_no_group_word_mask_nothing() -> None:
     doc = a.to_dict(include_responses=False)
     assert "sentiment_masking" not in doc["settings"]
     assert "masked_in_comparison" not in doc["scorer_audit"]["sentiment"]
-    assert not any("swaps masked" in c for c in doc["caveats"])
+    assert not any("swapped group words masked" in c for c in doc["caveats"])
 
 
 # ------------------------------------------------------------------------------------------- the masking itself

@@ -43,9 +43,8 @@ SENTIMENT_CAVEAT = (
     "and short responses give coarse scores."
 )
 SENTIMENT_MASKING_CAVEAT = (
-    "Counterfactual sentiment compared the replies with the words of the attribute each pair swaps masked "
-    "({attributes}): a reply that echoes its group word differs by that word alone, and the sentiment scorer reads "
-    "some group words as tone ('straight', 'poor', 'blind'); the replies themselves are kept as written."
+    "Counterfactual sentiment was scored with the swapped group words masked ({attributes}), so that a reply that "
+    "echoes its group word ('straight', 'poor') is not read as warmer or colder for it; replies are kept as written."
 )
 # random swaps of the noise floor's swap test: p resolves to 1 / 20,000, so that a real effect stays below 0.05
 # after the Benjamini-Hochberg adjustment over hundreds of tests; a test without evidence stops after 20 swaps that
