@@ -134,11 +134,15 @@ def mask_swapped_words(
 
 #: A word as the version comparison reads it: letters and digits, with inner hyphens and apostrophes ("low-income").
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+#: Words this short that differ between versions are articles that follow the swapped word ("a Black" / "an Asian")
+#: or pronouns, which the lexicon's own step masks ("he" -> "they"): left as written.
+_SHORTEST = 2
 
 
 def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
     """Per (attribute, prompt id): a pattern of the words in which the versions' prompts differ (in some version but
-    not in all, compared without case), longest first, as whole words; none where the versions read alike."""
+    not in all, compared without case, longer than :data:`_SHORTEST`), longest first, as whole words; none where the
+    versions read alike."""
     from evenhand.conversation import prompt_text
 
     found: dict[tuple[object, object], re.Pattern[str]] = {}
@@ -147,6 +151,7 @@ def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Patter
         texts = dict.fromkeys(prompt_text(p) for p in prompts)
         words = [{w.casefold() for w in _WORD.findall(text)} for text in texts]
         differ = set().union(*words) - set.intersection(*words) if len(words) > 1 else set()
+        differ = {w for w in differ if len(w) > _SHORTEST}  # not "a" / "an" before a swapped word
         if differ:
             alternatives = "|".join(re.escape(w) for w in sorted(differ, key=lambda w: (-len(w), w)))
             found[key] = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
