@@ -269,6 +269,8 @@ def _discount_scorer_bias(
     audit = audits.get(FAMILIES[rec.family].audit or "")  # the registry: which audit can explain the family
     if audit is None or groups is None or rec.attribute is None or e.severity == "ok":
         return
+    if rec.attribute in audit.get("masked_in_comparison", ()):  # the compared replies had these words masked, so
+        return  # the scorer's gap on statements that name the groups did not reach this difference
     first, second = group_values(rec.result.details)
     gap = benign_gap(audit, rec.attribute, *groups)
     if first is None or second is None or gap is None or first == second:
