@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -69,8 +69,9 @@ class RedTeam(WritesDocument):
             b = self.benign
             # the config's pass/fail rules apply to every row and finding, the adversarial ones included (a TSS
             # rule, or "no concern" over the whole verdict, gates the red team)
-            self._combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta),
-                                        list(b.caveats), rules=self.thresholds)  # fmt: skip
+            # (the benign run's settings, descriptions and scorer audit with it: one run's, typed)
+            self._combined = replace(b, records=[*b.records, *self.records], meta=dict(b.meta), caveats=list(b.caveats),
+                                     threshold_checks=[], rules=self.thresholds)  # fmt: skip
         return self._combined
 
     @property
