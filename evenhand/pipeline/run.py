@@ -165,17 +165,16 @@ def run(
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": source.describe(),
         "timings": {key: round(v, 3) for key, v in timings.items()},
-        "names": names,
-        **({"sections": ctx.sections} if ctx.sections else {}),
         **ctx.assistants,  # the judge's audit and findings, when a judge was used
         **({READER_KEY: {"usage": reader.usage()}} if reader is not None else {}),  # its audit is the plan's
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:
         meta["generation_estimate"] = estimate.as_dict()
-    # the settings and the audits travel typed and whole; results.json's settings block is written from them
+    # what the run knows travels whole, as fields: results.json's settings block is written from them, once
     return Assessment(the_plan, records, frame, meta, caveats, rules=settings.thresholds, settings=settings,
-                      described=dict(ctx.described), scorer_audit=dict(ctx.audits))  # fmt: skip
+                      described=dict(ctx.described), scorer_audit=dict(ctx.audits), names=names,
+                      sections=dict(ctx.sections))  # fmt: skip
 
 
 _PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": "prompt ids"}

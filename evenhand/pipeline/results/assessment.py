@@ -67,7 +67,7 @@ class Assessment(WritesDocument):
         plan: the :class:`~evenhand.framework.Plan` that was run (metrics with reasons, not-applicable items).
         records: one :class:`MetricRecord` per metric row (the ``MetricResult``, interval and noise floor).
         responses: response-level data, one row per response (prompt, group, sample, response, scores, labels).
-        meta: model, timings, the personal names used, the sections only some runs have, the LLM assistants'
+        meta: when it was made, the model, timings, what generation was estimated to send, the LLM assistants'
             audits and usage.
         caveats: what a reader must keep in mind (scorer biases, small samples, unparsed answers, ...).
         threshold_checks: the outcome of the config's pass/fail rules.
@@ -78,6 +78,13 @@ class Assessment(WritesDocument):
             ...: ``RunContext.described``); with ``settings``, results.json's ``settings`` block.
         scorer_audit: ``{kind: audit}``: how the scorers in use score identity statements
             (:mod:`evenhand.scorers.audit`); the verdict discounts the findings they explain.
+        names: the personal names behind the counterfactual prompts
+            (:func:`~evenhand.pipeline.responses.personal_names.names_used`): ``{"read": bool, "seed": int,
+            "attributes": {attribute: {"signals", "found", "n_prompts", "groups"}}}`` (and ``masked`` when the
+            replies were compared with them masked); none read when not given.
+        sections: results.json's sections that only some runs have, by name: ``numbers`` (numeric outcomes: each
+            group's numbers, their distribution) and ``impact_ratios`` (the NYC Local Law 144 table), as the
+            families made them.
     """
 
     plan: Plan
@@ -90,19 +97,16 @@ class Assessment(WritesDocument):
     settings: RunSettings = field(default_factory=RunSettings, repr=False)
     described: dict[str, Any] = field(default_factory=dict, repr=False)
     scorer_audit: dict[str, Any] = field(default_factory=dict, repr=False)
+    names: dict[str, Any] = field(default_factory=dict, repr=False)
+    sections: dict[str, Any] = field(default_factory=dict, repr=False)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
     _examples: dict[tuple[Any, ...], list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not self.names:
+            self.names = {"read": self.plan.use_case.names, "seed": 0, "attributes": {}}
         if self.rules:
             self.threshold_checks = check_thresholds(self.records, self.rules, self.verdict)
-
-    @property
-    def sections(self) -> dict[str, Any]:
-        """results.json's sections that only some runs have, by name: ``numbers`` (numeric outcomes: each group's
-        numbers, their distribution) and ``impact_ratios`` (the NYC Local Law 144 table), as the families made them."""
-        sections: dict[str, Any] = self.meta.get("sections") or {}
-        return sections
 
     @property
     def impact_ratios(self) -> pd.DataFrame | None:
@@ -251,18 +255,6 @@ class Assessment(WritesDocument):
                 signals=signals_by_attribute(self.names),
             )
         return self._verdict
-
-    @property
-    def names(self) -> dict[str, Any]:
-        """The personal names behind the counterfactual prompts
-        (:func:`~evenhand.pipeline.responses.personal_names.names_used`):
-        ``{"read": bool, "seed": int, "attributes": {attribute: {"signals", "found", "n_prompts", "groups"}}}``."""
-        names: dict[str, Any] = self.meta.get("names") or {
-            "read": self.plan.use_case.names,
-            "seed": 0,
-            "attributes": {},
-        }
-        return names
 
     def result(self, metric: str, attribute: str | None = None, comparison: Any = None) -> Any:
         """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``.
