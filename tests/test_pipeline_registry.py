@@ -235,7 +235,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     from evenhand.cli.scoring_flags import SCORERS as FLAG_SCORERS
     from evenhand.framework import FALSE_NEGATIVES, FALSE_POSITIVES, TASKS, Task
     from evenhand.metrics.classification import RATES
-    from evenhand.pipeline.verdict import kinds as judges
+    from evenhand.pipeline.verdict.kinds import KINDS
 
     assert list(RATES) == [m.key for m in rate_metrics()]
     for key, cells in RATES.items():  # one name per rate: the report, the results and the tests agree
@@ -245,7 +245,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     assert METRICS["demographic_parity_difference"].rate == "predicted prevalence rate"
     assert FALSE_NEGATIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["assistive"])
     assert FALSE_POSITIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["punitive"])
-    assert {m.judge for m in METRICS.values()} <= set(judges.JUDGES)  # every metric has its judge
+    assert {m.judge for m in METRICS.values()} <= set(KINDS)  # every metric has its kind of evidence
     assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment", "toxicity_parity"}
     assert TASKS == typing.get_args(Task)
     assert {k: (s.flag, *s.factory.split(":")) for k, s in SCORERS.items()} == FLAG_SCORERS
