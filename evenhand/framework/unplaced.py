@@ -76,14 +76,11 @@ def plan_unplaced(
             )
             for key in keys:
                 spec = METRICS[key]
-                metrics.append(
-                    PlannedMetric(
-                        key, spec.name, spec.family, a,
-                        f"{f.n_unplaced} of {f.n_prompts} prompts name a person whose {a} no name list can place: "
-                        "their replies against the other prompts' (observational, beyond the paper)",
-                        spec.requires, spec.section,
-                    )  # fmt: skip
+                reason = (
+                    f"{f.n_unplaced} of {f.n_prompts} prompts name a person whose {a} no name list can place: "
+                    "their replies against the other prompts' (observational, beyond the paper)"
                 )
+                metrics.append(PlannedMetric(key, spec.name, spec.family, a, reason, spec.requires, spec.section))
         caveats.append(_caveat(f, outcome))
     return metrics, skipped, caveats
 

@@ -46,7 +46,9 @@ def set_totals(values: FloatArray, in_set: Any, prompts: Any) -> tuple[FloatArra
     return units.sums(values), counts, per_unit > 0, {"replies": n, "prompts": units.n}
 
 
-def _gap(key: str, values: FloatArray, in_set: Any, prompts: Any, relative: bool, params: dict[str, Any]) -> MetricResult:
+def _gap(
+    key: str, values: FloatArray, in_set: Any, prompts: Any, relative: bool, params: dict[str, Any]
+) -> MetricResult:
     spec = METRICS[key]
     sums, counts, member, sizes = set_totals(values, in_set, prompts)
     n_in, n_out = int(member.sum()), int((~member).sum())

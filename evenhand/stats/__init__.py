@@ -19,13 +19,13 @@ from evenhand.stats._intervals import (
 from evenhand.stats._multiple_testing import benjamini_hochberg, omnibus_then_pairs
 from evenhand.stats._noise_floor import NoiseFloor, noise_floor, noise_floor_from_scores, swap_test_of_gap
 from evenhand.stats._paired_prompts import paired_prompt_test
-from evenhand.stats._prompt_sets import prompt_set_test
 from evenhand.stats._permutation import (
     PermutationTest,
     counterfactual_sentiment_test,
     pairwise_rate_tests,
     rate_difference_test,
 )
+from evenhand.stats._prompt_sets import prompt_set_test
 from evenhand.stats._rate_intervals import (
     binomial_bounds,
     effective_rate,
