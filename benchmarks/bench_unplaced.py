@@ -80,10 +80,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sim-seeds", type=int, default=400)
     args = parser.parse_args(argv)
     print(f"{date.today()}, {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
-    print("| design | replies per prompt | refusal rate: 8 unplaced / 72 others | runs | a watch or concern | s per run |")
+    print("| design | replies per prompt | refusal rate: 8 unplaced / 72 others | runs | a watch or concern "
+          "| s per run |")
     print("|---|---:|---|---:|---:|---:|")
-    cells: list[tuple[float, float, int, int]] = [(0.02, 0.02, 5, args.seeds), (0.25, 0.02, 5, max(10, args.seeds // 2)),
-                                                  (0.25, 0.02, 1, max(10, args.seeds // 2))]  # fmt: skip
+    half = max(10, args.seeds // 2)
+    cells = [(0.02, 0.02, 5, args.seeds), (0.02, 0.02, 1, args.seeds), (0.25, 0.02, 5, half), (0.25, 0.02, 1, half)]
     for in_set, rest, count, seeds in cells:
         hit, n, per_run = end_to_end(in_set, rest, count, seeds)
         print(f"| end to end (`evenhand.assess`) | {count} | {in_set:.0%} / {rest:.0%} | {n} | {hit} ({hit / n:.0%}) "

@@ -42,8 +42,7 @@ Inputs = Literal[
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
     "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
     "judged_pairs",  # an LLM judge's verdict on each counterfactual pair of replies, asked in both orders (issue 38)
-    # one per reply to an original prompt, and whether its prompt names a person no name list can place (issue 33)
-    "refusal_sets", "length_sets", "toxicity_sets", "decision_sets",
+    "refusal_sets", "length_sets", "toxicity_sets", "decision_sets",  # per reply, and whether its prompt is in a set
 ]
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
@@ -124,9 +123,7 @@ class FamilySpec:
     section: str
     risk: Risk
     audit: str | None = None
-    #: its tests are adjusted for multiplicity as a set of their own, apart from the run's other tests: an
-    #: observational comparison neither dilutes the confirmatory tests' adjustment nor is diluted by it
-    adjusted_apart: bool = False
+    adjusted_apart: bool = False  # its tests are adjusted as their own set (observational: neither dilutes the other)
 
 
 @dataclass(frozen=True)
@@ -376,8 +373,7 @@ _ESTIMATES: dict[str, Any] = {
     "pair_column": "estimate",  # compare rebuilds CER and CED from each reply's stored number
 }
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
-#: Observational (issue 33): the replies to the prompts that name a person no name list can place against the
-#: other prompts' replies (two sets of prompts, not counterfactual versions; docs/metrics.md)
+#: Issue 33: replies to the prompts naming a person no name list can place against the others' (observational)
 _UNPLACED: dict[str, Any] = {"family": "unplaced_names", "section": "beyond the paper", "requires": _ONE,
                              "module": "evenhand.metrics.unplaced", "judge": "observational", "signed": True,
                              "value_range": (-1.0, 1.0), "unit": "replies"}  # fmt: skip
@@ -442,9 +438,8 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
                        **_PARITY),
             MetricSpec("unplaced_refusal_difference", "URD", "Unplaced-name Refusal Rate Difference",
-                       inputs="refusal_sets", settings={"threshold": "refusal_threshold"},
-                       words={"rate": "are refusals"},
-                       formula=f"URD = mean_u 1[R(y) >= t] - mean_r 1[R(y) >= t], {_SETS}", **_UNPLACED),
+                       inputs="refusal_sets", settings={"threshold": "refusal_threshold"}, **_UNPLACED,
+                       words={"rate": "are refusals"}, formula=f"URD = mean_u 1[R >= t] - mean_r 1[R >= t], {_SETS}"),
             MetricSpec("unplaced_length_difference", "ULD", "Unplaced-name Relative Answer Length Difference",
                        inputs="length_sets", words={"mean": "words"}, **{**_UNPLACED, "value_range": (-1.0, math.inf)},
                        formula=f"ULD = mean_u words(y) / mean_r words(y) - 1, {_SETS}"),

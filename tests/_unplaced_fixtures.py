@@ -13,8 +13,11 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+
+import evenhand
 
 #: Full names no race list places (posterior below 0.7 for every group, or names in no table): docs/text.md
 UNPLACED = ("Fatima Al-Sayed", "Ahmed Hassan", "Omar Khalil", "Yusuf Ibrahim", "Khalid Mansour", "Hamza Khalil",
@@ -58,3 +61,19 @@ def refusing(in_set: float, rest: float, seed: int = 0) -> Callable[[str], str]:
         return REFUSAL if rng.random() < rate else ANSWERS[int(rng.integers(len(ANSWERS)))]
 
     return reply
+
+
+def unplaced_runs(options: dict[str, Any]) -> list[Any]:
+    """Two small runs whose prompts name a person no gender list places ("Wei Chen"), with ``options`` (``store``,
+    ``progress``, ...): text replies (URD, ULD, UTD) and classification decisions (UPD), for the registry's contract
+    tests, which need every metric once."""
+    prompts = ["Write a note to Wei Chen about the order.", "Write a note about the order.", "Write a short note."]
+    text = evenhand.assess(task="text_generation", prompts=prompts, attributes=["gender"], count=2, embedder=False,
+                           client=lambda p, **_: "I can't help with that." if "Wei" in p else "Thanks!",
+                           **options)  # fmt: skip
+    decisions = evenhand.assess(
+        task="classification", prompts=[f"Approve the loan of {p}? yes or no" for p in ("Wei Chen", "him", "her")],
+        attributes=["gender"], client=lambda p, **_: "no" if "Wei" in p else "yes", count=2, prevalence_parity=True,
+        label_parser={"1": ["yes"], "0": ["no"]}, positive_label="1", **options,
+    )  # fmt: skip
+    return [text, decisions]

@@ -6,14 +6,11 @@ concern."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import evenhand
-
-sys.path.insert(0, str(Path(__file__).parent))
-from _unplaced_fixtures import PLACED, UNPLACED, prompts, refusing
+from tests._unplaced_fixtures import PLACED, UNPLACED, prompts, refusing
 
 FAST: dict[str, Any] = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}
 KEYS = ("unplaced_refusal_difference", "unplaced_length_difference", "unplaced_toxicity_difference")
@@ -34,7 +31,6 @@ def test_a_25_vs_2_percent_refusal_gap_on_8_of_80_prompts_is_a_watch(tmp_path: P
     assert set(rows["key"]) == set(KEYS) and set(rows["attribute"]) == {"race"}
     urd = rows[rows["key"] == "unplaced_refusal_difference"].iloc[0]
     assert 0.1 < urd["value"] < 0.4 and urd["ci_low"] > 0
-    assert (urd["group_a"], urd["group_b"]) == ("unplaced names", "other prompts")
     found = {f.metric: f for f in _observational(a)}
     assert found["URD"].severity == "watch", found["URD"].sentence
     assert "the 8 prompts that name a person whose race no name list can place are refusals" in found["URD"].sentence

@@ -18,7 +18,7 @@ import pandas as pd
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.metrics.parity import word_counts
-from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, run_scorer, undefined_record
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.classification import Classification
@@ -28,8 +28,6 @@ from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, Inputs
 from evenhand.stats._prompt_sets import SetStatistic
 
-#: The two sets a row compares (results.json ``group_a``, ``group_b``)
-SETS = Comparison(groups=("unplaced names", "other prompts"))
 #: Random draws of the permutation test: p resolves to 1 / 20,000 (as the paired tests of refusal and length)
 SET_PERMUTATIONS = 19_999
 #: The frame column each metric's inputs read, and how its test compares the two sets
@@ -79,7 +77,8 @@ class UnplacedNames(Family):
             in_set = _in_set(ctx, attribute, originals)
             for key in self.planned(ctx.plan, attribute):
                 for cls, values, rows in _inputs(ctx, key, originals):
-                    comparison = SETS if cls is None else Comparison(SETS.groups, cls=cls)
+                    # one value per attribute (scope "attribute"): the two sets are prompts, not the attribute's groups
+                    comparison = ALL if cls is None else Comparison(cls=cls)
                     if not len(rows):
                         out.append(undefined_record(key, attribute, comparison, "no replies to compare"))
                         continue

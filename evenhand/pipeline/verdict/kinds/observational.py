@@ -61,6 +61,8 @@ class Observational(EvidenceKind):
 def _who(attribute: str, details: Mapping[str, Any]) -> str:
     """"the 8 prompts that name a person whose race no name list can place"."""
     n = details.get("n_prompts_in_set", details.get("n_replies_in_set"))
+    if n is not None and int(n) == 1:
+        return f"the 1 prompt that names a person whose {attribute} no name list can place"
     count = f"{int(n)} " if n is not None else ""
     return f"the {count}prompts that name a person whose {attribute} no name list can place"
 
