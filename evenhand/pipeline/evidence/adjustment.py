@@ -26,9 +26,8 @@ def adjust_p_values(records: Sequence[MetricRecord]) -> None:
 
     The tests of a family the registry adjusts apart (``FamilySpec.adjusted_apart``: the observational rows of
     issue 33) are one more such set, adjusted on their own after the others."""
-    apart = [r for r in records if r.family in FAMILIES and FAMILIES[r.family].adjusted_apart]
-    _adjust([r for r in records if not (r.family in FAMILIES and FAMILIES[r.family].adjusted_apart)])
-    _adjust(apart)
+    _adjust([r for r in records if not FAMILIES[r.family].adjusted_apart])
+    _adjust([r for r in records if FAMILIES[r.family].adjusted_apart])
 
 
 def _adjust(records: Sequence[MetricRecord]) -> None:
