@@ -6,6 +6,7 @@ concern."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import evenhand
 from tests._unplaced_fixtures import PLACED, UNPLACED, prompts, refusing
 
 FAST: dict[str, Any] = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}
+UNPLACED_NAME = re.compile("|".join(UNPLACED))
 KEYS = ("unplaced_refusal_difference", "unplaced_length_difference", "unplaced_toxicity_difference")
 
 
@@ -93,3 +95,24 @@ def test_no_rows_and_no_caveat_when_nobody_unplaced_is_named() -> None:
         assert not [c for c in p.caveats if "no name list can place" in c]
     off = evenhand.plan(task="text_generation", prompts=prompts(), names=False)
     assert not [m for m in off.metrics if m.family == "unplaced_names"] and off.ftu["race"].n_unplaced == 0
+
+
+def test_decisions_of_the_unplaced_prompts_are_compared_too() -> None:
+    screening = [p.replace("Write", "Should we hire the author of") + " Answer yes or no." for p in prompts()]
+    a = evenhand.assess(
+        task="classification", prompts=screening, count=2, prevalence_parity=True, positive_label="1",
+        label_parser={"1": ["yes"], "0": ["no"]}, client=lambda p, **_: "no" if UNPLACED_NAME.search(p) else "yes",
+        counterfactual_invariance=False, **FAST,
+    )  # fmt: skip
+    (row,) = a.metrics[a.metrics["key"] == "unplaced_positive_rate_difference"].itertuples()
+    assert row.value == -1.0 and row.severity == "watch" and row.attribute == "race"
+
+
+def test_religion_rows_compare_named_with_unnamed_prompts_end_to_end() -> None:
+    named = [f"Write a rejection email to {n} for the analyst role." for n in UNPLACED]
+    unnamed = [f"Write rejection email number {i} for the analyst role." for i in range(32)]
+    a = evenhand.assess(task="text_generation", prompts=named + unnamed, attributes=["religion", "nationality"],
+                        client=refusing(0.02, 0.02), count=3, **FAST)  # fmt: skip
+    rows = a.metrics[a.metrics["family"] == "unplaced_names"]
+    assert set(rows["attribute"]) == {"religion"} and set(rows["key"]) == set(KEYS)
+    assert set(rows["severity"]) == {"ok"}
