@@ -22,6 +22,7 @@ from evenhand.pipeline.evidence.records import ALL, Comparison, MetricRecord
 from evenhand.pipeline.families.base import Family, Needs, RunContext, record, run_scorer, undefined_record
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.classification import Classification
+from evenhand.pipeline.families.refusal_length import REFUSAL_CAVEAT, detector_name
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import choose_label_parser, label_text, parse_labels
 from evenhand.pipeline.stages import counted
@@ -60,6 +61,9 @@ class UnplacedNames(Family):
         frame = ctx.frame
         if self.refusal is not None and "refusal" not in frame:
             ctx.score("refusal", self.refusal)
+            ctx.described.setdefault("refusal_detector", detector_name(ctx.settings))
+            if ctx.settings.scoring.refusal is None and REFUSAL_CAVEAT not in ctx.caveats:
+                ctx.caveats.append(REFUSAL_CAVEAT)
             ctx.described.setdefault("refusal_threshold", ctx.settings.scoring.refusal_threshold)
         inputs = {METRICS[k].inputs for k in self.planned(ctx.plan)}
         if "length_sets" in inputs and "words" not in frame:
