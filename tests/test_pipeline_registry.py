@@ -36,6 +36,7 @@ from evenhand.registry import (
 )
 from evenhand.scorer_registry import SCORERS
 from tests._assistant_servers import JUDGE
+from tests._unplaced_fixtures import unplaced_runs
 
 PACKAGE = Path(evenhand.__file__).parent
 #: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which
@@ -161,7 +162,8 @@ def _records_of_every_family() -> list[Any]:
         count=2,
         **FAST,
     )
-    return [r for a in (text, cls, rec, decisions, numbers) for r in a.records]
+    return [r for a in (text, cls, rec, decisions, numbers, *unplaced_runs(FAST)) for r in a.records]
+
 
 
 def test_results_agree_with_the_declared_range_and_direction() -> None:
