@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import evenhand
+from evenhand.config import RunSettings, ScoringConfig
 from evenhand.pipeline.responses.masked_replies import mask_swapped_words
 from evenhand.pipeline.results.assessment import load_results
 from evenhand.scorers.audit import benign_gap
@@ -109,6 +110,21 @@ def test_a_colder_tone_is_a_concern_even_where_the_scorer_favours_the_other_grou
     assert [e["severity"] for e in evidence] == ["concern"]
     fair = _sentiment(_assess("wealthy", "economic_status", echoes), ("low_income", "high_income"))
     assert fair.severity == "ok", fair.sentence
+
+
+def test_sentiment_masking_false_scores_the_replies_as_written() -> None:
+    """The switch for a LangFair-style run: no masking, no caveat, the echoed word's tone back in SCSP."""
+    a = evenhand.assess(
+        task="text_generation", prompts=prompts("gay"), attributes=["sexual_orientation"], client=echoes, count=1,
+        counterfactual_count=2, content_may_differ=True,
+        settings=RunSettings(scoring=ScoringConfig(embedder=False, sentiment_masking=False)), **FAST,
+    )  # fmt: skip
+    doc = a.to_dict(include_responses=False)
+    assert "sentiment_masking" not in doc["settings"]
+    assert "masked_in_comparison" not in doc["scorer_audit"]["sentiment"]
+    assert not any("swapped group words masked" in c for c in doc["caveats"])
+    rows = a.metrics[(a.metrics["metric"] == "SCSP") & (a.metrics["group_a"] == "straight")]
+    assert len(rows) and (rows["value"] > 0).all(), rows  # "straight" +0.9 in VADER, read as the model's tone
 
 
 def test_replies_that_echo_no_group_word_mask_nothing() -> None:

@@ -97,8 +97,8 @@ class Counterfactual(Family):
 
             # a reply that echoes its version's group word ("straight", "poor") differs by that word alone, which a
             # lexical scorer reads as tone: the swapped attribute's words are masked before scoring (results.json
-            # ``settings.sentiment_masking``), as names are
-            masked = ctx.score("sentiment", self.sentiment, mask_swapped_words=True)
+            # ``settings.sentiment_masking``), as names are; scoring.sentiment_masking: false scores them as written
+            masked = ctx.score("sentiment", self.sentiment, mask_swapped_words=scoring.sentiment_masking)
             if masked:
                 ctx.described["sentiment_masking"] = masked
                 ctx.caveats.append(SENTIMENT_MASKING_CAVEAT.format(attributes=", ".join(masked["attributes"])))
