@@ -111,9 +111,18 @@ class _Word(NamedTuple):
     key: str
 
 
+_KEYS: dict[str, str] = {}  # written word -> its key: the same capitalised words recur across prompts
+
+
 def _key(word: str) -> str:
-    key = word.casefold()
-    return key if key.isalpha() else name_key(word)
+    key = _KEYS.get(word)
+    if key is None:
+        key = word.casefold()
+        if not key.isalpha():
+            key = name_key(word)
+        if len(_KEYS) < 1 << 17:
+            _KEYS[word] = key
+    return key
 
 
 def _words(text: str) -> list[_Word]:
@@ -284,12 +293,16 @@ def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
     # most texts are passed over here: one scan in C and a set look-up per capitalised word; a text whose only
     # name-like words are surnames or look-alike first names ("Washington approved", "by May") needs two
     # capitalised words side by side to name anyone
-    capitalised = [_key(w) for w in _WORD.findall(text)]
-    if not any(k in index.starts_alone for k in capitalised):
-        interesting = index.interesting
-        if not any(k in interesting for k in capitalised) or _PAIR.search(text) is None:
+    matches = list(_WORD.finditer(text))
+    capitalised = [_key(m.group()) for m in matches]
+    if index.starts_alone.isdisjoint(capitalised):
+        if index.interesting.isdisjoint(capitalised) or _PAIR.search(text) is None:
             return ()
-    words = _words(text)
+    words = [  # the capitalised words, not all capitals ("Emily", not "FAQ")
+        _Word(m.start(), m.end(), w, k)
+        for m, k in zip(matches, capitalised, strict=True)
+        if len(w := m.group()) == 1 or not w.isupper()
+    ]
     found: list[tuple[int | None, int | None, list[int]]] = []
     for run, titled in _runs(text, words, index):
         found.extend(_people_in_run(text, words, run, titled, index))
