@@ -27,7 +27,7 @@ from evenhand.text.names import (
     Person,
     UnplacedName,
     find_name_matches,
-    find_people,
+    find_people_many,
     find_unplaced,
     name_attributes,
 )
@@ -460,7 +460,7 @@ def check_ftu(
     unplaced: tuple[tuple[UnplacedName, ...], ...] = ()
     kind = subject if isinstance(subject, str) else "given"
     if names:
-        people = select_subjects(texts, [find_people(t) for t in texts], subject)
+        people = select_subjects(texts, find_people_many(texts), subject)
         named = _names(texts, lexicons, people)
         unplaced = _unplaced(texts, lexicons, people, per_lexicon)
     locations: tuple[tuple[Location, ...], ...] = ()

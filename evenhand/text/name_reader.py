@@ -19,15 +19,15 @@ name signals, and the swaps, are in :mod:`evenhand.text.names`.
 
 from __future__ import annotations
 
-import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from evenhand.text._engine import at_sentence_start
 from evenhand.text._names_data import PARTS, NameIndex, name_index, name_key
 
-__all__ = ["Mention", "Person", "clear_people_cache", "find_people"]
+__all__ = ["Mention", "Person", "clear_people_cache", "find_people", "find_people_many"]
 
 # a capitalised word: letters, with inner apostrophes or hyphens ("O'Brien", "Al-Farsi"), not a possessive "'s"
 # (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
@@ -86,14 +86,6 @@ def _key(word: str) -> str:
         if len(_KEYS) < 1 << 17:
             _KEYS[word] = key
     return key
-
-
-def _words(text: str) -> list[_Word]:
-    return [
-        _Word(m.start(), m.end(), w, _key(w))
-        for m in _WORD.finditer(text)
-        if len(w := m.group()) == 1 or not w.isupper()
-    ]
 
 
 def _is_initial(text: str, word: _Word) -> bool:
@@ -238,37 +230,53 @@ def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]
     With the shipped name data (``index`` None) the answer is remembered per text (the last 65,536 texts): a plan
     reads the same prompts once per attribute, and the counterfactual prompts read them again."""
     if index is None:
-        return _find_people_shipped(text)
-    return _find_people(text, index)
+        return find_people_many([text])[0]
+    return _find_people(text, index, _capitalised(text))
 
 
-@functools.lru_cache(maxsize=65536)
-def _find_people_shipped(text: str) -> tuple[Person, ...]:
-    return _find_people(text, name_index())
+_REMEMBERED: dict[str, tuple[Person, ...]] = {}  # text -> its persons, with the shipped name data
+_REMEMBER = 1 << 16  # texts remembered at most (then the memory starts again)
+
+
+def find_people_many(texts: Sequence[str]) -> list[tuple[Person, ...]]:
+    """Per text, :func:`find_people` with the shipped name data (each distinct text read once)."""
+    out = [_REMEMBERED.get(t) for t in texts]
+    todo = list(dict.fromkeys(t for t, found in zip(texts, out, strict=True) if found is None))
+    if not todo:
+        return cast("list[tuple[Person, ...]]", out)
+    index = name_index()
+    read = {t: _find_people(t, index, _capitalised(t)) for t in todo}
+    if len(_REMEMBERED) + len(read) > _REMEMBER:
+        _REMEMBERED.clear()
+    _REMEMBERED.update(list(read.items())[:_REMEMBER])
+    return [found if found is not None else read[t] for t, found in zip(texts, out, strict=True)]
 
 
 def clear_people_cache() -> None:
     """Forget the persons remembered per text (benchmarks time a first reading with it)."""
-    _find_people_shipped.cache_clear()
+    _REMEMBERED.clear()
+
+
+def _capitalised(text: str) -> list[tuple[int, int, str]]:
+    """The capitalised words of ``text`` (:data:`_WORD`): start, end and the word."""
+    return [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
 
 
 def _partial(found: tuple[int | None, int | None, list[int]]) -> bool:
     return found[0] is None or found[1] is None
 
 
-def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
-    # most texts are passed over here: one scan in C and a set look-up per capitalised word; a text whose only
-    # name-like words are surnames or look-alike first names ("Washington approved", "by May") needs two
-    # capitalised words side by side to name anyone
-    matches = list(_WORD.finditer(text))
-    capitalised = [_key(m.group()) for m in matches]
-    if index.starts_alone.isdisjoint(capitalised):
-        if index.interesting.isdisjoint(capitalised) or _PAIR.search(text) is None:
+def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, str]]) -> tuple[Person, ...]:
+    """The persons of ``text``, from its capitalised words (:func:`_capitalised`)."""
+    # most texts are passed over here: a set look-up per capitalised word; a text whose only name-like words are
+    # surnames or look-alike first names ("Washington approved", "by May") needs two capitalised words side by side
+    # to name anyone
+    word_keys = [_key(w) for _, _, w in capitalised]
+    if index.starts_alone.isdisjoint(word_keys):
+        if index.interesting.isdisjoint(word_keys) or _PAIR.search(text) is None:
             return ()
     words = [  # the capitalised words, not all capitals ("Emily", not "FAQ")
-        _Word(m.start(), m.end(), written, k)
-        for m, k in zip(matches, capitalised, strict=True)
-        if len(written := m.group()) == 1 or not written.isupper()
+        _Word(s, e, w, k) for (s, e, w), k in zip(capitalised, word_keys, strict=True) if len(w) == 1 or not w.isupper()
     ]
     found: list[tuple[int | None, int | None, list[int]]] = []
     interesting = index.interesting

@@ -16,7 +16,14 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from evenhand.text._names_data import NameIndex, name_index, name_key
-from evenhand.text.name_reader import Mention, Person, _lookalike, clear_people_cache, find_people
+from evenhand.text.name_reader import (
+    Mention,
+    Person,
+    _lookalike,
+    clear_people_cache,
+    find_people,
+    find_people_many,
+)
 
 __all__ = [
     "Mention",
@@ -26,6 +33,7 @@ __all__ = [
     "clear_people_cache",
     "find_name_matches",
     "find_people",
+    "find_people_many",
     "find_unplaced",
     "name_attributes",
     "substitute_names",
@@ -111,7 +119,7 @@ def find_name_matches(
 ) -> list[tuple[NameMatch, ...]]:
     """Per text, the persons whose names signal a group of ``attribute`` (one :class:`NameMatch` each)."""
     index = name_index()
-    found = people if people is not None else [find_people(t) for t in texts]
+    found = people if people is not None else find_people_many(texts)
     out: list[tuple[NameMatch, ...]] = []
     for text, persons in zip(texts, found, strict=True):
         if not persons:
@@ -227,7 +235,7 @@ def substitute_names(
     whose name signals a group of any of the attributes is renamed, with names of all the version's groups.
     """
     index = name_index()
-    found = people if people is not None else [find_people(t) for t in texts]
+    found = people if people is not None else find_people_many(texts)
     avoid_keys = frozenset(name_key(w) for w in avoid)
     out_texts: list[str] = []
     used: list[tuple[tuple[str, str], ...]] = []
