@@ -284,7 +284,8 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
         # a lone capitalised word no list knows ("Draft", "Notes") names nobody unless a title stands before it
         if titled or len(run) > 1 or words[run[0]].key in interesting:
             found.extend(_people_in_run(text, words, run, titled, index))
-    phrases = _lookalike_phrase_words(text, words, index) if found else set()
+    starts_phrase = found and not index.lookalike_phrase_starts.keys().isdisjoint(word_keys)
+    phrases = _lookalike_phrase_words(text, words, index) if starts_phrase else set()
     found = [f for f in found if not phrases.intersection(f[2])]
     if not found:
         return ()

@@ -110,8 +110,13 @@ def _signal_of(
 def _written_parts(text: str, person: Person, parts: tuple[str, ...]) -> str:
     """The written name parts ``parts`` of a person, at their first mentions, joined by a space ("Jamal
     Washington", or "Washington" after "Ms.")."""
-    firsts = {m.part: text[m.start : m.end] for m in reversed(person.mentions)}
-    return " ".join(firsts[part] for part in parts if part in firsts)
+    written = []
+    for part in parts:
+        for m in person.mentions:  # in order of position: the first mention of the part
+            if m.part == part:
+                written.append(text[m.start : m.end])
+                break
+    return " ".join(written)
 
 
 def find_name_matches(
@@ -127,7 +132,7 @@ def find_name_matches(
             continue
         row = []
         for person in persons:
-            signal = _signal(person, attribute, index)
+            signal = _signal_of(person.first, person.last, attribute, index)
             if signal is None:
                 continue
             group, share, parts = signal
@@ -147,16 +152,13 @@ def find_unplaced(
     whose names signal no group (a full-name posterior below the rule's cut, or names in no list)."""
     index = name_index()
     listed = attribute in index.groups
-    return [
-        tuple(
-            UnplacedName(text[p.start : p.end], p.start, p.end, attribute)
-            for p in persons
-            if not listed or _signal(p, attribute, index) is None
+    out: list[tuple[UnplacedName, ...]] = []
+    for text, persons in zip(texts, people, strict=True):
+        unplaced = [p for p in persons if not listed or _signal_of(p.first, p.last, attribute, index) is None]
+        out.append(
+            tuple(UnplacedName(text[p.start : p.end], p.start, p.end, attribute) for p in unplaced) if unplaced else ()
         )
-        if persons
-        else ()
-        for text, persons in zip(texts, people, strict=True)
-    ]
+    return out
 
 
 def _pool(
