@@ -230,7 +230,8 @@ def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]
     With the shipped name data (``index`` None) the answer is remembered per text (the last 65,536 texts): a plan
     reads the same prompts once per attribute, and the counterfactual prompts read them again."""
     if index is None:
-        return find_people_many([text])[0]
+        found = _REMEMBERED.get(text)
+        return found if found is not None else find_people_many([text])[0]
     return _find_people(text, index, _capitalised(text))
 
 
@@ -271,7 +272,8 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
     # most texts are passed over here: a set look-up per capitalised word; a text whose only name-like words are
     # surnames or look-alike first names ("Washington approved", "by May") needs two capitalised words side by side
     # to name anyone
-    word_keys = [_key(w) for _, _, w in capitalised]
+    known = _KEYS.get
+    word_keys = [known(w) or _key(w) for _, _, w in capitalised]
     if index.starts_alone.isdisjoint(word_keys):
         if index.interesting.isdisjoint(word_keys) or _PAIR.search(text) is None:
             return ()
@@ -340,14 +342,14 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
                 continue
             parts[p][i] = part
             break
-    people = (
-        Person(
-            words[span[0]].start,
-            words[span[-1]].end,
-            fkey,
-            lkey,
-            tuple(Mention(words[i].start, words[i].end, part, words[i].key) for i, part in sorted(own.items())),
-        )
-        for (fkey, lkey), span, own in zip(keys, spans, parts, strict=True)
-    )
-    return tuple(sorted(people, key=lambda person: person.mentions[0].start))
+    people = []
+    for (fkey, lkey), span, own in zip(keys, spans, parts, strict=True):
+        mentions = [Mention(words[i].start, words[i].end, part, words[i].key) for i, part in sorted(own.items())]
+        people.append(Person(words[span[0]].start, words[span[-1]].end, fkey, lkey, tuple(mentions)))
+    if len(people) > 1:
+        people.sort(key=_first_mention)
+    return tuple(people)
+
+
+def _first_mention(person: Person) -> int:
+    return person.mentions[0].start
