@@ -227,8 +227,9 @@ def _people_in_run(
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
     """The persons named in ``text``, in order of first mention.
 
-    With the shipped name data (``index`` None) the answer is remembered per text (the last 65,536 texts): a plan
-    reads the same prompts once per attribute, and the counterfactual prompts read them again."""
+    With the shipped name data (``index`` None) the answer is remembered per text (up to 65,536 texts, then the
+    memory starts again): a plan reads the same prompts once per attribute, and the counterfactual prompts read them
+    again."""
     if index is None:
         found = _REMEMBERED.get(text)
         return found if found is not None else find_people_many([text])[0]
