@@ -186,8 +186,9 @@ LANGFAIR_PYTHON = Path(os.environ.get("EVENHAND_LANGFAIR_PYTHON", ROOT / ".venv-
 def ftu_against_langfair(texts: list[str], repeats: int, langfair: Path = LANGFAIR_PYTHON) -> dict[str, Any] | None:
     """FTU for gender and race on ``texts``: evenhand with names (one check per attribute, as the plan runs it, the
     memory of persons per prompt cleared first) against LangFair 0.8.0's word-only FTU, in one run (LangFair in the
-    Python ``langfair``, a subprocess, between two rounds of evenhand's repeats). ``ratio``: LangFair's median over
-    evenhand's median; ``ratio_min`` and ``ratio_cpu``: the same of the fastest wall and CPU times."""
+    Python ``langfair``, a subprocess, ``repeats`` runs between two rounds of evenhand's, which make ``repeats`` or one
+    more). ``ratio``: LangFair's median over evenhand's median; ``ratio_min`` and ``ratio_cpu``: the same of the
+    fastest wall and CPU times."""
     import subprocess
     import tempfile
 
@@ -200,7 +201,8 @@ def ftu_against_langfair(texts: list[str], repeats: int, langfair: Path = LANGFA
         for a in ("gender", "race"):
             check_ftu(texts, a, names=False)
 
-    first, words_times = times(ours, repeats), times(words, repeats)
+    half = (repeats + 1) // 2  # evenhand: half its runs before LangFair's, half after (as many runs as LangFair)
+    first, words_times = times(ours, half), times(words, repeats)
     flagged = [check_ftu(texts, a).n_flagged for a in ("gender", "race")]
     out: dict[str, Any] = {"evenhand flagged": flagged}
     theirs = None
@@ -215,7 +217,7 @@ def ftu_against_langfair(texts: list[str], repeats: int, langfair: Path = LANGFA
             _write_punkt_tab(Path(tmp) / "nltk_data")
             env = {**os.environ, "NLTK_DATA": str(Path(tmp) / "nltk_data"), "PYTHONWARNINGS": "ignore"}
             done = subprocess.run(
-                [str(langfair), "-c", _LANGFAIR_FTU, str(data), str(max(1, repeats // 2))],
+                [str(langfair), "-c", _LANGFAIR_FTU, str(data), str(repeats)],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -226,7 +228,7 @@ def ftu_against_langfair(texts: list[str], repeats: int, langfair: Path = LANGFA
             print(f"(LangFair failed: {done.stderr[-500:]})", file=sys.stderr)
         else:
             theirs = json.loads(line[len("RESULT ") :])
-    wall, cpu = (a + b for a, b in zip(first, times(ours, repeats), strict=True))
+    wall, cpu = (a + b for a, b in zip(first, times(ours, half), strict=True))
     out |= {
         "evenhand names": statistics.median(wall),
         "evenhand names min": min(wall),
