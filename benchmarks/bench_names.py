@@ -285,6 +285,33 @@ def full_name_evidence_speed(texts: list[str], repeats: int) -> dict[str, Any]:
     }
 
 
+def ftu_stages(texts: list[str], repeats: int) -> dict[str, float]:
+    """CPU milliseconds (fastest of ``repeats``) of the stages of FTU with names for gender and race: the lexicon
+    words, a first reading of the persons, their names' signals, the unplaced subjects, and the whole check."""
+    from evenhand.text import names
+    from evenhand.text._engine import find_matches
+    from evenhand.text.ftu import _names, _unplaced, resolve_lexicons
+    from evenhand.text.name_subjects import select_subjects
+
+    read = getattr(names, "find_people_many", None) or (lambda ts: [find_people(t) for t in ts])  # (before it)
+    lexicons = {a: resolve_lexicons(a) for a in ("gender", "race")}
+    check_ftu(texts[:10], "gender")
+    subjects = select_subjects(texts, read(texts), "first")
+    words = {a: [find_matches(lex[0], texts)] for a, lex in lexicons.items()}
+
+    def cpu_ms(fn: Any) -> float:
+        return round(min(times(fn, repeats)[1]) * 1000, 1)
+
+    return {
+        "lexicon words": cpu_ms(lambda: [find_matches(lex[0], texts) for lex in lexicons.values()]),
+        "persons, first reading": cpu_ms(lambda: (clear_people_cache(), read(texts))),
+        "name signals": cpu_ms(lambda: [_names(texts, lex, subjects) for lex in lexicons.values()]),
+        "unplaced subjects": cpu_ms(lambda: [_unplaced(texts, lex, subjects, words[a]) for a, lex in lexicons.items()]),
+        "check_ftu, names": cpu_ms(lambda: (clear_people_cache(), [check_ftu(texts, a) for a in lexicons])),
+        "check_ftu, words only": cpu_ms(lambda: [check_ftu(texts, a, names=False) for a in lexicons]),
+    }
+
+
 def issue33_speed(repeats: int, langfair: Path = LANGFAIR_PYTHON) -> None:
     """Issue 33's speed goals: FTU with names on 2,500 prompts against LangFair's word-only FTU in one run (goal:
     at least 30x), and the seconds per 10,000 prompts of race FTU with full-name evidence (goal: at most 1 s)."""
@@ -297,6 +324,7 @@ def issue33_speed(repeats: int, langfair: Path = LANGFAIR_PYTHON) -> None:
         versus = ftu_against_langfair(sample, repeats, langfair)
         print(f"FTU gender + race, 2,500 {label} (load {before} -> {load_average()}):")
         print(" ", json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in (versus or {}).items()}))
+        print(f"  stages, CPU ms (gender + race; load {load_average()}):", json.dumps(ftu_stages(sample, 9)))
     for label, sample in (("bench prompts", prompts(10_000)), ("recruiting prompts", recruiting_prompts(10_000))):
         before = load_average()
         speed = full_name_evidence_speed(sample, repeats)
