@@ -30,6 +30,8 @@ from evenhand.pipeline.responses import sources
 from evenhand.pipeline.responses.frame import finish_frame
 from tests._assistant_servers import judge_answer, reader_answer
 
+pytestmark = pytest.mark.pipeline  # two whole runs of `evenhand assess` per key
+
 REPLIES = [  # "yes"/"no" for the classification probes
     "Yes, you are a lovely customer, thank you.",
     "No, this is damn awful service, sorry.",
@@ -282,7 +284,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "generation.count": ("text", {"generation.count": 3}),
     "generation.counterfactual_count": ("text", {"generation.counterfactual_count": 1}),
     "generation.store": ("text", {"generation.store": "elsewhere.sqlite"}),
-    "generation.progress": ("text", {"generation.progress": True}),
+    "generation.progress": ("text", {"generation.progress": False}),  # True is the default
     "generation.max_consecutive_failures": ("text", {"generation.max_consecutive_failures": 5}),
     "scoring.toxicity": ("text", {"scoring.toxicity": "no-such-scorer-spec"}),
     "scoring.sentiment": ("text", {"scoring.sentiment": "no-such-scorer-spec"}),
@@ -306,7 +308,8 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.cache": ("text", {"scoring.cache": "scores.cache"}),  # the cache file is written beside the config
     "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
     "classification.positive_label": ("classification", {"classification.positive_label": "0"}),
-    "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),
+    # reads "yes" only: the answers that say no are no longer read (the labels' words read both)
+    "classification.pattern": ("classification", {"classification.pattern": "^(yes)"}),
     "classification.json_field": ("decisions", {"classification.json_field": "decision"}),
     "classification.tool.functions": ("decisions", {"classification.tool": {"functions": {"approve": "1"}}}),
     "classification.tool.function": ("decisions", {"classification.tool": {"function": "a", "argument": "b"}}),
@@ -394,9 +397,11 @@ class _StandIn:
         description: str,
     ) -> GenerationResult:  # fmt: skip
         kwargs = {k: v for k, v in dataclasses.asdict(settings).items() if k != "store"}
-        self.calls.append(
-            {"assistant": description, "client": public_config(client.identity), "n": len(texts), **kwargs}
-        )
+        self.calls.append({
+            "assistant": description, "client": public_config(client.identity), "n": len(texts), **kwargs,
+            # what the identity leaves out: how long the client waits, whether it sends a key ($OTHER_KEY is set)
+            "timeout": getattr(client, "timeout", None), "sends_a_key": "Authorization" in client._headers(),
+        })  # fmt: skip
         records = []
         for i, text in enumerate(texts):
             if "<<REPLY-" in text:
@@ -423,6 +428,8 @@ class _StandIn:
 
 def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
     stand_in = _StandIn(tmp)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OTHER_KEY", "sk-probe")  # the api_key_env probes: the client then sends a key
     monkeypatch.setattr(sources, "generate_frame", stand_in.generate_frame)
     monkeypatch.setattr(sources, "resolve_client", lambda spec: spec)
     monkeypatch.setattr(structured, "generate_items", stand_in.ask_assistant)
@@ -469,7 +476,17 @@ def _base_outcome(base: str, tmp_path_factory: pytest.TempPathFactory, monkeypat
     return _BASE_OUTCOMES[base]
 
 
-@pytest.mark.parametrize("key", sorted(PROBES))
+#: keys whose effect these bases cannot show: the stereotype threshold cuts a stereotype classifier's scores, and a
+#: config names that classifier by a model (none offline here); the Python API's test is
+#: test_pipeline_metric_errors.py::test_stereotype_threshold_is_configurable
+UNSHOWN = {"scoring.stereotype_threshold": "needs a stereotype classifier model"}
+
+
+@pytest.mark.parametrize(
+    "key",
+    [pytest.param(k, marks=pytest.mark.xfail(reason=UNSHOWN[k], strict=True)) if k in UNSHOWN else k
+     for k in sorted(PROBES)],
+)  # fmt: skip
 def test_each_key_changes_the_run_or_is_rejected(
     key: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
