@@ -139,6 +139,7 @@ def test_counterfactual_input_errors() -> None:
         generate_counterfactual(["x"], echo, **FAST)
 
 
+@pytest.mark.slow
 def test_langchain_fake_chat_models() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
     from langchain_core.messages import AIMessage

@@ -177,6 +177,7 @@ def _estimate_lines(stderr: str) -> list[str]:
 
 
 @needs_cl100k
+@pytest.mark.pipeline
 def test_dry_run_sends_nothing_and_the_run_sends_what_it_said(tmp_path: Path) -> None:
     counted = Counted(_cl100k())
     with counting_server(counted) as url:

@@ -189,6 +189,7 @@ def test_the_audit_trusts_a_good_judge_and_catches_a_lazy_and_a_position_biased_
     assert audit.to_dict()["trusted"] is trusted
 
 
+@pytest.mark.slow
 def test_a_random_judge_is_caught_too(tmp_path: object) -> None:
     with assistant_server(judge="coin") as (url, _):
         audit = audit_judge(_judge(url, tmp_path))

@@ -54,6 +54,7 @@ def _config(url: str, **sections: Any) -> dict[str, Any]:
     return config
 
 
+@pytest.mark.pipeline
 def test_the_cli_assesses_conversations_with_context_and_system_prompts(tmp_path):
     rows = [
         {"messages": _screening(0), "docs": ["Ms. Baker led her team of five."], "system": "You screen applicants."},
@@ -191,6 +192,7 @@ def test_the_python_api_takes_the_same_forms():
                         store=None, progress=False)  # fmt: skip
 
 
+@pytest.mark.pipeline
 def test_own_responses_with_conversation_prompts(tmp_path):
     def history(pronoun: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": "Emily applied."}, {"role": "assistant", "content": "Noted."},

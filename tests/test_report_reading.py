@@ -79,6 +79,7 @@ def _pairs(bank: evenhand.Assessment, attribute: str, a: str, b: str) -> pd.Data
 
 
 # ------------------------------------------------------------------------------------------------ the document
+@pytest.mark.slow
 def test_the_run_has_what_the_report_must_lead_with(doc: dict[str, Any]) -> None:
     findings = [f for f in doc["verdict"]["findings"] if f["risk"] == "counterfactual"]  # the planted risk
     by_attribute = {a: [f for f in findings if f["attribute"] == a] for a in ATTRIBUTES}
@@ -167,6 +168,7 @@ def test_nan_rows_are_one_line_per_attribute(doc: dict[str, Any], html: str) -> 
     assert html.count('title="undefined: see the note below"') == 0  # no NaN row left in any table
 
 
+@pytest.mark.pipeline
 def test_evenhand_report_rerenders_the_examples_from_results_json(
     bank: evenhand.Assessment, doc: dict[str, Any], tmp_path: Path
 ) -> None:
