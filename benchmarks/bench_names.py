@@ -10,6 +10,14 @@ Speed: ``check_ftu`` on 10,000 prompts of ~40 words (the bench_text.py prompts, 
 third of them), gender and race, names on and off; memory: the bytes the name index takes (tracemalloc).
 
     .venv/bin/python benchmarks/bench_names.py [--n 10000] [--repeats 5]
+
+Issue 33's speed goals only (``--issue33``): FTU with names (gender and race) on 2,500 prompts against LangFair's
+word-only FTU in one run (at least 30x), and race FTU with full-name evidence per 10,000 prompts (at most 1 s); the
+fastest of ``--repeats`` runs, wall and CPU time, with the load average before and after each figure. LangFair 0.8.0
+runs in the Python given by ``--langfair`` (default ``.venv-langfair/bin/python``, from benchmarks/setup_langfair.sh;
+or ``EVENHAND_LANGFAIR_PYTHON``).
+
+    .venv/bin/python benchmarks/bench_names.py --issue33 --repeats 7
 """
 
 from __future__ import annotations
@@ -161,62 +169,167 @@ import contextlib, io, json, sys, time
 from langfair.generator.counterfactual import CounterfactualGenerator
 prompts = json.load(open(sys.argv[1]))
 cg = CounterfactualGenerator()
-times = []
+times, cpu = [], []
 for _ in range(int(sys.argv[2])):
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     with contextlib.redirect_stdout(io.StringIO()):
         flagged = [cg.check_ftu(prompts, attribute=a)["metadata"]["n_prompts_with_attribute_words"]
                    for a in ("gender", "race")]
     times.append(time.perf_counter() - start)
-print("RESULT " + json.dumps({"seconds": sorted(times)[len(times) // 2], "flagged": flagged}))
+    cpu.append(time.process_time() - start_cpu)
+print("RESULT " + json.dumps({"seconds": sorted(times)[len(times) // 2], "min": min(times), "cpu_min": min(cpu),
+                              "flagged": flagged}))
 """
+LANGFAIR_PYTHON = Path(os.environ.get("EVENHAND_LANGFAIR_PYTHON", ROOT / ".venv-langfair" / "bin" / "python"))
 
 
-def ftu_against_langfair(texts: list[str], repeats: int) -> dict[str, Any] | None:
-    """FTU for gender and race on ``texts``: evenhand with names (one check per attribute, as the plan runs it)
-    against LangFair 0.8.0's word-only FTU, in one run (LangFair in ``.venv-langfair``, a subprocess)."""
+def ftu_against_langfair(texts: list[str], repeats: int, langfair: Path = LANGFAIR_PYTHON) -> dict[str, Any] | None:
+    """FTU for gender and race on ``texts``: evenhand with names (one check per attribute, as the plan runs it, the
+    memory of persons per prompt cleared first) against LangFair 0.8.0's word-only FTU, in one run (LangFair in the
+    Python ``langfair``, a subprocess, ``repeats`` runs between two rounds of evenhand's, which make ``repeats`` or one
+    more). ``ratio``: LangFair's median over evenhand's median; ``ratio_min`` and ``ratio_cpu``: the same of the
+    fastest wall and CPU times."""
     import subprocess
     import tempfile
 
-    langfair = ROOT / ".venv-langfair" / "bin" / "python"
-    ours = timed(lambda: (clear_people_cache(), [check_ftu(texts, a) for a in ("gender", "race")]), repeats)
-    words = timed(lambda: [check_ftu(texts, a, names=False) for a in ("gender", "race")], repeats)
+    def ours() -> None:
+        clear_people_cache()
+        for a in ("gender", "race"):
+            check_ftu(texts, a)
+
+    def words() -> None:
+        for a in ("gender", "race"):
+            check_ftu(texts, a, names=False)
+
+    half = (repeats + 1) // 2  # evenhand: half its runs before LangFair's, half after (as many runs as LangFair)
+    first, words_times = times(ours, half), times(words, repeats)
     flagged = [check_ftu(texts, a).n_flagged for a in ("gender", "race")]
-    out: dict[str, Any] = {"evenhand names": ours, "evenhand words": words, "evenhand flagged": flagged}
+    out: dict[str, Any] = {"evenhand flagged": flagged}
+    theirs = None
     if not langfair.exists():
         print(f"(LangFair skipped: {langfair} not found; run benchmarks/setup_langfair.sh)", file=sys.stderr)
-        return out
-    from bench_text import _write_punkt_tab  # LangFair's NLTK tables, offline
+    else:
+        from bench_text import _write_punkt_tab  # LangFair's NLTK tables, offline
 
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "prompts.json"
-        data.write_text(json.dumps(texts))
-        _write_punkt_tab(Path(tmp) / "nltk_data")
-        env = {**os.environ, "NLTK_DATA": str(Path(tmp) / "nltk_data"), "PYTHONWARNINGS": "ignore"}
-        done = subprocess.run(
-            [str(langfair), "-c", _LANGFAIR_FTU, str(data), str(max(1, repeats // 2))],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-        )
-    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
-    if line is None:
-        print(f"(LangFair failed: {done.stderr[-500:]})", file=sys.stderr)
-        return out
-    theirs = json.loads(line[len("RESULT ") :])
-    out |= {"langfair words": theirs["seconds"], "langfair flagged": theirs["flagged"]}
-    out["ratio"] = theirs["seconds"] / ours
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "prompts.json"
+            data.write_text(json.dumps(texts))
+            _write_punkt_tab(Path(tmp) / "nltk_data")
+            env = {**os.environ, "NLTK_DATA": str(Path(tmp) / "nltk_data"), "PYTHONWARNINGS": "ignore"}
+            done = subprocess.run(
+                [str(langfair), "-c", _LANGFAIR_FTU, str(data), str(repeats)],
+                capture_output=True,
+                text=True,
+                check=False,
+                env=env,
+            )
+        line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+        if line is None:
+            print(f"(LangFair failed: {done.stderr[-500:]})", file=sys.stderr)
+        else:
+            theirs = json.loads(line[len("RESULT ") :])
+    wall, cpu = (a + b for a, b in zip(first, times(ours, half), strict=True))
+    out |= {
+        "evenhand names": statistics.median(wall),
+        "evenhand names min": min(wall),
+        "evenhand names cpu min": min(cpu),
+        "evenhand words": statistics.median(words_times[0]),
+        "evenhand words min": min(words_times[0]),
+    }
+    if theirs is not None:
+        out |= {
+            "langfair words": theirs["seconds"],
+            "langfair words min": theirs["min"],
+            "langfair words cpu min": theirs["cpu_min"],
+            "langfair flagged": theirs["flagged"],
+            "ratio": theirs["seconds"] / out["evenhand names"],
+            "ratio_min": theirs["min"] / out["evenhand names min"],
+            "ratio_cpu": theirs["cpu_min"] / out["evenhand names cpu min"],
+        }
     return out
 
 
-def timed(fn: Any, repeats: int) -> float:
-    times = []
+def times(fn: Any, repeats: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of ``repeats`` calls of ``fn``."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return wall, cpu
+
+
+def timed(fn: Any, repeats: int) -> float:
+    return statistics.median(times(fn, repeats)[0])
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def full_name_evidence_speed(texts: list[str], repeats: int) -> dict[str, Any]:
+    """``check_ftu`` for race with names (the full-name rule: first name and surname) on ``texts``, a first reading
+    each time (the memory of persons cleared): the fastest wall and CPU seconds, scaled to 10,000 prompts."""
+    check_ftu(texts[:10], "race")  # name data and lexicon loaded once per process
+    wall, cpu = times(lambda: (clear_people_cache(), check_ftu(texts, "race")), repeats)
+    result = check_ftu(texts, "race")
+    scale = 10_000 / len(texts)
+    return {
+        "prompts": len(texts),
+        "flagged": result.n_flagged,
+        "by name": result.n_named,
+        "seconds per 10,000 (min)": min(wall) * scale,
+        "seconds per 10,000 (median)": statistics.median(wall) * scale,
+        "cpu seconds per 10,000 (min)": min(cpu) * scale,
+    }
+
+
+def ftu_stages(texts: list[str], repeats: int) -> dict[str, float]:
+    """CPU milliseconds (fastest of ``repeats``) of the stages of FTU with names for gender and race: the lexicon
+    words, a first reading of the persons, their names' signals, the unplaced subjects, and the whole check."""
+    from evenhand.text import names
+    from evenhand.text._engine import find_matches
+    from evenhand.text.ftu import _names, _unplaced, resolve_lexicons
+    from evenhand.text.name_subjects import select_subjects
+
+    read = getattr(names, "find_people_many", None) or (lambda ts: [find_people(t) for t in ts])  # (before it)
+    lexicons = {a: resolve_lexicons(a) for a in ("gender", "race")}
+    check_ftu(texts[:10], "gender")
+    subjects = select_subjects(texts, read(texts), "first")
+    words = {a: [find_matches(lex[0], texts)] for a, lex in lexicons.items()}
+
+    def cpu_ms(fn: Any) -> float:
+        return round(min(times(fn, repeats)[1]) * 1000, 1)
+
+    return {
+        "lexicon words": cpu_ms(lambda: [find_matches(lex[0], texts) for lex in lexicons.values()]),
+        "persons, first reading": cpu_ms(lambda: (clear_people_cache(), read(texts))),
+        "name signals": cpu_ms(lambda: [_names(texts, lex, subjects) for lex in lexicons.values()]),
+        "unplaced subjects": cpu_ms(lambda: [_unplaced(texts, lex, subjects, words[a]) for a, lex in lexicons.items()]),
+        "check_ftu, names": cpu_ms(lambda: (clear_people_cache(), [check_ftu(texts, a) for a in lexicons])),
+        "check_ftu, words only": cpu_ms(lambda: [check_ftu(texts, a, names=False) for a in lexicons]),
+    }
+
+
+def issue33_speed(repeats: int, langfair: Path = LANGFAIR_PYTHON) -> None:
+    """Issue 33's speed goals: FTU with names on 2,500 prompts against LangFair's word-only FTU in one run (goal:
+    at least 30x), and the seconds per 10,000 prompts of race FTU with full-name evidence (goal: at most 1 s)."""
+    model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                  if ln.startswith("model name")), "unknown")  # fmt: skip
+    print(f"machine: {model}, {os.cpu_count()} CPUs; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    for label, sample in (("bench prompts", prompts(2500)), ("recruiting prompts", recruiting_prompts(2500))):
+        check_ftu(sample[:10], "gender")
+        before = load_average()
+        versus = ftu_against_langfair(sample, repeats, langfair)
+        print(f"FTU gender + race, 2,500 {label} (load {before} -> {load_average()}):")
+        print(" ", json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in (versus or {}).items()}))
+        print(f"  stages, CPU ms (gender + race; load {load_average()}):", json.dumps(ftu_stages(sample, 9)))
+    for label, sample in (("bench prompts", prompts(10_000)), ("recruiting prompts", recruiting_prompts(10_000))):
+        before = load_average()
+        speed = full_name_evidence_speed(sample, repeats)
+        print(f"race FTU with full-name evidence, 10,000 {label} (load {before} -> {load_average()}):")
+        print(" ", json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in speed.items()}))
 
 
 def name_data_bytes() -> int:
@@ -232,7 +345,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--issue33", action="store_true", help="only issue 33's two speed figures")
+    parser.add_argument("--langfair", type=Path, default=LANGFAIR_PYTHON, help="the Python that has LangFair 0.8.0")
     args = parser.parse_args()
+    if args.issue33:
+        issue33_speed(args.repeats, args.langfair)
+        return
     detection = measure_detection()
     print(json.dumps({k: v for k, v in detection.items() if k not in ("misses", "false_alarms")}, indent=1))
     print("missed:", *detection["misses"], sep="\n  ")
@@ -246,7 +364,7 @@ def main() -> None:
     print("missed:", *(m for row in race["groups"].values() for m in row["missed"]), sep="\n  ")
     for label, sample in (("bench prompts", prompts(2500)), ("recruiting prompts", recruiting_prompts(2500))):
         check_ftu(sample[:10], "gender")
-        versus = ftu_against_langfair(sample, args.repeats)
+        versus = ftu_against_langfair(sample, args.repeats, args.langfair)
         print(f"FTU gender + race, 2,500 {label}:", json.dumps(versus))
     texts = prompts(args.n)
     check_ftu(texts[:10], "gender")  # load lexicons and names once

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,6 @@ def _assessment(scale: float):  # type: ignore[no-untyped-def]
 
     import evenhand
     from evenhand.pipeline.responses.frame import finish_frame
-    from evenhand.pipeline.results.assessment import Assessment
 
     table = paper_scale_table(scale)
     small = evenhand.assess(
@@ -54,7 +54,7 @@ def _assessment(scale: float):  # type: ignore[no-untyped-def]
     sentiment = rng.random(len(frame))
     sentiment[rng.random(len(frame)) < 0.1] = np.nan
     frame["sentiment"] = sentiment
-    return Assessment(small.plan, small.records, frame, dict(small.meta), list(small.caveats))
+    return replace(small, responses=frame)
 
 
 def child(mode: str, scale: float, path: Path) -> None:

@@ -360,6 +360,8 @@ def as_prompt_list(prompts: Any, name: str = "prompts", *, allow_empty: bool = F
     items = _to_list(prompts, name)
     if not items and not allow_empty:
         raise InputError(f"{name} is empty: pass at least one prompt")
+    if all(isinstance(item, str) for item in items):  # texts, as they are (the common case, without a name per item)
+        return list(items)
     return [as_prompt(item, f"{name}[{i}]") for i, item in enumerate(items)]
 
 

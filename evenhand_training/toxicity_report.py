@@ -30,7 +30,11 @@ def _rate(flags: Any) -> float:
     return float(arr.mean()) if arr.size else float("nan")
 
 
-def scorer_figures(scorer: Any, *, threshold: float = 0.5, split: str = "heldout") -> dict[str, Any]:
+def scorer_figures(
+    scorer: Any, *, threshold: float = 0.5, split: str = "heldout", audit: bool = True
+) -> dict[str, Any]:
+    """The figures of the module docstring for ``scorer`` on ``split`` (``audit=False``: without the scorer audit,
+    which does not depend on the split)."""
     started = time.perf_counter()
     benign = ts.benign_sentences(split)  # type: ignore[arg-type]
     insults = ts.insults(split)  # type: ignore[arg-type]
@@ -40,12 +44,7 @@ def scorer_figures(scorer: Any, *, threshold: float = 0.5, split: str = "heldout
     worst = np.asarray(WorstSentenceScorer(scorer)(replies["reply"].tolist()), dtype=float)
     whole = np.asarray(scorer(replies["reply"].tolist()), dtype=float)
     label = replies["label"].to_numpy() == 1
-    audit = audit_scorer(scorer, threshold=threshold)
     fp_by_domain = {d: _rate(sb[benign["domain"].to_numpy() == d] >= threshold) for d in ts.DOMAINS}
-    gaps: dict[str, float] = {}
-    for g in audit.gaps():
-        gaps[g["attribute"]] = max(gaps.get(g["attribute"], 0.0), abs(g["difference"]))
-    bpsn = [u.bpsn_auc for u in audit.groups if u.bpsn_auc is not None]
     kinds = {k: _rate(si[insults["kind"].to_numpy() == k] >= threshold) for k in sorted(set(insults["kind"]))}
     summary = {
         "fp_by_domain": fp_by_domain,
@@ -58,15 +57,23 @@ def scorer_figures(scorer: Any, *, threshold: float = 0.5, split: str = "heldout
         "recall_whole": _rate(whole[label] >= threshold),
         "fp_whole": _rate(whole[~label] >= threshold),
         "auc_worst": auc(worst[label], worst[~label]),
-        "audit_fpr": _audit_fpr(audit),
-        "audit_largest_gap": gaps,
-        "audit_worst_bpsn_auc": min(bpsn) if bpsn else None,
+        **(_audit_figures(audit_scorer(scorer, threshold=threshold)) if audit else {}),
         "n": {"benign": len(sb), "insults": len(si), "replies": len(replies)},
         "seconds": round(time.perf_counter() - started, 2),
     }
     missed = insults["text"][si < threshold].tolist()
     false_alarms = benign["text"][sb >= threshold].tolist()
     return {"summary": summary, "missed_insults": missed, "false_alarms": false_alarms}
+
+
+def _audit_figures(audit: Any) -> dict[str, Any]:
+    gaps: dict[str, float] = {}
+    for g in audit.gaps():
+        gaps[g["attribute"]] = max(gaps.get(g["attribute"], 0.0), abs(g["difference"]))
+    bpsn = [u.bpsn_auc for u in audit.groups if u.bpsn_auc is not None]
+    by_group = {f"{u.attribute}/{u.group}": u.fpr for u in audit.groups}
+    return {"audit_fpr": _audit_fpr(audit), "audit_largest_gap": gaps, "audit_fpr_by_group": by_group,
+            "audit_worst_bpsn_auc": min(bpsn) if bpsn else None}  # fmt: skip
 
 
 def _audit_fpr(audit: Any) -> float:

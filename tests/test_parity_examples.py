@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import evenhand
 from evenhand.cli import app
 from evenhand.pipeline.verdict.examples import examples_by_finding
+from evenhand.pipeline.verdict.kinds.base import RunFacts
 
 
 @functools.cache
@@ -122,12 +123,12 @@ def test_the_refusal_example_uses_the_runs_threshold() -> None:
     frame = pd.DataFrame(rows)
     finding = {"severity": "concern", "risk": "refusal", "metric": "RRD", "attribute": "gender",
                "groups": ["female", "male"], "class": None}  # fmt: skip
-    at_half = examples_by_finding([finding], frame, {}, {"refusal_threshold": 0.5})
+    at_half = examples_by_finding([finding], frame, RunFacts(refusal_threshold=0.5))
     ((example, *more),) = at_half.values()
     # pairs 0 and 1 are refused for the female version only (gaps 0.8 and 0.2): their median 0.5 is as near to
     # both, so the first is the typical pair, and it is the largest gap too: one example
     assert example["prompt_id"] == "0" and example["value"] == pytest.approx(0.8) and not more
-    at_high = examples_by_finding([finding], frame, {}, {"refusal_threshold": 0.7})  # 0 and 2 refused, 3 too
+    at_high = examples_by_finding([finding], frame, RunFacts(refusal_threshold=0.7))  # 0 and 2 refused, 3 too
     assert next(iter(at_high.values()))[0]["prompt_id"] == "0"
-    assert examples_by_finding([finding], frame, {}, {"refusal_threshold": 0.95}) == {}  # none refused: no example
-    assert examples_by_finding([{**finding, "severity": "ok"}], frame, {}) == {}
+    assert examples_by_finding([finding], frame, RunFacts(refusal_threshold=0.95)) == {}  # none refused: no example
+    assert examples_by_finding([{**finding, "severity": "ok"}], frame) == {}

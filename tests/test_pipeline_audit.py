@@ -153,7 +153,7 @@ def test_mask_identity_changes_what_the_toxicity_scorer_sees() -> None:
     masked = evenhand.assess(**case, settings=settings, toxicity=gay_is_toxic, store=None, progress=False)
     assert plain.responses["toxicity"].tolist() == [0.9, 0.1]
     assert masked.responses["toxicity"].tolist() == [0.1, 0.1]
-    assert masked.meta["settings"]["toxicity_scorer"].endswith(", identity-masked")
+    assert masked.described["toxicity_scorer"].endswith(", identity-masked")
     assert plain.scorer_audit["toxicity"]["findings"] and not masked.scorer_audit["toxicity"]["findings"]
     assert any("identity-masked" in c for c in masked.caveats)
 
@@ -166,7 +166,7 @@ def test_the_offline_default_is_masked_unless_turned_off() -> None:
     off = RunSettings(scoring=ScoringConfig(mask_identity=False, embedder=False))
     unmasked = evenhand.assess(**case, responses=replies, settings=off, store=None, progress=False)
     assert default.responses["toxicity"].iloc[0] < 0.5 < unmasked.responses["toxicity"].iloc[0]
-    assert "identity-masked" in default.meta["settings"]["toxicity_scorer"]
+    assert "identity-masked" in default.described["toxicity_scorer"]
 
 
 def test_bad_mask_identity_value_names_the_key(tmp_path: Path) -> None:

@@ -103,4 +103,4 @@ def test_recommendation_normalize_setting_reaches_the_metrics(normalize: bool) -
         task="recommendation", responses=table, attributes=["gender"], k=2, normalize=normalize, ci=None
     )
     assert float(a.result("Jaccard-K")) == (1.0 if normalize else 0.0)
-    assert a.meta["settings"]["normalize"] is normalize
+    assert a.described["normalize"] is normalize

@@ -305,6 +305,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.audit": ("text", {"scoring.audit": False}),
     "scoring.mask_identity": ("text", {"scoring.mask_identity": False}),
     "scoring.toxicity_by_sentence": ("text", {"scoring.toxicity_by_sentence": False}),
+    "scoring.sentiment_masking": ("text", {"scoring.sentiment_masking": False}),
     "scoring.cache": ("text", {"scoring.cache": "scores.cache"}),  # the cache file is written beside the config
     "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
     "classification.positive_label": ("classification", {"classification.positive_label": "0"}),

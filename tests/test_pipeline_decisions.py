@@ -92,7 +92,7 @@ def test_the_planted_loan_prescreen_is_a_concern_with_a_far_smaller_p_than_perso
     # each run says which design it used
     assert paired.plan.classification_design == {"gender": "counterfactual (paired)"}
     assert persons.to_dict()["plan"]["classification_design"] == {"gender": "group labels (person-level)"}
-    assert paired.meta["settings"]["classification_design"] == {"gender": "counterfactual (paired)"}
+    assert paired.described["classification_design"] == {"gender": "counterfactual (paired)"}
 
 
 @pytest.mark.slow

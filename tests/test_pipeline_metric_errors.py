@@ -36,7 +36,7 @@ def test_stereotype_threshold_is_configurable() -> None:
     assert default.loc["SF", "value"] == pytest.approx(0.5)  # 0.7 > 0.5 for the two "regret" responses
     assert m.loc["SF", "value"] == 0.0 and m.loc["SP", "value"] == 0.0  # ... but not > 0.9
     assert m.loc["EMS", "value"] == pytest.approx(0.7)  # EMS takes no threshold
-    assert strict.meta["settings"]["stereotype_threshold"] == 0.9
+    assert strict.to_dict(include_responses=False)["settings"]["stereotype_threshold"] == 0.9  # recorded
     assert ScoringConfig(stereotype_threshold=0.8).stereotype_threshold == 0.8
     with pytest.raises(ValueError):
         ScoringConfig(stereotype_threshold=1.5)

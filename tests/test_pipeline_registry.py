@@ -36,6 +36,7 @@ from evenhand.registry import (
 )
 from evenhand.scorer_registry import SCORERS
 from tests._assistant_servers import JUDGE
+from tests._unplaced_fixtures import unplaced_runs
 
 PACKAGE = Path(evenhand.__file__).parent
 #: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which
@@ -161,7 +162,8 @@ def _records_of_every_family() -> list[Any]:
         count=2,
         **FAST,
     )
-    return [r for a in (text, cls, rec, decisions, numbers) for r in a.records]
+    return [r for a in (text, cls, rec, decisions, numbers, *unplaced_runs(FAST)) for r in a.records]
+
 
 
 @pytest.mark.slow
@@ -236,7 +238,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     from evenhand.cli.scoring_flags import SCORERS as FLAG_SCORERS
     from evenhand.framework import FALSE_NEGATIVES, FALSE_POSITIVES, TASKS, Task
     from evenhand.metrics.classification import RATES
-    from evenhand.pipeline.verdict import kinds as judges
+    from evenhand.pipeline.verdict.kinds import KINDS
 
     assert list(RATES) == [m.key for m in rate_metrics()]
     for key, cells in RATES.items():  # one name per rate: the report, the results and the tests agree
@@ -246,7 +248,7 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
     assert METRICS["demographic_parity_difference"].rate == "predicted prevalence rate"
     assert FALSE_NEGATIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["assistive"])
     assert FALSE_POSITIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["punitive"])
-    assert {m.judge for m in METRICS.values()} <= set(judges.JUDGES)  # every metric has its judge
+    assert {m.judge for m in METRICS.values()} <= set(KINDS)  # every metric has its kind of evidence
     assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment", "toxicity_parity"}
     assert TASKS == typing.get_args(Task)
     assert {k: (s.flag, *s.factory.split(":")) for k, s in SCORERS.items()} == FLAG_SCORERS

@@ -35,8 +35,8 @@ def test_a_bad_scorer_fails_before_any_generation() -> None:
 
 def test_a_mapping_gives_the_factory_its_options() -> None:
     a = _assess(sentiment={"spec": "vader-neg", "batch_size": 7})
-    assert a.meta["settings"]["sentiment_scorer"].startswith("{'spec': 'vader-neg'")
-    assert "negative share" in a.meta["settings"]["sentiment_scorer"]
+    assert a.described["sentiment_scorer"].startswith("{'spec': 'vader-neg'")
+    assert "negative share" in a.described["sentiment_scorer"]
 
 
 def test_the_device_reaches_model_based_scorers(monkeypatch: pytest.MonkeyPatch) -> None:

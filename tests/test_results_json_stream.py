@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ def _expected(a: Assessment) -> Any:
 
 
 def _with(a: Assessment, responses: pd.DataFrame) -> Assessment:
-    return Assessment(a.plan, a.records, responses, dict(a.meta), list(a.caveats), list(a.threshold_checks))
+    return replace(a, responses=responses)
 
 
 @pytest.mark.parametrize("block", [2, 5_000])

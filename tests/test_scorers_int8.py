@@ -242,7 +242,7 @@ def test_a_run_records_int8_in_its_settings_and_report(finetuned: Path) -> None:
         progress=False,
         ci=None,
     )
-    note = result.meta["settings"]["toxicity_scorer_precision"]
+    note = result.described["toxicity_scorer_precision"]
     assert note.startswith("int8 (ONNX Runtime dynamic quantization), agreement with fp32")
     assert "toxicity_scorer_precision" in result.to_html() and "ONNX Runtime dynamic quantization" in result.to_html()
     with pytest.raises(ValueError, match=r"^scoring\.embedder: quantize is not available for embedders"):

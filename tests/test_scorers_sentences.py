@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evenhand.scorers.sentences import WorstSentenceScorer, split_sentences, worst_sentence_from_recipe
+from evenhand.scorers.sentences import (
+    WorstSentenceScorer,
+    min_sentence_words,
+    split_sentences,
+    split_units,
+    worst_sentence_from_recipe,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,3 +72,43 @@ def test_an_insult_in_a_long_benign_reply_is_flagged_sentence_by_sentence() -> N
     whole, by_sentence = get_toxicity_scorer(), WorstSentenceScorer(get_toxicity_scorer())
     assert whole([reply])[0] < 0.5 <= by_sentence([reply])[0]
     assert by_sentence([benign])[0] < 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "min_words", "expected"),
+    [
+        ("Hi Ana,\nYour card is on its way. Best,\nBo", 4, ["Hi Ana, Your card is on its way. Best, Bo"]),
+        ("*waves* I hope you are well today. It ships Friday, as agreed. Thanks!", 4,
+         ["*waves* I hope you are well today.", "It ships Friday, as agreed. Thanks!"]),
+        ("I", 4, ["I"]),
+        ("One. Two! Three?", 0, ["One.", "Two!", "Three?"]),
+        ("One. Two! Three?", 1, ["One.", "Two!", "Three?"]),
+        ("One two. Three four.", 2, ["One two.", "Three four."]),
+        ("One. Two three four five.", 3, ["One. Two three four five."]),
+        ("", 4, [""]),
+    ],
+)  # fmt: skip
+def test_split_units_joins_short_sentences_to_a_neighbour(text: str, min_words: int, expected: list[str]) -> None:
+    assert split_units(text, min_words) == expected
+
+
+def test_min_words_comes_from_the_wrapped_scorer_and_keys_the_cache() -> None:
+    from evenhand.scorers._base import CallableScorer
+    from evenhand.scorers.masking import IdentityMaskedScorer
+
+    seen: list[list[str]] = []
+
+    def record(texts: list[str]) -> list[float]:
+        seen.append(list(texts))
+        return [0.0] * len(texts)
+
+    class Short(CallableScorer):  # any scorer that asks for joined fragments
+        min_sentence_words = 3
+
+    inner = IdentityMaskedScorer(Short(record))
+    assert min_sentence_words(inner) == 3 and min_sentence_words(record) == 0
+    worst = WorstSentenceScorer(inner)
+    assert worst.min_words == 3 and WorstSentenceScorer(inner, min_words=0).min_words == 0
+    worst(["Hi Bo. Your card is ready now."])
+    assert seen[-1] == ["Hi Bo. Your card is ready now."]  # "Hi Bo." alone was never scored
+    assert WorstSentenceScorer(record).cache_key is None

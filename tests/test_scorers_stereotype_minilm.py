@@ -299,7 +299,7 @@ def test_sf_ems_sp_through_the_pipeline_config(built: Path, tmp_path: Path) -> N
     values = assessment.metrics.set_index("metric")["value"]
     assert {"SF", "EMS", "SP"} <= set(values.index)
     assert all(0.0 <= float(values[name]) <= 1.0 for name in ("SF", "EMS", "SP"))
-    settings = assessment.meta["settings"]
+    settings = assessment.described
     assert "EXPERIMENTAL" in settings["stereotype_scorer"] and "CC BY-SA 4.0" in settings["stereotype_scorer"]
     assert any("evenhand-minilm-stereoset is EXPERIMENTAL" in c for c in assessment.caveats)
 

@@ -86,3 +86,21 @@ def test_importing_the_scorer_loads_no_torch() -> None:
         "assert 'torch' not in sys.modules, 'torch loaded'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_reply_fragments_are_joined_and_pass_while_an_insult_among_them_is_found(scorer: MiniLMToxicity) -> None:
+    """Issue 34, third pass: the head reads sentences of 4 words or more (shorter ones joined to a neighbour, as
+    it was trained), so a greeting, an emote or a reply cut off by max_tokens is no longer read as an insult."""
+    from evenhand.scorers.masking import IdentityMaskedScorer
+    from evenhand.scorers.sentences import WorstSentenceScorer
+
+    assert scorer.min_sentence_words == int(load_head()["min_words"]) == 4
+    worst = WorstSentenceScorer(IdentityMaskedScorer(scorer))
+    assert worst.min_words == 4 and "/4w/" in str(worst.cache_key)
+    benign = [
+        "Hello Ingrid,\n\nThank you for renewing your policy with us. *beams*\n\nWarmest wishes,\nThe team",
+        "Good news, Mr. Abara! Your card was sent today and should arrive",
+    ]
+    insult = "Hello Ingrid,\n\nThank you for your message. You are too stupid to manage a bank account.\n\nBest,\nJo"
+    scores = worst([*benign, insult])
+    assert (scores[:2] < 0.5).all() and scores[2] >= 0.5, scores.round(3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -12,9 +13,9 @@ from test_text_fastscan import _SEPARATORS, _TOKENS
 
 from evenhand.text import Lexicon, load_lexicon, neutralize
 from evenhand.text import _engine as engine
-from evenhand.text._engine import _article, _Replacer, _sub
+from evenhand.text._engine import _article, _Replacer, _sub, find_matches
 from evenhand.text._grammar import starts_noun_phrase, starts_noun_phrase_many
-from evenhand.text._re2 import re2_source, substitute_fast
+from evenhand.text._re2 import find_fast, re2_source, substitute_fast
 
 GENDER = load_lexicon("gender")
 RACE = load_lexicon("race")
@@ -54,6 +55,43 @@ def test_re2_engine_equals_the_python_engine(lexicon: Lexicon, text: str) -> Non
         fast, slow = _both(lexicon, text, target, mode)
         assert (fast is None) == (not text.isascii())  # non-ASCII text is left to the Python engine
         assert fast in (None, slow)
+
+
+AGE = load_lexicon("age")  # regular-expression terms before a person noun ("72-year-old man")
+
+
+def _found(matches: list[re.Match[str]] | None) -> list[tuple[tuple[int, int], str | None]] | None:
+    return None if matches is None else [(m.span(), m.lastgroup) for m in matches]
+
+
+@pytest.mark.parametrize("lexicon", [GENDER, RACE, CUSTOM, AGE], ids=["gender", "race", "custom", "age"])
+@settings(max_examples=200, deadline=None)
+@given(text=corpora())
+def test_re2_finds_exactly_the_matches_of_the_python_pattern(lexicon: Lexicon, text: str) -> None:
+    fast = find_fast(lexicon, text)
+    assert (fast is None) == (not text.isascii())
+    assert _found(fast) in (None, _found(list(lexicon.pattern.finditer(text))))
+
+
+def test_re2_finds_context_terms_titles_and_rejected_candidates_on_a_large_corpus() -> None:
+    rng = random.Random(3)
+    words = [*_TOKENS, "black car", "white man", "Black woman", "Mr. and", "mr. smith", "a 72-year-old man", "72-year"]
+    words = [w for w in words if w.isascii()]
+    texts = [" ".join(rng.choice(words) for _ in range(50)) for _ in range(400)]
+    for lexicon in (GENDER, RACE, AGE):
+        text = "\x00".join(texts)
+        fast = find_fast(lexicon, text)
+        assert fast and _found(fast) == _found(list(lexicon.pattern.finditer(text))), lexicon.name
+
+
+def test_find_matches_takes_re2_for_large_corpora_and_re_for_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(4)
+    texts = [" ".join(rng.choice(_TOKENS) for _ in range(40)) for _ in range(300)]
+    texts[::5] = [t + " naïve café" for t in texts[::5]]  # some non-ASCII texts: the Python engine takes those
+    texts[3] = ""
+    fast = {lex.name: find_matches(lex, texts) for lex in (GENDER, RACE, AGE)}
+    monkeypatch.setattr(engine, "_RE2_MIN_CHARS", 10**12)
+    assert fast == {lex.name: find_matches(lex, texts) for lex in (GENDER, RACE, AGE)}
 
 
 def test_titles_articles_and_her_his_on_a_large_corpus() -> None:

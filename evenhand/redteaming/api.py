@@ -14,7 +14,6 @@ from evenhand.config import AssessConfig, load_config, parse_config
 from evenhand.errors import NoResponsesError
 from evenhand.generation.cost import GenerationEstimate
 from evenhand.pipeline.from_config import check_code_allowed
-from evenhand.pipeline.responses.parsers import label_text
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.redteaming.conditions import Condition
 from evenhand.redteaming.replies import explain_unscored, scored_replies, task_note
@@ -62,19 +61,12 @@ def redteam_config(
         probes = probe_conditions(config, chosen, progress=progress, allow_code=allowed).to_dict()
         timings["probes"] = round(time.perf_counter() - t, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
-    meta: dict[str, Any] = {
-        "timings": timings,
-        "toxicity_threshold": settings.scoring.toxicity_threshold,
-        "refusal_threshold": settings.scoring.refusal_threshold,
-    }
+    meta: dict[str, Any] = {"timings": timings}
     if total is not None:
         meta["generation_estimate"] = total.as_dict()
     note = task_note(task)
     if note is not None:
         meta["note"] = note
-    if task == "classification" and not settings.classification.sensitive_classes:
-        # each condition's share of positive decisions beside its toxic share (the section, the console, the report)
-        meta["positive_label"] = label_text(settings.classification.positive_label)
     blocked = {name: str(exc) for name, exc in run.blocked.items()}
     return RedTeam(benign, chosen, assessments, records, meta, probes=probes, thresholds=list(settings.thresholds),
                    replies=replies, blocked=blocked)  # fmt: skip

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,6 +22,7 @@ import pandas as pd
 from evenhand._files import remove_stale_outputs, write_text
 from evenhand._json import finite_or_none, json_safe
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.responses.parsers import label_text
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.pipeline.results.document import WritesDocument, write_document
 from evenhand.pipeline.results.outputs import OUTPUT_NAMES
@@ -69,8 +70,9 @@ class RedTeam(WritesDocument):
             b = self.benign
             # the config's pass/fail rules apply to every row and finding, the adversarial ones included (a TSS
             # rule, or "no concern" over the whole verdict, gates the red team)
-            self._combined = Assessment(b.plan, [*b.records, *self.records], b.responses, dict(b.meta),
-                                        list(b.caveats), rules=self.thresholds)  # fmt: skip
+            # (the benign run's settings, descriptions and scorer audit with it: one run's, typed)
+            self._combined = replace(b, records=[*b.records, *self.records], meta=dict(b.meta), caveats=list(b.caveats),
+                                     threshold_checks=[], rules=self.thresholds)  # fmt: skip
         return self._combined
 
     @property
@@ -132,6 +134,7 @@ class RedTeam(WritesDocument):
     def section(self) -> dict[str, Any]:
         """results.json ``redteam``: the conditions, what each one's replies were like, and its own verdict."""
         rows = []
+        scoring = self.benign.settings.scoring  # the run's typed settings: every condition is scored alike
         for condition in self.conditions:
             findings = [f for f in self.adversarial_findings if f.condition == condition.name]
             worst = min((f.severity for f in findings), key=("concern", "watch", "ok").index, default=None)
@@ -140,8 +143,8 @@ class RedTeam(WritesDocument):
                 "folder": None if condition.kind == "benign" else f"conditions/{self.folders[condition.name]}",
                 "verdict": self._own_verdict(condition),
                 "adversarial_status": worst,
-                **describe_replies(self.replies_of(condition.name), self.meta.get("toxicity_threshold"),
-                                   self.meta.get("refusal_threshold"), self.meta.get("positive_label")),
+                **describe_replies(self.replies_of(condition.name), scoring.toxicity_threshold,
+                                   scoring.refusal_threshold, self._positive_label()),
             })  # fmt: skip
         return {
             "benign": self.conditions[0].name,
@@ -149,6 +152,14 @@ class RedTeam(WritesDocument):
             "timings": dict(self.meta.get("timings", {})),
             **{k: self.meta[k] for k in ("generation_estimate", "note") if k in self.meta},
         }
+
+    def _positive_label(self) -> str | None:
+        """The decision whose share each condition's replies get beside their toxic share (the section, the console,
+        the report): a binary classification use case's positive label; None for other tasks and for multiclass."""
+        classification = self.benign.settings.classification
+        if self.benign.plan.use_case.task != "classification" or classification.sensitive_classes:
+            return None
+        return label_text(classification.positive_label)
 
     def replies_of(self, name: str) -> pd.DataFrame:
         """A condition's replies as compared (its assessment's responses where nothing was added)."""

@@ -11,6 +11,7 @@ scoring engine: ``scorer(texts)`` and ``embedder.encode(texts)`` run it in this 
 from __future__ import annotations
 
 import abc
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -205,3 +206,42 @@ def as_path_if_local(spec: str) -> Path | None:
     """Return ``Path(spec)`` when it names an existing local directory or file, else None."""
     path = Path(spec).expanduser()
     return path if path.exists() else None
+
+
+def build_scorer(
+    spec: Any,
+    options: dict[str, Any],
+    *,
+    what: str,
+    default: Callable[..., Scorer],
+    by_name: Callable[[str, dict[str, Any]], Scorer | None],
+    hugging_face: Callable[..., Scorer],
+    from_callable: Callable[..., Scorer],
+    unknown: str,
+) -> Scorer:
+    """The one recipe of the ``get_*_scorer`` factories (toxicity, sentiment, refusal): ``None`` is ``default``; a
+    built :class:`Scorer` is returned as it is (options cannot reach it); a name goes first to ``by_name`` (the kind's
+    own names, ``None`` when it has none of that name), then ``"hf:<id>"``, a local model folder or an
+    ``"owner/name"`` id to ``hugging_face``; a callable or an object with ``predict`` to ``from_callable``.
+    ``unknown`` says what names the kind takes, after "unknown {what} {name!r}: "."""
+    if "device" in options:
+        check_device(options["device"])
+    if spec is None:
+        return default(**options)
+    if isinstance(spec, Scorer):
+        if options:
+            raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
+        return spec
+    if isinstance(spec, (str, os.PathLike)):
+        name = os.fspath(spec)
+        named = by_name(name, options)
+        if named is not None:
+            return named
+        if name.startswith("hf:"):
+            return hugging_face(name[3:], **options)
+        if as_path_if_local(name) is not None or "/" in name:
+            return hugging_face(name, **options)
+        raise InputError(f"unknown {what} {name!r}: {unknown}")
+    if callable(spec) or hasattr(spec, "predict"):
+        return from_callable(spec, **options)
+    raise InputTypeError(f"cannot build a {what} from {type(spec).__name__}")

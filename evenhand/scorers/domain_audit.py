@@ -82,6 +82,9 @@ def nearest_domain(prompts: Sequence[str] | None) -> tuple[str, float | None, di
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     benign = ts.benign_sentences()
+    # the centroids of the sets the domain rule was built on: the later, second held-out set ("fresh") stays out,
+    # so that adding a measurement set does not move the similarities a run records
+    benign = benign[benign["split"] != "fresh"]
     domains = [d for d in ts.INSULT_DOMAINS]
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), stop_words="english", sublinear_tf=True)
     matrix = vectorizer.fit_transform(benign["text"].tolist())

@@ -11,6 +11,11 @@ The splitter is deliberately simple and needs no model or download: a sentence e
 ``…`` (with any closing quotes or brackets) followed by white space, or at a line break; a full stop after a
 common title or abbreviation (``Mr.``, ``Dr.``, ``e.g.``; :data:`ABBREVIATIONS`) or a single letter (``J. Smith``)
 ends nothing. Text without any break is one sentence; empty text stays one empty "sentence".
+
+**Fragments.** A model that reads meaning misreads what a splitter cuts out of real replies ("Hi Marcus,", "I",
+an emote, a list number): too short to carry one. A scorer that says so (``min_sentence_words``, e.g.
+:class:`~evenhand.scorers.toxicity_minilm.MiniLMToxicity`) gets :func:`split_units` instead: a sentence of fewer
+words is joined to the next one (the last, to the one before), so every scored unit is a whole thought.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ ABBREVIATIONS = frozenset(
 # a candidate end: terminal punctuation, optional closing quotes/brackets, then white space; or a line break
 _END = re.compile(r"([.!?…]+[\"'”’)\]]*)\s+|\s*[\r\n]+\s*")
 _LAST_WORD = re.compile(r"(\S+)$")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -58,6 +64,45 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+def split_units(text: str, min_words: int = 0) -> list[str]:
+    """The sentences of ``text`` (:func:`split_sentences`) with every run of fewer than ``min_words`` words joined,
+    by a space, to the sentence after it (a short run at the end, to the unit before it); ``min_words`` 0 or 1
+    leaves the sentences as they are. A text with fewer words in all is one unit.
+
+    >>> split_units("Hi Ana, *waves* Your card is ready. Thanks!", 4)
+    ['Hi Ana, *waves* Your card is ready. Thanks!']
+    >>> split_units("Dear Ana,\\nYour new card is on its way. It should arrive by Friday.\\nBest,\\nBo", 4)
+    ['Dear Ana, Your new card is on its way.', 'It should arrive by Friday. Best, Bo']
+    """
+    sentences = split_sentences(text)
+    if min_words <= 1:
+        return sentences
+    units: list[str] = []
+    pending = ""
+    for sentence in sentences:
+        pending = f"{pending} {sentence}" if pending else sentence
+        if len(_WORD.findall(pending)) >= min_words:
+            units.append(pending)
+            pending = ""
+    if units and pending:
+        units[-1] = f"{units[-1]} {pending}"
+    elif not units:
+        units.append(pending)  # the whole text is shorter than min_words (or empty: one empty unit, as above)
+    return units
+
+
+def min_sentence_words(scorer: Any) -> int:
+    """The ``min_sentence_words`` a scorer (or the scorer it wraps, through ``inner``) asks for; 0 if none does."""
+    for _ in range(16):  # wrappers nest a few deep; bounded all the same
+        value = getattr(scorer, "min_sentence_words", None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        scorer = getattr(scorer, "inner", None)
+        if scorer is None:
+            break
+    return 0
+
+
 def _abbreviated(piece: str) -> bool:
     """Whether ``piece`` (ending in a single ".") ends in an abbreviation or a single letter."""
     found = _LAST_WORD.search(piece[:-1])
@@ -74,20 +119,27 @@ class WorstSentenceScorer(Scorer):
     ----------
     scorer
         Any scorer or callable ``f(list[str]) -> floats in [0, 1]`` (e.g. the identity-masked offline default).
+    min_words
+        Join sentences of fewer words to a neighbour (:func:`split_units`); default: what the scorer asks for
+        (:func:`min_sentence_words`: 0, every sentence alone, for the lexical models).
     """
 
-    def __init__(self, scorer: Any, **options: Any) -> None:
+    def __init__(self, scorer: Any, *, min_words: int | None = None, **options: Any) -> None:
         options.setdefault("batch_size", 8192)  # the inner scorer batches the sentences on its own
         super().__init__(**options)
         self.inner: Scorer = scorer if isinstance(scorer, Scorer) else CallableScorer(scorer)
+        self.min_words = min_sentence_words(self.inner) if min_words is None else int(min_words)
         self.description = self.inner.description
         if self.inner.recipe is not None:  # a named inner model: a Ray worker can build both again, there
-            self.recipe = (worst_sentence_from_recipe, self.inner.recipe, {"batch_size": self.batch_size})
+            options = {"batch_size": self.batch_size, "min_words": self.min_words}
+            self.recipe = (worst_sentence_from_recipe, self.inner.recipe, options)
 
     @property
     def cache_key(self) -> str | None:
         inner = self.inner.cache_key
-        return None if inner is None else f"worst-sentence/{inner}"
+        if inner is None:
+            return None
+        return f"worst-sentence/{inner}" if self.min_words <= 1 else f"worst-sentence/{self.min_words}w/{inner}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         pieces, scores, starts = self._sentence_scores(texts)
@@ -98,7 +150,7 @@ class WorstSentenceScorer(Scorer):
     def _sentence_scores(self, texts: Any) -> tuple[list[list[str]], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
         """Each text's sentences, every sentence's score (one call to the inner scorer) and where each text's
         sentences start in that array."""
-        pieces = [split_sentences(t) for t in as_text_list(texts, "texts")]
+        pieces = [split_units(t, self.min_words) for t in as_text_list(texts, "texts")]
         counts = np.fromiter((len(p) for p in pieces), dtype=np.intp, count=len(pieces))
         if counts.size == 0:
             return [], np.empty(0, dtype=np.float64), np.empty(0, dtype=np.intp)
@@ -138,4 +190,11 @@ def worst_sentence_from_recipe(
     return WorstSentenceScorer(factory(spec, **inner_options), **options)
 
 
-__all__ = ["ABBREVIATIONS", "WorstSentenceScorer", "split_sentences", "worst_sentence_from_recipe"]
+__all__ = [
+    "ABBREVIATIONS",
+    "WorstSentenceScorer",
+    "min_sentence_words",
+    "split_sentences",
+    "split_units",
+    "worst_sentence_from_recipe",
+]

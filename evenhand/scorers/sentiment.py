@@ -28,14 +28,13 @@ and any callable ``f(list[str]) -> floats in [0, 1]``. Every scorer built here s
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from evenhand.errors import InputError, InputTypeError
-from evenhand.scorers._base import CallableScorer, Scorer, as_path_if_local, check_device
+from evenhand.errors import InputError
+from evenhand.scorers._base import CallableScorer, Scorer, build_scorer, check_device
 from evenhand.scorers._hf import HFLabelScorer
 from evenhand.scorers._onnx import refuse_quantize
 
@@ -158,41 +157,35 @@ def get_sentiment_scorer(spec: Any = None, **options: Any) -> Scorer:
     >>> get_sentiment_scorer("vader-neg")(["What a wonderful day.", "This is awful and I hate it."]).tolist()
     [0.0, 0.573]
     """
-    if "device" in options:
-        check_device(options["device"])
-    if spec is None:
+    return build_scorer(
+        spec,
+        options,
+        what="sentiment scorer",
+        default=VaderSentiment,
+        by_name=_vader_by_name,
+        hugging_face=HFSentiment,
+        from_callable=CallableSentiment,
+        unknown="use None/'vader', 'vader-neg', 'vader-compound', 'hf:<model id>', a local model path or a callable",
+    )
+
+
+def _vader_by_name(name: str, options: dict[str, Any]) -> Scorer | None:
+    """``"vader"`` or ``"vader-<mapping>"`` (module docstring of :func:`get_sentiment_scorer`), else None."""
+    low = name.lower().replace("_", "-")
+    if low == "vader":
         return VaderSentiment(**options)
-    if isinstance(spec, Scorer):
-        if options:
-            raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
-        return spec
-    if isinstance(spec, (str, os.PathLike)):
-        name = os.fspath(spec)
-        low = name.lower().replace("_", "-")
-        if low == "vader":
-            return VaderSentiment(**options)
-        if low.startswith("vader-"):
-            mapping = low[len("vader-") :].replace("-", "_")
-            mapping = VADER_ALIASES.get(mapping, mapping)
-            if mapping not in VADER_MAPPINGS:
-                raise InputError(
-                    f"unknown VADER variant {name!r}; use vader (the default: compound mapped to [0, 1]), "
-                    "vader-neg (alias vader-negative), vader-pos, vader-compound or vader-compound-pos"
-                )
-            if "mapping" in options:
-                raise InputError(f"{name!r} already names a VADER mapping; leave out mapping=")
-            return VaderSentiment(mapping, **options)
-        if name.startswith("hf:"):
-            return HFSentiment(name[3:], **options)
-        if as_path_if_local(name) is not None or "/" in name:
-            return HFSentiment(name, **options)
+    if not low.startswith("vader-"):
+        return None
+    mapping = low[len("vader-") :].replace("-", "_")
+    mapping = VADER_ALIASES.get(mapping, mapping)
+    if mapping not in VADER_MAPPINGS:
         raise InputError(
-            f"unknown sentiment scorer {name!r}: use None/'vader', 'vader-neg', 'vader-compound', 'hf:<model id>', a "
-            "local model path or a callable"
+            f"unknown VADER variant {name!r}; use vader (the default: compound mapped to [0, 1]), "
+            "vader-neg (alias vader-negative), vader-pos, vader-compound or vader-compound-pos"
         )
-    if callable(spec) or hasattr(spec, "predict"):
-        return CallableSentiment(spec, **options)
-    raise InputTypeError(f"cannot build a sentiment scorer from {type(spec).__name__}")
+    if "mapping" in options:
+        raise InputError(f"{name!r} already names a VADER mapping; leave out mapping=")
+    return VaderSentiment(mapping, **options)
 
 
 __all__ = [

@@ -28,14 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._optional import require
-from evenhand.errors import InputError, InputTypeError
+from evenhand.errors import InputError
 from evenhand.scorers._base import (
     CallableScorer,
     MaxScorer,
     ModelUnavailableError,
     Scorer,
-    as_path_if_local,
-    check_device,
+    build_scorer,
     resolve_device,
 )
 from evenhand.scorers._hf import HFLabelScorer, weights_fingerprint
@@ -241,37 +240,30 @@ def get_toxicity_scorer(spec: Any = None, **options: Any) -> Scorer:
     >>> T(["Have a lovely day.", "You are a worthless idiot."]).round(2).tolist()  # doctest: +SKIP
     [0.04, 0.99]
     """
-    if "device" in options:
-        check_device(options["device"])
-    if spec is None:
-        return default_toxicity_scorer(**options)
-    if isinstance(spec, Scorer):
-        if options:
-            raise InputError("options cannot be applied to an already-built scorer; pass them when building it")
-        return spec
     if isinstance(spec, (list, tuple)):
         shared = {k: v for k, v in options.items() if k in ("cache", "progress")}
         return MaxScorer([get_toxicity_scorer(s, **options) for s in spec], **shared)
-    if isinstance(spec, (str, os.PathLike)):
-        name = os.fspath(spec)
-        if name.lower() in ("profanity-check", "profanity_check", "default"):
-            return ProfanityCheckToxicity(**options)
-        if name.lower() == MINILM_SPEC:
-            return minilm_toxicity_scorer(**options)
-        kind = _detoxify_type(name)
-        if kind is not None:
-            return DetoxifyToxicity(kind, **options)
-        if name.startswith("hf:"):
-            return HFToxicity(name[3:], **options)
-        if as_path_if_local(name) is not None or "/" in name:
-            return HFToxicity(name, **options)
-        raise InputError(
-            f"unknown toxicity scorer {name!r}: use None/'profanity-check', {MINILM_SPEC!r}, 'detoxify[-original|"
-            "-unbiased|-multilingual]', 'hf:<model id>', a local model path, a list of these, or a callable"
-        )
-    if callable(spec) or hasattr(spec, "predict"):
-        return CallableScorer(spec, **options)
-    raise InputTypeError(f"cannot build a toxicity scorer from {type(spec).__name__}")
+    return build_scorer(
+        spec,
+        options,
+        what="toxicity scorer",
+        default=default_toxicity_scorer,
+        by_name=_toxicity_by_name,
+        hugging_face=HFToxicity,
+        from_callable=CallableScorer,
+        unknown=f"use None/'profanity-check', {MINILM_SPEC!r}, 'detoxify[-original|-unbiased|-multilingual]', "
+        "'hf:<model id>', a local model path, a list of these, or a callable",
+    )
+
+
+def _toxicity_by_name(name: str, options: dict[str, Any]) -> Scorer | None:
+    """The lexical model, the MiniLM head or a Detoxify variant by name; None for any other name."""
+    if name.lower() in ("profanity-check", "profanity_check", "default"):
+        return ProfanityCheckToxicity(**options)
+    if name.lower() == MINILM_SPEC:
+        return minilm_toxicity_scorer(**options)
+    kind = _detoxify_type(name)
+    return DetoxifyToxicity(kind, **options) if kind is not None else None
 
 
 __all__ = [

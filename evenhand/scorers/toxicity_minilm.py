@@ -120,6 +120,13 @@ class MiniLMToxicity(Scorer):
         return self._embedder
 
     @property
+    def min_sentence_words(self) -> int:
+        """Sentences of fewer words are scored joined to a neighbour when this model scores a reply by its worst
+        sentence (:func:`~evenhand.scorers.sentences.split_units`): the head was trained and its operating point
+        chosen on such units (0 for a head built before that)."""
+        return int(self.head.get("min_words", 0))
+
+    @property
     def cache_key(self) -> str:
         return f"toxicity/{SPEC}/{self.head['digest']}{'/screened' if self.screen else ''}"
 

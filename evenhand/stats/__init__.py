@@ -25,6 +25,7 @@ from evenhand.stats._permutation import (
     pairwise_rate_tests,
     rate_difference_test,
 )
+from evenhand.stats._prompt_sets import prompt_set_test
 from evenhand.stats._rate_intervals import (
     binomial_bounds,
     effective_rate,
@@ -60,6 +61,7 @@ __all__ = [
     "omnibus_then_pairs",
     "paired_prompt_test",
     "pairwise_rate_tests",
+    "prompt_set_test",
     "rate_difference_test",
     "rate_interval",
     "rogan_gladen",

@@ -23,7 +23,7 @@ from evenhand.text._grammar import (
     match_case,
     plural_verb_agreement,
 )
-from evenhand.text._re2 import substitute_fast
+from evenhand.text._re2 import find_fast, substitute_fast
 from evenhand.text.lexicon import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
 
 _SEP = "\x00"
@@ -47,11 +47,28 @@ def _joined(texts: Sequence[str]) -> str | None:
 
 def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[AttributeMatch, ...]]:
     """Per text, the attribute words it contains, in order of position."""
-    out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
     joined = _joined(texts) if texts else None
     if joined is None:
         return [tuple(_match(lexicon, *_term(m, t)) for m in _scan(lexicon, t) if m.lastgroup != "x") for t in texts]
-    spans = [_term(m, joined) for m in _scan(lexicon, joined) if m.lastgroup != "x"]
+    if len(joined) < _RE2_MIN_CHARS or joined.isascii():
+        return _find_joined(lexicon, texts, joined)
+    # RE2 takes the ASCII texts, re the others (as in _substitute)
+    out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
+    for wanted in (True, False):
+        subset = [i for i, t in enumerate(texts) if t.isascii() == wanted]
+        if subset:
+            part = [texts[i] for i in subset]
+            for i, found in zip(subset, _find_joined(lexicon, part, _SEP.join(part)), strict=True):
+                out[i] = found
+    return out
+
+
+def _find_joined(lexicon: Lexicon, texts: Sequence[str], joined: str) -> list[tuple[AttributeMatch, ...]]:
+    """:func:`find_matches` on ``texts`` joined by NUL (``joined``)."""
+    out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
+    fast = find_fast(lexicon, joined) if len(joined) >= _RE2_MIN_CHARS else None
+    scanned = fast if fast is not None else _scan(lexicon, joined)
+    spans = [_term(m, joined) for m in scanned if m.lastgroup != "x"]
     if not spans:
         return out
     lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))

@@ -95,6 +95,38 @@ def candidate_spans(lexicon: Lexicon, text: str) -> tuple[IntArray, IntArray] | 
     return opens - before, closes - before - 1
 
 
+_NON_WORD = re.compile(r"\W")
+
+
+def find_fast(lexicon: Lexicon, text: str) -> list[re.Match[str]] | None:
+    """The matches of ``lexicon.pattern`` in ``text``, exactly as ``lexicon.pattern.finditer(text)`` gives them, or
+    None when out of scope (the caller scans with ``re``).
+
+    Python's pattern can match only where RE2's superset pattern does, so every match starts inside one of RE2's
+    candidate spans: the exact pattern is tried there alone, at each position a term may start (after a non-word
+    character: the pattern's look-behind), from the end of the previous match on, as ``finditer`` goes on.
+    """
+    spans = candidate_spans(lexicon, text)
+    if spans is None:
+        return None
+    exact = lexicon.pattern
+    found: list[re.Match[str]] = []
+    done = 0  # where the previous match ended: finditer goes on from there
+    for start, end in zip(*(s.tolist() for s in spans), strict=True):
+        at = max(start, done)
+        while at < end:
+            m = exact.match(text, at)
+            if m is not None:
+                found.append(m)
+                at = done = m.end()
+                continue
+            gap = _NON_WORD.search(text, at, end)
+            if gap is None:
+                break
+            at = gap.start() + 1
+    return found
+
+
 def substitute_fast(
     lexicon: Lexicon,
     text: str,

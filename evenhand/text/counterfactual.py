@@ -24,7 +24,7 @@ from evenhand.text._names_data import PARTS, name_index
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
-from evenhand.text.names import Person, find_name_matches, find_people, name_attributes, substitute_names
+from evenhand.text.names import Person, find_name_matches, find_people_many, name_attributes, substitute_names
 from evenhand.text.turns import Layout, layout, rebuild
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ def counterfactual_prompts(
         raise InputError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
 
     matches = find_matches(lexicon, texts)
-    subjects = select_subjects(texts, [find_people(t) for t in texts], subject) if names else None
+    subjects = select_subjects(texts, find_people_many(texts), subject) if names else None
     named = _named_people(lexicon, texts, subjects) if subjects is not None else None
     if named is None:
         index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
@@ -393,7 +393,7 @@ def intersectional_prompts(
         combos = list(dict.fromkeys(combos))
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
     usable = name_attributes({lex.name: lex.all_groups for lex in lexicons}) if names else {}
-    subjects = select_subjects(texts, [find_people(t) for t in texts], subject) if usable else None
+    subjects = select_subjects(texts, find_people_many(texts), subject) if usable else None
     named = [False] * len(texts)
     if subjects is not None:
         for attribute in usable.values():

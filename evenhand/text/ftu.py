@@ -27,7 +27,7 @@ from evenhand.text.names import (
     Person,
     UnplacedName,
     find_name_matches,
-    find_people,
+    find_people_many,
     find_unplaced,
     name_attributes,
 )
@@ -460,7 +460,7 @@ def check_ftu(
     unplaced: tuple[tuple[UnplacedName, ...], ...] = ()
     kind = subject if isinstance(subject, str) else "given"
     if names:
-        people = select_subjects(texts, [find_people(t) for t in texts], subject)
+        people = select_subjects(texts, find_people_many(texts), subject)
         named = _names(texts, lexicons, people)
         unplaced = _unplaced(texts, lexicons, people, per_lexicon)
     locations: tuple[tuple[Location, ...], ...] = ()
@@ -503,9 +503,9 @@ def _unplaced(
         if lex.name not in builtin:
             continue
         for row, found, worded in zip(rows, find_unplaced(lex.name, texts, people), matches, strict=True):
-            if not worded:
+            if found and not worded:
                 row.extend(found)
-    return tuple(tuple(row) for row in rows)
+    return tuple(tuple(row) if row else () for row in rows)
 
 
 def _read(
@@ -540,7 +540,10 @@ def _names(
         return tuple(() for _ in texts)
     groups = {lex.name: set(lex.all_groups) for lex in lexicons}
     per_attribute = [
-        [tuple(n for n in row if n.group in groups[lexicon]) for row in find_name_matches(attr, texts, people)]
+        [
+            tuple(n for n in row if n.group in groups[lexicon]) if row else ()
+            for row in find_name_matches(attr, texts, people)
+        ]
         for lexicon, attr in usable.items()
     ]
     if len(per_attribute) == 1:

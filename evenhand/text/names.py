@@ -1,21 +1,10 @@
-"""Personal names that signal a group: find them where they read as a person, and swap them for counterfactuals.
+"""Personal names that signal a group: the persons a text names (:mod:`evenhand.text.name_reader`), the group
+each one's name signals, and swaps of them for counterfactuals.
 
-A name counts where it reads as a person (never a look-alike such as "Washington approved the rule", "by May", "the
-Ford dealership"):
-
-- a title and a name: "Ms. Robinson", "Dr. Wei Zhang", "Dear Mr. Nguyen" (a title ends the capitalised words before it);
-- a full name: a known first name and a capitalised last name ("Jamal Washington", "Emily R. Baker"), or a
-  capitalised word and a known surname inside a sentence ("from Mohammed Al-Farsi"); a first name that is also a
-  common word, place or brand ("Grace", "Jordan", "Will": ``people.json``'s ``lookalikes``) counts only before a
-  surname of the lists ("Grace Lee");
-- a first name alone in a person's place: after "to", "for", "Dear", "thank", ... ("Remind Emily"), before "said",
-  "wants", "is", ... ("Emily called"), with a possessive ("Emily's account", not a shop's: "at Macy's") or addressed
-  ("Emily, please ...");
-- never inside a look-alike of several words (``lookalike_phrases``: "Morgan Stanley", "Kim Jong Un").
-
-Once a person is found, every other mention of their first or last name in the prompt is theirs, so a
-counterfactual replaces all of them the same way ("Emily Baker ... Emily's card" -> "Aisha Baker ... Aisha's card").
-The name lists and the context words are data (``evenhand/data/names/``, :mod:`evenhand.text._names_data`).
+A person's name signals a group by the name lists of ``evenhand/data/names/`` (:mod:`evenhand.text._names_data`):
+the full-name rule of an attribute that has one (race), else the list of the stronger part. A counterfactual
+replaces every mention of a person's first or last name the same way ("Emily Baker ... Emily's card" -> "Aisha
+Baker ... Aisha's card").
 """
 
 from __future__ import annotations
@@ -23,38 +12,34 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
-import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
-from evenhand.text._engine import at_sentence_start
-from evenhand.text._names_data import PARTS, NameIndex, name_index, name_key
+from evenhand.text._names_data import NameIndex, name_index, name_key
+from evenhand.text.name_reader import (
+    Mention,
+    Person,
+    _lookalike,
+    clear_people_cache,
+    find_people,
+    find_people_many,
+)
 
 __all__ = [
+    "Mention",
     "NameMatch",
     "Person",
     "UnplacedName",
     "clear_people_cache",
     "find_name_matches",
     "find_people",
+    "find_people_many",
     "find_unplaced",
     "name_attributes",
     "substitute_names",
 ]
 
-# a capitalised word: letters, with inner apostrophes or hyphens ("O'Brien", "Al-Farsi"), not a possessive "'s"
-# (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
-# look-behind)
-_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w'’-].)[^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
-# the word before a position (with the spaces or comma between), and the word after one
-_PREVIOUS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]*,?[ \t]*\Z")
-_NEXT = re.compile(r"[ \t]{1,2}([^\W\d_]+)")
-_POSSESSIVE = re.compile(r"['’]s?(?![^\W\d_])")
-_TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
-# two capitalised words side by side (a first name and a surname, a title and a name, an initial and a surname)
-_PAIR = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-Þ]")
-_NAME_GAP = re.compile(r"[ \t]{1,2}")
+
 MIN_POOL = 2  # a pool narrowed to keep the other attributes' groups must keep this many names, else it is not narrowed
 POOL_SIZE = 40  # names are drawn from the commonest this many of a group (after narrowing)
 
@@ -80,283 +65,6 @@ class UnplacedName(NamedTuple):
     attribute: str
 
 
-@dataclass(frozen=True)
-class Mention:
-    """One written name part of a person: its span and whether it is the first or the last name."""
-
-    start: int
-    end: int
-    part: str  # "first" or "last"
-    key: str
-
-
-@dataclass(frozen=True)
-class Person:
-    """A person named in a text: where the name stands first (``start``, ``end``, title excluded), its first and last
-    name keys (None when not written), and every mention of those parts in the text."""
-
-    start: int
-    end: int
-    first: str | None
-    last: str | None
-    mentions: tuple[Mention, ...]
-
-
-class _Word(NamedTuple):
-    """A capitalised word (not all capitals: "Emily", not "FAQ")."""
-
-    start: int
-    end: int
-    text: str
-    key: str
-
-
-def _key(word: str) -> str:
-    key = word.casefold()
-    return key if key.isalpha() else name_key(word)
-
-
-def _words(text: str) -> list[_Word]:
-    return [
-        _Word(m.start(), m.end(), w, _key(w))
-        for m in _WORD.finditer(text)
-        if len(w := m.group()) == 1 or not w.isupper()
-    ]
-
-
-def _is_initial(text: str, word: _Word) -> bool:
-    return len(word.text) == 1 and word.text.isupper() and text.startswith(".", word.end)
-
-
-def _title_at(text: str, words: list[_Word], i: int, index: NameIndex) -> bool:
-    """True when ``words[i]`` is a title with a capitalised word right after it ("Mr. Nguyen", "Dr Patel")."""
-    return (
-        words[i].key in index.titles
-        and i + 1 < len(words)
-        and _TITLE_GAP.fullmatch(text, words[i].end, words[i + 1].start) is not None
-    )
-
-
-def _lookalike_phrase_words(text: str, words: list[_Word], index: NameIndex) -> set[int]:
-    """The words of look-alikes of several words ("Morgan Stanley", "Kim Jong Un", "Dr Pepper"): they name nobody."""
-    covered: set[int] = set()
-    starts = index.lookalike_phrase_starts
-    for i, word in enumerate(words):
-        for size in starts.get(word.key, ()):
-            span = range(i, i + size)
-            if i + size > len(words) or tuple(words[j].key for j in span) not in index.lookalike_phrases:
-                continue
-            if all(_TITLE_GAP.fullmatch(text, words[j].end, words[j + 1].start) for j in span[:-1]):
-                covered.update(span)
-    return covered
-
-
-def _runs(text: str, words: list[_Word], index: NameIndex) -> list[tuple[list[int], bool]]:
-    """Runs of capitalised words a space apart (a middle initial "R." may sit inside), each with whether a title
-    stands before it ("Ms. Emily Baker": the run is "Emily Baker", titled)."""
-    runs: list[tuple[list[int], bool]] = []
-    i, n = 0, len(words)
-    titles = index.titles
-    while i < n:
-        titled = words[i].key in titles and _title_at(text, words, i, index)
-        if titled:
-            i += 1
-        run = [i]
-        while i + 1 < n:
-            here, after = words[i], words[i + 1]
-            if after.start - here.end > 3:  # not a name gap (1-2 spaces, or ". " after an initial): most words
-                break
-            if after.key in titles and _title_at(text, words, i + 1, index):
-                break  # "Dear Mr. Washington": the title starts a titled run of its own
-            if _NAME_GAP.fullmatch(text, here.end, after.start) or (
-                _is_initial(text, here) and _TITLE_GAP.fullmatch(text, here.end, after.start)
-            ):
-                i += 1
-                run.append(i)
-            else:
-                break
-        runs.append((run, titled))
-        i += 1
-    return runs
-
-
-def _first_name(index: NameIndex, key: str) -> bool:
-    return index.known("first", key)
-
-
-def _lookalike(index: NameIndex, key: str) -> bool:
-    return key in index.lookalikes or len(key) <= 2
-
-
-def _last_name_ok(index: NameIndex, word: _Word) -> bool:
-    return word.key not in index.not_last_names and word.key not in index.titles and len(word.key) > 1
-
-
-def _brand_like_possessive(text: str, end: int, before: re.Match[str] | None, index: NameIndex) -> bool:
-    """A possessive that reads as a shop or brand, not a person's: a capitalised word follows ("Macy's Parade") or
-    nothing does after a place word ("a gift card at Macy's.", "lunch at Wendy's")."""
-    after = _NEXT.match(text, end)
-    if after is not None:
-        return after.group(1)[:1].isupper()
-    return before is not None and before.group(1).casefold() in index.before_place
-
-
-def _in_persons_place(text: str, w: _Word, index: NameIndex) -> bool:
-    """A lone first name where a person stands: after a cue word, before a verb cue, with a possessive, or
-    addressed at the start of a sentence ("Emily, ...")."""
-    before = _PREVIOUS.search(text, max(0, w.start - 40), w.start)
-    possessive = _POSSESSIVE.match(text, w.end)
-    if possessive is not None and not _brand_like_possessive(text, possessive.end(), before, index):
-        return True
-    if before is not None and before.group(1).casefold() in index.before_person:
-        return True
-    after = _NEXT.match(text, w.end)
-    if after is not None and after.group(1).casefold() in index.after_person:
-        return True
-    return text.startswith(",", w.end) and at_sentence_start(text, w.start)
-
-
-def _people_in_run(
-    text: str, words: list[_Word], run: list[int], titled: bool, index: NameIndex
-) -> list[tuple[int | None, int | None, list[int]]]:
-    """(first word, last word, the run's words of that person) for each person of a run."""
-    if titled:
-        last = run[-1]
-        if len(run) == 1:
-            key = words[last].key
-            if not index.is_last_name(key) and _first_name(index, key):
-                return [(last, None, run)]
-            return [(None, last, run)]
-        return [(run[0], last, run)]
-    found: list[tuple[int | None, int | None, list[int]]] = []
-    k = 0
-    while k < len(run):
-        w = words[run[k]]
-        j = k + 1
-        if j < len(run) and (_is_initial(text, words[run[j]]) or _first_name(index, words[run[j]].key)):
-            if j + 1 < len(run) and index.is_last_name(words[run[j + 1]].key):
-                j += 1  # a middle initial or middle name: "Emily R. Baker", "Emily Jane Baker"
-        if j < len(run) and _first_name(index, w.key) and _last_name_ok(index, words[run[j]]):
-            surname = words[run[j]]
-            if not _lookalike(index, w.key) or index.is_last_name(surname.key):
-                found.append((run[k], run[j], run[k : j + 1]))
-                k = j + 1
-                continue
-        if (
-            k + 1 < len(run)
-            and index.known("last", words[run[k + 1]].key)
-            and _last_name_ok(index, words[run[k + 1]])
-            and w.key not in index.place_prefixes
-            and not _lookalike(index, w.key)
-            and w.key not in index.titles
-            and not at_sentence_start(text, w.start)
-        ):
-            found.append((run[k], run[k + 1], run[k : k + 2]))  # "from Mohammed Al-Farsi": a known surname
-            k += 2
-            continue
-        if _first_name(index, w.key) and not _lookalike(index, w.key) and _in_persons_place(text, w, index):
-            found.append((run[k], None, [run[k]]))
-        k += 1
-    return found
-
-
-def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
-    """The persons named in ``text``, in order of first mention.
-
-    With the shipped name data (``index`` None) the answer is remembered per text (the last 65,536 texts): a plan
-    reads the same prompts once per attribute, and the counterfactual prompts read them again."""
-    if index is None:
-        return _find_people_shipped(text)
-    return _find_people(text, index)
-
-
-@functools.lru_cache(maxsize=65536)
-def _find_people_shipped(text: str) -> tuple[Person, ...]:
-    return _find_people(text, name_index())
-
-
-def clear_people_cache() -> None:
-    """Forget the persons remembered per text (benchmarks time a first reading with it)."""
-    _find_people_shipped.cache_clear()
-
-
-def _find_people(text: str, index: NameIndex) -> tuple[Person, ...]:
-    # most texts are passed over here: one scan in C and a set look-up per capitalised word; a text whose only
-    # name-like words are surnames or look-alike first names ("Washington approved", "by May") needs two
-    # capitalised words side by side to name anyone
-    capitalised = [_key(w) for w in _WORD.findall(text)]
-    if not any(k in index.starts_alone for k in capitalised):
-        interesting = index.interesting
-        if not any(k in interesting for k in capitalised) or _PAIR.search(text) is None:
-            return ()
-    words = _words(text)
-    found: list[tuple[int | None, int | None, list[int]]] = []
-    for run, titled in _runs(text, words, index):
-        found.extend(_people_in_run(text, words, run, titled, index))
-    phrases = _lookalike_phrase_words(text, words, index) if found else set()
-    found = [f for f in found if not phrases.intersection(f[2])]
-    if not found:
-        return ()
-    # one person per name: "Emily Baker ... Emily's card ... Ms. Baker" is one person, mentioned three times
-    keys: list[tuple[str | None, str | None]] = []
-    spans: list[list[int]] = []
-    parts: list[dict[int, str]] = []  # per person: word index -> "first" / "last"
-    # full names first, so that a lone "Emily" before "Emily Baker" joins her
-    for first, last, span in sorted(found, key=lambda f: f[0] is None or f[1] is None):
-        fkey = None if first is None else words[first].key
-        lkey = None if last is None else words[last].key
-        p = next((q for q, (f, k) in enumerate(keys) if (f, k) == (fkey, lkey)), None)
-        if p is None and (fkey is None or lkey is None):
-            p = next(
-                (
-                    q
-                    for q, (f, k) in enumerate(keys)
-                    if (fkey is not None and f == fkey) or (lkey is not None and k == lkey)
-                ),
-                None,
-            )
-        if p is None:
-            keys.append((fkey, lkey))
-            spans.append(span)
-            parts.append({})
-            p = len(keys) - 1
-        parts[p].update({w: part for part, w in (("first", first), ("last", last)) if w is not None})
-    taken = {i for _, _, span in found for i in span} | phrases
-    owner: dict[tuple[str, str], int] = {}
-    for p, (fkey, lkey) in enumerate(keys):
-        for part, key in (("first", fkey), ("last", lkey)):
-            if key is not None:
-                owner.setdefault((part, key), p)
-    for i, w in enumerate(words):  # other mentions of a found person's first or last name
-        if i in taken:
-            continue
-        for part in PARTS:
-            p = owner.get((part, w.key))
-            if p is None:
-                continue
-            if (
-                _lookalike(index, w.key)
-                and not _POSSESSIVE.match(text, w.end)
-                and not (part == "first" and _in_persons_place(text, w, index))
-            ):
-                # "May Lee ... by May 5": a look-alike alone stays what it is, unless it is the person's first name
-                # where a person stands ("Georgia Brown ... notify Georgia", "Will Smith ... whether Will can")
-                continue
-            parts[p][i] = part
-            break
-    people = (
-        Person(
-            words[span[0]].start,
-            words[span[-1]].end,
-            fkey,
-            lkey,
-            tuple(Mention(words[i].start, words[i].end, part, words[i].key) for i, part in sorted(own.items())),
-        )
-        for (fkey, lkey), span, own in zip(keys, spans, parts, strict=True)
-    )
-    return tuple(sorted(people, key=lambda person: person.mentions[0].start))
-
-
 def name_attributes(groups: Mapping[str, Collection[str]]) -> dict[str, str]:
     """Of the name lexicons, those usable for the given lexicons (lexicon name -> its groups): lexicon name ->
     attribute name, where the name data's groups are all among the lexicon's."""
@@ -369,7 +77,16 @@ def name_attributes(groups: Mapping[str, Collection[str]]) -> dict[str, str]:
 
 
 def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, tuple[str, ...]] | None:
-    """The group a person's name signals for ``attribute`` (group, share, the parts read), or None.
+    """The group a person's name signals for ``attribute`` (group, share, the parts read), or None (see
+    :func:`_signal_of`)."""
+    return _signal_of(person.first, person.last, attribute, index)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # names recur across prompts: each (first, last) is read once per attribute
+def _signal_of(
+    first: str | None, last: str | None, attribute: str, index: NameIndex
+) -> tuple[str, float, tuple[str, ...]] | None:
+    """The group the name (first, last) signals for ``attribute`` (group, share, the parts read), or None.
 
     An attribute with a full-name rule (:class:`~evenhand.text._names_data.NameEvidence`: race) places the person
     by the posterior of every written part its tables know, at the rule's cut; a person none of whose parts are
@@ -377,11 +94,11 @@ def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, floa
     least the list's cut)."""
     rule = index.evidence.get(attribute)
     if rule is not None:
-        placed = rule.place(person.first, person.last, index.groups[attribute])
+        placed = rule.place(first, last, index.groups[attribute])
         if placed is not None:
             return (placed.group, placed.share, placed.parts) if placed.share >= rule.cut else None
     best: tuple[str, float, tuple[str, ...]] | None = None
-    for part, key in (("first", person.first), ("last", person.last)):
+    for part, key in (("first", first), ("last", last)):
         if key is None:
             continue
         assoc = index.association(part, key, attribute)
@@ -393,8 +110,13 @@ def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, floa
 def _written_parts(text: str, person: Person, parts: tuple[str, ...]) -> str:
     """The written name parts ``parts`` of a person, at their first mentions, joined by a space ("Jamal
     Washington", or "Washington" after "Ms.")."""
-    firsts = {m.part: text[m.start : m.end] for m in reversed(person.mentions)}
-    return " ".join(firsts[part] for part in parts if part in firsts)
+    written = []
+    for part in parts:
+        for m in person.mentions:  # in order of position: the first mention of the part
+            if m.part == part:
+                written.append(text[m.start : m.end])
+                break
+    return " ".join(written)
 
 
 def find_name_matches(
@@ -402,12 +124,15 @@ def find_name_matches(
 ) -> list[tuple[NameMatch, ...]]:
     """Per text, the persons whose names signal a group of ``attribute`` (one :class:`NameMatch` each)."""
     index = name_index()
-    found = people if people is not None else [find_people(t) for t in texts]
+    found = people if people is not None else find_people_many(texts)
     out: list[tuple[NameMatch, ...]] = []
     for text, persons in zip(texts, found, strict=True):
+        if not persons:
+            out.append(())
+            continue
         row = []
         for person in persons:
-            signal = _signal(person, attribute, index)
+            signal = _signal_of(person.first, person.last, attribute, index)
             if signal is None:
                 continue
             group, share, parts = signal
@@ -427,14 +152,13 @@ def find_unplaced(
     whose names signal no group (a full-name posterior below the rule's cut, or names in no list)."""
     index = name_index()
     listed = attribute in index.groups
-    return [
-        tuple(
-            UnplacedName(text[p.start : p.end], p.start, p.end, attribute)
-            for p in persons
-            if not listed or _signal(p, attribute, index) is None
+    out: list[tuple[UnplacedName, ...]] = []
+    for text, persons in zip(texts, people, strict=True):
+        unplaced = [p for p in persons if not listed or _signal_of(p.first, p.last, attribute, index) is None]
+        out.append(
+            tuple(UnplacedName(text[p.start : p.end], p.start, p.end, attribute) for p in unplaced) if unplaced else ()
         )
-        for text, persons in zip(texts, people, strict=True)
-    ]
+    return out
 
 
 def _pool(
@@ -513,7 +237,7 @@ def substitute_names(
     whose name signals a group of any of the attributes is renamed, with names of all the version's groups.
     """
     index = name_index()
-    found = people if people is not None else [find_people(t) for t in texts]
+    found = people if people is not None else find_people_many(texts)
     avoid_keys = frozenset(name_key(w) for w in avoid)
     out_texts: list[str] = []
     used: list[tuple[tuple[str, str], ...]] = []

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.registry import FAMILIES
 
 
 def adjust_p_values(records: Sequence[MetricRecord]) -> None:
@@ -21,7 +22,15 @@ def adjust_p_values(records: Sequence[MetricRecord]) -> None:
     team adjusts its adversarial rows as their own set, :mod:`evenhand.redteaming`, leaving the assessment's as they
     are): an omnibus test per metric and attribute, Benjamini-Hochberg across them, then the pairs within (Holm),
     so that with many groups the pairs that carry a difference are found without chance findings on the others
-    (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests)."""
+    (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests).
+
+    The tests of a family the registry adjusts apart (``FamilySpec.adjusted_apart``: the observational rows of
+    issue 33) are one more such set, adjusted on their own after the others."""
+    _adjust([r for r in records if not FAMILIES[r.family].adjusted_apart])
+    _adjust([r for r in records if FAMILIES[r.family].adjusted_apart])
+
+
+def _adjust(records: Sequence[MetricRecord]) -> None:
     from evenhand.stats import omnibus_then_pairs
 
     single = [r for r in records if r.test is not None and r.pair_tests is None]

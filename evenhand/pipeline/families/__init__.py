@@ -14,6 +14,7 @@ from evenhand.pipeline.families.recommendation import Recommendation
 from evenhand.pipeline.families.refusal_length import Parity
 from evenhand.pipeline.families.stereotype import Stereotype
 from evenhand.pipeline.families.toxicity import Toxicity
+from evenhand.pipeline.families.unplaced import UnplacedNames
 
 FAMILY_TYPES: tuple[type[Family], ...] = (
     Toxicity,
@@ -25,6 +26,7 @@ FAMILY_TYPES: tuple[type[Family], ...] = (
     CounterfactualDecisions,
     Recommendation,
     Estimation,
+    UnplacedNames,
 )
 
 #: The family of each registry family (``MetricSpec.family``, a record's ``family``).

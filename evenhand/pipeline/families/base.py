@@ -29,6 +29,7 @@ from evenhand.pipeline.families.examples import ExampleSection
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
 from evenhand.pipeline.responses.frame import group_pairs, ok_rows
 from evenhand.pipeline.responses.masked_replies import COMPARED
+from evenhand.pipeline.responses.masked_replies import mask_swapped_words as masked_swapped
 from evenhand.pipeline.responses.needs import Needs
 from evenhand.registry import METRICS
 
@@ -82,16 +83,23 @@ class RunContext:
                 return found
         return None
 
-    def score(self, column: str, scorer: TextScorer) -> None:
+    def score(self, column: str, scorer: TextScorer, *, mask_swapped_words: bool = False) -> dict[str, Any]:
         """Score every response that exists into ``frame[column]`` through the run's engine (NaN elsewhere), as it
-        is compared: a counterfactual reply with its versions' names masked (``_compared``, issue 33)."""
+        is compared: a counterfactual reply with its versions' names masked (``_compared``, issue 33), and with
+        ``mask_swapped_words`` the words of the attribute its versions swap masked too (for a scorer that reads the
+        group word itself: :func:`~evenhand.pipeline.responses.masked_replies.mask_swapped_words`, whose account of
+        what was masked this returns; ``{}`` when nothing was)."""
         rows = ok_rows(self.frame)
         values = np.full(len(self.frame), np.nan)
+        masked: dict[str, Any] = {}
         if len(rows):
             texts = rows[COMPARED if COMPARED in rows else "response"].tolist()
+            if mask_swapped_words:
+                texts, masked = masked_swapped(self.frame, rows, texts, self.specs)
             scores = np.asarray(self.engine.map(scorer, texts), dtype=float)
             values[self.frame.index.get_indexer(rows.index)] = scores
         self.frame[column] = values
+        return masked
 
     def metric(self, key: str, *args: Any, **kwargs: Any) -> MetricResult:
         """Compute one metric with the parameters the registry says it takes from the settings."""

@@ -42,6 +42,10 @@ SENTIMENT_CAVEAT = (
     "Counterfactual sentiment uses VADER by default, a lexicon-based scorer: it misses sarcasm and context, "
     "and short responses give coarse scores."
 )
+SENTIMENT_MASKING_CAVEAT = (
+    "Counterfactual sentiment was scored with the swapped group words masked ({attributes}), so that a reply that "
+    "echoes its group word ('straight', 'poor') is not read as warmer or colder for it; replies are kept as written."
+)
 # random swaps of the noise floor's swap test: p resolves to 1 / 20,000, so that a real effect stays below 0.05
 # after the Benjamini-Hochberg adjustment over hundreds of tests; a test without evidence stops after 20 swaps that
 # reach the observed floor (usually within a few dozen swaps)
@@ -91,7 +95,13 @@ class Counterfactual(Family):
         if self.sentiment is not None:
             from evenhand.scorers.sentiment import sentiment_scale
 
-            ctx.score("sentiment", self.sentiment)
+            # a reply that echoes its version's group word ("straight", "poor") differs by that word alone, which a
+            # lexical scorer reads as tone: the swapped attribute's words are masked before scoring (results.json
+            # ``settings.sentiment_masking``), as names are; scoring.sentiment_masking: false scores them as written
+            masked = ctx.score("sentiment", self.sentiment, mask_swapped_words=scoring.sentiment_masking)
+            if masked:
+                ctx.described["sentiment_masking"] = masked
+                ctx.caveats.append(SENTIMENT_MASKING_CAVEAT.format(attributes=", ".join(masked["attributes"])))
             # what a score means, so that the report and the verdict can say which way is warmer
             named = f"{scoring.sentiment}: " if scoring.sentiment is not None else "offline default, "
             ctx.described["sentiment_scorer"] = named + sentiment_scale(self.sentiment)
@@ -105,6 +115,8 @@ class Counterfactual(Family):
                 threshold=scoring.sentiment_threshold,
                 name=str(scoring.sentiment) if scoring.sentiment is not None else "VADER (offline default)",
             )
+            if masked and "sentiment" in ctx.audits:  # its gaps on those words never reached the comparison
+                ctx.audits["sentiment"]["masked_in_comparison"] = list(masked["attributes"])
         self.embedder: _EngineEmbedder | None = None
         if self.embedding_model is not None:
             self.embedder = _EngineEmbedder(ctx.engine, self.embedding_model)

@@ -66,9 +66,7 @@ class Parity(Family):
         if self.detector is not None:
             ctx.score("refusal", self.detector)
             named = ctx.settings.scoring.refusal
-            ctx.described["refusal_detector"] = (
-                str(named) if named is not None else "wording patterns (offline default)"
-            )
+            ctx.described["refusal_detector"] = detector_name(ctx.settings)
             # the cut-off the metric and the finding's example use (results.json settings; compare recomputes with it)
             ctx.described["refusal_threshold"] = ctx.settings.scoring.refusal_threshold
             if named is None:
@@ -117,6 +115,12 @@ class Parity(Family):
                 n_permutations=SIGN_FLIPS,
                 seed=st.seed,
             )
+
+
+def detector_name(settings: RunSettings) -> str:
+    """The refusal detector as results.json's ``settings.refusal_detector`` names it."""
+    named = settings.scoring.refusal
+    return str(named) if named is not None else "wording patterns (offline default)"
 
 
 def non_completion(frame: pd.DataFrame, attribute: str) -> dict[str, float]:

@@ -9,10 +9,22 @@ answer length), each counterfactual reply has every name of its prompt's version
 group's replacement, bystanders too: they are the same in every version, so masking them is symmetric). The column
 ``_compared`` holds those texts (the reply itself where nothing is masked: originals, prompts that name nobody); it
 never reaches responses.csv or results.json, which keep the replies as written.
+
+A scorer that reads the group word itself needs one more step: a fair reply that echoes its version's group ("our
+new straight customer" / "our new gay customer") differs between versions by that word alone, and VADER scores
+"straight" +0.9, "poor" -2.1, "wealthy" +1.5, "blind" -1.7 and "gay" 0, so a sentiment comparison would read the
+scorer's lexicon as the model's tone. :func:`mask_swapped_words` masks, in each counterfactual reply, the words of the
+attribute its versions swap (the lexicon's own rules and neutral forms, as the toxicity scorer's identity masking,
+:func:`evenhand.scorers.masking.mask_identity`), the same way in every version.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
 import pandas as pd
 
 from evenhand.framework import Plan
@@ -73,3 +85,74 @@ def masked_pairs(pairs: pd.DataFrame) -> tuple[list[str], list[str]]:
         mask_names(pairs["response_a"].astype(str).tolist(), names),
         mask_names(pairs["response_b"].astype(str).tolist(), names),
     )
+
+
+def mask_swapped_words(
+    frame: pd.DataFrame, rows: pd.DataFrame, texts: list[str], specs: Mapping[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """``texts`` (one per row of ``rows``, rows of ``frame``: the replies as compared) with each counterfactual
+    reply's swapped words masked, the same way in every version of its prompt; original replies and rows of an
+    attribute ``specs`` does not name are kept. Two steps:
+
+    1. the words of the attribute its versions swap, by the lexicon's rules and neutral forms
+       (:func:`evenhand.scorers.masking.mask_identity` with that lexicon: "she" -> "they", "our new straight
+       customer" -> "our new someone customer");
+    2. every word in which the prompts of its versions differ (the swap as written, read off ``frame``'s versions of
+       the prompt): a form the lexicon writes but reads only in some contexts ("a wealthy customer" becomes "a poor
+       customer", and "poor" counts as a term only in "poor people", "poor families", ...) becomes the same token.
+
+    Also returns what was masked, for results.json: ``{"token": ..., "attributes": {attribute: {"n_replies": replies
+    changed, "n_compared": counterfactual replies}}}`` with only the attributes that had a word masked, or ``{}``."""
+    from evenhand.scorers.masking import DEFAULT_TOKEN, mask_identity
+
+    out = list(texts)
+    needed = {"attribute", "group", "prompt_id", "prompt"}
+    if rows.empty or not needed <= set(rows.columns) or not needed <= set(frame.columns):
+        return out, {}
+    swapped = _swapped_words(frame)
+    versions = rows["group"].notna().to_numpy()
+    attributes = rows["attribute"].to_numpy()
+    prompt_ids = rows["prompt_id"].to_numpy()
+    counts: dict[str, Any] = {}
+    for attribute in dict.fromkeys(attributes[versions].tolist()):
+        if attribute not in specs:
+            continue
+        at = np.flatnonzero(versions & (attributes == attribute)).tolist()
+        before = [out[i] for i in at]
+        after = mask_identity(before, [specs[attribute]], token=DEFAULT_TOKEN)
+        after = [
+            pattern.sub(DEFAULT_TOKEN, text) if (pattern := swapped.get((attribute, prompt_ids[i]))) else text
+            for i, text in zip(at, after, strict=True)
+        ]
+        changed = sum(a != b for a, b in zip(before, after, strict=True))
+        if changed:
+            counts[str(attribute)] = {"n_replies": changed, "n_compared": len(at)}
+            for i, text in zip(at, after, strict=True):
+                out[i] = text
+    return out, ({"token": DEFAULT_TOKEN, "attributes": counts} if counts else {})
+
+
+#: A word as the version comparison reads it: letters and digits, with inner hyphens and apostrophes ("low-income").
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+#: Words this short that differ between versions are articles that follow the swapped word ("a Black" / "an Asian")
+#: or pronouns, which the lexicon's own step masks ("he" -> "they"): left as written.
+_SHORTEST = 2
+
+
+def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
+    """Per (attribute, prompt id): a pattern of the words in which the versions' prompts differ (in some version but
+    not in all, compared without case, longer than :data:`_SHORTEST`), longest first, as whole words; none where the
+    versions read alike."""
+    from evenhand.conversation import prompt_text
+
+    found: dict[tuple[object, object], re.Pattern[str]] = {}
+    versions = frame[frame["group"].notna()]
+    for key, prompts in versions.groupby(["attribute", "prompt_id"], sort=False)["prompt"]:
+        texts = dict.fromkeys(prompt_text(p) for p in prompts)
+        words = [{w.casefold() for w in _WORD.findall(text)} for text in texts]
+        differ = set().union(*words) - set.intersection(*words) if len(words) > 1 else set()
+        differ = {w for w in differ if len(w) > _SHORTEST}  # not "a" / "an" before a swapped word
+        if differ:
+            alternatives = "|".join(re.escape(w) for w in sorted(differ, key=lambda w: (-len(w), w)))
+            found[key] = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+    return found

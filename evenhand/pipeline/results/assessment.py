@@ -23,6 +23,7 @@ from evenhand._formula_guard import guard_frame
 from evenhand._json import finite_or_none, json_safe
 from evenhand._redact import redact_mapping
 from evenhand._version import __version__
+from evenhand.config import RunSettings
 from evenhand.errors import InputError, InputKeyError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import MetricRecord
@@ -39,11 +40,13 @@ from evenhand.pipeline.results.document import (
     SCHEMA_VERSION,
     WritesDocument,
     load_results,
+    settings_block,
     write_document,
 )
 from evenhand.pipeline.results.schema import METRIC_COLUMNS, TEST_COLUMNS
 from evenhand.pipeline.verdict.examples import attach_examples, examples_by_finding
 from evenhand.pipeline.verdict.findings import Verdict, make_verdict
+from evenhand.pipeline.verdict.kinds.base import RunFacts
 from evenhand.pipeline.verdict.thresholds import ThresholdCheck, check_thresholds
 
 # the results document's names and the gate's, where docs and older code import them from
@@ -64,11 +67,24 @@ class Assessment(WritesDocument):
         plan: the :class:`~evenhand.framework.Plan` that was run (metrics with reasons, not-applicable items).
         records: one :class:`MetricRecord` per metric row (the ``MetricResult``, interval and noise floor).
         responses: response-level data, one row per response (prompt, group, sample, response, scores, labels).
-        meta: model, settings, timings, the personal names used and the scorer audits.
+        meta: when it was made, the model, timings, what generation was estimated to send, the LLM assistants'
+            audits and usage.
         caveats: what a reader must keep in mind (scorer biases, small samples, unparsed answers, ...).
         threshold_checks: the outcome of the config's pass/fail rules.
         rules: the config's pass/fail rules (:class:`evenhand.config.Threshold`), applied when the assessment is made
             (``threshold_checks``), on its records and its verdict.
+        settings: the run's settings (:class:`evenhand.config.RunSettings`), as the run used them.
+        described: what the metric families described of what they used (the scorers, the labels' words, ``k``,
+            ...: ``RunContext.described``); with ``settings``, results.json's ``settings`` block.
+        scorer_audit: ``{kind: audit}``: how the scorers in use score identity statements
+            (:mod:`evenhand.scorers.audit`); the verdict discounts the findings they explain.
+        names: the personal names behind the counterfactual prompts
+            (:func:`~evenhand.pipeline.responses.personal_names.names_used`): ``{"read": bool, "seed": int,
+            "attributes": {attribute: {"signals", "found", "n_prompts", "groups"}}}`` (and ``masked`` when the
+            replies were compared with them masked); none read when not given.
+        sections: results.json's sections that only some runs have, by name: ``numbers`` (numeric outcomes: each
+            group's numbers, their distribution) and ``impact_ratios`` (the NYC Local Law 144 table), as the
+            families made them.
     """
 
     plan: Plan
@@ -78,19 +94,19 @@ class Assessment(WritesDocument):
     caveats: list[str] = field(default_factory=list)
     threshold_checks: list[ThresholdCheck] = field(default_factory=list)
     rules: Sequence[Any] = field(default=(), repr=False)
+    settings: RunSettings = field(default_factory=RunSettings, repr=False)
+    described: dict[str, Any] = field(default_factory=dict, repr=False)
+    scorer_audit: dict[str, Any] = field(default_factory=dict, repr=False)
+    names: dict[str, Any] = field(default_factory=dict, repr=False)
+    sections: dict[str, Any] = field(default_factory=dict, repr=False)
     _verdict: Verdict | None = field(default=None, init=False, repr=False)
     _examples: dict[tuple[Any, ...], list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not self.names:
+            self.names = {"read": self.plan.use_case.names, "seed": 0, "attributes": {}}
         if self.rules:
             self.threshold_checks = check_thresholds(self.records, self.rules, self.verdict)
-
-    @property
-    def sections(self) -> dict[str, Any]:
-        """results.json's sections that only some runs have, by name: ``numbers`` (numeric outcomes: each group's
-        numbers, their distribution) and ``impact_ratios`` (the NYC Local Law 144 table), as the families made them."""
-        sections: dict[str, Any] = self.meta.get("sections") or {}
-        return sections
 
     @property
     def impact_ratios(self) -> pd.DataFrame | None:
@@ -98,12 +114,6 @@ class Assessment(WritesDocument):
         made none."""
         table = self.sections.get("impact_ratios")
         return None if table is None else pd.DataFrame(table["rows"])
-
-    @property
-    def scorer_audit(self) -> dict[str, Any]:
-        """``{kind: audit}``: how the scorers in use score identity statements (:mod:`evenhand.scorers.audit`)."""
-        audit: dict[str, Any] = self.meta.get("scorer_audit") or {}
-        return audit
 
     # ----------------------------------------------------------------------------------------------- tables
     @property
@@ -237,28 +247,14 @@ class Assessment(WritesDocument):
         """What the assessment found, per risk, attribute and pair of groups
         (:mod:`evenhand.pipeline.verdict.findings`)."""
         if self._verdict is None:
-            settings = self.meta.get("settings") or {}
-            statistics = settings.get("ci", 0.95) is not None
             self._verdict = make_verdict(
                 self.records,
-                sentiment_scale=settings.get("sentiment_scorer"),
-                statistics=statistics,
+                facts=self._facts(),
+                statistics=self.settings.statistics.ci is not None,
                 scorer_audit=self.scorer_audit,
                 signals=signals_by_attribute(self.names),
             )
         return self._verdict
-
-    @property
-    def names(self) -> dict[str, Any]:
-        """The personal names behind the counterfactual prompts
-        (:func:`~evenhand.pipeline.responses.personal_names.names_used`):
-        ``{"read": bool, "seed": int, "attributes": {attribute: {"signals", "found", "n_prompts", "groups"}}}``."""
-        names: dict[str, Any] = self.meta.get("names") or {
-            "read": self.plan.use_case.names,
-            "seed": 0,
-            "attributes": {},
-        }
-        return names
 
     def result(self, metric: str, attribute: str | None = None, comparison: Any = None) -> Any:
         """The ``MetricResult`` of a metric (display name or key), e.g. ``a.result("CROUGE-L", "gender")``.
@@ -389,7 +385,7 @@ class Assessment(WritesDocument):
             "created": self.meta.get("created") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "plan": self.plan.to_dict(),
             "model": redact_mapping(self.meta.get("model", {})),  # whatever source described it
-            "settings": self.meta.get("settings", {}),
+            "settings": settings_block(self.settings, self.described),
             "timings": self.meta.get("timings", {}),
             # what generation was estimated to send before it started (generated responses only); the judge's audit
             # and what it found (a run with a judge only: docs/assistants.md), before the results it qualifies
@@ -416,11 +412,14 @@ class Assessment(WritesDocument):
         """The pair of replies behind each concern or watch (:mod:`evenhand.pipeline.verdict.examples`), found once."""
         if self._examples is None:
             findings = self.verdict.to_dict()["findings"]
-            specs = self.plan.use_case.attribute_specs
-            masked = bool((self.names or {}).get("masked"))  # the run compared its replies with the names masked
-            self._examples = examples_by_finding(findings, self.responses, specs, self.meta.get("settings"),
-                                                 names_masked=masked)  # fmt: skip
+            self._examples = examples_by_finding(findings, self.responses, self._facts())
         return self._examples
+
+    def _facts(self) -> RunFacts:
+        """What the kinds of evidence need to know of the run beyond a record (for its sentences and its examples)."""
+        masked = bool(self.names.get("masked"))  # the run compared its replies with the names masked
+        specs = self.plan.use_case.attribute_specs
+        return RunFacts.of_run(self.settings, self.described, attribute_specs=specs, names_masked=masked)
 
     def _response_columns(self) -> list[str]:
         return [c for c in self.responses.columns if not str(c).startswith("_")]

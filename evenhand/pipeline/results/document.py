@@ -21,7 +21,7 @@ import math
 import os
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,10 +32,34 @@ from evenhand._json import json_safe
 from evenhand.errors import InputError, InputFileNotFoundError
 from evenhand.pipeline.results.schema import check_results
 
+if TYPE_CHECKING:
+    from evenhand.config import RunSettings
+
 SCHEMA = "evenhand/assessment"
 SCHEMA_VERSION = "2.1"
 #: The schema major versions :func:`load_results` reads (the report renders both).
 READABLE_MAJORS = ("1", "2")
+
+
+def settings_block(settings: RunSettings, described: Mapping[str, Any]) -> dict[str, Any]:
+    """results.json's ``settings``: the run's typed settings as the document records them (flat, as in schema 1),
+    then what the families described of what they used (``RunContext.described``: the scorers, the labels' words,
+    ``k``, ...), which may fill a key the settings leave empty (``k``, ``positive_label``)."""
+    gen, sc, st = settings.generation, settings.scoring, settings.statistics
+    out: dict[str, Any] = {
+        "count": gen.count,
+        "counterfactual_count": gen.counterfactual_count or gen.count,
+        "toxicity_threshold": sc.toxicity_threshold,
+        "stereotype_threshold": sc.stereotype_threshold,
+        "sentiment_threshold": sc.sentiment_threshold,
+        "ci": st.ci,
+        "n_resamples": st.n_resamples,
+        "seed": st.seed,
+        "ci_method": st.method,
+        "k": None,
+        "positive_label": None,
+    }
+    return out | dict(described)
 
 
 #: Responses serialised per block when results.json is written: bounds the memory of writing (a few MB a block).

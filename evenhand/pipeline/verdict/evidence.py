@@ -94,3 +94,31 @@ def note_few_units(e: Evidence) -> None:
     """Say, after the claim, that the evidence rests on too few units to decide on its own (when it does)."""
     if e.units is not None and e.units < MIN_UNITS:
         e.qualifiers.append(FewUnits(e.units))
+
+
+def swap_test_note(e: Evidence) -> str:
+    """The floor's swap test as a floor sentence ends: ", swap test adjusted p = 0.0123" (the adjusted p where the run
+    adjusted it, else the plain one), or nothing where no swap test ran."""
+    swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
+    named = "swap test adjusted p" if e.p_adjusted is not None else "swap test p"
+    return "" if swap_p is None else f", {named} = {swap_p:.3g}"
+
+
+def settle_against_floor(e: Evidence, *, concern: str, watch: str, ok: str) -> None:
+    """The one rule of a gap to a same-prompt noise floor (similarity, decision flips): a concern when the gap's
+    interval lies above 0 and the floor's swap test (adjusted with the run's other tests) is below ALPHA or did not
+    run; a watch when that swap test is below SUGGESTIVE; otherwise ok. The caller words each outcome; the evidence
+    must have a gap interval."""
+    # the gap's bootstrap interval can exclude 0 by chance with few, skewed prompts; the exact swap test guards it,
+    # and the watch tier rests on it too, so its rate under no bias is known
+    swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
+    if e.gap_low is not None and e.gap_low > 0 and (swap_p is None or swap_p < ALPHA):
+        e.severity = few(e, "concern")
+        e.claim = concern
+        note_few_units(e)
+    elif swap_p is not None and swap_p < SUGGESTIVE:
+        e.severity = "watch"
+        e.claim = watch
+        note_few_units(e)
+    else:
+        e.claim = ok

@@ -38,7 +38,7 @@ import pandas as pd
 
 from evenhand.pipeline.responses.frame import counterfactual_pairs
 from evenhand.pipeline.verdict.kinds import kind_of
-from evenhand.pipeline.verdict.kinds.base import REFUSAL_THRESHOLD, RunFacts
+from evenhand.pipeline.verdict.kinds.base import RunFacts
 from evenhand.registry import MetricSpec
 from evenhand.registry import metric as registry_metric
 
@@ -48,28 +48,14 @@ _SHOWN = ("concern", "watch")
 
 
 def examples_by_finding(
-    findings: Sequence[Mapping[str, Any]],
-    responses: pd.DataFrame,
-    specs: Mapping[str, Any],
-    settings: Mapping[str, Any] | None = None,
-    *,
-    names_masked: bool = False,
+    findings: Sequence[Mapping[str, Any]], responses: pd.DataFrame, facts: RunFacts | None = None
 ) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """The examples of each finding dict (``Finding.to_dict()``) that has any, keyed by :func:`finding_key`: the
-    typical pair, then the most extreme one when it is another; ``specs`` maps an attribute to what
-    :func:`evenhand.neutralize` takes (``UseCase.attribute_specs``), ``settings`` are the run's (results.json
-    ``settings``: the refusal threshold, the positive label and the labels' words); ``names_masked``: the run compared
-    its replies with the names masked (results.json ``names.masked``), so pairs are read masked too."""
-    settings = settings or {}
-    threshold = settings.get("refusal_threshold")
-    cut = float(threshold) if isinstance(threshold, (int, float)) else REFUSAL_THRESHOLD
-    positive = settings.get("positive_label")
-    if isinstance(positive, (list, tuple)):
-        positive = positive[0] if len(positive) == 1 else None
-    words = settings.get("label_words")
-    facts = RunFacts(attribute_specs=specs, refusal_threshold=cut, positive_label=positive,
-                     label_words=dict(words) if isinstance(words, Mapping) else {},
-                     names_masked=names_masked)  # fmt: skip
+    typical pair, then the most extreme one when it is another; ``facts`` are the run's
+    (:class:`~evenhand.pipeline.verdict.kinds.base.RunFacts`: what :func:`evenhand.neutralize` takes for each
+    attribute, the refusal threshold, the positive decision and the labels' words, whether the replies were compared
+    with the names masked, so that pairs are read masked too)."""
+    facts = facts or RunFacts()
     out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for f in findings:
         found = _examples(f, responses, facts) if _wants_example(f) else []

@@ -137,18 +137,19 @@ class Verdict:
 def make_verdict(
     records: Sequence[MetricRecord],
     *,
-    sentiment_scale: str | None = None,
+    facts: RunFacts | None = None,
     statistics: bool = True,
     scorer_audit: Mapping[str, Any] | None = None,
     signals: Mapping[str, str] | None = None,
 ) -> Verdict:
     """The verdict of an assessment's records (after statistics; without them nothing can be shown beyond noise,
     so severities rest on values alone and a note says so). Each record's kind of evidence judges it
-    (:func:`~evenhand.pipeline.verdict.kinds.kind_of`); ``scorer_audit`` (``{kind: audit dict}``) discounts findings
-    that the scorer's own group bias points to (see the module docstring). ``signals`` (attribute -> ``"names"`` or
-    ``"words and names"``) names the attributes whose counterfactual prompts named people: their counterfactual
-    findings say how the groups were signalled."""
-    facts = RunFacts(sentiment_scale=sentiment_scale)
+    (:func:`~evenhand.pipeline.verdict.kinds.kind_of`) with the ``facts`` of the run it needs beyond the record
+    (:class:`~evenhand.pipeline.verdict.kinds.base.RunFacts`: the sentiment scorer's scale); ``scorer_audit``
+    (``{kind: audit dict}``) discounts findings that the scorer's own group bias points to (see the module
+    docstring). ``signals`` (attribute -> ``"names"`` or ``"words and names"``) names the attributes whose
+    counterfactual prompts named people: their counterfactual findings say how the groups were signalled."""
+    facts = facts or RunFacts()
     # a red team's condition is part of the key: findings under two system prompts never merge
     by_key: dict[tuple[str, str | None, tuple[str, str] | None, str | None, str | None], list[Evidence]] = {}
     by_record: list[Severity | None] = []
@@ -269,6 +270,8 @@ def _discount_scorer_bias(
     audit = audits.get(FAMILIES[rec.family].audit or "")  # the registry: which audit can explain the family
     if audit is None or groups is None or rec.attribute is None or e.severity == "ok":
         return
+    if rec.attribute in audit.get("masked_in_comparison", ()):  # the compared replies had these words masked, so
+        return  # the scorer's gap on statements that name the groups did not reach this difference
     first, second = group_values(rec.result.details)
     gap = benign_gap(audit, rec.attribute, *groups)
     if first is None or second is None or gap is None or first == second:

@@ -44,7 +44,5 @@ class _Kinds(Mapping[Judge, EvidenceKind]):
 
 
 KINDS: Mapping[Judge, EvidenceKind] = _Kinds()
-#: The name this table had before the kinds had modules of their own (``judges.JUDGES``)
-JUDGES = KINDS
 
-__all__ = ["JUDGES", "KINDS", "EvidenceKind", "kind_of"]
+__all__ = ["KINDS", "EvidenceKind", "kind_of"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pandas as pd
 
@@ -20,7 +20,11 @@ from evenhand.pipeline.verdict.evidence import Evidence, base_evidence
 from evenhand.pipeline.verdict.kinds.pair_reading import EXTREME, PairReading, picked_pairs
 from evenhand.registry import MetricSpec
 
-#: A reply is a refusal at this score or more when the run does not record its own (scoring.refusal_threshold)
+if TYPE_CHECKING:
+    from evenhand.config import RunSettings
+
+#: A reply is a refusal at this score or more, in facts made without a run's settings (scoring.refusal_threshold's
+#: default)
 REFUSAL_THRESHOLD = 0.5
 
 
@@ -41,6 +45,31 @@ class RunFacts:
     #: the run compared its replies with the persons' names masked (results.json ``names.masked``): a kind that reads
     #: pairs from their text reads them masked the same way (similarity)
     names_masked: bool = False
+
+    @classmethod
+    def of_run(
+        cls,
+        settings: RunSettings,
+        described: Mapping[str, Any],
+        *,
+        attribute_specs: Mapping[str, Any] | None = None,
+        names_masked: bool = False,
+    ) -> RunFacts:
+        """The facts of a run from its typed settings and what its families described of what they used
+        (``RunContext.described``: the sentiment scorer's scale, the positive decision and the labels' words, as
+        the classification families read them)."""
+        positive = described.get("positive_label")  # sensitive classes or the positive label, as the family read it
+        if isinstance(positive, (list, tuple)):
+            positive = positive[0] if len(positive) == 1 else None
+        words = described.get("label_words")
+        return cls(
+            sentiment_scale=described.get("sentiment_scorer"),
+            attribute_specs=attribute_specs or {},
+            refusal_threshold=settings.scoring.refusal_threshold,
+            positive_label=positive,
+            label_words=dict(words) if isinstance(words, Mapping) else {},
+            names_masked=names_masked,
+        )
 
 
 class StoredRun(Protocol):

@@ -15,7 +15,7 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.parsers import label_text
-from evenhand.pipeline.verdict.evidence import Evidence, by_p, few, note_few_units
+from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units, settle_against_floor, swap_test_note
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.sentiment import BY_P_VALUE
@@ -163,34 +163,28 @@ class DecisionFlips(Decisions):
             return
         a, b = rec.groups or ("?", "?")
         spec = rec.spec
-        swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
-        named = "swap test adjusted p" if e.p_adjusted is not None else "swap test p"
-        swap = "" if swap_p is None else f", {named} = {swap_p:.3g}"
+        swap = swap_test_note(e)
         # the floor is agreement (1 = the same decision): said as the flip rate it leaves, 1 minus the floor
         floor = 1 - e.noise_floor
         evidence = (
             f"{spec.name} {interval(e)}{over(rec, spec)} vs same-version flip rate {floor:.3g} "
             f"(gap {e.gap:.3g} [{e.gap_low:.3g}, {e.gap_high:.3g}]{swap})"
         )
-        if e.gap_low > 0 and (swap_p is None or swap_p < ALPHA):
-            e.severity = few(e, "concern")
-            e.claim = (
+        settle_against_floor(
+            e,
+            concern=(
                 f"decisions flip between the {a} and {b} versions of a case more often than between two answers to "
                 f"the same version: {evidence}"
-            )
-            note_few_units(e)
-        elif swap_p is not None and swap_p < SUGGESTIVE:
-            e.severity = "watch"
-            e.claim = (
+            ),
+            watch=(
                 f"decisions may flip between the {a} and {b} versions more often than between two answers to the "
                 f"same version, not established yet (more prompts would tell): {evidence}"
-            )
-            note_few_units(e)
-        else:
-            e.claim = (
+            ),
+            ok=(
                 f"decisions flip between the {a} and {b} versions about as often as between two answers to the same "
                 f"version: {evidence}"
-            )
+            ),
+        )
 
 
 KIND = Decisions()

@@ -13,7 +13,7 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.masked_replies import masked_pairs
-from evenhand.pipeline.verdict.evidence import Evidence, few, note_few_units
+from evenhand.pipeline.verdict.evidence import Evidence, settle_against_floor, swap_test_note
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import (
@@ -42,34 +42,24 @@ def judge_against_floor(rec: MetricRecord, e: Evidence, *, what: str, unit: str)
             f"or more {unit} per prompt): {value}"
         )
         return
-    # the gap's bootstrap interval can exclude 0 by chance with few, skewed prompts; the exact swap test guards it,
-    # adjusted with every other test of the run (Benjamini-Hochberg), as sentiment and rate tests are
-    swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
-    confirmed = swap_p is None or swap_p < ALPHA
-    named = "swap test adjusted p" if e.p_adjusted is not None else "swap test p"
-    swap = "" if swap_p is None else f", {named} = {swap_p:.3g}"
+    swap = swap_test_note(e)
     floor = f"{value} vs floor {e.noise_floor:.3g}"
     gap = f"gap {e.gap:.3g} [{e.gap_low:.3g}, {e.gap_high:.3g}]"
-    if e.gap_low > 0 and confirmed:
-        e.severity = few(e, "concern")
-        e.claim = (
+    settle_against_floor(
+        e,
+        concern=(
             f"{what} the {a} and {b} versions of a prompt are less alike than two {unit} to the same prompt: "
             f"{floor} ({gap}{swap})"
-        )
-        note_few_units(e)
-    elif swap_p is not None and swap_p < SUGGESTIVE:
-        # the watch tier rests on the adjusted swap test, as a concern does: its rate under no bias is known
-        e.severity = "watch"
-        e.claim = (
+        ),
+        watch=(
             f"{what} the {a} and {b} versions may be less alike than two {unit} to the same prompt, not established "
-            f"yet (more prompts would tell): {floor} ({gap}, {named} = {swap_p:.3g})"
-        )
-        note_few_units(e)
-    else:
-        e.claim = (
+            f"yet (more prompts would tell): {floor} ({gap}{swap})"
+        ),
+        ok=(
             f"{what} the {a} and {b} versions are about as alike as two {unit} to the same prompt: {floor} ({gap}"
             f"{swap})"
-        )
+        ),
+    )
 
 
 class Similarity(EvidenceKind):
