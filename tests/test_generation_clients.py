@@ -198,6 +198,7 @@ def test_requests_per_minute_limit() -> None:
     assert time.perf_counter() - t >= 0.9
 
 
+@pytest.mark.server
 def test_tokens_per_minute_limit_uses_reported_usage() -> None:
     def costly(prompt: str) -> Completion:
         return Completion("x", prompt_tokens=0, completion_tokens=30)

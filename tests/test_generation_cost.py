@@ -253,6 +253,7 @@ def _demo_prompts() -> list[str]:
 
 
 @pytest.mark.parametrize(("method", "low", "high"), [("stand-in", -0.10, 0.10), ("chars/4", -0.10, 0.35)])
+@pytest.mark.server
 def test_approximations_hold_their_stated_tolerance(
     method: str, low: float, high: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:

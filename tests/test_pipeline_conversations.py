@@ -176,6 +176,7 @@ def test_unparseable_structured_replies_are_counted_per_group(tmp_path):
     assert "of the female versions' answers and" in cprd["reason"]  # per group: "k of the female versions' ..."
 
 
+@pytest.mark.server
 def test_the_python_api_takes_the_same_forms():
     prompts = [_screening(i) for i in range(8)]
     with decision_server(policy=screening()) as (url, server):

@@ -204,6 +204,7 @@ def test_a_failed_run_keeps_its_temporary_store_and_says_where(
 # ---------------------------------------------------------------------------------------------- 5. timings
 
 
+@pytest.mark.server
 def test_the_plan_is_timed_apart_from_loading_the_scorers(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
