@@ -2,8 +2,11 @@
 # The test command: installs what it needs, then lint (ruff), types (mypy), the layer contract (lint-imports) and the
 # test suite (pytest), in parallel on this machine's cores (pytest-xdist). Arguments go on to pytest; among them:
 #   --fast   the developer's loop (tests/conftest.py): leaves out the tests marked by cost (model, subprocess, ray,
-#            server, slow: pyproject.toml) and runs each property test with at most 10 examples. Without it, the
-#            whole suite: what CI runs (.ci/run).
+#            server, slow, pipeline: pyproject.toml), that is every test that loads a model, starts a process or a
+#            Ray cluster, waits on a server in real time, computes for seconds or runs a whole assessment, and runs
+#            each property test with at most 10 examples: about 80 s on 2 cores (2,019 tests; 81 s at load 1.3).
+#            Without it, the whole suite: what CI runs (.ci/run), 2,532 tests, 9 min 43 s on 2 cores at load 4.4
+#            (2026-11-28; before the pipeline marker and the shared config-walk bases: 7:51-9:19 idle).
 # EVENHAND_TEST_WORKERS sets the number of pytest workers (default: the CPUs this process may use, at most 4; 0 or 1
 # runs the tests in the pytest process itself); `-n N` among the arguments wins over it.
 set -euo pipefail

@@ -23,7 +23,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 #: The developer's loop (``pytest --fast``, ``bash scripts/test.sh --fast``) leaves out the tests marked with these
 #: cost markers (pyproject.toml) and runs the property tests with at most ``FAST_MAX_EXAMPLES`` examples each; the
 #: whole suite (what CI runs) keeps every test and every test's own example budget (the profile "evenhand").
-FAST_SKIPS = ("model", "subprocess", "ray", "server", "slow")
+FAST_SKIPS = ("model", "subprocess", "ray", "server", "slow", "pipeline")
 FAST_PROFILE, FAST_MAX_EXAMPLES = "evenhand-fast", 10
 
 try:

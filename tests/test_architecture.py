@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
+import pytest
+
 PACKAGE = "evenhand"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / PACKAGE
 MAX_MODULE_LINES = 600
@@ -234,6 +236,7 @@ def test_cycle_finder_reports_the_circle() -> None:
     assert shortest_cycle(graph, ["a", "b", "c"]) == ["a", "b", "c", "a"]
 
 
+@pytest.mark.slow
 def test_no_import_circle_at_any_depth() -> None:
     graph = import_graph()
     circles = describe_circles(graph)
@@ -329,6 +332,7 @@ def test_sibling_circle_check_catches_two_packages_that_import_each_other() -> N
     assert strongly_connected(sibling_graphs(graph)["evenhand.p"]) == [["evenhand.p.a", "evenhand.p.b"]]
 
 
+@pytest.mark.slow
 def test_no_import_circle_between_the_children_of_any_package() -> None:
     """No circle among the modules and subpackages of one package (e.g. the pipeline's rooms), counting every import
     of anything under each: the rooms stay in one order even where no two modules form a circle."""
@@ -349,6 +353,7 @@ def test_every_module_has_a_layer() -> None:
         assert not missing, f"place these in [tool.importlinter]'s layers of {container}: {missing}"
 
 
+@pytest.mark.slow
 def test_no_import_from_a_lower_layer_into_a_higher_one() -> None:
     """The import-linter contract again, over this file's graph: it also sees imports by a literal name."""
     violations = layer_violations(import_graph())

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import evenhand
 from evenhand.generation import GenerationSettings, LLMCueReader
 from evenhand.generation.assistant_cost import estimate_judge, estimate_reader
@@ -16,6 +18,7 @@ PROMPTS = ["She wears a hijab to work.", "Write a memo.", "Our synagogue needs a
 ATTRIBUTES = {a: list(evenhand.load_lexicon(a).all_groups) for a in ("gender", "religion")}
 
 
+@pytest.mark.server
 def test_the_reader_estimate_is_what_the_server_receives_and_the_store_is_subtracted(tmp_path: object) -> None:
     settings = GenerationSettings(temperature=0.0, seed=0, max_tokens=256, store=f"{tmp_path}/s.sqlite", progress=False)
     with assistant_server(reader="good") as (url, counter):
@@ -32,6 +35,7 @@ def test_the_reader_estimate_is_what_the_server_receives_and_the_store_is_subtra
     assert no_audit.requests == len(PROMPTS)
 
 
+@pytest.mark.server
 def test_the_judge_estimate_counts_both_orders_of_every_pair_and_its_audit(tmp_path: object) -> None:
     settings = GenerationSettings(temperature=0.0, seed=0, max_tokens=160, store=f"{tmp_path}/s.sqlite", progress=False)
     pairs = [("He asks for a loan.", "She asks for a loan."), ("He wants a job.", "She wants a job.")]

@@ -353,6 +353,7 @@ def test_use_case_and_plan_accept_the_new_attributes() -> None:
     assert not plan.ftu["religion"].satisfied
 
 
+@pytest.mark.pipeline
 def test_assess_with_religion() -> None:
     prompts = ["Write a note to a Muslim customer.", "Write a note to a client.", "Greet the Jewish family."]
     with warnings.catch_warnings():

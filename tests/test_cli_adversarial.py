@@ -149,6 +149,7 @@ def test_byte_order_marks_and_crlf_are_read_as_text(name: str, data: bytes, tmp_
     assert not any("\r" in str(v) or "\ufeff" in str(v) for v in table.to_numpy().ravel())
 
 
+@pytest.mark.pipeline
 def test_a_one_megabyte_cell_is_assessed(tmp_path: Path) -> None:
     big = "word " * 200_000
     (tmp_path / "big.csv").write_text(f"prompt,response\nHi Mrs. Lee,{big}\nThank the client.,fine\n", "utf-8")
@@ -265,6 +266,7 @@ def test_an_output_folder_without_write_permission_fails_before_any_work(
     assert not any(locked.iterdir())
 
 
+@pytest.mark.pipeline
 def test_a_failure_while_writing_leaves_the_previous_outputs_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

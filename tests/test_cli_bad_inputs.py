@@ -41,6 +41,7 @@ def _one_line_error(result: Any, *needles: str) -> None:
         assert needle in result.output, result.output
 
 
+@pytest.mark.pipeline
 def test_tampered_results_file_is_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert runner.invoke(app, ["assess", str(_own(tmp_path)), "-o", str(out)]).exit_code == 0
@@ -55,6 +56,7 @@ def test_tampered_results_file_is_exit_2(tmp_path: Path) -> None:
     _one_line_error(runner.invoke(app, ["report", str(tmp_path / "bin.json")]), "bin.json")
 
 
+@pytest.mark.pipeline
 def test_report_never_overwrites_its_input(tmp_path: Path) -> None:
     out = tmp_path / "out"
     runner.invoke(app, ["assess", str(_own(tmp_path)), "-o", str(out)])
@@ -105,6 +107,7 @@ def test_sizes_are_bounded_up_front(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 10
 
 
+@pytest.mark.pipeline
 def test_config_paths_are_relative_to_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = _own(tmp_path, "output: {dir: results-here, html: false}\n")
     elsewhere = tmp_path / "elsewhere"
@@ -120,6 +123,7 @@ def test_config_paths_are_relative_to_the_config_file(tmp_path: Path, monkeypatc
     assert (home / "evenhand-runs" / "results.json").is_file() and not (tmp_path / "~").exists()
 
 
+@pytest.mark.pipeline
 def test_outputs_do_not_follow_symlinks(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious", encoding="utf-8")

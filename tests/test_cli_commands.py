@@ -107,6 +107,7 @@ def test_assess_writes_outputs_and_passes(tmp_path: Path) -> None:
     assert "FNRD" in result.output
 
 
+@pytest.mark.pipeline
 def test_assess_threshold_failure_exit_1(tmp_path: Path) -> None:
     cfg = _classification_config(tmp_path, threshold=-1.0)
     result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
@@ -128,6 +129,7 @@ def test_assess_bad_config_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == ExitCode.BAD_INPUT and "no column 'prompt'" in result.output
 
 
+@pytest.mark.pipeline
 def test_metrics_from_own_responses_then_report(tmp_path: Path) -> None:
     rows = pd.DataFrame(
         {
@@ -204,6 +206,7 @@ def test_assess_runtime_failure_exit_3(tmp_path: Path) -> None:
     assert "none of the 1 requests produced a response" in result.output
 
 
+@pytest.mark.pipeline
 def test_demo_config_against_an_openai_compatible_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The README promise: set a base URL and model, get the same assessment of your own model."""
     from openai_stub import StubServer

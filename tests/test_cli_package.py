@@ -48,6 +48,7 @@ def test_assess_and_metrics_take_the_same_scoring_flags_declared_once() -> None:
     assert len(SCORING_OPTIONS) == 16
 
 
+@pytest.mark.pipeline
 def test_a_scoring_flag_reaches_the_config(tmp_path: Path) -> None:
     (tmp_path / "own.csv").write_text(OWN, encoding="utf-8")
     result = runner.invoke(app, ["metrics", str(tmp_path / "own.csv"), *FAST, "--toxicity-threshold", "0.25",
@@ -99,6 +100,7 @@ def test_an_input_error_no_command_caught_is_one_line_and_exit_2(
     assert "Traceback" not in result.output
 
 
+@pytest.mark.pipeline
 def test_the_output_folder_is_written_below_the_command_line(tmp_path: Path) -> None:
     """pipeline.outputs writes and says what it wrote and removed; it prints nothing."""
     import evenhand

@@ -28,6 +28,7 @@ def _rrd(out: Path) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("spec", ["patterns", "default", "PATTERNS"])
+@pytest.mark.slow
 def test_the_offline_patterns_by_name(tmp_path: Path, spec: str) -> None:
     result, out = _metrics(tmp_path, "--embedder", "none", "--refusal", spec)
     assert result.exit_code == 0, result.output
@@ -36,6 +37,7 @@ def test_the_offline_patterns_by_name(tmp_path: Path, spec: str) -> None:
     assert named == ("wording patterns (offline default)" if spec == "default" else spec)
 
 
+@pytest.mark.slow
 def test_the_threshold_by_its_flag_and_by_scorer_option(tmp_path: Path) -> None:
     for flags in (["--refusal-threshold", "0.9"], ["--scorer-option", "refusal.threshold=0.9"]):
         result, out = _metrics(tmp_path, "--embedder", "none", *flags)
@@ -43,6 +45,7 @@ def test_the_threshold_by_its_flag_and_by_scorer_option(tmp_path: Path) -> None:
         assert _settings(out)["refusal_threshold"] == 0.9
 
 
+@pytest.mark.slow
 def test_a_classifier_folder_scores_the_refusals(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     from test_scorers_hf import build_tiny_bert

@@ -54,6 +54,7 @@ def _values(out: Path) -> dict[str, float]:
     return {f"{r.metric} {r.comparison}": r.value for r in table.itertuples()}
 
 
+@pytest.mark.pipeline
 def test_flags_reach_the_run(tmp_path: Path) -> None:
     base, out = _metrics(tmp_path, "--embedder", "none")
     assert base.exit_code == 0, base.output
@@ -166,6 +167,7 @@ def test_assess_device_flag_stops_before_generation(tmp_path: Path, monkeypatch:
     assert result.output.startswith("error: --device:"), result.output
 
 
+@pytest.mark.pipeline
 def test_config_engine_ray_without_ray_is_a_bad_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("ray")  # the module must import for its require() to be replaced
     from evenhand import _optional

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from evenhand.cli import ExitCode, app
@@ -26,6 +27,7 @@ def _renamed_file(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.pipeline
 def test_every_column_mapping_is_a_flag(tmp_path: Path) -> None:
     data = _renamed_file(tmp_path)
     out = tmp_path / "out"
@@ -52,6 +54,7 @@ def test_errors_name_the_flag_and_the_key(tmp_path: Path) -> None:
     assert "responses.prompt_id_column" in result.output and "--prompt-id-column" in result.output
 
 
+@pytest.mark.pipeline
 def test_metrics_with_a_config_writes_to_its_output_dir(tmp_path: Path) -> None:
     data = _renamed_file(tmp_path)
     cfg = tmp_path / "c.yaml"

@@ -25,6 +25,7 @@ def _diff(comparison: RunComparison, metric: str) -> dict:
     return _row(comparison, metric)["differences"][0]
 
 
+@pytest.mark.pipeline
 def test_planted_bias_is_worse_and_its_finding_appeared() -> None:
     result = evenhand.compare(fair_run(), biased_run())
     scsp = _diff(result, "SCSP")
@@ -41,6 +42,7 @@ def test_planted_bias_is_worse_and_its_finding_appeared() -> None:
     assert "finding appeared in B: counterfactual, gender, female vs male (ok -> concern)" in sentences
 
 
+@pytest.mark.pipeline
 def test_reversed_runs_improve_and_the_finding_went_away() -> None:
     result = evenhand.compare(biased_run(), fair_run(), labels=["before", "after"])
     assert _diff(result, "SCSP")["change"] == "improved"
@@ -50,6 +52,7 @@ def test_reversed_runs_improve_and_the_finding_went_away() -> None:
     assert result.status == "improved" and not result.worse_findings
 
 
+@pytest.mark.pipeline
 def test_identical_runs_differ_by_exactly_zero() -> None:
     run = fair_run()
     result = evenhand.compare(run, run.to_dict())  # an Assessment and its own results document
@@ -64,6 +67,7 @@ def test_identical_runs_differ_by_exactly_zero() -> None:
     assert result.status == "no clear change"
 
 
+@pytest.mark.pipeline
 def test_paired_interval_is_narrower_than_independent_on_shared_prompts() -> None:
     paired = evenhand.compare(fair_run(), biased_run())
     independent = evenhand.compare(fair_run(), biased_run(), pairing="independent")
@@ -132,6 +136,7 @@ def test_paired_toxicity_difference_is_computed_by_hand() -> None:
         assert diff["n_units"] == 4 and diff["ci_low"] <= expected <= diff["ci_high"]
 
 
+@pytest.mark.pipeline
 def test_prompt_versions_are_compared_as_independent_runs() -> None:
     reworded = [p + " Keep it short." for p in biased_run().plan.use_case.prompts]
     other = make_run(biased=True, prompts=reworded, n_prompts=12)
@@ -139,6 +144,7 @@ def test_prompt_versions_are_compared_as_independent_runs() -> None:
     assert diff["method"] == "independent" and "share too few prompts" in diff["note"]
 
 
+@pytest.mark.pipeline
 def test_partly_shared_prompts_are_paired_on_the_shared_ones() -> None:
     fewer = make_run(biased=True, n_prompts=12)
     diff = _diff(evenhand.compare(fair_run(), fewer), "SCSP")
@@ -146,6 +152,7 @@ def test_partly_shared_prompts_are_paired_on_the_shared_ones() -> None:
     assert "12 prompts of 24 (only the shared ones)" in diff["note"]
 
 
+@pytest.mark.pipeline
 def test_rows_in_one_run_only_are_listed() -> None:
     a = fair_run().to_dict()
     b = copy.deepcopy(a)
@@ -156,6 +163,7 @@ def test_rows_in_one_run_only_are_listed() -> None:
     assert row["differences"][0]["note"] == "only in run A"
 
 
+@pytest.mark.pipeline
 def test_metrics_that_cannot_be_recomputed_say_why() -> None:
     a, b = fair_run().to_dict(), biased_run().to_dict()
     for doc in (a, b):  # pretend the embedder had run: CCS has values but results keep no vectors
@@ -165,6 +173,7 @@ def test_metrics_that_cannot_be_recomputed_say_why() -> None:
     assert diff["method"] == "normal approximation" and "embedder's vectors" in diff["note"]
 
 
+@pytest.mark.pipeline
 def test_three_runs_compare_each_with_the_baseline() -> None:
     result = evenhand.compare(fair_run(), biased_run(), fair_run(), labels=["v1", "v2", "v3"])
     scsp = _row(result, "SCSP")
@@ -188,6 +197,7 @@ def test_bad_input_is_one_clear_error(call: Callable[[Assessment], object], mess
         call(fair_run())
 
 
+@pytest.mark.pipeline
 def test_repr_and_notebook_display() -> None:
     result = evenhand.compare(fair_run(), biased_run(), labels=["<b>old</b>", "new"])
     assert repr(result) == "RunComparison(<b>old</b> vs new: worse, 14 metric rows)"  # the paper 10, TSD MTD RRD RLD
@@ -198,6 +208,7 @@ def test_repr_and_notebook_display() -> None:
     assert "<script" not in html
 
 
+@pytest.mark.pipeline
 def test_compare_is_a_top_level_function() -> None:
     import evenhand.comparison as package
 
@@ -205,6 +216,7 @@ def test_compare_is_a_top_level_function() -> None:
     assert isinstance(evenhand.compare(fair_run(), fair_run()), RunComparison)
 
 
+@pytest.mark.pipeline
 def test_schema_1_rows_without_keys_and_groups_are_still_paired() -> None:
     a, b = fair_run().to_dict(), biased_run().to_dict()
     for doc in (a, b):  # schema 1.x rows name the metric and the two groups only
@@ -215,6 +227,7 @@ def test_schema_1_rows_without_keys_and_groups_are_still_paired() -> None:
     assert scsp["method"] == "paired" and scsp["change"] == "worse"
 
 
+@pytest.mark.pipeline
 def test_secrets_in_a_model_description_never_reach_the_outputs() -> None:
     doc = biased_run().to_dict()
     doc["model"] = {"provider": "openai", "api_key": "sk-very-secret-123", "base_url": "http://u:pw@host/v1"}
@@ -266,6 +279,7 @@ def test_recommendation_runs_are_paired() -> None:
         assert diff["method"] == "paired" and diff["difference"] == pytest.approx(expected), metric
 
 
+@pytest.mark.pipeline
 def test_responses_that_do_not_give_the_stored_values_are_not_paired() -> None:
     edited, broken = biased_run().to_dict(), biased_run().to_dict()
     for response in edited["responses"]:
@@ -279,6 +293,7 @@ def test_responses_that_do_not_give_the_stored_values_are_not_paired() -> None:
     assert tf["method"] == "normal approximation" and "not recomputable from the stored responses" in tf["note"]
 
 
+@pytest.mark.pipeline
 def test_stereotype_classifier_metrics_are_paired() -> None:
     from test_compare_fixtures import run_kwargs
 
@@ -294,6 +309,7 @@ def test_stereotype_classifier_metrics_are_paired() -> None:
 
 
 @pytest.mark.parametrize("pairing", ["auto", "independent"])
+@pytest.mark.pipeline
 def test_a_handful_of_prompts_decides_nothing(pairing: str) -> None:
     """One or a few prompts give a (near) zero-width bootstrap interval: as in the verdict, fewer than 10 prompts
     cannot make a difference worse or better, however far apart the values are."""

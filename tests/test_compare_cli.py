@@ -39,6 +39,7 @@ def _invoke(*args: str | Path) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.pipeline
 def test_compare_prints_the_verdict_first_and_writes_both_files(files: dict[str, Path], tmp_path: Path) -> None:
     code, output = _invoke(files["fair"], files["biased"], "--label", "v1", "--label", "v2", "--out", tmp_path)
     assert code == ExitCode.OK, output
@@ -78,6 +79,7 @@ def test_json_schema_keys(files: dict[str, Path], tmp_path: Path) -> None:
     assert set(doc["findings"][0]) >= {"risk", "attribute", "groups", "class", "before", "after", "change", "direction"}
 
 
+@pytest.mark.pipeline
 def test_responses_csv_beside_results_are_paired(files: dict[str, Path], tmp_path: Path) -> None:
     code, output = _invoke(files["fair"], files["csv"], "--json", "--out", tmp_path)
     assert code == 0, output
@@ -87,11 +89,13 @@ def test_responses_csv_beside_results_are_paired(files: dict[str, Path], tmp_pat
 
 
 @pytest.mark.parametrize(("gate", "expected"), [("never", 0), ("worse", 1), ("any", 1)])
+@pytest.mark.pipeline
 def test_fail_on_gates_ci(files: dict[str, Path], tmp_path: Path, gate: str, expected: int) -> None:
     code, output = _invoke(files["fair"], files["biased"], "--fail-on", gate, "--out", tmp_path)
     assert code == expected, output
 
 
+@pytest.mark.pipeline
 def test_fail_on_passes_when_nothing_got_worse(files: dict[str, Path], tmp_path: Path) -> None:
     code, output = _invoke(files["biased"], files["fair"], "--fail-on", "any", "--out", tmp_path)
     assert code == 0, output

@@ -37,6 +37,7 @@ def _row(comparison: Any, metric: str) -> tuple[dict[str, Any], dict[str, Any]]:
     return row, row["differences"][0]
 
 
+@pytest.mark.pipeline
 def test_a_cprd_that_moved_is_compared_paired_on_the_stored_decisions() -> None:
     biased, null = _run(0, True), _run(3, False)
     comparison = evenhand.compare(biased, null)
@@ -61,6 +62,7 @@ def test_a_cprd_that_did_not_move_is_no_clear_change() -> None:
     assert same["difference"] == 0 and same["change"] == "no clear change"
 
 
+@pytest.mark.pipeline
 def test_the_paired_interval_is_the_prompt_bootstrap_of_the_metric_and_tighter_than_the_stored_intervals() -> None:
     """Two runs that share most decisions: the paired difference cancels what they share."""
     table = loan_table(3, biased=False)
@@ -79,6 +81,7 @@ def test_the_paired_interval_is_the_prompt_bootstrap_of_the_metric_and_tighter_t
     assert paired["ci_high"] - paired["ci_low"] < 0.7 * (independent["ci_high"] - independent["ci_low"])
 
 
+@pytest.mark.pipeline
 def test_unparsed_answers_are_left_out_as_the_run_leaves_them_out(tmp_path: Path) -> None:
     a, b = _run(0, True, unparsed=7), _run(3, False)
     (cprd,) = (r for r in a.records if r.name == "CPRD")

@@ -10,6 +10,8 @@ import pytest
 
 from evenhand.comparison import RunComparison
 
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "compare.md"
 
 

@@ -27,6 +27,7 @@ def html() -> str:
     return evenhand.compare(fair_run(), doc, labels=["baseline", f"new {PAYLOAD}"]).to_html()
 
 
+@pytest.mark.pipeline
 def test_page_is_self_contained_and_escaped(html: str) -> None:
     assert html.startswith("<!DOCTYPE html>")
     assert "<script" not in html.lower() and "&lt;script&gt;" in html

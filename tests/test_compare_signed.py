@@ -93,6 +93,7 @@ def test_independent_runs_are_compared_with_the_sign_too() -> None:
     assert diff["ci_low"] > 0 and diff["change"] == "worse"
 
 
+@pytest.mark.pipeline
 def test_more_than_two_groups_keep_the_absolute_gap() -> None:
     groups = ("female", "male", "nonbinary")
     a, b = _loan_run(0.46, 0.54, 0, groups), _loan_run(0.545, 0.455, 1, groups)

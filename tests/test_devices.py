@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.model  # torch at import, the bundled embedder
+
 torch = pytest.importorskip("torch")
 
 from evenhand.config import ConfigError, parse_config  # noqa: E402

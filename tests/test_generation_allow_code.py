@@ -89,6 +89,7 @@ def test_a_config_cannot_allow_itself(booby_trapped: tuple[str, Path], tmp_path:
     assert not marker.exists()
 
 
+@pytest.mark.pipeline
 def test_opt_in_by_argument_and_by_environment(
     booby_trapped: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -146,6 +147,7 @@ def _callable_config_file(tmp_path: Path, target: str) -> Path:
     return cfg
 
 
+@pytest.mark.pipeline
 def test_cli_refuses_and_plan_never_imports(booby_trapped: tuple[str, Path], tmp_path: Path) -> None:
     target, marker = booby_trapped
     cfg = _callable_config_file(tmp_path, target)
@@ -162,6 +164,7 @@ def test_cli_refuses_and_plan_never_imports(booby_trapped: tuple[str, Path], tmp
     assert marker.exists()
 
 
+@pytest.mark.pipeline
 def test_cli_allow_code_flag(booby_trapped: tuple[str, Path], tmp_path: Path) -> None:
     target, marker = booby_trapped
     cfg = _callable_config_file(tmp_path, target)

@@ -223,6 +223,7 @@ def test_one_bad_prompt_refused_for_every_sample_does_not_trip() -> None:
 
 
 @pytest.mark.parametrize("kind", ["503", "drop", "timeout"])
+@pytest.mark.server
 def test_a_server_that_dies_mid_run_stops_in_bounded_time_and_resumes(kind: str, tmp_path: Path) -> None:
     """The server answers M requests, then nothing but ``kind``: the run stops after about one retry budget (not
     one per unit left), keeps exactly the M completed requests, and a re-run against the healed server completes the

@@ -139,6 +139,7 @@ def test_counterfactual_input_errors() -> None:
         generate_counterfactual(["x"], echo, **FAST)
 
 
+@pytest.mark.slow
 def test_langchain_fake_chat_models() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
     from langchain_core.messages import AIMessage
@@ -197,6 +198,7 @@ def test_requests_per_minute_limit() -> None:
     assert time.perf_counter() - t >= 0.9
 
 
+@pytest.mark.server
 def test_tokens_per_minute_limit_uses_reported_usage() -> None:
     def costly(prompt: str) -> Completion:
         return Completion("x", prompt_tokens=0, completion_tokens=30)

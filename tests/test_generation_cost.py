@@ -177,6 +177,7 @@ def _estimate_lines(stderr: str) -> list[str]:
 
 
 @needs_cl100k
+@pytest.mark.pipeline
 def test_dry_run_sends_nothing_and_the_run_sends_what_it_said(tmp_path: Path) -> None:
     counted = Counted(_cl100k())
     with counting_server(counted) as url:
@@ -252,6 +253,7 @@ def _demo_prompts() -> list[str]:
 
 
 @pytest.mark.parametrize(("method", "low", "high"), [("stand-in", -0.10, 0.10), ("chars/4", -0.10, 0.35)])
+@pytest.mark.server
 def test_approximations_hold_their_stated_tolerance(
     method: str, low: float, high: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -45,6 +45,7 @@ def _check_outcomes(result: Any, server: FaultServer) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("mode", ["n", "one", "ignored"], ids=["n-honoured", "one-sample", "n-ignored"])
+@pytest.mark.slow
 def test_thirty_percent_mixed_faults_lose_almost_nothing(mode: str) -> None:
     """30% of requests fail (every kind): with the default budget (8 retries) < 0.2% of 1,500 samples are lost
     (expected 0.3**9 = 0.002% per sample)."""
@@ -148,6 +149,7 @@ def test_every_request_in_flight_refused_for_n_is_answered_with_one_sample(style
 
 
 @pytest.mark.parametrize("style", ["param", "message", "opaque"])
+@pytest.mark.slow
 def test_a_server_rejecting_n_at_thirty_percent_faults_loses_almost_nothing(style: str) -> None:
     """The same 30% faults of every kind, 16 requests in flight, against a server that answers 400 to n > 1: the
     run completes (an n-refusal never counts toward the circuit breaker) and loses < 0.2% of 1,500 samples."""

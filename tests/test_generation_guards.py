@@ -42,6 +42,7 @@ def closed_port() -> int:
 # ------------------------------------------------------------------------------------------------ a closed port
 
 
+@pytest.mark.server
 def test_a_closed_port_fails_in_seconds_from_python(closed_port: int) -> None:
     """Nothing has ever answered: after UNREACHABLE_ATTEMPTS refused connections (default backoff), not the whole
     retry budget of 9 attempts (about a minute of backoff)."""
@@ -57,6 +58,7 @@ def test_a_closed_port_fails_in_seconds_from_python(closed_port: int) -> None:
     assert f"is unreachable after {UNREACHABLE_ATTEMPTS} attempts: cannot connect to" in message
 
 
+@pytest.mark.server
 def test_a_closed_port_fails_in_seconds_from_the_cli(closed_port: int, tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("GUARDS_TEST_KEY", KEY)
     (tmp_path / "prompts.txt").write_text("\n".join(f"Write to customer {i} about the loan." for i in range(20)))

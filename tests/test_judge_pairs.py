@@ -175,6 +175,7 @@ def test_the_labelled_pairs_are_balanced() -> None:
     ("behaviour", "trusted", "agreement", "bias"),
     [("good", True, 1.0, 0.0), ("lazy", False, 50 / 150, 0.0), ("position", False, 0.0, 1.0)],
 )
+@pytest.mark.server
 def test_the_audit_trusts_a_good_judge_and_catches_a_lazy_and_a_position_biased_one(
     tmp_path: object, behaviour: str, trusted: bool, agreement: float, bias: float
 ) -> None:
@@ -189,6 +190,7 @@ def test_the_audit_trusts_a_good_judge_and_catches_a_lazy_and_a_position_biased_
     assert audit.to_dict()["trusted"] is trusted
 
 
+@pytest.mark.slow
 def test_a_random_judge_is_caught_too(tmp_path: object) -> None:
     with assistant_server(judge="coin") as (url, _):
         audit = audit_judge(_judge(url, tmp_path))

@@ -18,6 +18,8 @@ from evenhand.pipeline.from_config import estimate_config
 from evenhand.report.console import print_assessment
 from tests._assistant_servers import JUDGE, READER, judge_answer, model_answer
 
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 PROMPTS = [f"Write to the woman about her loan number {i}." for i in range(16)]
 FAST: dict[str, Any] = {"store": None, "progress": False, "n_resamples": 200, "embedder": False}
 

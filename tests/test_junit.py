@@ -123,6 +123,7 @@ def test_a_passing_gate_says_what_passed(tmp_path: Path) -> None:
     assert err[start + 2].startswith("  passed: findings at concern or worse (all) = 0 in [-inf, 0]")
 
 
+@pytest.mark.pipeline
 def test_without_thresholds_each_finding_is_a_test_case(tmp_path: Path) -> None:
     junit = tmp_path / "junit.xml"
     config = _loans(tmp_path, None)
@@ -241,6 +242,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.pipeline
 def test_compare_fail_on_worse_says_which_findings_got_worse(runs: dict[str, Path], tmp_path: Path) -> None:
     junit = tmp_path / "compare.xml"
     result = runner.invoke(app, ["compare", str(runs["fair"]), str(runs["biased"]), "--fail-on", "worse",
@@ -259,6 +261,7 @@ def test_compare_fail_on_worse_says_which_findings_got_worse(runs: dict[str, Pat
     assert kind == "failed" and message.startswith("finding appeared in B: counterfactual, gender, female vs male")
 
 
+@pytest.mark.pipeline
 def test_compare_fail_on_any_adds_the_metric_rows(runs: dict[str, Path], tmp_path: Path) -> None:
     junit = tmp_path / "compare.xml"
     result = runner.invoke(app, ["compare", str(runs["fair"]), str(runs["biased"]), "--fail-on", "any",
@@ -273,6 +276,7 @@ def test_compare_fail_on_any_adds_the_metric_rows(runs: dict[str, Path], tmp_pat
     assert "metric row(s) got worse" in result.stderr
 
 
+@pytest.mark.pipeline
 def test_a_passing_compare_gate_says_so(runs: dict[str, Path], tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(runs["biased"]), str(runs["fair"]), "--fail-on", "worse",
                                  "--out", str(tmp_path), "--n-resamples", "200"])  # fmt: skip

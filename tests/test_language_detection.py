@@ -104,6 +104,7 @@ def _test_file_prompts() -> list[tuple[str, list[str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_prompt_of_the_test_suite_is_declared_another_language() -> None:
     found = _test_file_prompts()
     assert sum(len(texts) for _, texts in found) > 200

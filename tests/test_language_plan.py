@@ -182,6 +182,7 @@ def test_mixed_prompts_get_a_note_but_stay_assessable() -> None:
     )
 
 
+@pytest.mark.pipeline
 def test_assess_runs_on_spanish_prompts() -> None:
     responses = ["Claro, aquí tiene la información sobre su póliza."] * len(SPANISH)
     a = evenhand.assess(task="text_generation", prompts=SPANISH, responses=responses, ci=None, progress=False)

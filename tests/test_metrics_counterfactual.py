@@ -182,6 +182,7 @@ def test_bleu_equals_nltk_sentence_bleu(data) -> None:
     np.testing.assert_allclose(bleu_scores(a, b), [_nltk_cbleu(x, y) for x, y in data], rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.slow
 def test_bleu_equals_nltk_on_long_texts_with_many_distinct_words() -> None:
     # 40,000 distinct words on both sides: too many to pack four token ids in 64 bits, the lexsort path counts
     rng = np.random.default_rng(3)

@@ -30,6 +30,7 @@ def test_reference_tokenizer_matches_nltk_examples() -> None:
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
+@pytest.mark.slow
 def test_fast_tokens_equal_nltk_on_a_random_corpus(lowercase: bool) -> None:
     rng = random.Random(7)
     texts = [random_text(rng, rng.randint(0, 40), rng.choice([0.05, 0.2, 0.5])) for _ in range(1200)]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+import pytest
 from _textmetrics_corpus import llm_like_text, random_text
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,6 +36,7 @@ def _check(texts: list[str], table: bytes, split: Callable[[str], list[str]]) ->
     assert [vocabulary[c] for c in got.codes.tolist()] == flat
 
 
+@pytest.mark.slow
 def test_non_ascii_space_lists_every_unicode_whitespace_character() -> None:
     expected = {chr(c) for c in range(0x80, sys.maxunicode + 1) if chr(c).isspace()}
     found = {chr(c) for c in range(0x80, sys.maxunicode + 1) if NON_ASCII_SPACE.fullmatch(chr(c))}
@@ -69,6 +71,7 @@ def test_empty_inputs() -> None:
     _check(["", " ", "\n\t"], NOT_SPACE, str.split)
 
 
+@pytest.mark.slow
 def test_word_token_ids_equal_the_codes_of_nltk_tokens() -> None:
     rng = random.Random(11)
     texts = [random_text(rng, rng.randint(0, 40)) for _ in range(300)] + [llm_like_text(rng) for _ in range(100)]
@@ -92,6 +95,7 @@ def test_word_token_ids_split_words_like_nltk(texts: list[str]) -> None:
     assert _same_partition(ids, [w for x in reference for w in x])
 
 
+@pytest.mark.slow
 def test_rouge_codes_skip_surrogate_code_points() -> None:
     # more than 0xD800 distinct stems: the code points jump over the surrogate range and still decode
     texts = [" ".join(f"w{i}x{j}" for j in range(100)) for i in range(600)]

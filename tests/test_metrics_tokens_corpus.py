@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from _textmetrics_corpus import llm_like_text, random_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,7 @@ def test_corpus_path_equals_nltk(texts: list[str], lowercase: bool) -> None:
     assert word_tokens(texts, lowercase=lowercase) == _reference(texts, lowercase)
 
 
+@pytest.mark.slow
 def test_corpus_path_equals_nltk_on_mixed_prose() -> None:
     rng = random.Random(11)
     texts = [llm_like_text(rng) for _ in range(200)] + [random_text(rng, 30, 0.3) for _ in range(200)]

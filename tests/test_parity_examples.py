@@ -48,6 +48,7 @@ def _article(html: str, risk: str) -> str:
     return html[start : html.index("</article>", start)]
 
 
+@pytest.mark.pipeline
 def test_a_planted_refusal_shows_a_prompt_refused_for_one_group_only(tmp_path: Path) -> None:
     a = _run("refusal")
     doc = a.to_dict(include_responses=False)
@@ -71,6 +72,7 @@ def test_a_planted_refusal_shows_a_prompt_refused_for_one_group_only(tmp_path: P
     assert "Refused for one group&#39;s version, answered for the other&#39;s" in html
 
 
+@pytest.mark.pipeline
 def test_a_planted_length_shift_shows_a_typical_pair_then_the_largest_gap_in_its_direction(tmp_path: Path) -> None:
     a = _run("length")
     doc = a.to_dict(include_responses=False)

@@ -16,6 +16,8 @@ import evenhand
 sys.path.insert(0, str(Path(__file__).parent))
 from _bias_fixtures import fixture_prompts
 
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 FAST: dict[str, Any] = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}
 SAMPLES = 5
 ANSWERS = (

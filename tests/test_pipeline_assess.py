@@ -33,6 +33,7 @@ def outreach_llm(prompt: str, seed: int | None = None) -> str:
     return f"Dear customer, {tone} Thank you, sample {seed or 0}. {prompt[:20]} <script>alert(1)</script>"
 
 
+@pytest.mark.pipeline
 def test_text_generation_end_to_end() -> None:
     a = evenhand.assess(
         task="text_generation",
@@ -70,6 +71,7 @@ def test_text_generation_end_to_end() -> None:
     assert a.caveats and any("identity" in c for c in a.caveats)
 
 
+@pytest.mark.pipeline
 def test_own_responses_lists_and_table() -> None:
     prompts = ["Write to her about the bill.", "Write to the client."]
     own = ["Hello there, your bill is ready.", "Hi!", "Dear client, thanks.", "Thanks a lot."]
@@ -275,6 +277,7 @@ def test_multiclass_one_vs_rest_for_sensitive_classes() -> None:
     assert a.metrics["value"].iloc[0] == pytest.approx(abs(fraud[grp == "f"].mean() - fraud[grp == "m"].mean()))
 
 
+@pytest.mark.pipeline
 def test_embedder_encodes_each_distinct_text_once() -> None:
     """Responses enter several group pairs and the noise floor; the scorer layer's cache encodes each once."""
     calls: list[list[str]] = []

@@ -68,6 +68,7 @@ def _scsp(a: evenhand.Assessment) -> Any:
 
 
 # ------------------------------------------------------------------------------------------- results.json
+@pytest.mark.pipeline
 def test_results_carry_the_audit_of_every_scorer_in_use(tmp_path: Path) -> None:
     a = evenhand.assess(**_use_case(), **FAST)
     doc = a.to_dict(include_responses=False)
@@ -98,6 +99,7 @@ def test_the_audit_covers_only_the_groups_being_assessed() -> None:
     assert {g["group"] for g in a.scorer_audit["toxicity"]["groups"]} == {"asian", "black"}
 
 
+@pytest.mark.pipeline
 def test_each_attributes_stereotype_classifier_is_audited_on_its_groups() -> None:
     def flags_women(texts: list[str]) -> list[float]:  # a planted bias: any mention of a woman is "a stereotype"
         return [0.9 if re.search(r"\b(woman|women|female|she|her)\b", t, re.IGNORECASE) else 0.1 for t in texts]
@@ -125,6 +127,7 @@ def test_audit_off_leaves_it_out() -> None:
 
 
 # ------------------------------------------------------------------------------------------- report and notebook
+@pytest.mark.pipeline
 def test_report_and_notebook_show_it() -> None:
     a = evenhand.assess(**_use_case(4, 1), sentiment=sentiment_favouring("female"), **FAST)
     finding = a.scorer_audit["sentiment"]["findings"][0]
@@ -175,6 +178,7 @@ def test_bad_mask_identity_value_names_the_key(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------- verdict
+@pytest.mark.pipeline
 def test_a_concern_the_scorer_explains_becomes_watch() -> None:
     """Replies to the female version are warmer; the scorer also rates benign statements about female people
     higher: the same direction, so the sentiment concern is reported as watch, saying why."""
@@ -184,6 +188,7 @@ def test_a_concern_the_scorer_explains_becomes_watch() -> None:
         "female people higher than about male people" in e.sentence  # fmt: skip
 
 
+@pytest.mark.pipeline
 def test_no_discount_when_directions_differ_or_the_scorer_is_fair() -> None:
     opposite = _scsp(evenhand.assess(**_use_case(), sentiment=sentiment_favouring("male"), **FAST))
     fair = _scsp(evenhand.assess(**_use_case(), sentiment=sentiment_favouring(None), **FAST))
@@ -191,6 +196,7 @@ def test_no_discount_when_directions_differ_or_the_scorer_is_fair() -> None:
         assert e.severity == "concern" and e.scorer_gap is None and "scorer itself" not in e.sentence
 
 
+@pytest.mark.pipeline
 def test_discount_is_in_results_and_rules() -> None:
     a = evenhand.assess(**_use_case(), sentiment=sentiment_favouring("female"), **FAST)
     doc = json.loads(a.to_json(include_responses=False))
@@ -199,6 +205,7 @@ def test_discount_is_in_results_and_rules() -> None:
     assert evidence[0]["scorer_gap"] == pytest.approx(0.4)
 
 
+@pytest.mark.pipeline
 def test_the_console_verdict_names_the_scorers_own_bias() -> None:
     from evenhand import cli
     from evenhand.report.console import print_verdict

@@ -47,6 +47,7 @@ def test_group_names_containing_vs_are_kept_whole() -> None:
     assert a.result("SCSP", "fans", "cats vs dogs vs birds") is result  # the label still finds the row
 
 
+@pytest.mark.pipeline
 def test_results_json_carries_the_groups_beside_the_label(tmp_path: Path) -> None:
     a = _odd_assessment()
     a.to_json(tmp_path / "results.json")

@@ -30,6 +30,8 @@ from evenhand.pipeline.responses import sources
 from evenhand.pipeline.responses.frame import finish_frame
 from tests._assistant_servers import judge_answer, reader_answer
 
+pytestmark = pytest.mark.pipeline  # two whole runs of `evenhand assess` per key
+
 REPLIES = [  # "yes"/"no" for the classification probes
     "Yes, you are a lovely customer, thank you.",
     "No, this is damn awful service, sorry.",
@@ -282,7 +284,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "generation.count": ("text", {"generation.count": 3}),
     "generation.counterfactual_count": ("text", {"generation.counterfactual_count": 1}),
     "generation.store": ("text", {"generation.store": "elsewhere.sqlite"}),
-    "generation.progress": ("text", {"generation.progress": True}),
+    "generation.progress": ("text", {"generation.progress": False}),  # True is the default
     "generation.max_consecutive_failures": ("text", {"generation.max_consecutive_failures": 5}),
     "scoring.toxicity": ("text", {"scoring.toxicity": "no-such-scorer-spec"}),
     "scoring.sentiment": ("text", {"scoring.sentiment": "no-such-scorer-spec"}),
@@ -307,7 +309,8 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "scoring.cache": ("text", {"scoring.cache": "scores.cache"}),  # the cache file is written beside the config
     "classification.labels": ("classification", {"classification.labels": {"1": ["no"], "0": ["yes"]}}),
     "classification.positive_label": ("classification", {"classification.positive_label": "0"}),
-    "classification.pattern": ("classification", {"classification.pattern": "^(yes|no)"}),
+    # reads "yes" only: the answers that say no are no longer read (the labels' words read both)
+    "classification.pattern": ("classification", {"classification.pattern": "^(yes)"}),
     "classification.json_field": ("decisions", {"classification.json_field": "decision"}),
     "classification.tool.functions": ("decisions", {"classification.tool": {"functions": {"approve": "1"}}}),
     "classification.tool.function": ("decisions", {"classification.tool": {"function": "a", "argument": "b"}}),
@@ -377,17 +380,29 @@ class _StandIn:
     """Generation replaced: records every request batch and its options, answers deterministically; an assistant's
     questions (reader, judge) are answered as a good one answers them."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path) -> None:
         self.calls: list[dict[str, Any]] = []
+        self.root = root  # the probe's folder: paths below it are recorded relative to it
+
+    def _settings(self, settings: GenerationSettings) -> dict[str, Any]:
+        """Every generation setting, as generate() takes them; a store below the probe's folder by its relative
+        path, so that a run in another folder records (and is answered) the same."""
+        kwargs = dataclasses.asdict(settings)
+        store = kwargs.get("store")
+        if isinstance(store, (str, Path)) and Path(store).is_relative_to(self.root):
+            kwargs["store"] = Path(store).relative_to(self.root).as_posix()
+        return kwargs
 
     async def ask_assistant(
         self, texts: list[str], groups: list[Any], ids: list[int], client: Any, settings: GenerationSettings,
         description: str,
     ) -> GenerationResult:  # fmt: skip
         kwargs = {k: v for k, v in dataclasses.asdict(settings).items() if k != "store"}
-        self.calls.append(
-            {"assistant": description, "client": public_config(client.identity), "n": len(texts), **kwargs}
-        )
+        self.calls.append({
+            "assistant": description, "client": public_config(client.identity), "n": len(texts), **kwargs,
+            # what the identity leaves out: how long the client waits, whether it sends a key ($OTHER_KEY is set)
+            "timeout": getattr(client, "timeout", None), "sends_a_key": "Authorization" in client._headers(),
+        })  # fmt: skip
         records = []
         for i, text in enumerate(texts):
             if "<<REPLY-" in text:
@@ -398,7 +413,7 @@ class _StandIn:
         return GenerationResult(records=records, count=1)
 
     def generate_frame(self, requests: pd.DataFrame, client: Any, settings: GenerationSettings) -> pd.DataFrame:
-        kwargs = dataclasses.asdict(settings)  # every generation setting, as generate() takes them
+        kwargs = self._settings(settings)
         self.calls.append({"client": repr(client), "prompts": requests["prompt"].tolist(), **kwargs})
         salt = zlib.crc32(repr((client, sorted((k, repr(v)) for k, v in kwargs.items() if k != "progress"))).encode())
         rows = []
@@ -413,7 +428,9 @@ class _StandIn:
 
 
 def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
-    stand_in = _StandIn()
+    stand_in = _StandIn(tmp)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OTHER_KEY", "sk-probe")  # the api_key_env probes: the client then sends a key
     monkeypatch.setattr(sources, "generate_frame", stand_in.generate_frame)
     monkeypatch.setattr(sources, "resolve_client", lambda spec: spec)
     monkeypatch.setattr(structured, "generate_items", stand_in.ask_assistant)
@@ -433,19 +450,63 @@ def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -
     files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and "sqlite" not in p.name)
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     # the settings echo proves nothing: a key must change what was computed, written or asked of the model
-    for volatile in ("created", "timings", "evenhand_version", "settings"):
-        doc.pop(volatile, None)
-    return (code, files, doc, json.loads(json.dumps(stand_in.calls, default=str)))
+    doc.pop("settings", None)
+    return (code, files, _without_clock(doc), json.loads(json.dumps(stand_in.calls, default=str)))
 
 
-@pytest.mark.parametrize("key", sorted(PROBES))
-def test_each_key_changes_the_run_or_is_rejected(key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _without_clock(node: Any) -> Any:
+    """results.json less what differs from one run to the next (when, how long, which version)."""
+    if isinstance(node, dict):
+        return {k: _without_clock(v) for k, v in node.items() if k not in ("created", "timings", "evenhand_version",
+                                                                           "seconds")}  # fmt: skip
+    if isinstance(node, list):
+        return [_without_clock(v) for v in node]
+    return node
+
+
+#: the outcome of each base config, run once per test process and shared by its probes: a base's outcome depends only
+#: on its config and files (``test_a_base_run_is_the_same_in_another_folder_and_after_other_runs``)
+_BASE_OUTCOMES: dict[str, Any] = {}
+
+
+def _base_outcome(base: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    if base not in _BASE_OUTCOMES:
+        folder = tmp_path_factory.mktemp(f"base-{base}")
+        _files(folder)
+        _BASE_OUTCOMES[base] = _outcome(folder, _config(base, {}), monkeypatch)
+    return _BASE_OUTCOMES[base]
+
+
+#: keys whose effect these bases cannot show: the stereotype threshold cuts a stereotype classifier's scores, and a
+#: config names that classifier by a model (none offline here); the Python API's test is
+#: test_pipeline_metric_errors.py::test_stereotype_threshold_is_configurable
+UNSHOWN = {"scoring.stereotype_threshold": "needs a stereotype classifier model"}
+
+
+@pytest.mark.parametrize(
+    "key",
+    [pytest.param(k, marks=pytest.mark.xfail(reason=UNSHOWN[k], strict=True)) if k in UNSHOWN else k
+     for k in sorted(PROBES)],
+)  # fmt: skip
+def test_each_key_changes_the_run_or_is_rejected(
+    key: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base, changes = PROBES[key]
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    _files(tmp_path / "a")
-    _files(tmp_path / "b")
-    before = _outcome(tmp_path / "a", _config(base, {}), monkeypatch)
+    before = _base_outcome(base, tmp_path_factory, monkeypatch)
     assert before[0] == cli.ExitCode.OK, before
-    after = _outcome(tmp_path / "b", _config(base, changes), monkeypatch)
+    _files(tmp_path)
+    after = _outcome(tmp_path, _config(base, changes), monkeypatch)
     assert after != before, f"{key}: accepted, and changed nothing"
+
+
+@pytest.mark.parametrize("base", sorted(BASES))
+def test_a_base_run_is_the_same_in_another_folder_and_after_other_runs(
+    base: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What lets the probes share a base run: run again in a new folder, after the other bases ran in this
+    process, a base gives the outcome it gave the first time (no path, clock or process state in it)."""
+    first = _base_outcome(base, tmp_path_factory, monkeypatch)
+    for other in BASES:
+        _base_outcome(other, tmp_path_factory, monkeypatch)
+    _files(tmp_path)
+    assert _outcome(tmp_path, _config(base, {}), monkeypatch) == first

@@ -54,6 +54,7 @@ def _config(url: str, **sections: Any) -> dict[str, Any]:
     return config
 
 
+@pytest.mark.pipeline
 def test_the_cli_assesses_conversations_with_context_and_system_prompts(tmp_path):
     rows = [
         {"messages": _screening(0), "docs": ["Ms. Baker led her team of five."], "system": "You screen applicants."},
@@ -175,6 +176,7 @@ def test_unparseable_structured_replies_are_counted_per_group(tmp_path):
     assert "of the female versions' answers and" in cprd["reason"]  # per group: "k of the female versions' ..."
 
 
+@pytest.mark.server
 def test_the_python_api_takes_the_same_forms():
     prompts = [_screening(i) for i in range(8)]
     with decision_server(policy=screening()) as (url, server):
@@ -191,6 +193,7 @@ def test_the_python_api_takes_the_same_forms():
                         store=None, progress=False)  # fmt: skip
 
 
+@pytest.mark.pipeline
 def test_own_responses_with_conversation_prompts(tmp_path):
     def history(pronoun: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": "Emily applied."}, {"role": "assistant", "content": "Noted."},

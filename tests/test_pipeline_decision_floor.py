@@ -8,6 +8,8 @@ import random
 import threading
 from typing import Any
 
+import pytest
+
 import evenhand
 from evenhand.text.ftu import check_ftu
 
@@ -47,6 +49,7 @@ def _dfr(a: evenhand.Assessment) -> list[Any]:
     return [f for f in a.verdict.findings if f.metric == "DFR"]
 
 
+@pytest.mark.pipeline
 def test_random_decisions_flip_as_often_within_a_version_and_are_not_a_concern() -> None:
     a = _assess(Coin(1))
     rows = a.metrics[a.metrics["metric"] == "DFR"]
@@ -58,6 +61,7 @@ def test_random_decisions_flip_as_often_within_a_version_and_are_not_a_concern()
     assert any("decision flips (DFR)" in rule for rule in a.to_dict(include_responses=False)["verdict"]["rules"])
 
 
+@pytest.mark.pipeline
 def test_decisions_that_follow_the_name_are_a_concern() -> None:
     a = _assess(by_name)
     concerns = [f for f in _dfr(a) if f.severity == "concern"]

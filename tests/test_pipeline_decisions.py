@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 import evenhand
@@ -94,6 +95,7 @@ def test_the_planted_loan_prescreen_is_a_concern_with_a_far_smaller_p_than_perso
     assert paired.described["classification_design"] == {"gender": "counterfactual (paired)"}
 
 
+@pytest.mark.slow
 def test_a_null_model_raises_no_concern() -> None:
     for seed in range(6):
         a = _paired(loan_table(seed, biased=False))
@@ -120,6 +122,7 @@ def test_counterfactual_prompts_are_generated_with_the_same_settings() -> None:
     assert rows.loc["CPRD", "comparison"] == "female vs male"
 
 
+@pytest.mark.pipeline
 def test_the_rows_reach_csv_report_console_and_compare(tmp_path: Path) -> None:
     biased, null = tmp_path / "biased.csv", tmp_path / "null.csv"
     loan_table().to_csv(biased, index=False)

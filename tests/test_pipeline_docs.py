@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "assessment.md"
 
 

@@ -35,6 +35,7 @@ def biased() -> Any:
         yield _audit(server, ("low",), ["gender", "race"])
 
 
+@pytest.mark.slow
 def test_a_model_that_offers_less_to_some_names_is_found_in_dollars(biased: Any) -> None:
     m = biased.metrics.set_index(["metric", "attribute", "comparison"])
     cer = m.loc[("CER", "gender", "female vs male")]
@@ -52,6 +53,7 @@ def test_a_model_that_offers_less_to_some_names_is_found_in_dollars(biased: Any)
     assert biased.verdict.status == "concern"
 
 
+@pytest.mark.pipeline
 def test_results_report_and_csv(biased: Any, tmp_path: Path) -> None:
     written = write_outputs(biased, tmp_path, html=True)
     assert tmp_path / "impact_ratios.csv" in written.written
@@ -82,6 +84,7 @@ def test_results_report_and_csv(biased: Any, tmp_path: Path) -> None:
     assert example["kind"] == "estimate" and example["group_a"] == "female" and example["value"] < 0
 
 
+@pytest.mark.slow
 def test_a_fair_model_gives_no_concern() -> None:
     with NameAuditServer(seed=4) as server:
         fair = _audit(server, ("low",), ["gender", "race"])
@@ -156,6 +159,7 @@ def test_conversations_with_documents_get_numbers_read_from_their_json_too() -> 
     assert any("conversations" in note for note in a.plan.notes)
 
 
+@pytest.mark.pipeline
 def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
     with NameAuditServer(seed=5, **GAPS) as server:
         low = _audit(server, ("low",), ["gender"])
@@ -180,6 +184,7 @@ def test_the_anchor_shrinks_the_gap_and_compare_says_so(tmp_path: Path) -> None:
     assert stored.differences["anchor"].estimate == pytest.approx(change.estimate)
 
 
+@pytest.mark.pipeline
 def test_the_numeric_rule_is_listed_only_where_numbers_are_judged(biased: Any) -> None:
     from evenhand.pipeline.verdict.kinds.estimates import KIND
 

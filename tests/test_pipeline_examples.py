@@ -24,6 +24,7 @@ def test_example_config_is_valid_and_plans(path: Path) -> None:
         assert p.metrics, p.explain()
 
 
+@pytest.mark.pipeline
 def test_own_responses_example_runs(tmp_path: Path) -> None:
     cfg = load_config(EXAMPLES / "own-responses.yaml")
     a = assess_config(cfg, progress=False)

@@ -25,6 +25,7 @@ def test_plan_has_the_intersection_as_an_attribute() -> None:
     assert any(n.attribute == "gender+race" and n.family == "stereotype" for n in p.not_applicable)
 
 
+@pytest.mark.pipeline
 def test_combined_groups_get_metrics_and_findings() -> None:
     a = evenhand.assess(
         task="text_generation", prompts=PROMPTS, client=harsh_for_black_women, count=2, attributes=["gender", "race"],

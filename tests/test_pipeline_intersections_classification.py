@@ -189,6 +189,7 @@ def test_config_with_group_columns_and_intersections(tmp_path: Path) -> None:
     assert set(metrics["attribute"]) == {"gender", "race", "gender+race"}
 
 
+@pytest.mark.pipeline
 def test_combined_groups_from_the_prompts_when_no_column_gives_them() -> None:
     people = ["Black woman", "white woman", "Black man", "white man"] * 3
     prompts = [f"Approve the loan of the {who} number {i}? Answer yes or no." for i, who in enumerate(people)]

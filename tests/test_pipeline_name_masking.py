@@ -7,11 +7,14 @@ import re
 from typing import Any
 
 import pandas as pd
+import pytest
 
 import evenhand
 from evenhand.pipeline.responses.masked_replies import COMPARED, masked_pairs
 from evenhand.text.ftu import check_ftu
 from evenhand.text.names import find_people
+
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
 
 FAST: dict[str, Any] = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}
 PEOPLE = ["Lakisha Robinson", "Emily Baker", "Jamal Washington", "Greg Walsh", "Latoya Jefferson", "Anne Murphy",

@@ -68,6 +68,7 @@ def test_names_off_plan_says_counterfactual_fairness_does_not_apply() -> None:
     assert any("group words only (names: false)" in n for n in plan.notes)
 
 
+@pytest.mark.pipeline
 def test_a_model_colder_to_black_names_is_a_counterfactual_concern_said_to_come_from_names(tmp_path: Path) -> None:
     a = _assess()
     concerns = [f for f in a.verdict.findings if f.risk == "counterfactual" and f.severity == "concern"]
@@ -96,6 +97,7 @@ def test_a_model_colder_to_black_names_is_a_counterfactual_concern_said_to_come_
     evenhand.report.write_html(json.loads(json.dumps(doc)), tmp_path / "r.html")  # a loaded document renders too
 
 
+@pytest.mark.pipeline
 def test_names_off_in_assess_reads_words_only() -> None:
     prompts = [*name_only_prompts()[:10], "Write to a Black customer about the overdue balance."]
     a = evenhand.assess(
@@ -129,6 +131,7 @@ statistics: {{n_resamples: 50}}
 
 
 @pytest.mark.parametrize("names", ["true", "false"])
+@pytest.mark.pipeline
 def test_config_names_key_reaches_plan_and_results(names: str, tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text(CONFIG.format(names=names, items=json.dumps(name_only_prompts()[:12])))
@@ -177,6 +180,7 @@ def test_classification_takes_a_prompts_group_from_a_name() -> None:
     assert off.responses["group_race"].isna().all()
 
 
+@pytest.mark.pipeline
 def test_the_run_carries_the_names_it_swapped_and_rebuilds_them_only_for_a_table_without_them() -> None:
     """Issue 35 item 3: the names each counterfactual request swapped travel with its responses
     (``_swapped_names``), so results.json's names come from what was sent; a frame without them (a responses table

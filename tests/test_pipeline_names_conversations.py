@@ -34,6 +34,7 @@ def polite(prompt: Any) -> str:
     return "Thank you for the notes."
 
 
+@pytest.mark.pipeline
 def test_a_conversations_subject_is_renamed_in_every_turn_and_its_names_are_carried() -> None:
     subjects = ["Greg Baker", "Jamal Robinson", None]
     a = evenhand.assess(task="text_generation", attributes=["race"], prompts=NOTES, client=polite, count=1,
@@ -62,6 +63,7 @@ def _write(tmp: Path, rows: list[dict[str, Any]], prompts: dict[str, Any]) -> Pa
     return path
 
 
+@pytest.mark.slow
 def test_a_subject_column_names_whom_each_conversation_is_about(tmp_path: Path) -> None:
     rows = [{"messages": NOTES[0][1:], "docs": ["Greg Baker: ten years in retail banking."], "candidate": "Greg Baker"},
             {"messages": NOTES[1], "docs": None, "candidate": "Jamal Robinson"},

@@ -166,6 +166,7 @@ def _records_of_every_family() -> list[Any]:
 
 
 
+@pytest.mark.slow
 def test_results_agree_with_the_declared_range_and_direction() -> None:
     records = _records_of_every_family()
     assert {r.key for r in records} == ASSESSED

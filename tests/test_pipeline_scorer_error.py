@@ -19,6 +19,8 @@ import evenhand
 sys.path.insert(0, str(Path(__file__).parent))
 from _bias_fixtures import response_set
 
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 INSULTS = ("stupid", "disgusting", "lazy", "violent", "idiot", "loser")
 FAST = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}
 

@@ -68,6 +68,7 @@ def test_the_scorer_reads_the_echoed_word_as_tone() -> None:
     assert straight - gay > 0.02  # on its 0-1 scale
 
 
+@pytest.mark.pipeline
 def test_a_fair_assistant_that_echoes_the_group_word_passes() -> None:
     a = _assess("gay", "sexual_orientation", echoes)
     sentiment = [f for f in a.verdict.findings if f.metric in ("SCSP", "WCSP")]
@@ -92,6 +93,7 @@ def test_a_colder_tone_for_one_group_is_still_caught() -> None:
     assert _sentiment(a, ("straight", "bisexual")).severity == "ok"
 
 
+@pytest.mark.pipeline
 def test_a_colder_tone_is_a_concern_even_where_the_scorer_favours_the_other_group(tmp_path: Path) -> None:
     """VADER reads "wealthy" warmer than "poor" (its audit: high_income higher, beyond its margin), which would report
     a colder tone to the low-income versions as watch ("part of this difference may be the scorer's"); those words
@@ -112,6 +114,7 @@ def test_a_colder_tone_is_a_concern_even_where_the_scorer_favours_the_other_grou
     assert fair.severity == "ok", fair.sentence
 
 
+@pytest.mark.pipeline
 def test_sentiment_masking_false_scores_the_replies_as_written() -> None:
     """The switch for a LangFair-style run: no masking, no caveat, the echoed word's tone back in SCSP."""
     a = evenhand.assess(
@@ -127,6 +130,7 @@ def test_sentiment_masking_false_scores_the_replies_as_written() -> None:
     assert len(rows) and (rows["value"] > 0).all(), rows  # "straight" +0.9 in VADER, read as the model's tone
 
 
+@pytest.mark.pipeline
 def test_replies_that_echo_no_group_word_mask_nothing() -> None:
     a = _assess("gay", "sexual_orientation", lambda prompt: "Welcome! Your manager will call you.")
     doc = a.to_dict(include_responses=False)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 import evenhand
@@ -87,6 +88,7 @@ def test_every_source_gives_the_same_frame() -> None:
     assert canonical(generated) == canonical(lists) == canonical(from_table)
 
 
+@pytest.mark.pipeline
 def test_run_takes_a_source_and_settings() -> None:
     settings = RunSettings.model_validate({"statistics": {"ci": None}, "scoring": {"embedder": False}})
     uc = UseCase(task="text_generation", prompts=PROMPTS, attributes=["gender"])

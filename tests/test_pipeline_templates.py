@@ -61,6 +61,7 @@ def test_bad_templates_say_what_is_wrong(fields: dict[str, Any], message: str) -
         UseCase(task="text_generation", **fields)
 
 
+@pytest.mark.pipeline
 def test_assess_takes_templates_and_results_record_the_fills() -> None:
     a = evenhand.assess(task="text_generation", attributes=["race"], templates=TEMPLATES, client=polite, count=1,
                         counterfactual_count=1, **FAST)  # fmt: skip
@@ -91,6 +92,7 @@ def _config(tmp_path: Path, prompts: dict[str, Any], **use_case: Any) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_config_fills_its_templates(tmp_path: Path) -> None:
     path = _config(tmp_path, {"items": TEMPLATES, "templates": {"names_per_group": 2, "seed": 3}})
     a = assess_config(load_config(path), progress=False, allow_code=True)
@@ -115,6 +117,7 @@ def test_labels_given_per_template_hold_for_each_fill(tmp_path: Path) -> None:
     assert originals.groupby("prompt_id")["truth"].first().tolist() == ["yes"] * 3 + ["no"] * 3
 
 
+@pytest.mark.pipeline
 def test_a_subject_column_names_whom_each_prompt_is_about(tmp_path: Path) -> None:
     table = tmp_path / "notes.csv"
     table.write_text(
@@ -152,6 +155,7 @@ def test_bad_subject_or_template_settings_name_the_key(
         load_config(_config(tmp_path, prompts, **use_case))
 
 
+@pytest.mark.pipeline
 def test_a_responses_table_links_its_versions_by_the_use_cases_subject() -> None:
     """A table without prompt ids is linked by rebuilding the versions: with the subject the use case names."""
     import pandas as pd

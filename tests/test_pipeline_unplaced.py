@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import evenhand
 from tests._unplaced_fixtures import PLACED, UNPLACED, prompts, refusing
 
@@ -27,6 +29,7 @@ def _observational(a: evenhand.Assessment) -> list[Any]:
     return [f for f in a.verdict.findings if f.risk == "observational"]
 
 
+@pytest.mark.pipeline
 def test_a_25_vs_2_percent_refusal_gap_on_8_of_80_prompts_is_a_watch(tmp_path: Path) -> None:
     a = _assess(refusing(0.25, 0.02))
     rows = a.metrics[a.metrics["family"] == "unplaced_names"]
@@ -46,6 +49,7 @@ def test_a_25_vs_2_percent_refusal_gap_on_8_of_80_prompts_is_a_watch(tmp_path: P
     assert {m["key"] for m in doc["metrics"] if m["family"] == "unplaced_names"} == set(KEYS)
 
 
+@pytest.mark.pipeline
 def test_a_fair_assistant_gets_ok_on_every_observational_row() -> None:
     a = _assess(refusing(0.02, 0.02))
     rows = a.metrics[a.metrics["family"] == "unplaced_names"]

@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 import evenhand
 from evenhand.cli import ExitCode, app
 from evenhand.config import Threshold
+
+pytestmark = [pytest.mark.pipeline, pytest.mark.slow]  # whole assessments, heavy computation
 
 runner = CliRunner()
 NAMES = ["Lee", "Kim", "Park", "Garcia", "Smith", "Jones", "Brown", "Lopez", "Chen", "Patel", "Novak", "Sato"]

@@ -54,6 +54,7 @@ def _sentiment_lower(sentence: str, lower: str, higher: str) -> bool:
     ("attribute", "colder", "n_prompts"),
     [("gender", "female", 200), ("race", "black", 150), ("religion", "muslim", 150)],
 )
+@pytest.mark.pipeline
 def test_a_colder_tone_for_one_group_is_a_concern_named_the_right_way(
     attribute: str, colder: str, n_prompts: int
 ) -> None:
@@ -75,6 +76,7 @@ def test_a_colder_tone_for_one_group_is_a_concern_named_the_right_way(
     assert len(untouched) <= 1, untouched
 
 
+@pytest.mark.pipeline
 def test_different_content_for_one_group_is_a_similarity_concern() -> None:
     table = planted_table(
         "gender", {"female": {"content_a": 1.0}, "male": {"content_a": 0.6, "content_b": 0.4}},
@@ -87,6 +89,7 @@ def test_different_content_for_one_group_is_a_similarity_concern() -> None:
     assert sentiment and all(e.severity == "ok" for e in sentiment)  # the content pools carry no sentiment
 
 
+@pytest.mark.pipeline
 def test_content_divergence_is_found_by_a_tiny_callable_embedder_too() -> None:
     table = planted_table(
         "gender", {"female": {"content_a": 1.0}, "male": {"content_b": 1.0}}, base={"content_a": 1.0},
@@ -105,6 +108,7 @@ def _toxic_score(texts: list[str]) -> list[float]:
     return [0.95 if "idiot" in t else 0.02 for t in texts]
 
 
+@pytest.mark.pipeline
 def test_toxic_replies_in_a_tenth_of_the_use_case_are_a_concern() -> None:
     table = planted_table("gender", {"female": NEUTRAL}, base=NEUTRAL, n_prompts=200, samples=5, seed=4)
     rng = np.random.default_rng(4)
@@ -131,6 +135,7 @@ def _with_adjectives(stereotyped: bool, seed: int = 1) -> pd.DataFrame:
     return table
 
 
+@pytest.mark.pipeline
 def test_stereotyped_adjectives_next_to_group_words_are_worth_watching() -> None:
     stereotype = _findings(_text(_with_adjectives(True), "gender"), "stereotype", "gender")
     assert any(
@@ -139,6 +144,7 @@ def test_stereotyped_adjectives_next_to_group_words_are_worth_watching() -> None
     assert all(f.severity != "concern" for f in stereotype)  # co-occurrence alone never makes a concern
 
 
+@pytest.mark.pipeline
 def test_adjectives_independent_of_the_group_are_not_flagged() -> None:
     """COBS and SA are above 0 on any corpus (their bootstrap intervals exclude 0 here too): only the shuffle test
     tells, and the interval shown agrees with it (joined with 0 where the test does not reject: issue 27)."""
@@ -226,6 +232,7 @@ def test_a_one_sided_list_shift_is_a_recommendation_concern() -> None:
     assert _pair(a, "counterfactual", "gender", "female", "male").severity == "concern"
 
 
+@pytest.mark.pipeline
 def test_the_cli_finds_a_planted_age_bias_in_a_csv(tmp_path: Path) -> None:
     table = planted_table("age", {"old": COLDER}, base=NEUTRAL, n_prompts=80, samples=5, subject="a {group} customer")
     table.to_csv(tmp_path / "own.csv", index=False)
@@ -244,6 +251,7 @@ def test_the_cli_finds_a_planted_age_bias_in_a_csv(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ null and tiny
+@pytest.mark.pipeline
 def test_null_tables_raise_no_concern_beyond_the_tests_level() -> None:
     """20 null seeds: each has four counterfactual judgements (SCSP, WCSP BH-adjusted together; the CROUGE-L and
     CBLEU floors at 95%), so a few percent may alarm by chance; many more would mean a miscalibrated rule."""
@@ -256,6 +264,7 @@ def test_null_tables_raise_no_concern_beyond_the_tests_level() -> None:
 
 
 @pytest.mark.parametrize("n_prompts", [10, 20])
+@pytest.mark.pipeline
 def test_a_tiny_null_sample_is_no_concern_and_says_the_evidence_is_thin(n_prompts: int) -> None:
     for seed in range(3):
         table = planted_table("gender", {"female": NEUTRAL}, base=NEUTRAL, n_prompts=n_prompts, samples=5, seed=seed)
@@ -266,6 +275,7 @@ def test_a_tiny_null_sample_is_no_concern_and_says_the_evidence_is_thin(n_prompt
         assert "too few to" in finding.sentence, finding.sentence
 
 
+@pytest.mark.pipeline
 def test_a_tiny_planted_sample_is_never_an_unqualified_ok() -> None:
     """A real bias on 10 prompts: a concern when the exact tests already show it, else a finding that says the
     evidence is thin, never a plain "ok"."""
@@ -276,6 +286,7 @@ def test_a_tiny_planted_sample_is_never_an_unqualified_ok() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ the fixes, directly
+@pytest.mark.slow
 def test_the_noise_floor_swap_test_keeps_its_level_on_few_prompts() -> None:
     """On 10 null prompts the gap's bootstrap interval alone excluded 0 for ~8% of seeds (one-sided 2.5% meant);
     a concern now also needs the exact swap test, and the two together stay under the level."""
@@ -325,6 +336,7 @@ def test_group_shuffle_test_on_a_toy_statistic() -> None:
     assert np.isnan(one_group.p_value) and "fewer than two groups" in (one_group.reason or "")
 
 
+@pytest.mark.slow
 def test_the_shuffle_moves_prompts_not_single_answers() -> None:
     """Answers to one prompt repeat its group word and its topic: shuffling single answers would make the null far
     too narrow (p < 0.05 on ~90% of unbiased corpora); shuffling prompts keeps the test at its level."""
@@ -354,6 +366,7 @@ def test_the_shuffle_moves_prompts_not_single_answers() -> None:
     assert rejections <= 5, rejections  # 30 null corpora: ~1.5 expected at the 5% level
 
 
+@pytest.mark.pipeline
 def test_the_tests_table_is_the_whole_multiple_testing_family() -> None:
     """Every p-value that enters the Benjamini-Hochberg adjustment has its row in ``a.tests`` (sentiment swaps, the
     similarity rows' noise-floor swap tests, the co-occurrence shuffles): the adjustment can be redone from it."""

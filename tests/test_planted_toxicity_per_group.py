@@ -16,6 +16,8 @@ import evenhand
 sys.path.insert(0, str(Path(__file__).parent))
 from _bias_fixtures import response_set
 
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 FAST = {"embedder": False, "n_resamples": 200, "store": None, "progress": False}
 INSULT = " Honestly, you are a stupid idiot and a disgusting loser."
 

@@ -87,6 +87,7 @@ def test_a_pipeline_run_shows_every_statistics_stage(
     assert "statistics: tests, noise floors: toxicity done in" in err
 
 
+@pytest.mark.pipeline
 def test_metrics_cli_progress_flag(tmp_path: Path) -> None:
     from evenhand.cli import app
 

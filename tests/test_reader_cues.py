@@ -175,6 +175,7 @@ def test_the_answer_format_is_read_strictly_and_cannot_be_forged_by_the_prompt()
 
 
 # --------------------------------------------------------------------------------------- the LLM reader, loopback
+@pytest.mark.server
 def test_the_llm_reader_is_audited_cached_and_resumable(tmp_path: object) -> None:
     prompts = ["She wears a hijab to work.", "Write a memo.", "Our synagogue needs a flyer."]
     with assistant_server(reader="good") as (url, counter):
@@ -190,6 +191,7 @@ def test_the_llm_reader_is_audited_cached_and_resumable(tmp_path: object) -> Non
     assert result.reasons() == again.reasons() and reader.requests == sent and reader.prompt_tokens > 0
 
 
+@pytest.mark.server
 def test_cues_the_reader_invents_are_dropped_by_the_verbatim_rule(tmp_path: object) -> None:
     with assistant_server(reader="inventing") as (url, _):
         result = evenhand.check_ftu(
@@ -201,6 +203,7 @@ def test_cues_the_reader_invents_are_dropped_by_the_verbatim_rule(tmp_path: obje
     assert "were not in their prompt and were dropped" in result.summary()
 
 
+@pytest.mark.server
 def test_a_greedy_llm_reader_fails_its_audit(tmp_path: object) -> None:
     with assistant_server(reader="greedy") as (url, _):
         result = evenhand.check_ftu(
@@ -244,6 +247,7 @@ def test_the_plan_shows_the_audit_first_and_the_versions_the_reader_wrote(tmp_pa
     assert "the reader wrote the counterfactual versions of 2" in " ".join(plan.notes)
 
 
+@pytest.mark.server
 def test_versions_that_change_more_than_the_cues_are_said_not_to_be_made(tmp_path: object) -> None:
     with assistant_server(reader="inventing") as (url, _):
         plan = evenhand.plan(task="text_generation", prompts=["I wear a hijab at work."], attributes=["religion"],

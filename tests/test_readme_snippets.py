@@ -87,6 +87,7 @@ def test_shell_block_names_files_and_subcommands_that_exist() -> None:
         assert (ROOT / path).is_file(), path
 
 
+@pytest.mark.pipeline
 def test_own_model_config_from_the_readme_assesses_a_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from openai_stub import StubServer
 

@@ -116,6 +116,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVENHAND_TEST_NO_KEY", "sk-loopback")
 
 
+@pytest.mark.pipeline
 def test_a_model_that_turns_hostile_gets_adversarial_concerns_and_a_rerun_sends_nothing(
     hostile: str, tmp_path: Path
 ) -> None:
@@ -161,6 +162,7 @@ def test_a_model_that_turns_hostile_gets_adversarial_concerns_and_a_rerun_sends_
     assert "adversarial under 'no content policy' (all)" in xml
 
 
+@pytest.mark.pipeline
 def test_a_model_that_ignores_system_prompts_gets_ok_findings_not_silence(deaf: str, tmp_path: Path) -> None:
     config = _config(tmp_path, deaf, {"builtin": ["hostile persona"], "system_prompts": {"mine": "Be curt."}})
     code, output = _redteam(config, tmp_path / "out")
@@ -179,6 +181,7 @@ def test_a_model_that_ignores_system_prompts_gets_ok_findings_not_silence(deaf: 
     assert "no row behind a concern or watch" not in every and "TSS" in every and "same-prompt noise floor" in every
 
 
+@pytest.mark.pipeline
 def test_thresholds_judge_the_adversarial_rows_and_findings(hostile: str, tmp_path: Path) -> None:
     """The gate (exit 1) sees the red team's rows and verdict: a verdict rule counts adversarial concerns, and a
     rule on an adversarial metric matches its rows instead of failing as "not computed"."""
@@ -214,6 +217,7 @@ def test_dry_run_sends_nothing_and_counts_every_condition(hostile: str, tmp_path
     assert one is not None and f"for {4 * one.samples:,} samples" in " ".join(output.split())
 
 
+@pytest.mark.pipeline
 def test_the_store_is_shared_with_assess(hostile: str, tmp_path: Path) -> None:
     """``assess`` on the same config and output folder fills the benign condition: the red team sends only the
     adversarial condition's requests."""
@@ -243,6 +247,7 @@ def test_a_bad_redteam_section_is_one_line_and_exit_2(tmp_path: Path, section: A
     assert named in output and len(output.strip().splitlines()) == 1
 
 
+@pytest.mark.pipeline
 def test_assess_ignores_the_redteam_section(deaf: str, tmp_path: Path) -> None:
     from evenhand.config import load_config
     from evenhand.pipeline.from_config import assess_config
@@ -257,6 +262,7 @@ def test_assess_ignores_the_redteam_section(deaf: str, tmp_path: Path) -> None:
     assert docs[0] == docs[1]
 
 
+@pytest.mark.pipeline
 def test_compare_pairs_red_teams_by_condition_and_takes_a_plain_assessment(hostile: str, tmp_path: Path) -> None:
     config = _config(tmp_path, hostile, ONE)
     for out in ("a", "b"):
@@ -277,6 +283,7 @@ def test_compare_pairs_red_teams_by_condition_and_takes_a_plain_assessment(hosti
     assert only and "only in run" in str(only[0])
 
 
+@pytest.mark.pipeline
 def test_the_python_entry_point_is_evenhand_redteam(deaf: str, tmp_path: Path) -> None:
     import evenhand
     import evenhand.redteaming.result  # a submodule imported first: evenhand.redteam is still the function
@@ -290,6 +297,7 @@ def test_the_python_entry_point_is_evenhand_redteam(deaf: str, tmp_path: Path) -
     assert "Adversarial system prompts" in result.to_html()
 
 
+@pytest.mark.pipeline
 def test_template_probes_are_a_model_level_section_of_their_own(hostile: str, tmp_path: Path) -> None:
     """``probes: true`` adds the templates and continuations under every condition: a ``probes`` section in
     results.json, the console and the report, counted in the estimate, never among the use case's rows."""
@@ -326,6 +334,7 @@ def test_unknown_probe_attribute_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert code == ExitCode.BAD_INPUT and "redteam.probe_attributes: unknown attribute 'caste'" in output, output
 
 
+@pytest.mark.pipeline
 def test_thresholds_gate_the_adversarial_rows_and_findings(hostile: str, deaf: str, tmp_path: Path) -> None:
     """A rule on an adversarial metric (TSS) or on the verdict counts the red team's rows and findings: exit 1 when
     the model turns hostile, 0 when it ignores the system prompt."""
@@ -340,6 +349,7 @@ def test_thresholds_gate_the_adversarial_rows_and_findings(hostile: str, deaf: s
         assert checked and all(c["passed"] == (expected == ExitCode.OK) for c in checked)
 
 
+@pytest.mark.pipeline
 def test_the_benign_key_is_the_benign_conditions_system_prompt(deaf: str, tmp_path: Path) -> None:
     config = _config(tmp_path, deaf, {**ONE, "benign": "Answer as a careful bank clerk."})
     code, output = _redteam(config, tmp_path / "out", "--limit", "2")
@@ -375,6 +385,7 @@ def filtered() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.pipeline
 def test_a_condition_blocked_every_time_is_a_result_not_a_crash(filtered: str, tmp_path: Path) -> None:
     """Every request under the adversarial prompt is refused by a content filter: the red team finishes (exit 0),
     the condition has non-completion 1.0, NCS = 1 - benign's, its other rows undefined with a reason, a note in its
@@ -410,6 +421,7 @@ def test_a_condition_blocked_every_time_is_a_result_not_a_crash(filtered: str, t
     assert result.exit_code == ExitCode.OK, result.output
 
 
+@pytest.mark.pipeline
 def test_a_blocked_benign_condition_is_still_a_runtime_failure_and_assess_says_the_same_line(
     filtered: str, tmp_path: Path
 ) -> None:
@@ -425,6 +437,7 @@ def test_a_blocked_benign_condition_is_still_a_runtime_failure_and_assess_says_t
     assert "assessment failed: RunFailure: none of the" in line and "NoResponsesError" not in line, result.output
 
 
+@pytest.mark.pipeline
 def test_prompts_without_group_words_still_get_refusal_and_toxicity_shifts(hostile: str, tmp_path: Path) -> None:
     """No group words, so no counterfactual pairs and no refusal family: the red team scores refusals itself, over
     every reply of every condition, so RSS (and TSS) are defined for any text use case."""
@@ -475,6 +488,7 @@ def _loan_config(folder: Path, url: str, **extra: Any) -> Path:
                    **task, **LOAN_LABELS, **extra)  # fmt: skip
 
 
+@pytest.mark.pipeline
 def test_a_classifier_that_denies_one_group_under_an_adversarial_prompt_gets_a_decision_gap_concern(
     tmp_path: Path,
 ) -> None:
@@ -521,6 +535,7 @@ def test_a_classifier_that_denies_one_group_under_an_adversarial_prompt_gets_a_d
     assert "<th>positive decisions</th>" in html and "PGS" in html
 
 
+@pytest.mark.pipeline
 def test_a_classifier_that_ignores_system_prompts_gets_ok_decision_shifts(tmp_path: Path) -> None:
     with serving(_DeafScreener) as url:
         code, output = _redteam(_loan_config(tmp_path, url), tmp_path / "out")
@@ -542,6 +557,7 @@ def test_a_classifier_that_ignores_system_prompts_gets_ok_decision_shifts(tmp_pa
     assert {r["metric"] for r in compared["metrics"]} >= {"PRS", "PGS"}
 
 
+@pytest.mark.pipeline
 def test_a_text_use_case_has_no_decision_rows(deaf: str, tmp_path: Path) -> None:
     config = _config(tmp_path, deaf, ONE)
     code, output = _redteam(config, tmp_path / "out", "--limit", "4")
@@ -568,6 +584,7 @@ def test_classification_replies_without_parsed_labels_get_them_from_the_config()
 
 
 
+@pytest.mark.pipeline
 def test_adversarial_test_rows_name_their_sides_and_count_replies(deaf: str, tmp_path: Path) -> None:
     """The tests table names what a red-team test compares (the condition and "benign"; a gap shift's pair of
     groups) and counts the joined reply slots over prompts; a signed shift has no "higher is fairer"."""

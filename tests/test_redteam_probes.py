@@ -152,6 +152,7 @@ def _run(model: Model, store: Any, continuations: int = 0) -> Any:
     )
 
 
+@pytest.mark.pipeline
 def test_run_probes_finds_the_targeted_group_under_the_adversarial_prompt(tmp_path: Path) -> None:
     model = Model()
     store = tmp_path / "store.sqlite"
@@ -255,6 +256,7 @@ def _null_frame(seed: int, groups: list[str], templates: int = 10, samples: int 
     )
 
 
+@pytest.mark.slow
 def test_largest_gap_interval_excludes_zero_only_where_its_test_rejects() -> None:
     from evenhand.redteaming.probe_stats import paired_difference, template_summary
 

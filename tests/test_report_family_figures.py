@@ -67,6 +67,7 @@ def test_the_figures_code_names_no_score_column() -> None:
     assert "toxic" not in inspect.getsource(example_caption)  # a reply's caption is its family's (ExampleSection)
 
 
+@pytest.mark.pipeline
 def test_a_declared_mean_is_summarised_and_drawn_as_declared(
     text_run: Assessment, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,6 +83,7 @@ def test_a_declared_mean_is_summarised_and_drawn_as_declared(
     assert "Mean sentiment score by" not in html and "Mean toxicity score by" not in html
 
 
+@pytest.mark.pipeline
 def test_a_declared_histogram_and_no_scatter(text_run: Assessment, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(assessment_module, "HISTOGRAMS", (Histogram("sentiment", order=0),))
     monkeypatch.setattr(assessment_module, "PAIR_SCATTER", None)

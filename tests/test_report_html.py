@@ -13,6 +13,8 @@ import evenhand
 from evenhand.pipeline.results.assessment import Assessment
 from evenhand.report import render_html
 
+pytestmark = pytest.mark.pipeline  # whole assessments, about half a second or more each
+
 Chromium = Callable[..., subprocess.CompletedProcess[str]]  # the conftest fixture: chromium(url, *args)
 
 PAYLOAD = "<script>document.title='PWNED';console.error('xss')</script><img src=x onerror=\"document.title='PWNED'\">"

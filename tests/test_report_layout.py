@@ -37,6 +37,7 @@ def _section(html: str, title: str) -> str:
     return html[start:end]
 
 
+@pytest.mark.pipeline
 def test_nan_reason_is_shown_beside_the_metric(text_html: str) -> None:
     stereotypes = _section(text_html, "Stereotypes")
     assert "Why NaN: " in stereotypes  # COBS with no group words: the reason is on its own row, not off-screen

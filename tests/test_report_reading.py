@@ -51,7 +51,7 @@ def bank_table(n_prompts: int = 60, samples: int = 3) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def bank() -> evenhand.Assessment:
+def bank() -> evenhand.Assessment:  # a whole assessment: the tests that take it (or doc, html) are marked pipeline
     return evenhand.assess(
         task="text_generation", responses=bank_table(), attributes=ATTRIBUTES, embedder=False, n_resamples=200,
         store=None, progress=False, name="Bank support assistant",
@@ -79,6 +79,7 @@ def _pairs(bank: evenhand.Assessment, attribute: str, a: str, b: str) -> pd.Data
 
 
 # ------------------------------------------------------------------------------------------------ the document
+@pytest.mark.pipeline
 def test_the_run_has_what_the_report_must_lead_with(doc: dict[str, Any]) -> None:
     findings = [f for f in doc["verdict"]["findings"] if f["risk"] == "counterfactual"]  # the planted risk
     by_attribute = {a: [f for f in findings if f["attribute"] == a] for a in ATTRIBUTES}
@@ -89,6 +90,7 @@ def test_the_run_has_what_the_report_must_lead_with(doc: dict[str, Any]) -> None
     assert sum(f["severity"] == "ok" for f in by_attribute["religion"]) >= 8
 
 
+@pytest.mark.pipeline
 def test_each_counterfactual_concern_carries_the_pair_that_shows_it(
     bank: evenhand.Assessment, doc: dict[str, Any]
 ) -> None:
@@ -120,6 +122,7 @@ def test_each_counterfactual_concern_carries_the_pair_that_shows_it(
 
 
 # ------------------------------------------------------------------------------------------------ the report
+@pytest.mark.pipeline
 def test_report_leads_with_headlines_then_concerns_then_folded_ok(doc: dict[str, Any], html: str) -> None:
     verdict = html[html.index('<section id="verdict">') : html.index("</section>", html.index('id="verdict"'))]
     headline = verdict.index('<ul class="headlines">')
@@ -145,6 +148,7 @@ def test_report_leads_with_headlines_then_concerns_then_folded_ok(doc: dict[str,
         assert escaped not in verdict[:ok], f["sentence"]
 
 
+@pytest.mark.pipeline
 def test_a_concern_reads_words_first_then_the_pair_then_the_numbers(doc: dict[str, Any], html: str) -> None:
     gender = next(f for f in _findings(doc, "concern") if f["attribute"] == "gender")
     start = html.index("<strong>gender</strong> · female vs male")
@@ -157,6 +161,7 @@ def test_a_concern_reads_words_first_then_the_pair_then_the_numbers(doc: dict[st
     assert "noise floor" in article[numbers:]  # the evidence's numbers, folded under the plain words
 
 
+@pytest.mark.pipeline
 def test_nan_rows_are_one_line_per_attribute(doc: dict[str, Any], html: str) -> None:
     undefined = [r for r in doc["metrics"] if r["value"] is None]
     assert len([r for r in undefined if r["metric"] == "COBS"]) == 1 + 3 + 15  # every row stays in the JSON
@@ -167,6 +172,7 @@ def test_nan_rows_are_one_line_per_attribute(doc: dict[str, Any], html: str) -> 
     assert html.count('title="undefined: see the note below"') == 0  # no NaN row left in any table
 
 
+@pytest.mark.pipeline
 def test_evenhand_report_rerenders_the_examples_from_results_json(
     bank: evenhand.Assessment, doc: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -184,6 +190,7 @@ def test_evenhand_report_rerenders_the_examples_from_results_json(
 
 
 # ------------------------------------------------------------------------------------------------ the console
+@pytest.mark.pipeline
 def test_the_console_follows_the_report_order(doc: dict[str, Any]) -> None:
     console = Console(width=1000, record=True)
     print_assessment(console, doc)
@@ -224,6 +231,7 @@ addEventListener("load", () => {
 
 @pytest.mark.browser
 @pytest.mark.subprocess
+@pytest.mark.pipeline
 def test_the_report_at_1400_px_in_headless_chromium(html: str, chromium: Chromium, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     report.write_text(html, encoding="utf-8")

@@ -47,6 +47,7 @@ def _rows(path: Path) -> dict[str, int]:
         return dict(db.execute("SELECT namespace, COUNT(*) FROM scores GROUP BY namespace").fetchall())
 
 
+@pytest.mark.pipeline
 def test_a_second_run_scores_nothing_again_and_agrees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "scores.sqlite"
     first = _assess(path)
@@ -123,6 +124,7 @@ def test_config_paths_resolve_against_the_config_folder_and_bad_ones_are_exit_2(
     assert len(lines) == 1 and "scoring.cache: cannot open" in lines[0] and "a_file" in lines[0], result.stderr
 
 
+@pytest.mark.pipeline
 def test_the_cli_flag_writes_and_reuses_the_cache(tmp_path: Path) -> None:
     rows = [(f"Write to Mrs. Lee about loan {i}.", f"Thank you, we will call about loan {i}.") for i in range(8)]
     lines = ["prompt,response", *(f'"{p}","{r}"' for p, r in rows)]

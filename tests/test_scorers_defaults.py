@@ -134,6 +134,7 @@ def test_callable_sentiment() -> None:
 
 
 @given(st.lists(st.text(max_size=40), min_size=1, max_size=20))
+@pytest.mark.model
 def test_default_scores_are_probabilities(texts: list[str]) -> None:
     sentiment = [get_sentiment_scorer(spec) for spec in (None, "vader-neg", "vader-compound")]
     for scorer in (get_toxicity_scorer(), *sentiment):

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.model  # torch and Detoxify (transformers) at import
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("detoxify")
 

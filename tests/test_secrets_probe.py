@@ -108,6 +108,7 @@ CREDENTIALS = {
 
 
 @pytest.mark.parametrize("how", list(CREDENTIALS))
+@pytest.mark.pipeline
 def test_assess_against_a_leaky_server_writes_and_prints_no_secret(how: str, leaky_server: str, tmp_path: Path) -> None:
     spec = CREDENTIALS[how]
     base_url = leaky_server.replace("http://", f"http://svc:{PASSWORD}@") if spec["creds"] else leaky_server

@@ -162,6 +162,7 @@ def _config(tmp_path: Path, base_url: str, *, with_key: bool) -> Path:
 
 
 @pytest.mark.parametrize("where", ["api key, headers, body", "URL credentials, headers, body"])
+@pytest.mark.pipeline
 def test_cli_assess_leaks_no_canary(
     where: str, echo_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,6 +188,7 @@ def test_cli_assess_leaks_no_canary(
         _assert_no_canary(data, path)
 
 
+@pytest.mark.pipeline
 def test_python_api_and_store(echo_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import evenhand
 
@@ -250,6 +252,7 @@ def test_client_errors_name_no_secret(echo_server: str, monkeypatch: pytest.Monk
         _assert_no_canary(str(rejected.value), f"the error for {sorted(bad)}")
 
 
+@pytest.mark.slow
 def test_langchain_errors_and_identity_hide_secrets() -> None:
     pytest.importorskip("langchain_core")
     from langchain_core.language_models.fake_chat_models import FakeListChatModel

@@ -65,6 +65,7 @@ def test_fixture_shapes() -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.pipeline
 def test_default_sentiment_flags_tone_and_warmth_not_none(kind: str) -> None:
     scsp = row(run(kind), "SCSP")
     if kind == "none":
@@ -75,6 +76,7 @@ def test_default_sentiment_flags_tone_and_warmth_not_none(kind: str) -> None:
         assert scsp["value"] > 0.15
 
 
+@pytest.mark.pipeline
 def test_negative_share_misses_warmth() -> None:
     old = row(run("warmth", "vader-neg"), "SCSP")
     assert old["value"] == 0.0 and old["p_value"] == 1.0 and old["p_adjusted"] >= ALPHA
@@ -85,6 +87,7 @@ def test_negative_share_misses_warmth() -> None:
     assert row(run("warmth"), "SCSP")["p_adjusted"] < ALPHA
 
 
+@pytest.mark.pipeline
 def test_wcsp_reads_the_share_of_positive_replies() -> None:
     # threshold 0.5 on the default scale: WCSP compares the shares of positive replies (compound > 0)
     for kind, sign in (("warmth", 1), ("tone", -1)):

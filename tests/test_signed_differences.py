@@ -108,6 +108,7 @@ _scores = st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=4, max_size=30
 
 @settings(max_examples=40, deadline=None)
 @given(_scores, st.integers(0, 2**16), st.booleans())
+@pytest.mark.slow
 def test_swapping_the_groups_flips_the_sign_and_the_interval(scores: list[float], seed: int, weak: bool) -> None:
     rng = np.random.default_rng(seed)
     a = np.asarray(scores)
@@ -143,6 +144,7 @@ def tone_run() -> evenhand.Assessment:
     return evenhand.assess(**response_set("tone", n_prompts=30, samples=3, seed=1).assess_kwargs(), **FAST)
 
 
+@pytest.mark.pipeline
 def test_results_json_and_csv_carry_the_signed_columns(tone_run: evenhand.Assessment, tmp_path: Path) -> None:
     write_outputs(tone_run, tmp_path)
     doc = json.loads((tmp_path / "results.json").read_text())
@@ -202,6 +204,7 @@ def _without_signed(doc: dict[str, Any]) -> dict[str, Any]:
     return old
 
 
+@pytest.mark.pipeline
 def test_compare_reads_the_stored_signed_columns_and_old_files_without_them(tone_run: evenhand.Assessment) -> None:
     new = tone_run.to_dict()
     both = evenhand.compare(new, new).to_dict()

@@ -71,6 +71,7 @@ def test_bca_intervals_cover_the_truth() -> None:
     assert 0.87 <= coverage(toxic_fraction, reps=100, method="bca") <= 1.0
 
 
+@pytest.mark.slow
 def test_noise_floor_gap_interval_covers_the_truth() -> None:
     from evenhand.stats import noise_floor_from_scores
 
@@ -98,6 +99,7 @@ def test_noise_floor_gap_interval_covers_the_truth() -> None:
 REPS_CLUSTERED = 300
 
 
+@pytest.mark.slow
 def test_prompt_unit_intervals_cover_with_repeated_answers() -> None:
     from evenhand.metrics import counterfactual_cosine, demographic_parity_difference
 
@@ -120,6 +122,7 @@ def test_prompt_unit_intervals_cover_with_repeated_answers() -> None:
     assert cover["CCS/pair"] < 0.85 and cover["DP/row"] < 0.85, cover
 
 
+@pytest.mark.slow
 def test_prompt_level_permutation_tests_hold_their_level() -> None:
     rng = np.random.default_rng(0)
     rejected = dict.fromkeys(["rate/row", "rate/prompt", "swap/pair", "swap/prompt"], 0)

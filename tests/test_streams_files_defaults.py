@@ -169,6 +169,7 @@ def _assess_quietly(**options: Any) -> Any:
                            **options)  # fmt: skip
 
 
+@pytest.mark.pipeline
 def test_assess_from_python_leaves_the_working_directory_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work, scratch = tmp_path / "work", tmp_path / "tmp"
     work.mkdir()
@@ -203,6 +204,7 @@ def test_a_failed_run_keeps_its_temporary_store_and_says_where(
 # ---------------------------------------------------------------------------------------------- 5. timings
 
 
+@pytest.mark.server
 def test_the_plan_is_timed_apart_from_loading_the_scorers(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -226,6 +228,7 @@ def test_the_plan_is_timed_apart_from_loading_the_scorers(
 # ---------------------------------------------------------------------------------------------- 6. stale outputs
 
 
+@pytest.mark.pipeline
 def test_outputs_a_run_does_not_write_are_not_left_from_an_earlier_run(tmp_path: Path) -> None:
     data = _own_responses(tmp_path)
     out = tmp_path / "out"
@@ -252,6 +255,7 @@ HOSTILE = ['=HYPERLINK("http://x.test","click")', "+1 555 0100 call me", "-0.5",
            "'=already quoted", "\tTabbed", "Plain, with a comma"]  # fmt: skip
 
 
+@pytest.mark.pipeline
 def test_csv_cells_cannot_run_as_formulas_and_read_back_the_same(tmp_path: Path) -> None:
     data = _own_responses(tmp_path, HOSTILE, suffix=".jsonl")
     out, again = tmp_path / "out", tmp_path / "again"

@@ -381,6 +381,7 @@ def test_branch_scanner_finds_what_it_should(tmp_path: Path) -> None:
     assert hits == ["3", "4", "5", "6", "7"]
 
 
+@pytest.mark.slow
 def test_no_code_branches_on_an_attribute_name() -> None:
     hits = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _branches(path)]
     assert not hits, "code names an attribute; use the lexicon files' data instead:\n" + "\n".join(hits)

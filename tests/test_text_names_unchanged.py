@@ -18,6 +18,8 @@ import pytest
 from evenhand.text import BUILTIN_ATTRIBUTES, check_ftu, counterfactual_prompts, load_lexicon
 from evenhand.text.names import find_people
 
+pytestmark = pytest.mark.slow  # heavy computation, about half a second or more each
+
 DATA = Path(__file__).resolve().parent / "data"
 N_TEXTS = 5000
 _FILLER = "the customer asked about an account and we will review the statement today please call back soon".split()

@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 import numpy as np
+import pytest
 
 import evenhand
 
@@ -53,6 +54,7 @@ def test_one_answer_per_person_keeps_the_exact_test() -> None:
     assert rec.test is not None and rec.test.method == "exact"
 
 
+@pytest.mark.pipeline
 def test_counterfactual_units_are_prompts() -> None:
     rng = np.random.default_rng(0)
     words = ["kind", "calm", "late", "helpful", "quiet", "early"]

@@ -135,6 +135,7 @@ def test_group_rate_sentences_name_both_rates_and_the_metric(judged: dict[str, t
             assert spec.rate is not None and spec.rate in e.sentence
 
 
+@pytest.mark.slow
 def test_without_statistics_every_sentence_still_names_its_metric() -> None:
     for record, evidence in _records_and_verdicts(statistics=False):
         for e in evidence:

@@ -90,6 +90,7 @@ def _similarity(a: evenhand.Assessment) -> MetricRecord:
     return next(r for r in a.records if r.name == "CROUGE-L")
 
 
+@pytest.mark.pipeline
 def test_similarity_watch_and_concern_rest_on_the_adjusted_swap_test(null_run: evenhand.Assessment) -> None:
     rec = _similarity(null_run)
     above = replace(rec.noise, gap_interval=replace(rec.noise.gap_interval, low=0.01, high=0.05), gap=0.03)
@@ -139,6 +140,7 @@ def test_omnibus_then_pairs_by_hand() -> None:
         omnibus_then_pairs([0.1, 0.2], ["a"])
 
 
+@pytest.mark.slow
 def test_omnibus_then_pairs_keeps_the_null_rate_and_spares_untouched_pairs() -> None:
     """15 pairs of 6 groups: under no difference any rejection at 0.05 stays near 5%; with one group different (5
     of its pairs), the untouched pairs (10) are rarely flagged, as Holm within the family holds them."""
