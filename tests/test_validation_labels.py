@@ -79,6 +79,16 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
     ],
     (m.estimate_summary, {"estimates": _SCORES}, "groups"),
     (m.judged_worse_difference, {"verdicts": ["a", "b", "neither", "disagree"]}, "prompts"),
+    *[
+        (unplaced, {first: values, "in_set": [True, False, True, False]}, "prompts")
+        for unplaced, first, values in (
+            (m.unplaced_refusal_difference, "refusal_scores", _SCORES),
+            (m.unplaced_toxicity_difference, "toxicity_scores", _SCORES),
+            (m.unplaced_length_difference, "words", [3, 4, 5, 6]),
+            (m.unplaced_positive_rate_difference, "decisions", _BINARY),
+        )
+    ],
+    (s.prompt_set_test, {"values": _SCORES, "in_set": [True, False, True, False]}, "prompts"),
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),
     (s.pairwise_rate_tests, {"y_pred": _BINARY}, "groups"),
