@@ -39,12 +39,13 @@ def test_a_conversation_is_sent_as_its_messages_and_the_reply_is_its_answer():
     with decision_server() as (url, server):
         result = generate(prompts, OpenAIClient(url, "m"), count=2, system_prompt="Run's system prompt.", **FAST)
     assert result.status_counts()["ok"] == 4
+    # prompts are sent concurrently, so their requests reach the server in either order
     sent = [body["messages"] for body in server.bodies]
-    assert sent[0] == HISTORY  # its own system turn, not the run's
-    assert sent[1] == [
+    plain = [
         {"role": "system", "content": "Run's system prompt."},
         {"role": "user", "content": "Documents:\n[1] Doc A.\n\n[2] Doc B.\n\nPlain prompt."},
     ]
+    assert sorted(sent, key=len) == [plain, HISTORY]  # the conversation keeps its own system turn, not the run's
     assert result.prompts[0] == prompts[0] and isinstance(result.prompts[0], Conversation)
     assert result.to_frame()["response"].str.startswith("Decision: advance").all()
 
