@@ -6,7 +6,7 @@ import random
 import re
 
 import pytest
-from _textmetrics_corpus import llm_like_text, random_text
+from _metrics_tokens_corpus import llm_like_text, random_text
 from hypothesis import given
 from hypothesis import strategies as st
 

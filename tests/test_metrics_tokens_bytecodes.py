@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import pytest
-from _textmetrics_corpus import llm_like_text, random_text
+from _metrics_tokens_corpus import llm_like_text, random_text
 from hypothesis import given
 from hypothesis import strategies as st
 

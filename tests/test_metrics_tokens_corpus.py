@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from _textmetrics_corpus import llm_like_text, random_text
+from _metrics_tokens_corpus import llm_like_text, random_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
