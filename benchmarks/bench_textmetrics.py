@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from _textmetrics_corpus import llm_like_text  # noqa: E402
+from _metrics_tokens_corpus import llm_like_text  # noqa: E402
 
 GENDERED = "he she his her him man woman men women mother father sister brother".split()
 STEREO = "caring emotional logical smart lazy strong nurse carpenter doctor teacher secretary".split()

@@ -47,7 +47,7 @@ Inputs = Literal[
 #: The kind of evidence a metric gives, by name (:attr:`MetricSpec.judge`): how the verdict judges and words it, picks
 #: the pair of replies that shows it and how ``compare`` recomputes it. Each kind is one module, named lazily in
 #: :data:`EVIDENCE_KINDS` (docs/architecture.md, "Adding a kind of evidence").
-Judge = Literal[
+EvidenceKindName = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
     "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
     "observational",
@@ -55,7 +55,7 @@ Judge = Literal[
 #: Each kind of evidence's object, as a lazy ``"module:object"`` (:func:`bind`): the kinds live in the pipeline's
 #: verdict and in the red team, above this module, which names them without importing them. Their order is the order
 #: of the kinds' rules in results.json after the ones written before this table (``verdict.rules``).
-EVIDENCE_KINDS: Mapping[Judge, str] = MappingProxyType(
+EVIDENCE_KINDS: Mapping[EvidenceKindName, str] = MappingProxyType(
     {
         "similarity": "evenhand.pipeline.verdict.kinds.similarity:KIND",  # distance to the same-prompt noise floor
         "sentiment": "evenhand.pipeline.verdict.kinds.sentiment:KIND",  # a paired test of two groups' scores
@@ -139,7 +139,7 @@ class MetricSpec:
         requires: the input it needs, in the words of the paper's Table 2.
         inputs: what the metric function takes (see :data:`Inputs`).
         module: the module of :mod:`evenhand.metrics` that defines the function (:attr:`function`).
-        judge: the kind of evidence it gives (see :data:`Judge`, :data:`EVIDENCE_KINDS`).
+        judge: the kind of evidence it gives (see :data:`EvidenceKindName`, :data:`EVIDENCE_KINDS`).
         value_range: the range of possible values.
         higher_is_fairer: its direction.
         scope: ``"use_case"`` (one value for the whole use case), ``"attribute"`` (one per protected attribute)
@@ -175,7 +175,7 @@ class MetricSpec:
     requires: str
     inputs: Inputs
     module: str
-    judge: Judge
+    judge: EvidenceKindName
     value_range: tuple[float, float] = (0.0, 1.0)
     higher_is_fairer: bool = False
     scope: Scope = "attribute"

@@ -14,14 +14,14 @@ from evenhand.pipeline.verdict.kinds import KINDS, kind_of
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind
 from evenhand.pipeline.verdict.qualifiers import FewUnits, ThinEvidence
 from evenhand.pipeline.verdict.rules import RULES
-from evenhand.registry import EVIDENCE_KINDS, METRICS, Judge
+from evenhand.registry import EVIDENCE_KINDS, METRICS, EvidenceKindName
 
 PACKAGE = Path(evenhand.__file__).parent
 _METRIC_WORDS = "|".join(re.escape(k) for k in METRICS) + "|" + "|".join(re.escape(m.name) for m in METRICS.values())
 
 
 def test_every_kind_is_registered_once_and_bound_by_its_name() -> None:
-    assert set(EVIDENCE_KINDS) == set(typing.get_args(Judge))
+    assert set(EVIDENCE_KINDS) == set(typing.get_args(EvidenceKindName))
     for name, kind in KINDS.items():
         assert isinstance(kind, EvidenceKind) and kind.name == name, EVIDENCE_KINDS[name]
     for spec in METRICS.values():

@@ -12,11 +12,11 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind
-from evenhand.registry import EVIDENCE_KINDS, Judge, MetricSpec, bind
+from evenhand.registry import EVIDENCE_KINDS, EvidenceKindName, MetricSpec, bind
 
 
 @cache
-def _bound(name: Judge) -> EvidenceKind:
+def _bound(name: EvidenceKindName) -> EvidenceKind:
     kind = bind(EVIDENCE_KINDS[name])
     if not isinstance(kind, EvidenceKind) or kind.name != name:
         raise TypeError(f"{EVIDENCE_KINDS[name]} is not the evidence kind {name!r}")
@@ -28,21 +28,21 @@ def kind_of(spec: MetricSpec) -> EvidenceKind:
     return _bound(spec.judge)
 
 
-class _Kinds(Mapping[Judge, EvidenceKind]):
+class _Kinds(Mapping[EvidenceKindName, EvidenceKind]):
     """Every kind by its name, in the registry's order, each bound on first look-up."""
 
-    def __getitem__(self, name: Judge) -> EvidenceKind:
+    def __getitem__(self, name: EvidenceKindName) -> EvidenceKind:
         if name not in EVIDENCE_KINDS:
             raise KeyError(name)
         return _bound(name)
 
-    def __iter__(self) -> Iterator[Judge]:
+    def __iter__(self) -> Iterator[EvidenceKindName]:
         return iter(EVIDENCE_KINDS)
 
     def __len__(self) -> int:
         return len(EVIDENCE_KINDS)
 
 
-KINDS: Mapping[Judge, EvidenceKind] = _Kinds()
+KINDS: Mapping[EvidenceKindName, EvidenceKind] = _Kinds()
 
 __all__ = ["KINDS", "EvidenceKind", "kind_of"]

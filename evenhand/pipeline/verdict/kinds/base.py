@@ -86,10 +86,10 @@ class StoredRun(Protocol):
 
 
 class EvidenceKind:
-    """One kind of evidence. A subclass sets :attr:`name` (its :data:`~evenhand.registry.Judge`) and :attr:`rules`,
-    and overrides :meth:`judge`; a kind whose findings are shown by a pair of replies sets :attr:`example_columns`
-    and overrides :meth:`read_pairs`; one that ``compare`` can rebuild overrides :meth:`stored_items` and
-    :meth:`recompute`."""
+    """One kind of evidence. A subclass sets :attr:`name` (its :data:`~evenhand.registry.EvidenceKindName`) and
+    :attr:`rules`, and overrides :meth:`judge`; a kind whose findings are shown by a pair of replies sets
+    :attr:`example_columns` and overrides :meth:`read_pairs`; one that ``compare`` can rebuild overrides
+    :meth:`stored_items` and :meth:`recompute`."""
 
     #: the name a metric's :attr:`~evenhand.registry.MetricSpec.judge` gives
     name: ClassVar[str] = ""
