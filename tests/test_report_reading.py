@@ -94,10 +94,14 @@ def test_the_run_has_what_the_report_must_lead_with(doc: dict[str, Any]) -> None
 def test_each_counterfactual_concern_carries_the_pair_that_shows_it(
     bank: evenhand.Assessment, doc: dict[str, Any]
 ) -> None:
-    for f in _findings(doc, "concern", "watch"):
+    # a counterfactual finding compares two groups; the observational rows (people no name list places, issue 33)
+    # compare two sets of prompts and have no pair to show
+    counterfactual = [f for f in _findings(doc, "concern", "watch") if f["groups"]]
+    assert counterfactual
+    for f in counterfactual:
         assert "example" in f, f["sentence"]
     assert not any("example" in f for f in _findings(doc, "ok"))  # an ok has nothing to show
-    for f in _findings(doc, "concern", "watch"):
+    for f in counterfactual:
         # issue 37: the typical pair first (example), then the most extreme one (extreme_example), which is the one
         # checked here; a finding whose typical pair is also the most extreme has the one
         ex, (a, b) = f.get("extreme_example", f["example"]), f["groups"]
@@ -183,7 +187,9 @@ def test_evenhand_report_rerenders_the_examples_from_results_json(
     for f in _findings(doc, "concern"):
         assert html.count(f["example"]["response_a"].replace("'", "&#39;")) >= 1
     lines = [line for line in result.output.splitlines() if line.strip()]
-    assert lines[0].startswith("verdict: CONCERN") and lines[1].strip() == digest(doc).headline  # type: ignore[union-attr]
+    headline = digest(doc).headline  # type: ignore[union-attr]
+    shown = " ".join(" ".join(lines[1:4]).split())  # the console wraps a long headline at its width
+    assert lines[0].startswith("verdict: CONCERN") and shown.startswith(" ".join(headline.split())), lines[:4]
     first_ok = next(i for i, line in enumerate(lines) if line.startswith("  ok "))
     last_concern = max(i for i, line in enumerate(lines) if line.startswith("  concern "))
     assert last_concern < first_ok and lines[-1].startswith("wrote ")

@@ -53,6 +53,9 @@ def test_people_no_list_can_place() -> None:
     assert r.n_unplaced == 1 and r.unplaced[0][0].attribute == "race" and r.unplaced[2] == ()
     religion = check_ftu(["Email Fatima Al-Sayed.", "Email Jamal Jones."], "religion")
     assert religion.n_unplaced == 2  # no name data for religion: every named subject
+    # a name signals no age or disability (people.json read_without_lists holds religion and nationality only)
+    assert check_ftu(["Email Fatima Al-Sayed."], "age").n_unplaced == 0
+    assert check_ftu(["Email Fatima Al-Sayed."], "disability").n_unplaced == 0
     assert check_ftu(["Email Jamal Jones."], {"a": ["x"], "b": ["y"]}).n_unplaced == 0  # a custom list: not counted
     assert check_ftu(["Email Fatima Al-Sayed."], "race", names=False).unplaced == ()
     # a prompt with a word of the attribute is not counted: "Mr." places Mr. Chen for gender, and its versions change it

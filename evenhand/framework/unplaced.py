@@ -5,7 +5,8 @@ caveat that says so.
 whose name counts, ``use_case.name_subject``: by default the first person it names) is a person that
 :func:`evenhand.text.names.find_people` finds, the prompt holds no word of the attribute's lexicon, and
 
-- the attribute has **no name data** (no ``evenhand/data/names/<attribute>.json``; today religion and nationality):
+- the attribute has **no name data** but readers infer it from names (``read_without_lists`` in
+  ``evenhand/data/names/people.json``: religion and nationality):
   every such subject, since no list ties any name to a group of it; or
 - the attribute **has name data** (gender, race): a subject whose name reaches no group's cut (for race, the
   full-name posterior below 0.7 for every group; a name in no table).

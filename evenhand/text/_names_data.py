@@ -129,6 +129,8 @@ class NameIndex:
         lookalike_phrases: ``people.json``'s look-alikes of several words ("Morgan Stanley", "Kim Jong Un"), as
             tuples of keys: a run of capitalised words that starts with one names nobody in those words.
         evidence: attribute -> its full-name rule (:class:`NameEvidence`), for the attributes whose file has one.
+        read_without_lists: ``people.json``'s attributes that readers infer from a personal name although no list
+            here places a name in their groups (religion, nationality): a named person is unplaced for them.
     """
 
     groups: Mapping[str, tuple[str, ...]]
@@ -146,6 +148,7 @@ class NameIndex:
     before_place: frozenset[str] = frozenset()
     lookalike_phrases: frozenset[tuple[str, ...]] = frozenset()
     evidence: Mapping[str, NameEvidence] = dataclasses.field(default_factory=dict)
+    read_without_lists: frozenset[str] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -330,6 +333,7 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
             tuple(name_key(w) for w in phrase.split()) for phrase in _words(people, "lookalike_phrases", _PEOPLE_FILE)
         ),
         evidence=evidence,
+        read_without_lists=_words(people, "read_without_lists", _PEOPLE_FILE),
     )
 
 

@@ -148,10 +148,14 @@ def find_unplaced(
     attribute: str, texts: Sequence[str], people: Sequence[tuple[Person, ...]]
 ) -> list[tuple[UnplacedName, ...]]:
     """Per text, the persons whose group for ``attribute`` no name list places: every person when the attribute has
-    no name data (religion, nationality: no offline source with a usable licence ties names to them), else those
-    whose names signal no group (a full-name posterior below the rule's cut, or names in no list)."""
+    no name data but readers infer it from names (``people.json`` ``read_without_lists``: religion, nationality; no
+    offline source with a usable licence ties names to them), else those whose names signal no group (a full-name
+    posterior below the rule's cut, or names in no list). None for an attribute a name does not signal (age,
+    disability, ...): a named person's age is not unplaced, it is not read from names at all."""
     index = name_index()
     listed = attribute in index.groups
+    if not listed and attribute not in index.read_without_lists:
+        return [() for _ in texts]
     out: list[tuple[UnplacedName, ...]] = []
     for text, persons in zip(texts, people, strict=True):
         unplaced = [p for p in persons if not listed or _signal_of(p.first, p.last, attribute, index) is None]
