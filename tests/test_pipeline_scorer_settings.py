@@ -56,3 +56,16 @@ def test_the_device_reaches_model_based_scorers(monkeypatch: pytest.MonkeyPatch)
     assert "device" not in seen
     with pytest.raises(ValueError, match="device"):
         evenhand.config.ScoringConfig(device="gpu")
+
+
+def test_auto_masks_and_scores_by_sentence_for_the_default_and_the_minilm_head() -> None:
+    """Both were trained or measured masked and by sentence; a scorer the user names is left as it is unless asked."""
+    pytest.importorskip("sentence_transformers")  # the MiniLM head needs the models extra (its embedder is lazy)
+    from evenhand.config import RunSettings, ScoringConfig
+    from evenhand.pipeline.families.toxicity import build_toxicity_scorer
+
+    for spec, expected in ((None, True), ("evenhand-minilm-toxicity", True), ("profanity-check", False)):
+        _, masked, by_sentence = build_toxicity_scorer(RunSettings(scoring=ScoringConfig(toxicity=spec)))
+        assert (masked, by_sentence) == (expected, expected), spec
+    off = ScoringConfig(toxicity="evenhand-minilm-toxicity", mask_identity=False, toxicity_by_sentence=False)
+    assert build_toxicity_scorer(RunSettings(scoring=off))[1:] == (False, False)

@@ -68,7 +68,7 @@ class ScoringConfig(_Section):
     ] = True
     mask_identity: Annotated[
         bool | Literal["auto"],
-        Field(description="score toxicity on identity-masked texts; auto: only for the offline default scorer"),
+        Field(description="score toxicity on identity-masked texts; auto: for the offline default and the MiniLM head"),
     ] = "auto"
     sentiment_masking: Annotated[
         bool,
@@ -81,8 +81,8 @@ class ScoringConfig(_Section):
     toxicity_by_sentence: Annotated[
         bool | Literal["auto"],
         Field(
-            description="score a reply's toxicity as its most toxic sentence's (docs/scorers.md); auto: only for "
-            "the offline default scorer"
+            description="score a reply's toxicity as its most toxic sentence's (docs/scorers.md); auto: for the "
+            "offline default and the MiniLM head (evenhand-minilm-toxicity)"
         ),
     ] = "auto"
     engine: Annotated[

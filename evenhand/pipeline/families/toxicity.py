@@ -29,6 +29,7 @@ from evenhand.pipeline.families.figures import GroupMean, Histogram
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
+from evenhand.scorers.toxicity_minilm import SPEC as MINILM_SPEC
 
 TOXICITY_CAVEAT = (
     "The lexical toxicity scorer (alt-profanity-check) over-scores benign statements that mention identity terms "
@@ -173,16 +174,19 @@ def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
     red-teaming probes)."""
     sc = settings.scoring
     scorer = run_scorer("toxicity", settings)
-    # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text
-    # (docs/scorers.md); other scorers are left as they are unless asked
-    masked = sc.mask_identity is True or (sc.mask_identity == "auto" and sc.toxicity is None)
+    # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text, and the
+    # bundled MiniLM head was trained and measured on masked units (docs/scorers.md); other scorers are left as
+    # they are unless asked
+    measured_so = sc.toxicity is None or (isinstance(sc.toxicity, str) and sc.toxicity.lower() == MINILM_SPEC)
+    masked = sc.mask_identity is True or (sc.mask_identity == "auto" and measured_so)
     if masked:
         from evenhand.scorers.masking import IdentityMaskedScorer
 
         scorer = IdentityMaskedScorer(scorer)
     # "auto": a whole-reply score dilutes one insulting sentence in a long polite reply; the offline default
-    # (lexical) scores sentences, and a reply as its worst (measured in docs/scorers.md); other scorers unless asked
-    by_sentence = sc.toxicity_by_sentence is True or (sc.toxicity_by_sentence == "auto" and sc.toxicity is None)
+    # (lexical) and the MiniLM head score sentences, and a reply as its worst (measured in docs/scorers.md); other
+    # scorers unless asked
+    by_sentence = sc.toxicity_by_sentence is True or (sc.toxicity_by_sentence == "auto" and measured_so)
     if by_sentence:
         from evenhand.scorers.sentences import WorstSentenceScorer
 
