@@ -10,8 +10,8 @@ pattern (see :func:`_scan`), which ``re`` runs much faster than a case-insensiti
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from evenhand.text._re2 import find_fast, substitute_fast
 from evenhand.text.lexicon import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
 
 _SEP = "\x00"
+_T = TypeVar("_T")
 
 
 class AttributeMatch(NamedTuple):
@@ -50,17 +51,22 @@ def find_matches(lexicon: Lexicon, texts: Sequence[str]) -> list[tuple[Attribute
     joined = _joined(texts) if texts else None
     if joined is None:
         return [tuple(_match(lexicon, *_term(m, t)) for m in _scan(lexicon, t) if m.lastgroup != "x") for t in texts]
+    return _ascii_apart(texts, joined, lambda part, joined_part: _find_joined(lexicon, part, joined_part))
+
+
+def _ascii_apart(texts: Sequence[str], joined: str, run: Callable[[Sequence[str], str], list[_T]]) -> list[_T]:
+    """``run(texts, joined)`` (``joined``: the texts joined by NUL), with the ASCII texts run apart from the others
+    when the corpus is large enough for RE2, which takes the ASCII ones only (see evenhand.text._re2 for why)."""
     if len(joined) < _RE2_MIN_CHARS or joined.isascii():
-        return _find_joined(lexicon, texts, joined)
-    # RE2 takes the ASCII texts, re the others (as in _substitute)
-    out: list[tuple[AttributeMatch, ...]] = [()] * len(texts)
+        return run(texts, joined)
+    out: list[_T | None] = [None] * len(texts)
     for wanted in (True, False):
         subset = [i for i, t in enumerate(texts) if t.isascii() == wanted]
         if subset:
             part = [texts[i] for i in subset]
-            for i, found in zip(subset, _find_joined(lexicon, part, _SEP.join(part)), strict=True):
-                out[i] = found
-    return out
+            for i, result in zip(subset, run(part, _SEP.join(part)), strict=True):
+                out[i] = result
+    return out  # type: ignore[return-value]  # every position is in one subset
 
 
 def _find_joined(lexicon: Lexicon, texts: Sequence[str], joined: str) -> list[tuple[AttributeMatch, ...]]:
@@ -287,18 +293,7 @@ def _substitute(lexicon: Lexicon, replacer: _Replacer, texts: Sequence[str]) -> 
     joined = _joined(texts)
     if joined is None:
         return [_sub(lexicon, replacer, t) for t in texts]
-    if len(joined) < _RE2_MIN_CHARS or joined.isascii():
-        return _sub_joined(lexicon, replacer, joined).split(_SEP)
-    # RE2 takes the ASCII texts, re the others (see evenhand.text._re2 for why)
-    ascii_texts = [i for i, t in enumerate(texts) if t.isascii()]
-    other_texts = [i for i, t in enumerate(texts) if not t.isascii()]
-    out = [""] * len(texts)
-    for subset in (ascii_texts, other_texts):
-        if subset:
-            done = _sub_joined(lexicon, replacer, _SEP.join(texts[i] for i in subset)).split(_SEP)
-            for i, new in zip(subset, done, strict=True):
-                out[i] = new
-    return out
+    return _ascii_apart(texts, joined, lambda _, joined_part: _sub_joined(lexicon, replacer, joined_part).split(_SEP))
 
 
 # Below this many characters the cost of handing the text to RE2 (compiling the pattern) is not worth it.
