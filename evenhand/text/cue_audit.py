@@ -113,28 +113,26 @@ class ReaderAudit:
     min_recall: float = MIN_RECALL
     seconds: float = 0.0
 
-    def _total(self, name: str) -> int:
-        return sum(int(getattr(a, name)) for a in self.per_attribute)
+    def _share(self, part: str, whole: str) -> float | None:
+        """The attributes' total of count ``part`` over their total of count ``whole``; None when that is 0."""
+        n = sum(int(getattr(a, whole)) for a in self.per_attribute)
+        return sum(int(getattr(a, part)) for a in self.per_attribute) / n if n else None
 
     @property
     def recall(self) -> float | None:
-        n = self._total("n_labelled")
-        return self._total("n_found") / n if n else None
+        return self._share("n_found", "n_labelled")
 
     @property
     def precision(self) -> float | None:
-        n = self._total("n_reader")
-        return self._total("n_correct") / n if n else None
+        return self._share("n_correct", "n_reader")
 
     @property
     def recall_beyond_lexicon(self) -> float | None:
-        n = self._total("n_beyond_lexicon")
-        return self._total("n_found_beyond_lexicon") / n if n else None
+        return self._share("n_found_beyond_lexicon", "n_beyond_lexicon")
 
     @property
     def group_accuracy(self) -> float | None:
-        n = self._total("n_group_named")
-        return self._total("n_group_right") / n if n else None
+        return self._share("n_group_right", "n_group_named")
 
     @property
     def false_flag_rate(self) -> float | None:
