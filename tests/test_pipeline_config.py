@@ -56,6 +56,9 @@ def test_yaml_and_toml_agree_and_paths_resolve(tmp_path: Path) -> None:
         ("use_case: {task: text_generation}\nprompts: {items: [a]}\nstatistics: {ci: 1.5}\n", "statistics.ci"),
         ("use_case: {task: text_generation}\nprompts: {}\n", "prompts.path"),
         ("use_case: {task: text_generation}\nprompts: {items: [a]}\nthresholds: [{metric: TF}]\n", "min or max"),
+        # a NaN bound compares false with everything: a gate that reads as set but judges nothing is a config error
+        ("use_case: {task: summarization}\nprompts: {items: [a]}\nthresholds: [{metric: TF, max: nan}]\n", "0.max"),
+        ("use_case: {task: summarization}\nprompts: {items: [a]}\nthresholds: [{verdict: watch, min: .nan}]\n", ".min"),
         ("- a list\n", "top level"),
         ("use_case: [unclosed\n", "not valid YAML"),
     ],

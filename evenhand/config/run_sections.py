@@ -4,6 +4,7 @@ use case and its responses."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -371,6 +372,14 @@ class Threshold(_Section):
                 metric(value)
             except KeyError as exc:
                 raise InputError(str(exc.args[0])) from None
+        return value
+
+    @field_validator("min", "max")
+    @classmethod
+    def _comparable(cls, value: float | None) -> float | None:
+        """NaN compares false with every value: a bound of NaN would judge nothing, so it is a config error."""
+        if value is not None and math.isnan(value):
+            raise InputError("a bound must be a number, not NaN")
         return value
 
     @model_validator(mode="after")
