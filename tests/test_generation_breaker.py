@@ -266,6 +266,25 @@ def test_a_server_that_dies_mid_run_stops_in_bounded_time_and_resumes(kind: str,
     assert len(final) == len(prompts) * count and all(r[2] == "ok" for r in final)  # one row per sample
 
 
+@pytest.mark.parametrize("kind", ["garbage", "zero_choices"])
+def test_a_server_whose_answers_are_never_completions_stops_early(kind: str, tmp_path: Path) -> None:
+    """A 2xx that is not a chat completion (not JSON, no choices) for every request is a server, proxy or base_url
+    problem, never the prompt's: units that end on it count as an outage, so the run stops after about one retry
+    budget instead of spending every prompt's (before: 60 units x 6 attempts, and no stop at all)."""
+    path = tmp_path / "g.sqlite"
+    retries, concurrency = 5, 4
+    with FaultServer(fault_rate=0.0, fail_after=0, fail_kind=kind) as server:
+        client = OpenAIClient(server.base_url, "m", n=False)
+        with pytest.raises(GenerationStoppedError) as caught:
+            generate([f"fmt {i}" for i in range(60)], client, count=1, concurrency=concurrency, max_retries=retries,
+                     store=path, **FAST)  # fmt: skip
+        hits = server.state.total
+    assert hits <= (10 + concurrency) * (retries + 1), hits
+    message = str(caught.value)
+    assert "\n" not in message and "not a chat completion" in message and "base_url" in message
+    assert caught.value.not_attempted > 0
+
+
 def test_the_default_limit_follows_concurrency() -> None:
     assert resolve_limit("auto", 4) == 10 and resolve_limit("auto", 64) == 64 and resolve_limit(5, 64) == 5
     assert resolve_limit(None, 64) is None

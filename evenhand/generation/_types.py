@@ -94,6 +94,12 @@ class NoAnswerError(RetryableError):
     5xx, it says nothing about the prompt: the run-wide circuit breaker counts units that ended on these."""
 
 
+class MalformedAnswerError(RetryableError):
+    """A 2xx that is not a chat completion: not JSON, no ``choices`` list, or zero choices. It says nothing about the
+    prompt (a proxy, a server under load, or a base_url that is not the API's): the circuit breaker counts units
+    that ended on it, like an outage."""
+
+
 class ConnectionFailedError(NoAnswerError):
     """The server could not be reached at all (refused, DNS, reset before any answer)."""
 

@@ -18,7 +18,8 @@ refused. Two patterns stop a run (outcomes are counted per unit, i.e. per reques
   timed out) or with a 5xx. With ``concurrency`` units in flight a dead server fails them all in one wave, so the
   automatic limit is ``max(10, concurrency)``: from 10 units in flight on, it stops after about one retry budget
   instead of one per unit left. (A flaky but living server does not trip it: 10 units in a row would each have to
-  fail ``max_retries + 1`` times with no request succeeding in between.)
+  fail ``max_retries + 1`` times with no request succeeding in between.) A 2xx that is not a chat completion (not
+  JSON, no choices: a proxy, or a base_url that is not the API's) counts the same: it never depends on the prompt.
 
 Proof of life (a 2xx with choices, or a content-filter refusal: the server read the prompt) resets every streak.
 Other outcomes (a 429 or an empty answer after all retries, a bug in a callable) neither count nor reset.
@@ -31,7 +32,7 @@ from typing import Literal
 
 from evenhand.errors import InputError
 
-from ._types import GenerationError, NoAnswerError, RetryableError
+from ._types import GenerationError, MalformedAnswerError, NoAnswerError, RetryableError
 
 MaxFailures = int | Literal["auto"] | None
 
@@ -135,6 +136,13 @@ class CircuitBreaker:
         self._outages += 1
         if self._outages < self.outage_limit:
             return None
+        if isinstance(exc, MalformedAnswerError):
+            return Trip(
+                f"the server's answers are not chat completions: {self._outages} requests in a row got a "
+                f"{exc.status} that is not a chat completion (not JSON or no choices) after all their retries "
+                f"(last: {one_line(exc)}); check base_url: it should be the API's root, e.g. http://host:8000/v1",
+                exc.status,
+            )
         cause = (
             f"the server stopped answering: {self._outages} requests in a row got no answer or a 5xx after all their "
             f"retries (last: {one_line(exc)})"
@@ -143,5 +151,6 @@ class CircuitBreaker:
 
 
 def is_outage(exc: RetryableError) -> bool:
-    """A failure that says the server is down, not that the prompt or the answer was bad: no HTTP answer, or 5xx."""
-    return isinstance(exc, NoAnswerError) or (exc.status is not None and exc.status >= 500)
+    """A failure that says the server is down or is not the API, not that the prompt was bad: no HTTP answer, a 5xx,
+    or a 2xx that is not a chat completion."""
+    return isinstance(exc, (NoAnswerError, MalformedAnswerError)) or (exc.status is not None and exc.status >= 500)

@@ -26,6 +26,7 @@ from .._types import (
     ConnectionFailedError,
     ContentFilteredError,
     GenerationError,
+    MalformedAnswerError,
     Message,
     NoAnswerError,
     RetryableError,
@@ -280,14 +281,14 @@ class OpenAIClient(ChatClient):
             payload = json.loads(raw)
         except ValueError:
             message = f"malformed JSON from {where} (HTTP {status}): {self._redact(repr(raw))[:80]}"
-            raise RetryableError(message, status=status) from None
+            raise MalformedAnswerError(message, status=status) from None
         choices = payload.get("choices") if isinstance(payload, dict) else None
         if not isinstance(choices, list):
-            raise RetryableError(
+            raise MalformedAnswerError(
                 f"HTTP {status} without choices from {where}: {self._redact(repr(raw))[:120]}", status=status
             )
         if not choices:  # e.g. a proxy's empty answer, or a server under load: transient, like a 503
-            raise RetryableError(f"HTTP {status} with zero choices from {where}", status=status)
+            raise MalformedAnswerError(f"HTTP {status} with zero choices from {where}", status=status)
         self._note_choices(n, choices)
         usage = payload.get("usage")
         return _completions(choices, usage if isinstance(usage, dict) else {})
