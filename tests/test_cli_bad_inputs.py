@@ -93,6 +93,19 @@ def test_binary_config_and_unknown_threshold_metric(tmp_path: Path) -> None:
     _one_line_error(runner.invoke(app, ["assess", str(wrong_group)]), "thresholds.0.groups", "femal")
 
 
+def test_a_missing_input_file_names_its_config_key(tmp_path: Path) -> None:
+    """A copied config whose relative path no longer points anywhere (README: ``cp demo.yaml my-use-case.yaml``):
+    the line names the key as well as the file, and says where relative paths are read from."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("use_case: {task: text_generation}\nprompts: {path: prompts.jsonl}\n", encoding="utf-8")
+    for command in ("plan", "assess"):
+        result = runner.invoke(app, [command, str(cfg)])
+        _one_line_error(result, "prompts.path", "prompts.jsonl", "config file's folder")
+    own = _own(tmp_path)
+    (tmp_path / "own.csv").unlink()
+    _one_line_error(runner.invoke(app, ["assess", str(own)]), "responses.path", "own.csv")
+
+
 def test_sizes_are_bounded_up_front(tmp_path: Path) -> None:
     cfg = tmp_path / "g.yaml"
     cfg.write_text("use_case: {task: text_generation}\nprompts: {items: [Hi.]}\n", encoding="utf-8")

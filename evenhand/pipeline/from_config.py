@@ -14,12 +14,15 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from evenhand._redact import redact_mapping
 from evenhand.config import AssessConfig, ModelConfig, load_config
 from evenhand.conversation import Prompt
-from evenhand.errors import InputError
+from evenhand.errors import InputError, InputFileNotFoundError
 from evenhand.framework import UseCase, plan
 from evenhand.generation.cost import GenerationEstimate, Prices
 from evenhand.pipeline.families import FAMILY_TYPES, Needs
@@ -41,6 +44,16 @@ _PER_PROMPT_COLUMNS = {
 SUBJECTS = "name_subject"
 
 
+def _read_configured(path: Path, key: str) -> pd.DataFrame:
+    """The table a config key names; a missing file names the key too (a copied config's relative path is read from
+    the copy's folder, which a reader of "no such file" alone would not guess)."""
+    if not path.exists():
+        raise InputFileNotFoundError(
+            f"{key}: no such file: {path} (a relative path is read from the config file's folder)"
+        )
+    return read_table(path)
+
+
 def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt], dict[str, list[Any]]]:
     """The prompts (texts or conversations, with their documents and system prompts), and the per-prompt columns
     configured (ground truth, the person's group, your prompt id; and under :data:`SUBJECTS` each prompt's subject,
@@ -53,7 +66,7 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt],
     if pc.path is None:
         prompts = list(pc.items)
     else:
-        table = read_table(pc.path)
+        table = _read_configured(pc.path, "prompts.path")
         source = str(pc.path)
         prompts = prompt_column(
             table, pc.column, source=source, context_column=pc.context_column,
@@ -279,7 +292,7 @@ def response_source(
     ``EVENHAND_ALLOW_CODE=1`` (so ``evenhand plan CONFIG``, which only reads the prompts, never runs code)."""
     if config.responses is not None:
         rc = config.responses
-        table = read_table(rc.path)
+        table = _read_configured(rc.path, "responses.path")
         if limit:
             table = table.head(limit)
         extra = {k: v for k, v in (("truth", rc.label_column), ("person_group", rc.person_group_column)) if v}
