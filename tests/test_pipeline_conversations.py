@@ -127,6 +127,22 @@ def test_plan_reads_a_messages_file(tmp_path):
     assert plan["conversations"]["n"] == 3 and plan["ftu"]["gender"]["parts"]["request"] == 3
 
 
+def test_conversations_written_as_json_text_in_a_csv_are_conversations(tmp_path):
+    """A CSV cell cannot hold a list, so a conversation there is its JSON text; it was sent to the model, and read
+    by FTU, as one literal string of JSON. It is read as the conversation it is, and checked like one."""
+    path = tmp_path / "c.csv"
+    pd.DataFrame({"messages": [json.dumps(_screening(i)) for i in range(3)]}).to_csv(path, index=False)
+    command = ["plan", "--task", "text_generation", "--prompts", str(path), "--no-ask", "--json"]
+    result = runner.invoke(app, command)
+    assert result.exit_code == ExitCode.OK, result.output
+    plan = json.loads(result.output)
+    assert plan["conversations"]["n"] == 3 and plan["ftu"]["gender"]["parts"]["request"] == 3
+    pd.DataFrame({"messages": [json.dumps([{"content": "a"}]), "[not json] Write to Mrs. Lee."]}).to_csv(path)
+    result = runner.invoke(app, command)
+    assert result.exit_code == ExitCode.BAD_INPUT and "row 1: message 1 has no 'role' key" in result.output
+    assert evenhand.check_ftu(["[1, 2] Write to Mrs. Lee."], "gender").flagged.tolist() == [True]  # a text
+
+
 def test_a_bad_context_cell_names_its_column(tmp_path):
     rows = [{"messages": _screening(0), "docs": ["ok", 5]}]
     path = _write(tmp_path, rows, _config("http://127.0.0.1:9/v1", prompts={"context_column": "docs"}))

@@ -172,10 +172,11 @@ def prompt_column(
     system_prompt_column: str | None = None,
 ) -> list[Prompt]:
     """The prompts of a table: texts (a number is read as its text), or conversations (a list of messages per row,
-    from JSONL, JSON or Parquet), with the retrieved documents and the system prompt of each row when their columns
-    are named. A malformed one is one line naming the file, the column, the row and the key
+    from JSONL, JSON or Parquet; in CSV their JSON text), with the retrieved documents and the system prompt of each
+    row when their columns are named. A malformed one is one line naming the file, the column, the row and the key
     (``p.jsonl: column 'messages' (prompts): row 3: message 2 has no 'role' key; ...``)."""
-    values = [v if _is_container(v) else str(v) for v in column(frame, name, source=source, role="prompts")]
+    values = [v if _is_container(v) else _conversation_text(str(v))
+              for v in column(frame, name, source=source, role="prompts")]  # fmt: skip
     context = None
     if context_column is not None:
         cells = column(frame, context_column, source=source, role="retrieved documents")
@@ -186,6 +187,23 @@ def prompt_column(
         system = column(frame, system_prompt_column, source=source, role="system prompts")
     return build_prompts(values, context=context, system_prompts=system,
                          where=lambda i: f"{source}: column {name!r} (prompts): row {i + 1}")  # fmt: skip
+
+
+def _conversation_text(text: str) -> str | list[Any]:
+    """A cell whose whole text is a JSON list of messages (objects with a ``role`` or ``content``) is that
+    conversation: a CSV or TSV cell cannot hold a list, so a conversation there is its JSON text. Any other text,
+    JSON or not, is the prompt as written."""
+    stripped = text.strip()
+    if not (stripped.startswith("[") and stripped.endswith("]")):
+        return text
+    try:
+        parsed = json.loads(stripped)
+    except ValueError:
+        return text
+    is_messages = isinstance(parsed, list) and bool(parsed)
+    if is_messages and all(isinstance(m, dict) and ("role" in m or "content" in m) for m in parsed):
+        return parsed  # checked as a conversation by build_prompts, row and key named
+    return text
 
 
 def demo_dir() -> Path:
