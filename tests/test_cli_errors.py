@@ -42,10 +42,14 @@ def _config(tmp_path: Path, classification: str = "{}") -> Path:
 
 
 def test_positive_label_absent_from_ground_truth_exit_2(tmp_path: Path) -> None:
-    cfg = _config(tmp_path, "{positive_label: 'yes'}")
+    cfg = _config(tmp_path, "{labels: {'1': [yes], '0': [no], '2': [maybe]}, positive_label: '2'}")
     result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
-    assert "positive label 'yes' never appears in the ground-truth labels" in result.output
+    assert "positive label '2' never appears in the ground-truth labels" in result.output
+    cfg = _config(tmp_path, "{positive_label: 'yes'}")  # a word of the label '1': refused before any request
+    result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "classification.positive_label: 'yes' is not a label ('yes' is a word of '1')" in result.output
 
 
 def test_metric_input_error_exit_2_names_the_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import evenhand
-from evenhand.config import Threshold
+from evenhand.config import RunSettings, Threshold
 from evenhand.pipeline.results.assessment import METRIC_COLUMNS, SCHEMA, SCHEMA_VERSION, load_results
 
 FAST = {"store": None, "progress": False, "n_resamples": 200}
@@ -342,3 +342,42 @@ def test_bad_keywords_are_one_line_value_errors(keywords: dict[str, Any], expect
         evenhand.assess(**options)
     message = str(caught.value)
     assert message.startswith(expected) and "\n" not in message and "pydantic.dev" not in message
+
+
+@pytest.mark.parametrize(
+    ("section", "words"),
+    [
+        ({"positive_label": "yes"}, "classification.positive_label: 'yes' is not a label"),  # a word, not a label
+        ({"positive_label": "2"}, "classification.positive_label: '2' is not a label"),
+        ({"sensitive_classes": ["1", "maybe"]}, "classification.sensitive_classes: 'maybe' is not a label"),
+        ({"pattern": "(["}, "classification.pattern: '([' is not a valid regular expression"),
+        ({"pattern": "decision: \\w+"}, "classification.pattern: 'decision: \\\\w+' needs a capture group"),
+        ({"labels": {"1": ["yes"], "0": ["yes"]}}, "classification.labels: keyword 'yes' signals both"),
+        ({"labels": {}}, "classification.labels: labels is empty"),
+    ],
+)
+def test_a_label_reading_that_cannot_work_is_refused_before_any_request(section: dict[str, Any], words: str) -> None:
+    """A positive label no answer can be read as judged nothing (DP from all-negative decisions, a run that passed);
+    a bad pattern or label words failed only after every response had been generated and paid for."""
+    asked: list[str] = []
+
+    def llm(prompt: str) -> str:
+        asked.append(prompt)
+        return "yes"
+
+    settings = RunSettings.model_validate({"classification": section})
+    with pytest.raises(ValueError) as caught:
+        evenhand.assess(task="classification", prompts=["Approve Mrs. Lee?", "Approve Mr. Lee?"], client=llm,
+                        attributes=["gender"], settings=settings, **FAST)  # fmt: skip
+    assert str(caught.value).startswith(words), str(caught.value)
+    assert asked == []
+    own = pd.DataFrame({"prompt": ["Approve Mrs. Lee?"], "response": ["yes"]})  # own responses: the same rule
+    with pytest.raises(ValueError, match=r"^classification"):
+        evenhand.assess(task="classification", responses=own, attributes=["gender"], settings=settings, **FAST)
+
+
+def test_a_parser_of_ones_own_reads_labels_the_words_do_not_know() -> None:
+    a = evenhand.assess(task="classification", prompts=["Approve Mrs. Lee?", "Approve Mr. Lee?"],
+                        client=lambda p: "approve", attributes=["gender"], label_parser=lambda text: text,
+                        positive_label="approve", **FAST)  # fmt: skip
+    assert a.responses["label"].tolist()[:1] == ["approve"]

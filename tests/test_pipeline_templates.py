@@ -110,7 +110,7 @@ def test_labels_given_per_template_hold_for_each_fill(tmp_path: Path) -> None:
     raw = yaml.safe_load(_config(tmp_path, {"path": str(table), "label_column": "label", "templates": True},
                                  task="classification", person_level=True, prevalence_parity=False,
                                  intervention="assistive").read_text())  # fmt: skip
-    raw["classification"] = {"positive_label": "yes"}
+    raw["classification"] = {"labels": {"yes": ["approve"], "no": ["deny"]}, "positive_label": "yes"}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
     a = assess_config(load_config(tmp_path / "config.yaml"), progress=False, allow_code=True)
     originals = a.responses[a.responses["group"].isna()]

@@ -27,6 +27,7 @@ from evenhand.pipeline.families import FAMILY_TYPES, Needs, RunContext
 from evenhand.pipeline.families.base import Family
 from evenhand.pipeline.families.judged import READER_KEY
 from evenhand.pipeline.responses.masked_replies import add_compared
+from evenhand.pipeline.responses.parsers import check_label_reading
 from evenhand.pipeline.responses.personal_names import NAMES_CAVEAT, names_used
 from evenhand.pipeline.responses.scratch_store import TEMPORARY_STORE, scratch_store
 from evenhand.pipeline.responses.sources import Generated, OwnLists, OwnTable, ResponseSource
@@ -80,6 +81,8 @@ def run(
     if not use_case.prompts:
         raise InputError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
     check_threshold_scope(settings.thresholds, use_case)
+    if use_case.task == "classification" and label_parser is None:  # before anything is generated
+        check_label_reading(settings.classification)
     if use_case.templates is not None:  # a label or group given once per template holds for each of its fills
         templates = use_case.templates
         per_prompt = {k: templates.per_prompt(v, len(use_case.prompts)) for k, v in (per_prompt or {}).items()}

@@ -85,6 +85,32 @@ def choose_label_parser(classification: ClassificationConfig, given: LabelParser
     return given or structured or KeywordLabelParser(classification.labels, classification.pattern)
 
 
+def check_label_reading(classification: ClassificationConfig) -> None:
+    """The config's way of reading labels can work, checked before any response is generated: the label words
+    (``labels``) and ``pattern`` build a parser, and every class assessed (``positive_label``, or
+    ``sensitive_classes``) is a label the parser can return: a positive label no answer can be read as (a word such
+    as ``yes`` instead of its label ``1``) would judge nothing. Each problem is one line naming its key."""
+    try:
+        words = LabelWords(classification.labels)
+    except InputError as exc:
+        raise type(exc)(f"classification.labels: {exc}") from None
+    try:
+        choose_label_parser(classification)
+    except InputError as exc:
+        key = "pattern" if classification.pattern is not None else "labels"
+        raise type(exc)(f"classification.{key}: {str(exc).removeprefix('pattern ')}") from None
+    key = "sensitive_classes" if classification.sensitive_classes else "positive_label"
+    known = [str(label) for label in classification.labels]
+    for cls in classification.sensitive_classes or [classification.positive_label]:
+        if label_text(cls) not in known:
+            signals = words.exact(str(cls))
+            hint = f" ({str(cls)!r} is a word of {signals!r})" if signals is not None else ""
+            raise InputError(
+                f"classification.{key}: {label_text(cls)!r} is not a label{hint}; the labels (classification.labels) "
+                f"are {', '.join(repr(k) for k in known)}"
+            )
+
+
 def label_source(classification: ClassificationConfig, given: LabelParser | None = None) -> dict[str, str]:
     """``{"labels_from": ...}``, where a structured decision is read (results.json ``settings``), when the run reads
     one (no parser ``given``); empty for the words of a text."""
