@@ -101,7 +101,8 @@ def check_label_reading(classification: ClassificationConfig) -> None:
         raise type(exc)(f"classification.{key}: {str(exc).removeprefix('pattern ')}") from None
     key = "sensitive_classes" if classification.sensitive_classes else "positive_label"
     known = [str(label) for label in classification.labels]
-    for cls in classification.sensitive_classes or [classification.positive_label]:
+    assessed: list[object] = [*classification.sensitive_classes] or [classification.positive_label]
+    for cls in assessed:
         if label_text(cls) not in known:
             signals = words.exact(str(cls))
             hint = f" ({str(cls)!r} is a word of {signals!r})" if signals is not None else ""
