@@ -99,3 +99,18 @@ def test_unquoted_yaml_yes_no_are_words_again(tmp_path: Path) -> None:
         )
     )
     assert cfg.classification.labels == {"1": ["yes", "ok"], "0": ["no"]}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://u:pw-canary-url@127.0.0.1:99999/v1", "http://u:pw-canary-url@[::1/v1", "htp://u:pw-canary-url@h/v1",
+     "http://u:pw-canary-url@/v1", "127.0.0.1:8000/v1"],
+)  # fmt: skip
+def test_a_base_url_that_cannot_be_requested_is_a_config_error(tmp_path: Path, url: str) -> None:
+    """A port out of range or a broken IPv6 host was retried as a runtime failure (exit 3, 9 attempts per prompt, or
+    "ValueError: Invalid IPv6 URL"); a config error names model.base_url, and never the URL's password."""
+    model = f"model: {{provider: openai, base_url: '{url}', model: m}}\n"
+    text = "use_case: {task: summarization}\nprompts: {items: [a]}\n" + model
+    with pytest.raises(ConfigError, match=r"model\.base_url") as info:
+        load_config(write(tmp_path, "c.yaml", text))
+    assert "pw-canary-url" not in str(info.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -81,6 +82,28 @@ class ModelConfig(_Section):
                 isinstance(given, dict) and all(isinstance(v, (str, int, float)) for v in given.values())
             ):
                 raise InputError(f"{cls.key}.options.{key} must map header names to text values, e.g. {{X-Team: a}}")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _requestable_url(cls, value: str | None) -> str | None:
+        """An http(s) URL with a host and a valid port, checked here rather than retried as a failing request; the
+        message never quotes the URL (it may carry user:password)."""
+        if value is None:
+            return value
+        problem = None
+        try:
+            parts = urllib.parse.urlsplit(value)
+            parts.port  # noqa: B018 -- raises ValueError for a port out of range or not a number
+        except ValueError as exc:
+            problem = f"cannot be parsed ({exc})"
+        else:
+            if parts.scheme not in ("http", "https"):
+                problem = "must start with http:// or https://, e.g. http://localhost:8000/v1"
+            elif not parts.hostname:
+                problem = "has no host, e.g. http://localhost:8000/v1"
+        if problem is not None:  # the error's location names the key (model.base_url, ftu.reader.base_url, ...)
+            raise InputError(f"the URL {problem}")
         return value
 
     @model_validator(mode="after")
