@@ -272,3 +272,15 @@ def test_plan_properties(
     # something is always said: either a metric or a reason why nothing applies
     assert p.metrics or p.not_applicable
     _ = list(itertools.chain(p.to_frame().itertuples()))
+
+
+def test_prompts_repeated_word_for_word_are_a_caveat() -> None:
+    """Copies of a prompt are resampled as independent prompts and share their stored responses: the plan says so."""
+    from evenhand.framework import UseCase, plan
+
+    prompts = ["Write to Mrs. Lee about her loan.", "Thank the client.", "Write to Mrs. Lee about her loan."]
+    caveats = plan(UseCase(task="text_generation", prompts=prompts)).caveats
+    assert [c for c in caveats if c.startswith("1 of 3 prompts repeat an earlier prompt word for word")]
+    assert not [c for c in plan(UseCase(task="text_generation", prompts=prompts[:2])).caveats if "repeat" in c]
+    person_level = UseCase(task="classification", prompts=prompts, person_level=True, prevalence_parity=False)
+    assert not [c for c in plan(person_level).caveats if "repeat" in c]  # one prompt per person, on purpose

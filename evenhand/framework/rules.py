@@ -427,6 +427,27 @@ def plan(
     # the people no name list can place (issue 33): their prompts' replies against the rest's, observational
     unplaced_metrics, unplaced_skipped, unplaced = plan_unplaced(use_case, ftu)
     metrics, skipped = [*metrics, *unplaced_metrics], [*skipped, *unplaced_skipped]
-    caveats = language_notes(ftu, language, use_case.task) + unplaced
+    caveats = language_notes(ftu, language, use_case.task) + unplaced + repeated_prompts_caveat(use_case)
     audit = read.audit if read is not None else None
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)
+
+
+def repeated_prompts_caveat(use_case: UseCase) -> list[str]:
+    """A caveat when prompts repeat an earlier one word for word: each copy is resampled as an independent prompt,
+    and a resumable store gives it the very responses of the first, so the intervals and tests would count the same
+    evidence twice. Person-level prompts (classification) may repeat on purpose, one per person: no caveat there."""
+    if use_case.person_level:
+        return []
+    seen: set[object] = set()
+    repeats = 0
+    for prompt in use_case.prompts or ():
+        key = prompt if isinstance(prompt, str) else repr(prompt)
+        repeats += key in seen
+        seen.add(key)
+    if not repeats:
+        return []
+    return [
+        f"{repeats} of {len(use_case.prompts or ())} prompts repeat an earlier prompt word for word: each copy counts "
+        "as an independent prompt in the intervals and tests, and gets the same stored responses as the first, which "
+        "overstates the evidence; remove the repeats unless they weight the population on purpose"
+    ]
