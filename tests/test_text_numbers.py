@@ -49,6 +49,11 @@ WRITTEN = [
     (".5 of it", 0.5, NUMBER),
     ("I can't say.", math.nan, NO_NUMBER),
     ("", math.nan, NO_NUMBER),
+    # scientific notation is one number, not its mantissa ("1.2e5" was read as 1.2); beyond a float: no number
+    ("1.2e5", 120_000, NUMBER),
+    ("about 1.5E+05 dollars", 150_000, NUMBER),
+    ("3e-2 of it", 0.03, NUMBER),
+    ("1e309", math.nan, NO_NUMBER),
 ]
 
 

@@ -59,7 +59,7 @@ _AMOUNT = re.compile(
     (?P<sign1>[-−])?
     (?:(?P<symbol>{_SYMBOLS})|(?P<code1>{_CODES}){_GAP})?
     (?P<sign2>[-−])?
-    (?P<digits>\d{{1,3}}(?:[,' \u00a0\u202f]\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    (?P<digits>\d{{1,3}}(?:[,' \u00a0\u202f]\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+)
     (?![\d])
     (?:(?P<abbr>k|K|MM|M|mn|mil|m|bn|B|b)(?![A-Za-z0-9])|{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
     (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
