@@ -114,8 +114,8 @@ def test_metrics_rejects_a_bad_responses_file(case: str, tmp_path: Path) -> None
         (["missing.csv"], ("no such file", "missing.csv")),
         (["folder.csv"], ("folder.csv", "is a folder")),
         (["own.csv", "--out", "own.csv/inside"], ("own.csv/inside", "cannot be created")),
-        (["own.csv", "--task", "ranking"], ("use_case.task",)),
-        (["own.csv", "-a", "caste"], ("use_case.attributes", "caste")),
+        (["own.csv", "--task", "ranking"], ("--task", "use_case.task")),  # the flag, and the key it sets
+        (["own.csv", "-a", "caste"], ("-a/--attribute", "use_case.attributes", "caste")),
         (["own.csv", "--response-column", "answer"], ("no column 'answer'",)),
         (["own.csv", "--scorer-option", "toxicity"], ("--scorer-option toxicity",)),
         (["own.csv", "--scorer-option", "toxicity.batch_size=[1"], ("--scorer-option", "not valid YAML")),

@@ -114,7 +114,20 @@ def metrics_config(
     try:
         return parse_config(data, source=str(config or "options"))
     except ConfigError as exc:
-        raise fail(str(exc), ExitCode.BAD_INPUT) from None
+        message = str(exc)
+        if config is None:  # name the flag that set the key ("--ci (statistics.ci): ..."), not a config's "options"
+            for key, flag in _FLAG_OF_KEY.items():
+                message = message.replace(f"options: {key}", f"{flag} ({key})")
+        raise fail(message, ExitCode.BAD_INPUT) from None
+
+
+#: the ``evenhand metrics`` flags that write a config key, for errors about that key
+_FLAG_OF_KEY = {
+    "use_case.task": "--task",
+    "use_case.attributes": "-a/--attribute",
+    "statistics.ci": "--ci",
+    "classification.group_columns": "--group-columns",
+}
 
 
 def run_config_from(
