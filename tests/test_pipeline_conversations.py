@@ -143,6 +143,14 @@ def test_conversations_written_as_json_text_in_a_csv_are_conversations(tmp_path)
     assert evenhand.check_ftu(["[1, 2] Write to Mrs. Lee."], "gender").flagged.tolist() == [True]  # a text
 
 
+def test_a_bad_system_prompt_cell_names_its_column(tmp_path):
+    rows = [{"messages": [{"role": "user", "content": "Write to Mrs. Lee."}], "system": 7}]
+    path = _write(tmp_path, rows, _config("http://127.0.0.1:9/v1", prompts={"system_prompt_column": "system"}))
+    result = runner.invoke(app, ["assess", str(path)])
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert "prompts.jsonl: column 'system' (system prompts): row 1: the system prompt is 'int'" in result.output
+
+
 def test_a_bad_context_cell_names_its_column(tmp_path):
     rows = [{"messages": _screening(0), "docs": ["ok", 5]}]
     path = _write(tmp_path, rows, _config("http://127.0.0.1:9/v1", prompts={"context_column": "docs"}))

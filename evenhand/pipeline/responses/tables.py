@@ -12,7 +12,7 @@ import pandas as pd
 
 from evenhand._formula_guard import unguard_frame, written_by_evenhand
 from evenhand.conversation import Prompt, build_prompts, parse_context
-from evenhand.errors import InputError, InputFileNotFoundError
+from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
 
@@ -185,6 +185,10 @@ def prompt_column(
     system = None
     if system_prompt_column is not None:
         system = column(frame, system_prompt_column, source=source, role="system prompts")
+        for row, value in enumerate(system, start=1):  # named by its own column, not the prompts'
+            if not is_missing(value) and not isinstance(value, str):
+                raise InputTypeError(f"{source}: column {system_prompt_column!r} (system prompts): row {row}: the "
+                                     f"system prompt is {type(value).__name__!r}, not a text")  # fmt: skip
     return build_prompts(values, context=context, system_prompts=system,
                          where=lambda i: f"{source}: column {name!r} (prompts): row {i + 1}")  # fmt: skip
 
