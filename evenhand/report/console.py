@@ -21,7 +21,9 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from evenhand.report.digest import Digest, digest, example_caption, scope, undefined_lines
 
@@ -32,7 +34,14 @@ _REPLY_WIDTH = 160  # characters of a reply shown in a pair: enough to see the d
 
 
 def _say(console: Console, text: str) -> None:
-    console.print(text, highlight=False)
+    """Print a line of markup; an indented line keeps its indent where the console wraps it, so a long headline
+    or finding still reads as part of the block above it."""
+    body = text.lstrip(" ")
+    indent = len(text) - len(body)
+    if not indent:
+        console.print(text, highlight=False)
+        return
+    console.print(Padding(Text.from_markup(body), (0, 0, 0, indent), expand=False))
 
 
 def _short(text: Any) -> str:
