@@ -6,9 +6,9 @@ banking, IT and security, health, legal, HR, retail) nearest to the use case's p
 that domain's held-out benign sentences and benign polite replies (all domains when none is near).
 
 Nearest domain: each domain is the TF-IDF centroid (word 1-2-grams, English stop words removed, fitted on the
-benign sentences of :data:`CENTROID_SPLITS`) of its sentences; the prompts' centroid is compared with each by cosine similarity, and the
-highest wins when it reaches :data:`MIN_SIMILARITY`; below it the domain is ``"all"``. A set of prompts about card
-fraud and refunds lands in banking; one about poems lands nowhere.
+benign sentences of :data:`CENTROID_SPLITS`) of its sentences; the prompts' centroid is compared with each by
+cosine similarity, and the highest wins when it reaches :data:`MIN_SIMILARITY`; below it the domain is ``"all"``.
+A set of prompts about card fraud and refunds lands in banking; one about poems lands nowhere.
 
 Rates: ``fp_sentences`` is the share of the domain's held-out benign sentences scored at or above the threshold;
 ``fp_replies`` the share of its held-out benign four-sentence replies (scored as the scorer is given: a
