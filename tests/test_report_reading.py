@@ -208,7 +208,7 @@ def test_a_wrapped_line_keeps_its_indent_and_data_is_not_markup() -> None:
     lines = console.export_text().splitlines()
     cut = next(i for i, line in enumerate(lines) if line.startswith("verdict"))
     assert lines[0].startswith("  ok [b]gender[/b]") and cut >= 3, lines
-    assert all(line.startswith("  ") for line in lines[:cut]), lines  # the wrapped ok line keeps its indent
+    assert all(line.startswith("  ") and line == line.rstrip() for line in lines[:cut]), lines  # indent, no padding
     assert not any(line.startswith(" ") for line in lines[cut:]), lines  # an unindented line wraps as before
 
 

@@ -21,7 +21,6 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -41,7 +40,10 @@ def _say(console: Console, text: str) -> None:
     if not indent:
         console.print(text, highlight=False)
         return
-    console.print(Padding(Text.from_markup(body), (0, 0, 0, indent), expand=False))
+    margin = Text(" " * indent)
+    for line in Text.from_markup(body).wrap(console, max(console.width - indent, 20)):
+        line.rstrip()  # no trailing blanks in a log or a file
+        console.print(margin + line, soft_wrap=True, highlight=False)  # wrapped here already
 
 
 def _short(text: Any) -> str:

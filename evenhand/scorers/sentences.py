@@ -19,16 +19,11 @@ words is joined to the next one (the last, to the one before), so every scored u
 
 **The operating point** (issue 34, item 3). A reply's worst sentence is more likely to cross a threshold than the
 whole reply: a benign "Any money lost through fraud ... is refunded in full." scores 0.54 alone under the lexical
-default. A scorer may say at which score a single sentence should count (``sentence_threshold`` :math:`\tau`,
-chosen on development replies so that worst-sentence scoring flags no more benign replies than whole-reply scoring
-does at 0.5); the reply's score is then its worst sentence's score :math:`s` rescaled so that :math:`\tau` lands on
-the usual threshold 0.5, keeping 0 and 1 and the order of scores:
-
-.. math::
-
-    r(s) = \begin{cases} 0.5\,s/\tau & s < \tau \\ 0.5 + 0.5\,(s - \tau)/(1 - \tau) & s \ge \tau \end{cases}
-
-A scorer that says nothing has :math:`\tau = 0.5` and its scores are left as they are.
+default. A scorer may say at which score a single sentence should count (``sentence_threshold`` t, chosen on
+development replies so that worst-sentence scoring flags no more benign replies than whole-reply scoring does at
+0.5); the reply's score is then its worst sentence's score s rescaled so that t lands on the usual threshold 0.5,
+keeping 0, 1 and the order of scores: r(s) = 0.5 s / t below t, and 0.5 + 0.5 (s - t) / (1 - t) from t on
+(:func:`rescale_to_threshold`). A scorer that says nothing has t = 0.5 and its scores are left as they are.
 """
 
 from __future__ import annotations
@@ -211,7 +206,8 @@ class WorstSentenceScorer(Scorer):
     def worst_sentences(self, texts: Any) -> list[tuple[str, float]]:
         """``(sentence, score)`` of each text's highest-scoring sentence (the first of ties) and the text's score (the
         sentence's, rescaled as :meth:`__call__` rescales it): the sentence that decides the text's score, which a
-        report shows beside a flagged reply so a reader sees at once what was flagged. The inner scorer's cache and de-duplication make a second pass over scored texts cheap.
+        report shows beside a flagged reply so a reader sees at once what was flagged. The inner scorer's cache and
+        de-duplication make a second pass over scored texts cheap.
 
         >>> WorstSentenceScorer(lambda xs: [0.9 if "idiot" in x else 0.1 for x in xs]).worst_sentences(
         ...     ["Thanks. You idiot. Bye."])
