@@ -22,7 +22,7 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
   leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
 
-Nothing of the ``heldout`` and ``fresh`` splits is read before the model is fixed.
+Nothing of the ``heldout``, ``fresh`` and ``fresh2`` splits is read before the model is fixed.
 
 Model: logistic regression on the all-MiniLM-L6-v2 embedding, class-balanced with benign texts weighted
 :data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs more than a miss of web toxicity, which the
