@@ -381,3 +381,11 @@ def test_a_parser_of_ones_own_reads_labels_the_words_do_not_know() -> None:
                         client=lambda p: "approve", attributes=["gender"], label_parser=lambda text: text,
                         positive_label="approve", **FAST)  # fmt: skip
     assert a.responses["label"].tolist()[:1] == ["approve"]
+
+
+def test_no_response_at_all_says_why_when_every_one_was_filtered() -> None:
+    """A callable returning None records a content-filter refusal: the error said only "none of the 30 requests
+    produced a response", with no reason."""
+    with pytest.raises(evenhand.errors.NoResponsesError, match=r"produced a response; .*content filter"):
+        evenhand.assess(task="summarization", prompts=["Write to Mrs. Lee.", "Tell her."], client=lambda p: None,
+                        embedder=False, **FAST)  # fmt: skip

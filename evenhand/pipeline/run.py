@@ -190,6 +190,9 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
     if not (frame["status"] == "ok").any():
         errors = [e for e in frame["error"].tolist() if isinstance(e, str) and e]
         first = f"; first error: {errors[0]}" if errors else ""
+        filtered = int((frame["status"] == "filtered").sum())
+        if filtered and not errors:  # no error text to quote: say what happened instead
+            first = f"; {filtered} of them were refused by a content filter (status filtered)"
         # the frame travels with the error: a red team records a condition blocked every time as a result
         raise NoResponsesError(f"none of the {len(frame)} requests produced a response{first}", frame)
     return frame
