@@ -389,3 +389,11 @@ def test_no_response_at_all_says_why_when_every_one_was_filtered() -> None:
     with pytest.raises(evenhand.errors.NoResponsesError, match=r"produced a response; .*content filter"):
         evenhand.assess(task="summarization", prompts=["Write to Mrs. Lee.", "Tell her."], client=lambda p: None,
                         embedder=False, **FAST)  # fmt: skip
+
+
+def test_an_unlinked_counterfactual_row_is_numbered_like_every_other_row_error() -> None:
+    """Rows are numbered from 1 in every error of a table ("row 1 names the group ..."); this one said row 0."""
+    own = pd.DataFrame({"prompt": ["Thank the client.", "Write to Mrs. Lee."], "response": ["Thanks.", "Dear Lee."],
+                        "attribute": [None, "gender"], "group": [None, "female"]})  # fmt: skip
+    with pytest.raises(ValueError, match=r"cannot be linked to an original prompt \(first: row 2\)"):
+        evenhand.assess(task="summarization", responses=own, attributes=["gender"], embedder=False, **FAST)

@@ -278,7 +278,7 @@ def frame_from_table(
     if unknown:
         raise InputError(
             f"{source}: {len(unknown)} counterfactual row(s) cannot be linked to an original prompt (first: row "
-            f"{unknown[0]}); add a column with the id of each prompt's versions and name it in "
+            f"{unknown[0] + 1}); add a column with the id of each prompt's versions and name it in "
             "responses.prompt_id_column (evenhand metrics --prompt-id-column)"
         )
     attrs_filled = [
