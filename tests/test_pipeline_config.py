@@ -114,3 +114,21 @@ def test_a_base_url_that_cannot_be_requested_is_a_config_error(tmp_path: Path, u
     with pytest.raises(ConfigError, match=r"model\.base_url") as info:
         load_config(write(tmp_path, "c.yaml", text))
     assert "pw-canary-url" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ("{bogus: 1}", "model.options.bogus is not an option of provider openai; its options: api_version"),
+        ("{timeout: -1}", "model.options.timeout must be a positive number of seconds, got -1"),
+        ("{timeout: soon}", "model.options.timeout must be a positive number of seconds"),
+        ("{api_key: sk-canary-opt}", "model.options.api_key: put the API key in an environment variable"),
+    ],
+)
+def test_an_openai_option_is_checked_when_the_config_is_read(tmp_path: Path, options: str, words: str) -> None:
+    """An unknown option or a bad timeout failed only when the client was built, after the scorers had loaded, in a
+    line naming no key ("OpenAIClient.__init__() got an unexpected keyword argument")."""
+    model = f"model: {{provider: openai, base_url: 'http://127.0.0.1:9/v1', model: m, options: {options}}}\n"
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, "c.yaml", "use_case: {task: summarization}\nprompts: {items: [a]}\n" + model))
+    assert words in str(info.value) and "sk-canary-opt" not in str(info.value)

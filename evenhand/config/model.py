@@ -126,6 +126,8 @@ class ModelConfig(_Section):
                     f"model.{key}: the local model cannot be sent {key}; ask for JSON in the prompt and read it with "
                     "classification.json_field, or use an OpenAI-compatible server"
                 )
+        if self.provider == "openai":
+            self._check_openai_options()
         if self.device is not None:
             from evenhand.scorers._base import check_device
 
@@ -133,6 +135,27 @@ class ModelConfig(_Section):
             if self.provider != "local":
                 raise InputError(f"{self.key}.device applies to provider local, not {self.provider!r}; remove it")
         return self
+
+    def _check_openai_options(self) -> None:
+        """Every ``options`` key is an option of the OpenAI-compatible client, and its timeout is positive: said here,
+        naming the key, not when the client is built after the scorers have loaded."""
+        import inspect
+
+        from evenhand.generation.clients.openai import OpenAIClient
+
+        accepted = set(inspect.signature(OpenAIClient.__init__).parameters) - {"self", "base_url", "model", "api_key"}
+        unknown = sorted(set(self.options) - accepted)
+        if "api_key" in self.options:  # the value is never quoted: it is a key
+            raise InputError(f"{self.key}.options.api_key: put the API key in an environment variable and name it with "
+                             f"{self.key}.api_key_env")  # fmt: skip
+        if unknown:
+            raise InputError(
+                f"{self.key}.options.{unknown[0]} is not an option of provider openai; its options: "
+                f"{', '.join(sorted(accepted - {'api_key_env'}))}"
+            )
+        timeout = self.options.get("timeout")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+            raise InputError(f"{self.key}.options.timeout must be a positive number of seconds, got {timeout!r}")
 
     def local_folder(self) -> Path | None:
         """The local model's folder when ``model`` is written as a path (``/``, ``~``, ``./``, ``../``), else None
