@@ -74,6 +74,10 @@ def test_plan_bad_input_exit_2() -> None:
     assert result.exit_code == ExitCode.BAD_INPUT
     assert "task" in result.output
     assert runner.invoke(app, ["plan", "--no-ask"]).exit_code == ExitCode.BAD_INPUT
+    # neither prompts nor the answer: the line names the flags to give, not plan()'s Python keyword
+    result = runner.invoke(app, ["plan", "--task", "classification", "--no-ask"])
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert "--prompts FILE" in result.output and "--mentions-groups/--no-mentions-groups" in result.output
 
 
 def _classification_config(tmp_path: Path, threshold: float) -> Path:

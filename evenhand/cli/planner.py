@@ -61,6 +61,8 @@ def use_case_from_flags(
         fields["mentions_protected_groups"] = ask_bool(
             "Do the prompts mention protected groups (e.g. she/he, race terms)?", None, True, True
         )
+    elif mentions_groups is None:  # not asked: the flags that answer it (plan() would name its Python keyword)
+        raise fail("give --prompts FILE (FTU reads them) or --mentions-groups/--no-mentions-groups", ExitCode.BAD_INPUT)
     else:
         fields["mentions_protected_groups"] = mentions_groups
     norm = UseCase.model_validate({"task": task}).task
