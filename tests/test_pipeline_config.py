@@ -132,3 +132,16 @@ def test_an_openai_option_is_checked_when_the_config_is_read(tmp_path: Path, opt
     with pytest.raises(ConfigError) as info:
         load_config(write(tmp_path, "c.yaml", "use_case: {task: summarization}\nprompts: {items: [a]}\n" + model))
     assert words in str(info.value) and "sk-canary-opt" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "rule", ["{verdict: concern, max: 0}", "{metric: CROUGE-L, measure: below_floor, max: 0}",
+             "{metric: SCSP, measure: p_adjusted, min: 0.05}", "{metric: CROUGE-L, measure: gap, max: 0.1}"],
+)  # fmt: skip
+def test_a_gate_on_statistics_needs_them(tmp_path: Path, rule: str) -> None:
+    """With statistics.ci null no test, floor or interval is computed: every finding is ok, so a verdict gate passed
+    whatever the replies (exit 0), and a floor or p-value gate failed on "undefined". Both are config errors."""
+    text = f"use_case: {{task: summarization}}\nprompts: {{items: [a]}}\nstatistics: {{ci: null}}\nthresholds: [{rule}]"
+    with pytest.raises(ConfigError, match=r"thresholds\.0: .*needs statistics.ci"):
+        load_config(write(tmp_path, "c.yaml", text))
+    load_config(write(tmp_path, "c.yaml", text.replace("ci: null", "ci: 0.9")))  # with statistics: fine

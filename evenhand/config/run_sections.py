@@ -424,6 +424,22 @@ class RunSettings(_Section):
         Field(description="an LLM judge of counterfactual reply pairs (docs/assistants.md); null: none"),
     ] = None
 
+    @model_validator(mode="after")
+    def _gates_have_statistics(self) -> RunSettings:
+        """Without statistics (``statistics.ci: null``) no test, floor or interval is computed, so every finding is
+        ok: a verdict gate would pass whatever the replies, and a gap, floor or p-value gate could only fail on
+        "undefined". Either is a config error, said before anything runs."""
+        if self.statistics.ci is not None:
+            return self
+        for i, rule in enumerate(self.thresholds):
+            needs = f"verdict: {rule.verdict}" if rule.verdict is not None else f"measure: {rule.measure}"
+            if rule.verdict is not None or rule.measure != "value":
+                raise InputError(
+                    f"thresholds.{i}: {needs} needs statistics.ci (the tests, floors and intervals the verdict rests "
+                    "on), which is null; set statistics.ci (e.g. 0.95) or gate on a metric's value"
+                )
+        return self
+
 
 def check_threshold_scope(rules: Any, use_case: UseCase) -> None:
     """Every threshold's attribute is one the use case checks, and its groups are groups of that attribute (a rule
