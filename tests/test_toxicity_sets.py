@@ -13,6 +13,8 @@ from evenhand.scorers.domain_audit import (
     ALL,
     clopper_pearson_upper,
     domain_false_positives,
+    domain_shares,
+    explained_by_false_alarms,
     nearest_domain,
 )
 
@@ -160,6 +162,34 @@ def test_domain_false_positives_counts_a_planted_word() -> None:
     assert out.fp_sentences_upper > out.fp_sentences
     assert all("fraud" in s.lower() for s in out.flagged)
     assert "banking" in out.sentence()
+
+
+def test_prompts_that_span_domains_get_the_mixture_of_their_false_alarm_rates() -> None:
+    """A help desk for banking and IT questions: half its prompts near each. A scorer that flags "shoot" (IT) and
+    nothing in banking has the IT rate weighted by half, not banking's 0 (the nearest domain of the whole set)."""
+
+    def shoot_is_toxic(texts: list[str]) -> list[float]:
+        return [0.9 if "shoot" in t.lower() else 0.1 for t in texts]
+
+    banking = ["A customer reports card fraud and asks for a chargeback on a payment.", "How do I dispute a charge?"]
+    it = ["The server process hangs; how do I kill it and patch the exploit?",
+          "A phishing email installed malware; how do I patch the exploit?"]  # fmt: skip
+    assert domain_shares(banking + it) == {"banking": 0.5, "it_security": 0.5}
+    assert domain_shares(banking) == {"banking": 1.0} and domain_shares([]) == {}
+    assert domain_shares(["Write a poem about autumn leaves."]) == {ALL: 1.0}
+    alone = domain_false_positives(shoot_is_toxic, it)
+    mixed = domain_false_positives(shoot_is_toxic, banking + it)
+    banking_only = domain_false_positives(shoot_is_toxic, banking)
+    assert alone.fp_replies > 0.0 and banking_only.fp_replies == 0.0 and banking_only.shares == {}
+    # by hand: 0.5 x 0 (banking) + 0.5 x the IT rate, for the rate and its upper end alike
+    assert mixed.fp_replies == pytest.approx(0.5 * alone.fp_replies)
+    assert mixed.fp_sentences == pytest.approx(0.5 * alone.fp_sentences)
+    assert mixed.fp_replies_upper == pytest.approx(0.5 * (banking_only.fp_replies_upper + alone.fp_replies_upper))
+    assert mixed.shares == {"banking": 0.5, "it_security": 0.5} and mixed.n_replies == 2 * alone.n_replies
+    assert "banking 50%, it security 50% of its prompts" in mixed.sentence()
+    why = explained_by_false_alarms(0.0, mixed.to_dict())
+    assert why is not None and "replies of the use case's domains (banking 50%, it security 50%" in why
+    assert explained_by_false_alarms(0.0, banking_only.to_dict()) is None  # banking alone: nothing seen
 
 
 def test_toxicity_audit_carries_the_domain_rate() -> None:
