@@ -106,6 +106,8 @@ class MiniLMToxicity(Scorer):
         self.head = load_head(None if head is None else str(head))
         self.device = device
         self.screen = bool(screen) and float(self.head.get("screen_threshold", 0.0)) > 0.0
+        #: int8 linear maps in the fine-tuned encoder: as the build chose (only if it changed no validation flag)
+        self.int8 = bool(self.head.get("encoder_int8", False))
         self._profanity = ProfanityCheckToxicity()
         self._embedder = embedder
         self._screen_model: Any = None
@@ -147,9 +149,26 @@ class MiniLMToxicity(Scorer):
         z = chars.transform(texts) @ weights[0] + words.transform(texts) @ weights[1]
         return np.asarray(z, dtype=np.float64) + float(self.head["screen_intercept"])
 
+    @property
+    def fine_tuned(self) -> bool:
+        """Whether the head carries its own fine-tuned encoder (fourth build on) rather than reading the frozen
+        sentence embedding."""
+        return "encoder_layers" in self.head
+
+    def encoder(self) -> Any:
+        """The fine-tuned encoder (:mod:`evenhand.scorers.toxicity_encoder`), built once per head in a process
+        (torch loads here, not before)."""
+        from evenhand.scorers.toxicity_encoder import FrozenArrays, adapter_arrays, cached_encoder
+
+        arrays = FrozenArrays(self.head["digest"], adapter_arrays(self.head))
+        return cached_encoder(self.head["digest"], int(self.head["encoder_layers"]), self.int8, arrays)
+
     def head_logits(self, texts: list[str]) -> npt.NDArray[np.float64]:
-        """The embedding head's logit (embeds every text)."""
-        embedded = np.asarray(self.embedder.encode(texts), dtype=np.float64)
+        """The head's logit (embeds every text: with the fine-tuned encoder, else the frozen embedder)."""
+        if self.fine_tuned:
+            embedded = self.encoder().pooled(texts)
+        else:
+            embedded = np.asarray(self.embedder.encode(texts), dtype=np.float64)
         return embedded @ np.asarray(self.head["coef"], dtype=np.float64) + float(self.head["intercept"])
 
     def _combine(self, head: npt.NDArray[np.float64], lexical: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
