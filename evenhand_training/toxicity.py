@@ -1,8 +1,8 @@
 """Training of the offline toxicity model ``evenhand-minilm-toxicity`` (docs/toxicity-scorer.md).
 
 A tool outside the runtime package: ``scripts/train_toxicity.py`` (or ``python -m evenhand_training.toxicity``) runs
-:func:`main`, which writes ``evenhand/data/toxicity/minilm_head.npz`` (the coefficients the runtime scorer
-:mod:`evenhand.scorers.toxicity_minilm` reads) and ``toxicity_head_metrics.json`` beside it.
+:func:`main`, which writes ``evenhand/data/toxicity/minilm_head.npz`` (the encoder deltas and coefficients the
+runtime scorer :mod:`evenhand.scorers.toxicity_minilm` reads) and ``toxicity_head_metrics.json`` beside it.
 
 Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scorers.masking.mask_identity`):
 
@@ -22,18 +22,18 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
   leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
 
-Nothing of the ``heldout`` and ``fresh`` splits is read before the model is fixed.
+Nothing of the ``heldout``, ``fresh`` or any later held-out split is read before the model is fixed.
 
-Model: logistic regression on the all-MiniLM-L6-v2 embedding, class-balanced with benign texts weighted
-:data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs more than a miss of web toxicity, which the
-data holds plenty of). The screen (a logistic model on hashed word 1-2-grams and character 2-5-grams) decides which
-sentences need the embedding at all; its threshold is the highest that lets every development insult and 99.5% of
-the toxic prompts through (out-of-fold scores).
-
-Operating point (issue 34, item 3): sentences are scored one by one and a reply is as toxic as its worst sentence.
-The intercept is shifted so that the score 0.5 is the sentence threshold at which worst-sentence scoring flags
-no more benign development replies than whole-reply scoring flags at 0.5 (out-of-fold scores), so the usual
-threshold 0.5 brings no new false alarms from sentence scoring.
+Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
+fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these
+texts class-balanced with benign texts weighted :data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs
+more than a miss of web toxicity, which the data holds plenty of); its logit is mixed with a lexical model's (a
+logistic model on hashed word 1-2-grams and character 2-5-grams), which also screens the texts that need the encoder
+at all. Depth, head weight, operating point and screen threshold are chosen on validation data held aside from a
+selection fit (:mod:`evenhand_training.toxicity_select`, :mod:`evenhand_training.toxicity_eval`): the screen lets
+every development insult and 99.5% of the toxic prompts through; the sentence threshold is the lowest at which
+worst-unit scoring flags no more benign development replies than whole-reply scoring, folded into an offset so the
+usual threshold 0.5 brings no new false alarms from sentence scoring.
 """
 
 from __future__ import annotations

@@ -142,6 +142,7 @@ def build(
         "encoder_int8": int8["use"], "data": data.provenance, "environment": environment(),
     }  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
+    arrays: dict[str, Any] = dict(stored(final.arrays))
     np.savez_compressed(
         out / "minilm_head.npz",
         coef=final.coef.astype(np.float32),
@@ -156,7 +157,7 @@ def build(
         encoder_layers=np.int64(k),
         encoder_int8=np.bool_(int8["use"]),
         metadata_json=np.str_(json.dumps(metadata, sort_keys=True)),
-        **stored(final.arrays),
+        **arrays,
     )
     from evenhand.scorers.toxicity_minilm import load_head
 
@@ -174,7 +175,9 @@ def build(
     return metrics
 
 
-def _int8_agreement(final: Any, vtexts: list[str], v_lex: Any, a: float, threshold: float, logits: Any) -> dict[str, Any]:
+def _int8_agreement(
+    final: Any, vtexts: list[str], v_lex: Any, a: float, threshold: float, logits: Any
+) -> dict[str, Any]:
     """Float and int8 encoders on the validation texts: largest probability difference, flags that differ; int8
     is used only if no flag differs."""
     t0 = time.perf_counter()

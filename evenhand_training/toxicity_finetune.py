@@ -8,8 +8,8 @@ Loss: binary cross-entropy weighted as :meth:`evenhand_training.toxicity.Trainin
 (class-balanced, benign texts heavier). Batches hold texts of similar length (less padding), in shuffled order.
 
 :func:`fine_tune` returns only what the runtime needs (:func:`export`): the LoRA pairs with the scale folded into
-``B`` and the LayerNorm values, as float32 (:func:`stored`: how the head file keeps them), and the head. The runtime merges them into the
-pip-installed weights (:mod:`evenhand.scorers.toxicity_encoder`).
+``B`` and the LayerNorm values, as float32 (:func:`stored`: how the head file keeps them), and the head. The runtime
+merges them into the pip-installed weights (:mod:`evenhand.scorers.toxicity_encoder`).
 """
 
 from __future__ import annotations
@@ -48,12 +48,13 @@ class FineTuned:
 
 
 def _lora_linear(torch: Any, base: Any, rank: int, alpha: float, generator: Any) -> Any:
-    class LoRALinear(torch.nn.Module):  # type: ignore[misc,name-defined]
+    class LoRALinear(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.base = base
             self.scale = alpha / rank
-            self.a = torch.nn.Parameter(torch.randn(rank, base.in_features, generator=generator) / base.in_features**0.5)
+            start = torch.randn(rank, base.in_features, generator=generator) / base.in_features**0.5
+            self.a = torch.nn.Parameter(start)
             self.b = torch.nn.Parameter(torch.zeros(base.out_features, rank))
 
         def forward(self, x: Any) -> Any:

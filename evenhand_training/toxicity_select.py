@@ -139,7 +139,8 @@ def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
     at most 2% of held-aside SmolLM2 replies flagged, the highest worst-unit recall in dev polite replies; ties go to
     fewer layers (speed), then to the larger head weight. Without such a candidate: the smallest
     ``fp_max_domain + llm_replies_flagged - recall_worst``."""
-    ok = [c for c in candidates if c["figures"]["fp_max_domain"] <= 0.01 and c["figures"]["llm_replies_flagged"] <= 0.02]
+    ok = [c for c in candidates
+          if c["figures"]["fp_max_domain"] <= 0.01 and c["figures"]["llm_replies_flagged"] <= 0.02]  # fmt: skip
     if ok:
         return max(ok, key=lambda c: (c["figures"]["recall_worst"], -c["layers"], c["head_weight"]))
     return min(candidates, key=lambda c: (c["figures"]["fp_max_domain"] + c["figures"]["llm_replies_flagged"]

@@ -1,27 +1,31 @@
-"""The offline toxicity model that reads meaning: MiniLM sentence embeddings and a lexical model, trained together.
+"""The offline toxicity model that reads meaning: a fine-tuned MiniLM encoder and a lexical model, together.
 
 Spec ``"evenhand-minilm-toxicity"`` (:data:`SPEC`). For a text :math:`x`, let :math:`e(x) \\in \\mathbb{R}^{384}` be
-its all-MiniLM-L6-v2 embedding (the bundled model, as the counterfactual cosine uses it), :math:`h(x) = w^\\top
-e(x) + b` the logit of a logistic head on it, and :math:`\\ell(x) = u^\\top \\phi(x) + c` the logit of a logistic
-model on hashed word 1-2-grams and character 2-5-grams :math:`\\phi(x)`. Then
+its vector from the head's encoder: since the fourth build (issue 34) the first :math:`k` layers of the bundled
+all-MiniLM-L6-v2 with the build's fine-tuned low-rank deltas and LayerNorms merged in, mean-pooled
+(:mod:`evenhand.scorers.toxicity_encoder`); a head without an encoder (earlier builds) reads the frozen sentence
+embedding the counterfactual cosine uses. Let :math:`h(x) = w^\\top e(x) + b` be the logit of the logistic head on it,
+and :math:`\\ell(x) = u^\\top \\phi(x) + c` the logit of a logistic model on hashed word 1-2-grams and character
+2-5-grams :math:`\\phi(x)`. Then
 
 .. math::
 
     T(x) = \\sigma\\big(a\\,h(x) + (1 - a)\\,\\ell(x) + o\\big)
 
-with the coefficients, the weight :math:`a` and the offset :math:`o` in ``evenhand/data/toxicity/minilm_head.npz``
-(about 200 KB), trained by ``evenhand_training/toxicity.py`` on toxicity data from PyPI wheels and evenhand's own
-development sentences (``docs/toxicity-scorer.md``: data, licences, held-out figures, limits). The offset puts the
-operating point at 0.5: it is :math:`-\\mathrm{logit}(\\tau)` for the sentence threshold :math:`\\tau` at which scoring
-replies by their worst sentence flags no more benign development replies than whole-reply scoring does.
+with the deltas, the coefficients, the weight :math:`a` and the offset :math:`o` in
+``evenhand/data/toxicity/minilm_head.npz`` (about 1 MB), trained by ``evenhand_training/`` on toxicity data from PyPI
+wheels and evenhand's own development sentences (``docs/toxicity-scorer.md``: data, licences, held-out figures,
+limits). The offset puts the operating point at 0.5: it is :math:`-\\mathrm{logit}(\\tau)` for the sentence threshold
+:math:`\\tau` at which scoring replies by their worst unit flags no more benign validation replies than whole-reply
+scoring does.
 
-**A screen before the embedding.** MiniLM costs about a millisecond a sentence on a CPU, and most sentences of an
-assistant's replies are plainly benign. A sentence whose lexical probability :math:`\\sigma(\\ell(x))` and whose
-``alt-profanity-check`` probability are both under ``screen_threshold`` is not embedded: its score is the larger of
-the two (under the threshold, so it is never flagged). The threshold was chosen on out-of-fold development scores
-so that every development insult and 99.5% of the toxic prompts pass it; ``screen=False`` embeds every text.
+**A screen before the encoder.** Most sentences of an assistant's replies are plainly benign. A sentence whose
+lexical probability :math:`\\sigma(\\ell(x))` and whose ``alt-profanity-check`` probability are both under
+``screen_threshold`` is not encoded: its score is the larger of the two (under the threshold, so it is never
+flagged). The threshold lets every development insult and 99.5% of the toxic prompts through (scores of models
+fitted without them); ``screen=False`` encodes every text.
 
-Torch is loaded only when a text reaches the embedding (``import evenhand`` and this module stay light).
+Torch is loaded only when a text reaches the encoder (``import evenhand`` and this module stay light).
 """
 
 from __future__ import annotations
@@ -111,6 +115,8 @@ class MiniLMToxicity(Scorer):
         self._profanity = ProfanityCheckToxicity()
         self._embedder = embedder
         self._screen_model: Any = None
+        #: texts this scorer has sent through the embedding or encoder (what the screen let pass)
+        self.n_encoded = 0
 
     @property
     def embedder(self) -> Any:
@@ -165,6 +171,7 @@ class MiniLMToxicity(Scorer):
 
     def head_logits(self, texts: list[str]) -> npt.NDArray[np.float64]:
         """The head's logit (embeds every text: with the fine-tuned encoder, else the frozen embedder)."""
+        self.n_encoded += len(texts)
         if self.fine_tuned:
             embedded = self.encoder().pooled(texts)
         else:
@@ -194,7 +201,7 @@ class MiniLMToxicity(Scorer):
 def minilm_toxicity_scorer(**options: Any) -> MiniLMToxicity:
     """:class:`MiniLMToxicity` with ``options``; raises :class:`InputError` for an option it does not take."""
     options = dict(options)
-    refuse_quantize(options, f"{SPEC} (its head was trained on the float embedding, which int8 moves: docs/int8.md)")
+    refuse_quantize(options, f"{SPEC} (its build chose whether its encoder runs int8: docs/toxicity-scorer.md)")
     unknown = sorted(set(options) - {"embedder", "screen", "head", "device", "batch_size", "cache", "progress"})
     if unknown:
         raise InputError(f"{SPEC} does not take the option(s) {unknown}")
