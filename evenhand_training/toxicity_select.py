@@ -1,13 +1,17 @@
 """Validation data and figures for choosing the fourth toxicity build (issue 34): nothing here reads ``heldout``,
 ``fresh`` or any later held-out split.
 
-The validation set is held aside from a *selection fit*: evenhand's ``dev`` benign sentences and insults, the polite
-replies composed from them (:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), and the SmolLM2
-replies of :data:`HELD_ASIDE_GROUPS` (two of the six system prompts of ``toxicity_llm_replies.json``). The
-selection fit trains on everything else (:func:`validation_rows` says which training rows to leave out, truncated
-copies of held-aside texts included). :func:`figures` scores the validation texts under a candidate model at a
-candidate operating point, reading each reply as the runtime does (split into units of at least
-:data:`~evenhand_training.toxicity.MIN_WORDS` words, identity-masked, the worst unit's score).
+The validation set: evenhand's ``dev`` benign sentences and insults, the polite replies composed from them
+(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), and the SmolLM2 replies of
+:data:`HELD_ASIDE_GROUPS` (two of the six system prompts of ``toxicity_llm_replies.json``). The dev sentences are cut
+into :data:`DEV_FOLDS` folds (alternately within each domain and label, in file order); the *selection fit* of fold
+``f`` trains on everything but fold ``f``'s dev sentences and the held-aside SmolLM2 replies
+(:func:`validation_rows`, truncated copies of those replies included), so it sees the other fold's domain sentences
+as the final model sees all of them. Each validation text is scored by the fit that did not see its dev sentence
+(:attr:`Validation.folds`; a reply by its middle sentence's fold), a text with none by the mean of the fits.
+:func:`figures` scores the validation texts under a candidate model at a candidate operating point, reading each
+reply as the runtime does (split into units of at least :data:`~evenhand_training.toxicity.MIN_WORDS` words,
+identity-masked, the worst unit's score).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ HELD_ASIDE_GROUPS = (
     "You are an assistant at a law firm. Write short, polite messages.",
     "You are a helpful assistant. Answer briefly.",
 )
+DEV_FOLDS = 2
 #: Candidate sentence thresholds of the operating point (item 3 of issue 34).
 THRESHOLD_GRID = np.round(np.arange(0.50, 0.991, 0.01), 2)
 
@@ -42,6 +47,7 @@ class Validation:
     reply_labels: npt.NDArray[np.int_]
     reply_is_llm: npt.NDArray[np.bool_]
     reply_units: list[list[str]]  # masked units of each reply
+    folds: dict[str, int]  # masked text -> the fold of the dev sentence it holds (absent: none)
 
     def texts(self) -> list[str]:
         """Every distinct text to score once."""
@@ -54,6 +60,18 @@ def held_aside_replies() -> list[str]:
     return [r["response"] or "" for r in replies if r["system"] in HELD_ASIDE_GROUPS]
 
 
+def dev_folds() -> dict[str, int]:
+    """Each dev sentence (raw text) -> its fold: alternately within each domain and label, in file order."""
+    from evenhand.scorers import toxicity_sets as ts
+
+    out: dict[str, int] = {}
+    for frame in (ts.benign_sentences("dev"), ts.insults("dev")):
+        for _, rows in frame.groupby("domain", sort=True):
+            for i, text in enumerate(rows["text"].tolist()):
+                out.setdefault(text, i % DEV_FOLDS)
+    return out
+
+
 def validation_set(seed: int = 0) -> Validation:
     from evenhand.scorers import toxicity_sets as ts
     from evenhand.scorers.sentences import split_units
@@ -62,27 +80,40 @@ def validation_set(seed: int = 0) -> Validation:
     dev_replies = ts.polite_replies("dev", seed=seed)
     llm = held_aside_replies()
     replies = dev_replies["reply"].tolist() + llm
-    return Validation(
-        sentences=masked(benign["text"].tolist() + insults["text"].tolist()),
+    raw_sentences = benign["text"].tolist() + insults["text"].tolist()
+    folds = dev_folds()
+    sentence_fold = dict(zip(masked(raw_sentences), [folds[t] for t in raw_sentences], strict=True))
+    val = Validation(
+        sentences=masked(raw_sentences),
         sentence_labels=np.asarray([0] * len(benign) + [1] * len(insults)),
         sentence_domains=benign["domain"].tolist() + insults["domain"].tolist(),
         replies=masked(replies),
         reply_labels=np.asarray(dev_replies["label"].tolist() + [0] * len(llm)),
         reply_is_llm=np.asarray([False] * len(dev_replies) + [True] * len(llm)),
         reply_units=[masked(split_units(r, MIN_WORDS)) for r in replies],
+        folds=dict(sentence_fold),
     )
+    for reply, middle in zip(val.replies, dev_replies["flagged_sentence"].tolist(), strict=False):
+        val.folds[reply] = folds[middle]
+    for units in val.reply_units:
+        for unit in units:
+            held = [f for sentence, f in sentence_fold.items() if sentence in unit]
+            if held:
+                val.folds.setdefault(unit, held[0])
+    return val
 
 
-def validation_rows(data: TrainingSet) -> npt.NDArray[np.bool_]:
-    """Training rows held aside for the selection fit: the dev sentences, the held-aside SmolLM2 units and the
-    truncated copies of those units."""
+def validation_rows(data: TrainingSet, fold: int) -> npt.NDArray[np.bool_]:
+    """Training rows held aside for the selection fit of ``fold``: its dev sentences, the held-aside SmolLM2 units
+    and the truncated copies of those units."""
     from evenhand.scorers.sentences import split_units
 
     aside = {u for r in held_aside_replies() for n in (0, MIN_WORDS) for u in split_units(r, n)}
+    folds = dev_folds()
     rows = []
     for text, source in zip(data.texts, data.sources, strict=True):
         if source in ("evenhand-dev-benign", "evenhand-dev-insults"):
-            rows.append(True)
+            rows.append(folds[text] == fold)
         elif source == "smollm2-replies":
             rows.append(text in aside)
         elif source == "truncated-benign":
@@ -148,10 +179,12 @@ def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 __all__ = [
+    "DEV_FOLDS",
     "HELD_ASIDE_GROUPS",
     "THRESHOLD_GRID",
     "Validation",
     "choose",
+    "dev_folds",
     "figures",
     "held_aside_replies",
     "operating_point",
