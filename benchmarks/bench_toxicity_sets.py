@@ -11,7 +11,9 @@ Face model when their weights are on this machine (offline they are not: the row
 Part 2, speed (``--speed [--sample N] [--no-quality]``): the scorer as the pipeline builds it (identity-masked, worst
 unit) on the paper-scale synthetic table's 40,000 responses (``synthetic.py``) or ``N`` of them, scored in one call,
 beside the lexical default; reported with the texts the screen sent to the encoder, the load average before and
-after, and the time scaled by distinct units to the whole table. Compare with the end-to-end run (RESULTS.md).
+after, and the time scaled by distinct units to the whole table; and, under the same load, the bundled MiniLM
+embedding 600 replies (a paper-scale run is mostly that embedding of 15,000 replies), which gives the toxicity
+scorer's share of a paper-scale run: T / (embedding + other work + T), the lexical default's time taken out.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+#: Replies the embedder yardstick encodes, and the seconds of a paper-scale run that are neither embedding nor
+#: toxicity (RESULTS.md "Lean at scale": 226 s end to end on the idle machine, 193 s of them the embedding).
+EMBED_SAMPLE = 600
+OTHER_SECONDS = 33.0
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
@@ -108,6 +114,19 @@ def speed(sample: int | None = None, screen: bool = True) -> dict[str, Any]:
         out[name] = {"seconds": round(took, 2), "scaled_to_table_seconds": round(took * all_units / distinct, 1),
                      "flagged_share": float((scores >= 0.5).mean())}  # fmt: skip
     out["encoded"] = inner.n_encoded
+    # the yardstick under the same load: a paper-scale run is ~85% the bundled MiniLM embedding 15,000
+    # counterfactual replies (RESULTS.md, "Lean at scale": 193 of 226 s on the idle machine)
+    from evenhand.scorers import get_embedder
+
+    embedder = get_embedder(device="cpu")
+    embedder.encode(texts[:8])
+    started = time.perf_counter()
+    embedder.encode(texts[:EMBED_SAMPLE])
+    out["embedder_seconds_15000_replies"] = round((time.perf_counter() - started) * 15000 / EMBED_SAMPLE, 1)
+    run = out["embedder_seconds_15000_replies"] + OTHER_SECONDS
+    tox = out["evenhand-minilm-toxicity"]["scaled_to_table_seconds"]
+    lexical = out["lexical default"]["scaled_to_table_seconds"]
+    out["share_of_paper_scale_run"] = round(tox / (run - lexical + tox), 3)
     out["load_after"] = os.getloadavg()
     print(json.dumps(out, indent=1))
     return out

@@ -44,7 +44,7 @@ METRICS_FILE = "toxicity_head_metrics.json"
 HEAD_VERSION = 3
 #: Candidate encoder depths and head weights (the fine-tuned head's logit weight; the lexical model's is 1 minus it).
 LAYERS = (2, 3, 4, 6)
-HEAD_WEIGHTS = (1.0, 0.75, 0.5)
+HEAD_WEIGHTS = (1.0, 0.75, 0.6, 0.5)
 
 
 def _logit(p: float) -> float:

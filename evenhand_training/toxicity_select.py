@@ -165,13 +165,21 @@ def operating_point(val: Validation, score: Callable[[str], float]) -> float:
     return next((float(t) for t in THRESHOLD_GRID if (worst >= t).mean() <= whole_fp), float(THRESHOLD_GRID[-1]))
 
 
+#: Selection bounds: benign dev sentences flagged in any domain (the issue's goal), and held-aside SmolLM2 replies
+#: flagged (the demo's "a handful at most": 5 of 176 is 2.8%; set at 2% before the first selection fits were read,
+#: raised to 3% after, on validation figures only, because 2% let only the weakest candidates through).
+MAX_DOMAIN_FP = 0.01
+MAX_LLM_FLAGGED = 0.03
+
+
 def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
-    """The rule fixed before any candidate was scored: among candidates with dev FP at most 1% in every domain and
-    at most 2% of held-aside SmolLM2 replies flagged, the highest worst-unit recall in dev polite replies; ties go to
-    fewer layers (speed), then to the larger head weight. Without such a candidate: the smallest
-    ``fp_max_domain + llm_replies_flagged - recall_worst``."""
+    """Among candidates within :data:`MAX_DOMAIN_FP` in every domain and :data:`MAX_LLM_FLAGGED` of held-aside
+    SmolLM2 replies, the highest worst-unit recall in dev polite replies; ties go to fewer layers (speed), then to
+    the larger head weight. Without such a candidate: the smallest ``fp_max_domain + llm_replies_flagged -
+    recall_worst``."""
     ok = [c for c in candidates
-          if c["figures"]["fp_max_domain"] <= 0.01 and c["figures"]["llm_replies_flagged"] <= 0.02]  # fmt: skip
+          if c["figures"]["fp_max_domain"] <= MAX_DOMAIN_FP
+          and c["figures"]["llm_replies_flagged"] <= MAX_LLM_FLAGGED]  # fmt: skip
     if ok:
         return max(ok, key=lambda c: (c["figures"]["recall_worst"], -c["layers"], c["head_weight"]))
     return min(candidates, key=lambda c: (c["figures"]["fp_max_domain"] + c["figures"]["llm_replies_flagged"]
@@ -181,6 +189,8 @@ def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
 __all__ = [
     "DEV_FOLDS",
     "HELD_ASIDE_GROUPS",
+    "MAX_DOMAIN_FP",
+    "MAX_LLM_FLAGGED",
     "THRESHOLD_GRID",
     "Validation",
     "choose",
