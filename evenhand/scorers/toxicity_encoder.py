@@ -75,7 +75,8 @@ def merge_adapters(model: Any, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
 
 class ToxicityEncoder:
     """The merged, truncated encoder: ``pooled(texts) -> (n, 384)`` float64; optionally int8 (dynamic
-    quantization of the linear maps, ``torch.ao.quantization.quantize_dynamic``)."""
+    quantization of the linear maps, ``torch.ao.quantization.quantize_dynamic``: faster, but it scales activations
+    per batch, so a text's vector then depends on the texts batched with it; a head says whether to use it)."""
 
     def __init__(self, layers: int, arrays: Mapping[str, npt.NDArray[Any]], *, int8: bool = False) -> None:
         import torch
@@ -83,7 +84,11 @@ class ToxicityEncoder:
         self.tokenizer, model = base_model(layers)
         merge_adapters(model, arrays)
         if int8:
-            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            import warnings
+
+            with warnings.catch_warnings():  # torch 2.13 announces the move of eager quantization to torchao
+                warnings.simplefilter("ignore", (DeprecationWarning, UserWarning))
+                model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         self.model = model
         self.layers = layers
         self.int8 = int8
