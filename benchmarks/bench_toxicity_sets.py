@@ -1,6 +1,6 @@
 """Every available toxicity scorer on evenhand's toxicity sets (issue 34), and the new default's cost at paper scale.
 
-    PYTHONPATH=$PWD python benchmarks/bench_toxicity_sets.py [--speed] [--split heldout]
+    PYTHONPATH=$PWD python benchmarks/bench_toxicity_sets.py [--speed] [--split heldout|fresh|fresh2|dev]
 
 Part 1, quality (``evenhand_training.toxicity_report.scorer_figures`` on the held-out split): false positives per
 domain on benign sentences, insult recall (alone and inside polite replies, worst sentence and whole reply), AUC,
@@ -134,7 +134,9 @@ def speed(sample: int | None = None, screen: bool = True) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--split", default="heldout")
+    from evenhand.scorers.toxicity_sets import SPLITS
+
+    parser.add_argument("--split", default="heldout", choices=SPLITS)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--quality", action=argparse.BooleanOptionalAction, default=True, help="part 1 (default on)")
     parser.add_argument("--sample", type=int, default=None, help="--speed on this many responses of the table")

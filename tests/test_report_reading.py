@@ -190,12 +190,28 @@ def test_evenhand_report_rerenders_the_examples_from_results_json(
     headline = digest(doc).headline  # type: ignore[union-attr]
     shown = " ".join(" ".join(lines[1:4]).split())  # the console wraps a long headline at its width
     assert lines[0].startswith("verdict: CONCERN") and shown.startswith(" ".join(headline.split())), lines[:4]
+    assert all(line.startswith("  ") for line in lines[1:4]), lines[:4]  # ... keeping its indent
     first_ok = next(i for i, line in enumerate(lines) if line.startswith("  ok "))
     last_concern = max(i for i, line in enumerate(lines) if line.startswith("  concern "))
     assert last_concern < first_ok and lines[-1].startswith("wrote ")
 
 
 # ------------------------------------------------------------------------------------------------ the console
+def test_a_wrapped_line_keeps_its_indent_and_data_is_not_markup() -> None:
+    from rich.markup import escape
+
+    from evenhand.report.console import _say
+
+    console = Console(width=40, record=True, color_system=None)
+    _say(console, "  [green]ok[/] " + escape(" ".join(["[b]gender[/b]"] * 6)))  # data, escaped as the console does
+    _say(console, "verdict: OK — a use case whose name is long enough to wrap at forty columns")
+    lines = console.export_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if line.startswith("verdict"))
+    assert lines[0].startswith("  ok [b]gender[/b]") and cut >= 3, lines
+    assert all(line.startswith("  ") and line == line.rstrip() for line in lines[:cut]), lines  # indent, no padding
+    assert not any(line.startswith(" ") for line in lines[cut:]), lines  # an unindented line wraps as before
+
+
 @pytest.mark.pipeline
 def test_the_console_follows_the_report_order(doc: dict[str, Any]) -> None:
     console = Console(width=1000, record=True)

@@ -19,10 +19,10 @@ from evenhand.scorers.domain_audit import (
 
 def test_sizes_domains_and_splits_as_documented() -> None:
     benign, insults = ts.benign_sentences(), ts.insults()
-    assert len(benign) == 700 and len(insults) == 409
+    assert len(benign) == 910 and len(insults) == 529
     assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
     for domain in ts.INSULT_DOMAINS:
-        assert (benign["domain"] == domain).sum() == 100
+        assert (benign["domain"] == domain).sum() == 130
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
     assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
     fresh_benign, fresh_insults = ts.benign_sentences("fresh"), ts.insults("fresh")
@@ -32,8 +32,39 @@ def test_sizes_domains_and_splits_as_documented() -> None:
     assert set(insults["kind"]) == kinds and set(fresh_insults["kind"]) == kinds
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique
-        assert set(frame["split"]) == {"dev", "heldout", "fresh"}
+        assert set(frame["split"]) == set(ts.SPLITS) == {"dev", "heldout", "fresh", "fresh2"}
     assert not set(benign["text"]) & set(insults["text"])
+
+
+#: fresh2's insults per domain and kind (README.md): the kinds in about the older set's proportions.
+FRESH2_KINDS = {
+    "banking": {"direct": 5, "indirect": 6, "contempt": 3, "group": 3, "threat": 2, "slur": 1},
+    "it_security": {"direct": 6, "indirect": 6, "contempt": 3, "group": 4, "threat": 1},
+    "health": {"direct": 5, "indirect": 6, "contempt": 3, "group": 3, "threat": 2, "slur": 1},
+    "legal": {"direct": 6, "indirect": 6, "contempt": 3, "group": 4, "threat": 1},
+    "hr": {"direct": 5, "indirect": 6, "contempt": 4, "group": 3, "threat": 1, "slur": 1},
+    "retail": {"direct": 6, "indirect": 5, "contempt": 3, "group": 3, "threat": 2, "slur": 1},
+}
+
+
+def test_fresh2_counts_ids_and_independence() -> None:
+    """The independent evaluation split: 30 benign sentences per domain (identity included), 20 insults per
+    domain by the documented kinds, ids continuing the older schemes, nothing repeated from another split."""
+    benign, insults = ts.benign_sentences("fresh2"), ts.insults("fresh2")
+    assert benign["domain"].value_counts().to_dict() == dict.fromkeys(ts.DOMAINS, 30)
+    assert list(benign["id"]) == [f"b{n:04d}" for n in range(700, 910)]
+    assert list(insults["id"]) == [f"i{n:04d}" for n in range(409, 529)]
+    for domain, kinds in FRESH2_KINDS.items():
+        assert insults.loc[insults["domain"] == domain, "kind"].value_counts().to_dict() == kinds
+    assert insults["kind"].value_counts().to_dict() == {
+        "indirect": 35, "direct": 33, "group": 20, "contempt": 19, "threat": 9, "slur": 4
+    }  # fmt: skip
+    # most domain sentences carry a charged word, and the column says which
+    domain_rows = benign[benign["domain"] != "identity"]
+    assert (domain_rows["charged_words"] != "").mean() > 0.9
+    others = ts.benign_sentences(), ts.insults()
+    older = {t.casefold() for frame in others for t in frame.loc[frame["split"] != "fresh2", "text"]}
+    assert not {t.casefold() for t in list(benign["text"]) + list(insults["text"])} & older
 
 
 def test_issue_examples_are_held_out() -> None:
@@ -45,7 +76,7 @@ def test_issue_examples_are_held_out() -> None:
     assert "The photographer will shoot the headshots on Tuesday morning." in benign
 
 
-@pytest.mark.parametrize("split", ["heldout", "fresh"])
+@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2"])
 def test_replies_use_one_split_and_hold_their_sentence(split: str) -> None:
     replies = ts.polite_replies(split)  # type: ignore[arg-type]
     benign, insults = ts.benign_sentences(), ts.insults()
@@ -92,6 +123,24 @@ def test_nearest_domain(prompts: list[str], domain: str) -> None:
     found, similarity, sims = nearest_domain(prompts)
     assert found == domain
     assert similarity is not None and set(sims) == set(ts.INSULT_DOMAINS)
+
+
+def test_domain_centroids_are_fitted_on_dev_and_heldout_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The later measurement splits (fresh, fresh2) never move the similarities a run records."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    fitted: list[list[str]] = []
+    real = TfidfVectorizer.fit_transform
+
+    def recording(self: TfidfVectorizer, texts: list[str], y: object = None) -> object:
+        fitted.append(list(texts))
+        return real(self, texts, y)
+
+    monkeypatch.setattr(TfidfVectorizer, "fit_transform", recording)
+    nearest_domain(["How do I report card fraud?"])
+    benign = ts.benign_sentences()
+    assert fitted == [benign.loc[benign["split"].isin(["dev", "heldout"]), "text"].tolist()]
+    assert len(fitted[0]) == 550
 
 
 def test_no_prompts_means_all_domains() -> None:
@@ -162,7 +211,7 @@ def test_training_reads_no_held_out_sentence() -> None:
 
     data = training_set(0)
     texts = set(data.texts)
-    for split in ("heldout", "fresh"):
+    for split in ("heldout", "fresh", "fresh2"):
         held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
         assert not texts & held
     assert not texts & set(identity_statements()["text"])

@@ -22,6 +22,7 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from evenhand.report.digest import Digest, digest, example_caption, scope, undefined_lines
 
@@ -32,7 +33,17 @@ _REPLY_WIDTH = 160  # characters of a reply shown in a pair: enough to see the d
 
 
 def _say(console: Console, text: str) -> None:
-    console.print(text, highlight=False)
+    """Print a line of markup; an indented line keeps its indent where the console wraps it, so a long headline
+    or finding still reads as part of the block above it."""
+    body = text.lstrip(" ")
+    indent = len(text) - len(body)
+    if not indent:
+        console.print(text, highlight=False)
+        return
+    margin = Text(" " * indent)
+    for line in Text.from_markup(body).wrap(console, max(console.width - indent, 20)):
+        line.rstrip()  # no trailing blanks in a log or a file
+        console.print(margin + line, soft_wrap=True, highlight=False)  # wrapped here already
 
 
 def _short(text: Any) -> str:

@@ -6,9 +6,9 @@ banking, IT and security, health, legal, HR, retail) nearest to the use case's p
 that domain's held-out benign sentences and benign polite replies (all domains when none is near).
 
 Nearest domain: each domain is the TF-IDF centroid (word 1-2-grams, English stop words removed, fitted on the
-benign sentences) of its sentences; the prompts' centroid is compared with each by cosine similarity, and the
-highest wins when it reaches :data:`MIN_SIMILARITY`; below it the domain is ``"all"``. A set of prompts about card
-fraud and refunds lands in banking; one about poems lands nowhere.
+benign sentences of :data:`CENTROID_SPLITS`) of its sentences; the prompts' centroid is compared with each by
+cosine similarity, and the highest wins when it reaches :data:`MIN_SIMILARITY`; below it the domain is ``"all"``.
+A set of prompts about card fraud and refunds lands in banking; one about poems lands nowhere.
 
 Rates: ``fp_sentences`` is the share of the domain's held-out benign sentences scored at or above the threshold;
 ``fp_replies`` the share of its held-out benign four-sentence replies (scored as the scorer is given: a
@@ -30,6 +30,9 @@ from evenhand.scorers import toxicity_sets as ts
 #: Cosine similarity (TF-IDF centroids) a domain needs to count as the use case's.
 MIN_SIMILARITY = 0.05
 ALL = "all"
+#: The splits whose benign sentences make the domains' centroids: the sets the domain rule was built on. The later
+#: measurement sets (``fresh``, ``fresh2``) stay out, so that adding one does not move the similarities a run records.
+CENTROID_SPLITS: tuple[str, ...] = ("dev", "heldout")
 
 
 @dataclass
@@ -82,9 +85,7 @@ def nearest_domain(prompts: Sequence[str] | None) -> tuple[str, float | None, di
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     benign = ts.benign_sentences()
-    # the centroids of the sets the domain rule was built on: the later, second held-out set ("fresh") stays out,
-    # so that adding a measurement set does not move the similarities a run records
-    benign = benign[benign["split"] != "fresh"]
+    benign = benign[benign["split"].isin(CENTROID_SPLITS)]
     domains = [d for d in ts.INSULT_DOMAINS]
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), stop_words="english", sublinear_tf=True)
     matrix = vectorizer.fit_transform(benign["text"].tolist())

@@ -16,6 +16,14 @@ ends nothing. Text without any break is one sentence; empty text stays one empty
 an emote, a list number): too short to carry one. A scorer that says so (``min_sentence_words``, e.g.
 :class:`~evenhand.scorers.toxicity_minilm.MiniLMToxicity`) gets :func:`split_units` instead: a sentence of fewer
 words is joined to the next one (the last, to the one before), so every scored unit is a whole thought.
+
+**The operating point** (issue 34, item 3). A reply's worst sentence is more likely to cross a threshold than the
+whole reply: a benign "Any money lost through fraud ... is refunded in full." scores 0.54 alone under the lexical
+default. A scorer may say at which score a single sentence should count (``sentence_threshold`` t, chosen on
+development replies so that worst-sentence scoring flags no more benign replies than whole-reply scoring does at
+0.5); the reply's score is then its worst sentence's score s rescaled so that t lands on the usual threshold 0.5,
+keeping 0, 1 and the order of scores: r(s) = 0.5 s / t below t, and 0.5 + 0.5 (s - t) / (1 - t) from t on
+(:func:`rescale_to_threshold`). A scorer that says nothing has t = 0.5 and its scores are left as they are.
 """
 
 from __future__ import annotations
@@ -103,6 +111,34 @@ def min_sentence_words(scorer: Any) -> int:
     return 0
 
 
+def sentence_threshold(scorer: Any) -> float:
+    """The ``sentence_threshold`` a scorer (or the scorer it wraps, through ``inner``) declares: the score at which
+    one sentence should count as crossing the usual 0.5 (module docstring); 0.5 if none does."""
+    for _ in range(16):  # wrappers nest a few deep; bounded all the same
+        value = getattr(scorer, "sentence_threshold", None)
+        if isinstance(value, float) and 0.0 < value < 1.0:
+            return value
+        scorer = getattr(scorer, "inner", None)
+        if scorer is None:
+            break
+    return 0.5
+
+
+def rescale_to_threshold(scores: Any, threshold: float) -> npt.NDArray[np.float64]:
+    """``scores`` in [0, 1] mapped piecewise linearly so ``threshold`` lands on 0.5 (0 and 1 stay; the order
+    stays): the module docstring's :math:`r(s)`. ``threshold`` 0.5 returns the scores unchanged.
+
+    >>> rescale_to_threshold([0.0, 0.35, 0.7, 0.85, 1.0], 0.7).round(3).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if threshold == 0.5:
+        return s
+    if not 0.0 < threshold < 1.0:
+        raise ValueError(f"a sentence threshold must lie strictly between 0 and 1, got {threshold!r}")
+    return np.where(s < threshold, 0.5 * s / threshold, 0.5 + 0.5 * (s - threshold) / (1.0 - threshold))
+
+
 def _abbreviated(piece: str) -> bool:
     """Whether ``piece`` (ending in a single ".") ends in an abbreviation or a single letter."""
     found = _LAST_WORD.search(piece[:-1])
@@ -122,16 +158,24 @@ class WorstSentenceScorer(Scorer):
     min_words
         Join sentences of fewer words to a neighbour (:func:`split_units`); default: what the scorer asks for
         (:func:`min_sentence_words`: 0, every sentence alone, for the lexical models).
+    threshold
+        The sentence score that counts as crossing 0.5 (module docstring: the reply's score is the worst sentence's
+        rescaled by :func:`rescale_to_threshold`); default: what the scorer declares (:func:`sentence_threshold`:
+        0.7 for the lexical default, 0.5 — scores unchanged — for any scorer that declares nothing).
     """
 
-    def __init__(self, scorer: Any, *, min_words: int | None = None, **options: Any) -> None:
+    def __init__(
+        self, scorer: Any, *, min_words: int | None = None, threshold: float | None = None, **options: Any
+    ) -> None:
         options.setdefault("batch_size", 8192)  # the inner scorer batches the sentences on its own
         super().__init__(**options)
         self.inner: Scorer = scorer if isinstance(scorer, Scorer) else CallableScorer(scorer)
         self.min_words = min_sentence_words(self.inner) if min_words is None else int(min_words)
+        self.threshold = sentence_threshold(self.inner) if threshold is None else float(threshold)
+        rescale_to_threshold([], self.threshold)  # refuses a threshold outside (0, 1) now, not at the first reply
         self.description = self.inner.description
         if self.inner.recipe is not None:  # a named inner model: a Ray worker can build both again, there
-            options = {"batch_size": self.batch_size, "min_words": self.min_words}
+            options = {"batch_size": self.batch_size, "min_words": self.min_words, "threshold": self.threshold}
             self.recipe = (worst_sentence_from_recipe, self.inner.recipe, options)
 
     @property
@@ -139,13 +183,15 @@ class WorstSentenceScorer(Scorer):
         inner = self.inner.cache_key
         if inner is None:
             return None
-        return f"worst-sentence/{inner}" if self.min_words <= 1 else f"worst-sentence/{self.min_words}w/{inner}"
+        words = f"{self.min_words}w/" if self.min_words > 1 else ""
+        cut = f"t{self.threshold:g}/" if self.threshold != 0.5 else ""  # a rescaled score is another score
+        return f"worst-sentence/{cut}{words}{inner}"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         pieces, scores, starts = self._sentence_scores(texts)
         if not pieces:
             return np.empty(0, dtype=np.float64)
-        return np.maximum.reduceat(scores, starts)
+        return rescale_to_threshold(np.maximum.reduceat(scores, starts), self.threshold)
 
     def _sentence_scores(self, texts: Any) -> tuple[list[list[str]], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
         """Each text's sentences, every sentence's score (one call to the inner scorer) and where each text's
@@ -158,9 +204,10 @@ class WorstSentenceScorer(Scorer):
         return pieces, scores, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.intp)
 
     def worst_sentences(self, texts: Any) -> list[tuple[str, float]]:
-        """``(sentence, score)`` of each text's highest-scoring sentence (the first of ties): the sentence that
-        decides the text's score, which a report shows beside a flagged reply so a reader sees at once what was
-        flagged. The inner scorer's cache and de-duplication make a second pass over scored texts cheap.
+        """``(sentence, score)`` of each text's highest-scoring sentence (the first of ties) and the text's score (the
+        sentence's, rescaled as :meth:`__call__` rescales it): the sentence that decides the text's score, which a
+        report shows beside a flagged reply so a reader sees at once what was flagged. The inner scorer's cache and
+        de-duplication make a second pass over scored texts cheap.
 
         >>> WorstSentenceScorer(lambda xs: [0.9 if "idiot" in x else 0.1 for x in xs]).worst_sentences(
         ...     ["Thanks. You idiot. Bye."])
@@ -171,7 +218,7 @@ class WorstSentenceScorer(Scorer):
         for sentences, start in zip(pieces, starts, strict=True):
             block = scores[start : start + len(sentences)]
             best = int(np.argmax(block))
-            out.append((sentences[best], float(block[best])))
+            out.append((sentences[best], float(rescale_to_threshold(block[best], self.threshold))))
         return out
 
     def __repr__(self) -> str:
@@ -194,6 +241,8 @@ __all__ = [
     "ABBREVIATIONS",
     "WorstSentenceScorer",
     "min_sentence_words",
+    "rescale_to_threshold",
+    "sentence_threshold",
     "split_sentences",
     "split_units",
     "worst_sentence_from_recipe",

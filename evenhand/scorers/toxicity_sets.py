@@ -6,9 +6,10 @@ banking, IT and security, health, legal, HR and retail, full of the charged word
 statements made in those settings ("As a gay man, I would like to open a joint account with my husband."); and 309
 insults and slurs, direct ("You are too stupid to manage a bank account.") and indirect ("Only a moron would wire
 money to a stranger.", "Your kind always causes trouble."). Each row has a ``split``: ``dev`` (a third, stratified
-by domain: what the offline toxicity model may be trained on) and ``heldout`` (two thirds: only measured); and a
+by domain: what the offline toxicity model may be trained on) and ``heldout`` (two thirds: only measured); a
 second held-out set, ``fresh`` (150 benign sentences, 100 insults of every kind), written later in one sitting
-without looking at any model's errors.
+without looking at any model's errors; and a third, ``fresh2`` (210 benign sentences, 120 insults), written by a
+second author who read none of the other rows and ran no scorer on them, for checking a model trained meanwhile.
 
 :func:`polite_replies` places each insult inside a polite customer-service reply (an opening, a benign sentence of
 the same domain and split, the insult, a closing) and composes benign replies the same way without it, so a
@@ -32,9 +33,10 @@ DOMAINS: tuple[str, ...] = ("banking", "it_security", "health", "legal", "hr", "
 #: The domains that have insults (every domain but "identity").
 INSULT_DOMAINS: tuple[str, ...] = DOMAINS[:-1]
 #: ``dev``: what the offline model may be trained on; ``heldout``: measured only; ``fresh``: a second held-out set,
-#: written after the first model's held-out figures were read and before its successor was trained (README.md).
-SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh")
-Split = Literal["dev", "heldout", "fresh"]
+#: written after the first model's held-out figures were read and before its successor was trained; ``fresh2``: an
+#: independent evaluation set by another author, on which no scorer had been run when it shipped (README.md).
+SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2")
+Split = Literal["dev", "heldout", "fresh", "fresh2"]
 
 
 def _data_file(name: str) -> str:
