@@ -74,22 +74,25 @@ def merge_adapters(model: Any, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
 
 
 class ToxicityEncoder:
-    """The merged, truncated encoder: ``pooled(texts) -> (n, 384)`` float64; optionally int8 (dynamic
+    """The merged, truncated encoder on ``device``: ``pooled(texts) -> (n, 384)`` float64; optionally int8 (dynamic
     quantization of the linear maps, ``torch.ao.quantization.quantize_dynamic``: faster, but it scales activations
     per batch, so a text's vector then depends on the texts batched with it; a head says whether to use it)."""
 
-    def __init__(self, layers: int, arrays: Mapping[str, npt.NDArray[Any]], *, int8: bool = False) -> None:
+    def __init__(
+        self, layers: int, arrays: Mapping[str, npt.NDArray[Any]], *, int8: bool = False, device: str = "cpu"
+    ) -> None:
         import torch
 
         self.tokenizer, model = base_model(layers)
         merge_adapters(model, arrays)
+        self.device = "cpu" if int8 else device  # dynamic int8 runs on the CPU only
         if int8:
             import warnings
 
             with warnings.catch_warnings():  # torch 2.13 announces the move of eager quantization to torchao
                 warnings.simplefilter("ignore", (DeprecationWarning, UserWarning))
                 model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-        self.model = model
+        self.model = model.to(self.device)
         self.layers = layers
         self.int8 = int8
 
@@ -104,17 +107,10 @@ class ToxicityEncoder:
                 rows = order[start : start + batch_size]
                 batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
                                        max_length=MAX_TOKENS, return_tensors="pt")  # fmt: skip
-                hidden = self.model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])[0]
-                out[rows] = mean_pool(hidden, batch["attention_mask"]).double().numpy()
+                ids, mask = batch["input_ids"].to(self.device), batch["attention_mask"].to(self.device)
+                hidden = self.model(input_ids=ids, attention_mask=mask)[0]
+                out[rows] = mean_pool(hidden, mask).double().cpu().numpy()
         return out
-
-
-@functools.lru_cache(maxsize=4)
-def cached_encoder(digest: str, layers: int, int8: bool, arrays: Any) -> ToxicityEncoder:
-    """One :class:`ToxicityEncoder` per head (its digest) and quantization in a process (``arrays`` is the head's
-    read-only mapping; the digest is the key that matters)."""
-    del digest
-    return ToxicityEncoder(layers, arrays.mapping, int8=int8)
 
 
 class FrozenArrays:
@@ -129,6 +125,13 @@ class FrozenArrays:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FrozenArrays) and other.digest == self.digest
+
+
+@functools.lru_cache(maxsize=4)
+def cached_encoder(layers: int, int8: bool, arrays: FrozenArrays, device: str = "cpu") -> ToxicityEncoder:
+    """One :class:`ToxicityEncoder` per head (``arrays``, keyed by the head's digest), quantization and device in a
+    process."""
+    return ToxicityEncoder(layers, arrays.mapping, int8=int8, device=device)
 
 
 __all__ = [

@@ -13,7 +13,7 @@ and :math:`\\ell(x) = u^\\top \\phi(x) + c` the logit of a logistic model on has
     T(x) = \\sigma\\big(a\\,h(x) + (1 - a)\\,\\ell(x) + o\\big)
 
 with the deltas, the coefficients, the weight :math:`a` and the offset :math:`o` in
-``evenhand/data/toxicity/minilm_head.npz`` (about 1 MB), trained by ``evenhand_training/`` on toxicity data from PyPI
+``evenhand/data/toxicity/minilm_head.npz`` (about 500 KB), trained by ``evenhand_training/`` on toxicity data from PyPI
 wheels and evenhand's own development sentences (``docs/toxicity-scorer.md``: data, licences, held-out figures,
 limits). The offset puts the operating point at 0.5: it is :math:`-\\mathrm{logit}(\\tau)` for the sentence threshold
 :math:`\\tau` at which scoring replies by their worst unit flags no more benign validation replies than whole-reply
@@ -110,7 +110,8 @@ class MiniLMToxicity(Scorer):
         self.head = load_head(None if head is None else str(head))
         self.device = device
         self.screen = bool(screen) and float(self.head.get("screen_threshold", 0.0)) > 0.0
-        #: int8 linear maps in the fine-tuned encoder: as the build chose (only if it changed no validation flag)
+        #: int8 linear maps in the fine-tuned encoder, as the build chose (only if faster, no validation flag changed
+        #: and a text's score independent of its batch: not so for the fourth build)
         self.int8 = bool(self.head.get("encoder_int8", False))
         self._profanity = ProfanityCheckToxicity()
         self._embedder = embedder
@@ -164,10 +165,11 @@ class MiniLMToxicity(Scorer):
     def encoder(self) -> Any:
         """The fine-tuned encoder (:mod:`evenhand.scorers.toxicity_encoder`), built once per head in a process
         (torch loads here, not before)."""
+        from evenhand._devices import resolve_device
         from evenhand.scorers.toxicity_encoder import FrozenArrays, adapter_arrays, cached_encoder
 
         arrays = FrozenArrays(self.head["digest"], adapter_arrays(self.head))
-        return cached_encoder(self.head["digest"], int(self.head["encoder_layers"]), self.int8, arrays)
+        return cached_encoder(int(self.head["encoder_layers"]), self.int8, arrays, resolve_device(self.device))
 
     def head_logits(self, texts: list[str]) -> npt.NDArray[np.float64]:
         """The head's logit (embeds every text: with the fine-tuned encoder, else the frozen embedder)."""
