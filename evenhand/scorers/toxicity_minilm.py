@@ -1,27 +1,31 @@
-"""The offline toxicity model that reads meaning: MiniLM sentence embeddings and a lexical model, trained together.
+"""The offline toxicity model that reads meaning: a fine-tuned MiniLM encoder and a lexical model, together.
 
 Spec ``"evenhand-minilm-toxicity"`` (:data:`SPEC`). For a text :math:`x`, let :math:`e(x) \\in \\mathbb{R}^{384}` be
-its all-MiniLM-L6-v2 embedding (the bundled model, as the counterfactual cosine uses it), :math:`h(x) = w^\\top
-e(x) + b` the logit of a logistic head on it, and :math:`\\ell(x) = u^\\top \\phi(x) + c` the logit of a logistic
-model on hashed word 1-2-grams and character 2-5-grams :math:`\\phi(x)`. Then
+its vector from the head's encoder: since the fourth build (issue 34) the first :math:`k` layers of the bundled
+all-MiniLM-L6-v2 with the build's fine-tuned low-rank deltas and LayerNorms merged in, mean-pooled
+(:mod:`evenhand.scorers.toxicity_encoder`); a head without an encoder (earlier builds) reads the frozen sentence
+embedding the counterfactual cosine uses. Let :math:`h(x) = w^\\top e(x) + b` be the logit of the logistic head on it,
+and :math:`\\ell(x) = u^\\top \\phi(x) + c` the logit of a logistic model on hashed word 1-2-grams and character
+2-5-grams :math:`\\phi(x)`. Then
 
 .. math::
 
     T(x) = \\sigma\\big(a\\,h(x) + (1 - a)\\,\\ell(x) + o\\big)
 
-with the coefficients, the weight :math:`a` and the offset :math:`o` in ``evenhand/data/toxicity/minilm_head.npz``
-(about 200 KB), trained by ``evenhand_training/toxicity.py`` on toxicity data from PyPI wheels and evenhand's own
-development sentences (``docs/toxicity-scorer.md``: data, licences, held-out figures, limits). The offset puts the
-operating point at 0.5: it is :math:`-\\mathrm{logit}(\\tau)` for the sentence threshold :math:`\\tau` at which scoring
-replies by their worst sentence flags no more benign development replies than whole-reply scoring does.
+with the deltas, the coefficients, the weight :math:`a` and the offset :math:`o` in
+``evenhand/data/toxicity/minilm_head.npz`` (about 500 KB), trained by ``evenhand_training/`` on toxicity data from PyPI
+wheels and evenhand's own development sentences (``docs/toxicity-scorer.md``: data, licences, held-out figures,
+limits). The offset puts the operating point at 0.5: it is :math:`-\\mathrm{logit}(\\tau)` for the sentence threshold
+:math:`\\tau` at which scoring replies by their worst unit flags no more benign validation replies than whole-reply
+scoring does.
 
-**A screen before the embedding.** MiniLM costs about a millisecond a sentence on a CPU, and most sentences of an
-assistant's replies are plainly benign. A sentence whose lexical probability :math:`\\sigma(\\ell(x))` and whose
-``alt-profanity-check`` probability are both under ``screen_threshold`` is not embedded: its score is the larger of
-the two (under the threshold, so it is never flagged). The threshold was chosen on out-of-fold development scores
-so that every development insult and 99.5% of the toxic prompts pass it; ``screen=False`` embeds every text.
+**A screen before the encoder.** Most sentences of an assistant's replies are plainly benign. A sentence whose
+lexical probability :math:`\\sigma(\\ell(x))` and whose ``alt-profanity-check`` probability are both under
+``screen_threshold`` is not encoded: its score is the larger of the two (under the threshold, so it is never
+flagged). The threshold lets every development insult and 99.5% of the toxic prompts through (scores of models
+fitted without them); ``screen=False`` encodes every text.
 
-Torch is loaded only when a text reaches the embedding (``import evenhand`` and this module stay light).
+Torch is loaded only when a text reaches the encoder (``import evenhand`` and this module stay light).
 """
 
 from __future__ import annotations
@@ -106,9 +110,14 @@ class MiniLMToxicity(Scorer):
         self.head = load_head(None if head is None else str(head))
         self.device = device
         self.screen = bool(screen) and float(self.head.get("screen_threshold", 0.0)) > 0.0
+        #: int8 linear maps in the fine-tuned encoder, as the build chose (only if faster, no validation flag changed
+        #: and a text's score independent of its batch: not so for the fourth build)
+        self.int8 = bool(self.head.get("encoder_int8", False))
         self._profanity = ProfanityCheckToxicity()
         self._embedder = embedder
         self._screen_model: Any = None
+        #: texts this scorer has sent through the embedding or encoder (what the screen let pass)
+        self.n_encoded = 0
 
     @property
     def embedder(self) -> Any:
@@ -147,9 +156,28 @@ class MiniLMToxicity(Scorer):
         z = chars.transform(texts) @ weights[0] + words.transform(texts) @ weights[1]
         return np.asarray(z, dtype=np.float64) + float(self.head["screen_intercept"])
 
+    @property
+    def fine_tuned(self) -> bool:
+        """Whether the head carries its own fine-tuned encoder (fourth build on) rather than reading the frozen
+        sentence embedding."""
+        return "encoder_layers" in self.head
+
+    def encoder(self) -> Any:
+        """The fine-tuned encoder (:mod:`evenhand.scorers.toxicity_encoder`), built once per head in a process
+        (torch loads here, not before)."""
+        from evenhand._devices import resolve_device
+        from evenhand.scorers.toxicity_encoder import FrozenArrays, adapter_arrays, cached_encoder
+
+        arrays = FrozenArrays(self.head["digest"], adapter_arrays(self.head))
+        return cached_encoder(int(self.head["encoder_layers"]), self.int8, arrays, resolve_device(self.device))
+
     def head_logits(self, texts: list[str]) -> npt.NDArray[np.float64]:
-        """The embedding head's logit (embeds every text)."""
-        embedded = np.asarray(self.embedder.encode(texts), dtype=np.float64)
+        """The head's logit (embeds every text: with the fine-tuned encoder, else the frozen embedder)."""
+        self.n_encoded += len(texts)
+        if self.fine_tuned:
+            embedded = self.encoder().pooled(texts)
+        else:
+            embedded = np.asarray(self.embedder.encode(texts), dtype=np.float64)
         return embedded @ np.asarray(self.head["coef"], dtype=np.float64) + float(self.head["intercept"])
 
     def _combine(self, head: npt.NDArray[np.float64], lexical: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -175,7 +203,7 @@ class MiniLMToxicity(Scorer):
 def minilm_toxicity_scorer(**options: Any) -> MiniLMToxicity:
     """:class:`MiniLMToxicity` with ``options``; raises :class:`InputError` for an option it does not take."""
     options = dict(options)
-    refuse_quantize(options, f"{SPEC} (its head was trained on the float embedding, which int8 moves: docs/int8.md)")
+    refuse_quantize(options, f"{SPEC} (its build chose whether its encoder runs int8: docs/toxicity-scorer.md)")
     unknown = sorted(set(options) - {"embedder", "screen", "head", "device", "batch_size", "cache", "progress"})
     if unknown:
         raise InputError(f"{SPEC} does not take the option(s) {unknown}")
