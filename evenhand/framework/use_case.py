@@ -232,6 +232,12 @@ class UseCase(BaseModel):
         return self
 
     @property
+    def answers_are_labels(self) -> bool:
+        """Whether the LLM's answers are read as labels (``classification.labels``, ``pattern``, a JSON field or a
+        tool call), which a run checks before it sends any request."""
+        return self.task == "classification"
+
+    @property
     def attribute_specs(self) -> dict[str, Any]:
         """Each attribute name -> what the text core takes: a built-in name, a custom group dict, or for an
         intersection ("gender+race") the tuple of its attributes' specs."""

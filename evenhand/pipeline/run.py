@@ -81,7 +81,7 @@ def run(
     if not use_case.prompts:
         raise InputError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
     check_threshold_scope(settings.thresholds, use_case)
-    if use_case.task == "classification" and label_parser is None:  # before anything is generated
+    if use_case.answers_are_labels and label_parser is None:  # before anything is generated
         check_label_reading(settings.classification)
     if use_case.templates is not None:  # a label or group given once per template holds for each of its fills
         templates = use_case.templates
