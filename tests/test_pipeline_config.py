@@ -59,6 +59,12 @@ def test_yaml_and_toml_agree_and_paths_resolve(tmp_path: Path) -> None:
         # a NaN bound compares false with everything: a gate that reads as set but judges nothing is a config error
         ("use_case: {task: summarization}\nprompts: {items: [a]}\nthresholds: [{metric: TF, max: nan}]\n", "0.max"),
         ("use_case: {task: summarization}\nprompts: {items: [a]}\nthresholds: [{verdict: watch, min: .nan}]\n", ".min"),
+        # pydantic would read true as 1 and false as 0: a number's key given a yes/no is a config error
+        ("use_case: {task: summarization}\nprompts: {items: [a]}\ngeneration: {count: true}\n",
+         r"generation\.count: expects a number, not a yes/no value \(true\)"),
+        ("use_case: {task: summarization}\nprompts: {items: [a]}\nstatistics: {n_resamples: no}\n",
+         "statistics.n_resamples"),
+        ("use_case: {task: summarization}\nprompts: {items: [a]}\nthresholds: [{metric: TF, max: true}]\n", "0.max"),
         ("- a list\n", "top level"),
         ("use_case: [unclosed\n", "not valid YAML"),
     ],
