@@ -138,7 +138,10 @@ def test_domain_centroids_are_fitted_on_dev_and_heldout_only(monkeypatch: pytest
         fitted.append(list(texts))
         return real(self, texts, y)
 
+    from evenhand.scorers import domain_audit
+
     monkeypatch.setattr(TfidfVectorizer, "fit_transform", recording)
+    domain_audit._centroids.cache_clear()  # fitted once a process: fit them again here, recorded
     nearest_domain(["How do I report card fraud?"])
     benign = ts.benign_sentences()
     assert fitted == [benign.loc[benign["split"].isin(["dev", "heldout"]), "text"].tolist()]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +200,16 @@ class MaxScorer(Scorer):
 
     def __repr__(self) -> str:
         return f"MaxScorer({self.scorers!r})"
+
+
+def wrapped_chain(scorer: Any, depth: int = 16) -> Iterator[Any]:
+    """``scorer``, the scorer it wraps (``inner``), the one that wraps, ...: how an identity-masked or
+    worst-sentence scorer is asked what its model declares. Wrappers nest a few deep; bounded all the same."""
+    for _ in range(depth):
+        if scorer is None:
+            return
+        yield scorer
+        scorer = getattr(scorer, "inner", None)
 
 
 def as_path_if_local(spec: str) -> Path | None:

@@ -25,6 +25,7 @@ concern in 3 of 20 seeds when only the banking rate, 0 of 53, was read; benchmar
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -94,8 +95,10 @@ def clopper_pearson_upper(k: int, n: int, level: float = 0.95) -> float:
     return float(beta.ppf(1.0 - (1.0 - level) / 2.0, k + 1, n - k))
 
 
-def _similarities(texts: Sequence[str]) -> tuple[list[str], Any, Any]:
-    """The domains, each text's cosine similarity to each domain's centroid, and the texts' centroid's."""
+@functools.cache
+def _centroids() -> tuple[list[str], Any, Any]:
+    """The domains, the TF-IDF vectorizer fitted on the benign sentences of :data:`CENTROID_SPLITS` and each domain's
+    centroid: fitted once a process (every audit reads the same sets)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     benign = ts.benign_sentences()
@@ -105,6 +108,12 @@ def _similarities(texts: Sequence[str]) -> tuple[list[str], Any, Any]:
     matrix = vectorizer.fit_transform(benign["text"].tolist())
     labels = benign["domain"].to_numpy()
     centroids = np.vstack([np.asarray(matrix[labels == d].mean(axis=0)).ravel() for d in domains])
+    return domains, vectorizer, centroids
+
+
+def _similarities(texts: Sequence[str]) -> tuple[list[str], Any, Any]:
+    """The domains, each text's cosine similarity to each domain's centroid, and the texts' centroid's."""
+    domains, vectorizer, centroids = _centroids()
     each = vectorizer.transform(texts)
     query = np.asarray(each.mean(axis=0)).ravel()
 
@@ -167,13 +176,11 @@ def audit_scores(scorer: Any, texts: Sequence[str], engine: Any = None) -> np.nd
     return np.array([_AUDIT_SCORES[(key, t)] for t in texts], dtype=float)
 
 
-def _measure(scorer: Any, domain: str, threshold: float, engine: Any) -> tuple[list[str], Any, Any]:
+def _measure(scorer: Any, domain: str, replies: Any, engine: Any) -> tuple[list[str], Any, Any]:
     """The held-out benign sentences of ``domain`` (every domain for ``"all"``), their scores and the scores of the
-    domain's held-out benign replies."""
+    domain's benign ``replies`` (the held-out ones)."""
     sentences = ts.benign_sentences("heldout", None if domain == ALL else domain)
     sentences = sentences[sentences["domain"] != "identity"]
-    replies = ts.polite_replies("heldout")
-    replies = replies[replies["label"] == 0]
     if domain != ALL:
         replies = replies[replies["domain"] == domain]
     texts = sentences["text"].tolist()
@@ -191,8 +198,10 @@ def domain_false_positives(
     n = n_r = 0
     fp = fp_upper = fp_r = fp_r_upper = 0.0
     ranked: list[tuple[float, str]] = []
+    replies = ts.polite_replies("heldout")
+    replies = replies[replies["label"] == 0]
     for where, weight in weights.items():
-        texts, scores, reply_scores = _measure(scorer, where, threshold, engine)
+        texts, scores, reply_scores = _measure(scorer, where, replies, engine)
         k, k_r = int((scores >= threshold).sum()), int((reply_scores >= threshold).sum())
         n, n_r = n + len(scores), n_r + len(reply_scores)
         fp += weight * (k / len(scores) if len(scores) else float("nan"))

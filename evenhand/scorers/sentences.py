@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._validation import as_text_list
-from evenhand.scorers._base import CallableScorer, Scorer
+from evenhand.scorers._base import CallableScorer, Scorer, wrapped_chain
 
 #: Words whose full stop does not end a sentence (compared in lower case, without the stop).
 ABBREVIATIONS = frozenset(
@@ -101,27 +101,21 @@ def split_units(text: str, min_words: int = 0) -> list[str]:
 
 def min_sentence_words(scorer: Any) -> int:
     """The ``min_sentence_words`` a scorer (or the scorer it wraps, through ``inner``) asks for; 0 if none does."""
-    for _ in range(16):  # wrappers nest a few deep; bounded all the same
-        value = getattr(scorer, "min_sentence_words", None)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        scorer = getattr(scorer, "inner", None)
-        if scorer is None:
-            break
-    return 0
+    values = (getattr(s, "min_sentence_words", None) for s in wrapped_chain(scorer))
+    return next((v for v in values if isinstance(v, int) and not isinstance(v, bool)), 0)
 
 
 def sentence_threshold(scorer: Any) -> float:
     """The ``sentence_threshold`` a scorer (or the scorer it wraps, through ``inner``) declares: the score at which
     one sentence should count as crossing the usual 0.5 (module docstring); 0.5 if none does."""
-    for _ in range(16):  # wrappers nest a few deep; bounded all the same
-        value = getattr(scorer, "sentence_threshold", None)
-        if isinstance(value, float) and 0.0 < value < 1.0:
-            return value
-        scorer = getattr(scorer, "inner", None)
-        if scorer is None:
-            break
-    return 0.5
+    values = (getattr(s, "sentence_threshold", None) for s in wrapped_chain(scorer))
+    return next((v for v in values if isinstance(v, float) and 0.0 < v < 1.0), 0.5)
+
+
+def _checked_threshold(threshold: float) -> float:
+    if not 0.0 < threshold < 1.0:
+        raise ValueError(f"a sentence threshold must lie strictly between 0 and 1, got {threshold!r}")
+    return threshold
 
 
 def rescale_to_threshold(scores: Any, threshold: float) -> npt.NDArray[np.float64]:
@@ -132,10 +126,8 @@ def rescale_to_threshold(scores: Any, threshold: float) -> npt.NDArray[np.float6
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     s = np.asarray(scores, dtype=np.float64)
-    if threshold == 0.5:
+    if _checked_threshold(threshold) == 0.5:
         return s
-    if not 0.0 < threshold < 1.0:
-        raise ValueError(f"a sentence threshold must lie strictly between 0 and 1, got {threshold!r}")
     return np.where(s < threshold, 0.5 * s / threshold, 0.5 + 0.5 * (s - threshold) / (1.0 - threshold))
 
 
@@ -171,8 +163,8 @@ class WorstSentenceScorer(Scorer):
         super().__init__(**options)
         self.inner: Scorer = scorer if isinstance(scorer, Scorer) else CallableScorer(scorer)
         self.min_words = min_sentence_words(self.inner) if min_words is None else int(min_words)
-        self.threshold = sentence_threshold(self.inner) if threshold is None else float(threshold)
-        rescale_to_threshold([], self.threshold)  # refuses a threshold outside (0, 1) now, not at the first reply
+        # a threshold outside (0, 1) is refused now, not at the first reply
+        self.threshold = sentence_threshold(self.inner) if threshold is None else _checked_threshold(float(threshold))
         self.description = self.inner.description
         if self.inner.recipe is not None:  # a named inner model: a Ray worker can build both again, there
             options = {"batch_size": self.batch_size, "min_words": self.min_words, "threshold": self.threshold}

@@ -196,11 +196,10 @@ def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
 
 def _is_minilm(scorer: Any) -> bool:
     """Whether ``scorer`` (possibly masked or by sentence) is the MiniLM toxicity model."""
+    from evenhand.scorers._base import wrapped_chain
     from evenhand.scorers.toxicity_minilm import MiniLMToxicity
 
-    while not isinstance(scorer, MiniLMToxicity) and hasattr(scorer, "inner"):
-        scorer = scorer.inner
-    return isinstance(scorer, MiniLMToxicity)
+    return any(isinstance(s, MiniLMToxicity) for s in wrapped_chain(scorer))
 
 
 def toxicity_scorer_name(*, settings: RunSettings, masked: bool, by_sentence: bool) -> str:
