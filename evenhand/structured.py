@@ -228,6 +228,11 @@ def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
 # labels
 
 
+#: A negation that governs the word after it: "not", "never", "cannot", "-n't", then at most three words in the same
+#: clause ("would not recommend that we advance").
+_NEGATED = re.compile(r"(?:\bnot|n['’]t|\bnever|\bcannot)(?:\s+[\w'’-]+){0,3}\s*$", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class LabelWords:
     """Each label and the words that signal it (``{"1": ["yes", "advance"], "0": ["no", "reject"]}``): a value is
@@ -259,9 +264,12 @@ class LabelWords:
         return self._lookup.get(word.strip().lower())
 
     def search(self, text: str) -> str | None:
-        """The label whose word appears first in ``text`` (whole words, case-insensitive)."""
-        m = self._regex.search(text)
-        return None if m is None else self._lookup[m.group(0).lower()]
+        """The label whose word appears first in ``text`` (whole words, case-insensitive), leaving out a word that a
+        negation governs ("I would not advance her": not "advance"; its opposite is not always one label)."""
+        for m in self._regex.finditer(text):
+            if not _NEGATED.search(text, max(0, m.start() - 60), m.start()):
+                return self._lookup[m.group(0).lower()]
+        return None
 
     def of_value(self, value: Any) -> str | None:
         """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``

@@ -87,6 +87,7 @@ def test_label_words_read_values():
     assert words.of_value(True) == "1" and words.of_value(False) == "0"
     assert words.of_value(1) == "1" and words.of_value(0.0) == "0" and words.of_value(2) is None
     assert words.of_value(None) is None and words.of_value({"a": 1}) is None and words.of_value(float("nan")) is None
+    assert words.of_value("Do not advance") is None and words.of_value("not advance") is None  # were read as "1"
     numeric = LabelWords({"1": [], "0": []})
     assert numeric.of_value(True) == "1"  # a boolean reads as 1 / 0 when the labels are numbers
     with pytest.raises(InputError, match="signals both"):
