@@ -309,8 +309,8 @@ class ToolCallLabelParser:
     """The label of a reply that calls a tool: by which function it calls (``functions={"advance_candidate": "1",
     "reject_candidate": "0"}``: the first call of one of them), or by one argument of a call (``function=
     "record_decision", argument="decision"``, its value read as :class:`JsonFieldLabelParser` reads a field, through
-    ``labels``; ``function=None``: the first call that has the argument). A reply that calls none of them is None
-    (unparsed)."""
+    ``labels``; ``function=None``: any call that has the argument). A reply that calls none of them, or whose calls
+    signal two labels, is None (unparsed)."""
 
     functions: Mapping[str, str] | None = None
     function: str | None = None
@@ -333,11 +333,10 @@ class ToolCallLabelParser:
     def __call__(self, text: str | None) -> str | None:
         calls = tool_calls_in(text) or ()
         if self.functions is not None:
-            return next((str(self.functions[c.name]) for c in calls if c.name in self.functions), None)
-        for call in calls:
-            if self.function is not None and call.name != self.function:
-                continue
-            value = read_path(call.arguments, self.argument or "")
-            if value is not MISSING and self._words is not None:
-                return self._words.of_value(value)
-        return None
+            said: set[str | None] = {str(self.functions[c.name]) for c in calls if c.name in self.functions}
+        else:
+            values = [read_path(c.arguments, self.argument or "") for c in calls
+                      if self.function is None or c.name == self.function]  # fmt: skip
+            words = self._words
+            said = {words.of_value(v) for v in values if v is not MISSING} - {None} if words is not None else set()
+        return next(iter(said)) if len(said) == 1 else None  # calls of two decisions say two things: unparsed
