@@ -156,7 +156,13 @@ class Counterfactual(Family):
                                 undefined_record(key, attribute, comparison, "no embedder (scoring.embedder is false)")
                             )
                             continue
-                        result = ctx.metric(key, ta, tb, embedder=self.embedder, prompts=prompts)
+                        # the neutralized texts, as CROUGE-L and CBLEU compare: a fair reply that echoes its version's
+                        # group words ("your wife" / "your husband") differs by them alone, and a raw comparison
+                        # read that echo as a difference the same-version floor lacks (the floor neutralizes too)
+                        neutralized = neutralized or neutralize_pairs(ta, tb, spec)
+                        result = ctx.metric(
+                            key, neutralized.neutral1, neutralized.neutral2, embedder=self.embedder, prompts=prompts
+                        )
                     else:
                         neutralized = neutralized or neutralize_pairs(ta, tb, spec)
                         result = ctx.metric(key, ta, tb, attribute=spec, neutralized=neutralized, prompts=prompts)
@@ -194,8 +200,8 @@ class Counterfactual(Family):
                 found[compared(found, "b")].tolist(),
                 found["prompt_id"].to_numpy(),
                 similarity,
-                # CROUGE-L and CBLEU neutralize attribute words first; so does their floor. Cosine compares raw texts.
-                attribute=None if m.pair_similarity == "cosine" else ctx.specs[str(rec.attribute)],
+                # the similarities neutralize attribute words first (CCS too, in a run); so does their floor
+                attribute=ctx.specs[str(rec.attribute)],
                 name=rec.name,
                 ci=st.ci or 0.95,
                 n_resamples=st.n_resamples,
