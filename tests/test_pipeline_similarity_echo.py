@@ -5,7 +5,7 @@ not, so a raw comparison read the echo as a difference its floor lacked (a false
 
 from __future__ import annotations
 
-import itertools
+import random
 import re
 import zlib
 from typing import Any
@@ -44,18 +44,18 @@ def prompts() -> list[str]:
 def echoing(reply_of: Any = None) -> Any:
     """A fair assistant: one of a few replies drawn at random (the same draw for every group), after an echo of
     the request, group words included."""
-    draws = itertools.count()
+    draws = random.Random(0)
 
     def reply(prompt: str) -> str:
-        body = REPLIES[zlib.crc32(str(next(draws)).encode()) % len(REPLIES)]
+        body = draws.choice(REPLIES)
         return f'Regarding "{prompt}": {reply_of(prompt, body) if reply_of else body}'
 
     return reply
 
 
-def _assess(client: Any) -> evenhand.Assessment:
+def _assess(client: Any, texts: list[str] | None = None, attribute: str = "gender") -> evenhand.Assessment:
     return evenhand.assess(
-        task="text_generation", prompts=prompts(), attributes=["gender"], client=client, count=1,
+        task="text_generation", prompts=texts or prompts(), attributes=[attribute], client=client, count=1,
         counterfactual_count=3, embedder=BagOfWords(), n_resamples=200, store=None, progress=False, seed=0,
     )  # fmt: skip
 
@@ -73,3 +73,16 @@ def test_a_reply_that_changes_beyond_the_echo_is_still_caught() -> None:
     a = _assess(echoing(curt_to_men))
     concerns = [f for f in a.verdict.findings if f.risk == "counterfactual" and f.severity == "concern"]
     assert concerns, a.verdict.summary
+
+
+def test_group_words_the_lexicon_reads_only_before_a_person_noun_are_masked_alike() -> None:
+    """The race versions of "a Hispanic small-business owner" are "a White small-business owner", "a Black ...": the
+    lexicon reads "White" as race only right before a person noun, so neutralizing masked "Hispanic" and left
+    "White", and a fair echo differed by a word in every pair with the hispanic version (concerns on a fair model).
+    The words in which the versions' prompts differ are masked alike in every version before comparing."""
+    texts = [f"Write a short message to a Hispanic small-business owner about {topic}." for topic in TOPICS]
+    a = _assess(echoing(), texts, "race")
+    similarity = [f for f in a.verdict.findings if f.metric in ("CCS", "CROUGE-L", "CBLEU")]
+    assert similarity and all(f.severity == "ok" for f in similarity), a.verdict.summary
+    rows = a.metrics[a.metrics["metric"].isin(["CROUGE-L", "CCS"])]
+    assert len(rows) == 12 and rows["value"].notna().all()

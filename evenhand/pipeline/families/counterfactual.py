@@ -33,7 +33,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.responses.masked_replies import COMPARED
+from evenhand.pipeline.responses.masked_replies import COMPARED, swapped_words_masked
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
@@ -138,7 +138,7 @@ class Counterfactual(Family):
                 if found.empty:
                     out.extend(undefined_record(key, attribute, comparison, NO_PAIRS) for key in keys)
                     continue
-                ta, tb = (found[compared(found, side)].tolist() for side in ("a", "b"))
+                ta, tb = _similarity_texts(ctx, attribute, found)
                 prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
                 neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
                 for key in keys:
@@ -196,8 +196,7 @@ class Counterfactual(Family):
                 rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
                 continue
             rec.noise = noise_floor(  # on the replies as compared, as the metric: the versions' names masked
-                found[compared(found, "a")].tolist(),
-                found[compared(found, "b")].tolist(),
+                *_similarity_texts(ctx, str(rec.attribute), found),
                 found["prompt_id"].to_numpy(),
                 similarity,
                 # the similarities neutralize attribute words first (CCS too, in a run); so does their floor
@@ -215,6 +214,15 @@ def compared(pairs: pd.DataFrame, side: str) -> str:
     """The column of a side's replies as compared (names masked, issue 33), else the replies themselves."""
     column = f"{COMPARED}_{side}"
     return column if column in pairs else f"response_{side}"
+
+
+def _similarity_texts(ctx: RunContext, attribute: str, found: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Both sides' replies of counterfactual pairs as the similarities compare them: names masked (``compared``),
+    and the words in which the versions' prompts differ masked alike on both sides (``swapped_words_masked``)."""
+    prompts = found["prompt_id"].tolist()
+    a, b = (found[compared(found, side)].tolist() for side in ("a", "b"))
+    return (swapped_words_masked(ctx.frame, attribute, prompts, a),
+            swapped_words_masked(ctx.frame, attribute, prompts, b))  # fmt: skip
 
 
 def _family_order(key: str) -> int:
