@@ -66,8 +66,8 @@ class Similarity(EvidenceKind):
     rules = (
         f"counterfactual similarity: the noise floor is the larger of the two groups' own same-prompt floors; concern "
         f"when the gap to it has an interval above 0 and the floor's swap test (swapping the two groups' replies of a "
-        f"pair) has an adjusted p below {ALPHA}; watch when the swap test's adjusted p is below {SUGGESTIVE} otherwise "
-        "(without a swap test: when the gap's interval is above 0)",
+        f"pair) has an adjusted p below {ALPHA}; watch when the swap test's adjusted p is below {SUGGESTIVE} and the "
+        "gap above 0 (without a swap test: when the gap's interval is above 0)",
     )
     example_columns = ()
 
