@@ -74,6 +74,15 @@ def test_keyword_parser_bad_input(labels: dict, pattern: str | None, match: str)
         ("Gone Girl, Zodiac and Heat", ["Gone Girl", "Zodiac", "Heat"]),
         ("1) A\n2) B\n3) C\n4) D", ["A", "B", "C"]),
         ("", []),
+        # as deployed (review5): these were read as '["Heat', 'Ronin**: a heist film', one item of three, ...
+        ('["Heat", "Ronin", "Zodiac"]', ["Heat", "Ronin", "Zodiac"]),
+        ('```json\n{"films": ["Heat", "Ronin", "Zodiac"]}\n```', ["Heat", "Ronin", "Zodiac"]),
+        ('[{"title": "Heat", "year": 1995}, {"title": "Ronin"}, {"title": "Zodiac"}]', ["Heat", "Ronin", "Zodiac"]),
+        ("1. **Heat** - a heist film\n2. **Ronin**: car chases\n3. __Zodiac__", ["Heat", "Ronin", "Zodiac"]),
+        ("Sure! I recommend: 1. Heat 2. Ronin 3. Zodiac", ["Heat", "Ronin", "Zodiac"]),
+        ("1. Spider-Man: No Way Home\n2. Heat\n3. Ronin", ["Spider-Man: No Way Home", "Heat", "Ronin"]),
+        ("1. Heat (see [3])\n2. Ronin\n3. Zodiac", ["Heat (see [3])", "Ronin", "Zodiac"]),
+        ("**Heat** - a heist film\n**Ronin** - car chases\n* **Zodiac**: a hunt", ["Heat", "Ronin", "Zodiac"]),
     ],
 )
 def test_parse_list(text: str, expected: list[str]) -> None:
