@@ -33,7 +33,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.responses.masked_replies import COMPARED, swapped_words_masked
+from evenhand.pipeline.responses.masked_replies import COMPARED, swapped_word_patterns, swapped_words_masked
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
@@ -125,6 +125,7 @@ class Counterfactual(Family):
         from evenhand.metrics import neutralize_pairs
 
         out: list[MetricRecord] = []
+        swapped = swapped_word_patterns(ctx.frame)
         for attribute in self.attributes(ctx.plan):
             keys = sorted(self.planned(ctx.plan, attribute), key=_family_order)
             spec = ctx.specs[attribute]
@@ -138,7 +139,7 @@ class Counterfactual(Family):
                 if found.empty:
                     out.extend(undefined_record(key, attribute, comparison, NO_PAIRS) for key in keys)
                     continue
-                ta, tb = _similarity_texts(ctx, attribute, found)
+                ta, tb = _similarity_texts(swapped, attribute, found)
                 prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
                 neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
                 for key in keys:
@@ -174,6 +175,7 @@ class Counterfactual(Family):
         from evenhand.stats import counterfactual_sentiment_test, noise_floor
 
         st = ctx.settings.statistics
+        swapped = swapped_word_patterns(ctx.frame)
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
             if found is None or found.empty:
@@ -196,7 +198,7 @@ class Counterfactual(Family):
                 rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
                 continue
             rec.noise = noise_floor(  # on the replies as compared, as the metric: the versions' names masked
-                *_similarity_texts(ctx, str(rec.attribute), found),
+                *_similarity_texts(swapped, str(rec.attribute), found),
                 found["prompt_id"].to_numpy(),
                 similarity,
                 # the similarities neutralize attribute words first (CCS too, in a run); so does their floor
@@ -216,13 +218,14 @@ def compared(pairs: pd.DataFrame, side: str) -> str:
     return column if column in pairs else f"response_{side}"
 
 
-def _similarity_texts(ctx: RunContext, attribute: str, found: pd.DataFrame) -> tuple[list[str], list[str]]:
+def _similarity_texts(
+    swapped: Mapping[tuple[object, object], Any], attribute: str, found: pd.DataFrame
+) -> tuple[list[str], list[str]]:
     """Both sides' replies of counterfactual pairs as the similarities compare them: names masked (``compared``),
     and the words in which the versions' prompts differ masked alike on both sides (``swapped_words_masked``)."""
     prompts = found["prompt_id"].tolist()
     a, b = (found[compared(found, side)].tolist() for side in ("a", "b"))
-    return (swapped_words_masked(ctx.frame, attribute, prompts, a),
-            swapped_words_masked(ctx.frame, attribute, prompts, b))  # fmt: skip
+    return swapped_words_masked(swapped, attribute, prompts, a), swapped_words_masked(swapped, attribute, prompts, b)
 
 
 def _family_order(key: str) -> int:

@@ -117,7 +117,7 @@ def mask_swapped_words(
     needed = {"attribute", "group", "prompt_id", "prompt"}
     if rows.empty or not needed <= set(rows.columns) or not needed <= set(frame.columns):
         return out, {}
-    swapped = _swapped_words(frame)
+    swapped = swapped_word_patterns(frame)
     versions = rows["group"].notna().to_numpy()
     attributes = rows["attribute"].to_numpy()
     prompt_ids = rows["prompt_id"].to_numpy()
@@ -140,14 +140,16 @@ def mask_swapped_words(
     return out, ({"token": DEFAULT_TOKEN, "attributes": counts} if counts else {})
 
 
-def swapped_words_masked(frame: pd.DataFrame, attribute: str, prompt_ids: Any, texts: list[str]) -> list[str]:
+def swapped_words_masked(
+    swapped: Mapping[tuple[object, object], re.Pattern[str]], attribute: str, prompt_ids: Any, texts: list[str]
+) -> list[str]:
     """``texts`` (counterfactual replies of ``attribute``, one per prompt id of ``prompt_ids``) with every word in
     which the versions of their prompt differ replaced by :data:`SWAPPED_TOKEN`, the same way in every version
     (step 2 of :func:`mask_swapped_words`, alone): for comparing two versions' replies, where the lexicon's neutral
     forms miss a swap it reads only in context ("a Hispanic small-business owner" becomes "a White small-business
     owner", and "White" counts as race only right before a person noun, so "Hispanic" was neutralized and "White"
-    not: a fair echo then differed by a word in every pair with the hispanic version)."""
-    swapped = _swapped_words(frame)
+    not: a fair echo then differed by a word in every pair with the hispanic version). ``swapped``: the run's
+    :func:`swapped_word_patterns`, made once."""
     return [
         pattern.sub(SWAPPED_TOKEN, text) if (pattern := swapped.get((attribute, pid))) else text
         for pid, text in zip(prompt_ids, texts, strict=True)
@@ -161,7 +163,7 @@ _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _SHORTEST = 2
 
 
-def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
+def swapped_word_patterns(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
     """Per (attribute, prompt id): a pattern of the words in which the versions' prompts differ (in some version but
     not in all, compared without case, longer than :data:`_SHORTEST`), longest first, as whole words; none where the
     versions read alike."""
@@ -177,7 +179,7 @@ def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Patter
 
 
 def _differing_words(texts: Any) -> re.Pattern[str] | None:
-    """A pattern of the words in which ``texts`` (the versions of one prompt) differ, as :func:`_swapped_words`
+    """A pattern of the words in which ``texts`` (the versions of one prompt) differ, as :func:`swapped_word_patterns`
     reads them; None where they read alike."""
     words = [{w.casefold() for w in _WORD.findall(text)} for text in texts]
     differ = set().union(*words) - set.intersection(*words) if len(words) > 1 else set()
