@@ -38,6 +38,7 @@ import numpy as np
 from evenhand import metrics as M
 from evenhand.metrics._result import MetricResult, mean_resampler
 from evenhand.stats import confidence_interval, metric_interval
+from evenhand.stats._small_sample import jackknife_t_interval
 
 Design = Callable[[np.random.Generator, int], MetricResult]
 
@@ -105,12 +106,15 @@ DESIGNS: dict[str, Design] = {
     "SCSP": scsp, "CROUGE-L-like": rouge, "CROUGE-L at 1": rouge_at_one, "Jaccard at 0": jaccard_at_zero,
     "cosine at 1": cosine_at_one,
 }  # fmt: skip
-METHODS = ("percentile", "bca", "stats5")
+METHODS = ("percentile", "bca", "t", "stats5")
 
 
 def interval(result: MetricResult, method: str, seed: int) -> tuple[float, float]:
     if method == "stats5":
         iv = metric_interval(result, "bootstrap", n_resamples=1000, seed=seed)
+    elif method == "t":  # the small-sample rule at any k, for choosing where it ends
+        t_iv = jackknife_t_interval(result)
+        return (t_iv.low, t_iv.high) if t_iv is not None else (np.nan, np.nan)
     else:
         iv = confidence_interval(result, n_resamples=1000, seed=seed, method=method)
     return iv.low, iv.high
@@ -141,17 +145,17 @@ def main() -> None:
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     print("| design | k | truth | percentile: cover / width / zero-width | BCa: cover / width | stats5: cover / width"
-          " / zero-width |")
-    print("|---|---|---|---|---|---|")
+          " / zero-width | t at any k: cover / width |")
+    print("|---|---|---|---|---|---|---|")
     start = time.perf_counter()
     for d, name in enumerate(args.designs.split(",")):
         design = DESIGNS[name]
         truth = float(design(np.random.default_rng(10_000 + d), 200_000).value)
         for k in ks:
             out = run(design, k, args.reps, truth, seed=100 * d + k)
-            p, b, s = (out[m] for m in METHODS)
+            p, b, t, s = (out[m] for m in METHODS)
             print(f"| {name} | {k} | {truth:.4f} | {p[0]:.3f} / {p[1]:.3f} / {p[2]:.2f} | {b[0]:.3f} / {b[1]:.3f} | "
-                  f"{s[0]:.3f} / {s[1]:.3f} / {s[2]:.2f} |", flush=True)
+                  f"{s[0]:.3f} / {s[1]:.3f} / {s[2]:.2f} | {t[0]:.3f} / {t[1]:.3f} |", flush=True)
     print(f"\n{args.reps} repetitions per row, nominal 95%; {time.perf_counter() - start:.0f} s")
 
 

@@ -25,8 +25,8 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   intervals of issue 37 use at 0%), and a unit off ``v`` lies at most at the range's ends, so the mean lies in
   ``[v - q (v - low), v + q (high - v)]``. On an unbounded side no such bound exists and the interval is NaN with
   that reason;
-* **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), which the
-  simulation found within Monte Carlo error of the t interval there.
+* **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), within 1-2
+  points of the t interval's coverage there in the simulation.
 
 The value is the metric's own; only its interval changes. ``Interval.method`` names the rule that gave it.
 """
@@ -42,10 +42,11 @@ from evenhand.metrics._result import FloatArray, MetricResult, Resampler
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
 from evenhand.stats._resampling import SeedLike, strata_indices
 
-#: Below this many units a continuous metric's interval is Student's t on the jackknife standard error (the
-#: coverage study in docs/uncertainty.md: the percentile bootstrap covers 50-88% below 10 units, about 91-93% at 20
-#: and within Monte Carlo error of the t interval from 20 on).
-SMALL_UNITS = 20
+#: Below this many units a continuous metric's interval is Student's t on the jackknife standard error: in the
+#: coverage study (docs/uncertainty.md) the percentile bootstrap covers 28-90% below 10 units and 88-93% at 20,
+#: the t interval 89-99% there; from 30 units on the two differ by 1-2 points and widths by about 5%. The same
+#: number is where the pipeline's caveat on few units ends (evenhand.pipeline.run.SMALL_SAMPLE).
+SMALL_UNITS = 30
 T_METHOD = "student-t on jackknife {unit}s"
 NONE_OFF_METHOD = "none of {k} {unit}s off the value"
 
@@ -93,16 +94,16 @@ def _none_off(result: MetricResult, resampler: Resampler, level: float, base: In
                    reason=reason)  # fmt: skip
 
 
-def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
+def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
     """Student's t interval on the jackknife standard error (the none-off bound when every unit agrees), clipped
-    to the metric's range; None when the rule does not apply (no resampler, an undefined value, fewer than 2 or at
-    least :data:`SMALL_UNITS` units, or an undefined leave-one-out value)."""
+    to the metric's range, at any number of units; None when it does not apply (no resampler, an undefined value,
+    fewer than 2 units, or an undefined leave-one-out value)."""
     from scipy.stats import t as student_t
 
     level = check_level(ci)
     resampler = result.resampler
     theta = float(result.value)
-    if resampler is None or math.isnan(theta) or not 2 <= resampler.n_units < SMALL_UNITS:
+    if resampler is None or math.isnan(theta) or resampler.n_units < 2:
         return None
     se, df = jackknife_standard_error(resampler)
     if math.isnan(se) or df < 1:
@@ -114,6 +115,14 @@ def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | 
     half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
     low, high = result.value_range
     return replace(base, low=max(theta - half, low), high=min(theta + half, high))
+
+
+def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
+    """:func:`jackknife_t_interval` when the result has fewer than :data:`SMALL_UNITS` units, else None."""
+    resampler = result.resampler
+    if resampler is None or resampler.n_units >= SMALL_UNITS:
+        return None
+    return jackknife_t_interval(result, ci)
 
 
 def continuous_interval(
