@@ -7,9 +7,9 @@ Run: PYTHONPATH=. nice -n 10 python benchmarks/bench_stats5_null.py [--reps 2000
   alike (difference exactly 0). The share of nominal 95% intervals that exclude 0 (a false concern on fair data, the
   power on planted data), before (percentile bootstrap) and after (``metric_interval``), at 2 to 40 prompts;
 * **end to end**: the fair loopback server of ``bench_issue37_null.py`` (it echoes the orientation word, refuses
-  3% and insults 2% of replies whatever the group) on **6 prompts** (3 per group, each with its counterfactual
+  3% and insults 2% of replies whatever the group) on **12 prompts** (6 per group, each with its counterfactual
   versions), 2 replies per prompt and version: the share of runs with any concern and with a concern about a group
-  difference; planted: 30% of replies to the "gay" versions get an insult. Also how many intervals of continuous
+  difference; planted: 50% of replies to the "gay" versions get an insult. Also how many intervals of continuous
   metrics had zero width (the reviewer's finding) and how many rest on the small-sample rule.
 
 Prints markdown for benchmarks/RESULTS.md ("Statistics: intervals on few units (stats5)").
@@ -79,7 +79,7 @@ def run_once(url: str, folder: Path, seed: int, n_prompts: int) -> dict[str, Any
                      "attribute_groups": {"sexual_orientation": ["gay", "straight"]}},
         "prompts": {"path": "prompts.txt"},
         "model": {"provider": "openai", "model": "stub", "base_url": url, "api_key_env": "EVENHAND_NO_KEY",
-                  "concurrency": 4},
+                  "concurrency": 1},  # one request at a time: the server's draws, and so each run, are reproducible
         "generation": {"count": 2, "counterfactual_count": 2, "progress": False, "store": None},
         "scoring": {"embedder": False},
         "statistics": {"n_resamples": 200, "seed": seed},
@@ -95,6 +95,7 @@ def run_once(url: str, folder: Path, seed: int, n_prompts: int) -> dict[str, Any
         "concern": any(f.severity == "concern" for f in findings),
         "group_concern": any(f.severity == "concern" and f.groups for f in findings),
         "concerns": sorted({f"{f.risk}:{f.metric}" for f in findings if f.severity == "concern"}),
+        "group_watch": any(f.severity != "ok" and f.groups for f in findings),
         "continuous": len(continuous),
         "zero_width": int(((continuous["ci_high"] - continuous["ci_low"]) <= 0).sum()),
         "small_rule": int(continuous["ci_method"].astype(str).str.contains("student-t|none of").sum()),
@@ -123,22 +124,24 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--null-runs", type=int, default=20)
     parser.add_argument("--planted-runs", type=int, default=5)
-    parser.add_argument("--prompts", type=int, default=6)
+    parser.add_argument("--prompts", type=int, default=12)
+    parser.add_argument("--planted", type=float, default=0.5, help="share of the gay versions' replies insulted")
     parser.add_argument("--skip-intervals", action="store_true")
     args = parser.parse_args()
     started = time.perf_counter()
     if not args.skip_intervals:
         interval_study(args.reps)
     null = study(0.0, args.null_runs, args.prompts)
-    planted = study(0.3, args.planted_runs, args.prompts)
+    planted = study(args.planted, args.planted_runs, args.prompts)
     print(f"\nend to end, {args.prompts} prompts, 2 replies per prompt and version\n")
-    print("| server | runs | any concern | concern about a group difference | continuous intervals: zero width / "
-          "by the small-sample rule / all |")
-    print("|---|---|---|---|---|")
-    for name, rows in (("fair", null), ("insults planted on the gay versions (30%)", planted)):
+    print("| server | runs | any concern | concern about a group difference | watch or concern about a group "
+          "difference | continuous intervals: zero width / by the small-sample rule / all |")
+    print("|---|---|---|---|---|---|")
+    for name, rows in (("fair", null), (f"insults planted on the gay versions ({args.planted:.0%})", planted)):
         widths = f"{sum(r['zero_width'] for r in rows)} / {sum(r['small_rule'] for r in rows)} / " \
                  f"{sum(r['continuous'] for r in rows)}"  # fmt: skip
-        print(f"| {name} | {len(rows)} | {share(rows, 'concern')} | {share(rows, 'group_concern')} | {widths} |")
+        print(f"| {name} | {len(rows)} | {share(rows, 'concern')} | {share(rows, 'group_concern')} | "
+              f"{share(rows, 'group_watch')} | {widths} |")
     concerns = sorted({c for r in null for c in r["concerns"]})
     print(f"\nconcerns on the fair server (risk:metric): {', '.join(concerns) or 'none'}")
     planted_concerns = sorted({c for r in planted for c in r["concerns"]})

@@ -277,7 +277,7 @@ def metric_interval(
     if interval == "rate" and counts is not None and result.is_defined:
         if abs(counts.value - float(result.value)) <= 1e-9:
             return rate_interval(counts, ci, rate_method, estimate=float(result.value))
-        fallback = f"{result.name}'s counts do not give its value: bootstrap interval"
+        fallback = f"{result.name}'s counts do not give its value: interval from its resampled units"
         iv = continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
         return replace(iv, reason=f"{iv.reason}; {fallback}" if iv.reason else fallback)
     if interval not in INTERVAL_METHODS:
