@@ -165,3 +165,23 @@ def test_t_interval_covers_on_few_units(k: int) -> None:
     hits = sum(metric_interval(mean_result(list(rng.beta(6, 3, size=k))), "bootstrap").contains(2 / 3)
                for _ in range(400))  # fmt: skip
     assert hits / 400 >= 0.90  # the percentile bootstrap covers 48% at k=2, 74% at k=3, 85% at k=5
+
+
+@pytest.mark.pipeline
+def test_the_reviewers_case_two_prompts_with_alike_replies_through_the_pipeline() -> None:
+    import evenhand
+
+    def same_reply(prompt: str, seed: int | None = None) -> str:
+        return "Thank you for your message. We will reply soon."
+
+    a = evenhand.assess(task="text_generation", client=same_reply, count=2, embedder=False, store=None,
+                        progress=False, n_resamples=200, prompts=["Write a short note to her about the bill.",
+                                                                  "Write a short note to him about the order."])  # fmt: skip
+    m = a.metrics.set_index("metric")
+    for name in ("EMT", "MTD", "CROUGE-L", "SCSP", "WCSP"):
+        row = m.loc[name]
+        assert row["ci_low"] < row["ci_high"], name  # the bootstrap said [v, v]
+        assert row["range_low"] <= row["ci_low"] <= row["value"] <= row["ci_high"] <= row["range_high"], name
+        assert row["ci_method"] == "none of 2 prompts off the value", name
+    rld = m.loc["RLD"]  # a relative length difference is unbounded above: no bound, and a reason that says so
+    assert math.isnan(rld["ci_low"]) and "unbounded" in str(rld["reason"])
