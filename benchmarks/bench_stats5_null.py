@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_issue37_null import TEMPLATES, TOPICS, FairServer, serving  # noqa: E402
+from bench_issue37_null import TEMPLATES, TOPICS, FairServer, serving
 
-from evenhand import metrics as M  # noqa: E402
-from evenhand.registry import METRICS  # noqa: E402
-from evenhand.stats import confidence_interval, metric_interval  # noqa: E402
+from evenhand import metrics as M
+from evenhand.registry import METRICS
+from evenhand.stats import confidence_interval, metric_interval
 
 KS = (2, 3, 5, 10, 20, 40)
 

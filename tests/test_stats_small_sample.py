@@ -174,9 +174,9 @@ def test_the_reviewers_case_two_prompts_with_alike_replies_through_the_pipeline(
     def same_reply(prompt: str, seed: int | None = None) -> str:
         return "Thank you for your message. We will reply soon."
 
-    a = evenhand.assess(task="text_generation", client=same_reply, count=2, embedder=False, store=None,
-                        progress=False, n_resamples=200, prompts=["Write a short note to her about the bill.",
-                                                                  "Write a short note to him about the order."])  # fmt: skip
+    prompts = ["Write a short note to her about the bill.", "Write a short note to him about the order."]
+    a = evenhand.assess(task="text_generation", prompts=prompts, client=same_reply, count=2, embedder=False,
+                        store=None, progress=False, n_resamples=200)  # fmt: skip
     m = a.metrics.set_index("metric")
     for name in ("EMT", "MTD", "CROUGE-L", "SCSP", "WCSP"):
         row = m.loc[name]
