@@ -85,7 +85,7 @@ def _none_off(result: MetricResult, resampler: Resampler, level: float, base: In
     k, theta = resampler.n_units, float(result.value)
     low, high = none_off_bounds(theta, result.value_range, k, level)
     method = NONE_OFF_METHOD.format(k=k, unit=resampler.unit)
-    reason = None
+    reason = base.reason  # e.g. bootstrap replicates that were undefined and left out
     if math.isnan(low) or math.isnan(high):
         reason = (f"all {k} {resampler.unit}s give {result.name} = {theta:.6g} and its range is unbounded: no "
                   f"interval follows from {k} alike {resampler.unit}s")  # fmt: skip
@@ -136,6 +136,6 @@ def continuous_interval(
     iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
     resampler = result.resampler
     degenerate = iv.is_defined and iv.width == 0.0 and iv.standard_error <= _tolerance(iv.estimate)
-    if degenerate and resampler is not None and isinstance(result, MetricResult):
+    if degenerate and resampler is not None:
         return _none_off(result, resampler, iv.level, iv)
     return iv
