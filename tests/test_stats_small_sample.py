@@ -73,6 +73,13 @@ def test_a_rate_at_zero_gets_the_rate_intervals_bound() -> None:
         assert low == 0.0 and high == pytest.approx(rate.high)
 
 
+def test_a_value_a_rounding_error_past_its_range_stays_inside_its_interval() -> None:
+    over = 1.0 + 1e-7  # a float32 cosine of identical embeddings
+    for values in ([over, over], [over, over - 1e-3, over]):
+        iv = metric_interval(mean_result(values, (-1.0, 1.0)), "bootstrap")
+        assert iv.contains(float(np.mean(values))) and iv.low < iv.high
+
+
 def test_unbounded_range_and_identical_units_say_why() -> None:
     iv = metric_interval(mean_result([0.2, 0.2, 0.2], (-1.0, math.inf)), "bootstrap")
     assert math.isnan(iv.low) and math.isnan(iv.high) and "unbounded" in (iv.reason or "")

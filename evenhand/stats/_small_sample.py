@@ -84,6 +84,7 @@ def none_off_bounds(value: float, value_range: tuple[float, float], k: int, leve
 def _none_off(result: MetricResult, resampler: Resampler, level: float, base: Interval) -> Interval:
     k, theta = resampler.n_units, float(result.value)
     low, high = none_off_bounds(theta, result.value_range, k, level)
+    low, high = min(low, theta), max(high, theta)  # a value a rounding error outside its range stays inside
     method = NONE_OFF_METHOD.format(k=k, unit=resampler.unit)
     reason = base.reason  # e.g. bootstrap replicates that were undefined and left out
     if math.isnan(low) or math.isnan(high):
@@ -113,8 +114,8 @@ def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | N
     if se <= _tolerance(theta):
         return _none_off(result, resampler, level, base)
     half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
-    low, high = result.value_range
-    return replace(base, low=max(theta - half, low), high=min(theta + half, high))
+    low, high = result.value_range  # clipped to the range, never past the value (a float32 cosine of 1.0000001)
+    return replace(base, low=min(max(theta - half, low), theta), high=max(min(theta + half, high), theta))
 
 
 def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
