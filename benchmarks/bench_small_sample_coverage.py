@@ -24,7 +24,8 @@ same population. Designs (one per family the rule serves, with degenerate ones):
 * ``cosine at 1``: range [-1, 1], 70% exactly 1, 30% Beta(8, 2).
 
 Prints one markdown table: coverage (share of intervals holding the truth), mean width, and the share of
-zero-width intervals; the last column is the small-sample rule applied at every k (how ``SMALL_UNITS`` was chosen). With ``--reps 1000`` each coverage figure is within about 1.4 points (two standard errors).
+zero-width intervals; the last column is the small-sample rule applied at every k (how ``SMALL_UNITS`` was
+chosen). With ``--reps 1000`` each coverage figure is within about 1.4 points (two standard errors).
 """
 
 from __future__ import annotations
