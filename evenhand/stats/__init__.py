@@ -35,7 +35,13 @@ from evenhand.stats._rate_intervals import (
 )
 from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
 from evenhand.stats._shuffle import group_shuffle_test
-from evenhand.stats._small_sample import SMALL_UNITS, continuous_interval, none_off_bounds, small_sample_interval
+from evenhand.stats._small_sample import (
+    SMALL_UNITS,
+    continuous_interval,
+    difference_bounds,
+    none_off_bounds,
+    small_sample_interval,
+)
 
 __all__ = [
     "SMALL_UNITS",
@@ -52,6 +58,7 @@ __all__ = [
     "continuous_interval",
     "corrected_rate",
     "counterfactual_sentiment_test",
+    "difference_bounds",
     "effective_rate",
     "estimate_noise_floor",
     "group_shuffle_test",

@@ -123,6 +123,54 @@ def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | N
     return replace(base, low=min(max(theta - half, low), theta), high=max(min(theta + half, high), theta))
 
 
+def difference_bounds(
+    first: MetricResult, second: MetricResult, *, paired: bool, ci: float = 0.95
+) -> tuple[float, float, str] | None:
+    """The small-sample interval of ``d = m(second) - m(first)`` (two runs compared, evenhand.comparison), as
+    ``(low, high, method)``; None from :data:`SMALL_UNITS` units on or when the rule does not apply.
+
+    * **paired** (the runs' units are the same prompts, in the same order): the jackknife above on the difference's
+      own resampler ``w -> m_w(second) - m_w(first)`` (each left-out prompt leaves both runs), Student's t with
+      ``k - 1`` degrees of freedom; the none-off bound on the difference's range when every leave-one-out
+      difference is the same and not 0 (a run compared with itself: None, the caller's exact ``[0, 0]``);
+    * **independent**: each run's own small-sample interval (:func:`jackknife_t_interval`) combined by MOVER
+      (Zou and Donner 2008, as the rate differences of issue 37):
+      ``[d - sqrt((m_2 - l_2)^2 + (u_1 - m_1)^2), d + sqrt((u_2 - m_2)^2 + (m_1 - l_1)^2)]``.
+    """
+    level = check_level(ci)
+    ra, rb = first.resampler, second.resampler
+    if ra is None or rb is None or min(ra.n_units, rb.n_units) >= SMALL_UNITS:
+        return None
+    estimate = float(second.value) - float(first.value)
+    if math.isnan(estimate):
+        return None
+    if not paired:
+        a, b = jackknife_t_interval(first, level), jackknife_t_interval(second, level)
+        if a is None or b is None or not (a.is_defined and b.is_defined):
+            return None
+        low = estimate - math.hypot(b.estimate - b.low, a.high - a.estimate)
+        high = estimate + math.hypot(b.high - b.estimate, a.estimate - a.low)
+        return low, high, f"MOVER of each run's {a.method}"
+    difference = Resampler(unit=ra.unit, n_units=ra.n_units, statistic=lambda w: rb(w) - ra(w), strata=ra.strata)
+    se, df = jackknife_standard_error(difference)
+    if math.isnan(se) or df < 1:
+        return None
+    value_range = (second.value_range[0] - first.value_range[1], second.value_range[1] - first.value_range[0])
+    if se <= _tolerance(estimate):
+        if estimate == 0.0:  # no prompt moved at all (e.g. a run compared with itself): the bootstrap's exact [0, 0]
+            return None
+        low, high = none_off_bounds(estimate, value_range, ra.n_units, level)
+        if math.isnan(low) or math.isnan(high):
+            return None
+        return min(low, estimate), max(high, estimate), NONE_OFF_METHOD.format(k=ra.n_units, unit=ra.unit)
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
+    low = min(max(estimate - half, value_range[0]), estimate)
+    high = max(min(estimate + half, value_range[1]), estimate)
+    return low, high, T_METHOD.format(unit=ra.unit)
+
+
 def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
     """:func:`jackknife_t_interval` when the result has fewer than :data:`SMALL_UNITS` units, else None."""
     resampler = result.resampler
