@@ -228,6 +228,11 @@ def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
 # labels
 
 
+#: A negation that governs the word after it: "not", "never", "cannot", "-n't", then at most three words in the same
+#: clause ("would not recommend that we advance").
+_NEGATED = re.compile(r"(?:\bnot|n['’]t|\bnever|\bcannot)(?:\s+[\w'’-]+){0,3}\s*$", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class LabelWords:
     """Each label and the words that signal it (``{"1": ["yes", "advance"], "0": ["no", "reject"]}``): a value is
@@ -259,9 +264,12 @@ class LabelWords:
         return self._lookup.get(word.strip().lower())
 
     def search(self, text: str) -> str | None:
-        """The label whose word appears first in ``text`` (whole words, case-insensitive)."""
-        m = self._regex.search(text)
-        return None if m is None else self._lookup[m.group(0).lower()]
+        """The label whose word appears first in ``text`` (whole words, case-insensitive), leaving out a word that a
+        negation governs ("I would not advance her": not "advance"; its opposite is not always one label)."""
+        for m in self._regex.finditer(text):
+            if not _NEGATED.search(text, max(0, m.start() - 60), m.start()):
+                return self._lookup[m.group(0).lower()]
+        return None
 
     def of_value(self, value: Any) -> str | None:
         """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``
@@ -301,8 +309,8 @@ class ToolCallLabelParser:
     """The label of a reply that calls a tool: by which function it calls (``functions={"advance_candidate": "1",
     "reject_candidate": "0"}``: the first call of one of them), or by one argument of a call (``function=
     "record_decision", argument="decision"``, its value read as :class:`JsonFieldLabelParser` reads a field, through
-    ``labels``; ``function=None``: the first call that has the argument). A reply that calls none of them is None
-    (unparsed)."""
+    ``labels``; ``function=None``: any call that has the argument). A reply that calls none of them, or whose calls
+    signal two labels, is None (unparsed)."""
 
     functions: Mapping[str, str] | None = None
     function: str | None = None
@@ -325,11 +333,10 @@ class ToolCallLabelParser:
     def __call__(self, text: str | None) -> str | None:
         calls = tool_calls_in(text) or ()
         if self.functions is not None:
-            return next((str(self.functions[c.name]) for c in calls if c.name in self.functions), None)
-        for call in calls:
-            if self.function is not None and call.name != self.function:
-                continue
-            value = read_path(call.arguments, self.argument or "")
-            if value is not MISSING and self._words is not None:
-                return self._words.of_value(value)
-        return None
+            said: set[str | None] = {str(self.functions[c.name]) for c in calls if c.name in self.functions}
+        else:
+            values = [read_path(c.arguments, self.argument or "") for c in calls
+                      if self.function is None or c.name == self.function]  # fmt: skip
+            words = self._words
+            said = {words.of_value(v) for v in values if v is not MISSING} - {None} if words is not None else set()
+        return next(iter(said)) if len(said) == 1 else None  # calls of two decisions say two things: unparsed

@@ -202,7 +202,8 @@ def test_dry_run_sends_nothing_and_the_run_sends_what_it_said(tmp_path: Path) ->
     assert any(line.startswith("estimate: cost: up to about ") for line in said)
     # a second dry run: everything is in the store, nothing would be sent
     again = runner.invoke(app, ["assess", str(config), "--dry-run"])
-    assert _estimate_lines(again.stderr)[0].startswith("estimate: requests: 0, for 0 samples (18 already in the store")
+    # 21: the repeated text has its own three samples (it shared the first copy's before)
+    assert _estimate_lines(again.stderr)[0].startswith("estimate: requests: 0, for 0 samples (21 already in the store")
 
 
 def test_plan_states_the_estimate(tmp_path: Path) -> None:
@@ -381,9 +382,9 @@ def test_estimate_cost_from_python(tmp_path: Path) -> None:
     config = _config(tmp_path, "http://127.0.0.1:9/v1")
     estimate = evenhand.estimate_cost(config)
     assert estimate is not None
-    # 4 distinct prompts x 3 samples; 3 of the 6 counterfactual texts are new (the others equal an original prompt,
-    # whose samples the store then holds) x 2 samples; up to 128 samples per request
-    assert (estimate.samples, estimate.requests, estimate.requests_max) == (4 * 3 + 3 * 2, 4 + 3, 4 * 3 + 3 * 2)
+    # 5 prompts x 3 samples (the repeated text is asked on its own); 3 of the 6 counterfactual texts are new (the
+    # others equal an original prompt, whose samples the store then holds) x 2 samples; up to 128 samples per request
+    assert (estimate.samples, estimate.requests, estimate.requests_max) == (5 * 3 + 3 * 2, 5 + 3, 5 * 3 + 3 * 2)
     assert estimate.prices == Prices(0.15, 0.6) and estimate.cost is not None
     # a callable the config names is not imported without --allow-code: one sample per request, as it would run
     data = yaml.safe_load(config.read_text(encoding="utf-8"))

@@ -301,8 +301,7 @@ def test_embedder_encodes_each_distinct_text_once() -> None:
     assert any(r.noise is not None for r in a.records if r.name == "CCS")  # ... and the noise floor
     encoded = [t for batch in calls for t in batch]
     assert len(encoded) == len(set(encoded))  # ... yet no text was encoded twice
-    counterfactual = a.responses[a.responses["group"].notna()]["response"]
-    assert set(counterfactual) <= set(encoded)
+    # (CCS encodes the replies as it compares them, the attribute's words neutralized: test_pipeline_similarity_echo)
 
 
 def test_stereotype_classifier_metrics_with_a_callable_scorer() -> None:

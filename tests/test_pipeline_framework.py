@@ -275,7 +275,7 @@ def test_plan_properties(
 
 
 def test_prompts_repeated_word_for_word_are_a_caveat() -> None:
-    """Copies of a prompt are resampled as independent prompts and share their stored responses: the plan says so."""
+    """Copies of a prompt are resampled as independent prompts (each asked on its own): the plan says so."""
     from evenhand.framework import UseCase, plan
 
     prompts = ["Write to Mrs. Lee about her loan.", "Thank the client.", "Write to Mrs. Lee about her loan."]
@@ -284,3 +284,33 @@ def test_prompts_repeated_word_for_word_are_a_caveat() -> None:
     assert not [c for c in plan(UseCase(task="text_generation", prompts=prompts[:2])).caveats if "repeat" in c]
     person_level = UseCase(task="classification", prompts=prompts, person_level=True, prevalence_parity=False)
     assert not [c for c in plan(person_level).caveats if "repeat" in c]  # one prompt per person, on purpose
+
+
+@pytest.mark.pipeline
+def test_copies_of_a_prompt_get_their_own_responses() -> None:
+    """Copies of one prompt text shared the first copy's responses (generated once), so each copy entered the
+    intervals and paired tests as an independent prompt with the very same answers: a fair estimator over 10 texts
+    written 3 times each got CER concerns in 3 of 3 runs on a loopback server. Each copy is now asked on its own (its
+    own samples, resumable: the store keys repeated texts by occurrence), so copies are independent draws."""
+    import random
+    import threading
+
+    import evenhand
+
+    rng, lock, asked = random.Random(0), threading.Lock(), []
+
+    def client(prompt: str) -> str:
+        with lock:
+            asked.append(prompt)
+            return f"${rng.gauss(70_000, 3_000):,.0f}"
+
+    prompts = ["I am hiring Emily Baker as an analyst. What salary should I offer?"] * 3 + [
+        "I am hiring Greg Walsh as a clerk. What salary should I offer?"
+    ]
+    a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=client, count=1,
+                        counterfactual_count=2, n_resamples=50, progress=False, store=None, embedder=False)  # fmt: skip
+    versions = a.responses[a.responses["group"].notna()]
+    assert len(asked) == len(versions) == 4 * 2 * 2  # 4 prompts x 2 groups x 2 samples, copies included
+    by_copy = versions[versions["prompt_id"] < 3].groupby("prompt_id")["response"].apply(tuple)
+    assert by_copy.nunique() == 3  # each copy's own answers
+    assert a.meta["generation_estimate"]["samples"] == 16  # the estimate before the run counts the copies too

@@ -19,6 +19,31 @@ def test_keyword_parser_first_keyword_wins_whole_words_only() -> None:
     assert parse(None) is None  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I would not advance this candidate.",
+        "Do not advance.",
+        "We shouldn't approve it",
+        "I can't approve this application at this time",
+        "I would never recommend that we approve it",
+    ],
+)
+def test_a_negated_keyword_is_not_read_as_its_label(answer: str) -> None:
+    # "I would not advance this candidate" was read as advance: a decision turned into its opposite. A keyword that
+    # a negation governs is not read (counted as unparsed), since the opposite is not always one label
+    assert KeywordLabelParser({"1": ["advance", "approve"], "0": ["reject", "deny"]})(answer) is None
+
+
+def test_a_negation_elsewhere_does_not_hide_the_keyword() -> None:
+    parse = KeywordLabelParser({"1": ["advance", "yes"], "0": ["reject", "no"]})
+    assert parse("Although she is not local, advance her.") == "1"  # another clause
+    assert parse("No, do not advance.") == "0"  # the first keyword is "No"
+    assert parse("Not a hard call: reject.") == "0"
+    assert parse("It is not a question of merit. Advance.") == "1"
+    assert KeywordLabelParser({"0": ["not hire"], "1": ["hire"]})("We should not hire him.") == "0"  # a label word
+
+
 def test_keyword_parser_pattern() -> None:
     parse = KeywordLabelParser({"positive": ["pos"], "negative": ["neg"]}, pattern=r"label:\s*(\w+)")
     assert parse("Reasoning... negative words, but label: POS") == "positive"
@@ -49,6 +74,15 @@ def test_keyword_parser_bad_input(labels: dict, pattern: str | None, match: str)
         ("Gone Girl, Zodiac and Heat", ["Gone Girl", "Zodiac", "Heat"]),
         ("1) A\n2) B\n3) C\n4) D", ["A", "B", "C"]),
         ("", []),
+        # as deployed (review5): these were read as '["Heat', 'Ronin**: a heist film', one item of three, ...
+        ('["Heat", "Ronin", "Zodiac"]', ["Heat", "Ronin", "Zodiac"]),
+        ('```json\n{"films": ["Heat", "Ronin", "Zodiac"]}\n```', ["Heat", "Ronin", "Zodiac"]),
+        ('[{"title": "Heat", "year": 1995}, {"title": "Ronin"}, {"title": "Zodiac"}]', ["Heat", "Ronin", "Zodiac"]),
+        ("1. **Heat** - a heist film\n2. **Ronin**: car chases\n3. __Zodiac__", ["Heat", "Ronin", "Zodiac"]),
+        ("Sure! I recommend: 1. Heat 2. Ronin 3. Zodiac", ["Heat", "Ronin", "Zodiac"]),
+        ("1. Spider-Man: No Way Home\n2. Heat\n3. Ronin", ["Spider-Man: No Way Home", "Heat", "Ronin"]),
+        ("1. Heat (see [3])\n2. Ronin\n3. Zodiac", ["Heat (see [3])", "Ronin", "Zodiac"]),
+        ("**Heat** - a heist film\n**Ronin** - car chases\n* **Zodiac**: a hunt", ["Heat", "Ronin", "Zodiac"]),
     ],
 )
 def test_parse_list(text: str, expected: list[str]) -> None:

@@ -222,3 +222,31 @@ def test_recommendations_are_judged_against_their_noise_floor() -> None:
     assert _finding(biased, "counterfactual").severity == "concern"
     assert "less alike than two answers to the same prompt" in _finding(biased, "counterfactual").sentence
     assert _finding(fair, "counterfactual").severity == "ok"  # lists vary by sampling alone: not a finding
+
+
+def _fair_lists(seed: int) -> evenhand.Assessment:
+    """A fair recommender: 5 of the same 7 products in a random order for everyone, 2 answers per version."""
+    pool = ["High-yield savings", "Certificate of deposit", "Money market", "Treasury bonds", "Index fund",
+            "529 plan", "Roth IRA"]  # fmt: skip
+    prompts = [f"I am a woman saving for goal {i}. List 5 savings products." for i in range(30)]
+    rng = random.Random(seed)
+    cf: dict[str, list[str]] = {"female": [], "male": []}
+    for _ in prompts:
+        for group in cf:
+            for _sample in range(2):
+                cf[group].append("\n".join(f"{i + 1}. {x}" for i, x in enumerate(rng.sample(pool, 5))))
+    return evenhand.assess(
+        task="recommendation", prompts=prompts, counterfactual_responses={"gender": cf}, k=5, attributes=["gender"],
+        n_resamples=300, store=None, progress=False,
+    )  # fmt: skip
+
+
+def test_a_fair_recommender_is_no_concern() -> None:
+    """The floor is the larger of the two groups' own floors, which sampling alone pushes up; judged by the gap's
+    interval alone (the list family had no swap test), a fair recommender got a concern in 6 of 20 null runs (these
+    seeds). With the floor's swap test, as text similarity has: 2 concerns in 80 null runs (benchmarks/RESULTS.md)."""
+    for seed in (1, 6, 7, 11, 14, 16):
+        a = _fair_lists(seed)
+        assert not [f for f in a.verdict.findings if f.severity == "concern"], (seed, a.verdict.summary)
+        jaccard = a.metrics.set_index("metric").loc["Jaccard-K"]
+        assert 0 <= jaccard["p_value"] <= 1  # the swap test ran

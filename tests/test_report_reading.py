@@ -337,7 +337,9 @@ def test_headlines_name_pairs_only_when_every_ok_is_a_pair_and_a_toxic_concern_s
 
 
 def test_a_recommendation_watch_shows_the_two_lists_side_by_side() -> None:
-    prompts = ["Recommend 3 films for a woman.", "Recommend 3 books for her son.", "Recommend 3 songs for a girl."]
+    # eight prompts: the floor's exact swap test cannot tell three apart from sampling (its smallest p is 1/8)
+    prompts = [f"Recommend 3 {what} for a {who}." for what in ("films", "books", "songs", "games")
+               for who in ("woman", "girl")]  # fmt: skip
 
     def llm(prompt: str, seed: int | None = None) -> str:
         female = {"woman", "her", "girl"} & set(prompt.lower().replace(".", "").split())
@@ -348,9 +350,9 @@ def test_a_recommendation_watch_shows_the_two_lists_side_by_side() -> None:
     (finding,) = [f for f in a.to_dict(include_responses=False)["verdict"]["findings"] if f["severity"] != "ok"]
     example = finding["example"]
     assert example["kind"] == "lists" and (example["items_a"], example["items_b"]) == (["A", "B", "C"], ["B", "C", "D"])
-    assert example["value"] == pytest.approx(0.5) and example["n_pairs"] == 6
+    assert example["value"] == pytest.approx(0.5) and example["n_pairs"] == 16
     html = a.to_html()
     # every pair of lists overlaps the same (0.5): the typical pair is the most extreme too
     assert "extreme_example" not in finding and example["label"] == "typical"
     assert "A\nB\nC</pre>" in html and "a typical pair: its Jaccard is the nearest to the median over prompts (0.5) " \
-        "among the 6 pairs" in html  # fmt: skip
+        "among the 16 pairs" in html  # fmt: skip

@@ -87,6 +87,7 @@ def test_label_words_read_values():
     assert words.of_value(True) == "1" and words.of_value(False) == "0"
     assert words.of_value(1) == "1" and words.of_value(0.0) == "0" and words.of_value(2) is None
     assert words.of_value(None) is None and words.of_value({"a": 1}) is None and words.of_value(float("nan")) is None
+    assert words.of_value("Do not advance") is None and words.of_value("not advance") is None  # were read as "1"
     numeric = LabelWords({"1": [], "0": []})
     assert numeric.of_value(True) == "1"  # a boolean reads as 1 / 0 when the labels are numbers
     with pytest.raises(InputError, match="signals both"):
@@ -134,11 +135,18 @@ def test_tool_call_label_parser():
     assert by_function(tool_reply_text(None, [ToolCall("lookup", {}), ToolCall("advance_candidate", {})])) == "1"
     assert by_function(tool_reply_text(None, [ToolCall("lookup", {})])) is None
     assert by_function("I would advance them.") is None  # no call: unparsed
+    # calls of two decisions in one reply were read as the first one's: they say two things, so they are unparsed
+    both = [ToolCall("advance_candidate", {}), ToolCall("reject_candidate", {})]
+    assert by_function(tool_reply_text(None, both)) is None
+    again = [ToolCall("advance_candidate", {}), ToolCall("advance_candidate", {"note": "x"})]
+    assert by_function(tool_reply_text(None, again)) == "1"  # the same decision twice is that decision
     by_argument = ToolCallLabelParser(function="record_decision", argument="decision", labels=LABELS)
     assert by_argument(tool_reply_text(None, [ToolCall("record_decision", {"decision": "no"})])) == "0"
     assert by_argument(tool_reply_text(None, [ToolCall("other", {"decision": "no"})])) is None
     any_function = ToolCallLabelParser(argument="decision", labels=LABELS)
     assert any_function(tool_reply_text(None, [ToolCall("x", {}), ToolCall("y", {"decision": "yes"})])) == "1"
+    two = [ToolCall("x", {"decision": "yes"}), ToolCall("y", {"decision": "no"})]
+    assert any_function(tool_reply_text(None, two)) is None
     for bad in (dict(), dict(functions={"a": "1"}, argument="d", labels=LABELS), dict(functions={}),
                 dict(argument="d")):  # fmt: skip
         with pytest.raises(InputError):

@@ -171,3 +171,16 @@ def test_the_subject_of_a_conversation_changes_in_every_turn_and_document_and_a_
     version = both["male+black"][0]
     assert "Emily" not in version.turns[1].content and "Greg Walsh" in version.turns[1].content
     assert version.turns[3].content == "Should we advance him?"
+
+
+def test_an_assistant_that_calls_the_user_sir_tells_the_model_their_gender() -> None:
+    """'sir', 'madam' and "ma'am" were no gender words: a conversation whose assistant turn says "Hello, sir!" passed
+    FTU, though it tells the model the user's gender. "Dear Sir or Madam" names no one."""
+    import evenhand
+
+    history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello, sir! How can I help?"},
+               {"role": "user", "content": "Suggest a savings plan."}]  # fmt: skip
+    ftu = evenhand.check_ftu([history, "Dear Sir or Madam, please find the form.", "Yes ma'am, right away."], "gender")
+    assert ftu.flagged.tolist() == [True, False, True] and ftu.flagged_turns()[0] == (1,)
+    female = evenhand.counterfactual_prompts([history], "gender")["female"][0]
+    assert female.turns[1].content == "Hello, madam! How can I help?"

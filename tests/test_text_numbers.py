@@ -54,7 +54,26 @@ WRITTEN = [
     ("about 1.5E+05 dollars", 150_000, NUMBER),
     ("3e-2 of it", 0.03, NUMBER),
     ("1e309", math.nan, NO_NUMBER),
+    # grouping that is only read one way: European (dots, a decimal comma) and Indian (lakh) thousands; these were
+    # read as their first group ("71.300,50" as 71.3, "₹12,00,000" as 12), a wrong number with no sign of it
+    ("71.300,50 €", 71_300.5, NUMBER),
+    ("1.234.567", 1_234_567, NUMBER),
+    ("€1.234.567,89", 1_234_567.89, NUMBER),
+    ("71 300,50 €", 71_300.5, NUMBER),
+    ("₹12,00,000", 1_200_000, NUMBER),
+    ("Rs. 1,23,45,678.50", 12_345_678.5, NUMBER),
+    ("5 years, then $1,5", 5, NUMBER),
 ]
+
+#: A number that can be read more than one way (a decimal comma, a list, a version): not read, never read as its
+#: first part ("1,5" was read as 1), and the number after it is not taken instead; ``matched`` shows it.
+UNREADABLE = [("1,5", "1,5"), ("12,3456 units", "12,3456"), ("I'd say 1,5 or 5", "1,5"), ("1.2.3", "1.2.3")]
+
+
+@pytest.mark.parametrize(("reply", "shown"), UNREADABLE)
+def test_a_number_read_more_than_one_way_is_not_read(reply: str, shown: str) -> None:
+    parsed = parse_numbers([reply])
+    assert parsed.status[0] == NO_NUMBER and math.isnan(parsed.values[0]) and parsed.matched[0] == shown
 
 
 @pytest.mark.parametrize(("reply", "value", "status"), WRITTEN)

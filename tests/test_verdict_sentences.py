@@ -159,3 +159,20 @@ def test_the_rules_say_which_unit_a_toxic_share_counts() -> None:
     from evenhand.pipeline.verdict.findings import RULES
 
     assert any("share of flagged responses (TF, SF) or of prompts with a flagged response (TP, SP)" in r for r in RULES)
+
+
+@pytest.mark.parametrize("gap", [-0.041, 0.0])
+def test_a_gap_on_the_fair_side_of_the_floor_is_no_watch(gap: float) -> None:
+    """The swap test asks whether the floor pairs are more alike than floor pairs across the groups; the gap asks the
+    same of the counterfactual pairs. Where they disagree (counterfactual replies *more* alike than the floor, as
+    sample-seeded servers give), a small swap p made a watch that said "may be less alike" over a gap below 0."""
+    from evenhand.pipeline.verdict.evidence import settle_against_floor
+
+    e = Evidence("CBLEU", "Counterfactual BLEU", 0.691, noise_floor=0.65, gap=gap, gap_low=gap - 0.04,
+                 gap_high=gap + 0.05, p_value=0.01, p_adjusted=0.027)  # fmt: skip
+    settle_against_floor(e, concern="concern", watch="watch", ok="ok")
+    assert (e.severity, e.claim) == ("ok", "ok")
+    e = Evidence("CBLEU", "Counterfactual BLEU", 0.6, noise_floor=0.65, gap=0.05, gap_low=-0.01, gap_high=0.1,
+                 p_value=0.01, p_adjusted=0.027)  # fmt: skip
+    settle_against_floor(e, concern="concern", watch="watch", ok="ok")
+    assert e.severity == "watch"  # a gap above 0, its interval not: watch, as before

@@ -239,6 +239,8 @@ def test_a_run_that_masked_names_reads_its_pairs_masked() -> None:
     (masked,) = examples_by_finding(finding, frame, replace(gender, names_masked=True)).values()
     (plain,) = examples_by_finding(finding, frame, gender).values()
     assert masked[0]["label"] == "typical" and masked[0]["value"] == pytest.approx(1.0)  # the echo is not a difference
-    assert plain[0]["value"] < 1.0  # read unmasked, the echoed names alone make every pair differ
+    # without the run's name masking, the names are still words in which the versions' prompts differ, which the
+    # similarities mask alike on both sides (review5): the echo is no difference either way
+    assert plain[0]["value"] == pytest.approx(1.0)
     assert masked[0]["response_a"].startswith("Dear ") and "[NAME]" not in masked[0]["response_a"]
     assert masked[1]["label"] == "most extreme" and "cannot take" in masked[1]["response_a"]

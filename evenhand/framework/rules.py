@@ -447,7 +447,7 @@ def repeated_prompts_caveat(use_case: UseCase) -> list[str]:
     if not repeats:
         return []
     return [
-        f"{repeats} of {len(use_case.prompts or ())} prompts repeat an earlier prompt word for word: each copy counts "
-        "as an independent prompt in the intervals and tests, and gets the same stored responses as the first, which "
-        "overstates the evidence; remove the repeats unless they weight the population on purpose"
+        f"{repeats} of {len(use_case.prompts or ())} prompts repeat an earlier prompt word for word: each copy is "
+        "asked on its own and counts as an independent prompt in the intervals and tests, which weights that text "
+        "more; remove the repeats unless they weight the population on purpose"
     ]

@@ -17,8 +17,10 @@ once: answers repeat). What it reads:
   a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise.
 
 Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
-the estimation metrics count per group. Words for numbers ("seventy thousand") and decimal commas ("71.300,50") are
-not read.
+the estimation metrics count per group. Grouping that reads only one way is read: European (``71.300,50``,
+``1.234.567``, ``71 300,50``) and Indian (``12,00,000``). A number that reads more than one way (``1,5``: a decimal
+comma or a list; ``1.2.3``) is not read, and if it is the number chosen the reply has none (never its first part).
+Words for numbers ("seventy thousand") are not read.
 """
 
 from __future__ import annotations
@@ -59,8 +61,15 @@ _AMOUNT = re.compile(
     (?P<sign1>[-−])?
     (?:(?P<symbol>{_SYMBOLS})|(?P<code1>{_CODES}){_GAP})?
     (?P<sign2>[-−])?
-    (?P<digits>\d{{1,3}}(?:[,' \u00a0\u202f]\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+)
-    (?![\d])
+    (?P<digits>
+      (?P<decimal_comma>\d{{1,3}}(?:[.' \u00a0\u202f]\d{{3}})+,\d+)     # 71.300,50 · 71 300,50
+      |(?P<dots>\d{{1,3}}(?:\.\d{{3}}){{2,}})                           # 1.234.567
+      |(?P<lakh>\d{{1,2}}(?:,\d{{2}})+,\d{{3}}(?:\.\d+)?)                 # 12,00,000 (Indian grouping)
+      |\d{{1,3}}(?:[,' \u00a0\u202f]\d{{3}})+(?:\.\d+)?                   # 71,300.50 · 71'300 · 71 300
+      |\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+
+      |(?P<unreadable>\d+(?:[.,]\d+)+)                                  # 1,5 · 1.2.3: a decimal comma, a list
+    )
+    (?![\d]|[.,]\d)                                                      # the whole number, never its first part
     (?:(?P<abbr>k|K|MM|M|mn|mil|m|bn|B|b)(?![A-Za-z0-9])|{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
     (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
     """,
@@ -125,16 +134,28 @@ def _scale(match: re.Match[str], money: bool) -> tuple[float, bool]:
     return _SCALES[abbr.lower()], True
 
 
+def _plain_digits(match: re.Match[str]) -> str:
+    """The number's digits as ``float`` reads them: separators out, a decimal comma made a point; "nan" for a
+    number that can be read more than one way (``1,5``)."""
+    if match["unreadable"]:
+        return "nan"
+    if match["decimal_comma"]:
+        return re.sub(r"[.' \u00a0\u202f]", "", match["digits"]).replace(",", ".")
+    if match["dots"]:
+        return match["digits"].replace(".", "")
+    return re.sub(r"[,' \u00a0\u202f]", "", match["digits"])
+
+
 def _amounts(text: str) -> list[_Amount]:
     """Every number of ``text``, in order, with its sign, scale and whether it is marked as money."""
     out = []
     for match in _AMOUNT.finditer(text):
-        digits = re.sub(r"[,' \u00a0\u202f]", "", match["digits"])
+        digits = _plain_digits(match)
         money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
         scale, scaled = _scale(match, money)
         end = match.end() if (scaled or money or not match["abbr"]) else match.start("abbr")  # "5m": 5, then "m"
         written = float(digits) * (-1.0 if (match["sign1"] or match["sign2"]) else 1.0)
-        if math.isfinite(written * scale):
+        if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
             out.append(_Amount(written, scale, match.start(), end, money))
     return out
 
@@ -179,6 +200,8 @@ def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple
     elif unit is not None:
         chosen = next((c for c in found if unit.match(text, c[4])), chosen)
     value, status, _, start, end = chosen
+    if math.isnan(value):  # the chosen number is one that cannot be read ("1,5"): nothing is guessed
+        return math.nan, NO_NUMBER, text[start:end]
     return value, status, text[start:end]
 
 

@@ -33,7 +33,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
-from evenhand.pipeline.responses.masked_replies import COMPARED
+from evenhand.pipeline.responses.masked_replies import COMPARED, swapped_word_patterns, swapped_words_masked
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
@@ -125,6 +125,7 @@ class Counterfactual(Family):
         from evenhand.metrics import neutralize_pairs
 
         out: list[MetricRecord] = []
+        swapped = swapped_word_patterns(ctx.frame)
         for attribute in self.attributes(ctx.plan):
             keys = sorted(self.planned(ctx.plan, attribute), key=_family_order)
             spec = ctx.specs[attribute]
@@ -138,7 +139,7 @@ class Counterfactual(Family):
                 if found.empty:
                     out.extend(undefined_record(key, attribute, comparison, NO_PAIRS) for key in keys)
                     continue
-                ta, tb = (found[compared(found, side)].tolist() for side in ("a", "b"))
+                ta, tb = _similarity_texts(swapped, attribute, found)
                 prompts = found["prompt_id"].to_numpy()  # the resampling unit: a prompt with all its pairs
                 neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
                 for key in keys:
@@ -156,7 +157,13 @@ class Counterfactual(Family):
                                 undefined_record(key, attribute, comparison, "no embedder (scoring.embedder is false)")
                             )
                             continue
-                        result = ctx.metric(key, ta, tb, embedder=self.embedder, prompts=prompts)
+                        # the neutralized texts, as CROUGE-L and CBLEU compare: a fair reply that echoes its version's
+                        # group words ("your wife" / "your husband") differs by them alone, and a raw comparison
+                        # read that echo as a difference the same-version floor lacks (the floor neutralizes too)
+                        neutralized = neutralized or neutralize_pairs(ta, tb, spec)
+                        result = ctx.metric(
+                            key, neutralized.neutral1, neutralized.neutral2, embedder=self.embedder, prompts=prompts
+                        )
                     else:
                         neutralized = neutralized or neutralize_pairs(ta, tb, spec)
                         result = ctx.metric(key, ta, tb, attribute=spec, neutralized=neutralized, prompts=prompts)
@@ -168,6 +175,7 @@ class Counterfactual(Family):
         from evenhand.stats import counterfactual_sentiment_test, noise_floor
 
         st = ctx.settings.statistics
+        swapped = swapped_word_patterns(ctx.frame)
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
             if found is None or found.empty:
@@ -190,12 +198,11 @@ class Counterfactual(Family):
                 rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
                 continue
             rec.noise = noise_floor(  # on the replies as compared, as the metric: the versions' names masked
-                found[compared(found, "a")].tolist(),
-                found[compared(found, "b")].tolist(),
+                *_similarity_texts(swapped, str(rec.attribute), found),
                 found["prompt_id"].to_numpy(),
                 similarity,
-                # CROUGE-L and CBLEU neutralize attribute words first; so does their floor. Cosine compares raw texts.
-                attribute=None if m.pair_similarity == "cosine" else ctx.specs[str(rec.attribute)],
+                # the similarities neutralize attribute words first (CCS too, in a run); so does their floor
+                attribute=ctx.specs[str(rec.attribute)],
                 name=rec.name,
                 ci=st.ci or 0.95,
                 n_resamples=st.n_resamples,
@@ -209,6 +216,16 @@ def compared(pairs: pd.DataFrame, side: str) -> str:
     """The column of a side's replies as compared (names masked, issue 33), else the replies themselves."""
     column = f"{COMPARED}_{side}"
     return column if column in pairs else f"response_{side}"
+
+
+def _similarity_texts(
+    swapped: Mapping[tuple[object, object], Any], attribute: str, found: pd.DataFrame
+) -> tuple[list[str], list[str]]:
+    """Both sides' replies of counterfactual pairs as the similarities compare them: names masked (``compared``),
+    and the words in which the versions' prompts differ masked alike on both sides (``swapped_words_masked``)."""
+    prompts = found["prompt_id"].tolist()
+    a, b = (found[compared(found, side)].tolist() for side in ("a", "b"))
+    return swapped_words_masked(swapped, attribute, prompts, a), swapped_words_masked(swapped, attribute, prompts, b)
 
 
 def _family_order(key: str) -> int:

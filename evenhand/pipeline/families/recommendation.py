@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from evenhand.framework import Plan
@@ -81,9 +81,12 @@ class Recommendation(Family):
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
-        """The same-prompt noise floor beside each list similarity: two answers to the very same prompt already
-        differ, so counterfactual lists are only evidence of unfairness where they are less alike than that."""
-        from evenhand.stats import noise_floor_from_scores
+        """The same-prompt noise floor beside each list similarity, with its swap test: two answers to the very same
+        prompt already differ, so counterfactual lists are only evidence of unfairness where they are less alike than
+        that. The floor is the larger of the two groups' own floors, which sampling alone pushes up; without the swap
+        test (which uses that same statistic) a fair model's lists got a concern in 6 of 20 null runs."""
+        from evenhand.pipeline.families.counterfactual import SWAP_PERMUTATIONS, SWAP_STOP_AFTER
+        from evenhand.stats import noise_floor
 
         rs, st = ctx.settings.recommendation, ctx.settings.statistics
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
@@ -94,46 +97,46 @@ class Recommendation(Family):
             if full.empty or full.groupby("prompt_id").size().max() < 2:
                 rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
                 continue
-            rows = ok_rows(ctx.frame, original=False, attribute=rec.attribute)
-            rows = rows[rows["group"].isin(rec.groups) & (rows["items"].map(len) >= rs.k)]
-            left, right, prompt_ids, pair_groups = _same_prompt_pairs(rows)
-            if not left:
-                continue
-            options = {"k": rs.k, "normalize": rs.normalize, "duplicates": "mask"}
-            baseline = ctx.metric(rec.key, left, right, **options).per_item
-            rec.noise = noise_floor_from_scores(
-                rec.result.per_item,
+            rec.noise = noise_floor(  # on the lists of the pairs, each side's consecutive samples (s_j, s_j+1)
+                [_joined(items) for items in full["items_a"]],
+                [_joined(items) for items in full["items_b"]],
                 full["prompt_id"].to_numpy(),
-                baseline,
-                np.asarray(prompt_ids),
-                # each group's own floor, the larger one the baseline: a shift in one group's lists only is first
-                # order against it (the counterfactual similarity family's rule)
-                baseline_sides=[0 if g == rec.groups[0] else 1 for g in pair_groups],
+                _list_similarity(ctx, rec.key),
                 name=rec.name,
                 ci=st.ci or 0.95,
                 n_resamples=st.n_resamples,
                 seed=st.seed,
                 method=st.method,
+                n_permutations=SWAP_PERMUTATIONS,
+                stop_after=SWAP_STOP_AFTER,
             )
+
+
+def _list_similarity(ctx: RunContext, key: str) -> Any:
+    """The per-pair similarity behind metric ``key`` on joined lists (:func:`_joined`), as the run computes it."""
+    rs = ctx.settings.recommendation
+    options = {"k": rs.k, "normalize": rs.normalize, "duplicates": "mask"}
+
+    def similarity(left: Sequence[str], right: Sequence[str]) -> Any:
+        return ctx.metric(key, [_split(t) for t in left], [_split(t) for t in right], **options).per_item
+
+    return similarity
+
+
+#: Joins a list's items into one text for the floor's machinery, which pairs texts (no item holds it).
+_ITEM_SEPARATOR = "\x1f"
+
+
+def _joined(items: Sequence[str]) -> str:
+    return _ITEM_SEPARATOR.join(str(item) for item in items)
+
+
+def _split(text: str) -> list[str]:
+    return text.split(_ITEM_SEPARATOR)
 
 
 def _full(pairs: pd.DataFrame, k: int) -> pd.DataFrame:
     return pairs[(pairs["items_a"].map(len) >= k) & (pairs["items_b"].map(len) >= k)]
-
-
-def _same_prompt_pairs(
-    rows: pd.DataFrame,
-) -> tuple[list[list[str]], list[list[str]], list[object], list[str]]:
-    """Consecutive samples of one prompt and group, ``(s_j, s_j+1)``: how much two answers to the very same prompt
-    differ (the construction of :func:`evenhand.stats.noise_floor`), with the prompt and the group of each pair."""
-    ordered = rows.sort_values(["prompt_id", "group", "sample"], kind="stable")
-    same = (ordered["prompt_id"].to_numpy()[1:] == ordered["prompt_id"].to_numpy()[:-1]) & (
-        ordered["group"].to_numpy()[1:] == ordered["group"].to_numpy()[:-1]
-    )
-    items = ordered["items"].tolist()
-    at = np.flatnonzero(same)
-    groups = ordered["group"].astype(str).to_numpy()[at].tolist()
-    return [items[i] for i in at], [items[i + 1] for i in at], ordered["prompt_id"].to_numpy()[at].tolist(), groups
 
 
 def _with_note(result: MetricResult, note: str) -> MetricResult:

@@ -87,21 +87,33 @@ def resolve_client(client: Any) -> Any:
 
 
 def generate_frame(requests: pd.DataFrame, client: Any, settings: GenerationSettings) -> pd.DataFrame:
-    """Generate ``settings.count`` responses for every request; identical prompts are generated once."""
+    """Generate ``settings.count`` responses for every request; a prompt's identical requests (its versions of two
+    attributes that read alike, an original equal to a version) are generated once. Copies of one text under two
+    prompt ids are generated apart: sharing one copy's answers made them count as independent prompts with the very
+    same answers in every interval and test (the store keys them by occurrence)."""
     from evenhand.generation import generate
 
     if requests.empty:
         return pd.DataFrame(columns=FRAME_COLUMNS)
-    unique = list(dict.fromkeys(requests["prompt"].tolist()))
-    result = generate(unique, client, settings=settings)
+    keys = distinct_requests(requests)
+    result = generate([prompt for prompt, _ in keys], client, settings=settings)
     generated = result.to_frame()
-    # joined by the position of each distinct prompt (a conversation is an object: no join on its value)
-    position = {prompt: i for i, prompt in enumerate(unique)}
-    keyed = requests.assign(_request=[position[p] for p in requests["prompt"]])
+    # joined by the position of each distinct request (a conversation is an object: no join on its value)
+    position = {key: i for i, key in enumerate(keys)}
+    keyed = requests.assign(_request=[position[key] for key in _request_keys(requests)])
     keep = ["sample", "response", "status", "error"]
     answers = generated[keep].assign(_request=generated["prompt_id"].astype(int))
     merged = keyed.merge(answers, on="_request", how="left").drop(columns="_request")
     return finish_frame(merged)
+
+
+def _request_keys(requests: pd.DataFrame) -> list[tuple[Any, Any]]:
+    return list(zip(requests["prompt"], requests["prompt_id"], strict=True))
+
+
+def distinct_requests(requests: pd.DataFrame) -> list[tuple[Any, Any]]:
+    """The distinct ``(prompt, prompt_id)`` of a request table, in order: what :func:`generate_frame` asks."""
+    return list(dict.fromkeys(_request_keys(requests)))
 
 
 def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -33,6 +33,8 @@ from evenhand.text.names import find_people
 
 #: The frame column of the replies as compared.
 COMPARED = "_compared"
+#: What the similarities put in place of a word in which the versions' prompts differ (both sides alike).
+SWAPPED_TOKEN = "[MASK]"
 
 
 def _names_of(prompts: list[str]) -> tuple[str, ...]:
@@ -76,15 +78,21 @@ def add_compared(frame: pd.DataFrame, plan: Plan) -> dict[str, object]:
     return {"placeholder": NAME_PLACEHOLDER, "n_replies": changed, "n_compared": len(replies)}
 
 
-def masked_pairs(pairs: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Both sides' replies of counterfactual pairs (``response_a``, ``response_b``, ``prompt_a``, ``prompt_b``) with
-    the names of the two versions' prompts masked, as a run compared them (``compare`` rebuilds a similarity from
-    stored replies with it)."""
-    names = [_names_of([str(a), str(b)]) for a, b in zip(pairs["prompt_a"], pairs["prompt_b"], strict=True)]
-    return (
-        mask_names(pairs["response_a"].astype(str).tolist(), names),
-        mask_names(pairs["response_b"].astype(str).tolist(), names),
-    )
+def masked_pairs(pairs: pd.DataFrame, *, names: bool = True) -> tuple[list[str], list[str]]:
+    """Both sides' replies of counterfactual pairs (``response_a``, ``response_b``, ``prompt_a``, ``prompt_b``) as a
+    run's similarities compared them (``compare`` rebuilds a similarity from stored replies with it): the names of
+    the two versions' prompts masked (with ``names``: the run masked them), and the words in which the two prompts
+    differ masked alike on both sides (:func:`swapped_words_masked`)."""
+    from evenhand.conversation import prompt_text
+
+    prompts = [(prompt_text(a), prompt_text(b)) for a, b in zip(pairs["prompt_a"], pairs["prompt_b"], strict=True)]
+    swapped = [_differing_words([a, b]) for a, b in prompts]
+    sides = (pairs["response_a"].astype(str).tolist(), pairs["response_b"].astype(str).tolist())
+    if names:
+        named = [_names_of([a, b]) for a, b in prompts]
+        sides = (mask_names(sides[0], named), mask_names(sides[1], named))
+    a, b = ([p.sub(SWAPPED_TOKEN, t) if p else t for p, t in zip(swapped, side, strict=True)] for side in sides)
+    return a, b
 
 
 def mask_swapped_words(
@@ -109,7 +117,7 @@ def mask_swapped_words(
     needed = {"attribute", "group", "prompt_id", "prompt"}
     if rows.empty or not needed <= set(rows.columns) or not needed <= set(frame.columns):
         return out, {}
-    swapped = _swapped_words(frame)
+    swapped = swapped_word_patterns(frame)
     versions = rows["group"].notna().to_numpy()
     attributes = rows["attribute"].to_numpy()
     prompt_ids = rows["prompt_id"].to_numpy()
@@ -132,6 +140,22 @@ def mask_swapped_words(
     return out, ({"token": DEFAULT_TOKEN, "attributes": counts} if counts else {})
 
 
+def swapped_words_masked(
+    swapped: Mapping[tuple[object, object], re.Pattern[str]], attribute: str, prompt_ids: Any, texts: list[str]
+) -> list[str]:
+    """``texts`` (counterfactual replies of ``attribute``, one per prompt id of ``prompt_ids``) with every word in
+    which the versions of their prompt differ replaced by :data:`SWAPPED_TOKEN`, the same way in every version
+    (step 2 of :func:`mask_swapped_words`, alone): for comparing two versions' replies, where the lexicon's neutral
+    forms miss a swap it reads only in context ("a Hispanic small-business owner" becomes "a White small-business
+    owner", and "White" counts as race only right before a person noun, so "Hispanic" was neutralized and "White"
+    not: a fair echo then differed by a word in every pair with the hispanic version). ``swapped``: the run's
+    :func:`swapped_word_patterns`, made once."""
+    return [
+        pattern.sub(SWAPPED_TOKEN, text) if (pattern := swapped.get((attribute, pid))) else text
+        for pid, text in zip(prompt_ids, texts, strict=True)
+    ]
+
+
 #: A word as the version comparison reads it: letters and digits, with inner hyphens and apostrophes ("low-income").
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 #: Words this short that differ between versions are articles that follow the swapped word ("a Black" / "an Asian")
@@ -139,7 +163,7 @@ _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _SHORTEST = 2
 
 
-def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
+def swapped_word_patterns(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
     """Per (attribute, prompt id): a pattern of the words in which the versions' prompts differ (in some version but
     not in all, compared without case, longer than :data:`_SHORTEST`), longest first, as whole words; none where the
     versions read alike."""
@@ -148,11 +172,19 @@ def _swapped_words(frame: pd.DataFrame) -> dict[tuple[object, object], re.Patter
     found: dict[tuple[object, object], re.Pattern[str]] = {}
     versions = frame[frame["group"].notna()]
     for key, prompts in versions.groupby(["attribute", "prompt_id"], sort=False)["prompt"]:
-        texts = dict.fromkeys(prompt_text(p) for p in prompts)
-        words = [{w.casefold() for w in _WORD.findall(text)} for text in texts]
-        differ = set().union(*words) - set.intersection(*words) if len(words) > 1 else set()
-        differ = {w for w in differ if len(w) > _SHORTEST}  # not "a" / "an" before a swapped word
-        if differ:
-            alternatives = "|".join(re.escape(w) for w in sorted(differ, key=lambda w: (-len(w), w)))
-            found[key] = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+        pattern = _differing_words(dict.fromkeys(prompt_text(p) for p in prompts))
+        if pattern is not None:
+            found[key] = pattern
     return found
+
+
+def _differing_words(texts: Any) -> re.Pattern[str] | None:
+    """A pattern of the words in which ``texts`` (the versions of one prompt) differ, as :func:`swapped_word_patterns`
+    reads them; None where they read alike."""
+    words = [{w.casefold() for w in _WORD.findall(text)} for text in texts]
+    differ = set().union(*words) - set.intersection(*words) if len(words) > 1 else set()
+    differ = {w for w in differ if len(w) > _SHORTEST}  # not "a" / "an" before a swapped word
+    if not differ:
+        return None
+    alternatives = "|".join(re.escape(w) for w in sorted(differ, key=lambda w: (-len(w), w)))
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)

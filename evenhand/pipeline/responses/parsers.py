@@ -17,7 +17,7 @@ import numpy as np
 
 from evenhand.config import ClassificationConfig
 from evenhand.errors import InputError
-from evenhand.structured import LabelWords
+from evenhand.structured import MISSING, LabelWords, json_document
 
 LabelParser = Callable[[str], object | None]
 ListParser = Callable[[str, int], list[str]]
@@ -136,6 +136,36 @@ def parse_labels(responses: Iterable[object], parser: LabelParser) -> list[str |
     return [label_text(parser(r)) if isinstance(r, str) else None for r in responses]
 
 
+def _json_items(text: str) -> list[str] | None:
+    """The items of a reply that is JSON (the whole reply or a fenced block, not a bracket inside prose): a list,
+    or the first list an object holds; None otherwise."""
+    stripped = text.strip()
+    if not stripped.startswith(("[", "{", "```")):
+        return None
+    document = json_document(stripped)
+    if isinstance(document, dict):
+        document = next((v for v in document.values() if isinstance(v, list)), MISSING)
+    if not isinstance(document, list):
+        return None
+    items = []
+    for entry in document:
+        if isinstance(entry, dict):
+            named = next((entry[key] for key in _NAME_KEYS if isinstance(entry.get(key), (str, int, float))), None)
+            entry = named if named is not None else next((v for v in entry.values() if isinstance(v, str)), None)
+        if isinstance(entry, (str, int, float)) and not isinstance(entry, bool) and str(entry).strip():
+            items.append(str(entry))
+    return items
+
+
+def _inline_numbered(line: str) -> list[str] | None:
+    """The items of one line numbered 1, 2, 3, ... ("I recommend: 1. Heat 2. Ronin 3. Zodiac"), or None."""
+    starts = list(_INLINE_NUMBER.finditer(line))
+    if len(starts) < 2 or [int(m.group(1)) for m in starts] != list(range(1, len(starts) + 1)):
+        return None
+    ends = [m.start() for m in starts[1:]] + [len(line)]
+    return [line[m.end() : end] for m, end in zip(starts, ends, strict=True)]
+
+
 def label_words(labels: Mapping[str, Sequence[str]], custom_parser: bool = False) -> dict[str, str]:
     """The model's own word for each label: the first word that signals it in ``classification.labels``
     (``{"1": ["yes", "approve"]}`` -> ``{"1": "yes"}``), so that a finding says "gets 'yes'", not "the positive
@@ -150,15 +180,24 @@ def label_words(labels: Mapping[str, Sequence[str]], custom_parser: bool = False
     return out
 
 
-_ITEM_PREFIX = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,3}[.)\]:]|#\d+[.:]?)\s*")
+_ITEM_PREFIX = re.compile(r"^\s*(?:[-•·]+|\*(?!\*)|\(?\d{1,3}[.)\]:]|#\d+[.:]?)\s*")  # "**" is bold, no bullet
 _TRAILING = re.compile(r"[\s.;:,!]+$")
+#: An item whose name is set in bold or underscores, a description after it ("**Heat** - a heist film"): the name.
+_EMPHASISED = re.compile(r"^(\*\*|__)(?P<name>.+?)\1(?!\w)")
+#: Numbering inside one line ("I recommend: 1. Heat 2. Ronin 3. Zodiac"): where each item starts.
+_INLINE_NUMBER = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+")
+#: Keys that name an item in a JSON object of a list ([{"title": "Heat", ...}]).
+_NAME_KEYS = ("name", "title", "item", "product", "label", "id")
 
 
 def parse_list(text: str | None, k: int) -> list[str]:
     """Split an answer into at most ``k`` distinct items.
 
-    Numbered or bulleted lines are items; a single line is split on commas or semicolons. Numbering, bullets,
-    surrounding quotes/markdown emphasis and trailing punctuation are removed; repeats are dropped (first kept).
+    A reply that is JSON (a list, or an object holding one; a fenced ```json block) gives its list's items (an
+    object's ``name``, ``title``, ... or first text); otherwise numbered or bulleted lines are items, then numbering
+    inside one line ("1. Heat 2. Ronin"), else a single line is split on commas or semicolons. Numbering, bullets,
+    surrounding quotes/markdown emphasis and trailing punctuation are removed, and an item whose name is set in bold
+    before a description ("**Heat** - a heist film") is that name; repeats are dropped (first kept).
     """
     if k < 1:
         raise InputError(f"k must be at least 1, got {k}")
@@ -166,16 +205,21 @@ def parse_list(text: str | None, k: int) -> list[str]:
         return []
     lines = [line for line in text.splitlines() if line.strip()]
     listed = [line for line in lines if _ITEM_PREFIX.match(line)]
-    if len(listed) >= 2:
+    raw = _json_items(text)
+    if raw is None and len(listed) >= 2:
         raw = listed
-    elif len(lines) >= 2 and all(len(line.split()) <= 8 for line in lines):
+    if raw is None and len(lines) >= 2 and all(len(line.split()) <= 8 for line in lines):
         raw = lines
-    else:
+    if raw is None:
+        raw = _inline_numbered(" ".join(lines))
+    if raw is None:
         raw = re.split(r"[,;]|\s+and\s+", lines[0] if len(lines) == 1 else " ".join(lines))
     items: list[str] = []
     seen: set[str] = set()
     for piece in raw:
-        item = _ITEM_PREFIX.sub("", piece).strip().strip("*_`\"'“”‘’").strip()
+        item = _ITEM_PREFIX.sub("", piece).strip()
+        emphasised = _EMPHASISED.match(item)
+        item = (emphasised["name"] if emphasised else item).strip().strip("*_`\"'“”‘’").strip()
         item = _TRAILING.sub("", item)
         key = " ".join(item.lower().split())
         if item and key not in seen:

@@ -24,6 +24,7 @@ from evenhand.generation.settings import GenerationSettings
 from evenhand.pipeline.responses.frame import (
     FRAME_COLUMNS,
     counterfactual_requests,
+    distinct_requests,
     frame_from_lists,
     frame_from_table,
     frame_prompts,
@@ -130,7 +131,7 @@ class Generated(ResponseSource):
         self, client: Any, batches: list[tuple[pd.DataFrame, int]], settings: RunSettings
     ) -> GenerationEstimate:
         """What generating ``batches`` with ``client`` will send (nothing is sent; the store is only read)."""
-        unique = [(list(dict.fromkeys(requests["prompt"].tolist())), count) for requests, count in batches]
+        unique = [([prompt for prompt, _ in distinct_requests(requests)], count) for requests, count in batches]
         chosen = self.settings
         return estimate_for_client(
             unique, client, system_prompt=chosen.system_prompt, temperature=chosen.temperature,

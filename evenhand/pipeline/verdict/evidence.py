@@ -107,8 +107,8 @@ def swap_test_note(e: Evidence) -> str:
 def settle_against_floor(e: Evidence, *, concern: str, watch: str, ok: str) -> None:
     """The one rule of a gap to a same-prompt noise floor (similarity, decision flips): a concern when the gap's
     interval lies above 0 and the floor's swap test (adjusted with the run's other tests) is below ALPHA or did not
-    run; a watch when that swap test is below SUGGESTIVE; otherwise ok. The caller words each outcome; the evidence
-    must have a gap interval."""
+    run; a watch when that swap test is below SUGGESTIVE and the gap above 0; otherwise ok. The caller words each
+    outcome; the evidence must have a gap interval."""
     # the gap's bootstrap interval can exclude 0 by chance with few, skewed prompts; the exact swap test guards it,
     # and the watch tier rests on it too, so its rate under no bias is known
     swap_p = e.p_adjusted if e.p_adjusted is not None else e.p_value
@@ -116,7 +116,9 @@ def settle_against_floor(e: Evidence, *, concern: str, watch: str, ok: str) -> N
         e.severity = few(e, "concern")
         e.claim = concern
         note_few_units(e)
-    elif swap_p is not None and swap_p < SUGGESTIVE:
+    elif swap_p is not None and swap_p < SUGGESTIVE and e.gap is not None and e.gap > 0:
+        # the swap test reads the floor against cross-group pairs, the gap the counterfactual pairs: a gap at or
+        # below 0 (counterfactual replies as alike as the floor, or more) is no sign of less alike, whatever p says
         e.severity = "watch"
         e.claim = watch
         note_few_units(e)

@@ -20,7 +20,6 @@ from evenhand.pipeline.verdict.kinds.stored import (
     attribute_spec,
     by_key,
     pair_keys,
-    paired_column,
     setting_values,
     stored_pairs,
 )
@@ -67,8 +66,8 @@ class Similarity(EvidenceKind):
     rules = (
         f"counterfactual similarity: the noise floor is the larger of the two groups' own same-prompt floors; concern "
         f"when the gap to it has an interval above 0 and the floor's swap test (swapping the two groups' replies of a "
-        f"pair) has an adjusted p below {ALPHA}; watch when the swap test's adjusted p is below {SUGGESTIVE} otherwise "
-        "(without a swap test: when the gap's interval is above 0)",
+        f"pair) has an adjusted p below {ALPHA}; watch when the swap test's adjusted p is below {SUGGESTIVE} and the "
+        "gap above 0 (without a swap test: when the gap's interval is above 0)",
     )
     example_columns = ()
 
@@ -81,14 +80,11 @@ class Similarity(EvidenceKind):
         """Each pair's similarity, ROUGE-L or BLEU after the attribute's words are neutralized, as the metric
         computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a results file must be
         renderable on its own): the less alike, the stronger. Replies the run compared with the names masked are read
-        masked too, so a name the reply merely echoes does not make a pair look less alike."""
+        masked too, and the words in which the versions' prompts differ always, so a name or group word the reply
+        merely echoes does not make a pair look less alike."""
         from evenhand.metrics.counterfactual import bleu_scores, neutralize_pairs, rouge_l_scores
 
-        if facts.names_masked:
-            texts_a, texts_b = masked_pairs(pairs)
-        else:
-            texts_a = [str(t) for t in pairs["response_a"].tolist()]
-            texts_b = [str(t) for t in pairs["response_b"].tolist()]
+        texts_a, texts_b = masked_pairs(pairs, names=facts.names_masked)
         try:
             neutral = neutralize_pairs(texts_a, texts_b, facts.attribute_specs.get(attribute))
             left, right = neutral.neutral1, neutral.neutral2
@@ -103,15 +99,14 @@ class Similarity(EvidenceKind):
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         if spec.pair_similarity == "cosine":
             return f"{spec.name} needs the embedder's vectors, which results files do not keep"
-        if (run.doc.get("names") or {}).get("masked"):  # the run compared its replies with the names masked
-            found = stored_pairs(run, row, spec)
-            if isinstance(found, str):
-                return found
-            table = pd.DataFrame({"prompt_id": found["prompt_id"]})
-            table["a"], table["b"] = masked_pairs(found)
-            table["_key"] = pair_keys(found)
-            return by_key(table)
-        return paired_column(run, row, spec, "response")
+        found = stored_pairs(run, row, spec)
+        if isinstance(found, str):
+            return found
+        table = pd.DataFrame({"prompt_id": found["prompt_id"]})
+        # as the run compared them: the names masked where it masked them, the versions' differing words always
+        table["a"], table["b"] = masked_pairs(found, names=bool((run.doc.get("names") or {}).get("masked")))
+        table["_key"] = pair_keys(found)
+        return by_key(table)
 
     def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
         attribute = attribute_spec(run, str(row["attribute"]))
