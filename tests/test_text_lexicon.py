@@ -95,3 +95,23 @@ def test_unreadable_lexicon_files_are_one_line_naming_the_file(tmp_path: Path) -
         load_lexicon_file(tmp_path / "folder.json")
     with pytest.raises(ValueError, match=r"^lexicon file .*latin\.json: not UTF-8 text \(byte 0xe9\)$"):
         load_lexicon_file(tmp_path / "latin.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "mentions"),
+    [
+        ("I am a Black small-business owner in Ohio.", "race", True),  # review5: FTU missed it
+        ("They are a White middle-aged couple.", "race", True),
+        ("Ask the Mexican food-truck owner.", "nationality", True),
+        ("I drive a black pick-up truck.", "race", False),  # the modifier must be followed by a person noun
+        ("The white-collar workers left.", "race", False),
+        ("A black leather jacket for owners.", "race", False),  # one hyphenated modifier, no plain word between
+    ],
+)
+def test_a_context_term_reads_through_one_hyphenated_modifier(text: str, attribute: str, mentions: bool) -> None:
+    from evenhand.text import check_ftu, counterfactual_prompts
+
+    assert check_ftu([text], attribute=attribute).satisfied is not mentions
+    if mentions and attribute == "race":
+        versions = counterfactual_prompts([text], attribute="race").to_frame().iloc[0]
+        assert "Asian" in versions["asian"] and versions["asian"] != versions["white"]

@@ -234,7 +234,8 @@ class Lexicon:
         if ctx or patterns:
             nouns = trie_pattern(sorted(self.person_nouns))
             context = "|".join([trie_pattern(ctx)] * bool(ctx) + [f"(?:{p})" for p in patterns])
-            alternatives += rf"|(?P<c>{context})(?=\s+(?:{nouns})(?!\w))"
+            # one hyphenated modifier may stand between ("a Black small-business owner", "a Mexican food-truck owner")
+            alternatives += rf"|(?P<c>{context})(?=\s+(?:[^\W\d_]+(?:-[^\W\d_]+)+\s+)?(?:{nouns})(?!\w))"
         return alternatives
 
     def __repr__(self) -> str:
