@@ -16,7 +16,7 @@ Torch and transformers are imported only inside these functions (``import evenha
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -27,22 +27,42 @@ import numpy.typing as npt
 MAX_TOKENS = 128
 
 
+def base_tokenizer() -> Any:
+    """The tokenizer of the bundled all-MiniLM-L6-v2 (a fast tokenizer; transformers loads, torch need not)."""
+    from evenhand._optional import require
+    from evenhand.scorers.embedding import default_embedder_path
+
+    transformers = require("transformers", feature="the MiniLM toxicity encoder")
+    transformers.utils.logging.disable_progress_bar()
+    return transformers.AutoTokenizer.from_pretrained(default_embedder_path())
+
+
 def base_model(layers: int) -> tuple[Any, Any]:
     """``(tokenizer, BertModel)`` of the bundled all-MiniLM-L6-v2 with only its first ``layers`` layers, in eval
     mode, on the CPU."""
     from evenhand._optional import require
     from evenhand.scorers.embedding import default_embedder_path
 
-    transformers = require("transformers", feature="the MiniLM toxicity encoder")
-    transformers.utils.logging.disable_progress_bar()
-    path = default_embedder_path()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-    model = transformers.AutoModel.from_pretrained(path)
+    tokenizer = base_tokenizer()
+    model = require("transformers").AutoModel.from_pretrained(default_embedder_path())
     if not 1 <= layers <= len(model.encoder.layer):
         raise ValueError(f"encoder_layers must be 1..{len(model.encoder.layer)}, got {layers}")
     model.encoder.layer = model.encoder.layer[:layers]
     model.config.num_hidden_layers = layers
     return tokenizer, model.eval()
+
+
+def length_sorted_batches(
+    tokenizer: Any, texts: list[str], batch_size: int, tensors: str
+) -> Iterator[tuple[npt.NDArray[np.intp], Any]]:
+    """``(rows, encoding)`` for batches of ``batch_size`` texts of similar length (less padding), tokenized as the
+    encoder was trained (cut at :data:`MAX_TOKENS`), as ``tensors`` (``"pt"`` or ``"np"``); ``rows`` index ``texts``."""
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        batch = tokenizer([texts[i] for i in rows], padding=True, truncation=True, max_length=MAX_TOKENS,
+                          return_tensors=tensors)  # fmt: skip
+        yield rows, batch
 
 
 def mean_pool(hidden: Any, mask: Any) -> Any:
@@ -101,12 +121,8 @@ class ToxicityEncoder:
         import torch
 
         out = np.zeros((len(texts), int(self.model.config.hidden_size)), dtype=np.float64)
-        order = np.argsort([len(t) for t in texts], kind="stable")
         with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                rows = order[start : start + batch_size]
-                batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
-                                       max_length=MAX_TOKENS, return_tensors="pt")  # fmt: skip
+            for rows, batch in length_sorted_batches(self.tokenizer, texts, batch_size, "pt"):
                 ids, mask = batch["input_ids"].to(self.device), batch["attention_mask"].to(self.device)
                 hidden = self.model(input_ids=ids, attention_mask=mask)[0]
                 out[rows] = mean_pool(hidden, mask).double().cpu().numpy()
@@ -140,7 +156,9 @@ __all__ = [
     "ToxicityEncoder",
     "adapter_arrays",
     "base_model",
+    "base_tokenizer",
     "cached_encoder",
+    "length_sorted_batches",
     "mean_pool",
     "merge_adapters",
 ]
