@@ -16,11 +16,13 @@ Torch and transformers are imported only inside these functions (``import evenha
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from evenhand.scorers.batching import length_sorted_batches
 
 #: The longest input in tokens (sentences and short replies; longer texts are cut, as sentence-transformers does at
 #: 256 for this model; a unit of a reply is rarely over 60).
@@ -52,17 +54,9 @@ def base_model(layers: int) -> tuple[Any, Any]:
     return tokenizer, model.eval()
 
 
-def length_sorted_batches(
-    tokenizer: Any, texts: list[str], batch_size: int, tensors: str
-) -> Iterator[tuple[npt.NDArray[np.intp], Any]]:
-    """``(rows, encoding)`` for batches of ``batch_size`` texts of similar length (less padding), tokenized as the
-    encoder was trained (cut at :data:`MAX_TOKENS`), as ``tensors`` (``"pt"`` or ``"np"``); ``rows`` index ``texts``."""
-    order = np.argsort([len(t) for t in texts], kind="stable")
-    for start in range(0, len(order), batch_size):
-        rows = order[start : start + batch_size]
-        batch = tokenizer([texts[i] for i in rows], padding=True, truncation=True, max_length=MAX_TOKENS,
-                          return_tensors=tensors)  # fmt: skip
-        yield rows, batch
+def tokenize(tokenizer: Any, texts: list[str]) -> Any:
+    """PyTorch tensors of ``texts`` as the encoder was trained: padded to the longest, cut at :data:`MAX_TOKENS`."""
+    return tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
 
 
 def mean_pool(hidden: Any, mask: Any) -> Any:
@@ -122,7 +116,8 @@ class ToxicityEncoder:
 
         out = np.zeros((len(texts), int(self.model.config.hidden_size)), dtype=np.float64)
         with torch.inference_mode():
-            for rows, batch in length_sorted_batches(self.tokenizer, texts, batch_size, "pt"):
+            for rows in length_sorted_batches(texts, list(range(len(texts))), batch_size):
+                batch = tokenize(self.tokenizer, [texts[i] for i in rows])
                 ids, mask = batch["input_ids"].to(self.device), batch["attention_mask"].to(self.device)
                 hidden = self.model(input_ids=ids, attention_mask=mask)[0]
                 out[rows] = mean_pool(hidden, mask).double().cpu().numpy()
@@ -158,7 +153,7 @@ __all__ = [
     "base_model",
     "base_tokenizer",
     "cached_encoder",
-    "length_sorted_batches",
     "mean_pool",
     "merge_adapters",
+    "tokenize",
 ]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,13 +27,14 @@ import numpy.typing as npt
 
 from evenhand._files import staged_folder
 from evenhand.scorers._onnx import artifact_digest, cpu_session, export_checked, input_order, onnx_cache_dir
+from evenhand.scorers.batching import length_sorted_batches
 from evenhand.scorers.toxicity_encoder import (
     MAX_TOKENS,
     FrozenArrays,
     ToxicityEncoder,
     base_tokenizer,
-    length_sorted_batches,
     mean_pool,
+    tokenize,
 )
 
 #: Bump when the exported graph changes: files of an older recipe are then not reused.
@@ -41,6 +43,31 @@ RECIPE_VERSION = 1
 #: order 0.1-1; float32 rounding gives about 1e-6).
 EXPORT_TOLERANCE = 1e-4
 OUTPUT = "pooled"
+
+
+def numpy_tokenizer() -> Callable[[list[str]], dict[str, npt.NDArray[np.int64]]]:
+    """``texts -> {input_ids, attention_mask, token_type_ids}`` as int64 arrays, from the bundled model's
+    ``tokenizer.json`` with the Hugging Face ``tokenizers`` library alone: the same ids and masks as
+    :func:`~evenhand.scorers.toxicity_encoder.tokenize` (padded to the batch's longest, cut at :data:`MAX_TOKENS`;
+    tested), without loading transformers, which imports torch."""
+    from evenhand._optional import require
+    from evenhand.scorers.embedding import default_embedder_path
+
+    tokenizers = require("tokenizers", feature="the MiniLM toxicity encoder")
+    tokenizer = tokenizers.Tokenizer.from_file(str(Path(default_embedder_path()) / "tokenizer.json"))
+    tokenizer.enable_truncation(MAX_TOKENS)
+    pad = tokenizer.padding or {}  # the file pads to a fixed 128: pad to the batch's longest instead
+    tokenizer.enable_padding(pad_id=int(pad.get("pad_id", 0)), pad_token=str(pad.get("pad_token", "[PAD]")))
+
+    def encode(texts: list[str]) -> dict[str, npt.NDArray[np.int64]]:
+        rows = tokenizer.encode_batch(texts)
+        return {
+            "input_ids": np.array([row.ids for row in rows], dtype=np.int64),
+            "attention_mask": np.array([row.attention_mask for row in rows], dtype=np.int64),
+            "token_type_ids": np.array([row.type_ids for row in rows], dtype=np.int64),
+        }
+
+    return encode
 
 
 def _pooled_forward(net: Any, inputs: Mapping[str, Any]) -> Any:
@@ -56,11 +83,9 @@ class OnnxToxicityEncoder:
 
         identity = f"evenhand-minilm-toxicity encoder, head {arrays.digest}, {layers} layers, {MAX_TOKENS} tokens"
         folder = onnx_cache_dir() / f"toxicity-encoder-{artifact_digest(identity, RECIPE_VERSION)}"
-        self.tokenizer = base_tokenizer()
         if not (folder / "meta.json").is_file():
             net = ToxicityEncoder(layers, arrays.mapping).model
-            encoding = self.tokenizer(list(PROBE_TEXTS), padding=True, truncation=True, max_length=MAX_TOKENS,
-                                      return_tensors="pt")  # fmt: skip
+            encoding = tokenize(base_tokenizer(), list(PROBE_TEXTS))
             names = input_order(net, encoding)
             # atomic: another process exporting the same encoder loses the race harmlessly
             with staged_folder(folder, lambda done: (done / "meta.json").is_file()) as work:
@@ -78,15 +103,16 @@ class OnnxToxicityEncoder:
         self.input_names: list[str] = list(meta["inputs"])
         self.width = int(meta["width"])
         self.export_difference = float(meta["export_difference"])
-        self.session = cpu_session(folder / "encoder.onnx")
+        self.session = cpu_session(folder / "encoder.onnx", spinning=False)
         self.folder = folder
+        self.encode = numpy_tokenizer()
 
     def pooled(self, texts: list[str], batch_size: int = 64) -> npt.NDArray[np.float64]:
         """Mean-pooled vectors, in batches of texts of similar length, in the input order (as the PyTorch path)."""
         out = np.zeros((len(texts), self.width), dtype=np.float64)
-        for rows, batch in length_sorted_batches(self.tokenizer, texts, batch_size, "np"):
-            feed = {name: np.asarray(batch[name], dtype=np.int64) for name in self.input_names}
-            out[rows] = self.session.run(None, feed)[0]
+        for rows in length_sorted_batches(texts, list(range(len(texts))), batch_size):
+            batch = self.encode([texts[i] for i in rows])
+            out[rows] = self.session.run(None, {name: batch[name] for name in self.input_names})[0]
         return out
 
 
@@ -96,4 +122,4 @@ def cached_onnx_encoder(layers: int, arrays: FrozenArrays) -> OnnxToxicityEncode
     return OnnxToxicityEncoder(layers, arrays)
 
 
-__all__ = ["EXPORT_TOLERANCE", "RECIPE_VERSION", "OnnxToxicityEncoder", "cached_onnx_encoder"]
+__all__ = ["EXPORT_TOLERANCE", "RECIPE_VERSION", "OnnxToxicityEncoder", "cached_onnx_encoder", "numpy_tokenizer"]
