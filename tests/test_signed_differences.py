@@ -55,13 +55,15 @@ def test_sentiment_signed_differences_by_hand() -> None:
     # shares above 0.5 (strict): 2/4 for female, 0/4 for male; LangFair's signed WCSP, whose size is the metric
     assert wcsp.value == pytest.approx(0.5) == wcsp_result.details["signed"] == float(wcsp_result.value)
     assert wcsp.measure == "share of sentiment above 0.5"
-    # the unit is the prompt with all its pairs: per-prompt means 0.05 and 0.20, so a bootstrap of two prompts gives
-    # 0.05, 0.125 or 0.20 (a quarter of the draws at each end): the 95% interval is [0.05, 0.20]
+    # the unit is the prompt with all its pairs: per-prompt means 0.05 and 0.20. Two prompts are few units (stats5):
+    # Student's t with 1 degree of freedom on the jackknife standard error |0.20 - 0.05| / 2 = 0.075, clipped to the
+    # range [-1, 1] (a bootstrap of two prompts gave [0.05, 0.20], the two values seen)
     rec = MetricRecord("strict_sentiment_parity", "gender", pair("female", "male"), scsp.result, signed=scsp)
     signed_interval(rec, STATS)
     assert scsp.interval.unit == "prompt"
-    assert (scsp.interval.low, scsp.interval.high) == (pytest.approx(0.05), pytest.approx(0.20))
-    assert signed_words(scsp) == "female minus male, mean sentiment score: +0.125 [+0.05, +0.2]"
+    t_1 = 12.706204736174707
+    assert (scsp.interval.low, scsp.interval.high) == (pytest.approx(0.125 - t_1 * 0.075), 1.0)
+    assert signed_words(scsp) == "female minus male, mean sentiment score: +0.125 [-0.828, +1]"
 
 
 def test_rate_signed_difference_by_hand_and_its_interval_ordering() -> None:
@@ -84,7 +86,7 @@ def test_rate_signed_difference_by_hand_and_its_interval_ordering() -> None:
 
 def test_the_signed_interval_follows_the_records_test() -> None:
     a = np.array([0.9, 0.8, 0.7, 0.6, 0.9, 0.8] * 5)
-    b = a - 0.2
+    b = a - np.repeat(np.linspace(0.15, 0.25, 10), 3)  # each prompt's pairs differ by its own amount, 0.2 on average
     prompts = np.repeat(np.arange(10), 3)
     result = strict_sentiment_parity(a, b, prompts=prompts)
 
@@ -97,9 +99,10 @@ def test_the_signed_interval_follows_the_records_test() -> None:
 
     rejected, kept = rec_with(0.001), rec_with(0.4)
     make_intervals_test_consistent([rejected, kept])
-    assert rejected.signed.interval.low == pytest.approx(0.2) and rejected.signed.interval.low > 0
-    assert kept.signed.interval.low == 0 and kept.signed.interval.high == pytest.approx(0.2)  # joined with 0
-    assert kept.signed.bootstrap.low == pytest.approx(0.2)  # the bootstrap interval is kept beside it
+    own = kept.signed.bootstrap  # the metric's own interval (10 prompts: Student's t), kept beside the shown one
+    assert 0 < own.low < 0.2 < own.high
+    assert (rejected.signed.interval.low, rejected.signed.interval.high) == (own.low, own.high)
+    assert kept.signed.interval.low == 0 and kept.signed.interval.high == pytest.approx(own.high)  # joined with 0
 
 
 # ------------------------------------------------------------------------------------------------ properties

@@ -183,14 +183,16 @@ def test_metric_interval_dispatch_and_fallback() -> None:
     tf = M.toxic_fraction(scores, 0.8, prompts)
     assert metric_interval(tf, "rate").method == "clopper-pearson on effective prompts"
     assert metric_interval(tf, "rate").n_resamples == 0
-    assert metric_interval(tf, "bootstrap", n_resamples=200).method == "percentile"
-    emt = M.expected_maximum_toxicity(scores, prompts)  # no counts: the bootstrap, whatever is declared
-    assert emt.rate_counts is None and metric_interval(emt, "rate", n_resamples=200).method == "percentile"
+    # 20 prompts: below SMALL_UNITS, a "bootstrap" metric's interval is Student's t on the jackknife (stats5)
+    small = "student-t on jackknife prompts"
+    assert metric_interval(tf, "bootstrap", n_resamples=200).method == small
+    emt = M.expected_maximum_toxicity(scores, prompts)  # no counts: the continuous rule, whatever is declared
+    assert emt.rate_counts is None and metric_interval(emt, "rate", n_resamples=200).method == small
     wrong = RateCounts(np.zeros((2, 1)), np.ones((2, 1)), "rate", "prompt")
     from dataclasses import replace
 
     odd = metric_interval(replace(tf, rate_counts=wrong), "rate", n_resamples=200)
-    assert odd.method == "percentile" and "counts do not give its value" in (odd.reason or "")
+    assert odd.method == small and "counts do not give its value" in (odd.reason or "")
     with pytest.raises(InputError):
         metric_interval(tf, "wald")
     with pytest.raises(InputError):

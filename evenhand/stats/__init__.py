@@ -35,8 +35,16 @@ from evenhand.stats._rate_intervals import (
 )
 from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
 from evenhand.stats._shuffle import group_shuffle_test
+from evenhand.stats._small_sample import (
+    SMALL_UNITS,
+    continuous_interval,
+    difference_bounds,
+    none_off_bounds,
+    small_sample_interval,
+)
 
 __all__ = [
+    "SMALL_UNITS",
     "CorrectedRate",
     "EstimateFloor",
     "Interval",
@@ -47,8 +55,10 @@ __all__ = [
     "binomial_bounds",
     "bootstrap_distribution",
     "confidence_interval",
+    "continuous_interval",
     "corrected_rate",
     "counterfactual_sentiment_test",
+    "difference_bounds",
     "effective_rate",
     "estimate_noise_floor",
     "group_shuffle_test",
@@ -58,6 +68,7 @@ __all__ = [
     "newcombe_bounds",
     "noise_floor",
     "noise_floor_from_scores",
+    "none_off_bounds",
     "omnibus_then_pairs",
     "paired_prompt_test",
     "pairwise_rate_tests",
@@ -65,5 +76,6 @@ __all__ = [
     "rate_difference_test",
     "rate_interval",
     "rogan_gladen",
+    "small_sample_interval",
     "swap_test_of_gap",
 ]

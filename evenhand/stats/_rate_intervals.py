@@ -43,8 +43,9 @@ import numpy.typing as npt
 from evenhand.errors import InputError
 from evenhand.metrics._result import FloatArray, MetricResult, RateCounts
 from evenhand.registry import IntervalMethod
-from evenhand.stats._intervals import Interval, check_level, confidence_interval
+from evenhand.stats._intervals import Interval, check_level
 from evenhand.stats._resampling import SeedLike
+from evenhand.stats._small_sample import continuous_interval
 
 BinomialMethod = Literal["wilson", "jeffreys", "clopper-pearson"]
 BINOMIAL_METHODS: tuple[str, ...] = ("wilson", "jeffreys", "clopper-pearson")
@@ -268,15 +269,17 @@ def metric_interval(
 ) -> Interval:
     """A metric's interval by the method its registry entry declares (``MetricSpec.interval``): ``"rate"`` for a
     rate, a difference of two rates or a spread of several, whose result carries its :class:`RateCounts`
-    (:func:`rate_interval`); ``"bootstrap"`` (``method``: percentile or BCa) otherwise. A ``"rate"`` metric whose
-    result carries no counts, or counts that do not give its value, falls back to the bootstrap, with a reason."""
+    (:func:`rate_interval`); ``"bootstrap"`` otherwise: on fewer than ``SMALL_UNITS`` units Student's t on the
+    jackknife standard error, and when every unit gives the same value the bound for "none off it", else the
+    bootstrap (``method``: percentile or BCa; :mod:`evenhand.stats._small_sample`). A ``"rate"`` metric whose
+    result carries no counts, or counts that do not give its value, falls back to that, with a reason."""
     counts = result.rate_counts
     if interval == "rate" and counts is not None and result.is_defined:
         if abs(counts.value - float(result.value)) <= 1e-9:
             return rate_interval(counts, ci, rate_method, estimate=float(result.value))
-        fallback = f"{result.name}'s counts do not give its value: bootstrap interval"
-        iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+        fallback = f"{result.name}'s counts do not give its value: interval from its resampled units"
+        iv = continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
         return replace(iv, reason=f"{iv.reason}; {fallback}" if iv.reason else fallback)
     if interval not in INTERVAL_METHODS:
         raise InputError(f"interval must be one of {INTERVAL_METHODS}, got {interval!r}")
-    return confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+    return continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)

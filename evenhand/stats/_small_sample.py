@@ -1,0 +1,195 @@
+"""Intervals for continuous metrics that keep their coverage on few units and on samples whose units all agree.
+
+A percentile (or BCa) bootstrap over ``k`` units underestimates the spread of a metric when ``k`` is small: its
+replicates only ever re-mix the ``k`` values seen, its variance is the plug-in one (``(k - 1) / k`` of the unbiased
+one) and its quantiles are normal ones where Student's are due. Over 2 to 10 prompts a 95% percentile interval
+covers the truth 50-88% of the time (benchmarks/bench_small_sample_coverage.py; docs/uncertainty.md). And when
+every unit gives the same value (two prompts whose replies are all alike), every replicate is that value: the
+interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rule here (stats5), used by
+:func:`evenhand.stats.metric_interval` for every metric whose interval is ``"bootstrap"``:
+
+* **fewer than** :data:`SMALL_UNITS` **units: Student's t on the jackknife standard error.** With ``theta_(i)``
+  the metric recomputed without unit ``i`` (a leave-one-out weight row of the metric's own resampler, so the rule
+  knows nothing of the metric's formula), the jackknife variance is
+  ``v = (k - 1) / k * sum_i (theta_(i) - mean_i theta_(i))^2`` (summed within strata when the resampler has them;
+  Efron and Stein 1981, *Annals of Statistics* 9: 586-596; Efron and Tibshirani 1993, *An Introduction to the
+  Bootstrap*, ch. 11 and 12.5) and the interval is ``theta -+ t_{df, 1 - alpha/2} sqrt(v)`` with ``df = k - 1``
+  (``k`` minus the number of strata). For a mean over units the jackknife standard error is exactly
+  ``s / sqrt(k)``, so this is Student's (1908) interval; for a ratio of sums (CROUGE-L over prompts with several
+  pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's range of values
+  (``MetricResult.value_range``, declared once in the registry);
+* **every unit gives the same value ``v``** (every leave-one-out value, or every bootstrap replicate, equals the
+  estimate), at any ``k``: the bound for "no unit off ``v``". If a share ``pi`` of the population's units had
+  another value, ``k`` units all at ``v`` would be seen with probability ``(1 - pi)^k``; the shares not rejected at
+  ``alpha / 2`` are ``pi <= q = 1 - (alpha / 2)^(1 / k)`` (the Clopper-Pearson bound for none of ``k``, as the rate
+  intervals of issue 37 use at 0%), and a unit off ``v`` lies at most at the range's ends, so the mean lies in
+  ``[v - q (v - low), v + q (high - v)]``. On an unbounded side no such bound exists and the interval is NaN with
+  that reason;
+* **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), within 1-2
+  points of the t interval's coverage there in the simulation.
+
+Why not the expanded percentile the noise floor's gap uses (:func:`evenhand.stats._noise_floor.expanded_level`,
+Hesterberg 2015): it widens the percentile levels to Student's tails, but a bootstrap interval never leaves the range
+of its replicates, which on 2 or 3 units is the range of the values seen (the truth lies between two draws half the
+time) and on alike units is the single value. Student's t on the jackknife is not bounded by the values seen.
+
+The value is the metric's own; only its interval changes. ``Interval.method`` names the rule that gave it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from evenhand.metrics._result import FloatArray, MetricResult, Resampler
+from evenhand.stats._intervals import Interval, check_level, confidence_interval
+from evenhand.stats._resampling import SeedLike, strata_indices
+
+#: Below this many units a continuous metric's interval is Student's t on the jackknife standard error: in the
+#: coverage study (docs/uncertainty.md) the percentile bootstrap covers 28-90% below 10 units and 88-93% at 20,
+#: the t interval 89-99% there; from 30 units on the two differ by 1-2 points and widths by about 5%. The same
+#: number is where the pipeline's caveat on few units ends (evenhand.pipeline.run.SMALL_SAMPLE).
+SMALL_UNITS = 30
+T_METHOD = "student-t on jackknife {unit}s"
+NONE_OFF_METHOD = "none of {k} {unit}s off the value"
+
+
+def _tolerance(theta: float) -> float:
+    return 1e-12 * max(1.0, abs(theta))
+
+
+def jackknife_standard_error(resampler: Resampler) -> tuple[float, int]:
+    """The jackknife standard error of the resampled statistic and its degrees of freedom (units minus strata);
+    NaN when a leave-one-out value is undefined (a stratum of one unit, a metric that needs every unit)."""
+    k = resampler.n_units
+    loo: FloatArray = resampler(np.ones((k, k)) - np.eye(k))
+    variance, df = 0.0, 0
+    for idx in strata_indices(resampler):
+        g = idx.size
+        values = loo[idx]
+        if g < 2 or not np.all(np.isfinite(values)):
+            return math.nan, 0
+        variance += (g - 1) / g * float(np.sum((values - values.mean()) ** 2))
+        df += g - 1
+    return math.sqrt(variance), df
+
+
+def none_off_bounds(value: float, value_range: tuple[float, float], k: int, level: float) -> tuple[float, float]:
+    """``[v - q (v - low), v + q (high - v)]``, ``q = 1 - (alpha/2)^(1/k)``: where the mean of a bounded metric can
+    lie when ``k`` units all gave ``value`` (NaN on an unbounded side)."""
+    low, high = value_range
+    q = 1.0 - ((1.0 - level) / 2.0) ** (1.0 / k)
+    lower = value - q * (value - low) if math.isfinite(low) else math.nan
+    upper = value + q * (high - value) if math.isfinite(high) else math.nan
+    return lower, upper
+
+
+def _none_off(result: MetricResult, resampler: Resampler, level: float, base: Interval) -> Interval:
+    k, theta = resampler.n_units, float(result.value)
+    low, high = none_off_bounds(theta, result.value_range, k, level)
+    low, high = min(low, theta), max(high, theta)  # a value a rounding error outside its range stays inside
+    method = NONE_OFF_METHOD.format(k=k, unit=resampler.unit)
+    reason = base.reason  # e.g. bootstrap replicates that were undefined and left out
+    if math.isnan(low) or math.isnan(high):
+        reason = (f"all {k} {resampler.unit}s give {result.name} = {theta:.6g} and its range is unbounded: no "
+                  f"interval follows from {k} alike {resampler.unit}s")  # fmt: skip
+        low = high = math.nan
+    return replace(base, low=low, high=high, method=method, n_resamples=0, n_valid=0, standard_error=0.0,
+                   reason=reason)  # fmt: skip
+
+
+def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
+    """Student's t interval on the jackknife standard error (the none-off bound when every unit agrees), clipped
+    to the metric's range, at any number of units; None when it does not apply (no resampler, an undefined value,
+    fewer than 2 units, or an undefined leave-one-out value)."""
+    from scipy.stats import t as student_t
+
+    level = check_level(ci)
+    resampler = result.resampler
+    theta = float(result.value)
+    if resampler is None or math.isnan(theta) or resampler.n_units < 2:
+        return None
+    se, df = jackknife_standard_error(resampler)
+    if math.isnan(se) or df < 1:
+        return None
+    base = Interval(theta, theta, theta, level, T_METHOD.format(unit=resampler.unit), 0, 0, resampler.unit,
+                    standard_error=se)  # fmt: skip
+    if se <= _tolerance(theta):
+        return _none_off(result, resampler, level, base)
+    half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
+    low, high = result.value_range  # clipped to the range, never past the value (a float32 cosine of 1.0000001)
+    return replace(base, low=min(max(theta - half, low), theta), high=max(min(theta + half, high), theta))
+
+
+def difference_bounds(
+    first: MetricResult, second: MetricResult, *, paired: bool, ci: float = 0.95
+) -> tuple[float, float, str] | None:
+    """The small-sample interval of ``d = m(second) - m(first)`` (two runs compared, evenhand.comparison), as
+    ``(low, high, method)``; None from :data:`SMALL_UNITS` units on or when the rule does not apply.
+
+    * **paired** (the runs' units are the same prompts, in the same order): the jackknife above on the difference's
+      own resampler ``w -> m_w(second) - m_w(first)`` (each left-out prompt leaves both runs), Student's t with
+      ``k - 1`` degrees of freedom; the none-off bound on the difference's range when every leave-one-out
+      difference is the same and not 0 (a run compared with itself: None, the caller's exact ``[0, 0]``);
+    * **independent**: each run's own small-sample interval (:func:`jackknife_t_interval`) combined by MOVER
+      (Zou and Donner 2008, as the rate differences of issue 37):
+      ``[d - sqrt((m_2 - l_2)^2 + (u_1 - m_1)^2), d + sqrt((u_2 - m_2)^2 + (m_1 - l_1)^2)]``.
+    """
+    level = check_level(ci)
+    ra, rb = first.resampler, second.resampler
+    if ra is None or rb is None or min(ra.n_units, rb.n_units) >= SMALL_UNITS:
+        return None
+    estimate = float(second.value) - float(first.value)
+    if math.isnan(estimate):
+        return None
+    if not paired:
+        a, b = jackknife_t_interval(first, level), jackknife_t_interval(second, level)
+        if a is None or b is None or not (a.is_defined and b.is_defined):
+            return None
+        low = estimate - math.hypot(b.estimate - b.low, a.high - a.estimate)
+        high = estimate + math.hypot(b.high - b.estimate, a.estimate - a.low)
+        return low, high, f"MOVER of each run's {a.method}"
+    difference = Resampler(unit=ra.unit, n_units=ra.n_units, statistic=lambda w: rb(w) - ra(w), strata=ra.strata)
+    se, df = jackknife_standard_error(difference)
+    if math.isnan(se) or df < 1:
+        return None
+    value_range = (second.value_range[0] - first.value_range[1], second.value_range[1] - first.value_range[0])
+    if se <= _tolerance(estimate):
+        if estimate == 0.0:  # no prompt moved at all (e.g. a run compared with itself): the bootstrap's exact [0, 0]
+            return None
+        low, high = none_off_bounds(estimate, value_range, ra.n_units, level)
+        if math.isnan(low) or math.isnan(high):
+            return None
+        return min(low, estimate), max(high, estimate), NONE_OFF_METHOD.format(k=ra.n_units, unit=ra.unit)
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
+    low = min(max(estimate - half, value_range[0]), estimate)
+    high = max(min(estimate + half, value_range[1]), estimate)
+    return low, high, T_METHOD.format(unit=ra.unit)
+
+
+def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
+    """:func:`jackknife_t_interval` when the result has fewer than :data:`SMALL_UNITS` units, else None."""
+    resampler = result.resampler
+    if resampler is None or resampler.n_units >= SMALL_UNITS:
+        return None
+    return jackknife_t_interval(result, ci)
+
+
+def continuous_interval(
+    result: MetricResult, *, ci: float = 0.95, n_resamples: int = 1000, seed: SeedLike = 0, method: str = "percentile"
+) -> Interval:
+    """The interval of a metric whose interval is ``"bootstrap"`` (see the module docstring): Student's t on few
+    units, the none-off bound when every unit agrees, else :func:`~evenhand.stats.confidence_interval`."""
+    small = small_sample_interval(result, ci)
+    if small is not None:
+        return small
+    iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+    resampler = result.resampler
+    degenerate = iv.is_defined and iv.width == 0.0 and iv.standard_error <= _tolerance(iv.estimate)
+    if degenerate and resampler is not None:
+        return _none_off(result, resampler, iv.level, iv)
+    return iv
