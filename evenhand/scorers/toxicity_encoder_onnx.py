@@ -8,7 +8,7 @@ else ``~/.cache/evenhand/onnx``), in a folder keyed by the head's digest, the de
 versions of torch and ONNX Runtime. Later runs load the file with ONNX Runtime alone: torch is not imported. Full
 precision (float32, as the PyTorch path): the same tokens and the same arithmetic up to the order of float sums, so a
 text's vector does not depend on the texts batched with it, and scores equal the PyTorch path's to about 1e-6
-(measured on every labelled set: docs/toxicity-scorer.md). Why not int8 here: docs/toxicity-scorer.md, "Speed".
+(measured on every labelled set: docs/toxicity-scorer.md, "What runs"). Why not int8 here: its "int8" paragraph.
 
 Needs ``onnxruntime`` (and, for the one export, ``onnx`` and torch): the ``int8`` extra. Without it the scorer runs
 the PyTorch encoder.
