@@ -8,12 +8,13 @@ and the scorer audit's identity figures, for alt-profanity-check (raw and identi
 evenhand-minilm-toxicity (identity-masked; with and without its screen), and Detoxify or a Hugging
 Face model when their weights are on this machine (offline they are not: the row says why).
 
-Part 2, speed (``--speed [--sample N] [--no-quality]``): the scorer as the pipeline builds it (identity-masked, worst
-unit) on the paper-scale synthetic table's 40,000 responses (``synthetic.py``) or ``N`` of them, scored in one call,
-beside the lexical default; reported with the texts the screen sent to the encoder, the load average before and
-after, and the time scaled by distinct units to the whole table; and, under the same load, the bundled MiniLM
-embedding 600 replies (a paper-scale run is mostly that embedding of 15,000 replies), which gives the toxicity
-scorer's share of a paper-scale run: T / (embedding + other work + T), the lexical default's time taken out.
+Part 2, speed (``--speed [--sample N] [--no-quality] [--runtimes onnx torch]``): the scorer as the pipeline builds
+it (identity-masked, worst unit) on the paper-scale synthetic table's 40,000 responses (``synthetic.py``) or ``N``
+of them, scored in one call, beside the lexical default; reported with the texts the screen sent to the encoder, the
+load average before and after, and the time scaled by distinct units to the whole table; and, under the same load,
+the bundled MiniLM embedding 600 replies (a paper-scale run is mostly that embedding of 15,000 replies), which gives
+the toxicity scorer's share of a paper-scale run: T / (embedding + other work + T), the lexical default's time taken
+out.
 """
 
 from __future__ import annotations
@@ -79,10 +80,11 @@ def quality(split: str) -> dict[str, Any]:
     return results
 
 
-def speed(sample: int | None = None, screen: bool = True) -> dict[str, Any]:
+def speed(sample: int | None = None, screen: bool = True, runtimes: tuple[str, ...] = ("auto",)) -> dict[str, Any]:
     """The scorer as the pipeline builds it on the paper-scale table's responses (all, or ``sample`` of them drawn
     with seed 0), beside the lexical default, with the machine's load before and after; the time scaled by distinct
-    units to the whole table estimates the cost in a paper-scale run."""
+    units to the whole table estimates the cost in a paper-scale run. One MiniLM row per encoder runtime in
+    ``runtimes`` (each loads its encoder before the clock starts: an ONNX export, once a machine, is not timed)."""
     import os
 
     import numpy as np
@@ -98,22 +100,28 @@ def speed(sample: int | None = None, screen: bool = True) -> dict[str, Any]:
         path = Path(tmp) / "table.parquet"
         write_table(path)
         texts = pd.read_parquet(path)["response"].astype(str).tolist()
-    inner = MiniLMToxicity(screen=screen)
-    units = inner.min_sentence_words
+    inners = {runtime: MiniLMToxicity(screen=screen, runtime=runtime) for runtime in runtimes}
+    for inner in inners.values():
+        inner.encoder()
+    units = next(iter(inners.values())).min_sentence_words
     all_units = len({u for t in texts for u in split_units(t, units)})
     if sample:
         texts = [texts[i] for i in sorted(np.random.default_rng(0).permutation(len(texts))[:sample])]
     distinct = len({u for t in texts for u in split_units(t, units)})
     out: dict[str, Any] = {"responses": len(texts), "distinct_units": distinct, "table_distinct_units": all_units,
                            "load_before": os.getloadavg()}  # fmt: skip
-    for name, scorer in (("lexical default", WorstSentenceScorer(IdentityMaskedScorer(get_toxicity_scorer()))),
-                         ("evenhand-minilm-toxicity", WorstSentenceScorer(IdentityMaskedScorer(inner)))):  # fmt: skip
-        started = time.perf_counter()
+    rows = [("lexical default", WorstSentenceScorer(IdentityMaskedScorer(get_toxicity_scorer())))]
+    rows += [(f"evenhand-minilm-toxicity ({inner.runtime})", WorstSentenceScorer(IdentityMaskedScorer(inner)))
+             for inner in inners.values()]  # fmt: skip
+    for name, scorer in rows:
+        load = os.getloadavg()[0]
+        started, cpu = time.perf_counter(), time.process_time()
         scores = np.asarray(scorer(texts))
         took = time.perf_counter() - started
         out[name] = {"seconds": round(took, 2), "scaled_to_table_seconds": round(took * all_units / distinct, 1),
-                     "flagged_share": float((scores >= 0.5).mean())}  # fmt: skip
-    out["encoded"] = inner.n_encoded
+                     "cpu_seconds": round(time.process_time() - cpu, 2), "flagged_share": float((scores >= 0.5).mean()),
+                     "load_1min": [load, os.getloadavg()[0]]}  # fmt: skip
+    out["encoded"] = {inner.runtime: inner.n_encoded for inner in inners.values()}
     # the yardstick under the same load: a paper-scale run is ~85% the bundled MiniLM embedding 15,000
     # counterfactual replies (RESULTS.md, "Lean at scale": 193 of 226 s on the idle machine)
     from evenhand.scorers import get_embedder
@@ -124,9 +132,10 @@ def speed(sample: int | None = None, screen: bool = True) -> dict[str, Any]:
     embedder.encode(texts[:EMBED_SAMPLE])
     out["embedder_seconds_15000_replies"] = round((time.perf_counter() - started) * 15000 / EMBED_SAMPLE, 1)
     run = out["embedder_seconds_15000_replies"] + OTHER_SECONDS
-    tox = out["evenhand-minilm-toxicity"]["scaled_to_table_seconds"]
     lexical = out["lexical default"]["scaled_to_table_seconds"]
-    out["share_of_paper_scale_run"] = round(tox / (run - lexical + tox), 3)
+    for inner in inners.values():
+        tox = out[f"evenhand-minilm-toxicity ({inner.runtime})"]["scaled_to_table_seconds"]
+        out[f"share_of_paper_scale_run ({inner.runtime})"] = round(tox / (run - lexical + tox), 3)
     out["load_after"] = os.getloadavg()
     print(json.dumps(out, indent=1))
     return out
@@ -141,11 +150,13 @@ def main() -> None:
     parser.add_argument("--quality", action=argparse.BooleanOptionalAction, default=True, help="part 1 (default on)")
     parser.add_argument("--sample", type=int, default=None, help="--speed on this many responses of the table")
     parser.add_argument("--no-screen", action="store_true", help="--speed without the screen")
+    parser.add_argument("--runtimes", nargs="+", default=["auto"], choices=["auto", "onnx", "torch"],
+                        help="--speed: the MiniLM encoder's runtime(s), one row each (default: auto)")  # fmt: skip
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = parser.parse_args()
     results: dict[str, Any] = {"quality": quality(args.split)} if args.quality else {}
     if args.speed:
-        results["speed"] = speed(args.sample, screen=not args.no_screen)
+        results["speed"] = speed(args.sample, screen=not args.no_screen, runtimes=tuple(args.runtimes))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
 

@@ -64,7 +64,10 @@ def test_auto_masks_and_scores_by_sentence_for_the_default_and_the_minilm_head()
     from evenhand.config import RunSettings, ScoringConfig
     from evenhand.pipeline.families.toxicity import build_toxicity_scorer
 
-    for spec, expected in ((None, True), ("evenhand-minilm-toxicity", True), ("profanity-check", False)):
+    with_options = {"spec": "evenhand-minilm-toxicity", "runtime": "torch", "batch_size": 16}  # options keep "auto"
+    cases = ((None, True), ("evenhand-minilm-toxicity", True), ("profanity-check", False), (with_options, True),
+             ({"batch_size": 16}, True), ({"spec": "profanity-check", "batch_size": 16}, False))  # fmt: skip
+    for spec, expected in cases:
         _, masked, by_sentence = build_toxicity_scorer(RunSettings(scoring=ScoringConfig(toxicity=spec)))
         assert (masked, by_sentence) == (expected, expected), spec
     off = ScoringConfig(toxicity="evenhand-minilm-toxicity", mask_identity=False, toxicity_by_sentence=False)

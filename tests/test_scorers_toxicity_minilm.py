@@ -105,8 +105,9 @@ def test_screen_only_lowers_what_it_skips(scorer: MiniLMToxicity) -> None:
 
 def test_cache_key_names_the_head_and_the_screen(scorer: MiniLMToxicity) -> None:
     digest = load_head()["digest"]
-    assert scorer.cache_key == f"toxicity/{SPEC}/{digest}/screened"
-    assert MiniLMToxicity(screen=False, device="cpu").cache_key == f"toxicity/{SPEC}/{digest}"
+    runtime = "/onnx" if scorer.runtime == "onnx" else ""  # tests/test_scorers_toxicity_onnx.py
+    assert scorer.cache_key == f"toxicity/{SPEC}/{digest}/screened{runtime}"
+    assert MiniLMToxicity(screen=False, device="cpu", runtime="torch").cache_key == f"toxicity/{SPEC}/{digest}"
 
 
 def test_bad_options_and_head_are_clear_errors(tmp_path: object) -> None:

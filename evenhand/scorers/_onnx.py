@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evenhand._files import staged_folder
-from evenhand._optional import require
+from evenhand._optional import MissingDependencyError, require
 from evenhand.errors import InputError, RunFailure
 
 #: The accepted values of ``quantize=`` (``None`` = full precision, the default).
@@ -205,20 +205,13 @@ class QuantizedClassifier:
     """
 
     def __init__(self, folder: Path) -> None:
-        ort = require("onnxruntime", feature="int8 classifiers (quantize='int8')")
         meta = json.loads((folder / "meta.json").read_text())
         self.folder = folder
         self.digest: str = meta["digest"]
         self.input_names: list[str] = list(meta["inputs"])
         self.probe_reference = np.asarray(meta["probe_reference"], dtype=np.float64)
         self.probe_quantized = np.asarray(meta["probe_quantized"], dtype=np.float64)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = _threads()
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # warnings about unused initializers are noise here
-        self._session = ort.InferenceSession(
-            str(folder / "model.int8.onnx"), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self._session = cpu_session(folder / "model.int8.onnx")
 
     def logits(self, encoding: Mapping[str, Any]) -> npt.NDArray[np.float64]:
         """Logits of a tokenizer's output (NumPy arrays), in the exported input order."""
@@ -235,11 +228,16 @@ def int8_note(agreement: Agreement) -> str:
     return f"{INT8_LABEL}, agreement with fp32 on evenhand's probe texts: {agreement.describe()}"
 
 
-def artifact_digest(identity: str) -> str:
-    """The cache folder name of a model's int8 file: its identity plus every version that shapes the file."""
-    torch = require("torch", feature="int8 classifiers (quantize='int8')")
-    ort = require("onnxruntime", feature="int8 classifiers (quantize='int8')")
-    recipe = f"{identity}\0torch={torch.__version__}\0onnxruntime={ort.__version__}\0recipe={RECIPE_VERSION}"
+def artifact_digest(identity: str, recipe_version: int = RECIPE_VERSION) -> str:
+    """The cache folder name of a model's ONNX file: its identity plus every version that shapes the file (read
+    from the installed packages' metadata: a cached file is found without importing torch)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        versions = f"torch={version('torch')}\0onnxruntime={version('onnxruntime')}"
+    except PackageNotFoundError as exc:
+        raise MissingDependencyError(f"ONNX Runtime inference needs {exc.name}: pip install 'evenhand[int8]'") from None
+    recipe = f"{identity}\0{versions}\0recipe={recipe_version}"
     return hashlib.sha256(recipe.encode()).hexdigest()[:16]
 
 
@@ -301,38 +299,18 @@ def _export(
     forward: Callable[[Any, Mapping[str, Any]], Any],
 ) -> None:
     """Export ``net`` to ONNX, check it against PyTorch, quantize it, and store it in ``folder`` atomically."""
-    torch = require("torch", feature="int8 classifiers (quantize='int8')")
+    require("torch", feature="int8 classifiers (quantize='int8')")
     require("onnx", feature="int8 classifiers (quantize='int8')")
     quantization = require("onnxruntime.quantization", feature="int8 classifiers (quantize='int8')")
     encoding = tokenize(list(PROBE_TEXTS))
-    names = _input_order(net, encoding)
+    names = input_order(net, encoding)
     inputs = {name: encoding[name] for name in names}
-    with torch.inference_mode():
-        reference = forward(net, inputs).float().numpy()
     # atomic: another process exporting the same model loses the race harmlessly
     with staged_folder(folder, lambda done: (done / "meta.json").is_file()) as work:
         fp32, int8 = work / "model.fp32.onnx", work / "model.int8.onnx"
-        axes = {name: {0: "batch", 1: "sequence"} for name in names} | {"logits": {0: "batch"}}
-        with warnings.catch_warnings():  # the TorchScript exporter warns about its own deprecation and traced ifs
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _positional(net, names, forward),
-                tuple(inputs.values()),
-                str(fp32),
-                dynamo=False,  # the dynamo exporter needs onnxscript, a further dependency, for no gain here
-                input_names=names,
-                output_names=["logits"],
-                dynamic_axes=axes,
-                opset_version=17,
-            )
+        reference = export_checked(net, inputs, forward, fp32, output="logits", identity=identity,
+                                   consequence="this model cannot run with quantize='int8'")  # fmt: skip
         numpy_inputs = {name: value.numpy() for name, value in inputs.items()}
-        exported = _run_file(fp32, names, numpy_inputs)
-        if not np.allclose(exported, reference, atol=_EXPORT_TOLERANCE, rtol=0):
-            worst = float(np.abs(exported - reference).max())
-            raise RunFailure(
-                f"the ONNX export of {identity} does not reproduce its PyTorch logits (max difference {worst:.3g}); "
-                "this model cannot run with quantize='int8'"
-            )
         quiet = logging.getLogger().level
         logging.getLogger().setLevel(logging.ERROR)  # the quantizer logs a pre-processing advice at WARNING
         try:
@@ -358,7 +336,50 @@ def _export(
         (work / "meta.json").write_text(json.dumps(meta))
 
 
-def _input_order(net: Any, encoding: Mapping[str, Any]) -> list[str]:
+def export_checked(
+    net: Any,
+    inputs: Mapping[str, Any],
+    forward: Callable[[Any, Mapping[str, Any]], Any],
+    path: Path,
+    *,
+    output: str,
+    identity: str,
+    consequence: str,
+    tolerance: float = _EXPORT_TOLERANCE,
+) -> npt.NDArray[np.float64]:
+    """Export ``forward(net, inputs)`` to the ONNX file ``path`` (TorchScript exporter, opset 17, batch and sequence
+    axes dynamic, one output named ``output``) and return PyTorch's output on ``inputs``, after checking that the
+    file reproduces it within ``tolerance`` (else :class:`RunFailure` naming ``identity`` and ``consequence``).
+    ``inputs`` are PyTorch tensors keyed by the names of ``forward``'s inputs, in the order the net takes them."""
+    torch = require("torch", feature="ONNX export")
+    require("onnx", feature="ONNX export")
+    names = list(inputs)
+    with torch.inference_mode():
+        reference = np.asarray(forward(net, inputs).float().numpy(), dtype=np.float64)
+    axes = {name: {0: "batch", 1: "sequence"} for name in names} | {output: {0: "batch"}}
+    with warnings.catch_warnings():  # the TorchScript exporter warns about its own deprecation and traced ifs
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            _positional(net, names, forward),
+            tuple(inputs.values()),
+            str(path),
+            dynamo=False,  # the dynamo exporter needs onnxscript, a further dependency, for no gain here
+            input_names=names,
+            output_names=[output],
+            dynamic_axes=axes,
+            opset_version=17,
+        )
+    exported = _run_file(path, names, {name: value.numpy() for name, value in inputs.items()})
+    if not np.allclose(exported, reference, atol=tolerance, rtol=0):
+        worst = float(np.abs(exported - reference).max())
+        raise RunFailure(
+            f"the ONNX export of {identity} does not reproduce its PyTorch {output} (max difference {worst:.3g}); "
+            + consequence
+        )
+    return reference
+
+
+def input_order(net: Any, encoding: Mapping[str, Any]) -> list[str]:
     """The tokenizer's outputs in the order of the model's ``forward`` parameters: tracing binds inputs by
     position, and tokenizers (input_ids, token_type_ids, attention_mask) and BERT (input_ids, attention_mask,
     token_type_ids) order them differently."""
@@ -369,14 +390,24 @@ def _input_order(net: Any, encoding: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def _run_file(path: Path, names: list[str], inputs: Mapping[str, Any]) -> npt.NDArray[np.float64]:
-    ort = require("onnxruntime", feature="int8 classifiers (quantize='int8')")
+def cpu_session(path: Path, *, spinning: bool = True) -> Any:
+    """An ONNX Runtime session of the file at ``path`` on the CPU, with as many intra-op threads as this process may
+    use (:func:`_threads`) and one inter-op thread. ``spinning=False`` makes idle pool threads sleep rather than
+    busy-wait for work: on a loaded machine a spinning thread takes a core other processes need (measured on the
+    shared 2 cores at load 5.5: the toxicity encoder 1.5x faster without)."""
+    ort = require("onnxruntime", feature="ONNX Runtime inference")
     options = ort.SessionOptions()
     options.intra_op_num_threads = _threads()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # warnings about unused initializers are noise here
+    if not spinning:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _run_file(path: Path, names: list[str], inputs: Mapping[str, Any]) -> npt.NDArray[np.float64]:
     feed = {name: np.asarray(inputs[name], dtype=np.int64) for name in names}
-    return np.asarray(session.run(None, feed)[0], dtype=np.float64)
+    return np.asarray(cpu_session(path).run(None, feed)[0], dtype=np.float64)
 
 
 def quantization_notes(obj: Any, _depth: int = 0) -> dict[str, str]:

@@ -22,9 +22,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.scorers.batching import length_sorted_batches
+
 #: The longest input in tokens (sentences and short replies; longer texts are cut, as sentence-transformers does at
 #: 256 for this model; a unit of a reply is rarely over 60).
 MAX_TOKENS = 128
+
+
+def base_tokenizer() -> Any:
+    """The tokenizer of the bundled all-MiniLM-L6-v2 (a fast tokenizer; transformers loads, torch need not)."""
+    from evenhand._optional import require
+    from evenhand.scorers.embedding import default_embedder_path
+
+    transformers = require("transformers", feature="the MiniLM toxicity encoder")
+    transformers.utils.logging.disable_progress_bar()
+    return transformers.AutoTokenizer.from_pretrained(default_embedder_path())
 
 
 def base_model(layers: int) -> tuple[Any, Any]:
@@ -33,16 +45,18 @@ def base_model(layers: int) -> tuple[Any, Any]:
     from evenhand._optional import require
     from evenhand.scorers.embedding import default_embedder_path
 
-    transformers = require("transformers", feature="the MiniLM toxicity encoder")
-    transformers.utils.logging.disable_progress_bar()
-    path = default_embedder_path()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-    model = transformers.AutoModel.from_pretrained(path)
+    tokenizer = base_tokenizer()
+    model = require("transformers").AutoModel.from_pretrained(default_embedder_path())
     if not 1 <= layers <= len(model.encoder.layer):
         raise ValueError(f"encoder_layers must be 1..{len(model.encoder.layer)}, got {layers}")
     model.encoder.layer = model.encoder.layer[:layers]
     model.config.num_hidden_layers = layers
     return tokenizer, model.eval()
+
+
+def tokenize(tokenizer: Any, texts: list[str]) -> Any:
+    """PyTorch tensors of ``texts`` as the encoder was trained: padded to the longest, cut at :data:`MAX_TOKENS`."""
+    return tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
 
 
 def mean_pool(hidden: Any, mask: Any) -> Any:
@@ -101,12 +115,9 @@ class ToxicityEncoder:
         import torch
 
         out = np.zeros((len(texts), int(self.model.config.hidden_size)), dtype=np.float64)
-        order = np.argsort([len(t) for t in texts], kind="stable")
         with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                rows = order[start : start + batch_size]
-                batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
-                                       max_length=MAX_TOKENS, return_tensors="pt")  # fmt: skip
+            for rows in length_sorted_batches(texts, list(range(len(texts))), batch_size):
+                batch = tokenize(self.tokenizer, [texts[i] for i in rows])
                 ids, mask = batch["input_ids"].to(self.device), batch["attention_mask"].to(self.device)
                 hidden = self.model(input_ids=ids, attention_mask=mask)[0]
                 out[rows] = mean_pool(hidden, mask).double().cpu().numpy()
@@ -140,7 +151,9 @@ __all__ = [
     "ToxicityEncoder",
     "adapter_arrays",
     "base_model",
+    "base_tokenizer",
     "cached_encoder",
     "mean_pool",
     "merge_adapters",
+    "tokenize",
 ]

@@ -5,7 +5,7 @@ a paired swap test at the prompt level in the run's Benjamini-Hochberg family.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -177,7 +177,9 @@ def build_toxicity_scorer(settings: RunSettings) -> tuple[Any, bool, bool]:
     # "auto": masking was measured to close the lexical default's identity gaps at little cost on toxic text, and the
     # bundled MiniLM head was trained and measured on masked units (docs/scorers.md); other scorers are left as
     # they are unless asked
-    measured_so = sc.toxicity is None or (isinstance(sc.toxicity, str) and sc.toxicity.lower() == MINILM_SPEC)
+    # the spec, also when options come with it ({spec: ..., batch_size: ...}): options do not change what was measured
+    spec = sc.toxicity.get("spec") if isinstance(sc.toxicity, Mapping) else sc.toxicity
+    measured_so = spec is None or (isinstance(spec, str) and spec.lower() == MINILM_SPEC)
     masked = sc.mask_identity is True or (sc.mask_identity == "auto" and measured_so)
     if masked:
         from evenhand.scorers.masking import IdentityMaskedScorer
