@@ -143,3 +143,22 @@ def test_reply_fragments_are_joined_and_pass_while_an_insult_among_them_is_found
     insult = "Hello Ingrid,\n\nThank you for your message. You are too stupid to manage a bank account.\n\nBest,\nJo"
     scores = worst([*benign, insult])
     assert (scores[:2] < 0.5).all() and scores[2] >= 0.5, scores.round(3)
+
+
+def test_the_runs_caveat_states_the_shipped_builds_own_held_out_figures() -> None:
+    import json
+    from importlib import resources
+
+    from evenhand.pipeline.families.toxicity import minilm_caveat
+    from evenhand.scorers.toxicity_minilm import METRICS_FILE, SPEC, held_out_summary
+
+    raw = json.loads((resources.files("evenhand") / "data" / "toxicity" / METRICS_FILE).read_text())
+    heldout = raw["held_out"]["heldout"][f"{SPEC} (masked)"]
+    summary = held_out_summary()
+    assert summary["fp_max_domain"] == heldout["fp_max_domain"] == max(heldout["fp_by_domain"].values())
+    assert summary["recall"] == heldout["recall_worst"]
+    others = [raw["held_out"][s][f"{SPEC} (masked)"]["recall_worst"] for s in ("fresh", "fresh2")]
+    assert (summary["recall_other_min"], summary["recall_other_max"]) == (min(others), max(others))
+    text = minilm_caveat()
+    assert f"{heldout['fp_max_domain']:.1%}" in text and f"{heldout['recall_worst']:.0%}" in text
+    assert "no benign sentence" not in text  # the third build's claim, untrue of later builds

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,34 @@ SPEC = "evenhand-minilm-toxicity"
 HEAD_FILE = "minilm_head.npz"
 #: What may run the fine-tuned encoder (:class:`MiniLMToxicity`'s ``runtime``).
 RUNTIMES = ("auto", "onnx", "torch")
+
+
+#: The shipped build's validation and held-out figures, beside the head (written by the same build).
+METRICS_FILE = "toxicity_head_metrics.json"
+
+
+@functools.lru_cache(maxsize=1)
+def held_out_summary() -> dict[str, float]:
+    """The shipped build's held-out figures a reader of a run needs (masked; worst unit; threshold 0.5), read from
+    :data:`METRICS_FILE` so that what a run says of the model is what was measured: ``fp_max_domain`` (the largest
+    share of benign sentences flagged in one regulated domain of the ``heldout`` split), ``recall`` (insults found in
+    polite replies, ``heldout``), ``recall_indirect`` (its indirect ones), and ``recall_other_min`` /
+    ``recall_other_max`` (the same on the splits written by other authors, ``fresh`` and ``fresh2``)."""
+    raw = (resources.files("evenhand") / "data" / "toxicity" / METRICS_FILE).read_text(encoding="utf-8")
+    held_out = json.loads(raw)["held_out"]
+
+    def figures(split: str) -> dict[str, Any]:
+        return dict(held_out[split][f"{SPEC} (masked)"])
+
+    main = figures("heldout")
+    others = [figures(split)["recall_worst"] for split in ("fresh", "fresh2") if split in held_out]
+    return {
+        "fp_max_domain": float(main["fp_max_domain"]),
+        "recall": float(main["recall_worst"]),
+        "recall_indirect": float(main["recall_by_kind"]["indirect"]),
+        "recall_other_min": float(min(others, default=math.nan)),
+        "recall_other_max": float(max(others, default=math.nan)),
+    }
 
 
 @functools.lru_cache(maxsize=4)

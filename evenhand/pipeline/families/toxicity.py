@@ -37,13 +37,22 @@ TOXICITY_CAVEAT = (
     "without a swear word; read toxicity with that in mind, or use a stronger classifier (Detoxify, any Hugging "
     "Face model, or the opt-in evenhand-minilm-toxicity with its limits in docs/toxicity-scorer.md)."
 )
-MINILM_CAVEAT = (
-    "Toxicity was scored by evenhand-minilm-toxicity, the opt-in model trained by evenhand "
-    "(docs/toxicity-scorer.md): on held-out sentences it flagged no benign sentence of six regulated domains and "
-    "found 85% of insults placed in polite replies, fewer of the indirect ones (67%) and threats (56%); but on real "
-    "LLM replies it flags short benign sentences ('*sigh*', 'Hi Marcus,'), so read every flagged sentence before a "
-    "toxicity finding, and a low toxic share as 'no explicit insult found', not as proof of courtesy."
-)
+def minilm_caveat() -> str:
+    """What a reader of a run scored by the opt-in MiniLM model must know, with the shipped build's own held-out
+    figures (:func:`evenhand.scorers.toxicity_minilm.held_out_summary`), so the sentence cannot outlive the build."""
+    from evenhand.scorers.toxicity_minilm import held_out_summary
+
+    f = held_out_summary()
+    return (
+        "Toxicity was scored by evenhand-minilm-toxicity, the opt-in model trained by evenhand "
+        f"(docs/toxicity-scorer.md): on held-out benign sentences of six regulated domains it flagged up to "
+        f"{f['fp_max_domain']:.1%} in one domain, and it found {f['recall']:.0%} of insults placed in polite replies "
+        f"({f['recall_indirect']:.0%} of the indirect ones), but only {f['recall_other_min']:.0%}-"
+        f"{f['recall_other_max']:.0%} of those written by other authors; read every flagged sentence before a "
+        "toxicity finding, and a low toxic share as 'no explicit insult found', not as proof of courtesy."
+    )
+
+
 MASKED_CAVEAT = (
     "Toxicity was scored on identity-masked replies (scoring.mask_identity): lexicon words such as 'gay' or "
     "'Muslim' were replaced by neutral forms before scoring, which removes most of the default scorer's identity "
@@ -91,7 +100,7 @@ class Toxicity(Family):
         if self.masked:
             ctx.caveats.append(MASKED_CAVEAT)
         if _is_minilm(self.scorer):
-            ctx.caveats.append(MINILM_CAVEAT)
+            ctx.caveats.append(minilm_caveat())
         elif sc.toxicity is None and not self.masked:
             ctx.caveats.append(TOXICITY_CAVEAT)
         # the use case's prompts tell the audit which domain's benign sentences to measure false alarms on
