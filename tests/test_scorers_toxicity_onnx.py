@@ -37,11 +37,17 @@ TOLERANCE = 1e-5
 
 @pytest.fixture(scope="module", autouse=True)
 def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The exported encoder goes to a folder of this module's own, not the user's cache."""
+    """The exported encoder goes to a folder of this module's own, not the user's cache. The process keeps one
+    encoder per head (``cached_onnx_encoder``): another module in this worker may have loaded it from another cache
+    folder, so the process's copy is dropped before and after."""
+    from evenhand.scorers.toxicity_encoder_onnx import cached_onnx_encoder
+
     folder = tmp_path_factory.mktemp("evenhand-cache")
+    cached_onnx_encoder.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EVENHAND_CACHE_DIR", str(folder))
         yield folder
+    cached_onnx_encoder.cache_clear()
 
 
 @pytest.fixture(scope="module")
