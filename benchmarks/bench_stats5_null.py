@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_issue37_null import TEMPLATES, TOPICS, FairServer, serving
+from bench_issue37_null import TEMPLATES, TOPICS, FairServer, serving, share
 
 from evenhand import metrics as M
 from evenhand.registry import METRICS
@@ -113,10 +113,6 @@ def study(planted: float, runs: int, n_prompts: int) -> list[dict[str, Any]]:
             out.append(run_once(url, folder, seed, n_prompts))
             print(f"  {'planted' if planted else 'null'} run {seed}: {out[-1]}", file=sys.stderr, flush=True)
     return out
-
-
-def share(rows: list[dict[str, Any]], key: str) -> str:
-    return f"{sum(bool(r[key]) for r in rows)} of {len(rows)}"
 
 
 def main() -> None:

@@ -76,6 +76,18 @@ def jackknife_standard_error(resampler: Resampler) -> tuple[float, int]:
     return math.sqrt(variance), df
 
 
+def t_bounds(
+    value: float, standard_error: float, df: int, level: float, value_range: tuple[float, float]
+) -> tuple[float, float]:
+    """``value -+ t_{df, 1 - alpha/2} * standard_error``, clipped to ``value_range`` and never past the value (a
+    float32 cosine of 1.0000001 stays its own interval's end)."""
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * standard_error
+    low, high = value_range
+    return min(max(value - half, low), value), max(min(value + half, high), value)
+
+
 def none_off_bounds(value: float, value_range: tuple[float, float], k: int, level: float) -> tuple[float, float]:
     """``[v - q (v - low), v + q (high - v)]``, ``q = 1 - (alpha/2)^(1/k)``: where the mean of a bounded metric can
     lie when ``k`` units all gave ``value`` (NaN on an unbounded side)."""
@@ -104,8 +116,6 @@ def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | N
     """Student's t interval on the jackknife standard error (the none-off bound when every unit agrees), clipped
     to the metric's range, at any number of units; None when it does not apply (no resampler, an undefined value,
     fewer than 2 units, or an undefined leave-one-out value)."""
-    from scipy.stats import t as student_t
-
     level = check_level(ci)
     resampler = result.resampler
     theta = float(result.value)
@@ -118,9 +128,8 @@ def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | N
                     standard_error=se)  # fmt: skip
     if se <= _tolerance(theta):
         return _none_off(result, resampler, level, base)
-    half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
-    low, high = result.value_range  # clipped to the range, never past the value (a float32 cosine of 1.0000001)
-    return replace(base, low=min(max(theta - half, low), theta), high=max(min(theta + half, high), theta))
+    low, high = t_bounds(theta, se, df, level, result.value_range)
+    return replace(base, low=low, high=high)
 
 
 def difference_bounds(
@@ -163,12 +172,7 @@ def difference_bounds(
         if math.isnan(low) or math.isnan(high):
             return None
         return min(low, estimate), max(high, estimate), NONE_OFF_METHOD.format(k=ra.n_units, unit=ra.unit)
-    from scipy.stats import t as student_t
-
-    half = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, df)) * se
-    low = min(max(estimate - half, value_range[0]), estimate)
-    high = max(min(estimate + half, value_range[1]), estimate)
-    return low, high, T_METHOD.format(unit=ra.unit)
+    return (*t_bounds(estimate, se, df, level, value_range), T_METHOD.format(unit=ra.unit))
 
 
 def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
