@@ -37,7 +37,8 @@ INSULT_DOMAINS: tuple[str, ...] = DOMAINS[:-1]
 #: ``dev``: what the offline model may be trained on; ``heldout``: measured only; ``fresh``: a second held-out set,
 #: written after the first model's held-out figures were read and before its successor was trained; ``fresh2``: an
 #: independent evaluation set by another author, on which no scorer had been run when it shipped; ``fresh3``: one more
-#: such set by a third author, for the next model once it is fixed (README.md).
+#: such set by a third author, for the next model once it is fixed (README.md). Since the sixth build of the offline
+#: model, ``fresh`` is training data and ``fresh2`` its cross-author selection set; the others stay test data.
 SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2", "fresh3")
 Split = Literal["dev", "heldout", "fresh", "fresh2", "fresh3"]
 
