@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 from evenhand.text._grammar import GRAMMARS
-from evenhand.text.lexicon_model import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term
+from evenhand.text.lexicon_model import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term, spellings
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -29,6 +29,7 @@ __all__ = [  # the lexicon type is importable from here as before
     "BUILTIN_ATTRIBUTES", "DEFAULT_ATTRIBUTES", "MASK", "MASKED_ATTRIBUTES", "NAME_NEXT", "Lexicon", "LexiconRow",
     "builtin_attributes", "default_attributes", "load_lexicon", "load_lexicon_file", "masked_attributes",
     "normalize_term",
+    "spellings",
 ]
 
 OTHER = "other"  # the key, in a lexicon file's terms, of mentions of the attribute that belong to no group
@@ -242,16 +243,17 @@ def _build(data: Any, label: str) -> Lexicon:
         terms: dict[str, str | None] = {}
         if raw["terms"] is None:  # the replacement forms are the terms
             for g in groups:
-                terms.setdefault(normalize_term(raw["replace_with"][g]), g)
+                for term in _spelled([raw["replace_with"][g]]):
+                    terms.setdefault(term, g)
         else:
             for g, words in raw["terms"].items():
-                for w in words:
-                    terms.setdefault(normalize_term(w), None if g == OTHER else g)
+                for term in _spelled(words):
+                    terms.setdefault(term, None if g == OTHER else g)
         ctx: list[str] = []
         for g, words in raw["terms_before_person_noun"].items():
-            for w in words:
-                terms.setdefault(normalize_term(w), None if g == OTHER else g)
-                ctx.append(normalize_term(w))
+            for term in _spelled(words):
+                terms.setdefault(term, None if g == OTHER else g)
+                ctx.append(term)
         patterns = {
             source: None if g == OTHER else g
             for g, sources in raw["patterns_before_person_noun"].items()
@@ -264,7 +266,7 @@ def _build(data: Any, label: str) -> Lexicon:
                 raw["slot"], forms, neutral, terms, frozenset(ctx), needs_name=raw["needs_name"], patterns=patterns
             )
         )
-    nouns = frozenset(normalize_term(w) for w in spec["person_nouns"])
+    nouns = frozenset(_spelled(spec["person_nouns"]))
     return Lexicon(
         spec["name"],
         groups,
@@ -273,11 +275,16 @@ def _build(data: Any, label: str) -> Lexicon:
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
         language=spec["language"],
-        not_terms=frozenset(normalize_term(w) for w in spec["not_terms"]),
+        not_terms=frozenset(_spelled(spec["not_terms"])),
         proper_forms=spec["proper_forms"],
         optional_groups=tuple(spec["optional_groups"]),
         plural_verb_groups=frozenset(spec["plural_verb_groups"]),
     )
+
+
+def _spelled(words: Sequence[str]) -> list[str]:
+    """The lookup keys of ``words``: each normalised, then in every spelling of its apostrophes (:func:`spellings`)."""
+    return [term for word in words for term in spellings(normalize_term(word))]
 
 
 def _check(spec: dict[str, Any]) -> list[str]:
@@ -380,6 +387,7 @@ def _custom(spec: Mapping[str, Sequence[str]]) -> Lexicon:
     for i in range(len(columns[0])):
         terms: dict[str, str | None] = {}
         for g, col in zip(groups, columns, strict=True):
-            terms.setdefault(normalize_term(col[i]), g)
+            for term in _spelled([col[i]]):
+                terms.setdefault(term, g)
         rows.append(LexiconRow("custom", {g: col[i] for g, col in zip(groups, columns, strict=True)}, MASK, terms))
     return Lexicon("custom", tuple(groups), tuple(rows))

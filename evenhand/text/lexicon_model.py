@@ -229,6 +229,23 @@ class Lexicon:
         return f"Lexicon(name={self.name!r}, groups={self.groups!r}, terms={len(self._index)})"
 
 
+#: what a text may write where a term has the straight apostrophe: the right single quotation mark (U+2019, what word
+#: processors and many models write: "ma’am") and the modifier letter apostrophe (U+02BC)
+TYPOGRAPHIC_APOSTROPHES = ("\u2019", "\u02bc")
+
+
+def spellings(term: str) -> tuple[str, ...]:
+    """``term`` and, when it has a straight apostrophe, the same term with each typographic one: the loaders add
+    every spelling to the term's row, so finding, masking and swapping read "ma’am" as they read "ma'am".
+
+    >>> spellings("ma'am")
+    ("ma'am", 'ma’am', 'maʼam')
+    """
+    if "'" not in term:
+        return (term,)
+    return (term, *(term.replace("'", mark) for mark in TYPOGRAPHIC_APOSTROPHES))
+
+
 def normalize_term(text: str) -> str:
     """Lower-case and collapse internal whitespace: the key a matched span is looked up by."""
     key = text.lower()
