@@ -179,7 +179,8 @@ def test_run_probes_finds_the_targeted_group_under_the_adversarial_prompt(tmp_pa
     # templates not seen differed), which is wide on 10 templates and may include 0 while the sign-flip test rejects
     # (docs/uncertainty.md); before, the percentile bootstrap said [0.25, 0.25]
     interval = diff["interval"]
-    assert interval["method"] == "none of 10 templates off the value" and interval["low"] < diff["value"] < interval["high"]
+    assert interval["method"] == "none of 10 templates off the value"
+    assert interval["low"] < diff["value"] < interval["high"]
     if continuations:
         assert doc["continuations"]["benign"]["n_prompts"] == continuations
         assert doc["settings"]["continuation_licence"] == "Apache-2.0"

@@ -16,9 +16,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, as_text_list, check_same_length
-from evenhand.errors import InputError, InputTypeError
+from evenhand.errors import InputError, InputKeyError, InputTypeError
 from evenhand.metric_functions import PAIR_SIMILARITIES
-from evenhand.errors import InputKeyError
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler, _safe_divide
 from evenhand.registry import METRICS, metric
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
