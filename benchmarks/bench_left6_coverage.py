@@ -74,7 +74,7 @@ def _floor_intervals(data: dict[str, np.ndarray], design: str, resamples: int, s
     sides = None if design == "rouge pooled" else np.tile([0, 0, 1, 1], k)
     ids = np.arange(k)
     after = noise_floor_from_scores(cf.ravel(), np.repeat(ids, 3), base.ravel(), np.repeat(ids, 4),
-                                    baseline_sides=sides, name="CROUGE-L", n_resamples=resamples, seed=seed)  # fmt: skip
+                                    baseline_sides=sides, name="CROUGE-L", n_resamples=resamples, seed=seed)
     cf_sum, cf_n = cf.sum(axis=1), np.full(k, 3.0)
     if sides is None:
         floor_parts = [(base.sum(axis=1), np.full(k, 4.0))]
