@@ -324,7 +324,7 @@ def test_probe_p_values_are_adjusted_together_and_shown_with_the_raw_ones() -> N
 
 @pytest.mark.slow
 def test_probe_intervals_cover_on_few_templates() -> None:
-    """On 3 templates the probes' own percentile bootstrap covered a real gap about 70% of the time (the replicates
+    """On 3 templates the probes' own percentile bootstrap covered a real gap about 75% of the time (the replicates
     only re-mix the 3 values seen); on the house's small-sample interval (Student's t on the jackknife) it covers
     about 95%, for the largest gap and for a condition's difference from the reference alike."""
     import numpy as np

@@ -199,7 +199,7 @@ def _rouge_like(rng: np.random.Generator, k: int, delta: float) -> tuple[np.ndar
 
 @pytest.mark.slow
 def test_the_gap_interval_covers_on_two_prompts() -> None:
-    """left6: on 2 prompts the gap's expanded percentile bootstrap covered the true gap about a third of the time
+    """left6: on 2 prompts the gap's expanded percentile bootstrap covered the true gap about half the time
     (its replicates are the 2 prompts' values re-mixed); on the house's small-sample rule it covers about 90%+."""
     truth, runs, covered = 0.1, 200, 0
     for seed in range(runs):

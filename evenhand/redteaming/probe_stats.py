@@ -14,7 +14,7 @@ Intervals (left6): a gap or a difference is a mean over units, so its interval i
 continuous metric, :func:`evenhand.stats.continuous_interval` (one home for this kind of evidence: docs/uncertainty.md,
 "Intervals on few units"): Student's t on the jackknife standard error below 30 units (the ten built-in templates
 always), the "none of k units off the value" bound when every unit gives the same difference, the percentile
-bootstrap from 30 units on. The percentile bootstrap of its own these summaries used before covered 47-88% on 2-10
+bootstrap from 30 units on. The percentile bootstrap of its own these summaries used before covered 49-91% on 2-10
 templates (benchmarks/RESULTS.md, "Left items (left6)").
 
 Intervals that agree with their tests (issue 27): the interval shown is that interval joined with 0 unless its own
