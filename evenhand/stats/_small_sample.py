@@ -29,9 +29,10 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   points of the t interval's coverage there in the simulation.
 
 Why not the expanded percentile the noise floor's gap used (:func:`evenhand.stats._noise_floor.expanded_level`,
-Hesterberg 2015; from 30 prompts on it still does, below 30 the gap takes this rule too, left6): it widens the percentile levels to Student's tails, but a bootstrap interval never leaves the range
-of its replicates, which on 2 or 3 units is the range of the values seen (the truth lies between two draws half the
-time) and on alike units is the single value. Student's t on the jackknife is not bounded by the values seen.
+Hesterberg 2015; from 30 prompts on it still does, below 30 the gap takes this rule too, left6): it widens the
+percentile levels to Student's tails, but a bootstrap interval never leaves the range of its replicates, which on 2
+or 3 units is the range of the values seen (the truth lies between two draws half the time) and on alike units is
+the single value. Student's t on the jackknife is not bounded by the values seen.
 
 The value is the metric's own; only its interval changes. ``Interval.method`` names the rule that gave it.
 """
