@@ -25,7 +25,7 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
   leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
 
-Nothing of the ``heldout``, ``fresh``, ``fresh2`` and ``fresh3`` splits is read before the model is fixed.
+Nothing of the ``heldout``, ``fresh``, ``fresh2``, ``fresh3`` and ``fresh4`` splits is read before the model is fixed.
 
 Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
 fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these

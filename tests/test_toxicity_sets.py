@@ -24,10 +24,10 @@ from evenhand.scorers.domain_audit import (
 
 def test_sizes_domains_and_splits_as_documented() -> None:
     benign, insults = ts.benign_sentences(), ts.insults()
-    assert len(benign) == 1190 and len(insults) == 679
+    assert len(benign) == 1470 and len(insults) == 829
     assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
     for domain in ts.INSULT_DOMAINS:
-        assert (benign["domain"] == domain).sum() == 170
+        assert (benign["domain"] == domain).sum() == 210
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
     assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
     fresh_benign, fresh_insults = ts.benign_sentences("fresh"), ts.insults("fresh")
@@ -37,7 +37,7 @@ def test_sizes_domains_and_splits_as_documented() -> None:
     assert set(insults["kind"]) == kinds and set(fresh_insults["kind"]) == kinds
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique
-        assert set(frame["split"]) == set(ts.SPLITS) == {"dev", "heldout", "fresh", "fresh2", "fresh3"}
+        assert set(frame["split"]) == set(ts.SPLITS) == {"dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4"}
     assert not set(benign["text"]) & set(insults["text"])
 
 
@@ -72,8 +72,8 @@ def test_fresh2_counts_ids_and_independence() -> None:
     assert not {t.casefold() for t in list(benign["text"]) + list(insults["text"])} & older
 
 
-#: fresh3's insults per domain and kind (README.md): the older set's proportions (94:91:57:47:13:7) of 150.
-FRESH3_KINDS = {
+#: fresh3's and fresh4's insults per domain and kind (README.md): the older set's proportions (94:91:57:47:13:7) of 150.
+LATE_SPLIT_KINDS = {
     "banking": {"direct": 8, "indirect": 7, "group": 5, "contempt": 4, "threat": 1},
     "it_security": {"direct": 8, "indirect": 7, "group": 5, "contempt": 4, "threat": 1},
     "health": {"direct": 7, "indirect": 7, "group": 5, "contempt": 4, "threat": 1, "slur": 1},
@@ -90,17 +90,21 @@ def _five_word_runs(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
 
 
-def test_fresh3_counts_ids_and_independence() -> None:
-    """The third author's evaluation split: 40 benign sentences per domain (identity included), 25 insults per
-    domain by the documented kinds, ids continuing the older schemes, one sentence of 7-25 words each, charged
-    words in the domain sentences, and no sentence repeating or sharing five consecutive words with another row."""
+@pytest.mark.parametrize(
+    ("split", "first_benign", "first_insult"), [("fresh3", 910, 529), ("fresh4", 1190, 679)]
+)  # fmt: skip
+def test_late_split_counts_ids_and_independence(split: str, first_benign: int, first_insult: int) -> None:
+    """The third and fourth authors' evaluation splits: 40 benign sentences per domain (identity included), 25
+    insults per domain by the documented kinds, ids continuing the older schemes, one sentence of 7-25 words each,
+    charged words in the domain sentences, and no sentence repeating or sharing five consecutive words with another
+    row (of any other split, or of its own)."""
     from evenhand.scorers.sentences import split_sentences
 
-    benign, insults = ts.benign_sentences("fresh3"), ts.insults("fresh3")
+    benign, insults = ts.benign_sentences(split), ts.insults(split)  # type: ignore[arg-type]
     assert benign["domain"].value_counts().to_dict() == dict.fromkeys(ts.DOMAINS, 40)
-    assert list(benign["id"]) == [f"b{n:04d}" for n in range(910, 1190)]
-    assert list(insults["id"]) == [f"i{n:04d}" for n in range(529, 679)]
-    for domain, kinds in FRESH3_KINDS.items():
+    assert list(benign["id"]) == [f"b{n:04d}" for n in range(first_benign, first_benign + 280)]
+    assert list(insults["id"]) == [f"i{n:04d}" for n in range(first_insult, first_insult + 150)]
+    for domain, kinds in LATE_SPLIT_KINDS.items():
         assert insults.loc[insults["domain"] == domain, "kind"].value_counts().to_dict() == kinds
     assert insults["kind"].value_counts().to_dict() == {
         "direct": 46, "indirect": 44, "group": 28, "contempt": 23, "threat": 6, "slur": 3
@@ -110,12 +114,12 @@ def test_fresh3_counts_ids_and_independence() -> None:
     domain_rows = benign[benign["domain"] != "identity"]
     assert (domain_rows["charged_words"] != "").mean() >= 0.85
     others = ts.benign_sentences(), ts.insults()
-    older = [t for frame in others for t in frame.loc[frame["split"] != "fresh3", "text"]]
-    assert not {t.casefold() for t in texts} & {t.casefold() for t in older}
+    older = [t for frame in others for t in frame.loc[frame["split"] != split, "text"]]
     older_runs = set().union(*map(_five_word_runs, older))
+    older_texts = {t.casefold() for t in older}
     shared = [i for i, t in zip(list(benign["id"]) + list(insults["id"]), texts, strict=True)
-              if _five_word_runs(t) & older_runs]  # fmt: skip
-    assert shared == []  # ids only: the other splits' texts are not for a fresh3 author's eyes
+              if t.casefold() in older_texts or _five_word_runs(t) & older_runs]  # fmt: skip
+    assert shared == []  # ids only: the other splits' texts are not for a late split author's eyes
     runs = [r for t in texts for r in _five_word_runs(t)]
     assert len(runs) == len(set(runs))  # nor among themselves
 
@@ -129,7 +133,7 @@ def test_issue_examples_are_held_out() -> None:
     assert "The photographer will shoot the headshots on Tuesday morning." in benign
 
 
-@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3"])
+@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3", "fresh4"])
 def test_replies_use_one_split_and_hold_their_sentence(split: str) -> None:
     replies = ts.polite_replies(split)  # type: ignore[arg-type]
     benign, insults = ts.benign_sentences(), ts.insults()
@@ -179,7 +183,7 @@ def test_nearest_domain(prompts: list[str], domain: str) -> None:
 
 
 def test_domain_centroids_are_fitted_on_dev_and_heldout_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The later measurement splits (fresh, fresh2, fresh3) never move the similarities a run records."""
+    """The later measurement splits (fresh, fresh2, fresh3, fresh4) never move the similarities a run records."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     fitted: list[list[str]] = []
@@ -295,7 +299,7 @@ def test_training_reads_no_held_out_sentence() -> None:
 
     data = training_set(0)
     texts = set(data.texts)
-    for split in ("heldout", "fresh", "fresh2", "fresh3"):
+    for split in ("heldout", "fresh", "fresh2", "fresh3", "fresh4"):
         held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
@@ -350,7 +354,7 @@ def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> Non
 
 def test_training_and_selection_read_the_dev_split_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every read of the toxicity sets made while the training set, the dev folds and the validation set are built
-    asks for ``dev``: no held-out split (heldout, fresh, fresh2, fresh3) is read before a model is fixed."""
+    asks for ``dev``: no held-out split (heldout, fresh, fresh2, fresh3, fresh4) is read before a model is fixed."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity import training_set
@@ -367,5 +371,6 @@ def test_training_and_selection_read_the_dev_split_only(monkeypatch: pytest.Monk
     sel.dev_folds()
     val = sel.validation_set(0)
     assert asked and set(asked) == {"dev"}
-    fresh3 = set(ts.benign_sentences("fresh3")["text"]) | set(ts.insults("fresh3")["text"])
-    assert not fresh3 & (set(data.texts) | set(val.texts()))
+    for split in ("fresh3", "fresh4"):
+        late = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
+        assert not late & (set(data.texts) | set(val.texts()))

@@ -1,0 +1,73 @@
+"""The training-only sentences of the offline toxicity model by independent author A
+(``evenhand_training/data/toxicity_training_author_a.json``, branch train6a): the schema, the documented kinds,
+groups and counts, one distinct sentence per entry, and no 5-word run shared with the evaluation sets, the other
+training files or each other (the near-copy rule the author applied while writing)."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from typing import Any
+
+from test_toxicity_training_extra import _all_runs, _runs, _strings
+
+from evenhand.scorers import toxicity_sets as ts
+from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE
+
+AUTHOR_FILE = EXTRA_FILE.parent / "toxicity_training_author_a.json"
+#: kind or group -> sentences held (asked for at least: indirect 130, contempt 80, group 60, direct 50, threat 40;
+#: 55 per domain, identity 40, reported_insult 20, frank_feedback 40).
+INSULT_KINDS = {"indirect": 131, "contempt": 82, "group": 62, "direct": 50, "threat": 41}
+BENIGN_GROUPS = {"banking": 56, "it_security": 55, "health": 55, "legal": 55, "hr": 55, "retail": 55,
+                 "identity": 40, "reported_insult": 20, "frank_feedback": 40}  # fmt: skip
+PROFANE = re.compile(r"fuck|shit|hell\b|damn|ass\b|bitch|bastard|crap|piss|dick|screw", re.IGNORECASE)
+
+
+def author_file() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(AUTHOR_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def sentences(data: dict[str, Any]) -> list[str]:
+    return [t for key in ("insults", "hard_benign") for group in data[key].values() for t in group]
+
+
+def test_schema_kinds_groups_and_counts() -> None:
+    data = author_file()
+    assert set(data) == {"version", "author", "comment", "insults", "hard_benign"}
+    assert data["version"] == 1 and data["author"] == "train6a"
+    assert "independence" in data["comment"] and "5-word run" in data["comment"] and "Apache-2.0" in data["comment"]
+    assert list(data["insults"]) == list(INSULT_KINDS) and list(data["hard_benign"]) == list(BENIGN_GROUPS)
+    assert {k: len(v) for k, v in data["insults"].items()} == INSULT_KINDS
+    assert {k: len(v) for k, v in data["hard_benign"].items()} == BENIGN_GROUPS
+    assert set(ts.INSULT_DOMAINS) <= set(BENIGN_GROUPS)
+    assert sum(bool(PROFANE.search(t)) for t in data["insults"]["direct"]) >= 20
+
+
+def test_one_distinct_sentence_per_entry() -> None:
+    ours = sentences(author_file())
+    assert all(isinstance(t, str) and t == t.strip() and t for t in ours)
+    assert not [t for t in ours if "\n" in t or re.search(r"[.?!][\"”]? +[A-Z]", t)]
+    assert len(ours) == len(set(ours)) == sum(INSULT_KINDS.values()) + sum(BENIGN_GROUPS.values())
+    assert all(2 <= len(t.split()) <= 25 for t in ours)
+
+
+def test_no_five_word_run_shared_with_evaluation_or_other_training_rows_or_each_other() -> None:
+    """No 5-word run (lower-cased, punctuation stripped, apostrophes removed) in common with any string of the
+    toxicity sets (every split), the reply frames, the scorer audit's statements, the SmolLM2 replies or the older
+    training file; nor between two of this file's sentences."""
+    other = ts.benign_sentences()["text"].tolist() + ts.insults()["text"].tolist()
+    other += list(_strings(ts.reply_frames()))
+    audit = (resources.files("evenhand") / "data" / "audit" / "identity_statements.json").read_text(encoding="utf-8")
+    other += list(_strings(json.loads(audit)))
+    other += list(_strings(json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))))
+    extra = json.loads(EXTRA_FILE.read_text(encoding="utf-8"))
+    other += [t for key, value in extra.items() if key not in ("version", "comment") for t in _strings(value)]
+    taken = _all_runs(other)
+    seen: set[tuple[str, ...]] = set()
+    for text in sentences(author_file()):
+        runs = _runs(text)
+        assert not runs & taken, text
+        assert not runs & seen, text
+        seen |= runs
