@@ -1,7 +1,8 @@
 """A loopback OpenAI-compatible server that answers with decisions: as text, as JSON content or as tool calls.
 
 The decision of each request comes from a policy, ``policy(messages, rng) -> "advance" | "reject"``, which sees the
-whole conversation as sent (``None``: the model declines to decide, in words); the server answers in the shape the request asks for:
+whole conversation as sent (``None``: the model declines to decide, in words); the server answers in the shape the
+request asks for:
 
 - ``tools`` in the request: a tool call. A tool whose name holds the decision word (``advance_candidate``) is
   called with ``{"reason": ...}``; otherwise the first tool is called with ``{"decision": <word>, "reason": ...}``.
