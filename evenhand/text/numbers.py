@@ -4,7 +4,8 @@
 once: answers repeat). What it reads:
 
 * the first number, or with ``currency`` set the first amount marked as money (``$``, ``€``, ``USD``, ``dollars``,
-  ...), with ``unit`` set the first number followed by that unit ("12 years"); the first number when none is marked;
+  ...), with ``unit`` set the first number followed by that unit ("12 years"; ``%`` also "5 percent", "5 per cent",
+  "5 pct"); the first number when none is marked;
 * thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
@@ -185,9 +186,15 @@ def _candidates(text: str) -> list[tuple[float, str, bool, int, int]]:
     return out
 
 
+#: A share written with the sign or in words: unit "%" (or "percent") reads "5%", "5 percent", "5 per cent", "5 pct"
+_PERCENT = re.compile(r"[ \u00a0\u202f]*(?:%|(?:percent|per cent|pct)\b)", re.IGNORECASE)
+
+
 def _unit_pattern(unit: str) -> re.Pattern[str]:
-    stem = re.escape(unit.strip().rstrip("s")) if unit.strip() != "%" else "%"
-    return re.compile(rf"[ \u00a0\u202f]*(?:{stem})s?\b" if stem != "%" else r"[ \u00a0\u202f]*%", re.IGNORECASE)
+    if " ".join(unit.lower().split()) in ("%", "percent", "per cent", "pct"):
+        return _PERCENT
+    stem = re.escape(unit.strip().rstrip("s"))
+    return re.compile(rf"[ \u00a0\u202f]*(?:{stem})s?\b", re.IGNORECASE)
 
 
 def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str]:
