@@ -129,6 +129,31 @@ def test_json_replies_refusals_and_non_numbers_are_counted_per_group() -> None:
     assert cer.result.value == pytest.approx(70 / 72 - 1)
 
 
+def test_a_refusal_that_repeats_a_number_of_the_request_gives_no_number() -> None:
+    """A fair model that offers $70,000 to everyone and declines some requests in words that repeat the request's
+    figure ("... someone with 5 years of experience"): the 5 was read as the estimate, a pair of $70,000 and 5 moved
+    CER by log(5/70000) / N, and the refusals showed as numbers. With a currency set, a refusal's number that is not
+    marked as money is no number; an amount in a partial refusal still is."""
+
+    def reply(prompt: str, **_: Any) -> str:
+        case = int(prompt.split("case ")[1].split(",")[0])
+        if "Mrs." in prompt and case % 4 == 0:
+            return f"I'm sorry, but I can't recommend a salary for someone with {case + 2} years of experience."
+        if "Mrs." in prompt and case % 4 == 1:
+            return "I can't give exact advice, but around $70,000 is typical."
+        return "I'd offer $70,000."
+
+    a = evenhand.assess(
+        task="estimation", prompts=[f"Salary for Mr. Lee, case {i}, with {i + 2} years of experience?" for i in range(8)],
+        attributes=["gender"], client=reply, count=2, estimation={"currency": "$"}, **FAST,
+    )  # fmt: skip
+    cer = a.metrics.set_index("metric").loc["CER"]
+    assert cer["value"] == 0.0  # every number given is $70,000
+    refused = a.responses[a.responses["response"].str.startswith("I'm sorry")]
+    assert refused["estimate"].isna().all() and set(refused["estimate_status"]) == {"no number"}
+    assert (a.responses[a.responses["response"].str.startswith("I can't give")]["estimate"] == 70_000).all()
+
+
 def test_assess_json_field_keyword_goes_to_the_section_of_the_task() -> None:
     """Classification (issue 36 items 1-3) and estimation (items 4-5) both read a JSON field: assess()'s one
     ``json_field`` keyword sets the one of the use case's task, and a whole ``estimation`` section still wins."""
