@@ -143,10 +143,9 @@ def test_a_refusal_that_repeats_a_number_of_the_request_gives_no_number() -> Non
             return "I can't give exact advice, but around $70,000 is typical."
         return "I'd offer $70,000."
 
-    a = evenhand.assess(
-        task="estimation", prompts=[f"Salary for Mr. Lee, case {i}, with {i + 2} years of experience?" for i in range(8)],
-        attributes=["gender"], client=reply, count=2, estimation={"currency": "$"}, **FAST,
-    )  # fmt: skip
+    prompts = [f"Salary for Mr. Lee, case {i}, with {i + 2} years of experience?" for i in range(8)]
+    a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=2,
+                        estimation={"currency": "$"}, **FAST)  # fmt: skip
     cer = a.metrics.set_index("metric").loc["CER"]
     assert cer["value"] == 0.0  # every number given is $70,000
     refused = a.responses[a.responses["response"].str.startswith("I'm sorry")]
