@@ -105,6 +105,19 @@ def test_a_percentage_is_marked_by_the_word_as_by_the_sign(reply: str, unit: str
     assert parse_number(reply, unit=unit) == 5
 
 
+@pytest.mark.parametrize(
+    ("reply", "unit"),
+    [
+        ("In 2024, a 5-year sentence.", "years"),
+        ("Since 2019: a 5\u2011year term", "years"),  # the non-breaking hyphen
+        ("By 2030, a 10-day stay.", "days"),
+    ],
+)
+def test_a_unit_joined_by_a_hyphen_marks_its_number(reply: str, unit: str) -> None:
+    # "In 2024, a 5-year sentence." with unit "years" was read as 2024: only a space could join a number to its unit
+    assert parse_number(reply, unit=unit) in (5, 10)
+
+
 def test_json_fields() -> None:
     replies = [
         '{"offer": {"salary": 71300, "currency": "USD"}}',

@@ -4,8 +4,8 @@
 once: answers repeat). What it reads:
 
 * the first number, or with ``currency`` set the first amount marked as money (``$``, ``€``, ``USD``, ``dollars``,
-  ...), with ``unit`` set the first number followed by that unit ("12 years"; ``%`` also "5 percent", "5 per cent",
-  "5 pct"); the first number when none is marked;
+  ...), with ``unit`` set the first number followed by that unit ("12 years", "a 5-year term"; ``%`` also "5
+  percent", "5 per cent", "5 pct"); the first number when none is marked;
 * thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
@@ -202,7 +202,8 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
     if " ".join(unit.lower().split()) in ("%", "percent", "per cent", "pct"):
         return _PERCENT
     stem = re.escape(unit.strip().rstrip("s"))
-    return re.compile(rf"[ \u00a0\u202f]*(?:{stem})s?\b", re.IGNORECASE)
+    # "12 years", and "a 5-year term" (a hyphen, or the non-breaking one, joins a number to its unit)
+    return re.compile(rf"(?:[ \u00a0\u202f]*|[-\u2010\u2011])(?:{stem})s?\b", re.IGNORECASE)
 
 
 def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool]:
