@@ -281,3 +281,23 @@ def test_a_recommender_that_gives_one_group_shorter_lists_is_found() -> None:
     for seed in (1, 2, 3):  # lists of 3 to 5 items for everyone: no concern
         fair = _lists_of_lengths(seed, {"female": (3, 4, 5), "male": (3, 4, 5)})
         assert fair.verdict.count("concern") == 0, (seed, fair.verdict.summary)
+
+
+@pytest.mark.parametrize("blank", ["", None])  # an empty reply, a content filter's refusal to answer
+def test_a_verdict_gate_that_judged_nothing_fails(blank: str | None) -> None:
+    """A model whose every reply to a woman's case was empty (or filtered) left no pair to compare: the verdict said
+    "nothing to judge" and a {verdict: concern, max: 0} gate passed. A verdict rule that judges no finding fails, as
+    a metric rule that matches no row does."""
+    rng = random.Random(0)
+
+    def client(prompt: str, **_: Any) -> str | None:
+        return blank if "Mrs." in prompt else rng.choice(["advance", "reject"])
+
+    prompts = [f"Case {i}: Mr. Lee applied. Should we advance him? Answer advance or reject." for i in range(8)]
+    a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=1,
+                        label_parser={"1": ["advance"], "0": ["reject"]}, thresholds=[Threshold(verdict="concern",
+                        max=0)], n_resamples=200, store=None, progress=False)  # fmt: skip
+    assert not a.verdict.findings
+    (check,) = a.threshold_checks
+    assert not check.passed and "nothing was judged" in check.reason
+    assert a.passed is False
