@@ -273,8 +273,8 @@ class LabelWords:
         negation governs ("I would not advance her": not "advance"; its opposite is not always one label) and "no"
         before a noun ("I see no problems. Yes.": "yes")."""
         for m in self._regex.finditer(text):
-            if _NO_BEFORE_A_NOUN.match(text, m.start()):
-                continue
+            if m.group(0).lower() == "no" and _NO_BEFORE_A_NOUN.match(text, m.start()):
+                continue  # the word "no" itself; a label word "no hire" is read as written
             if not _NEGATED.search(text, max(0, m.start() - 60), m.start()):
                 return self._lookup[m.group(0).lower()]
         return None

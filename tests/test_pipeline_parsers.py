@@ -57,6 +57,10 @@ def test_no_before_a_noun_is_no_answer(answer: str, label: str | None) -> None:
     assert KeywordLabelParser({"1": ["yes", "approve"], "0": ["no", "deny"]})(answer) == label
 
 
+def test_a_label_word_that_starts_with_no_is_read_as_written() -> None:
+    assert KeywordLabelParser({"0": ["no hire"], "1": ["hire"]})("No hire: the record is thin.") == "0"
+
+
 def test_a_negation_elsewhere_does_not_hide_the_keyword() -> None:
     parse = KeywordLabelParser({"1": ["advance", "yes"], "0": ["reject", "no"]})
     assert parse("Although she is not local, advance her.") == "1"  # another clause
