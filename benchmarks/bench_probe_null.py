@@ -10,7 +10,7 @@ reply toxic with probability 0.2, refused with 0.3, sentiment N(0.3, 0.4) clippe
 condition and the reference. Per data set: the largest gap of each measure (3 tests) and the template probes'
 toxic-share and refusal-rate differences from the reference (2 tests), adjusted together by Benjamini-Hochberg.
 
-Prints, per kind of test: the share where the plain bootstrap interval excludes 0, where the shown interval
+Prints, per kind of test: the share where the plain (unjoined) interval excludes 0, where the shown interval
 (joined with 0 unless the test rejects) excludes 0, and where the test rejects at 0.05; and the share of data sets
 with any raw and any adjusted p below 0.05.
 """
@@ -61,7 +61,7 @@ def main() -> None:
         for kind, tests in (("gap", gaps), ("diff", diffs)):
             for test in tests:
                 interval, c = test["interval"], counts[kind]
-                plain = interval.get("bootstrap", interval)
+                plain = interval.get("unjoined", interval)
                 c["n"] += 1
                 c["plain"] += plain["low"] > 0 or plain["high"] < 0
                 c["shown"] += interval["low"] > 0 or interval["high"] < 0
@@ -72,7 +72,7 @@ def main() -> None:
     for kind, title in (("gap", "largest gap"), ("diff", "condition minus reference")):
         c = counts[kind]
         print(
-            f"{title}: {c['n']} tests; plain bootstrap excludes 0 {c['plain'] / c['n']:.1%}; shown interval "
+            f"{title}: {c['n']} tests; plain (unjoined) interval excludes 0 {c['plain'] / c['n']:.1%}; shown interval "
             f"excludes 0 {c['shown'] / c['n']:.1%}; test rejects {c['reject'] / c['n']:.1%}"
         )
     print(f"data sets with any raw p < 0.05: {any_raw / args.runs:.1%}; any adjusted: {any_adjusted / args.runs:.1%}")

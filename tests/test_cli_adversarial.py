@@ -435,3 +435,41 @@ def test_usage_errors_from_the_console_script_and_help_without_arguments() -> No
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "'--limit'" in done.stderr, done.stderr
     bare = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
     assert "Usage" in bare.stdout + bare.stderr and "error:" not in bare.stdout + bare.stderr  # the help, as before
+
+
+def _write_table(path: Path, rows: list[dict[str, Any]]) -> None:
+    """``rows`` as the file's format: CSV (numbers come back as numbers), JSON Lines or Parquet."""
+    import pandas as pd
+
+    if path.suffix == ".csv":
+        pd.DataFrame(rows).to_csv(path, index=False)
+    elif path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        pd.DataFrame(rows).to_parquet(path)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_shared_prompt_ids_and_a_column_of_numbers_are_bad_input_in_every_format(suffix: str, tmp_path: Path) -> None:
+    """A shared id joins one response to two prompts (prompt_key); a prompt column of numbers only is another column
+    named by mistake (its prompts were read as the texts "7", "8"). Each is one line naming the file and column."""
+    table = tmp_path / f"p{suffix}"
+    cfg = tmp_path / "c.yaml"
+    texts = ["Hi Mrs. Lee", "Thank him.", "Greet her.", "Ask him.", "Call her."]
+    _write_table(table, [{"prompt": t, "id": i} for t, i in zip(texts, [7, 8, 7, 9, 8], strict=True)])
+    cfg.write_text(f"use_case: {{task: text_generation}}\nprompts: {{path: p{suffix}, id_column: id}}\n", "utf-8")
+    result = runner.invoke(app, ["assess", str(cfg), "--no-progress", "-o", str(tmp_path / "out")])
+    shared = ("rows 1 and 3 share the id '7'", "2 ids are shared", "'8' (rows 2, 5)")
+    _bad_input(result, f"p{suffix}", "column 'id'", *shared)
+    cfg.write_text(f"use_case: {{task: text_generation}}\nprompts: {{path: p{suffix}, column: id}}\n", "utf-8")
+    result = runner.invoke(app, ["assess", str(cfg), "--no-progress", "-o", str(tmp_path / "out")])
+    _bad_input(result, f"p{suffix}", "column 'id' (prompts)", "every row is a number", "'7'")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_number_among_prompts_is_read_as_its_text(suffix: str, tmp_path: Path) -> None:
+    from evenhand.pipeline.responses.tables import prompt_column, read_table
+
+    table = tmp_path / f"p{suffix}"
+    _write_table(table, [{"prompt": "Hi Mrs. Lee"}, {"prompt": "123"}])
+    assert prompt_column(read_table(table), "prompt", source=str(table)) == ["Hi Mrs. Lee", "123"]

@@ -174,7 +174,13 @@ def test_run_probes_finds_the_targeted_group_under_the_adversarial_prompt(tmp_pa
     assert doc["templates"]["no content policy"]["attributes"]["gender"]["gaps"]["toxic_share"]["value"] == 0.0
     diff = next(d for d in doc["differences"] if d["probe_kind"] == "template" and d["measure"] == "toxic_share")
     assert diff["condition"] == "no content policy" and diff["reference_value"] == 0.0 and diff["value"] > 0
-    assert diff["interval"]["low"] > 0 and diff["p_value"] < 0.05 and diff["n_units"] == len(probe_templates())
+    assert diff["p_value"] < 0.05 and diff["n_units"] == len(probe_templates())
+    # every template moved by the same 0.25: the bound for alike units (how far the mean could lie if a share of
+    # templates not seen differed), which is wide on 10 templates and may include 0 while the sign-flip test rejects
+    # (docs/uncertainty.md); before, the percentile bootstrap said [0.25, 0.25]
+    interval = diff["interval"]
+    assert interval["method"] == "none of 10 templates off the value"
+    assert interval["low"] < diff["value"] < interval["high"]
     if continuations:
         assert doc["continuations"]["benign"]["n_prompts"] == continuations
         assert doc["settings"]["continuation_licence"] == "Apache-2.0"
@@ -276,11 +282,11 @@ def test_largest_gap_interval_excludes_zero_only_where_its_test_rejects() -> Non
             excludes = interval["low"] > 0 or interval["high"] < 0
             shown_excluded += excludes
             assert not excludes or test["p_value"] < 0.05, test  # the shown interval never says more than its test
-            plain = interval.get("bootstrap", interval)
+            plain = interval.get("unjoined", interval)
             plain_excluded += plain["low"] > 0 or plain["high"] < 0
-            if "bootstrap" in interval:
+            if "unjoined" in interval:
                 assert interval["low"] <= 0 <= interval["high"] and "joined with 0" in interval["method"]
-    assert plain_excluded > 5 * max(shown_excluded, 1)  # the plain bootstrap of the chosen pair over-called
+    assert plain_excluded > 2 * max(shown_excluded, 1)  # the interval of the chosen pair alone over-calls
 
 
 def test_probe_p_values_are_adjusted_together_and_shown_with_the_raw_ones() -> None:
@@ -314,3 +320,48 @@ def test_probe_p_values_are_adjusted_together_and_shown_with_the_raw_ones() -> N
     assert any("largest gap low_income - high_income" in line and "(adjusted " in line for line in lines)
     assert any("Benjamini-Hochberg" in line for line in lines)
     assert "p (adjusted)" in probes_html(doc)
+
+
+@pytest.mark.slow
+def test_probe_intervals_cover_on_few_templates() -> None:
+    """On 3 templates the probes' own percentile bootstrap covered a real gap about 75% of the time (the replicates
+    only re-mix the 3 values seen); on the house's small-sample interval (Student's t on the jackknife) it covers
+    about 95%, for the largest gap and for a condition's difference from the reference alike."""
+    import numpy as np
+    import pandas as pd
+
+    from evenhand.redteaming.probe_stats import largest_gap, paired_difference
+
+    truth, k, covered_gap, covered_difference, runs = 0.3, 3, 0, 0, 300
+    for seed in range(runs):
+        rng = np.random.default_rng(seed)
+        cells = np.clip(rng.normal([0.5, 0.5 - truth], 0.15, size=(k, 2)), -1, 1)
+        gap = largest_gap(cells, ["a", "b"], column="sentiment", level=0.95, n_resamples=199, seed=seed)
+        assert gap is not None
+        signed = truth if gap["groups"] == ["a", "b"] else -truth  # the gap is named higher group first
+        covered_gap += gap["interval"]["low"] <= signed <= gap["interval"]["high"]
+        rows = pd.DataFrame({"template_id": np.arange(k), "prompt": np.arange(k), "sample": 0})
+        condition = rows.assign(sentiment=cells[:, 0])
+        reference = rows.assign(sentiment=cells[:, 1])
+        found = paired_difference(condition, reference, "sentiment", "template_id", unit_name="template",
+                                  level=0.95, n_resamples=199, seed=seed)  # fmt: skip
+        assert found is not None and found["value"] == pytest.approx(cells[:, 0].mean() - cells[:, 1].mean())
+        covered_difference += found["interval"]["low"] <= truth <= found["interval"]["high"]
+    assert covered_gap / runs >= 0.9 and covered_difference / runs >= 0.9, (covered_gap, covered_difference)
+
+
+def test_a_difference_every_template_shares_is_no_exact_interval() -> None:
+    """Every template one refusal more under the condition: the percentile bootstrap said [1, 1] ("exactly 1"); the
+    house's bound for none of k units off the value says how far below 1 the mean may lie on 4 templates."""
+    import pandas as pd
+
+    from evenhand.redteaming.probe_stats import paired_difference
+
+    rows = pd.DataFrame({"template_id": range(4), "prompt": range(4), "sample": 0})
+    found = paired_difference(rows.assign(refused=1.0), rows.assign(refused=0.0), "refused", "template_id",
+                              unit_name="template", level=0.95, n_resamples=199, seed=0)  # fmt: skip
+    assert found is not None and found["value"] == 1.0
+    q = 1 - 0.025 ** (1 / 4)  # none of 4 off: the difference's range is [-1, 1]
+    interval = found["interval"]
+    assert interval["high"] == 1.0 and interval["low"] == pytest.approx(1.0 - q * 2.0)
+    assert "none of 4 templates off the value" in interval["method"]

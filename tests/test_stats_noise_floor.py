@@ -187,3 +187,37 @@ def test_undefined_pair_similarities_are_left_out() -> None:
     nf = noise_floor_from_scores([0.5, np.nan, 0.7], [1, 1, 2], [0.6, 0.8, np.nan], [1, 2, 2], n_resamples=20)
     assert nf.counterfactual == pytest.approx(0.6) and nf.baseline == pytest.approx(0.7)
     assert nf.n_counterfactual_pairs == 2 and nf.n_baseline_pairs == 2
+
+
+def _rouge_like(rng: np.random.Generator, k: int, delta: float) -> tuple[np.ndarray, ...]:
+    """k prompts, each with 4 same-prompt scores around its own level and 3 counterfactual ones delta lower."""
+    mu = rng.uniform(0.3, 0.8, size=(k, 1))
+    base = np.clip(mu + rng.normal(0, 0.1, (k, 4)), 0, 1)
+    cf = np.clip(mu - delta + rng.normal(0, 0.1, (k, 3)), 0, 1)
+    return cf.ravel(), np.repeat(np.arange(k), 3), base.ravel(), np.repeat(np.arange(k), 4)
+
+
+@pytest.mark.slow
+def test_the_gap_interval_covers_on_two_prompts() -> None:
+    """left6: on 2 prompts the gap's expanded percentile bootstrap covered the true gap about half the time
+    (its replicates are the 2 prompts' values re-mixed); on the house's small-sample rule it covers about 90%+."""
+    truth, runs, covered = 0.1, 200, 0
+    for seed in range(runs):
+        floor = noise_floor_from_scores(*_rouge_like(np.random.default_rng(seed), 2, truth), name="CROUGE-L",
+                                        n_resamples=199, seed=seed)  # fmt: skip
+        assert floor.gap_interval.method == "student-t on jackknife prompts" and floor.gap_interval.level == 0.95
+        covered += floor.gap_interval.low <= truth <= floor.gap_interval.high
+    assert covered / runs >= 0.85, covered
+
+
+def test_the_gap_interval_on_alike_prompts_and_from_30_prompts() -> None:
+    """Every prompt gives the same gap: the bound for none of k prompts off it, within the gap's range (CROUGE-L's
+    [0, 1] gives [-1, 1]), not "exactly v". From 30 prompts the expanded bootstrap stays as it was."""
+    ids = np.repeat(np.arange(4), 2)
+    floor = noise_floor_from_scores(np.full(8, 0.5), ids, np.full(8, 0.7), ids, name="CROUGE-L", n_resamples=199)
+    q = 1 - 0.025 ** (1 / 4)
+    assert floor.gap == pytest.approx(0.2)
+    assert (floor.gap_interval.low, floor.gap_interval.high) == pytest.approx((0.2 - q * 1.2, 0.2 + q * 0.8))
+    args = _rouge_like(np.random.default_rng(0), 30, 0.1)
+    floor = noise_floor_from_scores(*args, name="CROUGE-L", n_resamples=199)
+    assert floor.gap_interval.method == "percentile" and floor.gap_interval.level == 0.95

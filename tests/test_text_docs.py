@@ -24,6 +24,7 @@ def test_docs_examples_run(index: int) -> None:
         "evenhand.text.ftu",
         "evenhand.text.counterfactual",
         "evenhand.text.lexicon",
+        "evenhand.text.lexicon_model",
         "evenhand.text.language",
         "evenhand.text.cues",
         "evenhand.metrics.judged_pairs",

@@ -115,3 +115,42 @@ def test_a_context_term_reads_through_one_hyphenated_modifier(text: str, attribu
     if mentions and attribute == "race":
         versions = counterfactual_prompts([text], attribute="race").to_frame().iloc[0]
         assert "Asian" in versions["asian"] and versions["asian"] != versions["white"]
+
+
+def _apostrophe_cases() -> list[tuple[str, str, str]]:
+    """(attribute, straight sentence, curly sentence) for every built-in term with an apostrophe, in a sentence
+    where it counts (before a person noun when its row asks for one, before a name when it is a title)."""
+    from evenhand.text.lexicon import builtin_attributes
+
+    cases = []
+    for attribute in builtin_attributes():
+        lex = load_lexicon(attribute)
+        noun = sorted(lex.person_nouns)[0] if lex.person_nouns else "person"
+        for row in lex.rows:
+            for term in row.terms:
+                if "'" not in term:
+                    continue
+                after = " Smith" if row.needs_name else f" {noun}" if term in row.needs_person_noun else ""
+                sentence = f"Ask the {term}{after} about it, please."
+                cases.append((attribute, sentence, sentence.replace("'", "\u2019")))
+    return cases
+
+
+@pytest.mark.parametrize(("attribute", "straight", "curly"), _apostrophe_cases())
+def test_a_term_with_a_curly_apostrophe_counts_like_the_straight_one(attribute: str, straight: str, curly: str) -> None:
+    """ "ma’am" (U+2019, what word processors and many models write) was no gender word though "ma'am" was: every
+    term with an apostrophe is read, and swapped, in both spellings."""
+    import evenhand
+
+    flagged = evenhand.check_ftu([straight, curly], attribute).flagged.tolist()
+    assert flagged == [True, True]
+    versions = evenhand.counterfactual_prompts([straight, curly], attribute).prompts
+    assert any(texts[0] != straight for texts in versions.values())  # the straight term is swapped somewhere
+    for texts in versions.values():
+        assert texts[1].replace("\u2019", "'") == texts[0]
+
+
+def test_a_custom_word_with_an_apostrophe_counts_in_both_spellings() -> None:
+    lex = load_lexicon({"a": ["o'neill"], "b": ["smith"]})
+    assert lex.group_of("o\u2019neill") == "a" and lex.pattern.search("Ask O\u2019Neill.")
+    assert "o'neill" in lex.group_words("a")

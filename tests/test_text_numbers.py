@@ -65,6 +65,44 @@ WRITTEN = [
     ("5 years, then $1,5", 5, NUMBER),
 ]
 
+#: A space between a number and its scale, or a currency and its number, changes nothing: "50 K" was read as 50
+#: ("50K" as 50,000). A word that merely starts with the scale's letter is no scale ("50 kids"), and a lowercase
+#: m / b, "mn" or "mil" after a space is a scale only beside a currency, as without one ("5 m" is metres, "5 mn"
+#: minutes, "5 mil" a thickness).
+SPACED = [
+    ("50 K", 50_000, NUMBER),
+    ("50 k a year", 50_000, NUMBER),
+    ("about 1.2 M users", 1_200_000, NUMBER),
+    ("$1.5 bn", 1_500_000_000, NUMBER),
+    ("$5 m", 5_000_000, NUMBER),
+    ("$ 50,000", 50_000, NUMBER),
+    ("€ 50 000", 50_000, NUMBER),
+    ("$ 50 K", 50_000, NUMBER),
+    ("50 000", 50_000, NUMBER),  # a thousands group written the French way
+    ("50\u00a0000 €", 50_000, NUMBER),
+    ("50 000,50 €", 50_000.5, NUMBER),
+    ("USD 50k", 50_000, NUMBER),
+    ("USD 50 k", 50_000, NUMBER),
+    ("50 k USD", 50_000, NUMBER),
+    ("$70 k-$75 k", 72_500, RANGE),
+    ("70 K to 75 K", 72_500, RANGE),
+    ("50 kids", 50, NUMBER),
+    ("50 km away", 50, NUMBER),
+    ("5 m tall", 5, NUMBER),
+    ("5 mn later", 5, NUMBER),
+    ("a 5 mil sheet", 5, NUMBER),
+    ("grade 3 B", 3, NUMBER),
+    ("5 MB of memory", 5, NUMBER),
+    ("50 K-12 schools", 50, NUMBER),  # K-12 is a school span, not a thousand
+]
+
+
+@pytest.mark.parametrize(("reply", "value", "status"), SPACED)
+def test_a_space_before_a_scale_or_after_a_currency_changes_nothing(reply: str, value: float, status: str) -> None:
+    parsed = parse_numbers([reply])
+    assert (parsed.status[0], parsed.values[0]) == (status, pytest.approx(value)), parsed.matched[0]
+
+
 #: A number that can be read more than one way (a decimal comma, a list, a version): not read, never read as its
 #: first part ("1,5" was read as 1), and the number after it is not taken instead; ``matched`` shows it.
 UNREADABLE = [("1,5", "1,5"), ("12,3456 units", "12,3456"), ("I'd say 1,5 or 5", "1,5"), ("1.2.3", "1.2.3")]
@@ -150,6 +188,7 @@ def test_thousands_separators_and_currency_give_the_amount(n: int) -> None:
 def test_scales(n: int) -> None:
     assert parse_number(f"${n / 10:g}k") == pytest.approx(n * 100)
     assert parse_number(f"{n} million") == pytest.approx(n * 1e6)
+    assert parse_number(f"{n / 10:g} K") == parse_number(f"$ {n / 10:g} k") == pytest.approx(n * 100)
 
 
 @given(amounts, amounts)
@@ -196,3 +235,8 @@ def test_a_written_amount_reads_back(value: float) -> None:
 
     for currency in ("USD", "$", "EUR"):
         assert parse_number(format_amount(value, currency=currency), currency=currency) == round(value)
+
+
+def test_a_currency_with_a_space_marks_the_amount_as_money() -> None:
+    for reply in ("With 5 years: $ 50,000", "With 5 years: € 50 000", "With 5 years: $ 50 K", "With 5 years: 50 k USD"):
+        assert parse_number(reply, currency="$") == 50_000, reply

@@ -10,12 +10,19 @@ Condition against the reference ("benign"): the same prompt and the same sample 
 paired difference whose interval resamples the units (templates, or continuation prompts, with all their samples)
 and whose p-value is a sign-flip test over those units (:func:`evenhand.stats.paired_prompt_test`).
 
-Intervals that agree with their tests (issue 27): the interval shown for a gap or a difference is its percentile
-bootstrap interval joined with 0 unless its own test rejects at the interval's level
-(:func:`evenhand.stats.joined_with_zero_unless_rejected`, as the assessment's intervals are). A plain bootstrap of the
-largest pair, chosen after the fact, excluded 0 on about half of the data sets with no group difference at all (6
-groups, 10 templates: docs/redteam.md), while the test, which allows for the choice, rejected about 3%; joined, the
-interval excludes 0 only where the test rejects. The plain bootstrap interval stays in the result (``bootstrap``).
+Intervals (left6): a gap or a difference is a mean over units, so its interval is the house's interval for a
+continuous metric, :func:`evenhand.stats.continuous_interval` (one home for this kind of evidence: docs/uncertainty.md,
+"Intervals on few units"): Student's t on the jackknife standard error below 30 units (the ten built-in templates
+always), the "none of k units off the value" bound when every unit gives the same difference, the percentile
+bootstrap from 30 units on. The percentile bootstrap of its own these summaries used before covered 49-91% on 2-10
+templates (benchmarks/RESULTS.md, "Left items (left6)").
+
+Intervals that agree with their tests (issue 27): the interval shown is that interval joined with 0 unless its own
+test rejects at the interval's level (:func:`evenhand.stats.joined_with_zero_unless_rejected`, as the assessment's
+intervals are). A plain interval of the largest pair, chosen after the fact, excluded 0 on about half of the data sets
+with no group difference at all (6 groups, 10 templates: docs/redteam.md), while the test, which allows for the
+choice, rejected about 3%; joined, the interval excludes 0 only where the test rejects. The interval before joining
+stays in the result (``unjoined``).
 The section's p-values are also adjusted together (:func:`adjust_probe_p_values`, Benjamini-Hochberg): ``p_value``
 is each test's own, ``p_adjusted`` allows for the number of tests in the section.
 """
@@ -29,11 +36,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evenhand.stats import Interval, benjamini_hochberg, joined_with_zero_unless_rejected, paired_prompt_test
+from evenhand.metrics._result import MetricResult, Resampler, mean_resampler, ratio_resampler
+from evenhand.stats import benjamini_hochberg, continuous_interval, joined_with_zero_unless_rejected, paired_prompt_test
 from evenhand.stats._resampling import as_generator
 
 #: The per-reply measures of the template summaries: column of the scored frame -> the name in the results.
 MEASURES = {"toxic": "toxic_share", "refused": "refusal_rate", "sentiment": "mean_sentiment"}
+#: The range of each per-reply measure (0/1 flags, a toxicity probability, a sentiment score in [-1, 1]): a
+#: difference of two of them lies in ``(low - high, high - low)``, which bounds its interval
+RANGES = {"toxic": (0.0, 1.0), "refused": (0.0, 1.0), "toxicity": (0.0, 1.0), "sentiment": (-1.0, 1.0)}
 
 
 #: What :func:`adjust_probe_p_values` says it did (the section's ``multiple_testing``)
@@ -43,21 +54,26 @@ ADJUSTMENT = (
 )
 
 
-def _interval(draws: np.ndarray, level: float | None, p_value: float, unit: str) -> dict[str, Any] | None:
-    """The interval shown: the percentile bootstrap interval of ``draws``, joined with 0 unless the test's
-    ``p_value`` is below ``1 - level`` (the plain bootstrap interval is kept under ``bootstrap``)."""
-    finite = draws[np.isfinite(draws)]
-    if level is None or finite.size == 0:
+def _interval(
+    value: float, resampler: Resampler, column: str, p_value: float, *, level: float | None, n_resamples: int, seed: int
+) -> dict[str, Any] | None:
+    """The interval shown for a difference of ``column`` with ``value`` over the units of ``resampler``: the house's
+    interval of a continuous metric (:func:`evenhand.stats.continuous_interval`), joined with 0 unless the test's
+    ``p_value`` is below ``1 - level`` (the interval before joining is kept under ``unjoined``). None without a
+    level; NaN bounds with the reason where no interval follows."""
+    if level is None:
         return None
-    tail = (1.0 - level) / 2.0
-    low, high = (float(x) for x in np.quantile(finite, [tail, 1.0 - tail]))
-    method = "percentile bootstrap"
-    bootstrap = Interval(float(np.mean(finite)), low, high, level, method, draws.size, int(finite.size), unit)
-    shown = joined_with_zero_unless_rejected(bootstrap, p_value)
-    out: dict[str, Any] = {"low": shown.low, "high": shown.high, "level": level, "method": method}
-    if shown is not bootstrap:
-        out["method"] = f"{method}, joined with 0: its test does not reject at the {level:.0%} level"
-        out["bootstrap"] = {"low": low, "high": high}
+    low, high = RANGES[column]
+    result = MetricResult(name=f"{column} difference", value=value, resampler=resampler,
+                          value_range=(low - high, high - low))  # fmt: skip
+    own = continuous_interval(result, ci=level, n_resamples=n_resamples, seed=seed)
+    shown = joined_with_zero_unless_rejected(own, p_value)
+    out: dict[str, Any] = {"low": shown.low, "high": shown.high, "level": level, "method": own.method}
+    if own.reason:
+        out["reason"] = own.reason
+    if shown is not own:
+        out["method"] = f"{own.method}, joined with 0: its test does not reject at the {level:.0%} level"
+        out["unjoined"] = {"low": own.low, "high": own.high}
     return out
 
 
@@ -93,12 +109,12 @@ def _pair_means(cells: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
 
 
 def largest_gap(
-    cells: np.ndarray, groups: list[str], *, level: float | None, n_resamples: int, seed: int
+    cells: np.ndarray, groups: list[str], *, column: str, level: float | None, n_resamples: int, seed: int
 ) -> dict[str, Any] | None:
-    """The largest difference between two groups' means over templates, with a within-template permutation p-value
-    of the largest gap (the choice of the pair is part of the test) and the bootstrap interval over templates of the
-    chosen pair, joined with 0 unless that test rejects (see the module's note). None with fewer than two groups or
-    no template that has replies for two of them."""
+    """The largest difference between two groups' means over templates of the measure ``column``, with a
+    within-template permutation p-value of the largest gap (the choice of the pair is part of the test) and the
+    interval over templates of the chosen pair, joined with 0 unless that test rejects (see the module's note). None
+    with fewer than two groups or no template that has replies for two of them."""
     if len(groups) < 2:
         return None
     pairs = list(itertools.combinations(range(len(groups)), 2))
@@ -114,7 +130,6 @@ def largest_gap(
     rng = as_generator(seed)
     n_templates = int(paired.sum())
     diffs = (cells[:, i] - cells[:, j])[paired]
-    draws = diffs[rng.integers(0, diffs.size, size=(n_resamples, diffs.size))].mean(axis=1)
     # permutation: the group labels of each template's cells are exchangeable under no group effect
     order = np.argsort(rng.random((n_resamples, *cells.shape)), axis=-1)
     permuted = np.take_along_axis(np.broadcast_to(cells, order.shape), order, axis=-1)
@@ -123,7 +138,8 @@ def largest_gap(
     return {
         "groups": [groups[i], groups[j]],
         "value": value,
-        "interval": _interval(draws, level, p_value, "template"),
+        "interval": _interval(value, mean_resampler(diffs, "template"), column, p_value, level=level,
+                              n_resamples=n_resamples, seed=seed),
         "p_value": p_value,
         "test": "permutation of group labels within templates (largest gap over all pairs)",
         "n_templates": n_templates,
@@ -144,7 +160,8 @@ def template_summary(
         for column, name in MEASURES.items():
             _, cells = cell_matrix(rows, column, groups)
             matrices[name] = cells
-            entry["gaps"][name] = largest_gap(cells, groups, level=level, n_resamples=n_resamples, seed=seed)
+            entry["gaps"][name] = largest_gap(cells, groups, column=column, level=level, n_resamples=n_resamples,
+                                              seed=seed)
         counts = rows.groupby("group").size()
         for g, group in enumerate(groups):
             row: dict[str, Any] = {"group": group, "n_replies": int(counts.get(group, 0))}
@@ -181,15 +198,14 @@ def paired_difference(
     n_units = int(units.max()) + 1
     sums = np.bincount(units, weights=a - b, minlength=n_units)
     counts = np.bincount(units, minlength=n_units).astype(float)
-    rng = as_generator(seed)
-    picks = rng.integers(0, n_units, size=(n_resamples, n_units))
-    draws = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
     test = paired_prompt_test(a, b, units, n_permutations=n_resamples, seed=seed)
+    value = float(np.mean(a - b))
     return {
-        "value": float(np.mean(a - b)),
+        "value": value,
         "condition_value": float(a.mean()),
         "reference_value": float(b.mean()),
-        "interval": _interval(draws, level, float(test.p_value), unit_name),
+        "interval": _interval(value, ratio_resampler(sums, counts, unit_name), column, float(test.p_value),
+                              level=level, n_resamples=n_resamples, seed=seed),
         "p_value": float(test.p_value),
         "test": f"paired sign-flip over {unit_name}s",
         "n_pairs": int(a.size),

@@ -16,12 +16,13 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_array, as_float_array, as_text_list, check_same_length
-from evenhand.errors import InputError, InputTypeError
+from evenhand.errors import InputError, InputKeyError, InputTypeError
 from evenhand.metric_functions import PAIR_SIMILARITIES
-from evenhand.metrics._result import FloatArray, Resampler, _safe_divide
+from evenhand.metrics._result import FloatArray, MetricResult, Resampler, _safe_divide
 from evenhand.registry import METRICS, metric
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
 from evenhand.stats._resampling import SeedLike, as_generator
+from evenhand.stats._small_sample import small_sample_interval
 
 Similarity = Callable[[list[str], list[str]], Any]
 
@@ -151,7 +152,8 @@ def noise_floor(
     pair`` (e.g. per-pair ROUGE-L, BLEU or embedding cosine), or the name ``"rouge_l"`` / ``"bleu"`` for the
     per-pair functions behind CROUGE-L and CBLEU. ``attribute`` (``"gender"``, ``"race"`` or a custom lexicon)
     neutralizes every text first, as the counterfactual metrics do, so both sides are compared alike.
-    Intervals: cluster bootstrap over prompts; the gap's is widened for few prompts (:func:`expanded_level`).
+    Intervals: cluster bootstrap over prompts; the gap's is widened for few prompts (:func:`expanded_level`), and
+    below 30 prompts it is Student's t on the jackknife (:func:`evenhand.stats.continuous_interval`'s rule, left6).
     ``p_value``: with ``n_permutations`` > 0, the swap test of the gap (:func:`swap_test_of_gap`), which scores the
     consecutive pairs across the groups too (twice the floor's similarity calls); ``stop_after`` ends it early where
     there is clearly no evidence. The assessment runs up to 19,999 swaps, stopping after 20 that reach the floor, so
@@ -409,6 +411,14 @@ def noise_floor_from_scores(
         for key, res in resamplers.items()
     }
     intervals["gap"] = replace(intervals["gap"], level=level)  # widened to keep this level, not a new level
+    # few prompts: the house's interval of a continuous metric (Student's t on the jackknife; the none-off bound when
+    # every prompt gives the same gap). The bootstrap above is still drawn: the counterfactual and baseline
+    # intervals come after it from the same stream, and stay as they were
+    small = small_sample_interval(
+        MetricResult(name, estimates["gap"], resampler=resamplers["gap"], value_range=_gap_range(name)), level
+    )
+    if small is not None and small.is_defined:  # alike prompts on an unbounded scale: the bootstrap's [v, v] stays
+        intervals["gap"] = small
     reason: str | None = None
     if n < n_all:
         reason = f"{n_all - n} of {n_all} prompts had fewer than two responses and were left out"
@@ -428,6 +438,17 @@ def noise_floor_from_scores(
         floor_a=floors[0],
         floor_b=floors[1],
     )
+
+
+def _gap_range(name: str) -> tuple[float, float]:
+    """The range of a gap between two similarities of the metric ``name`` (the floor minus the counterfactual
+    similarity: ``(low - high, high - low)`` of the metric's range, from the registry); unbounded for a score the
+    registry does not know (a callable, the estimates' spreads)."""
+    try:
+        low, high = metric(name).value_range
+    except InputKeyError:
+        return -math.inf, math.inf
+    return low - high, high - low
 
 
 def expanded_level(level: float, n_units: int) -> float:

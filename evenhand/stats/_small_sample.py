@@ -28,10 +28,11 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
 * **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), within 1-2
   points of the t interval's coverage there in the simulation.
 
-Why not the expanded percentile the noise floor's gap uses (:func:`evenhand.stats._noise_floor.expanded_level`,
-Hesterberg 2015): it widens the percentile levels to Student's tails, but a bootstrap interval never leaves the range
-of its replicates, which on 2 or 3 units is the range of the values seen (the truth lies between two draws half the
-time) and on alike units is the single value. Student's t on the jackknife is not bounded by the values seen.
+Why not the expanded percentile the noise floor's gap used (:func:`evenhand.stats._noise_floor.expanded_level`,
+Hesterberg 2015; from 30 prompts on it still does, below 30 the gap takes this rule too, left6): it widens the
+percentile levels to Student's tails, but a bootstrap interval never leaves the range of its replicates, which on 2
+or 3 units is the range of the values seen (the truth lies between two draws half the time) and on alike units is
+the single value. Student's t on the jackknife is not bounded by the values seen.
 
 The value is the metric's own; only its interval changes. ``Interval.method`` names the rule that gave it.
 """

@@ -1,9 +1,4 @@
-"""Protected-attribute lexicons: aligned word lists per group, loaded from data files or a user dict.
-
-A lexicon is a list of *rows*. A row is one word in one grammatical use, with its form for every group (and a
-gender-neutral form where one exists): ``she / he / they``, ``her / his / their`` (determiner), ``Caucasian ->
-White / Black / Hispanic / Asian``. Counterfactual substitution replaces a term by the same row's form for the
-target group; FTU only needs to know that a term is there.
+"""Protected-attribute lexicons: loaded from data files or a user dict (the type itself: :mod:`.lexicon_model`).
 
 The built-in attributes are the data files in ``evenhand/data/lexicons/`` (one ``<name>.json`` per attribute), all
 in one schema (``SCHEMA.md`` there; sources in ``SOURCES.md``) and read by one loader, :func:`load_lexicon_file`.
@@ -12,241 +7,33 @@ Dropping a new file there adds an attribute; no code names an attribute.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 from evenhand.text._grammar import GRAMMARS
-from evenhand.text._regex import trie_pattern
+from evenhand.text.lexicon_model import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term, spellings
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
     from pydantic import BaseModel
 
-MASK = "[MASK]"  # the neutral form of a row that has none
+__all__ = [  # the lexicon type is importable from here as before
+    "BUILTIN_ATTRIBUTES", "DEFAULT_ATTRIBUTES", "MASK", "MASKED_ATTRIBUTES", "NAME_NEXT", "Lexicon", "LexiconRow",
+    "builtin_attributes", "default_attributes", "load_lexicon", "load_lexicon_file", "masked_attributes",
+    "normalize_term",
+    "spellings",
+]
+
 OTHER = "other"  # the key, in a lexicon file's terms, of mentions of the attribute that belong to no group
-# what makes a title a title: a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
-NAME_NEXT = re.compile(r"\s+(?-i:[A-Z])|\s+(?:and|or|&)\s", re.IGNORECASE)
-_LOWER_NAME_NEXT = r"\s+[a-z]|\s+(?:and|or|&)\s"  # the same on lower-cased text, less the capital
-_ASCII_LETTERS = tuple("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 DEFAULT_LANGUAGE = "en"  # a lexicon file's language when it names none (ISO 639-1)
-
-
-@dataclass(frozen=True)
-class LexiconRow:
-    """One aligned row: the replacement form per group, the neutral form, and the terms that select it."""
-
-    slot: str
-    forms: Mapping[str, str]  # group -> replacement form
-    neutral: str | None
-    terms: Mapping[str, str | None]  # lower-case term -> the group it belongs to (None: a mention of no group)
-    needs_person_noun: frozenset[str] = frozenset()  # terms that count only before a person noun
-    needs_name: bool = False  # titles (Mr./Ms.) count only before a capitalised name ("200 ms." is not one)
-    # regular expressions (lower-case source) -> the group they belong to; they count only before a person noun
-    # ("the 72-year-old man"), like the terms of needs_person_noun
-    patterns: Mapping[str, str | None] = field(default_factory=dict)
-
-    def group_of(self, key: str) -> str | None:
-        """The group of a lower-case term of this row (a listed term, or a text one of its patterns matches)."""
-        if key in self.terms:
-            return self.terms[key]
-        for source, group in self.patterns.items():
-            if _compiled(source).fullmatch(key):
-                return group
-        return None
-
-    def selects(self, key: str) -> bool:
-        """True when the lower-case term ``key`` selects this row."""
-        return key in self.terms or any(_compiled(source).fullmatch(key) for source in self.patterns)
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(source: str) -> re.Pattern[str]:
-    return re.compile(source, re.IGNORECASE)
-
-
-@dataclass(frozen=True, eq=False)
-class Lexicon:
-    """Aligned protected-attribute word lists.
-
-    Attributes:
-        name: the attribute: a data file's name ("gender", "race", ...) or "custom".
-        groups: the group names, in a fixed order (e.g. ``("female", "male")``).
-        rows: the aligned rows (see :class:`LexiconRow`).
-        person_nouns: nouns that make a context-dependent term ("black", "white", ...) count.
-        grammar: the name of the grammar rules that choose between rows sharing a term (a key of
-            ``evenhand.text._grammar.GRAMMARS``, e.g. "english_gendered_pronouns" for her/his), or None.
-        stereotype_category: the category a stereotype classifier uses for this attribute, or None.
-        language: the language its words are in (ISO 639-1, ``"en"``), or None when unknown (a custom dict: the
-            user's words are in the user's language, so a prompt language never blocks it).
-        not_terms: lower-case phrases that are never mentions of the attribute, though they contain a term
-            ("african american" in the nationality lexicon, where "american" is a term): matched first and left as
-            they are.
-        optional_groups: groups that have forms in every row but are generated only on request
-            (``counterfactual_prompts(..., groups=[...])``): gender's "nonbinary". Not in ``groups``, so a plan
-            and the default counterfactual versions stay as they were.
-        plural_verb_groups: groups whose subject form takes a plural verb (singular they: "she is" -> "they are";
-            the grammar rule set names the subject slot).
-        proper_forms: the replacement forms keep their own capitals ("an atheist" -> "a Christian"; "a Muslim"
-            -> "an atheist"; a lower-case form is capitalised only at the start of a sentence or in upper-case
-            text). False: the replacement takes the case of the word it replaces (gender, race).
-    """
-
-    name: str
-    groups: tuple[str, ...]
-    rows: tuple[LexiconRow, ...]
-    person_nouns: frozenset[str] = frozenset()
-    grammar: str | None = None
-    stereotype_category: str | None = None
-    language: str | None = None
-    not_terms: frozenset[str] = frozenset()
-    proper_forms: bool = False
-    optional_groups: tuple[str, ...] = ()
-    plural_verb_groups: frozenset[str] = frozenset()
-    _index: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
-    _pattern_index: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.grammar is not None and self.grammar not in GRAMMARS:
-            raise InputError(f"unknown grammar {self.grammar!r}; known: {sorted(GRAMMARS)}")
-        index: dict[str, list[int]] = {}
-        for i, row in enumerate(self.rows):
-            for term in row.terms:
-                index.setdefault(term, []).append(i)
-        self._index.update({term: tuple(rows) for term, rows in index.items()})
-
-    # -- the contract other layers use -------------------------------------------------------------------
-    def group_words(self, group: str) -> frozenset[str]:
-        """Lower-case words/phrases of ``group`` (for co-occurrence metrics)."""
-        if group not in self.groups and group not in self.optional_groups:
-            raise InputError(f"unknown group {group!r} for the {self.name} lexicon; groups are {list(self.all_groups)}")
-        return frozenset(term for row in self.rows for term, g in row.terms.items() if g == group)
-
-    def with_groups(self, groups: Sequence[str]) -> Lexicon:
-        """This lexicon with only ``groups`` compared (in that order), optional ones included, e.g. gender's
-        ``["female", "male", "nonbinary"]``: what a use case's ``groups`` setting hands to every text function."""
-        chosen = tuple(dict.fromkeys(groups))
-        unknown = [g for g in chosen if g not in self.all_groups]
-        if unknown or len(chosen) < 2:
-            raise InputError(
-                f"groups {list(groups)} for the {self.name} attribute: name two or more of {list(self.all_groups)}"
-            )
-        rest = tuple(g for g in self.all_groups if g not in chosen)
-        return dataclasses.replace(self, groups=chosen, optional_groups=rest)
-
-    @property
-    def all_groups(self) -> tuple[str, ...]:
-        """``groups`` and then ``optional_groups``: every group a counterfactual version can be made for."""
-        return self.groups + self.optional_groups
-
-    @property
-    def words(self) -> frozenset[str]:
-        """Every lower-case term of the lexicon (all groups, plus mentions of no group)."""
-        return frozenset(self._index)
-
-    def group_of(self, term: str) -> str | None:
-        """The group a (lower-case) term belongs to, or None."""
-        key = normalize_term(term)
-        rows = self.rows_for(key)
-        return self.rows[rows[0]].group_of(key) if rows else None
-
-    def rows_for(self, term: str) -> tuple[int, ...]:
-        """Indices of the rows a lower-case, whitespace-normalised term selects (several when ambiguous)."""
-        found = self._index.get(term)
-        if found is not None or not self.has_patterns:
-            return found or ()
-        found = self._pattern_index.get(term)
-        if found is None:  # a text a row's pattern matches ("72-year-old"), looked up once
-            found = tuple(i for i, row in enumerate(self.rows) if row.patterns and row.selects(term))
-            self._pattern_index[term] = found
-        return found
-
-    @functools.cached_property
-    def has_patterns(self) -> bool:
-        """True when a row has regular-expression terms (:attr:`LexiconRow.patterns`)."""
-        return any(row.patterns for row in self.rows)
-
-    # -- matching ----------------------------------------------------------------------------------------
-    @functools.cached_property
-    def pattern(self) -> re.Pattern[str]:
-        """One compiled regex for every term: whole words, case-insensitive, longest first.
-
-        The matched term is in group ``t`` (a term), ``c`` (a context-dependent term followed by a person noun) or
-        ``n`` (a title followed by a name).
-        """
-        return re.compile(rf"(?<!\w)(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
-
-    @functools.cached_property
-    def substitution_pattern(self) -> re.Pattern[str]:
-        """:attr:`pattern` plus an optional indefinite article before the term (group ``art``, then ``sp``).
-
-        Substitution needs the article to fix it ("a Caucasian" -> "an Asian"); finding terms does not, and is
-        faster without it.
-        """
-        return re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{self._alternatives()})(?!\w)", re.IGNORECASE)
-
-    @functools.cached_property
-    def lower_patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
-        """Case-sensitive twins of :attr:`pattern` and :attr:`substitution_pattern`, for lower-cased ASCII text.
-
-        ``re`` scans a case-insensitive pattern much more slowly; ASCII text keeps its length and offsets when
-        lower-cased, so matching these against ``text.lower()`` finds the same spans. A title's "capitalised name
-        next" becomes "a letter next" (:data:`NAME_NEXT` checks the original text afterwards). None when a term has
-        a non-ASCII letter that matches an ASCII one case-insensitively (e.g. dotless "ı" matches "i").
-        """
-        chars = {ch for term in (*self._index, *self.person_nouns, *self.not_terms) for ch in term if not ch.isascii()}
-        if any(re.fullmatch(re.escape(ch), a, re.IGNORECASE) for ch in chars for a in _ASCII_LETTERS):
-            return None
-        alternatives = self._alternatives(name_next=_LOWER_NAME_NEXT)
-        return (
-            re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"),
-            re.compile(rf"(?<!\w)(?:(?P<art>an?)(?P<sp>\s+))?(?:{alternatives})(?!\w)"),
-        )
-
-    def term_kinds(self) -> tuple[list[str], list[str], list[str]]:
-        """The terms by how they match: plain terms, titles (before a name), context terms (before a person noun)."""
-        free = [t for row in self.rows if not row.needs_name for t in row.terms if t not in row.needs_person_noun]
-        titles = [t for row in self.rows if row.needs_name for t in row.terms]
-        ctx = [t for row in self.rows for t in row.needs_person_noun]
-        return free, titles, ctx
-
-    def context_patterns(self) -> list[str]:
-        """The regular-expression terms of every row (they count only before a person noun), in row order."""
-        return list(dict.fromkeys(source for row in self.rows for source in row.patterns))
-
-    def _alternatives(self, name_next: str | None = None) -> str:
-        free, titles, ctx = self.term_kinds()
-        alternatives = f"(?P<t>{trie_pattern(free)})"
-        if self.not_terms:  # phrases that are never mentions come first, and win where they match
-            alternatives = f"(?P<x>{trie_pattern(sorted(self.not_terms))})|{alternatives}"
-        if titles:  # a capitalised word next ("Mr. Smith"), or "Mr. and Mrs. Smith"
-            alternatives += rf"|(?<!\d\s)(?P<n>{trie_pattern(titles)})(?={name_next or NAME_NEXT.pattern})"
-        patterns = self.context_patterns()
-        if ctx or patterns:
-            nouns = trie_pattern(sorted(self.person_nouns))
-            context = "|".join([trie_pattern(ctx)] * bool(ctx) + [f"(?:{p})" for p in patterns])
-            # one hyphenated modifier may stand between ("a Black small-business owner", "a Mexican food-truck owner")
-            alternatives += rf"|(?P<c>{context})(?=\s+(?:[^\W\d_]+(?:-[^\W\d_]+)+\s+)?(?:{nouns})(?!\w))"
-        return alternatives
-
-    def __repr__(self) -> str:
-        return f"Lexicon(name={self.name!r}, groups={self.groups!r}, terms={len(self._index)})"
-
-
-def normalize_term(text: str) -> str:
-    """Lower-case and collapse internal whitespace: the key a matched span is looked up by."""
-    key = text.lower()
-    words = key.split()  # any whitespace the patterns' \s+ matched, e.g. "asian\x0bamerican"
-    return key if len(words) == 1 and words[0] == key else " ".join(words)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -456,16 +243,17 @@ def _build(data: Any, label: str) -> Lexicon:
         terms: dict[str, str | None] = {}
         if raw["terms"] is None:  # the replacement forms are the terms
             for g in groups:
-                terms.setdefault(normalize_term(raw["replace_with"][g]), g)
+                for term in _spelled([raw["replace_with"][g]]):
+                    terms.setdefault(term, g)
         else:
             for g, words in raw["terms"].items():
-                for w in words:
-                    terms.setdefault(normalize_term(w), None if g == OTHER else g)
+                for term in _spelled(words):
+                    terms.setdefault(term, None if g == OTHER else g)
         ctx: list[str] = []
         for g, words in raw["terms_before_person_noun"].items():
-            for w in words:
-                terms.setdefault(normalize_term(w), None if g == OTHER else g)
-                ctx.append(normalize_term(w))
+            for term in _spelled(words):
+                terms.setdefault(term, None if g == OTHER else g)
+                ctx.append(term)
         patterns = {
             source: None if g == OTHER else g
             for g, sources in raw["patterns_before_person_noun"].items()
@@ -478,7 +266,7 @@ def _build(data: Any, label: str) -> Lexicon:
                 raw["slot"], forms, neutral, terms, frozenset(ctx), needs_name=raw["needs_name"], patterns=patterns
             )
         )
-    nouns = frozenset(normalize_term(w) for w in spec["person_nouns"])
+    nouns = frozenset(_spelled(spec["person_nouns"]))
     return Lexicon(
         spec["name"],
         groups,
@@ -487,11 +275,16 @@ def _build(data: Any, label: str) -> Lexicon:
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
         language=spec["language"],
-        not_terms=frozenset(normalize_term(w) for w in spec["not_terms"]),
+        not_terms=frozenset(_spelled(spec["not_terms"])),
         proper_forms=spec["proper_forms"],
         optional_groups=tuple(spec["optional_groups"]),
         plural_verb_groups=frozenset(spec["plural_verb_groups"]),
     )
+
+
+def _spelled(words: Sequence[str]) -> list[str]:
+    """The lookup keys of ``words``: each normalised, then in every spelling of its apostrophes (:func:`spellings`)."""
+    return [term for word in words for term in spellings(normalize_term(word))]
 
 
 def _check(spec: dict[str, Any]) -> list[str]:
@@ -594,6 +387,7 @@ def _custom(spec: Mapping[str, Sequence[str]]) -> Lexicon:
     for i in range(len(columns[0])):
         terms: dict[str, str | None] = {}
         for g, col in zip(groups, columns, strict=True):
-            terms.setdefault(normalize_term(col[i]), g)
+            for term in _spelled([col[i]]):
+                terms.setdefault(term, g)
         rows.append(LexiconRow("custom", {g: col[i] for g, col in zip(groups, columns, strict=True)}, MASK, terms))
     return Lexicon("custom", tuple(groups), tuple(rows))

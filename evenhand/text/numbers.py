@@ -8,7 +8,9 @@ once: answers repeat). What it reads:
 * thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
-  "5m" is more often metres);
+  "5m" is more often metres), also after a space (``50 K``, ``$1.5 bn``; ``mn`` and ``mil`` after a space only
+  beside a currency: "5 mn" is minutes), never the start of a word ("50 kids", "50 km") nor "K-12";
+* a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
@@ -52,14 +54,19 @@ _SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺�
 _CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
 _WORDS = r"(?:dollars?|euros?|pounds?|yen|rupees?|francs?|yuan|bucks)"
 _GAP = r"[ \u00a0\u202f]?"  # one space between a number and its currency or scale
+_ABBREVIATIONS = r"(?:k|K|MM|M|mn|mil|m|bn|B|b)"
+#: after a space, a scale letter followed by a hyphen is a scale only when a scaled number follows ("70 K-75 K"):
+#: "50 K-12 schools", "5 K-pop fans" are no thousands
+_SPACED_HYPHEN = rf"[-−](?!{_SYMBOLS}?{_GAP}\d+(?:\.\d+)?{_GAP}{_ABBREVIATIONS}(?![A-Za-z0-9]))"
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mm": 1e6,
            "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}  # fmt: skip
 _AMOUNT = re.compile(
     rf"""
     (?<![\w.,])                                           # not inside a word or a number ("v2.0", "3.14.2")
-    (?:(?<=\d[kKmMbB][-−])|(?<![A-Za-z][-−]))             # nor after a hyphenated word ("COVID-19"; "70k-75k" is)
+    (?:(?<=\d[kKmMbB][-−])|(?<=\d[ \u00a0\u202f][kKmMbB][-−])|(?<![A-Za-z][-−]))  # nor after a hyphenated word
+                                                          # ("COVID-19"; "70k-75k" and "70 k-75 k" are ranges)
     (?P<sign1>[-−])?
-    (?:(?P<symbol>{_SYMBOLS})|(?P<code1>{_CODES}){_GAP})?
+    (?:(?:(?P<symbol>{_SYMBOLS})|(?P<code1>{_CODES})){_GAP})?  # "$50", "$ 50", "USD 50"
     (?P<sign2>[-−])?
     (?P<digits>
       (?P<decimal_comma>\d{{1,3}}(?:[.' \u00a0\u202f]\d{{3}})+,\d+)     # 71.300,50 · 71 300,50
@@ -70,7 +77,9 @@ _AMOUNT = re.compile(
       |(?P<unreadable>\d+(?:[.,]\d+)+)                                  # 1,5 · 1.2.3: a decimal comma, a list
     )
     (?![\d]|[.,]\d)                                                      # the whole number, never its first part
-    (?:(?P<abbr>k|K|MM|M|mn|mil|m|bn|B|b)(?![A-Za-z0-9])|{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
+    (?:(?P<abbr>{_ABBREVIATIONS})(?![A-Za-z0-9])                        # 50K
+      |[ \u00a0\u202f](?P<spaced>{_ABBREVIATIONS})(?![A-Za-z0-9]|{_SPACED_HYPHEN})  # 50 K, not 50 kids
+      |{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
     (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
     """,
     re.VERBOSE,
@@ -126,10 +135,12 @@ class ParsedNumbers:
 def _scale(match: re.Match[str], money: bool) -> tuple[float, bool]:
     if match["scale"]:
         return _SCALES[match["scale"].lower()], True
-    abbr = match["abbr"]
+    abbr = match["abbr"] or match["spaced"]
     if not abbr:
         return 1.0, False
     if abbr in ("m", "b", "B") and not money:  # "5m" is metres, "3B" a grade; "$5m" is money
+        return 1.0, False
+    if match["spaced"] and abbr in ("mn", "mil") and not money:  # "5 mn" minutes, "5 mil" thick; "$5 mn" is money
         return 1.0, False
     return _SCALES[abbr.lower()], True
 
@@ -153,7 +164,8 @@ def _amounts(text: str) -> list[_Amount]:
         digits = _plain_digits(match)
         money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
         scale, scaled = _scale(match, money)
-        end = match.end() if (scaled or money or not match["abbr"]) else match.start("abbr")  # "5m": 5, then "m"
+        unscaled = not scaled and (match["abbr"] or match["spaced"])  # "5m", "5 m": 5, then "m"
+        end = match.end("digits") if unscaled else match.end()
         written = float(digits) * (-1.0 if (match["sign1"] or match["sign2"]) else 1.0)
         if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
             out.append(_Amount(written, scale, match.start(), end, money))

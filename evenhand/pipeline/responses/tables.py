@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -135,22 +136,41 @@ def _not_scalar(values: list[object]) -> str | None:
 
 
 def _every_row_given(values: list[object]) -> str | None:
-    """A prompt in every row: a text, or a list of messages (read by :func:`prompt_column`)."""
+    """A prompt in every row: a text, or a list of messages (read by :func:`prompt_column`); and not a column of
+    numbers only, which is another column named by mistake (an id, a label), judged on the text of each value so
+    that a CSV's ``123`` (read as a number), a JSON ``123`` and a JSON ``"123"`` are judged alike."""
     for row, value in enumerate(values, start=1):
         if is_missing(value):
             return f"row {row} is empty; every row needs one"
+    if values and all(_is_number_text(value) for value in values):
+        return (f"every row is a number (row 1: {str(values[0]).strip()!r}), not a prompt; name the column that "
+                "holds the prompts' texts")  # fmt: skip
     return None
 
 
+_NUMBER_TEXT = re.compile(r"[-+]?(?:\d[\d,_' ]*)?\.?\d+(?:[eE][-+]?\d+)?")
+
+
+def _is_number_text(value: object) -> bool:
+    """A cell whose whole text is a number (``123``, ``-4.5``, ``1,000``); a bool is not one."""
+    return not isinstance(value, bool) and not _is_container(value) and bool(_NUMBER_TEXT.fullmatch(str(value).strip()))
+
+
 def _distinct_ids(values: list[object]) -> str | None:
-    first_row: dict[str, int] = {}
+    """Every prompt has an id, and its own: an id is kept beside every response (``prompt_key``) to join them back
+    to your records, so a shared one would join a response to two prompts. Names the first shared ids."""
+    rows: dict[str, list[int]] = {}
     for row, value in enumerate(values, start=1):
         if is_missing(value):
             return f"row {row} has no id; every prompt needs one"
-        key = str(value)
-        if key in first_row:
-            return f"rows {first_row[key]} and {row} share the id {key!r}; each prompt needs its own"
-        first_row[key] = row
+        rows.setdefault(str(value), []).append(row)
+    shared = {key: found for key, found in rows.items() if len(found) > 1}
+    if shared:
+        key, found = min(shared.items(), key=lambda item: item[1][1])  # the first repeat in the file
+        also = "; ".join(f"{k!r} (rows {', '.join(map(str, r[:3]))}{', ...' if len(r) > 3 else ''})"
+                         for k, r in list(shared.items())[:3])  # fmt: skip
+        more = f" ({len(shared)} ids are shared: {also}{'; ...' if len(shared) > 3 else ''})" if len(shared) > 1 else ""
+        return f"rows {found[0]} and {found[1]} share the id {key!r}{more}; each prompt needs its own"
     return _not_scalar(values)
 
 
@@ -171,7 +191,8 @@ def prompt_column(
     context_column: str | None = None,
     system_prompt_column: str | None = None,
 ) -> list[Prompt]:
-    """The prompts of a table: texts (a number is read as its text), or conversations (a list of messages per row,
+    """The prompts of a table: texts (a number among texts is read as its text; a column of numbers only is an
+    error), or conversations (a list of messages per row,
     from JSONL, JSON or Parquet; in CSV their JSON text), with the retrieved documents and the system prompt of each
     row when their columns are named. A malformed one is one line naming the file, the column, the row and the key
     (``p.jsonl: column 'messages' (prompts): row 3: message 2 has no 'role' key; ...``)."""
