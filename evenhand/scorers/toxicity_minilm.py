@@ -64,7 +64,9 @@ def held_out_summary() -> dict[str, float]:
     :data:`METRICS_FILE` so that what a run says of the model is what was measured: ``fp_max_domain`` (the largest
     share of benign sentences flagged in one regulated domain of the ``heldout`` split), ``recall`` (insults found in
     polite replies, ``heldout``), ``recall_indirect`` (its indirect ones), and ``recall_other_min`` /
-    ``recall_other_max`` (the same on the splits written by other authors, ``fresh`` and ``fresh2``)."""
+    ``recall_other_max`` (the same on every other split the build was tested on: those written by other authors,
+    ``fresh`` and ``fresh2`` for the fourth build, ``fresh3`` and ``fresh4`` for the sixth, which trained on
+    ``fresh`` and selected on ``fresh2``)."""
     raw = (resources.files("evenhand") / "data" / "toxicity" / METRICS_FILE).read_text(encoding="utf-8")
     held_out = json.loads(raw)["held_out"]
 
@@ -72,7 +74,7 @@ def held_out_summary() -> dict[str, float]:
         return dict(held_out[split][f"{SPEC} (masked)"])
 
     main = figures("heldout")
-    others = [figures(split)["recall_worst"] for split in ("fresh", "fresh2") if split in held_out]
+    others = [figures(split)["recall_worst"] for split in sorted(held_out) if split != "heldout"]
     return {
         "fp_max_domain": float(main["fp_max_domain"]),
         "recall": float(main["recall_worst"]),

@@ -39,7 +39,8 @@ INSULT_DOMAINS: tuple[str, ...] = DOMAINS[:-1]
 #: written after the first model's held-out figures were read and before its successor was trained; ``fresh2``: an
 #: independent evaluation set by another author, on which no scorer had been run when it shipped; ``fresh3``: one more
 #: such set by a third author, for the next model once it is fixed; ``fresh4``: another by a fourth author, unmeasured
-#: when it shipped (README.md).
+#: when it shipped (README.md). Since the sixth build of the offline model, ``fresh`` is training data and
+#: ``fresh2`` its cross-author selection set; the others stay test data.
 SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4")
 Split = Literal["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4"]
 
