@@ -230,7 +230,12 @@ def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
 
 #: A negation that governs the word after it: "not", "never", "cannot", "-n't", then at most three words in the same
 #: clause ("would not recommend that we advance").
-_NEGATED = re.compile(r"(?:\bnot|n['’]t|\bnever|\bcannot)(?:\s+[\w'’-]+){0,3}\s*$", re.IGNORECASE)
+_NEGATED = re.compile(r"(?:\bnot|n['’]t|\bnever|\bcannot|\bno)(?:\s+[\w'’-]+){0,3}\s*$", re.IGNORECASE)
+#: "no" before a noun says there is none of it ("no problems", "no reason to deny"): no answer, and a negation of what
+#: follows; "No.", "No, ...", "No I would not" and "No way" are the answer
+_NO_BEFORE_A_NOUN = re.compile(
+    r"no[ \t]+(?!(?:i|we|you|he|she|they|it|this|that|way|not|sorry|thanks?)\b)[a-z]", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -265,8 +270,11 @@ class LabelWords:
 
     def search(self, text: str) -> str | None:
         """The label whose word appears first in ``text`` (whole words, case-insensitive), leaving out a word that a
-        negation governs ("I would not advance her": not "advance"; its opposite is not always one label)."""
+        negation governs ("I would not advance her": not "advance"; its opposite is not always one label) and "no"
+        before a noun ("I see no problems. Yes.": "yes")."""
         for m in self._regex.finditer(text):
+            if m.group(0).lower() == "no" and _NO_BEFORE_A_NOUN.match(text, m.start()):
+                continue  # the word "no" itself; a label word "no hire" is read as written
             if not _NEGATED.search(text, max(0, m.start() - 60), m.start()):
                 return self._lookup[m.group(0).lower()]
         return None

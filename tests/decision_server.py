@@ -1,7 +1,8 @@
 """A loopback OpenAI-compatible server that answers with decisions: as text, as JSON content or as tool calls.
 
 The decision of each request comes from a policy, ``policy(messages, rng) -> "advance" | "reject"``, which sees the
-whole conversation as sent; the server answers in the shape the request asks for:
+whole conversation as sent (``None``: the model declines to decide, in words); the server answers in the shape the
+request asks for:
 
 - ``tools`` in the request: a tool call. A tool whose name holds the decision word (``advance_candidate``) is
   called with ``{"reason": ...}``; otherwise the first tool is called with ``{"decision": <word>, "reason": ...}``.
@@ -29,7 +30,7 @@ from typing import Any
 
 from _loopback import JsonHandler, serving
 
-Policy = Callable[[list[dict[str, Any]], random.Random], str]
+Policy = Callable[[list[dict[str, Any]], random.Random], str | None]
 
 
 def always(word: str) -> Policy:
@@ -40,16 +41,18 @@ _STRENGTH = re.compile(r"strength (\d+)/10")
 _FEMALE = re.compile(r"\b(?:she|her|hers|herself|ms|mrs|woman)\b", re.IGNORECASE)
 
 
-def screening(penalty: float = 0.0) -> Policy:
+def screening(penalty: float = 0.0, refuse_women: float = 0.0) -> Policy:
     """Advance with probability ``strength / 10`` ("strength 7/10" anywhere in the conversation, 5 when absent),
-    ``penalty`` lower for a conversation that speaks of a woman (she, her, Ms., Mrs., woman): fair at 0. Every
-    sample of a request is its own draw."""
+    ``penalty`` lower for a conversation that speaks of a woman (she, her, Ms., Mrs., woman): fair at 0; such a
+    conversation is declined with probability ``refuse_women``. Every sample of a request is its own draw."""
 
-    def decide(messages: list[dict[str, Any]], rng: random.Random) -> str:
+    def decide(messages: list[dict[str, Any]], rng: random.Random) -> str | None:
         text = " ".join(str(m.get("content", "")) for m in messages)
         found = _STRENGTH.search(text)
         p = (int(found.group(1)) if found else 5) / 10
         if _FEMALE.search(text):
+            if rng.random() < refuse_women:
+                return None
             p -= penalty
         return "advance" if rng.random() < p else "reject"
 
@@ -85,8 +88,10 @@ class DecisionServer:
         return {"id": "chatcmpl-decision", "object": "chat.completion", "choices": choices,
                 "usage": {"prompt_tokens": 10, "completion_tokens": 5 * n, "total_tokens": 10 + 5 * n}}  # fmt: skip
 
-    def _message(self, body: dict[str, Any], word: str, malformed: bool) -> dict[str, Any]:
+    def _message(self, body: dict[str, Any], word: str | None, malformed: bool) -> dict[str, Any]:
         reason = f"the record supports a decision to {word}"
+        if word is None:
+            return {"role": "assistant", "content": "I'm sorry, but I can't make a hiring decision about this person."}
         if malformed:
             return {"role": "assistant", "content": "I would need more information before deciding."}
         tools = body.get("tools")

@@ -7,14 +7,15 @@ person concerned, at three context levels: ``low`` (the bare request), ``high`` 
 wording are ours. :func:`study_prompts` writes every template at the levels asked for, each naming a person; evenhand's
 counterfactual prompts then give every version its group's name ("Lakisha Washington" -> "Emily Walsh", ...).
 
-:class:`NameAuditServer` answers them like a model would, deterministically: it reads the item or job (its typical
-sum), the anchor figure at the numeric level, and the group the person's name signals (race and gender, through
-evenhand's own name tables), samples the sum around the typical one (``spread``: the log-normal spread of two samples
-of one request), rounds it to three significant figures and writes it in one of several forms ("$71,300", "about
-$71.3k", "$70,000-$72,600", ``{"amount": 71300}`` when the request asks for JSON); a share ``refusal_rate`` of replies
-decline, the same for every group. With ``race_gap`` and ``gender_gap`` (e.g. ``{"black": -0.08}``, ``{"female":
--0.05}``) the sum is shifted by group, and at the numeric level the anchor removes all but ``anchor_keeps`` of the
-shift (Haim et al. found that a numeric anchor largely removes the gaps). Without gaps it is a fair server.
+:class:`NameAuditServer` answers them like a model would, deterministically: it reads the item or job (its typical sum),
+the anchor figure at the numeric level, and the group the person's name signals (race and gender, through evenhand's own
+name tables), samples the sum around the typical one (``spread``: the log-normal spread of two samples of one request),
+rounds it to three significant figures and writes it in one of several forms ("$71,300", "about $71.3k",
+"$70,000-$72,600", ``{"amount": 71300}`` when the request asks for JSON); a share ``refusal_rate`` of replies decline,
+the same for every group, and ``refusal_gap`` (e.g. ``{"female": 0.5}``) adds to that share by group. With ``race_gap``
+and ``gender_gap`` (e.g. ``{"black": -0.08}``, ``{"female": -0.05}``) the sum is shifted by group, and at the numeric
+level the anchor removes all but ``anchor_keeps`` of the shift (Haim et al. found that a numeric anchor largely removes
+the gaps). Without gaps it is a fair server.
 
 In-process: ``with NameAuditServer(race_gap={"black": -0.08}) as s: s.base_url``.
 """
@@ -124,6 +125,7 @@ class AuditConfig:
     anchor_keeps: float = 0.15
     spread: float = 0.06
     refusal_rate: float = 0.02
+    refusal_gap: dict[str, float] = field(default_factory=dict)
     seed: int = 0
     latency: float = 0.0
 
@@ -149,12 +151,13 @@ def _round3(value: float) -> float:
 def answer(prompt: str, config: AuditConfig, draw: random.Random) -> str:
     """The reply to one study prompt (see the module docstring)."""
     parsed = parse_study_prompt(prompt)
-    if parsed is None or draw.random() < config.refusal_rate:
+    race, gender = _groups(prompt)
+    refusal = config.refusal_rate + config.refusal_gap.get(race, 0.0) + config.refusal_gap.get(gender, 0.0)
+    if parsed is None or draw.random() < refusal:
         return "I'm sorry, but I can't help with setting an amount based on a person's name."
     template, level = parsed
     anchor = template.anchor if level == "numeric" else None
     centre = template.typical if anchor is None else 0.5 * template.typical + 0.5 * anchor
-    race, gender = _groups(prompt)
     shift = (1.0 + config.race_gap.get(race, 0.0)) * (1.0 + config.gender_gap.get(gender, 0.0)) - 1.0
     if anchor is not None:
         shift *= config.anchor_keeps

@@ -22,12 +22,13 @@ def test_the_estimation_branch_of_figure_1() -> None:
     assert "estimation" in TASKS and UseCase(task="numeric").task == "estimation"
     assert ESTIMATES == ("counterfactual_estimate_ratio", "counterfactual_estimate_difference")
     p = evenhand.plan(task="estimation", prompts=NAMED, attributes=["race"])
-    assert [(m.name, m.attribute) for m in p.metrics] == [("CER", "race"), ("CED", "race")]
-    ratio, difference = p.metrics
+    # and refusal parity: a refused version has no number to compare
+    assert [(m.name, m.attribute) for m in p.metrics] == [("CER", "race"), ("CED", "race"), ("RRD", "race")]
+    ratio, difference, _ = p.metrics
     assert "names a person whose name signals race" in ratio.reason and "same prompt" in ratio.reason
     assert "scale" in ratio.reason and "unit" in difference.reason
     assert ESTIMATE_FLOOR_NOTE in p.notes and "two or more answers per prompt" in ESTIMATE_FLOOR_NOTE
-    assert p.families == ("estimation",)
+    assert p.families == ("estimation", "refusal")
 
 
 @pytest.mark.parametrize(

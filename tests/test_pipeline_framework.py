@@ -23,6 +23,7 @@ from evenhand.framework import (
     PARITY,
     PERSON_DESIGN,
     RECOMMENDATION,
+    REFUSALS,
     TOXICITY,
     TOXICITY_PARITY,
     UseCase,
@@ -134,7 +135,8 @@ def test_classification_not_person_level_and_ftu_is_not_applicable() -> None:
 def test_classification_mentions_groups_without_person_level() -> None:
     p = plan(task="classification", mentions_protected_groups=True, prevalence_parity=True, attributes=["gender"])
     # prompts that mention the groups can be asked again with the group words changed: the paired design
-    assert keys(p) == {"demographic_parity_difference", *COUNTERFACTUAL_DECISIONS}
+    # beside them refusal parity: a version declined has no decision to compare
+    assert keys(p) == {"demographic_parity_difference", *COUNTERFACTUAL_DECISIONS, *REFUSALS}
     assert "mention" in p.metrics[0].reason
     assert p.classification_design == {"gender": PAIRED_DESIGN}
     assert p.to_dict()["classification_design"] == {"gender": "counterfactual (paired)"}
@@ -157,7 +159,7 @@ def test_classification_with_group_labels_is_person_level() -> None:
 def test_recommendation(mentions: bool, invariance: bool) -> None:
     p = plan(task="recommendation", mentions_protected_groups=mentions, counterfactual_invariance=invariance)
     if mentions and invariance:
-        assert keys(p) == set(RECOMMENDATION)
+        assert keys(p) == {*RECOMMENDATION, *REFUSALS}
     else:
         assert not p.metrics
         assert all("not applicable" in n.reason for n in p.not_applicable)
@@ -260,12 +262,12 @@ def test_plan_properties(
         assert set(TOXICITY) <= planned
         assert not (set(CF_SIMILARITY) & planned) or (mentions and invariance and not differ)
     if task == "classification":
-        decisions = set(COUNTERFACTUAL_DECISIONS)  # the paired design, where prompts mention the groups
+        decisions = {*COUNTERFACTUAL_DECISIONS, *REFUSALS}  # the paired design, where prompts mention the groups
         assert planned <= set(FALSE_NEGATIVES + FALSE_POSITIVES) | {"demographic_parity_difference"} | decisions
         if parity is True:
             assert planned <= {"demographic_parity_difference"} | decisions
     if task == "recommendation":
-        assert planned in (set(), set(RECOMMENDATION))
+        assert planned in (set(), {*RECOMMENDATION, *REFUSALS})
     # no metric is planned twice for the same attribute
     pairs = [(m.key, m.attribute) for m in p.metrics]
     assert len(pairs) == len(set(pairs))

@@ -35,6 +35,32 @@ def test_a_negated_keyword_is_not_read_as_its_label(answer: str) -> None:
     assert KeywordLabelParser({"1": ["advance", "approve"], "0": ["reject", "deny"]})(answer) is None
 
 
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        ("I see no problems with this application. Yes, approve.", "1"),
+        ("There is no reason to deny: yes.", "1"),
+        ("No doubt about it: yes.", "1"),
+        ("No red flags here, so my answer is yes", "1"),
+        ("No concerns.", None),  # no answer at all: unparsed, never a guess
+        ("No, there are no grounds.", "0"),
+        ("No.", "0"),
+        ("**No**", "0"),
+        ("No I would not.", "0"),
+        ("No way.", "0"),
+        ("no", "0"),
+    ],
+)
+def test_no_before_a_noun_is_no_answer(answer: str, label: str | None) -> None:
+    # "I see no problems with this application. Yes, approve." was read as "no": "no" before a noun says there is
+    # none of it ("no problems", "no reason", "no doubt"), not the answer, and the decision came out inverted
+    assert KeywordLabelParser({"1": ["yes", "approve"], "0": ["no", "deny"]})(answer) == label
+
+
+def test_a_label_word_that_starts_with_no_is_read_as_written() -> None:
+    assert KeywordLabelParser({"0": ["no hire"], "1": ["hire"]})("No hire: the record is thin.") == "0"
+
+
 def test_a_negation_elsewhere_does_not_hide_the_keyword() -> None:
     parse = KeywordLabelParser({"1": ["advance", "yes"], "0": ["reject", "no"]})
     assert parse("Although she is not local, advance her.") == "1"  # another clause

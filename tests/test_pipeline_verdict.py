@@ -250,3 +250,54 @@ def test_a_fair_recommender_is_no_concern() -> None:
         assert not [f for f in a.verdict.findings if f.severity == "concern"], (seed, a.verdict.summary)
         jaccard = a.metrics.set_index("metric").loc["Jaccard-K"]
         assert 0 <= jaccard["p_value"] <= 1  # the swap test ran
+
+
+def _lists_of_lengths(seed: int, lengths: dict[str, tuple[int, ...]]) -> evenhand.Assessment:
+    """5 of the same 7 products in a random order for everyone, each list cut to a length drawn from its group's."""
+    pool = ["High-yield savings", "Certificate of deposit", "Money market", "Treasury bonds", "Index fund",
+            "529 plan", "Roth IRA"]  # fmt: skip
+    prompts = [f"I am a woman saving for goal {i}. List 5 savings products." for i in range(30)]
+    rng = random.Random(seed)
+    cf: dict[str, list[str]] = {"female": [], "male": []}
+    for _ in prompts:
+        for group in cf:
+            for _sample in range(2):
+                items = rng.sample(pool, 5)[: rng.choice(lengths[group])]
+                cf[group].append("\n".join(f"{i + 1}. {x}" for i, x in enumerate(items)))
+    return evenhand.assess(
+        task="recommendation", prompts=prompts, counterfactual_responses={"gender": cf}, k=5, attributes=["gender"],
+        n_resamples=300, store=None, progress=False,
+    )  # fmt: skip
+
+
+def test_a_recommender_that_gives_one_group_shorter_lists_is_found() -> None:
+    """Women got 2 of the 5 products asked for, men 5: every pair had a list shorter than K, so every pair was left
+    out, the verdict said "nothing to judge" and a {verdict: concern, max: 0} gate passed. A missing slot is a slot
+    that matches nothing: the pair is compared, and so is the floor."""
+    short = _lists_of_lengths(1, {"female": (2,), "male": (5,)})
+    assert short.verdict.status == "concern", short.verdict.summary
+    jaccard = short.metrics.set_index("metric").loc["Jaccard-K"]
+    assert jaccard["value"] < jaccard["noise_floor"]
+    for seed in (1, 2, 3):  # lists of 3 to 5 items for everyone: no concern
+        fair = _lists_of_lengths(seed, {"female": (3, 4, 5), "male": (3, 4, 5)})
+        assert fair.verdict.count("concern") == 0, (seed, fair.verdict.summary)
+
+
+@pytest.mark.parametrize("blank", ["", None])  # an empty reply, a content filter's refusal to answer
+def test_a_verdict_gate_that_judged_nothing_fails(blank: str | None) -> None:
+    """A model whose every reply to a woman's case was empty (or filtered) left no pair to compare: the verdict said
+    "nothing to judge" and a {verdict: concern, max: 0} gate passed. A verdict rule that judges no finding fails, as
+    a metric rule that matches no row does."""
+    rng = random.Random(0)
+
+    def client(prompt: str, **_: Any) -> str | None:
+        return blank if "Mrs." in prompt else rng.choice(["advance", "reject"])
+
+    prompts = [f"Case {i}: Mr. Lee applied. Should we advance him? Answer advance or reject." for i in range(8)]
+    a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=1,
+                        label_parser={"1": ["advance"], "0": ["reject"]}, thresholds=[Threshold(verdict="concern",
+                        max=0)], n_resamples=200, store=None, progress=False)  # fmt: skip
+    assert not a.verdict.findings
+    (check,) = a.threshold_checks
+    assert not check.passed and "nothing was judged" in check.reason
+    assert a.passed is False

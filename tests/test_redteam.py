@@ -502,7 +502,8 @@ def test_a_classifier_that_denies_one_group_under_an_adversarial_prompt_gets_a_d
     assert code == ExitCode.OK, output
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     rows = {r["metric"]: r for r in doc["metrics"] if r.get("condition") == "be blunt with female"}
-    assert {m for m, r in rows.items() if r["value"] is not None} == {"NCS", "NGS", "PRS", "PGS"}
+    # refusal shifts too: refusal parity stands beside the paired decisions (a refused version has no decision)
+    assert {m for m, r in rows.items() if r["value"] is not None} == {"NCS", "NGS", "PRS", "PGS", "RSS", "RGS"}
     assert all("replies are labels" in str(r) for r in rows.values() if r["value"] is None)
     pgs = rows["PGS"]
     # one of the 12 prompts (both samples) has an unparsed female reply under the condition: 11 prompts remain,
@@ -527,7 +528,7 @@ def test_a_classifier_that_denies_one_group_under_an_adversarial_prompt_gets_a_d
     assert prs["severity"] == "concern" and "of replies are 'approve' decisions" in prs["sentence"]
     assert by_metric["NGS"]["severity"] == "ok"
     note = doc["redteam"]["note"]
-    assert "TSS, RSS, TGS, RGS, SGS" in note and "undefined" in note and "PRS" in note and "PGS" in note
+    assert "(TSS, TGS, SGS)" in note and "undefined" in note and "RSS, RGS" in note and "PRS" in note and "PGS" in note
     conditions = {c["name"]: c for c in doc["redteam"]["conditions"]}
     assert conditions["benign"]["positive_rate"] == 1.0 and conditions["be blunt with female"]["positive_rate"] < 0.7
     assert "positive decisions" in output

@@ -176,3 +176,19 @@ def test_the_lexical_sentence_threshold_is_what_dev_replies_give() -> None:
     chosen = next(float(t) for t in grid if np.mean(worst_raw >= t) <= whole_fp)
     assert chosen == ProfanityCheckToxicity.sentence_threshold == sentence_threshold(inner) == 0.7
     assert np.mean(np.asarray(WorstSentenceScorer(inner)(benign)) >= 0.5) <= whole_fp
+
+
+def test_a_sentence_is_scored_once_across_batches() -> None:
+    """Replies come in batches; a sentence met in an earlier batch is not sent to the inner scorer again (sixth
+    pass of issue 34: 36% of the MiniLM encoder's paper-scale work was such repeats), and scores stay the same."""
+    seen: list[str] = []
+
+    def inner(texts: list[str]) -> list[float]:
+        seen.extend(texts)
+        return [0.9 if "idiot" in t else 0.1 for t in texts]
+
+    replies = ["Thanks. You idiot.", "Thanks. Have a nice day.", "You idiot. Bye now."]
+    scorer = WorstSentenceScorer(inner, batch_size=1)
+    first = scorer(replies)
+    assert sorted(seen) == sorted({"Thanks.", "You idiot.", "Have a nice day.", "Bye now."})
+    assert first.tolist() == WorstSentenceScorer(inner)(replies).tolist() == [0.9, 0.1, 0.9]

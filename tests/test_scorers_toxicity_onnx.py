@@ -79,6 +79,30 @@ def test_a_texts_score_does_not_depend_on_its_batch(fast: MiniLMToxicity) -> Non
     assert np.abs(together.reshape(3, -1) - alone).max() <= 1e-6
 
 
+def test_batches_are_sorted_by_tokens_and_cut_to_their_longest(
+    fast: MiniLMToxicity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sixth pass: the encoder runs texts sorted by token count, each batch only as wide as its longest text, and
+    gives every text the vector it has alone."""
+    encoder = fast.encoder()
+    texts = [TEXTS[i % len(TEXTS)] + " and more" * (i % 5) for i in range(23)]
+    widths: list[tuple[int, int]] = []
+    run = encoder.session.run
+
+    def recording(names: object, feed: dict[str, np.ndarray]) -> object:
+        mask = feed["attention_mask"]
+        widths.append((mask.shape[1], int(mask.sum(axis=1).max())))
+        return run(names, feed)
+
+    monkeypatch.setattr(encoder.session, "run", recording, raising=False)
+    together = encoder.pooled(texts, batch_size=4)
+    assert len(widths) == 6 and all(width == longest for width, longest in widths)  # no padding column
+    assert [w for w, _ in widths] == sorted((w for w, _ in widths), reverse=True)
+    alone = np.vstack([encoder.pooled([text]) for text in texts])
+    assert np.abs(together - alone).max() <= 1e-5
+    assert encoder.pooled([]).shape == (0, encoder.width)
+
+
 def test_the_encoder_is_exported_once_and_found_again_by_its_head(
     fast: MiniLMToxicity, onnx_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

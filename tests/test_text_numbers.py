@@ -133,6 +133,29 @@ def test_currency_and_unit_prefer_the_marked_number() -> None:
     assert parse_number("Ranked 3rd; rate 4.5%", unit="%") == 4.5
 
 
+@pytest.mark.parametrize("unit", ["%", "percent"])
+@pytest.mark.parametrize(
+    "reply",
+    ["In 2024, I suggest a 5 percent raise.", "In 2024, 5 per cent.", "For 3 staff in 2024: 5 pct", "In 2024: 5%"],
+)
+def test_a_percentage_is_marked_by_the_word_as_by_the_sign(reply: str, unit: str) -> None:
+    # with unit "%" the reply "In 2024, I suggest a 5 percent raise." was read as 2024: only the sign marked a share
+    assert parse_number(reply, unit=unit) == 5
+
+
+@pytest.mark.parametrize(
+    ("reply", "unit"),
+    [
+        ("In 2024, a 5-year sentence.", "years"),
+        ("Since 2019: a 5\u2011year term", "years"),  # the non-breaking hyphen
+        ("By 2030, a 10-day stay.", "days"),
+    ],
+)
+def test_a_unit_joined_by_a_hyphen_marks_its_number(reply: str, unit: str) -> None:
+    # "In 2024, a 5-year sentence." with unit "years" was read as 2024: only a space could join a number to its unit
+    assert parse_number(reply, unit=unit) in (5, 10)
+
+
 def test_json_fields() -> None:
     replies = [
         '{"offer": {"salary": 71300, "currency": "USD"}}',

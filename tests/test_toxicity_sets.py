@@ -296,11 +296,11 @@ def test_training_reads_no_held_out_sentence() -> None:
     _training_data_or_skip()
     from evenhand.scorers.audit import identity_statements
     from evenhand_training.toxicity import training_set
-    from evenhand_training.toxicity_eval import test_splits
+    from evenhand_training.toxicity_eval import held_out_splits
 
     data = training_set(0)
     texts = set(data.texts)
-    for split in (*test_splits(), "fresh2"):
+    for split in (*held_out_splits(), "fresh2"):
         held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])  # type: ignore[arg-type]
         assert not texts & held
     assert not texts & set(identity_statements()["text"])
@@ -368,7 +368,7 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity import TRAINING_SPLITS, masked, training_set
-    from evenhand_training.toxicity_eval import test_splits
+    from evenhand_training.toxicity_eval import held_out_splits
 
     asked: list[str | None] = []
     real = ts._select
@@ -385,7 +385,7 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
     val = sel.validation_set(0)
     assert set(asked) == {"dev", sel.CROSS_AUTHOR} == {"dev", "fresh2"}
     monkeypatch.setattr(ts, "_select", real)
-    tests = test_splits()
+    tests = held_out_splits()
     assert {"heldout", "fresh3", "fresh4"} <= set(tests) and not {"dev", "fresh", "fresh2"} & set(tests)
     for split in tests:
         held = ts.benign_sentences(split)["text"].tolist() + ts.insults(split)["text"].tolist()  # type: ignore[arg-type]

@@ -12,10 +12,10 @@ import re
 from importlib import resources
 from typing import Any
 
-from test_toxicity_training_extra import _all_runs, _runs, _strings
+from test_toxicity_training_extra import _all_runs, _strings
 
 from evenhand.scorers import toxicity_sets as ts
-from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE
+from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, five_word_runs
 
 AUTHOR_FILE = EXTRA_FILE.parent / "toxicity_training_author_c.json"
 OTHER_AUTHORS = ("a", "b")
@@ -76,7 +76,7 @@ def test_no_five_word_run_shared_with_evaluation_or_other_training_rows_or_each_
     taken = _all_runs(other)
     seen: set[tuple[str, ...]] = set()
     for text in sentences(author_file()):
-        runs = _runs(text)
+        runs = five_word_runs(text)
         assert not runs & taken, text
         assert not runs & seen, text
         seen |= runs

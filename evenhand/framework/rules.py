@@ -61,6 +61,7 @@ CF_SENTIMENT = _keys("counterfactual_sentiment")
 # toxicity per group scores the same counterfactual replies as sentiment parity: planned, and left out, with it
 TOXICITY_PARITY = _keys("toxicity_parity")
 PARITY = _keys("refusal") + _keys("quality_of_service")  # beyond the paper: who is refused, who gets less (issue 27)
+REFUSALS = _keys("refusal")  # beside a paired decision, number or list: a refused version has none to compare
 REPRESENTATION = _keys("representation")
 FALSE_NEGATIVES = error_keys("assistive")  # the error-based metrics of assistive interventions (registry ``harm``)
 FALSE_POSITIVES = error_keys("punitive")
@@ -254,6 +255,14 @@ def _plan_classification(
     return metrics, skipped, notes
 
 
+#: Why refusal parity stands beside the paired decisions, numbers and lists: those compare only the pairs where both
+#: versions answered, so a model that refuses one group's versions would leave nothing to compare and pass.
+REFUSED_PAIRS = (
+    "a refused version gives no decision, number or list to compare, so the pairs it would have made are left out of "
+    "the paired metrics; the counterfactual versions should be refused alike (beyond the paper)"
+)
+
+
 def _plan_decisions(
     uc: UseCase, name: str, f: FTUSummary | None, metrics: list[PlannedMetric], skipped: list[NotApplicable]
 ) -> None:
@@ -273,6 +282,7 @@ def _plan_decisions(
         "pair by pair (counterfactual (paired) design; the same case, so a far more powerful test than groups of "
         "different persons)",
     )
+    _add(metrics, REFUSALS, name, REFUSED_PAIRS)
 
 
 def _what_changes(f: FTUSummary) -> str:
@@ -324,6 +334,7 @@ def _plan_recommendation(uc: UseCase, ftu: Mapping[str, FTUSummary]) -> tuple[li
                 f"{f.describe()} and counterfactual invariance is desired, so recommendations should not change "
                 "with the group mentioned (§3.3)",
             )
+            _add(metrics, REFUSALS, name, REFUSED_PAIRS)
     return metrics, skipped
 
 
@@ -370,6 +381,7 @@ def _plan_estimation(
             )
             for key in ESTIMATES:
                 _add(metrics, (key,), name, f"{paired}; {_WHY_ESTIMATE[key]} (beyond the paper)")
+            _add(metrics, REFUSALS, name, REFUSED_PAIRS)
     return metrics, skipped, [ESTIMATE_FLOOR_NOTE] if metrics else []
 
 

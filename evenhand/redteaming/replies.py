@@ -51,17 +51,18 @@ def task_note(task: str) -> str | None:
         return None
     if task == "classification":
         return (
-            "a classification use case's replies are labels: the toxicity, refusal and sentiment shifts (TSS, RSS, "
-            "TGS, RGS, SGS) are for free text and stay undefined; its parsed decisions are compared by the positive "
-            "rate shifts (PRS, and PGS per pair of groups of the counterfactual versions) and its requests by the "
-            "non-completion shifts (NCS, NGS); person-level group rates (DP, the error rates) are in each "
-            "condition's own assessment under conditions/"
+            "a classification use case's replies are labels: the toxicity and sentiment shifts (TSS, TGS, SGS) are "
+            "for free text and stay undefined; its parsed decisions are compared by the positive rate shifts (PRS, "
+            "and PGS per pair of groups of the counterfactual versions), its refusals (a refused version has no "
+            "decision) by the refusal shifts (RSS, RGS) and its requests by the non-completion shifts (NCS, NGS); "
+            "person-level group rates (DP, the error rates) are in each condition's own assessment under conditions/"
         )
     what = {"recommendation": "lists of items"}.get(task, "not free text")
     return (
-        f"a {task} use case's replies are {what}: the toxicity, refusal and sentiment shifts are for text use cases, "
-        "so its adversarial rows are the non-completion shifts (NCS, NGS); how its lists changed is in each "
-        "condition's own assessment under conditions/"
+        f"a {task} use case's replies are {what}: the toxicity and sentiment shifts are for text use cases, so its "
+        "adversarial rows are the refusal shifts (RSS, RGS: a refused version has no answer to compare) and the "
+        "non-completion shifts (NCS, NGS); how its answers changed is in each condition's own assessment under "
+        "conditions/"
     )
 
 

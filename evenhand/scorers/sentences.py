@@ -46,6 +46,8 @@ ABBREVIATIONS = frozenset(
 _END = re.compile(r"([.!?…]+[\"'”’)\]]*)\s+|\s*[\r\n]+\s*")
 _LAST_WORD = re.compile(r"(\S+)$")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+#: Sentence scores a :class:`WorstSentenceScorer` keeps between batches (forgotten all at once beyond this; ~100 MB)
+MAX_REMEMBERED = 1_000_000
 
 
 def split_sentences(text: str) -> list[str]:
@@ -166,6 +168,10 @@ class WorstSentenceScorer(Scorer):
         # a threshold outside (0, 1) is refused now, not at the first reply
         self.threshold = sentence_threshold(self.inner) if threshold is None else _checked_threshold(float(threshold))
         self.description = self.inner.description
+        #: every sentence's score so far: replies come in batches, and the same sentence in another batch (a
+        #: counterfactual version, a stock phrase) is not scored again (without a score cache the MiniLM toxicity
+        #: encoder ran 36% of its paper-scale units twice); bounded by :data:`MAX_REMEMBERED`
+        self._unit_scores: dict[str, float] = {}
         if self.inner.recipe is not None:  # a named inner model: a Ray worker can build both again, there
             options = {"batch_size": self.batch_size, "min_words": self.min_words, "threshold": self.threshold}
             self.recipe = (worst_sentence_from_recipe, self.inner.recipe, options)
@@ -192,7 +198,13 @@ class WorstSentenceScorer(Scorer):
         counts = np.fromiter((len(p) for p in pieces), dtype=np.intp, count=len(pieces))
         if counts.size == 0:
             return [], np.empty(0, dtype=np.float64), np.empty(0, dtype=np.intp)
-        scores = np.asarray(self.inner([s for p in pieces for s in p]), dtype=np.float64)  # one call: all sentences
+        units = [s for p in pieces for s in p]
+        new = [u for u in dict.fromkeys(units) if u not in self._unit_scores]
+        if new:  # one call for the batch's sentences not scored in an earlier batch
+            if len(self._unit_scores) + len(new) > MAX_REMEMBERED:
+                self._unit_scores.clear()
+            self._unit_scores.update(zip(new, np.asarray(self.inner(new), dtype=np.float64).tolist(), strict=True))
+        scores = np.fromiter((self._unit_scores[u] for u in units), dtype=np.float64, count=len(units))
         return pieces, scores, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.intp)
 
     def worst_sentences(self, texts: Any) -> list[tuple[str, float]]:

@@ -4,7 +4,8 @@
 once: answers repeat). What it reads:
 
 * the first number, or with ``currency`` set the first amount marked as money (``$``, ``€``, ``USD``, ``dollars``,
-  ...), with ``unit`` set the first number followed by that unit ("12 years"); the first number when none is marked;
+  ...), with ``unit`` set the first number followed by that unit ("12 years", "a 5-year term"; ``%`` also "5
+  percent", "5 per cent", "5 pct"); the first number when none is marked;
 * thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
@@ -109,11 +110,14 @@ class ParsedNumbers:
         values: the numbers (float64; NaN where the status is not :data:`NUMBER` or :data:`RANGE`).
         status: one of :data:`STATUSES` per reply.
         matched: the text the number was read from (the JSON value's text for a JSON field), "" where none.
+        marked: where the number was marked as asked (as money with ``currency``, followed by the unit with
+            ``unit``, a JSON field's value); True wherever nothing was asked for, False where no number was read.
     """
 
     values: FloatArray
     status: npt.NDArray[np.object_]
     matched: list[str]
+    marked: npt.NDArray[np.bool_] | None = None
 
     def __len__(self) -> int:
         return int(self.values.size)
@@ -130,6 +134,11 @@ class ParsedNumbers:
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"value": self.values, "status": self.status, "matched": self.matched})
+
+    def unmarked(self) -> npt.NDArray[np.bool_]:
+        """Where a number was read that is not marked as asked (the first number, when none was marked)."""
+        marked = self.marked if self.marked is not None else np.ones(self.values.size, dtype=bool)
+        return np.asarray(self.parsed & ~marked)
 
 
 def _scale(match: re.Match[str], money: bool) -> tuple[float, bool]:
@@ -197,41 +206,53 @@ def _candidates(text: str) -> list[tuple[float, str, bool, int, int]]:
     return out
 
 
+#: A share written with the sign or in words: unit "%" (or "percent") reads "5%", "5 percent", "5 per cent", "5 pct"
+_PERCENT = re.compile(r"[ \u00a0\u202f]*(?:%|(?:percent|per cent|pct)\b)", re.IGNORECASE)
+
+
 def _unit_pattern(unit: str) -> re.Pattern[str]:
-    stem = re.escape(unit.strip().rstrip("s")) if unit.strip() != "%" else "%"
-    return re.compile(rf"[ \u00a0\u202f]*(?:{stem})s?\b" if stem != "%" else r"[ \u00a0\u202f]*%", re.IGNORECASE)
+    if " ".join(unit.lower().split()) in ("%", "percent", "per cent", "pct"):
+        return _PERCENT
+    stem = re.escape(unit.strip().rstrip("s"))
+    # "12 years", and "a 5-year term" (a hyphen, or the non-breaking one, joins a number to its unit)
+    return re.compile(rf"(?:[ \u00a0\u202f]*|[-\u2010\u2011])(?:{stem})s?\b", re.IGNORECASE)
 
 
-def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str]:
+def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool]:
     found = _candidates(text)
     if not found:
-        return math.nan, NO_NUMBER, ""
+        return math.nan, NO_NUMBER, "", False
     chosen = found[0]
     if currency:
         chosen = next((c for c in found if c[2]), chosen)
+        marked = chosen[2]
     elif unit is not None:
         chosen = next((c for c in found if unit.match(text, c[4])), chosen)
+        marked = bool(unit.match(text, chosen[4]))
+    else:
+        marked = True
     value, status, _, start, end = chosen
     if math.isnan(value):  # the chosen number is one that cannot be read ("1,5"): nothing is guessed
-        return math.nan, NO_NUMBER, text[start:end]
-    return value, status, text[start:end]
+        return math.nan, NO_NUMBER, text[start:end], False
+    return value, status, text[start:end], marked
 
 
 def _read_json(text: str, parts: tuple[str | int, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
-    float, str, str
+    float, str, str, bool
 ]:  # fmt: skip
     value = read_json_field(text, parts)
     if value is MISSING:
-        return math.nan, NO_FIELD, ""
+        return math.nan, NO_FIELD, "", False
     if isinstance(value, bool) or value is None:
-        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null"
+        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null", False
     if isinstance(value, (int, float)):
         number = float(value)
-        return (number, NUMBER, repr(value)) if math.isfinite(number) else (math.nan, NO_NUMBER, repr(value))
+        finite = math.isfinite(number)
+        return (number, NUMBER, repr(value), True) if finite else (math.nan, NO_NUMBER, repr(value), False)
     if isinstance(value, str):
-        number, status, _ = _read_text(value, currency, unit)
-        return number, status, value
-    return math.nan, NO_NUMBER, ""
+        number, status, _, _ = _read_text(value, currency, unit)
+        return number, status, value, not math.isnan(number)  # the field itself marks what it holds
+    return math.nan, NO_NUMBER, "", False
 
 
 def parse_numbers(
@@ -271,6 +292,7 @@ def parse_numbers(
     values = np.full(n, math.nan)
     status = np.full(n, NO_REPLY, dtype=object)
     matched = np.full(n, "", dtype=object)
+    marked = np.zeros(n, dtype=bool)
     if len(texts):
         codes, distinct = pd.factorize(texts)
         read = [
@@ -280,7 +302,8 @@ def parse_numbers(
         values[present] = np.array([r[0] for r in read], dtype=np.float64)[codes]
         status[present] = np.array([r[1] for r in read], dtype=object)[codes]
         matched[present] = np.array([r[2] for r in read], dtype=object)[codes]
-    return ParsedNumbers(values, status, matched.tolist())
+        marked[present] = np.array([r[3] for r in read], dtype=bool)[codes]
+    return ParsedNumbers(values, status, matched.tolist(), marked)
 
 
 def parse_number(

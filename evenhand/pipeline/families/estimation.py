@@ -29,7 +29,7 @@ from evenhand.pipeline.families.examples import ExampleSection, estimate_gaps
 from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.families.refusal_length import SIGN_FLIPS
 from evenhand.pipeline.stages import counted
-from evenhand.text.numbers import NO_REPLY, parse_numbers
+from evenhand.text.numbers import NO_NUMBER, NO_REPLY, parse_numbers
 
 #: results.json ``numbers``: the bins of each reply's number relative to its prompt's mean over every version
 RELATIVE_BINS = [round(x, 2) for x in np.arange(0.70, 1.301, 0.05)]
@@ -57,9 +57,13 @@ class Estimation(Family):
         answered = (frame["status"] == "ok") & frame["response"].notna()
         replies = frame["response"].where(answered, None)
         parsed = parse_numbers(replies, json_field=es.json_field, currency=es.currency, unit=es.unit)
-        frame["estimate"] = parsed.values
-        frame["estimate_status"] = parsed.status
         ctx.score("refusal", self.detector)
+        # a refusal's number not marked as asked repeats the request ("... someone with 5 years of experience"): a
+        # fair model's CER moved by log(5/70000) per such pair; an amount in a partial refusal is still read
+        refused = frame["refusal"].to_numpy(dtype=float) >= ctx.settings.scoring.refusal_threshold
+        echoed = refused & parsed.unmarked()
+        frame["estimate"] = np.where(echoed, np.nan, parsed.values)
+        frame["estimate_status"] = np.where(echoed, NO_NUMBER, parsed.status)
         ctx.described["estimation"] = es.model_dump()
         missing = int((answered & frame["estimate"].isna()).sum())
         if missing:

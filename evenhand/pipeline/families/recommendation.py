@@ -18,7 +18,7 @@ from evenhand.pipeline.families.base import NO_GROUPS, Family, Needs, RunContext
 from evenhand.pipeline.families.examples import ExampleSection, least_similar_lists
 from evenhand.pipeline.families.figures import GroupMean
 from evenhand.pipeline.responses.frame import ok_rows
-from evenhand.pipeline.responses.parsers import parse_list
+from evenhand.pipeline.responses.parsers import k_slots, parse_list
 from evenhand.pipeline.stages import counted
 
 
@@ -44,12 +44,16 @@ class Recommendation(Family):
         frame["items"] = [parse(r, k) if isinstance(r, str) else [] for r in frame["response"]]
         short = int((ok_rows(frame)["items"].map(len) < k).sum())
         if short:
-            ctx.caveats.append(f"{short} answers parsed into fewer than K={k} items; their pairs were left out")
+            ctx.caveats.append(
+                f"{short} answers parsed into fewer than K={k} items; each item they lack counts as a slot that "
+                "matches nothing (a pair where neither answer gave an item is left out)"
+            )
         ctx.described["k"] = k
         ctx.described["normalize"] = ctx.settings.recommendation.normalize
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
-        """Every planned metric for every pair of groups; lists with fewer than K items are left out."""
+        """Every planned metric for every pair of groups; a list with fewer than K items has empty slots that match
+        nothing (:func:`k_slots`), and a pair of two empty lists is left out."""
         k, normalize = ctx.settings.recommendation.k, ctx.settings.recommendation.normalize
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
@@ -59,11 +63,12 @@ class Recommendation(Family):
                 reason = NO_GROUPS
                 out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
             for a, b, found in pairs:
-                full = _full(found, k)
+                full = _in_k_slots(found, k)
                 dropped = len(found) - len(full)
+                short = int(((found["items_a"].map(len) < k) | (found["items_b"].map(len) < k)).sum()) - dropped
                 for key in keys:
                     if full.empty:
-                        reason = f"no counterfactual pair where both answers parse into {k} items"
+                        reason = "no counterfactual pair where either answer parses into an item"
                         out.append(undefined_record(key, attribute, pair(a, b), reason))
                         continue
                     result = ctx.metric(
@@ -75,8 +80,12 @@ class Recommendation(Family):
                         duplicates="mask",
                         prompts=full["prompt_id"].to_numpy(),
                     )
+                    notes = [f"{short} pair(s) with a list of fewer than {k} items, its missing items counted as "
+                             "slots that match nothing"] if short else []  # fmt: skip
                     if dropped:
-                        result = _with_note(result, f"{dropped} pair(s) with fewer than {k} parsed items left out")
+                        notes.append(f"{dropped} pair(s) where neither answer parsed into an item left out")
+                    if notes:
+                        result = _with_note(result, "; ".join(notes))
                     out.append(record(key, attribute, pair(a, b), result))
         return out
 
@@ -93,7 +102,7 @@ class Recommendation(Family):
             found = ctx.pairs_for(rec) if rec.family in self.metric_families and rec.result.is_defined else None
             if found is None or rec.groups is None:
                 continue
-            full = _full(found, rs.k)
+            full = _in_k_slots(found, rs.k)
             if full.empty or full.groupby("prompt_id").size().max() < 2:
                 rec.notes.append("no noise floor: it needs two or more responses per counterfactual prompt")
                 continue
@@ -135,8 +144,10 @@ def _split(text: str) -> list[str]:
     return text.split(_ITEM_SEPARATOR)
 
 
-def _full(pairs: pd.DataFrame, k: int) -> pd.DataFrame:
-    return pairs[(pairs["items_a"].map(len) >= k) & (pairs["items_b"].map(len) >= k)]
+def _in_k_slots(pairs: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The pairs where either answer gave an item, each list as its K slots (:func:`k_slots`)."""
+    kept = pairs[(pairs["items_a"].map(len) > 0) | (pairs["items_b"].map(len) > 0)]
+    return kept.assign(**{side: [k_slots(items, k) for items in kept[side]] for side in ("items_a", "items_b")})
 
 
 def _with_note(result: MetricResult, note: str) -> MetricResult:

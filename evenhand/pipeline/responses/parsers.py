@@ -7,6 +7,7 @@ pipeline counts those and reports them instead of guessing.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -228,3 +229,14 @@ def parse_list(text: str | None, k: int) -> list[str]:
         if len(items) == k:
             break
     return items
+
+
+_EMPTY_SLOTS = itertools.count()
+
+
+def k_slots(items: Sequence[str], k: int) -> list[str]:
+    """The first ``k`` items of a list, a shorter one filled up with empty slots: each a text of its own that matches
+    no item and no other empty slot, so a list cut short differs from a full one in the slots it lacks (two answers
+    of 2 and 5 products were left out of the list metrics, and a recommender that gave one group 2 passed)."""
+    kept = [str(item) for item in items[:k]]
+    return kept + [f"\x00empty slot {next(_EMPTY_SLOTS)}" for _ in range(k - len(kept))]

@@ -178,9 +178,17 @@ def _verdict_check(rule: Any, verdict: Any) -> ThresholdCheck:
         and (wanted is None or (f.groups is not None and set(f.groups) == wanted))
     ]
     count = float(len(findings))
-    ok = _within(count, rule.min, rule.max)
+    # a rule in whose scope nothing was judged fails, as a metric rule that matches no row does: a model whose every
+    # reply to one group's versions was empty left no pair to compare, "nothing to judge", and the gate passed
+    judged = verdict is None or any(
+        rule.attribute in (None, f.attribute) and (wanted is None or (f.groups is not None and set(f.groups) == wanted))
+        for f in verdict.findings
+    )
+    ok = judged and _within(count, rule.min, rule.max)
     more = f" (and {len(findings) - 3} more)" if len(findings) > 3 else ""
     why = "" if ok else f"{len(findings)} finding(s): " + "; ".join(f.sentence for f in findings[:3]) + more
+    if not judged:
+        why = "nothing was judged: no finding" + (f" for {rule.attribute}" if rule.attribute else "")
     counted = [f"{f.severity} {f.risk} ({_finding_scope(f)}): {f.sentence}" for f in findings]
     return ThresholdCheck(
         None, rule.attribute, rule.min, rule.max, count, ok, why,

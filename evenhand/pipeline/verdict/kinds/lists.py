@@ -13,6 +13,7 @@ import pandas as pd
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.responses.parsers import k_slots
 from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -75,8 +76,8 @@ class Lists(EvidenceKind):
                            extras=lambda i: {"items_a": lists[i][0], "items_b": lists[i][1]})  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
-        """The pairs of K-item lists the run compared (both lists with at least K items, as the pipeline's
-        recommendation family keeps them)."""
+        """The pairs of K-item lists the run compared, as the pipeline's recommendation family keeps them (a pair where
+        either list has an item; a shorter list filled up with empty slots that match nothing)."""
         k, groups = run.settings.get("k"), row.get("groups")
         if not isinstance(k, int) or not groups or len(groups) != 2:
             return f"run {run.label} does not record the K of its lists"
@@ -87,8 +88,9 @@ class Lists(EvidenceKind):
         if isinstance(found, str):
             return found
         lists = {side: [stored_items(v) for v in found[f"items_{side}"]] for side in ("a", "b")}
-        full = [len(a) >= k and len(b) >= k for a, b in zip(lists["a"], lists["b"], strict=True)]
+        full = [bool(a) or bool(b) for a, b in zip(lists["a"], lists["b"], strict=True)]
         table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": lists["a"], "b": lists["b"]})[full]
+        table["a"], table["b"] = ([k_slots(items, k) for items in table[side]] for side in ("a", "b"))
         table["_key"] = [key for key, keep in zip(pair_keys(found), full, strict=True) if keep]
         return by_key(table)
 
