@@ -65,8 +65,8 @@ def held_out_summary() -> dict[str, float]:
     share of benign sentences flagged in one regulated domain of the ``heldout`` split), ``recall`` (insults found in
     polite replies, ``heldout``), ``recall_indirect`` (its indirect ones), and ``recall_other_min`` /
     ``recall_other_max`` (the same on every other split the build was tested on: those written by other authors,
-    ``fresh`` and ``fresh2`` for the fourth build, ``fresh3`` and ``fresh4`` for the sixth, which trained on
-    ``fresh`` and selected on ``fresh2``)."""
+    ``fresh`` and ``fresh2`` for the fourth build, ``fresh3`` and ``fresh4`` since the sixth, which trained on
+    ``fresh`` and selected on ``fresh2``, as the shipped seventh does)."""
     raw = (resources.files("evenhand") / "data" / "toxicity" / METRICS_FILE).read_text(encoding="utf-8")
     held_out = json.loads(raw)["held_out"]
 
