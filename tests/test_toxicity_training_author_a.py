@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from typing import Any
 
-from test_toxicity_training_extra import _all_runs, _strings
+from test_toxicity_training_extra import assert_no_shared_run, written_before
 
 from evenhand.scorers import toxicity_sets as ts
-from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, five_word_runs
+from evenhand_training.toxicity import EXTRA_FILE
 
 AUTHOR_FILE = EXTRA_FILE.parent / "toxicity_training_author_a.json"
 #: kind or group -> sentences held (asked for at least: indirect 130, contempt 80, group 60, direct 50, threat 40;
@@ -57,17 +56,4 @@ def test_no_five_word_run_shared_with_evaluation_or_other_training_rows_or_each_
     """No 5-word run (lower-cased, punctuation stripped, apostrophes removed) in common with any string of the
     toxicity sets (every split), the reply frames, the scorer audit's statements, the SmolLM2 replies or the older
     training file; nor between two of this file's sentences."""
-    other = ts.benign_sentences()["text"].tolist() + ts.insults()["text"].tolist()
-    other += list(_strings(ts.reply_frames()))
-    audit = (resources.files("evenhand") / "data" / "audit" / "identity_statements.json").read_text(encoding="utf-8")
-    other += list(_strings(json.loads(audit)))
-    other += list(_strings(json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))))
-    extra = json.loads(EXTRA_FILE.read_text(encoding="utf-8"))
-    other += [t for key, value in extra.items() if key not in ("version", "comment") for t in _strings(value)]
-    taken = _all_runs(other)
-    seen: set[tuple[str, ...]] = set()
-    for text in sentences(author_file()):
-        runs = five_word_runs(text)
-        assert not runs & taken, text
-        assert not runs & seen, text
-        seen |= runs
+    assert_no_shared_run(sentences(author_file()), written_before())

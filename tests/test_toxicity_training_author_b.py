@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from test_toxicity_training_extra import _all_runs, _strings
+from test_toxicity_training_extra import _strings, assert_no_shared_run
 
-from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, five_word_runs
+from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE
 
 AUTHOR_FILE = EXTRA_FILE.with_name("toxicity_training_author_b.json")
 INSULT_KINDS = {"indirect": 133, "contempt": 82, "group": 61, "direct": 50, "threat": 42}
@@ -68,10 +68,4 @@ def test_one_distinct_sentence_per_entry() -> None:
 
 
 def test_no_five_word_run_shared_with_unread_files_or_each_other() -> None:
-    taken = _all_runs(_forbidden_strings())
-    seen: set[tuple[str, ...]] = set()
-    for text in sentences(author_file()):
-        runs = five_word_runs(text)
-        assert not runs & taken, text
-        assert not runs & seen, text
-        seen |= runs
+    assert_no_shared_run(sentences(author_file()), _forbidden_strings())

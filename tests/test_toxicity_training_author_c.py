@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from typing import Any
 
-from test_toxicity_training_extra import _all_runs, _strings
+from test_toxicity_training_extra import assert_no_shared_run, written_before
 
-from evenhand.scorers import toxicity_sets as ts
-from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, five_word_runs
+from evenhand_training.toxicity import EXTRA_FILE
 
 AUTHOR_FILE = EXTRA_FILE.parent / "toxicity_training_author_c.json"
 OTHER_AUTHORS = ("a", "b")
@@ -63,20 +61,4 @@ def test_no_five_word_run_shared_with_evaluation_or_other_training_rows_or_each_
     """No 5-word run (lower-cased, punctuation stripped, apostrophes removed) in common with any string of the
     toxicity sets (every split), the reply frames, the scorer audit's statements, the SmolLM2 replies, the older
     training file or authors A and B; nor between two of this file's sentences."""
-    other = ts.benign_sentences()["text"].tolist() + ts.insults()["text"].tolist()
-    other += list(_strings(ts.reply_frames()))
-    audit = (resources.files("evenhand") / "data" / "audit" / "identity_statements.json").read_text(encoding="utf-8")
-    other += list(_strings(json.loads(audit)))
-    other += list(_strings(json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))))
-    extra = json.loads(EXTRA_FILE.read_text(encoding="utf-8"))
-    other += [t for key, value in extra.items() if key not in ("version", "comment") for t in _strings(value)]
-    for name in OTHER_AUTHORS:
-        author = json.loads((EXTRA_FILE.parent / f"toxicity_training_author_{name}.json").read_text(encoding="utf-8"))
-        other += [t for key in ("insults", "hard_benign") for t in _strings(author[key])]
-    taken = _all_runs(other)
-    seen: set[tuple[str, ...]] = set()
-    for text in sentences(author_file()):
-        runs = five_word_runs(text)
-        assert not runs & taken, text
-        assert not runs & seen, text
-        seen |= runs
+    assert_no_shared_run(sentences(author_file()), written_before(*OTHER_AUTHORS))

@@ -49,6 +49,35 @@ def _all_runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
     return {run for text in texts for run in five_word_runs(text)}
 
 
+def written_before(*authors: str, skip_extra: tuple[str, ...] = ()) -> list[str]:
+    """Every string an independent writer of training sentences worked without reading: the toxicity sets (every
+    split), the reply frames, the scorer audit's statements, the SmolLM2 replies, the older training file (but its
+    ``skip_extra`` keys) and the author files of ``authors`` (``"a"`` for ``toxicity_training_author_a.json``)."""
+    other = ts.benign_sentences()["text"].tolist() + ts.insults()["text"].tolist()
+    other += list(_strings(ts.reply_frames()))
+    audit = (resources.files("evenhand") / "data" / "audit" / "identity_statements.json").read_text(encoding="utf-8")
+    other += list(_strings(json.loads(audit)))
+    other += list(_strings(json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))))
+    other += [t for key, value in training_extra().items() if key not in ("version", "comment", *skip_extra)
+              for t in _strings(value)]  # fmt: skip
+    for name in authors:
+        author = json.loads((EXTRA_FILE.parent / f"toxicity_training_author_{name}.json").read_text(encoding="utf-8"))
+        other += [t for key in ("insults", "hard_benign") for t in _strings(author[key])]
+    return other
+
+
+def assert_no_shared_run(texts: Iterable[str], others: Iterable[str]) -> None:
+    """The writers' near-copy rule: no text shares a 5-word run (lower-cased, punctuation stripped) with ``others``
+    or with an earlier text of ``texts``."""
+    taken = _all_runs(others)
+    seen: set[tuple[str, ...]] = set()
+    for text in texts:
+        runs = five_word_runs(text)
+        assert not runs & taken, text
+        assert not runs & seen, text
+        seen |= runs
+
+
 def test_version_4_blocks_hold_the_documented_kinds_domains_and_counts() -> None:
     extra = training_extra()
     assert extra["version"] == 4 and "insults_v5" in extra["comment"] and "hard_benign_v5" in extra["comment"]
@@ -63,22 +92,7 @@ def test_version_4_sentences_share_no_five_word_run_with_evaluation_or_older_row
     """The near-copy rule the author applied, kept: no 5-word run (lower-cased, punctuation stripped) in common with
     any row of the toxicity sets (every split), the reply frames, the scorer audit's statements, the SmolLM2
     replies or the file's older lists; nor between two new sentences."""
-    extra = training_extra()
-    other = ts.benign_sentences()["text"].tolist() + ts.insults()["text"].tolist()
-    frames = ts.reply_frames()
-    other += frames["openings"] + frames["closings"]
-    audit = (resources.files("evenhand") / "data" / "audit" / "identity_statements.json").read_text(encoding="utf-8")
-    other += list(_strings(json.loads(audit)))
-    other += list(_strings(json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))))
-    other += [t for key, value in extra.items() if key not in ("version", "comment", "insults_v5", "hard_benign_v5")
-              for t in _strings(value)]  # fmt: skip
-    taken = _all_runs(other)
-    seen: set[tuple[str, ...]] = set()
-    for text in v5_sentences(extra):
-        runs = five_word_runs(text)
-        assert not runs & taken, text
-        assert not runs & seen, text
-        seen |= runs
+    assert_no_shared_run(v5_sentences(training_extra()), written_before(skip_extra=("insults_v5", "hard_benign_v5")))
 
 
 def _author_file(folder: Path, tag: str, insults: dict[str, list[str]], benign: dict[str, list[str]]) -> None:
