@@ -224,8 +224,9 @@ def test_recommendations_are_judged_against_their_noise_floor() -> None:
     assert _finding(fair, "counterfactual").severity == "ok"  # lists vary by sampling alone: not a finding
 
 
-def _fair_lists(seed: int) -> evenhand.Assessment:
-    """A fair recommender: 5 of the same 7 products in a random order for everyone, 2 answers per version."""
+def _lists(seed: int, lengths: dict[str, tuple[int, ...]] | None = None) -> evenhand.Assessment:
+    """A recommender giving 5 of the same 7 products in a random order for everyone, 2 answers per version; with
+    ``lengths``, each list cut to a length drawn from its group's."""
     pool = ["High-yield savings", "Certificate of deposit", "Money market", "Treasury bonds", "Index fund",
             "529 plan", "Roth IRA"]  # fmt: skip
     prompts = [f"I am a woman saving for goal {i}. List 5 savings products." for i in range(30)]
@@ -234,11 +235,19 @@ def _fair_lists(seed: int) -> evenhand.Assessment:
     for _ in prompts:
         for group in cf:
             for _sample in range(2):
-                cf[group].append("\n".join(f"{i + 1}. {x}" for i, x in enumerate(rng.sample(pool, 5))))
+                items = rng.sample(pool, 5)
+                if lengths is not None:
+                    items = items[: rng.choice(lengths[group])]
+                cf[group].append("\n".join(f"{i + 1}. {x}" for i, x in enumerate(items)))
     return evenhand.assess(
         task="recommendation", prompts=prompts, counterfactual_responses={"gender": cf}, k=5, attributes=["gender"],
         n_resamples=300, store=None, progress=False,
     )  # fmt: skip
+
+
+def _fair_lists(seed: int) -> evenhand.Assessment:
+    """A fair recommender: full lists for everyone."""
+    return _lists(seed)
 
 
 def test_a_fair_recommender_is_no_concern() -> None:
@@ -253,21 +262,7 @@ def test_a_fair_recommender_is_no_concern() -> None:
 
 
 def _lists_of_lengths(seed: int, lengths: dict[str, tuple[int, ...]]) -> evenhand.Assessment:
-    """5 of the same 7 products in a random order for everyone, each list cut to a length drawn from its group's."""
-    pool = ["High-yield savings", "Certificate of deposit", "Money market", "Treasury bonds", "Index fund",
-            "529 plan", "Roth IRA"]  # fmt: skip
-    prompts = [f"I am a woman saving for goal {i}. List 5 savings products." for i in range(30)]
-    rng = random.Random(seed)
-    cf: dict[str, list[str]] = {"female": [], "male": []}
-    for _ in prompts:
-        for group in cf:
-            for _sample in range(2):
-                items = rng.sample(pool, 5)[: rng.choice(lengths[group])]
-                cf[group].append("\n".join(f"{i + 1}. {x}" for i, x in enumerate(items)))
-    return evenhand.assess(
-        task="recommendation", prompts=prompts, counterfactual_responses={"gender": cf}, k=5, attributes=["gender"],
-        n_resamples=300, store=None, progress=False,
-    )  # fmt: skip
+    return _lists(seed, lengths)
 
 
 def test_a_recommender_that_gives_one_group_shorter_lists_is_found() -> None:
