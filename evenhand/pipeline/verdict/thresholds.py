@@ -170,20 +170,17 @@ def _measures(
 def _verdict_check(rule: Any, verdict: Any) -> ThresholdCheck:
     worst = SEVERITIES.index(rule.verdict)
     wanted = set(rule.groups) if rule.groups else None
-    findings = [
+    in_scope = [
         f
         for f in (verdict.findings if verdict is not None else [])
-        if SEVERITIES.index(f.severity) <= worst
-        and rule.attribute in (None, f.attribute)
+        if rule.attribute in (None, f.attribute)
         and (wanted is None or (f.groups is not None and set(f.groups) == wanted))
     ]
+    findings = [f for f in in_scope if SEVERITIES.index(f.severity) <= worst]
     count = float(len(findings))
     # a rule in whose scope nothing was judged fails, as a metric rule that matches no row does: a model whose every
     # reply to one group's versions was empty left no pair to compare, "nothing to judge", and the gate passed
-    judged = verdict is None or any(
-        rule.attribute in (None, f.attribute) and (wanted is None or (f.groups is not None and set(f.groups) == wanted))
-        for f in verdict.findings
-    )
+    judged = verdict is None or bool(in_scope)
     ok = judged and _within(count, rule.min, rule.max)
     more = f" (and {len(findings) - 3} more)" if len(findings) > 3 else ""
     why = "" if ok else f"{len(findings)} finding(s): " + "; ".join(f.sentence for f in findings[:3]) + more
