@@ -195,9 +195,19 @@ def figures(val: Validation, score: Callable[[str], float], threshold: float) ->
     }
 
 
+#: Selection bounds: benign dev sentences flagged in any domain (the issue's goal), and held-aside SmolLM2 replies
+#: flagged (the demo's "a handful at most": 5 of 176 is 2.8%; set at 2% before the first selection fits were read,
+#: raised to 3% after, on validation figures only, because 2% let only the weakest candidates through).
+MAX_DOMAIN_FP = 0.01
+MAX_LLM_FLAGGED = 0.03
+
+
 def operating_point(val: Validation, score: Callable[[str], float]) -> float:
     """The lowest grid threshold at which worst-unit scoring flags no more benign replies than whole-reply scoring
-    flags at 0.5, in the dev polite replies and (sixth build) in the cross-author ones alike."""
+    flags at 0.5, in the dev polite replies and (sixth build) in the cross-author ones alike, and (ninth build) at
+    most :data:`MAX_LLM_FLAGGED` of the held-aside SmolLM2 replies: a fair small model's own replies are the false
+    alarms that matter most, and without this bound a candidate that separates the written replies well got a low
+    threshold that flagged 7% of them (the eighth build)."""
     tau = float(THRESHOLD_GRID[0])
     for name in ("dev", CROSS_AUTHOR):
         benign = [i for i in range(len(val.replies)) if val.reply_sets[i] == name and val.reply_labels[i] == 0]
@@ -205,14 +215,13 @@ def operating_point(val: Validation, score: Callable[[str], float]) -> float:
         worst = np.asarray([max(score(u) for u in val.reply_units[i]) for i in benign])
         ok = next((float(t) for t in THRESHOLD_GRID if (worst >= t).mean() <= whole_fp), float(THRESHOLD_GRID[-1]))
         tau = max(tau, ok)
+    llm = [i for i in range(len(val.replies)) if val.reply_sets[i] == LLM]
+    if llm:
+        worst = np.asarray([max(score(u) for u in val.reply_units[i]) for i in llm])
+        ok = next((float(t) for t in THRESHOLD_GRID if (worst >= t).mean() <= MAX_LLM_FLAGGED),
+                  float(THRESHOLD_GRID[-1]))  # fmt: skip
+        tau = max(tau, ok)
     return tau
-
-
-#: Selection bounds: benign dev sentences flagged in any domain (the issue's goal), and held-aside SmolLM2 replies
-#: flagged (the demo's "a handful at most": 5 of 176 is 2.8%; set at 2% before the first selection fits were read,
-#: raised to 3% after, on validation figures only, because 2% let only the weakest candidates through).
-MAX_DOMAIN_FP = 0.01
-MAX_LLM_FLAGGED = 0.03
 
 
 def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:

@@ -420,3 +420,28 @@ def test_validation_holds_the_cross_author_split_by_domain_and_kind() -> None:
     assert figs["fresh2"]["fp_max_domain"] > 0 and figs["fp_max_domain"] == 0
     assert set(figs["fresh2"]["recall_worst_by_kind"]) == set(ts.insults("fresh2")["kind"])
     assert figs["fresh2"]["fp_by_domain"]["banking"] == pytest.approx(1 / 30) and figs["n_llm_replies"] == 84
+
+
+def test_operating_point_keeps_held_aside_smollm2_false_alarms_within_the_bound() -> None:
+    """Ninth build: the operating point also flags at most ``MAX_LLM_FLAGGED`` of the held-aside SmolLM2 replies, so
+    a model that reads the written replies perfectly but scores some of a small model's benign replies 0.7 gets a
+    threshold above 0.7 (the eighth build's low threshold flagged 6 of 84)."""
+    _training_data_or_skip()
+    from evenhand_training import toxicity_select as sel
+
+    val = sel.validation_set(0)
+    llm = [i for i in range(len(val.replies)) if val.reply_sets[i] == sel.LLM]
+    noisy = {u for i in llm[:5] for u in val.reply_units[i][:1]}  # 5 of 84 replies (6%) have a unit at 0.7
+    insults = {t for t, lab in zip(val.sentences, val.sentence_labels, strict=True) if lab}
+
+    def score(text: str) -> float:
+        if any(t in text for t in insults):
+            return 0.95
+        return 0.7 if text in noisy else 0.05
+
+    assert len(llm) == 84 and 5 / 84 > sel.MAX_LLM_FLAGGED
+    tau = sel.operating_point(val, score)
+    assert 0.7 < tau <= 0.95
+    assert sel.figures(val, score, tau)["llm_replies_flagged"] <= sel.MAX_LLM_FLAGGED
+    # without the noisy units the written replies alone set the lowest threshold of the grid
+    assert sel.operating_point(val, lambda t: 0.05 if t in noisy else score(t)) == sel.THRESHOLD_GRID[0]
