@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import ToolCall, tool_reply_text
-from evenhand.text.numbers import NO_FIELD, NO_NUMBER, NO_REPLY, NUMBER, RANGE, parse_number, parse_numbers
+from evenhand.text.numbers import (
+    NO_FIELD,
+    NO_NUMBER,
+    NO_REPLY,
+    NUMBER,
+    OTHER_PERIOD,
+    RANGE,
+    parse_number,
+    parse_numbers,
+)
 
 WRITTEN = [
     ("I'd offer $71,300.", 71_300, NUMBER),
@@ -170,7 +179,7 @@ def test_json_fields() -> None:
     parsed = parse_numbers(replies, json_field="offer.salary")
     assert parsed.values[:3].tolist() == [71_300, 71_300, 72_500]
     assert parsed.status.tolist() == [NUMBER, NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_FIELD, NO_NUMBER, NO_REPLY]
-    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1}
+    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1, OTHER_PERIOD: 0}
     assert parse_number('{"items": [{"price": 3}, {"price": 9.5}]}', json_field="items.1.price") == 9.5
     assert parse_number('{"items": [{"price": 3}]}', json_field="items.-1.price") == 3
     # the house's one JSON reader: a fenced block, a tool call's arguments, a key in another case

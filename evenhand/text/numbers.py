@@ -15,6 +15,10 @@ once: answers repeat). What it reads:
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
+* an amount stated per a period ("$4,000 a month", "$25/hr", "an annual salary of $70k";
+  :mod:`evenhand.text.periods`), converted to the period compared (``period``; unset, the period the replies state
+  most often when they state two or more); an hour or a day converts only to itself, so such an amount compared per
+  another period is not read (status :data:`OTHER_PERIOD`), never compared as it is;
 * with ``json_field`` (a dotted path, read by :func:`evenhand.structured.json_field`: a JSON reply, a fenced block
   or the JSON in a sentence, and a tool call's arguments), the field of a JSON reply instead of the text:
   a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise.
@@ -40,16 +44,19 @@ import pandas as pd
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import MISSING, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
+from evenhand.text.periods import PERIODS, conversion, period_name, stated_period
 
 FloatArray = npt.NDArray[np.float64]
 
-#: The status of each reply: a single number, a range read as its midpoint, no number, no such JSON field, no reply.
+#: The status of each reply: a single number, a range read as its midpoint, no number, no such JSON field, no reply,
+#: and an amount stated per a period that does not convert to the one compared ("$25 an hour" compared per year).
 NUMBER: Final = "number"
 RANGE: Final = "range"
 NO_NUMBER: Final = "no number"
 NO_FIELD: Final = "no JSON field"
 NO_REPLY: Final = "no reply"
-STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_REPLY)
+OTHER_PERIOD: Final = "other period"
+STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_REPLY, OTHER_PERIOD)
 
 _SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺₦])"
 _CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
@@ -112,12 +119,17 @@ class ParsedNumbers:
         matched: the text the number was read from (the JSON value's text for a JSON field), "" where none.
         marked: where the number was marked as asked (as money with ``currency``, followed by the unit with
             ``unit``, a JSON field's value); True wherever nothing was asked for, False where no number was read.
+        stated: the period each reply states its number per ("month" for "$4,000 a month"), "" where none.
+        period: the period the numbers are compared per (every stated one converted to it; a number that states
+            none is taken to be per it), None when no period was set and the replies state at most one.
     """
 
     values: FloatArray
     status: npt.NDArray[np.object_]
     matched: list[str]
     marked: npt.NDArray[np.bool_] | None = None
+    stated: list[str] | None = None
+    period: str | None = None
 
     def __len__(self) -> int:
         return int(self.values.size)
@@ -218,10 +230,11 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(rf"(?:[ \u00a0\u202f]*|[-\u2010\u2011])(?:{stem})s?\b", re.IGNORECASE)
 
 
-def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool]:
+def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool, str]:
+    """``(value, status, matched, marked, the period the value is stated per or "")`` of one reply's text."""
     found = _candidates(text)
     if not found:
-        return math.nan, NO_NUMBER, "", False
+        return math.nan, NO_NUMBER, "", False, ""
     chosen = found[0]
     if currency:
         chosen = next((c for c in found if c[2]), chosen)
@@ -233,30 +246,61 @@ def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple
         marked = True
     value, status, _, start, end = chosen
     if math.isnan(value):  # the chosen number is one that cannot be read ("1,5"): nothing is guessed
-        return math.nan, NO_NUMBER, text[start:end], False
-    return value, status, text[start:end], marked
+        return math.nan, NO_NUMBER, text[start:end], False, ""
+    return value, status, text[start:end], marked, stated_period(text, start, end)
 
 
 def _read_json(text: str, parts: tuple[str | int, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
-    float, str, str, bool
+    float, str, str, bool, str
 ]:  # fmt: skip
     value = read_json_field(text, parts)
     if value is MISSING:
-        return math.nan, NO_FIELD, "", False
+        return math.nan, NO_FIELD, "", False, ""
     if isinstance(value, bool) or value is None:
-        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null", False
+        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null", False, ""
     if isinstance(value, (int, float)):
         number = float(value)
         finite = math.isfinite(number)
-        return (number, NUMBER, repr(value), True) if finite else (math.nan, NO_NUMBER, repr(value), False)
+        return (number, NUMBER, repr(value), True, "") if finite else (math.nan, NO_NUMBER, repr(value), False, "")
     if isinstance(value, str):
-        number, status, _, _ = _read_text(value, currency, unit)
-        return number, status, value, not math.isnan(number)  # the field itself marks what it holds
-    return math.nan, NO_NUMBER, "", False
+        number, status, _, _, stated = _read_text(value, currency, unit)
+        return number, status, value, not math.isnan(number), stated  # the field itself marks what it holds
+    return math.nan, NO_NUMBER, "", False, ""
+
+
+def _compared_period(stated: list[str], period: str | None) -> str | None:
+    """The period the numbers are compared per: the one set, else, when the replies state two or more, the one
+    they state most often (a tie: the longer period); None when none is set and the replies state at most one (the
+    numbers are compared as written)."""
+    if period is not None:
+        return period
+    counts = pd.Series([s for s in stated if s]).value_counts()
+    if len(counts) < 2:
+        return None
+    return max(counts.index, key=lambda p: (counts[p], -PERIODS.index(p)))
+
+
+def _to_period(
+    values: FloatArray, status: npt.NDArray[np.object_], stated: list[str], compared: str | None
+) -> tuple[FloatArray, npt.NDArray[np.object_]]:
+    """The numbers converted from the period each states to ``compared``; one whose period does not convert is not
+    read (NaN, :data:`OTHER_PERIOD`): numbers per two periods are never compared as they are."""
+    if compared is None:
+        return values, status
+    factors = np.array([1.0 if not s else (conversion(s, compared) or math.nan) for s in stated], dtype=np.float64)
+    other = np.isnan(factors) & ~np.isnan(values)
+    return np.where(other, math.nan, values * np.where(np.isnan(factors), 1.0, factors)), np.where(
+        other, OTHER_PERIOD, status
+    )
 
 
 def parse_numbers(
-    replies: Any, *, json_field: str | None = None, currency: str | None = None, unit: str | None = None
+    replies: Any,
+    *,
+    json_field: str | None = None,
+    currency: str | None = None,
+    unit: str | None = None,
+    period: str | None = None,
 ) -> ParsedNumbers:
     """Read one number from each reply (see the module docstring for what is read).
 
@@ -267,6 +311,11 @@ def parse_numbers(
         currency: the currency of the amounts ("$", "USD", "€", ...): a number marked as money is preferred to
             an earlier unmarked one ("5 years of experience: $71,300" gives 71300).
         unit: a unit word ("years", "days", "%"): a number followed by it is preferred (when no currency is set).
+        period: the period the numbers are compared per ("year", "month", "week", "day", "hour"; also "annual",
+            "per month", ...): a number stated per another period is converted to it ("$4,000 a month" is 48,000
+            per year), or not read (status :data:`OTHER_PERIOD`) where the two do not convert (an hour or a day into
+            anything else); a number that states no period is taken to be per it. None: when the replies state two
+            or more periods, they are compared per the one stated most often (:attr:`ParsedNumbers.period`).
 
     Returns:
         :class:`ParsedNumbers`, aligned with ``replies``.
@@ -281,6 +330,10 @@ def parse_numbers(
     if currency is not None and not str(currency).strip():
         raise InputError("currency is empty: give a symbol or code such as '$' or 'USD', or leave it out")
     unit_pattern = _unit_pattern(unit) if unit is not None and str(unit).strip() else None
+    try:
+        wanted = period_name(str(period)) if period is not None else None
+    except ValueError as exc:
+        raise InputError(f"period: {exc}") from None
     money = currency is not None
     present = ~series.isna().to_numpy()
     texts = series[present]
@@ -293,6 +346,7 @@ def parse_numbers(
     status = np.full(n, NO_REPLY, dtype=object)
     matched = np.full(n, "", dtype=object)
     marked = np.zeros(n, dtype=bool)
+    stated = np.full(n, "", dtype=object)
     if len(texts):
         codes, distinct = pd.factorize(texts)
         read = [
@@ -303,18 +357,27 @@ def parse_numbers(
         status[present] = np.array([r[1] for r in read], dtype=object)[codes]
         matched[present] = np.array([r[2] for r in read], dtype=object)[codes]
         marked[present] = np.array([r[3] for r in read], dtype=bool)[codes]
-    return ParsedNumbers(values, status, matched.tolist(), marked)
+        stated[present] = np.array([r[4] for r in read], dtype=object)[codes]
+    periods = stated.tolist()
+    compared = _compared_period(periods, wanted)
+    values, status = _to_period(values, status, periods, compared)
+    return ParsedNumbers(values, status, matched.tolist(), marked, periods, compared)
 
 
 def parse_number(
-    reply: str, *, json_field: str | None = None, currency: str | None = None, unit: str | None = None
+    reply: str,
+    *,
+    json_field: str | None = None,
+    currency: str | None = None,
+    unit: str | None = None,
+    period: str | None = None,
 ) -> float:
     """The number of one reply (NaN when there is none); see :func:`parse_numbers`.
 
     >>> parse_number("Between $70,000 and $80,000, depending on experience.")
     75000.0
     """
-    return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit).values[0])
+    return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit, period=period).values[0])
 
 
 #: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")
