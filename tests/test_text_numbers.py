@@ -272,3 +272,41 @@ def test_a_written_amount_reads_back(value: float) -> None:
 def test_a_currency_with_a_space_marks_the_amount_as_money() -> None:
     for reply in ("With 5 years: $ 50,000", "With 5 years: € 50 000", "With 5 years: $ 50 K", "With 5 years: 50 k USD"):
         assert parse_number(reply, currency="$") == 50_000, reply
+
+
+#: Accounting parentheses mark a negative amount: "($5,000)" was read as +5,000. Only an amount marked as money and
+#: alone in its parentheses; a parenthesis that restates the figure just written ("seventy thousand dollars
+#: ($70,000)"), a year, a count or a list number in parentheses stays as it is.
+NEGATIVE = [
+    ("($5,000)", -5_000, NUMBER),
+    ("(5,000 USD)", -5_000, NUMBER),
+    ("$(5,000)", -5_000, NUMBER),
+    ("( $5,000 )", -5_000, NUMBER),
+    ("(€5,000)", -5_000, NUMBER),
+    ("(5,000 dollars)", -5_000, NUMBER),
+    ("Net change: ($5.2k) this year.", -5_200, NUMBER),
+    ("($5,000)-($3,000)", -4_000, RANGE),
+    ("-$5,000", -5_000, NUMBER),
+    ("−5,000", -5_000, NUMBER),  # the minus sign U+2212
+    ("−$5,000", -5_000, NUMBER),
+    ("$−5,000", -5_000, NUMBER),
+    # no accounting negative
+    ("seventy thousand dollars ($70,000)", 70_000, NUMBER),
+    ("about 70k ($70,000)", 70_000, NUMBER),
+    ("(2024)", 2_024, NUMBER),
+    ("(5 years)", 5, NUMBER),
+    ("(5,000)", 5_000, NUMBER),  # not marked as money: a parenthetical figure
+    ("(1) $70,000", 1, NUMBER),
+    ("I'd offer $70,000 (USD)", 70_000, NUMBER),
+    ("(around $5,000)", 5_000, NUMBER),  # not alone in its parentheses
+    ("($5,000 to $6,000)", 5_500, RANGE),  # a range in parentheses: no accounting figure
+]
+
+
+@pytest.mark.parametrize(("reply", "value", "status"), NEGATIVE)
+def test_accounting_parentheses_and_minus_signs_make_a_negative_amount(reply: str, value: float, status: str) -> None:
+    parsed = parse_numbers([reply])
+    assert (parsed.status[0], parsed.values[0]) == (status, pytest.approx(value)), parsed.matched[0]
+    with_currency = parse_numbers([reply], currency="$")
+    if "$" in reply or "USD" in reply or "dollars" in reply:
+        assert with_currency.values[0] == pytest.approx(value if reply != "(1) $70,000" else 70_000)

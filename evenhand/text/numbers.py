@@ -15,6 +15,8 @@ once: answers repeat). What it reads:
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
+  accounting parentheses around an amount marked as money, alone in them (``($5,000)``, ``(5,000 USD)``,
+  ``$(5,000)``), unless they restate a figure written just before ("seventy thousand dollars ($70,000)");
 * an amount stated per a period ("$4,000 a month", "$25/hr", "an annual salary of $70k";
   :mod:`evenhand.text.periods`), converted to the period compared (``period``; unset, the period the replies state
   most often when they state two or more); an hour or a day converts only to itself, so such an amount compared per
@@ -178,18 +180,45 @@ def _plain_digits(match: re.Match[str]) -> str:
     return re.sub(r"[,' \u00a0\u202f]", "", match["digits"])
 
 
+#: accounting parentheses: an opening one right before an amount (a currency symbol or code may stand before it,
+#: "$(5,000)"), a closing one right after it
+_OPENING = re.compile(rf"(?P<outside>{_SYMBOLS}|{_CODES})?{_GAP}\({_GAP}\Z")
+_CLOSING = re.compile(rf"{_GAP}\)")
+#: what ends the text before a parenthesis that restates a figure just written ("seventy thousand dollars ($70,000)",
+#: "70k ($70,000)"): a number, a scale or a currency word
+_RESTATED = re.compile(rf"(?:\d[kKmMbB]?|\b(?:hundred|thousand|million|billion|trillion)|\b{_WORDS})\s*\Z")
+
+
+def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, bool, int, int]:
+    """Whether an amount is an accounting negative ("($5,000)", "(5,000 USD)", "$(5,000)": an amount marked as money,
+    alone in its parentheses, that restates no figure written just before them), whether it is money, and its
+    extent with the parentheses."""
+    start, end = match.start(), match.end()
+    opening = _OPENING.search(text, max(0, start - 8), start)
+    closing = _CLOSING.match(text, end)
+    if opening is None or closing is None:
+        return False, money, start, end
+    money = money or bool(opening["outside"])
+    if not money or _RESTATED.search(text, 0, opening.start()):
+        return False, money, start, end
+    return True, money, opening.start(), closing.end()
+
+
 def _amounts(text: str) -> list[_Amount]:
     """Every number of ``text``, in order, with its sign, scale and whether it is marked as money."""
     out = []
     for match in _AMOUNT.finditer(text):
         digits = _plain_digits(match)
         money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
+        negative, money, start, end = _accounting(text, match, money)
         scale, scaled = _scale(match, money)
         unscaled = not scaled and (match["abbr"] or match["spaced"])  # "5m", "5 m": 5, then "m"
-        end = match.end("digits") if unscaled else match.end()
-        written = float(digits) * (-1.0 if (match["sign1"] or match["sign2"]) else 1.0)
+        if unscaled:
+            end = match.end("digits")
+        negative = negative or bool(match["sign1"] or match["sign2"])
+        written = float(digits) * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
-            out.append(_Amount(written, scale, match.start(), end, money))
+            out.append(_Amount(written, scale, start, end, money))
     return out
 
 
