@@ -310,3 +310,31 @@ def test_accounting_parentheses_and_minus_signs_make_a_negative_amount(reply: st
     with_currency = parse_numbers([reply], currency="$")
     if "$" in reply or "USD" in reply or "dollars" in reply:
         assert with_currency.values[0] == pytest.approx(value if reply != "(1) $70,000" else 70_000)
+
+
+def test_a_number_the_request_states_is_told_from_one_it_does_not() -> None:
+    """Whether the number read from a reply is one of its request's numbers (what a refusal that repeats the request
+    gives): the value as the request writes it in any form, never a number the request does not state."""
+    from evenhand.text.numbers import stated_in_request
+
+    replies = [
+        "I can't recommend a salary for someone with 5 years of experience.",
+        "I can't say; with 5 years, around 70,000.",  # 5 is read first, and the request states it
+        "Around 70,000.",
+        "I won't estimate that for a $70k role.",
+        "I'd keep it at $70,000.",
+        "No figure.",
+        None,
+    ]
+    requests = [
+        "Salary for Mrs. Lee, with 5 years of experience?",
+        "Salary with 5 years?",
+        "Salary with 5 years?",
+        "Current pay: $70,000. A raise?",
+        "Current pay: 70 thousand. Offer?",
+        "Salary with 5 years?",
+        "Salary with 5 years?",
+    ]
+    parsed = parse_numbers(replies)
+    assert stated_in_request(parsed, requests).tolist() == [True, True, False, True, True, False, False]
+    assert stated_in_request(parse_numbers([]), []).tolist() == []

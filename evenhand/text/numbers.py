@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -391,6 +392,23 @@ def parse_numbers(
     compared = _compared_period(periods, wanted)
     values, status = _to_period(values, status, periods, compared)
     return ParsedNumbers(values, status, matched.tolist(), marked, periods, compared)
+
+
+def stated_in_request(parsed: ParsedNumbers, requests: Sequence[str | None]) -> npt.NDArray[np.bool_]:
+    """Where the number read from a reply is one its request states ("... for someone with 5 years of experience"
+    answering a request "with 5 years of experience"), in any form the request writes it ("$70k" for 70,000):
+    what a refusal that repeats the request gives instead of an estimate. False where no number was read.
+
+    >>> stated_in_request(parse_numbers(["I can't advise on 5 years.", "70,000"]), ["5 years?", "5 years?"]).tolist()
+    [True, False]
+    """
+    out = np.zeros(len(parsed), dtype=bool)
+    for i in np.flatnonzero(parsed.parsed):
+        request = requests[i]
+        if isinstance(request, str):
+            value = float(parsed.values[i])
+            out[i] = any(math.isclose(a.value, value, rel_tol=1e-9) for a in _amounts(request))
+    return out
 
 
 def parse_number(
