@@ -403,7 +403,7 @@ def stated_in_request(parsed: ParsedNumbers, requests: Sequence[str | None]) -> 
     [True, False]
     """
     out = np.zeros(len(parsed), dtype=bool)
-    for i in np.flatnonzero(parsed.parsed):
+    for i in np.flatnonzero(parsed.parsed).tolist():
         request = requests[i]
         if isinstance(request, str):
             value = float(parsed.values[i])
