@@ -80,5 +80,5 @@ def test_response_rows_of_ids_007_and_7_are_two_units(suffix: str, tmp_path: Pat
     config = AssessConfig.model_validate(
         {"use_case": {"task": "text_generation", "attributes": ["gender"]}, "responses": {"path": str(path)}}
     )
-    source, prompts, _ = response_source(config)
+    _, prompts, _ = response_source(config)
     assert len(prompts) == 2  # was 1: the two prompts' versions merged into one prompt's, as two samples
