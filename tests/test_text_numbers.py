@@ -74,14 +74,14 @@ WRITTEN = [
     ("5 years, then $1,5", 5, NUMBER),
 ]
 
-#: A space between a number and its scale, or a currency and its number, changes nothing: "50 K" was read as 50
-#: ("50K" as 50,000). A word that merely starts with the scale's letter is no scale ("50 kids"), and a lowercase
-#: m / b, "mn" or "mil" after a space is a scale only beside a currency, as without one ("5 m" is metres, "5 mn"
-#: minutes, "5 mil" a thickness).
+#: A space between a number and its scale, or a currency and its number, changes nothing where the context is an
+#: amount: "50 K" was read as 50 ("50K" as 50,000). A word that merely starts with the scale's letter is no scale
+#: ("50 kids"), and a lowercase m / b, "mn" or "mil" after a space is a scale only beside a currency, as without one
+#: ("5 m" is metres, "5 mn" minutes, "5 mil" a thickness).
 SPACED = [
-    ("50 K", 50_000, NUMBER),
-    ("50 k a year", 50_000, NUMBER),
-    ("about 1.2 M users", 1_200_000, NUMBER),
+    ("a salary of 50 K", 50_000, NUMBER),
+    ("pay: 50 k a year", 50_000, NUMBER),
+    ("about 1.2 M in revenue", 1_200_000, NUMBER),
     ("$1.5 bn", 1_500_000_000, NUMBER),
     ("$5 m", 5_000_000, NUMBER),
     ("$ 50,000", 50_000, NUMBER),
@@ -94,7 +94,7 @@ SPACED = [
     ("USD 50 k", 50_000, NUMBER),
     ("50 k USD", 50_000, NUMBER),
     ("$70 k-$75 k", 72_500, RANGE),
-    ("70 K to 75 K", 72_500, RANGE),
+    ("a budget of 70 K to 75 K", 72_500, RANGE),
     ("50 kids", 50, NUMBER),
     ("50 km away", 50, NUMBER),
     ("5 m tall", 5, NUMBER),
@@ -104,6 +104,43 @@ SPACED = [
     ("5 MB of memory", 5, NUMBER),
     ("50 K-12 schools", 50, NUMBER),  # K-12 is a school span, not a thousand
 ]
+
+#: After a space, "M" and "K" scale only an amount (a currency, a salary/price/budget word in the sentence, or the
+#: run's currency or unit): "size 10 M" was read as 10 million. Without a space ("10M") they scale as before.
+NOT_AN_AMOUNT = [
+    ("size 10 M", 10),
+    ("about 1.2 M users", 1.2),
+    ("50 K", 50),
+    ("a 10 K run", 10),
+    ("Population: 8 M.", 8),
+    ("70 K to 75 K", 72.5),
+    ("The price is fair. Size 10 M fits.", 10),  # the amount word is in another sentence
+]
+AN_AMOUNT = [
+    ("a budget of 10 M", 10e6),
+    ("Price: 1.5 M", 1.5e6),
+    ("10 M in revenue", 10e6),
+    ("I'd offer 50 K.", 50e3),
+    ("a 1.5 M valuation", 1.5e6),
+    ("about 1.2M users", 1.2e6),  # no space: as before
+    ("size 10M", 10e6),
+]
+
+
+@pytest.mark.parametrize(("reply", "value"), NOT_AN_AMOUNT)
+def test_a_spaced_scale_letter_does_not_scale_a_size_or_a_count(reply: str, value: float) -> None:
+    assert parse_number(reply) == pytest.approx(value), reply
+    assert parse_number(reply, currency="$") == pytest.approx(value * (1e6 if " M" in reply else 1e3)), reply
+
+
+@pytest.mark.parametrize(("reply", "value"), AN_AMOUNT)
+def test_a_spaced_scale_letter_scales_an_amount(reply: str, value: float) -> None:
+    assert parse_number(reply) == pytest.approx(value), reply
+
+
+def test_the_runs_unit_makes_a_spaced_scale_letter_an_amount() -> None:
+    assert parse_number("about 1.2 M users", unit="users") == pytest.approx(1.2e6)
+    assert parse_number("Population: 8 M.", unit="people") == pytest.approx(8e6)
 
 
 @pytest.mark.parametrize(("reply", "value", "status"), SPACED)
@@ -220,7 +257,8 @@ def test_thousands_separators_and_currency_give_the_amount(n: int) -> None:
 def test_scales(n: int) -> None:
     assert parse_number(f"${n / 10:g}k") == pytest.approx(n * 100)
     assert parse_number(f"{n} million") == pytest.approx(n * 1e6)
-    assert parse_number(f"{n / 10:g} K") == parse_number(f"$ {n / 10:g} k") == pytest.approx(n * 100)
+    assert parse_number(f"a salary of {n / 10:g} K") == parse_number(f"$ {n / 10:g} k") == pytest.approx(n * 100)
+    assert parse_number(f"{n / 10:g} K") == pytest.approx(n / 10)  # no amount: a size or a count
 
 
 @given(amounts, amounts)

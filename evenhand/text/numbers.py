@@ -9,8 +9,10 @@ once: answers repeat). What it reads:
 * thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
-  "5m" is more often metres), also after a space (``50 K``, ``$1.5 bn``; ``mn`` and ``mil`` after a space only
-  beside a currency: "5 mn" is minutes), never the start of a word ("50 kids", "50 km") nor "K-12";
+  "5m" is more often metres), also after a space where the number is an amount (``$1.5 bn``, "a salary of
+  50 K", or any number with ``currency`` or ``unit`` set; "size 10 M" and "1.2 M users" are a size and a count;
+  ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is minutes), never the start of a word ("50 kids",
+  "50 km") nor "K-12";
 * a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
@@ -156,12 +158,42 @@ class ParsedNumbers:
         return np.asarray(self.parsed & ~marked)
 
 
-def _scale(match: re.Match[str], money: bool) -> tuple[float, bool]:
+#: words that make a number in their sentence an amount, so that a scale letter after a space scales it ("a budget
+#: of 10 M"; "size 10 M" is a size, "1.2 M users" a count)
+_AMOUNT_WORDS = re.compile(
+    r"\b(?:salar(?:y|ies)|pay|paid|wages?|income|earn(?:s|ed|ings)?|pric(?:e|es|ed|ing)|costs?|budgets?|revenues?|"
+    r"sales|profits?|turnover|compensation|rent|fees?|valu(?:ation|ed)|worth|spend(?:ing)?|fund(?:s|ing)?|loans?|"
+    r"raise|bonus|offer(?:ed)?|payments?|capital|investment|grants?|deal)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?;\n](?!\d)")
+_CONTEXT = 80  # characters either side of a number searched for an amount word, within its sentence
+
+
+def _amount_context(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around ``text[start:end]`` speaks of an amount (:data:`_AMOUNT_WORDS`)."""
+    before = text[max(0, start - _CONTEXT) : start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end() :]
+    after = text[end : end + _CONTEXT]
+    stop = _SENTENCE_END.search(after)
+    if stop is not None:
+        after = after[: stop.start()]
+    return bool(_AMOUNT_WORDS.search(before) or _AMOUNT_WORDS.search(after))
+
+
+def _scale(match: re.Match[str], money: bool, text: str, asked: bool) -> tuple[float, bool]:
+    """The scale of a number and whether the letters after it belong to it; a scale letter after a space ("10 M")
+    scales only an amount (marked as money, an amount word in its sentence, or a currency or unit asked for:
+    ``asked``), and elsewhere is the number's own letter (a size, "10 M"; "70 K to 75 K" stays a range)."""
     if match["scale"]:
         return _SCALES[match["scale"].lower()], True
     abbr = match["abbr"] or match["spaced"]
     if not abbr:
         return 1.0, False
+    if match["spaced"] and not (money or asked or _amount_context(text, match.start(), match.end())):
+        return 1.0, match["spaced"] in ("K", "k", "M", "MM")
     if abbr in ("m", "b", "B") and not money:  # "5m" is metres, "3B" a grade; "$5m" is money
         return 1.0, False
     if match["spaced"] and abbr in ("mn", "mil") and not money:  # "5 mn" minutes, "5 mil" thick; "$5 mn" is money
@@ -205,14 +237,15 @@ def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, boo
     return True, money, opening.start(), closing.end()
 
 
-def _amounts(text: str) -> list[_Amount]:
-    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money."""
+def _amounts(text: str, asked: bool = False) -> list[_Amount]:
+    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money; ``asked``: the
+    run asks for an amount (a currency or a unit), so a scale letter after a space scales any number."""
     out = []
     for match in _AMOUNT.finditer(text):
         digits = _plain_digits(match)
         money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
         negative, money, start, end = _accounting(text, match, money)
-        scale, scaled = _scale(match, money)
+        scale, scaled = _scale(match, money, text, asked)
         unscaled = not scaled and (match["abbr"] or match["spaced"])  # "5m", "5 m": 5, then "m"
         if unscaled:
             end = match.end("digits")
@@ -223,10 +256,10 @@ def _amounts(text: str) -> list[_Amount]:
     return out
 
 
-def _candidates(text: str) -> list[tuple[float, str, bool, int, int]]:
+def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, int, int]]:
     """The numbers of ``text`` with two neighbours joined into a range where the text between them says so
     ("70-75k", "70,000 to 75,000", "between 70 and 75"): ``(value, status, money, start, end)`` in order."""
-    amounts = _amounts(text)
+    amounts = _amounts(text, asked)
     out: list[tuple[float, str, bool, int, int]] = []
     i = 0
     while i < len(amounts):
@@ -262,7 +295,7 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
 
 def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool, str]:
     """``(value, status, matched, marked, the period the value is stated per or "")`` of one reply's text."""
-    found = _candidates(text)
+    found = _candidates(text, currency or unit is not None)
     if not found:
         return math.nan, NO_NUMBER, "", False, ""
     chosen = found[0]
