@@ -85,7 +85,8 @@ def main() -> None:
     print("| reading | model | runs | any concern | no verdict (error) | CER mean | CER sd | seconds |")
     print("|---|---|---|---|---|---|---|---|")
     for label, estimation in (("currency $", {"currency": "$"}), ("nothing set", {})):
-        for model, factor, seeds, base in (("fair", 1.0, args.seeds, 100), ("planted -5%", 0.95, args.planted_seeds, 900)):  # fmt: skip
+        models = (("fair", 1.0, args.seeds, 100), ("planted -5%", 0.95, args.planted_seeds, 900))
+        for model, factor, seeds, base in models:
             t0 = time.perf_counter()
             rows = [_run(base + s, factor, estimation) for s in range(seeds)]
             concerns = sum(bool(c) for c, _ in rows)
