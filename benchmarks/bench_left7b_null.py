@@ -22,6 +22,7 @@ import math
 import random
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,19 @@ import numpy as np
 import evenhand
 
 N_PROMPTS = 20
-FORMS = ("year", "annual", "spaced", "month", "none", "hour", "refusal")
-WEIGHTS = (0.25, 0.10, 0.10, 0.30, 0.10, 0.05, 0.10)
+#: each reply form, its share, and how it writes a yearly figure (and the request's years of experience)
+FORMS: dict[str, tuple[float, Callable[[float, int], str]]] = {
+    "year": (0.25, lambda y, _: f"I'd offer ${y:,.0f} per year."),
+    "annual": (0.10, lambda y, _: f"An annual salary of ${y:,.0f} is fair."),
+    "spaced": (0.10, lambda y, _: f"I'd offer {y / 1000:.1f} K a year."),
+    "month": (0.30, lambda y, _: f"I'd offer ${y / 12:,.0f} a month."),
+    "none": (0.10, lambda y, _: f"I'd offer ${y:,.0f}."),
+    "hour": (0.05, lambda y, _: f"I'd pay ${y / 2080:,.2f} an hour."),
+    "refusal": (
+        0.10,
+        lambda _, n: f"I'm sorry, but I can't recommend a salary for someone with {n} years of experience.",
+    ),
+}
 
 
 def _model(seed: int, female_factor: float) -> Any:
@@ -42,21 +54,9 @@ def _model(seed: int, female_factor: float) -> Any:
         years = 2 + case % 9
         with lock:
             noise = math.exp(rng.gauss(0.0, 0.05))
-            form = rng.choices(FORMS, WEIGHTS)[0]
+            form = rng.choices(list(FORMS), [share for share, _ in FORMS.values()])[0]
         yearly = (50_000 + 2_000 * case) * noise * (female_factor if "Mrs." in prompt else 1.0)
-        if form == "year":
-            return f"I'd offer ${yearly:,.0f} per year."
-        if form == "annual":
-            return f"An annual salary of ${yearly:,.0f} is fair."
-        if form == "spaced":
-            return f"I'd offer {yearly / 1000:.1f} K a year."
-        if form == "month":
-            return f"I'd offer ${yearly / 12:,.0f} a month."
-        if form == "none":
-            return f"I'd offer ${yearly:,.0f}."
-        if form == "hour":
-            return f"I'd pay ${yearly / 2080:,.2f} an hour."
-        return f"I'm sorry, but I can't recommend a salary for someone with {years} years of experience."
+        return FORMS[form][1](yearly, years)
 
     return reply
 
