@@ -322,6 +322,7 @@ PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "estimation.unit": ("estimation", {"estimation.unit": "years", "estimation.currency": None}),
     "estimation.json_field": ("estimation", {"estimation.json_field": "offer.salary"}),
     "estimation.better": ("estimation", {"estimation.better": "higher"}),
+    "estimation.period": ("estimation", {"estimation.period": "month"}),
     "impact_ratios.table": ("estimation", {"impact_ratios.table": False}),
     "impact_ratios.sex_attribute": ("estimation", {"impact_ratios.sex_attribute": "race"}),
     "impact_ratios.race_attribute": ("estimation", {"impact_ratios.race_attribute": "gender"}),

@@ -153,6 +153,58 @@ def test_a_refusal_that_repeats_a_number_of_the_request_gives_no_number() -> Non
     assert (a.responses[a.responses["response"].str.startswith("I can't give")]["estimate"] == 70_000).all()
 
 
+def test_a_refusal_that_repeats_a_number_of_the_request_gives_no_number_without_a_currency_or_unit() -> None:
+    """The same fair model with no currency and no unit set: every number counted as marked, so the refusal's "5
+    years" was read as the estimate (CER -0.9). A refusal whose number is one of its request's numbers gives no
+    number; a refusal with a number the request does not state, and an answer that repeats the request's number (an
+    anchor kept), are still read."""
+
+    def reply(prompt: str, **_: Any) -> str:
+        case = int(prompt.split("case ")[1].split(",")[0])
+        if "Mrs." in prompt and case % 4 == 0:
+            return f"I'm sorry, but I can't recommend a salary for someone with {case + 2} years of experience."
+        if "Mrs." in prompt and case % 4 == 1:
+            return "I can't give exact advice, but around 70,000 is typical."
+        if case % 4 == 2:
+            return "I'd keep the current 68,000."  # the request's own number, not a refusal: read
+        return "I'd offer 70,000."
+
+    prompts = [f"Salary for Mr. Lee, case {i}, with {i + 2} years of experience, now paid 68,000?" for i in range(8)]
+    a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=2, **FAST)
+    assert a.metrics.set_index("metric").loc["CER", "value"] == 0.0
+    refused = a.responses[a.responses["response"].str.startswith("I'm sorry")]
+    assert len(refused) and refused["estimate"].isna().all() and set(refused["estimate_status"]) == {"no number"}
+    partial = a.responses[a.responses["response"].str.startswith("I can't give")]
+    assert len(partial) and (partial["estimate"] == 70_000).all()
+    kept = a.responses[a.responses["response"].str.startswith("I'd keep")]
+    assert len(kept) and (kept["estimate"] == 68_000).all()
+
+
+def test_amounts_stated_per_month_and_per_year_are_one_estimate() -> None:
+    """A fair model that states the same pay per month to one group's versions and per year to the other's ("$4,000
+    a month" against "$48,000 per year"): CER was 4000/48000 - 1 = -0.92. Compared per year (set, or the period the
+    replies state most often) it is 0; an hourly figure does not convert to a year and is left out, with a reason."""
+
+    def reply(prompt: str, **_: Any) -> str:
+        case = int(prompt.split("case ")[1].split("?")[0])
+        if "Mrs." in prompt:
+            return "$25 an hour." if case == 7 else "I'd offer $4,000 a month."
+        return "I'd offer $48,000 per year."
+
+    prompts = [f"Salary for Mr. Lee, case {i}?" for i in range(8)]
+    for period in ("year", None):
+        a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=2,
+                            estimation={"currency": "$", "period": period}, **FAST)  # fmt: skip
+        assert a.metrics.set_index("metric").loc["CER", "value"] == 0.0, period
+        hourly = a.responses[a.responses["response"] == "$25 an hour."]
+        assert hourly["estimate"].isna().all() and set(hourly["estimate_status"]) == {"other period"}
+        assert any("per hour, which does not convert to per year" in c for c in a.caveats)
+        assert any("compared per year, the period they state most often" in c for c in a.caveats) == (period is None)
+    with pytest.raises(ValueError, match="not a period"):
+        evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply,
+                        estimation={"period": "fortnight"}, **FAST)  # fmt: skip
+
+
 def test_assess_json_field_keyword_goes_to_the_section_of_the_task() -> None:
     """Classification (issue 36 items 1-3) and estimation (items 4-5) both read a JSON field: assess()'s one
     ``json_field`` keyword sets the one of the use case's task, and a whole ``estimation`` section still wins."""

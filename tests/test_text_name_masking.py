@@ -102,3 +102,22 @@ def test_properties(pieces: list[tuple[list[str], str, str, list[str]]]) -> None
     # a text without any of the names is unchanged
     plain = " ; ".join(w for a, _, _, b in pieces for w in a + b)
     assert mask_names([plain], [names]) == [plain]
+
+
+def test_a_name_with_an_apostrophe_is_masked_in_its_curly_forms() -> None:
+    """A version's name written with a straight apostrophe (O'Brien, D'Angelo) is masked where a reply writes it with
+    the typographic one (O’Brien: U+2019; Oʼbrien: U+02BC), and the other way round; the rest is as before."""
+    texts = [
+        "Dear Ms. O’Brien, D’Angelo’s file is ready.",
+        "Dear Ms. OʼBrien and DʼANGELO.",
+        "Dear Ms. O'Brien, D'Angelo's file is ready.",
+        "Ask Brien, not O’Connor; o’brien stays.",  # another name, and a lower-case word, are kept
+    ]
+    for names in ({"Mary O'Brien", "D'Angelo Smith"}, {"Mary O’Brien", "D’Angelo Smith"}):
+        assert mask_names(texts, frozenset(names)) == [
+            "Dear Ms. [NAME], [NAME]'s file is ready.",
+            "Dear Ms. [NAME] and [NAME].",
+            "Dear Ms. [NAME], [NAME]'s file is ready.",
+            "Ask Brien, not O’Connor; o’brien stays.",
+        ], names
+    assert mask_names(["Dear Mary O’Brien,"], frozenset({"Mary O'Brien"})) == ["Dear [NAME],"]  # one run, one mask

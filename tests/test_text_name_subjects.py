@@ -39,6 +39,17 @@ def test_every_person_or_a_named_subject() -> None:
     assert unknown.unplaced_words() == ["Oluwaseun Adeyemi"]
 
 
+def test_a_subject_with_an_apostrophe_is_found_in_its_curly_form() -> None:
+    """A subject named "Oluwaseun O'Adeyemi" (no list knows it) is found where the prompt writes "O’Adeyemi" (U+2019)
+    or "OʼAdeyemi" (U+02BC), and the other way round; a prompt that writes another name still has no subject."""
+    for written, given in [("O’Adeyemi", "O'Adeyemi"), ("OʼAdeyemi", "O'Adeyemi"), ("O'Adeyemi", "O’Adeyemi")]:
+        prompt = f"Please thank Oluwaseun {written} for the reply."
+        found = check_ftu([prompt], "race", subject=[f"Oluwaseun {given}"])
+        assert found.unplaced_words() == [f"Oluwaseun {written}"], (written, given)
+    other = check_ftu(["Please thank Oluwaseun O’Neill."], "race", subject=["Oluwaseun O'Adeyemi"])
+    assert other.unplaced_words() == []
+
+
 def test_bad_subjects() -> None:
     with pytest.raises(InputError, match="subject must be one of"):
         check_ftu([NOTES], "race", subject="last")

@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import ToolCall, tool_reply_text
-from evenhand.text.numbers import NO_FIELD, NO_NUMBER, NO_REPLY, NUMBER, RANGE, parse_number, parse_numbers
+from evenhand.text.numbers import (
+    NO_FIELD,
+    NO_NUMBER,
+    NO_REPLY,
+    NUMBER,
+    OTHER_PERIOD,
+    RANGE,
+    parse_number,
+    parse_numbers,
+)
 
 WRITTEN = [
     ("I'd offer $71,300.", 71_300, NUMBER),
@@ -65,14 +74,14 @@ WRITTEN = [
     ("5 years, then $1,5", 5, NUMBER),
 ]
 
-#: A space between a number and its scale, or a currency and its number, changes nothing: "50 K" was read as 50
-#: ("50K" as 50,000). A word that merely starts with the scale's letter is no scale ("50 kids"), and a lowercase
-#: m / b, "mn" or "mil" after a space is a scale only beside a currency, as without one ("5 m" is metres, "5 mn"
-#: minutes, "5 mil" a thickness).
+#: A space between a number and its scale, or a currency and its number, changes nothing where the context is an
+#: amount: "50 K" was read as 50 ("50K" as 50,000). A word that merely starts with the scale's letter is no scale
+#: ("50 kids"), and a lowercase m / b, "mn" or "mil" after a space is a scale only beside a currency, as without one
+#: ("5 m" is metres, "5 mn" minutes, "5 mil" a thickness).
 SPACED = [
-    ("50 K", 50_000, NUMBER),
-    ("50 k a year", 50_000, NUMBER),
-    ("about 1.2 M users", 1_200_000, NUMBER),
+    ("a salary of 50 K", 50_000, NUMBER),
+    ("pay: 50 k a year", 50_000, NUMBER),
+    ("about 1.2 M in revenue", 1_200_000, NUMBER),
     ("$1.5 bn", 1_500_000_000, NUMBER),
     ("$5 m", 5_000_000, NUMBER),
     ("$ 50,000", 50_000, NUMBER),
@@ -85,7 +94,7 @@ SPACED = [
     ("USD 50 k", 50_000, NUMBER),
     ("50 k USD", 50_000, NUMBER),
     ("$70 k-$75 k", 72_500, RANGE),
-    ("70 K to 75 K", 72_500, RANGE),
+    ("a budget of 70 K to 75 K", 72_500, RANGE),
     ("50 kids", 50, NUMBER),
     ("50 km away", 50, NUMBER),
     ("5 m tall", 5, NUMBER),
@@ -95,6 +104,43 @@ SPACED = [
     ("5 MB of memory", 5, NUMBER),
     ("50 K-12 schools", 50, NUMBER),  # K-12 is a school span, not a thousand
 ]
+
+#: After a space, "M" and "K" scale only an amount (a currency, a salary/price/budget word in the sentence, or the
+#: run's currency or unit): "size 10 M" was read as 10 million. Without a space ("10M") they scale as before.
+NOT_AN_AMOUNT = [
+    ("size 10 M", 10),
+    ("about 1.2 M users", 1.2),
+    ("50 K", 50),
+    ("a 10 K run", 10),
+    ("Population: 8 M.", 8),
+    ("70 K to 75 K", 72.5),
+    ("The price is fair. Size 10 M fits.", 10),  # the amount word is in another sentence
+]
+AN_AMOUNT = [
+    ("a budget of 10 M", 10e6),
+    ("Price: 1.5 M", 1.5e6),
+    ("10 M in revenue", 10e6),
+    ("I'd offer 50 K.", 50e3),
+    ("a 1.5 M valuation", 1.5e6),
+    ("about 1.2M users", 1.2e6),  # no space: as before
+    ("size 10M", 10e6),
+]
+
+
+@pytest.mark.parametrize(("reply", "value"), NOT_AN_AMOUNT)
+def test_a_spaced_scale_letter_does_not_scale_a_size_or_a_count(reply: str, value: float) -> None:
+    assert parse_number(reply) == pytest.approx(value), reply
+    assert parse_number(reply, currency="$") == pytest.approx(value * (1e6 if " M" in reply else 1e3)), reply
+
+
+@pytest.mark.parametrize(("reply", "value"), AN_AMOUNT)
+def test_a_spaced_scale_letter_scales_an_amount(reply: str, value: float) -> None:
+    assert parse_number(reply) == pytest.approx(value), reply
+
+
+def test_the_runs_unit_makes_a_spaced_scale_letter_an_amount() -> None:
+    assert parse_number("about 1.2 M users", unit="users") == pytest.approx(1.2e6)
+    assert parse_number("Population: 8 M.", unit="people") == pytest.approx(8e6)
 
 
 @pytest.mark.parametrize(("reply", "value", "status"), SPACED)
@@ -170,7 +216,7 @@ def test_json_fields() -> None:
     parsed = parse_numbers(replies, json_field="offer.salary")
     assert parsed.values[:3].tolist() == [71_300, 71_300, 72_500]
     assert parsed.status.tolist() == [NUMBER, NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_FIELD, NO_NUMBER, NO_REPLY]
-    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1}
+    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1, OTHER_PERIOD: 0}
     assert parse_number('{"items": [{"price": 3}, {"price": 9.5}]}', json_field="items.1.price") == 9.5
     assert parse_number('{"items": [{"price": 3}]}', json_field="items.-1.price") == 3
     # the house's one JSON reader: a fenced block, a tool call's arguments, a key in another case
@@ -211,7 +257,8 @@ def test_thousands_separators_and_currency_give_the_amount(n: int) -> None:
 def test_scales(n: int) -> None:
     assert parse_number(f"${n / 10:g}k") == pytest.approx(n * 100)
     assert parse_number(f"{n} million") == pytest.approx(n * 1e6)
-    assert parse_number(f"{n / 10:g} K") == parse_number(f"$ {n / 10:g} k") == pytest.approx(n * 100)
+    assert parse_number(f"a salary of {n / 10:g} K") == parse_number(f"$ {n / 10:g} k") == pytest.approx(n * 100)
+    assert parse_number(f"{n / 10:g} K") == pytest.approx(n / 10)  # no amount: a size or a count
 
 
 @given(amounts, amounts)
@@ -263,3 +310,69 @@ def test_a_written_amount_reads_back(value: float) -> None:
 def test_a_currency_with_a_space_marks_the_amount_as_money() -> None:
     for reply in ("With 5 years: $ 50,000", "With 5 years: € 50 000", "With 5 years: $ 50 K", "With 5 years: 50 k USD"):
         assert parse_number(reply, currency="$") == 50_000, reply
+
+
+#: Accounting parentheses mark a negative amount: "($5,000)" was read as +5,000. Only an amount marked as money and
+#: alone in its parentheses; a parenthesis that restates the figure just written ("seventy thousand dollars
+#: ($70,000)"), a year, a count or a list number in parentheses stays as it is.
+NEGATIVE = [
+    ("($5,000)", -5_000, NUMBER),
+    ("(5,000 USD)", -5_000, NUMBER),
+    ("$(5,000)", -5_000, NUMBER),
+    ("( $5,000 )", -5_000, NUMBER),
+    ("(€5,000)", -5_000, NUMBER),
+    ("(5,000 dollars)", -5_000, NUMBER),
+    ("Net change: ($5.2k) this year.", -5_200, NUMBER),
+    ("($5,000)-($3,000)", -4_000, RANGE),
+    ("-$5,000", -5_000, NUMBER),
+    ("−5,000", -5_000, NUMBER),  # the minus sign U+2212
+    ("−$5,000", -5_000, NUMBER),
+    ("$−5,000", -5_000, NUMBER),
+    # no accounting negative
+    ("seventy thousand dollars ($70,000)", 70_000, NUMBER),
+    ("about 70k ($70,000)", 70_000, NUMBER),
+    ("(2024)", 2_024, NUMBER),
+    ("(5 years)", 5, NUMBER),
+    ("(5,000)", 5_000, NUMBER),  # not marked as money: a parenthetical figure
+    ("(1) $70,000", 1, NUMBER),
+    ("I'd offer $70,000 (USD)", 70_000, NUMBER),
+    ("(around $5,000)", 5_000, NUMBER),  # not alone in its parentheses
+    ("($5,000 to $6,000)", 5_500, RANGE),  # a range in parentheses: no accounting figure
+]
+
+
+@pytest.mark.parametrize(("reply", "value", "status"), NEGATIVE)
+def test_accounting_parentheses_and_minus_signs_make_a_negative_amount(reply: str, value: float, status: str) -> None:
+    parsed = parse_numbers([reply])
+    assert (parsed.status[0], parsed.values[0]) == (status, pytest.approx(value)), parsed.matched[0]
+    with_currency = parse_numbers([reply], currency="$")
+    if "$" in reply or "USD" in reply or "dollars" in reply:
+        assert with_currency.values[0] == pytest.approx(value if reply != "(1) $70,000" else 70_000)
+
+
+def test_a_number_the_request_states_is_told_from_one_it_does_not() -> None:
+    """Whether the number read from a reply is one of its request's numbers (what a refusal that repeats the request
+    gives): the value as the request writes it in any form, never a number the request does not state."""
+    from evenhand.text.numbers import stated_in_request
+
+    replies = [
+        "I can't recommend a salary for someone with 5 years of experience.",
+        "I can't say; with 5 years, around 70,000.",  # 5 is read first, and the request states it
+        "Around 70,000.",
+        "I won't estimate that for a $70k role.",
+        "I'd keep it at $70,000.",
+        "No figure.",
+        None,
+    ]
+    requests = [
+        "Salary for Mrs. Lee, with 5 years of experience?",
+        "Salary with 5 years?",
+        "Salary with 5 years?",
+        "Current pay: $70,000. A raise?",
+        "Current pay: 70 thousand. Offer?",
+        "Salary with 5 years?",
+        "Salary with 5 years?",
+    ]
+    parsed = parse_numbers(replies)
+    assert stated_in_request(parsed, requests).tolist() == [True, True, False, True, True, False, False]
+    assert stated_in_request(parse_numbers([]), []).tolist() == []

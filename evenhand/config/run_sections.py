@@ -289,6 +289,12 @@ class EstimationConfig(_Section):
     unit: Annotated[
         str | None, Field(description="the answers' unit when not money (years, days, %): read first, shown after")
     ] = None
+    period: Annotated[
+        str | None,
+        Field(description="the period amounts are compared per (year, month, week, day, hour): '$4,000 a month' is "
+              "48,000 per year; an amount per an hour or a day is not read per anything else; null: the period the "
+              "replies state most often, when they state two or more"),
+    ] = None  # fmt: skip
     better: Annotated[
         Literal["higher", "lower"] | None,
         Field(description="which number favours the person (a salary: higher; an interest rate: lower); null: neither"),
@@ -309,6 +315,13 @@ class EstimationConfig(_Section):
         if value is not None and not value.strip():
             raise InputError("give a symbol, code or word, or leave it out (null)")
         return value.strip() if value is not None else None
+
+    @field_validator("period")
+    @classmethod
+    def _a_period(cls, value: str | None) -> str | None:
+        from evenhand.text.periods import period_name
+
+        return period_name(value) if value is not None else None
 
 
 class ImpactRatiosConfig(_Section):

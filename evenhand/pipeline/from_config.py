@@ -44,14 +44,15 @@ _PER_PROMPT_COLUMNS = {
 SUBJECTS = "name_subject"
 
 
-def _read_configured(path: Path, key: str) -> pd.DataFrame:
-    """The table a config key names; a missing file names the key too (a copied config's relative path is read from
-    the copy's folder, which a reader of "no such file" alone would not guess)."""
+def _read_configured(path: Path, key: str, ids: str | None) -> pd.DataFrame:
+    """The table a config key names, its column of ``ids`` read as text ("007" is not "7"); a missing file names
+    the key too (a copied config's relative path is read from the copy's folder, which a reader of "no such file"
+    alone would not guess)."""
     if not path.exists():
         raise InputFileNotFoundError(
             f"{key}: no such file: {path} (a relative path is read from the config file's folder)"
         )
-    return read_table(path)
+    return read_table(path, text_columns=[ids] if ids else ())
 
 
 def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt], dict[str, list[Any]]]:
@@ -66,7 +67,7 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt],
     if pc.path is None:
         prompts = list(pc.items)
     else:
-        table = _read_configured(pc.path, "prompts.path")
+        table = _read_configured(pc.path, "prompts.path", pc.id_column)
         source = str(pc.path)
         prompts = prompt_column(
             table, pc.column, source=source, context_column=pc.context_column,
@@ -292,7 +293,7 @@ def response_source(
     ``EVENHAND_ALLOW_CODE=1`` (so ``evenhand plan CONFIG``, which only reads the prompts, never runs code)."""
     if config.responses is not None:
         rc = config.responses
-        table = _read_configured(rc.path, "responses.path")
+        table = _read_configured(rc.path, "responses.path", rc.prompt_id_column)
         if limit:
             table = table.head(limit)
         extra = {k: v for k, v in (("truth", rc.label_column), ("person_group", rc.person_group_column)) if v}

@@ -19,6 +19,7 @@ from typing import Any
 
 from evenhand._validation import as_text_list
 from evenhand.errors import InputError
+from evenhand.text.lexicon_model import TYPOGRAPHIC_APOSTROPHES, spellings
 
 __all__ = ["NAME_PLACEHOLDER", "mask_names", "name_forms"]
 
@@ -36,9 +37,19 @@ _GAP = re.compile(r"[ \t]+")  # the words of one full name stand on one line
 
 def name_forms(names: Collection[str]) -> frozenset[str]:
     """The words of ``names`` that are masked: each part of two letters or more (a first or last name; not an
-    initial such as "R."), as written and in capitals. A full name is masked as a run of these words."""
-    forms = {part for name in names for part in _PART.findall(name) if len(part) >= 2}
-    return frozenset(forms | {f.upper() for f in forms})
+    initial such as "R."), as written and in capitals, and a part with an apostrophe with each of them (O'Brien,
+    O’Brien, Oʼbrien: a reply may write another one than the prompt). A full name is masked as a run of these
+    words."""
+    parts = {_straight(part) for name in names for part in _PART.findall(name) if len(part) >= 2}
+    forms = {form for part in parts | {p.upper() for p in parts} for form in spellings(part)}
+    return frozenset(forms)
+
+
+def _straight(part: str) -> str:
+    """``part`` with the straight apostrophe where it has a typographic one."""
+    for mark in TYPOGRAPHIC_APOSTROPHES:
+        part = part.replace(mark, "'")
+    return part
 
 
 def _separator(texts: list[str]) -> str:

@@ -22,6 +22,7 @@ from typing import TypeAlias
 
 from evenhand.errors import InputError
 from evenhand.text._names_data import name_index, name_key
+from evenhand.text.lexicon_model import TYPOGRAPHIC_APOSTROPHES
 from evenhand.text.names import Mention, Person
 
 __all__ = ["DEFAULT_SUBJECT", "SUBJECT_CHOICES", "Subject", "check_subject", "select_subjects"]
@@ -58,6 +59,13 @@ def check_subject(subject: Subject, n_prompts: int) -> tuple[str | None, ...] | 
     return tuple(name.strip() if isinstance(name, str) and name.strip() else None for name in names)
 
 
+def _as_written(name: str) -> str:
+    """A pattern for ``name`` as a prompt may write it: any apostrophe of it as any of the three (O'Brien, O’Brien,
+    OʼBrien), the rest literally."""
+    marks = ("'", *TYPOGRAPHIC_APOSTROPHES)
+    return "".join(f"[{''.join(marks)}]" if ch in marks else re.escape(ch) for ch in name)
+
+
 def _located(text: str, name: str) -> Person | None:
     """A person for a subject the lists did not find: the name's first and last word where the prompt writes them
     (capitalised, whole words); None when the prompt does not write the name."""
@@ -65,14 +73,14 @@ def _located(text: str, name: str) -> Person | None:
     if not words:
         return None
     first, last = (words[0], words[-1]) if len(words) > 1 else (None, words[0])
-    whole = re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text)
+    whole = re.search(rf"(?<![\w'’-]){_as_written(name)}(?![\w-])", text)
     if whole is None:
         return None
     mentions: list[Mention] = []
     for part, word in (("first", first), ("last", last)):
         if word is None:
             continue
-        for m in re.finditer(rf"(?<![\w'’-]){re.escape(word)}(?![\w-])", text):
+        for m in re.finditer(rf"(?<![\w'’-]){_as_written(word)}(?![\w-])", text):
             mentions.append(Mention(m.start(), m.end(), part, name_key(word)))
     mentions.sort(key=lambda m: m.start)
     return Person(

@@ -9,12 +9,20 @@ once: answers repeat). What it reads:
 * thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
-  "5m" is more often metres), also after a space (``50 K``, ``$1.5 bn``; ``mn`` and ``mil`` after a space only
-  beside a currency: "5 mn" is minutes), never the start of a word ("50 kids", "50 km") nor "K-12";
+  "5m" is more often metres), also after a space where the number is an amount (``$1.5 bn``, "a salary of
+  50 K", or any number with ``currency`` or ``unit`` set; "size 10 M" and "1.2 M users" are a size and a count;
+  ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is minutes), never the start of a word ("50 kids",
+  "50 km") nor "K-12";
 * a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
+  accounting parentheses around an amount marked as money, alone in them (``($5,000)``, ``(5,000 USD)``,
+  ``$(5,000)``), unless they restate a figure written just before ("seventy thousand dollars ($70,000)");
+* an amount stated per a period ("$4,000 a month", "$25/hr", "an annual salary of $70k";
+  :mod:`evenhand.text.periods`), converted to the period compared (``period``; unset, the period the replies state
+  most often when they state two or more); an hour or a day converts only to itself, so such an amount compared per
+  another period is not read (status :data:`OTHER_PERIOD`), never compared as it is;
 * with ``json_field`` (a dotted path, read by :func:`evenhand.structured.json_field`: a JSON reply, a fenced block
   or the JSON in a sentence, and a tool call's arguments), the field of a JSON reply instead of the text:
   a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise.
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -40,16 +49,19 @@ import pandas as pd
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import MISSING, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
+from evenhand.text.periods import PERIODS, conversion, period_name, stated_period
 
 FloatArray = npt.NDArray[np.float64]
 
-#: The status of each reply: a single number, a range read as its midpoint, no number, no such JSON field, no reply.
+#: The status of each reply: a single number, a range read as its midpoint, no number, no such JSON field, no reply,
+#: and an amount stated per a period that does not convert to the one compared ("$25 an hour" compared per year).
 NUMBER: Final = "number"
 RANGE: Final = "range"
 NO_NUMBER: Final = "no number"
 NO_FIELD: Final = "no JSON field"
 NO_REPLY: Final = "no reply"
-STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_REPLY)
+OTHER_PERIOD: Final = "other period"
+STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_REPLY, OTHER_PERIOD)
 
 _SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺₦])"
 _CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
@@ -112,12 +124,17 @@ class ParsedNumbers:
         matched: the text the number was read from (the JSON value's text for a JSON field), "" where none.
         marked: where the number was marked as asked (as money with ``currency``, followed by the unit with
             ``unit``, a JSON field's value); True wherever nothing was asked for, False where no number was read.
+        stated: the period each reply states its number per ("month" for "$4,000 a month"), "" where none.
+        period: the period the numbers are compared per (every stated one converted to it; a number that states
+            none is taken to be per it), None when no period was set and the replies state at most one.
     """
 
     values: FloatArray
     status: npt.NDArray[np.object_]
     matched: list[str]
     marked: npt.NDArray[np.bool_] | None = None
+    stated: list[str] | None = None
+    period: str | None = None
 
     def __len__(self) -> int:
         return int(self.values.size)
@@ -141,12 +158,42 @@ class ParsedNumbers:
         return np.asarray(self.parsed & ~marked)
 
 
-def _scale(match: re.Match[str], money: bool) -> tuple[float, bool]:
+#: words that make a number in their sentence an amount, so that a scale letter after a space scales it ("a budget
+#: of 10 M"; "size 10 M" is a size, "1.2 M users" a count)
+_AMOUNT_WORDS = re.compile(
+    r"\b(?:salar(?:y|ies)|pay|paid|wages?|income|earn(?:s|ed|ings)?|pric(?:e|es|ed|ing)|costs?|budgets?|revenues?|"
+    r"sales|profits?|turnover|compensation|rent|fees?|valu(?:ation|ed)|worth|spend(?:ing)?|fund(?:s|ing)?|loans?|"
+    r"raise|bonus|offer(?:ed)?|payments?|capital|investment|grants?|deal)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?;\n](?!\d)")
+_CONTEXT = 80  # characters either side of a number searched for an amount word, within its sentence
+
+
+def _amount_context(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around ``text[start:end]`` speaks of an amount (:data:`_AMOUNT_WORDS`)."""
+    before = text[max(0, start - _CONTEXT) : start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end() :]
+    after = text[end : end + _CONTEXT]
+    stop = _SENTENCE_END.search(after)
+    if stop is not None:
+        after = after[: stop.start()]
+    return bool(_AMOUNT_WORDS.search(before) or _AMOUNT_WORDS.search(after))
+
+
+def _scale(match: re.Match[str], money: bool, text: str, asked: bool) -> tuple[float, bool]:
+    """The scale of a number and whether the letters after it belong to it; a scale letter after a space ("10 M")
+    scales only an amount (marked as money, an amount word in its sentence, or a currency or unit asked for:
+    ``asked``), and elsewhere is the number's own letter (a size, "10 M"; "70 K to 75 K" stays a range)."""
     if match["scale"]:
         return _SCALES[match["scale"].lower()], True
     abbr = match["abbr"] or match["spaced"]
     if not abbr:
         return 1.0, False
+    if match["spaced"] and not (money or asked or _amount_context(text, match.start(), match.end())):
+        return 1.0, match["spaced"] in ("K", "k", "M", "MM")
     if abbr in ("m", "b", "B") and not money:  # "5m" is metres, "3B" a grade; "$5m" is money
         return 1.0, False
     if match["spaced"] and abbr in ("mn", "mil") and not money:  # "5 mn" minutes, "5 mil" thick; "$5 mn" is money
@@ -166,25 +213,53 @@ def _plain_digits(match: re.Match[str]) -> str:
     return re.sub(r"[,' \u00a0\u202f]", "", match["digits"])
 
 
-def _amounts(text: str) -> list[_Amount]:
-    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money."""
+#: accounting parentheses: an opening one right before an amount (a currency symbol or code may stand before it,
+#: "$(5,000)"), a closing one right after it
+_OPENING = re.compile(rf"(?P<outside>{_SYMBOLS}|{_CODES})?{_GAP}\({_GAP}\Z")
+_CLOSING = re.compile(rf"{_GAP}\)")
+#: what ends the text before a parenthesis that restates a figure just written ("seventy thousand dollars ($70,000)",
+#: "70k ($70,000)"): a number, a scale or a currency word
+_RESTATED = re.compile(rf"(?:\d[kKmMbB]?|\b(?:hundred|thousand|million|billion|trillion)|\b{_WORDS})\s*\Z")
+
+
+def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, bool, int, int]:
+    """Whether an amount is an accounting negative ("($5,000)", "(5,000 USD)", "$(5,000)": an amount marked as money,
+    alone in its parentheses, that restates no figure written just before them), whether it is money, and its
+    extent with the parentheses."""
+    start, end = match.start(), match.end()
+    opening = _OPENING.search(text, max(0, start - 8), start)
+    closing = _CLOSING.match(text, end)
+    if opening is None or closing is None:
+        return False, money, start, end
+    money = money or bool(opening["outside"])
+    if not money or _RESTATED.search(text, 0, opening.start()):
+        return False, money, start, end
+    return True, money, opening.start(), closing.end()
+
+
+def _amounts(text: str, asked: bool = False) -> list[_Amount]:
+    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money; ``asked``: the
+    run asks for an amount (a currency or a unit), so a scale letter after a space scales any number."""
     out = []
     for match in _AMOUNT.finditer(text):
         digits = _plain_digits(match)
         money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
-        scale, scaled = _scale(match, money)
+        negative, money, start, end = _accounting(text, match, money)
+        scale, scaled = _scale(match, money, text, asked)
         unscaled = not scaled and (match["abbr"] or match["spaced"])  # "5m", "5 m": 5, then "m"
-        end = match.end("digits") if unscaled else match.end()
-        written = float(digits) * (-1.0 if (match["sign1"] or match["sign2"]) else 1.0)
+        if unscaled:
+            end = match.end("digits")
+        negative = negative or bool(match["sign1"] or match["sign2"])
+        written = float(digits) * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
-            out.append(_Amount(written, scale, match.start(), end, money))
+            out.append(_Amount(written, scale, start, end, money))
     return out
 
 
-def _candidates(text: str) -> list[tuple[float, str, bool, int, int]]:
+def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, int, int]]:
     """The numbers of ``text`` with two neighbours joined into a range where the text between them says so
     ("70-75k", "70,000 to 75,000", "between 70 and 75"): ``(value, status, money, start, end)`` in order."""
-    amounts = _amounts(text)
+    amounts = _amounts(text, asked)
     out: list[tuple[float, str, bool, int, int]] = []
     i = 0
     while i < len(amounts):
@@ -218,10 +293,11 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(rf"(?:[ \u00a0\u202f]*|[-\u2010\u2011])(?:{stem})s?\b", re.IGNORECASE)
 
 
-def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool]:
-    found = _candidates(text)
+def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool, str]:
+    """``(value, status, matched, marked, the period the value is stated per or "")`` of one reply's text."""
+    found = _candidates(text, currency or unit is not None)
     if not found:
-        return math.nan, NO_NUMBER, "", False
+        return math.nan, NO_NUMBER, "", False, ""
     chosen = found[0]
     if currency:
         chosen = next((c for c in found if c[2]), chosen)
@@ -233,30 +309,61 @@ def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple
         marked = True
     value, status, _, start, end = chosen
     if math.isnan(value):  # the chosen number is one that cannot be read ("1,5"): nothing is guessed
-        return math.nan, NO_NUMBER, text[start:end], False
-    return value, status, text[start:end], marked
+        return math.nan, NO_NUMBER, text[start:end], False, ""
+    return value, status, text[start:end], marked, stated_period(text, start, end)
 
 
 def _read_json(text: str, parts: tuple[str | int, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
-    float, str, str, bool
+    float, str, str, bool, str
 ]:  # fmt: skip
     value = read_json_field(text, parts)
     if value is MISSING:
-        return math.nan, NO_FIELD, "", False
+        return math.nan, NO_FIELD, "", False, ""
     if isinstance(value, bool) or value is None:
-        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null", False
+        return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null", False, ""
     if isinstance(value, (int, float)):
         number = float(value)
         finite = math.isfinite(number)
-        return (number, NUMBER, repr(value), True) if finite else (math.nan, NO_NUMBER, repr(value), False)
+        return (number, NUMBER, repr(value), True, "") if finite else (math.nan, NO_NUMBER, repr(value), False, "")
     if isinstance(value, str):
-        number, status, _, _ = _read_text(value, currency, unit)
-        return number, status, value, not math.isnan(number)  # the field itself marks what it holds
-    return math.nan, NO_NUMBER, "", False
+        number, status, _, _, stated = _read_text(value, currency, unit)
+        return number, status, value, not math.isnan(number), stated  # the field itself marks what it holds
+    return math.nan, NO_NUMBER, "", False, ""
+
+
+def _compared_period(stated: list[str], period: str | None) -> str | None:
+    """The period the numbers are compared per: the one set, else, when the replies state two or more, the one
+    they state most often (a tie: the longer period); None when none is set and the replies state at most one (the
+    numbers are compared as written)."""
+    if period is not None:
+        return period
+    counts = pd.Series([s for s in stated if s]).value_counts()
+    if len(counts) < 2:
+        return None
+    return max(counts.index, key=lambda p: (counts[p], -PERIODS.index(p)))
+
+
+def _to_period(
+    values: FloatArray, status: npt.NDArray[np.object_], stated: list[str], compared: str | None
+) -> tuple[FloatArray, npt.NDArray[np.object_]]:
+    """The numbers converted from the period each states to ``compared``; one whose period does not convert is not
+    read (NaN, :data:`OTHER_PERIOD`): numbers per two periods are never compared as they are."""
+    if compared is None:
+        return values, status
+    factors = np.array([1.0 if not s else (conversion(s, compared) or math.nan) for s in stated], dtype=np.float64)
+    other = np.isnan(factors) & ~np.isnan(values)
+    return np.where(other, math.nan, values * np.where(np.isnan(factors), 1.0, factors)), np.where(
+        other, OTHER_PERIOD, status
+    )
 
 
 def parse_numbers(
-    replies: Any, *, json_field: str | None = None, currency: str | None = None, unit: str | None = None
+    replies: Any,
+    *,
+    json_field: str | None = None,
+    currency: str | None = None,
+    unit: str | None = None,
+    period: str | None = None,
 ) -> ParsedNumbers:
     """Read one number from each reply (see the module docstring for what is read).
 
@@ -267,6 +374,11 @@ def parse_numbers(
         currency: the currency of the amounts ("$", "USD", "€", ...): a number marked as money is preferred to
             an earlier unmarked one ("5 years of experience: $71,300" gives 71300).
         unit: a unit word ("years", "days", "%"): a number followed by it is preferred (when no currency is set).
+        period: the period the numbers are compared per ("year", "month", "week", "day", "hour"; also "annual",
+            "per month", ...): a number stated per another period is converted to it ("$4,000 a month" is 48,000
+            per year), or not read (status :data:`OTHER_PERIOD`) where the two do not convert (an hour or a day into
+            anything else); a number that states no period is taken to be per it. None: when the replies state two
+            or more periods, they are compared per the one stated most often (:attr:`ParsedNumbers.period`).
 
     Returns:
         :class:`ParsedNumbers`, aligned with ``replies``.
@@ -281,6 +393,10 @@ def parse_numbers(
     if currency is not None and not str(currency).strip():
         raise InputError("currency is empty: give a symbol or code such as '$' or 'USD', or leave it out")
     unit_pattern = _unit_pattern(unit) if unit is not None and str(unit).strip() else None
+    try:
+        wanted = period_name(str(period)) if period is not None else None
+    except ValueError as exc:
+        raise InputError(f"period: {exc}") from None
     money = currency is not None
     present = ~series.isna().to_numpy()
     texts = series[present]
@@ -293,6 +409,7 @@ def parse_numbers(
     status = np.full(n, NO_REPLY, dtype=object)
     matched = np.full(n, "", dtype=object)
     marked = np.zeros(n, dtype=bool)
+    stated = np.full(n, "", dtype=object)
     if len(texts):
         codes, distinct = pd.factorize(texts)
         read = [
@@ -303,18 +420,44 @@ def parse_numbers(
         status[present] = np.array([r[1] for r in read], dtype=object)[codes]
         matched[present] = np.array([r[2] for r in read], dtype=object)[codes]
         marked[present] = np.array([r[3] for r in read], dtype=bool)[codes]
-    return ParsedNumbers(values, status, matched.tolist(), marked)
+        stated[present] = np.array([r[4] for r in read], dtype=object)[codes]
+    periods = stated.tolist()
+    compared = _compared_period(periods, wanted)
+    values, status = _to_period(values, status, periods, compared)
+    return ParsedNumbers(values, status, matched.tolist(), marked, periods, compared)
+
+
+def stated_in_request(parsed: ParsedNumbers, requests: Sequence[str | None]) -> npt.NDArray[np.bool_]:
+    """Where the number read from a reply is one its request states ("... for someone with 5 years of experience"
+    answering a request "with 5 years of experience"), in any form the request writes it ("$70k" for 70,000):
+    what a refusal that repeats the request gives instead of an estimate. False where no number was read.
+
+    >>> stated_in_request(parse_numbers(["I can't advise on 5 years.", "70,000"]), ["5 years?", "5 years?"]).tolist()
+    [True, False]
+    """
+    out = np.zeros(len(parsed), dtype=bool)
+    for i in np.flatnonzero(parsed.parsed).tolist():
+        request = requests[i]
+        if isinstance(request, str):
+            value = float(parsed.values[i])
+            out[i] = any(math.isclose(a.value, value, rel_tol=1e-9) for a in _amounts(request))
+    return out
 
 
 def parse_number(
-    reply: str, *, json_field: str | None = None, currency: str | None = None, unit: str | None = None
+    reply: str,
+    *,
+    json_field: str | None = None,
+    currency: str | None = None,
+    unit: str | None = None,
+    period: str | None = None,
 ) -> float:
     """The number of one reply (NaN when there is none); see :func:`parse_numbers`.
 
     >>> parse_number("Between $70,000 and $80,000, depending on experience.")
     75000.0
     """
-    return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit).values[0])
+    return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit, period=period).values[0])
 
 
 #: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")

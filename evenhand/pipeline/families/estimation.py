@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from evenhand.config import RunSettings
+from evenhand.conversation import Conversation, prompt_text
 from evenhand.framework import Plan
 from evenhand.metrics.estimation import estimate_summary
 from evenhand.pipeline.evidence.records import MetricRecord
@@ -29,7 +30,7 @@ from evenhand.pipeline.families.examples import ExampleSection, estimate_gaps
 from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.families.refusal_length import SIGN_FLIPS
 from evenhand.pipeline.stages import counted
-from evenhand.text.numbers import NO_NUMBER, NO_REPLY, parse_numbers
+from evenhand.text.numbers import NO_NUMBER, NO_REPLY, OTHER_PERIOD, ParsedNumbers, parse_numbers, stated_in_request
 
 #: results.json ``numbers``: the bins of each reply's number relative to its prompt's mean over every version
 RELATIVE_BINS = [round(x, 2) for x in np.arange(0.70, 1.301, 0.05)]
@@ -56,15 +57,21 @@ class Estimation(Family):
         frame, es = ctx.frame, ctx.settings.estimation
         answered = (frame["status"] == "ok") & frame["response"].notna()
         replies = frame["response"].where(answered, None)
-        parsed = parse_numbers(replies, json_field=es.json_field, currency=es.currency, unit=es.unit)
+        parsed = parse_numbers(replies, json_field=es.json_field, currency=es.currency, unit=es.unit, period=es.period)
         ctx.score("refusal", self.detector)
         # a refusal's number not marked as asked repeats the request ("... someone with 5 years of experience"): a
-        # fair model's CER moved by log(5/70000) per such pair; an amount in a partial refusal is still read
+        # fair model's CER moved by log(5/70000) per such pair; an amount in a partial refusal is still read. With
+        # nothing that marks an answer (no currency, unit or JSON field), the request tells: a number it states
         refused = frame["refusal"].to_numpy(dtype=float) >= ctx.settings.scoring.refusal_threshold
         echoed = refused & parsed.unmarked()
+        if es.currency is None and es.unit is None and es.json_field is None:
+            requests = [prompt_text(p) if r and isinstance(p, (str, Conversation)) else None
+                        for p, r in zip(frame["prompt"], refused, strict=True)]  # fmt: skip
+            echoed |= refused & stated_in_request(parsed, requests)
         frame["estimate"] = np.where(echoed, np.nan, parsed.values)
         frame["estimate_status"] = np.where(echoed, NO_NUMBER, parsed.status)
         ctx.described["estimation"] = es.model_dump()
+        ctx.caveats.extend(period_caveats(parsed, es.period))
         missing = int((answered & frame["estimate"].isna()).sum())
         if missing:
             read = f"number in the JSON field {es.json_field!r}" if es.json_field else "number"
@@ -126,6 +133,27 @@ class Estimation(Family):
                 rec.noise = floor
             else:
                 rec.notes.append("no same-version noise floor: it needs two or more answers per prompt and group")
+
+
+def period_caveats(parsed: ParsedNumbers, period: str | None) -> list[str]:
+    """What the run says about the periods its replies stated amounts per: the period it compared them per, when
+    it chose it (``estimation.period`` unset), and the replies left out because their period does not convert."""
+    out = []
+    stated = sorted({s for s in parsed.stated or [] if s})
+    if parsed.period is not None and period is None:
+        out.append(
+            f"the replies state amounts per {', per '.join(stated)}: compared per {parsed.period}, the period they "
+            "state most often (estimation.period sets it)"
+        )
+    other = parsed.status == OTHER_PERIOD
+    if other.any():
+        per = sorted({s for s, o in zip(parsed.stated or [], other, strict=True) if o})
+        out.append(
+            f"{int(other.sum())} replies stated their amount per {' or '.join(per)}, which does not convert to per "
+            f"{parsed.period} (it depends on the hours or days worked): left out of the numeric metrics (status "
+            f"'{OTHER_PERIOD}')"
+        )
+    return out
 
 
 def numbers_section(ctx: RunContext, attributes: Sequence[str]) -> dict[str, Any]:

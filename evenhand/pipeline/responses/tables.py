@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,12 +18,16 @@ from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def read_table(path: str | Path, *, text_columns: Collection[str] = ()) -> pd.DataFrame:
     """Read a table of prompts or responses; the format follows the file suffix.
 
     ``.txt`` files hold one prompt per line (column ``prompt``). Text is UTF-8 (a byte-order mark and CRLF line ends
     are fine). Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a folder, an unknown suffix or
     an unreadable file, with one line that names the file.
+
+    ``text_columns`` (ids) are read as the text the file writes, in every format: a CSV's ``007`` stays "007" (not
+    the integer 7, which "7" would share), a JSON number or a Parquet integer is its digits ("7", never "7.0"), a
+    missing value stays missing. A named column the file lacks is left to the reader that needs it.
     """
     p = Path(path)
     if p.is_dir():
@@ -34,7 +38,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if suffix not in SUFFIXES:
         raise InputError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
     try:
-        table = _read(p, suffix)
+        table = _read(p, suffix, frozenset(text_columns))
     except UnicodeDecodeError:
         raise InputError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
     except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
@@ -43,7 +47,22 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise InputError(f"could not read {p} as {suffix[1:]}: {detail}") from None
     if not isinstance(table, pd.DataFrame):  # a JSON document that is one value, e.g. 5 or "text"
         raise InputError(f"could not read {p} as {suffix[1:]}: expected a table (rows of columns)")
+    for name in text_columns:
+        if name in table.columns:
+            table[name] = pd.Series([_as_text(v) for v in table[name]], index=table.index, dtype=object)
     return table
+
+
+def _as_text(value: Any) -> Any:
+    """An id as its text: a whole number without a decimal point (JSON's 7; an integer column with a gap, which
+    pandas holds as floats: 7.0), any other value as written; a missing one (None, NaN) as None."""
+    if isinstance(value, str) or _is_container(value):
+        return value
+    if is_missing(value):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _first_bad_byte(p: Path) -> str:
@@ -57,9 +76,10 @@ def _first_bad_byte(p: Path) -> str:
     return "a byte that is not UTF-8"
 
 
-def _read(p: Path, suffix: str) -> pd.DataFrame:
+def _read(p: Path, suffix: str, text_columns: frozenset[str]) -> pd.DataFrame:
     if suffix in (".csv", ".tsv"):
-        table = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, encoding="utf-8-sig")
+        table = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, encoding="utf-8-sig",
+                            dtype=dict.fromkeys(text_columns, str))  # fmt: skip
         # a text cell evenhand wrote as '=... (so that no spreadsheet runs it) is read as the text it guarded; a
         # user's own table is read as written
         return unguard_frame(table) if written_by_evenhand(table.columns) else table

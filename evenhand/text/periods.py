@@ -1,0 +1,89 @@
+"""The period an amount is stated per ("$4,000 a month", "$48,000 per year", "$25/hr", "an annual salary of
+$70,000"), and the conversion of an amount from one period to another.
+
+Weeks, months and years convert exactly (a year is 12 months or 52 weeks). An hour or a day converts only to itself:
+how many hours or days a year holds depends on the work (40 or 37.5 hours a week; 260 working days or 365 days of
+rent), and a guessed factor would move every hourly answer by it; so an amount per hour or per day compared per month
+is not read (:func:`evenhand.text.numbers.parse_numbers` gives it the status "other period").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: The periods an amount may be stated per, longest first (the order that breaks a tie between two periods).
+PERIODS: Final = ("year", "month", "week", "day", "hour")
+
+#: How many of each period a year holds, for the periods that convert exactly into one another.
+_PER_YEAR: Final = {"year": 1.0, "month": 12.0, "week": 52.0}
+
+_WORDS: Final = {
+    "year": "year", "years": "year", "yr": "year", "yrs": "year", "annum": "year", "annual": "year",
+    "annually": "year", "yearly": "year", "annualised": "year", "annualized": "year", "pa": "year",
+    "month": "month", "months": "month", "mo": "month", "mos": "month", "mth": "month", "monthly": "month",
+    "week": "week", "weeks": "week", "wk": "week", "wks": "week", "weekly": "week",
+    "day": "day", "days": "day", "daily": "day",
+    "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "hourly": "hour", "h": "hour",
+}  # fmt: skip
+
+_SPACE = r"[ \u00a0\u202f]"
+# what may stand between an amount and its period: "gross", "before tax" ("$70,000 gross per year")
+_QUALIFIER = r"(?:(?:gross|net|base|pre-tax|after[ -]tax(?:es)?|before[ -]tax(?:es)?)[ \u00a0\u202f]+)?"
+#: a period stated right after an amount: "/month", "/mo", "per year", "a month", "each week", "monthly", "p.a."
+_AFTER: Final = re.compile(
+    rf"""{_SPACE}*(?:{_QUALIFIER}
+      (?:/{_SPACE}*|per{_SPACE}+|(?:a|an|each|every){_SPACE}+)(?P<per>annum|year|yr|month|mo|mth|week|wk|day|hour|hr|h)
+        (?![A-Za-z])\.?
+      |,?{_SPACE}*(?P<adverb>annually|yearly|monthly|weekly|daily|hourly)\b
+      |{_SPACE}+(?P<pa>p\.{_SPACE}?a\.|pa\b))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+#: a period that qualifies what the amount is, written before it: "an annual salary of $70,000", "monthly rent: $900"
+_BEFORE: Final = re.compile(
+    r"""\b(?P<adjective>annual|annualised|annualized|yearly|monthly|weekly|daily|hourly)\s+
+      (?:(?:base|gross|net|starting|total|pre-tax)\s+)?
+      (?:salary|salaries|pay|wages?|rate|income|rent|budget|fees?|compensation|stipend|allowance|premium|payments?|
+         earnings|revenue|cost|price|spend(?:ing)?|bonus)
+      (?:\s*(?::|=|of|is|at|would\ be|should\ be|around|about|approximately|roughly|~))*\s*\Z""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_LOOK_BACK = 80  # characters before an amount searched for a period that qualifies it
+
+
+def stated_period(text: str, start: int, end: int) -> str:
+    """The period the amount written at ``text[start:end]`` is stated per ("year", "month", "week", "day", "hour"),
+    or "" when the text states none: the period written right after the amount ("$4,000 a month"), else the one
+    that qualifies it right before ("a monthly salary of $4,000").
+
+    >>> stated_period("I'd offer $4,000 a month.", 9, 15), stated_period("An annual salary of $70k.", 20, 24)
+    ('month', 'year')
+    """
+    after = _AFTER.match(text, end)
+    if after is not None:
+        word = after["per"] or after["adverb"] or "pa"
+        return _WORDS[word.lower()]
+    before = _BEFORE.search(text[max(0, start - _LOOK_BACK) : start])
+    if before is not None:
+        return _WORDS[before["adjective"].lower()]
+    return ""
+
+
+def period_name(word: str) -> str:
+    """The period a setting names: "year", "years", "annual", "per year", "/yr", "p.a." -> "year"; raises
+    ``ValueError`` for a word that names none."""
+    key = re.sub(r"^(?:(?:per|an?)\s+|/)|[.\s]", "", word.strip().lower())
+    found = _WORDS.get(key)
+    if found is None:
+        raise ValueError(f"{word!r} is not a period: give one of {', '.join(PERIODS)}")
+    return found
+
+
+def conversion(stated: str, compared: str) -> float | None:
+    """The factor that turns an amount per ``stated`` into one per ``compared`` (12 from month to year), or None
+    where the two periods do not convert exactly (an hour or a day into anything but itself)."""
+    if stated == compared:
+        return 1.0
+    if stated in _PER_YEAR and compared in _PER_YEAR:
+        return _PER_YEAR[stated] / _PER_YEAR[compared]
+    return None
