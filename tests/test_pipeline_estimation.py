@@ -284,3 +284,14 @@ def test_the_numeric_rule_is_listed_only_where_numbers_are_judged(biased: Any) -
     text = evenhand.assess(task="text_generation", prompts=["Write to Mrs. Lee."], attributes=["gender"],
                            client=lambda p, **_: "Dear customer.", count=1, embedder=False, **FAST)  # fmt: skip
     assert rule not in text.to_dict(include_responses=False)["verdict"]["rules"]  # other runs' files as they were
+
+
+def test_a_ratio_interval_bound_at_minus_one_is_said_not_divided_by_zero() -> None:
+    """A CER interval bound of -1 (one version's mean reaching 0 in a resample) made the verdict divide by zero and
+    the run exit 3 (found by left7b in 3 of 280 null runs); it now reads as an unbounded share."""
+    from evenhand.pipeline.verdict.kinds.estimates import _lower_by, _percent
+
+    assert _lower_by(-1.0, False, "ratio") == float("-inf") and _percent(float("-inf")) == "-∞"
+    assert _lower_by(-1.5, False, "ratio") == float("-inf")
+    assert _lower_by(1.0, False, "ratio") == pytest.approx(0.5) and _percent(0.5) == "50.0%"
+    assert _lower_by(-0.2, True, "ratio") == pytest.approx(0.2) and _lower_by(-3.0, False, "difference") == -3.0

@@ -34,7 +34,15 @@ def _lower_by(x: float, a_lower: bool, scale: str) -> float:
     difference), from a value of the first version against the second (``x``: CER or CED, or an interval bound)."""
     if a_lower:
         return -x
-    return 1.0 - 1.0 / (1.0 + x) if scale == "ratio" else x
+    if scale != "ratio":
+        return x
+    # an interval bound at or below -1 means the other version's numbers reach 0: no finite share describes it
+    return 1.0 - 1.0 / (1.0 + x) if x > -1.0 else float("-inf")
+
+
+def _percent(x: float) -> str:
+    """A share as a percentage; an unbounded one (an interval reaching a zero mean) as minus infinity."""
+    return "-∞" if x == float("-inf") else f"{x:.1%}"
 
 
 class Estimates(EvidenceKind):
@@ -72,7 +80,7 @@ class Estimates(EvidenceKind):
             return
         a_lower = e.value < 0
         lower, higher = (a, b) if a_lower else (b, a)
-        fmt = (lambda x: f"{x:.1%}") if scale == "ratio" else show
+        fmt = _percent if scale == "ratio" else show
         size = fmt(_lower_by(e.value, a_lower, scale))
         bounds = ""
         if e.ci_low is not None and e.ci_high is not None:
