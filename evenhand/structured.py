@@ -237,6 +237,17 @@ _NO_BEFORE_A_NOUN = re.compile(
     r"no[ \t]+(?!(?:i|we|you|he|she|they|it|this|that|way|not|sorry|thanks?)\b)[a-z]", re.IGNORECASE
 )
 
+#: Where a reply gives its answer after reasoning or a table of criteria: "Final answer: yes", "**Decision:** deny",
+#: "| **Decision** | No |", a heading "## Final answer". The label read after the last such marker is the reply's,
+#: so that a criterion's "No" earlier in the reply is not taken for the decision.
+_ANSWER_WORD = r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome)"
+_ANSWER_MARKER = re.compile(
+    rf"\b{_ANSWER_WORD}\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**:
+    rf"|\|\s*(?:\*\*|__)?{_ANSWER_WORD}(?:\*\*|__)?\s*\|"  # a table row's first cell
+    rf"|^[ \t]*#{{1,6}}[ \t]*{_ANSWER_WORD}[ \t]*#*[ \t]*$",  # a heading
+    re.IGNORECASE | re.MULTILINE,
+)
+
 
 @dataclass(frozen=True)
 class LabelWords:
@@ -271,13 +282,25 @@ class LabelWords:
     def search(self, text: str) -> str | None:
         """The label whose word appears first in ``text`` (whole words, case-insensitive), leaving out a word that a
         negation governs ("I would not advance her": not "advance"; its opposite is not always one label) and "no"
-        before a noun ("I see no problems. Yes.": "yes")."""
-        for m in self._regex.finditer(text):
+        before a noun ("I see no problems. Yes.": "yes"). A reply that marks its answer ("Final answer:",
+        "**Decision:**", a table row or heading "Decision") is read after its last marker that a label follows: the
+        checks or reasoning before it are not the answer."""
+        for marker in reversed(list(_ANSWER_MARKER.finditer(text))):
+            label, seen = self._first_label(text, marker.end())
+            if seen:  # a label word follows the marker: the answer is there (None if it is negated)
+                return label
+        return self._first_label(text, 0)[0]
+
+    def _first_label(self, text: str, start: int) -> tuple[str | None, bool]:
+        """The first label word from ``start`` that no negation governs, and whether any label word stands there."""
+        seen = False
+        for m in self._regex.finditer(text, start):
             if m.group(0).lower() == "no" and _NO_BEFORE_A_NOUN.match(text, m.start()):
                 continue  # the word "no" itself; a label word "no hire" is read as written
-            if not _NEGATED.search(text, max(0, m.start() - 60), m.start()):
-                return self._lookup[m.group(0).lower()]
-        return None
+            seen = True
+            if not _NEGATED.search(text, max(start, m.start() - 60), m.start()):
+                return self._lookup[m.group(0).lower()], True
+        return None, seen
 
     def of_value(self, value: Any) -> str | None:
         """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``

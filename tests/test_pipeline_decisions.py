@@ -96,6 +96,18 @@ def test_the_planted_loan_prescreen_is_a_concern_with_a_far_smaller_p_than_perso
     assert paired.described["classification_design"] == {"gender": "counterfactual (paired)"}
 
 
+def test_a_model_that_reasons_before_its_answer_is_read_by_its_answer() -> None:
+    """The planted pre-screen again, each answer after the same checklist ("Stable income? Yes. Missed payments?
+    No."): read by its first keyword, every answer was the checklist's "yes", both versions were approved alike and
+    the biased model passed. The answer after "Final answer:" is the reply's."""
+    table = loan_table()
+    table["response"] = "Stable income? Yes. Missed payments? No.\n\nFinal answer: " + table["response"]
+    finding = _finding(_paired(table))
+    assert finding.severity == "concern" and finding.metric == "CPRD", finding.sentence
+    cprd = next(e for e in finding.evidence if e.metric == "CPRD")
+    assert cprd.value is not None and round(cprd.value, 3) == round(0.35 - 89 / 160, 3)
+
+
 @pytest.mark.slow
 def test_a_null_model_raises_no_concern() -> None:
     for seed in range(6):
