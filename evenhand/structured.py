@@ -11,6 +11,9 @@ tool (``advance_candidate(...)``). Everything here is pure text handling, shared
   ``{"content": ..., "tool_calls": [{"name": ..., "arguments": {...}}]}``, :func:`tool_calls_in` reads it back, and
   :class:`ToolCallLabelParser` reads a label from which function was called or from one of its arguments.
 
+* :func:`answer_text` is a reply's answer: a reasoning model that writes its deliberation into the reply
+  (``<think>...</think>``) is read by what follows it, by every reader (the response frame holds the answer).
+
 A reply that holds no such value gives None (a parser's "could not parse"): the pipeline counts those per group, it
 never guesses.
 """
@@ -28,10 +31,12 @@ from evenhand.errors import InputError, InputTypeError
 
 __all__ = [
     "MISSING",
+    "REASONING_ONLY",
     "JsonFieldLabelParser",
     "LabelWords",
     "ToolCall",
     "ToolCallLabelParser",
+    "answer_text",
     "json_document",
     "json_field",
     "openai_tool_calls",
@@ -58,6 +63,33 @@ _PATH_PART = re.compile(r"\[(-?\d+)\]|([^.\[\]]+)")
 # a whole path: a key or [n], then ".key" or "[n]" parts (no empty part: "a..b", ".a", "a." are typos)
 _PATH = re.compile(r"(?:[^.\[\]]+|\[-?\d+\])(?:\.[^.\[\]]+|\[-?\d+\])*")
 _MAX_STARTS = 64  # objects tried in a long reply before giving up (bounds the work on a reply of many braces)
+
+
+#: The tags reasoning models wrap their deliberation in when it is written into the reply (DeepSeek-R1, Qwen3 and
+#: their distillations served without a reasoning parser).
+_REASONING_TAG = r"think|thinking|reasoning|thought"
+#: A reply's leading reasoning block: the opening tag and its closing one, or the closing tag alone (a chat template
+#: that opens the block itself leaves only ``</think>`` in the reply).
+_REASONING_BLOCK = re.compile(
+    rf"\s*(?:<(?:{_REASONING_TAG})>)?.*?</(?:{_REASONING_TAG})>\s*", re.IGNORECASE | re.DOTALL
+)
+_REASONING_OPENED = re.compile(rf"\s*<(?:{_REASONING_TAG})>", re.IGNORECASE)
+#: Why a reply that is all reasoning has no answer (the response frame's ``error``).
+REASONING_ONLY: Final = "no answer after the reasoning block"
+
+
+def answer_text(reply: str) -> str:
+    """The answer of a reply: what follows a leading reasoning block (``<think>...</think>``), else the reply as
+    written; ``""`` for a reply cut inside its reasoning (an opening tag never closed). What the model deliberated is
+    not what it answered: every reader (label words, JSON, refusals, toxicity, sentiment, length) reads the answer.
+
+    >>> answer_text("<think>Say no? The record is fine.</think>\\n\\nYes")
+    'Yes'
+    """
+    block = _REASONING_BLOCK.match(reply)
+    if block is not None:
+        return reply[block.end() :]
+    return "" if _REASONING_OPENED.match(reply) else reply
 
 
 def json_document(text: str | None) -> Any:
