@@ -36,6 +36,7 @@ __all__ = [
     "LabelWords",
     "ToolCall",
     "ToolCallLabelParser",
+    "answer_starts",
     "answer_text",
     "json_document",
     "json_field",
@@ -269,16 +270,30 @@ _NO_BEFORE_A_NOUN = re.compile(
     r"no[ \t]+(?!(?:i|we|you|he|she|they|it|this|that|way|not|sorry|thanks?)\b)[a-z]", re.IGNORECASE
 )
 
-#: Where a reply gives its answer after reasoning or a table of criteria: "Final answer: yes", "**Decision:** deny",
-#: "| **Decision** | No |", a heading "## Final answer". The label read after the last such marker is the reply's,
-#: so that a criterion's "No" earlier in the reply is not taken for the decision.
-_ANSWER_WORD = r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome)"
+#: Where a reply gives its answer after reasoning, a table of criteria or a cited figure: "Final answer: yes",
+#: "**Decision:** deny", "| **Offer** | $72,000 |", a heading "## Final answer". What is read after the last such
+#: marker is the reply's answer (:func:`answer_starts`), so that a criterion's "No" or a benchmark's "$65,000"
+#: earlier in the reply is not taken for it.
+_ANSWER_WORD = (
+    r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome|estimate|offer|salary|price|figure)"
+)
 _ANSWER_MARKER = re.compile(
     rf"\b{_ANSWER_WORD}\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**:
     rf"|\|\s*(?:\*\*|__)?{_ANSWER_WORD}(?:\*\*|__)?\s*\|"  # a table row's first cell
     rf"|^[ \t]*#{{1,6}}[ \t]*{_ANSWER_WORD}[ \t]*#*[ \t]*$",  # a heading
     re.IGNORECASE | re.MULTILINE,
 )
+
+
+def answer_starts(text: str) -> list[int]:
+    """Where the answers a reply marks start, in order: just after each "Final answer:", "**Decision:**",
+    "Offer:", a table row or a heading that names the answer. A reader reads after the last one where what it reads
+    stands, else the whole reply.
+
+    >>> answer_starts("Median: $65,000. Final answer: $60,000")
+    [30]
+    """
+    return [m.end() for m in _ANSWER_MARKER.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -317,8 +332,8 @@ class LabelWords:
         before a noun ("I see no problems. Yes.": "yes"). A reply that marks its answer ("Final answer:",
         "**Decision:**", a table row or heading "Decision") is read after its last marker that a label follows: the
         checks or reasoning before it are not the answer."""
-        for marker in reversed(list(_ANSWER_MARKER.finditer(text))):
-            label, seen = self._first_label(text, marker.end())
+        for start in reversed(answer_starts(text)):
+            label, seen = self._first_label(text, start)
             if seen:  # a label word follows the marker: the answer is there (None if it is negated)
                 return label
         return self._first_label(text, 0)[0]
