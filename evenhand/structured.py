@@ -278,7 +278,7 @@ _ANSWER_WORD = (
     r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome|estimate|offer|salary|price|figure)"
 )
 _ANSWER_MARKER = re.compile(
-    rf"\b{_ANSWER_WORD}\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**:
+    rf"\b{_ANSWER_WORD}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
     rf"|\|\s*(?:\*\*|__)?{_ANSWER_WORD}(?:\*\*|__)?\s*\|"  # a table row's first cell
     rf"|^[ \t]*#{{1,6}}[ \t]*{_ANSWER_WORD}[ \t]*#*[ \t]*$",  # a heading
     re.IGNORECASE | re.MULTILINE,

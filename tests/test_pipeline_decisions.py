@@ -35,9 +35,11 @@ def _approvals(seed: int, female_shift: float, male_shift: float, total: tuple[i
     raise AssertionError("no draw with the target sums")
 
 
-def loan_table(seed: int = 0, *, biased: bool = True) -> pd.DataFrame:
-    """The counterfactual table: each applicant's female and male version, 5 answers each."""
-    f, m = _approvals(seed, -0.8, 0.35, (56, 89)) if biased else _approvals(seed, -0.2, -0.2, None)
+def loan_table(seed: int = 0, *, biased: bool = True, exact: bool = True) -> pd.DataFrame:
+    """The counterfactual table: each applicant's female and male version, 5 answers each (``exact``: a biased
+    table with the planted sums, 56 and 89 approvals of 160; else any draw of the planted model)."""
+    planted = (56, 89) if exact else None
+    f, m = _approvals(seed, -0.8, 0.35, planted) if biased else _approvals(seed, -0.2, -0.2, None)
     rng = np.random.default_rng(seed + 1)
     rows = []
     for i in range(32):

@@ -150,6 +150,7 @@ def test_parse_list_properties(items: list[str], k: int) -> None:
         ("Decision: yes. No further questions.", "1"),
         ("Yes. I would approve it.", "1"),  # no marker: the first keyword, as before
         ("The answer is: deny", "0"),
+        ('{"analysis": "Any gaps? No. Defaults? No.", "decision": "yes"}', "1"),  # JSON read as text: its key
     ],
 )
 def test_the_answer_after_an_answer_marker_is_the_reply_s(answer: str, label: str | None) -> None:
