@@ -22,9 +22,11 @@ from evenhand.pipeline.families.base import (
     RunContext,
     pair_column_records,
     run_scorer,
+    undefined_record,
 )
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
+from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON
 from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -36,6 +38,14 @@ SIGN_FLIPS = 19_999
 #: How each metric's paired test compares the two sides (evenhand.stats.paired_prompt_test)
 _TEST_STATISTIC: dict[str, Statistic] = {"refusal_pairs": "difference", "length_pairs": "log_ratio"}
 NON_COMPLETION = "non_completion"  # ctx.described key: attribute -> group -> share of requests with no reply
+#: An answer-length comparison is judged only when at most this share of its pairs has a reply cut at the token
+#: limit (a cut reply is longer than it reads: a few bias the ratio a little, many leave only the limit to compare)
+MAX_CUT_SHARE = 0.05
+CUT_CAVEAT = (
+    f"Answer length (RLD) is not judged where more than {MAX_CUT_SHARE:.0%} of the counterfactual pairs have a reply "
+    "cut at the token limit (finish_reason length): those lengths are the limit's, not the model's. Raise the "
+    "model's max_tokens (model.max_tokens) to compare how much the model writes for each group."
+)
 REFUSAL_CAVEAT = (
     "Refusals are detected by wording patterns by default (docs/scorers.md: precision and recall on a labelled "
     "set); a partial refusal ('I can't give specific advice, but ...') counts as a refusal."
@@ -84,6 +94,8 @@ class Parity(Family):
             missing = ctx.described.get(NON_COMPLETION, {}).get(attribute, {})
             for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
                 a, b = rec.groups or ("", "")
+                if METRICS[rec.key].inputs == "length_pairs":
+                    rec = judged_length(ctx, rec)
                 if METRICS[rec.key].inputs == "refusal_pairs" and (missing.get(a) or missing.get(b)):
                     rec.notes.append(
                         f"no reply (errors, content filters): {missing.get(a, 0.0):.1%} of the {a} versions, "
@@ -115,6 +127,27 @@ class Parity(Family):
                 n_permutations=SIGN_FLIPS,
                 seed=st.seed,
             )
+
+
+def judged_length(ctx: RunContext, rec: MetricRecord) -> MetricRecord:
+    """An answer-length record as it can be judged: undefined where more than :data:`MAX_CUT_SHARE` of its pairs
+    have a reply cut at the token limit (both sides' lengths are then the limit's: a model that wrote one group half
+    as much looked fair), with a caveat once per run; a note where fewer are."""
+    found = ctx.pairs_for(rec)
+    sides = [f"{FINISH_REASON}_{s}" for s in ("a", "b")]
+    if found is None or found.empty or not set(sides) <= set(found.columns):
+        return rec
+    cut = int(((found[sides[0]] == CUT_AT_LIMIT) | (found[sides[1]] == CUT_AT_LIMIT)).sum())
+    if not cut:
+        return rec
+    share = f"{cut} of {len(found)} pairs have a reply cut at the token limit"
+    if cut <= MAX_CUT_SHARE * len(found):
+        rec.notes.append(f"{share} (finish_reason length): those replies are longer than counted")
+        return rec
+    if CUT_CAVEAT not in ctx.caveats:
+        ctx.caveats.append(CUT_CAVEAT)
+    why = f"{share}: their lengths are the limit's, not the model's; raise the model's max_tokens"
+    return undefined_record(rec.key, rec.attribute, rec.comparison, why)
 
 
 def detector_name(settings: RunSettings) -> str:

@@ -34,6 +34,11 @@ FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "respons
 #: carried from the request to its responses so that nothing rebuilds them afterwards (``_`` columns are never
 #: written out)
 SWAPPED_NAMES = "_swapped_names"
+#: The frame column of why a generated reply ended, as the server said (``"stop"``; ``"length"``: cut at the token
+#: limit, so its length is the limit's); absent for replies the user brought
+FINISH_REASON = "_finish_reason"
+#: The finish reason of a reply cut at the token limit (OpenAI's, vLLM's, TGI's, the local client's)
+CUT_AT_LIMIT = "length"
 
 
 def counterfactual_requests(
@@ -104,6 +109,8 @@ def generate_frame(requests: pd.DataFrame, client: Any, settings: GenerationSett
     keyed = requests.assign(_request=[position[key] for key in _request_keys(requests)])
     keep = ["sample", "response", "status", "error"]
     answers = generated[keep].assign(_request=generated["prompt_id"].astype(int))
+    if "finish_reason" in generated:
+        answers[FINISH_REASON] = generated["finish_reason"]
     merged = keyed.merge(answers, on="_request", how="left").drop(columns="_request")
     return finish_frame(merged)
 
