@@ -29,9 +29,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import evenhand
 import pandas as pd
 from test_pipeline_decisions import _finding, _paired, loan_table
+
+import evenhand
 
 QUIET: dict[str, Any] = {"n_resamples": 200, "progress": False, "store": None}
 DECISION_FORMS: dict[str, Callable[[pd.Series], pd.Series]] = {

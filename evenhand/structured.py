@@ -75,6 +75,7 @@ _REASONING_BLOCK = re.compile(
     rf"\s*(?:<(?:{_REASONING_TAG})>)?.*?</(?:{_REASONING_TAG})>\s*", re.IGNORECASE | re.DOTALL
 )
 _REASONING_OPENED = re.compile(rf"\s*<(?:{_REASONING_TAG})>", re.IGNORECASE)
+_OPENING_TAG = re.compile(rf"<(?:{_REASONING_TAG})>", re.IGNORECASE)
 #: Why a reply that is all reasoning has no answer (the response frame's ``error``).
 REASONING_ONLY: Final = "no answer after the reasoning block"
 
@@ -87,10 +88,13 @@ def answer_text(reply: str) -> str:
     >>> answer_text("<think>Say no? The record is fine.</think>\\n\\nYes")
     'Yes'
     """
+    opened = _REASONING_OPENED.match(reply) is not None
     block = _REASONING_BLOCK.match(reply)
-    if block is not None:
+    # a closing tag alone ends a block the template opened, unless the reply opened one after its start ("wrap it in
+    # <think> and </think> tags" writes about the tags)
+    if block is not None and (opened or _OPENING_TAG.search(reply, 0, block.end()) is None):
         return reply[block.end() :]
-    return "" if _REASONING_OPENED.match(reply) else reply
+    return "" if opened else reply
 
 
 def json_document(text: str | None) -> Any:

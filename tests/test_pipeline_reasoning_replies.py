@@ -28,6 +28,7 @@ from evenhand.structured import answer_text
         ("<think>I should consider whether to say no", ""),  # cut inside its reasoning: no answer at all
         ("Yes, approve.", "Yes, approve."),  # no reasoning block: the reply as written
         ("Use the <think> tag in your prompt template.", "Use the <think> tag in your prompt template."),
+        ("Wrap it in <think> and </think> tags.", "Wrap it in <think> and </think> tags."),  # tags it writes about
     ],
 )
 def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str) -> None:
