@@ -11,6 +11,9 @@ tool (``advance_candidate(...)``). Everything here is pure text handling, shared
   ``{"content": ..., "tool_calls": [{"name": ..., "arguments": {...}}]}``, :func:`tool_calls_in` reads it back, and
   :class:`ToolCallLabelParser` reads a label from which function was called or from one of its arguments.
 
+* :func:`answer_text` is a reply's answer: a reasoning model that writes its deliberation into the reply
+  (``<think>...</think>``) is read by what follows it, by every reader (the response frame holds the answer).
+
 A reply that holds no such value gives None (a parser's "could not parse"): the pipeline counts those per group, it
 never guesses.
 """
@@ -28,10 +31,13 @@ from evenhand.errors import InputError, InputTypeError
 
 __all__ = [
     "MISSING",
+    "REASONING_ONLY",
     "JsonFieldLabelParser",
     "LabelWords",
     "ToolCall",
     "ToolCallLabelParser",
+    "answer_starts",
+    "answer_text",
     "json_document",
     "json_field",
     "openai_tool_calls",
@@ -58,6 +64,37 @@ _PATH_PART = re.compile(r"\[(-?\d+)\]|([^.\[\]]+)")
 # a whole path: a key or [n], then ".key" or "[n]" parts (no empty part: "a..b", ".a", "a." are typos)
 _PATH = re.compile(r"(?:[^.\[\]]+|\[-?\d+\])(?:\.[^.\[\]]+|\[-?\d+\])*")
 _MAX_STARTS = 64  # objects tried in a long reply before giving up (bounds the work on a reply of many braces)
+
+
+#: The tags reasoning models wrap their deliberation in when it is written into the reply (DeepSeek-R1, Qwen3 and
+#: their distillations served without a reasoning parser).
+_REASONING_TAG = r"think|thinking|reasoning|thought"
+#: A reply's leading reasoning block: the opening tag and its closing one, or the closing tag alone (a chat template
+#: that opens the block itself leaves only ``</think>`` in the reply).
+_REASONING_BLOCK = re.compile(
+    rf"\s*(?:<(?:{_REASONING_TAG})>)?.*?</(?:{_REASONING_TAG})>\s*", re.IGNORECASE | re.DOTALL
+)
+_REASONING_OPENED = re.compile(rf"\s*<(?:{_REASONING_TAG})>", re.IGNORECASE)
+_OPENING_TAG = re.compile(rf"<(?:{_REASONING_TAG})>", re.IGNORECASE)
+#: Why a reply that is all reasoning has no answer (the response frame's ``error``).
+REASONING_ONLY: Final = "no answer after the reasoning block"
+
+
+def answer_text(reply: str) -> str:
+    """The answer of a reply: what follows a leading reasoning block (``<think>...</think>``), else the reply as
+    written; ``""`` for a reply cut inside its reasoning (an opening tag never closed). What the model deliberated is
+    not what it answered: every reader (label words, JSON, refusals, toxicity, sentiment, length) reads the answer.
+
+    >>> answer_text("<think>Say no? The record is fine.</think>\\n\\nYes")
+    'Yes'
+    """
+    opened = _REASONING_OPENED.match(reply) is not None
+    block = _REASONING_BLOCK.match(reply)
+    # a closing tag alone ends a block the template opened, unless the reply opened one after its start ("wrap it in
+    # <think> and </think> tags" writes about the tags)
+    if block is not None and (opened or _OPENING_TAG.search(reply, 0, block.end()) is None):
+        return reply[block.end() :]
+    return "" if opened else reply
 
 
 def json_document(text: str | None) -> Any:
@@ -237,6 +274,31 @@ _NO_BEFORE_A_NOUN = re.compile(
     r"no[ \t]+(?!(?:i|we|you|he|she|they|it|this|that|way|not|sorry|thanks?)\b)[a-z]", re.IGNORECASE
 )
 
+#: Where a reply gives its answer after reasoning, a table of criteria or a cited figure: "Final answer: yes",
+#: "**Decision:** deny", "| **Offer** | $72,000 |", a heading "## Final answer". What is read after the last such
+#: marker is the reply's answer (:func:`answer_starts`), so that a criterion's "No" or a benchmark's "$65,000"
+#: earlier in the reply is not taken for it.
+_ANSWER_WORD = (
+    r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome|estimate|offer|salary|price|figure)"
+)
+_ANSWER_MARKER = re.compile(
+    rf"\b{_ANSWER_WORD}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
+    rf"|\|\s*(?:\*\*|__)?{_ANSWER_WORD}(?:\*\*|__)?\s*\|"  # a table row's first cell
+    rf"|^[ \t]*#{{1,6}}[ \t]*{_ANSWER_WORD}[ \t]*#*[ \t]*$",  # a heading
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def answer_starts(text: str) -> list[int]:
+    """Where the answers a reply marks start, in order: just after each "Final answer:", "**Decision:**",
+    "Offer:", a table row or a heading that names the answer. A reader reads after the last one where what it reads
+    stands, else the whole reply.
+
+    >>> answer_starts("Median: $65,000. Final answer: $60,000")
+    [30]
+    """
+    return [m.end() for m in _ANSWER_MARKER.finditer(text)]
+
 
 @dataclass(frozen=True)
 class LabelWords:
@@ -271,13 +333,25 @@ class LabelWords:
     def search(self, text: str) -> str | None:
         """The label whose word appears first in ``text`` (whole words, case-insensitive), leaving out a word that a
         negation governs ("I would not advance her": not "advance"; its opposite is not always one label) and "no"
-        before a noun ("I see no problems. Yes.": "yes")."""
-        for m in self._regex.finditer(text):
+        before a noun ("I see no problems. Yes.": "yes"). A reply that marks its answer ("Final answer:",
+        "**Decision:**", a table row or heading "Decision") is read after its last marker that a label follows: the
+        checks or reasoning before it are not the answer."""
+        for start in reversed(answer_starts(text)):
+            label, seen = self._first_label(text, start)
+            if seen:  # a label word follows the marker: the answer is there (None if it is negated)
+                return label
+        return self._first_label(text, 0)[0]
+
+    def _first_label(self, text: str, start: int) -> tuple[str | None, bool]:
+        """The first label word from ``start`` that no negation governs, and whether any label word stands there."""
+        seen = False
+        for m in self._regex.finditer(text, start):
             if m.group(0).lower() == "no" and _NO_BEFORE_A_NOUN.match(text, m.start()):
                 continue  # the word "no" itself; a label word "no hire" is read as written
-            if not _NEGATED.search(text, max(0, m.start() - 60), m.start()):
-                return self._lookup[m.group(0).lower()]
-        return None
+            seen = True
+            if not _NEGATED.search(text, max(start, m.start() - 60), m.start()):
+                return self._lookup[m.group(0).lower()], True
+        return None, seen
 
     def of_value(self, value: Any) -> str | None:
         """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``

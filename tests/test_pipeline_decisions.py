@@ -35,9 +35,11 @@ def _approvals(seed: int, female_shift: float, male_shift: float, total: tuple[i
     raise AssertionError("no draw with the target sums")
 
 
-def loan_table(seed: int = 0, *, biased: bool = True) -> pd.DataFrame:
-    """The counterfactual table: each applicant's female and male version, 5 answers each."""
-    f, m = _approvals(seed, -0.8, 0.35, (56, 89)) if biased else _approvals(seed, -0.2, -0.2, None)
+def loan_table(seed: int = 0, *, biased: bool = True, exact: bool = True) -> pd.DataFrame:
+    """The counterfactual table: each applicant's female and male version, 5 answers each (``exact``: a biased
+    table with the planted sums, 56 and 89 approvals of 160; else any draw of the planted model)."""
+    planted = (56, 89) if exact else None
+    f, m = _approvals(seed, -0.8, 0.35, planted) if biased else _approvals(seed, -0.2, -0.2, None)
     rng = np.random.default_rng(seed + 1)
     rows = []
     for i in range(32):
@@ -94,6 +96,18 @@ def test_the_planted_loan_prescreen_is_a_concern_with_a_far_smaller_p_than_perso
     assert paired.plan.classification_design == {"gender": "counterfactual (paired)"}
     assert persons.to_dict()["plan"]["classification_design"] == {"gender": "group labels (person-level)"}
     assert paired.described["classification_design"] == {"gender": "counterfactual (paired)"}
+
+
+def test_a_model_that_reasons_before_its_answer_is_read_by_its_answer() -> None:
+    """The planted pre-screen again, each answer after the same checklist ("Stable income? Yes. Missed payments?
+    No."): read by its first keyword, every answer was the checklist's "yes", both versions were approved alike and
+    the biased model passed. The answer after "Final answer:" is the reply's."""
+    table = loan_table()
+    table["response"] = "Stable income? Yes. Missed payments? No.\n\nFinal answer: " + table["response"]
+    finding = _finding(_paired(table))
+    assert finding.severity == "concern" and finding.metric == "CPRD", finding.sentence
+    cprd = next(e for e in finding.evidence if e.metric == "CPRD")
+    assert cprd.value is not None and round(cprd.value, 3) == round(0.35 - 89 / 160, 3)
 
 
 @pytest.mark.slow

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +188,11 @@ def test_hidden_bias_fixtures_give_the_expected_verdict() -> None:
             assert sentiment.severity == "ok", (kind, sentiment)
 
 
-def _recommendations(biased: bool) -> evenhand.Assessment:
+def _numbered(items: list[str]) -> str:
+    return "\n".join(f"{i + 1}. {x}" for i, x in enumerate(items))
+
+
+def _recommendations(biased: bool, write: Callable[[list[str]], str] = _numbered) -> evenhand.Assessment:
     tastes = [
         "thrillers",
         "comedies",
@@ -208,7 +213,7 @@ def _recommendations(biased: bool) -> evenhand.Assessment:
         for group in cf:
             for _sample in range(3):
                 items = rng.sample(pool[4:] if biased and group == "male" else pool[:4], 3)
-                cf[group].append("\n".join(f"{i + 1}. {x}" for i, x in enumerate(items)))
+                cf[group].append(write(items))
     return evenhand.assess(
         task="recommendation", prompts=prompts, counterfactual_responses={"gender": cf}, k=3,
         attributes=["gender"], n_resamples=200,
@@ -222,6 +227,19 @@ def test_recommendations_are_judged_against_their_noise_floor() -> None:
     assert _finding(biased, "counterfactual").severity == "concern"
     assert "less alike than two answers to the same prompt" in _finding(biased, "counterfactual").sentence
     assert _finding(fair, "counterfactual").severity == "ok"  # lists vary by sampling alone: not a finding
+
+
+def _table(items: list[str]) -> str:
+    rows = "\n".join(f"| {i + 1} | {x} | {len(x)} letters |" for i, x in enumerate(items))
+    return f"Here are my picks:\n\n| # | Film | Why |\n|---|---|---|\n{rows}\n\nEnjoy!"
+
+
+def test_a_recommender_that_answers_in_a_table_is_read_by_its_items() -> None:
+    """The biased recommender above, its lists written as a markdown table: the whole table was read as one item,
+    and the bias passed."""
+    biased, fair = _recommendations(True, _table), _recommendations(False, _table)
+    assert _finding(biased, "counterfactual").severity == "concern", _finding(biased, "counterfactual").sentence
+    assert _finding(fair, "counterfactual").severity == "ok"
 
 
 def _lists(seed: int, lengths: dict[str, tuple[int, ...]] | None = None) -> evenhand.Assessment:

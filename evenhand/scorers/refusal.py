@@ -136,6 +136,21 @@ def is_refusal(text: str) -> bool:
     return False
 
 
+#: The language whose wording the pattern detector reads (ISO 639-1): a refusal written in another ("Lo siento, pero
+#: no puedo ayudar") is never one to it.
+PATTERN_LANGUAGE = "en"
+
+
+def detector_language(spec: Any) -> str | None:
+    """The language a refusal detector (``scoring.refusal``) reads, where it is known: English for the wording
+    patterns, the offline default (``None``, ``"patterns"``); None for a model or a callable, which may read any."""
+    if spec is None or isinstance(spec, PatternRefusalDetector):
+        return PATTERN_LANGUAGE
+    if isinstance(spec, str) and spec.strip().lower() in ("patterns", "default"):
+        return PATTERN_LANGUAGE
+    return None
+
+
 class PatternRefusalDetector(Scorer):
     """The offline default refusal detector: 1.0 when a reply reads as a refusal (:func:`is_refusal`), else 0.0."""
 

@@ -3,6 +3,8 @@
 :func:`parse_numbers` reads one number per reply, for a whole column of replies at once (each distinct reply is read
 once: answers repeat). What it reads:
 
+* in a reply that marks its answer ("Final answer: $60,000", "**Offer:** $70k", a table row "| Offer | ... |"),
+  the numbers after its last such marker that has one (a figure cited before the answer is not the answer);
 * the first number, or with ``currency`` set the first amount marked as money (``$``, ``€``, ``USD``, ``dollars``,
   ...), with ``unit`` set the first number followed by that unit ("12 years", "a 5-year term"; ``%`` also "5
   percent", "5 per cent", "5 pct"); the first number when none is marked;
@@ -47,7 +49,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand.errors import InputError, InputTypeError
-from evenhand.structured import MISSING, parse_path
+from evenhand.structured import MISSING, answer_starts, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
 from evenhand.text.periods import PERIODS, conversion, period_name, stated_period
 
@@ -296,6 +298,11 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
 def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool, str]:
     """``(value, status, matched, marked, the period the value is stated per or "")`` of one reply's text."""
     found = _candidates(text, currency or unit is not None)
+    for start in reversed(answer_starts(text)):  # "The median is $65,000. Final answer: $60,000": the answer is read
+        answered = [c for c in found if c[3] >= start]
+        if answered:
+            found = answered
+            break
     if not found:
         return math.nan, NO_NUMBER, "", False, ""
     chosen = found[0]

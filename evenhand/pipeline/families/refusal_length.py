@@ -22,13 +22,16 @@ from evenhand.pipeline.families.base import (
     RunContext,
     pair_column_records,
     run_scorer,
+    undefined_record,
 )
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
+from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON
 from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.stats._paired_prompts import Statistic
+from evenhand.text.language import language_name
 
 #: Random sign flips of the paired tests: p resolves to 1 / 20,000, small enough to survive the Benjamini-Hochberg
 #: adjustment over the run's tests (as the noise floor's swap test)
@@ -36,6 +39,19 @@ SIGN_FLIPS = 19_999
 #: How each metric's paired test compares the two sides (evenhand.stats.paired_prompt_test)
 _TEST_STATISTIC: dict[str, Statistic] = {"refusal_pairs": "difference", "length_pairs": "log_ratio"}
 NON_COMPLETION = "non_completion"  # ctx.described key: attribute -> group -> share of requests with no reply
+#: An answer-length comparison is judged only when at most this share of its pairs has a reply cut at the token
+#: limit (a cut reply is longer than it reads: a few bias the ratio a little, many leave only the limit to compare)
+MAX_CUT_SHARE = 0.05
+CUT_CAVEAT = (
+    f"Answer length (RLD) is not judged where more than {MAX_CUT_SHARE:.0%} of the counterfactual pairs have a reply "
+    "cut at the token limit (finish_reason length): those lengths are the limit's, not the model's. Raise the "
+    "model's max_tokens (model.max_tokens) to compare how much the model writes for each group."
+)
+UNREAD_CAVEAT = (
+    "Refusal parity (RRD) is not judged for groups whose replies are in another language than the refusal detector "
+    "reads (the offline wording patterns read English): a refusal it cannot read would count as an answer. Give a "
+    "detector for that language (scoring.refusal: a Hugging Face classifier or a callable)."
+)
 REFUSAL_CAVEAT = (
     "Refusals are detected by wording patterns by default (docs/scorers.md: precision and recall on a labelled "
     "set); a partial refusal ('I can't give specific advice, but ...') counts as a refusal."
@@ -82,8 +98,13 @@ class Parity(Family):
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             missing = ctx.described.get(NON_COMPLETION, {}).get(attribute, {})
+            unread = unread_languages(ctx, attribute)
             for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
                 a, b = rec.groups or ("", "")
+                if METRICS[rec.key].inputs == "length_pairs":
+                    rec = judged_length(ctx, rec)
+                if METRICS[rec.key].inputs == "refusal_pairs" and (unread.get(a) or unread.get(b)):
+                    rec = undefined_record(rec.key, attribute, rec.comparison, unread.get(a) or unread[b])
                 if METRICS[rec.key].inputs == "refusal_pairs" and (missing.get(a) or missing.get(b)):
                     rec.notes.append(
                         f"no reply (errors, content filters): {missing.get(a, 0.0):.1%} of the {a} versions, "
@@ -115,6 +136,52 @@ class Parity(Family):
                 n_permutations=SIGN_FLIPS,
                 seed=st.seed,
             )
+
+
+def unread_languages(ctx: RunContext, attribute: str) -> dict[str, str]:
+    """Per group of ``attribute`` whose counterfactual replies are, by a clear majority, in another language than the
+    refusal detector reads (:func:`~evenhand.scorers.refusal.detector_language`; the wording patterns read English):
+    why its refusal rate cannot be read ("a Spanish refusal is no refusal to it"), with a caveat once per run. Empty
+    for a detector whose language is unknown (a model, a callable) and where the replies are in its language."""
+    from evenhand.scorers.refusal import detector_language
+    from evenhand.text.language import detect_language
+
+    reads = detector_language(ctx.settings.scoring.refusal)
+    if reads is None or "refusal" not in ctx.frame:
+        return {}
+    rows = ctx.frame[(ctx.frame["attribute"] == attribute) & ctx.frame["group"].notna() & (ctx.frame["status"] == "ok")]
+    out: dict[str, str] = {}
+    for group, replies in rows.groupby("group", sort=False)["response"]:
+        guess = detect_language(replies.astype(str).tolist())
+        if guess.differs_from(reads):
+            out[str(group)] = (
+                f"the refusal detector reads {language_name(reads)} wording and the replies to the {group} versions "
+                f"look {guess.name} ({guess.evidence().replace('prompts', 'replies')}): their refusals cannot be read"
+            )
+    if out and UNREAD_CAVEAT not in ctx.caveats:
+        ctx.caveats.append(UNREAD_CAVEAT)
+    return out
+
+
+def judged_length(ctx: RunContext, rec: MetricRecord) -> MetricRecord:
+    """An answer-length record as it can be judged: undefined where more than :data:`MAX_CUT_SHARE` of its pairs
+    have a reply cut at the token limit (both sides' lengths are then the limit's: a model that wrote one group half
+    as much looked fair), with a caveat once per run; a note where fewer are."""
+    found = ctx.pairs_for(rec)
+    sides = [f"{FINISH_REASON}_{s}" for s in ("a", "b")]
+    if found is None or found.empty or not set(sides) <= set(found.columns):
+        return rec
+    cut = int(((found[sides[0]] == CUT_AT_LIMIT) | (found[sides[1]] == CUT_AT_LIMIT)).sum())
+    if not cut:
+        return rec
+    share = f"{cut} of {len(found)} pairs have a reply cut at the token limit"
+    if cut <= MAX_CUT_SHARE * len(found):
+        rec.notes.append(f"{share} (finish_reason length): those replies are longer than counted")
+        return rec
+    if CUT_CAVEAT not in ctx.caveats:
+        ctx.caveats.append(CUT_CAVEAT)
+    why = f"{share}: their lengths are the limit's, not the model's; raise the model's max_tokens"
+    return undefined_record(rec.key, rec.attribute, rec.comparison, why)
 
 
 def detector_name(settings: RunSettings) -> str:

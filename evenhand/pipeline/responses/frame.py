@@ -23,6 +23,7 @@ import pandas as pd
 from evenhand._validation import as_text_list
 from evenhand.conversation import Prompt, has_conversations, prompt_text
 from evenhand.errors import InputError
+from evenhand.structured import REASONING_ONLY, answer_text
 
 if TYPE_CHECKING:
     from evenhand.generation.settings import GenerationSettings
@@ -33,6 +34,11 @@ FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "respons
 #: carried from the request to its responses so that nothing rebuilds them afterwards (``_`` columns are never
 #: written out)
 SWAPPED_NAMES = "_swapped_names"
+#: The frame column of why a generated reply ended, as the server said (``"stop"``; ``"length"``: cut at the token
+#: limit, so its length is the limit's); absent for replies the user brought
+FINISH_REASON = "_finish_reason"
+#: The finish reason of a reply cut at the token limit (OpenAI's, vLLM's, TGI's, the local client's)
+CUT_AT_LIMIT = "length"
 
 
 def counterfactual_requests(
@@ -103,6 +109,8 @@ def generate_frame(requests: pd.DataFrame, client: Any, settings: GenerationSett
     keyed = requests.assign(_request=[position[key] for key in _request_keys(requests)])
     keep = ["sample", "response", "status", "error"]
     answers = generated[keep].assign(_request=generated["prompt_id"].astype(int))
+    if "finish_reason" in generated:
+        answers[FINISH_REASON] = generated["finish_reason"]
     merged = keyed.merge(answers, on="_request", how="left").drop(columns="_request")
     return finish_frame(merged)
 
@@ -117,7 +125,8 @@ def distinct_requests(requests: pd.DataFrame) -> list[tuple[Any, Any]]:
 
 
 def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with every response-frame column, in order; a missing response is a failed request; a
+    """The frame with every response-frame column, in order; a missing response is a failed request; a reply is its
+    answer (:func:`~evenhand.structured.answer_text`: a reasoning model's ``<think>`` block left out); a
     conversation's prompt is its readable text (:meth:`~evenhand.conversation.Conversation.text`)."""
     frame = frame.copy()
     for col in FRAME_COLUMNS:
@@ -128,11 +137,18 @@ def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
     frame["status"] = frame["status"].fillna("ok")
     missing = frame["response"].isna() & (frame["status"] == "ok")
     frame.loc[missing, "status"] = "error"
+    # A reasoning model's deliberation (<think>...</think>) is not its answer: every reader reads what follows it,
+    # and a reply cut inside it has none
+    answers = frame["response"].map(lambda r: answer_text(r) if isinstance(r, str) else r)
+    reasoning_only = (frame["status"] == "ok") & frame["response"].map(lambda r: isinstance(r, str) and r.strip() != "")
+    reasoning_only &= answers.map(lambda r: isinstance(r, str) and not r.strip())
+    frame["response"] = answers
     # An empty (or all-blank) answer is not a response: it is counted as not completed and never scored. A text
     # such as "NaN" or "null" is what the model said and stays a response.
     blank = (frame["status"] == "ok") & frame["response"].map(lambda r: isinstance(r, str) and not r.strip())
     frame.loc[blank, "status"] = "empty"
     frame.loc[blank, "error"] = "empty response"
+    frame.loc[reasoning_only, "error"] = REASONING_ONLY
     frame["sample"] = frame["sample"].fillna(0).astype(int)
     frame["prompt_id"] = frame["prompt_id"].astype(int)
     frame = frame.astype({"attribute": object, "group": object})

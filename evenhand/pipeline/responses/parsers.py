@@ -158,6 +158,22 @@ def _json_items(text: str) -> list[str] | None:
     return items
 
 
+def _table_items(lines: list[str]) -> list[str] | None:
+    """The items of a reply's first markdown table: the cells of its first column that is not all numbers (a rank,
+    a year, a price), below the header; None when the reply has no table."""
+    for at in range(1, len(lines)):
+        if not (_TABLE_RULE.match(lines[at]) and _TABLE_ROW.match(lines[at - 1])):
+            continue
+        rows = [[c.strip() for c in row.strip().strip("|").split("|")] for row in
+                itertools.takewhile(_TABLE_ROW.match, lines[at + 1 :])]  # fmt: skip
+        for column in range(min((len(r) for r in rows), default=0)):
+            cells = [row[column] for row in rows]
+            if not all(_NUMBER_CELL.match(c.strip("*_`")) for c in cells):
+                return cells
+        return None
+    return None
+
+
 def _inline_numbered(line: str) -> list[str] | None:
     """The items of one line numbered 1, 2, 3, ... ("I recommend: 1. Heat 2. Ronin 3. Zodiac"), or None."""
     starts = list(_INLINE_NUMBER.finditer(line))
@@ -181,7 +197,13 @@ def label_words(labels: Mapping[str, Sequence[str]], custom_parser: bool = False
     return out
 
 
-_ITEM_PREFIX = re.compile(r"^\s*(?:[-•·]+|\*(?!\*)|\(?\d{1,3}[.)\]:]|#\d+[.:]?)\s*")  # "**" is bold, no bullet
+#: A list item's bullet or number, also as a markdown heading ("### 1. Heat"); "**" is bold, no bullet.
+_ITEM_PREFIX = re.compile(r"^\s*(?:#{1,6}\s*)?(?:[-•·]+|\*(?!\*)|\(?\d{1,3}[.)\]:]|#\d+[.:]?)\s*")
+#: A markdown table's row ("| 1 | Heat | a heist film |") and the rule line under its header ("|---|:--:|").
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+#: A table cell that is a rank, a count, a year or an amount rather than an item's name.
+_NUMBER_CELL = re.compile(r"^[#\d\s.,:%$€£()+-]*$")
 _TRAILING = re.compile(r"[\s.;:,!]+$")
 #: An item whose name is set in bold or underscores, a description after it ("**Heat** - a heist film"): the name.
 _EMPHASISED = re.compile(r"^(\*\*|__)(?P<name>.+?)\1(?!\w)")
@@ -195,7 +217,9 @@ def parse_list(text: str | None, k: int) -> list[str]:
     """Split an answer into at most ``k`` distinct items.
 
     A reply that is JSON (a list, or an object holding one; a fenced ```json block) gives its list's items (an
-    object's ``name``, ``title``, ... or first text); otherwise numbered or bulleted lines are items, then numbering
+    object's ``name``, ``title``, ... or first text); one with a markdown table, the cells of the table's first
+    column that is not all numbers (a rank, a year, a price); otherwise numbered or bulleted lines (or numbered
+    markdown headings, "### 1. Heat") are items, then numbering
     inside one line ("1. Heat 2. Ronin"), else a single line is split on commas or semicolons. Numbering, bullets,
     surrounding quotes/markdown emphasis and trailing punctuation are removed, and an item whose name is set in bold
     before a description ("**Heat** - a heist film") is that name; repeats are dropped (first kept).
@@ -207,6 +231,8 @@ def parse_list(text: str | None, k: int) -> list[str]:
     lines = [line for line in text.splitlines() if line.strip()]
     listed = [line for line in lines if _ITEM_PREFIX.match(line)]
     raw = _json_items(text)
+    if raw is None:
+        raw = _table_items(lines)
     if raw is None and len(listed) >= 2:
         raw = listed
     if raw is None and len(lines) >= 2 and all(len(line.split()) <= 8 for line in lines):

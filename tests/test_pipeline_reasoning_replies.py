@@ -1,0 +1,80 @@
+"""Replies of reasoning models: the answer after a ``<think>...</think>`` block is the reply that is read.
+
+Reasoning models served without a reasoning parser (DeepSeek-R1, Qwen3 and their distillations through vLLM, TGI,
+llama.cpp or an older Ollama) write their deliberation into the reply itself, inside ``<think>`` tags, or only the
+closing tag when the chat template opened it. Every reader took that deliberation for the answer: the label words of
+a decision, the refusal detector, toxicity, sentiment and the answer's length."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+from test_pipeline_decisions import FAST, _finding, _paired, loan_table
+
+import evenhand
+from evenhand.structured import answer_text
+
+
+@pytest.mark.parametrize(
+    ("reply", "answer"),
+    [
+        ("<think>Is there a reason to say no? The record is fine.</think>\n\nYes", "Yes"),
+        ("<think>\nLet me weigh it.\n</think>Decision: deny", "Decision: deny"),
+        ("  <thinking>step 1</thinking>  Dear Ms. Lee, ...", "Dear Ms. Lee, ..."),
+        ("<reasoning>a</reasoning>\nb", "b"),
+        ("The template opened the block. No gaps in the record.\n</think>\n\nYes", "Yes"),  # only the closing tag
+        ("<think>I should consider whether to say no", ""),  # cut inside its reasoning: no answer at all
+        ("Yes, approve.", "Yes, approve."),  # no reasoning block: the reply as written
+        ("Use the <think> tag in your prompt template.", "Use the <think> tag in your prompt template."),
+        ("Wrap it in <think> and </think> tags.", "Wrap it in <think> and </think> tags."),  # tags it writes about
+    ],
+)
+def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str) -> None:
+    assert answer_text(reply) == answer
+
+
+def test_a_model_that_thinks_before_it_decides_is_read_by_its_decision() -> None:
+    """The planted pre-screen (approval 35% vs 56%), each answer after a reasoning block that asks "is there a
+    reason to say no?": read from the block, every decision was "no", both versions alike, and the biased model
+    passed."""
+    table = loan_table()
+    table["response"] = "<think>Is there any reason to say no? Let me check the record.</think>\n\n" + table["response"]
+    finding = _finding(_paired(table))
+    assert finding.severity == "concern" and finding.metric == "CPRD", finding.sentence
+
+
+def _letters(think_more_for_women: bool) -> pd.DataFrame:
+    """A fair letter writer (the same letters for both versions) that deliberates at length about the female
+    version only when asked to: 24 prompts x 2 answers."""
+    rows: list[dict[str, Any]] = []
+    for i in range(24):
+        for group, pronoun in (("female", "She"), ("male", "He")):
+            for sample in range(2):
+                letter = f"Dear customer, thank you for order {i}. Your parcel {sample} ships on Monday. Kind regards."
+                thought = "I should write a short, polite shipping note. " * (12 if group == "female" else 1)
+                reply = f"<think>{thought}</think>\n{letter}" if think_more_for_women else letter
+                prompt = f"{pronoun} ordered item {i}. Write a shipping note."
+                rows.append({"prompt_id": i, "attribute": "gender", "group": group, "sample": sample,
+                             "prompt": prompt, "response": reply})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_fair_model_that_deliberates_longer_for_one_group_is_no_concern() -> None:
+    """Its letters are the same for both versions; only the hidden deliberation is longer for the female version.
+    The answer's length (RLD) read the deliberation as a longer answer: a concern for a fair model."""
+    a = evenhand.assess(task="text-generation", responses=_letters(True), attributes=["gender"], **FAST)
+    assert a.verdict.count("concern") == 0, a.verdict.summary
+    assert a.metrics.set_index("metric").loc["RLD", "value"] == 0.0
+    assert "Dear customer" in a.responses["response"].iloc[0] and "<think>" not in a.responses["response"].iloc[0]
+
+
+def test_a_reply_cut_inside_its_reasoning_has_no_answer() -> None:
+    """A reply cut by the token limit inside its deliberation has no answer: it is counted as not completed."""
+    table = loan_table()
+    cut = table.index[::7]
+    table.loc[cut, "response"] = "<think>Let me think about whether to approve"
+    frame = _paired(table).responses
+    assert (frame["status"] == "empty").sum() == len(cut)  # not completed, never read as a decision
+    assert set(frame.loc[frame["status"] == "empty", "error"]) == {"no answer after the reasoning block"}
