@@ -279,3 +279,17 @@ def test_interval_table_one_row_per_metric() -> None:
     assert interval_table([a], n_resamples=100)["metric"].tolist() == ["M"]
     with pytest.raises(TypeError, match="MetricResult"):
         interval_table({"x": 0.3})  # type: ignore[dict-item]
+
+
+def test_a_degenerate_bootstrap_says_it_cannot_show_uncertainty() -> None:
+    """At 0% every replicate is 0 and the bootstrap gives [0, 0]; the interval now says why and where to look
+    (review7: the README's quickstart call read as certainty on 2-10 prompts)."""
+    from evenhand import metrics as m
+    from evenhand import stats
+
+    none = m.toxic_fraction([0.1] * 8, threshold=0.5, prompts=[0, 0, 1, 1, 2, 2, 3, 3])
+    iv = stats.confidence_interval(none, seed=0)
+    assert (iv.low, iv.high) == (0.0, 0.0) and iv.reason is not None and "metric_interval" in iv.reason
+    assert stats.metric_interval(none, "rate").high > 0.5
+    some = m.toxic_fraction([0.1, 0.7, 0.2, 0.3, 0.05, 0.6, 0.9, 0.8], threshold=0.5, prompts=[0, 0, 1, 1, 2, 2, 3, 3])
+    assert stats.confidence_interval(some, seed=0).reason is None

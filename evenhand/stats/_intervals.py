@@ -153,11 +153,15 @@ def confidence_interval(
     if method == "bca":
         probs = _bca_levels(valid, theta, probs, resampler, rng)
     low, high = np.quantile(valid, probs)
+    reason: str | None = None
     if valid.max() - valid.min() <= 1e-12 * max(1.0, abs(theta)):
         low = high = float(valid[0])  # a degenerate distribution (e.g. no toxic response at all)
-    reason: str | None = None
+        # the bootstrap cannot show what it never draws: say so rather than let [0, 0] read as certainty
+        reason = (f"every bootstrap replicate of {name} equals {low:g}: the bootstrap shows no uncertainty here; "
+                  "evenhand.stats.metric_interval gives an interval that covers the value (e.g. 'none of k units')")
     if valid.size < n_resamples:
-        reason = f"{n_resamples - valid.size} of {n_resamples} replicates of {name} were undefined and left out"
+        undefined = f"{n_resamples - valid.size} of {n_resamples} replicates of {name} were undefined and left out"
+        reason = f"{reason}; {undefined}" if reason else undefined
     return Interval(
         estimate=theta,
         low=float(low),
