@@ -183,3 +183,50 @@ def test_a_model_that_declines_to_decide_for_one_group_is_found() -> None:
     fair = _screened(screening())
     assert fair.verdict.count("concern") == 0, fair.verdict.summary
     assert fair.metrics.set_index("metric").loc["RRD", "value"] == 0.0
+
+
+def _three_outcomes(seed: int, *, moved: float) -> pd.DataFrame:
+    """30 cases x 2 versions x 4 answers among approve / review / deny, the same approval rate (40%) for both
+    versions; a share ``moved`` of the female versions' "review" answers become "deny"."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(30):
+        for group, title in (("female", "Mrs."), ("male", "Mr.")):
+            for sample in range(4):
+                draw = rng.random()
+                answer = "approve" if draw < 0.4 else "review" if draw < 0.8 else "deny"
+                if group == "female" and answer == "review" and rng.random() < moved:
+                    answer = "deny"
+                rows.append({"prompt_id": i, "attribute": "gender", "group": group, "sample": sample,
+                             "prompt": f"Loan for {title} Lee, case {i}. Decide: approve, review or deny.",
+                             "response": f"Decision: {answer}"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _three_way(table: pd.DataFrame, **kwargs: Any) -> evenhand.Assessment:
+    return evenhand.assess(task="classification", responses=table, attributes=["gender"],
+                           label_parser={"approve": ["approve"], "review": ["review"], "deny": ["deny"]},
+                           positive_label="approve", **FAST, **kwargs)  # fmt: skip
+
+
+def test_a_model_that_moves_one_group_from_review_to_deny_is_found() -> None:
+    """Three outcomes, the same approval rate for both versions: CPRD on "approve" is about 0, and the women's
+    "review" answers moved to "deny" went unseen. Every outcome's rate is compared between the versions, and the
+    finding names the outcome that moved."""
+    moved = _three_way(_three_outcomes(0, moved=0.8), thresholds=[{"verdict": "concern", "max": 0}])
+    concerns = [f for f in moved.verdict.findings if f.severity == "concern"]
+    assert concerns, moved.verdict.summary
+    assert {f.cls for f in concerns} <= {"review", "deny"} and "deny" in {f.cls for f in concerns}, concerns
+    assert any("'deny' more often" in f.sentence for f in concerns), [f.sentence for f in concerns]
+    assert not all(c.passed for c in moved.threshold_checks)
+    rows = moved.metrics[moved.metrics["metric"] == "CPRD"].set_index("class", drop=False)
+    assert set(rows["class"].dropna()) == {"review", "deny"}  # the positive label's row stays as it was (no class)
+    assert rows.loc["deny", "value"] > 0.2
+    fair = _three_way(_three_outcomes(0, moved=0.0))
+    assert fair.verdict.count("concern") == 0, fair.verdict.summary
+
+
+def test_two_outcomes_add_no_row_for_the_negative_label() -> None:
+    """With two outcomes the negative label's rate is 1 minus the positive's: no second row."""
+    a = _paired(loan_table(0, biased=False))
+    assert a.metrics[a.metrics["metric"] == "CPRD"]["class"].isna().all()
