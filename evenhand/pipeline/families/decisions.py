@@ -31,7 +31,6 @@ from evenhand.pipeline.responses.parsers import (
 )
 from evenhand.pipeline.stages import counted
 
-#: why a row is undefined when no pair has two readable decisions (the verdict's gates read it: issue left7a)
 UNREAD = "no counterfactual pair where both answers parse into a label"
 
 
@@ -93,7 +92,7 @@ class CounterfactualDecisions(Family):
         a, b = comparison.groups or ("", "")
         parsed = _parsed(found)
         if parsed.empty:
-            return undefined_record(key, attribute, comparison, UNREAD)
+            return undefined_record(key, attribute, comparison, UNREAD, unread=True)
         first, second = _decisions(parsed, cls)
         result = ctx.metric(key, first, second, prompts=parsed["prompt_id"].to_numpy())
         # the verdict's sentence names the decision ("the male version gets 'approve' 56% of the time")
