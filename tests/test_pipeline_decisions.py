@@ -6,6 +6,7 @@ the rows in the CSV, the report, the console and ``compare``."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,32 @@ def test_two_outcomes_add_no_row_for_the_negative_label() -> None:
     """With two outcomes the negative label's rate is 1 minus the positive's: no second row."""
     a = _paired(loan_table(0, biased=False))
     assert a.metrics[a.metrics["metric"] == "CPRD"]["class"].isna().all()
+
+
+def _silent(seed: int, *, women: float, everyone: float) -> evenhand.Assessment:
+    """30 cases x 2 versions x 2 answers (advance or reject at random, the same for both versions); a share
+    ``women`` of the female versions' replies, and ``everyone`` of all, come back empty ("") or filtered (None)."""
+    rng = random.Random(seed)
+
+    def client(prompt: str, **_: Any) -> str | None:
+        if rng.random() < everyone or ("Mrs." in prompt and rng.random() < women):
+            return rng.choice(["", None])
+        return rng.choice(["advance", "reject"])
+
+    prompts = [f"Case {i}: Mr. Lee applied. Should we advance him? Answer advance or reject." for i in range(30)]
+    return evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=2,
+                           label_parser={"1": ["advance"], "0": ["reject"]}, **FAST)  # fmt: skip
+
+
+def test_a_model_that_silently_drops_some_of_one_groups_replies_is_found() -> None:
+    """40% of the women's replies empty or filtered: RRD counts replies only and DFR/CPRD the answered pairs, so the
+    gap showed only as a note on RRD. The non-completion rate difference (NRD) is a finding judged like refusals."""
+    dropped = _silent(0, women=0.4, everyone=0.0)
+    (nrd,) = [f for f in dropped.verdict.findings if f.metric == "NRD"]
+    assert nrd.severity == "concern", nrd.sentence
+    assert "female version" in nrd.sentence and "no reply" in nrd.sentence, nrd.sentence
+    row = dropped.metrics.set_index("metric").loc["NRD"]
+    assert row["value"] > 0.25 and row["ci_low"] > 0 and row["p_adjusted"] < 0.01
+    fair = _silent(0, women=0.0, everyone=0.1)  # the same share for everyone: no finding beyond chance
+    assert fair.verdict.count("concern") == 0, fair.verdict.summary
+    assert "NRD" in set(fair.metrics["metric"])

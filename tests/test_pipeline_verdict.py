@@ -282,7 +282,7 @@ def test_a_recommender_that_gives_one_group_shorter_lists_is_found() -> None:
 def test_a_verdict_gate_that_judged_nothing_fails(blank: str | None) -> None:
     """A model whose every reply to a woman's case was empty (or filtered) left no pair to compare: the verdict said
     "nothing to judge" and a {verdict: concern, max: 0} gate passed. A verdict rule that judges no finding fails, as
-    a metric rule that matches no row does."""
+    a metric rule that matches no row does; and the gap in replies that never came is itself a concern (NRD)."""
     rng = random.Random(0)
 
     def client(prompt: str, **_: Any) -> str | None:
@@ -292,9 +292,11 @@ def test_a_verdict_gate_that_judged_nothing_fails(blank: str | None) -> None:
     a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=1,
                         label_parser={"1": ["advance"], "0": ["reject"]}, thresholds=[Threshold(verdict="concern",
                         max=0)], n_resamples=200, store=None, progress=False)  # fmt: skip
-    assert not a.verdict.findings
+    # 8 prompts: too few units for a concern, NRD is a watch; the decisions it left no pair for fail the gate
+    assert [(f.metric, f.severity) for f in a.verdict.findings] == [("NRD", "watch")]
+    assert "female version got no reply" in a.verdict.findings[0].sentence
     (check,) = a.threshold_checks
-    assert not check.passed and "nothing was judged" in check.reason
+    assert not check.passed and "CPRD (gender) could not be judged" in check.reason, check.reason
     assert a.passed is False
 
 

@@ -1,5 +1,6 @@
 """Parity of service between the counterfactual versions of a prompt (beyond the paper; issue 27): who is refused
-more (:func:`refusal_rate_difference`) and who gets shorter answers (:func:`relative_length_difference`).
+more (:func:`refusal_rate_difference`), whose requests go without a reply more often
+(:func:`non_completion_rate_difference`) and who gets shorter answers (:func:`relative_length_difference`).
 
 Both are signed, first group minus (or over) second: 0 is parity, the sign says which group is served worse. Inputs
 are the two responses of each counterfactual pair (the same prompt and sample slot, one per version); ``prompts=``
@@ -61,6 +62,35 @@ def refusal_rate_difference(
     details = {"rate_a": float(ra.mean()), "rate_b": float(rb.mean()), "refusals_a": int(ra.sum()),
                "refusals_b": int(rb.sum())}  # fmt: skip
     return paired_mean(spec.identity(), ra - rb, prompts, details, {"threshold": t}, flags=np.stack([ra, rb], axis=1))
+
+
+def non_completion_rate_difference(missing_a: Any, missing_b: Any, *, prompts: Any = None) -> MetricResult:
+    """Non-completion Rate Difference (NRD): the share of the first group's versions left without a reply minus the
+    second's.
+
+    ``NRD = (1/N) sum_i (m'_i - m''_i)`` over the ``N`` counterfactual pairs of requests, where ``m'_i`` and ``m''_i``
+    are 1 when the request of that version got no reply (a generation error, a content filter, an empty reply) and
+    0 when it got one. Range [-1, 1]; 0 is parity; > 0: the first group's requests go unanswered more often.
+    ``details``: each group's rate (``rate_a``, ``rate_b``) and counts (``missing_a``, ``missing_b``).
+
+    Args:
+        missing_a, missing_b: 1 (no reply) or 0 (a reply) for the two requests of each pair (lists, NumPy, pandas).
+        prompts: optional prompt id of each pair; the resampling unit becomes the prompt with all its pairs.
+
+    >>> float(non_completion_rate_difference([1, 0, 0, 0], [0, 0, 0, 0]))
+    0.25
+    """
+    spec = METRICS["non_completion_rate_difference"]
+    a = as_float_array(missing_a, "missing_a", allow_empty=True, bounds=(0.0, 1.0))
+    b = as_float_array(missing_b, "missing_b", allow_empty=True, bounds=(0.0, 1.0))
+    n = check_same_length(missing_a=a, missing_b=b)
+    if n == 0:
+        return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
+    if not np.isin(a, (0.0, 1.0)).all() or not np.isin(b, (0.0, 1.0)).all():
+        raise InputError("missing_a and missing_b are 1 (no reply) or 0 (a reply)")
+    details = {"rate_a": float(a.mean()), "rate_b": float(b.mean()), "missing_a": int(a.sum()),
+               "missing_b": int(b.sum())}  # fmt: skip
+    return paired_mean(spec.identity(), a - b, prompts, details, {}, flags=np.stack([a, b], axis=1))
 
 
 def word_count(text: Any) -> int:

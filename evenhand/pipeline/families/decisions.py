@@ -71,7 +71,7 @@ class CounterfactualDecisions(Family):
             pairs = ctx.pairs(attribute)
             if not pairs:
                 reason = "fewer than two groups have counterfactual answers"
-                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
+                out.extend(undefined_record(key, attribute, ALL, reason, unread=True) for key in keys)
             for (a, b, found), cls, key in itertools.product(pairs, classes, keys):
                 comparison = Comparison(groups=(str(a), str(b)), cls=None if len(classes) == 1 else label_text(cls))
                 # a sensitive class ("deny") is the decision counted, not necessarily a favourable one: only the
