@@ -165,7 +165,7 @@ _GATE = "use_case: {task: summarization, attributes: [gender]}\nprompts: {items:
         # a signed gap (CPRD, RRD, ...) is judged by its size, 0 or more
         ("{metric: RRD, max: -0.1}", r"thresholds\.0\.max: -0.1 can never be met: RRD value .* \[0, 1\]"),
         ("{metric: CROUGE-L, min: 1.5}", r"thresholds\.0\.min: 1.5 can never be met: CROUGE-L value .* \[0, 1\]"),
-        ("{metric: SCSP, measure: p_adjusted, max: -0.01}", r"thresholds\.0\.max: -0.01 can never be met: .*p_adjusted"),
+        ("{metric: SCSP, measure: p_adjusted, max: -0.01}", r"0\.max: -0.01 can never be met: .*p_adjusted"),
         ("{metric: CROUGE-L, measure: below_floor, min: 2}", r"thresholds\.0\.min: 2 can never be met: .*below_floor"),
     ],
 )
