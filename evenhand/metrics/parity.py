@@ -51,17 +51,32 @@ def refusal_rate_difference(
     >>> float(refusal_rate_difference([1, 1, 0, 0], [0, 0, 0, 1]))
     0.25
     """
-    spec = METRICS["refusal_rate_difference"]
-    a = as_float_array(refusals_a, "refusals_a", allow_empty=True, bounds=(0.0, 1.0))
-    b = as_float_array(refusals_b, "refusals_b", allow_empty=True, bounds=(0.0, 1.0))
-    n = check_same_length(refusals_a=a, refusals_b=b)
     t = check_threshold(threshold)
-    if n == 0:
-        return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
+    a, b = _pair_scores(refusals_a, refusals_b, "refusals")
     ra, rb = (a >= t).astype(np.float64), (b >= t).astype(np.float64)
-    details = {"rate_a": float(ra.mean()), "rate_b": float(rb.mean()), "refusals_a": int(ra.sum()),
-               "refusals_b": int(rb.sum())}  # fmt: skip
-    return paired_mean(spec.identity(), ra - rb, prompts, details, {"threshold": t}, flags=np.stack([ra, rb], axis=1))
+    return _flag_difference("refusal_rate_difference", ra, rb, "refusals", prompts, {"threshold": t})
+
+
+def _pair_scores(first: Any, second: Any, name: str) -> tuple[FloatArray, FloatArray]:
+    """Both sides' values in [0, 1], of one length (``refusals_a``, ``refusals_b`` in an error)."""
+    a = as_float_array(first, f"{name}_a", allow_empty=True, bounds=(0.0, 1.0))
+    b = as_float_array(second, f"{name}_b", allow_empty=True, bounds=(0.0, 1.0))
+    check_same_length(**{f"{name}_a": a, f"{name}_b": b})
+    return a, b
+
+
+def _flag_difference(
+    key: str, flags_a: FloatArray, flags_b: FloatArray, counted: str, prompts: Any, params: dict[str, Any]
+) -> MetricResult:
+    """The rate of 0/1 flags of the first group's replies minus the second's over the pairs (RRD, NRD), with each
+    rate and count (``rate_a``, ``{counted}_a``, ...) in its details."""
+    spec = METRICS[key]
+    if flags_a.size == 0:
+        return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
+    details = {"rate_a": float(flags_a.mean()), "rate_b": float(flags_b.mean()), f"{counted}_a": int(flags_a.sum()),
+               f"{counted}_b": int(flags_b.sum())}  # fmt: skip
+    flags = np.stack([flags_a, flags_b], axis=1)
+    return paired_mean(spec.identity(), flags_a - flags_b, prompts, details, params, flags=flags)
 
 
 def non_completion_rate_difference(missing_a: Any, missing_b: Any, *, prompts: Any = None) -> MetricResult:
@@ -80,17 +95,10 @@ def non_completion_rate_difference(missing_a: Any, missing_b: Any, *, prompts: A
     >>> float(non_completion_rate_difference([1, 0, 0, 0], [0, 0, 0, 0]))
     0.25
     """
-    spec = METRICS["non_completion_rate_difference"]
-    a = as_float_array(missing_a, "missing_a", allow_empty=True, bounds=(0.0, 1.0))
-    b = as_float_array(missing_b, "missing_b", allow_empty=True, bounds=(0.0, 1.0))
-    n = check_same_length(missing_a=a, missing_b=b)
-    if n == 0:
-        return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
+    a, b = _pair_scores(missing_a, missing_b, "missing")
     if not np.isin(a, (0.0, 1.0)).all() or not np.isin(b, (0.0, 1.0)).all():
         raise InputError("missing_a and missing_b are 1 (no reply) or 0 (a reply)")
-    details = {"rate_a": float(a.mean()), "rate_b": float(b.mean()), "missing_a": int(a.sum()),
-               "missing_b": int(b.sum())}  # fmt: skip
-    return paired_mean(spec.identity(), a - b, prompts, details, {}, flags=np.stack([a, b], axis=1))
+    return _flag_difference("non_completion_rate_difference", a, b, "missing", prompts, {})
 
 
 def word_count(text: Any) -> int:
