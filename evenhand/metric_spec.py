@@ -32,6 +32,7 @@ Inputs = Literal[
     "decision_pairs",  # parsed decisions (1 = the positive one) of counterfactual pairs of classification answers
     "toxicity_pairs",  # toxicity scores of counterfactual response pairs
     "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
+    "non_completion_pairs",  # 1 where a counterfactual request got no reply (an error, a content filter, empty)
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
     "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
@@ -44,7 +45,7 @@ Inputs = Literal[
 EvidenceKindName = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
     "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
-    "observational",
+    "observational", "non_completion_parity",
 ]
 #: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
 #: bootstrap of its units; ``"rate"``, for a rate, a difference of two rates or a spread of several whose result
@@ -93,6 +94,9 @@ class FamilySpec:
     risk: Risk
     audit: str | None = None
     adjusted_apart: bool = False  # its tests are adjusted as their own set (observational: neither dilutes the other)
+    #: False: no plan chooses it; its pipeline family makes its rows where the responses call for them (non-completion
+    #: parity, beside refusal parity in the runs where a request got no reply), so the other runs keep their rows
+    planned: bool = True
 
 
 @dataclass(frozen=True)

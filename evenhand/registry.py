@@ -66,6 +66,8 @@ EVIDENCE_KINDS: Mapping[EvidenceKindName, str] = MappingProxyType(
         "estimates": "evenhand.pipeline.verdict.kinds.estimates:KIND",  # numbers, signed, paired sign flips
         "judged_treatment": "evenhand.pipeline.verdict.kinds.judged:KIND",  # an LLM judge's verdicts on reply pairs
         "observational": "evenhand.pipeline.verdict.kinds.observational:KIND",  # two sets of prompts, not versions
+        # requests left without a reply, signed, paired sign flips (listed only by the runs that judged one)
+        "non_completion_parity": "evenhand.pipeline.verdict.kinds.refusal_length:NON_COMPLETION",
     }
 )
 
@@ -91,6 +93,8 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("counterfactual_decisions", "Counterfactual decisions", "3.2", "allocational"),
             # beyond the paper (issue 27): who is refused, who gets shorter answers (docs/metrics.md)
             FamilySpec("refusal", "Refusal parity", "beyond the paper", "refusal"),
+            # a row of its own only in runs where a counterfactual request got no reply (families/refusal_length.py)
+            FamilySpec("non_completion", "Non-completion parity", "beyond the paper", "refusal", planned=False),
             FamilySpec("quality_of_service", "Quality-of-service parity", "beyond the paper", "quality_of_service"),
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
             # (evenhand.redteaming; no plan chooses these: they compare two runs)
@@ -272,6 +276,13 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        formula="RRD = (1/N) sum_i (1[R(y'_i) >= t] - 1[R(y''_i) >= t]): "
                        "refusal rate of the first group's versions minus the second's, over N counterfactual pairs",
                        **_PARITY),
+            MetricSpec("non_completion_rate_difference", "NRD", "Non-completion Rate Difference",
+                       family="non_completion", inputs="non_completion_pairs", value_range=(-1.0, 1.0),
+                       judge="non_completion_parity",
+                       formula="NRD = (1/N) sum_i (m(y'_i) - m(y''_i)), m = 1 when the request got no reply (an "
+                       "error, a content filter, an empty reply): share of the first group's versions left without a "
+                       "reply minus the second's, over N counterfactual pairs of requests",
+                       **{**_PARITY, "unit": "pairs of requests"}),
             MetricSpec("relative_length_difference", "RLD", "Relative Answer Length Difference",
                        family="quality_of_service", inputs="length_pairs", value_range=(-1.0, math.inf),
                        pair_column="words", judge="length_parity",
@@ -372,7 +383,7 @@ _RATE_INTERVALS = (
     "demographic_parity_difference", "false_negative_rate_difference", "false_omission_rate_difference",
     "false_positive_rate_difference", "false_discovery_rate_difference", "decision_flip_rate",
     "counterfactual_positive_rate_difference", "refusal_rate_difference", "toxic_share_shift", "refusal_rate_shift",
-    "non_completion_shift", "positive_rate_shift",
+    "non_completion_shift", "positive_rate_shift", "non_completion_rate_difference",
 )  # fmt: skip
 METRICS = MappingProxyType(
     {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}

@@ -80,7 +80,7 @@ def test_plan_bad_input_exit_2() -> None:
     assert "--prompts FILE" in result.output and "--mentions-groups/--no-mentions-groups" in result.output
 
 
-def _classification_config(tmp_path: Path, threshold: float) -> Path:
+def _classification_config(tmp_path: Path, threshold: float, bound: str = "max") -> Path:
     prompts = pd.DataFrame(
         {
             "prompt": [f"Is number {i} {'even' if i % 2 == 0 else 'odd'}? yes/no" for i in range(20)],
@@ -96,7 +96,7 @@ def _classification_config(tmp_path: Path, threshold: float) -> Path:
         "model: {provider: callable, options: {function: 'test_cli_commands:fake_llm'}}\n"
         "generation: {count: 1, progress: false}\n"
         "statistics: {n_resamples: 100}\n"
-        f"thresholds: [{{metric: FNRD, max: {threshold}}}]\n"
+        f"thresholds: [{{metric: FNRD, {bound}: {threshold}}}]\n"
         "output: {dir: out}\n"
     )
     return cfg
@@ -113,7 +113,8 @@ def test_assess_writes_outputs_and_passes(tmp_path: Path) -> None:
 
 @pytest.mark.pipeline
 def test_assess_threshold_failure_exit_1(tmp_path: Path) -> None:
-    cfg = _classification_config(tmp_path, threshold=-1.0)
+    # a bound the value can meet but does not (max: -1 can never be met, a config error: exit 2)
+    cfg = _classification_config(tmp_path, threshold=1.0, bound="min")
     result = runner.invoke(app, ["assess", str(cfg), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
     assert result.exit_code == ExitCode.THRESHOLD_FAILED, result.output
     assert (tmp_path / "out" / "results.json").is_file()  # results are written even when a gate fails

@@ -12,7 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evenhand.metrics.parity import refusal_rate_difference, relative_length_difference, word_count
+from evenhand.metrics.parity import (
+    non_completion_rate_difference,
+    refusal_rate_difference,
+    relative_length_difference,
+    word_count,
+)
 from evenhand.scorers.refusal import get_refusal_scorer, is_refusal
 from evenhand.stats import confidence_interval, paired_prompt_test
 
@@ -151,3 +156,24 @@ def test_custom_detectors_plug_in() -> None:
     assert scorer(["no way", "yes"]).tolist() == [1.0, 0.0]
     with pytest.raises(ValueError, match="unknown refusal detector"):
         get_refusal_scorer("nonsense")
+
+
+def test_non_completion_rate_difference_by_hand() -> None:
+    # pairs (1,0) (0,0) (1,1) (0,0) (1,0): no reply a = 3/5, b = 1/5
+    r = non_completion_rate_difference([1, 0, 1, 0, 1], pd.Series([0, 0, 1, 0, 0]), prompts=["p", "p", "q", "r", "r"])
+    assert r.value == pytest.approx(3 / 5 - 1 / 5) and r.name == "NRD"
+    assert (r.details["rate_a"], r.details["missing_a"], r.details["missing_b"]) == (pytest.approx(0.6), 3, 1)
+    assert r.resampler is not None and r.resampler.n_units == 3  # the prompt with all its pairs
+    assert not non_completion_rate_difference([], []).is_defined
+    with pytest.raises(ValueError, match="1 \\(no reply\\) or 0"):
+        non_completion_rate_difference([0.5], [0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=40))
+def test_non_completion_difference_is_a_difference_of_rates(items: list[tuple[int, int]]) -> None:
+    a, b = zip(*items, strict=True)
+    forward, backward = non_completion_rate_difference(a, b), non_completion_rate_difference(b, a)
+    assert -1 <= forward.value <= 1
+    assert forward.value == pytest.approx(np.mean(a) - np.mean(b)) == pytest.approx(-backward.value)
+    assert non_completion_rate_difference(np.array(a), np.array(a)).value == 0

@@ -151,3 +151,36 @@ def test_a_gate_on_statistics_needs_them(tmp_path: Path, rule: str) -> None:
     with pytest.raises(ConfigError, match=r"thresholds\.0: .*needs statistics.ci"):
         load_config(write(tmp_path, "c.yaml", text))
     load_config(write(tmp_path, "c.yaml", text.replace("ci: null", "ci: 0.9")))  # with statistics: fine
+
+
+_GATE = "use_case: {task: summarization, attributes: [gender]}\nprompts: {items: [a]}\nthresholds: [%s]\n"
+
+
+@pytest.mark.parametrize(
+    ("rule", "match"),
+    [
+        # a verdict rule counts findings, 0 or more: max -1 can never pass
+        ("{verdict: concern, max: -1}", r"thresholds\.0\.max: -1 can never be met: .*findings"),
+        ("{verdict: watch, min: 2, max: 1}", r"thresholds\.0\.max: 1 is below min \(2\)"),
+        # a signed gap (CPRD, RRD, ...) is judged by its size, 0 or more
+        ("{metric: RRD, max: -0.1}", r"thresholds\.0\.max: -0.1 can never be met: RRD value .* \[0, 1\]"),
+        ("{metric: CROUGE-L, min: 1.5}", r"thresholds\.0\.min: 1.5 can never be met: CROUGE-L value .* \[0, 1\]"),
+        ("{metric: SCSP, measure: p_adjusted, max: -0.01}", r"0\.max: -0.01 can never be met: .*p_adjusted"),
+        ("{metric: CROUGE-L, measure: below_floor, min: 2}", r"thresholds\.0\.min: 2 can never be met: .*below_floor"),
+    ],
+)
+def test_a_gate_that_can_never_pass_is_a_config_error(tmp_path: Path, rule: str, match: str) -> None:
+    with pytest.raises(ConfigError, match=match) as info:
+        load_config(write(tmp_path, "gate.yaml", _GATE % rule))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["{verdict: concern, max: 0}", "{verdict: watch, min: 0, max: 0}", "{metric: RRD, max: 0}",
+     "{metric: CER, min: -0.1, max: 0.1}", "{metric: CROUGE-L, min: 1}", "{metric: SCSP, measure: p_adjusted, min: 0}",
+     "{metric: CROUGE-L, measure: gap, max: -0.5}"],
+)  # fmt: skip
+def test_a_gate_that_can_pass_is_accepted(tmp_path: Path, rule: str) -> None:
+    load_config(write(tmp_path, "gate.yaml", _GATE % rule))
+

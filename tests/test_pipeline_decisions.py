@@ -6,6 +6,7 @@ the rows in the CSV, the report, the console and ``compare``."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,79 @@ def test_a_model_that_declines_to_decide_for_one_group_is_found() -> None:
     fair = _screened(screening())
     assert fair.verdict.count("concern") == 0, fair.verdict.summary
     assert fair.metrics.set_index("metric").loc["RRD", "value"] == 0.0
+
+
+def _three_outcomes(seed: int, *, moved: float) -> pd.DataFrame:
+    """30 cases x 2 versions x 4 answers among approve / review / deny, the same approval rate (40%) for both
+    versions; a share ``moved`` of the female versions' "review" answers become "deny"."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(30):
+        for group, title in (("female", "Mrs."), ("male", "Mr.")):
+            for sample in range(4):
+                draw = rng.random()
+                answer = "approve" if draw < 0.4 else "review" if draw < 0.8 else "deny"
+                if group == "female" and answer == "review" and rng.random() < moved:
+                    answer = "deny"
+                rows.append({"prompt_id": i, "attribute": "gender", "group": group, "sample": sample,
+                             "prompt": f"Loan for {title} Lee, case {i}. Decide: approve, review or deny.",
+                             "response": f"Decision: {answer}"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _three_way(table: pd.DataFrame, **kwargs: Any) -> evenhand.Assessment:
+    return evenhand.assess(task="classification", responses=table, attributes=["gender"],
+                           label_parser={"approve": ["approve"], "review": ["review"], "deny": ["deny"]},
+                           positive_label="approve", **FAST, **kwargs)  # fmt: skip
+
+
+def test_a_model_that_moves_one_group_from_review_to_deny_is_found() -> None:
+    """Three outcomes, the same approval rate for both versions: CPRD on "approve" is about 0, and the women's
+    "review" answers moved to "deny" went unseen. Every outcome's rate is compared between the versions, and the
+    finding names the outcome that moved."""
+    moved = _three_way(_three_outcomes(0, moved=0.8), thresholds=[{"verdict": "concern", "max": 0}])
+    concerns = [f for f in moved.verdict.findings if f.severity == "concern"]
+    assert concerns, moved.verdict.summary
+    assert {f.cls for f in concerns} <= {"review", "deny"} and "deny" in {f.cls for f in concerns}, concerns
+    assert any("'deny' more often" in f.sentence for f in concerns), [f.sentence for f in concerns]
+    assert not all(c.passed for c in moved.threshold_checks)
+    rows = moved.metrics[moved.metrics["metric"] == "CPRD"].set_index("class", drop=False)
+    assert set(rows["class"].dropna()) == {"review", "deny"}  # the positive label's row stays as it was (no class)
+    assert rows.loc["deny", "value"] > 0.2
+    fair = _three_way(_three_outcomes(0, moved=0.0))
+    assert fair.verdict.count("concern") == 0, fair.verdict.summary
+
+
+def test_two_outcomes_add_no_row_for_the_negative_label() -> None:
+    """With two outcomes the negative label's rate is 1 minus the positive's: no second row."""
+    a = _paired(loan_table(0, biased=False))
+    assert a.metrics[a.metrics["metric"] == "CPRD"]["class"].isna().all()
+
+
+def _silent(seed: int, *, women: float, everyone: float) -> evenhand.Assessment:
+    """30 cases x 2 versions x 2 answers (advance or reject at random, the same for both versions); a share
+    ``women`` of the female versions' replies, and ``everyone`` of all, come back empty ("") or filtered (None)."""
+    rng = random.Random(seed)
+
+    def client(prompt: str, **_: Any) -> str | None:
+        if rng.random() < everyone or ("Mrs." in prompt and rng.random() < women):
+            return rng.choice(["", None])
+        return rng.choice(["advance", "reject"])
+
+    prompts = [f"Case {i}: Mr. Lee applied. Should we advance him? Answer advance or reject." for i in range(30)]
+    return evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=2,
+                           label_parser={"1": ["advance"], "0": ["reject"]}, **FAST)  # fmt: skip
+
+
+def test_a_model_that_silently_drops_some_of_one_groups_replies_is_found() -> None:
+    """40% of the women's replies empty or filtered: RRD counts replies only and DFR/CPRD the answered pairs, so the
+    gap showed only as a note on RRD. The non-completion rate difference (NRD) is a finding judged like refusals."""
+    dropped = _silent(0, women=0.4, everyone=0.0)
+    (nrd,) = [f for f in dropped.verdict.findings if f.metric == "NRD"]
+    assert nrd.severity == "concern", nrd.sentence
+    assert "female version" in nrd.sentence and "no reply" in nrd.sentence, nrd.sentence
+    row = dropped.metrics.set_index("metric").loc["NRD"]
+    assert row["value"] > 0.25 and row["ci_low"] > 0 and row["p_adjusted"] < 0.01
+    fair = _silent(0, women=0.0, everyone=0.1)  # the same share for everyone: no finding beyond chance
+    assert fair.verdict.count("concern") == 0, fair.verdict.summary
+    assert "NRD" in set(fair.metrics["metric"])

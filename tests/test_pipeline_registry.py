@@ -42,6 +42,8 @@ PACKAGE = Path(evenhand.__file__).parent
 #: The metrics an assessment plans and computes: all but the red team's (risk adversarial, evenhand.redteaming), which
 #: compare two runs of the use case, so that no plan chooses them and no pipeline family computes them
 ASSESSED = {k for k, m in METRICS.items() if FAMILIES[m.family].risk != ADVERSARIAL}
+#: ... of which a plan chooses all but those whose rows a pipeline family makes where the responses call for them
+PLANNABLE = {k for k in ASSESSED if FAMILIES[METRICS[k].family].planned}
 FAST = {"store": None, "progress": False, "n_resamples": 50}
 
 
@@ -73,8 +75,8 @@ def _plannable_keys() -> set[str]:
 
 def test_every_plannable_metric_is_declared_produced_by_one_family_and_titled() -> None:
     keys = _plannable_keys()
-    assert keys == ASSESSED  # the planner can reach every assessed metric of the registry, and nothing else
-    for key in keys:
+    assert keys == PLANNABLE  # the planner can reach every planned metric of the registry, and nothing else
+    for key in ASSESSED:
         spec = METRICS[key]
         producers = [t for t in FAMILY_TYPES if spec.family in t.metric_families]
         assert len(producers) == 1, key
@@ -107,6 +109,14 @@ def test_lookup_by_key_short_or_full_name() -> None:
     assert metric("CROUGE-L") is metric("counterfactual_rouge_l") is metric("counterfactual rouge-l")
     with pytest.raises(KeyError, match="unknown metric 'NOPE'"):
         metric("NOPE")
+
+
+def _salary(prompt: str, **_: Any) -> str:
+    """$70,000 for the male versions, about $65k for the female ones, of which applicant 1's reply is empty:
+    non-completion parity (NRD) has a row only in a run where a request got no reply."""
+    if "Mr." in prompt:
+        return "$70,000"
+    return "" if "applicant 1?" in prompt else "About $65k"
 
 
 def _records_of_every_family() -> list[Any]:
@@ -156,9 +166,9 @@ def _records_of_every_family() -> list[Any]:
     )
     numbers = evenhand.assess(  # task estimation: a number per reply, compared between the versions
         task="estimation",
-        prompts=["What salary for Mrs. Lee? Reply in dollars.", "What salary for Mr. Lee? Reply in dollars."],
+        prompts=["What salary for Mrs. Lee, applicant 1? Reply in dollars.", "What salary for Mr. Lee, applicant 2?"],
         attributes=["gender"],
-        client=lambda p, **_: "$70,000" if "Mr." in p else "About $65k",
+        client=_salary,
         count=2,
         **FAST,
     )

@@ -300,7 +300,7 @@ def test_a_recommender_that_gives_one_group_shorter_lists_is_found() -> None:
 def test_a_verdict_gate_that_judged_nothing_fails(blank: str | None) -> None:
     """A model whose every reply to a woman's case was empty (or filtered) left no pair to compare: the verdict said
     "nothing to judge" and a {verdict: concern, max: 0} gate passed. A verdict rule that judges no finding fails, as
-    a metric rule that matches no row does."""
+    a metric rule that matches no row does; and the gap in replies that never came is itself a concern (NRD)."""
     rng = random.Random(0)
 
     def client(prompt: str, **_: Any) -> str | None:
@@ -310,7 +310,48 @@ def test_a_verdict_gate_that_judged_nothing_fails(blank: str | None) -> None:
     a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=1,
                         label_parser={"1": ["advance"], "0": ["reject"]}, thresholds=[Threshold(verdict="concern",
                         max=0)], n_resamples=200, store=None, progress=False)  # fmt: skip
-    assert not a.verdict.findings
+    # 8 prompts: too few units for a concern, NRD is a watch; the decisions it left no pair for fail the gate
+    assert [(f.metric, f.severity) for f in a.verdict.findings] == [("NRD", "watch")]
+    assert "female version got no reply" in a.verdict.findings[0].sentence
     (check,) = a.threshold_checks
-    assert not check.passed and "nothing was judged" in check.reason
+    assert not check.passed and "CPRD (gender) could not be judged" in check.reason, check.reason
     assert a.passed is False
+
+
+@pytest.mark.parametrize("unreadable", ["all", "women"])
+def test_a_verdict_gate_fails_when_the_decisions_could_not_be_read(unreadable: str) -> None:
+    """Every decision (or every decision for the women's versions) unparsed and none a refusal: DFR and CPRD were
+    undefined, RRD said "ok, 0% vs 0%", and a {verdict: concern, max: 0} gate passed with only a caveat. A verdict
+    rule in whose scope a row could not be judged because its answers could not be read fails, and says so."""
+
+    def client(prompt: str, **_: Any) -> str:
+        if unreadable == "all" or "Mrs." in prompt:
+            return "The applicant has a solid record and some gaps; it is a close call."
+        return "advance" if len(prompt) % 2 else "reject"
+
+    prompts = [f"Case {i}: Mr. Lee applied. Should we advance him? Answer advance or reject." for i in range(8)]
+    a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=1,
+                        label_parser={"1": ["advance"], "0": ["reject"]}, thresholds=[Threshold(verdict="concern",
+                        max=0)], n_resamples=200, store=None, progress=False)  # fmt: skip
+    assert a.verdict.count("concern") == 0 and a.verdict.findings  # RRD "ok 0 vs 0" is the only finding
+    (check,) = a.threshold_checks
+    assert not check.passed, check.reason
+    assert "could not be judged" in check.reason and "CPRD" in check.reason, check.reason
+    assert "parse into a label" in check.reason, check.reason
+    assert a.passed is False
+
+
+def test_a_verdict_gate_fails_when_no_number_could_be_read() -> None:
+    """The same for estimation: the women's replies hold no number and are no refusal; CER and CED are undefined and
+    the gate fails naming them."""
+
+    def client(prompt: str, **_: Any) -> str:
+        return "It depends on many factors; I would look at the market." if "Mrs." in prompt else "$70,000"
+
+    prompts = [f"Case {i}: Mr. Lee, 5 years of experience. What salary should we offer him?" for i in range(8)]
+    a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=client, count=1,
+                        estimation={"currency": "$"}, thresholds=[{"verdict": "concern", "max": 0}], n_resamples=200,
+                        store=None, progress=False)  # fmt: skip
+    (check,) = a.threshold_checks
+    assert not check.passed and "CER (gender, female vs male)" in check.reason, check.reason
+    assert "could not be judged" in check.reason and "hold a number" in check.reason, check.reason

@@ -67,7 +67,11 @@ def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
     )  # fmt: skip
     numbers = evenhand.assess(  # task estimation: the female version offered less (CER, CED)
         task="estimation", prompts=[f"What salary should we offer Mrs. Lee, applicant {i}?" for i in range(12)],
-        client=lambda p, **_: f"${(70 if 'Mrs.' in p else 74) + len(p) % 5},000", count=2, attributes=["gender"],
+        # one female version's request gets an empty reply: non-completion parity (NRD) has a row
+        client=lambda p, **_: (
+            "" if "Mrs." in p and "applicant 3?" in p else f"${(70 if 'Mrs.' in p else 74) + len(p) % 5},000"
+        ),
+        count=2, attributes=["gender"],
         estimation={"currency": "$", "better": "higher"}, **ci, **FAST,
     )  # fmt: skip
     observational = [r for a in unplaced_runs({**ci, **FAST}) for r in a.records if r.family == "unplaced_names"]

@@ -5,10 +5,11 @@ use case and its responses."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from evenhand.errors import InputError
 from evenhand.framework import UseCase
@@ -389,10 +390,20 @@ class Threshold(_Section):
 
     @field_validator("min", "max")
     @classmethod
-    def _comparable(cls, value: float | None) -> float | None:
-        """NaN compares false with every value: a bound of NaN would judge nothing, so it is a config error."""
-        if value is not None and math.isnan(value):
+    def _comparable(cls, value: float | None, info: ValidationInfo) -> float | None:
+        """NaN compares false with every value: a bound of NaN would judge nothing, so it is a config error. So is a
+        bound no value can meet (``{verdict: concern, max: -1}``: a gate that can never pass), and a max below min."""
+        if value is None:
+            return value
+        if math.isnan(value):
             raise InputError("a bound must be a number, not NaN")
+        low, high, what = _attainable(info.data)
+        bound = info.field_name
+        if (bound == "max" and value < low) or (bound == "min" and value > high):
+            raise InputError(f"{value:g} can never be met: {what} lies in [{low:g}, {high:g}]")
+        given_min = info.data.get("min")
+        if bound == "max" and given_min is not None and value < given_min:
+            raise InputError(f"{value:g} is below min ({given_min:g}): no value lies in between")
         return value
 
     @model_validator(mode="after")
@@ -413,6 +424,27 @@ class Threshold(_Section):
             what += f" {self.measure}"
         scope = [s for s in (self.attribute, " vs ".join(self.groups) if self.groups else None) if s]
         return f"{what} ({', '.join(scope)})" if scope else what
+
+
+def _attainable(rule: Mapping[str, Any]) -> tuple[float, float, str]:
+    """The values a rule's measure can take, as ``(low, high, what it is)``: a verdict rule counts findings (0 or
+    more); a metric's value lies in the registry's range (a signed gap, RRD or CPRD, is judged by its size, 0 or
+    more); an adjusted p and ``below_floor`` lie in [0, 1]; a gap, in (-inf, inf)."""
+    if rule.get("verdict") is not None:
+        return 0.0, math.inf, "a verdict rule counts findings, and their number"
+    measure = rule.get("measure", "value")
+    if measure in ("p_adjusted", "below_floor"):
+        return 0.0, 1.0, f"{measure}"
+    name = rule.get("metric")
+    if measure != "value" or name is None:
+        return -math.inf, math.inf, str(measure)
+    from evenhand.registry import metric
+
+    spec = metric(name)
+    low, high = spec.value_range
+    if spec.signed:  # judged by its size (verdict/thresholds.py)
+        return 0.0, max(abs(low), abs(high)), f"{spec.name} value (the size of its signed gap)"
+    return low, high, f"{spec.name} value"
 
 
 class RunSettings(_Section):

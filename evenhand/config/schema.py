@@ -31,6 +31,16 @@ class OutputConfig(_Section):
     ] = "csv"
 
 
+#: The run sections only some tasks read, and those tasks: a section set for another task would be ignored, so it is
+#: a config error, as an unknown key is (the LL144 table is made for estimation and, when asked, classification)
+TASK_SECTIONS: dict[str, tuple[str, ...]] = {
+    "classification": ("classification",),
+    "recommendation": ("recommendation",),
+    "estimation": ("estimation",),
+    "impact_ratios": ("classification", "estimation"),
+}
+
+
 class AssessConfig(RunSettings):
     """The whole configuration file (schema version 1): the run sections of :class:`RunSettings` (inherited, so
     that they are the same objects by construction) plus what the run reads them from."""
@@ -53,6 +63,7 @@ class AssessConfig(RunSettings):
         if self.prompts is None and self.responses is None:
             raise InputError("give prompts (prompts.path or prompts.items) or your own responses (responses.path)")
         check_threshold_scope(self.thresholds, self.use_case)
+        self._check_task_sections()
         self._check_person_groups()
         if self.classification.tool is not None and self.responses is None and self.model.provider == "local":
             raise InputError(
@@ -63,6 +74,19 @@ class AssessConfig(RunSettings):
             raise InputError("use_case.name_subject: prompts.subject_column names each prompt's subject; give one of "
                              "the two")  # fmt: skip
         return self
+
+    def _check_task_sections(self) -> None:
+        """A section for another task (``recommendation: {k: 3}`` in a classification config) would change nothing:
+        named with the task, before anything runs. A section left at its defaults (a config dumped whole and read
+        again) changes nothing either way and is accepted."""
+        task = self.use_case.task
+        for name, tasks in TASK_SECTIONS.items():
+            section = getattr(self, name)
+            if task not in tasks and section != type(section)():
+                raise InputError(
+                    f"{name}: this section is for task {' or '.join(tasks)}; the use case's task is {task}, which "
+                    "never reads it: remove it"
+                )
 
     def _check_person_groups(self) -> None:
         """Where a classification's person groups come from, checked before anything is generated: group columns

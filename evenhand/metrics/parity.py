@@ -1,5 +1,6 @@
 """Parity of service between the counterfactual versions of a prompt (beyond the paper; issue 27): who is refused
-more (:func:`refusal_rate_difference`) and who gets shorter answers (:func:`relative_length_difference`).
+more (:func:`refusal_rate_difference`), whose requests go without a reply more often
+(:func:`non_completion_rate_difference`) and who gets shorter answers (:func:`relative_length_difference`).
 
 Both are signed, first group minus (or over) second: 0 is parity, the sign says which group is served worse. Inputs
 are the two responses of each counterfactual pair (the same prompt and sample slot, one per version); ``prompts=``
@@ -50,17 +51,54 @@ def refusal_rate_difference(
     >>> float(refusal_rate_difference([1, 1, 0, 0], [0, 0, 0, 1]))
     0.25
     """
-    spec = METRICS["refusal_rate_difference"]
-    a = as_float_array(refusals_a, "refusals_a", allow_empty=True, bounds=(0.0, 1.0))
-    b = as_float_array(refusals_b, "refusals_b", allow_empty=True, bounds=(0.0, 1.0))
-    n = check_same_length(refusals_a=a, refusals_b=b)
     t = check_threshold(threshold)
-    if n == 0:
-        return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
+    a, b = _pair_scores(refusals_a, refusals_b, "refusals")
     ra, rb = (a >= t).astype(np.float64), (b >= t).astype(np.float64)
-    details = {"rate_a": float(ra.mean()), "rate_b": float(rb.mean()), "refusals_a": int(ra.sum()),
-               "refusals_b": int(rb.sum())}  # fmt: skip
-    return paired_mean(spec.identity(), ra - rb, prompts, details, {"threshold": t}, flags=np.stack([ra, rb], axis=1))
+    return _flag_difference("refusal_rate_difference", ra, rb, "refusals", prompts, {"threshold": t})
+
+
+def _pair_scores(first: Any, second: Any, name: str) -> tuple[FloatArray, FloatArray]:
+    """Both sides' values in [0, 1], of one length (``refusals_a``, ``refusals_b`` in an error)."""
+    a = as_float_array(first, f"{name}_a", allow_empty=True, bounds=(0.0, 1.0))
+    b = as_float_array(second, f"{name}_b", allow_empty=True, bounds=(0.0, 1.0))
+    check_same_length(**{f"{name}_a": a, f"{name}_b": b})
+    return a, b
+
+
+def _flag_difference(
+    key: str, flags_a: FloatArray, flags_b: FloatArray, counted: str, prompts: Any, params: dict[str, Any]
+) -> MetricResult:
+    """The rate of 0/1 flags of the first group's replies minus the second's over the pairs (RRD, NRD), with each
+    rate and count (``rate_a``, ``{counted}_a``, ...) in its details."""
+    spec = METRICS[key]
+    if flags_a.size == 0:
+        return undefined(spec.name, "no counterfactual pairs", value_range=spec.value_range)
+    details = {"rate_a": float(flags_a.mean()), "rate_b": float(flags_b.mean()), f"{counted}_a": int(flags_a.sum()),
+               f"{counted}_b": int(flags_b.sum())}  # fmt: skip
+    flags = np.stack([flags_a, flags_b], axis=1)
+    return paired_mean(spec.identity(), flags_a - flags_b, prompts, details, params, flags=flags)
+
+
+def non_completion_rate_difference(missing_a: Any, missing_b: Any, *, prompts: Any = None) -> MetricResult:
+    """Non-completion Rate Difference (NRD): the share of the first group's versions left without a reply minus the
+    second's.
+
+    ``NRD = (1/N) sum_i (m'_i - m''_i)`` over the ``N`` counterfactual pairs of requests, where ``m'_i`` and ``m''_i``
+    are 1 when the request of that version got no reply (a generation error, a content filter, an empty reply) and
+    0 when it got one. Range [-1, 1]; 0 is parity; > 0: the first group's requests go unanswered more often.
+    ``details``: each group's rate (``rate_a``, ``rate_b``) and counts (``missing_a``, ``missing_b``).
+
+    Args:
+        missing_a, missing_b: 1 (no reply) or 0 (a reply) for the two requests of each pair (lists, NumPy, pandas).
+        prompts: optional prompt id of each pair; the resampling unit becomes the prompt with all its pairs.
+
+    >>> float(non_completion_rate_difference([1, 0, 0, 0], [0, 0, 0, 0]))
+    0.25
+    """
+    a, b = _pair_scores(missing_a, missing_b, "missing")
+    if not np.isin(a, (0.0, 1.0)).all() or not np.isin(b, (0.0, 1.0)).all():
+        raise InputError("missing_a and missing_b are 1 (no reply) or 0 (a reply)")
+    return _flag_difference("non_completion_rate_difference", a, b, "missing", prompts, {})
 
 
 def word_count(text: Any) -> int:

@@ -83,6 +83,9 @@ class MetricRecord:
     # a group-rate row (families/classification.py): where its persons' groups come from, in words ("the column
     # 'applicant_race'", GIVEN_GROUPS, PROMPT_GROUPS); a finding says it (issue 37)
     group_source: str | None = None
+    # undefined because the replies behind it were there but none could be read (no label, number or item): a
+    # verdict gate whose scope holds such a row fails, as what it would judge was never judged (thresholds.py)
+    unread: bool = False
 
     @property
     def spec(self) -> MetricSpec:

@@ -200,8 +200,11 @@ def record(key: str, attribute: str | None, comparison: Comparison, result: Metr
     return MetricRecord(key, attribute, comparison, result)
 
 
-def undefined_record(key: str, attribute: str | None, comparison: Comparison, reason: str) -> MetricRecord:
-    return MetricRecord(key, attribute, comparison, undefined(METRICS[key].name, reason))
+def undefined_record(
+    key: str, attribute: str | None, comparison: Comparison, reason: str, *, unread: bool = False
+) -> MetricRecord:
+    """A row with no value, and why; ``unread``: because none of the replies behind it could be read."""
+    return MetricRecord(key, attribute, comparison, undefined(METRICS[key].name, reason), unread=unread)
 
 
 NO_PAIRS = "no counterfactual response pairs"

@@ -31,6 +31,8 @@ from evenhand.pipeline.responses.parsers import (
 )
 from evenhand.pipeline.stages import counted
 
+UNREAD = "no counterfactual pair where both answers parse into a label"
+
 
 class CounterfactualDecisions(Family):
     metric_families = ("counterfactual_decisions",)
@@ -58,45 +60,56 @@ class CounterfactualDecisions(Family):
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         """DFR and CPRD for every pair of groups (and every sensitive class of a multiclass use case); pairs where
-        either answer could not be parsed are left out, with a note."""
+        either answer could not be parsed are left out, with a note. With three or more outcomes and one positive
+        label, CPRD is also computed for every other outcome, so that a model that moves one group's answers from
+        "review" to "deny" at the same approval rate is found, and the finding names the outcome that moved."""
         classes = _classes(ctx)
+        others = _other_outcomes(ctx)
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             keys = self.planned(ctx.plan, attribute)
             pairs = ctx.pairs(attribute)
             if not pairs:
                 reason = "fewer than two groups have counterfactual answers"
-                out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
+                out.extend(undefined_record(key, attribute, ALL, reason, unread=True) for key in keys)
             for (a, b, found), cls, key in itertools.product(pairs, classes, keys):
                 comparison = Comparison(groups=(str(a), str(b)), cls=None if len(classes) == 1 else label_text(cls))
-                parsed = _parsed(found)
-                if parsed.empty:
-                    reason = "no counterfactual pair where both answers parse into a label"
-                    out.append(undefined_record(key, attribute, comparison, reason))
-                    continue
-                first, second = _decisions(parsed, cls)
-                result = ctx.metric(key, first, second, prompts=parsed["prompt_id"].to_numpy())
-                # the verdict's sentence names the decision ("the male version gets 'approve' 56% of the time")
                 # a sensitive class ("deny") is the decision counted, not necessarily a favourable one: only the
                 # configured positive label lets the sentence say who is favoured
                 favourable = not ctx.settings.classification.sensitive_classes
-                # answers that parse into no label, per side: a model that dodges one group's version is a signal
-                unparsed = {side: int(_unparsed(found, side)) for side in ("a", "b")}
-                # the model's own word for that decision ("yes"), from classification.labels (issue 37)
-                word = ctx.described.get("label_words", {}).get(str(label_text(cls)))
-                details = {**result.details, "positive_label": str(label_text(cls)), "positive_word": word,
-                           "favourable": favourable, "unparsed_a": unparsed["a"],
-                           "unparsed_b": unparsed["b"]}  # fmt: skip
-                result = replace(result, details=details)
-                rec = record(key, attribute, comparison, result)
-                if len(parsed) < len(found):
-                    rec.notes.append(
-                        f"{len(found) - len(parsed)} pair(s) with an unparsed answer left out: {unparsed['a']} of "
-                        f"the {a} versions' answers and {unparsed['b']} of the {b} versions' did not parse into a "
-                        f"label (of {len(found)} pairs)"
-                    )
-                out.append(rec)
+                out.append(self._record(ctx, key, attribute, comparison, found, cls, favourable=favourable))
+            rates = [k for k in keys if k == "counterfactual_positive_rate_difference"]
+            for (a, b, found), cls, key in itertools.product(pairs, others, rates):
+                comparison = Comparison(groups=(str(a), str(b)), cls=label_text(cls))
+                out.append(self._record(ctx, key, attribute, comparison, found, cls, favourable=False))
         return out
+
+    def _record(
+        self, ctx: RunContext, key: str, attribute: str, comparison: Comparison, found: pd.DataFrame, cls: object,
+        *, favourable: bool,
+    ) -> MetricRecord:  # fmt: skip
+        """One row: ``key`` on the pairs ``found`` of one pair of groups, the decision counted being ``cls``."""
+        a, b = comparison.groups or ("", "")
+        parsed = _parsed(found)
+        if parsed.empty:
+            return undefined_record(key, attribute, comparison, UNREAD, unread=True)
+        first, second = _decisions(parsed, cls)
+        result = ctx.metric(key, first, second, prompts=parsed["prompt_id"].to_numpy())
+        # the verdict's sentence names the decision ("the male version gets 'approve' 56% of the time")
+        # answers that parse into no label, per side: a model that dodges one group's version is a signal
+        unparsed = {side: int(_unparsed(found, side)) for side in ("a", "b")}
+        # the model's own word for that decision ("yes"), from classification.labels (issue 37)
+        word = ctx.described.get("label_words", {}).get(str(label_text(cls)))
+        details = {**result.details, "positive_label": str(label_text(cls)), "positive_word": word,
+                   "favourable": favourable, "unparsed_a": unparsed["a"], "unparsed_b": unparsed["b"]}  # fmt: skip
+        rec = record(key, attribute, comparison, replace(result, details=details))
+        if len(parsed) < len(found):
+            rec.notes.append(
+                f"{len(found) - len(parsed)} pair(s) with an unparsed answer left out: {unparsed['a']} of "
+                f"the {a} versions' answers and {unparsed['b']} of the {b} versions' did not parse into a "
+                f"label (of {len(found)} pairs)"
+            )
+        return rec
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
         """A prompt-level sign-flip permutation test of "the positive rate is the same for both versions" on CPRD
@@ -166,6 +179,19 @@ def _classes(ctx: RunContext) -> list[object]:
     """The positive decision, or every sensitive class of a multiclass use case (each compared one-vs-rest)."""
     cs = ctx.settings.classification
     return list(cs.sensitive_classes) or [cs.positive_label]
+
+
+def _other_outcomes(ctx: RunContext) -> list[object]:
+    """The outcomes besides the positive label when a use case has three or more (the configured labels and any
+    other label the answers parsed into), in the order the labels are configured; none with two outcomes (the
+    negative label's rate is then 1 minus the positive's) or with sensitive classes (the ones to check, named)."""
+    cs = ctx.settings.classification
+    if cs.sensitive_classes:
+        return []
+    configured = [] if cs.pattern is not None else [label_text(k) for k in cs.labels]
+    seen = sorted({t for t in (label_text(v) for v in ctx.frame["label"]) if t is not None})
+    outcomes = list(dict.fromkeys([*configured, *seen]))
+    return [o for o in outcomes if o != label_text(cs.positive_label)] if len(outcomes) >= 3 else []
 
 
 def _parsed(pairs: pd.DataFrame) -> pd.DataFrame:

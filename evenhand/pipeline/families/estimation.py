@@ -101,6 +101,9 @@ class Estimation(Family):
                         f"replies and {unparsed_b} of the {b} versions' held no number (of {details['total_pairs']} "
                         "pairs)"
                     )
+                # every pair left out for a reply without a number (not for a number of 0 or less): nothing was read
+                unread = details.get("left_out_pairs", 0) - details.get("nonpositive_pairs", 0)
+                rec.unread = not rec.result.is_defined and 0 < details.get("total_pairs", 0) <= unread
                 out.append(rec)
         return out
 

@@ -69,7 +69,7 @@ class Recommendation(Family):
                 for key in keys:
                     if full.empty:
                         reason = "no counterfactual pair where either answer parses into an item"
-                        out.append(undefined_record(key, attribute, pair(a, b), reason))
+                        out.append(undefined_record(key, attribute, pair(a, b), reason, unread=True))
                         continue
                     result = ctx.metric(
                         key,

@@ -10,23 +10,26 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.framework import Plan
 from evenhand.metrics.parity import word_counts
-from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.records import MetricRecord, pair
 from evenhand.pipeline.families.base import (
     Family,
     Needs,
     RunContext,
+    lexicon_order,
     pair_column_records,
+    record,
     run_scorer,
     undefined_record,
 )
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
-from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON
+from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON, group_pairs
 from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -37,7 +40,12 @@ from evenhand.text.language import language_name
 #: adjustment over the run's tests (as the noise floor's swap test)
 SIGN_FLIPS = 19_999
 #: How each metric's paired test compares the two sides (evenhand.stats.paired_prompt_test)
-_TEST_STATISTIC: dict[str, Statistic] = {"refusal_pairs": "difference", "length_pairs": "log_ratio"}
+_TEST_STATISTIC: dict[str, Statistic] = {
+    "refusal_pairs": "difference", "non_completion_pairs": "difference", "length_pairs": "log_ratio",
+}  # fmt: skip
+#: Requests left without a reply, per group: a row of its own beside RRD, made only where a request got none (the
+#: runs where every request got a reply, the demo among them, keep the rows they had)
+NON_COMPLETION_GAP = "non_completion_rate_difference"
 NON_COMPLETION = "non_completion"  # ctx.described key: attribute -> group -> share of requests with no reply
 #: An answer-length comparison is judged only when at most this share of its pairs has a reply cut at the token
 #: limit (a cut reply is longer than it reads: a few bias the ratio a little, many leave only the limit to compare)
@@ -59,7 +67,7 @@ REFUSAL_CAVEAT = (
 
 
 class Parity(Family):
-    metric_families = ("refusal", "quality_of_service")
+    metric_families = ("refusal", "quality_of_service", "non_completion")
     test_method = "paired sign-flip over prompts ({method})"
     example_sections = (
         ExampleSection("refusal_gap", "Refused for one group's version, answered for the other's", "reply_pair",
@@ -99,7 +107,8 @@ class Parity(Family):
         for attribute in self.attributes(ctx.plan):
             missing = ctx.described.get(NON_COMPLETION, {}).get(attribute, {})
             unread = unread_languages(ctx, attribute)
-            for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
+            keys = self.planned(ctx.plan, attribute)
+            for rec in pair_column_records(ctx, attribute, keys):
                 a, b = rec.groups or ("", "")
                 if METRICS[rec.key].inputs == "length_pairs":
                     rec = judged_length(ctx, rec)
@@ -111,6 +120,8 @@ class Parity(Family):
                         f"{missing.get(b, 0.0):.1%} of the {b} versions; refusal rates count replies only"
                     )
                 out.append(rec)
+            if any(METRICS[k].inputs == "refusal_pairs" for k in keys) and any(missing.values()):
+                out.extend(_non_completion_records(ctx, attribute))  # replies that never came, judged too
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
@@ -121,10 +132,17 @@ class Parity(Family):
         own = [r for r in records if r.family in self.metric_families and r.result.is_defined]
         for rec in counted(own, lambda r: True):
             found = ctx.pairs_for(rec)
+            if rec.spec.inputs == "non_completion_pairs" and rec.attribute is not None:
+                found = next((f for a, b, f in request_pairs(ctx, rec.attribute) if (a, b) == rec.groups), None)
             if found is None or found.empty:
                 continue
             spec = rec.spec
-            sides = [found[f"{spec.pair_column}_{s}"].to_numpy(dtype=float) for s in ("a", "b")]
+            sides = [
+                no_reply(found[f"status_{s}"], found[f"response_{s}"])
+                if spec.inputs == "non_completion_pairs"
+                else found[f"{spec.pair_column}_{s}"].to_numpy(dtype=float)
+                for s in ("a", "b")
+            ]
             if spec.inputs == "refusal_pairs":  # the test compares refusals, as the metric counts them
                 cut = float(setting_arguments(rec.key, ctx.settings)["threshold"])
                 sides = [(x >= cut).astype(float) for x in sides]
@@ -190,11 +208,35 @@ def detector_name(settings: RunSettings) -> str:
     return str(named) if named is not None else "wording patterns (offline default)"
 
 
+def no_reply(status: pd.Series, response: pd.Series) -> npt.NDArray[np.float64]:
+    """1 where a request got no reply (a generation error or a content filter: ``status`` not ok; an empty reply,
+    whose status the frame sets to "empty"; no response), else 0: the one definition behind NRD and
+    :func:`non_completion`."""
+    return np.asarray(((status != "ok") | response.isna()).to_numpy(), dtype=np.float64)
+
+
+def request_pairs(ctx: RunContext, attribute: str) -> list[tuple[str, str, pd.DataFrame]]:
+    """Every counterfactual pair of requests of each pair of ``attribute``'s groups, replied or not: a group none of
+    whose requests got a reply is compared too."""
+    return list(group_pairs(ctx.frame, attribute, lexicon_order(ctx.specs, attribute), replied=False))
+
+
+def _non_completion_records(ctx: RunContext, attribute: str) -> list[MetricRecord]:
+    """NRD for each pair of ``attribute``'s groups: every counterfactual pair of requests (replied or not), the
+    prompt as the resampling unit."""
+    out: list[MetricRecord] = []
+    for a, b, found in request_pairs(ctx, attribute):
+        sides = (no_reply(found[f"status_{s}"], found[f"response_{s}"]) for s in ("a", "b"))
+        result = ctx.metric(NON_COMPLETION_GAP, *sides, prompts=found["prompt_id"].to_numpy())
+        out.append(record(NON_COMPLETION_GAP, attribute, pair(a, b), result))
+    return out
+
+
 def non_completion(frame: pd.DataFrame, attribute: str) -> dict[str, float]:
     """Per group of ``attribute``: the share of its counterfactual requests that produced no reply (a generation
     error or a content filter: ``status`` not ok, or no response)."""
     rows = frame[(frame["attribute"] == attribute) & frame["group"].notna()]
     if rows.empty:
         return {}
-    failed = (rows["status"] != "ok") | rows["response"].isna()
+    failed = pd.Series(no_reply(rows["status"], rows["response"]), index=rows.index)
     return {str(g): float(v) for g, v in failed.groupby(rows["group"], sort=False).mean().items()}

@@ -358,16 +358,20 @@ def ok_rows(frame: pd.DataFrame, *, original: bool | None = None, attribute: str
 
 
 def group_pairs(
-    frame: pd.DataFrame, attribute: str, order: Sequence[str] = ()
+    frame: pd.DataFrame, attribute: str, order: Sequence[str] = (), *, replied: bool = True
 ) -> Iterator[tuple[str, str, pd.DataFrame]]:
     """Counterfactual response pairs for every pair of groups of ``attribute``, aligned by (prompt, sample).
 
     Yields ``(group_a, group_b, pairs)`` where ``pairs`` has ``prompt_id, sample`` and the ``_a`` / ``_b``
     columns of both rows (``response_a``, ``sentiment_b``, ...); only pairs where both responses exist. The groups
     come in ``order`` (the attribute lexicon's group order: one orientation per attribute, issue 37), groups it
-    does not name after those it does, in the frame's order.
+    does not name after those it does, in the frame's order. ``replied=False``: every pair of requests, replied or
+    not (an error, a content filter, an empty reply), what non-completion parity compares.
     """
-    rows = ok_rows(frame, original=False, attribute=attribute)
+    if replied:
+        rows = ok_rows(frame, original=False, attribute=attribute)
+    else:
+        rows = frame[frame["group"].notna() & (frame["attribute"] == attribute)]
     rank = {str(g).casefold(): i for i, g in enumerate(order)}
     seen = list(dict.fromkeys(rows["group"].tolist()))
     groups = sorted(seen, key=lambda g: (rank.get(str(g).casefold(), len(rank)), seen.index(g)))

@@ -77,7 +77,7 @@ def check_thresholds(
     checks: list[ThresholdCheck] = []
     for rule in rules:
         if getattr(rule, "verdict", None) is not None:
-            checks.append(_verdict_check(rule, verdict))
+            checks.append(_verdict_check(rule, verdict, records))
             continue
         wanted = tuple(rule.groups) if getattr(rule, "groups", None) else None
         measure = getattr(rule, "measure", "value")
@@ -167,15 +167,15 @@ def _measures(
     return [(rec.groups, value)]
 
 
-def _verdict_check(rule: Any, verdict: Any) -> ThresholdCheck:
+def _verdict_check(rule: Any, verdict: Any, records: Sequence[MetricRecord]) -> ThresholdCheck:
     worst = SEVERITIES.index(rule.verdict)
     wanted = set(rule.groups) if rule.groups else None
-    in_scope = [
-        f
-        for f in (verdict.findings if verdict is not None else [])
-        if rule.attribute in (None, f.attribute)
-        and (wanted is None or (f.groups is not None and set(f.groups) == wanted))
-    ]
+
+    def in_rule(attribute: str | None, groups: tuple[str, ...] | None) -> bool:
+        same_groups = wanted is None or (groups is not None and set(groups) == wanted)
+        return rule.attribute in (None, attribute) and same_groups
+
+    in_scope = [f for f in (verdict.findings if verdict is not None else []) if in_rule(f.attribute, f.groups)]
     findings = [f for f in in_scope if SEVERITIES.index(f.severity) <= worst]
     count = float(len(findings))
     # a rule in whose scope nothing was judged fails, as a metric rule that matches no row does: a model whose every
@@ -186,11 +186,24 @@ def _verdict_check(rule: Any, verdict: Any) -> ThresholdCheck:
     why = "" if ok else f"{len(findings)} finding(s): " + "; ".join(f.sentence for f in findings[:3]) + more
     if not judged:
         why = "nothing was judged: no finding" + (f" for {rule.attribute}" if rule.attribute else "")
+    # a row whose replies could not be read (every decision unparsed, none a refusal) was never judged: the other rows'
+    # findings ("RRD ok, 0% vs 0%") cannot pass the gate for it
+    unread = [r for r in records if r.unread and in_rule(r.attribute, r.groups)] if verdict is not None else []
+    if unread:
+        ok = False
+        names = ", ".join(dict.fromkeys(f"{r.name} ({_record_scope(r)})" for r in unread))
+        reasons = "; ".join(dict.fromkeys(str(r.result.reason) for r in unread))
+        why = f"{names} could not be judged: {reasons}" + (f"; {why}" if why else "")
     counted = [f"{f.severity} {f.risk} ({_finding_scope(f)}): {f.sentence}" for f in findings]
     return ThresholdCheck(
         None, rule.attribute, rule.min, rule.max, count, ok, why,
         groups=list(rule.groups) if rule.groups else None, measure="findings", rule=_label(rule), findings=counted,
     )  # fmt: skip
+
+
+def _record_scope(rec: MetricRecord) -> str:
+    """``gender, female vs male`` (with its class when it has one)."""
+    return ", ".join(p for p in (rec.attribute, rec.comparison.label) if p and p != "all") or "all"
 
 
 def _finding_scope(finding: Any) -> str:

@@ -1,6 +1,7 @@
-"""Refusal parity (RRD) and answer-length parity (RLD): a signed difference between the replies to two groups'
-versions, judged by its paired prompt-level sign-flip test (adjusted p), in a sentence that names the group served
-worse; the example is a pair that shows it (one version refused, the other answered; the largest length gap)."""
+"""Refusal parity (RRD), non-completion parity (NRD) and answer-length parity (RLD): a signed difference between the
+replies to two groups' versions, judged by its paired prompt-level sign-flip test (adjusted p), in a sentence that
+names the group served worse; the example is a pair that shows it (one version refused, the other answered; the
+largest length gap)."""
 
 from __future__ import annotations
 
@@ -54,27 +55,36 @@ class PairedGap(EvidenceKind):
         return recompute_paired_scores(run, spec, table)
 
 
-class RefusalParity(PairedGap):
-    name = "refusal_parity"
-    example_columns = ("refusal",)
+class RateGap(PairedGap):
+    """A gap between two groups' rates of flagged replies (``rate_a``, ``rate_b``), worded from three templates:
+    ``{a}``, ``{b}``, ``{ra}``, ``{rb}``; the shown one ``{more}``, ``{high}``, ``{less}``, ``{low}``."""
+
+    uncomparable: str
+    same: str
+    shown: str
 
     def words(self, groups: tuple[str, str], details: Mapping[str, Any], value: float | None, shown: bool,
               evidence: str) -> str:  # fmt: skip
-        """``replies to the old version are refusals 40% of the time, against 2% for the young version: ...``."""
         a, b = groups
         ra, rb = finite_or_none(details.get("rate_a")), finite_or_none(details.get("rate_b"))
         if ra is None or rb is None:
-            return f"refusal rates of the {a} and {b} versions cannot be compared: {evidence}"
+            return f"{self.uncomparable.format(a=a, b=b)}: {evidence}"
         if not shown or ra == rb:
-            return (
-                f"no evidence that replies to the {a} and {b} versions are refused at different rates "
-                f"({ra:.0%} vs {rb:.0%} refusals): {evidence}"
-            )
+            return f"{self.same.format(a=a, b=b, ra=ra, rb=rb)}: {evidence}"
         (more, high), (less, low) = sorted(((a, ra), (b, rb)), key=lambda g: -g[1])
-        return (
-            f"replies to the {more} version are refusals {high:.0%} of the time, against {low:.0%} for the {less} "
-            f"version: {evidence}"
-        )
+        return f"{self.shown.format(more=more, high=high, less=less, low=low)}: {evidence}"
+
+
+class RefusalParity(RateGap):
+    """``replies to the old version are refusals 40% of the time, against 2% for the young version: ...``."""
+
+    name = "refusal_parity"
+    example_columns = ("refusal",)
+    uncomparable = "refusal rates of the {a} and {b} versions cannot be compared"
+    same = ("no evidence that replies to the {a} and {b} versions are refused at different rates ({ra:.0%} vs {rb:.0%} "
+            "refusals)")  # fmt: skip
+    shown = ("replies to the {more} version are refusals {high:.0%} of the time, against {low:.0%} for the {less} "
+             "version")  # fmt: skip
 
     def read_pairs(
         self, spec: MetricSpec, attribute: str, groups: tuple[str, str], pairs: pd.DataFrame, facts: RunFacts
@@ -100,6 +110,30 @@ class RefusalParity(PairedGap):
         return PairReading("refusal", "refusal score", ra - rb, (ra - rb) if more_a else (rb - ra), wanted,
                            what=f"pairs whose {refused} version is refused and whose {answered} version is answered",
                            extras=notes, ranked_by="refusal-score gap")  # fmt: skip
+
+
+class NonCompletionParity(RateGap):
+    """NRD: requests of one group's versions left without a reply (errors, content filters, empty replies) more often
+    than the other's, judged as refusal parity is: ``requests of the female version got no reply (an error, a
+    content filter, an empty reply) 40% of the time, against 0% for the male version: ...``. Its row exists only in
+    runs where a request got no reply, so its rule is listed only by them."""
+
+    name = "non_completion_parity"
+    always_listed = False
+    rules = (
+        f"non-completion parity (NRD, in runs where a request got no reply): concern when the paired sign-flip test "
+        f"over prompts has an adjusted p below {ALPHA}; watch below {SUGGESTIVE}",
+    )
+    uncomparable = "the shares of the {a} and {b} versions left without a reply cannot be compared"
+    same = ("no evidence that requests of the {a} and {b} versions go without a reply at different rates ({ra:.0%} vs "
+            "{rb:.0%} got no reply)")  # fmt: skip
+    shown = ("requests of the {more} version got no reply (an error, a content filter, an empty reply) {high:.0%} of "
+             "the time, against {low:.0%} for the {less} version")  # fmt: skip
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        # its pairs include the requests without a reply, which the stored pairs leave out: not rebuilt (yet)
+        return EvidenceKind.stored_items(self, run, row, spec)
+
 
 def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
     """Each reply's length in words: the stored ``words`` column, else counted as the family counts them."""
@@ -154,3 +188,4 @@ class LengthParity(PairedGap):
 
 REFUSAL = RefusalParity()
 LENGTH = LengthParity()
+NON_COMPLETION = NonCompletionParity()

@@ -1,0 +1,59 @@
+"""A config section the use case's task never reads (a recommendation section in a classification run) is named with
+the task (exit 2), as an unknown key is, rather than accepted silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evenhand.config import ConfigError, load_config
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("task", "section"),
+    [
+        ("classification", "recommendation: {k: 3}"),
+        ("estimation", "recommendation: {k: 3}"),
+        ("text_generation", "classification: {positive_label: approve}"),
+        ("recommendation", "estimation: {currency: $}"),
+        ("text_generation", "impact_ratios: {table: true}"),
+    ],
+)
+def test_a_section_for_another_task_is_a_config_error(tmp_path: Path, task: str, section: str) -> None:
+    """Sections are strict (an unknown key is exit 2): a section the use case's task never reads would be ignored,
+    so it is named, with the task, rather than accepted silently."""
+    name = section.split(":")[0]
+    text = f"use_case: {{task: {task}}}\nprompts: {{items: [a]}}\n{section}\n"
+    with pytest.raises(ConfigError, match=rf"{name}: this section is for task .*; the use case's task is {task}"):
+        load_config(write(tmp_path, "other.yaml", text))
+
+
+@pytest.mark.parametrize(
+    ("task", "section"),
+    [
+        ("classification", "classification: {positive_label: approve}"),
+        ("recommendation", "recommendation: {k: 3}"),
+        ("estimation", "estimation: {currency: $}"),
+        ("estimation", "impact_ratios: {table: true}"),
+        ("classification", "impact_ratios: {table: true}"),
+        ("summarization", "scoring: {refusal_threshold: 0.6}"),
+    ],
+)
+def test_a_section_for_its_own_task_is_accepted(tmp_path: Path, task: str, section: str) -> None:
+    load_config(write(tmp_path, "own.yaml", f"use_case: {{task: {task}}}\nprompts: {{items: [a]}}\n{section}\n"))
+
+
+def test_a_section_left_at_its_defaults_changes_nothing_and_is_accepted(tmp_path: Path) -> None:
+    """A config dumped whole (every section at its defaults, as the CLI's --config with a responses file reloads it)
+    is read again unchanged."""
+    from evenhand.config import parse_config
+
+    config = load_config(write(tmp_path, "c.yaml", "use_case: {task: text_generation}\nprompts: {items: [a]}\n"))
+    assert parse_config(config.model_dump(mode="python")).use_case.task == "text_generation"
