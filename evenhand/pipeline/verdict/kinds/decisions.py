@@ -5,7 +5,7 @@ include sampling, so the paired test of CPRD judges the difference."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -47,7 +47,7 @@ class Decisions(EvidenceKind):
     """CPRD: judged by its paired prompt-level test (reported only without one)."""
 
     name = "decisions"
-    rules = (BY_P_VALUE, IntervalHoldsZero.rule)
+    rules: ClassVar[tuple[str, ...]] = (BY_P_VALUE, IntervalHoldsZero.rule)
     example_columns = ("label",)
     #: the metric's own value is the share of flipped decisions (DFR)
     counts_flips = False

@@ -6,7 +6,7 @@ largest length gap)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +30,7 @@ class PairedGap(EvidenceKind):
     """A signed gap between two groups' replies over counterfactual pairs (``MetricSpec.pair_column``, one score per
     reply), judged by its paired prompt-level test; a subclass words it (:meth:`words`)."""
 
-    rules = (
+    rules: ClassVar[tuple[str, ...]] = (
         f"refusal parity (RRD) and answer-length parity (RLD): concern when the paired sign-flip test over prompts has "
         f"an adjusted p below {ALPHA}; watch below {SUGGESTIVE}",
         IntervalHoldsZero.rule,
