@@ -148,9 +148,8 @@ FIXTURES: dict[str, tuple[str, Callable[[int, bool], Finding]]] = {
 
 def _counts(found: list[Finding]) -> str:
     severities = [severity for severity, _ in found]
-    counted = ", ".join(
-        f"{severities.count(s)} {s}" for s in ("concern", "watch", "ok", "undefined") if s in severities
-    )
+    kinds = ("concern", "watch", "ok", "none", "undefined")  # none: no finding of its own (not a concern)
+    counted = ", ".join(f"{severities.count(s)} {s}" for s in kinds if s in severities)
     values = [v for _, v in found if not math.isnan(v)]
     mean = f"; mean value {np.mean(values):.4f}" if values else ""
     return f"{counted} (of {len(found)}){mean}"
