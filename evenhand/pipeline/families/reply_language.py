@@ -27,7 +27,6 @@ _ENGLISH_SPECS: dict[str, tuple[str, ...]] = {
     "toxicity": ("default", "profanity-check", "profanity_check", MINILM_SPEC),
     "sentiment": ("vader",),
 }
-_LANGUAGES = "reply_languages"  # ctx.described key: (attribute, group) -> the group's replies' language guess
 
 
 def reader_language(kind: str, spec: Any) -> str | None:
@@ -47,20 +46,16 @@ def reader_language(kind: str, spec: Any) -> str | None:
 def other_language_groups(ctx: RunContext, attribute: str, reads: str | None, reader: str) -> dict[str, str]:
     """Per group of ``attribute`` whose counterfactual replies are, by a clear majority, in another language than
     ``reads``: why ``reader`` ("the refusal detector") cannot read them. Empty where ``reads`` is None (a reader of
-    unknown language) or the replies are in its language. Each group's language is detected once per run."""
+    unknown language) or the replies are in its language."""
     if reads is None:
         return {}
     from evenhand.text.language import detect_language
 
-    seen = ctx.described.setdefault(_LANGUAGES, {})
     frame = ctx.frame
     rows = frame[(frame["attribute"] == attribute) & frame["group"].notna() & (frame["status"] == "ok")]
     out: dict[str, str] = {}
     for group, replies in rows.groupby("group", sort=False)["response"]:
-        key = (attribute, str(group))
-        if key not in seen:
-            seen[key] = detect_language(replies.astype(str).tolist())
-        guess = seen[key]
+        guess = detect_language(replies.astype(str).tolist())
         if guess.differs_from(reads):
             out[str(group)] = (
                 f"the {reader} reads {language_name(reads)} and the replies to the {group} versions look "
