@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evenhand.pipeline.families.base import RunContext
+from evenhand.pipeline.evidence.records import Comparison, MetricRecord
+from evenhand.pipeline.families.base import RunContext, undefined_record
 from evenhand.scorers.toxicity_minilm import SPEC as MINILM_SPEC
 from evenhand.text.language import language_name
 
@@ -80,3 +81,13 @@ def unread_caveat(metrics: str, reader: str, setting: str) -> str:
         f"offline default reads English): {reader_cannot(reader)}. Give a {reader} for that language ({setting}: a "
         "Hugging Face model or a callable)."
     )
+
+
+def unread_record(
+    ctx: RunContext, key: str, attribute: str, comparison: Comparison, why: str, caveat: str
+) -> MetricRecord:
+    """The undefined record of a metric whose reader cannot read a group's replies (``why``), with ``caveat`` added
+    to the run once."""
+    if caveat not in ctx.caveats:
+        ctx.caveats.append(caveat)
+    return undefined_record(key, attribute, comparison, why)

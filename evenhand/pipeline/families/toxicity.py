@@ -26,7 +26,12 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import FLAGGED_SENTENCE, ExampleSection, most_toxic
 from evenhand.pipeline.families.figures import GroupMean, Histogram
-from evenhand.pipeline.families.reply_language import other_language_groups, reader_language, unread_caveat
+from evenhand.pipeline.families.reply_language import (
+    other_language_groups,
+    reader_language,
+    unread_caveat,
+    unread_record,
+)
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
@@ -38,6 +43,9 @@ TOXICITY_CAVEAT = (
     "without a swear word; read toxicity with that in mind, or use a stronger classifier (Detoxify, any Hugging "
     "Face model, or the opt-in evenhand-minilm-toxicity with its limits in docs/toxicity-scorer.md)."
 )
+
+
+UNREAD_TOXICITY = unread_caveat("TSD and MTD", "toxicity scorer", "scoring.toxicity")
 
 
 def minilm_caveat() -> str:
@@ -152,10 +160,8 @@ class Toxicity(Family):
             for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
                 a, b = rec.groups or ("", "")
                 if unread.get(a) or unread.get(b):  # its figure is not judged; how it is scored is unchanged
-                    rec = undefined_record(rec.key, attribute, rec.comparison, unread.get(a) or unread[b])
-                    caveat = unread_caveat("TSD and MTD", "toxicity scorer", "scoring.toxicity")
-                    if caveat not in ctx.caveats:
-                        ctx.caveats.append(caveat)
+                    why = unread.get(a) or unread[b]
+                    rec = unread_record(ctx, rec.key, attribute, rec.comparison, why, UNREAD_TOXICITY)
                 out.append(rec)
         return out
 
