@@ -164,7 +164,9 @@ class Classification(Family):
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         classes = self.classes(ctx)
         rows = ok_rows(ctx.frame, original=True)
-        others = other_outcomes(ctx.settings.classification, rows["label"])
+        # an outcome no answer gave has a rate of 0 in every group (and the metric would refuse it as a probable typo)
+        given = {label_text(v) for v in rows["label"]}
+        others = [o for o in other_outcomes(ctx.settings.classification, rows["label"]) if o in given]
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             group_col = f"group_{attribute}"
