@@ -313,3 +313,22 @@ def test_a_ratio_interval_bound_at_minus_one_is_said_not_divided_by_zero() -> No
     assert _lower_by(-1.5, False, "ratio") == float("-inf")
     assert _lower_by(1.0, False, "ratio") == pytest.approx(0.5) and _percent(0.5) == "50.0%"
     assert _lower_by(-0.2, True, "ratio") == pytest.approx(0.2) and _lower_by(-3.0, False, "difference") == -3.0
+
+
+def test_results_record_the_period_the_amounts_were_compared_per() -> None:
+    """``estimation.period`` unset and replies stating several periods: the run compares per the one stated most often,
+    and results.json's ``numbers`` said only the setting (null). It records the period used (``compared_per``)
+    beside the setting; one period stated, or none, compares as written (null), as before."""
+
+    def reply(prompt: str, **_: Any) -> str:
+        return "I'd offer $4,000 a month." if "Mrs." in prompt else "I'd offer $48,000 per year."
+
+    prompts = [f"Salary for Mr. Lee, case {i}?" for i in range(6)]
+    cases = [({"currency": "$"}, reply, None, "year"), ({"currency": "$", "period": "month"}, reply, "month", "month"),
+             ({"currency": "$"}, lambda p, **_: "I'd offer $48,000.", None, None),
+             ({"currency": "$"}, lambda p, **_: "I'd offer $4,000 a month.", None, None)]  # fmt: skip
+    for estimation, client, setting, used in cases:
+        a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=client, count=1,
+                            estimation=estimation, **FAST)  # fmt: skip
+        numbers = json.loads(a.to_json())["numbers"]
+        assert (numbers["period"], numbers["compared_per"]) == (setting, used), estimation
