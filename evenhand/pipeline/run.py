@@ -330,8 +330,10 @@ def settings_from_keywords(
 def _check_task_reads(keyword: str, sections: Sequence[str], task: str | None) -> None:
     """A keyword that sets a field of task sections only (``k``: recommendation) with a use case of another task is
     an error naming both, as a config file's section for another task is (``TASK_SECTIONS``)."""
-    tasks = [t for name in sections for t in TASK_SECTIONS.get(name, (task,))]
-    if task is None or not tasks or task in tasks:
+    if task is None or any(name not in TASK_SECTIONS for name in sections):  # a section every task reads
+        return
+    tasks = [t for name in sections for t in TASK_SECTIONS[name]]
+    if task in tasks:
         return
     raise InputError(
         f"{keyword}: this keyword is for task {' or '.join(dict.fromkeys(tasks))}; the use case's task is {task}, "

@@ -41,7 +41,6 @@ from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.text.counterfactual import attribute_groups
 
-
 #: the rate compared for every outcome of a use case with three or more (the predicted rate of each)
 _PREVALENCE = "demographic_parity_difference"
 

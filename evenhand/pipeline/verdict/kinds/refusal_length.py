@@ -20,7 +20,13 @@ from evenhand.pipeline.families.refusal_length import no_reply
 from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
-from evenhand.pipeline.verdict.kinds.stored import by_key, pair_keys, paired_column, recompute_paired_scores, stored_pairs
+from evenhand.pipeline.verdict.kinds.stored import (
+    by_key,
+    pair_keys,
+    paired_column,
+    recompute_paired_scores,
+    stored_pairs,
+)
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
 from evenhand.registry import MetricSpec
