@@ -16,10 +16,17 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.families.refusal_length import no_reply
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
-from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
+from evenhand.pipeline.verdict.kinds.stored import (
+    by_key,
+    pair_keys,
+    paired_column,
+    recompute_paired_scores,
+    stored_pairs,
+)
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval
 from evenhand.pipeline.verdict.qualifiers import IntervalHoldsZero
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
@@ -133,8 +140,18 @@ class NonCompletionParity(RateGap):
              "the time, against {low:.0%} for the {less} version")  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
-        # its pairs include the requests without a reply, which the stored pairs leave out: not rebuilt (yet)
-        return EvidenceKind.stored_items(self, run, row, spec)
+        """Every stored counterfactual pair of requests, replied or not (the run's own pairs): 1 on a side that got
+        no reply (:func:`~evenhand.pipeline.families.refusal_length.no_reply`, the run's one definition)."""
+        found = stored_pairs(run, row, spec, replied=False)
+        if isinstance(found, str):
+            return found
+        if "status_a" not in found:
+            return f"run {run.label}'s responses have no status column (which requests got no reply)"
+        table = pd.DataFrame({"prompt_id": found["prompt_id"]})
+        for side in ("a", "b"):
+            table[side] = no_reply(found[f"status_{side}"], found[f"response_{side}"])
+        table["_key"] = pair_keys(found)
+        return by_key(table)
 
 
 def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
