@@ -31,7 +31,7 @@ def test_planted_bias_is_worse_and_its_finding_appeared() -> None:
     scsp = _diff(result, "SCSP")
     assert scsp["method"] == "paired" and scsp["ci_low"] > 0  # the interval excludes 0: more disparity in B
     assert scsp["change"] == "worse"
-    assert scsp["sentence"].startswith("B is worse than A on gender SCSP (female vs male): difference +0.169 [")
+    assert scsp["sentence"].startswith("B is worse than A on gender SCSP (female vs male): difference +0.122 [")
     crouge = _diff(result, "CROUGE-L")
     assert crouge["ci_high"] < 0 and crouge["change"] == "worse"  # similarity dropped: worse (higher is fairer)
     finding = next(f for f in result.findings if f.risk == "counterfactual")
