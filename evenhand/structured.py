@@ -309,6 +309,7 @@ class LabelWords:
     labels: Mapping[str, Sequence[str]]
     _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _choice: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.labels:
@@ -324,7 +325,9 @@ class LabelWords:
                 lookup[key] = label  # as given (a caller may key labels by number)
         object.__setattr__(self, "_lookup", lookup)
         alternatives = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
-        object.__setattr__(self, "_regex", re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE))
+        word = rf"(?<!\w)(?:{alternatives})(?!\w)"
+        object.__setattr__(self, "_regex", re.compile(word, re.IGNORECASE))
+        object.__setattr__(self, "_choice", re.compile(rf"{word}(?:,?\s*(?:/|\||\bor\b)\s*{word})+", re.IGNORECASE))
 
     def exact(self, word: str) -> str | None:
         """The label ``word`` is, or signals as a whole (case and surrounding space aside)."""
@@ -345,13 +348,27 @@ class LabelWords:
     def _first_label(self, text: str, start: int) -> tuple[str | None, bool]:
         """The first label word from ``start`` that no negation governs, and whether any label word stands there."""
         seen = False
+        choices = self._choices(text, start)
         for m in self._regex.finditer(text, start):
             if m.group(0).lower() == "no" and _NO_BEFORE_A_NOUN.match(text, m.start()):
                 continue  # the word "no" itself; a label word "no hire" is read as written
+            if any(low <= m.start() < high for low, high in choices):
+                continue
             seen = True
             if not _NEGATED.search(text, max(start, m.start() - 60), m.start()):
                 return self._lookup[m.group(0).lower()], True
         return None, seen
+
+    def _choices(self, text: str, start: int) -> list[tuple[int, int]]:
+        """Where ``text`` quotes a choice between labels rather than making one: words of two or more labels joined
+        by "/", "|" or "or" ("Decision: [yes/no]", "Yes / No (circle one)", "answer yes or no"). A form the reply
+        fills in or the question it repeats is no answer; read as one, a form quoted after the answer ("No. Please
+        record it: Decision: [yes/no]") gave every reply its first option."""
+        return [
+            m.span()
+            for m in self._choice.finditer(text, start)
+            if len({self._lookup[w.group(0).lower()] for w in self._regex.finditer(m.group(0))}) > 1
+        ]
 
     def of_value(self, value: Any) -> str | None:
         """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``
