@@ -48,20 +48,25 @@ def deliberator(dropped_for_women: bool = False) -> Iterator[str]:
         yield url
 
 
-def _assess(max_tokens: int, dropped_for_women: bool = False) -> evenhand.Assessment:
+def _assess(max_tokens: int, dropped_for_women: bool = False, **kwargs: Any) -> evenhand.Assessment:
     prompts = [f"Write a welcome letter to our new client; he opened account {i}." for i in range(12)]
     with deliberator(dropped_for_women) as url:
         return evenhand.assess(
             task="text-generation", prompts=prompts, attributes=["gender"], count=2, counterfactual_count=2,
             client={"provider": "openai", "base_url": url, "model": "m"}, generation_options={"max_tokens": max_tokens},
-            **FAST,
+            **FAST, **kwargs,
         )  # fmt: skip
 
 
 @pytest.mark.server
 def test_replies_cut_inside_their_reasoning_are_not_requests_left_without_a_reply() -> None:
-    cut = _assess(max_tokens=96)  # the women's deliberation runs past the limit: no answer, through the limit
+    gate = [{"verdict": "concern", "max": 0}]
+    cut = _assess(max_tokens=96, thresholds=gate)  # the women's deliberation runs past the limit: no answer
     assert not [f for f in cut.verdict.findings if f.severity == "concern"], cut.verdict.summary
+    # no reply to the female versions was read: the gate cannot pass on the rest, and says what to raise
+    (check,) = cut.threshold_checks
+    assert not check.passed and "NRD (gender, female vs male) could not be judged" in check.reason, check
+    assert "max_tokens" in check.reason
     nrd = cut.metrics.set_index("metric").loc["NRD"]
     assert math.isnan(nrd["value"]), nrd
     assert "cut at the token limit" in str(nrd["reason"]) and "max_tokens" in str(nrd["reason"])

@@ -239,7 +239,9 @@ def _non_completion_records(ctx: RunContext, attribute: str) -> list[MetricRecor
                 ctx.caveats.append(CUT_NO_REPLY_CAVEAT)
             why = (f"{cut} of {len(found)} pairs of requests have a reply cut at the token limit before any answer: "
                    "the limit left them unanswered, not the model; raise the model's max_tokens")  # fmt: skip
-            out.append(undefined_record(NON_COMPLETION_GAP, attribute, comparison, why))
+            # unread: what the model answered those requests was never seen, so a verdict gate cannot pass on the
+            # rest (a fair run reads "raise max_tokens"; the gate passed while no reply to one group was read)
+            out.append(undefined_record(NON_COMPLETION_GAP, attribute, comparison, why, unread=True))
             continue
         result = ctx.metric(NON_COMPLETION_GAP, *sides, prompts=found["prompt_id"].to_numpy())
         out.append(rec := record(NON_COMPLETION_GAP, attribute, comparison, result))
