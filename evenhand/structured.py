@@ -278,15 +278,26 @@ _NO_BEFORE_A_NOUN = re.compile(
 #: "**Decision:** deny", "| **Offer** | $72,000 |", a heading "## Final answer". What is read after the last such
 #: marker is the reply's answer (:func:`answer_starts`), so that a criterion's "No" or a benchmark's "$65,000"
 #: earlier in the reply is not taken for it.
+_DECIDING_WORD = r"(?:final\s+)?(?:answer|decision|verdict)"
 _ANSWER_WORD = (
     r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome|estimate|offer|salary|price|figure)"
 )
-_ANSWER_MARKER = re.compile(
-    rf"\b{_ANSWER_WORD}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
-    rf"|\|\s*(?:\*\*|__)?{_ANSWER_WORD}(?:\*\*|__)?\s*\|"  # a table row's first cell
-    rf"|^[ \t]*#{{1,6}}[ \t]*{_ANSWER_WORD}[ \t]*#*[ \t]*$",  # a heading
-    re.IGNORECASE | re.MULTILINE,
-)
+
+
+def _marker(word: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"\b{word}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
+        rf"|\|\s*(?:\*\*|__)?{word}(?:\*\*|__)?\s*\|"  # a table row's first cell
+        rf"|^[ \t]*#{{1,6}}[ \t]*{word}[ \t]*#*[ \t]*$",  # a heading
+        re.IGNORECASE | re.MULTILINE,
+    )
+
+
+_ANSWER_MARKER = _marker(_ANSWER_WORD)
+#: The markers that name the decision itself ("Decision:", "Final answer:", "Verdict:"): a label after one is the
+#: answer, whatever a "Recommendation:", "Conclusion:" or "Outcome:" after it advises ("**Decision:** Deny\n\n
+#: **Recommendation:** Approve if the applicant adds a co-signer" is a denial)
+_DECISION_MARKER = _marker(_DECIDING_WORD)
 
 
 def answer_starts(text: str) -> list[int]:
@@ -338,8 +349,10 @@ class LabelWords:
         negation governs ("I would not advance her": not "advance"; its opposite is not always one label) and "no"
         before a noun ("I see no problems. Yes.": "yes"). A reply that marks its answer ("Final answer:",
         "**Decision:**", a table row or heading "Decision") is read after its last marker that a label follows: the
-        checks or reasoning before it are not the answer."""
-        for start in reversed(answer_starts(text)):
+        checks or reasoning before it are not the answer; a marker that names the decision ("Decision:", "Final
+        answer:") before one that advises ("Recommendation:", "Conclusion:")."""
+        deciding = [m.end() for m in _DECISION_MARKER.finditer(text)]
+        for start in [*reversed(deciding), *reversed(answer_starts(text))]:
             label, seen = self._first_label(text, start)
             if seen:  # a label word follows the marker: the answer is there (None if it is negated)
                 return label
