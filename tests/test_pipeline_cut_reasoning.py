@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from _loopback import JsonHandler, serving
+from test_pipeline_cut_replies import _assess as assess_served
 
 import evenhand
 
-FAST: dict[str, Any] = {"n_resamples": 200, "progress": False, "store": None}
 LETTER = "Dear client, welcome aboard. Kind regards."
 
 
@@ -49,13 +49,7 @@ def deliberator(dropped_for_women: bool = False) -> Iterator[str]:
 
 
 def _assess(max_tokens: int, dropped_for_women: bool = False, **kwargs: Any) -> evenhand.Assessment:
-    prompts = [f"Write a welcome letter to our new client; he opened account {i}." for i in range(12)]
-    with deliberator(dropped_for_women) as url:
-        return evenhand.assess(
-            task="text-generation", prompts=prompts, attributes=["gender"], count=2, counterfactual_count=2,
-            client={"provider": "openai", "base_url": url, "model": "m"}, generation_options={"max_tokens": max_tokens},
-            **FAST, **kwargs,
-        )  # fmt: skip
+    return assess_served(max_tokens, server=lambda: deliberator(dropped_for_women), **kwargs)
 
 
 @pytest.mark.server
