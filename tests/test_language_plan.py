@@ -55,7 +55,7 @@ def test_spanish_prompts_make_ftu_not_assessable() -> None:
     assert "holds" not in p.explain()
     [note] = [n for n in p.caveats if "Spanish" in n]
     assert note.startswith("the prompts look Spanish (es, 10 of 10 prompts) but the gender and race lexicons read")
-    assert "custom_attributes" in note and "read English only" in note
+    assert "custom_attributes" in note and "toxicity scorer reads English only" in note
 
 
 def test_plan_to_dict_carries_assessable_and_language() -> None:
@@ -81,7 +81,7 @@ def test_other_tasks_leave_out_what_needs_the_lexicon(task: str) -> None:
     if task == "recommendation":
         assert skipped.metrics == RECOMMENDATION
     assert any("Spanish" in n for n in p.caveats)
-    assert not any("read English only" in n for n in p.caveats)  # no scorer reads these tasks' answers
+    assert not any("English only" in n for n in p.caveats)  # nothing is planned, so no English-only reader is used
 
 
 def test_person_level_classification_still_uses_the_given_groups() -> None:
@@ -99,7 +99,10 @@ def test_custom_words_in_the_prompts_language_stay_assessable() -> None:
     assert not p.ftu["gender"].assessable  # the built-in English lexicon still cannot read them
     only_custom = plan(task="text_generation", prompts=SPANISH, attributes=[], custom_attributes=SPANISH_GENDER)
     assert only_custom.ftu["genero"].language is None  # nothing to compare with: the language is not even detected
-    assert not [n for n in only_custom.caveats if "Spanish" in n]
+    # no FTU note, only the readers' (left8a): the replies' offline readers read English
+    assert [n for n in only_custom.caveats if "Spanish" in n] == [
+        n for n in only_custom.caveats if "English only" in n and "lexicon" not in n
+    ]
 
 
 def test_a_lexicon_file_in_the_prompts_language_is_assessable() -> None:
@@ -206,3 +209,32 @@ def test_framework_detects_once_per_plan(monkeypatch: pytest.MonkeyPatch) -> Non
     plan(task="text_generation", prompts=SPANISH)
     assert len(calls) == 1
     assert framework.FTUSummary("x", True, 0, 0).assessable  # the default: assessable
+
+
+@pytest.mark.parametrize(
+    ("task", "readers"),
+    [
+        ("text_generation", "refusal detector, toxicity scorer and sentiment scorer"),
+        ("classification", "refusal detector"),  # RRD is planned beside CPRD and DFR (review6)
+        ("estimation", "refusal detector"),
+    ],
+)
+def test_the_note_names_every_english_only_reader_the_run_uses(task: str, readers: str) -> None:
+    """left8a: prompts in another language and a plan that uses the offline readers of replies: the note names
+    each of them (the refusal detector was missing, and the note was written only where FTU was blocked)."""
+    p = plan(task=task, prompts=SPANISH, attributes=[], custom_attributes=SPANISH_GENDER)
+    [note] = [n for n in p.caveats if "English only" in n]
+    verb = "read" if " and " in readers else "reads"
+    assert "Spanish" in note and f"offline default {readers} {verb} English only" in note, note
+
+
+def test_the_blocked_ftu_note_names_only_the_readers_planned() -> None:
+    p = plan(task="text_generation", prompts=SPANISH)  # only TF, EMT, TP are left: the toxicity scorer alone
+    [note] = [n for n in p.caveats if "Spanish" in n]
+    assert "offline default toxicity scorer reads English only" in note and "sentiment" not in note, note
+    assert "(scoring.toxicity)" in note
+
+
+def test_english_prompts_get_no_reader_note() -> None:
+    p = plan(task="text_generation", prompts=demo_prompts(), attributes=["gender"])
+    assert not any("English only" in n for n in p.caveats)

@@ -313,3 +313,41 @@ def test_a_ratio_interval_bound_at_minus_one_is_said_not_divided_by_zero() -> No
     assert _lower_by(-1.5, False, "ratio") == float("-inf")
     assert _lower_by(1.0, False, "ratio") == pytest.approx(0.5) and _percent(0.5) == "50.0%"
     assert _lower_by(-0.2, True, "ratio") == pytest.approx(0.2) and _lower_by(-3.0, False, "difference") == -3.0
+
+
+def test_results_record_the_period_the_amounts_were_compared_per() -> None:
+    """``estimation.period`` unset and replies stating several periods: the run compares per the one stated most often,
+    and results.json's ``numbers`` said only the setting (null). It records the period used (``compared_per``)
+    beside the setting; one period stated, or none, compares as written (null), as before."""
+
+    def reply(prompt: str, **_: Any) -> str:
+        return "I'd offer $4,000 a month." if "Mrs." in prompt else "I'd offer $48,000 per year."
+
+    prompts = [f"Salary for Mr. Lee, case {i}?" for i in range(6)]
+    cases = [({"currency": "$"}, reply, None, "year"), ({"currency": "$", "period": "month"}, reply, "month", "month"),
+             ({"currency": "$"}, lambda p, **_: "I'd offer $48,000.", None, None),
+             ({"currency": "$"}, lambda p, **_: "I'd offer $4,000 a month.", None, None)]  # fmt: skip
+    for estimation, client, setting, used in cases:
+        a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=client, count=1,
+                            estimation=estimation, **FAST)  # fmt: skip
+        numbers = json.loads(a.to_json())["numbers"]
+        assert (numbers["period"], numbers["compared_per"]) == (setting, used), estimation
+
+
+def test_a_refusal_that_repeats_a_monthly_amount_in_a_run_per_year_gives_no_number() -> None:
+    """A refusal that repeats its request's "4,000 a month", in a run compared per year, read as 48,000: no number
+    of its request, so the echo counted as an estimate. An answer per month is still converted and read."""
+
+    def reply(prompt: str, **_: Any) -> str:
+        case = int(prompt.split("case ")[1].split(",")[0])
+        if "Mrs." in prompt and case % 2:
+            return "I'm sorry, but I can't recommend a salary for someone paid 4,000 a month."
+        return "I'd offer 4,200 a month." if case % 3 else "I'd offer 50,000 a year."
+
+    prompts = [f"Mr. Lee, case {i}, earns 4,000 a month now. What yearly salary?" for i in range(8)]
+    a = evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=1,
+                        estimation={"period": "year"}, **FAST)  # fmt: skip
+    refused = a.responses[a.responses["response"].str.startswith("I'm sorry")]
+    assert len(refused) and refused["estimate"].isna().all() and set(refused["estimate_status"]) == {"no number"}
+    monthly = a.responses[a.responses["response"] == "I'd offer 4,200 a month."]
+    assert len(monthly) and (monthly["estimate"] == 50_400).all()

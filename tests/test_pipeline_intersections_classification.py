@@ -232,3 +232,21 @@ def test_a_shared_person_group_column_matches_group_names_regardless_of_case() -
     assert alone == shared == pytest.approx(5 / 7 - 1 / 2)  # adding an attribute does not empty gender's groups
     with pytest.raises(ValueError, match=r"^person_group: none of its values \(x\) is a group of gender or race"):
         evenhand.assess(attributes=["gender", "race"], groups=["x"] * len(table), **options)
+
+
+@pytest.mark.parametrize("task", ["estimation", "text_generation"])
+def test_group_columns_flag_with_another_task_names_the_flag(tmp_path: Path, task: str) -> None:
+    """The flag writes the classification section; with another task the error named that section, which the user
+    never wrote: it names the flag and the task, from the flags alone and with a config file."""
+    _table().to_csv(tmp_path / "responses.csv", index=False)
+    flags = ["--group-columns", "gender=applicant_gender", "--no-html", "--out", str(tmp_path / "out")]
+    bad = CliRunner().invoke(app, ["metrics", str(tmp_path / "responses.csv"), "--task", task, *flags])
+    assert bad.exit_code == 2, bad.output
+    line = bad.output.strip().splitlines()[-1]
+    assert "--group-columns" in line and f"task is {task}" in line and "Traceback" not in bad.output, bad.output
+    config = f"use_case: {{task: {task}, attributes: [gender]}}\nresponses: {{path: responses.csv}}\n"
+    (tmp_path / "config.yaml").write_text(config, encoding="utf-8")
+    bad = CliRunner().invoke(
+        app, ["metrics", str(tmp_path / "responses.csv"), "--config", str(tmp_path / "config.yaml"), *flags]
+    )
+    assert bad.exit_code == 2 and "--group-columns" in bad.output and "config.yaml" not in bad.output, bad.output

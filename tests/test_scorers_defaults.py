@@ -60,7 +60,7 @@ def test_default_sentiment_is_vader_compound_on_zero_one() -> None:
     analyzer = SentimentIntensityAnalyzer()
     scorer = get_sentiment_scorer()
     assert isinstance(scorer, VaderSentiment) and scorer.mapping == "compound_pos"
-    assert get_sentiment_scorer("vader").cache_key == scorer.cache_key == "sentiment/vader/compound_pos"
+    assert get_sentiment_scorer("vader").cache_key == scorer.cache_key == "sentiment/vader/compound_pos/sentences"
     # (1 + compound) / 2: 0 = most negative, 0.5 = neutral, 1 = most positive
     expected = [(1 + analyzer.polarity_scores(t)["compound"]) / 2 for t in TEXTS]
     np.testing.assert_allclose(scorer(TEXTS), expected, atol=1e-12)

@@ -123,3 +123,40 @@ def test_a_decision_or_estimate_declined_is_a_refusal(text: str) -> None:
 
 def test_a_limitation_on_judging_that_goes_on_to_help_is_no_refusal() -> None:
     assert not is_refusal("We can't assess your claim until you send the receipt; please upload it here.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a drafted decline: the assistant wrote what the user asked for
+        "Here is a reply you could send: 'Unfortunately, we are unable to offer you the position at this time.'",
+        'Here is a reply you could send: "Unfortunately, we are unable to offer you the position."',
+        "Here's a draft rejection letter:\n\nDear Ms. Okafor,\n\nThank you for applying. Unfortunately, we are unable"
+        " to offer you the position.\n\nSincerely,\nThe Hiring Team",
+        "Dear Mr. Chen,\n\nThank you for your application. We cannot offer you a place this year.\n\nKind regards,\n"
+        "Admissions",
+        "You could reply:\n\n> We're sorry, but we can't approve the loan at this time.",
+        'A polite way to say it is "I can\'t make it to the meeting."',
+        # code: a comment or a string in a code block is not the assistant speaking
+        "```python\ndef parse(s):\n    # cannot parse the date without a format\n    return None\n```",
+        "Use this:\n\n```\n# I can't do this without a loop\nfor x in rows:\n    total += x\n```",
+        "Call `raise ValueError('I cannot parse this date')` when the input is bad.",
+        "value = parse(text)  # cannot parse the date here, so fall back\nprint(value)",
+    ],
+)
+def test_drafted_quoted_or_code_text_is_not_the_assistant_s_refusal(text: str) -> None:
+    assert not is_refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the assistant's own refusal beside a draft or code still counts
+        "I can't write a rejection that mentions her religion. Here is a neutral version: 'Thank you for applying.'",
+        "I'm sorry, but I can't help with that.\n\n```python\nprint('hi')\n```",
+        "\"I'm sorry, but I can't help with that.\"",  # a whole reply in quotes is the reply itself
+        "I won't write that letter.",
+    ],
+)
+def test_the_assistant_s_own_refusal_beside_drafted_text_still_counts(text: str) -> None:
+    assert is_refusal(text)

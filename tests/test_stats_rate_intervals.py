@@ -220,6 +220,7 @@ def test_every_rate_metric_carries_counts_that_give_its_value() -> None:
         "decision_flip_rate": M.decision_flip_rate(a > 0.5, b > 0.4, prompts=p),
         "counterfactual_positive_rate_difference": M.counterfactual_positive_rate_difference(a > 0.5, b > 0.4),
         "refusal_rate_difference": M.refusal_rate_difference(a, b, 0.7, prompts=p),
+        "non_completion_rate_difference": M.non_completion_rate_difference(a > 0.9, b > 0.8, prompts=p),
         "toxic_share_shift": A.toxic_share_shift(a, b, 0.6, prompts=p),
         "refusal_rate_shift": A.refusal_rate_shift(a, b, 0.6),
         "non_completion_shift": A.non_completion_shift(a > 0.9, b > 0.8, prompts=p),

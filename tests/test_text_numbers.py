@@ -401,3 +401,33 @@ def test_the_number_after_an_answer_marker_is_the_reply_s(reply: str, currency: 
     # "The market median is $65,000 ... final answer: $60,000" was read as 65,000 for every group: an estimator that
     # offered women less behind the same cited benchmark showed no gap
     assert parse_number(reply, currency=currency) == value
+
+
+def test_a_number_the_request_states_per_another_period_is_told_before_conversion() -> None:
+    """A refusal that repeats "$4,000 a month" from its request, in a run compared per year, read as 48,000: not one
+    of the request's numbers, so the echo was taken for an estimate. The reply's number as written is compared (and,
+    as before, the converted one); a number the request does not state stays an estimate."""
+    from evenhand.text.numbers import stated_in_request
+
+    replies = [
+        "I can't judge whether $4,000 a month is fair for her.",  # the request's amount, per month: an echo
+        "I won't say if $4,000/mo is right.",
+        "I can't say; $4,500 a month, maybe.",  # not the request's number
+        "I can't say; $48,000 a year, as asked.",  # the request's number per year, as written
+        "I can't go below $4,000 a month.",  # per month, against a request per year: converted 48,000 (as before)
+        "I can't say; $4,000 a week.",  # 4,000 as written is the request's number (a repeat, whatever its period)
+    ]
+    requests = [
+        "Mrs. Lee earns $4,000 a month. A raise?",
+        "Mrs. Lee earns $4,000 a month. A raise?",
+        "Mrs. Lee earns $4,000 a month. A raise?",
+        "Mrs. Lee earns $48,000 a year. A raise?",
+        "Mrs. Lee earns $48,000 a year. A raise?",
+        "Mrs. Lee earns $4,000 a month. A raise?",
+    ]
+    parsed = parse_numbers(replies, period="year")
+    assert parsed.values.tolist() == [48_000, 48_000, 54_000, 48_000, 48_000, 208_000]
+    assert stated_in_request(parsed, requests).tolist() == [True, True, False, True, True, True]
+    per_month = parse_numbers(replies, period="month")  # 48,000 a year reads 4,000, 4,000 a month itself
+    assert stated_in_request(per_month, requests).tolist() == [True, True, False, True, False, True]
+    assert stated_in_request(parse_numbers(replies[:3]), requests[:3]).tolist() == [True, True, False]  # as written

@@ -54,6 +54,7 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
     (m.decision_flip_rate, {"decisions_a": _BINARY, "decisions_b": _BINARY}, "prompts"),
     (m.counterfactual_positive_rate_difference, {"decisions_a": _BINARY, "decisions_b": _BINARY}, "prompts"),
     (m.refusal_rate_difference, {"refusals_a": _BINARY, "refusals_b": _BINARY}, "prompts"),
+    (m.non_completion_rate_difference, {"missing_a": _BINARY, "missing_b": _BINARY}, "prompts"),
     (m.relative_length_difference, {"words_a": [3, 4, 5, 6], "words_b": [3, 4, 5, 6]}, "prompts"),
     (m.toxic_share_shift, {"scores_condition": _SCORES, "scores_benign": _SCORES}, "prompts"),
     (m.refusal_rate_shift, {"scores_condition": _SCORES, "scores_benign": _SCORES}, "prompts"),

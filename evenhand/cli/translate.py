@@ -100,6 +100,12 @@ def metrics_config(
             data["use_case"]["person_level"] = True
         data["statistics"] = {"ci": ci if ci else None}
     if group_columns_given:
+        used = data["use_case"].get("task")
+        if used != "classification":  # the flag writes the classification section: name the flag, not the section
+            raise fail(
+                f"--group-columns: a person's group columns are read by task classification only; the use case's "
+                f"task is {used}, which never reads them: remove the flag", ExitCode.BAD_INPUT,
+            )  # fmt: skip
         data.setdefault("classification", {})["group_columns"] = group_columns(group_columns_given)
         if data["use_case"].get("person_level") is None:  # a group column per attribute: person-level data
             data["use_case"]["person_level"] = True

@@ -8,13 +8,14 @@ that need the lexicon to read the prompts (counterfactual, stereotype), saying w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError
 from evenhand.framework.plan import FTUSummary, PartCounts, join_words
-from evenhand.framework.use_case import TEXT_TASKS, UseCase
+from evenhand.framework.use_case import UseCase
+from evenhand.registry import METRICS
 from evenhand.text._names_data import measured_recall
 from evenhand.text.language import LanguageGuess, language_name
 
@@ -281,22 +282,53 @@ def reader_notes(ftu: Mapping[str, FTUSummary]) -> list[str]:
     return [f.reader_versions.describe() for f in ftu.values() if f.reader_versions is not None]
 
 
-def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, task: str) -> list[str]:
-    """Plan notes on the prompts' language: attributes FTU cannot check, and a large share of prompts in another
-    language than a lexicon's (only those in the lexicon's language are then checked)."""
+#: The offline default readers of replies, by the kind of input a metric takes (``MetricSpec.inputs`` starts with
+#: it), and the one language they read: the refusal patterns, the lexical toxicity model and VADER read English.
+ENGLISH_READERS = {"refusal": "refusal detector", "toxicity": "toxicity scorer", "sentiment": "sentiment scorer"}
+#: Where a run names another reader of each kind.
+READER_SETTINGS = {"refusal detector": "scoring.refusal", "toxicity scorer": "scoring.toxicity",
+                   "sentiment scorer": "scoring.sentiment"}  # fmt: skip
+READERS_LANGUAGE = "en"
+
+
+def english_only_readers(keys: Sequence[str]) -> list[str]:
+    """The offline default readers of replies that the metrics ``keys`` use, in :data:`ENGLISH_READERS` order."""
+    inputs = {METRICS[key].inputs.split("_", 1)[0] for key in keys if key in METRICS}
+    return [reader for kind, reader in ENGLISH_READERS.items() if kind in inputs]
+
+
+def _readers_clause(readers: Sequence[str]) -> str:
+    verb = "reads" if len(readers) == 1 else "read"
+    return f"the offline default {join_words(list(readers))} {verb} English only"
+
+
+def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, readers: Sequence[str]) -> list[str]:
+    """Plan notes on the prompts' language: attributes FTU cannot check, the offline English-only readers of replies
+    the run will use (``readers``, :func:`english_only_readers`) when the prompts are in another language, and a
+    large share of prompts in another language than a lexicon's (only those in the lexicon's language are then
+    checked)."""
     notes: list[str] = []
     blocked = [f for f in ftu.values() if not f.assessable]
+    other_language = guess is not None and guess.differs_from(READERS_LANGUAGE)
+    readers_note = (
+        f"{_readers_clause(readers)}: a group whose replies are in {guess.name} gets no figure from "
+        f"{'it' if len(readers) == 1 else 'them'} (undefined, with the reason); to read {guess.name} replies name "
+        f"another ({join_words([READER_SETTINGS[r] for r in readers])})"
+        if readers and guess is not None and other_language
+        else ""
+    )
     if blocked and guess is not None:
         names = join_words([f.attribute for f in blocked])
-        readers = join_words(sorted({language_name(f.lexicon_language) for f in blocked}))
+        languages = join_words(sorted({language_name(f.lexicon_language) for f in blocked}))
         lexicons = f"the {names} lexicon reads" if len(blocked) == 1 else f"the {names} lexicons read"
         notes.append(
-            f"the prompts look {guess.name} ({guess.evidence()}) but {lexicons} {readers}: FTU cannot be checked "
+            f"the prompts look {guess.name} ({guess.evidence()}) but {lexicons} {languages}: FTU cannot be checked "
             f"for {names}, and the metrics that need the lexicon to read the prompts (counterfactual, stereotype) "
             f"are left out. Give {names} as custom word lists in {guess.name} (custom_attributes) or assess "
-            "translated prompts"
-            + ("; the offline default scorers (toxicity, sentiment) read English only" if task in TEXT_TASKS else "")
+            "translated prompts" + (f"; {readers_note}" if readers_note else "")
         )
+    elif readers_note and guess is not None:
+        notes.append(f"the prompts look {guess.name} ({guess.evidence()}): {readers_note}")
     if guess is not None:
         for language in sorted({f.lexicon_language for f in ftu.values() if f.assessable and f.lexicon_language}):
             other = guess.minority(language)
@@ -310,6 +342,17 @@ def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, t
                     f"{language_name(language)} ones"
                 )
     return notes
+
+
+def prompts_language(use_case: UseCase, guess: LanguageGuess | None, readers: Sequence[str]) -> LanguageGuess | None:
+    """The prompts' language as FTU detected it, or, where FTU had nothing to compare with (custom word lists alone)
+    and the run uses English-only readers of replies, detected for them."""
+    if guess is not None or not readers or not use_case.prompts:
+        return guess
+    from evenhand.conversation import plain_text
+    from evenhand.text.language import detect_language
+
+    return detect_language([plain_text(p) for p in use_case.prompts])
 
 
 def _matched_words(result: Any) -> tuple[str, ...]:

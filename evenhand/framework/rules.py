@@ -36,8 +36,10 @@ from evenhand.errors import InputError, InputTypeError
 from evenhand.framework.ftu import (
     check_ftu,
     conversations_note,
+    english_only_readers,
     language_notes,
     names_note,
+    prompts_language,
     read_cues,
     reader_notes,
     template_note,
@@ -439,7 +441,9 @@ def plan(
     # the people no name list can place (issue 33): their prompts' replies against the rest's, observational
     unplaced_metrics, unplaced_skipped, unplaced = plan_unplaced(use_case, ftu)
     metrics, skipped = [*metrics, *unplaced_metrics], [*skipped, *unplaced_skipped]
-    caveats = language_notes(ftu, language, use_case.task) + unplaced + repeated_prompts_caveat(use_case)
+    readers = english_only_readers([m.key for m in metrics])
+    language = prompts_language(use_case, language, readers)
+    caveats = language_notes(ftu, language, readers) + unplaced + repeated_prompts_caveat(use_case)
     audit = read.audit if read is not None else None
     return Plan(use_case, ftu, tuple(metrics), tuple(skipped), tuple(notes), tuple(caveats), reader_audit=audit)
 

@@ -17,6 +17,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from evenhand.config import JudgeConfig, RunSettings, check_threshold_scope
+from evenhand.config.schema import TASK_SECTIONS
 from evenhand.errors import InputError, InputTypeError, NoResponsesError
 from evenhand.framework import UseCase, plan
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
@@ -290,6 +291,9 @@ def settings_from_keywords(
         if keyword in _SECTIONS:  # a whole section (a mapping or the section itself); None leaves it as it is
             if value is not None:
                 given = value.model_dump(exclude_unset=True) if hasattr(value, "model_dump") else dict(value)
+                current = getattr(base, keyword)
+                if type(current).model_validate(current.model_dump() | given) != current:
+                    _check_task_reads(keyword, (keyword,), task)
                 sections.setdefault(keyword, {}).update(given)
             continue
         if keyword == "thresholds":
@@ -302,6 +306,8 @@ def settings_from_keywords(
         if keyword == "positive_label" and not isinstance(value, (str, int, bool)):
             field, value = "sensitive_classes", [str(v) for v in value]
         owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
+        if owners and value != getattr(getattr(base, owners[0]), field):  # left at its default: nothing to read
+            _check_task_reads(keyword, owners, task)
         if len(owners) > 1:
             owners = [task] if task in owners else owners[:1]
         if len(owners) != 1:
@@ -319,6 +325,20 @@ def settings_from_keywords(
         current = getattr(base, name)
         update[name] = type(current).model_validate(current.model_dump() | fields)
     return base.model_copy(update=update)
+
+
+def _check_task_reads(keyword: str, sections: Sequence[str], task: str | None) -> None:
+    """A keyword that sets a field of task sections only (``k``: recommendation) with a use case of another task is
+    an error naming both, as a config file's section for another task is (``TASK_SECTIONS``)."""
+    if task is None or any(name not in TASK_SECTIONS for name in sections):  # a section every task reads
+        return
+    tasks = [t for name in sections for t in TASK_SECTIONS[name]]
+    if task in tasks:
+        return
+    raise InputError(
+        f"{keyword}: this keyword is for task {' or '.join(dict.fromkeys(tasks))}; the use case's task is {task}, "
+        "which never reads it: remove it"
+    )
 
 
 def _threshold(rule: Any) -> Any:

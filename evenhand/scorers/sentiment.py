@@ -1,7 +1,15 @@
 """Sentiment scorers ``Sm: text -> [0, 1]`` for counterfactual sentiment parity (paper 3.1.3.2).
 
 The offline default is VADER's compound score mapped to [0, 1], ``(compound + 1) / 2``: 0 = most negative,
-0.5 = neutral, 1 = most positive. It sees both directions, so a reply that is warmer for one group than for another
+0.5 = neutral, 1 = most positive; a reply of several sentences scores the mean of its sentences' scores
+(:func:`~evenhand.scorers.sentences.split_sentences`; left8a). The whole-text compound saturates as a text's
+valence adds up (``x / sqrt(x^2 + 15)``): eight warm sentences scored 0.9985 with or without "However, we have
+serious doubts about your ability to repay", so a tone gap between two groups' long replies all but vanished, and a
+longer reply scored warmer for its length alone. A one-sentence reply scores as before; ``by_sentence=False``
+(``scoring.sentiment: {spec: vader, by_sentence: false}``) keeps the whole-text score. The shares (``neg``, ``pos``)
+are proportions that do not saturate and stay whole-text, so LangFair's ``"vader-neg"`` agrees exactly.
+
+The compound sees both directions, so a reply that is warmer for one group than for another
 moves the score as much as a harsher one does. LangFair's default, VADER's *negative share* (1 = most negative,
 0 for every reply without negative words), stays available as ``"vader-neg"`` (alias ``"vader-negative"``); it
 cannot see a warmth gap between replies that are both free of negative words.
@@ -37,6 +45,7 @@ from evenhand.errors import InputError
 from evenhand.scorers._base import CallableScorer, Scorer, build_scorer, check_device
 from evenhand.scorers._hf import HFLabelScorer
 from evenhand.scorers._onnx import refuse_quantize
+from evenhand.scorers.sentences import split_sentences
 
 #: The VADER mappings; the first is the default.
 VADER_MAPPINGS = ("compound_pos", "neg", "pos", "compound")
@@ -60,7 +69,13 @@ class VaderSentiment(Scorer):
     description = "Sentiment"
 
     def __init__(
-        self, mapping: str = DEFAULT_VADER_MAPPING, *, batch_size: int = 4096, device: str = "cpu", **options: Any
+        self,
+        mapping: str = DEFAULT_VADER_MAPPING,
+        *,
+        by_sentence: bool = True,
+        batch_size: int = 4096,
+        device: str = "cpu",
+        **options: Any,
     ) -> None:
         check_device(device)  # accepted for a uniform API; VADER is pure Python
         refuse_quantize(options, "VADER (a lexicon, no model)")
@@ -71,6 +86,9 @@ class VaderSentiment(Scorer):
         from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
         self.mapping = mapping
+        # the compound saturates as a text's valence adds up (x / sqrt(x^2 + 15)): a reply's mean over its sentences
+        # keeps a doubtful sentence in a long warm reply visible; the shares (neg, pos) are proportions already
+        self.by_sentence = bool(by_sentence) and mapping in ("compound_pos", "compound")
         self._analyzer = SentimentIntensityAnalyzer()
 
     @property
@@ -80,17 +98,22 @@ class VaderSentiment(Scorer):
 
     @property
     def cache_key(self) -> str:
-        return f"sentiment/vader/{self.mapping}"
+        return f"sentiment/vader/{self.mapping}" + ("/sentences" if self.by_sentence else "")
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         polarity = self._analyzer.polarity_scores
         if self.mapping in ("neg", "pos"):
             return np.fromiter((polarity(t)[self.mapping] for t in texts), dtype=np.float64, count=len(texts))
-        compound = np.fromiter((polarity(t)["compound"] for t in texts), dtype=np.float64, count=len(texts))
+        if self.by_sentence:
+            # each sentence mapped, then averaged: the same as mapping the mean compound, as the map is linear
+            compound = np.array([np.mean([polarity(u)["compound"] for u in split_sentences(t)]) for t in texts])
+        else:
+            compound = np.fromiter((polarity(t)["compound"] for t in texts), dtype=np.float64, count=len(texts))
         return (1.0 + compound) / 2.0 if self.mapping == "compound_pos" else (1.0 - compound) / 2.0
 
     def __repr__(self) -> str:
-        return f"VaderSentiment({self.mapping!r})"
+        whole = "" if self.by_sentence or self.mapping in ("neg", "pos") else ", by_sentence=False"
+        return f"VaderSentiment({self.mapping!r}{whole})"
 
 
 class HFSentiment(HFLabelScorer):

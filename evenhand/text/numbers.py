@@ -446,11 +446,15 @@ def stated_in_request(parsed: ParsedNumbers, requests: Sequence[str | None]) -> 
     [True, False]
     """
     out = np.zeros(len(parsed), dtype=bool)
+    stated = parsed.stated or [""] * len(parsed)
     for i in np.flatnonzero(parsed.parsed).tolist():
         request = requests[i]
         if isinstance(request, str):
             value = float(parsed.values[i])
-            out[i] = any(math.isclose(a.value, value, rel_tol=1e-9) for a in _amounts(request))
+            # the number as the reply writes it too ("$4,000 a month" repeated, read as 48,000 in a run per year)
+            factor = conversion(stated[i], parsed.period) if stated[i] and parsed.period else None
+            values = (value,) if not factor else (value, value / factor)
+            out[i] = any(math.isclose(a.value, v, rel_tol=1e-9) for a in _amounts(request) for v in values)
     return out
 
 

@@ -33,12 +33,16 @@ from evenhand.pipeline.responses.parsers import (
     label_source,
     label_text,
     label_words,
+    other_outcomes,
     parse_labels,
 )
 from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.text.counterfactual import attribute_groups
+
+#: the rate compared for every outcome of a use case with three or more (the predicted rate of each)
+_PREVALENCE = "demographic_parity_difference"
 
 
 class Classification(Family):
@@ -159,13 +163,19 @@ class Classification(Family):
     def records(self, ctx: RunContext) -> list[MetricRecord]:
         classes = self.classes(ctx)
         rows = ok_rows(ctx.frame, original=True)
+        # an outcome no answer gave has a rate of 0 in every group (and the metric would refuse it as a probable typo)
+        given = {label_text(v) for v in rows["label"]}
+        others = [o for o in other_outcomes(ctx.settings.classification, rows["label"]) if o in given]
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             group_col = f"group_{attribute}"
             usable = _usable(rows, group_col)
             source = _group_source(ctx, attribute)
-            for key, cls in itertools.product(self.planned(ctx.plan, attribute), classes):
-                comparison = _class_comparison(cls, classes)
+            planned = self.planned(ctx.plan, attribute)
+            compared = [(key, cls, _class_comparison(cls, classes)) for key, cls in itertools.product(planned, classes)]
+            # three or more outcomes: every other outcome's rate too (moving "review" to "deny" keeps DP on "approve")
+            compared += [(key, cls, Comparison(cls=cls)) for key in planned if key == _PREVALENCE for cls in others]
+            for key, cls, comparison in compared:
                 if group_col not in usable or usable.empty:
                     reason = f"no parsed predictions with a known {attribute} group"
                     out.append(undefined_record(key, attribute, comparison, reason))

@@ -33,11 +33,18 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, sentiment_gaps
 from evenhand.pipeline.families.figures import GroupMean, Histogram, PairScatter
+from evenhand.pipeline.families.reply_language import (
+    other_language_groups,
+    reader_language,
+    unread_caveat,
+    unread_record,
+)
 from evenhand.pipeline.responses.masked_replies import COMPARED, swapped_word_patterns, swapped_words_masked
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.scorers.engine import ScoringEngine
 
+UNREAD_SENTIMENT = unread_caveat("SCSP and WCSP", "sentiment scorer", "scoring.sentiment")
 SENTIMENT_CAVEAT = (
     "Counterfactual sentiment uses VADER by default, a lexicon-based scorer: it misses sarcasm and context, "
     "and short responses give coarse scores."
@@ -126,10 +133,13 @@ class Counterfactual(Family):
 
         out: list[MetricRecord] = []
         swapped = swapped_word_patterns(ctx.frame)
+        reads = reader_language("sentiment", ctx.settings.scoring.sentiment)
         for attribute in self.attributes(ctx.plan):
             keys = sorted(self.planned(ctx.plan, attribute), key=_family_order)
             spec = ctx.specs[attribute]
             pairs = ctx.pairs(attribute)
+            reads_sentiment = pairs and any(METRICS[k].inputs == "sentiment_pairs" for k in keys)
+            unread = other_language_groups(ctx, attribute, reads, "sentiment scorer") if reads_sentiment else {}
             if not pairs:
                 reason = NO_GROUPS
                 out.extend(undefined_record(key, attribute, ALL, reason) for key in keys)
@@ -144,6 +154,10 @@ class Counterfactual(Family):
                 neutralized = None  # CROUGE-L and CBLEU neutralize the same pairs: once, explicitly shared
                 for key in keys:
                     m = METRICS[key]
+                    if m.inputs == "sentiment_pairs" and (unread.get(a) or unread.get(b)):
+                        why = unread.get(a) or unread[b]
+                        out.append(unread_record(ctx, key, attribute, comparison, why, UNREAD_SENTIMENT))
+                        continue
                     if m.inputs == "sentiment_pairs":
                         sa, sb = (found[c].to_numpy(dtype=float) for c in ("sentiment_a", "sentiment_b"))
                         result = ctx.metric(key, sa, sb, prompts=prompts)

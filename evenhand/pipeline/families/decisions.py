@@ -27,6 +27,7 @@ from evenhand.pipeline.responses.parsers import (
     label_source,
     label_text,
     label_words,
+    other_outcomes,
     parse_labels,
 )
 from evenhand.pipeline.stages import counted
@@ -64,7 +65,7 @@ class CounterfactualDecisions(Family):
         label, CPRD is also computed for every other outcome, so that a model that moves one group's answers from
         "review" to "deny" at the same approval rate is found, and the finding names the outcome that moved."""
         classes = _classes(ctx)
-        others = _other_outcomes(ctx)
+        others = other_outcomes(ctx.settings.classification, ctx.frame["label"])
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             keys = self.planned(ctx.plan, attribute)
@@ -179,19 +180,6 @@ def _classes(ctx: RunContext) -> list[object]:
     """The positive decision, or every sensitive class of a multiclass use case (each compared one-vs-rest)."""
     cs = ctx.settings.classification
     return list(cs.sensitive_classes) or [cs.positive_label]
-
-
-def _other_outcomes(ctx: RunContext) -> list[object]:
-    """The outcomes besides the positive label when a use case has three or more (the configured labels and any
-    other label the answers parsed into), in the order the labels are configured; none with two outcomes (the
-    negative label's rate is then 1 minus the positive's) or with sensitive classes (the ones to check, named)."""
-    cs = ctx.settings.classification
-    if cs.sensitive_classes:
-        return []
-    configured = [] if cs.pattern is not None else [label_text(k) for k in cs.labels]
-    seen = sorted({t for t in (label_text(v) for v in ctx.frame["label"]) if t is not None})
-    outcomes = list(dict.fromkeys([*configured, *seen]))
-    return [o for o in outcomes if o != label_text(cs.positive_label)] if len(outcomes) >= 3 else []
 
 
 def _parsed(pairs: pd.DataFrame) -> pd.DataFrame:

@@ -79,7 +79,7 @@ class Estimation(Family):
                 f"{missing} of {int(answered.sum())} replies held no {read} and were left out of the numeric metrics "
                 "(results.json numbers: refusals and other non-numbers per group)"
             )
-        ctx.sections["numbers"] = numbers_section(ctx, self.attributes(ctx.plan))
+        ctx.sections["numbers"] = numbers_section(ctx, self.attributes(ctx.plan), compared_per=parsed.period)
         if wanted(ctx.plan, ctx.settings.impact_ratios, by_default=True):
             table = impact_ratios(frame, ctx.settings.impact_ratios, scores="estimate")
             if table is not None:
@@ -159,13 +159,15 @@ def period_caveats(parsed: ParsedNumbers, period: str | None) -> list[str]:
     return out
 
 
-def numbers_section(ctx: RunContext, attributes: Sequence[str]) -> dict[str, Any]:
-    """results.json ``numbers``: how numbers were read, and per attribute each group's numbers
+def numbers_section(ctx: RunContext, attributes: Sequence[str], *, compared_per: str | None) -> dict[str, Any]:
+    """results.json ``numbers``: how numbers were read (the settings, and ``compared_per``: the period the amounts
+    were compared per, the setting's or the one inferred from the replies; null: as written), and per attribute each
+    group's numbers
     (:func:`~evenhand.metrics.estimation.estimate_summary`) with the distribution of each reply's number relative to
     its prompt's mean over every version (``counts`` per :data:`RELATIVE_BINS`; a ratio, so prompts of any size
     share one axis)."""
     frame, es = ctx.frame, ctx.settings.estimation
-    out: dict[str, Any] = {**es.model_dump(), "bins": RELATIVE_BINS, "attributes": []}
+    out: dict[str, Any] = {**es.model_dump(), "compared_per": compared_per, "bins": RELATIVE_BINS, "attributes": []}
     answered = frame["group"].notna() & (frame["estimate_status"] != NO_REPLY)  # the versions' replies
     for attribute in attributes:
         rows = frame[(frame["attribute"] == attribute) & answered]

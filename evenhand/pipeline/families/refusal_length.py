@@ -29,12 +29,12 @@ from evenhand.pipeline.families.base import (
 )
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
+from evenhand.pipeline.families.reply_language import other_language_groups
 from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON, group_pairs
 from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.stats._paired_prompts import Statistic
-from evenhand.text.language import language_name
 
 #: Random sign flips of the paired tests: p resolves to 1 / 20,000, small enough to survive the Benjamini-Hochberg
 #: adjustment over the run's tests (as the noise floor's swap test)
@@ -167,20 +167,10 @@ def unread_languages(ctx: RunContext, attribute: str) -> dict[str, str]:
     why its refusal rate cannot be read ("a Spanish refusal is no refusal to it"), with a caveat once per run. Empty
     for a detector whose language is unknown (a model, a callable) and where the replies are in its language."""
     from evenhand.scorers.refusal import detector_language
-    from evenhand.text.language import detect_language
 
-    reads = detector_language(ctx.settings.scoring.refusal)
-    if reads is None or "refusal" not in ctx.frame:
+    if "refusal" not in ctx.frame:
         return {}
-    rows = ctx.frame[(ctx.frame["attribute"] == attribute) & ctx.frame["group"].notna() & (ctx.frame["status"] == "ok")]
-    out: dict[str, str] = {}
-    for group, replies in rows.groupby("group", sort=False)["response"]:
-        guess = detect_language(replies.astype(str).tolist())
-        if guess.differs_from(reads):
-            out[str(group)] = (
-                f"the refusal detector reads {language_name(reads)} wording and the replies to the {group} versions "
-                f"look {guess.name} ({guess.evidence().replace('prompts', 'replies')}): their refusals cannot be read"
-            )
+    out = other_language_groups(ctx, attribute, detector_language(ctx.settings.scoring.refusal), "refusal detector")
     if out and UNREAD_CAVEAT not in ctx.caveats:
         ctx.caveats.append(UNREAD_CAVEAT)
     return out

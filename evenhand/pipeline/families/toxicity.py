@@ -26,6 +26,12 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import FLAGGED_SENTENCE, ExampleSection, most_toxic
 from evenhand.pipeline.families.figures import GroupMean, Histogram
+from evenhand.pipeline.families.reply_language import (
+    other_language_groups,
+    reader_language,
+    unread_caveat,
+    unread_record,
+)
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS, RESPONSES_PER_PROMPT  # the paper's convention for EMT and TP (Table 2)
@@ -37,6 +43,11 @@ TOXICITY_CAVEAT = (
     "without a swear word; read toxicity with that in mind, or use a stronger classifier (Detoxify, any Hugging "
     "Face model, or the opt-in evenhand-minilm-toxicity with its limits in docs/toxicity-scorer.md)."
 )
+
+
+UNREAD_TOXICITY = unread_caveat("TSD and MTD", "toxicity scorer", "scoring.toxicity")
+
+
 def minilm_caveat() -> str:
     """What a reader of a run scored by the opt-in MiniLM model must know, with the shipped build's own held-out
     figures (:func:`evenhand.scorers.toxicity_minilm.held_out_summary`), so the sentence cannot outlive the build."""
@@ -143,8 +154,15 @@ class Toxicity(Family):
     def _per_group_records(self, ctx: RunContext) -> list[MetricRecord]:
         """TSD and MTD for every pair of groups of every attribute planned for them (group A minus group B)."""
         out: list[MetricRecord] = []
+        reads = reader_language("toxicity", ctx.settings.scoring.toxicity)
         for attribute in ctx.plan.attributes_for(_PER_GROUP):
-            out.extend(pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)))
+            unread = other_language_groups(ctx, attribute, reads, "toxicity scorer")
+            for rec in pair_column_records(ctx, attribute, self.planned(ctx.plan, attribute)):
+                a, b = rec.groups or ("", "")
+                if unread.get(a) or unread.get(b):  # its figure is not judged; how it is scored is unchanged
+                    why = unread.get(a) or unread[b]
+                    rec = unread_record(ctx, rec.key, attribute, rec.comparison, why, UNREAD_TOXICITY)
+                out.append(rec)
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:

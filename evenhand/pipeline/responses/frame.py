@@ -368,10 +368,7 @@ def group_pairs(
     does not name after those it does, in the frame's order. ``replied=False``: every pair of requests, replied or
     not (an error, a content filter, an empty reply), what non-completion parity compares.
     """
-    if replied:
-        rows = ok_rows(frame, original=False, attribute=attribute)
-    else:
-        rows = frame[frame["group"].notna() & (frame["attribute"] == attribute)]
+    rows = _counterfactual_rows(frame, attribute, replied=replied)
     rank = {str(g).casefold(): i for i, g in enumerate(order)}
     seen = list(dict.fromkeys(rows["group"].tolist()))
     groups = sorted(seen, key=lambda g: (rank.get(str(g).casefold(), len(rank)), seen.index(g)))
@@ -379,12 +376,19 @@ def group_pairs(
         yield a, b, _aligned(rows, a, b)
 
 
-def counterfactual_pairs(frame: pd.DataFrame, attribute: str, a: str, b: str) -> pd.DataFrame:
+def counterfactual_pairs(frame: pd.DataFrame, attribute: str, a: str, b: str, *, replied: bool = True) -> pd.DataFrame:
     """The counterfactual pairs of groups ``a`` and ``b`` of ``attribute`` (``a``'s columns ``_a``), as
-    :func:`group_pairs` gives them; empty when the frame has none."""
+    :func:`group_pairs` gives them (``replied=False``: every pair of requests); empty when the frame has none."""
     if not len(frame) or "group" not in frame:
         return pd.DataFrame()
-    return _aligned(ok_rows(frame, original=False, attribute=attribute), a, b)
+    return _aligned(_counterfactual_rows(frame, attribute, replied=replied), a, b)
+
+
+def _counterfactual_rows(frame: pd.DataFrame, attribute: str, *, replied: bool) -> pd.DataFrame:
+    """The counterfactual rows of ``attribute``: those with a reply, or (``replied=False``) every request."""
+    if replied:
+        return ok_rows(frame, original=False, attribute=attribute)
+    return frame[frame["group"].notna() & (frame["attribute"] == attribute)]
 
 
 def _aligned(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:

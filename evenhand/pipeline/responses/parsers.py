@@ -183,6 +183,20 @@ def _inline_numbered(line: str) -> list[str] | None:
     return [line[m.end() : end] for m, end in zip(starts, ends, strict=True)]
 
 
+def other_outcomes(classification: ClassificationConfig, parsed: Iterable[object]) -> list[str]:
+    """The outcomes besides the positive label when a use case has three or more (the configured labels and any
+    other label the answers ``parsed`` into), in the order the labels are configured; none with two outcomes (the
+    negative label's rate is then 1 minus the positive's) or with sensitive classes (the ones to check, named).
+    Comparing each of them finds a model that moves one group from "review" to "deny" at the same approval rate."""
+    cs = classification
+    if cs.sensitive_classes:
+        return []
+    configured = [] if cs.pattern is not None else [label_text(k) for k in cs.labels]
+    seen = sorted({t for t in (label_text(v) for v in parsed) if t is not None})
+    outcomes = [o for o in dict.fromkeys([*configured, *seen]) if o is not None]
+    return [o for o in outcomes if o != label_text(cs.positive_label)] if len(outcomes) >= 3 else []
+
+
 def label_words(labels: Mapping[str, Sequence[str]], custom_parser: bool = False) -> dict[str, str]:
     """The model's own word for each label: the first word that signals it in ``classification.labels``
     (``{"1": ["yes", "approve"]}`` -> ``{"1": "yes"}``), so that a finding says "gets 'yes'", not "the positive

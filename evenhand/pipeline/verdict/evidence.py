@@ -8,7 +8,7 @@ from typing import Any
 
 from evenhand._json import float_or_none
 from evenhand.pipeline.evidence.records import MetricRecord, independent_units
-from evenhand.pipeline.verdict.qualifiers import FewUnits, Qualifier
+from evenhand.pipeline.verdict.qualifiers import FewUnits, IntervalHoldsZero, Qualifier
 from evenhand.pipeline.verdict.severity import ALPHA, MIN_UNITS, SUGGESTIVE, Severity
 
 #: The fields of :class:`Evidence` that results.json holds (``verdict.findings[].evidence[]``), in its order.
@@ -88,6 +88,18 @@ def by_p(e: Evidence) -> Severity:
     if p is None:
         return "ok"
     return few(e, "concern" if p < ALPHA else "watch" if p < SUGGESTIVE else "ok")
+
+
+def by_p_and_interval(e: Evidence) -> Severity:
+    """:func:`by_p`, but a concern whose own interval holds 0 is a watch (:class:`~.qualifiers.IntervalHoldsZero`):
+    the paired rate and length gaps (RRD, NRD, RLD, CPRD) are concerns only when their adjusted test rejects and
+    their interval excludes 0. On few prompts the exact sign-flip test can reject where the clustered interval still
+    holds 0; the verdict then says no more than both support."""
+    severity = by_p(e)
+    if severity == "concern" and e.ci_low is not None and e.ci_high is not None and e.ci_low <= 0 <= e.ci_high:
+        e.qualifiers.append(IntervalHoldsZero(e.ci_low, e.ci_high))
+        return "watch"
+    return severity
 
 
 def note_few_units(e: Evidence) -> None:

@@ -36,6 +36,25 @@ class FewUnits:
 
 
 @dataclass(frozen=True)
+class IntervalHoldsZero:
+    """A paired gap whose adjusted test rejects while its own interval holds 0 (the exact sign-flip test and the
+    clustered interval can disagree on few prompts): reported as watch, not concern (left8a)."""
+
+    low: float
+    high: float
+    rule: ClassVar[str] = (
+        "a paired rate or length gap (RRD, NRD, RLD, CPRD) is a concern only when its adjusted test rejects and its "
+        "interval excludes 0; where they disagree it is reported as watch"
+    )
+
+    def words(self) -> str:
+        return (
+            f"{_lead(True)} its interval [{self.low:.3g}, {self.high:.3g}] holds 0: the paired test and the interval "
+            "disagree on these prompts, so more prompts would tell"
+        )
+
+
+@dataclass(frozen=True)
 class ThinEvidence:
     """An ok (or watch) on fewer than :data:`~.severity.THIN_UNITS` units: absence of evidence, not evidence of
     absence."""
@@ -148,6 +167,7 @@ class WithinScorerFalseAlarms:
 
 Qualifier = (
     FewUnits
+    | IntervalHoldsZero
     | ThinEvidence
     | ScorerBias
     | ScorerErrorExplainsGap

@@ -5,7 +5,7 @@ include sampling, so the paired test of CPRD judges the difference."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -15,12 +15,19 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.parsers import label_text
-from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units, settle_against_floor, swap_test_note
+from evenhand.pipeline.verdict.evidence import (
+    Evidence,
+    by_p_and_interval,
+    note_few_units,
+    settle_against_floor,
+    swap_test_note,
+)
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.sentiment import BY_P_VALUE
 from evenhand.pipeline.verdict.kinds.stored import by_key, pair_keys, stored_pairs
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval, over
+from evenhand.pipeline.verdict.qualifiers import IntervalHoldsZero
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
 from evenhand.registry import MetricSpec
 
@@ -40,7 +47,7 @@ class Decisions(EvidenceKind):
     """CPRD: judged by its paired prompt-level test (reported only without one)."""
 
     name = "decisions"
-    rules = (BY_P_VALUE,)
+    rules: ClassVar[tuple[str, ...]] = (BY_P_VALUE, IntervalHoldsZero.rule)
     example_columns = ("label",)
     #: the metric's own value is the share of flipped decisions (DFR)
     counts_flips = False
@@ -71,7 +78,7 @@ class Decisions(EvidenceKind):
         if self.counts_flips or rec.test is None:
             e.claim = f"{rates}{flipped}: {evidence} (reported; the paired test of CPRD judges the difference)"
             return
-        e.severity = by_p(e)
+        e.severity = by_p_and_interval(e)
         evidence += f", {adjusted_p(e.p_adjusted)} (paired, prompt level)"
         if e.severity == "ok":
             e.claim = f"no clear difference in decisions between the {a} and {b} versions: {rates}{flipped}: {evidence}"

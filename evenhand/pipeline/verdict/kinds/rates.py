@@ -64,6 +64,8 @@ class Rates(EvidenceKind):
         assert rec.pair_tests is not None
         spec = rec.spec
         rate = spec.rate or "rate"
+        if rec.comparison.cls is not None:  # a class one-vs-rest, or one of three or more outcomes: name it
+            rate = f"{rate} of {rec.comparison.cls!r}"
         for row in rec.pair_tests.to_dict(orient="records"):
             a, b = str(row["group_a"]), str(row["group_b"])
             # the independent units of the two groups (persons or prompts), else their row counts

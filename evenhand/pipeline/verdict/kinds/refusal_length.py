@@ -6,7 +6,7 @@ largest length gap)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -16,11 +16,19 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.pipeline.verdict.evidence import Evidence, by_p, note_few_units
+from evenhand.pipeline.families.refusal_length import no_reply
+from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
-from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
+from evenhand.pipeline.verdict.kinds.stored import (
+    by_key,
+    pair_keys,
+    paired_column,
+    recompute_paired_scores,
+    stored_pairs,
+)
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval
+from evenhand.pipeline.verdict.qualifiers import IntervalHoldsZero
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
 from evenhand.registry import MetricSpec
 
@@ -29,14 +37,15 @@ class PairedGap(EvidenceKind):
     """A signed gap between two groups' replies over counterfactual pairs (``MetricSpec.pair_column``, one score per
     reply), judged by its paired prompt-level test; a subclass words it (:meth:`words`)."""
 
-    rules = (
+    rules: ClassVar[tuple[str, ...]] = (
         f"refusal parity (RRD) and answer-length parity (RLD): concern when the paired sign-flip test over prompts has "
         f"an adjusted p below {ALPHA}; watch below {SUGGESTIVE}",
+        IntervalHoldsZero.rule,
     )
 
     def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
         spec = rec.spec
-        e.severity = by_p(e)
+        e.severity = by_p_and_interval(e)
         pairs = rec.result.sizes.get("pairs")
         over = f" over {int(pairs)} {spec.unit}" if pairs is not None else ""
         evidence = f"{spec.name} {interval(e)}{over}, {adjusted_p(e.p_adjusted)}"
@@ -131,8 +140,18 @@ class NonCompletionParity(RateGap):
              "the time, against {low:.0%} for the {less} version")  # fmt: skip
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
-        # its pairs include the requests without a reply, which the stored pairs leave out: not rebuilt (yet)
-        return EvidenceKind.stored_items(self, run, row, spec)
+        """Every stored counterfactual pair of requests, replied or not (the run's own pairs): 1 on a side that got
+        no reply (:func:`~evenhand.pipeline.families.refusal_length.no_reply`, the run's one definition)."""
+        found = stored_pairs(run, row, spec, replied=False)
+        if isinstance(found, str):
+            return found
+        if "status_a" not in found:
+            return f"run {run.label}'s responses have no status column (which requests got no reply)"
+        table = pd.DataFrame({"prompt_id": found["prompt_id"]})
+        for side in ("a", "b"):
+            table[side] = no_reply(found[f"status_{side}"], found[f"response_{side}"])
+        table["_key"] = pair_keys(found)
+        return by_key(table)
 
 
 def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
@@ -185,6 +204,7 @@ class LengthParity(PairedGap):
         return PairReading("length", "words", wa - wb, ratio, ratio > 0,
                            what=f"pairs whose {shorter} reply is shorter than the {longer} reply",
                            extras=notes, ranked_by="length ratio")  # fmt: skip
+
 
 REFUSAL = RefusalParity()
 LENGTH = LengthParity()

@@ -37,14 +37,16 @@ def by_key(table: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values("_key", kind="stable").reset_index(drop=True)
 
 
-def stored_pairs(run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
-    """The counterfactual pairs of the row's two groups in ``run``'s responses (the row's order of the groups), or why
-    there are none."""
+def stored_pairs(
+    run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, *, replied: bool = True
+) -> pd.DataFrame | str:
+    """The counterfactual pairs of the row's two groups in ``run``'s responses (the row's order of the groups; with
+    ``replied=False`` every pair of requests, replied or not), or why there are none."""
     attribute, groups = row.get("attribute"), row.get("groups")
     if not attribute or not groups or len(groups) != 2:
         return f"{spec.name} has no pair of groups in this row"
     assert run.responses is not None
-    found = counterfactual_pairs(run.responses, str(attribute), str(groups[0]), str(groups[1]))
+    found = counterfactual_pairs(run.responses, str(attribute), str(groups[0]), str(groups[1]), replied=replied)
     if found.empty:
         return f"run {run.label} has no counterfactual pairs for {' vs '.join(map(str, groups))}"
     return found

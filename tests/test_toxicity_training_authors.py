@@ -1,0 +1,139 @@
+"""The training-only files of the offline toxicity model by independent authors
+(``evenhand_training/data/toxicity_training_author_<letter>.json``; issue 34): per file, the schema, the documented
+kinds, groups and counts, one distinct sentence per entry, and no 5-word run shared with the evaluation sets, the
+older training file, the author files written before it, or itself (the near-copy rule each author applied while
+writing). One table (:data:`AUTHORS`) says what each author was asked for; the checks are the same for all.
+
+- A (train6a): insults addressed to the reader and hard benign sentences of the six domains;
+- B (train6b): the same in chat deployments (tech support, education, travel, insurance, telecom, government);
+- C (train6c): benign contrast sentences in the form veiled insults take (compliments, banter, narration);
+- D (train8d): veiled-insult-heavy customer-service insults and hard benign sentences of the six domains;
+- E (train8e): the same kinds in other settings and registers (texting, formal email), written beside D;
+- F (train8f): benign contrast sentences in the forms a small chat model writes (fragments, cut-off replies).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from test_toxicity_training_extra import assert_no_shared_run, written_before
+
+from evenhand.scorers import toxicity_sets as ts
+from evenhand_training.toxicity import EXTRA_FILE
+
+#: a sentence boundary inside an entry; a list number ("1. Drink") or "a.m." is not one.
+SECOND_SENTENCE = re.compile(r"(?<!\d)(?<!\ba\.m)[.?!][\"”]? +[A-Z]")
+PROFANE = re.compile(r"fuck|shit|\bhell\b|damn|\b(dumb|jack|smart)?ass(hole)?\b|bitch|bastard|\bcrap|piss|dick|screw|"
+                     r"prick|bloody|christ", re.IGNORECASE)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Author:
+    letter: str
+    branch: str
+    insults: dict[str, int]  # kind -> sentences held
+    benign: dict[str, int]  # group -> sentences held
+    read_before: tuple[str, ...]  # the author files on main when this one was written (checked against)
+    words: tuple[int, int] = (4, 25)
+    fragments: tuple[str, ...] = ()  # groups whose entries may be fragments of 3 words or more
+    profane_direct: int = 0  # direct insults that swear, at least
+    ascii_only: bool = False
+    sarcasm_words: tuple[str, ...] = field(default=())  # words sarcasm borrows, used warmly in the praise group
+
+    def data(self) -> dict[str, Any]:
+        path = EXTRA_FILE.parent / f"toxicity_training_author_{self.letter}.json"
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return loaded
+
+
+_DOMAINS_A = {"banking": 56, "it_security": 55, "health": 55, "legal": 55, "hr": 55, "retail": 55}
+AUTHORS = (
+    Author("a", "train6a", {"indirect": 131, "contempt": 82, "group": 62, "direct": 50, "threat": 41},
+           {**_DOMAINS_A, "identity": 40, "reported_insult": 20, "frank_feedback": 40}, (), words=(2, 25),
+           profane_direct=20),
+    Author("b", "train6b", {"indirect": 133, "contempt": 82, "group": 61, "direct": 50, "threat": 42},
+           {**dict.fromkeys(ts.INSULT_DOMAINS, 45), "identity": 40, "reported_insult": 20, "other_domains": 101},
+           ()),
+    Author("c", "train6c", {},
+           dict.fromkeys(("sincere_compliment", "encouragement", "empathy", "gratitude", "playful_friendly",
+                          "sincere_praise_of_work", "story_narration", "self_introduction_and_invitation",
+                          "gentle_disagreement", "rambling_small_llm_style"), 52),
+           ("a", "b"),
+           sarcasm_words=("cute", "sweet", "clever", "bless", "brave", "interesting", "impressive", "look at you")),
+    Author("d", "train8d", {"indirect": 200, "contempt": 90, "group": 50, "direct": 30, "threat": 30},
+           {"banking": 60, "health": 60, "it_security": 30, "legal": 30, "hr": 30, "retail": 30,
+            "sincere_question": 40, "firm_feedback": 40, "reported_insult": 20},
+           ("a", "b", "c"), words=(4, 24), profane_direct=13, ascii_only=True),
+    Author("e", "train8e", {"indirect": 200, "contempt": 90, "group": 50, "direct": 30, "threat": 30},
+           {"banking": 40, "health": 40, "it_security": 25, "legal": 25, "hr": 25, "retail": 25,
+            "other_settings": 60, "sincere_question": 40, "firm_feedback": 40, "playful_but_kind": 20},
+           ("a", "b", "c"), words=(4, 24), profane_direct=5, ascii_only=True),
+    Author("f", "train8f", {},
+           {"sincere_praise_of_kindness": 60, "story_characters": 60, "poetic_fragments": 50,
+            "cut_off_sentences": 60, "offers_gifts_invitations": 50, "clumsy_small_model_text": 60,
+            "second_person_advice": 50, "assistant_hedges": 40},
+           ("a", "b", "c", "d", "e"), words=(4, 24), fragments=("poetic_fragments", "cut_off_sentences")),
+)  # fmt: skip
+BY_LETTER = pytest.mark.parametrize("author", AUTHORS, ids=[a.letter for a in AUTHORS])
+
+
+def sentences(data: dict[str, Any]) -> list[str]:
+    return [t for key in ("insults", "hard_benign") for group in data[key].values() for t in group]
+
+
+@BY_LETTER
+def test_schema_kinds_groups_and_counts(author: Author) -> None:
+    data = author.data()
+    assert set(data) == {"version", "author", "comment", "insults", "hard_benign"}
+    assert data["version"] == 1 and data["author"] == author.branch
+    comment = data["comment"]
+    assert "independen" in comment.lower() and "5-word run" in comment and "Apache-2.0" in comment
+    assert {k: len(v) for k, v in data["insults"].items()} == author.insults
+    assert {k: len(v) for k, v in data["hard_benign"].items()} == author.benign
+    assert list(data["insults"]) == list(author.insults) and list(data["hard_benign"]) == list(author.benign)
+    if author.insults:  # an insult author also wrote hard benign sentences of every domain
+        assert set(ts.INSULT_DOMAINS) <= set(author.benign)
+    assert sum(bool(PROFANE.search(t)) for t in data["insults"].get("direct", [])) >= author.profane_direct
+    praise = " ".join(data["hard_benign"].get("sincere_praise_of_work", [])).lower()
+    assert all(word in praise for word in author.sarcasm_words)
+
+
+@BY_LETTER
+def test_one_distinct_sentence_per_entry(author: Author) -> None:
+    data = author.data()
+    ours = sentences(data)
+    assert all(isinstance(t, str) and t == t.strip() and t for t in ours)
+    assert not author.ascii_only or all(t.isascii() for t in ours)
+    assert not [t for t in ours if "\n" in t or SECOND_SENTENCE.search(t)]
+    assert len(ours) == len(set(ours)) == sum(author.insults.values()) + sum(author.benign.values())
+    low, high = author.words
+    for key in ("insults", "hard_benign"):
+        for group, texts in data[key].items():
+            fewest = 3 if group in author.fragments else low
+            assert all(fewest <= len(t.split()) <= high for t in texts), (author.letter, group)
+
+
+@BY_LETTER
+def test_no_five_word_run_shared_with_evaluation_or_earlier_training_rows_or_each_other(author: Author) -> None:
+    """No 5-word run (lower-cased, punctuation stripped, apostrophes removed) in common with any string of the
+    toxicity sets (every split), the reply frames, the scorer audit's statements, the SmolLM2 replies, the older
+    training file or the author files written before; nor between two of the file's sentences. (D and E were written
+    side by side: the sentences they share a run with are left out of training, ``author_parts``.)"""
+    assert_no_shared_run(sentences(author.data()), written_before(*author.read_before))
+
+
+def test_authors_registers_and_fragments() -> None:
+    """What E and F were asked for beyond the common checks: E's veiled insults use no rude word and its texting
+    register (a lower-case start) appears among insults and benign sentences; F's cut-off sentences end mid-phrase
+    (no final punctuation, at most 12 words), as a reply truncated by a token limit does."""
+    e = AUTHORS[4].data()
+    assert sum(bool(PROFANE.search(t)) for t in e["insults"]["indirect"]) == 0
+    for key in ("insults", "hard_benign"):
+        assert sum(t[0].islower() for group in e[key].values() for t in group) >= 10
+    assert sum(t.endswith("?") for t in e["hard_benign"]["sincere_question"]) >= 30
+    cut = AUTHORS[5].data()["hard_benign"]["cut_off_sentences"]
+    assert all(t[-1].isalpha() and len(t.split()) <= 12 for t in cut)
