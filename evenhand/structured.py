@@ -285,6 +285,7 @@ _ANSWER_WORD = (
 
 
 def _marker(word: str) -> re.Pattern[str]:
+    """The marks of an answer named by ``word``: "Word:", "**Word:**", a table row's first cell, a heading."""
     return re.compile(
         rf"\b{word}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
         rf"|\|\s*(?:\*\*|__)?{word}(?:\*\*|__)?\s*\|"  # a table row's first cell
@@ -352,7 +353,8 @@ class LabelWords:
         checks or reasoning before it are not the answer; a marker that names the decision ("Decision:", "Final
         answer:") before one that advises ("Recommendation:", "Conclusion:")."""
         deciding = [m.end() for m in _DECISION_MARKER.finditer(text)]
-        for start in [*reversed(deciding), *reversed(answer_starts(text))]:
+        advising = [s for s in answer_starts(text) if s not in deciding]
+        for start in [*reversed(deciding), *reversed(advising)]:
             label, seen = self._first_label(text, start)
             if seen:  # a label word follows the marker: the answer is there (None if it is negated)
                 return label
