@@ -278,15 +278,27 @@ _NO_BEFORE_A_NOUN = re.compile(
 #: "**Decision:** deny", "| **Offer** | $72,000 |", a heading "## Final answer". What is read after the last such
 #: marker is the reply's answer (:func:`answer_starts`), so that a criterion's "No" or a benchmark's "$65,000"
 #: earlier in the reply is not taken for it.
+_DECIDING_WORD = r"(?:final\s+)?(?:answer|decision|verdict)"
 _ANSWER_WORD = (
     r"(?:final\s+)?(?:answer|decision|verdict|recommendation|conclusion|outcome|estimate|offer|salary|price|figure)"
 )
-_ANSWER_MARKER = re.compile(
-    rf"\b{_ANSWER_WORD}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
-    rf"|\|\s*(?:\*\*|__)?{_ANSWER_WORD}(?:\*\*|__)?\s*\|"  # a table row's first cell
-    rf"|^[ \t]*#{{1,6}}[ \t]*{_ANSWER_WORD}[ \t]*#*[ \t]*$",  # a heading
-    re.IGNORECASE | re.MULTILINE,
-)
+
+
+def _marker(word: str) -> re.Pattern[str]:
+    """The marks of an answer named by ``word``: "Word:", "**Word:**", a table row's first cell, a heading."""
+    return re.compile(
+        rf"\b{word}[\"']?\s*(?:\*\*|__)?\s*[:：]"  # Decision: / **Decision:** / Decision**: / "decision":
+        rf"|\|\s*(?:\*\*|__)?{word}(?:\*\*|__)?\s*\|"  # a table row's first cell
+        rf"|^[ \t]*#{{1,6}}[ \t]*{word}[ \t]*#*[ \t]*$",  # a heading
+        re.IGNORECASE | re.MULTILINE,
+    )
+
+
+_ANSWER_MARKER = _marker(_ANSWER_WORD)
+#: The markers that name the decision itself ("Decision:", "Final answer:", "Verdict:"): a label after one is the
+#: answer, whatever a "Recommendation:", "Conclusion:" or "Outcome:" after it advises ("**Decision:** Deny\n\n
+#: **Recommendation:** Approve if the applicant adds a co-signer" is a denial)
+_DECISION_MARKER = _marker(_DECIDING_WORD)
 
 
 def answer_starts(text: str) -> list[int]:
@@ -309,6 +321,7 @@ class LabelWords:
     labels: Mapping[str, Sequence[str]]
     _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _choice: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.labels:
@@ -324,7 +337,9 @@ class LabelWords:
                 lookup[key] = label  # as given (a caller may key labels by number)
         object.__setattr__(self, "_lookup", lookup)
         alternatives = "|".join(re.escape(w) for w in sorted(lookup, key=len, reverse=True))
-        object.__setattr__(self, "_regex", re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE))
+        word = rf"(?<!\w)(?:{alternatives})(?!\w)"
+        object.__setattr__(self, "_regex", re.compile(word, re.IGNORECASE))
+        object.__setattr__(self, "_choice", re.compile(rf"{word}(?:,?\s*(?:/|\||\bor\b)\s*{word})+", re.IGNORECASE))
 
     def exact(self, word: str) -> str | None:
         """The label ``word`` is, or signals as a whole (case and surrounding space aside)."""
@@ -335,8 +350,11 @@ class LabelWords:
         negation governs ("I would not advance her": not "advance"; its opposite is not always one label) and "no"
         before a noun ("I see no problems. Yes.": "yes"). A reply that marks its answer ("Final answer:",
         "**Decision:**", a table row or heading "Decision") is read after its last marker that a label follows: the
-        checks or reasoning before it are not the answer."""
-        for start in reversed(answer_starts(text)):
+        checks or reasoning before it are not the answer; a marker that names the decision ("Decision:", "Final
+        answer:") before one that advises ("Recommendation:", "Conclusion:")."""
+        deciding = [m.end() for m in _DECISION_MARKER.finditer(text)]
+        advising = [s for s in answer_starts(text) if s not in deciding]
+        for start in [*reversed(deciding), *reversed(advising)]:
             label, seen = self._first_label(text, start)
             if seen:  # a label word follows the marker: the answer is there (None if it is negated)
                 return label
@@ -345,13 +363,27 @@ class LabelWords:
     def _first_label(self, text: str, start: int) -> tuple[str | None, bool]:
         """The first label word from ``start`` that no negation governs, and whether any label word stands there."""
         seen = False
+        choices = self._choices(text, start)
         for m in self._regex.finditer(text, start):
             if m.group(0).lower() == "no" and _NO_BEFORE_A_NOUN.match(text, m.start()):
                 continue  # the word "no" itself; a label word "no hire" is read as written
+            if any(low <= m.start() < high for low, high in choices):
+                continue
             seen = True
             if not _NEGATED.search(text, max(start, m.start() - 60), m.start()):
                 return self._lookup[m.group(0).lower()], True
         return None, seen
+
+    def _choices(self, text: str, start: int) -> list[tuple[int, int]]:
+        """Where ``text`` quotes a choice between labels rather than making one: words of two or more labels joined
+        by "/", "|" or "or" ("Decision: [yes/no]", "Yes / No (circle one)", "answer yes or no"). A form the reply
+        fills in or the question it repeats is no answer; read as one, a form quoted after the answer ("No. Please
+        record it: Decision: [yes/no]") gave every reply its first option."""
+        return [
+            m.span()
+            for m in self._choice.finditer(text, start)
+            if len({self._lookup[w.group(0).lower()] for w in self._regex.finditer(m.group(0))}) > 1
+        ]
 
     def of_value(self, value: Any) -> str | None:
         """The label a JSON value stands for: a text (exactly, else by its first label word), a boolean (``true``

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
@@ -42,13 +42,16 @@ def long_winded() -> Iterator[str]:
         yield url
 
 
-def _assess(max_tokens: int) -> evenhand.Assessment:
+def _assess(
+    max_tokens: int, server: Callable[[], AbstractContextManager[str]] = long_winded, **kwargs: Any
+) -> evenhand.Assessment:
+    """12 letters x 2 answers per version (gender) from a loopback ``server``, at ``max_tokens``."""
     prompts = [f"Write a welcome letter to our new client; he opened account {i}." for i in range(12)]
-    with long_winded() as url:
+    with server() as url:
         return evenhand.assess(
             task="text-generation", prompts=prompts, attributes=["gender"], count=2, counterfactual_count=2,
             client={"provider": "openai", "base_url": url, "model": "m"}, generation_options={"max_tokens": max_tokens},
-            **FAST,
+            **FAST, **kwargs,
         )  # fmt: skip
 
 

@@ -124,6 +124,11 @@ AN_AMOUNT = [
     ("a 1.5 M valuation", 1.5e6),
     ("about 1.2M users", 1.2e6),  # no space: as before
     ("size 10M", 10e6),
+    # an amount stated per a period is an amount (review8: "Final answer: 65 K a year" was 65 a year, beside the
+    # "$65,000 a year" of other replies)
+    ("Final answer: 65 K a year", 65e3),
+    ("Estimate: 4.5 K per month", 4.5e3),
+    ("I'd say 65 K annually.", 65e3),
 ]
 
 

@@ -12,7 +12,8 @@ once: answers repeat). What it reads:
   decimal point;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
   "5m" is more often metres), also after a space where the number is an amount (``$1.5 bn``, "a salary of
-  50 K", or any number with ``currency`` or ``unit`` set; "size 10 M" and "1.2 M users" are a size and a count;
+  50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and "1.2 M users" are a size
+  and a count;
   ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is minutes), never the start of a word ("50 kids",
   "50 km") nor "K-12";
 * a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
@@ -188,13 +189,15 @@ def _amount_context(text: str, start: int, end: int) -> bool:
 def _scale(match: re.Match[str], money: bool, text: str, asked: bool) -> tuple[float, bool]:
     """The scale of a number and whether the letters after it belong to it; a scale letter after a space ("10 M")
     scales only an amount (marked as money, an amount word in its sentence, or a currency or unit asked for:
-    ``asked``), and elsewhere is the number's own letter (a size, "10 M"; "70 K to 75 K" stays a range)."""
+    ``asked``; stated per a period, "65 K a year"), and elsewhere is the number's own letter (a size, "10 M"; "70 K
+    to 75 K" stays a range)."""
     if match["scale"]:
         return _SCALES[match["scale"].lower()], True
     abbr = match["abbr"] or match["spaced"]
     if not abbr:
         return 1.0, False
-    if match["spaced"] and not (money or asked or _amount_context(text, match.start(), match.end())):
+    per_period = bool(match["spaced"]) and stated_period(text, match.start(), match.end()) != ""  # "65 K a year"
+    if match["spaced"] and not (money or asked or per_period or _amount_context(text, match.start(), match.end())):
         return 1.0, match["spaced"] in ("K", "k", "M", "MM")
     if abbr in ("m", "b", "B") and not money:  # "5m" is metres, "3B" a grade; "$5m" is money
         return 1.0, False

@@ -165,7 +165,8 @@ class Classification(Family):
         rows = ok_rows(ctx.frame, original=True)
         # an outcome no answer gave has a rate of 0 in every group (and the metric would refuse it as a probable typo)
         given = {label_text(v) for v in rows["label"]}
-        others = [o for o in other_outcomes(ctx.settings.classification, rows["label"]) if o in given]
+        outcomes = other_outcomes(ctx.settings.classification, rows["label"], ctx.label_parser is not None)
+        others = [o for o in outcomes if o in given]
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             group_col = f"group_{attribute}"

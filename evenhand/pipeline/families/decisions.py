@@ -65,7 +65,7 @@ class CounterfactualDecisions(Family):
         label, CPRD is also computed for every other outcome, so that a model that moves one group's answers from
         "review" to "deny" at the same approval rate is found, and the finding names the outcome that moved."""
         classes = _classes(ctx)
-        others = other_outcomes(ctx.settings.classification, ctx.frame["label"])
+        others = other_outcomes(ctx.settings.classification, ctx.frame["label"], ctx.label_parser is not None)
         out: list[MetricRecord] = []
         for attribute in self.attributes(ctx.plan):
             keys = self.planned(ctx.plan, attribute)

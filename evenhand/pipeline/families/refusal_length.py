@@ -55,6 +55,11 @@ CUT_CAVEAT = (
     "cut at the token limit (finish_reason length): those lengths are the limit's, not the model's. Raise the "
     "model's max_tokens (model.max_tokens) to compare how much the model writes for each group."
 )
+CUT_NO_REPLY_CAVEAT = (
+    f"Requests left without a reply (NRD) are not judged where more than {MAX_CUT_SHARE:.0%} of the counterfactual "
+    "pairs have a reply cut at the token limit before any answer (a reasoning model's <think> block that ran past "
+    "it): the limit, not the model, left them unanswered. Raise the model's max_tokens (model.max_tokens)."
+)
 UNREAD_CAVEAT = (
     "Refusal parity (RRD) is not judged for groups whose replies are in another language than the refusal detector "
     "reads (the offline wording patterns read English): a refusal it cannot read would count as an answer. Give a "
@@ -216,10 +221,34 @@ def _non_completion_records(ctx: RunContext, attribute: str) -> list[MetricRecor
     prompt as the resampling unit."""
     out: list[MetricRecord] = []
     for a, b, found in request_pairs(ctx, attribute):
-        sides = (no_reply(found[f"status_{s}"], found[f"response_{s}"]) for s in ("a", "b"))
+        sides = [no_reply(found[f"status_{s}"], found[f"response_{s}"]) for s in ("a", "b")]
+        cut = _cut_before_answering(found, sides)
+        comparison = pair(a, b)
+        if cut > MAX_CUT_SHARE * len(found):
+            if CUT_NO_REPLY_CAVEAT not in ctx.caveats:
+                ctx.caveats.append(CUT_NO_REPLY_CAVEAT)
+            why = (f"{cut} of {len(found)} pairs of requests have a reply cut at the token limit before any answer: "
+                   "the limit left them unanswered, not the model; raise the model's max_tokens")  # fmt: skip
+            # unread: what the model answered those requests was never seen, so a verdict gate cannot pass on the
+            # rest (a fair run reads "raise max_tokens"; the gate passed while no reply to one group was read)
+            out.append(undefined_record(NON_COMPLETION_GAP, attribute, comparison, why, unread=True))
+            continue
         result = ctx.metric(NON_COMPLETION_GAP, *sides, prompts=found["prompt_id"].to_numpy())
-        out.append(record(NON_COMPLETION_GAP, attribute, pair(a, b), result))
+        out.append(rec := record(NON_COMPLETION_GAP, attribute, comparison, result))
+        if cut:
+            rec.notes.append(f"{cut} of {len(found)} pairs of requests have a reply cut at the token limit before "
+                             "any answer (finish_reason length), counted as no reply")  # fmt: skip
     return out
+
+
+def _cut_before_answering(found: pd.DataFrame, no_replies: Sequence[npt.NDArray[np.float64]]) -> int:
+    """How many pairs of requests have a side with no reply because the reply was cut at the token limit (a
+    reasoning block that ran past it leaves no answer: :func:`~evenhand.structured.answer_text`)."""
+    sides = [f"{FINISH_REASON}_{s}" for s in ("a", "b")]
+    if not set(sides) <= set(found.columns):
+        return 0
+    cut = [(found[c] == CUT_AT_LIMIT).to_numpy() & (missing > 0) for c, missing in zip(sides, no_replies, strict=True)]
+    return int((cut[0] | cut[1]).sum())
 
 
 def non_completion(frame: pd.DataFrame, attribute: str) -> dict[str, float]:

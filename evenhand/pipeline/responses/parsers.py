@@ -183,15 +183,19 @@ def _inline_numbered(line: str) -> list[str] | None:
     return [line[m.end() : end] for m, end in zip(starts, ends, strict=True)]
 
 
-def other_outcomes(classification: ClassificationConfig, parsed: Iterable[object]) -> list[str]:
+def other_outcomes(
+    classification: ClassificationConfig, parsed: Iterable[object], custom_parser: bool = False
+) -> list[str]:
     """The outcomes besides the positive label when a use case has three or more (the configured labels and any
     other label the answers ``parsed`` into), in the order the labels are configured; none with two outcomes (the
     negative label's rate is then 1 minus the positive's) or with sensitive classes (the ones to check, named).
-    Comparing each of them finds a model that moves one group from "review" to "deny" at the same approval rate."""
+    Comparing each of them finds a model that moves one group from "review" to "deny" at the same approval rate.
+    ``custom_parser``: a parser of the user's own read the answers, so the configured labels (the defaults, "1" and
+    "0", when none are set) are not its outcomes: only what it returned is."""
     cs = classification
     if cs.sensitive_classes:
         return []
-    configured = [] if cs.pattern is not None else [label_text(k) for k in cs.labels]
+    configured = [] if cs.pattern is not None or custom_parser else [label_text(k) for k in cs.labels]
     seen = sorted({t for t in (label_text(v) for v in parsed) if t is not None})
     outcomes = [o for o in dict.fromkeys([*configured, *seen]) if o is not None]
     return [o for o in outcomes if o != label_text(cs.positive_label)] if len(outcomes) >= 3 else []
