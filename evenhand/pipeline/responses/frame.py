@@ -139,16 +139,14 @@ def finish_frame(frame: pd.DataFrame) -> pd.DataFrame:
     frame.loc[missing, "status"] = "error"
     # A reasoning model's deliberation (<think>...</think>) is not its answer: every reader reads what follows it,
     # and a reply cut inside it has none
-    answers = frame["response"].map(lambda r: answer_text(r) if isinstance(r, str) else r)
-    reasoning_only = (frame["status"] == "ok") & frame["response"].map(lambda r: isinstance(r, str) and r.strip() != "")
-    reasoning_only &= answers.map(lambda r: isinstance(r, str) and not r.strip())
-    frame["response"] = answers
+    said = frame["response"].map(lambda r: isinstance(r, str) and r.strip() != "")
+    frame["response"] = frame["response"].map(lambda r: answer_text(r) if isinstance(r, str) else r)
     # An empty (or all-blank) answer is not a response: it is counted as not completed and never scored. A text
     # such as "NaN" or "null" is what the model said and stays a response.
     blank = (frame["status"] == "ok") & frame["response"].map(lambda r: isinstance(r, str) and not r.strip())
     frame.loc[blank, "status"] = "empty"
     frame.loc[blank, "error"] = "empty response"
-    frame.loc[reasoning_only, "error"] = REASONING_ONLY
+    frame.loc[blank & said, "error"] = REASONING_ONLY  # the model wrote only its reasoning
     frame["sample"] = frame["sample"].fillna(0).astype(int)
     frame["prompt_id"] = frame["prompt_id"].astype(int)
     frame = frame.astype({"attribute": object, "group": object})
