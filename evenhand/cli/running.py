@@ -25,11 +25,13 @@ def run_config(
     junit: Path | None = None,
     announce: bool = False,
     all_rows: bool = False,
+    more_caveats: Callable[[list[str]], list[str]] | None = None,
 ) -> ExitCode:
     """Run a validated config; print the summary, write the outputs (and the JUnit file); return the exit code.
     ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts;
     ``all_rows``: print every metric row after the verdict (``--all``), not only those behind its concerns and
-    watches."""
+    watches; ``more_caveats``: the caveats a command adds, given the run's (the demo says why its replies are cut),
+    in the console, results.json and the report alike."""
     from evenhand.pipeline.from_config import assess_config
 
     if out is not None:
@@ -41,6 +43,8 @@ def run_config(
     )  # fmt: skip
     if isinstance(assessment, ExitCode):
         return assessment
+    if more_caveats is not None:
+        assessment.caveats.extend(more_caveats(list(assessment.caveats)))
     from evenhand.report.console import print_assessment
 
     doc = assessment.to_dict(include_responses=False)
