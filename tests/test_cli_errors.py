@@ -88,3 +88,21 @@ def test_error_messages_keep_square_brackets(capsys: pytest.CaptureFixture[str])
 
     fail("install it with: pip install 'evenhand[models]'", cli.ExitCode.BAD_INPUT)
     assert "evenhand[models]" in capsys.readouterr().err
+
+
+def test_a_failure_whose_message_has_several_lines_is_said_in_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library's message may span lines (transformers: "We couldn't connect ...\\nCheck your internet ..."): the
+    failure is still one line on stderr, with every part of the message."""
+    from evenhand.pipeline.families import calls as compute
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("could not load the files.\nCheck your internet connection.")
+
+    monkeypatch.setattr(compute, "_metric", lambda key: failing)
+    result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    (line,) = [line for line in result.output.splitlines() if "assessment failed" in line]
+    assert "could not load the files. Check your internet connection." in line
+
