@@ -106,3 +106,23 @@ def test_a_failure_whose_message_has_several_lines_is_said_in_one(
     (line,) = [line for line in result.output.splitlines() if "assessment failed" in line]
     assert "could not load the files. Check your internet connection." in line
 
+
+@pytest.mark.parametrize("offline", ["HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"])
+def test_a_local_model_id_not_on_this_machine_offline_is_bad_input_in_one_line(
+    offline: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer's likely mistake: a Hugging Face id that is neither a folder nor in the local cache, with downloads
+    off. Exit 2 before anything runs, one line naming model.model, not a runtime failure of every request."""
+    monkeypatch.setenv(offline, "1")
+    (tmp_path / "prompts.txt").write_text("Write a note to Mrs. Lee.\nWrite a note to Mr. Chen.\n")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(
+        "use_case: {task: text_generation, attributes: [gender]}\n"
+        "prompts: {path: prompts.txt}\n"
+        "model: {provider: local, model: no-such-org/no-such-model}\n"
+    )
+    result = runner.invoke(app, ["assess", str(cfg), "--no-progress"])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "model.model" in lines[0] and "no-such-org/no-such-model" in lines[0], result.output
+    assert "Traceback" not in result.output
