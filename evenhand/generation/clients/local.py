@@ -107,13 +107,11 @@ def gguf_bar_off_a_terminal() -> Iterator[None]:
     """While a GGUF file is converted: transformers' bar ("Converting and de-quantizing GGUF tensors...", a plain tqdm
     that ``disable_progress_bar()`` does not reach) shows on a terminal only, so a log off one (CI, ``2> file``) keeps
     evenhand's one line per stage. tqdm's ``disable=None`` is exactly that rule."""
-    module = sys.modules.get("transformers.modeling_gguf_pytorch_utils")
-    if module is None:
-        try:
-            module = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
-        except ImportError:  # another transformers layout: its bar, if any, is left as it is
-            yield
-            return
+    name = "transformers.modeling_gguf_pytorch_utils"
+    try:
+        module: Any = sys.modules.get(name) or importlib.import_module(name)
+    except ImportError:  # another transformers layout: its bar, if any, is left as it is
+        module = None
     bar = getattr(module, "tqdm", None)
     if bar is None:
         yield
