@@ -57,3 +57,25 @@ def test_a_section_left_at_its_defaults_changes_nothing_and_is_accepted(tmp_path
 
     config = load_config(write(tmp_path, "c.yaml", "use_case: {task: text_generation}\nprompts: {items: [a]}\n"))
     assert parse_config(config.model_dump(mode="python")).use_case.task == "text_generation"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("use_case: {task: summarization, counterfactual_invarience: true}\n", "mean 'counterfactual_invariance'?"),
+        ("use_case: {task: summarization}\nmodel: {provider: local, max_token: 32}\n", "did you mean 'max_tokens'?"),
+        ("use_case: {task: summarization}\nstatistcs: {ci: 0.9}\n", "did you mean 'statistics'?"),
+        ("use_case: {task: summarization}\nthresholds: [{metric: TF, maxx: 0.1}]\n", "did you mean 'max'?"),
+        ("use_case: {task: summarization}\noutput: {zzz_unrelated: 1}\n", None),
+    ],
+)
+def test_a_misspelt_key_is_named_with_the_key_it_was_probably_meant_to_be(
+    tmp_path: Path, text: str, said: str | None
+) -> None:
+    """The most likely newcomer mistake in a config: a key misspelt. One line naming the key, and the nearest key of
+    that section when one is close (a key like none of them gets no guess)."""
+    with pytest.raises(ConfigError, match="Extra inputs are not permitted") as raised:
+        load_config(write(tmp_path, "typo.yaml", "prompts: {items: [a]}\n" + text))
+    message = str(raised.value)
+    assert "\n" not in message
+    assert (said in message) if said else ("did you mean" not in message), message
