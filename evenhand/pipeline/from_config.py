@@ -292,8 +292,10 @@ def _check_cached_offline(key: str, model_id: str, gguf_file: str | None) -> Non
     offline = any(_truthy(os.environ.get(name)) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
     if not offline or Path(model_id).is_dir():
         return
-    from huggingface_hub import try_to_load_from_cache
-
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # without it no local model loads: the loader says what to install
+        return
     try:
         cached = try_to_load_from_cache(model_id, gguf_file or "config.json")
     except ValueError:  # not even a valid repo id ("my model", "a/b/c")
