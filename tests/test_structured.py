@@ -192,7 +192,8 @@ def test_a_logged_openai_message_is_read_as_its_tool_calls():
     # a bank's decision log keeps the assistant message as the server sent it; read as text it held no call, and every
     # decision in it was unparsed (review9)
     logged = json.dumps(_logged_message(("lookup_credit", {"id": 7}), ("record_decision", {"decision": "no"})))
-    assert tool_calls_in(logged) == (ToolCall("lookup_credit", {"id": 7}), ToolCall("record_decision", {"decision": "no"}))
+    calls = (ToolCall("lookup_credit", {"id": 7}), ToolCall("record_decision", {"decision": "no"}))
+    assert tool_calls_in(logged) == calls
     assert ToolCallLabelParser(function="record_decision", argument="decision", labels=LABELS)(logged) == "0"
     assert ToolCallLabelParser(functions={"advance_candidate": "1", "reject_candidate": "0"})(
         json.dumps(_logged_message(("reject_candidate", {"reason": "x"}), content="Rejecting."))
