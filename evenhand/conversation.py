@@ -47,6 +47,9 @@ __all__ = [
 ]
 
 ROLES = ("system", "user", "assistant")
+#: Other names of a role that logs keep: OpenAI's newer models take the system prompt as a "developer" message; it is
+#: read, and sent, as the system turn every server takes.
+ROLE_ALIASES = {"developer": "system"}
 CONTEXT_PLACEMENTS = ("user", "system")
 ContextPlacement = Literal["user", "system"]
 #: Keeps turns apart in the one text the text core reads (``evenhand.text.turns``); a turn may not hold it.
@@ -263,9 +266,9 @@ def _turn(message: Any, number: int, where: str) -> Turn:
         )
     if "role" not in message:
         raise InputError(f"{where}: message {number} has no 'role' key; give one of system, user, assistant")
-    role = message["role"]
+    role = ROLE_ALIASES.get(message["role"], message["role"]) if isinstance(message["role"], str) else message["role"]
     if role not in ROLES:
-        hint = " (tool and function results are not read)" if role in ("tool", "function", "developer") else ""
+        hint = " (tool and function results are not read)" if role in ("tool", "function") else ""
         raise InputError(f"{where}: message {number}: 'role' is {role!r}; a role is system, user or assistant{hint}")
     if "content" not in message:
         raise InputError(f"{where}: message {number} has no 'content' key; give its text")

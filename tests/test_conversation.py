@@ -158,3 +158,17 @@ def test_a_conversation_checks_itself():
         Conversation(())
     with pytest.raises(InputError, match="one text per turn"):
         parse_conversation(HISTORY, "x").replace_texts(["a"], [])
+
+
+def test_a_developer_turn_is_the_system_prompt():
+    # OpenAI's newer models take the system prompt as a "developer" message, and a log of them keeps that role; it
+    # was refused as if it were a tool result (review9)
+    logged = [{"role": "developer", "content": "You screen applicants for a bank."}, *HISTORY[1:]]
+    conversation = as_prompt_list([logged])[0]
+    assert isinstance(conversation, Conversation)
+    assert conversation.system_prompt == "You screen applicants for a bank."
+    assert conversation.messages() == HISTORY  # sent as the system turn every server takes
+    ftu = evenhand.check_ftu([logged], "gender")
+    assert ftu.flagged_turns() == [(1, 3)]
+    with pytest.raises(InputError, match="a system turn and a system prompt"):
+        build_prompts([logged], system_prompts=["Be brief."])
