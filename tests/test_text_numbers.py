@@ -84,6 +84,11 @@ WRITTEN = [
     ("85’000.50 CHF", 85_000.5, NUMBER),
     ("score 3.500", 3.5, NUMBER),  # not money: a decimal point, as before
     ("$3.49", 3.49, NUMBER),
+    # Indian replies state pay in lakhs and crores ("₹12 lakh" beside "₹12,00,000"): read as 12 (review9)
+    ("₹12 lakh per annum", 1_200_000, NUMBER),
+    ("I'd offer 12.5 lakhs.", 1_250_000, NUMBER),
+    ("₹1.2 crore", 12_000_000, NUMBER),
+    ("10-12 lakh", 1_100_000, RANGE),
 ]
 
 #: A space between a number and its scale, or a currency and its number, changes nothing where the context is an

@@ -12,12 +12,11 @@ once: answers repeat). What it reads:
   period as the decimal point, except in an amount marked as money with one dot group of three digits
   (``65.000 €``, ``R$ 4.500``, ``60.000-70.000 €``: thousands, as German, Dutch or Brazilian replies write them; no
   currency read here has three decimal places; a unit price to the tenth of a cent, "€1.789 per litre", is misread);
-* scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
-  "5m" is more often metres), also after a space where the number is an amount (``$1.5 bn``, "a salary of
-  50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and "1.2 M users" are a size
-  and a count;
-  ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is minutes), never the start of a word ("50 kids",
-  "50 km") nor "K-12";
+* scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn``, ``₹12 lakh``, ``₹1.2 crore`` (a lowercase ``m`` or
+  ``b`` only beside a currency, since "5m" is more often metres), also after a space where the number is an amount
+  (``$1.5 bn``, "a salary of 50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and
+  "1.2 M users" are a size and a count; ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is
+  minutes), never the start of a word ("50 kids", "50 km") nor "K-12";
 * a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``;
@@ -77,7 +76,8 @@ _ABBREVIATIONS = r"(?:k|K|MM|M|mn|mil|m|bn|B|b)"
 #: "50 K-12 schools", "5 K-pop fans" are no thousands
 _SPACED_HYPHEN = rf"[-−](?!{_SYMBOLS}?{_GAP}\d+(?:\.\d+)?{_GAP}{_ABBREVIATIONS}(?![A-Za-z0-9]))"
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mm": 1e6,
-           "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}  # fmt: skip
+           "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9,
+           "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "crore": 1e7, "crores": 1e7}  # fmt: skip
 _AMOUNT = re.compile(
     rf"""
     (?<![\w.,])                                           # not inside a word or a number ("v2.0", "3.14.2")
@@ -97,7 +97,7 @@ _AMOUNT = re.compile(
     (?![\d]|[.,]\d)                                                      # the whole number, never its first part
     (?:(?P<abbr>{_ABBREVIATIONS})(?![A-Za-z0-9])                        # 50K
       |[ \u00a0\u202f](?P<spaced>{_ABBREVIATIONS})(?![A-Za-z0-9]|{_SPACED_HYPHEN})  # 50 K, not 50 kids
-      |{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
+      |{_GAP}(?P<scale>thousand|million|billion|trillion|lakhs?|lacs?|crores?)\b)?
     (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
     """,
     re.VERBOSE,
@@ -238,7 +238,9 @@ _OPENING = re.compile(rf"(?P<outside>{_SYMBOLS}|{_CODES})?{_GAP}\({_GAP}\Z")
 _CLOSING = re.compile(rf"{_GAP}\)")
 #: what ends the text before a parenthesis that restates a figure just written ("seventy thousand dollars ($70,000)",
 #: "70k ($70,000)"): a number, a scale or a currency word
-_RESTATED = re.compile(rf"(?:\d[kKmMbB]?|\b(?:hundred|thousand|million|billion|trillion)|\b{_WORDS})\s*\Z")
+_RESTATED = re.compile(
+    rf"(?:\d[kKmMbB]?|\b(?:hundred|thousand|million|billion|trillion|lakhs?|crores?)|\b{_WORDS})\s*\Z"
+)
 
 
 def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, bool, int, int]:
