@@ -88,3 +88,17 @@ def test_a_message_cell_that_is_no_assistant_message_is_still_one_clear_line(tmp
     assert result.exit_code == ExitCode.BAD_INPUT
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "column 'response' (responses): row 2 holds a dict" in lines[0], lines
+
+
+def test_a_logged_message_in_words_is_read_as_its_words():
+    # a CSV log of plain answers, each the assistant message's JSON text: its words are the reply, not the JSON
+    # around them (the label words of "assistant"/"content" keys, a longer "answer", a scorer reading braces)
+    table = pd.DataFrame({"prompt": ["Approve applicant 1?", "Approve applicant 2?"],
+                          "response": [json.dumps({"role": "assistant", "content": "Yes, approve."}),
+                                       {"role": "assistant", "content": [{"type": "text", "text": "No."}]}],
+                          "gender": ["female", "male"]})  # fmt: skip
+    a = evenhand.assess(task="classification", responses=table, attributes=["gender"], embedder=None, n_resamples=50,
+                        label_parser={"1": ["yes"], "0": ["no"]}, person_level=True,
+                        group_columns={"gender": "gender"})  # fmt: skip
+    assert a.responses["response"].tolist() == ["Yes, approve.", "No."]
+    assert a.responses["label"].tolist() == ["1", "0"]

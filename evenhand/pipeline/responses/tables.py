@@ -139,10 +139,16 @@ def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[ob
 
 def _logged_reply(value: Any) -> Any:
     """A response cell as a reply: an OpenAI-style assistant message (a JSONL log's ``{"role": "assistant",
-    "content": ..., "tool_calls": [...]}``) as the text the OpenAI client keeps it as
+    "content": ..., "tool_calls": [...]}``, or its JSON text in a CSV log) as the text the OpenAI client keeps it as
     (:func:`evenhand.structured.message_reply_text`: its content, its tool calls); any other cell as it is."""
-    if isinstance(value, dict) and value.get("role") == "assistant":
-        return message_reply_text(value)
+    message = value
+    if isinstance(value, str) and value.lstrip().startswith("{") and '"assistant"' in value:
+        try:
+            message = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        return message_reply_text(message)
     return value
 
 
