@@ -12,6 +12,10 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_review9.py [--runs 20
   then ``record_offer(salary=...)``), read with ``json_field: salary`` (fair: 65,000 +- 2,000; planted: 5% lower
   for the female version). Main read the first call only: no number in any reply.
 
+* ``template``: a log whose prompts are one template ("Should we approve this applicant's loan?"; the record came
+  from a tool), 200 applicants each with a ``prompt_id`` and a gender column, text answers yes/no, approval 0.6
+  (planted: 0.4 for women). Main merged ids whose prompts read alike into one prompt: two units, one per group.
+
 Counted: runs with any concern (null: target at most 5%); runs whose allocational finding is a concern (planted:
 target all). Prints markdown for benchmarks/RESULTS.md ("review9").
 """
@@ -91,11 +95,28 @@ def log(seed: int, planted: bool) -> bool:
     return _found(a, planted)
 
 
+def template(seed: int, planted: bool) -> bool:
+    import pandas as pd
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(200):
+        gender = "female" if i % 2 else "male"
+        word = "yes" if rng.random() < 0.6 - (0.2 if planted and gender == "female" else 0.0) else "no"
+        rows.append({"prompt_id": f"A{i}", "prompt": "Should we approve this applicant's loan? Answer yes or no.",
+                     "response": word, "gender": gender})  # fmt: skip
+    a = evenhand.assess(
+        task="classification", responses=pd.DataFrame(rows), attributes=["gender"], person_level=True,
+        group_columns={"gender": "gender"}, label_parser={"1": ["yes"], "0": ["no"]}, embedder=None, **FAST,
+    )  # fmt: skip
+    return _found(a, planted)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20, help="planted runs per fixture")
     parser.add_argument("--null-runs", type=int, default=None, help="null runs per fixture (default: --runs)")
-    parser.add_argument("--only", choices=("locale", "parallel", "log"), default=None)
+    parser.add_argument("--only", choices=("locale", "parallel", "log", "template"), default=None)
     args = parser.parse_args()
     runs = max(1, min(args.runs, 200))  # bounded
     null_runs = max(1, min(args.null_runs or runs, 400))
@@ -103,7 +124,8 @@ def main() -> None:
     print("| fixture | null: runs with any concern | planted: runs found |")
     print("|---|---|---|")
     fixtures = {"locale": ("locale (65.000 € / 65 000 €)", locale), "parallel": ("parallel tool calls (json_field)",
-                parallel), "log": ("decision log of assistant messages", log)}  # fmt: skip
+                parallel), "log": ("decision log of assistant messages", log),
+                "template": ("one template prompt, a prompt_id per applicant", template)}  # fmt: skip
     for key, (name, check) in fixtures.items():
         if args.only not in (None, key):
             continue

@@ -102,3 +102,40 @@ def test_a_logged_message_in_words_is_read_as_its_words():
                         group_columns={"gender": "gender"})  # fmt: skip
     assert a.responses["response"].tolist() == ["Yes, approve.", "No."]
     assert a.responses["label"].tolist() == ["1", "0"]
+
+
+def _templated(with_ids: bool) -> pd.DataFrame:
+    """A log whose every prompt is the same template (the applicant's record came from a tool, not kept in the log):
+    200 applicants, approved 0.6 for men and 0.4 for women, each row one person."""
+    rng = random.Random(1)
+    rows = []
+    for i in range(200):
+        gender = "female" if i % 2 else "male"
+        word = "yes" if rng.random() < 0.6 - (0.2 if gender == "female" else 0.0) else "no"
+        rows.append({"prompt": "Should we approve this applicant's loan? Answer yes or no.", "response": word,
+                     "applicant_gender": gender, **({"prompt_id": f"A{i}"} if with_ids else {})})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_one_prompt_with_persons_of_different_groups_is_refused_not_taken_for_one_person(tmp_path: Path):
+    # the prompt was the unit: 200 persons under one template were 2 units (one per group), and a planted gap of
+    # 0.2 read "ok" (DP -0.29 [-0.79, +0.62], adjusted p = 1) (review9)
+    settings = {"task": "classification", "attributes": ["gender"], "person_level": True, "embedder": None,
+                "group_columns": {"gender": "applicant_gender"}, "label_parser": {"1": ["yes"], "0": ["no"]},
+                "n_resamples": 200}  # fmt: skip
+    with pytest.raises(ValueError, match="prompt 0 holds the answers of persons of different gender groups"):
+        evenhand.assess(responses=_templated(with_ids=False), **settings)
+    _templated(with_ids=False).to_csv(tmp_path / "log.csv", index=False)
+    config = {"use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
+              "responses": {"path": "log.csv"}, "classification": {"labels": {"1": ["yes"], "0": ["no"]},
+                                                                   "group_columns": {"gender": "applicant_gender"}},
+              "scoring": {"embedder": False}}  # fmt: skip
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = runner.invoke(app, ["assess", str(tmp_path / "c.yaml"), "--no-progress"])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("evenhand: ")]
+    assert len(lines) == 1 and "classification.group_columns.gender" in lines[0] and "prompt id" in lines[0], lines
+    # with an id per person, each is a unit and the gap is found
+    a = evenhand.assess(responses=_templated(with_ids=True), **settings)
+    dp = a.metrics.set_index("metric").loc["DP"]
+    assert dp["p_adjusted"] < 0.05 and a.verdict.status == "concern"
