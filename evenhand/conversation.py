@@ -285,11 +285,13 @@ def _article(kind: str) -> str:
 
 def parse_context(value: Any, where: str) -> tuple[str, ...]:
     """Retrieved documents from a cell: a text (one document), a list of texts, or a list of records holding the
-    text under ``text``, ``content`` or ``page_content``; missing or blank: none."""
+    text under ``text``, ``content`` or ``page_content`` (or one such record); missing or blank: none."""
     if _is_missing(value):
         return ()
     if isinstance(value, str):
         return (value,) if value.strip() else ()
+    if isinstance(value, Mapping) and any(k in value for k in _DOCUMENT_TEXT_KEYS):
+        value = [value]  # one record alone in its cell: one document
     if not _is_sequence(value):
         raise InputTypeError(f"{where}: the context is {_article(type(value).__name__)}, not a text or a list of texts")
     documents: list[str] = []

@@ -109,6 +109,11 @@ def test_context_cells_are_documents():
         parse_context([{"id": 1}], "row 3")
     with pytest.raises(InputTypeError, match="the context is a dict"):
         parse_context({"a": 1}, "row 3")
+    # one retrieved record alone in its cell (a JSONL log of one LangChain document) is one document; it was refused
+    # although a list of them was read (review9)
+    assert parse_context({"page_content": "Ms. Baker led her team.", "metadata": {"source": "cv.pdf"}}, "r") == (
+        "Ms. Baker led her team.",
+    )
 
 
 def test_build_prompts_joins_context_and_system_prompt_columns():
