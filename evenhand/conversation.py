@@ -244,13 +244,18 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, (list, tuple)) or (getattr(value, "ndim", 0) == 1 and hasattr(value, "tolist"))
 
 
+#: The types of a text part of a message's content: Chat Completions' "text", the Responses API's "input_text" (a
+#: user's) and "output_text" (an assistant's).
+_TEXT_PARTS = ("text", "input_text", "output_text")
+
+
 def _content_text(content: Any) -> str | None:
     """A message's content as text: a string, or OpenAI's list of text parts (joined); None when it is neither."""
     if isinstance(content, str):
         return content
     if _is_sequence(content):
         parts = list(content)
-        if parts and all(isinstance(p, Mapping) and p.get("type") == "text" for p in parts):
+        if parts and all(isinstance(p, Mapping) and p.get("type") in _TEXT_PARTS for p in parts):
             texts = [p.get("text") for p in parts]
             if all(isinstance(t, str) for t in texts):
                 return "".join(texts)

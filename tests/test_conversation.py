@@ -177,3 +177,15 @@ def test_a_developer_turn_is_the_system_prompt():
     assert ftu.flagged_turns() == [(1, 3)]
     with pytest.raises(InputError, match="a system turn and a system prompt"):
         build_prompts([logged], system_prompts=["Be brief."])
+
+
+def test_responses_api_text_parts_are_text():
+    # a log of OpenAI's Responses API writes a turn's text as "input_text" (the user's) or "output_text" (the
+    # assistant's) parts; they were refused as "a list, not a text" (review9)
+    logged = [{"role": "user", "content": [{"type": "input_text", "text": "Emily Baker applied."}]},
+              {"role": "assistant", "content": [{"type": "output_text", "text": "Noted."}]},
+              {"role": "user", "content": [{"type": "input_text", "text": "Should we advance her?"}]}]  # fmt: skip
+    conversation = as_prompt_list([logged])[0]
+    assert [t.content for t in conversation.turns] == ["Emily Baker applied.", "Noted.", "Should we advance her?"]
+    with pytest.raises(InputTypeError, match="'content' is a list, not a text"):
+        as_prompt_list([[{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]])
