@@ -284,14 +284,22 @@ def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
     for entry in entries:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             continue
-        arguments = entry.get("arguments", {})
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError:
-                pass  # the model's text as it wrote it: a path into it finds nothing
+        arguments = _decoded(entry.get("arguments", {}))
+        if isinstance(arguments, str) and arguments.lstrip().startswith("{"):
+            arguments = _decoded(arguments)  # some servers' tool parsers encode them twice: a JSON text's JSON text
         out.append(ToolCall(entry["name"], arguments))
     return tuple(out)
+
+
+def _decoded(arguments: Any) -> Any:
+    """A call's arguments parsed from the JSON text the API sends (``{}`` for a blank one); the model's text as it
+    wrote it when it does not parse (a path into it finds nothing); anything else as it is."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return arguments
 
 
 # ----------------------------------------------------------------------------------------------------------------

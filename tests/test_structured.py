@@ -227,3 +227,14 @@ def test_json_field_reads_the_call_that_holds_the_field_among_parallel_calls():
     assert json_field(two, "decision") is MISSING
     same = tool_reply_text(None, [ToolCall("record", {"decision": "yes"}), ToolCall("note", {"decision": "yes"})])
     assert json_field(same, "decision") == "yes"
+
+
+def test_arguments_encoded_twice_are_read():
+    # some servers' tool parsers send the arguments as the JSON text of a JSON text; the decision in them was
+    # unread (review9)
+    twice = json.dumps(json.dumps({"decision": "no"}))
+    message = {"role": "assistant", "content": None,
+               "tool_calls": [{"id": "1", "type": "function", "function": {"name": "record", "arguments": twice}}]}
+    assert openai_tool_calls(message) == (ToolCall("record", {"decision": "no"}),)
+    plain = {"function_call": {"name": "note", "arguments": json.dumps("just a text")}}
+    assert openai_tool_calls(plain) == (ToolCall("note", "just a text"),)
