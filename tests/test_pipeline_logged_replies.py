@@ -123,7 +123,8 @@ def test_one_prompt_with_persons_of_different_groups_is_refused_not_taken_for_on
     settings = {"task": "classification", "attributes": ["gender"], "person_level": True, "embedder": None,
                 "group_columns": {"gender": "applicant_gender"}, "label_parser": {"1": ["yes"], "0": ["no"]},
                 "n_resamples": 200}  # fmt: skip
-    with pytest.raises(ValueError, match="prompt 0 holds the answers of persons of different gender groups"):
+    one_prompt = r"rows 1 and 2 are one prompt \(the same prompt text or id\) but persons of different gender groups"
+    with pytest.raises(ValueError, match=one_prompt):
         evenhand.assess(responses=_templated(with_ids=False), **settings)
     _templated(with_ids=False).to_csv(tmp_path / "log.csv", index=False)
     config = {"use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
@@ -134,7 +135,8 @@ def test_one_prompt_with_persons_of_different_groups_is_refused_not_taken_for_on
     result = runner.invoke(app, ["assess", str(tmp_path / "c.yaml"), "--no-progress"])
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
     lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("evenhand: ")]
-    assert len(lines) == 1 and "classification.group_columns.gender" in lines[0] and "prompt id" in lines[0], lines
+    assert len(lines) == 1 and "classification.group_columns.gender: rows 1 and 2" in lines[0], lines
+    assert "prompt_id column" in lines[0]
     # with an id per person, each is a unit and the gap is found
     a = evenhand.assess(responses=_templated(with_ids=True), **settings)
     dp = a.metrics.set_index("metric").loc["DP"]

@@ -300,15 +300,17 @@ def _one_group_per_prompt(
     template (the applicant's record came from a tool) put every person under one prompt: 200 persons were two
     units, one per group, and a planted gap read "ok"; such rows need a prompt id per person."""
     original = frame["group"].isna().to_numpy() if "group" in frame else [True] * len(frame)
-    seen: dict[Any, str] = {}
-    for pid, group, first in zip(frame["prompt_id"], groups, original, strict=True):
+    seen: dict[Any, tuple[int, str]] = {}  # prompt -> its first row with a group (from 1, as the table's rows)
+    for row, (pid, group, first) in enumerate(zip(frame["prompt_id"], groups, original, strict=True), start=1):
         if group is None or not first:
             continue
-        if seen.setdefault(pid, group) != group:
+        earlier, known = seen.setdefault(pid, (row, group))
+        if known != group:
             raise InputError(
-                f"{where}: prompt {pid} holds the answers of persons of different {attribute} groups "
-                f"({seen[pid]}, {group}); the rows of a prompt are read as one person's answers: give each person's "
-                "rows a prompt id of their own (a prompt_id column, responses.prompt_id_column)"
+                f"{where}: rows {earlier} and {row} are one prompt (the same prompt text or id) but persons of "
+                f"different {attribute} groups ({known}, {group}); the rows of a prompt are read as one person's "
+                "answers: give each person's rows a prompt id of their own (a prompt_id column, "
+                "responses.prompt_id_column)"
             )
     return groups
 
