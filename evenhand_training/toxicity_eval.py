@@ -96,13 +96,14 @@ def build(
     layers: Sequence[int] = LAYERS,
     splits: Sequence[str] = (),
     work: Path | None = None,
+    without_authors: Sequence[str] = (),
 ) -> dict[str, Any]:
     from evenhand.scorers import get_toxicity_scorer
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity_finetune import ALPHA, EPOCHS, LEARNING_RATE, RANK, fine_tune, head_logits, stored
 
     started = time.perf_counter()
-    data = training_set(seed, data_dir)
+    data = training_set(seed, data_dir, without_authors)
     texts = masked(data.texts)
     y, w = data.labels, data.weights()
     val = sel.validation_set(seed)
