@@ -324,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--splits", nargs="*", default=[], choices=held_out_splits(),
                         help="test splits to score the written head on, once (e.g. heldout fresh3)")  # fmt: skip
     parser.add_argument("--measure-only", action="store_true", help="score the head in --out on --splits; no build")
+    parser.add_argument("--screen-floor", type=float, default=0.0, metavar="P",
+                        help="the screen threshold is at least P (a speed budget: fewer texts reach the encoder)")
     parser.add_argument("--without-authors", nargs="*", default=[], metavar="LETTER",
                         help="leave these training author files out (e.g. f: toxicity_training_author_f.json)")
     args = parser.parse_args(argv)
@@ -336,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             measure_into(args.out, args.splits)
         else:
             build(seed=args.seed, out=args.out, data_dir=args.data_dir, layers=args.layers, splits=args.splits,
-                  work=args.work, without_authors=args.without_authors)  # fmt: skip
+                  work=args.work, without_authors=args.without_authors, screen_floor=args.screen_floor)  # fmt: skip
     except (StereoDataMissingError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
