@@ -386,7 +386,7 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
     before a model is fixed, and no text of one, nor of ``fresh2``, is a training text."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
-    from evenhand_training.toxicity import TRAINING_SPLITS, masked
+    from evenhand_training.toxicity import TRAINING_SPLITS, masked, training_set
     from evenhand_training.toxicity_eval import held_out_splits
 
     asked: list[str | None] = []
@@ -397,7 +397,7 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
         return real(frame, split, domain)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ts, "_select", recording)
-    data = shared_training_set()
+    data = training_set(0)  # built here, not shared: the reads it makes are what this test records
     assert set(asked) == set(TRAINING_SPLITS) == {"dev", "fresh"}
     asked.clear()
     sel.dev_folds()
