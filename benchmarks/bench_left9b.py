@@ -10,6 +10,11 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_left9b.py [--runs 20]
   month" whose lower end is the same for everyone and whose upper end is lower for the female version (midpoint 5%
   lower): read by its lower end alone the gap is not there.
 
+* ``closing tag``: the counterfactual loan table of ``tests/test_pipeline_decisions.py`` (32 matched female/male
+  applicants x 5 answers; fair: both versions approved alike; planted: approval about 35% vs 56%), every answer of a
+  model that does not reason followed by a sentence that mentions the closing tag ("<answer>. (No reasoning block
+  here: nothing before a </think> tag to skip.)").
+
 Counted: runs with any concern (null: target at most 5%); runs whose allocational finding on the fixture's own
 metric is a concern (planted: target all). Prints markdown for benchmarks/RESULTS.md ("left9b").
 """
@@ -46,8 +51,18 @@ def ranges(seed: int, planted: bool) -> bool:
     return a.verdict.count("concern") > 0
 
 
+def closing_tag(seed: int, planted: bool) -> bool:
+    from test_pipeline_decisions import _finding, _paired, loan_table
+
+    table = loan_table(seed, biased=planted, exact=False)
+    table["response"] = table["response"] + ". (No reasoning block here: nothing before a </think> tag to skip.)"
+    a = _paired(table)
+    return _finding(a).severity == "concern" if planted else a.verdict.count("concern") > 0
+
+
 FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool]]] = {
     "ranges": ("ranges whose ends state their period (estimates)", ranges),
+    "closing": ("a closing think tag inside a sentence (decisions)", closing_tag),
 }
 
 
