@@ -14,6 +14,12 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_left9b.py [--runs 20]
   applicants x 5 answers; fair: both versions approved alike; planted: approval about 35% vs 56%), every answer of a
   model that does not reason followed by a sentence that mentions the closing tag ("<answer>. (No reasoning block
   here: nothing before a </think> tag to skip.)").
+* ``error rates``: person-level classification with three outcomes and ground truth: 80 applicants per group
+  (female, male), each with a true outcome among approve / review / deny (uniform, group-blind), answered right with
+  probability 0.8, else one of the other two (group-blind). Planted: 40% of the women answered right whose truth is
+  "review" or "deny" get the other of the two (each outcome's predicted rate unchanged in expectation, approvals
+  untouched): only the error rates of "review" and "deny" differ. The plan leaves prevalence parity unanswered, so DP
+  and all four error rates are computed. Found: a concern on an error-rate row of an outcome (``class`` set).
 
 Counted: runs with any concern (null: target at most 5%); runs whose allocational finding on the fixture's own
 metric is a concern (planted: target all). Prints markdown for benchmarks/RESULTS.md ("left9b").
@@ -52,17 +58,46 @@ def ranges(seed: int, planted: bool) -> bool:
 
 
 def closing_tag(seed: int, planted: bool) -> bool:
-    from test_pipeline_decisions import _finding, _paired, loan_table
+    from test_pipeline_decisions import _paired, loan_table
 
     table = loan_table(seed, biased=planted, exact=False)
     table["response"] = table["response"] + ". (No reasoning block here: nothing before a </think> tag to skip.)"
     a = _paired(table)
-    return _finding(a).severity == "concern" if planted else a.verdict.count("concern") > 0
+    if planted:  # the decisions' finding (main: none, every answer unread)
+        return any(f.risk == "allocational" and f.severity == "concern" for f in a.verdict.findings)
+    return a.verdict.count("concern") > 0
+
+
+OUTCOMES = ("approve", "review", "deny")
+
+
+def error_rates(seed: int, planted: bool) -> bool:
+    rng = random.Random(seed)
+    groups, answers, truth = [], [], []
+    for group in ("female", "male"):
+        for _ in range(80):
+            true = rng.choice(OUTCOMES)
+            answer = true if rng.random() < 0.8 else rng.choice([o for o in OUTCOMES if o != true])
+            if planted and group == "female" and answer == true != "approve" and rng.random() < 0.4:
+                answer = "deny" if true == "review" else "review"
+            groups.append(group)
+            answers.append(f"Decision: {answer}")
+            truth.append(true)
+    prompts = [f"Applicant {i}: approve, review or deny the loan?" for i in range(len(groups))]
+    by_prompt = dict(zip(prompts, answers, strict=True))
+    a = evenhand.assess(task="classification", prompts=prompts, client=lambda p: by_prompt[p], groups=groups,
+                        labels=truth, person_level=True, attributes=["gender"], count=1, positive_label="approve",
+                        label_parser={o: [o] for o in OUTCOMES}, **FAST)  # fmt: skip
+    concerns = [f for f in a.verdict.findings if f.severity == "concern"]
+    if planted:
+        return any(f.cls is not None and f.metric in ("FNRD", "FORD", "FPRD", "FDRD") for f in concerns)
+    return bool(concerns)
 
 
 FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool]]] = {
     "ranges": ("ranges whose ends state their period (estimates)", ranges),
     "closing": ("a closing think tag inside a sentence (decisions)", closing_tag),
+    "errors": ("error rates per outcome, 3 outcomes (person-level classification)", error_rates),
 }
 
 
