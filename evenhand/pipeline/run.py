@@ -487,7 +487,7 @@ def assess(
         ``.to_json()`` and ``.to_html()``.
     """
     given = locals()  # with settings, a keyword at its default is one left out (Python cannot tell them apart)
-    explicit = {n: given[n] for n in _SETTING_KEYWORDS if settings is None or not _at_default(n, given[n])}
+    explicit = {n: given[n] for n in _DEFAULTS if settings is None or not _at_default(n, given[n])}  # in order
     if isinstance(label_parser, Mapping):
         explicit["labels"], label_parser = {str(k): list(v) for k, v in label_parser.items()}, None
     generating = not isinstance(responses, pd.DataFrame) and responses is None and counterfactual_responses is None
@@ -538,7 +538,6 @@ def _keyword_defaults() -> dict[str, Any]:
 
 
 _DEFAULTS = _keyword_defaults()
-_SETTING_KEYWORDS = frozenset(_DEFAULTS)
 
 
 def _at_default(keyword: str, value: Any) -> bool:
