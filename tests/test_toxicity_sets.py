@@ -3,7 +3,9 @@ the nearest-domain audit by hand and on planted scorers."""
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,6 +22,22 @@ from evenhand.scorers.domain_audit import (
     explained_by_false_alarms,
     nearest_domain,
 )
+
+
+@functools.cache
+def shared_training_set() -> Any:
+    """``training_set(0)``, built once per module: it reads every training source (tens of seconds), and the tests
+    only read it."""
+    from evenhand_training.toxicity import training_set
+
+    return training_set(0)
+
+
+@functools.cache
+def shared_validation_texts() -> set[str]:
+    from evenhand_training.toxicity_select import validation_set
+
+    return set(validation_set(0).texts())
 
 
 def test_sizes_domains_and_splits_as_documented() -> None:
@@ -298,10 +316,9 @@ def test_training_reads_no_held_out_sentence() -> None:
     """The offline model's training texts hold no held-out sentence or insult (nor the scorer audit's statements)."""
     _training_data_or_skip()
     from evenhand.scorers.audit import identity_statements
-    from evenhand_training.toxicity import training_set
     from evenhand_training.toxicity_eval import held_out_splits
 
-    data = training_set(0)
+    data = shared_training_set()
     texts = set(data.texts)
     assert {"heldout", "fresh3", "fresh4", "fresh5"} <= set(held_out_splits())
     for split in (*held_out_splits(), "fresh2"):
@@ -319,11 +336,10 @@ def test_version_4_sentences_train_with_their_labels_and_never_validate() -> Non
     """The training file's file-version-4 blocks (insults_v5, hard_benign_v5) reach training as their own sources
     with their labels, and no validation text is one of them."""
     _training_data_or_skip()
-    from evenhand_training.toxicity import masked, training_set
-    from evenhand_training.toxicity_select import validation_set
+    from evenhand_training.toxicity import masked
 
     extra = training_extra()
-    data = training_set(0)
+    data = shared_training_set()
     label = {(t, s): int(y) for t, y, s in zip(data.texts, data.labels, data.sources, strict=True)}
     for kind in INSULT_KINDS:
         assert all(label[(t, "training-insults-v5")] == 1 for t in extra["insults_v5"][kind])
@@ -331,7 +347,7 @@ def test_version_4_sentences_train_with_their_labels_and_never_validate() -> Non
         assert all(label[(t, "training-hard-benign-v5")] == 0 for t in extra["hard_benign_v5"][group])
     assert data.provenance["counts"]["training-insults-v5"] == sum(INSULT_KINDS.values())
     assert data.provenance["counts"]["training-hard-benign-v5"] == sum(BENIGN_GROUPS.values())
-    assert not set(masked(v5_sentences(extra))) & set(validation_set(0).texts())
+    assert not set(masked(v5_sentences(extra))) & shared_validation_texts()
 
 
 def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> None:
@@ -339,9 +355,8 @@ def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> Non
     held-aside SmolLM2 replies; every dev sentence is validated by exactly one fit; no held-out split is read."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
-    from evenhand_training.toxicity import training_set
 
-    data = training_set(0)
+    data = shared_training_set()
     folds = sel.dev_folds()
     dev = set(ts.benign_sentences("dev")["text"]) | set(ts.insults("dev")["text"])
     assert set(folds) == dev and set(folds.values()) == set(range(sel.DEV_FOLDS))
@@ -382,7 +397,7 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
         return real(frame, split, domain)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ts, "_select", recording)
-    data = training_set(0)
+    data = training_set(0)  # built here, not shared: the reads it makes are what this test records
     assert set(asked) == set(TRAINING_SPLITS) == {"dev", "fresh"}
     asked.clear()
     sel.dev_folds()

