@@ -47,6 +47,9 @@ __all__ = [
 ]
 
 ROLES = ("system", "user", "assistant")
+#: Other names of a role that logs keep: OpenAI's newer models take the system prompt as a "developer" message; it is
+#: read, and sent, as the system turn every server takes.
+ROLE_ALIASES = {"developer": "system"}
 CONTEXT_PLACEMENTS = ("user", "system")
 ContextPlacement = Literal["user", "system"]
 #: Keeps turns apart in the one text the text core reads (``evenhand.text.turns``); a turn may not hold it.
@@ -241,13 +244,18 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, (list, tuple)) or (getattr(value, "ndim", 0) == 1 and hasattr(value, "tolist"))
 
 
+#: The types of a text part of a message's content: Chat Completions' "text", the Responses API's "input_text" (a
+#: user's) and "output_text" (an assistant's).
+_TEXT_PARTS = ("text", "input_text", "output_text")
+
+
 def _content_text(content: Any) -> str | None:
     """A message's content as text: a string, or OpenAI's list of text parts (joined); None when it is neither."""
     if isinstance(content, str):
         return content
     if _is_sequence(content):
         parts = list(content)
-        if parts and all(isinstance(p, Mapping) and p.get("type") == "text" for p in parts):
+        if parts and all(isinstance(p, Mapping) and p.get("type") in _TEXT_PARTS for p in parts):
             texts = [p.get("text") for p in parts]
             if all(isinstance(t, str) for t in texts):
                 return "".join(texts)
@@ -263,9 +271,9 @@ def _turn(message: Any, number: int, where: str) -> Turn:
         )
     if "role" not in message:
         raise InputError(f"{where}: message {number} has no 'role' key; give one of system, user, assistant")
-    role = message["role"]
+    role = ROLE_ALIASES.get(message["role"], message["role"]) if isinstance(message["role"], str) else message["role"]
     if role not in ROLES:
-        hint = " (tool and function results are not read)" if role in ("tool", "function", "developer") else ""
+        hint = " (tool and function results are not read)" if role in ("tool", "function") else ""
         raise InputError(f"{where}: message {number}: 'role' is {role!r}; a role is system, user or assistant{hint}")
     if "content" not in message:
         raise InputError(f"{where}: message {number} has no 'content' key; give its text")
@@ -282,11 +290,13 @@ def _article(kind: str) -> str:
 
 def parse_context(value: Any, where: str) -> tuple[str, ...]:
     """Retrieved documents from a cell: a text (one document), a list of texts, or a list of records holding the
-    text under ``text``, ``content`` or ``page_content``; missing or blank: none."""
+    text under ``text``, ``content`` or ``page_content`` (or one such record); missing or blank: none."""
     if _is_missing(value):
         return ()
     if isinstance(value, str):
         return (value,) if value.strip() else ()
+    if isinstance(value, Mapping) and any(k in value for k in _DOCUMENT_TEXT_KEYS):
+        value = [value]  # one record alone in its cell: one document
     if not _is_sequence(value):
         raise InputTypeError(f"{where}: the context is {_article(type(value).__name__)}, not a text or a list of texts")
     documents: list[str] = []

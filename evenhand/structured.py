@@ -40,6 +40,7 @@ __all__ = [
     "answer_text",
     "json_document",
     "json_field",
+    "message_reply_text",
     "openai_tool_calls",
     "parse_path",
     "read_path",
@@ -188,7 +189,9 @@ def read_path(document: Any, path: str | Sequence[str | int]) -> Any:
 
 def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
     """The value at ``path`` in the JSON ``text`` holds (:func:`json_document`), or :data:`MISSING`. A reply of
-    tool calls is read as its first call's arguments (``{"decision": ...}`` passed to a tool reads the same).
+    tool calls is read as the arguments of the calls that hold the path (``{"decision": ...}`` passed to a tool reads
+    the same; parallel calls, a lookup before the decision, read the decision), :data:`MISSING` when two of them give
+    it two values.
 
     >>> json_field('Sure. {"decision": "advance", "score": {"value": 7}}', "score.value")
     7
@@ -197,7 +200,9 @@ def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
     """
     calls = tool_calls_in(text)
     if calls:
-        return read_path(calls[0].arguments, path)
+        # parallel calls (a lookup, then the decision): the calls that hold the path; two values say two things
+        values = [v for v in (read_path(c.arguments, path) for c in calls) if v is not MISSING]
+        return values[0] if values and all(v == values[0] for v in values) else MISSING
     document = json_document(text)
     return MISSING if document is MISSING else read_path(document, path)
 
@@ -230,13 +235,18 @@ def tool_reply_text(content: str | None, calls: Sequence[ToolCall]) -> str:
 
 
 def tool_calls_in(text: str | None) -> tuple[ToolCall, ...] | None:
-    """The tool calls of a reply written by :func:`tool_reply_text`, in order; None when the reply is not one."""
-    if not isinstance(text, str) or _TOOL_CALLS not in text or not text.lstrip().startswith("{"):
+    """The tool calls of a reply written by :func:`tool_reply_text`, or of an OpenAI-style assistant message kept as
+    JSON as a server sent it (a chat log's ``{"role": "assistant", "content": null, "tool_calls": [{"function":
+    {"name": ..., "arguments": "<JSON text>"}}]}``, or the older ``function_call``), in order; None when the reply is
+    neither."""
+    if not isinstance(text, str) or "_call" not in text or not text.lstrip().startswith("{"):
         return None
     try:
         document = json.loads(text)
     except ValueError:
         return None
+    if isinstance(document, dict) and _is_assistant_message(document):
+        return openai_tool_calls(document) or None
     calls = document.get(_TOOL_CALLS) if isinstance(document, dict) else None
     if not isinstance(calls, list) or not set(document) <= {"content", _TOOL_CALLS}:
         return None
@@ -246,6 +256,29 @@ def tool_calls_in(text: str | None) -> tuple[ToolCall, ...] | None:
             return None
         out.append(ToolCall(call["name"], call.get("arguments", {})))
     return tuple(out)
+
+
+def _is_assistant_message(document: Mapping[str, Any]) -> bool:
+    """An OpenAI-style assistant message that calls tools: ``role`` assistant (or none), and ``tool_calls`` entries
+    that hold a ``function`` or a ``function_call`` (what :func:`tool_reply_text` writes holds neither)."""
+    if document.get("role", "assistant") != "assistant":
+        return False
+    raw = document.get(_TOOL_CALLS)
+    by_entries = isinstance(raw, list) and bool(raw) and all(isinstance(c, Mapping) and "function" in c for c in raw)
+    return by_entries or isinstance(document.get("function_call"), Mapping)
+
+
+def message_reply_text(message: Mapping[str, Any]) -> str | None:
+    """The text an OpenAI-style assistant message is kept as: its ``content`` (a text, or text parts joined), or
+    with tool calls :func:`tool_reply_text` of both; None when it holds neither (no reply). What the OpenAI client
+    stores and what a responses table's message cell (a chat log) is read as."""
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
+        parts = [p.get("text") if isinstance(p, Mapping) else p for p in content]
+        content = "".join(p for p in parts if isinstance(p, str)) if parts else None
+    content = content if isinstance(content, str) else None
+    calls = openai_tool_calls(message)
+    return tool_reply_text(content, calls) if calls else content
 
 
 def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
@@ -260,14 +293,22 @@ def openai_tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
     for entry in entries:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             continue
-        arguments = entry.get("arguments", {})
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError:
-                pass  # the model's text as it wrote it: a path into it finds nothing
+        arguments = _decoded(entry.get("arguments", {}))
+        if isinstance(arguments, str) and arguments.lstrip().startswith("{"):
+            arguments = _decoded(arguments)  # some servers' tool parsers encode them twice: a JSON text's JSON text
         out.append(ToolCall(entry["name"], arguments))
     return tuple(out)
+
+
+def _decoded(arguments: Any) -> Any:
+    """A call's arguments parsed from the JSON text the API sends (``{}`` for a blank one); the model's text as it
+    wrote it when it does not parse (a path into it finds nothing); anything else as it is."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return arguments
 
 
 # ----------------------------------------------------------------------------------------------------------------

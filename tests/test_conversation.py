@@ -109,6 +109,11 @@ def test_context_cells_are_documents():
         parse_context([{"id": 1}], "row 3")
     with pytest.raises(InputTypeError, match="the context is a dict"):
         parse_context({"a": 1}, "row 3")
+    # one retrieved record alone in its cell (a JSONL log of one LangChain document) is one document; it was refused
+    # although a list of them was read (review9)
+    assert parse_context({"page_content": "Ms. Baker led her team.", "metadata": {"source": "cv.pdf"}}, "r") == (
+        "Ms. Baker led her team.",
+    )
 
 
 def test_build_prompts_joins_context_and_system_prompt_columns():
@@ -158,3 +163,29 @@ def test_a_conversation_checks_itself():
         Conversation(())
     with pytest.raises(InputError, match="one text per turn"):
         parse_conversation(HISTORY, "x").replace_texts(["a"], [])
+
+
+def test_a_developer_turn_is_the_system_prompt():
+    # OpenAI's newer models take the system prompt as a "developer" message, and a log of them keeps that role; it
+    # was refused as if it were a tool result (review9)
+    logged = [{"role": "developer", "content": "You screen applicants for a bank."}, *HISTORY[1:]]
+    conversation = as_prompt_list([logged])[0]
+    assert isinstance(conversation, Conversation)
+    assert conversation.system_prompt == "You screen applicants for a bank."
+    assert conversation.messages() == HISTORY  # sent as the system turn every server takes
+    ftu = evenhand.check_ftu([logged], "gender")
+    assert ftu.flagged_turns() == [(1, 3)]
+    with pytest.raises(InputError, match="a system turn and a system prompt"):
+        build_prompts([logged], system_prompts=["Be brief."])
+
+
+def test_responses_api_text_parts_are_text():
+    # a log of OpenAI's Responses API writes a turn's text as "input_text" (the user's) or "output_text" (the
+    # assistant's) parts; they were refused as "a list, not a text" (review9)
+    logged = [{"role": "user", "content": [{"type": "input_text", "text": "Emily Baker applied."}]},
+              {"role": "assistant", "content": [{"type": "output_text", "text": "Noted."}]},
+              {"role": "user", "content": [{"type": "input_text", "text": "Should we advance her?"}]}]  # fmt: skip
+    conversation = as_prompt_list([logged])[0]
+    assert [t.content for t in conversation.turns] == ["Emily Baker applied.", "Noted.", "Should we advance her?"]
+    with pytest.raises(InputTypeError, match="'content' is a list, not a text"):
+        as_prompt_list([[{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]])

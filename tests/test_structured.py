@@ -17,6 +17,7 @@ from evenhand.structured import (
     ToolCallLabelParser,
     json_document,
     json_field,
+    message_reply_text,
     openai_tool_calls,
     parse_path,
     read_path,
@@ -176,3 +177,64 @@ def test_docstring_examples(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+def _logged_message(*calls: tuple[str, dict[str, object]], content: str | None = None) -> dict[str, object]:
+    """An assistant message as an OpenAI-compatible server returns it and a chat log keeps it: each call's
+    ``arguments`` a JSON text, ``content`` null."""
+    return {"role": "assistant", "content": content, "tool_calls": [
+        {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        for i, (name, arguments) in enumerate(calls)
+    ]}  # fmt: skip
+
+
+def test_a_logged_openai_message_is_read_as_its_tool_calls():
+    # a bank's decision log keeps the assistant message as the server sent it; read as text it held no call, and every
+    # decision in it was unparsed (review9)
+    logged = json.dumps(_logged_message(("lookup_credit", {"id": 7}), ("record_decision", {"decision": "no"})))
+    calls = (ToolCall("lookup_credit", {"id": 7}), ToolCall("record_decision", {"decision": "no"}))
+    assert tool_calls_in(logged) == calls
+    assert ToolCallLabelParser(function="record_decision", argument="decision", labels=LABELS)(logged) == "0"
+    assert ToolCallLabelParser(functions={"advance_candidate": "1", "reject_candidate": "0"})(
+        json.dumps(_logged_message(("reject_candidate", {"reason": "x"}), content="Rejecting."))
+    ) == "0"
+    legacy = json.dumps({"role": "assistant", "content": None,
+                         "function_call": {"name": "record_decision", "arguments": '{"decision": "yes"}'}})
+    assert JsonFieldLabelParser("decision", LABELS)(legacy) == "1"
+    # a message the model answered in words is not a call; a user message or a bare object is not a reply of calls
+    assert tool_calls_in(json.dumps({"role": "assistant", "content": "Yes."})) is None
+    assert tool_calls_in(json.dumps({"role": "user", "tool_calls": _logged_message(("a", {}))["tool_calls"]})) is None
+
+
+def test_message_reply_text_is_how_an_assistant_message_is_stored():
+    assert message_reply_text({"role": "assistant", "content": "Yes."}) == "Yes."
+    assert message_reply_text({"role": "assistant", "content": [{"type": "text", "text": "Y"}, {"type": "text",
+                                                                                             "text": "es"}]}) == "Yes"
+    stored = message_reply_text(_logged_message(("record_decision", {"decision": "no"})))
+    assert stored == tool_reply_text(None, [ToolCall("record_decision", {"decision": "no"})])
+    assert message_reply_text({"role": "assistant", "content": None}) is None
+
+
+def test_json_field_reads_the_call_that_holds_the_field_among_parallel_calls():
+    # parallel tool calls: a lookup first, the decision second; the first call's arguments have no such field, and
+    # the reply was unparsed (review9)
+    reply = tool_reply_text(None, [ToolCall("lookup_salary_band", {"role": "analyst"}),
+                                   ToolCall("record_offer", {"salary": 72000, "decision": "yes"})])
+    assert json_field(reply, "salary") == 72000
+    assert JsonFieldLabelParser("decision", LABELS)(reply) == "1"
+    # two calls that give the field two values say two things: not read
+    two = tool_reply_text(None, [ToolCall("record", {"decision": "yes"}), ToolCall("record", {"decision": "no"})])
+    assert json_field(two, "decision") is MISSING
+    same = tool_reply_text(None, [ToolCall("record", {"decision": "yes"}), ToolCall("note", {"decision": "yes"})])
+    assert json_field(same, "decision") == "yes"
+
+
+def test_arguments_encoded_twice_are_read():
+    # some servers' tool parsers send the arguments as the JSON text of a JSON text; the decision in them was
+    # unread (review9)
+    twice = json.dumps(json.dumps({"decision": "no"}))
+    message = {"role": "assistant", "content": None,
+               "tool_calls": [{"id": "1", "type": "function", "function": {"name": "record", "arguments": twice}}]}
+    assert openai_tool_calls(message) == (ToolCall("record", {"decision": "no"}),)
+    plain = {"function_call": {"name": "note", "arguments": json.dumps("just a text")}}
+    assert openai_tool_calls(plain) == (ToolCall("note", "just a text"),)

@@ -72,6 +72,23 @@ WRITTEN = [
     ("₹12,00,000", 1_200_000, NUMBER),
     ("Rs. 1,23,45,678.50", 12_345_678.5, NUMBER),
     ("5 years, then $1,5", 5, NUMBER),
+    # thousands as German, Dutch, Brazilian, Danish or Swiss replies write them (review9): an amount marked as money
+    # with one dot group ("65.000 €") was read as 65, beside the "65 000 €" (65,000) of other replies; the Swiss
+    # typographic apostrophe ("CHF 85’000") as 85
+    ("65.000 €", 65_000, NUMBER),
+    ("Ich würde 65.000 EUR anbieten.", 65_000, NUMBER),
+    ("R$ 4.500 por mês", 4_500, NUMBER),
+    ("60.000-70.000 €", 65_000, RANGE),
+    ("€60.000 to €70.000", 65_000, RANGE),
+    ("CHF 85’000", 85_000, NUMBER),
+    ("85’000.50 CHF", 85_000.5, NUMBER),
+    ("score 3.500", 3.5, NUMBER),  # not money: a decimal point, as before
+    ("$3.49", 3.49, NUMBER),
+    # Indian replies state pay in lakhs and crores ("₹12 lakh" beside "₹12,00,000"): read as 12 (review9)
+    ("₹12 lakh per annum", 1_200_000, NUMBER),
+    ("I'd offer 12.5 lakhs.", 1_250_000, NUMBER),
+    ("₹1.2 crore", 12_000_000, NUMBER),
+    ("10-12 lakh", 1_100_000, RANGE),
 ]
 
 #: A space between a number and its scale, or a currency and its number, changes nothing where the context is an

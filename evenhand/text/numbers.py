@@ -8,14 +8,15 @@ once: answers repeat). What it reads:
 * the first number, or with ``currency`` set the first amount marked as money (``$``, ``€``, ``USD``, ``dollars``,
   ...), with ``unit`` set the first number followed by that unit ("12 years", "a 5-year term"; ``%`` also "5
   percent", "5 per cent", "5 pct"); the first number when none is marked;
-* thousands separators (``71,300``, ``71'300``, ``71 300``, also with a no-break or thin space) and a period as the
-  decimal point;
-* scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn`` (a lowercase ``m`` or ``b`` only beside a currency, since
-  "5m" is more often metres), also after a space where the number is an amount (``$1.5 bn``, "a salary of
-  50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and "1.2 M users" are a size
-  and a count;
-  ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is minutes), never the start of a word ("50 kids",
-  "50 km") nor "K-12";
+* thousands separators (``71,300``, ``71'300``, ``85’000``, ``71 300``, also with a no-break or thin space) and a
+  period as the decimal point, except in an amount marked as money with one dot group of three digits
+  (``65.000 €``, ``R$ 4.500``, ``60.000-70.000 €``: thousands, as German, Dutch or Brazilian replies write them; no
+  currency read here has three decimal places; a unit price to the tenth of a cent, "€1.789 per litre", is misread);
+* scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn``, ``₹12 lakh``, ``₹1.2 crore`` (a lowercase ``m`` or
+  ``b`` only beside a currency, since "5m" is more often metres), also after a space where the number is an amount
+  (``$1.5 bn``, "a salary of 50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and
+  "1.2 M users" are a size and a count; ``mn`` and ``mil`` after a space only beside a currency: "5 mn" is
+  minutes), never the start of a word ("50 kids", "50 km") nor "K-12";
 * a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``; also where each end states its period ("$4k a month to $5k a month",
@@ -77,7 +78,8 @@ _ABBREVIATIONS = r"(?:k|K|MM|M|mn|mil|m|bn|B|b)"
 #: "50 K-12 schools", "5 K-pop fans" are no thousands
 _SPACED_HYPHEN = rf"[-−](?!{_SYMBOLS}?{_GAP}\d+(?:\.\d+)?{_GAP}{_ABBREVIATIONS}(?![A-Za-z0-9]))"
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mm": 1e6,
-           "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}  # fmt: skip
+           "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9,
+           "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "crore": 1e7, "crores": 1e7}  # fmt: skip
 _AMOUNT = re.compile(
     rf"""
     (?<![\w.,])                                           # not inside a word or a number ("v2.0", "3.14.2")
@@ -92,20 +94,24 @@ _AMOUNT = re.compile(
       (?P<decimal_comma>\d{{1,3}}(?:[.' \u00a0\u202f]\d{{3}})+,\d+)     # 71.300,50 · 71 300,50
       |(?P<dots>\d{{1,3}}(?:\.\d{{3}}){{2,}})                           # 1.234.567
       |(?P<lakh>\d{{1,2}}(?:,\d{{2}})+,\d{{3}}(?:\.\d+)?)                 # 12,00,000 (Indian grouping)
-      |\d{{1,3}}(?:[,' \u00a0\u202f]\d{{3}})+(?:\.\d+)?                   # 71,300.50 · 71'300 · 71 300
+      |\d{{1,3}}(?:[,'’ \u00a0\u202f]\d{{3}})+(?:\.\d+)?                  # 71,300.50 · 71'300 · 85’000 · 71 300
       |\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+
       |(?P<unreadable>\d+(?:[.,]\d+)+)                                  # 1,5 · 1.2.3: a decimal comma, a list
     )
     (?![\d]|[.,]\d)                                                      # the whole number, never its first part
     (?:(?P<abbr>{_ABBREVIATIONS})(?![A-Za-z0-9])                        # 50K
       |[ \u00a0\u202f](?P<spaced>{_ABBREVIATIONS})(?![A-Za-z0-9]|{_SPACED_HYPHEN})  # 50 K, not 50 kids
-      |{_GAP}(?P<scale>thousand|million|billion|trillion)\b)?
+      |{_GAP}(?P<scale>thousand|million|billion|trillion|lakhs?|lacs?|crores?)\b)?
     (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
     """,
     re.VERBOSE,
 )
 _RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|and)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
+
+
+#: one dot group of three digits ("65.000"): a decimal point in "score 3.500", the thousands of "65.000 €"
+_DOT_GROUP = re.compile(r"[-−]?\d{1,3}\.\d{3}")
 
 
 @dataclass(frozen=True)
@@ -115,10 +121,18 @@ class _Amount:
     start: int
     end: int
     money: bool  # marked as money (a currency symbol, code or word)
+    dot_group: bool = False  # written with one dot group of three digits ("65.000"), read as a decimal point
 
     @property
     def value(self) -> float:
         return self.written * self.scale
+
+    def as_money(self) -> _Amount:
+        """The amount as a money amount reads it: one dot group of three digits is a thousands separator ("65.000 €",
+        "R$ 4.500": no currency evenhand reads has three decimal places), else the amount as it is."""
+        if not self.dot_group:
+            return self
+        return _Amount(self.written * 1000.0, self.scale, self.start, self.end, self.money)
 
 
 @dataclass(frozen=True)
@@ -219,7 +233,7 @@ def _plain_digits(match: re.Match[str]) -> str:
         return re.sub(r"[.' \u00a0\u202f]", "", match["digits"]).replace(",", ".")
     if match["dots"]:
         return match["digits"].replace(".", "")
-    return re.sub(r"[,' \u00a0\u202f]", "", match["digits"])
+    return re.sub(r"[,'’ \u00a0\u202f]", "", match["digits"])
 
 
 #: accounting parentheses: an opening one right before an amount (a currency symbol or code may stand before it,
@@ -228,7 +242,9 @@ _OPENING = re.compile(rf"(?P<outside>{_SYMBOLS}|{_CODES})?{_GAP}\({_GAP}\Z")
 _CLOSING = re.compile(rf"{_GAP}\)")
 #: what ends the text before a parenthesis that restates a figure just written ("seventy thousand dollars ($70,000)",
 #: "70k ($70,000)"): a number, a scale or a currency word
-_RESTATED = re.compile(rf"(?:\d[kKmMbB]?|\b(?:hundred|thousand|million|billion|trillion)|\b{_WORDS})\s*\Z")
+_RESTATED = re.compile(
+    rf"(?:\d[kKmMbB]?|\b(?:hundred|thousand|million|billion|trillion|lakhs?|crores?)|\b{_WORDS})\s*\Z"
+)
 
 
 def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, bool, int, int]:
@@ -261,7 +277,9 @@ def _amounts(text: str, asked: bool = False) -> list[_Amount]:
         negative = negative or bool(match["sign1"] or match["sign2"])
         written = float(digits) * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
-            out.append(_Amount(written, scale, start, end, money))
+            dot_group = _DOT_GROUP.fullmatch(match["digits"]) is not None
+            amount = _Amount(written, scale, start, end, money, dot_group)
+            out.append(amount.as_money() if money else amount)
     return out
 
 
@@ -283,6 +301,8 @@ def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, 
             if joined and "and" in gap.lower() and not _BETWEEN.search(text[: low.start]):
                 joined = None  # "5 years and $70k" are two numbers; "between 5 and 7" is a range
             if joined and per is not None:
+                if low.money or high.money:  # "60.000-70.000 €": the currency marks both ends
+                    low, high = low.as_money(), high.as_money()
                 # "70-75k": the upper end's scale applies to a lower end written without one
                 low_value = low.written * (high.scale if low.scale == 1.0 else low.scale) * per
                 out.append(((low_value + high.value) / 2.0, RANGE, low.money or high.money, low.start, high.end))

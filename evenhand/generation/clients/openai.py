@@ -20,7 +20,7 @@ import aiohttp
 from evenhand.errors import InputError
 
 from ..._redact import redact_text, redact_url, secret_values
-from ...structured import openai_tool_calls, tool_reply_text
+from ...structured import message_reply_text
 from .._types import (
     Completion,
     ConnectionFailedError,
@@ -341,13 +341,7 @@ def _content(choice: Any) -> str | None:
     """The text of one choice: ``message.content`` as a string or a list of text parts; a reply that calls tools
     as the text :func:`evenhand.structured.tool_reply_text` writes (its content, if any, inside); None when missing."""
     message = choice.get("message") if isinstance(choice, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
-        parts = [p.get("text") if isinstance(p, dict) else p for p in content]
-        content = "".join(p for p in parts if isinstance(p, str)) if parts else None
-    content = content if isinstance(content, str) else None
-    calls = openai_tool_calls(message) if isinstance(message, dict) else ()
-    return tool_reply_text(content, calls) if calls else content
+    return message_reply_text(message) if isinstance(message, dict) else None
 
 
 def _is_valid_choice(choice: Any) -> bool:

@@ -146,9 +146,11 @@ class Classification(Family):
         frame = ctx.frame
         own = person_group_column(attribute)
         if own in frame:
-            return [_group_text(g) for g in frame[own]]
+            return _one_group_per_prompt(frame, [_group_text(g) for g in frame[own]], attribute,
+                                         f"classification.group_columns.{attribute}")  # fmt: skip
         if "person_group" in frame:
-            return [_group_text(g) for g in frame["person_group"]]
+            return _one_group_per_prompt(frame, [_group_text(g) for g in frame["person_group"]], attribute,
+                                         "the person_group column")  # fmt: skip
         use_case = ctx.plan.use_case
         ftu = check_ftu(use_case.prompts, attribute=ctx.specs[attribute], names=use_case.names)
         named = ftu.names or ((),) * len(ftu.matches)
@@ -287,6 +289,29 @@ def _check_group_columns(
                 "(responses.path, evenhand metrics, assess(responses=DataFrame)); with prompts, use "
                 "prompts.group_column"
             )
+
+
+def _one_group_per_prompt(
+    frame: pd.DataFrame, groups: list[str | None], attribute: str, where: str
+) -> list[str | None]:
+    """``groups`` (a person's group per row, from the data), after checking that the rows of one prompt, the unit
+    every interval and test resamples (its answers are one person's), name one group. A log whose prompts are one
+    template (the applicant's record came from a tool) put every person under one prompt: 200 persons were two
+    units, one per group, and a planted gap read "ok"; such rows need a prompt id per person."""
+    original = frame["group"].isna().to_numpy() if "group" in frame else [True] * len(frame)
+    seen: dict[Any, tuple[int, str]] = {}  # prompt -> its first row with a group (from 1, as the table's rows)
+    for row, (pid, group, first) in enumerate(zip(frame["prompt_id"], groups, original, strict=True), start=1):
+        if group is None or not first:
+            continue
+        earlier, known = seen.setdefault(pid, (row, group))
+        if known != group:
+            raise InputError(
+                f"{where}: rows {earlier} and {row} are one prompt (the same prompt text or id) but persons of "
+                f"different {attribute} groups ({known}, {group}); the rows of a prompt are read as one person's "
+                "answers: give each person's rows a prompt id of their own (a prompt_id column, "
+                "responses.prompt_id_column)"
+            )
+    return groups
 
 
 def _check_some_value_is_known(frame: pd.DataFrame, attributes: Sequence[str], specs: Mapping[str, Any]) -> None:

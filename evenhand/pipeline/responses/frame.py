@@ -269,13 +269,13 @@ def frame_from_table(
     prompts = list(dict.fromkeys(p for p, o in zip(prompt_text, original, strict=True) if o))
     explicit_ids = col(prompt_id_column)
     if explicit_ids is not None:
-        first_id: dict[Any, Prompt] = {}
-        for pid, p, o in zip(explicit_ids, prompt_text, original, strict=True):
-            if o:
-                first_id.setdefault(pid, p)
-        id_to_pos = {pid: prompts.index(p) for pid, p in first_id.items()}
-        # a prompt with counterfactual rows only (e.g. a recommendation file): its prompt is its first version
-        for pid, p in zip(explicit_ids, prompt_text, strict=True):
+        # every id is a prompt of its own, the unit intervals and tests resample, also where two ids' prompts read
+        # alike (one template for every applicant of a log): ids sharing a text were merged into one unit
+        id_to_pos: dict[Any, int] = {}
+        prompts = []
+        rows = list(zip(explicit_ids, prompt_text, original, strict=True))
+        # original rows first; a prompt with counterfactual rows only (e.g. a recommendation file): its first version
+        for pid, p, _ in [row for row in rows if row[2]] + [row for row in rows if not row[2]]:
             if pid not in id_to_pos:
                 id_to_pos[pid] = len(prompts)
                 prompts.append(p)

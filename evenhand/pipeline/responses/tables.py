@@ -14,6 +14,7 @@ import pandas as pd
 from evenhand._formula_guard import unguard_frame, written_by_evenhand
 from evenhand.conversation import Prompt, build_prompts, parse_context
 from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
+from evenhand.structured import message_reply_text
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
 
@@ -119,19 +120,36 @@ def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[ob
 
     Some roles have rules of their own, checked here so that every reader gets them: ``prompts`` must hold a prompt
     in every row (a text, or a list of messages that :func:`prompt_column` reads), ``responses`` text or nothing (a
-    missing response is a failed request), and ``prompt ids`` one distinct value per row; a cell that is a list or
-    a mapping (from JSON) is never text.
+    missing response is a failed request; an assistant message of a chat log is read as its reply), and ``prompt
+    ids`` one distinct value per row; a cell that is a list or a mapping (from JSON) is never text.
     """
     if name not in frame.columns:
         cols = ", ".join(map(str, frame.columns))
         raise InputError(f"{source} has no column {name!r} (needed for {role}); its columns are: {cols}")
     values = list(frame[name].tolist())
+    if role == "responses":  # a chat log keeps each reply as the assistant message the server sent
+        values = [_logged_reply(value) for value in values]
     check = _ROLE_CHECKS.get(role)
     if check is not None:
         problem = check(values)
         if problem is not None:
             raise InputError(f"{source}: column {name!r} ({role}): {problem}")
     return values
+
+
+def _logged_reply(value: Any) -> Any:
+    """A response cell as a reply: an OpenAI-style assistant message (a JSONL log's ``{"role": "assistant",
+    "content": ..., "tool_calls": [...]}``, or its JSON text in a CSV log) as the text the OpenAI client keeps it as
+    (:func:`evenhand.structured.message_reply_text`: its content, its tool calls); any other cell as it is."""
+    message = value
+    if isinstance(value, str) and value.lstrip().startswith("{") and '"assistant"' in value:
+        try:
+            message = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        return message_reply_text(message)
+    return value
 
 
 def is_missing(value: Any) -> bool:
