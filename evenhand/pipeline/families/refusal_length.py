@@ -226,11 +226,10 @@ def _non_completion_records(ctx: RunContext, attribute: str) -> list[MetricRecor
         sides = [no_reply(found[f"status_{s}"], found[f"response_{s}"]) for s in ("a", "b")]
         cut = _cut_before_answering(found, sides)
         comparison = pair(a, b)
-        if cut > MAX_CUT_SHARE * len(found):
+        why = cut_no_reply_reason(found, sides)
+        if why is not None:
             if CUT_NO_REPLY_CAVEAT not in ctx.caveats:
                 ctx.caveats.append(CUT_NO_REPLY_CAVEAT)
-            why = (f"{cut} of {len(found)} pairs of requests have a reply cut at the token limit before any answer: "
-                   "the limit left them unanswered, not the model; raise the model's max_tokens")  # fmt: skip
             # unread: what the model answered those requests was never seen, so a verdict gate cannot pass on the
             # rest (a fair run reads "raise max_tokens"; the gate passed while no reply to one group was read)
             out.append(undefined_record(NON_COMPLETION_GAP, attribute, comparison, why, unread=True))
@@ -244,6 +243,17 @@ def _non_completion_records(ctx: RunContext, attribute: str) -> list[MetricRecor
             rec.notes.append(f"{cut} of {len(found)} pairs of requests have a reply cut at the token limit before "
                              "any answer (finish_reason length), counted as no reply")  # fmt: skip
     return out
+
+
+def cut_no_reply_reason(found: pd.DataFrame, no_replies: Sequence[npt.NDArray[np.float64]]) -> str | None:
+    """Why NRD cannot be judged on these pairs of requests (``no_replies``: :func:`no_reply` of each side): more than
+    :data:`MAX_CUT_SHARE` of them have a reply cut at the token limit before any answer; None where it can. The run
+    and ``compare`` (from the stored responses and their finish reasons) decide by this one rule."""
+    cut = _cut_before_answering(found, no_replies)
+    if cut <= MAX_CUT_SHARE * len(found):
+        return None
+    return (f"{cut} of {len(found)} pairs of requests have a reply cut at the token limit before any answer: the "
+            "limit left them unanswered, not the model; raise the model's max_tokens")  # fmt: skip
 
 
 def _cut_before_answering(found: pd.DataFrame, no_replies: Sequence[npt.NDArray[np.float64]]) -> int:

@@ -16,7 +16,7 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.pipeline.families.refusal_length import no_reply
+from evenhand.pipeline.families.refusal_length import cut_no_reply_reason, no_reply
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -142,15 +142,18 @@ class NonCompletionParity(RateGap):
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         """Every stored counterfactual pair of requests, replied or not (the run's own pairs): 1 on a side that got
-        no reply (:func:`~evenhand.pipeline.families.refusal_length.no_reply`, the run's one definition)."""
+        no reply (:func:`~evenhand.pipeline.families.refusal_length.no_reply`, the run's one definition); or, as the
+        run decided from the same finish reasons, why NRD cannot be judged (replies cut before any answer)."""
         found = stored_pairs(run, row, spec, replied=False)
         if isinstance(found, str):
             return found
         if "status_a" not in found:
             return f"run {run.label}'s responses have no status column (which requests got no reply)"
-        table = pd.DataFrame({"prompt_id": found["prompt_id"]})
-        for side in ("a", "b"):
-            table[side] = no_reply(found[f"status_{side}"], found[f"response_{side}"])
+        sides = [no_reply(found[f"status_{side}"], found[f"response_{side}"]) for side in ("a", "b")]
+        why = cut_no_reply_reason(found, sides)
+        if why is not None:
+            return f"run {run.label}: {why}"
+        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": sides[0], "b": sides[1]})
         table["_key"] = pair_keys(found)
         return by_key(table)
 
