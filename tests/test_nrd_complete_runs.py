@@ -32,6 +32,7 @@ def test_a_metric_gate_on_nrd_passes_a_run_where_every_request_got_a_reply() -> 
     assert nrd.test is None  # nothing missing on either side: no test joins the run's family
     (evidence,) = [e for f in a.verdict.findings for e in f.evidence if e.metric == "NRD"]
     assert evidence.severity == "ok" and "(0% vs 0% got no reply)" in evidence.sentence, evidence.sentence
+    assert "untested: every request of both versions got a reply" in evidence.sentence, evidence.sentence
     assert a.verdict.summary == "5 ok"  # NRD joins the refusal finding (its risk): no finding added
 
 

@@ -43,12 +43,19 @@ class PairedGap(EvidenceKind):
         IntervalHoldsZero.rule,
     )
 
+    #: what the claim says in place of the p-value of a row with both rates 0 that its family left untested (None:
+    #: the usual "p not available")
+    untested: ClassVar[str | None] = None
+
     def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
         spec = rec.spec
         e.severity = by_p_and_interval(e)
         pairs = rec.result.sizes.get("pairs")
         over = f" over {int(pairs)} {spec.unit}" if pairs is not None else ""
-        evidence = f"{spec.name} {interval(e)}{over}, {adjusted_p(e.p_adjusted)}"
+        rates = [finite_or_none(rec.result.details.get(k)) for k in ("rate_a", "rate_b")]
+        nothing = rec.test is None and all(r == 0 for r in rates)  # both rates 0: the family ran no test
+        tested = self.untested if self.untested and nothing else adjusted_p(e.p_adjusted)
+        evidence = f"{spec.name} {interval(e)}{over}, {tested}"
         e.claim = self.words(rec.groups or ("?", "?"), rec.result.details, e.value, e.severity != "ok", evidence)
         note_few_units(e)
 
@@ -134,6 +141,7 @@ class NonCompletionParity(RateGap):
         f"non-completion parity (NRD, beside refusal parity): concern when the paired sign-flip test over prompts has "
         f"an adjusted p below {ALPHA}; watch below {SUGGESTIVE}; not tested where every request got a reply",
     )
+    untested = "untested: every request of both versions got a reply"
     uncomparable = "the shares of the {a} and {b} versions left without a reply cannot be compared"
     same = ("no evidence that requests of the {a} and {b} versions go without a reply at different rates ({ra:.0%} vs "
             "{rb:.0%} got no reply)")  # fmt: skip
