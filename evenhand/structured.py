@@ -261,13 +261,17 @@ def _is_assistant_message(document: Mapping[str, Any]) -> bool:
 
 def message_reply_text(message: Mapping[str, Any]) -> str | None:
     """The text an OpenAI-style assistant message is kept as: its ``content`` (a text, or text parts joined), or
-    with tool calls :func:`tool_reply_text` of both; None when it holds neither (no reply). What the OpenAI client
+    with tool calls :func:`tool_reply_text` of both; without content its ``refusal`` (structured outputs refuse
+    there: a refusal, never a failed request); None when it holds none of them (no reply). What the OpenAI client
     stores and what a responses table's message cell (a chat log) is read as."""
     content = message.get("content")
     if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
         parts = [p.get("text") if isinstance(p, Mapping) else p for p in content]
         content = "".join(p for p in parts if isinstance(p, str)) if parts else None
     content = content if isinstance(content, str) else None
+    refusal = message.get("refusal")
+    if (content is None or not content.strip()) and isinstance(refusal, str) and refusal.strip():
+        content = refusal
     calls = openai_tool_calls(message)
     return tool_reply_text(content, calls) if calls else content
 

@@ -215,6 +215,14 @@ def test_message_reply_text_is_how_an_assistant_message_is_stored():
     assert message_reply_text({"role": "assistant", "content": None}) is None
 
 
+def test_a_message_s_refusal_is_its_reply():
+    # OpenAI's structured outputs send a refusal in "refusal", content null: it was no reply (a failed request),
+    # never read as the refusal it is (review10)
+    refusal = "I'm sorry, but I can't help with that request."
+    assert message_reply_text({"role": "assistant", "content": None, "refusal": refusal}) == refusal
+    assert message_reply_text({"role": "assistant", "content": "Yes.", "refusal": None}) == "Yes."
+
+
 def test_json_field_reads_the_call_that_holds_the_field_among_parallel_calls():
     # parallel tool calls: a lookup first, the decision second; the first call's arguments have no such field, and
     # the reply was unparsed (review9)
