@@ -182,7 +182,7 @@ def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
     """The value at ``path`` in the JSON ``text`` holds (:func:`json_document`), or :data:`MISSING`. A reply of
     tool calls is read as the arguments of the calls that hold the path (``{"decision": ...}`` passed to a tool reads
     the same; parallel calls, a lookup before the decision, read the decision), :data:`MISSING` when two of them give
-    it two values.
+    it two values; when none holds it, the JSON in the reply's words beside the calls.
 
     >>> json_field('Sure. {"decision": "advance", "score": {"value": 7}}', "score.value")
     7
@@ -193,7 +193,9 @@ def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
     if calls:
         # parallel calls (a lookup, then the decision): the calls that hold the path; two values say two things
         values = [v for v in (read_path(c.arguments, path) for c in calls) if v is not MISSING]
-        return values[0] if values and all(v == values[0] for v in values) else MISSING
+        if values:
+            return values[0] if all(v == values[0] for v in values) else MISSING
+        text = _content_beside_calls(str(text))  # no call holds it: a JSON answer in the words beside them
     document = json_document(text)
     return MISSING if document is MISSING else read_path(document, path)
 
@@ -247,6 +249,15 @@ def tool_calls_in(text: str | None) -> tuple[ToolCall, ...] | None:
             return None
         out.append(ToolCall(call["name"], call.get("arguments", {})))
     return tuple(out)
+
+
+def _content_beside_calls(text: str) -> str | None:
+    """The words of a reply of tool calls (:func:`tool_calls_in` read it), None without any."""
+    document = json.loads(text)
+    if _is_assistant_message(document):
+        document = json.loads(message_reply_text(document) or "{}")
+    content = document.get("content")
+    return content if isinstance(content, str) else None
 
 
 def _is_assistant_message(document: Mapping[str, Any]) -> bool:
