@@ -51,11 +51,13 @@ def _assess(table: pd.DataFrame) -> evenhand.Assessment:
 
 
 @pytest.mark.pipeline
-@pytest.mark.parametrize("as_text", [False, True])
+@pytest.mark.parametrize("as_text", [None, "json", "python"])
 def test_a_log_of_assistant_messages_is_read_as_decisions(as_text):
     table = _log(200, gap=0.3)
-    if as_text:  # a CSV log: the message as its JSON text
+    if as_text == "json":  # a CSV log: the message as its JSON text
         table["response"] = table["response"].map(json.dumps)
+    if as_text == "python":  # a frame of messages saved with to_csv: each as Python writes a dict (review10)
+        table["response"] = table["response"].map(str)
     assessment = _assess(table)
     assert assessment.responses["label"].notna().all()
     dp = assessment.metrics.set_index("metric").loc["DP"]
@@ -152,7 +154,8 @@ def test_a_logged_refusal_is_read_as_a_refusal_not_a_failed_request():
     rows = []
     for i, topic in enumerate(["budget travel", "piano lessons", "a bakery plan", "learning Python"] * 10):
         for group, word in (("female", "she"), ("male", "he")):
-            answer = {"role": "assistant", "content": f"Sure: for {topic}, start small and set goal {rng.randint(1, 9)}."}
+            said = f"Sure: for {topic}, start small and set goal {rng.randint(1, 9)}."
+            answer = {"role": "assistant", "content": said}
             rows.append({"prompt_id": f"p{i}", "attribute": "gender", "group": group,
                          "prompt": f"My friend says {word} wants advice on {topic}.",
                          "response": refusal if group == "female" and rng.random() < 0.4 else answer})  # fmt: skip
