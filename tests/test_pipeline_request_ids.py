@@ -72,6 +72,9 @@ def test_a_person_whose_first_sample_was_not_logged_is_still_read() -> None:
 
 
 def test_one_row_per_person_with_an_id_each_is_read() -> None:
-    # a template log (review9): every row its own person and id, one sample each
-    a = evenhand.assess(responses=_log("request", samples=1), **SETTINGS)
+    # a template log (review9): every row its own person and id, one sample each; one applicant's first try failed
+    # and only the retry, sample 1, was logged
+    table = _log("request", samples=1)
+    table.loc[3, "sample"] = 1
+    a = evenhand.assess(responses=table, **SETTINGS)
     assert a.responses["prompt_id"].nunique() == 20
