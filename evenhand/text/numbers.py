@@ -129,14 +129,19 @@ class _Amount:
     start: int
     end: int
     money: bool  # marked as money (a currency symbol, code or word)
-    # written with one dot group of three digits that may be thousands ("65.000"; not "0.125" nor "1.500 million"),
-    # read as a decimal point
+    # written with one dot group of three digits that may be thousands ("65.000"; not "0.125" nor "1.500 million"):
+    # a decimal point, thousands in money (:meth:`as_money`)
     dot_group: bool = False
     unit_price: bool = False  # a price per a unit of a good follows ("€1.789 per litre"): its dot is a decimal point
 
     @property
     def value(self) -> float:
         return self.written * self.scale
+
+    @property
+    def alone(self) -> float:
+        """Its value read alone (not as an end of a range): a money amount as :meth:`as_money` reads it."""
+        return (self.as_money() if self.money else self).value
 
     def as_money(self) -> _Amount:
         """The amount as a money amount reads it: one dot group of three digits is a thousands separator ("65.000 €",
@@ -292,8 +297,7 @@ def _amounts(text: str, asked: bool = False) -> list[_Amount]:
             # a scale after the number ("$1.500 million"): a decimal point
             dot_group = _DOT_GROUP.fullmatch(match["digits"]) is not None and scale == 1.0
             unit_price = _PER_UNIT.match(text, end) is not None
-            amount = _Amount(written, scale, start, end, money, dot_group, unit_price)
-            out.append(amount)
+            out.append(_Amount(written, scale, start, end, money, dot_group, unit_price))
     return out
 
 
@@ -320,7 +324,7 @@ def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, 
                 out.append(((low_value + high.value) / 2.0, RANGE, low.money or high.money, low.start, high.end))
                 i += 2
                 continue
-        out.append(((low.as_money() if low.money else low).value, NUMBER, low.money, low.start, low.end))
+        out.append((low.alone, NUMBER, low.money, low.start, low.end))
         i += 1
     return out
 
@@ -493,8 +497,7 @@ def stated_in_request(parsed: ParsedNumbers, requests: Sequence[str | None]) -> 
             # the number as the reply writes it too ("$4,000 a month" repeated, read as 48,000 in a run per year)
             factor = conversion(stated[i], parsed.period) if stated[i] and parsed.period else None
             values = (value,) if not factor else (value, value / factor)
-            written = [(a.as_money() if a.money else a).value for a in _amounts(request)]
-            out[i] = any(math.isclose(w, v, rel_tol=1e-9) for w in written for v in values)
+            out[i] = any(math.isclose(a.alone, v, rel_tol=1e-9) for a in _amounts(request) for v in values)
     return out
 
 
