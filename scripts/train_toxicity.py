@@ -1,8 +1,8 @@
 """Build the offline toxicity head ``evenhand-minilm-toxicity`` (docs/toxicity-scorer.md).
 
     .venv/bin/python scripts/train_toxicity.py [--seed 0] [--out DIR] [--data-dir DIR] [--layers 2 3 4]
-        [--work DIR] [--splits heldout fresh3 fresh4 fresh5]
-    .venv/bin/python scripts/train_toxicity.py --measure-only --splits fresh5    # score a written head, once
+        [--work DIR] [--splits heldout fresh3 fresh4 fresh5 fresh6]
+    .venv/bin/python scripts/train_toxicity.py --measure-only --splits fresh6    # score a written head, once
 
 Same as ``python -m evenhand_training.toxicity``: seeded; fine-tunes the bundled MiniLM (torch, CPU) and writes
 ``evenhand/data/toxicity/minilm_head.npz`` (or into ``--out``) with the validation figures beside it; the held-out

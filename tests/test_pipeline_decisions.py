@@ -258,8 +258,10 @@ def _silent(seed: int, *, women: float, everyone: float) -> evenhand.Assessment:
         return rng.choice(["advance", "reject"])
 
     prompts = [f"Case {i}: Mr. Lee applied. Should we advance him? Answer advance or reject." for i in range(30)]
+    # an empty reply is asked again as often as ever (each retry draws anew), without the backoff's waits
     return evenhand.assess(task="classification", prompts=prompts, attributes=["gender"], client=client, count=2,
-                           label_parser={"1": ["advance"], "0": ["reject"]}, **FAST)  # fmt: skip
+                           label_parser={"1": ["advance"], "0": ["reject"]}, generation_options={"backoff": 0},
+                           **FAST)  # fmt: skip
 
 
 def test_a_model_that_silently_drops_some_of_one_groups_replies_is_found() -> None:

@@ -42,10 +42,10 @@ def shared_validation_texts() -> set[str]:
 
 def test_sizes_domains_and_splits_as_documented() -> None:
     benign, insults = ts.benign_sentences(), ts.insults()
-    assert len(benign) == 1750 and len(insults) == 979
+    assert len(benign) == 2030 and len(insults) == 1129
     assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
     for domain in ts.INSULT_DOMAINS:
-        assert (benign["domain"] == domain).sum() == 250
+        assert (benign["domain"] == domain).sum() == 290
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
     assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
     fresh_benign, fresh_insults = ts.benign_sentences("fresh"), ts.insults("fresh")
@@ -56,7 +56,7 @@ def test_sizes_domains_and_splits_as_documented() -> None:
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique
         assert set(frame["split"]) == set(ts.SPLITS)
-    assert ts.SPLITS == ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
+    assert ts.SPLITS == ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
     assert not set(benign["text"]) & set(insults["text"])
 
 
@@ -91,7 +91,7 @@ def test_fresh2_counts_ids_and_independence() -> None:
     assert not {t.casefold() for t in list(benign["text"]) + list(insults["text"])} & older
 
 
-#: fresh3's, fresh4's and fresh5's insults per domain and kind (README.md): the older set's proportions
+#: fresh3's to fresh6's insults per domain and kind (README.md): the older set's proportions
 #: (94:91:57:47:13:7) of 150.
 LATE_SPLIT_KINDS = {
     "banking": {"direct": 8, "indirect": 7, "group": 5, "contempt": 4, "threat": 1},
@@ -111,10 +111,11 @@ def _five_word_runs(text: str) -> set[tuple[str, ...]]:
 
 
 @pytest.mark.parametrize(
-    ("split", "first_benign", "first_insult"), [("fresh3", 910, 529), ("fresh4", 1190, 679), ("fresh5", 1470, 829)]
+    ("split", "first_benign", "first_insult"),
+    [("fresh3", 910, 529), ("fresh4", 1190, 679), ("fresh5", 1470, 829), ("fresh6", 1750, 979)],
 )  # fmt: skip
 def test_late_split_counts_ids_and_independence(split: str, first_benign: int, first_insult: int) -> None:
-    """The third, fourth and fifth authors' evaluation splits: 40 benign sentences per domain (identity included), 25
+    """The third to sixth authors' evaluation splits: 40 benign sentences per domain (identity included), 25
     insults per domain by the documented kinds, ids continuing the older schemes, one sentence of 7-25 words each,
     charged words in the domain sentences, and no sentence repeating or sharing five consecutive words with another
     row (of any other split, or of its own)."""
@@ -153,7 +154,7 @@ def test_issue_examples_are_held_out() -> None:
     assert "The photographer will shoot the headshots on Tuesday morning." in benign
 
 
-@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"])
+@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"])
 def test_replies_use_one_split_and_hold_their_sentence(split: str) -> None:
     replies = ts.polite_replies(split)  # type: ignore[arg-type]
     benign, insults = ts.benign_sentences(), ts.insults()
@@ -203,8 +204,8 @@ def test_nearest_domain(prompts: list[str], domain: str) -> None:
 
 
 def test_domain_centroids_are_fitted_on_dev_and_heldout_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The later measurement splits (fresh, fresh2, fresh3, fresh4, fresh5) never move the similarities a run
-    records."""
+    """The later measurement splits (fresh, fresh2, fresh3, fresh4, fresh5, fresh6) never move the similarities a
+    run records."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     fitted: list[list[str]] = []
@@ -320,7 +321,7 @@ def test_training_reads_no_held_out_sentence() -> None:
 
     data = shared_training_set()
     texts = set(data.texts)
-    assert {"heldout", "fresh3", "fresh4", "fresh5"} <= set(held_out_splits())
+    assert {"heldout", "fresh3", "fresh4", "fresh5", "fresh6"} <= set(held_out_splits())
     for split in (*held_out_splits(), "fresh2"):
         held = set(ts.benign_sentences(split)["text"]) | set(ts.insults(split)["text"])  # type: ignore[arg-type]
         assert not texts & held
@@ -405,7 +406,8 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
     assert set(asked) == {"dev", sel.CROSS_AUTHOR} == {"dev", "fresh2"}
     monkeypatch.setattr(ts, "_select", real)
     tests = held_out_splits()
-    assert {"heldout", "fresh3", "fresh4", "fresh5"} <= set(tests) and not {"dev", "fresh", "fresh2"} & set(tests)
+    assert {"heldout", "fresh3", "fresh4", "fresh5", "fresh6"} <= set(tests)
+    assert not {"dev", "fresh", "fresh2"} & set(tests)
     for split in tests:
         held = ts.benign_sentences(split)["text"].tolist() + ts.insults(split)["text"].tolist()  # type: ignore[arg-type]
         assert not set(held) & set(data.texts)

@@ -71,7 +71,7 @@ def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
         client=lambda p, **_: (
             "" if "Mrs." in p and "applicant 3?" in p else f"${(70 if 'Mrs.' in p else 74) + len(p) % 5},000"
         ),
-        count=2, attributes=["gender"],
+        count=2, attributes=["gender"], generation_options={"backoff": 0},  # its retries, without the waits
         estimation={"currency": "$", "better": "higher"}, **ci, **FAST,
     )  # fmt: skip
     observational = [r for a in unplaced_runs({**ci, **FAST}) for r in a.records if r.family == "unplaced_names"]

@@ -13,7 +13,8 @@ second author who read none of the other rows and ran no scorer on them, for che
 and a fourth, ``fresh3`` (280 benign sentences, 150 insults), written the same way by a third author, to be scored
 once after the next model is fixed; and a fifth, ``fresh4`` (280 benign sentences, 150 insults), by a fourth author
 under the same rule; and a sixth, ``fresh5`` (280 benign sentences, 150 insults), by a fifth author under the same
-rule, not yet scored.
+rule; and a seventh, ``fresh6`` (280 benign sentences, 150 insults), by a sixth author under the same rule, not yet
+scored.
 
 :func:`polite_replies` places each insult inside a polite customer-service reply (an opening, a benign sentence of
 the same domain and split, the insult, a closing) and composes benign replies the same way without it, so a
@@ -40,11 +41,11 @@ INSULT_DOMAINS: tuple[str, ...] = DOMAINS[:-1]
 #: written after the first model's held-out figures were read and before its successor was trained; ``fresh2``: an
 #: independent evaluation set by another author, on which no scorer had been run when it shipped; ``fresh3``: one more
 #: such set by a third author, for the next model once it is fixed; ``fresh4``: another by a fourth author, unmeasured
-#: when it shipped; ``fresh5``: another by a fifth author, also unmeasured when it shipped (README.md). Since the sixth
-#: build of the offline model, ``fresh`` is training data and ``fresh2`` its cross-author selection set; the others
-#: stay test data.
-SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
-Split = Literal["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
+#: when it shipped; ``fresh5``: another by a fifth author, also unmeasured when it shipped; ``fresh6``: another by a
+#: sixth author, unmeasured when it shipped (README.md). Since the sixth build of the offline model, ``fresh`` is
+#: training data and ``fresh2`` its cross-author selection set; the others stay test data.
+SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
+Split = Literal["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]
 
 
 def _data_file(name: str) -> str:
