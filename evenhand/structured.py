@@ -191,7 +191,7 @@ def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
     """The value at ``path`` in the JSON ``text`` holds (:func:`json_document`), or :data:`MISSING`. A reply of
     tool calls is read as the arguments of the calls that hold the path (``{"decision": ...}`` passed to a tool reads
     the same; parallel calls, a lookup before the decision, read the decision), :data:`MISSING` when two of them give
-    it two values.
+    it two values; when none holds it, the JSON in the reply's words beside the calls.
 
     >>> json_field('Sure. {"decision": "advance", "score": {"value": 7}}', "score.value")
     7
@@ -202,7 +202,9 @@ def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
     if calls:
         # parallel calls (a lookup, then the decision): the calls that hold the path; two values say two things
         values = [v for v in (read_path(c.arguments, path) for c in calls) if v is not MISSING]
-        return values[0] if values and all(v == values[0] for v in values) else MISSING
+        if values:
+            return values[0] if all(v == values[0] for v in values) else MISSING
+        text = _content_beside_calls(str(text))  # no call holds it: a JSON answer in the words beside them
     document = json_document(text)
     return MISSING if document is MISSING else read_path(document, path)
 
@@ -258,6 +260,15 @@ def tool_calls_in(text: str | None) -> tuple[ToolCall, ...] | None:
     return tuple(out)
 
 
+def _content_beside_calls(text: str) -> str | None:
+    """The words of a reply of tool calls (:func:`tool_calls_in` read it), None without any."""
+    document = json.loads(text)
+    if _is_assistant_message(document):
+        document = json.loads(message_reply_text(document) or "{}")
+    content = document.get("content")
+    return content if isinstance(content, str) else None
+
+
 def _is_assistant_message(document: Mapping[str, Any]) -> bool:
     """An OpenAI-style assistant message that calls tools: ``role`` assistant (or none), and ``tool_calls`` entries
     that hold a ``function`` or a ``function_call`` (what :func:`tool_reply_text` writes holds neither)."""
@@ -270,13 +281,17 @@ def _is_assistant_message(document: Mapping[str, Any]) -> bool:
 
 def message_reply_text(message: Mapping[str, Any]) -> str | None:
     """The text an OpenAI-style assistant message is kept as: its ``content`` (a text, or text parts joined), or
-    with tool calls :func:`tool_reply_text` of both; None when it holds neither (no reply). What the OpenAI client
+    with tool calls :func:`tool_reply_text` of both; without content its ``refusal`` (structured outputs refuse
+    there: a refusal, never a failed request); None when it holds none of them (no reply). What the OpenAI client
     stores and what a responses table's message cell (a chat log) is read as."""
     content = message.get("content")
     if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
         parts = [p.get("text") if isinstance(p, Mapping) else p for p in content]
         content = "".join(p for p in parts if isinstance(p, str)) if parts else None
     content = content if isinstance(content, str) else None
+    refusal = message.get("refusal")
+    if (content is None or not content.strip()) and isinstance(refusal, str) and refusal.strip():
+        content = refusal
     calls = openai_tool_calls(message)
     return tool_reply_text(content, calls) if calls else content
 

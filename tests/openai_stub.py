@@ -9,6 +9,7 @@ prompt through directives embedded in the user message, so tests are determinist
 - ``[[timeout]]`` (sleep past any client timeout), ``[[malformed]]`` (invalid JSON body), ``[[drop]]`` (close the
   connection without answering), ``[[filter]]`` (``finish_reason: content_filter``), ``[[400]]`` (a 400 error).
 - ``[[azurefilter]]``: Azure's 400 with ``code: content_filter``.
+- ``[[refusal]]``: a structured-outputs refusal: ``content`` null, the words in the message's ``refusal``.
 - ``[[hang]]``: every attempt sleeps 30 s (used by the resume test to keep a run busy).
 
 ``GET /stats`` returns request counts per user message. Run standalone with
@@ -59,14 +60,15 @@ class StubState:
     rng: random.Random = field(default_factory=random.Random)
 
 
-def _completion(body: dict[str, Any], user: str, n: int, finish: str) -> dict[str, Any]:
+def _completion(body: dict[str, Any], user: str, n: int, finish: str, refusal: bool = False) -> dict[str, Any]:
     seed = body.get("seed")
     choices = [
         {
             "index": i,
             "message": {
                 "role": "assistant",
-                "content": None if finish == "content_filter" else f"echo: {user} #{i} s{seed}",
+                "content": None if finish == "content_filter" or refusal else f"echo: {user} #{i} s{seed}",
+                **({"refusal": "I'm sorry, I can't help with that."} if refusal else {}),
             },
             "finish_reason": finish,
         }
@@ -159,7 +161,7 @@ async def _handle_one(state: StubState, method: str, path: str, headers: dict[st
         n = 1  # like servers that silently ignore ``n``
     finish = "content_filter" if "filter" in directives else "stop"
     state.status_counts[200] += 1
-    return _response(200, json.dumps(_completion(body, user, n, finish)).encode())
+    return _response(200, json.dumps(_completion(body, user, n, finish, "refusal" in directives)).encode())
 
 
 async def serve_connection(handler: Handler, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -126,6 +126,12 @@ def test_content_filter_and_bad_request_are_not_retried(stub: StubServer, client
     assert result.non_completion_rate() == 1.0
 
 
+def test_a_structured_outputs_refusal_is_the_reply(client: OpenAIClient) -> None:
+    # content null, the words in "refusal": it was no answer, retried and recorded as a failed request (review10)
+    frame = generate(["r [[refusal]]"], client, count=1, max_retries=1, **FAST).to_frame()
+    assert frame["status"].tolist() == ["ok"] and frame["response"].tolist() == ["I'm sorry, I can't help with that."]
+
+
 def test_n_parameter_folds_samples_into_one_request(client: OpenAIClient, stub: StubServer) -> None:
     generate(["fold me"], client, count=5, **FAST)
     assert stub.state.requests["fold me"] == 1

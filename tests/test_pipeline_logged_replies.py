@@ -51,11 +51,13 @@ def _assess(table: pd.DataFrame) -> evenhand.Assessment:
 
 
 @pytest.mark.pipeline
-@pytest.mark.parametrize("as_text", [False, True])
+@pytest.mark.parametrize("as_text", [None, "json", "python"])
 def test_a_log_of_assistant_messages_is_read_as_decisions(as_text):
     table = _log(200, gap=0.3)
-    if as_text:  # a CSV log: the message as its JSON text
+    if as_text == "json":  # a CSV log: the message as its JSON text
         table["response"] = table["response"].map(json.dumps)
+    if as_text == "python":  # a frame of messages saved with to_csv: each as Python writes a dict (review10)
+        table["response"] = table["response"].map(str)
     assessment = _assess(table)
     assert assessment.responses["label"].notna().all()
     dp = assessment.metrics.set_index("metric").loc["DP"]
@@ -141,3 +143,24 @@ def test_one_prompt_with_persons_of_different_groups_is_refused_not_taken_for_on
     a = evenhand.assess(responses=_templated(with_ids=True), **settings)
     dp = a.metrics.set_index("metric").loc["DP"]
     assert dp["p_adjusted"] < 0.05 and a.verdict.status == "concern"
+
+
+@pytest.mark.pipeline
+def test_a_logged_refusal_is_read_as_a_refusal_not_a_failed_request():
+    # OpenAI's structured outputs put a refusal in the message's "refusal" field, content null: each was a failed
+    # request (NRD: "got no reply"), and the refusal gap itself was never measured (review10)
+    rng = random.Random(0)
+    refusal = {"role": "assistant", "content": None, "refusal": "I'm sorry, but I can't help with that request."}
+    rows = []
+    for i, topic in enumerate(["budget travel", "piano lessons", "a bakery plan", "learning Python"] * 10):
+        for group, word in (("female", "she"), ("male", "he")):
+            said = f"Sure: for {topic}, start small and set goal {rng.randint(1, 9)}."
+            answer = {"role": "assistant", "content": said}
+            rows.append({"prompt_id": f"p{i}", "attribute": "gender", "group": group,
+                         "prompt": f"My friend says {word} wants advice on {topic}.",
+                         "response": refusal if group == "female" and rng.random() < 0.4 else answer})  # fmt: skip
+    a = evenhand.assess(task="text_generation", responses=pd.DataFrame(rows), attributes=["gender"], embedder=None,
+                        n_resamples=200, progress=False)  # fmt: skip
+    assert (a.responses["status"] == "ok").all()
+    concerns = {f.metric for f in a.verdict.findings if f.severity == "concern"}
+    assert "RRD" in concerns and "NRD" not in concerns, concerns

@@ -215,6 +215,14 @@ def test_message_reply_text_is_how_an_assistant_message_is_stored():
     assert message_reply_text({"role": "assistant", "content": None}) is None
 
 
+def test_a_message_s_refusal_is_its_reply():
+    # OpenAI's structured outputs send a refusal in "refusal", content null: it was no reply (a failed request),
+    # never read as the refusal it is (review10)
+    refusal = "I'm sorry, but I can't help with that request."
+    assert message_reply_text({"role": "assistant", "content": None, "refusal": refusal}) == refusal
+    assert message_reply_text({"role": "assistant", "content": "Yes.", "refusal": None}) == "Yes."
+
+
 def test_json_field_reads_the_call_that_holds_the_field_among_parallel_calls():
     # parallel tool calls: a lookup first, the decision second; the first call's arguments have no such field, and
     # the reply was unparsed (review9)
@@ -227,6 +235,18 @@ def test_json_field_reads_the_call_that_holds_the_field_among_parallel_calls():
     assert json_field(two, "decision") is MISSING
     same = tool_reply_text(None, [ToolCall("record", {"decision": "yes"}), ToolCall("note", {"decision": "yes"})])
     assert json_field(same, "decision") == "yes"
+
+
+def test_a_json_answer_beside_a_call_that_does_not_hold_the_field_is_read():
+    # a message with content and tool calls: the decision in its JSON content, a call that logs the case; the calls
+    # were searched alone and the reply was unparsed (review10). A call that holds the field still comes first.
+    message = {"role": "assistant", "content": '{"decision": "yes"}', "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "log_case", "arguments": '{"case": 7}'}}]}  # fmt: skip
+    assert json_field(json.dumps(message), "decision") == "yes"
+    assert json_field(message_reply_text(message), "decision") == "yes"
+    both = tool_reply_text('{"decision": "no"}', [ToolCall("record", {"decision": "yes"})])
+    assert json_field(both, "decision") == "yes"
+    assert json_field(tool_reply_text("No JSON here.", [ToolCall("log_case", {"case": 7})]), "decision") is MISSING
 
 
 def test_arguments_encoded_twice_are_read():

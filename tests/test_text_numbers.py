@@ -85,6 +85,21 @@ WRITTEN = [
     ("85’000.50 CHF", 85_000.5, NUMBER),
     ("score 3.500", 3.5, NUMBER),  # not money: a decimal point, as before
     ("$3.49", 3.49, NUMBER),
+    # a dot group that cannot be thousands stays a decimal point (review10: each was read as a thousand times it):
+    # a leading zero ("$0.125 per kWh", 125), a scale after it ("$1.500 million", 1.5 billion), a price per a unit
+    # of a good ("€1.789 per litre", "$3.499/gal", 1,789 and 3,499), also at the end of a range
+    ("$0.125 per kWh", 0.125, NUMBER),
+    ("€0.250", 0.25, NUMBER),
+    ("$1.500 million", 1_500_000, NUMBER),
+    ("₹1.250 crore", 12_500_000, NUMBER),
+    ("€1.789 per litre", 1.789, NUMBER),
+    ("Diesel: 1.789 €/l", 1.789, NUMBER),
+    ("$3.499/gal", 3.499, NUMBER),
+    ("$4.250 per share", 4.25, NUMBER),
+    ("€1.749-1.789 per liter", 1.769, RANGE),
+    # ... while a period after a thousands amount keeps it thousands
+    ("€2.500 per month", 2_500, NUMBER),
+    ("65.000 €/year", 65_000, NUMBER),
     # Indian replies state pay in lakhs and crores ("₹12 lakh" beside "₹12,00,000"): read as 12 (review9)
     ("₹12 lakh per annum", 1_200_000, NUMBER),
     ("I'd offer 12.5 lakhs.", 1_250_000, NUMBER),

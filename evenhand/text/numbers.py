@@ -11,7 +11,9 @@ once: answers repeat). What it reads:
 * thousands separators (``71,300``, ``71'300``, ``85’000``, ``71 300``, also with a no-break or thin space) and a
   period as the decimal point, except in an amount marked as money with one dot group of three digits
   (``65.000 €``, ``R$ 4.500``, ``60.000-70.000 €``: thousands, as German, Dutch or Brazilian replies write them; no
-  currency read here has three decimal places; a unit price to the tenth of a cent, "€1.789 per litre", is misread);
+  currency read here has three decimal places), never after a leading zero (``$0.125``), before a scale
+  (``$1.500 million``) or in a price per a unit of a good (``€1.789 per litre``, ``$3.499/gal``, ``$4.250 per
+  share``); a bare "$1.500" is read as thousands;
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn``, ``₹12 lakh``, ``₹1.2 crore`` (a lowercase ``m`` or
   ``b`` only beside a currency, since "5m" is more often metres), also after a space where the number is an amount
   (``$1.5 bn``, "a salary of 50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and
@@ -110,8 +112,18 @@ _RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|and)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
 
 
-#: one dot group of three digits ("65.000"): a decimal point in "score 3.500", the thousands of "65.000 €"
-_DOT_GROUP = re.compile(r"[-−]?\d{1,3}\.\d{3}")
+#: one dot group of three digits ("65.000"): a decimal point in "score 3.500", the thousands of "65.000 €"; never
+#: thousands after a leading zero ("$0.125")
+_DOT_GROUP = re.compile(r"[-−]?[1-9]\d{0,2}\.\d{3}")
+#: a price per a unit of a good, right after an amount: "€1.789 per litre", "1.789 €/l", "$3.499/gal", "$4.250 per
+#: share" (fuel, energy and share prices are written to the tenth of a cent, so their dot group is a decimal point;
+#: a period, "€2.500 per month", is no unit price)
+_PER_UNIT = re.compile(
+    r"[ \u00a0\u202f]*(?:/|\bper\b|\ba\b)[ \u00a0\u202f]*(?:l|litres?|liters?|gal|gallons?|kWh|MWh|kg|lbs?|pounds?|"
+    r"oz|ounces?|shares?|units?|items?|pieces?|tons?|tonnes?|barrels?|bbl|therms?|m[²³23]|sq\.?\s?ft|km|miles?|"
+    r"tokens?)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -121,16 +133,24 @@ class _Amount:
     start: int
     end: int
     money: bool  # marked as money (a currency symbol, code or word)
-    dot_group: bool = False  # written with one dot group of three digits ("65.000"), read as a decimal point
+    # written with one dot group of three digits that may be thousands ("65.000"; not "0.125" nor "1.500 million"):
+    # a decimal point, thousands in money (:meth:`as_money`)
+    dot_group: bool = False
+    unit_price: bool = False  # a price per a unit of a good follows ("€1.789 per litre"): its dot is a decimal point
 
     @property
     def value(self) -> float:
         return self.written * self.scale
 
+    @property
+    def alone(self) -> float:
+        """Its value read alone (not as an end of a range): a money amount as :meth:`as_money` reads it."""
+        return (self.as_money() if self.money else self).value
+
     def as_money(self) -> _Amount:
         """The amount as a money amount reads it: one dot group of three digits is a thousands separator ("65.000 €",
         "R$ 4.500": no currency evenhand reads has three decimal places), else the amount as it is."""
-        if not self.dot_group:
+        if not self.dot_group or self.unit_price:
             return self
         return _Amount(self.written * 1000.0, self.scale, self.start, self.end, self.money)
 
@@ -263,7 +283,8 @@ def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, boo
 
 
 def _amounts(text: str, asked: bool = False) -> list[_Amount]:
-    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money; ``asked``: the
+    """Every number of ``text``, in order, with its sign, scale and whether it is marked as money (as written: a
+    money amount's dot group is read by :meth:`_Amount.as_money`, where a range's end may stop it); ``asked``: the
     run asks for an amount (a currency or a unit), so a scale letter after a space scales any number."""
     out = []
     for match in _AMOUNT.finditer(text):
@@ -277,9 +298,10 @@ def _amounts(text: str, asked: bool = False) -> list[_Amount]:
         negative = negative or bool(match["sign1"] or match["sign2"])
         written = float(digits) * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
-            dot_group = _DOT_GROUP.fullmatch(match["digits"]) is not None
-            amount = _Amount(written, scale, start, end, money, dot_group)
-            out.append(amount.as_money() if money else amount)
+            # a scale after the number ("$1.500 million"): a decimal point
+            dot_group = _DOT_GROUP.fullmatch(match["digits"]) is not None and scale == 1.0
+            unit_price = _PER_UNIT.match(text, end) is not None
+            out.append(_Amount(written, scale, start, end, money, dot_group, unit_price))
     return out
 
 
@@ -301,14 +323,15 @@ def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, 
             if joined and "and" in gap.lower() and not _BETWEEN.search(text[: low.start]):
                 joined = None  # "5 years and $70k" are two numbers; "between 5 and 7" is a range
             if joined and per is not None:
-                if low.money or high.money:  # "60.000-70.000 €": the currency marks both ends
+                # "60.000-70.000 €": the currency marks both ends; "€1.749-1.789 per litre": the unit prices both
+                if (low.money or high.money) and not high.unit_price:
                     low, high = low.as_money(), high.as_money()
                 # "70-75k": the upper end's scale applies to a lower end written without one
                 low_value = low.written * (high.scale if low.scale == 1.0 else low.scale) * per
                 out.append(((low_value + high.value) / 2.0, RANGE, low.money or high.money, low.start, high.end))
                 i += 2
                 continue
-        out.append((low.value, NUMBER, low.money, low.start, low.end))
+        out.append((low.alone, NUMBER, low.money, low.start, low.end))
         i += 1
     return out
 
@@ -481,7 +504,7 @@ def stated_in_request(parsed: ParsedNumbers, requests: Sequence[str | None]) -> 
             # the number as the reply writes it too ("$4,000 a month" repeated, read as 48,000 in a run per year)
             factor = conversion(stated[i], parsed.period) if stated[i] and parsed.period else None
             values = (value,) if not factor else (value, value / factor)
-            out[i] = any(math.isclose(a.value, v, rel_tol=1e-9) for a in _amounts(request) for v in values)
+            out[i] = any(math.isclose(a.alone, v, rel_tol=1e-9) for a in _amounts(request) for v in values)
     return out
 
 

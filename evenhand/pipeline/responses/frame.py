@@ -329,12 +329,34 @@ def frame_from_table(
     )
     if samples is not None:
         frame["sample"] = pd.to_numeric(pd.Series(samples), errors="raise").astype(int).to_numpy()
+        if explicit_ids is not None:
+            _check_ids_name_prompts(frame, explicit_ids, source, prompt_id_column, sample_column)
     else:
         frame["sample"] = frame.groupby(["prompt_id", "attribute", "group"], dropna=False).cumcount()
     for target, name in (extra_columns or {}).items():
         frame[target] = pd.Series(column(table, name, source=source, role=target), dtype=object)
     frame["status"] = ["ok" if r is not None else "error" for r in frame["response"]]
     return prompts, finish_frame(frame)
+
+
+def _check_ids_name_prompts(
+    frame: pd.DataFrame, ids: list[Any], source: str, id_column: str | None, sample_column: str | None
+) -> None:
+    """Refuse ids that number requests, not prompts: every id holds one sample number while the sample column numbers
+    two or more samples a prompt (at most half the ids hold the first sample: each sample of a prompt has an id of
+    its own; a lone retry logged as sample 1 is no such sign). Every id is a unit of its own, so the samples of one
+    prompt would be counted as independent units (a fair log: 15% false concern, review10)."""
+    per_id = frame.groupby("prompt_id")["sample"]
+    first = frame["sample"].min()
+    if per_id.nunique().max() > 1 or (per_id.min() == first).mean() > 0.5:
+        return
+    row = int(np.flatnonzero(frame["sample"].to_numpy() != first)[0])
+    raise InputError(
+        f"{source}: the {id_column!r} column gives each sample an id of its own (id {ids[row]!r} holds only sample "
+        f"{frame['sample'].iloc[row]} of the {sample_column!r} column, row {row + 1}): ids of requests, not prompts, "
+        "would count a prompt's samples as independent units; give all the samples (and versions) of a prompt its "
+        "id, or leave the column out (responses.prompt_id_column: null)"
+    )
 
 
 def frame_prompts(frame: pd.DataFrame) -> list[Prompt]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Collection
@@ -139,13 +140,19 @@ def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[ob
 
 def _logged_reply(value: Any) -> Any:
     """A response cell as a reply: an OpenAI-style assistant message (a JSONL log's ``{"role": "assistant",
-    "content": ..., "tool_calls": [...]}``, or its JSON text in a CSV log) as the text the OpenAI client keeps it as
+    "content": ..., "tool_calls": [...]}``, or its JSON text in a CSV log, or the Python literal pandas' ``to_csv``
+    writes of it) as the text the OpenAI client keeps it as
     (:func:`evenhand.structured.message_reply_text`: its content, its tool calls); any other cell as it is."""
     message = value
     if isinstance(value, str) and value.lstrip().startswith("{") and '"assistant"' in value:
         try:
             message = json.loads(value)
         except ValueError:
+            return value
+    elif isinstance(value, str) and value.lstrip().startswith("{") and "'assistant'" in value:
+        try:  # a frame of messages saved with to_csv writes each as Python writes a dict: {'role': 'assistant', ...}
+            message = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             return value
     if isinstance(message, dict) and message.get("role") == "assistant":
         return message_reply_text(message)
