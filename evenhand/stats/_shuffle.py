@@ -40,6 +40,15 @@ def _on_texts(statistic: Callable[[list[str]], float], pool: list[str]) -> Calla
     return lambda corpus: statistic([pool[k] for k in corpus.tolist()])
 
 
+def _places(
+    indices: list[int], where: Mapping[int, int], version_of: Mapping[int, list[int]], n_groups: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Texts ``indices``: their places in the corpus, and per text the slots of its versions (one column a group)."""
+    at = np.fromiter((where[i] for i in indices), dtype=np.int64, count=len(indices))
+    rows = np.array([version_of[i] for i in indices], dtype=np.int64).reshape(len(indices), n_groups)
+    return at, rows
+
+
 def group_shuffle_test(
     texts: Sequence[str],
     versions: Mapping[str, Sequence[str]],
@@ -130,16 +139,19 @@ def group_shuffle_test(
     if math.isnan(observed) or (len(set(labels)) < 2 and not within):
         why = "the statistic is undefined" if math.isnan(observed) else "fewer than two groups are mentioned alone"
         return PermutationTest(observed, math.nan, "greater", "group shuffle", 0, compared, details, why)
+    # the texts that move, as arrays: their places in the corpus, their unit's place in ``labels`` and the slots of
+    # their versions (one column per group); per unit that swaps within, the same for its single-group texts
+    moving = [i for u in moving_units for i in members[u]]
+    move_at, move_rows = _places(moving, where, version_of, len(names))
+    move_unit = np.repeat(np.arange(len(moving_units)), [len(members[u]) for u in moving_units])
+    swaps = [(*_places(single, where, version_of, len(names)), groups) for single, groups in within]
     hits = valid = 0
     for _ in range(n_permutations):
-        shuffled = rng.permutation(np.asarray(labels))
+        shuffled = rng.permutation(np.asarray(labels)).astype(np.int64)
         corpus = base.copy()
-        for u, label in zip(moving_units, shuffled, strict=True):
-            for i in members[u]:
-                corpus[where[i]] = version_of[i][int(label)]
-        for single, groups in within:
-            for i, label in zip(single, rng.permutation(groups), strict=True):
-                corpus[where[i]] = version_of[i][int(label)]
+        corpus[move_at] = move_rows[np.arange(move_at.size), shuffled[move_unit]]
+        for at, rows, groups in swaps:
+            corpus[at] = rows[np.arange(at.size), rng.permutation(groups)]
         value = float(compute(corpus))
         if math.isnan(value):
             continue
