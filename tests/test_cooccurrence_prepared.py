@@ -64,6 +64,8 @@ def test_a_prepared_metric_refuses_what_it_cannot_compute() -> None:
         prepare_cooccurrence(cooccurrence_bias, ["she is smart"], prompts=[1])
     with pytest.raises(InputError, match="indices must lie in"):
         prepare_cooccurrence(stereotypical_associations, ["she is smart", "he is lazy"])([0, 2])
+    with pytest.raises(InputError, match="responses is empty"):  # as the metric refuses an empty corpus
+        prepare_cooccurrence(cooccurrence_bias, ["she is smart", "he is lazy"])([])
 
 
 class _Prepared:

@@ -500,7 +500,7 @@ def prepare_cooccurrence(
     test recomputes the metric on hundreds of corpora made of the same few versions of each response; this spares
     it the tokenizing (and the mention matching), which is most of the cost.
     """
-    texts = as_text_list(texts, "texts")
+    texts = as_text_list(texts, "responses")
     builders: dict[Callable[..., MetricResult], Callable[..., _Computation]] = {
         cooccurrence_bias: _cobs,
         stereotypical_associations: _sa,
@@ -517,7 +517,9 @@ def prepare_cooccurrence(
 
     def on(indices: Any) -> MetricResult:
         index = np.asarray(indices, dtype=np.int64).ravel()
-        if index.size and (index.min() < 0 or index.max() >= len(texts)):
+        if index.size == 0:  # as the metric refuses an empty corpus
+            raise InputError("responses is empty: pass at least one text")
+        if index.min() < 0 or index.max() >= len(texts):
             raise InputError(f"indices must lie in [0, {len(texts)}), got {index.min()} to {index.max()}")
         return computation(index, None)
 
