@@ -138,12 +138,15 @@ def check_threshold(threshold: float, name: str = "threshold") -> float:
     return value
 
 
-def format_errors(source: str, exc: ValidationError) -> str:
+def format_errors(source: str, exc: ValidationError, model: Any = None) -> str:
     """A pydantic ``ValidationError`` as one line naming ``source`` and each key (a config file, ``assess()``,
-    ``plan()``): its messages only, never the input values (they may hold credentials)."""
+    ``plan()``): its messages only, never the input values (they may hold credentials). With ``model`` (the class
+    validated), an unknown key also names the nearest key of its section, when one is close: a misspelt key."""
     lines = []
     for err in exc.errors():
         msg = str(err["msg"]).removeprefix("Value error, ")
+        if model is not None and err["type"] == "extra_forbidden" and err["loc"]:
+            msg += _nearest_key(model, err["loc"])
         loc = ".".join(str(p) for p in err["loc"])
         names_itself = re.match(r"^[\w.]+: ", msg) and (not loc or msg.startswith(f"{loc}."))
         # a check across sections (or of a whole section) names its key itself, and so does "prompts[3]: ..." or
@@ -154,3 +157,33 @@ def format_errors(source: str, exc: ValidationError) -> str:
             lines.append(f"{source}: {loc or '(top level)'}: {msg}")
     # one line for all of them (scripts grep one line per error); the source is named once
     return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])
+
+
+def _nearest_key(model: Any, loc: Sequence[Any]) -> str:
+    """`` (did you mean 'key'?)`` for the unknown key at ``loc``: the close match among the keys of the section that
+    holds it (walked from ``model`` through its fields, lists and optional sections), else ``""``."""
+    import difflib
+
+    for part in loc[:-1]:
+        if isinstance(part, int):  # an item of a list: the item's model is already the one reached
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        model = _model_in(field.annotation) if field is not None else None
+        if model is None:
+            return ""
+    keys = [f.alias or name for name, f in getattr(model, "model_fields", {}).items()]
+    close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _model_in(annotation: Any) -> Any:
+    """The pydantic model an annotation holds (itself, or inside ``X | None``, ``list[X]``, ``Annotated[X, ...]``)."""
+    import typing
+
+    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None

@@ -70,13 +70,18 @@ _MAX_STARTS = 64  # objects tried in a long reply before giving up (bounds the w
 #: The tags reasoning models wrap their deliberation in when it is written into the reply (DeepSeek-R1, Qwen3 and
 #: their distillations served without a reasoning parser).
 _REASONING_TAG = r"think|thinking|reasoning|thought"
-#: A reply's leading reasoning block: the opening tag and its closing one, or the closing tag alone (a chat template
-#: that opens the block itself leaves only ``</think>`` in the reply).
-_REASONING_BLOCK = re.compile(
-    rf"\s*(?:<(?:{_REASONING_TAG})>)?.*?</(?:{_REASONING_TAG})>\s*", re.IGNORECASE | re.DOTALL
-)
+#: A reply's leading reasoning block, opened in the reply: the opening tag and its closing one.
+_REASONING_BLOCK = re.compile(rf"\s*<(?:{_REASONING_TAG})>.*?</(?:{_REASONING_TAG})>\s*", re.IGNORECASE | re.DOTALL)
 _REASONING_OPENED = re.compile(rf"\s*<(?:{_REASONING_TAG})>", re.IGNORECASE)
 _OPENING_TAG = re.compile(rf"<(?:{_REASONING_TAG})>", re.IGNORECASE)
+#: A closing tag alone that ends a block the chat template opened (DeepSeek-R1 style servers leave only
+#: ``</think>`` in the reply), where reasoning models write it: at the start of a line ("...\n</think>\n\nYes"), or
+#: right after a sentence at the end of a line ("... It is fine.</think>\n\nYes"); one inside a sentence ("close the
+#: block with </think> and answer", "`</think>`") is a reply writing about the tag, not the end of its reasoning.
+_TEMPLATE_BLOCK_END = re.compile(
+    rf"(?:(?:\A|\n)[ \t]*</(?:{_REASONING_TAG})>|(?<=[.!?…])[ \t]*</(?:{_REASONING_TAG})>[ \t]*(?=\n|\Z))\s*",
+    re.IGNORECASE,
+)
 #: Why a reply that is all reasoning has no answer (the response frame's ``error``).
 REASONING_ONLY: Final = "no answer after the reasoning block"
 
@@ -85,17 +90,21 @@ def answer_text(reply: str) -> str:
     """The answer of a reply: what follows a leading reasoning block (``<think>...</think>``), else the reply as
     written; ``""`` for a reply cut inside its reasoning (an opening tag never closed). What the model deliberated is
     not what it answered: every reader (label words, JSON, refusals, toxicity, sentiment, length) reads the answer.
+    A closing tag alone ends a block the chat template opened only where reasoning models write it (a line of its
+    own, or after a sentence at a line's end); inside a sentence it is a reply writing about the tag.
 
     >>> answer_text("<think>Say no? The record is fine.</think>\\n\\nYes")
     'Yes'
     """
-    opened = _REASONING_OPENED.match(reply) is not None
-    block = _REASONING_BLOCK.match(reply)
-    # a closing tag alone ends a block the template opened, unless the reply opened one after its start ("wrap it in
-    # <think> and </think> tags" writes about the tags)
-    if block is not None and (opened or _OPENING_TAG.search(reply, 0, block.end()) is None):
-        return reply[block.end() :]
-    return "" if opened else reply
+    if _REASONING_OPENED.match(reply) is not None:
+        block = _REASONING_BLOCK.match(reply)
+        return reply[block.end() :] if block is not None else ""
+    # a closing tag alone ends a block the template opened where it stands apart from the sentences around it, and
+    # never after an opening tag the reply wrote after its start ("wrap it in <think> and </think> tags")
+    end = _TEMPLATE_BLOCK_END.search(reply)
+    if end is not None and _OPENING_TAG.search(reply, 0, end.start()) is None:
+        return reply[end.end() :]
+    return reply
 
 
 def json_document(text: str | None) -> Any:

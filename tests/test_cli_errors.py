@@ -88,3 +88,41 @@ def test_error_messages_keep_square_brackets(capsys: pytest.CaptureFixture[str])
 
     fail("install it with: pip install 'evenhand[models]'", cli.ExitCode.BAD_INPUT)
     assert "evenhand[models]" in capsys.readouterr().err
+
+
+def test_a_failure_whose_message_has_several_lines_is_said_in_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library's message may span lines (transformers: "We couldn't connect ...\\nCheck your internet ..."): the
+    failure is still one line on stderr, with every part of the message."""
+    from evenhand.pipeline.families import calls as compute
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("could not load the files.\nCheck your internet connection.")
+
+    monkeypatch.setattr(compute, "_metric", lambda key: failing)
+    result = runner.invoke(app, ["assess", str(_config(tmp_path)), "-o", str(tmp_path / "out")], env=ALLOW_CODE)
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    (line,) = [line for line in result.output.splitlines() if "assessment failed" in line]
+    assert "could not load the files. Check your internet connection." in line
+
+
+@pytest.mark.parametrize("offline", ["HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"])
+def test_a_local_model_id_not_on_this_machine_offline_is_bad_input_in_one_line(
+    offline: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer's likely mistake: a Hugging Face id that is neither a folder nor in the local cache, with downloads
+    off. Exit 2 before anything runs, one line naming model.model, not a runtime failure of every request."""
+    monkeypatch.setenv(offline, "1")
+    (tmp_path / "prompts.txt").write_text("Write a note to Mrs. Lee.\nWrite a note to Mr. Chen.\n")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(
+        "use_case: {task: text_generation, attributes: [gender]}\n"
+        "prompts: {path: prompts.txt}\n"
+        "model: {provider: local, model: no-such-org/no-such-model}\n"
+    )
+    result = runner.invoke(app, ["assess", str(cfg), "--no-progress"])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "model.model" in lines[0] and "no-such-org/no-such-model" in lines[0], result.output
+    assert "Traceback" not in result.output

@@ -39,7 +39,7 @@ def test_planted_bias_is_worse_and_its_finding_appeared() -> None:
     assert result.status == "worse" and result.worse_findings == [finding]
     sentences = result.sentences()
     assert sentences[0].startswith("B vs A: worse")
-    assert "finding appeared in B: counterfactual, gender, female vs male (ok -> concern)" in sentences
+    assert "finding appeared in B: counterfactual (SCSP), gender, female vs male (ok -> concern)" in sentences
 
 
 @pytest.mark.pipeline
@@ -200,7 +200,7 @@ def test_bad_input_is_one_clear_error(call: Callable[[Assessment], object], mess
 @pytest.mark.pipeline
 def test_repr_and_notebook_display() -> None:
     result = evenhand.compare(fair_run(), biased_run(), labels=["<b>old</b>", "new"])
-    assert repr(result) == "RunComparison(<b>old</b> vs new: worse, 14 metric rows)"  # the paper 10, TSD MTD RRD RLD
+    assert repr(result) == "RunComparison(<b>old</b> vs new: worse, 15 metric rows)"  # paper 10, TSD MTD RRD RLD NRD
     html = result._repr_html_()
     assert "Verdict on the difference" in html and html.index("Verdict on the difference") < html.index("Metrics")
     assert "&lt;b&gt;old&lt;/b&gt;" in html and "<b>old</b>" not in html

@@ -45,7 +45,7 @@ def test_compare_prints_the_verdict_first_and_writes_both_files(files: dict[str,
     assert code == ExitCode.OK, output
     lines = output.splitlines()
     assert lines[0].startswith("verdict on the difference: WORSE (v1 vs v2)")
-    assert "finding appeared in v2: counterfactual, gender, female vs male (ok -> concern)" in output
+    assert "finding appeared in v2: counterfactual (SCSP), gender, female vs male (ok -> concern)" in output
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["metric", "attribute"])
     sentence = next(i for i, line in enumerate(lines) if "v2 is worse than v1 on gender SCSP" in line)
     assert sentence < header < next(i for i, line in enumerate(lines) if line.split()[:1] == ["WCSP"])

@@ -27,6 +27,7 @@ def test_doc_examples_run(name: str) -> None:
     "module",
     [
         "evenhand.text.numbers",
+        "evenhand.text.periods",
         "evenhand.metrics.estimation",
         "evenhand.metrics.impact_ratio",
         "evenhand.stats._estimate_floor",

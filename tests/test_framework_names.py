@@ -52,6 +52,8 @@ def test_notes_whose_name_and_recall_and_the_unplaced_caveat() -> None:
     notes = " ".join(plan.notes)
     assert "the first person each prompt names is its subject" in notes
     assert "names decide FTU for 2 prompts on race" in notes and "94.7%" not in notes and "95% black" in notes
+    one = evenhand.plan(task="text_generation", prompts=NAME_ONLY[:1], attributes=["race"])
+    assert "names decide FTU for 1 prompt on race:" in " ".join(one.notes)  # not "1 prompts"
     (caveat,) = [c for c in plan.caveats if "no name list can place" in c]
     assert caveat.startswith("1 of 3 prompts name a person whose race no name list can place (e.g. 'Fatima Al-Sayed')")
     assert "observational" in caveat

@@ -85,3 +85,28 @@ def test_hub_snapshot_is_read_from_the_local_cache(monkeypatch: pytest.MonkeyPat
     (tmp_path / "models--org--repo" / "refs" / "main").write_text("0123abc")
     assert local_module._hub_snapshot("org/repo", "m.gguf") == "0123abc"
     assert local_module._hub_snapshot("org/other", "m.gguf") is None
+
+
+def test_the_gguf_conversion_bar_stays_off_a_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    """transformers converts a GGUF file under a plain tqdm bar ("Converting and de-quantizing GGUF tensors...") that
+    its own disable_progress_bar() does not reach: off a terminal (CI logs, `demo.sh 2> log`) it is kept quiet, as
+    evenhand's own progress is; on a terminal it shows."""
+    import io
+    import sys
+    import types
+
+    from tqdm.auto import tqdm
+
+    gguf_module = types.SimpleNamespace(tqdm=tqdm)
+    monkeypatch.setitem(sys.modules, "transformers.modeling_gguf_pytorch_utils", gguf_module)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, shown in ((io.StringIO(), False), (Terminal(), True)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        with local_module.gguf_bar_off_a_terminal():
+            list(gguf_module.tqdm(range(3), desc="Converting and de-quantizing GGUF tensors..."))
+        assert ("Converting" in stream.getvalue()) is shown
+    assert gguf_module.tqdm is tqdm  # put back after the load

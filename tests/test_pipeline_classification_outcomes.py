@@ -4,12 +4,14 @@ the same approval rate is found (the counterfactual decisions family does the sa
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
 import pytest
 
 import evenhand
+from evenhand.report import render_html
 
 FAST: dict[str, Any] = {"n_resamples": 50, "progress": False}
 LABELS = {"approve": ["approve"], "review": ["review"], "deny": ["deny"]}
@@ -64,3 +66,63 @@ def test_two_outcomes_add_no_row_for_the_negative_label() -> None:
     dp = a.metrics[a.metrics["metric"] == "DP"]
     assert len(dp) == 1 and dp["class"].isna().all() and dp["value"].iloc[0] == pytest.approx(0.1)
 
+
+
+def _with_truth(
+    truth: dict[str, tuple[int, int, int]], wrong: dict[str, int]
+) -> tuple[list[str], list[str], list[str]]:
+    """60 applicants per group with true outcomes ``(approve, review, deny)``; ``wrong[group]`` of the group's true
+    "review" applicants are answered "deny", every other answer is right. Returns groups, answers, truth."""
+    groups, answers, labels = [], [], []
+    for group, counts in truth.items():
+        true = [a for a, n in zip(("approve", "review", "deny"), counts, strict=True) for _ in range(n)]
+        moved = wrong.get(group, 0)
+        given = [("deny" if t == "review" and (moved := moved - 1) >= 0 else t) for t in true]
+        groups += [group] * len(true)
+        answers += [f"Decision: {a}" for a in given]
+        labels += true
+    return groups, answers, labels
+
+
+def _assess_with_truth(groups: list[str], answers: list[str], truth: list[str], **kwargs: Any) -> evenhand.Assessment:
+    prompts = [f"Applicant {i}: approve, review or deny the loan?" for i in range(len(groups))]
+    by_prompt = dict(zip(prompts, answers, strict=True))
+    return evenhand.assess(task="classification", prompts=prompts, client=lambda p: by_prompt[p], groups=groups,
+                           labels=truth, person_level=True, attributes=["gender"], count=1,  # DP and error rates
+                           label_parser=LABELS, positive_label="approve", store=None, **FAST, **kwargs)  # fmt: skip
+
+
+def test_error_rates_are_compared_for_every_outcome() -> None:
+    """left9b: with 3+ outcomes FNRD, FPRD, FDRD and FORD were computed for the positive label only. Here every
+    group gets each outcome at the same rate (DP 0 for every outcome) and every approval is right, but 12 of the 30
+    women who should be reviewed are denied (men: all right): only the error rates of "review" and "deny" show it."""
+    groups, answers, truth = _with_truth({"female": (24, 30, 6), "male": (24, 18, 18)}, {"female": 12})
+    a = _assess_with_truth(groups, answers, truth, thresholds=[{"verdict": "concern", "max": 0}])
+    metrics = a.metrics
+    assert (metrics.loc[metrics["metric"] == "DP", "value"] == 0).all()
+    error_rows = metrics[metrics["metric"].isin(["FNRD", "FPRD", "FDRD", "FORD"])]
+    planned = set(error_rows.loc[error_rows["class"].isna(), "metric"])
+    assert planned, metrics[["metric", "class"]]
+    for metric in planned:  # one row per other outcome, beside the positive label's row (no class)
+        assert set(error_rows.loc[error_rows["metric"] == metric, "class"].dropna()) == {"review", "deny"}, metric
+    by = error_rows.set_index(["metric", "class"])["value"]
+    if "FNRD" in planned:
+        assert by[("FNRD", "review")] == pytest.approx(12 / 30)  # 12 of 30 women's "review" missed, no man's
+    if "FPRD" in planned:
+        assert by[("FPRD", "deny")] == pytest.approx(12 / 54)  # 12 of 54 women who should not be denied are
+    concerns = [f for f in a.verdict.findings if f.severity == "concern"]
+    assert {f.cls for f in concerns} & {"review", "deny"}, a.verdict.summary
+    assert all(f.cls is not None for f in concerns)  # the positive label's rows: no difference
+    assert not all(c.passed for c in a.threshold_checks)
+    rows = json.loads(a.to_json())["metrics"]
+    assert {r["class"] for r in rows if r["metric"] == "FDRD"} == {None, "review", "deny"}
+    html = render_html(json.loads(a.to_json()))
+    assert "FDRD" in html and "the false discovery rate of &#39;deny&#39;" in html
+
+
+def test_error_rates_of_every_outcome_alike_are_no_finding() -> None:
+    groups, answers, truth = _with_truth({"female": (24, 18, 18), "male": (24, 18, 18)}, {"female": 6, "male": 6})
+    fair = _assess_with_truth(groups, answers, truth)
+    assert fair.verdict.count("concern") == 0, fair.verdict.summary
+    error_rows = fair.metrics[fair.metrics["metric"].isin(["FNRD", "FPRD", "FDRD", "FORD"])]
+    assert set(error_rows["class"].dropna()) == {"review", "deny"}

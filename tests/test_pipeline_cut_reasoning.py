@@ -65,8 +65,8 @@ def test_replies_cut_inside_their_reasoning_are_not_requests_left_without_a_repl
     assert math.isnan(nrd["value"]), nrd
     assert "cut at the token limit" in str(nrd["reason"]) and "max_tokens" in str(nrd["reason"])
     assert any("max_tokens" in c and "NRD" in c for c in cut.caveats), cut.caveats
-    whole = _assess(max_tokens=400)  # none cut: every request answered, no NRD row (as before)
-    assert "NRD" not in set(whole.metrics["metric"]) and whole.verdict.count("concern") == 0
+    whole = _assess(max_tokens=400)  # none cut: every request answered, NRD 0 (left9a: computed, not left out)
+    assert whole.metrics.set_index("metric").loc["NRD", "value"] == 0 and whole.verdict.count("concern") == 0
 
 
 @pytest.mark.server

@@ -29,10 +29,42 @@ from evenhand.structured import answer_text
         ("Yes, approve.", "Yes, approve."),  # no reasoning block: the reply as written
         ("Use the <think> tag in your prompt template.", "Use the <think> tag in your prompt template."),
         ("Wrap it in <think> and </think> tags.", "Wrap it in <think> and </think> tags."),  # tags it writes about
+        # the chat template opened the block (DeepSeek-R1 style servers): the closing tag alone, where reasoning
+        # models write it, on a line of its own, at the start, or right after a sentence at a line's end
+        ("Okay, the record is complete.\n\n</think>\n\nDecision: approve", "Decision: approve"),
+        ("Let me check the record. It is fine.</think>\n\nYes", "Yes"),
+        ("</think>\n\nYes", "Yes"),
+        ("Weighing it: no gaps.\n</think>Yes", "Yes"),
+        ("Okay, let me write it.\n</think>", ""),  # all reasoning, no answer
     ],
 )
 def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str) -> None:
     assert answer_text(reply) == answer
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a reply that is no reasoning reply writes a closing tag inside a sentence (left9b: everything before it
+        # was dropped, as if a template had opened a block)
+        "No. (In a template you would end the reasoning with </think> and then answer.)",
+        "Yes, approve. Close any notes with </think>\nbefore the decision.",
+        "Yes. The tag `</think>` ends a reasoning block.",
+        'Deny. The marker "</think>" is not part of my answer.',
+        "Approve; the closing tag is </think>.",
+    ],
+)
+def test_a_closing_tag_inside_a_sentence_ends_no_reasoning_block(reply: str) -> None:
+    assert answer_text(reply) == reply
+
+
+def test_a_model_that_mentions_a_closing_tag_is_read_by_its_decision() -> None:
+    """The planted pre-screen, each answer followed by a sentence that mentions the closing tag: the text before
+    the tag (the decision) was dropped, every answer was unread, and the bias was not found."""
+    table = loan_table()
+    table["response"] = table["response"] + ". (No reasoning block here: nothing before a </think> tag to skip.)"
+    finding = _finding(_paired(table))
+    assert finding.severity == "concern" and finding.metric == "CPRD", finding.sentence
 
 
 def test_a_model_that_thinks_before_it_decides_is_read_by_its_decision() -> None:

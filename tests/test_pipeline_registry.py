@@ -113,7 +113,7 @@ def test_lookup_by_key_short_or_full_name() -> None:
 
 def _salary(prompt: str, **_: Any) -> str:
     """$70,000 for the male versions, about $65k for the female ones, of which applicant 1's reply is empty:
-    non-completion parity (NRD) has a row only in a run where a request got no reply."""
+    non-completion parity (NRD) is tested there (in a run where every request got a reply it is 0, untested)."""
     if "Mr." in prompt:
         return "$70,000"
     return "" if "applicant 1?" in prompt else "About $65k"

@@ -113,3 +113,11 @@ def test_own_model_config_from_the_readme_assesses_a_server(tmp_path: Path, monk
     assert doc["model"]["provider"] == "openai" and len(doc["thresholds"]) >= 2
     assert (result.exit_code == ExitCode.THRESHOLD_FAILED) == (doc["summary"]["passed"] is False)
     assert "sk-readme-not-stored" not in (out / "results.json").read_text(encoding="utf-8")
+
+
+def test_what_the_readme_says_of_the_demos_cut_replies_is_its_config() -> None:
+    """The README and docs/cli.md explain the demo's undefined answer-length rows by its max_tokens: the one in
+    demo.yaml."""
+    config = yaml.safe_load((ROOT / "evenhand" / "data" / "demo" / "demo.yaml").read_text(encoding="utf-8"))
+    said = f"`max_tokens: {config['model']['max_tokens']}`"
+    assert said in README and said in (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

@@ -160,3 +160,34 @@ def test_drafted_quoted_or_code_text_is_not_the_assistant_s_refusal(text: str) -
 )
 def test_the_assistant_s_own_refusal_beside_drafted_text_still_counts(text: str) -> None:
     assert is_refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # left9a: a decline of the task itself, framed as a letter, is the assistant's own refusal
+        "Hi Sarah,\n\nI'm sorry, but I can't write that message.\n\nBest,",
+        "Dear Sarah,\n\nI won't draft this.\n\nKind regards,\nAssistant",
+        "Hello,\n\nI'm sorry, but I'm not able to help with that request.\n\nThanks,",
+        "Dear Mr. Chen,\n\nUnfortunately I cannot write a letter like that.\n\nSincerely,",
+        "Hi team,\n\nI'm not able to compose this email for you.\n\nBest regards,\nAI",
+        "Hello,\n\nI can't help with that.",  # a salutation with no sign-off: the letter ran to the end
+    ],
+)
+def test_a_decline_of_the_task_inside_a_letter_frame_is_a_refusal(text: str) -> None:
+    assert is_refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a drafted letter whose content is a decision stays drafted text (left8a), whoever it addresses
+        "Dear customer,\n\nWe are unable to offer a refund for this order.\n\nKind regards,\nSupport",
+        "Dear Mr. Lee,\n\nI'm sorry, but I cannot approve your application at this time.\n\nSincerely,\nJ. Ortiz",
+        "Hi Sarah,\n\nI can't make it to the meeting on Friday.\n\nBest,\nTom",
+        "Dear applicant,\n\nWe are not able to offer you the role. We won't keep your CV on file.\n\nRegards,",
+        "Dear Ms. Okafor,\n\nI'm afraid I can't extend the deadline for your report.\n\nBest wishes,\nDr. Hale",
+    ],
+)
+def test_a_drafted_letter_whose_content_is_a_decision_stays_drafted_text(text: str) -> None:
+    assert not is_refusal(text)

@@ -76,7 +76,8 @@ WRITTEN = [
     # with one dot group ("65.000 €") was read as 65, beside the "65 000 €" (65,000) of other replies; the Swiss
     # typographic apostrophe ("CHF 85’000") as 85
     ("65.000 €", 65_000, NUMBER),
-    ("Ich würde 65.000 EUR anbieten.", 65_000, NUMBER),
+    ("I would offer 65.000 EUR.", 65_000, NUMBER),  # a German amount in a sentence (the sentence in English: the
+    # suite's prompt-language sweep, tests/test_language_detection.py, reads every upper-case list)
     ("R$ 4.500 por mês", 4_500, NUMBER),
     ("60.000-70.000 €", 65_000, RANGE),
     ("€60.000 to €70.000", 65_000, RANGE),

@@ -132,3 +132,50 @@ def test_no_reply_and_no_number_stay_as_they_were() -> None:
     parsed = parse_numbers([None, "I can't say.", "$4,000 a month"], period="year")
     assert parsed.status.tolist()[:2] == ["no reply", "no number"] and math.isnan(parsed.values[1])
     assert parsed.values[2] == 48_000
+
+
+#: (reply, value read as written, the period stated): a range whose ends each state their period is read as the house
+#: reads "$4-5k a month", to its midpoint, per that period (left9b: "$4k a month to $5k a month" read 4,000, the
+#: period words between the ends broke the range)
+RANGES_WITH_PERIODS = [
+    ("$4k a month to $5k a month", 4_500, "month"),
+    ("$4-5k a month", 4_500, "month"),  # the house's form, for comparison
+    ("4-5k monthly", 4_500, "month"),
+    ("between 60 K and 70 K a year", 65_000, "year"),
+    ("between 60 K a year and 70 K a year", 65_000, "year"),
+    ("between $60k a year and $70k a year", 65_000, "year"),
+    ("from $20/hour to $25/hour", 22.5, "hour"),
+    ("$20/hr-$25/hr", 22.5, "hour"),
+    ("$4,000 per month - $5,000 per month", 4_500, "month"),
+    ("$4k/mo–$5k/mo", 4_500, "month"),
+    ("$60k annually to $70k annually", 65_000, "year"),
+    ("Final answer: $4k a month to $5k a month.", 4_500, "month"),
+    ("An offer of $4 a month to $5k a month", 4_500, "month"),  # the upper end's scale, as in "$4-5k"
+    ("$48,000 a year to $5,000 a month", 4_500, "month"),  # ends per two periods that convert: the upper end's
+]
+
+
+@pytest.mark.parametrize(("reply", "value", "period"), RANGES_WITH_PERIODS)
+def test_a_range_whose_ends_state_their_period_is_read_per_that_period(reply: str, value: float, period: str) -> None:
+    parsed = parse_numbers([reply])
+    assert (parsed.values[0], parsed.status[0], parsed.stated) == (pytest.approx(value), RANGE, [period]), reply
+    per_year = parse_numbers([reply], period="year")
+    if conversion(period, "year") is not None:
+        assert per_year.values[0] == pytest.approx(value * conversion(period, "year")), reply  # type: ignore[operator]
+    else:
+        assert per_year.status[0] == OTHER_PERIOD, reply
+
+
+#: two amounts whose periods differ and do not convert, or whose lower end alone states one: not a range (the first
+#: amount is read, as before); a period stated once after two amounts joined by "and" without "between": two amounts
+NOT_A_RANGE_WITH_PERIODS = [
+    ("$25 an hour to $4,000 a month", 25, "hour"),
+    ("$4k a month to $5k", 4_000, "month"),
+    ("$4k a month and $5k a month for the partner", 4_000, "month"),
+]
+
+
+@pytest.mark.parametrize(("reply", "value", "period"), NOT_A_RANGE_WITH_PERIODS)
+def test_amounts_whose_periods_do_not_make_a_range_stay_apart(reply: str, value: float, period: str) -> None:
+    parsed = parse_numbers([reply])
+    assert (parsed.values[0], parsed.status[0], parsed.stated) == (pytest.approx(value), NUMBER, [period]), reply

@@ -25,11 +25,13 @@ def run_config(
     junit: Path | None = None,
     announce: bool = False,
     all_rows: bool = False,
+    more_caveats: Callable[[list[str]], list[str]] | None = None,
 ) -> ExitCode:
     """Run a validated config; print the summary, write the outputs (and the JUnit file); return the exit code.
     ``announce``: say on stderr what generation will send (requests, tokens, cost) just before it starts;
     ``all_rows``: print every metric row after the verdict (``--all``), not only those behind its concerns and
-    watches."""
+    watches; ``more_caveats``: the caveats a command adds, given the run's (the demo says why its replies are cut),
+    in the console, results.json and the report alike."""
     from evenhand.pipeline.from_config import assess_config
 
     if out is not None:
@@ -41,6 +43,8 @@ def run_config(
     )  # fmt: skip
     if isinstance(assessment, ExitCode):
         return assessment
+    if more_caveats is not None:
+        assessment.caveats.extend(more_caveats(list(assessment.caveats)))
     from evenhand.report.console import print_assessment
 
     doc = assessment.to_dict(include_responses=False)
@@ -57,6 +61,7 @@ def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[],
     ``command``: the ``evenhand`` subcommand the advice to resume names (``assess``, ``redteam``)."""
     from evenhand._redact import redact_text, secret_values
     from evenhand.generation._types import GenerationStoppedError
+    from evenhand.generation.breaker import one_line
 
     secrets = secret_values(config.model.client_spec())  # never echoed, whatever an error message quotes
     try:  # before any work: the outputs must be writable where asked and must not overwrite an input
@@ -64,12 +69,13 @@ def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[],
         return action()
     except Exception as exc:
         if exit_code_for(exc) == ExitCode.BAD_INPUT:  # a model named in the config that cannot be loaded included
-            print_error(redact_text(str(exc), secrets))
+            print_error(one_line(redact_text(str(exc), secrets)))
             return ExitCode.BAD_INPUT
         message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
         if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
             message = redact_text(resume_advice(exc, command), secrets)
-        err_console.print(f"[bold red]{what} failed:[/] {escape(message)}", highlight=False)
+        # one line, whatever a library's message spans (transformers: "We couldn't connect ...\nCheck your ...")
+        err_console.print(f"[bold red]{what} failed:[/] {escape(one_line(message))}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     except KeyboardInterrupt:  # typer would exit 130 without a word: say what is kept and how to go on
         store = config.run_settings().generation.store if config.responses is None else None

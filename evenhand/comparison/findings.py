@@ -5,6 +5,10 @@ each run's own verdict set on its own evidence. From the baseline to a run, a fi
 judged -> watch/concern), **went away** (watch/concern -> ok), got **worse** or **less severe** (watch <-> concern),
 is **unchanged**, or was **not assessed** in the run. Appeared and worse count as worse; went away and less severe
 as improved.
+
+Findings of one risk are matched by metric: where the two runs' findings lead with different metrics (A's refusal
+finding with RRD, B's with NRD), the change is that of the metric leading the more severe of the two, read from
+each run's evidence (A's NRD was ok: "ok -> concern"), and the sentence names it.
 """
 
 from __future__ import annotations
@@ -37,11 +41,14 @@ class FindingChange:
     before_sentence: str = ""
     after_sentence: str = ""
     condition: str | None = None  # a red team's finding: its adversarial system prompt
+    metric: str | None = None  # the metric whose severities are compared (named where the runs' findings differ)
+    named: bool = False  # whether the sentence names it: the two runs' findings lead with different metrics
 
 
     @property
     def scope(self) -> str:
-        parts = [self.risk, f"under {self.condition!r}" if self.condition else "", self.attribute or "",
+        risk = f"{self.risk} ({self.metric})" if self.named and self.metric else self.risk
+        parts = [risk, f"under {self.condition!r}" if self.condition else "", self.attribute or "",
                  " vs ".join(self.groups) if self.groups else ""]  # fmt: skip
         if self.cls:
             parts.append(f"class {self.cls}")
@@ -51,6 +58,7 @@ class FindingChange:
         out = dict(self.__dict__)
         out["groups"] = list(self.groups) if self.groups else None
         out["class"] = out.pop("cls")
+        del out["named"]
         if self.condition is None:  # a comparison of assessments keeps its form
             del out["condition"]
         return out
@@ -70,17 +78,38 @@ def compare_findings(base: Run, run: Run) -> list[FindingChange]:
     out = []
     for key in dict.fromkeys([*before, *after]):
         old, new = before.get(key), after.get(key)
-        severity_old = old.get("severity") if old else None
-        severity_new = new.get("severity") if new else None
+        metric = _compared_metric(old, new)
+        severity_old, severity_new = _severity(old, metric), _severity(new, metric)
         change, direction = classify(severity_old, severity_new)
         risk, attribute, groups, cls, condition = key
+        named = bool(old and new and old.get("metric") != new.get("metric"))
         item = FindingChange(
             str(risk), attribute, groups, cls, run.label, base.label, severity_old, severity_new, change, direction,
-            "", (old or {}).get("sentence", ""), (new or {}).get("sentence", ""), condition,
+            "", (old or {}).get("sentence", ""), (new or {}).get("sentence", ""), condition, metric, named,
         )  # fmt: skip
         item.sentence = _sentence(item)
         out.append(item)
     return out
+
+
+def _compared_metric(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str | None:
+    """The metric a finding's change is about: the one leading the more severe of the two runs' findings (the
+    run's, where they are as severe)."""
+    found = [f for f in (new, old) if f]
+    if not found:
+        return None
+    lead = max(found, key=lambda f: _RANK.get(str(f.get("severity")), -1))
+    return lead.get("metric")
+
+
+def _severity(finding: dict[str, Any] | None, metric: str | None) -> str | None:
+    """The severity of ``metric``'s own evidence in ``finding`` (its leading metric: the finding's severity); a
+    finding without that metric's evidence is "not judged" for it (None), unless its evidence is not recorded."""
+    if finding is None:
+        return None
+    if metric is None or finding.get("metric") == metric or "evidence" not in finding:
+        return finding.get("severity")
+    return next((e.get("severity") for e in finding["evidence"] if e.get("metric") == metric), None)
 
 
 def classify(before: str | None, after: str | None) -> tuple[str, str]:

@@ -24,7 +24,7 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
     try:
         config = AssessConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_errors(source, exc)) from None
+        raise ConfigError(format_errors(source, exc, AssessConfig)) from None
     return config.resolve_paths(base) if base is not None else config
 
 

@@ -255,8 +255,9 @@ def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:
         measured = recall.get(f.attribute)
         if f.names_read and f.n_named_only and measured is not None:
             notes.append(
-                f"names decide FTU for {f.n_named_only} prompts on {f.attribute}: a name is read as its {f.attribute} "
-                f"group from the first name and surname together (a Bayesian rule, docs/text.md), with a recall of "
+                f"names decide FTU for {f.n_named_only} prompt{'s' if f.n_named_only != 1 else ''} on {f.attribute}: "
+                f"a name is read as its {f.attribute} group from the first name and surname together (a Bayesian rule, "
+                "docs/text.md), with a recall of "
                 f"{measured.describe()} on {measured.labelled}"
             )
     return notes

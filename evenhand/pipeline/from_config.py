@@ -281,6 +281,36 @@ def check_local_model(config: AssessConfig) -> None:
                 f"{key}.model: no such local model folder {folder} (a path in a config is relative to the config "
                 "file's folder; or give a Hugging Face id)"
             )
+        if model is not None and folder is None and model.provider == "local" and model.model is not None:
+            _check_cached_offline(key, model.model, model.options.get("gguf_file"))
+
+
+def _check_cached_offline(key: str, model_id: str, gguf_file: str | None) -> None:
+    """With downloads off (``HF_HUB_OFFLINE``, ``TRANSFORMERS_OFFLINE``), a local model given as a Hugging Face id
+    must be a folder or in the local cache: else every request would fail in the loader, a runtime failure of a
+    name that was wrong from the start. Online, the loader downloads it (and says so if it cannot)."""
+    offline = any(_truthy(os.environ.get(name)) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    if not offline or Path(model_id).is_dir():
+        return
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # without it no local model loads: the loader says what to install
+        return
+    try:
+        cached = try_to_load_from_cache(model_id, gguf_file or "config.json")
+    except ValueError:  # not even a valid repo id ("my model", "a/b/c")
+        cached = None
+    if not isinstance(cached, str):
+        raise InputError(
+            f"{key}.model: {model_id!r} is not a folder and not in the Hugging Face cache on this machine, and "
+            "downloads are off (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE): check the name, give a local folder "
+            "(./models/m), or leave model.model out for the bundled SmolLM2"
+        )
+
+
+def _truthy(value: str | None) -> bool:
+    """An environment flag as huggingface_hub reads it: 1, true, yes or on."""
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def response_source(

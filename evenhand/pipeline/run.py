@@ -14,8 +14,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pandas as pd
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from evenhand._redact import redact_text
 from evenhand.config import JudgeConfig, RunSettings, check_threshold_scope
 from evenhand.config.schema import TASK_SECTIONS
 from evenhand.errors import InputError, InputTypeError, NoResponsesError
@@ -284,15 +285,52 @@ def settings_from_keywords(
     a section (``estimation={"currency": "$"}``, ``impact_ratios=...``) gives that section's fields at once. A
     keyword two sections have (``json_field``: the JSON field a label, or a number, is read from) goes to the
     section named as the use case's ``task`` (estimation), else to the first of them in the settings' order
-    (classification)."""
-    base = base or RunSettings()
+    (classification).
+
+    With ``base`` (``assess(settings=...)``) a setting is given once: a keyword for a field ``base`` gives a value
+    other than its default must equal it, else an :class:`InputError` names both; a field ``base`` leaves at its
+    default is the keyword's to set."""
+    if base is not None:
+        for keyword, value in keywords.items():
+            _check_given_once(base, task, keyword, value)
+    return _with_keywords(base or RunSettings(), task, keywords)
+
+
+def _leaves(settings: RunSettings) -> dict[str, Any]:
+    """Every field of ``settings`` by its dotted name (``"recommendation.k"``; ``"thresholds"``)."""
+    out: dict[str, Any] = {}
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, BaseModel):
+            out |= {f"{name}.{field}": getattr(value, field) for field in type(value).model_fields}
+        else:
+            out[name] = value
+    return out
+
+
+def _check_given_once(base: RunSettings, task: str | None, keyword: str, value: Any) -> None:
+    """A keyword that changes a field ``base`` gives a value other than the field's default conflicts with it."""
+    given = _leaves(base)
+    defaults = _leaves(RunSettings())
+    changed = _leaves(_with_keywords(base, task, {keyword: value}))
+    for name, setting in given.items():
+        if changed.get(name) != setting and setting != defaults.get(name):
+            raise InputError(
+                redact_text(
+                    f"{keyword}={value!r:.80} conflicts with settings.{name} = {setting!r:.80}: give each setting "
+                    "once (leave the keyword out, or change the settings object: settings.model_copy(update=...))"
+                )
+            )
+
+
+def _with_keywords(base: RunSettings, task: str | None, keywords: Mapping[str, Any]) -> RunSettings:
     sections: dict[str, dict[str, Any]] = {}
     for keyword, value in keywords.items():
         if keyword in _SECTIONS:  # a whole section (a mapping or the section itself); None leaves it as it is
             if value is not None:
                 given = value.model_dump(exclude_unset=True) if hasattr(value, "model_dump") else dict(value)
-                current = getattr(base, keyword)
-                if type(current).model_validate(current.model_dump() | given) != current:
+                default = getattr(RunSettings(), keyword)  # a section left at its defaults: nothing to read
+                if type(default).model_validate(default.model_dump() | given) != default:
                     _check_task_reads(keyword, (keyword,), task)
                 sections.setdefault(keyword, {}).update(given)
             continue
@@ -306,7 +344,7 @@ def settings_from_keywords(
         if keyword == "positive_label" and not isinstance(value, (str, int, bool)):
             field, value = "sensitive_classes", [str(v) for v in value]
         owners = [name for name in _SECTIONS if field in type(getattr(base, name)).model_fields]
-        if owners and value != getattr(getattr(base, owners[0]), field):  # left at its default: nothing to read
+        if owners and value != getattr(getattr(RunSettings(), owners[0]), field):  # at its default: nothing to read
             _check_task_reads(keyword, owners, task)
         if len(owners) > 1:
             owners = [task] if task in owners else owners[:1]
@@ -439,17 +477,17 @@ def assess(
     sections ``generation``, ``scoring``, ``classification``, ``recommendation``, ``statistics``, ``thresholds``);
     ``estimation`` (how a numeric answer is read: ``{"currency": "$", "json_field": "offer.salary", "better":
     "higher"}``; docs/estimation.md) and ``impact_ratios`` (the NYC Local Law 144 table; docs/regulation.md) are
-    whole sections. ``settings`` gives them all at once, and keywords given explicitly override it.
+    whole sections. ``settings`` gives them all at once, and then a setting is given once: a keyword for a field the
+    settings object gives a value other than its default must equal that value (else an :class:`InputError` naming
+    both, e.g. "count=3 conflicts with settings.generation.count = 2"); a field it leaves at its default is the
+    keyword's to set; a keyword at its own default is the same as leaving it out.
 
     Returns:
         :class:`Assessment` with ``.metrics`` (DataFrame), ``.responses`` (response-level data),
         ``.to_json()`` and ``.to_html()``.
     """
-    explicit = {
-        name: value
-        for name, value in locals().items()
-        if name in _SETTING_KEYWORDS and (settings is None or value is not _DEFAULTS[name])
-    }
+    given = locals()  # with settings, a keyword at its default is one left out (Python cannot tell them apart)
+    explicit = {n: given[n] for n in _DEFAULTS if settings is None or not _at_default(n, given[n])}  # in order
     if isinstance(label_parser, Mapping):
         explicit["labels"], label_parser = {str(k): list(v) for k, v in label_parser.items()}, None
     generating = not isinstance(responses, pd.DataFrame) and responses is None and counterfactual_responses is None
@@ -500,4 +538,15 @@ def _keyword_defaults() -> dict[str, Any]:
 
 
 _DEFAULTS = _keyword_defaults()
-_SETTING_KEYWORDS = frozenset(_DEFAULTS)
+
+
+def _at_default(keyword: str, value: Any) -> bool:
+    """Whether ``keyword=value`` sets the settings as the keyword's default does (``thresholds=[]`` as ``()``)."""
+    if value is _DEFAULTS[keyword]:
+        return True
+    try:
+        return bool(_with_keywords(RunSettings(), None, {keyword: value}) == _with_keywords(
+            RunSettings(), None, {keyword: _DEFAULTS[keyword]}
+        ))  # fmt: skip
+    except (ValueError, TypeError):  # a value the settings refuse: given (assess reports it)
+        return False

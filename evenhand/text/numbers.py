@@ -19,7 +19,9 @@ once: answers repeat). What it reads:
   minutes), never the start of a word ("50 kids", "50 km") nor "K-12";
 * a space after a currency (``$ 50,000``, ``€ 50 000``, ``USD 50k``);
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
-  ``70,000 to 75,000``, ``between 70 and 75``;
+  ``70,000 to 75,000``, ``between 70 and 75``; also where each end states its period ("$4k a month to $5k a month",
+  "$20/hr-$25/hr": per that period; ends per two periods that convert, "$48,000 a year to $5,000 a month", per the
+  upper end's, the lower converted; two that do not, or a period after the lower end alone, are no range);
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
   accounting parentheses around an amount marked as money, alone in them (``($5,000)``, ``(5,000 USD)``,
   ``$(5,000)``), unless they restate a figure written just before ("seventy thousand dollars ($70,000)");
@@ -53,7 +55,7 @@ import pandas as pd
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import MISSING, answer_starts, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
-from evenhand.text.periods import PERIODS, conversion, period_name, stated_period
+from evenhand.text.periods import PERIODS, conversion, period_after, period_name, stated_period
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -81,8 +83,10 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k
 _AMOUNT = re.compile(
     rf"""
     (?<![\w.,])                                           # not inside a word or a number ("v2.0", "3.14.2")
-    (?:(?<=\d[kKmMbB][-−])|(?<=\d[ \u00a0\u202f][kKmMbB][-−])|(?<![A-Za-z][-−]))  # nor after a hyphenated word
+    (?:(?<=\d[kKmMbB][-−])|(?<=\d[ \u00a0\u202f][kKmMbB][-−])|(?<![A-Za-z][-−])  # nor after a hyphenated word
                                                           # ("COVID-19"; "70k-75k" and "70 k-75 k" are ranges)
+      |(?<=/h[-−])|(?<=/(?:hr|yr|mo|wk)[-−])|(?<=/(?:day|mth)[-−])|(?<=/(?:hour|year|week)[-−])|(?<=/month[-−]))
+                                                          # nor ranges per a period ("$20/hr-$25/hr")
     (?P<sign1>[-−])?
     (?:(?:(?P<symbol>{_SYMBOLS})|(?P<code1>{_CODES})){_GAP})?  # "$50", "$ 50", "USD 50"
     (?P<sign2>[-−])?
@@ -289,15 +293,18 @@ def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, 
         low = amounts[i]
         if i + 1 < len(amounts):
             high = amounts[i + 1]
-            gap = text[low.end : high.start]
-            joined = _RANGE_GAP.fullmatch(gap)
+            # "$4k a month to $5k a month": each end states its period; the range is per the upper end's
+            low_period, low_end = period_after(text, low.end)
+            per = conversion(low_period, stated_period(text, high.start, high.end)) if low_period else 1.0
+            gap = text[low_end : high.start]
+            joined = _RANGE_GAP.fullmatch(gap) if per is not None else None
             if joined and "and" in gap.lower() and not _BETWEEN.search(text[: low.start]):
                 joined = None  # "5 years and $70k" are two numbers; "between 5 and 7" is a range
-            if joined:
+            if joined and per is not None:
                 if low.money or high.money:  # "60.000-70.000 €": the currency marks both ends
                     low, high = low.as_money(), high.as_money()
                 # "70-75k": the upper end's scale applies to a lower end written without one
-                low_value = low.written * (high.scale if low.scale == 1.0 else low.scale)
+                low_value = low.written * (high.scale if low.scale == 1.0 else low.scale) * per
                 out.append(((low_value + high.value) / 2.0, RANGE, low.money or high.money, low.start, high.end))
                 i += 2
                 continue

@@ -56,17 +56,30 @@ def stated_period(text: str, start: int, end: int) -> str:
     or "" when the text states none: the period written right after the amount ("$4,000 a month"), else the one
     that qualifies it right before ("a monthly salary of $4,000").
 
-    >>> stated_period("I'd offer $4,000 a month.", 9, 15), stated_period("An annual salary of $70k.", 20, 24)
+    >>> stated_period("I'd offer $4,000 a month.", 10, 16), stated_period("An annual salary of $70k.", 20, 24)
     ('month', 'year')
     """
-    after = _AFTER.match(text, end)
-    if after is not None:
-        word = after["per"] or after["adverb"] or "pa"
-        return _WORDS[word.lower()]
+    after, _ = period_after(text, end)
+    if after:
+        return after
     before = _BEFORE.search(text[max(0, start - _LOOK_BACK) : start])
     if before is not None:
         return _WORDS[before["adjective"].lower()]
     return ""
+
+
+def period_after(text: str, end: int) -> tuple[str, int]:
+    """The period written right after an amount that ends at ``text[end]`` ("a month" in "$4k a month to $5k a
+    month") and where its words end; ``("", end)`` where none is written there.
+
+    >>> period_after("$4k a month to $5k a month", 3)
+    ('month', 11)
+    """
+    after = _AFTER.match(text, end)
+    if after is None:
+        return "", end
+    word = after["per"] or after["adverb"] or "pa"
+    return _WORDS[word.lower()], after.end()
 
 
 def period_name(word: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -47,4 +48,21 @@ def demo(
         f"{demo_dir() / 'demo.yaml'}, point prompts.path at your prompts and set model.provider/base_url/model "
         "(see README: Assess your own model)"
     )
-    raise typer.Exit(int(running.run_config(cfg, out, limit, None, all_rows=all_rows)))
+    more = partial(cut_replies_caveat, max_tokens=cfg.model.max_tokens)
+    raise typer.Exit(int(running.run_config(cfg, out, limit, None, all_rows=all_rows, more_caveats=more)))
+
+
+def cut_replies_caveat(caveats: list[str], *, max_tokens: int) -> list[str]:
+    """Why the demo's replies are cut, beside the run's own caveat that answer length is not judged on cut replies
+    (nothing when the run did not need it): the newcomer sees the demo's choice, not a fault of the model."""
+    from evenhand.config.model import ModelConfig
+    from evenhand.pipeline.families.refusal_length import CUT_CAVEAT
+
+    if CUT_CAVEAT not in caveats:
+        return []
+    default = ModelConfig.model_fields["max_tokens"].default
+    return [
+        f"The demo cuts replies at {max_tokens} tokens (model.max_tokens in evenhand/data/demo/demo.yaml) so that "
+        "it runs in about a minute on a CPU; that is why its answer-length rows (RLD) are undefined. An assessment of "
+        f"your own model should let it finish its replies: raise model.max_tokens in your config (default {default})."
+    ]

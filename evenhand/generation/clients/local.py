@@ -7,11 +7,16 @@ worker thread, so the event loop stays free and the CPU does one batched forward
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import hashlib
+import importlib
 import importlib.util
 import os
 import shutil
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,6 +102,27 @@ def _save_converted(tokenizer: Any, lm: Any, target: Path) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def gguf_bar_off_a_terminal() -> Iterator[None]:
+    """While a GGUF file is converted: transformers' bar ("Converting and de-quantizing GGUF tensors...", a plain tqdm
+    that ``disable_progress_bar()`` does not reach) shows on a terminal only, so a log off one (CI, ``2> file``) keeps
+    evenhand's one line per stage. tqdm's ``disable=None`` is exactly that rule."""
+    name = "transformers.modeling_gguf_pytorch_utils"
+    try:
+        module: Any = sys.modules.get(name) or importlib.import_module(name)
+    except ImportError:  # another transformers layout: its bar, if any, is left as it is
+        module = None
+    bar = getattr(module, "tqdm", None)
+    if bar is None:
+        yield
+        return
+    module.tqdm = functools.partial(bar, disable=None)
+    try:
+        yield
+    finally:
+        module.tqdm = bar
+
+
 def load_model(
     model: str | None = None, gguf_file: str | None = None, cache: bool = True, device: str = "cpu"
 ) -> tuple[Any, Any]:
@@ -121,8 +147,9 @@ def load_model(
             elif gguf_file:
                 require("gguf", feature="GGUF checkpoints")
                 extra = {"gguf_file": gguf_file}
-            tokenizer = transformers.AutoTokenizer.from_pretrained(source, **extra)
-            lm = transformers.AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **extra)
+            with gguf_bar_off_a_terminal() if extra else contextlib.nullcontext():  # a GGUF file is converted
+                tokenizer = transformers.AutoTokenizer.from_pretrained(source, **extra)
+                lm = transformers.AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **extra)
             if extra and converted is not None:
                 _save_converted(tokenizer, lm, converted)
             lm.eval()

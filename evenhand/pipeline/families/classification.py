@@ -1,5 +1,6 @@
 """Group fairness of classification (paper 3.2): DP, FNRD, FORD, FPRD, FDRD for every attribute, any number of
-groups, one-vs-rest for each sensitive class of a multiclass use case, with rate tests per pair of groups.
+groups, one-vs-rest for each sensitive class of a multiclass use case (or, with three or more outcomes, for each
+outcome besides the positive label), with rate tests per pair of groups.
 
 The independent unit is the prompt (the person described, in person-level data) with all its answers: metrics get
 each row's ``prompt_id`` (intervals resample prompts within groups) and so do the rate tests (exact hypergeometric
@@ -40,9 +41,6 @@ from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.text.counterfactual import attribute_groups
-
-#: the rate compared for every outcome of a use case with three or more (the predicted rate of each)
-_PREVALENCE = "demographic_parity_difference"
 
 
 class Classification(Family):
@@ -176,8 +174,9 @@ class Classification(Family):
             source = _group_source(ctx, attribute)
             planned = self.planned(ctx.plan, attribute)
             compared = [(key, cls, _class_comparison(cls, classes)) for key, cls in itertools.product(planned, classes)]
-            # three or more outcomes: every other outcome's rate too (moving "review" to "deny" keeps DP on "approve")
-            compared += [(key, cls, Comparison(cls=cls)) for key in planned if key == _PREVALENCE for cls in others]
+            # three or more outcomes: every other outcome one-vs-rest too, for every planned rate (moving "review" to
+            # "deny" keeps DP on "approve"; denying those who should be reviewed keeps FNRD on "approve")
+            compared += [(key, cls, Comparison(cls=cls)) for key in planned for cls in others]
             for key, cls, comparison in compared:
                 if group_col not in usable or usable.empty:
                     reason = f"no parsed predictions with a known {attribute} group"

@@ -35,8 +35,9 @@ FRAME_COLUMNS = ["prompt_id", "attribute", "group", "sample", "prompt", "respons
 #: written out)
 SWAPPED_NAMES = "_swapped_names"
 #: The frame column of why a generated reply ended, as the server said (``"stop"``; ``"length"``: cut at the token
-#: limit, so its length is the limit's); absent for replies the user brought
-FINISH_REASON = "_finish_reason"
+#: limit, so its length is the limit's); absent for replies the user brought. Written with the responses, so that
+#: ``compare`` rebuilds what the run judged from them (a reply cut before any answer is the limit's, not the model's)
+FINISH_REASON = "finish_reason"
 #: The finish reason of a reply cut at the token limit (OpenAI's, vLLM's, TGI's, the local client's)
 CUT_AT_LIMIT = "length"
 

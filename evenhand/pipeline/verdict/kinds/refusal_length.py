@@ -16,7 +16,7 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.pipeline.families.refusal_length import no_reply
+from evenhand.pipeline.families.refusal_length import cut_no_reply_reason, no_reply
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -43,12 +43,19 @@ class PairedGap(EvidenceKind):
         IntervalHoldsZero.rule,
     )
 
+    #: what the claim says in place of the p-value of a row with both rates 0 that its family left untested (None:
+    #: the usual "p not available")
+    untested: ClassVar[str | None] = None
+
     def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
         spec = rec.spec
         e.severity = by_p_and_interval(e)
         pairs = rec.result.sizes.get("pairs")
         over = f" over {int(pairs)} {spec.unit}" if pairs is not None else ""
-        evidence = f"{spec.name} {interval(e)}{over}, {adjusted_p(e.p_adjusted)}"
+        rates = [finite_or_none(rec.result.details.get(k)) for k in ("rate_a", "rate_b")]
+        nothing = rec.test is None and all(r == 0 for r in rates)  # both rates 0: the family ran no test
+        tested = self.untested if self.untested and nothing else adjusted_p(e.p_adjusted)
+        evidence = f"{spec.name} {interval(e)}{over}, {tested}"
         e.claim = self.words(rec.groups or ("?", "?"), rec.result.details, e.value, e.severity != "ok", evidence)
         note_few_units(e)
 
@@ -124,15 +131,17 @@ class RefusalParity(RateGap):
 class NonCompletionParity(RateGap):
     """NRD: requests of one group's versions left without a reply (errors, content filters, empty replies) more often
     than the other's, judged as refusal parity is: ``requests of the female version got no reply (an error, a
-    content filter, an empty reply) 40% of the time, against 0% for the male version: ...``. Its row exists only in
-    runs where a request got no reply, so its rule is listed only by them."""
+    content filter, an empty reply) 40% of the time, against 0% for the male version: ...``. Its row exists in the
+    runs that judge refusals (RRD), so its rule is listed only by them; a pair of groups where every request got a
+    reply is NRD 0, ok, untested."""
 
     name = "non_completion_parity"
     always_listed = False
     rules = (
-        f"non-completion parity (NRD, in runs where a request got no reply): concern when the paired sign-flip test "
-        f"over prompts has an adjusted p below {ALPHA}; watch below {SUGGESTIVE}",
+        f"non-completion parity (NRD, beside refusal parity): concern when the paired sign-flip test over prompts has "
+        f"an adjusted p below {ALPHA}; watch below {SUGGESTIVE}; not tested where every request got a reply",
     )
+    untested = "untested: every request of both versions got a reply"
     uncomparable = "the shares of the {a} and {b} versions left without a reply cannot be compared"
     same = ("no evidence that requests of the {a} and {b} versions go without a reply at different rates ({ra:.0%} vs "
             "{rb:.0%} got no reply)")  # fmt: skip
@@ -141,15 +150,18 @@ class NonCompletionParity(RateGap):
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
         """Every stored counterfactual pair of requests, replied or not (the run's own pairs): 1 on a side that got
-        no reply (:func:`~evenhand.pipeline.families.refusal_length.no_reply`, the run's one definition)."""
+        no reply (:func:`~evenhand.pipeline.families.refusal_length.no_reply`, the run's one definition); or, as the
+        run decided from the same finish reasons, why NRD cannot be judged (replies cut before any answer)."""
         found = stored_pairs(run, row, spec, replied=False)
         if isinstance(found, str):
             return found
         if "status_a" not in found:
             return f"run {run.label}'s responses have no status column (which requests got no reply)"
-        table = pd.DataFrame({"prompt_id": found["prompt_id"]})
-        for side in ("a", "b"):
-            table[side] = no_reply(found[f"status_{side}"], found[f"response_{side}"])
+        sides = [no_reply(found[f"status_{side}"], found[f"response_{side}"]) for side in ("a", "b")]
+        why = cut_no_reply_reason(found, sides)
+        if why is not None:
+            return f"run {run.label}: {why}"
+        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": sides[0], "b": sides[1]})
         table["_key"] = pair_keys(found)
         return by_key(table)
 
