@@ -10,6 +10,7 @@ matched as single lower-case tokens.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache, lru_cache, partial
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+#: a metric with fixed settings on a selection of the texts it tokenized (None: all, in order) with these units
+_Computation = Callable[[IntArray | None, Any], MetricResult]
 
-__all__ = ["cooccurrence_bias", "load_word_list", "stereotypical_associations"]
+__all__ = ["cooccurrence_bias", "load_word_list", "prepare_cooccurrence", "stereotypical_associations"]
 
 _WORD_LISTS = {"adjective": "adjectives.txt", "profession": "professions.txt", "stopwords": "stopwords_english.txt"}
 _MAX_PAIRS = 4_000_000  # (attribute token, token of the same response) pairs held in memory at once
@@ -159,6 +162,22 @@ class _Corpus:
         self.vocab: list[str] = list(where)
         self.doc = np.repeat(np.arange(self.n_docs, dtype=np.int64), self.lengths)
 
+    def select(self, index: IntArray) -> _Corpus:
+        """The corpus of responses ``index`` (repeats allowed), in that order, with this corpus's vocabulary.
+
+        Its token sequences are the ones tokenizing those texts again would give; only the vocabulary ids may be
+        numbered otherwise, and nothing computed from a corpus depends on their numbering."""
+        out = object.__new__(_Corpus)
+        index = np.asarray(index, dtype=np.int64)
+        out.n_docs = int(index.size)
+        out.lengths = self.lengths[index]
+        out.starts = np.concatenate([[0], np.cumsum(out.lengths)[:-1]]).astype(np.int64)
+        offset = np.arange(int(out.lengths.sum()), dtype=np.int64) - np.repeat(out.starts[: out.n_docs], out.lengths)
+        out.ids = self.ids[np.repeat(self.starts[index], out.lengths) + offset]
+        out.vocab = self.vocab
+        out.doc = np.repeat(np.arange(out.n_docs, dtype=np.int64), out.lengths)
+        return out
+
     def vocab_mask(self, words: frozenset[str] | set[str]) -> npt.NDArray[np.bool_]:
         return np.fromiter((w in words for w in self.vocab), dtype=bool, count=len(self.vocab))
 
@@ -260,6 +279,13 @@ def cooccurrence_bias(
     """
     texts = as_text_list(responses, "responses")
     units = None if prompts is None else prompt_units(prompts, len(texts), "response")
+    return _cobs(texts, attribute, target, beta, groups)(None, units)
+
+
+def _cobs(
+    texts: list[str], attribute: Any, target: str | Iterable[str], beta: float, groups: Sequence[str] | None
+) -> _Computation:
+    """COBS with these settings on any selection of ``texts``, which are tokenized once, here."""
     if not 0.0 < float(beta) <= 1.0:
         raise InputError(f"beta must lie in (0, 1], got {beta}")
     group_words = _groups(attribute, groups)
@@ -273,62 +299,69 @@ def cooccurrence_bias(
     if lexicon is not None:  # mentions found by the lexicon matcher, then tokenized as marker tokens
         texts = _mark_mentions(lexicon, texts, [g1, g2])[0]
         words1, words2 = frozenset({_marker(0)}), frozenset({_marker(1)})
-    corpus = _Corpus(texts, lambda block: [[c for c in map(_clean, toks) if c] for toks in word_tokens(block)])
+    pool = _Corpus(texts, lambda block: [[c for c in map(_clean, toks) if c] for toks in word_tokens(block)])
     stop = frozenset(load_word_list("stopwords"))
-    is1, is2 = corpus.vocab_mask(words1)[corpus.ids], corpus.vocab_mask(words2)[corpus.ids]
-    ref = ~(corpus.vocab_mask(stop | words1 | words2 | {_REST})[corpus.ids])
-    sizes = {"responses": corpus.n_docs, "tokens": int(corpus.ids.size), "target_words": len(targets)}
-    if units is not None:
-        sizes["prompts"] = units.n
-    # name, range and direction: the registry's
-    common: dict[str, Any] = {
-        **METRICS["cooccurrence_bias"].identity(),
-        "sizes": sizes,
-        "params": params,
-        "item_unit": "word",
-    }
-    if not is1.any() or not is2.any():
-        missing = [g for g, m in ((g1, is1), (g2, is2)) if not m.any()]
-        return undefined(reason=f"no response contains a word of group(s) {missing}", **common)
 
-    co1 = _decayed_cooccurrence(corpus, is1, beta) * ref
-    co2 = _decayed_cooccurrence(corpus, is2, beta) * ref
-    per_doc = np.column_stack(
-        [
-            np.bincount(corpus.doc, weights=co1, minlength=corpus.n_docs),
-            np.bincount(corpus.doc, weights=co2, minlength=corpus.n_docs),
-            corpus.doc_counts(is1),
-            corpus.doc_counts(is2),
-            corpus.doc_counts(ref),
-        ]
-    )
-    column = corpus.vocab_index(targets)[corpus.ids]
-    column = np.where(ref, column, -1)
-    m1 = corpus.doc_word_matrix(column, len(targets), co1)
-    m2 = corpus.doc_word_matrix(column, len(targets), co2)
-    seen = np.flatnonzero(np.asarray((m1.sum(axis=0) > 0) & (m2.sum(axis=0) > 0)).ravel())
-    signed = _cobs_values(np.asarray(m1.sum(axis=0)).ravel(), np.asarray(m2.sum(axis=0)).ravel(), per_doc.sum(axis=0))
-    if seen.size == 0:
-        return undefined(reason="no target word co-occurs with words of both groups", **common)
-    m1, m2 = m1[:, seen].tocsc(), m2[:, seen].tocsc()
+    def compute(index: IntArray | None, units: Any) -> MetricResult:
+        corpus = pool if index is None else pool.select(index)
+        is1, is2 = corpus.vocab_mask(words1)[corpus.ids], corpus.vocab_mask(words2)[corpus.ids]
+        ref = ~(corpus.vocab_mask(stop | words1 | words2 | {_REST})[corpus.ids])
+        sizes = {"responses": corpus.n_docs, "tokens": int(corpus.ids.size), "target_words": len(targets)}
+        if units is not None:
+            sizes["prompts"] = units.n
+        # name, range and direction: the registry's
+        common: dict[str, Any] = {
+            **METRICS["cooccurrence_bias"].identity(),
+            "sizes": sizes,
+            "params": params,
+            "item_unit": "word",
+        }
+        if not is1.any() or not is2.any():
+            missing = [g for g, m in ((g1, is1), (g2, is2)) if not m.any()]
+            return undefined(reason=f"no response contains a word of group(s) {missing}", **common)
 
-    def statistic(w: FloatArray) -> FloatArray:
-        c1 = np.asarray((m1.T @ w.T).T)
-        c2 = np.asarray((m2.T @ w.T).T)
-        vals = np.abs(_cobs_values(c1, c2, w @ per_doc))
-        with np.errstate(invalid="ignore"):
-            counts = np.sum(~np.isnan(vals), axis=1)
-            return np.where(counts > 0, np.nansum(vals, axis=1) / np.maximum(counts, 1), np.nan)
+        co1 = _decayed_cooccurrence(corpus, is1, beta) * ref
+        co2 = _decayed_cooccurrence(corpus, is2, beta) * ref
+        per_doc = np.column_stack(
+            [
+                np.bincount(corpus.doc, weights=co1, minlength=corpus.n_docs),
+                np.bincount(corpus.doc, weights=co2, minlength=corpus.n_docs),
+                corpus.doc_counts(is1),
+                corpus.doc_counts(is2),
+                corpus.doc_counts(ref),
+            ]
+        )
+        column = corpus.vocab_index(targets)[corpus.ids]
+        column = np.where(ref, column, -1)
+        m1 = corpus.doc_word_matrix(column, len(targets), co1)
+        m2 = corpus.doc_word_matrix(column, len(targets), co2)
+        seen = np.flatnonzero(np.asarray((m1.sum(axis=0) > 0) & (m2.sum(axis=0) > 0)).ravel())
+        signed = _cobs_values(
+            np.asarray(m1.sum(axis=0)).ravel(), np.asarray(m2.sum(axis=0)).ravel(), per_doc.sum(axis=0)
+        )
+        if seen.size == 0:
+            return undefined(reason="no target word co-occurs with words of both groups", **common)
+        m1, m2 = m1[:, seen].tocsc(), m2[:, seen].tocsc()
 
-    words = np.asarray(targets, dtype=object)[seen]
-    return MetricResult(
-        value=float(np.mean(np.abs(signed[seen]))),
-        per_item=np.abs(signed[seen]),
-        item_labels=words,
-        details={"log10_ratio": dict(zip(words.tolist(), signed[seen].tolist(), strict=False)), "groups": (g1, g2)},
-        resampler=_by_unit(Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic), units),
-        **common,
-    )
+        def statistic(w: FloatArray) -> FloatArray:
+            c1 = np.asarray((m1.T @ w.T).T)
+            c2 = np.asarray((m2.T @ w.T).T)
+            vals = np.abs(_cobs_values(c1, c2, w @ per_doc))
+            with np.errstate(invalid="ignore"):
+                counts = np.sum(~np.isnan(vals), axis=1)
+                return np.where(counts > 0, np.nansum(vals, axis=1) / np.maximum(counts, 1), np.nan)
+
+        words = np.asarray(targets, dtype=object)[seen]
+        return MetricResult(
+            value=float(np.mean(np.abs(signed[seen]))),
+            per_item=np.abs(signed[seen]),
+            item_labels=words,
+            details={"log10_ratio": dict(zip(words.tolist(), signed[seen].tolist(), strict=False)), "groups": (g1, g2)},
+            resampler=_by_unit(Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic), units),
+            **common,
+        )
+
+    return compute
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -381,56 +414,113 @@ def stereotypical_associations(
     """
     texts = as_text_list(responses, "responses")
     units = None if prompts is None else prompt_units(prompts, len(texts), "response")
+    return _sa(texts, attribute, target, count, groups)(None, units)
+
+
+def _sa(
+    texts: list[str], attribute: Any, target: str | Iterable[str], count: str, groups: Sequence[str] | None
+) -> _Computation:
+    """SA with these settings on any selection of ``texts``, which are tokenized (and their mentions counted) once."""
     if count not in ("presence", "product"):
         raise InputError(f"count must be 'presence' or 'product', got {count!r}")
     group_words = _groups(attribute, groups)
     names = list(group_words)
     targets = _targets(target, plurals=True)
-    corpus = _Corpus(texts, partial(word_tokens, lowercase=True))
+    pool = _Corpus(texts, partial(word_tokens, lowercase=True))
     lexicon = _lexicon(attribute)
-    if lexicon is not None:  # mentions per response from the lexicon matcher (its context rules, multi-word terms)
-        group_counts = _mark_mentions(lexicon, texts, names)[1]
-    else:
-        group_counts = np.column_stack(
-            [corpus.doc_counts(corpus.vocab_mask(group_words[g])[corpus.ids]) for g in names]
-        )
-    occurrences = corpus.doc_word_matrix(corpus.vocab_index(targets)[corpus.ids], len(targets))
-    if count == "presence":
-        occurrences.data = np.minimum(occurrences.data, 1.0)
-    sizes_ = np.array([len(group_words[g]) for g in names], dtype=np.float64)
-    gamma = np.asarray((occurrences.T @ group_counts).T)  # (groups, words)
-    tvd = _tvd_from_uniform(gamma, sizes_)
-    seen = np.flatnonzero(~np.isnan(tvd))
-    sizes = {"responses": corpus.n_docs, "target_words": len(targets), "groups": len(names)}
-    if units is not None:
-        sizes["prompts"] = units.n
-    params = {"count": count, "groups": names, "target": target if isinstance(target, str) else "custom"}
-    if seen.size == 0:
-        return undefined(
-            **METRICS["stereotypical_associations"].identity(),
-            reason="no target word appears in a response with an attribute word",
+    # mentions per response from the lexicon matcher (its context rules, multi-word terms)
+    pool_counts = None if lexicon is None else _mark_mentions(lexicon, texts, names)[1]
+
+    def compute(index: IntArray | None, units: Any) -> MetricResult:
+        corpus = pool if index is None else pool.select(index)
+        if pool_counts is not None:
+            group_counts = pool_counts if index is None else pool_counts[index]
+        else:
+            group_counts = np.column_stack(
+                [corpus.doc_counts(corpus.vocab_mask(group_words[g])[corpus.ids]) for g in names]
+            )
+        occurrences = corpus.doc_word_matrix(corpus.vocab_index(targets)[corpus.ids], len(targets))
+        if count == "presence":
+            occurrences.data = np.minimum(occurrences.data, 1.0)
+        sizes_ = np.array([len(group_words[g]) for g in names], dtype=np.float64)
+        gamma = np.asarray((occurrences.T @ group_counts).T)  # (groups, words)
+        tvd = _tvd_from_uniform(gamma, sizes_)
+        seen = np.flatnonzero(~np.isnan(tvd))
+        sizes = {"responses": corpus.n_docs, "target_words": len(targets), "groups": len(names)}
+        if units is not None:
+            sizes["prompts"] = units.n
+        params = {"count": count, "groups": names, "target": target if isinstance(target, str) else "custom"}
+        if seen.size == 0:
+            return undefined(
+                **METRICS["stereotypical_associations"].identity(),
+                reason="no target word appears in a response with an attribute word",
+                sizes=sizes,
+                params=params,
+                item_unit="word",
+            )
+        occ = occurrences[:, seen].tocsc()
+
+        def statistic(w: FloatArray) -> FloatArray:
+            g = np.stack([np.asarray((occ.T @ (w * group_counts[:, k]).T).T) for k in range(len(names))], axis=1)
+            vals = _tvd_from_uniform(g, sizes_)
+            with np.errstate(invalid="ignore"):
+                n_def = np.sum(~np.isnan(vals), axis=1)
+                return np.where(n_def > 0, np.nansum(vals, axis=1) / np.maximum(n_def, 1), np.nan)
+
+        words = np.asarray(targets, dtype=object)[seen]
+        return MetricResult(
+            **METRICS["stereotypical_associations"].identity(),  # name, range and direction: the registry's
+            value=float(tvd[seen].mean()),
+            per_item=tvd[seen],
+            item_unit="word",
+            item_labels=words,
             sizes=sizes,
             params=params,
-            item_unit="word",
+            details={"group_word_counts": dict(zip(names, group_counts.sum(axis=0).tolist(), strict=False))},
+            resampler=_by_unit(Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic), units),
         )
-    occ = occurrences[:, seen].tocsc()
 
-    def statistic(w: FloatArray) -> FloatArray:
-        g = np.stack([np.asarray((occ.T @ (w * group_counts[:, k]).T).T) for k in range(len(names))], axis=1)
-        vals = _tvd_from_uniform(g, sizes_)
-        with np.errstate(invalid="ignore"):
-            n_def = np.sum(~np.isnan(vals), axis=1)
-            return np.where(n_def > 0, np.nansum(vals, axis=1) / np.maximum(n_def, 1), np.nan)
+    return compute
 
-    words = np.asarray(targets, dtype=object)[seen]
-    return MetricResult(
-        **METRICS["stereotypical_associations"].identity(),  # name, range and direction: the registry's
-        value=float(tvd[seen].mean()),
-        per_item=tvd[seen],
-        item_unit="word",
-        item_labels=words,
-        sizes=sizes,
-        params=params,
-        details={"group_word_counts": dict(zip(names, group_counts.sum(axis=0).tolist(), strict=False))},
-        resampler=_by_unit(Resampler(unit="response", n_units=corpus.n_docs, statistic=statistic), units),
-    )
+
+# ----------------------------------------------------------------------------------------------------------------
+# Many corpora of the same texts
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def prepare_cooccurrence(
+    metric: Callable[..., MetricResult], texts: Any, **options: Any
+) -> Callable[[Any], MetricResult]:
+    """COBS or SA on many corpora drawn from one set of texts, each text tokenized once.
+
+    ``metric`` is :func:`cooccurrence_bias` or :func:`stereotypical_associations`, ``options`` its keyword
+    arguments other than ``responses`` and ``prompts``. The function returned takes the indices of one corpus's
+    texts (repeats allowed) and gives exactly ``metric([texts[i] for i in indices], **options)``, float for float:
+    the corpus holds the same token sequences, and the same code computes the metric from them. A group-shuffle
+    test recomputes the metric on hundreds of corpora made of the same few versions of each response; this spares
+    it the tokenizing (and the mention matching), which is most of the cost.
+    """
+    texts = as_text_list(texts, "responses")
+    builders: dict[Callable[..., MetricResult], Callable[..., _Computation]] = {
+        cooccurrence_bias: _cobs,
+        stereotypical_associations: _sa,
+    }
+    prepare = builders.get(metric)
+    if prepare is None:
+        raise InputError(f"prepare_cooccurrence takes cooccurrence_bias or stereotypical_associations, not {metric!r}")
+    if "prompts" in options:
+        raise InputError("prepare_cooccurrence computes on corpora without prompts: leave prompts out")
+    bound = inspect.signature(metric).bind(texts, **options)  # the metric's own defaults, in one place
+    bound.apply_defaults()
+    arguments = {k: v for k, v in bound.arguments.items() if k not in ("responses", "prompts")}
+    computation = prepare(texts, **arguments)
+
+    def on(indices: Any) -> MetricResult:
+        index = np.asarray(indices, dtype=np.int64).ravel()
+        if index.size == 0:  # as the metric refuses an empty corpus
+            raise InputError("responses is empty: pass at least one text")
+        if index.min() < 0 or index.max() >= len(texts):
+            raise InputError(f"indices must lie in [0, {len(texts)}), got {index.min()} to {index.max()}")
+        return computation(index, None)
+
+    return on

@@ -34,7 +34,7 @@ from evenhand.stats._rate_intervals import (
     rate_interval,
 )
 from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
-from evenhand.stats._shuffle import group_shuffle_test
+from evenhand.stats._shuffle import PreparedStatistic, group_shuffle_test
 from evenhand.stats._small_sample import (
     SMALL_UNITS,
     continuous_interval,
@@ -50,6 +50,7 @@ __all__ = [
     "Interval",
     "NoiseFloor",
     "PermutationTest",
+    "PreparedStatistic",
     "ScorerError",
     "benjamini_hochberg",
     "binomial_bounds",

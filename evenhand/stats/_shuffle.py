@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -24,10 +24,35 @@ from evenhand.stats._resampling import SeedLike, as_generator, check_count
 _TIE_TOL = 1e-9
 
 
+@runtime_checkable
+class PreparedStatistic(Protocol):
+    """A statistic recomputed on many corpora made of the same texts, which it prepares (e.g. tokenizes) once.
+
+    ``prepare(texts)`` gets every text a corpus of the test can hold, each once; the function it returns gets one
+    corpus as the indices of its texts in ``texts`` and must give what the statistic gives on those texts.
+    """
+
+    def prepare(self, texts: list[str]) -> Callable[[npt.NDArray[np.int64]], float]: ...
+
+
+def _on_texts(statistic: Callable[[list[str]], float], pool: list[str]) -> Callable[[npt.NDArray[np.int64]], float]:
+    """A statistic of texts as one of the indices of its texts in ``pool``."""
+    return lambda corpus: statistic([pool[k] for k in corpus.tolist()])
+
+
+def _places(
+    indices: list[int], where: Mapping[int, int], version_of: Mapping[int, list[int]], n_groups: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Texts ``indices``: their places in the corpus, and per text the slots of its versions (one column a group)."""
+    at = np.fromiter((where[i] for i in indices), dtype=np.int64, count=len(indices))
+    rows = np.array([version_of[i] for i in indices], dtype=np.int64).reshape(len(indices), n_groups)
+    return at, rows
+
+
 def group_shuffle_test(
     texts: Sequence[str],
     versions: Mapping[str, Sequence[str]],
-    statistic: Callable[[list[str]], float],
+    statistic: Callable[[list[str]], float] | PreparedStatistic,
     *,
     units: Sequence[Any] | npt.NDArray[Any] | None = None,
     n_permutations: int = 199,
@@ -103,23 +128,31 @@ def group_shuffle_test(
     }
     # a pair of groups (COBS) is named as such; SA compares them all at once
     compared = (names[0], names[1]) if len(names) == 2 else ("all groups", "all groups")
-    base = [texts[i] for i in mentioned]
-    observed = float(statistic(base))
+    # every text a corpus can hold, once: the mentioning texts and their versions; a corpus is their indices
+    slots: dict[str, int] = {}
+    base = np.array([slots.setdefault(texts[i], len(slots)) for i in mentioned], dtype=np.int64)
+    version_of = {i: [slots.setdefault(versions[g][i], len(slots)) for g in names] for i in mentioned}
+    pool = list(slots)
+    compute = statistic.prepare(pool) if isinstance(statistic, PreparedStatistic) else _on_texts(statistic, pool)
+    observed = float(compute(base))
     where = {i: k for k, i in enumerate(mentioned)}
     if math.isnan(observed) or (len(set(labels)) < 2 and not within):
         why = "the statistic is undefined" if math.isnan(observed) else "fewer than two groups are mentioned alone"
         return PermutationTest(observed, math.nan, "greater", "group shuffle", 0, compared, details, why)
+    # the texts that move, as arrays: their places in the corpus, their unit's place in ``labels`` and the slots of
+    # their versions (one column per group); per unit that swaps within, the same for its single-group texts
+    moving = [i for u in moving_units for i in members[u]]
+    move_at, move_rows = _places(moving, where, version_of, len(names))
+    move_unit = np.repeat(np.arange(len(moving_units)), [len(members[u]) for u in moving_units])
+    swaps = [(*_places(single, where, version_of, len(names)), groups) for single, groups in within]
     hits = valid = 0
     for _ in range(n_permutations):
-        shuffled = rng.permutation(np.asarray(labels))
-        corpus = list(base)
-        for u, label in zip(moving_units, shuffled, strict=True):
-            for i in members[u]:
-                corpus[where[i]] = versions[names[int(label)]][i]
-        for single, groups in within:
-            for i, label in zip(single, rng.permutation(groups), strict=True):
-                corpus[where[i]] = versions[names[int(label)]][i]
-        value = float(statistic(corpus))
+        shuffled = rng.permutation(np.asarray(labels)).astype(np.int64)
+        corpus = base.copy()
+        corpus[move_at] = move_rows[np.arange(move_at.size), shuffled[move_unit]]
+        for at, rows, groups in swaps:
+            corpus[at] = rows[np.arange(at.size), rng.permutation(groups)]
+        value = float(compute(corpus))
         if math.isnan(value):
             continue
         valid += 1

@@ -19,6 +19,7 @@ from evenhand.pipeline.families.base import (
     score_cache,
     undefined_record,
 )
+from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.figures import Histogram
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.stages import counted
@@ -105,7 +106,7 @@ class Stereotype(Family):
             rec.test = group_shuffle_test(
                 texts,
                 {g: versions[attribute][g] for g in groups if g in versions[attribute]},
-                _recomputed(ctx, rec.key, spec, extra),
+                _Recomputed(ctx, rec.key, spec, extra),
                 units=prompt_ids,
                 n_permutations=SHUFFLES,
                 max_texts=SHUFFLE_TEXTS,
@@ -113,13 +114,21 @@ class Stereotype(Family):
             )
 
 
-def _recomputed(ctx: RunContext, key: str, spec: Any, extra: Mapping[str, Any]) -> Callable[[list[str]], float]:
-    """The metric's value on another corpus (a shuffled one), with the record's attribute and groups."""
+class _Recomputed:
+    """The metric's value on other corpora (shuffled ones) of the responses' versions, with the record's attribute
+    and groups: a :class:`~evenhand.stats.PreparedStatistic` that tokenizes each version once
+    (:func:`evenhand.metrics.cooccurrence.prepare_cooccurrence`), not once per shuffle."""
 
-    def value(corpus: list[str]) -> float:
-        return float(ctx.metric(key, corpus, attribute=spec, **extra).value)
+    def __init__(self, ctx: RunContext, key: str, spec: Any, extra: Mapping[str, Any]) -> None:
+        self.key, self.settings = key, ctx.settings
+        self.options = {"attribute": spec, **extra}
 
-    return value
+    def prepare(self, texts: list[str]) -> Callable[[Any], float]:
+        from evenhand.metrics.cooccurrence import prepare_cooccurrence
+
+        options = setting_arguments(self.key, self.settings) | self.options  # as ctx.metric(key, ...) would take
+        on = prepare_cooccurrence(METRICS[self.key].load(), texts, **options)
+        return lambda corpus: float(on(corpus).value)
 
 
 def _group_versions(texts: list[str], spec: Any) -> dict[str, list[str]]:
