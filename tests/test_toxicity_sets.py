@@ -3,9 +3,7 @@ the nearest-domain audit by hand and on planted scorers."""
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,22 +20,7 @@ from evenhand.scorers.domain_audit import (
     explained_by_false_alarms,
     nearest_domain,
 )
-
-
-@functools.cache
-def shared_training_set() -> Any:
-    """``training_set(0)``, built once per module: it reads every training source (tens of seconds), and the tests
-    only read it."""
-    from evenhand_training.toxicity import training_set
-
-    return training_set(0)
-
-
-@functools.cache
-def shared_validation_texts() -> set[str]:
-    from evenhand_training.toxicity_select import validation_set
-
-    return set(validation_set(0).texts())
+from tests._toxicity_training import shared_training_set, shared_validation_texts
 
 
 def test_sizes_domains_and_splits_as_documented() -> None:

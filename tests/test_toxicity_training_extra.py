@@ -7,7 +7,6 @@ train with their labels and never validate: tests/test_toxicity_sets.py). The si
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Iterable, Iterator
 from importlib import resources
@@ -21,27 +20,12 @@ from evenhand.errors import InputError
 from evenhand.scorers import toxicity_sets as ts
 from evenhand_training import toxicity as training
 from evenhand_training.toxicity import EXTRA_FILE, LLM_REPLIES_FILE, author_files, author_parts, five_word_runs
+from tests._toxicity_training import shared_training_set, shared_validation_texts
 
 #: kind or domain -> sentences held; asked for at least: indirect 120, contempt 80, group 50, direct 30, threat 20;
 #: 40 per domain, 40 identity mentions, 20 reported insults.
 INSULT_KINDS = {"indirect": 126, "contempt": 86, "group": 58, "direct": 32, "threat": 22}
 BENIGN_GROUPS = {**dict.fromkeys(ts.INSULT_DOMAINS, 42), "identity": 42, "reported_insult": 22}
-
-
-@functools.cache
-def shared_training_set() -> Any:
-    """``training_set(0)``, built once per module: it reads every training source (tens of seconds), and the tests
-    only read it."""
-    from evenhand_training.toxicity import training_set
-
-    return training_set(0)
-
-
-@functools.cache
-def shared_validation_texts() -> set[str]:
-    from evenhand_training.toxicity_select import validation_set
-
-    return set(validation_set(0).texts())
 
 
 def training_extra() -> dict[str, Any]:
