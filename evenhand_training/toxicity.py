@@ -191,10 +191,11 @@ def five_word_runs(text: str, n: int = RUN_WORDS) -> set[tuple[str, ...]]:
 
 def author_files(without: Sequence[str] = ()) -> list[Path]:
     """The training-only author files, less those whose letter is in ``without``."""
-    unknown = set(without) - {_author_letter(p) for p in DATA_DIR.glob(AUTHOR_FILES)}
+    files = sorted(DATA_DIR.glob(AUTHOR_FILES))
+    unknown = set(without) - {_author_letter(p) for p in files}
     if unknown:
         raise InputError(f"no toxicity training author file for {sorted(unknown)} in {DATA_DIR}")
-    return sorted(p for p in DATA_DIR.glob(AUTHOR_FILES) if _author_letter(p) not in set(without))
+    return [p for p in files if _author_letter(p) not in set(without)]
 
 
 def _author_letter(path: Path) -> str:
