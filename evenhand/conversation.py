@@ -9,7 +9,7 @@ names the row and the key:
     >>> as_prompt_list([[{"role": "user", "content": "Hi"}, {"role": "bot", "content": "Hello"}]])
     Traceback (most recent call last):
     ...
-    evenhand.errors.InputError: prompts[0]: message 2: 'role' is 'bot'; a role is system, user or assistant
+    evenhand.errors.InputError: prompts[0]: message 2: 'role' is 'bot'; a role is system, user, assistant or tool
 
 What a model is sent (:meth:`Conversation.messages`) is the turns as OpenAI-style messages, the run's system
 prompt first when the conversation has none of its own, and the context where a retrieval-augmented application
@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from evenhand._validation import _to_list
@@ -33,6 +33,7 @@ __all__ = [
     "ROLES",
     "Conversation",
     "Prompt",
+    "ToolRequest",
     "Turn",
     "as_prompt",
     "as_prompt_list",
@@ -46,7 +47,7 @@ __all__ = [
     "request_key",
 ]
 
-ROLES = ("system", "user", "assistant")
+ROLES = ("system", "user", "assistant", "tool")
 #: Other names of a role that logs keep: OpenAI's newer models take the system prompt as a "developer" message; it is
 #: read, and sent, as the system turn every server takes.
 ROLE_ALIASES = {"developer": "system"}
@@ -59,11 +60,36 @@ _DOCUMENT_TEXT_KEYS = ("text", "content", "page_content")
 
 
 @dataclass(frozen=True)
+class ToolRequest:
+    """One tool call an assistant turn made, as an agent's transcript keeps it: the call's ``id`` (which the tool
+    turn answering it names), the function's ``name`` and its ``arguments`` as the JSON text the API carries."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
 class Turn:
-    """One message of a conversation: ``role`` (system, user or assistant) and its text."""
+    """One message of a conversation: ``role`` (system, user, assistant or tool) and its text; an assistant turn of
+    an agent's transcript may hold ``tool_calls``, and a tool turn (a tool's result) names the call it answers
+    (``tool_call_id``)."""
 
     role: str
     content: str
+    tool_calls: tuple[ToolRequest, ...] = ()
+    tool_call_id: str | None = None
+
+    def message(self) -> dict[str, Any]:
+        """The turn as an OpenAI-style message: a tool call's id, function and arguments carried as the API
+        requires them (an assistant turn that only calls tools has null content)."""
+        if self.tool_calls:
+            calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                     for c in self.tool_calls]  # fmt: skip
+            return {"role": self.role, "content": self.content or None, "tool_calls": calls}
+        if self.role == "tool":
+            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
+        return {"role": self.role, "content": self.content}
 
 
 @dataclass(frozen=True)
@@ -99,23 +125,39 @@ class Conversation:
         system = [t.content for t in self.turns if t.role == "system"]
         return "\n\n".join(system) if system else None
 
-    def replace_texts(self, turns: Sequence[str], context: Sequence[str]) -> Conversation:
-        """The same conversation with new turn texts (one per turn, in order) and documents."""
+    @property
+    def has_tool_turns(self) -> bool:
+        """Whether the conversation holds an agent's tool calls and their results."""
+        return any(t.tool_calls or t.role == "tool" for t in self.turns)
+
+    def replace_texts(
+        self, turns: Sequence[str], context: Sequence[str], arguments: Sequence[Sequence[str]] | None = None
+    ) -> Conversation:
+        """The same conversation with new turn texts (one per turn, in order) and documents, and, with
+        ``arguments``, new arguments of each turn's tool calls (one sequence per turn, one text per call)."""
         if len(turns) != len(self.turns) or len(context) != len(self.context):
             raise InputError("replace_texts needs one text per turn and per document")
-        return Conversation(
-            tuple(Turn(t.role, text) for t, text in zip(self.turns, turns, strict=True)), tuple(context)
-        )
+        if arguments is None:
+            arguments = [[c.arguments for c in t.tool_calls] for t in self.turns]
+        if len(arguments) != len(self.turns) or any(
+            len(a) != len(t.tool_calls) for a, t in zip(arguments, self.turns, strict=True)
+        ):
+            raise InputError("replace_texts needs one arguments text per tool call")
+        new = [
+            replace(t, content=text, tool_calls=tuple(map(_with_arguments, t.tool_calls, args)))
+            for t, text, args in zip(self.turns, turns, arguments, strict=True)
+        ]
+        return Conversation(tuple(new), tuple(context))
 
     def messages(
         self, system_prompt: str | None = None, context_placement: ContextPlacement = "user"
-    ) -> list[dict[str, str]]:
+    ) -> list[dict[str, Any]]:
         """The OpenAI-style messages a model is sent: ``system_prompt`` (the run's) first unless the conversation
-        has a system turn of its own, then the turns; the documents in the last user message before the request
-        (``"user"``) or at the end of the system message (``"system"``)."""
+        has a system turn of its own, then the turns (:meth:`Turn.message`); the documents in the last user message
+        before the request (``"user"``) or at the end of the system message (``"system"``)."""
         if context_placement not in CONTEXT_PLACEMENTS:
             raise InputError(f"context_placement must be one of {list(CONTEXT_PLACEMENTS)}, got {context_placement!r}")
-        out = [{"role": t.role, "content": t.content} for t in self.turns]
+        out = [t.message() for t in self.turns]
         if system_prompt is not None and not any(t.role == "system" for t in self.turns):
             out.insert(0, {"role": "system", "content": system_prompt})
         if not self.context:
@@ -131,7 +173,8 @@ class Conversation:
 
     def text(self) -> str:
         """Every turn and document as one readable text ("user: ...", "context [1]: ..."), for tables and reports."""
-        lines = [f"{t.role}: {t.content}" for t in self.turns]
+        lines = [f"{t.role}: {t.content}" + "".join(f" [calls {c.name}({c.arguments})]" for c in t.tool_calls)
+                 for t in self.turns]  # fmt: skip
         lines += [f"context [{i}]: {doc}" for i, doc in enumerate(self.context, start=1)]
         return "\n".join(lines)
 
@@ -140,6 +183,10 @@ class Conversation:
 
 
 Prompt = str | Conversation
+
+
+def _with_arguments(call: ToolRequest, arguments: str) -> ToolRequest:
+    return replace(call, arguments=arguments)
 
 
 def context_block(documents: Sequence[str]) -> str:
@@ -162,7 +209,7 @@ def plain_text(prompt: Prompt) -> str:
 
 def prompt_messages(
     prompt: Prompt, system_prompt: str | None = None, context_placement: ContextPlacement = "user"
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     """What a model is sent for ``prompt``: a bare text as the user message after the run's system prompt (as
     always), a conversation as :meth:`Conversation.messages` says."""
     if isinstance(prompt, Conversation):
@@ -196,14 +243,18 @@ def _turns_problem(turns: Any) -> str | None:
         if not isinstance(turn, Turn):
             return f"message {number} is a {type(turn).__name__}, not a Turn"
         if turn.role not in ROLES:
-            return f"message {number}: 'role' is {turn.role!r}; a role is system, user or assistant"
+            return f"message {number}: 'role' is {turn.role!r}; a role is system, user, assistant or tool"
+        texts = [turn.content, *(c.arguments for c in turn.tool_calls)]
         if not isinstance(turn.content, str):
             return f"message {number}: 'content' is a {type(turn.content).__name__}, not a text"
-        if RESERVED in turn.content:
+        if any(RESERVED in text for text in texts if isinstance(text, str)):
             return (
                 f"message {number}: 'content' holds the control character U+0001, which evenhand uses to keep turns "
                 "apart; remove it"
             )
+    problem = _tool_turns_problem(turns)
+    if problem is not None:
+        return problem
     last = turns[-1]
     if last.role != "user":
         return (
@@ -212,6 +263,34 @@ def _turns_problem(turns: Any) -> str | None:
         )
     if not last.content.strip():
         return f"the last user turn (message {len(turns)}) is empty"
+    return None
+
+
+def _tool_turns_problem(turns: tuple[Turn, ...]) -> str | None:
+    """Where an agent's transcript breaks what a chat API requires of tool turns: tool calls only on assistant
+    turns, each answered by a tool turn naming its id before the next turn of another role, and a tool turn only
+    after the call it answers."""
+    open_calls: dict[str, int] = {}  # call id -> the message that made it, until a tool turn answers it
+    for number, turn in enumerate(turns, start=1):
+        if turn.role != "tool" and open_calls:
+            pending, made = next(iter(open_calls.items()))
+            return (
+                f"message {made}: tool call {pending!r} has no tool result (a 'tool' message with that "
+                f"'tool_call_id') before message {number}"
+            )
+        if turn.tool_calls and turn.role != "assistant":
+            return f"message {number}: only an assistant turn makes tool calls, not the {turn.role}'s"
+        for call in turn.tool_calls:
+            if call.id in open_calls:
+                return f"message {number}: two tool calls have the id {call.id!r}"
+            open_calls[call.id] = number
+        if turn.role == "tool":
+            if turn.tool_call_id not in open_calls:
+                return (
+                    f"message {number}: a tool result's 'tool_call_id' ({turn.tool_call_id!r}) names no tool call of "
+                    "the assistant turn before it"
+                )
+            del open_calls[turn.tool_call_id]
     return None
 
 
@@ -270,18 +349,54 @@ def _turn(message: Any, number: int, where: str) -> Turn:
             f"{where}: message {number} is a {type(message).__name__}, not a message ({{'role': ..., 'content': ...}})"
         )
     if "role" not in message:
-        raise InputError(f"{where}: message {number} has no 'role' key; give one of system, user, assistant")
+        raise InputError(f"{where}: message {number} has no 'role' key; give one of system, user, assistant, tool")
     role = ROLE_ALIASES.get(message["role"], message["role"]) if isinstance(message["role"], str) else message["role"]
     if role not in ROLES:
-        hint = " (tool and function results are not read)" if role in ("tool", "function") else ""
-        raise InputError(f"{where}: message {number}: 'role' is {role!r}; a role is system, user or assistant{hint}")
-    if "content" not in message:
+        hint = " (a function result is read as a 'tool' message with a 'tool_call_id')" if role == "function" else ""
+        raise InputError(
+            f"{where}: message {number}: 'role' is {role!r}; a role is system, user, assistant or tool{hint}"
+        )
+    calls = _tool_requests(message, number, where) if role == "assistant" else ()
+    if "content" not in message and not calls:
         raise InputError(f"{where}: message {number} has no 'content' key; give its text")
-    text = _content_text(message["content"])
+    content = message.get("content")
+    text = "" if calls and content is None else _content_text(content)
     if text is None:
-        kind = type(message["content"]).__name__ if message["content"] is not None else "null"
+        kind = type(content).__name__ if content is not None else "null"
         raise InputTypeError(f"{where}: message {number}: 'content' is {_article(kind)}, not a text")
-    return Turn(role, text)
+    if role != "tool":
+        return Turn(role, text, calls)
+    call_id = message.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise InputError(
+            f"{where}: message {number}: a tool result needs its 'tool_call_id' (the id of the call it answers)"
+        )
+    return Turn(role, text, tool_call_id=call_id)
+
+
+def _tool_requests(message: Mapping[str, Any], number: int, where: str) -> tuple[ToolRequest, ...]:
+    """The tool calls of an assistant message as OpenAI's API writes them (``[{"id", "type": "function",
+    "function": {"name", "arguments"}}]``); arguments given as an object are kept as their JSON text."""
+    raw = message.get("tool_calls")
+    if raw is None:
+        return ()
+    if not _is_sequence(raw):
+        raise InputTypeError(f"{where}: message {number}: 'tool_calls' is {_article(type(raw).__name__)}, not a list")
+    calls = []
+    for k, call in enumerate(list(raw), start=1):
+        function = call.get("function") if isinstance(call, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        call_id = call.get("id") if isinstance(call, Mapping) else None
+        if not isinstance(name, str) or not isinstance(call_id, str) or not call_id:
+            raise InputError(
+                f"{where}: message {number}: tool call {k} needs an 'id' and a 'function' with a 'name' "
+                "({'id': ..., 'type': 'function', 'function': {'name': ..., 'arguments': ...}})"
+            )
+        arguments = function.get("arguments", "{}") if isinstance(function, Mapping) else "{}"
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append(ToolRequest(call_id, name, arguments))
+    return tuple(calls)
 
 
 def _article(kind: str) -> str:

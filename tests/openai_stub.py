@@ -12,6 +12,10 @@ prompt through directives embedded in the user message, so tests are determinist
 - ``[[refusal]]``: a structured-outputs refusal: ``content`` null, the words in the message's ``refusal``.
 - ``[[hang]]``: every attempt sleeps 30 s (used by the resume test to keep a run busy).
 
+Messages are checked as OpenAI's API checks them (a 400 naming the problem): content a text or parts, null only
+on an assistant turn that calls tools; each tool call answered by a ``tool`` message naming its id before any other
+turn, and no ``tool`` message without the call it answers.
+
 ``GET /stats`` returns request counts per user message. Run standalone with
 ``python tests/openai_stub.py --port 0 --latency 0.05`` (prints ``PORT <n>`` on stdout), or in-process with
 :class:`StubServer` (a background thread running its own event loop).
@@ -87,6 +91,43 @@ def _completion(body: dict[str, Any], user: str, n: int, finish: str, refusal: b
     }
 
 
+def messages_problem(messages: Any) -> str | None:
+    """What OpenAI's chat API would refuse in ``messages`` (None when they are valid)."""
+    if not isinstance(messages, list) or not messages:
+        return "messages must be a non-empty list"
+    open_calls: set[str] = set()
+    for i, m in enumerate(messages):
+        role, content = m.get("role"), m.get("content")
+        if role not in ("system", "developer", "user", "assistant", "tool"):
+            return f"messages[{i}]: invalid role {role!r}"
+        if open_calls and role != "tool":
+            return f"messages[{i}]: tool calls {sorted(open_calls)} have no tool response"
+        calls = m.get("tool_calls") or []
+        if calls and role != "assistant":
+            return f"messages[{i}]: only assistant messages have tool_calls"
+        if content is None and not calls:
+            return f"messages[{i}]: content is null"
+        if content is not None and not isinstance(content, (str, list)):
+            return f"messages[{i}]: content must be a string or a list of parts"
+        for call in calls:
+            function = call.get("function") or {}
+            if not call.get("id") or call.get("type") != "function" or not isinstance(function.get("arguments"), str):
+                return f"messages[{i}]: a tool call needs an id, type 'function' and arguments as a string"
+            open_calls.add(call["id"])
+        if role == "tool":
+            if m.get("tool_call_id") not in open_calls:
+                return f"messages[{i}]: tool message does not answer a preceding tool call"
+            open_calls.discard(m["tool_call_id"])
+    return f"tool calls {sorted(open_calls)} have no tool response" if open_calls else None
+
+
+def _text_of(content: Any) -> str:
+    """A message's words: a text, or its text parts joined."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
 def _response(status: int, payload: bytes, extra: str = "") -> bytes:
     try:
         reason = http.HTTPStatus(status).phrase
@@ -121,7 +162,10 @@ async def _handle_one(state: StubState, method: str, path: str, headers: dict[st
         state.auth_headers.append("api-key " + headers["api-key"])
     state.paths.append(path)
     messages = body.get("messages", [])
-    user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    problem = messages_problem(messages)
+    if problem is not None:
+        return _response(400, json.dumps({"error": {"message": problem, "type": "invalid_request_error"}}).encode())
+    user = next((_text_of(m["content"]) for m in reversed(messages) if m.get("role") == "user"), "")
     state.requests[user] += 1
     attempt = state.requests[user]
     directives = {name: int(k) if k else 1 for name, k in _DIRECTIVE.findall(user)}

@@ -33,8 +33,8 @@ HISTORY = [
 # (messages, the error's words after "prompts[0]: ") for each malformed form
 MALFORMED = [
     ([{"content": "x"}], "message 1 has no 'role' key"),
-    ([{"role": "bot", "content": "x"}], "message 1: 'role' is 'bot'; a role is system, user or assistant"),
-    ([{"role": "tool", "content": "x"}], "(tool and function results are not read)"),
+    ([{"role": "bot", "content": "x"}], "message 1: 'role' is 'bot'; a role is system, user, assistant or tool"),
+    ([{"role": "tool", "content": "x"}], "a tool result needs its 'tool_call_id'"),
     ([{"role": "user"}], "message 1 has no 'content' key"),
     ([{"role": "user", "content": 5}], "message 1: 'content' is an int, not a text"),
     ([{"role": "user", "content": None}], "message 1: 'content' is null, not a text"),

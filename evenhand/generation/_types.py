@@ -9,7 +9,9 @@ from typing import Any, Literal
 from evenhand.errors import RunFailure
 
 Status = Literal["ok", "error", "filtered"]
-Message = dict[str, str]
+#: An OpenAI-style chat message: ``role`` and ``content``; an agent's assistant turn also ``tool_calls``, a tool turn
+#: ``tool_call_id`` (:meth:`evenhand.conversation.Turn.message`).
+Message = dict[str, Any]
 
 
 @dataclass(frozen=True)

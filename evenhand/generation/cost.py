@@ -186,7 +186,7 @@ def estimate_batches(
                 messages = prompt_messages(item, system_prompt, context_placement)
                 prompt_tokens_of[prompt] = (
                     overhead - TOKENS_PER_MESSAGE * (2 if system_prompt is not None else 1)
-                    + sum(TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages)
+                    + sum(TOKENS_PER_MESSAGE + counter.count(_message_words(m)) for m in messages)
                 )  # fmt: skip
             elif prompt not in prompt_tokens_of:
                 prompt_tokens_of[prompt] = overhead + system_tokens + counter.count(prompt)
@@ -343,3 +343,10 @@ def estimate_generation(
         temperature=temperature, max_tokens=max_tokens, seed=seed, store=store, prices=prices, tools=tools,
         tool_choice=tool_choice, response_format=response_format, context_placement=context_placement,
     )  # fmt: skip
+
+
+def _message_words(message: dict[str, Any]) -> str:
+    """What a message sends the model as words: its content and its tool calls' names and arguments."""
+    calls = message.get("tool_calls") or ()
+    called = " ".join(f"{c['function']['name']} {c['function']['arguments']}" for c in calls)
+    return f"{message.get('content') or ''} {called}".strip()

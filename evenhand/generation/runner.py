@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evenhand.conversation import ContextPlacement, Prompt, prompt_messages, request_key
+from evenhand.conversation import ContextPlacement, Conversation, Prompt, prompt_messages, request_key
 from evenhand.errors import InputError
 
 from ._types import (
@@ -439,6 +439,12 @@ async def generate_items(
                 f"LangChain chat model or a callable that takes {setting}; or ask for JSON in the prompt and read "
                 "the decision with a JSON field"
             )
+    agent = next((i for i, p in enumerate(prompts) if isinstance(p, Conversation) and p.has_tool_turns), None)
+    if agent is not None and not chat_client.takes_tool_turns:
+        raise InputError(
+            f"prompts[{agent}]: {chat_client.describe()} cannot be sent a conversation's tool calls and tool results "
+            "(an agent's transcript): use an OpenAI-compatible server, a LangChain chat model or a callable"
+        )
     in_flight = settings.concurrency or chat_client.default_concurrency
     pacing = choose_pacing(
         settings.concurrency, settings.max_concurrency, chat_client.default_concurrency,

@@ -20,17 +20,23 @@ SEPARATOR = f"\n{RESERVED}\n"
 
 
 class Location(NamedTuple):
-    """Where in a prompt something was found: a turn (``kind="turn"``, its position and role) or a retrieved
-    document (``kind="context"``, its position in the context; ``role`` None). A bare text is turn 0, the user's."""
+    """Where in a prompt something was found: a turn (``kind="turn"``, its position and role), the arguments of a
+    tool call an assistant turn made (``kind="call"``, the turn's position and role, ``call`` the call's position
+    in it) or a retrieved document (``kind="context"``, its position in the context; ``role`` None). A bare text is
+    turn 0, the user's."""
 
     kind: str
     position: int
     role: str | None
+    call: int = 0
 
     def describe(self) -> str:
-        """``"turn 3 (user)"`` or ``"context document 1"`` (counted from 1, as a reader counts)."""
+        """``"turn 3 (user)"``, ``"tool call 1 of turn 2 (assistant)"`` or ``"context document 1"`` (counted from
+        1, as a reader counts)."""
         if self.kind == "context":
             return f"context document {self.position + 1}"
+        if self.kind == "call":
+            return f"tool call {self.call + 1} of turn {self.position + 1} ({self.role})"
         return f"turn {self.position + 1} ({self.role})"
 
 
@@ -52,8 +58,9 @@ class Layout:
 
 
 def layout(prompt: Prompt, *, system: bool = True) -> Layout:
-    """The text the text core reads for ``prompt``: a bare text itself; a conversation's user and assistant turns,
-    then its documents, then its system turns (only with ``system``), a :data:`SEPARATOR` apart. The order puts
+    """The text the text core reads for ``prompt``: a bare text itself; a conversation's user, assistant and tool
+    turns (an assistant turn's tool calls' arguments after its words), then its documents, then its system turns
+    (only with ``system``), a :data:`SEPARATOR` apart. The order puts
     the people the conversation is about before those its system prompt names (an assistant's persona, "You are
     Sarah, a recruiter"), so that a prompt's subject (the first person named) is found in the conversation."""
     if not isinstance(prompt, Conversation):
@@ -64,6 +71,9 @@ def layout(prompt: Prompt, *, system: bool = True) -> Layout:
         if turn.role != "system":
             parts.append(Location("turn", i, turn.role))
             texts.append(turn.content)
+            for k, call in enumerate(turn.tool_calls):  # a lookup's arguments name the person as the turns do
+                parts.append(Location("call", i, turn.role, k))
+                texts.append(call.arguments)
     for j, doc in enumerate(prompt.context):
         parts.append(Location("context", j, None))
         texts.append(doc)
@@ -87,10 +97,13 @@ def rebuild(prompt: Prompt, shape: Layout, text: str) -> Prompt:
     if len(pieces) != len(shape.parts):  # never expected: a separator is neither matched nor written by a change
         raise InputError("a counterfactual change crossed the boundary between two turns")
     turns = [t.content for t in prompt.turns]
+    arguments = [[c.arguments for c in t.tool_calls] for t in prompt.turns]
     context = list(prompt.context)
     for where, piece in zip(shape.parts, pieces, strict=True):
         if where.kind == "turn":
             turns[where.position] = piece
+        elif where.kind == "call":
+            arguments[where.position][where.call] = piece
         else:
             context[where.position] = piece
-    return prompt.replace_texts(turns, context)
+    return prompt.replace_texts(turns, context, arguments)

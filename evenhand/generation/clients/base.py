@@ -60,6 +60,9 @@ class ChatClient(ABC):
     # refused them before a run, rather than silently answering without them).
     calls_tools: bool = False
     formats_replies: bool = False
+    # Whether a conversation's tool turns (an assistant turn's ``tool_calls``, ``role: tool`` results) reach the
+    # model as the API carries them (a client that cannot send them is refused such prompts before a run).
+    takes_tool_turns: bool = False
     # Derive the seed of each request from the run's seed and the sample index, so separate requests for the
     # same prompt do not all return the same "random" sample on servers that honour ``seed``.
     vary_seed_per_sample: bool = True

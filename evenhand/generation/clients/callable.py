@@ -86,6 +86,7 @@ class CallableClient(ChatClient):
             self._accepts = set()
         self.calls_tools = "tools" in self._accepts
         self.formats_replies = "response_format" in self._accepts
+        self.takes_tool_turns = True  # ``messages`` holds them as sent
 
     def describe(self) -> str:
         return self.name

@@ -73,6 +73,7 @@ class LangChainClient(ChatClient):
         # a model class that implements bind_tools can be sent tools (BaseChatModel's own raises NotImplementedError)
         self.calls_tools = type(chat_model).bind_tools is not lc_models.BaseChatModel.bind_tools
         self.formats_replies = True  # bound as a keyword of the request (response_format=...), as providers take it
+        self.takes_tool_turns = True  # AIMessage carries tool calls, ToolMessage their results
 
     @property
     def model(self) -> str:
@@ -100,13 +101,7 @@ class LangChainClient(ChatClient):
         return identity
 
     async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
-        lc_messages = require("langchain_core.messages", feature="LangChain chat models")
-        kinds = {
-            "system": lc_messages.SystemMessage,
-            "user": lc_messages.HumanMessage,
-            "assistant": lc_messages.AIMessage,
-        }
-        converted = [kinds[m["role"]](content=m["content"]) for m in messages]
+        converted = [_langchain_message(m) for m in messages]
         try:
             reply = await self._bound(params).ainvoke(converted)
         except Exception as exc:
@@ -144,6 +139,31 @@ class LangChainClient(ChatClient):
 
 #: Request-body options whose values are hidden in the identity but hashed into it (they change the answers).
 _HASHED_KEYS = frozenset({"extra_body", "model_kwargs"}) & CONTAINER_KEYS
+
+
+def _langchain_message(message: Message) -> Any:
+    """An OpenAI-style message as LangChain's message type: an agent's tool calls on the ``AIMessage`` (arguments
+    parsed, ids kept) and each tool result a ``ToolMessage`` naming the call it answers."""
+    lc_messages = require("langchain_core.messages", feature="LangChain chat models")
+    role, content = message["role"], message.get("content") or ""
+    if role == "tool":
+        return lc_messages.ToolMessage(content=content, tool_call_id=message["tool_call_id"])
+    if role == "assistant" and message.get("tool_calls"):
+        calls = [{"name": c["function"]["name"], "args": _arguments(c["function"]["arguments"]), "id": c["id"]}
+                 for c in message["tool_calls"]]  # fmt: skip
+        return lc_messages.AIMessage(content=content, tool_calls=calls)
+    kinds = {"system": lc_messages.SystemMessage, "user": lc_messages.HumanMessage, "assistant": lc_messages.AIMessage}
+    return kinds[role](content=content)
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    """A call's arguments as LangChain's tool call holds them (a dict); text that is not a JSON object is kept under
+    ``"input"``."""
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except ValueError:
+        value = text
+    return value if isinstance(value, dict) else {"input": value}
 
 
 def _fields(chat_model: Any) -> dict[str, Any]:

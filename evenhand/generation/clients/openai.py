@@ -92,6 +92,7 @@ class OpenAIClient(ChatClient):
     adaptive_concurrency = True  # the start of a limit that follows the server's 429/503 (generation/pacing.py)
     calls_tools = True
     formats_replies = True
+    takes_tool_turns = True
 
     def __init__(
         self,
