@@ -32,6 +32,7 @@ from evenhand.errors import InputError, InputTypeError
 __all__ = [
     "MISSING",
     "REASONING_ONLY",
+    "FieldInPlaces",
     "JsonFieldLabelParser",
     "LabelWords",
     "ToolCall",
@@ -60,6 +61,24 @@ class _Missing:
 
 
 MISSING: Final = _Missing()
+
+
+@dataclass(frozen=True)
+class FieldInPlaces:
+    """What a bare field name reads where the document holds that key in two or more places at different depths
+    (``{"applicant": {"decision": ...}, "review": {"decision": ...}}``): no value, never a guess between them; the
+    places (dotted paths) say why, and which path to give instead."""
+
+    places: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return False
+
+    def reason(self) -> str:
+        return f"the field is in {len(self.places)} places ({', '.join(self.places)}): give one as a dotted path"
+
+
+_MAX_PLACES = 4096  # values visited when a bare name is looked for at any depth (bounds the work on a huge document)
 _FENCED = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _PATH_PART = re.compile(r"\[(-?\d+)\]|([^.\[\]]+)")
 # a whole path: a key or [n], then ".key" or "[n]" parts (no empty part: "a..b", ".a", "a." are typos)
@@ -167,19 +186,20 @@ def parse_path(path: str) -> tuple[str | int, ...]:
 
 def read_path(document: Any, path: str | Sequence[str | int]) -> Any:
     """The value at ``path`` in a parsed JSON document, or :data:`MISSING`. Keys match exactly, else ignoring case
-    when that names one key; a number is a list position (negative from the end) or a key of those digits."""
+    when that names one key; a number is a list position (negative from the end) or a key of those digits. A bare
+    name (``"decision"``) that the top level does not hold is looked for at any depth (``{"result": {"decision":
+    ...}}``, inside lists too): found in one place, its value; in two or more, :class:`FieldInPlaces` (no value)."""
     parts = parse_path(path) if isinstance(path, str) else tuple(path)
+    if len(parts) == 1 and isinstance(parts[0], str):
+        key = _key_in(document, parts[0]) if isinstance(document, Mapping) else MISSING
+        return document[key] if key is not MISSING else _anywhere(document, parts[0])
     value = document
     for part in parts:
         if isinstance(value, Mapping):
-            key = str(part)
-            if key in value:
-                value = value[key]
-                continue
-            folded = [k for k in value if isinstance(k, str) and k.casefold() == key.casefold()]
-            if len(folded) != 1:
+            key = _key_in(value, str(part))
+            if key is MISSING:
                 return MISSING
-            value = value[folded[0]]
+            value = value[key]
         elif isinstance(value, list) and isinstance(part, int) and -len(value) <= part < len(value):
             value = value[part]
         else:
@@ -187,8 +207,38 @@ def read_path(document: Any, path: str | Sequence[str | int]) -> Any:
     return value
 
 
+def _key_in(mapping: Mapping[Any, Any], key: str) -> Any:
+    """The key of ``mapping`` that is ``key``: exactly, else ignoring case when that names one; else MISSING."""
+    if key in mapping:
+        return key
+    folded = [k for k in mapping if isinstance(k, str) and k.casefold() == key.casefold()]
+    return folded[0] if len(folded) == 1 else MISSING
+
+
+def _anywhere(document: Any, key: str) -> Any:
+    """The value of ``key`` found at any depth of ``document`` (each object's key as :func:`_key_in` finds it):
+    MISSING where no object holds it, :class:`FieldInPlaces` where two or more do."""
+    found: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any]] = [("", document)]
+    visited = 0
+    while stack and visited < _MAX_PLACES:
+        where, value = stack.pop()
+        visited += 1
+        if isinstance(value, Mapping):
+            held = _key_in(value, key)
+            if held is not MISSING:
+                found.append((f"{where}.{held}".lstrip("."), value[held]))
+            stack.extend((f"{where}.{k}".lstrip("."), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    if not found:
+        return MISSING
+    return found[0][1] if len(found) == 1 else FieldInPlaces(tuple(sorted(w for w, _ in found)))
+
+
 def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
-    """The value at ``path`` in the JSON ``text`` holds (:func:`json_document`), or :data:`MISSING`. A reply of
+    """The value at ``path`` in the JSON ``text`` holds (:func:`json_document`), or :data:`MISSING` (a bare name in
+    two or more places: :class:`FieldInPlaces`, see :func:`read_path`). A reply of
     tool calls is read as the arguments of the calls that hold the path (``{"decision": ...}`` passed to a tool reads
     the same; parallel calls, a lookup before the decision, read the decision), :data:`MISSING` when two of them give
     it two values; when none holds it, the JSON in the reply's words beside the calls.
@@ -203,6 +253,9 @@ def json_field(text: str | None, path: str | Sequence[str | int]) -> Any:
         # parallel calls (a lookup, then the decision): the calls that hold the path; two values say two things
         values = [v for v in (read_path(c.arguments, path) for c in calls) if v is not MISSING]
         if values:
+            in_places = next((v for v in values if isinstance(v, FieldInPlaces)), None)
+            if in_places is not None:  # a call holding the name twice says no one thing
+                return in_places
             return values[0] if all(v == values[0] for v in values) else MISSING
         text = _content_beside_calls(str(text))  # no call holds it: a JSON answer in the words beside them
     document = json_document(text)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import (
     MISSING,
+    FieldInPlaces,
     JsonFieldLabelParser,
     LabelWords,
     ToolCall,
@@ -258,3 +259,27 @@ def test_arguments_encoded_twice_are_read():
     assert openai_tool_calls(message) == (ToolCall("record", {"decision": "no"}),)
     plain = {"function_call": {"name": "note", "arguments": json.dumps("just a text")}}
     assert openai_tool_calls(plain) == (ToolCall("note", "just a text"),)
+
+
+def test_a_bare_name_is_read_where_the_json_holds_it_once_at_any_depth():
+    nested = '{"result": {"decision": "approve", "score": 7}}'
+    assert json_field(nested, "decision") == "approve" == json_field(nested, "result.decision")
+    assert json_field('[{"outcome": {"Decision": "deny"}}]', "decision") == "deny"  # in a list, case folded
+    assert json_field('{"decision": "approve", "history": [{"decision": "deny"}]}', "decision") == "approve"  # top
+    assert json_field(nested, "reason") is MISSING
+    two = json_field('{"result": {"decision": "deny"}, "policy": {"decision": "approve"}}', "decision")
+    assert isinstance(two, FieldInPlaces) and not two
+    assert two.places == ("policy.decision", "result.decision") and "give one as a dotted path" in two.reason()
+    assert JsonFieldLabelParser("decision", LABELS)('{"result": {"decision": "advance"}}') == "1"
+    assert JsonFieldLabelParser("decision", LABELS)('{"a": {"decision": "advance"}, "b": {"decision": "no"}}') is None
+    # a dotted path is never searched for elsewhere
+    assert json_field('{"review": {"result": {"decision": "x"}}}', "result.decision") is MISSING
+
+
+def test_a_bare_name_nested_in_tool_call_arguments_is_read():
+    call = tool_reply_text(None, [ToolCall("record", {"application": {"decision": "advance"}})])
+    assert json_field(call, "decision") == "advance"
+    assert ToolCallLabelParser(function="record", argument="decision", labels=LABELS)(call) == "1"
+    both = tool_reply_text(None, [ToolCall("record", {"a": {"decision": "advance"}, "b": {"decision": "reject"}})])
+    assert isinstance(json_field(both, "decision"), FieldInPlaces)
+    assert ToolCallLabelParser(function="record", argument="decision", labels=LABELS)(both) is None

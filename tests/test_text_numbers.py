@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import ToolCall, tool_reply_text
 from evenhand.text.numbers import (
+    FIELD_IN_PLACES,
     NO_FIELD,
     NO_NUMBER,
     NO_REPLY,
@@ -254,7 +255,8 @@ def test_json_fields() -> None:
     parsed = parse_numbers(replies, json_field="offer.salary")
     assert parsed.values[:3].tolist() == [71_300, 71_300, 72_500]
     assert parsed.status.tolist() == [NUMBER, NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_FIELD, NO_NUMBER, NO_REPLY]
-    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, NO_REPLY: 1, OTHER_PERIOD: 0}
+    assert parsed.counts() == {NUMBER: 2, RANGE: 1, NO_NUMBER: 2, NO_FIELD: 2, FIELD_IN_PLACES: 0, NO_REPLY: 1,
+                               OTHER_PERIOD: 0}  # fmt: skip
     assert parse_number('{"items": [{"price": 3}, {"price": 9.5}]}', json_field="items.1.price") == 9.5
     assert parse_number('{"items": [{"price": 3}]}', json_field="items.-1.price") == 3
     # the house's one JSON reader: a fenced block, a tool call's arguments, a key in another case
@@ -264,6 +266,15 @@ def test_json_fields() -> None:
     assert parse_number('{"Salary": 5}', json_field="salary") == 5
     with pytest.raises(InputError, match="dotted path"):
         parse_numbers(["5"], json_field="offer..salary")
+
+
+def test_a_bare_field_name_is_read_once_at_any_depth_and_never_guessed_between_two() -> None:
+    replies = ['{"offer": {"salary": "$71.3k"}}', '{"offer": {"salary": 70000}, "benchmark": {"salary": 65000}}',
+               tool_reply_text(None, [ToolCall("make_offer", {"terms": {"salary": 72_000}})])]  # fmt: skip
+    parsed = parse_numbers(replies, json_field="salary")
+    assert parsed.status.tolist() == [NUMBER, FIELD_IN_PLACES, NUMBER]
+    assert parsed.values[[0, 2]].tolist() == [71_300, 72_000]
+    assert parsed.matched[1] == "benchmark.salary, offer.salary"
 
 
 def test_inputs_and_bad_inputs() -> None:

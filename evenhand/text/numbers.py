@@ -33,7 +33,9 @@ once: answers repeat). What it reads:
   another period is not read (status :data:`OTHER_PERIOD`), never compared as it is;
 * with ``json_field`` (a dotted path, read by :func:`evenhand.structured.json_field`: a JSON reply, a fenced block
   or the JSON in a sentence, and a tool call's arguments), the field of a JSON reply instead of the text:
-  a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise.
+  a JSON number as it is, a JSON string read as above ("$71.3k"); a reply without the field is not read otherwise;
+  a bare name the JSON holds in two or more places at different depths is not read either (:data:`FIELD_IN_PLACES`,
+  its `matched` text names the places: give one as a dotted path).
 
 Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
 the estimation metrics count per group. Grouping that reads only one way is read: European (``71.300,50``,
@@ -55,7 +57,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from evenhand.errors import InputError, InputTypeError
-from evenhand.structured import MISSING, answer_starts, parse_path
+from evenhand.structured import MISSING, FieldInPlaces, answer_starts, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
 from evenhand.text.periods import PERIODS, conversion, period_after, period_name, stated_period
 
@@ -67,9 +69,10 @@ NUMBER: Final = "number"
 RANGE: Final = "range"
 NO_NUMBER: Final = "no number"
 NO_FIELD: Final = "no JSON field"
+FIELD_IN_PLACES: Final = "JSON field in two places"
 NO_REPLY: Final = "no reply"
 OTHER_PERIOD: Final = "other period"
-STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, NO_REPLY, OTHER_PERIOD)
+STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, FIELD_IN_PLACES, NO_REPLY, OTHER_PERIOD)
 
 _SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺₦])"
 _CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
@@ -379,6 +382,8 @@ def _read_json(text: str, parts: tuple[str | int, ...], currency: bool, unit: re
     value = read_json_field(text, parts)
     if value is MISSING:
         return math.nan, NO_FIELD, "", False, ""
+    if isinstance(value, FieldInPlaces):  # never a guess between two places: they are named instead
+        return math.nan, FIELD_IN_PLACES, ", ".join(value.places), False, ""
     if isinstance(value, bool) or value is None:
         return math.nan, NO_NUMBER, str(value).lower() if value is not None else "null", False, ""
     if isinstance(value, (int, float)):

@@ -31,6 +31,7 @@ from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import (
     choose_label_parser,
+    fields_in_places,
     label_source,
     label_text,
     label_words,
@@ -62,7 +63,11 @@ class Classification(Family):
         answered = ok_rows(frame)
         n_bad = int(answered["label"].isna().sum())
         if n_bad:
-            ctx.caveats.append(f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out")
+            why = fields_in_places(answered["response"], cs) if ctx.label_parser is None else None
+            ctx.caveats.append(
+                f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out"
+                + (f"; {why}" if why else "")
+            )
         ctx.described["positive_label"] = cs.sensitive_classes or cs.positive_label
         ctx.described["label_words"] = label_words(cs.labels, ctx.label_parser is not None)  # "yes", not "1"
         ctx.described.update(label_source(cs, ctx.label_parser))

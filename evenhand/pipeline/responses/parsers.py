@@ -18,7 +18,7 @@ import numpy as np
 
 from evenhand.config import ClassificationConfig
 from evenhand.errors import InputError
-from evenhand.structured import MISSING, LabelWords, json_document
+from evenhand.structured import MISSING, FieldInPlaces, LabelWords, json_document, json_field, parse_path
 
 LabelParser = Callable[[str], object | None]
 ListParser = Callable[[str, int], list[str]]
@@ -129,6 +129,22 @@ def label_source(classification: ClassificationConfig, given: LabelParser | None
         of = repr(tool.function) if tool.function is not None else "any function"
         where = f"argument {tool.argument!r} of a call of {of}"
     return {"labels_from": where}
+
+
+def fields_in_places(responses: Iterable[object], classification: ClassificationConfig) -> str | None:
+    """Why answers were not read where a bare field name (``json_field``, or a tool call's ``argument``) is in two
+    or more places of their JSON (a caveat's words), None where none is."""
+    tool = classification.tool
+    path = classification.json_field or (tool.argument if tool is not None else None)
+    if path is None or len(parse_path(path)) != 1:
+        return None
+    found = [v for v in (json_field(r, path) for r in responses if isinstance(r, str)) if isinstance(v, FieldInPlaces)]
+    if not found:
+        return None
+    return (
+        f"{len(found)} of them hold {path!r} in two or more places ({', '.join(found[0].places)}, ...): not read, "
+        f"never guessed between them; give one as a dotted path ({found[0].places[0]!r})"
+    )
 
 
 def parse_labels(responses: Iterable[object], parser: LabelParser) -> list[str | None]:
