@@ -73,6 +73,20 @@ WRITTEN = [
     ("₹12,00,000", 1_200_000, NUMBER),
     ("Rs. 1,23,45,678.50", 12_345_678.5, NUMBER),
     ("5 years, then $1,5", 5, NUMBER),
+    # a decimal comma after a plain integer of four or more digits (left10a: "no number" before)
+    ("65000,50 €", 65_000.5, NUMBER),
+    ("Ich biete 65000,5 EUR.", 65_000.5, NUMBER),
+    ("1234,56", 1_234.56, NUMBER),
+    # range words of German, French and Spanish replies (left10a: the first end, or the first group, before)
+    ("zwischen 60.000 und 65.000 €", 62_500, RANGE),
+    ("60.000 bis 65.000 €", 62_500, RANGE),
+    ("von 60.000 € bis 65.000 € im Jahr", 62_500, RANGE),
+    ("entre 60 000 et 65 000 €", 62_500, RANGE),
+    ("de 60 000 à 65 000 €", 62_500, RANGE),
+    ("de 60.000 a 65.000 €", 62_500, RANGE),
+    ("entre 60.000 y 65.000 €", 62_500, RANGE),
+    ("60.000 und 5 Jahre", 60, NUMBER),  # "und" without "zwischen": two numbers (the first unmarked: a decimal)
+    ("3 a 4", 3, NUMBER),  # "a" without "de": two numbers
     # thousands as German, Dutch, Brazilian, Danish or Swiss replies write them (review9): an amount marked as money
     # with one dot group ("65.000 €") was read as 65, beside the "65 000 €" (65,000) of other replies; the Swiss
     # typographic apostrophe ("CHF 85’000") as 85

@@ -152,6 +152,10 @@ RANGES_WITH_PERIODS = [
     ("Final answer: $4k a month to $5k a month.", 4_500, "month"),
     ("An offer of $4 a month to $5k a month", 4_500, "month"),  # the upper end's scale, as in "$4-5k"
     ("$48,000 a year to $5,000 a month", 4_500, "month"),  # ends per two periods that convert: the upper end's
+    # a period on the lower end only is the range's (left10a: read as its first amount, "$4k a month", before)
+    ("$4k a month to $5,000", 4_500, "month"),
+    ("$4k a month to $5k", 4_500, "month"),
+    ("between $60k a year and $70k", 65_000, "year"),
 ]
 
 
@@ -166,12 +170,13 @@ def test_a_range_whose_ends_state_their_period_is_read_per_that_period(reply: st
         assert per_year.status[0] == OTHER_PERIOD, reply
 
 
-#: two amounts whose periods differ and do not convert, or whose lower end alone states one: not a range (the first
-#: amount is read, as before); a period stated once after two amounts joined by "and" without "between": two amounts
+#: two amounts whose periods differ and do not convert: not a range (the first amount is read where nothing is
+#: compared per another period); a period stated once after two amounts joined by "and" without "between": two
+#: amounts
 NOT_A_RANGE_WITH_PERIODS = [
     ("$25 an hour to $4,000 a month", 25, "hour"),
-    ("$4k a month to $5k", 4_000, "month"),
     ("$4k a month and $5k a month for the partner", 4_000, "month"),
+    ("$25 an hour or $4,000 a month", 25, "hour"),
 ]
 
 
@@ -179,3 +184,27 @@ NOT_A_RANGE_WITH_PERIODS = [
 def test_amounts_whose_periods_do_not_make_a_range_stay_apart(reply: str, value: float, period: str) -> None:
     parsed = parse_numbers([reply])
     assert (parsed.values[0], parsed.status[0], parsed.stated) == (pytest.approx(value), NUMBER, [period]), reply
+
+
+#: an amount per an hour beside one per a month (alternatives, or ends of no range): the one stated per the period the
+#: run compares, or one that converts to it, is read; the hourly amount was "other period" (not read) before left10a
+HOUR_OR_MONTH = [
+    ("$25 an hour or $4,000 a month", "month", 4_000),
+    ("$25 an hour or $4,000 a month", "year", 48_000),
+    ("$25 an hour or $4,000 a month", "hour", 25),
+    ("$4,000 a month, or $25 an hour if part-time", "hour", 25),
+    ("$4,000 a month, or $25 an hour if part-time", "month", 4_000),
+    ("$25 an hour to $4,000 a month", "year", 48_000),
+]
+
+
+@pytest.mark.parametrize(("reply", "period", "value"), HOUR_OR_MONTH)
+def test_of_an_hourly_and_a_monthly_amount_the_one_per_the_period_compared_is_read(
+    reply: str, period: str, value: float
+) -> None:
+    parsed = parse_numbers([reply], period=period)
+    assert (parsed.values[0], parsed.status[0]) == (pytest.approx(value), NUMBER), reply
+    # unset, the period the replies state most often is compared: here the month (then every reply reads per month)
+    mixed = parse_numbers([reply, "$4,200 a month", "$3,900 per month"])
+    assert mixed.stated == ["month"] * 3 and mixed.status[0] == NUMBER, reply
+    assert parse_numbers(["$25 an hour", "$4,200 a month", "$3,900 per month"]).status[0] == OTHER_PERIOD

@@ -38,6 +38,8 @@ _AMOUNT = re.compile(
       |(?P<lakh>\d{{1,2}}(?:,\d{{2}})+,\d{{3}}(?:\.\d+)?)                 # 12,00,000 (Indian grouping)
       |\d{{1,3}}(?:[,'’ \u00a0\u202f]\d{{3}})+(?:\.\d+)?                  # 71,300.50 · 71'300 · 85’000 · 71 300
       |\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+
+      |(?P<plain_comma>\d{{4,}},\d{{1,2}})                               # 65000,50: a decimal comma (no list or
+                                                                        # grouping writes four digits before one)
       |(?P<unreadable>\d+(?:[.,]\d+)+)                                  # 1,5 · 1.2.3: a decimal comma, a list
     )
     (?![\d]|[.,]\d)                                                      # the whole number, never its first part
@@ -146,6 +148,8 @@ def _plain_digits(match: re.Match[str]) -> str:
     number that can be read more than one way (``1,5``)."""
     if match["unreadable"]:
         return "nan"
+    if match["plain_comma"]:
+        return match["digits"].replace(",", ".")
     if match["decimal_comma"]:
         return re.sub(r"[.' \u00a0\u202f]", "", match["digits"]).replace(",", ".")
     if match["dots"]:

@@ -23,7 +23,11 @@ once: answers repeat). What it reads:
 * ranges, to their midpoint: ``$70,000-$75,000``, ``70-75k`` (the scale of the upper end applies to both),
   ``70,000 to 75,000``, ``between 70 and 75``; also where each end states its period ("$4k a month to $5k a month",
   "$20/hr-$25/hr": per that period; ends per two periods that convert, "$48,000 a year to $5,000 a month", per the
-  upper end's, the lower converted; two that do not, or a period after the lower end alone, are no range);
+  upper end's, the lower converted; two that do not are no range; a period after the lower end alone is the range's,
+  "$4k a month to $5,000"); range words of German, French and Spanish replies ("zwischen 60.000 und 65.000 €",
+  "60.000 bis 65.000 €", "entre 60 000 et 65 000 €", "de 60.000 a 65.000 €");
+* of an amount per an hour beside one per a month ("$25 an hour or $4,000 a month"), the one per the period compared
+  (or one that converts to it): an hour does not convert to a month, so only that one compares with other replies;
 * negative numbers: ``-5``, ``−5`` (the minus sign), ``-$5``, ``$-5``; a hyphen inside a word is no sign ("COVID-19");
   accounting parentheses around an amount marked as money, alone in them (``($5,000)``, ``(5,000 USD)``,
   ``$(5,000)``), unless they restate a figure written just before ("seventy thousand dollars ($70,000)");
@@ -39,8 +43,9 @@ once: answers repeat). What it reads:
 
 Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
 the estimation metrics count per group. Grouping that reads only one way is read: European (``71.300,50``,
-``1.234.567``, ``71 300,50``) and Indian (``12,00,000``). A number that reads more than one way (``1,5``: a decimal
-comma or a list; ``1.2.3``) is not read, and if it is the number chosen the reply has none (never its first part).
+``1.234.567``, ``71 300,50``, and a decimal comma after a plain integer of four or more digits, ``65000,50``) and
+Indian (``12,00,000``). A number that reads more than one way (``1,5``: a decimal comma or a list; ``1.2.3``) is not
+read, and if it is the number chosen the reply has none (never its first part).
 Words for numbers ("seventy thousand") are not read.
 """
 
@@ -75,8 +80,12 @@ NO_REPLY: Final = "no reply"
 OTHER_PERIOD: Final = "other period"
 STATUSES: Final = (NUMBER, RANGE, NO_NUMBER, NO_FIELD, FIELD_IN_PLACES, NO_REPLY, OTHER_PERIOD)
 
-_RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|and)\s*", re.IGNORECASE)
-_BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
+#: what joins two amounts into a range: a dash, "to", German "bis"; "and" (und, et, y) only after "between"
+#: (zwischen, entre); "a" (à) only after Spanish or French "de" ("de 60.000 a 65.000 €")
+_RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|bis|and|und|et|y|a|à)\s*", re.IGNORECASE)
+_AND = ("and", "und", "et", "y")
+_BETWEEN = re.compile(r"\b(?:between|zwischen|entre)\s*$", re.IGNORECASE)
+_FROM_DE = re.compile(r"\b(?:de|desde)\s*$", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class ParsedNumbers:
@@ -122,11 +131,16 @@ class ParsedNumbers:
         return np.asarray(self.parsed & ~marked)
 
 
-def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, int, int]]:
+_Candidate = tuple[float, str, bool, int, int, str | None]
+
+
+def _candidates(text: str, asked: bool = False) -> list[_Candidate]:
     """The numbers of ``text`` with two neighbours joined into a range where the text between them says so
-    ("70-75k", "70,000 to 75,000", "between 70 and 75"): ``(value, status, money, start, end)`` in order."""
+    ("70-75k", "70,000 to 75,000", "between 70 and 75", "zwischen 60.000 und 65.000 €"): ``(value, status, money,
+    start, end, period)`` in order; ``period`` is the period a range is stated per when only its lower end states it,
+    else None (the period stated after ``end``)."""
     found = amounts(text, asked)
-    out: list[tuple[float, str, bool, int, int]] = []
+    out: list[_Candidate] = []
     i = 0
     while i < len(found):
         low = found[i]
@@ -134,21 +148,28 @@ def _candidates(text: str, asked: bool = False) -> list[tuple[float, str, bool, 
             high = found[i + 1]
             # "$4k a month to $5k a month": each end states its period; the range is per the upper end's
             low_period, low_end = period_after(text, low.end)
-            per = conversion(low_period, stated_period(text, high.start, high.end)) if low_period else 1.0
+            high_period = stated_period(text, high.start, high.end)
+            # a period on the lower end only is the range's ("$4k a month to $5,000")
+            per = conversion(low_period, high_period) if low_period and high_period else 1.0
             gap = text[low_end : high.start]
             joined = _RANGE_GAP.fullmatch(gap) if per is not None else None
-            if joined and "and" in gap.lower() and not _BETWEEN.search(text[: low.start]):
+            word = gap.strip().lower()
+            if joined and word in _AND and not _BETWEEN.search(text[: low.start]):
                 joined = None  # "5 years and $70k" are two numbers; "between 5 and 7" is a range
+            if joined and word in ("a", "à") and not _FROM_DE.search(text[: low.start]):
+                joined = None  # "3 a 4": two numbers; "de 3 a 4" is a range
             if joined and per is not None:
                 # "60.000-70.000 €": the currency marks both ends; "€1.749-1.789 per litre": the unit prices both
                 if (low.money or high.money) and not high.unit_price:
                     low, high = low.as_money(), high.as_money()
                 # "70-75k": the upper end's scale applies to a lower end written without one
                 low_value = low.written * (high.scale if low.scale == 1.0 else low.scale) * per
-                out.append(((low_value + high.value) / 2.0, RANGE, low.money or high.money, low.start, high.end))
+                period = low_period if low_period and not high_period else None
+                money = low.money or high.money
+                out.append(((low_value + high.value) / 2.0, RANGE, money, low.start, high.end, period))
                 i += 2
                 continue
-        out.append((low.alone, NUMBER, low.money, low.start, low.end))
+        out.append((low.alone, NUMBER, low.money, low.start, low.end, None))
         i += 1
     return out
 
@@ -165,8 +186,13 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(rf"(?:[ \u00a0\u202f]*|[-\u2010\u2011])(?:{stem})s?\b", re.IGNORECASE)
 
 
-def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple[float, str, str, bool, str]:
-    """``(value, status, matched, marked, the period the value is stated per or "")`` of one reply's text."""
+def _read_text(
+    text: str, currency: bool, unit: re.Pattern[str] | None, compared: str | None = None
+) -> tuple[float, str, str, bool, str]:
+    """``(value, status, matched, marked, the period the value is stated per or "")`` of one reply's text;
+    ``compared``: the period the run compares per, where the amount first read is stated per one that does not
+    convert to it ("$25 an hour or $4,000 a month" compared per month): the reply's amount per a period that does,
+    when it has one, is read instead."""
     found = _candidates(text, currency or unit is not None)
     for start in reversed(answer_starts(text)):  # "The median is $65,000. Final answer: $60,000": the answer is read
         answered = [c for c in found if c[3] >= start]
@@ -178,16 +204,21 @@ def _read_text(text: str, currency: bool, unit: re.Pattern[str] | None) -> tuple
     chosen = found[0]
     if currency:
         chosen = next((c for c in found if c[2]), chosen)
-        marked = chosen[2]
     elif unit is not None:
         chosen = next((c for c in found if unit.match(text, c[4])), chosen)
-        marked = bool(unit.match(text, chosen[4]))
-    else:
-        marked = True
-    value, status, _, start, end = chosen
+    if compared is not None and conversion(_stated(text, chosen) or compared, compared) is None:
+        comparable = (c for c in found if _stated(text, c) and conversion(_stated(text, c), compared) is not None)
+        chosen = next((c for c in comparable if c[2] or not currency), chosen)
+    marked = chosen[2] if currency else bool(unit.match(text, chosen[4])) if unit is not None else True
+    value, status, _, start, end, _ = chosen
     if math.isnan(value):  # the chosen number is one that cannot be read ("1,5"): nothing is guessed
         return math.nan, NO_NUMBER, text[start:end], False, ""
-    return value, status, text[start:end], marked, stated_period(text, start, end)
+    return value, status, text[start:end], marked, _stated(text, chosen)
+
+
+def _stated(text: str, candidate: _Candidate) -> str:
+    """The period a candidate is stated per ("" where none): a range's lower end's, else what follows it."""
+    return candidate[5] if candidate[5] is not None else stated_period(text, candidate[3], candidate[4])
 
 
 def _read_json(text: str, parts: tuple[str | int, ...], currency: bool, unit: re.Pattern[str] | None) -> tuple[
@@ -295,6 +326,10 @@ def parse_numbers(
             _read_json(t, parts, money, unit_pattern) if parts is not None else _read_text(t, money, unit_pattern)
             for t in distinct
         ]
+        if parts is None:  # an amount per a period that does not convert to the one compared: one that does, if any
+            compared = _compared_period(np.array([r[4] for r in read], dtype=object)[codes].tolist(), wanted)
+            read = [_read_text(t, money, unit_pattern, compared) if r[4] and compared and conversion(r[4], compared)
+                    is None else r for t, r in zip(distinct, read, strict=True)]  # fmt: skip
         values[present] = np.array([r[0] for r in read], dtype=np.float64)[codes]
         status[present] = np.array([r[1] for r in read], dtype=object)[codes]
         matched[present] = np.array([r[2] for r in read], dtype=object)[codes]
