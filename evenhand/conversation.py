@@ -79,17 +79,22 @@ class Turn:
     content: str
     tool_calls: tuple[ToolRequest, ...] = ()
     tool_call_id: str | None = None
+    #: the image parts of the content as given (``image_url``, ``input_image``), each with its position among the
+    #: parts and as its JSON text; ``content`` is the text parts, joined
+    images: tuple[tuple[int, str], ...] = ()
 
-    def message(self) -> dict[str, Any]:
+    def message(self, images: bool = True) -> dict[str, Any]:
         """The turn as an OpenAI-style message: a tool call's id, function and arguments carried as the API
-        requires them (an assistant turn that only calls tools has null content)."""
+        requires them (an assistant turn that only calls tools has null content); image parts sent as given, in
+        their place beside the text (``images=False``: the text alone, for a model that reads text only)."""
+        content: Any = _with_images(self.content, self.images) if self.images and images else self.content
         if self.tool_calls:
             calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                      for c in self.tool_calls]  # fmt: skip
-            return {"role": self.role, "content": self.content or None, "tool_calls": calls}
+            return {"role": self.role, "content": content or None, "tool_calls": calls}
         if self.role == "tool":
-            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
-        return {"role": self.role, "content": self.content}
+            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content}
+        return {"role": self.role, "content": content}
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,11 @@ class Conversation:
         return "\n\n".join(system) if system else None
 
     @property
+    def has_images(self) -> bool:
+        """Whether a turn holds image parts."""
+        return any(t.images for t in self.turns)
+
+    @property
     def has_tool_turns(self) -> bool:
         """Whether the conversation holds an agent's tool calls and their results."""
         return any(t.tool_calls or t.role == "tool" for t in self.turns)
@@ -150,22 +160,24 @@ class Conversation:
         return Conversation(tuple(new), tuple(context))
 
     def messages(
-        self, system_prompt: str | None = None, context_placement: ContextPlacement = "user"
+        self, system_prompt: str | None = None, context_placement: ContextPlacement = "user", images: bool = True
     ) -> list[dict[str, Any]]:
         """The OpenAI-style messages a model is sent: ``system_prompt`` (the run's) first unless the conversation
-        has a system turn of its own, then the turns (:meth:`Turn.message`); the documents in the last user message
-        before the request (``"user"``) or at the end of the system message (``"system"``)."""
+        has a system turn of its own, then the turns (:meth:`Turn.message`; ``images=False``: their text alone);
+        the documents in the last user message before the request (``"user"``) or at the end of the system message
+        (``"system"``)."""
         if context_placement not in CONTEXT_PLACEMENTS:
             raise InputError(f"context_placement must be one of {list(CONTEXT_PLACEMENTS)}, got {context_placement!r}")
-        out = [t.message() for t in self.turns]
+        turns = list(self.turns)
+        block = context_block(self.context) if self.context else None
+        if block is not None and context_placement == "user":
+            turns[-1] = replace(turns[-1], content=f"{block}\n\n{turns[-1].content}")
+        out = [t.message(images) for t in turns]
         if system_prompt is not None and not any(t.role == "system" for t in self.turns):
             out.insert(0, {"role": "system", "content": system_prompt})
-        if not self.context:
+        if block is None or context_placement == "user":
             return out
-        block = context_block(self.context)
-        if context_placement == "user":
-            out[-1] = {"role": "user", "content": f"{block}\n\n{out[-1]['content']}"}
-        elif out[0]["role"] == "system":
+        if out[0]["role"] == "system":
             out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{block}"}
         else:
             out.insert(0, {"role": "system", "content": block})
@@ -173,8 +185,8 @@ class Conversation:
 
     def text(self) -> str:
         """Every turn and document as one readable text ("user: ...", "context [1]: ..."), for tables and reports."""
-        lines = [f"{t.role}: {t.content}" + "".join(f" [calls {c.name}({c.arguments})]" for c in t.tool_calls)
-                 for t in self.turns]  # fmt: skip
+        lines = [f"{t.role}: {t.content}" + " [image]" * len(t.images)
+                 + "".join(f" [calls {c.name}({c.arguments})]" for c in t.tool_calls) for t in self.turns]  # fmt: skip
         lines += [f"context [{i}]: {doc}" for i, doc in enumerate(self.context, start=1)]
         return "\n".join(lines)
 
@@ -208,12 +220,12 @@ def plain_text(prompt: Prompt) -> str:
 
 
 def prompt_messages(
-    prompt: Prompt, system_prompt: str | None = None, context_placement: ContextPlacement = "user"
+    prompt: Prompt, system_prompt: str | None = None, context_placement: ContextPlacement = "user", images: bool = True
 ) -> list[dict[str, Any]]:
     """What a model is sent for ``prompt``: a bare text as the user message after the run's system prompt (as
     always), a conversation as :meth:`Conversation.messages` says."""
     if isinstance(prompt, Conversation):
-        return prompt.messages(system_prompt, context_placement)
+        return prompt.messages(system_prompt, context_placement, images)
     if system_prompt is None:
         return [{"role": "user", "content": prompt}]
     return [{"role": "system", "content": system_prompt}, {"role": "user", "content": prompt}]
@@ -230,6 +242,22 @@ def request_key(prompt: Prompt, context_placement: ContextPlacement = "user") ->
 
 def has_conversations(prompts: Iterable[Any]) -> bool:
     return any(isinstance(p, Conversation) for p in prompts)
+
+
+def with_images(prompts: Iterable[Any]) -> int:
+    """How many of ``prompts`` hold images."""
+    return sum(isinstance(p, Conversation) and p.has_images for p in prompts)
+
+
+def _with_images(text: str, images: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
+    """Content parts: the image parts as given, in their places, and the text (one part, where the first text part
+    stood; of the type the images' API takes) unless it is empty."""
+    parts = [json.loads(image) for _, image in images]
+    taken = {position for position, _ in images}
+    if text:
+        kind = "input_text" if any(p.get("type") == "input_image" for p in parts) else "text"
+        parts.insert(next(i for i in range(len(images) + 1) if i not in taken), {"type": kind, "text": text})
+    return parts
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -261,7 +289,7 @@ def _turns_problem(turns: Any) -> str | None:
             f"the last message is the {last.role}'s; a conversation ends with the user turn the reply answers "
             f"(message {len(turns)})"
         )
-    if not last.content.strip():
+    if not last.content.strip() and not last.images:
         return f"the last user turn (message {len(turns)}) is empty"
     return None
 
@@ -324,21 +352,26 @@ def _is_sequence(value: Any) -> bool:
 
 
 #: The types of a text part of a message's content: Chat Completions' "text", the Responses API's "input_text" (a
-#: user's) and "output_text" (an assistant's).
+#: user's) and "output_text" (an assistant's); and of an image part (Chat Completions', the Responses API's).
 _TEXT_PARTS = ("text", "input_text", "output_text")
+_IMAGE_PARTS = ("image_url", "input_image")
 
 
-def _content_text(content: Any) -> str | None:
-    """A message's content as text: a string, or OpenAI's list of text parts (joined); None when it is neither."""
+def _content_parts(content: Any) -> tuple[str, tuple[tuple[int, str], ...]] | None:
+    """A message's content as its text (a string, or its text parts joined) and its image parts (position, JSON
+    text); None when it is neither (a number, null, a part of another kind)."""
     if isinstance(content, str):
-        return content
-    if _is_sequence(content):
-        parts = list(content)
-        if parts and all(isinstance(p, Mapping) and p.get("type") in _TEXT_PARTS for p in parts):
-            texts = [p.get("text") for p in parts]
-            if all(isinstance(t, str) for t in texts):
-                return "".join(texts)
-    return None
+        return content, ()
+    if not _is_sequence(content):
+        return None
+    parts = list(content)
+    if not parts or not all(isinstance(p, Mapping) and p.get("type") in (*_TEXT_PARTS, *_IMAGE_PARTS) for p in parts):
+        return None
+    texts = [p.get("text") for p in parts if p["type"] in _TEXT_PARTS]
+    if not all(isinstance(t, str) for t in texts):
+        return None
+    images = tuple((i, json.dumps(p, sort_keys=True)) for i, p in enumerate(parts) if p["type"] in _IMAGE_PARTS)
+    return "".join(texts), images
 
 
 def _turn(message: Any, number: int, where: str) -> Turn:
@@ -360,18 +393,19 @@ def _turn(message: Any, number: int, where: str) -> Turn:
     if "content" not in message and not calls:
         raise InputError(f"{where}: message {number} has no 'content' key; give its text")
     content = message.get("content")
-    text = "" if calls and content is None else _content_text(content)
-    if text is None:
+    read = ("", ()) if calls and content is None else _content_parts(content)
+    if read is None:
         kind = type(content).__name__ if content is not None else "null"
         raise InputTypeError(f"{where}: message {number}: 'content' is {_article(kind)}, not a text")
+    text, images = read
     if role != "tool":
-        return Turn(role, text, calls)
+        return Turn(role, text, calls, images=images)
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
         raise InputError(
             f"{where}: message {number}: a tool result needs its 'tool_call_id' (the id of the call it answers)"
         )
-    return Turn(role, text, tool_call_id=call_id)
+    return Turn(role, text, tool_call_id=call_id, images=images)
 
 
 def _tool_requests(message: Mapping[str, Any], number: int, where: str) -> tuple[ToolRequest, ...]:

@@ -38,7 +38,7 @@ MALFORMED = [
     ([{"role": "user"}], "message 1 has no 'content' key"),
     ([{"role": "user", "content": 5}], "message 1: 'content' is an int, not a text"),
     ([{"role": "user", "content": None}], "message 1: 'content' is null, not a text"),
-    ([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}], "'content' is a list, not a text"),
+    ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}], "'content' is a list, not a text"),
     ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], "the last message is the assistant's"),
     ([{"role": "user", "content": "  "}], "the last user turn (message 1) is empty"),
     ([], "the list of messages is empty"),
@@ -188,4 +188,4 @@ def test_responses_api_text_parts_are_text():
     conversation = as_prompt_list([logged])[0]
     assert [t.content for t in conversation.turns] == ["Emily Baker applied.", "Noted.", "Should we advance her?"]
     with pytest.raises(InputTypeError, match="'content' is a list, not a text"):
-        as_prompt_list([[{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]])
+        as_prompt_list([[{"role": "user", "content": [{"type": "input_file", "file_id": "x"}]}]])  # images: left10a

@@ -349,4 +349,7 @@ def _message_words(message: dict[str, Any]) -> str:
     """What a message sends the model as words: its content and its tool calls' names and arguments."""
     calls = message.get("tool_calls") or ()
     called = " ".join(f"{c['function']['name']} {c['function']['arguments']}" for c in calls)
-    return f"{message.get('content') or ''} {called}".strip()
+    content = message.get("content") or ""
+    if isinstance(content, list):  # text beside images: the text (an image's tokens are the provider's to count)
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return f"{content} {called}".strip()

@@ -11,11 +11,19 @@ import asyncio
 import collections
 import random
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evenhand.conversation import ContextPlacement, Conversation, Prompt, prompt_messages, request_key
+from evenhand.conversation import (
+    ContextPlacement,
+    Conversation,
+    Prompt,
+    prompt_messages,
+    request_key,
+    with_images,
+)
 from evenhand.errors import InputError
 
 from ._types import (
@@ -282,7 +290,7 @@ class _Runner:
         """Ask for ``unit``'s samples until each has an outcome: retry transient faults and empty answers within the
         retry budget, record what came back, queue the rest when the server returned fewer choices than asked."""
         item, samples, attempts = unit.item, list(unit.samples), unit.attempts
-        messages = prompt_messages(item.prompt, self.system_prompt, self.context_placement)
+        messages = prompt_messages(item.prompt, self.system_prompt, self.context_placement, self.client.takes_images)
         empty_answers = 0
         while samples:
             n = len(samples)
@@ -444,6 +452,14 @@ async def generate_items(
         raise InputError(
             f"prompts[{agent}]: {chat_client.describe()} cannot be sent a conversation's tool calls and tool results "
             "(an agent's transcript): use an OpenAI-compatible server, a LangChain chat model or a callable"
+        )
+    pictured = with_images(prompts)
+    if pictured and not chat_client.takes_images:
+        warnings.warn(
+            f"{pictured} prompt(s) hold images; {chat_client.describe()} reads text only: it is sent their text, "
+            "and the images were not read",
+            UserWarning,
+            stacklevel=2,
         )
     in_flight = settings.concurrency or chat_client.default_concurrency
     pacing = choose_pacing(

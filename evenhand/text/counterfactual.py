@@ -25,7 +25,7 @@ from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
 from evenhand.text.names import Person, find_name_matches, find_people_many, name_attributes, substitute_names
-from evenhand.text.turns import Layout, layout, rebuild
+from evenhand.text.turns import Layout, layouts_of, rebuild
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,7 +267,8 @@ def _readable(prompts: Any, change_system_prompt: bool) -> tuple[list[Prompt], l
     items = as_prompt_list(prompts, "prompts")
     if not has_conversations(items):
         return items, [str(p) for p in items], None
-    layouts = [layout(p, system=change_system_prompt) for p in items]
+    reading = "counterfactual versions change (images are sent unchanged)"
+    layouts = layouts_of(items, reading, system=change_system_prompt)
     return items, [shape.text for shape in layouts], layouts
 
 

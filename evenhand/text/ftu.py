@@ -31,7 +31,7 @@ from evenhand.text.names import (
     find_unplaced,
     name_attributes,
 )
-from evenhand.text.turns import BARE, Layout, Location, layout
+from evenhand.text.turns import BARE, Layout, Location, layouts_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -444,7 +444,7 @@ def check_ftu(
     (True, False, 'es')
     """
     items = as_prompt_list(prompts, "prompts")
-    layouts = [layout(p) for p in items] if has_conversations(items) else None
+    layouts = layouts_of(items, "the FTU check reads") if has_conversations(items) else None
     texts = [shape.text for shape in layouts] if layouts is not None else [str(p) for p in items]
     lexicons = resolve_lexicons(attribute)
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]

@@ -10,10 +10,12 @@ before.
 from __future__ import annotations
 
 import bisect
+import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from evenhand.conversation import RESERVED, Conversation, Prompt
+from evenhand.conversation import RESERVED, Conversation, Prompt, with_images
 from evenhand.errors import InputError
 
 SEPARATOR = f"\n{RESERVED}\n"
@@ -86,6 +88,19 @@ def layout(prompt: Prompt, *, system: bool = True) -> Layout:
         starts.append(position)
         position += len(text) + len(SEPARATOR)
     return Layout(SEPARATOR.join(texts), tuple(parts), tuple(starts))
+
+
+def layouts_of(prompts: Sequence[Prompt], reader: str, *, system: bool = True) -> list[Layout]:
+    """:func:`layout` of each prompt; where some hold images, one warning that ``reader`` (what reads the text:
+    "the FTU check reads") read their text only."""
+    pictured = with_images(prompts)
+    if pictured:
+        warnings.warn(
+            f"{pictured} prompt(s) hold images: {reader} their text only; the images were not read",
+            UserWarning,
+            stacklevel=3,
+        )
+    return [layout(p, system=system) for p in prompts]
 
 
 def rebuild(prompt: Prompt, shape: Layout, text: str) -> Prompt:

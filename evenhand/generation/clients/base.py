@@ -63,6 +63,9 @@ class ChatClient(ABC):
     # Whether a conversation's tool turns (an assistant turn's ``tool_calls``, ``role: tool`` results) reach the
     # model as the API carries them (a client that cannot send them is refused such prompts before a run).
     takes_tool_turns: bool = False
+    # Whether a conversation's image parts reach the model (a client that reads text only is sent the text, with a
+    # warning that the images were not read).
+    takes_images: bool = False
     # Derive the seed of each request from the run's seed and the sample index, so separate requests for the
     # same prompt do not all return the same "random" sample on servers that honour ``seed``.
     vary_seed_per_sample: bool = True

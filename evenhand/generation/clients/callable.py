@@ -87,6 +87,7 @@ class CallableClient(ChatClient):
         self.calls_tools = "tools" in self._accepts
         self.formats_replies = "response_format" in self._accepts
         self.takes_tool_turns = True  # ``messages`` holds them as sent
+        self.takes_images = "messages" in self._accepts  # the prompt alone is the last turn's text
 
     def describe(self) -> str:
         return self.name
@@ -100,6 +101,8 @@ class CallableClient(ChatClient):
         available = {"system_prompt": system, "messages": messages, **params.as_dict()}
         kwargs = {k: v for k, v in available.items() if k in self._accepts}
         prompt = messages[-1]["content"]
+        if isinstance(prompt, list):  # content parts beside images: the prompt is their text
+            prompt = "".join(p.get("text", "") for p in prompt if isinstance(p, dict))
         if self._is_async:
             value = await self.fn(prompt, **kwargs)
         else:

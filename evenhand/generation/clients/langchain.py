@@ -74,6 +74,7 @@ class LangChainClient(ChatClient):
         self.calls_tools = type(chat_model).bind_tools is not lc_models.BaseChatModel.bind_tools
         self.formats_replies = True  # bound as a keyword of the request (response_format=...), as providers take it
         self.takes_tool_turns = True  # AIMessage carries tool calls, ToolMessage their results
+        self.takes_images = True  # a message's content may be a list of parts, image parts as OpenAI writes them
 
     @property
     def model(self) -> str:

@@ -93,6 +93,7 @@ class OpenAIClient(ChatClient):
     calls_tools = True
     formats_replies = True
     takes_tool_turns = True
+    takes_images = True  # sent as given, as the API takes them
 
     def __init__(
         self,
