@@ -94,11 +94,15 @@ _REASONING_BLOCK = re.compile(rf"\s*<(?:{_REASONING_TAG})>.*?</(?:{_REASONING_TA
 _REASONING_OPENED = re.compile(rf"\s*<(?:{_REASONING_TAG})>", re.IGNORECASE)
 _OPENING_TAG = re.compile(rf"<(?:{_REASONING_TAG})>", re.IGNORECASE)
 #: A closing tag alone that ends a block the chat template opened (DeepSeek-R1 style servers leave only
-#: ``</think>`` in the reply), where reasoning models write it: at the start of a line ("...\n</think>\n\nYes"), or
-#: right after a sentence at the end of a line ("... It is fine.</think>\n\nYes"); one inside a sentence ("close the
-#: block with </think> and answer", "`</think>`") is a reply writing about the tag, not the end of its reasoning.
+#: ``</think>`` in the reply), where reasoning models write it: at the start of a line ("...\n</think>\n\nYes"),
+#: right after a sentence at the end of a line ("... It is fine.</think>\n\nYes"), or glued to the deliberation's
+#: last word with the answer after it, starting anew ("so yes</think> Yes", "so yes</think>\n\nyes"); one inside a
+#: sentence ("close the block with </think> and answer", "`</think>`", "the tag is </think>.") is a reply writing
+#: about the tag, not the end of its reasoning: a writer puts a space or a quote before the tag it names, and the
+#: sentence goes on after it.
 _TEMPLATE_BLOCK_END = re.compile(
-    rf"(?:(?:\A|\n)[ \t]*</(?:{_REASONING_TAG})>|(?<=[.!?…])[ \t]*</(?:{_REASONING_TAG})>[ \t]*(?=\n|\Z))\s*",
+    rf"(?:(?:\A|\n)[ \t]*</(?:{_REASONING_TAG})>|(?<=[.!?…])[ \t]*</(?:{_REASONING_TAG})>[ \t]*(?=\n|\Z)"
+    rf"|(?<=[\w.!?…,;:])</(?:{_REASONING_TAG})>(?=[ \t]*(?-i:[A-Z0-9{{\[*#\"“'])|[ \t]*\n\s*\S))\s*",
     re.IGNORECASE,
 )
 #: Why a reply that is all reasoning has no answer (the response frame's ``error``).

@@ -36,6 +36,13 @@ from evenhand.structured import answer_text
         ("</think>\n\nYes", "Yes"),
         ("Weighing it: no gaps.\n</think>Yes", "Yes"),
         ("Okay, let me write it.\n</think>", ""),  # all reasoning, no answer
+        # ended mid-line, glued to the deliberation's last word, the answer after it starting anew (left10a: read
+        # whole, so a deliberation's "no" was read as the decision)
+        ("The record has no gaps, so yes</think> Yes", "Yes"),
+        ("Is there a reason to say no? None, so yes</think>Yes", "Yes"),
+        ("Nothing against it, so approve</think>\n\napprove", "approve"),
+        ("No red flags: yes</think> **Decision:** approve", "**Decision:** approve"),
+        ('so yes</think> {"decision": "approve"}', '{"decision": "approve"}'),
     ],
 )
 def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str) -> None:
@@ -52,6 +59,10 @@ def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str)
         "Yes. The tag `</think>` ends a reasoning block.",
         'Deny. The marker "</think>" is not part of my answer.',
         "Approve; the closing tag is </think>.",
+        # glued to a word, but the sentence goes on after it, or nothing follows: the decision before it is kept
+        "Yes. Close the block with the tag</think> to end it.",
+        "Yes</think>",
+        "Approve, and mind the tag</think>.",
     ],
 )
 def test_a_closing_tag_inside_a_sentence_ends_no_reasoning_block(reply: str) -> None:
@@ -110,3 +121,14 @@ def test_a_reply_cut_inside_its_reasoning_has_no_answer() -> None:
     frame = _paired(table).responses
     assert (frame["status"] == "empty").sum() == len(cut)  # not completed, never read as a decision
     assert set(frame.loc[frame["status"] == "empty", "error"]) == {"no answer after the reasoning block"}
+
+
+def test_a_model_whose_template_opened_the_block_and_that_ends_it_mid_line_is_read_by_its_decision() -> None:
+    """The planted pre-screen, each answer after a deliberation that asks "is there a reason to say no?" and ends
+    mid-line ("... so</think> yes"): read whole, every decision was the deliberation's "no", and the bias was not
+    found."""
+    table = loan_table()
+    deliberation = "Is there any reason to say no? Let me check the record, so</think> "
+    table["response"] = deliberation + table["response"].str.title()
+    finding = _finding(_paired(table))
+    assert finding.severity == "concern" and finding.metric == "CPRD", finding.sentence
