@@ -114,7 +114,7 @@ def test_providers_that_cannot_carry_tool_turns_are_refused_in_one_line_naming_t
     with pytest.raises(InputError) as caught:
         generate(["Plain.", AGENT], LocalModelClient(), count=1, **FAST)
     text = str(caught.value)
-    assert "\n" not in text and text.startswith("prompts[1]: local ") and "tool calls and tool results" in text
+    assert "\n" not in text and text.startswith("local ") and "tool calls and tool results (1 prompt(s) are" in text
 
 
 def test_langchain_models_get_the_tool_calls_and_results_with_their_ids():

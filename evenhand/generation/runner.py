@@ -447,11 +447,11 @@ async def generate_items(
                 f"LangChain chat model or a callable that takes {setting}; or ask for JSON in the prompt and read "
                 "the decision with a JSON field"
             )
-    agent = next((i for i, p in enumerate(prompts) if isinstance(p, Conversation) and p.has_tool_turns), None)
-    if agent is not None and not chat_client.takes_tool_turns:
+    agents = sum(isinstance(p, Conversation) and p.has_tool_turns for p in prompts)
+    if agents and not chat_client.takes_tool_turns:
         raise InputError(
-            f"prompts[{agent}]: {chat_client.describe()} cannot be sent a conversation's tool calls and tool results "
-            "(an agent's transcript): use an OpenAI-compatible server, a LangChain chat model or a callable"
+            f"{chat_client.describe()} cannot be sent a conversation's tool calls and tool results ({agents} prompt(s) "
+            "are agent transcripts): use an OpenAI-compatible server, a LangChain chat model or a callable"
         )
     pictured = with_images(prompts)
     if pictured and not chat_client.takes_images:
