@@ -136,3 +136,43 @@ def test_langchain_models_get_the_tool_calls_and_results_with_their_ids():
     assert messages[2].tool_calls == [{"name": "lookup_customer", "args": {"name": "Emily Baker",
                                        "note": "she asked twice"}, "id": "call_7", "type": "tool_call"}]  # fmt: skip
     assert messages[3].tool_call_id == "call_7" and messages[3].content == AGENT[3]["content"]
+
+
+@pytest.mark.pipeline
+def test_the_cli_assesses_agent_transcripts_and_sends_valid_messages(tmp_path):
+    import pandas as pd
+    import yaml
+    from decision_server import decision_server, screening
+    from typer.testing import CliRunner
+
+    from evenhand.cli import ExitCode, app
+
+    def transcript(i: int) -> list[dict[str, Any]]:
+        name = ["Emily Baker", "Sarah Miller"][i % 2]
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "lookup", "arguments": f'{{"name": "{name}"}}'}}
+        return [{"role": "user", "content": f"Look up {name} (case {i})."},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": f"c{i}", "content": f"{name}: strength {3 + i % 5}/10; she is ready."},
+                {"role": "user", "content": "Advance or reject?"}]  # fmt: skip
+
+    pd.DataFrame([{"messages": transcript(i)} for i in range(12)]).to_json(
+        tmp_path / "prompts.jsonl", orient="records", lines=True
+    )
+    with decision_server(policy=screening()) as (url, server):
+        config = {
+            "use_case": {"task": "classification", "attributes": ["gender"], "person_level": False},
+            "prompts": {"path": "prompts.jsonl", "column": "messages"},
+            "model": {"provider": "openai", "base_url": url, "model": "m", "concurrency": 4},
+            "generation": {"count": 2, "counterfactual_count": 2},
+            "classification": {"labels": {"1": ["advance"], "0": ["reject"]}},
+            "scoring": {"embedder": False, "audit": False},
+            "statistics": {"n_resamples": 50},
+            "output": {"dir": "out", "html": False},
+        }
+        (tmp_path / "use-case.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+        result = CliRunner().invoke(app, ["assess", str(tmp_path / "use-case.yaml")])
+        bodies = list(server.bodies)
+    assert result.exit_code == ExitCode.OK, result.output
+    assert bodies and all(messages_problem(body["messages"]) is None for body in bodies)
+    results = [b["messages"][2]["content"] for b in bodies]
+    assert any(" he is ready" in r for r in results) and any(" she is ready" in r for r in results)
