@@ -29,8 +29,8 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   the ``fresh`` benign sentences and the hard benign sentences of every author file (both also feed the truncated
   copies).
 
-Training reads the ``dev`` and ``fresh`` splits only (:data:`TRAINING_SPLITS`); selection ``dev`` and ``fresh2``;
-nothing of ``heldout``, ``fresh3`` or any later split is read before the model is fixed.
+Training reads the ``dev`` and ``fresh`` splits only (:data:`TRAINING_SPLITS`); selection ``dev``, ``fresh2`` and
+``fresh7``; nothing of ``heldout``, ``fresh3`` or any later split is read before the model is fixed.
 
 Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
 fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these
@@ -79,8 +79,8 @@ LLM_REPLIES_MORE_FILE = DATA_DIR / "toxicity_llm_replies_more.json"
 #: [sentences]}, "hard_benign": {group: [sentences]}}``; every file matching is read.
 AUTHOR_FILES = "toxicity_training_author_*.json"
 #: The splits of evenhand's toxicity sets training may read (sixth build: ``fresh``, by a second author, joined
-#: ``dev``); selection reads ``dev`` and ``fresh2`` (:mod:`evenhand_training.toxicity_select`); every other split is
-#: test data that nothing here reads.
+#: ``dev``); selection reads ``dev``, ``fresh2`` and ``fresh7`` (:mod:`evenhand_training.toxicity_select`); every other
+#: split is test data that nothing here reads.
 TRAINING_SPLITS = ("dev", "fresh")
 #: Two sentences of different author files sharing a run of this many words are both left out of training.
 RUN_WORDS = 5

@@ -58,9 +58,9 @@ def held_out_splits() -> tuple[str, ...]:
     ``fresh3`` and any later one): the only ones :func:`measure` scores."""
     from evenhand.scorers.toxicity_sets import SPLITS
     from evenhand_training.toxicity import TRAINING_SPLITS
-    from evenhand_training.toxicity_select import CROSS_AUTHOR
+    from evenhand_training.toxicity_select import CROSS_AUTHORS
 
-    return tuple(s for s in SPLITS if s not in (*TRAINING_SPLITS, CROSS_AUTHOR))
+    return tuple(s for s in SPLITS if s not in (*TRAINING_SPLITS, *CROSS_AUTHORS))
 
 
 def _logit(p: float) -> float:
