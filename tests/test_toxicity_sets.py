@@ -412,13 +412,14 @@ def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> Non
     assert cross and not set(cross) & set(val.folds)  # never trained on: scored by the mean of the fits
 
 
-def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_test_splits(
+def test_training_reads_dev_and_fresh_selection_dev_and_cross_authors_and_nothing_the_test_splits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Sixth build: every read of the toxicity sets made while the training set is built asks for ``dev`` or
     ``fresh`` (a second author's split, now training data); while the dev folds and the validation set are built,
-    for ``dev`` or ``fresh2`` (the cross-author selection set); no test split (heldout, fresh3 and later ones) is read
-    before a model is fixed, and no text of one, nor of ``fresh2``, is a training text."""
+    for ``dev``, ``fresh2`` or (fourteenth build) ``fresh7`` (the cross-author selection sets); no test split
+    (heldout, fresh3 and later ones) is read before a model is fixed, and no text of one, nor of a cross-author set,
+    is a training text."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity import TRAINING_SPLITS, masked, training_set
@@ -437,25 +438,27 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
     asked.clear()
     sel.dev_folds()
     val = sel.validation_set(0)
-    assert set(asked) == {"dev", sel.CROSS_AUTHOR} == {"dev", "fresh2"}
+    assert set(asked) == {"dev", *sel.CROSS_AUTHORS} == {"dev", "fresh2", "fresh7"}
     monkeypatch.setattr(ts, "_select", real)
     tests = held_out_splits()
     assert {"heldout", "fresh3", "fresh4", "fresh5", "fresh6"} <= set(tests)
-    assert not {"dev", "fresh", "fresh2"} & set(tests)
+    assert not {"dev", "fresh", "fresh2", "fresh7"} & set(tests)
     for split in tests:
         held = ts.benign_sentences(split)["text"].tolist() + ts.insults(split)["text"].tolist()  # type: ignore[arg-type]
         assert not set(held) & set(data.texts)
         assert not set(masked(held)) & set(val.texts())
-    cross = set(ts.benign_sentences("fresh2")["text"]) | set(ts.insults("fresh2")["text"])
-    assert not cross & set(data.texts)
+    for name in sel.CROSS_AUTHORS:
+        cross = set(ts.benign_sentences(name)["text"]) | set(ts.insults(name)["text"])  # type: ignore[arg-type]
+        assert not cross & set(data.texts) and not set(masked(sorted(cross))) & set(data.texts)
     fresh = set(ts.benign_sentences("fresh")["text"]) | set(ts.insults("fresh")["text"])
     assert not set(masked(sorted(fresh))) & set(val.texts())
 
 
-def test_validation_holds_the_cross_author_split_by_domain_and_kind() -> None:
-    """The cross-author selection set: fresh2's benign sentences of every domain, its insults of every kind, and its
-    polite replies, scored as the dev ones (figures under ``fresh2``); the operating point keeps worst-unit scoring's
-    false alarms at whole-reply scoring's on both sets, so one benign fresh2 sentence above the rest sets it."""
+def test_validation_holds_the_cross_author_splits_by_domain_and_kind() -> None:
+    """The cross-author selection sets: fresh2's (and fresh7's) benign sentences of every domain, insults of every
+    kind and polite replies, scored as the dev ones (figures under each name); the operating point keeps worst-unit
+    scoring's false alarms at whole-reply scoring's on every set, so one benign fresh2 sentence above the rest sets
+    it; the cross-author recall is the mean of the two authors'."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
 
@@ -475,6 +478,19 @@ def test_validation_holds_the_cross_author_split_by_domain_and_kind() -> None:
     assert figs["fresh2"]["fp_max_domain"] > 0 and figs["fp_max_domain"] == 0
     assert set(figs["fresh2"]["recall_worst_by_kind"]) == set(ts.insults("fresh2")["kind"])
     assert figs["fresh2"]["fp_by_domain"]["banking"] == pytest.approx(1 / 30) and figs["n_llm_replies"] == 84
+    seventh = val.sentence_sets == "fresh7"
+    assert int(seventh.sum()) == 420 + 180
+    assert int((val.reply_sets == "fresh7").sum()) == len(ts.polite_replies("fresh7"))
+    assert figs["fresh7"]["fp_max_domain"] == 0 and set(figs["fresh7"]["fp_by_domain"]) == set(ts.INSULT_DOMAINS)
+    mean = (figs["fresh2"]["recall_worst"] + figs["fresh7"]["recall_worst"]) / 2
+    assert figs["cross_author_recall_worst"] == pytest.approx(mean)
+    clean = {**figs, "fresh2": {**figs["fresh2"], "fp_max_domain": 0.0}}
+    candidates = [{"layers": 3, "head_weight": a, "figures": {**clean, "cross_author_recall_worst": r}}
+                  for a, r in ((1.0, 0.8), (0.5, 0.9))]  # fmt: skip
+    assert sel.choose(candidates)["head_weight"] == 0.5  # the higher mean recall of the two authors
+    worse = {**clean, "fresh7": {**clean["fresh7"], "fp_max_domain": 0.02}}
+    candidates[1]["figures"] = {**worse, "cross_author_recall_worst": 0.9}
+    assert sel.choose(candidates)["head_weight"] == 1.0  # over 1% in a fresh7 domain rules a candidate out
 
 
 def test_operating_point_keeps_held_aside_smollm2_false_alarms_within_the_bound() -> None:
