@@ -315,6 +315,7 @@ def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, choose on validation data, write the head; exit 0 built, 2 missing data, 3 failure."""
     from evenhand_training.toxicity_eval import LAYERS, held_out_splits
+    from evenhand_training.toxicity_select import CROSS_AUTHORS
 
     parser = argparse.ArgumentParser(prog="train_toxicity", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -329,6 +330,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the screen threshold is at least P (a speed budget: fewer texts reach the encoder)")
     parser.add_argument("--without-authors", nargs="*", default=[], metavar="LETTER",
                         help="leave these training author files out (e.g. f: toxicity_training_author_f.json)")
+    parser.add_argument("--cross-authors", nargs="+", default=list(CROSS_AUTHORS), choices=CROSS_AUTHORS,
+                        metavar="SPLIT", help=f"the cross-author validation splits selection reads (default: all of "
+                                              f"{', '.join(CROSS_AUTHORS)}; the thirteenth build read fresh2 only)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
@@ -339,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             measure_into(args.out, args.splits)
         else:
             build(seed=args.seed, out=args.out, data_dir=args.data_dir, layers=args.layers, splits=args.splits,
-                  work=args.work, without_authors=args.without_authors, screen_floor=args.screen_floor)  # fmt: skip
+                  work=args.work, without_authors=args.without_authors, screen_floor=args.screen_floor,
+                  cross_authors=tuple(args.cross_authors))  # fmt: skip
     except (StereoDataMissingError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

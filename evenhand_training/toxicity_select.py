@@ -1,31 +1,33 @@
-"""Validation data and figures for choosing a toxicity build (issue 34): nothing here reads ``heldout``, ``fresh3``
-or any later split (the test splits), nor ``fresh``, which the sixth build trains on.
+"""Validation data and figures for choosing a toxicity build (issue 34): nothing here reads ``heldout``, ``fresh3`` or
+any later split (the test splits), nor ``fresh``, which the sixth build trains on.
 
 The validation set: evenhand's ``dev`` benign sentences and insults, the polite replies composed from them
-(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), the SmolLM2 replies of
-:data:`HELD_ASIDE_GROUPS` (two of the six system prompts of ``toxicity_llm_replies.json``) and, since the sixth build,
-the cross-author sets :data:`CROSS_AUTHORS` (``fresh2``: a second author's benign sentences, insults and polite
-replies, which no training step reads; since the fourteenth build also ``fresh7``, a later author's larger set dense
-with each domain's charged words, so that validation tells candidates apart on false alarms again). The dev sentences are cut into :data:`DEV_FOLDS` folds (alternately within
-each domain and label, in file order); the *selection fit* of fold ``f`` trains on everything but fold ``f``'s dev
-sentences and the held-aside SmolLM2 replies (:func:`validation_rows`, truncated copies of those replies included),
-so it sees the other fold's domain sentences as the final model sees all of them. Each validation text is scored by
-the fit that did not see its dev sentence (:attr:`Validation.folds`; a reply by its middle sentence's fold), a text
-with none (a cross-author or SmolLM2 text) by the mean of the fits. :func:`figures` scores the validation texts under a
-candidate model at a candidate operating point, reading each reply as the runtime does (split into units of at
-least :data:`~evenhand_training.toxicity.MIN_WORDS` words, identity-masked, the worst unit's score).
+(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), the SmolLM2 replies of :data:`HELD_ASIDE_GROUPS`
+(two of the six system prompts of ``toxicity_llm_replies.json``) and, since the sixth build, the cross-author sets
+:data:`CROSS_AUTHORS` (``fresh2``: a second author's benign sentences, insults and polite replies, which no training
+step reads; since the fourteenth build also ``fresh7``, a later author's larger set dense with each domain's charged
+words, so that validation tells candidates apart on false alarms again). The dev sentences are cut into
+:data:`DEV_FOLDS` folds (alternately within each domain and label, in file order); the *selection fit* of fold ``f``
+trains on everything but fold ``f``'s dev sentences and the held-aside SmolLM2 replies (:func:`validation_rows`,
+truncated copies of those replies included), so it sees the other fold's domain sentences as the final model sees
+all of them. Each validation text is scored by the fit that did not see its dev sentence (:attr:`Validation.folds`;
+a reply by its middle sentence's fold), a text with none (a cross-author or SmolLM2 text) by the mean of the fits.
+:func:`figures` scores the validation texts under a candidate model at a candidate operating point, reading each
+reply as the runtime does (split into units of at least :data:`~evenhand_training.toxicity.MIN_WORDS` words,
+identity-masked, the worst unit's score).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.errors import InputError
 from evenhand_training.toxicity import LLM_REPLIES_FILE, MIN_WORDS, TrainingSet, masked
 
 #: The SmolLM2 reply groups (system prompts) held aside for validation.
@@ -63,6 +65,7 @@ class Validation:
     reply_kinds: npt.NDArray[np.str_]  # the insult's kind, "benign", or "" (SmolLM2 replies)
     reply_units: list[list[str]]  # masked units of each reply
     folds: dict[str, int]  # masked text -> the fold of the dev sentence it holds (absent: none)
+    cross_authors: tuple[str, ...] = CROSS_AUTHORS  # the cross-author sets it holds
 
     def texts(self) -> list[str]:
         """Every distinct text to score once."""
@@ -87,11 +90,17 @@ def dev_folds() -> dict[str, int]:
     return out
 
 
-def validation_set(seed: int = 0) -> Validation:
+def validation_set(seed: int = 0, cross_authors: Sequence[str] | None = None) -> Validation:
+    """The validation set with the cross-author splits ``cross_authors`` (default :data:`CROSS_AUTHORS`; a subset
+    rebuilds an earlier build's selection, e.g. ``("fresh2",)`` the thirteenth's)."""
     from evenhand.scorers import toxicity_sets as ts
     from evenhand.scorers.sentences import split_units
 
-    sets = ("dev", *CROSS_AUTHORS)
+    cross = tuple(CROSS_AUTHORS if cross_authors is None else cross_authors)
+    unknown = sorted(set(cross) - set(CROSS_AUTHORS))
+    if not cross or unknown:
+        raise InputError(f"cross-author validation splits must be some of {CROSS_AUTHORS}, got {list(cross)}")
+    sets = ("dev", *cross)
     benign = {name: ts.benign_sentences(name) for name in sets}  # type: ignore[arg-type]
     insults = {name: ts.insults(name) for name in sets}  # type: ignore[arg-type]
     polite = {name: ts.polite_replies(name, seed=seed) for name in sets}  # type: ignore[arg-type]
@@ -114,6 +123,7 @@ def validation_set(seed: int = 0) -> Validation:
         reply_kinds=np.asarray([k for name in sets for k in polite[name]["kind"].tolist()] + [""] * len(llm)),
         reply_units=[masked(split_units(r, MIN_WORDS)) for r in replies],
         folds=dict(sentence_fold),
+        cross_authors=cross,
     )
     for reply, middle in zip(val.replies, polite["dev"]["flagged_sentence"].tolist(), strict=False):
         val.folds[reply] = folds[middle]
@@ -155,7 +165,8 @@ def _set_figures(
     val: Validation, sent: npt.NDArray[np.float64], worst: npt.NDArray[np.float64],
     whole: npt.NDArray[np.float64], name: str, threshold: float,
 ) -> dict[str, Any]:  # fmt: skip
-    """The figures of one set (``dev`` or one of :data:`CROSS_AUTHORS`): its sentences alone, its polite replies by unit."""
+    """The figures of one set (``dev`` or one of :data:`CROSS_AUTHORS`): its sentences alone, its polite replies by
+    unit."""
     from evenhand.scorers import toxicity_sets as ts
 
     mine = val.sentence_sets == name
@@ -195,11 +206,12 @@ def figures(val: Validation, score: Callable[[str], float], threshold: float) ->
     out = {
         "threshold": threshold,
         **_set_figures(val, sent, worst, whole, "dev", threshold),
-        **{name: _set_figures(val, sent, worst, whole, name, threshold) for name in CROSS_AUTHORS},
+        **{name: _set_figures(val, sent, worst, whole, name, threshold) for name in val.cross_authors},
+        "cross_authors": list(val.cross_authors),
         "llm_replies_flagged": float((worst[llm] >= threshold).mean()),
         "n_llm_replies": int(llm.sum()),
     }
-    out["cross_author_recall_worst"] = float(np.mean([out[name]["recall_worst"] for name in CROSS_AUTHORS]))
+    out["cross_author_recall_worst"] = float(np.mean([out[name]["recall_worst"] for name in val.cross_authors]))
     return out
 
 
@@ -217,7 +229,7 @@ def operating_point(val: Validation, score: Callable[[str], float]) -> float:
     alarms that matter most, and without this bound a candidate that separates the written replies well got a low
     threshold that flagged 7% of them (the eighth build)."""
     tau = float(THRESHOLD_GRID[0])
-    for name in ("dev", *CROSS_AUTHORS):
+    for name in ("dev", *val.cross_authors):
         benign = [i for i in range(len(val.replies)) if val.reply_sets[i] == name and val.reply_labels[i] == 0]
         whole_fp = float(np.mean([score(val.replies[i]) >= 0.5 for i in benign]))
         worst = np.asarray([max(score(u) for u in val.reply_units[i]) for i in benign])
@@ -241,7 +253,8 @@ def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
     cross-author recall``."""
 
     def fp(c: dict[str, Any]) -> float:
-        return max(c["figures"]["fp_max_domain"], *(c["figures"][name]["fp_max_domain"] for name in CROSS_AUTHORS))
+        figs = c["figures"]
+        return max(figs["fp_max_domain"], *(figs[name]["fp_max_domain"] for name in figs["cross_authors"]))
 
     ok = [c for c in candidates if fp(c) <= MAX_DOMAIN_FP and c["figures"]["llm_replies_flagged"] <= MAX_LLM_FLAGGED]
     if ok:
