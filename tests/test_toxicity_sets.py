@@ -516,3 +516,20 @@ def test_operating_point_keeps_held_aside_smollm2_false_alarms_within_the_bound(
     assert sel.figures(val, score, tau)["llm_replies_flagged"] <= sel.MAX_LLM_FLAGGED
     # without the noisy units the written replies alone set the lowest threshold of the grid
     assert sel.operating_point(val, lambda t: 0.05 if t in noisy else score(t)) == sel.THRESHOLD_GRID[0]
+
+
+def test_selection_reads_the_cross_author_splits_asked_for() -> None:
+    """``--cross-authors fresh2`` rebuilds the thirteenth build's selection (dev and fresh2 only): the validation set
+    holds no fresh7 text and its figures none of fresh7's; a split that is not a cross-author one is bad input."""
+    _training_data_or_skip()
+    from evenhand.errors import InputError
+    from evenhand_training import toxicity_select as sel
+
+    val = sel.validation_set(0, ("fresh2",))
+    assert val.cross_authors == ("fresh2",) and "fresh7" not in set(val.sentence_sets) | set(val.reply_sets)
+    figs = sel.figures(val, lambda text: 0.1, 0.9)
+    assert "fresh7" not in figs and figs["cross_authors"] == ["fresh2"]
+    assert figs["cross_author_recall_worst"] == figs["fresh2"]["recall_worst"]
+    for bad in (("heldout",), ()):
+        with pytest.raises(InputError, match="cross-author validation splits"):
+            sel.validation_set(0, bad)
