@@ -13,6 +13,8 @@ writing). One table (:data:`AUTHORS`) says what each author was asked for; the c
 - G (trainG): insults aimed at groups and veiled insults, first-person identity statements and the six domains'
   charged words (fourteenth build);
 - H (trainH): the same kinds in other settings (insurance, travel, education, government, gaming...), written beside G.
+  (G and H were written beside the validation split fresh7 too: their 17 sentences sharing a 5-word run with it were
+  removed when they were merged, so the counts are a few under what they were asked for.)
 """
 
 from __future__ import annotations
@@ -81,12 +83,12 @@ AUTHORS = (
             "cut_off_sentences": 60, "offers_gifts_invitations": 50, "clumsy_small_model_text": 60,
             "second_person_advice": 50, "assistant_hedges": 40},
            ("a", "b", "c", "d", "e"), words=(4, 24), fragments=("poetic_fragments", "cut_off_sentences")),
-    Author("g", "trainG", {"group": 160, "indirect": 150, "contempt": 60, "direct": 40, "threat": 30},
-           {"identity": 120, "banking": 60, "legal": 50, "retail": 50, "health": 40, "it_security": 40, "hr": 40,
+    Author("g", "trainG", {"group": 160, "indirect": 150, "contempt": 59, "direct": 40, "threat": 30},
+           {"identity": 114, "banking": 59, "legal": 50, "retail": 50, "health": 40, "it_security": 39, "hr": 38,
             "sincere_question": 40, "firm_feedback": 40},
            ("a", "b", "c", "d", "e", "f"), words=(4, 24), profane_direct=15, ascii_only=True, more_replies=True),
-    Author("h", "trainH", {"group": 150, "indirect": 150, "contempt": 60, "direct": 40, "threat": 30},
-           {"identity": 120, "other_settings": 150, "playful_but_kind": 50, "sincere_question": 40,
+    Author("h", "trainH", {"group": 150, "indirect": 149, "contempt": 60, "direct": 40, "threat": 30},
+           {"identity": 116, "other_settings": 149, "playful_but_kind": 50, "sincere_question": 40,
             "firm_feedback": 40, "reported_insult": 40},
            ("a", "b", "c", "d", "e", "f"), words=(4, 24), profane_direct=15, ascii_only=True, more_replies=True),
 )  # fmt: skip
@@ -162,7 +164,7 @@ def test_authors_g_and_h_veiled_insults_identity_and_questions(letter: str) -> N
     data = next(a for a in AUTHORS if a.letter == letter).data()
     assert not [t for t in data["insults"]["indirect"] if PROFANE.search(t)]
     first_person = re.compile(r"\b(I|I'm|my|me)\b")
-    assert sum(bool(first_person.search(t)) for t in data["hard_benign"]["identity"]) >= 100
+    assert sum(bool(first_person.search(t)) for t in data["hard_benign"]["identity"]) >= 95
     assert sum(t.endswith("?") for t in data["hard_benign"]["sincere_question"]) >= 35
     if letter == "h":
         for key in ("insults", "hard_benign"):
