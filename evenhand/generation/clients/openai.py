@@ -143,9 +143,15 @@ class OpenAIClient(ChatClient):
 
     @property
     def url(self) -> str:
+        """The endpoint: the path joined to ``base_url``'s path, before any query ``base_url`` carries (a gateway's
+        ``?code=`` or ``?api-version=``), which is kept; Azure's ``api-version`` comes after it."""
+        parts = urllib.parse.urlsplit(self.base_url)
+        path = parts.path.rstrip("/")
+        query = [parts.query] if parts.query else []
         if self.api_version:
-            return f"{self.base_url}/openai/deployments/{self.model}/chat/completions?api-version={self.api_version}"
-        return f"{self.base_url}/chat/completions"
+            path += f"/openai/deployments/{self.model}"
+            query.append(f"api-version={self.api_version}")
+        return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"{path}/chat/completions", "&".join(query), ""))
 
     @property
     def public_url(self) -> str:
