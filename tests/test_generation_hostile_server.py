@@ -63,3 +63,9 @@ def test_azure_s_api_version_joins_a_query_the_base_url_already_has(recorder: tu
     assert targets == ["/v1/openai/deployments/dep/chat/completions?team=a&api-version=2024-06-01"]
 
 
+def test_url_credentials_and_an_authorization_header_are_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="Authorization") as both:
+        OpenAIClient("http://svc:PW-CANARY-8812@127.0.0.1:9/v1", "m", headers={"authorization": "Bearer HDR-CANARY-77"})
+    assert "CANARY" not in str(both.value)
+
+

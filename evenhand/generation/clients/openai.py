@@ -118,11 +118,13 @@ class OpenAIClient(ChatClient):
         self.timeout = float(timeout)
         self.extra_body = dict(extra_body or {})
         url_has_credentials = "@" in urllib.parse.urlsplit(self.base_url).netloc
-        if url_has_credentials and api_key is not None:
-            # aiohttp sends URL credentials as an Authorization header, which the API key needs too: every request
-            # would fail. Say so once, here, instead of after the retries.
+        header_names = {str(name).lower() for name in (headers or {})}
+        if url_has_credentials and (api_key is not None or "authorization" in header_names):
+            # aiohttp sends URL credentials as an Authorization header, which the API key (or that header) needs
+            # too: every request would fail. Say so once, here, instead of after the retries.
+            given = "api_key is set" if api_key is not None else "headers has an Authorization header"
             raise InputError(
-                "base_url carries user:password credentials and api_key is set: both would use the Authorization "
+                f"base_url carries user:password credentials and {given}: both would use the Authorization "
                 "header; keep one of them (or pass the key in headers under another name)"
             )
         # Credentials written into the URL are the explicit choice: an ambient $OPENAI_API_KEY does not override them.
