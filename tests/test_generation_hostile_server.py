@@ -69,3 +69,23 @@ def test_url_credentials_and_an_authorization_header_are_refused_at_once() -> No
     assert "CANARY" not in str(both.value)
 
 
+class _Latin1(JsonHandler):
+    """A 200 whose JSON is encoded in ISO-8859-1 and says so in its Content-Type."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        data = json.dumps({"choices": [_choice(REPLY)]}, ensure_ascii=False).encode("latin-1")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=ISO-8859-1")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_a_reply_in_its_declared_encoding_is_read_in_that_encoding() -> None:
+    with serving(_Latin1) as url:
+        frame = generate(["Hello"], OpenAIClient(url, "m", timeout=5), count=1, **FAST).to_frame()
+    assert frame["status"].tolist() == ["ok"], frame["error"].tolist()
+    assert frame["response"].tolist() == [REPLY]
+
+

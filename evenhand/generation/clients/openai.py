@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import datetime
 import email.utils
 import hashlib
@@ -269,7 +270,7 @@ class OpenAIClient(ChatClient):
             # Never follow a redirect: aiohttp would re-send the request, credentials included (same host), or turn
             # the POST into a GET; a 3xx becomes a refusal naming the status (see _redirect_error).
             async with session.post(self.url, json=self._body(messages, n, params), allow_redirects=False) as resp:
-                raw = await resp.read()
+                raw = _in_declared_encoding(await resp.read(), resp.charset)
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
                 location = resp.headers.get("Location")
@@ -343,6 +344,18 @@ class OpenAIClient(ChatClient):
         if code == "content_filter" or "content management policy" in detail:
             return ContentFilteredError(message, status=status, detail=detail, param=param)
         return GenerationError(message, status=status, detail=detail, param=param)
+
+
+def _in_declared_encoding(raw: bytes, charset: str | None) -> bytes:
+    """The body as UTF-8 when its Content-Type declares another encoding (``charset=ISO-8859-1``): JSON is read as
+    UTF-8, so a reply in Latin-1 was malformed at every retry. Undeclared or unknown encodings are left as sent."""
+    if not charset:
+        return raw
+    try:
+        codec = codecs.lookup(charset).name
+        return raw if codec == "utf-8" else raw.decode(codec).encode("utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return raw
 
 
 def _content(choice: Any) -> str | None:
