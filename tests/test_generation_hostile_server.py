@@ -89,3 +89,61 @@ def test_a_reply_in_its_declared_encoding_is_read_in_that_encoding() -> None:
     assert frame["response"].tolist() == [REPLY]
 
 
+def _events(chunks: list[dict[str, Any]], *, done: bool) -> bytes:
+    lines = [f"data: {json.dumps(c)}\n\n" for c in chunks]
+    return ("".join(lines) + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _delta(content: str | None = None, finish: str | None = None, **delta: Any) -> dict[str, Any]:
+    if content is not None:
+        delta["content"] = content
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+WHOLE_STREAM = [_delta(role="assistant", content="Dear Mrs. "), _delta("Lee, thank you."), _delta(finish="stop")]
+TOOL_STREAM = [
+    _delta(role="assistant", tool_calls=[{"index": 0, "id": "c1", "type": "function",
+                                          "function": {"name": "decide", "arguments": '{"appr'}}]),
+    _delta(tool_calls=[{"index": 0, "function": {"arguments": 'ove": true}'}}]),
+    _delta(finish="tool_calls"),
+]  # fmt: skip
+
+
+def _streaming(body: bytes, requests: list[int]) -> type[JsonHandler]:
+    class Handler(JsonHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            requests.append(1)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+def test_a_server_that_streams_unasked_is_read_as_its_whole_reply() -> None:
+    requests: list[int] = []
+    with serving(_streaming(_events(WHOLE_STREAM, done=True), requests)) as url:
+        frame = generate(["Hello"], OpenAIClient(url, "m", timeout=5), count=1, **FAST).to_frame()
+    assert frame["status"].tolist() == ["ok"], frame["error"].tolist()
+    assert frame["response"].tolist() == ["Dear Mrs. Lee, thank you."]
+    assert frame["finish_reason"].tolist() == ["stop"] and len(requests) == 1
+
+
+def test_a_streamed_tool_call_is_assembled_from_its_pieces() -> None:
+    with serving(_streaming(_events(TOOL_STREAM, done=True), [])) as url:
+        frame = generate(["Decide"], OpenAIClient(url, "m", timeout=5), count=1, **FAST).to_frame()
+    assert frame["status"].tolist() == ["ok"], frame["error"].tolist()
+    assert json.loads(frame["response"][0]) == {"tool_calls": [{"name": "decide", "arguments": {"approve": True}}]}
+
+
+@pytest.mark.parametrize("cut", [1, 2], ids=["after one piece", "after two pieces"])
+def test_a_stream_cut_short_is_no_answer_and_is_retried_not_kept_as_a_partial_reply(cut: int) -> None:
+    requests: list[int] = []
+    with serving(_streaming(_events(WHOLE_STREAM[:cut], done=False), requests)) as url:
+        frame = generate(["Hello"], OpenAIClient(url, "m", timeout=5), count=1, **FAST).to_frame()
+    assert frame["status"].tolist() == ["error"] and frame["response"].isna().all()
+    assert "ended before its last event" in frame["error"][0]
+    assert len(requests) == 2  # asked again (max_retries=1), never stored as "Dear Mrs. "

@@ -34,6 +34,7 @@ from .._types import (
     SamplingParams,
 )
 from .base import ChatClient
+from .sse import assemble_stream, is_event_stream
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _OPENAI_MAX_N = 128
@@ -274,6 +275,7 @@ class OpenAIClient(ChatClient):
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
                 location = resp.headers.get("Location")
+                content_type = resp.content_type
         except aiohttp.ClientConnectorError as exc:
             raise ConnectionFailedError(self._redact(f"cannot connect to {where}: {exc.os_error or exc}")) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError, aiohttp.ClientPayloadError) as exc:
@@ -287,7 +289,7 @@ class OpenAIClient(ChatClient):
         if not 200 <= status < 300:
             raise self._http_error(status, raw, retry_after)
         try:
-            payload = json.loads(raw)
+            payload = self._payload(raw, content_type)
         except ValueError:
             message = f"malformed JSON from {where} (HTTP {status}): {self._redact(repr(raw))[:80]}"
             raise MalformedAnswerError(message, status=status) from None
@@ -301,6 +303,17 @@ class OpenAIClient(ChatClient):
         self._note_choices(n, choices)
         usage = payload.get("usage")
         return _completions(choices, usage if isinstance(usage, dict) else {})
+
+    def _payload(self, raw: bytes, content_type: str | None) -> Any:
+        """The answer's JSON; a stream of server-sent events (a server that streams unasked, or ``extra_body``'s
+        ``stream: true``) as the one completion it spells out. A stream cut short is no answer (retried), never
+        the beginning of a reply kept as if it were all of it."""
+        if not is_event_stream(content_type, raw):
+            return json.loads(raw)
+        payload, complete = assemble_stream(raw)
+        if not complete:
+            raise NoAnswerError(f"the stream from {self.public_url} ended before its last event")
+        return payload
 
     def _redirect_error(self, status: int, location: str | None) -> GenerationError:
         """A 3xx to the POST, not followed: non-retryable, naming the status and only the origin (scheme, host,
