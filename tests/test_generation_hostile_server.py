@@ -147,3 +147,14 @@ def test_a_stream_cut_short_is_no_answer_and_is_retried_not_kept_as_a_partial_re
     assert frame["status"].tolist() == ["error"] and frame["response"].isna().all()
     assert "ended before its last event" in frame["error"][0]
     assert len(requests) == 2  # asked again (max_retries=1), never stored as "Dear Mrs. "
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 0.0])
+def test_a_timeout_that_is_no_time_is_refused(timeout: float) -> None:
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
+        OpenAIClient("http://127.0.0.1:9/v1", "m", timeout=timeout)
+
+
+def test_an_extra_body_that_is_no_mapping_is_refused() -> None:
+    with pytest.raises(ValueError, match="extra_body must be a mapping"):
+        OpenAIClient("http://127.0.0.1:9/v1", "m", extra_body="stream")  # type: ignore[arg-type]

@@ -112,8 +112,10 @@ class OpenAIClient(ChatClient):
             raise InputError(f"base_url must be an http(s) URL, got {base_url!r}")
         if not model or not isinstance(model, str):
             raise InputError("model must be a non-empty string (the model or deployment name)")
-        if timeout <= 0:
-            raise InputError(f"timeout must be positive, got {timeout}")
+        if not 0 < timeout < math.inf:  # NaN and infinity are refused too: aiohttp cannot wait for them
+            raise InputError(f"timeout must be a positive number of seconds, got {timeout}")
+        if extra_body is not None and not isinstance(extra_body, dict):
+            raise InputError(f"extra_body must be a mapping of body keys to values, not a {type(extra_body).__name__}")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_version = api_version
