@@ -245,13 +245,20 @@ def _variants(secret: str) -> set[str]:
     return {v for v in out if len(v) >= MIN_SECRET_LENGTH}
 
 
-def redact_text(text: Any, secrets: Iterable[str] = ()) -> str:
-    """``text`` (any object, as ``str``) with every known secret value replaced by ``"[redacted]"``, credentials
-    dropped from URLs in it, and ``Bearer``/``Basic`` tokens replaced."""
-    out = str(text)
+def scrub_values(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each known secret value (as is, URL-encoded, JSON- or repr-escaped) replaced by
+    ``"[redacted]"``, and nothing else changed: for a model's reply, whose other words are data."""
+    out = text
     variants = {v for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET_LENGTH for v in _variants(s)}
     for value in sorted(variants, key=len, reverse=True):  # longest first: a secret containing another one
         out = out.replace(value, REDACTED)
+    return out
+
+
+def redact_text(text: Any, secrets: Iterable[str] = ()) -> str:
+    """``text`` (any object, as ``str``) with every known secret value replaced by ``"[redacted]"``, credentials
+    dropped from URLs in it, and ``Bearer``/``Basic`` tokens replaced."""
+    out = scrub_values(str(text), secrets)
     out = _URL_USERINFO.sub(r"\1", out)
     out = _URL.sub(lambda m: redact_url(m.group(0)) if "?" in m.group(0) or "#" in m.group(0) else m.group(0), out)
     return _AUTH_SCHEME.sub(lambda m: f"{m.group(1) or m.group(3)}{m.group(2) or m.group(4)}{REDACTED}", out)
@@ -263,5 +270,6 @@ __all__ = [
     "redact_mapping",
     "redact_text",
     "redact_url",
+    "scrub_values",
     "secret_values",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -158,3 +159,28 @@ def test_a_timeout_that_is_no_time_is_refused(timeout: float) -> None:
 def test_an_extra_body_that_is_no_mapping_is_refused() -> None:
     with pytest.raises(ValueError, match="extra_body must be a mapping"):
         OpenAIClient("http://127.0.0.1:9/v1", "m", extra_body="stream")  # type: ignore[arg-type]
+
+
+KEY = "sk-ECHOCANARY-4242"
+TOKEN = "HDRCANARY-2222"
+
+
+class _EchoingCredentials(JsonHandler):
+    """A 200 whose reply quotes the credentials it received (a debugging proxy, a model told to repeat its input):
+    the Authorization header and a secret header."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        echoed = f"Dear customer. (debug: {self.headers.get('Authorization')} {self.headers.get('X-Api-Token')})"
+        self.reply(200, {"choices": [_choice(echoed)], "usage": {}})
+
+
+def test_credentials_a_server_echoes_in_its_reply_never_reach_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "g.sqlite"
+    with serving(_EchoingCredentials) as url:
+        client = OpenAIClient(url, "m", api_key=KEY, headers={"X-Api-Token": TOKEN, "X-Team": "blue-team"}, timeout=5)
+        frame = generate(["Hello"], client, count=1, **{**FAST, "store": store}).to_frame()
+    assert frame["status"].tolist() == ["ok"]
+    assert frame["response"][0] == "Dear customer. (debug: Bearer [redacted] [redacted])"
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert KEY.encode() not in stored and TOKEN.encode() not in stored

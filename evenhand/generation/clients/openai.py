@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import dataclasses
 import datetime
 import email.utils
 import hashlib
@@ -20,7 +21,7 @@ import aiohttp
 
 from evenhand.errors import InputError
 
-from ..._redact import redact_text, redact_url, secret_values
+from ..._redact import is_secret_key, redact_text, redact_url, scrub_values, secret_values
 from ...structured import message_reply_text
 from .._types import (
     Completion,
@@ -140,6 +141,15 @@ class OpenAIClient(ChatClient):
         self._single_choice_answers = 0  # answers to n > 1 with exactly one valid choice, while undecided
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        # What a reply may not carry into the store: the credentials sent (the key, the URL's, headers and body
+        # values named like credentials), should a proxy or a model echo them. Other header values (X-Team: blue)
+        # are no secret a reply could hold, and a reply's words are data: only exact values are scrubbed.
+        secret_headers = {k: v for k, v in self._extra_headers.items() if is_secret_key(k)}
+        self._reply_secrets = (
+            secret_values({"url": self.url, "headers": secret_headers})
+            | secret_values(self.extra_body)
+            | ({self._api_key} if self._api_key else set())
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIClient(base_url={redact_url(self.base_url)!r}, model={self.model!r})"
@@ -304,7 +314,11 @@ class OpenAIClient(ChatClient):
             raise MalformedAnswerError(f"HTTP {status} with zero choices from {where}", status=status)
         self._note_choices(n, choices)
         usage = payload.get("usage")
-        return _completions(choices, usage if isinstance(usage, dict) else {})
+        completions = _completions(choices, usage if isinstance(usage, dict) else {})
+        return [
+            c if c.text is None else dataclasses.replace(c, text=scrub_values(c.text, self._reply_secrets))
+            for c in completions
+        ]
 
     def _payload(self, raw: bytes, content_type: str | None) -> Any:
         """The answer's JSON; a stream of server-sent events (a server that streams unasked, or ``extra_body``'s
