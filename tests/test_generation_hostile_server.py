@@ -184,3 +184,23 @@ def test_credentials_a_server_echoes_in_its_reply_never_reach_the_store(tmp_path
     assert frame["response"][0] == "Dear customer. (debug: Bearer [redacted] [redacted])"
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert KEY.encode() not in stored and TOKEN.encode() not in stored
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r", " "])
+def test_a_key_read_with_its_line_end_is_sent_without_it(ending: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key read from a file or a CRLF .env keeps its line end: aiohttp refused every request ("Forbidden control
+    character detected in headers"), each prompt failed, and no line said that the key was the cause."""
+    monkeypatch.setenv("EVENHAND_PROBE_KEY", KEY + ending)
+    with serving(_EchoingCredentials) as url:
+        client = OpenAIClient(url, "m", api_key_env="EVENHAND_PROBE_KEY", timeout=5)
+        frame = generate(["Hello"], client, count=1, **FAST).to_frame()
+    assert frame["status"].tolist() == ["ok"], frame["error"].tolist()
+    assert frame["response"][0].startswith("Dear customer. (debug: Bearer [redacted]")
+
+
+def test_a_key_or_header_with_a_control_character_inside_is_refused_naming_it_not_quoting_it() -> None:
+    with pytest.raises(ValueError, match="api_key holds a control character") as key:
+        OpenAIClient("http://127.0.0.1:9/v1", "m", api_key="sk-ECHO\nCANARY")
+    with pytest.raises(ValueError, match="headers 'X-Api-Token' holds a control character") as header:
+        OpenAIClient("http://127.0.0.1:9/v1", "m", headers={"X-Api-Token": "HDR\r\nCANARY"})
+    assert "CANARY" not in str(key.value) + str(header.value)

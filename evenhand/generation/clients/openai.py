@@ -134,8 +134,10 @@ class OpenAIClient(ChatClient):
             )
         # Credentials written into the URL are the explicit choice: an ambient $OPENAI_API_KEY does not override them.
         ambient_key = None if url_has_credentials else os.environ.get(api_key_env)
-        self._api_key = api_key if api_key is not None else ambient_key
-        self._extra_headers = dict(headers or {})
+        self._api_key = _header_value("api_key", api_key if api_key is not None else ambient_key) or None
+        self._extra_headers = {
+            name: _header_value(f"headers {name!r}", value) for name, value in (headers or {}).items()
+        }
         self._n_mode = n
         self._n_supported: bool | None = None if n == "auto" else bool(n)
         self._single_choice_answers = 0  # answers to n > 1 with exactly one valid choice, while undecided
@@ -373,6 +375,18 @@ class OpenAIClient(ChatClient):
         if code == "content_filter" or "content management policy" in detail:
             return ContentFilteredError(message, status=status, detail=detail, param=param)
         return GenerationError(message, status=status, detail=detail, param=param)
+
+
+def _header_value(what: str, value: Any) -> Any:
+    """A credential or header value as sent: without the line end a key read from a file or a CRLF ``.env`` keeps
+    (aiohttp refused every request for it, "Forbidden control character detected in headers"); a control character
+    inside it is refused, naming ``what``, never quoting the value (it may be a key)."""
+    if not isinstance(value, str):
+        return value
+    value = value.strip()
+    if any(not char.isprintable() for char in value):
+        raise InputError(f"{what} holds a control character (a line break inside it?); no HTTP header can carry it")
+    return value
 
 
 def _in_declared_encoding(raw: bytes, charset: str | None) -> bytes:
