@@ -46,3 +46,13 @@ def test_names_that_only_look_alike_are_read(tmp_path: Path) -> None:
     jsonl = tmp_path / "r.jsonl"
     jsonl.write_text('{"prompt": "p", "response": "r", "meta": {"response": "kept apart"}}\n', encoding="utf-8")
     assert read_table(jsonl)["response"].tolist() == ["r"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_table_is_named_as_such_not_as_latin1(encoding: str, tmp_path: Path) -> None:
+    """Excel's "Unicode text" and PowerShell's default write UTF-16 with a byte-order mark; the error said "byte 0xff
+    on line 1, e.g. latin-1 or Windows-1252", which sends the user to the wrong fix."""
+    path = tmp_path / "r.csv"
+    path.write_bytes(("\ufeff" if encoding == "utf-16-be" else "").encode(encoding) + ROWS.encode(encoding))
+    with pytest.raises(ValueError, match=r"is UTF-(16|32) text \(its byte-order mark says so\); save it as UTF-8"):
+        read_table(path)

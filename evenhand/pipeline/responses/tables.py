@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import codecs
 import csv
 import json
 import re
@@ -43,6 +44,9 @@ def read_table(path: str | Path, *, text_columns: Collection[str] = ()) -> pd.Da
     try:
         table = _read(p, suffix, frozenset(text_columns))
     except UnicodeDecodeError:
+        wide = _wide_encoding(p)
+        if wide is not None:
+            raise InputError(f"{p} is {wide} text (its byte-order mark says so); save it as UTF-8") from None
         raise InputError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
     except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
         # pandas and pyarrow messages can span lines (a quoted row, a schema): one line, naming the file
@@ -66,6 +70,20 @@ def _as_text(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+#: Byte-order marks of the wide encodings (Excel's "Unicode text", PowerShell's default), longest first.
+_WIDE_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
+)  # fmt: skip
+
+
+def _wide_encoding(p: Path) -> str | None:
+    """The encoding, "UTF-16" or "UTF-32", when the file starts with that encoding's byte-order mark, else None."""
+    with p.open("rb") as handle:
+        start = handle.read(4)
+    return next((name for mark, name in _WIDE_MARKS if start.startswith(mark)), None)
 
 
 def _first_bad_byte(p: Path) -> str:
