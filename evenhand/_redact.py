@@ -4,7 +4,7 @@ Everything evenhand writes or prints about a model (results.json, the report, me
 messages, the generation store) goes through these helpers:
 
 - :func:`redact_url`: a URL without ``user:password@`` and with ``***`` for query values whose names look like
-  credentials (``api_key``, ``key``, ``token``, ``sig``, ``X-Amz-Signature`` ...).
+  credentials (``api_key``, ``key``, ``token``, ``sig``, ``X-Amz-Signature``, ``code`` ...).
 - :func:`redact_mapping`: a copy of a (nested) mapping in which the values of credential-like keys
   (``api_key``, ``authorization``, ``token``, ``secret``, ``password`` ...) and every value inside ``headers`` /
   ``extra_body`` (and their LangChain spellings) are ``"[redacted]"``; header names and body keys stay, so a reader
@@ -69,6 +69,10 @@ CONTAINER_KEYS = frozenset(
         "client_kwargs",
     }
 )
+#: Query parameters that carry a credential by convention though their name is no credential word elsewhere:
+#: Azure Functions' function key and an OAuth authorization code (``?code=``). Only a URL's query reads them so; a
+#: mapping's ``code`` (an error code, a language code) stays.
+QUERY_SECRET_NAMES = frozenset({"code"})
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"<>]+@")
 # "Bearer <token>" and "Basic <base64>" (a base64 word: it has a digit, "+", "/" or "=" padding)
@@ -105,9 +109,13 @@ def _looks_like_url(value: str) -> bool:
     return "://" in value and _URL.fullmatch(value.strip()) is not None
 
 
+def _is_secret_query(name: str) -> bool:
+    return is_secret_key(name) or name.lower() in QUERY_SECRET_NAMES
+
+
 def _redact_pairs(text: str) -> str:
     pairs = urllib.parse.parse_qsl(text, keep_blank_values=True)
-    return urllib.parse.urlencode([(k, URL_MASK if is_secret_key(k) else v) for k, v in pairs], safe="*")
+    return urllib.parse.urlencode([(k, URL_MASK if _is_secret_query(k) else v) for k, v in pairs], safe="*")
 
 
 def redact_url(url: str) -> str:
@@ -195,7 +203,7 @@ def _url_secrets(url: str) -> Iterable[str]:
         yield base64.b64encode(f"{user}:{urllib.parse.unquote(parts.password)}".encode()).decode()
     for text in (parts.query, parts.fragment):
         for k, v in urllib.parse.parse_qsl(text, keep_blank_values=True):
-            if is_secret_key(k):
+            if _is_secret_query(k):
                 yield v
 
 
@@ -237,13 +245,20 @@ def _variants(secret: str) -> set[str]:
     return {v for v in out if len(v) >= MIN_SECRET_LENGTH}
 
 
-def redact_text(text: Any, secrets: Iterable[str] = ()) -> str:
-    """``text`` (any object, as ``str``) with every known secret value replaced by ``"[redacted]"``, credentials
-    dropped from URLs in it, and ``Bearer``/``Basic`` tokens replaced."""
-    out = str(text)
+def scrub_values(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each known secret value (as is, URL-encoded, JSON- or repr-escaped) replaced by
+    ``"[redacted]"``, and nothing else changed: for a model's reply, whose other words are data."""
+    out = text
     variants = {v for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET_LENGTH for v in _variants(s)}
     for value in sorted(variants, key=len, reverse=True):  # longest first: a secret containing another one
         out = out.replace(value, REDACTED)
+    return out
+
+
+def redact_text(text: Any, secrets: Iterable[str] = ()) -> str:
+    """``text`` (any object, as ``str``) with every known secret value replaced by ``"[redacted]"``, credentials
+    dropped from URLs in it, and ``Bearer``/``Basic`` tokens replaced."""
+    out = scrub_values(str(text), secrets)
     out = _URL_USERINFO.sub(r"\1", out)
     out = _URL.sub(lambda m: redact_url(m.group(0)) if "?" in m.group(0) or "#" in m.group(0) else m.group(0), out)
     return _AUTH_SCHEME.sub(lambda m: f"{m.group(1) or m.group(3)}{m.group(2) or m.group(4)}{REDACTED}", out)
@@ -255,5 +270,6 @@ __all__ = [
     "redact_mapping",
     "redact_text",
     "redact_url",
+    "scrub_values",
     "secret_values",
 ]

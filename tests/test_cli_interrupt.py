@@ -65,3 +65,42 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path: Path) -> None:
     assert "generations.sqlite: run the same command again to resume" in lines[-1]
     assert "Traceback" not in err and "sk-interrupt-test-secret" not in out + err
     assert _stored(store) >= kept_before  # nothing completed was lost
+
+
+@pytest.mark.subprocess
+def test_sigterm_ends_the_run_as_ctrl_c_does_and_the_same_command_resumes_without_asking_again(tmp_path: Path) -> None:
+    """A supervisor's SIGTERM (a CI job cancelled, ``kill``, a container stopped) killed the process without a word:
+    no line saying what is kept, replies received and not yet committed lost. Now it ends as Ctrl-C does, exit 143
+    (128 + SIGTERM), and the same command asks only for what the store does not hold."""
+    prompts = [f"Write to Mrs. Lee about loan {i}." for i in range(30)]
+    (tmp_path / "prompts.txt").write_text("\n".join(prompts))
+    with StubServer(latency=0.25) as server:
+        config = {
+            "use_case": {"task": "text_generation", "attributes": ["gender"]},
+            "prompts": {"path": "prompts.txt"},
+            "model": {"provider": "openai", "base_url": server.base_url, "model": "m", "concurrency": 1},
+            "generation": {"count": 1, "progress": False},
+            "scoring": {"embedder": False},
+            "statistics": {"n_resamples": 20},
+            "output": {"dir": "out"},
+        }
+        (tmp_path / "c.yaml").write_text(json.dumps(config))
+        command = [sys.executable, "-m", "evenhand", "assess", str(tmp_path / "c.yaml")]
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        store = tmp_path / "out" / "generations.sqlite"
+        deadline = time.monotonic() + 60
+        while _stored(store) < 3 and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.1)
+        child.send_signal(signal.SIGTERM)
+        out, err = child.communicate(timeout=60)
+        assert child.returncode == 128 + signal.SIGTERM, (out, err)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert lines[-1].startswith("interrupted; the responses generated so far are kept in "), err
+        assert "Traceback" not in err
+        kept, asked = _stored(store), server.state.total
+        assert kept >= 3
+        again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert again.returncode == ExitCode.OK, again.stderr
+        # every request answered before the signal was kept: the second run asks only for the rest
+        total_samples = _stored(store)
+        assert server.state.total - asked == total_samples - kept, (server.state.total, asked, total_samples, kept)

@@ -129,6 +129,13 @@ def test_a_base_url_that_cannot_be_requested_is_a_config_error(tmp_path: Path, u
         ("{timeout: -1}", "model.options.timeout must be a positive number of seconds, got -1"),
         ("{timeout: soon}", "model.options.timeout must be a positive number of seconds"),
         ("{api_key: sk-canary-opt}", "model.options.api_key: put the API key in an environment variable"),
+        # review13: NaN and infinity passed `timeout <= 0` (a NaN total makes aiohttp wait for ever or fail each
+        # request); a text extra_body was "unexpected ValueError: dictionary update sequence ..." (exit 3); an n
+        # that is neither auto nor a yes/no was taken as True
+        ("{timeout: .nan}", "model.options.timeout must be a positive number of seconds, got nan"),
+        ("{timeout: .inf}", "model.options.timeout must be a positive number of seconds, got inf"),
+        ("{extra_body: stream}", "model.options.extra_body must map body keys to values, e.g. {user: team-a}"),
+        ("{n: many}", "model.options.n must be auto, true or false, got 'many'"),
     ],
 )
 def test_an_openai_option_is_checked_when_the_config_is_read(tmp_path: Path, options: str, words: str) -> None:

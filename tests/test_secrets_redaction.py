@@ -51,6 +51,16 @@ def test_redact_url() -> None:
     assert redact_url("https://h/openai?api-version=2024-06-01") == "https://h/openai?api-version=2024-06-01"
 
 
+def test_a_function_key_in_the_query_is_a_secret_of_the_url() -> None:
+    """Azure Functions (and OAuth redirects) carry their key as ``?code=``: masked in a URL and scrubbed from text,
+    while a mapping's ``code`` key (a status code, a language code) stays what it is."""
+    url = "https://fn.azurewebsites.net/api/v1?code=FNKEY-CANARY-9187&x=1"
+    assert redact_url(url) == "https://fn.azurewebsites.net/api/v1?code=***&x=1"
+    assert "FNKEY-CANARY-9187" in secret_values({"base_url": url})
+    assert "FNKEY" not in redact_text("HTTP 404 from https://fn.azurewebsites.net/api/v1?code=FNKEY-CANARY-9187")
+    assert redact_mapping({"error": {"code": "rate_limit"}}) == {"error": {"code": "rate_limit"}}
+
+
 def test_redact_mapping_keeps_names_hides_values() -> None:
     spec = {
         "provider": "openai",

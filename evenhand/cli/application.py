@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 from typing import Annotated, Any
 
@@ -81,7 +82,7 @@ app = typer.Typer(
     help=(
         "Use-case-level bias and fairness assessment of LLMs (plan, assess, redteam, metrics, report, compare, demo). "
         "Exit codes: 0 ok, 1 a threshold you set failed, 2 bad input or config, 3 runtime failure, "
-        "130 interrupted."
+        "130 interrupted (143 on SIGTERM)."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -117,14 +118,38 @@ def _main(
     DEBUG["on"] = debug or debug_from_env()  # the documented variable counts too
 
 
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM (a cancelled CI job, ``kill``, a container stopped) ends the run as Ctrl-C does: SIGINT's handler
+    runs (asyncio's, during generation, cancels the run at its next await, so every reply received is committed
+    first; elsewhere a KeyboardInterrupt), and :func:`main` exits 143 instead of 130. The default action killed the
+    process where it stood, without a word about what the store keeps."""
+    TERMINATED["on"] = True
+    signal.raise_signal(signal.SIGINT)
+
+
+#: Whether SIGTERM ended this process (its exit code is then ExitCode.TERMINATED, 143).
+TERMINATED = {"on": False}
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point of the ``evenhand`` console script: an unexpected error is one line on stderr and exit code 3
-    (the traceback only with ``--debug`` or ``EVENHAND_DEBUG=1``); exit code 1 stays "a threshold failed"."""
+    (the traceback only with ``--debug`` or ``EVENHAND_DEBUG=1``); exit code 1 stays "a threshold failed"; Ctrl-C
+    exits 130 and SIGTERM 143, each saying what the store keeps."""
+    TERMINATED["on"] = False
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    except ValueError:  # called outside the main thread (an embedding program): its own handling stays
+        previous = None
     try:
         return app(args=argv if argv is not None else sys.argv[1:], prog_name="evenhand")
+    except SystemExit as done:
+        if TERMINATED["on"] and done.code == ExitCode.INTERRUPTED:
+            raise SystemExit(int(ExitCode.TERMINATED)) from None
+        raise
     except KeyboardInterrupt:
         err_console.print("interrupted", highlight=False)
-        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+        code = ExitCode.TERMINATED if TERMINATED["on"] else ExitCode.INTERRUPTED
+        raise SystemExit(int(code)) from None
     except Exception as exc:
         if DEBUG["on"]:
             raise
@@ -134,3 +159,6 @@ def main(argv: list[str] | None = None) -> Any:
             highlight=False,
         )
         raise SystemExit(int(ExitCode.RUNTIME_FAILURE)) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

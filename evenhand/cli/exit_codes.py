@@ -6,7 +6,7 @@
   option), a config that fails its schema, a usage error;
 * 3 - runtime failure: a :class:`~evenhand.errors.RunFailure` (a model, scorer or server failed while the assessment
   ran) or anything unexpected - a bare ``ValueError`` from a bug is not the user's bad input;
-* 130 - interrupted (Ctrl-C).
+* 130 - interrupted (Ctrl-C); 143 - terminated (SIGTERM), which ends a run as Ctrl-C does.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class ExitCode(enum.IntEnum):
     BAD_INPUT = 2
     RUNTIME_FAILURE = 3
     INTERRUPTED = 130  # Ctrl-C, by the shell's convention (128 + SIGINT)
+    TERMINATED = 143  # SIGTERM (128 + SIGTERM): a run ended as by Ctrl-C (cli.application.main)
 
 
 def is_bad_input(exc: BaseException) -> bool:

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from evenhand.cli.consoles import console, err_console
 from evenhand.cli.exit_codes import ExitCode, fail, is_bad_input
-from evenhand.cli.running import finish, guarded_run, print_estimate, write_outputs
+from evenhand.cli.running import finish, guarded_run, kept_in_store, outputs_failed, print_estimate, write_outputs
 
 
 def run_redteam(
@@ -53,6 +53,15 @@ def run_redteam(
         print_probes(console, result.probes)
     oc = config.output
     out_dir = Path(oc.dir)
+    try:
+        _write_all(result, out_dir, oc)
+    except OSError as exc:  # a full disk, a folder made read-only during the run: no traceback, and what is kept
+        return outputs_failed(exc, out_dir, kept_in_store(config))
+    return finish(result, doc, out_dir, junit)
+
+
+def _write_all(result: Any, out_dir: Path, oc: Any) -> None:
+    """The red team's outputs: its combined assessment, then each condition's as ``evenhand assess`` writes it."""
     write_outputs(result, out_dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
     for name, folder in result.folders.items():  # each condition's own assessment, as evenhand assess writes it
         if name in result.blocked:  # no reply at all: a note of what happened, no assessment to write
@@ -64,7 +73,6 @@ def run_redteam(
         write_outputs(result.assessments[name], out_dir / "conditions" / folder, html=oc.html,
                       include_responses=oc.include_responses, responses=oc.responses)  # fmt: skip
         _drop_note(out_dir / "conditions" / folder)
-    return finish(result, doc, out_dir, junit)
 
 
 def _drop_note(folder: Path) -> None:

@@ -50,8 +50,23 @@ def run_config(
     doc = assessment.to_dict(include_responses=False)
     print_assessment(console, doc, all_rows=all_rows)  # the report's order (docs/cli.md)
     oc = config.output
-    write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
+    try:
+        write_outputs(assessment, oc.dir, html=oc.html, include_responses=oc.include_responses, responses=oc.responses)
+    except OSError as exc:  # a full disk, a folder made read-only during the run: no traceback, and what is kept
+        return outputs_failed(exc, Path(oc.dir), kept_in_store(config))
     return finish(assessment, doc, Path(oc.dir), junit)
+
+
+def outputs_failed(exc: OSError, out: Path, kept: str) -> ExitCode:
+    """One line for outputs that could not be written (exit 3): where, why, that nothing was half-written, and what
+    the store keeps (``kept``: :func:`kept_in_store`)."""
+    why = exc.strerror or type(exc).__name__
+    err_console.print(
+        f"[bold red]writing the outputs failed:[/] {escape(str(out))}: {escape(why)}; nothing was written there (an "
+        f"earlier run's files are left whole){escape(kept)}",
+        highlight=False,
+    )
+    return ExitCode.RUNTIME_FAILURE
 
 
 def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[], Any], command: str = "assess") -> Any:
@@ -74,18 +89,23 @@ def guarded_run(config: Any, junit: Path | None, what: str, action: Callable[[],
         message = redact_text(f"{failure_name(exc)}: {exc}", secrets)
         if isinstance(exc, GenerationStoppedError):  # the circuit breaker stopped generation: the store keeps the rest
             message = redact_text(resume_advice(exc, command), secrets)
+        else:  # a scorer or a stage after generation failed: the responses are not lost, and a rerun reuses them
+            message += redact_text(kept_in_store(config), secrets)
         # one line, whatever a library's message spans (transformers: "We couldn't connect ...\nCheck your ...")
         err_console.print(f"[bold red]{what} failed:[/] {escape(one_line(message))}", highlight=False)
         return ExitCode.RUNTIME_FAILURE
     except KeyboardInterrupt:  # typer would exit 130 without a word: say what is kept and how to go on
-        store = config.run_settings().generation.store if config.responses is None else None
-        kept = (
-            f"; the responses generated so far are kept in {store}: run the same command again to resume"
-            if (store is not None and Path(store).exists())
-            else ""
-        )
-        err_console.print(f"interrupted{escape(redact_text(kept, secrets))}", highlight=False)
+        err_console.print(f"interrupted{escape(redact_text(kept_in_store(config), secrets))}", highlight=False)
         return ExitCode.INTERRUPTED
+
+
+def kept_in_store(config: Any) -> str:
+    """``"; the responses generated so far are kept in STORE: run the same command again to resume"`` when the run
+    generates into a store that exists, else ``""``: what a run that stopped half-way says it kept."""
+    store = config.run_settings().generation.store if config.responses is None else None
+    if store is None or not Path(store).exists():
+        return ""
+    return f"; the responses generated so far are kept in {store}: run the same command again to resume"
 
 
 def finish(result: Any, doc: dict[str, Any], out_dir: Path, junit: Path | None) -> ExitCode:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import urllib.parse
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -11,6 +12,11 @@ from pydantic import Field, field_validator, model_validator
 from evenhand.errors import InputError
 
 from ._section import _Section
+
+
+def _positive_seconds(value: Any) -> bool:
+    """A finite number above zero (not a yes/no, which YAML reads as a number's cousin)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value < math.inf
 
 
 class PricesConfig(_Section):
@@ -154,8 +160,14 @@ class ModelConfig(_Section):
                 f"{', '.join(sorted(accepted - {'api_key_env'}))}"
             )
         timeout = self.options.get("timeout")
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        if timeout is not None and not _positive_seconds(timeout):  # NaN and infinity are no time to wait
             raise InputError(f"{self.key}.options.timeout must be a positive number of seconds, got {timeout!r}")
+        extra_body = self.options.get("extra_body")
+        if extra_body is not None and not isinstance(extra_body, dict):  # its value is never quoted: it may be a key
+            raise InputError(f"{self.key}.options.extra_body must map body keys to values, e.g. {{user: team-a}}")
+        n = self.options.get("n", "auto")
+        if n != "auto" and not isinstance(n, bool):
+            raise InputError(f"{self.key}.options.n must be auto, true or false, got {n!r}")
 
     def local_folder(self) -> Path | None:
         """The local model's folder when ``model`` is written as a path (``/``, ``~``, ``./``, ``../``), else None

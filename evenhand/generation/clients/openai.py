@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
+import dataclasses
 import datetime
 import email.utils
 import hashlib
@@ -19,7 +21,7 @@ import aiohttp
 
 from evenhand.errors import InputError
 
-from ..._redact import redact_text, redact_url, secret_values
+from ..._redact import is_secret_key, redact_text, redact_url, scrub_values, secret_values
 from ...structured import message_reply_text
 from .._types import (
     Completion,
@@ -33,6 +35,7 @@ from .._types import (
     SamplingParams,
 )
 from .base import ChatClient
+from .sse import assemble_stream, is_event_stream
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _OPENAI_MAX_N = 128
@@ -112,30 +115,45 @@ class OpenAIClient(ChatClient):
             raise InputError(f"base_url must be an http(s) URL, got {base_url!r}")
         if not model or not isinstance(model, str):
             raise InputError("model must be a non-empty string (the model or deployment name)")
-        if timeout <= 0:
-            raise InputError(f"timeout must be positive, got {timeout}")
+        if not 0 < timeout < math.inf:  # NaN and infinity are refused too: aiohttp cannot wait for them
+            raise InputError(f"timeout must be a positive number of seconds, got {timeout}")
+        if extra_body is not None and not isinstance(extra_body, dict):
+            raise InputError(f"extra_body must be a mapping of body keys to values, not a {type(extra_body).__name__}")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_version = api_version
         self.timeout = float(timeout)
         self.extra_body = dict(extra_body or {})
         url_has_credentials = "@" in urllib.parse.urlsplit(self.base_url).netloc
-        if url_has_credentials and api_key is not None:
-            # aiohttp sends URL credentials as an Authorization header, which the API key needs too: every request
-            # would fail. Say so once, here, instead of after the retries.
+        header_names = {str(name).lower() for name in (headers or {})}
+        if url_has_credentials and (api_key is not None or "authorization" in header_names):
+            # aiohttp sends URL credentials as an Authorization header, which the API key (or that header) needs
+            # too: every request would fail. Say so once, here, instead of after the retries.
+            given = "api_key is set" if api_key is not None else "headers has an Authorization header"
             raise InputError(
-                "base_url carries user:password credentials and api_key is set: both would use the Authorization "
+                f"base_url carries user:password credentials and {given}: both would use the Authorization "
                 "header; keep one of them (or pass the key in headers under another name)"
             )
         # Credentials written into the URL are the explicit choice: an ambient $OPENAI_API_KEY does not override them.
         ambient_key = None if url_has_credentials else os.environ.get(api_key_env)
-        self._api_key = api_key if api_key is not None else ambient_key
-        self._extra_headers = dict(headers or {})
+        self._api_key = _header_value("api_key", api_key if api_key is not None else ambient_key) or None
+        self._extra_headers = {
+            name: _header_value(f"headers {name!r}", value) for name, value in (headers or {}).items()
+        }
         self._n_mode = n
         self._n_supported: bool | None = None if n == "auto" else bool(n)
         self._single_choice_answers = 0  # answers to n > 1 with exactly one valid choice, while undecided
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        # What a reply may not carry into the store: the credentials sent (the key, the URL's, headers and body
+        # values named like credentials), should a proxy or a model echo them. Other header values (X-Team: blue)
+        # are no secret a reply could hold, and a reply's words are data: only exact values are scrubbed.
+        secret_headers = {k: v for k, v in self._extra_headers.items() if is_secret_key(k)}
+        self._reply_secrets = (
+            secret_values({"url": self.url, "headers": secret_headers})
+            | secret_values(self.extra_body)
+            | ({self._api_key} if self._api_key else set())
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIClient(base_url={redact_url(self.base_url)!r}, model={self.model!r})"
@@ -145,9 +163,15 @@ class OpenAIClient(ChatClient):
 
     @property
     def url(self) -> str:
+        """The endpoint: the path joined to ``base_url``'s path, before any query ``base_url`` carries (a gateway's
+        ``?code=`` or ``?api-version=``), which is kept; Azure's ``api-version`` comes after it."""
+        parts = urllib.parse.urlsplit(self.base_url)
+        path = parts.path.rstrip("/")
+        query = [parts.query] if parts.query else []
         if self.api_version:
-            return f"{self.base_url}/openai/deployments/{self.model}/chat/completions?api-version={self.api_version}"
-        return f"{self.base_url}/chat/completions"
+            path += f"/openai/deployments/{self.model}"
+            query.append(f"api-version={self.api_version}")
+        return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"{path}/chat/completions", "&".join(query), ""))
 
     @property
     def public_url(self) -> str:
@@ -263,10 +287,11 @@ class OpenAIClient(ChatClient):
             # Never follow a redirect: aiohttp would re-send the request, credentials included (same host), or turn
             # the POST into a GET; a 3xx becomes a refusal naming the status (see _redirect_error).
             async with session.post(self.url, json=self._body(messages, n, params), allow_redirects=False) as resp:
-                raw = await resp.read()
+                raw = _in_declared_encoding(await resp.read(), resp.charset)
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
                 location = resp.headers.get("Location")
+                content_type = resp.content_type
         except aiohttp.ClientConnectorError as exc:
             raise ConnectionFailedError(self._redact(f"cannot connect to {where}: {exc.os_error or exc}")) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError, aiohttp.ClientPayloadError) as exc:
@@ -280,7 +305,7 @@ class OpenAIClient(ChatClient):
         if not 200 <= status < 300:
             raise self._http_error(status, raw, retry_after)
         try:
-            payload = json.loads(raw)
+            payload = self._payload(raw, content_type)
         except ValueError:
             message = f"malformed JSON from {where} (HTTP {status}): {self._redact(repr(raw))[:80]}"
             raise MalformedAnswerError(message, status=status) from None
@@ -293,7 +318,22 @@ class OpenAIClient(ChatClient):
             raise MalformedAnswerError(f"HTTP {status} with zero choices from {where}", status=status)
         self._note_choices(n, choices)
         usage = payload.get("usage")
-        return _completions(choices, usage if isinstance(usage, dict) else {})
+        completions = _completions(choices, usage if isinstance(usage, dict) else {})
+        return [
+            c if c.text is None else dataclasses.replace(c, text=scrub_values(c.text, self._reply_secrets))
+            for c in completions
+        ]
+
+    def _payload(self, raw: bytes, content_type: str | None) -> Any:
+        """The answer's JSON; a stream of server-sent events (a server that streams unasked, or ``extra_body``'s
+        ``stream: true``) as the one completion it spells out. A stream cut short is no answer (retried), never
+        the beginning of a reply kept as if it were all of it."""
+        if not is_event_stream(content_type, raw):
+            return json.loads(raw)
+        payload, complete = assemble_stream(raw)
+        if not complete:
+            raise NoAnswerError(f"the stream from {self.public_url} ended before its last event")
+        return payload
 
     def _redirect_error(self, status: int, location: str | None) -> GenerationError:
         """A 3xx to the POST, not followed: non-retryable, naming the status and only the origin (scheme, host,
@@ -337,6 +377,30 @@ class OpenAIClient(ChatClient):
         if code == "content_filter" or "content management policy" in detail:
             return ContentFilteredError(message, status=status, detail=detail, param=param)
         return GenerationError(message, status=status, detail=detail, param=param)
+
+
+def _header_value(what: str, value: Any) -> Any:
+    """A credential or header value as sent: without the line end a key read from a file or a CRLF ``.env`` keeps
+    (aiohttp refused every request for it, "Forbidden control character detected in headers"); a control character
+    inside it is refused, naming ``what``, never quoting the value (it may be a key)."""
+    if not isinstance(value, str):
+        return value
+    value = value.strip()
+    if any(not char.isprintable() for char in value):
+        raise InputError(f"{what} holds a control character (a line break inside it?); no HTTP header can carry it")
+    return value
+
+
+def _in_declared_encoding(raw: bytes, charset: str | None) -> bytes:
+    """The body as UTF-8 when its Content-Type declares another encoding (``charset=ISO-8859-1``): JSON is read as
+    UTF-8, so a reply in Latin-1 was malformed at every retry. Undeclared or unknown encodings are left as sent."""
+    if not charset:
+        return raw
+    try:
+        codec = codecs.lookup(charset).name
+        return raw if codec == "utf-8" else raw.decode(codec).encode("utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return raw
 
 
 def _content(choice: Any) -> str | None:

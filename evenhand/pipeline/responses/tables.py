@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import codecs
+import csv
 import json
 import re
 from collections.abc import Callable, Collection
@@ -42,6 +44,9 @@ def read_table(path: str | Path, *, text_columns: Collection[str] = ()) -> pd.Da
     try:
         table = _read(p, suffix, frozenset(text_columns))
     except UnicodeDecodeError:
+        wide = _wide_encoding(p)
+        if wide is not None:
+            raise InputError(f"{p} is {wide} text (its byte-order mark says so); save it as UTF-8") from None
         raise InputError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
     except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
         # pandas and pyarrow messages can span lines (a quoted row, a schema): one line, naming the file
@@ -67,6 +72,20 @@ def _as_text(value: Any) -> Any:
     return str(value)
 
 
+#: Byte-order marks of the wide encodings (Excel's "Unicode text", PowerShell's default), longest first.
+_WIDE_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
+)  # fmt: skip
+
+
+def _wide_encoding(p: Path) -> str | None:
+    """The encoding, "UTF-16" or "UTF-32", when the file starts with that encoding's byte-order mark, else None."""
+    with p.open("rb") as handle:
+        start = handle.read(4)
+    return next((name for mark, name in _WIDE_MARKS if start.startswith(mark)), None)
+
+
 def _first_bad_byte(p: Path) -> str:
     """Where the file stops being UTF-8, by line (a parser's own offset counts from the start of its chunk)."""
     data = p.read_bytes()
@@ -80,6 +99,7 @@ def _first_bad_byte(p: Path) -> str:
 
 def _read(p: Path, suffix: str, text_columns: frozenset[str]) -> pd.DataFrame:
     if suffix in (".csv", ".tsv"):
+        _check_header(p, "\t" if suffix == ".tsv" else ",")
         table = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, encoding="utf-8-sig",
                             dtype=dict.fromkeys(text_columns, str))  # fmt: skip
         # a text cell evenhand wrote as '=... (so that no spreadsheet runs it) is read as the text it guarded; a
@@ -99,6 +119,37 @@ def _read(p: Path, suffix: str, text_columns: frozenset[str]) -> pd.DataFrame:
     return pd.DataFrame({"prompt": [line for line in lines if line.strip()]})
 
 
+def _check_header(p: Path, sep: str) -> None:
+    """A header that names a column twice is refused: pandas would read the first as it is named and rename the
+    second (``response.1``), so a run would read one of two columns without a word."""
+    with p.open(encoding="utf-8-sig", newline="") as handle:
+        header = next(csv.reader(handle, delimiter=sep), [])
+    seen: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if name in seen:
+            raise InputError(
+                f"column {name!r} appears twice in its header (columns {seen[name]} and {position}); rename or "
+                "remove one, evenhand cannot tell which to read"
+            )
+        seen[name] = position
+
+
+def _object_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose every key is given once (``json.loads`` keeps the last of two silently)."""
+    record: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in record:
+            raise _DuplicateKey(key)
+        record[key] = value
+    return record
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 def _read_json_lines(p: Path) -> pd.DataFrame:
     """JSON Lines, one object per line (blank lines skipped); a broken line is named by its number, so a file
     of thousands of rows is fixable (pandas only says where in the whole text it stopped)."""
@@ -107,9 +158,12 @@ def _read_json_lines(p: Path) -> pd.DataFrame:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_object_once)
         except json.JSONDecodeError as exc:
             raise InputError(f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
+        except _DuplicateKey as twice:
+            raise InputError(f"line {number} has the key {twice.key!r} twice; keep one, evenhand cannot tell which to "
+                             "read") from None  # fmt: skip
         if not isinstance(record, dict):
             raise InputError(f"line {number} is a JSON {type(record).__name__}, expected an object of columns")
         records.append(record)
