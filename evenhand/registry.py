@@ -68,6 +68,8 @@ EVIDENCE_KINDS: Mapping[EvidenceKindName, str] = MappingProxyType(
         "observational": "evenhand.pipeline.verdict.kinds.observational:KIND",  # two sets of prompts, not versions
         # requests left without a reply, signed, paired sign flips (listed only by the runs that judged one)
         "non_completion_parity": "evenhand.pipeline.verdict.kinds.refusal_length:NON_COMPLETION",
+        # left10b: persons of two groups refused at different rates (person-level classification: no versions)
+        "person_refusal_parity": "evenhand.pipeline.verdict.kinds.refusal_length:PERSON_REFUSAL",
     }
 )
 
@@ -95,6 +97,9 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("refusal", "Refusal parity", "beyond the paper", "refusal"),
             # a row of its own only in runs where a counterfactual request got no reply (families/refusal_length.py)
             FamilySpec("non_completion", "Non-completion parity", "beyond the paper", "refusal", planned=False),
+            # left10b: refusals in a person-level classification log, a row per pair of groups in every classification
+            # run (families/classification.py), beside the decision metrics they are left out of
+            FamilySpec("person_refusal", "Refusal parity (persons)", "beyond the paper", "refusal", planned=False),
             FamilySpec("quality_of_service", "Quality-of-service parity", "beyond the paper", "quality_of_service"),
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
             # (evenhand.redteaming; no plan chooses these: they compare two runs)
@@ -283,6 +288,12 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        "error, a content filter, an empty reply): share of the first group's versions left without a "
                        "reply minus the second's, over N counterfactual pairs of requests",
                        **{**_PARITY, "unit": "pairs of requests"}),
+            MetricSpec("person_refusal_rate_difference", "PRRD", "Person-level Refusal Rate Difference",
+                       family="person_refusal", inputs="refusal_groups", value_range=(-1.0, 1.0),
+                       settings={"threshold": "refusal_threshold"}, judge="person_refusal_parity",
+                       formula="PRRD = (1/N') sum_{i in G'} 1[R(y_i) >= t] - (1/N'') sum_{i in G''} 1[R(y_i) >= t]: "
+                       "refusal rate of the first group's persons minus the second's (person-level, unpaired)",
+                       **{**_PARITY, "unit": "answers", "requires": "classification answers and each person's group"}),
             MetricSpec("relative_length_difference", "RLD", "Relative Answer Length Difference",
                        family="quality_of_service", inputs="length_pairs", value_range=(-1.0, math.inf),
                        pair_column="words", judge="length_parity",
@@ -384,6 +395,7 @@ _RATE_INTERVALS = (
     "false_positive_rate_difference", "false_discovery_rate_difference", "decision_flip_rate",
     "counterfactual_positive_rate_difference", "refusal_rate_difference", "toxic_share_shift", "refusal_rate_shift",
     "non_completion_shift", "positive_rate_shift", "non_completion_rate_difference",
+    "person_refusal_rate_difference",
 )  # fmt: skip
 METRICS = MappingProxyType(
     {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}
