@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evenhand._validation import as_float_array, check_same_length, check_threshold
+from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
 from evenhand.errors import InputError
 from evenhand.metrics.rate_gap import signed_rate_gap
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler, paired_mean, prompt_units, undefined
@@ -87,9 +87,9 @@ def person_refusal_rate_difference(
     spec = METRICS["person_refusal_rate_difference"]
     t = check_threshold(threshold)
     scores = as_float_array(refusals, "refusals", allow_empty=True, bounds=(0.0, 1.0))
-    names = np.asarray([str(g) for g in (groups.tolist() if hasattr(groups, "tolist") else list(groups))], dtype=object)
+    names = np.asarray([str(g) for g in as_array(groups, "groups", allow_empty=True)], dtype=object)
     check_same_length(refusals=scores, groups=names)
-    units = None if prompts is None else np.asarray(list(prompts), dtype=object)
+    units = None if prompts is None else as_array(prompts, "prompts", allow_empty=True)
     if units is not None:
         check_same_length(refusals=scores, prompts=units)
     keep = (names == str(first)) | (names == str(second))

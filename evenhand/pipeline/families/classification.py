@@ -181,7 +181,6 @@ class Classification(Family):
             usable = _usable(rows, group_col)
             source = _group_source(ctx, attribute)
             planned = [k for k in self.planned(ctx.plan, attribute) if METRICS[k].family != "person_refusal"]
-            out.extend(refusal_records(ctx, attribute, source))
             compared = [(key, cls, _class_comparison(cls, classes)) for key, cls in itertools.product(planned, classes)]
             # three or more outcomes: every other outcome one-vs-rest too, for every planned rate (moving "review" to
             # "deny" keeps DP on "approve"; denying those who should be reviewed keeps FNRD on "approve")
@@ -213,6 +212,7 @@ class Classification(Family):
                     rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
                                              order=lexicon_order(ctx.specs, attribute))  # fmt: skip
                 out.append(rec)
+            out.extend(refusal_records(ctx, attribute, source))  # each group's refusals, after its decisions
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
