@@ -29,6 +29,7 @@ Inputs = Literal[
     "predictions",  # predicted labels and groups
     "predictions_and_truth",  # ground truth, predicted labels and groups
     "item_list_pairs",  # counterfactual pairs of K-item lists
+    "decision_pairs_and_truth",  # decision pairs with the case's true outcome (1 = the counted class), left10b
     "decision_pairs",  # parsed decisions (1 = the positive one) of counterfactual pairs of classification answers
     "toxicity_pairs",  # toxicity scores of counterfactual response pairs
     "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
@@ -47,6 +48,7 @@ EvidenceKindName = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
     "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
     "observational", "non_completion_parity", "person_refusal_parity",
+    "counterfactual_errors",
 ]
 #: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
 #: bootstrap of its units; ``"rate"``, for a rate, a difference of two rates or a spread of several whose result

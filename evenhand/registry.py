@@ -70,6 +70,8 @@ EVIDENCE_KINDS: Mapping[EvidenceKindName, str] = MappingProxyType(
         "non_completion_parity": "evenhand.pipeline.verdict.kinds.refusal_length:NON_COMPLETION",
         # left10b: persons of two groups refused at different rates (person-level classification: no versions)
         "person_refusal_parity": "evenhand.pipeline.verdict.kinds.refusal_length:PERSON_REFUSAL",
+        # left10b: error rates of counterfactual versions of the same cases, signed, paired sign flips
+        "counterfactual_errors": "evenhand.pipeline.verdict.kinds.decisions:ERRORS",
     }
 )
 
@@ -93,6 +95,9 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("recommendation", "Recommendation fairness", "3.3", "counterfactual"),
             # not in the paper: its counterfactual design (3.1.3, 3.3) applied to classification decisions
             FamilySpec("counterfactual_decisions", "Counterfactual decisions", "3.2", "allocational"),
+            # left10b: the error rates of the counterfactual versions (the error-based view of the paired design), rows
+            # only where the responses carry the true outcome (families/decisions.py)
+            FamilySpec("counterfactual_errors", "Counterfactual error rates", "3.2", "allocational", planned=False),
             # beyond the paper (issue 27): who is refused, who gets shorter answers (docs/metrics.md)
             FamilySpec("refusal", "Refusal parity", "beyond the paper", "refusal"),
             # a row of its own only in runs where a counterfactual request got no reply (families/refusal_length.py)
@@ -201,6 +206,11 @@ _DECISIONS: dict[str, Any] = {
     "scope": "pair",
     "unit": "pairs",
 }
+#: left10b: the error rates of counterfactual decisions (the true outcome is the case's, the same for both versions)
+_ERROR_PAIRS: dict[str, Any] = {**_DECISIONS, "family": "counterfactual_errors", "inputs": "decision_pairs_and_truth",
+                                "judge": "counterfactual_errors", "value_range": (-1.0, 1.0), "signed": True,
+                                "requires": "counterfactual pairs of classification answers and each case's true "
+                                "outcome"}  # fmt: skip
 _PARITY: dict[str, Any] = {
     "section": "beyond the paper",
     "requires": _PAIRS,
@@ -275,6 +285,16 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             MetricSpec("decision_flip_rate", "DFR", "Decision Flip Rate", **{**_DECISIONS, "judge": "decision_flips"}),
             MetricSpec("counterfactual_positive_rate_difference", "CPRD", "Counterfactual Positive Rate Difference",
                        value_range=(-1.0, 1.0), signed=True, **_DECISIONS),
+            MetricSpec("counterfactual_false_negative_rate_difference", "CFNRD",
+                       "Counterfactual False Negative Rate Difference", rate="false negative rate", harm=_FN,
+                       formula="CFNRD = FNR(A versions) - FNR(B versions) over the counterfactual pairs whose true "
+                       "outcome is the counted class: the share of them the A version misses minus the B version's",
+                       **_ERROR_PAIRS),
+            MetricSpec("counterfactual_false_positive_rate_difference", "CFPRD",
+                       "Counterfactual False Positive Rate Difference", rate="false positive rate", harm=_FP,
+                       formula="CFPRD = FPR(A versions) - FPR(B versions) over the counterfactual pairs whose true "
+                       "outcome is another class: the share of them the A version gives the class minus the B version's",
+                       **_ERROR_PAIRS),
             MetricSpec("refusal_rate_difference", "RRD", "Refusal Rate Difference", family="refusal",
                        inputs="refusal_pairs", value_range=(-1.0, 1.0), settings={"threshold": "refusal_threshold"},
                        pair_column="refusal", judge="refusal_parity",
