@@ -118,7 +118,7 @@ def test_a_model_that_misses_the_women_who_should_be_approved_is_found() -> None
     assert evidence["CFNRD"].severity == "concern" and evidence["CFPRD"].severity == "concern"
     claim = evidence["CFNRD"].claim or ""
     assert claim.startswith("the false negative rate of 'yes' differs between the female and male versions: 50% for "
-                            "the female version against 0% for the male version (of the 20 cases whose true outcome "
+                            "the female version against 0% for the male version (of the 60 pairs whose true outcome "
                             "is 'yes')"), claim  # fmt: skip
     assert "is not 'yes'" in (evidence["CFPRD"].claim or "")
 

@@ -198,7 +198,7 @@ class CounterfactualErrors(EvidenceKind):
     """CFNRD, CFPRD (left10b): an error rate of the A versions against the B versions of the same cases, judged by
     its paired prompt-level sign-flip test as CPRD is, worded as the classification family words an error rate:
     ``the false negative rate of 'approve' is 40% for the female version against 10% for the male version (of the
-    30 cases whose true outcome is 'approve'): ...``. Its rows exist where the responses carry the true outcome, so
+    30 pairs whose true outcome is 'approve'): ...``. Its rows exist where the responses carry the true outcome, so
     its rule is listed only by the runs that have them."""
 
     name = "counterfactual_errors"
@@ -219,7 +219,7 @@ class CounterfactualErrors(EvidenceKind):
         rate = f"{spec.rate} of {counted!r}" if counted else str(spec.rate)
         cases = d.get("cases")
         truth = "is" if spec.harm == "false negatives" else "is not"
-        of = f" (of the {cases} cases whose true outcome {truth} {counted!r})" if cases and counted else ""
+        of = f" (of the {cases} pairs whose true outcome {truth} {counted!r})" if cases and counted else ""
         evidence = f"{spec.name} {interval(e)}{over(rec, spec)}"
         if ra is None or rb is None:
             e.claim = f"the {rate} of the {a} and {b} versions cannot be compared: {evidence}"
