@@ -16,7 +16,7 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.pipeline.families.refusal_length import cut_no_reply_reason, no_reply
+from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -205,6 +205,20 @@ def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
 class LengthParity(PairedGap):
     name = "length_parity"
     example_columns = ()
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        """Each stored pair's two lengths in words; or, as the run decided from the same finish reasons, why RLD
+        cannot be judged (more than 5% of the pairs have a reply cut at the token limit): compare's RLD is the
+        run's."""
+        found = stored_pairs(run, row, spec)
+        if isinstance(found, str):
+            return found
+        why = cut_length_reason(found)
+        if why is not None:
+            return f"run {run.label}: {why}"
+        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": _words_of(found, "a"), "b": _words_of(found, "b")})
+        table["_key"] = pair_keys(found)
+        return by_key(table)
 
     def words(self, groups: tuple[str, str], details: Mapping[str, Any], value: float | None, shown: bool,
               evidence: str) -> str:  # fmt: skip
