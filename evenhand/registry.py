@@ -293,7 +293,8 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             MetricSpec("counterfactual_false_positive_rate_difference", "CFPRD",
                        "Counterfactual False Positive Rate Difference", rate="false positive rate", harm=_FP,
                        formula="CFPRD = FPR(A versions) - FPR(B versions) over the counterfactual pairs whose true "
-                       "outcome is another class: the share of them the A version gives the class minus the B version's",
+                       "outcome is another class: the share of them the A version gives the class minus the B "
+                       "version's",
                        **_ERROR_PAIRS),
             MetricSpec("refusal_rate_difference", "RRD", "Refusal Rate Difference", family="refusal",
                        inputs="refusal_pairs", value_range=(-1.0, 1.0), settings={"threshold": "refusal_threshold"},

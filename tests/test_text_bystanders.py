@@ -59,7 +59,8 @@ def test_every_person_swapped_or_words_only_keeps_today_s_behaviour() -> None:
     _, male_every = _versions(OFFICER, subject="every")
     assert "his file" in male_every
     female, _ = _versions(OFFICER, names=False)
-    assert female == "Emily Baker applied for a loan. Mrs. John Smith (the loan officer) said she would review her file."
+    assert female == ("Emily Baker applied for a loan. Mrs. John Smith (the loan officer) said she would review her "
+                      "file.")
 
 
 def test_the_names_drawn_do_not_depend_on_the_masking() -> None:

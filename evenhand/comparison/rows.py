@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evenhand.comparison.missing import backfill
 from evenhand.comparison.pairing import (
     INDEPENDENT,
     MIN_SHARED_PROMPTS,
@@ -28,7 +29,6 @@ from evenhand.comparison.pairing import (
     percentile_interval,
     same_units,
 )
-from evenhand.comparison.missing import backfill
 from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
 from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair

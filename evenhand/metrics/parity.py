@@ -17,8 +17,8 @@ import numpy as np
 
 from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
 from evenhand.errors import InputError
-from evenhand.metrics.rate_gap import signed_rate_gap
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler, paired_mean, prompt_units, undefined
+from evenhand.metrics.rate_gap import signed_rate_gap
 from evenhand.registry import METRICS
 
 

@@ -91,9 +91,14 @@ class BystanderMask:
         """``texts`` (versions of the masked texts, in the same order) with each masked word back as written."""
         out = []
         for text, words in zip(texts, self.words, strict=True):
-            kept = iter(words)
-            out.append(_MASKED.sub(lambda _: next(kept, ""), text) if words else text)
+            out.append(_restored(text, words) if words else text)
         return out
+
+
+def _restored(text: str, words: Sequence[str]) -> str:
+    """``text`` with its masked runs replaced by ``words``, in order."""
+    kept = iter(words)
+    return _MASKED.sub(lambda _: next(kept, ""), text)
 
 
 def _masked(text: str, spans: Sequence[tuple[int, int]]) -> str:

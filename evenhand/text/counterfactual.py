@@ -248,7 +248,9 @@ def counterfactual_prompts(
         versions = {"original": tuple(subset), "swapped": kept(substitute(lexicon, swapped, None, mode="swap"))}
     else:
         out_groups = chosen
-        versions = {g: kept(substitute(lexicon, source if name_swap is None else name_swap.texts(g), g)) for g in chosen}
+        versions = {
+            g: kept(substitute(lexicon, source if name_swap is None else name_swap.texts(g), g)) for g in chosen
+        }
         if len(chosen) > 1:
             # a prompt whose versions are all the same text ("I am transgender.": a mention of the attribute in no
             # group, and nothing else of it) has no counterfactual: its pairs would differ in nothing and pull every

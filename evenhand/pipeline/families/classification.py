@@ -25,12 +25,12 @@ from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import GIVEN_GROUPS, PROMPT_GROUPS, Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
-from evenhand.pipeline.families.person_refusals import REFUSED, mark_refusals
-from evenhand.pipeline.families.person_refusals import records as refusal_records
-from evenhand.pipeline.families.person_refusals import test_inputs as refusal_test_inputs
 from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, run_scorer, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.families.impact import impact_ratios, wanted
+from evenhand.pipeline.families.person_refusals import REFUSED, mark_refusals
+from evenhand.pipeline.families.person_refusals import records as refusal_records
+from evenhand.pipeline.families.person_refusals import test_inputs as refusal_test_inputs
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import (
     choose_label_parser,

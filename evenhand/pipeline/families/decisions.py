@@ -101,7 +101,7 @@ class CounterfactualDecisions(Family):
         if "truth" not in ctx.frame or ctx.frame["truth"].isna().all():
             return []
         harm = INTERVENTION_HARM.get(ctx.plan.use_case.intervention) if ctx.plan.use_case.intervention else None
-        keys = [k for k, spec in METRICS.items() if spec.family == "counterfactual_errors" and harm in (None, spec.harm)]
+        keys = [k for k, s in METRICS.items() if s.family == "counterfactual_errors" and harm in (None, s.harm)]
         out: list[MetricRecord] = []
         for (a, b, found), cls, key in itertools.product(pairs, [*classes, *others], keys):
             own = len(classes) > 1 or cls not in classes  # a sensitive class or another outcome: named in the row
