@@ -25,8 +25,8 @@ def backfill(run: Run, row: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     spec = METRICS.get(str(row.get("key")))
     if spec is None or FAMILIES[spec.family].planned:
         return None, ""
-    missing = (f"run {run.label}'s results have no {spec.name} row (written by an evenhand that made {spec.name} "
-               "rows only on a condition, not in every run)")  # fmt: skip
+    missing = (f"run {run.label}'s results have no {spec.name} row (written by an evenhand that did not make "
+               f"{spec.name} rows in every run)")  # fmt: skip
     try:
         table = item_table(run, row)
         if isinstance(table, str):

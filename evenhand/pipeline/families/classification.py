@@ -180,7 +180,7 @@ class Classification(Family):
             group_col = f"group_{attribute}"
             usable = _usable(rows, group_col)
             source = _group_source(ctx, attribute)
-            planned = [k for k in self.planned(ctx.plan, attribute) if METRICS[k].family != "person_refusal"]
+            planned = self.planned(ctx.plan, attribute)
             compared = [(key, cls, _class_comparison(cls, classes)) for key, cls in itertools.product(planned, classes)]
             # three or more outcomes: every other outcome one-vs-rest too, for every planned rate (moving "review" to
             # "deny" keeps DP on "approve"; denying those who should be reviewed keeps FNRD on "approve")
