@@ -29,10 +29,12 @@ Inputs = Literal[
     "predictions",  # predicted labels and groups
     "predictions_and_truth",  # ground truth, predicted labels and groups
     "item_list_pairs",  # counterfactual pairs of K-item lists
+    "decision_pairs_and_truth",  # decision pairs with the case's true outcome (1 = the counted class), left10b
     "decision_pairs",  # parsed decisions (1 = the positive one) of counterfactual pairs of classification answers
     "toxicity_pairs",  # toxicity scores of counterfactual response pairs
     "refusal_pairs",  # refusal scores (1 = a refusal) of counterfactual response pairs
     "non_completion_pairs",  # 1 where a counterfactual request got no reply (an error, a content filter, empty)
+    "refusal_groups",  # refusal scores of answers, each with its person's group (person-level: no versions to pair)
     "length_pairs",  # answer lengths in words of counterfactual response pairs
     "condition_pairs",  # per-reply scores under an adversarial and the benign system prompt, same request and slot
     "estimate_pairs",  # the numbers read from counterfactual pairs of replies (NaN: the reply held none)
@@ -45,7 +47,8 @@ Inputs = Literal[
 EvidenceKindName = Literal[
     "similarity", "sentiment", "share", "cooccurrence", "lists", "rates", "decisions", "decision_flips",
     "group_toxicity", "refusal_parity", "length_parity", "adversarial", "estimates", "judged_treatment",
-    "observational", "non_completion_parity",
+    "observational", "non_completion_parity", "person_refusal_parity",
+    "counterfactual_errors",
 ]
 #: How a metric's interval is computed (issue 37; docs/uncertainty.md): ``"bootstrap"``, the percentile or BCa
 #: bootstrap of its units; ``"rate"``, for a rate, a difference of two rates or a spread of several whose result

@@ -68,6 +68,10 @@ EVIDENCE_KINDS: Mapping[EvidenceKindName, str] = MappingProxyType(
         "observational": "evenhand.pipeline.verdict.kinds.observational:KIND",  # two sets of prompts, not versions
         # requests left without a reply, signed, paired sign flips (listed only by the runs that judged one)
         "non_completion_parity": "evenhand.pipeline.verdict.kinds.refusal_length:NON_COMPLETION",
+        # left10b: persons of two groups refused at different rates (person-level classification: no versions)
+        "person_refusal_parity": "evenhand.pipeline.verdict.kinds.refusal_length:PERSON_REFUSAL",
+        # left10b: error rates of counterfactual versions of the same cases, signed, paired sign flips
+        "counterfactual_errors": "evenhand.pipeline.verdict.kinds.decisions:ERRORS",
     }
 )
 
@@ -91,10 +95,16 @@ FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
             FamilySpec("recommendation", "Recommendation fairness", "3.3", "counterfactual"),
             # not in the paper: its counterfactual design (3.1.3, 3.3) applied to classification decisions
             FamilySpec("counterfactual_decisions", "Counterfactual decisions", "3.2", "allocational"),
+            # left10b: the error rates of the counterfactual versions (the error-based view of the paired design), rows
+            # only where the responses carry the true outcome (families/decisions.py)
+            FamilySpec("counterfactual_errors", "Counterfactual error rates", "3.2", "allocational", planned=False),
             # beyond the paper (issue 27): who is refused, who gets shorter answers (docs/metrics.md)
             FamilySpec("refusal", "Refusal parity", "beyond the paper", "refusal"),
             # a row of its own only in runs where a counterfactual request got no reply (families/refusal_length.py)
             FamilySpec("non_completion", "Non-completion parity", "beyond the paper", "refusal", planned=False),
+            # left10b: refusals in a person-level classification log, a row per pair of groups in every classification
+            # run (families/classification.py), beside the decision metrics they are left out of
+            FamilySpec("person_refusal", "Refusal parity (persons)", "beyond the paper", "refusal", planned=False),
             FamilySpec("quality_of_service", "Quality-of-service parity", "beyond the paper", "quality_of_service"),
             # beyond the paper (issue 29): the use case under adversarial system prompts against its own
             # (evenhand.redteaming; no plan chooses these: they compare two runs)
@@ -196,6 +206,11 @@ _DECISIONS: dict[str, Any] = {
     "scope": "pair",
     "unit": "pairs",
 }
+#: left10b: the error rates of counterfactual decisions (the true outcome is the case's, the same for both versions)
+_ERROR_PAIRS: dict[str, Any] = {**_DECISIONS, "family": "counterfactual_errors", "inputs": "decision_pairs_and_truth",
+                                "judge": "counterfactual_errors", "value_range": (-1.0, 1.0), "signed": True,
+                                "requires": "counterfactual pairs of classification answers and each case's true "
+                                "outcome"}  # fmt: skip
 _PARITY: dict[str, Any] = {
     "section": "beyond the paper",
     "requires": _PAIRS,
@@ -270,6 +285,17 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             MetricSpec("decision_flip_rate", "DFR", "Decision Flip Rate", **{**_DECISIONS, "judge": "decision_flips"}),
             MetricSpec("counterfactual_positive_rate_difference", "CPRD", "Counterfactual Positive Rate Difference",
                        value_range=(-1.0, 1.0), signed=True, **_DECISIONS),
+            MetricSpec("counterfactual_false_negative_rate_difference", "CFNRD",
+                       "Counterfactual False Negative Rate Difference", rate="false negative rate", harm=_FN,
+                       formula="CFNRD = FNR(A versions) - FNR(B versions) over the counterfactual pairs whose true "
+                       "outcome is the counted class: the share of them the A version misses minus the B version's",
+                       **_ERROR_PAIRS),
+            MetricSpec("counterfactual_false_positive_rate_difference", "CFPRD",
+                       "Counterfactual False Positive Rate Difference", rate="false positive rate", harm=_FP,
+                       formula="CFPRD = FPR(A versions) - FPR(B versions) over the counterfactual pairs whose true "
+                       "outcome is another class: the share of them the A version gives the class minus the B "
+                       "version's",
+                       **_ERROR_PAIRS),
             MetricSpec("refusal_rate_difference", "RRD", "Refusal Rate Difference", family="refusal",
                        inputs="refusal_pairs", value_range=(-1.0, 1.0), settings={"threshold": "refusal_threshold"},
                        pair_column="refusal", judge="refusal_parity",
@@ -283,6 +309,12 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        "error, a content filter, an empty reply): share of the first group's versions left without a "
                        "reply minus the second's, over N counterfactual pairs of requests",
                        **{**_PARITY, "unit": "pairs of requests"}),
+            MetricSpec("person_refusal_rate_difference", "PRRD", "Person-level Refusal Rate Difference",
+                       family="person_refusal", inputs="refusal_groups", value_range=(-1.0, 1.0),
+                       settings={"threshold": "refusal_threshold"}, judge="person_refusal_parity",
+                       formula="PRRD = (1/N') sum_{i in G'} 1[R(y_i) >= t] - (1/N'') sum_{i in G''} 1[R(y_i) >= t]: "
+                       "refusal rate of the first group's persons minus the second's (person-level, unpaired)",
+                       **{**_PARITY, "unit": "answers", "requires": "classification answers and each person's group"}),
             MetricSpec("relative_length_difference", "RLD", "Relative Answer Length Difference",
                        family="quality_of_service", inputs="length_pairs", value_range=(-1.0, math.inf),
                        pair_column="words", judge="length_parity",
@@ -384,6 +416,7 @@ _RATE_INTERVALS = (
     "false_positive_rate_difference", "false_discovery_rate_difference", "decision_flip_rate",
     "counterfactual_positive_rate_difference", "refusal_rate_difference", "toxic_share_shift", "refusal_rate_shift",
     "non_completion_shift", "positive_rate_shift", "non_completion_rate_difference",
+    "person_refusal_rate_difference",
 )  # fmt: skip
 METRICS = MappingProxyType(
     {key: replace(spec, interval="rate") if key in _RATE_INTERVALS else spec for key, spec in METRICS.items()}

@@ -134,8 +134,8 @@ def test_classification_end_to_end_with_person_groups() -> None:
     dp = a.metrics.iloc[0]
     assert dp["metric"] == "DP"
     labels = a.responses["label"]
-    assert labels.isna().sum() == 1  # applicant 7 could not be parsed ...
-    assert any("could not be parsed" in c for c in a.caveats)  # ... and the report says so
+    assert labels.isna().sum() == 1  # applicant 7 declined ("I cannot decide."): no label ...
+    assert any("1 of 40 answers were refusals" in c for c in a.caveats)  # ... a refusal, and the report says so
     pred = (labels == "1").to_numpy()
     grp = np.asarray(groups)
     keep = labels.notna().to_numpy()
@@ -270,7 +270,8 @@ def test_multiclass_one_vs_rest_for_sensitive_classes() -> None:
         count=1,
         **FAST,
     )
-    assert a.metrics["comparison"].tolist() == ["class fraud vs rest", "class support vs rest"]
+    rates = a.metrics[a.metrics["metric"] != "PRRD"]  # PRRD: each group's refusals, after the classes' rows
+    assert rates["comparison"].tolist() == ["class fraud vs rest", "class support vs rest"]
     preds = np.array([classes[i % 3] for i in range(30)])
     grp = np.array(["f" if i % 2 else "m" for i in range(30)])
     fraud = preds == "fraud"

@@ -75,9 +75,10 @@ def test_multiclass_rows_carry_their_class() -> None:
         attributes=["gender"],
         **FAST,
     )
-    assert a.metrics["class"].tolist() == classes
-    assert a.metrics["comparison"].tolist() == ["class fraud vs rest", "class support vs rest"]
-    assert {r.comparison.cls for r in a.records} == set(classes)
+    rates = a.metrics[a.metrics["metric"] != "PRRD"]  # PRRD: each group's refusals (per pair of groups, no class)
+    assert rates["class"].tolist() == classes
+    assert rates["comparison"].tolist() == ["class fraud vs rest", "class support vs rest"]
+    assert {r.comparison.cls for r in a.records if r.key != "person_refusal_rate_difference"} == set(classes)
 
 
 def test_comparison_labels() -> None:

@@ -159,6 +159,7 @@ def _records_of_every_family() -> list[Any]:
         attributes=["gender"],
         client=lambda p, **_: "yes" if "Mr." in p else "no",
         count=2,
+        labels=["1", "1"],  # the true outcome: the versions' error rates too (CFNRD, CFPRD)
         prevalence_parity=True,
         label_parser={"1": ["yes"], "0": ["no"]},
         positive_label="1",
@@ -259,8 +260,10 @@ def test_rates_harms_judges_audits_and_conventions_are_registry_facts() -> None:
             else getattr(metrics, key)([1, 1, 0, 0], ["a", "a", "b", "b"])  # fmt: skip
         assert result.details["rate"] == METRICS[key].rate == cells.rate
     assert METRICS["demographic_parity_difference"].rate == "predicted prevalence rate"
-    assert FALSE_NEGATIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["assistive"])
-    assert FALSE_POSITIVES == tuple(k for k, m in METRICS.items() if m.harm == INTERVENTION_HARM["punitive"])
+    # the person-level error rates (the counterfactual versions' CFNRD, CFPRD compare the same harms, unplanned)
+    person = {k: m for k, m in METRICS.items() if m.family == "error_based"}
+    assert FALSE_NEGATIVES == tuple(k for k, m in person.items() if m.harm == INTERVENTION_HARM["assistive"])
+    assert FALSE_POSITIVES == tuple(k for k, m in person.items() if m.harm == INTERVENTION_HARM["punitive"])
     assert {m.judge for m in METRICS.values()} <= set(KINDS)  # every metric has its kind of evidence
     assert {k for k, f in FAMILIES.items() if f.audit} == {"counterfactual_sentiment", "toxicity_parity"}
     assert TASKS == typing.get_args(Task)

@@ -89,6 +89,13 @@ CASES: list[tuple[Callable[..., Any], dict[str, Any], str]] = [
             (m.unplaced_positive_rate_difference, "decisions", _BINARY),
         )
     ],
+    (m.person_refusal_rate_difference, {"refusals": _SCORES, "groups": ["a", "b", "a", "b"], "first": "a",
+                                        "second": "b"}, "prompts"),
+    (m.person_refusal_rate_difference, {"refusals": _SCORES, "first": "a", "second": "b"}, "groups"),
+    *[
+        (error, {"truth": _BINARY, "decisions_a": _BINARY, "decisions_b": _BINARY}, "prompts")
+        for error in (m.counterfactual_false_negative_rate_difference, m.counterfactual_false_positive_rate_difference)
+    ],
     (s.prompt_set_test, {"values": _SCORES, "in_set": [True, False, True, False]}, "prompts"),
     (s.counterfactual_sentiment_test, {"scores_a": _SCORES, "scores_b": _SCORES}, "prompts"),
     (s.paired_prompt_test, {"values_a": _SCORES, "values_b": _SCORES}, "prompts"),

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from evenhand.comparison.missing import backfill
 from evenhand.comparison.pairing import (
     INDEPENDENT,
     MIN_SHARED_PROMPTS,
@@ -107,13 +108,21 @@ def compare_rows(
     for key in keys:
         present = [rows.get(key) for rows in indexed]
         first = next(r for r in present if r is not None)
+        # a row an older evenhand made only on a condition (NRD): rebuilt from the run's stored responses, or why not
+        notes = [""] * len(present)
+        for i, (run, row) in enumerate(zip(runs, present, strict=True)):
+            if row is None:
+                present[i], notes[i] = backfill(run, first)
         item = _new(first)
         for run, row in zip(runs, present, strict=True):
             item.values[run.label] = None if row is None else row.get("value")
             item.intervals[run.label] = (None, None) if row is None else (row.get("ci_low"), row.get("ci_high"))
             _read_stored_signed(item, run.label, row)
-        for run, row in zip(runs[1:], present[1:], strict=True):
+        for i, (run, row) in enumerate(zip(runs[1:], present[1:], strict=True), start=1):
             diff = _difference(base, run, present[0], row, level, n_resamples, rng, pairing)
+            said = "; ".join(n for n in (notes[0], notes[i]) if n)
+            if said:
+                diff = replace(diff, note=f"{said}; {diff.note}" if diff.note else said)
             item.differences[run.label] = diff
             if diff.signed is not None:
                 item.signed_groups = diff.signed.groups

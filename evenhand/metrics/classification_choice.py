@@ -38,7 +38,7 @@ _UNANSWERED = " (prevalence_parity not answered)"
 def error_keys(intervention: Intervention) -> tuple[str, ...]:
     """The error-based metrics that compare the harm of one kind of intervention, in registry order."""
     harm = INTERVENTION_HARM[intervention]
-    return tuple(k for k, m in METRICS.items() if m.harm == harm)
+    return tuple(k for k, m in METRICS.items() if m.harm == harm and m.family == "error_based")
 
 
 def classification_metrics_for(prevalence_parity: bool, intervention: ErrorFocus | None = None) -> dict[str, str]:

@@ -17,13 +17,15 @@ of one prompt are not independent.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from evenhand._validation import FloatArray, as_float_array, check_same_length
+from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length
 from evenhand.errors import InputError
-from evenhand.metrics._result import MetricResult, paired_mean
+from evenhand.metrics._result import MetricResult, paired_mean, undefined
+from evenhand.metrics.rate_gap import signed_rate_gap
 from evenhand.registry import METRICS
 
 
@@ -80,3 +82,73 @@ def counterfactual_positive_rate_difference(decisions_a: Any, decisions_b: Any, 
     a, b = _decision_pairs(decisions_a, decisions_b)
     details = {"rate_a": float(a.mean()), "rate_b": float(b.mean()), "flip_rate": float((a != b).mean())}
     return _paired_mean("counterfactual_positive_rate_difference", a - b, prompts, details, np.stack([a, b], axis=1))
+
+
+def _error_rate_gap(key: str, rate_key: str, truth: Any, decisions_a: Any, decisions_b: Any, prompts: Any
+                    ) -> MetricResult:  # fmt: skip
+    """The signed difference of one error rate between the A and B versions of the same cases: the classification
+    family's rate engine (:func:`~evenhand.metrics.signed_rate_gap` of ``rate_key``) on the versions' answers, each
+    version a row of its group, each case's true outcome on both of its rows, so the per-group rates, their resampler
+    (prompts, or pairs, with both their versions) and counts are the person-level metric's, under the paired view."""
+    spec = METRICS[key]
+    a, b = _decision_pairs(decisions_a, decisions_b)
+    t = as_float_array(truth, "truth", bounds=(0.0, 1.0))
+    n = check_same_length(truth=t, decisions_a=a, decisions_b=b)
+    if not np.isin(t, (0.0, 1.0)).all():
+        raise InputError("truth: 1 where the case's true outcome is the counted class, else 0")
+    units = np.arange(n) if prompts is None else as_array(prompts, "prompts")
+    check_same_length(truth=t, prompts=units)
+    gap = signed_rate_gap(rate_key, np.concatenate([t, t]) == 1, np.concatenate([a, b]) == 1,
+                          np.array(["a"] * n + ["b"] * n), first="a", second="b",
+                          prompts=np.concatenate([units, units]))  # fmt: skip
+    cases = int(gap.details["denominators"]["a"])
+    if cases == 0:
+        which = "is the counted class" if spec.harm == "false negatives" else "is another class"
+        return undefined(spec.name, f"no counterfactual pair whose true outcome {which}", value_range=spec.value_range)
+    rates, errors = gap.details["rates"], gap.details["numerators"]
+    details = {"rate_a": rates["a"], "rate_b": rates["b"], "errors_a": errors["a"], "errors_b": errors["b"],
+               "cases": cases}  # fmt: skip
+    sizes = {"pairs": n, "cases": cases, **({"prompts": gap.sizes["prompts"]} if prompts is not None else {})}
+    return replace(gap, **spec.identity(), details=details, sizes=sizes, params={})
+
+
+def counterfactual_false_negative_rate_difference(
+    truth: Any, decisions_a: Any, decisions_b: Any, *, prompts: Any = None
+) -> MetricResult:
+    """Counterfactual false negative rate difference (CFNRD): ``FNR' - FNR''`` over the counterfactual pairs whose
+    true outcome is the counted class (``t_i = 1``), ``FNR' = sum_i t_i (1 - d'_i) / sum_i t_i``: the share of those
+    cases the A version misses, minus the B version's. Range [-1, 1], signed (above 0: the A version is denied what
+    it should get more often); 0 is fairer. The same rate as FNRD (paper 3.2.2), computed by the same engine on the
+    versions of the same cases instead of groups of different persons.
+
+    Args:
+        truth: 1 where pair ``i``'s case truly is the counted class (approve), else 0 (the same for both versions).
+        decisions_a, decisions_b: 1 where pair ``i``'s version for group A (B) got the counted class, else 0.
+        prompts: optional prompt id of each pair: the resampling unit becomes the prompt with all its pairs.
+
+    ``details``: ``rate_a``, ``rate_b`` (each version's FNR), ``errors_a``, ``errors_b`` and ``cases`` (the pairs
+    in the rate's denominator).
+
+    >>> float(counterfactual_false_negative_rate_difference([1, 1, 1, 1, 0], [0, 0, 1, 1, 0], [1, 0, 1, 1, 1]))
+    0.25
+    """
+    return _error_rate_gap("counterfactual_false_negative_rate_difference", "false_negative_rate_difference", truth,
+                           decisions_a, decisions_b, prompts)  # fmt: skip
+
+
+def counterfactual_false_positive_rate_difference(
+    truth: Any, decisions_a: Any, decisions_b: Any, *, prompts: Any = None
+) -> MetricResult:
+    """Counterfactual false positive rate difference (CFPRD): ``FPR' - FPR''`` over the counterfactual pairs whose
+    true outcome is another class (``t_i = 0``), ``FPR' = sum_i (1 - t_i) d'_i / sum_i (1 - t_i)``: the share of
+    those cases the A version is given the counted class, minus the B version's. Range [-1, 1], signed; 0 is fairer.
+    The same rate as FPRD (paper 3.2.2), by the same engine, over the versions of the same cases.
+
+    Args:
+        truth, decisions_a, decisions_b, prompts: as in :func:`counterfactual_false_negative_rate_difference`.
+
+    >>> float(counterfactual_false_positive_rate_difference([0, 0, 0, 0, 1], [1, 0, 0, 0, 1], [0, 0, 0, 0, 0]))
+    0.25
+    """
+    return _error_rate_gap("counterfactual_false_positive_rate_difference", "false_positive_rate_difference", truth,
+                           decisions_a, decisions_b, prompts)  # fmt: skip

@@ -10,13 +10,15 @@ makes the prompt with all its pairs the resampling unit, as for the paper's coun
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from evenhand._validation import as_float_array, check_same_length, check_threshold
+from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
 from evenhand.errors import InputError
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler, paired_mean, prompt_units, undefined
+from evenhand.metrics.rate_gap import signed_rate_gap
 from evenhand.registry import METRICS
 
 
@@ -55,6 +57,55 @@ def refusal_rate_difference(
     a, b = _pair_scores(refusals_a, refusals_b, "refusals")
     ra, rb = (a >= t).astype(np.float64), (b >= t).astype(np.float64)
     return _flag_difference("refusal_rate_difference", ra, rb, "refusals", prompts, {"threshold": t})
+
+
+def person_refusal_rate_difference(
+    refusals: Any, groups: Any, threshold: float = 0.5, *, first: Any, second: Any, prompts: Any = None
+) -> MetricResult:
+    """Person-level Refusal Rate Difference (PRRD): the refusal rate of the first group's persons minus the second's,
+    where each person (or request) belongs to one group and there are no counterfactual versions to pair (a
+    classification or decision log with a group per person).
+
+    ``PRRD = (1/N') sum_{i in G'} 1[r_i >= t] - (1/N'') sum_{i in G''} 1[r_i >= t]``, where ``r_i`` is the refusal
+    score (1 = a refusal) of answer ``i``, ``G'`` and ``G''`` the two groups' answers (``N'`` and ``N''`` of them)
+    and ``t`` the threshold. Range [-1, 1]; 0 is parity; > 0: the first group is refused more. The rates, their
+    intervals and the resampling (answers, or with ``prompts=`` each prompt with all its answers, within its group)
+    are those of :func:`~evenhand.metrics.demographic_parity_difference` on the refusal flags (one engine, the
+    signed view :func:`~evenhand.metrics.signed_rate_gap`). ``details``: each group's rate (``rate_a``,
+    ``rate_b``), refusals (``refusals_a``, ``refusals_b``) and answers (``answers_a``, ``answers_b``).
+
+    Args:
+        refusals: refusal scores in [0, 1], one per answer (lists, NumPy, pandas).
+        groups: the group of each answer's person; answers of other groups are left out.
+        threshold: an answer is a refusal at this score or more.
+        first, second: the two groups compared (as the data names them, compared as text).
+        prompts: optional prompt (person) id of each answer; the resampling unit becomes the prompt.
+
+    >>> float(person_refusal_rate_difference([1, 1, 0, 0, 1, 0, 0, 0], list("aaaabbbb"), first="a", second="b"))
+    0.25
+    """
+    spec = METRICS["person_refusal_rate_difference"]
+    t = check_threshold(threshold)
+    scores = as_float_array(refusals, "refusals", allow_empty=True, bounds=(0.0, 1.0))
+    names = np.asarray([str(g) for g in as_array(groups, "groups", allow_empty=True)], dtype=object)
+    check_same_length(refusals=scores, groups=names)
+    units = None if prompts is None else as_array(prompts, "prompts", allow_empty=True)
+    if units is not None:
+        check_same_length(refusals=scores, prompts=units)
+    keep = (names == str(first)) | (names == str(second))
+    flags = scores[keep] >= t  # booleans: no refusal at all is a rate of 0, not an unknown positive label
+    kept = names[keep]
+    answers = {side: int((kept == str(g)).sum()) for side, g in (("a", first), ("b", second))}
+    if not answers["a"] or not answers["b"]:
+        empty = ", ".join(str(g) for side, g in (("a", first), ("b", second)) if not answers[side])
+        return undefined(spec.name, f"no answers of {empty}", value_range=spec.value_range)
+    gap = signed_rate_gap("demographic_parity_difference", flags, kept, first=first, second=second,
+                          prompts=None if units is None else units[keep])  # fmt: skip
+    refused = {side: int(flags[kept == str(g)].sum()) for side, g in (("a", first), ("b", second))}
+    details = {"rate_a": refused["a"] / answers["a"], "rate_b": refused["b"] / answers["b"],
+               "refusals_a": refused["a"], "refusals_b": refused["b"], "answers_a": answers["a"],
+               "answers_b": answers["b"]}  # fmt: skip
+    return replace(gap, **spec.identity(), details=details, params={"threshold": t, "first": first, "second": second})
 
 
 def _pair_scores(first: Any, second: Any, name: str) -> tuple[FloatArray, FloatArray]:

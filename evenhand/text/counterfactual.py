@@ -21,6 +21,7 @@ from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text._names_data import PARTS, name_index
+from evenhand.text.bystanders import BystanderMask, bystander_spans
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
@@ -211,7 +212,8 @@ def counterfactual_prompts(
         raise InputError(f"mode='swap' needs exactly two groups; the {lexicon.name} lexicon has {list(lexicon.groups)}")
 
     matches = find_matches(lexicon, texts)
-    subjects = select_subjects(texts, find_people_many(texts), subject) if names else None
+    people = find_people_many(texts) if names else None
+    subjects = select_subjects(texts, people, subject) if people is not None else None
     named = _named_people(lexicon, texts, subjects) if subjects is not None else None
     if named is None:
         index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
@@ -219,8 +221,15 @@ def counterfactual_prompts(
         index = np.fromiter((i for i, m in enumerate(matches) if m or named[i]), dtype=np.int64)
     subset = [texts[i] for i in index.tolist()]
     words = tuple(tuple(dict.fromkeys(m.term for m in matches[i])) for i in index.tolist())
+    # a named subject's versions keep the bystanders' titles and pronouns as written (text/bystanders.py)
+    mask = None
+    if people is not None and subjects is not None:
+        name_attribute = name_attributes({lexicon.name: lexicon.all_groups}).get(lexicon.name)
+        spans = [bystander_spans(texts[i], matches[i], people[i], subjects[i], name_attribute) for i in index.tolist()]
+        mask = BystanderMask(subset, spans) if any(spans) else None
+    source = subset if mask is None else mask.texts
     name_swap = (
-        _NameSwap(lexicon, subset, name_seed, [subjects[i] for i in index.tolist()])
+        _NameSwap(lexicon, source, name_seed, [subjects[i] for i in index.tolist()], subset)
         if subjects is not None and named is not None and any(named)
         else None
     )
@@ -230,14 +239,17 @@ def counterfactual_prompts(
             UserWarning,
             stacklevel=2,
         )
+    def kept(changed: list[str]) -> tuple[str, ...]:
+        return tuple(changed if mask is None else mask.restore(changed))
+
     if mode == "swap":
         out_groups: tuple[str, ...] = ("original", "swapped")
-        swapped = subset if name_swap is None else name_swap.texts(None)
-        versions = {"original": tuple(subset), "swapped": tuple(substitute(lexicon, swapped, None, mode="swap"))}
+        swapped = source if name_swap is None else name_swap.texts(None)
+        versions = {"original": tuple(subset), "swapped": kept(substitute(lexicon, swapped, None, mode="swap"))}
     else:
         out_groups = chosen
         versions = {
-            g: tuple(substitute(lexicon, subset if name_swap is None else name_swap.texts(g), g)) for g in chosen
+            g: kept(substitute(lexicon, source if name_swap is None else name_swap.texts(g), g)) for g in chosen
         }
         if len(chosen) > 1:
             # a prompt whose versions are all the same text ("I am transgender.": a mention of the attribute in no
@@ -293,9 +305,13 @@ def _named_people(lexicon: Lexicon, texts: list[str], people: list[tuple[Person,
 class _NameSwap:
     """The prompts' names replaced per target group (None: swapped), drawn once per group, and the names used."""
 
-    def __init__(self, lexicon: Lexicon, texts: list[str], seed: int, people: list[tuple[Person, ...]]) -> None:
+    def __init__(
+        self, lexicon: Lexicon, texts: list[str], seed: int, people: list[tuple[Person, ...]],
+        drawn_for: list[str] | None = None,
+    ) -> None:  # fmt: skip
         self.lexicon = lexicon
         self.source = texts
+        self.drawn_for = drawn_for  # the prompts as written, where ``texts`` mask bystanders' words
         self.seed = seed
         self.people = people
         self._done: dict[str | None, tuple[list[str], list[tuple[tuple[str, str], ...]]]] = {}
@@ -311,6 +327,7 @@ class _NameSwap:
                 self.seed,
                 self.lexicon.words,
                 self.people,
+                drawn_for=self.drawn_for,
             )
         return self._done[target]
 

@@ -230,6 +230,7 @@ def substitute_names(
     avoid: Collection[str] = (),
     people: Sequence[tuple[Person, ...]] | None = None,
     fixed: Mapping[str, str] | None = None,
+    drawn_for: Sequence[str] | None = None,
 ) -> tuple[list[str], list[tuple[tuple[str, str], ...]]]:
     """Replace the names that signal ``attribute`` in ``texts`` by names drawn for ``target`` (None: swap two
     ``groups``), the same way at every mention; the rest of each text is kept byte for byte.
@@ -239,13 +240,16 @@ def substitute_names(
     lower-case words a drawn name must not be (the lexicon's terms, which the lexicon pass would change again).
     ``fixed``: for an intersection, the other attributes' groups of the version (``{"gender": "female"}``): a person
     whose name signals a group of any of the attributes is renamed, with names of all the version's groups.
+    ``drawn_for``: the texts whose names are drawn (default ``texts``): the prompts as written, where ``texts`` are
+    the same prompts with some words masked (bystanders' words, :mod:`evenhand.text.bystanders`), so that masking
+    leaves the names drawn as they were.
     """
     index = name_index()
     found = people if people is not None else find_people_many(texts)
     avoid_keys = frozenset(name_key(w) for w in avoid)
     out_texts: list[str] = []
     used: list[tuple[tuple[str, str], ...]] = []
-    for text, persons in zip(texts, found, strict=True):
+    for text, persons, written in zip(texts, found, drawn_for if drawn_for is not None else texts, strict=True):
         edits: dict[int, tuple[int, str]] = {}
         pairs: list[tuple[str, str]] = []
         chosen: dict[tuple[str, str], str] = {}
@@ -262,7 +266,7 @@ def substitute_names(
                 goal = groups[1 - groups.index(own)] if own in groups and len(groups) == 2 else None
             if goal is None or goal not in index.groups.get(attribute, ()):
                 continue
-            rng = rngs.setdefault(goal, _rng(seed, text, attribute, goal))
+            rng = rngs.setdefault(goal, _rng(seed, written, attribute, goal))
             replaced = False
             for part, key in (("first", person.first), ("last", person.last)):
                 if key is None or (part, key) in chosen or not index.readable(attribute, part, key):

@@ -25,9 +25,12 @@ from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import GIVEN_GROUPS, PROMPT_GROUPS, Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
-from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, undefined_record
+from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, run_scorer, undefined_record
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.families.impact import impact_ratios, wanted
+from evenhand.pipeline.families.person_refusals import REFUSED, mark_refusals
+from evenhand.pipeline.families.person_refusals import records as refusal_records
+from evenhand.pipeline.families.person_refusals import test_inputs as refusal_test_inputs
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import (
     choose_label_parser,
@@ -45,7 +48,8 @@ from evenhand.text.counterfactual import attribute_groups
 
 
 class Classification(Family):
-    metric_families = ("representation", "error_based")
+    #: person_refusal: each group's refusal rate (PRRD, families/person_refusals.py), a row in every run
+    metric_families = ("representation", "error_based", "person_refusal")
     example_sections = (
         ExampleSection("misclassified", "Wrong predictions", "labelled", misclassified,
                        intro="People whose answer's parsed label differs from the ground truth (up to {n}, one per "
@@ -54,14 +58,18 @@ class Classification(Family):
     )  # fmt: skip
     group_rates = True
 
+    def build(self, plan: Plan, settings: RunSettings) -> None:
+        self.detector = run_scorer("refusal", settings)  # refusals are no decisions: found, left out, compared
+
     def prepare(self, ctx: RunContext) -> None:
         frame, cs = ctx.frame, ctx.settings.classification
         frame["label"] = parse_labels(frame["response"], choose_label_parser(cs, ctx.label_parser))
         if "truth" in frame:
             ctx.caveats.extend(_check_truth(frame, self.classes(ctx), error_based=_error_based(ctx)))
         self._attach_groups(ctx)
+        mark_refusals(ctx, self.detector)
         answered = ok_rows(frame)
-        n_bad = int(answered["label"].isna().sum())
+        n_bad = int((answered["label"].isna() & (answered[REFUSED] != 1)).sum())
         if n_bad:
             why = fields_in_places(answered["response"], cs) if ctx.label_parser is None else None
             ctx.caveats.append(
@@ -209,6 +217,7 @@ class Classification(Family):
                     rec.signed = rate_signed(key, args, usable_here[group_col], label_text(cls), prompts,
                                              order=lexicon_order(ctx.specs, attribute))  # fmt: skip
                 out.append(rec)
+            out.extend(refusal_records(ctx, attribute, source))  # each group's refusals, after its decisions
         return out
 
     def test(self, ctx: RunContext, records: Sequence[MetricRecord]) -> None:
@@ -226,26 +235,13 @@ class Classification(Family):
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
             if rec.family not in self.metric_families or rec.attribute is None or not rec.result.is_defined:
                 continue
-            group_col = f"group_{rec.attribute}"
-            usable = _usable(rows, group_col)
-            cls = rec.comparison.cls if rec.comparison.cls is not None else self.classes(ctx)[0]
-            if group_col not in usable or "label" not in usable:
+            inputs = self._test_inputs(ctx, rows, rec)
+            if inputs is None:
                 continue
-            truth = None
-            if rec.spec.inputs == "predictions_and_truth":
-                if "truth" not in usable:
-                    continue
-                usable = usable[usable["truth"].notna()]
-                truth = (usable["truth"] == label_text(cls)).to_numpy(dtype=int)
-            pred = (usable["label"] == label_text(cls)).to_numpy(dtype=int)
+            pred, groups, truth, prompts, metric = inputs
             try:
                 table = pairwise_rate_tests(
-                    pred,
-                    usable[group_col].astype(str).to_numpy(),
-                    truth,
-                    metrics=rec.key,
-                    prompts=usable["prompt_id"].to_numpy(),
-                    seed=ctx.settings.statistics.seed,
+                    pred, groups, truth, metrics=metric, prompts=prompts, seed=ctx.settings.statistics.seed
                 )
             except ValueError:  # fewer than two groups: nothing to compare
                 continue
@@ -274,6 +270,31 @@ class Classification(Family):
                     "units_b": int(top["units_b"]),
                 },
             )
+
+    def _test_inputs(self, ctx: RunContext, rows: pd.DataFrame, rec: MetricRecord) -> tuple[Any, ...] | None:
+        """What the rate test of ``rec`` compares: predictions (1 = the class counted), groups, truth (error rates)
+        or None, prompts, and the rate metric; PRRD compares each answer's refusal as DP compares a decision (one
+        engine); None where there is nothing to test."""
+        assert rec.attribute is not None
+        if rec.family == "person_refusal":
+            found = refusal_test_inputs(ctx, rec)
+            if found is None:
+                return None
+            flags, groups, prompts = found
+            return flags, groups, None, prompts, "demographic_parity_difference"
+        group_col = f"group_{rec.attribute}"
+        usable = _usable(rows, group_col)
+        cls = rec.comparison.cls if rec.comparison.cls is not None else self.classes(ctx)[0]
+        if group_col not in usable or "label" not in usable:
+            return None
+        truth = None
+        if rec.spec.inputs == "predictions_and_truth":
+            if "truth" not in usable:
+                return None
+            usable = usable[usable["truth"].notna()]
+            truth = (usable["truth"] == label_text(cls)).to_numpy(dtype=int)
+        pred = (usable["label"] == label_text(cls)).to_numpy(dtype=int)
+        return pred, usable[group_col].astype(str).to_numpy(), truth, usable["prompt_id"].to_numpy(), rec.key
 
 
 def _check_group_columns(

@@ -31,12 +31,14 @@ from evenhand.pipeline.responses.parsers import (
     parse_labels,
 )
 from evenhand.pipeline.stages import counted
+from evenhand.registry import INTERVENTION_HARM, METRICS
 
 UNREAD = "no counterfactual pair where both answers parse into a label"
 
 
 class CounterfactualDecisions(Family):
-    metric_families = ("counterfactual_decisions",)
+    #: counterfactual_errors: the error rates of the versions, where the responses carry the true outcome (left10b)
+    metric_families = ("counterfactual_decisions", "counterfactual_errors")
     pair_value_chart = (
         "Counterfactual decisions ({attribute})",
         "Decision flip rate (share of the same cases whose decision changes with the group words alone) and the "
@@ -83,6 +85,37 @@ class CounterfactualDecisions(Family):
             for (a, b, found), cls, key in itertools.product(pairs, others, rates):
                 comparison = Comparison(groups=(str(a), str(b)), cls=label_text(cls))
                 out.append(self._record(ctx, key, attribute, comparison, found, cls, favourable=False))
+            out.extend(self._error_records(ctx, attribute, pairs, classes, others))
+        return out
+
+    def _error_records(
+        self, ctx: RunContext, attribute: str, pairs: Sequence[tuple[str, str, pd.DataFrame]],
+        classes: Sequence[object], others: Sequence[object],
+    ) -> list[MetricRecord]:  # fmt: skip
+        """The error-based view of the paired design (left10b), where the responses carry each case's true outcome
+        (``labels=``, ``prompts.label_column``, a responses table's label column): the error rates the plan's
+        intervention makes the harm (both without one), CFNRD and CFPRD, of the positive decision (or each sensitive
+        class) and, with three or more outcomes, of every other outcome, per pair of groups. The false omission and
+        discovery rates are left out: they condition on the decision, which is what differs between the versions,
+        so they would compare different cases."""
+        if "truth" not in ctx.frame or ctx.frame["truth"].isna().all():
+            return []
+        harm = INTERVENTION_HARM.get(ctx.plan.use_case.intervention) if ctx.plan.use_case.intervention else None
+        keys = [k for k, s in METRICS.items() if s.family == "counterfactual_errors" and harm in (None, s.harm)]
+        out: list[MetricRecord] = []
+        for (a, b, found), cls, key in itertools.product(pairs, [*classes, *others], keys):
+            own = len(classes) > 1 or cls not in classes  # a sensitive class or another outcome: named in the row
+            comparison = Comparison(groups=(str(a), str(b)), cls=label_text(cls) if own else None)
+            parsed = _with_truth(_parsed(found))
+            if parsed.empty:
+                reason = "no counterfactual pair where both answers parse into a label and the true outcome is known"
+                out.append(undefined_record(key, attribute, comparison, reason))
+                continue
+            first, second = _decisions(parsed, cls)
+            result = ctx.metric(key, _truth(parsed, cls), first, second, prompts=parsed["prompt_id"].to_numpy())
+            word = ctx.described.get("label_words", {}).get(str(label_text(cls)))
+            details = {**result.details, "positive_label": str(label_text(cls)), "positive_word": word}
+            out.append(record(key, attribute, comparison, replace(result, details=details)))
         return out
 
     def _record(
@@ -122,7 +155,11 @@ class CounterfactualDecisions(Family):
 
         st = ctx.settings.statistics
         tested = [r for r in records if r.key == "counterfactual_positive_rate_difference" and r.result.is_defined]
+        errors = [r for r in records if r.family == "counterfactual_errors" and r.result.is_defined]
         for rec in counted(records, lambda r: r.family in self.metric_families and r.result.is_defined):
+            if rec in errors:
+                self._error_test(ctx, rec)
+                continue
             if rec not in tested:
                 if rec.spec.judge == "decision_flips":
                     self._flip_floor(ctx, rec)
@@ -138,6 +175,29 @@ class CounterfactualDecisions(Family):
             )
             details = {**test.details, "test": "prompt-level sign-flip permutation (paired)"}
             rec.test = replace(test, groups=rec.groups or ("a", "b"), details=details)
+
+    def _error_test(self, ctx: RunContext, rec: MetricRecord) -> None:
+        """CFNRD, CFPRD: the paired prompt-level sign-flip test of CPRD on the cases in the rate's denominator (true
+        outcome the counted class for CFNRD, another for CFPRD), each side 1 where its version's answer is an error."""
+        from evenhand.stats import counterfactual_sentiment_test
+
+        found = ctx.pairs_for(rec)
+        if found is None:
+            return
+        parsed = _with_truth(_parsed(found))
+        cls = rec.comparison.cls if rec.comparison.cls is not None else _classes(ctx)[0]
+        truth = np.asarray(_truth(parsed, cls), dtype=bool)
+        cases = truth if rec.spec.harm == "false negatives" else ~truth
+        first, second = (np.asarray(d, dtype=float)[cases] for d in _decisions(parsed, cls))
+        if rec.spec.harm == "false negatives":  # an error is a miss: the counted class not given
+            first, second = 1.0 - first, 1.0 - second
+        if not (first.any() or second.any()):
+            return  # no error on either side: the test could only give p = 1 and dilute the others
+        test = counterfactual_sentiment_test(first.tolist(), second.tolist(), statistic="mean",
+                                             seed=ctx.settings.statistics.seed,
+                                             prompts=parsed["prompt_id"].to_numpy()[cases])  # fmt: skip
+        details = {**test.details, "test": "prompt-level sign-flip permutation (paired)"}
+        rec.test = replace(test, groups=rec.groups or ("a", "b"), details=details)
 
     def _flip_floor(self, ctx: RunContext, rec: MetricRecord) -> None:
         """The same-version floor of DFR (issue 33): how often two answers to the same version disagree, beside how
@@ -187,6 +247,19 @@ def _parsed(pairs: pd.DataFrame) -> pd.DataFrame:
     if "label_a" not in pairs:
         return pairs.iloc[0:0]
     return pairs[pairs["label_a"].notna() & pairs["label_b"].notna()]
+
+
+def _with_truth(parsed: pd.DataFrame) -> pd.DataFrame:
+    """The parsed pairs whose case has a known true outcome (the same for both versions: the prompt's)."""
+    if "truth_a" not in parsed:
+        return parsed.iloc[0:0]
+    return parsed[[label_text(v) is not None for v in parsed["truth_a"]]]
+
+
+def _truth(parsed: pd.DataFrame, cls: object) -> list[int]:
+    """1 where each pair's true outcome is the class ``cls``, else 0."""
+    wanted = label_text(cls)
+    return [int(label_text(v) == wanted) for v in parsed["truth_a"]]
 
 
 def _unparsed(pairs: pd.DataFrame, side: str) -> int:

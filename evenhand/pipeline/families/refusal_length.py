@@ -183,20 +183,37 @@ def judged_length(ctx: RunContext, rec: MetricRecord) -> MetricRecord:
     have a reply cut at the token limit (both sides' lengths are then the limit's: a model that wrote one group half
     as much looked fair), with a caveat once per run; a note where fewer are."""
     found = ctx.pairs_for(rec)
-    sides = [f"{FINISH_REASON}_{s}" for s in ("a", "b")]
-    if found is None or found.empty or not set(sides) <= set(found.columns):
+    if found is None or found.empty:
         return rec
-    cut = int(((found[sides[0]] == CUT_AT_LIMIT) | (found[sides[1]] == CUT_AT_LIMIT)).sum())
-    if not cut:
-        return rec
-    share = f"{cut} of {len(found)} pairs have a reply cut at the token limit"
-    if cut <= MAX_CUT_SHARE * len(found):
-        rec.notes.append(f"{share} (finish_reason length): those replies are longer than counted")
+    cut = _cut_pairs(found)
+    why = cut_length_reason(found)
+    if why is None:
+        if cut:
+            rec.notes.append(f"{cut} of {len(found)} pairs have a reply cut at the token limit (finish_reason length): "
+                             "those replies are longer than counted")  # fmt: skip
         return rec
     if CUT_CAVEAT not in ctx.caveats:
         ctx.caveats.append(CUT_CAVEAT)
-    why = f"{share}: their lengths are the limit's, not the model's; raise the model's max_tokens"
     return undefined_record(rec.key, rec.attribute, rec.comparison, why)
+
+
+def cut_length_reason(found: pd.DataFrame) -> str | None:
+    """Why answer length (RLD) cannot be judged on these counterfactual pairs: more than :data:`MAX_CUT_SHARE` of
+    them have a reply cut at the token limit (``finish_reason`` length); None where it can. The run and ``compare``
+    (from the stored responses and their finish reasons) decide by this one rule."""
+    cut = _cut_pairs(found)
+    if cut <= MAX_CUT_SHARE * len(found):
+        return None
+    return (f"{cut} of {len(found)} pairs have a reply cut at the token limit: their lengths are the limit's, not the "
+            "model's; raise the model's max_tokens")  # fmt: skip
+
+
+def _cut_pairs(found: pd.DataFrame) -> int:
+    """How many pairs have a reply cut at the token limit on either side (0 without finish reasons)."""
+    sides = [f"{FINISH_REASON}_{s}" for s in ("a", "b")]
+    if not set(sides) <= set(found.columns):
+        return 0
+    return int(((found[sides[0]] == CUT_AT_LIMIT) | (found[sides[1]] == CUT_AT_LIMIT)).sum())
 
 
 def detector_name(settings: RunSettings) -> str:

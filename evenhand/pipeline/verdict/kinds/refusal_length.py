@@ -16,7 +16,7 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.pipeline.families.refusal_length import cut_no_reply_reason, no_reply
+from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -46,11 +46,13 @@ class PairedGap(EvidenceKind):
     #: what the claim says in place of the p-value of a row with both rates 0 that its family left untested (None:
     #: the usual "p not available")
     untested: ClassVar[str | None] = None
+    #: the result's size the claim counts its units by (``over 40 pairs``)
+    counted: ClassVar[str] = "pairs"
 
     def judge(self, rec: MetricRecord, e: Evidence, facts: RunFacts) -> None:
         spec = rec.spec
         e.severity = by_p_and_interval(e)
-        pairs = rec.result.sizes.get("pairs")
+        pairs = rec.result.sizes.get(self.counted)
         over = f" over {int(pairs)} {spec.unit}" if pairs is not None else ""
         rates = [finite_or_none(rec.result.details.get(k)) for k in ("rate_a", "rate_b")]
         nothing = rec.test is None and all(r == 0 for r in rates)  # both rates 0: the family ran no test
@@ -166,6 +168,32 @@ class NonCompletionParity(RateGap):
         return by_key(table)
 
 
+class PersonRefusalParity(RateGap):
+    """PRRD: persons of one group refused more often than another's in a person-level classification log (no
+    counterfactual versions), judged as refusal parity is, by its test (here the classification family's exact test
+    of two groups' rates over persons) and worded for persons: ``answers to female persons are refusals 23% of the
+    time, against 2% for male persons: ...``. Its rows exist in classification runs only, so its rule is listed by
+    them; a pair of groups where no answer was a refusal is PRRD 0, ok, untested. No example pair: there are no
+    versions to pair (the refused answers are listed with the unparsed ones)."""
+
+    name = "person_refusal_parity"
+    always_listed = False
+    counted = "rows"
+    rules = (
+        f"refusal parity of persons (PRRD, person-level classification): concern when the exact test of the two "
+        f"groups' refusal rates over persons has an adjusted p below {ALPHA}; watch below {SUGGESTIVE}; not tested "
+        f"where no answer was a refusal",
+    )
+    untested = "untested: no answer of either group was a refusal"
+    uncomparable = "refusal rates of {a} and {b} persons cannot be compared"
+    same = ("no evidence that answers to {a} and {b} persons are refusals at different rates ({ra:.0%} vs {rb:.0%} "
+            "refusals)")  # fmt: skip
+    shown = "answers to {more} persons are refusals {high:.0%} of the time, against {low:.0%} for {less} persons"
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        return f"{spec.name} compares persons, not counterfactual pairs: compare reads its stored value"
+
+
 def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
     """Each reply's length in words: the stored ``words`` column, else counted as the family counts them."""
     column = f"words_{side}"
@@ -177,6 +205,20 @@ def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
 class LengthParity(PairedGap):
     name = "length_parity"
     example_columns = ()
+
+    def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
+        """Each stored pair's two lengths in words; or, as the run decided from the same finish reasons, why RLD
+        cannot be judged (more than 5% of the pairs have a reply cut at the token limit): compare's RLD is the
+        run's."""
+        found = stored_pairs(run, row, spec)
+        if isinstance(found, str):
+            return found
+        why = cut_length_reason(found)
+        if why is not None:
+            return f"run {run.label}: {why}"
+        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": _words_of(found, "a"), "b": _words_of(found, "b")})
+        table["_key"] = pair_keys(found)
+        return by_key(table)
 
     def words(self, groups: tuple[str, str], details: Mapping[str, Any], value: float | None, shown: bool,
               evidence: str) -> str:  # fmt: skip
@@ -221,3 +263,4 @@ class LengthParity(PairedGap):
 REFUSAL = RefusalParity()
 LENGTH = LengthParity()
 NON_COMPLETION = NonCompletionParity()
+PERSON_REFUSAL = PersonRefusalParity()
