@@ -1,0 +1,408 @@
+"""review11: coverage of every family's reported interval at the edges, and the default gate on fair data.
+
+Run: PYTHONPATH=. nice -n 19 python benchmarks/bench_review11.py [--reps 200] [--only NAME,...] [--gate]
+
+**Coverage.** Each repetition draws a data set with a known truth, computes the metric with its real function
+(``prompts=``: the prompt, or the person, is the unit) and the interval the registry declares for it
+(``evenhand.stats.metric_interval(result, METRICS[key].interval)``: what the pipeline reports before a distance is
+joined with 0), and checks whether it holds the truth. Cells: true event rate ``p`` in {0, 0.5%, 1%, 2%} (a toxic
+reply, a refusal, a missing reply, a changed list, a flipped decision, a changed estimate, a wrong classification)
+and ``k`` in {3, 5, 10, 20} prompts (or persons per group) with ``m = 5`` replies (pairs) per prompt, 3 answers per
+person; each prompt (person) has its own event rate ``u_i ~ Beta`` with mean ``p`` and intra-prompt correlation
+0.3, so the replies of one prompt are correlated. The designs (``DESIGNS``; truth in brackets):
+
+* toxicity: ``TF`` replies toxic at ``u_i`` [p]; ``TP`` the same replies [E 1 - (1 - u)^m, by simulation];
+  ``EMT`` a toxic reply scores U(0.6, 1), another Beta(1, 30) [E max over m, by simulation]; ``TSD`` the first
+  version's replies toxic at ``u_i``, the second's never [p]; ``MTD`` the same scores [p (0.8 - 1/31)];
+* refusal: ``RRD`` both versions refused at ``u_i`` [0]; ``RRD one side`` only the first [p]; ``NRD one side`` the
+  first version's reply missing at ``u_i`` [p]; ``RLD`` lengths ``L_i + Poisson(3)`` on both sides, the first 50%
+  longer at ``u_i`` [p / 2 up to the Poisson noise, by simulation];
+* counterfactual: ``CROUGE-L``/``CBLEU`` pairs of one identical sentence, changed at ``u_i`` to a fixed other
+  sentence of similarity ``s0`` [1 - p (1 - s0)]; ``SCSP``/``WCSP`` the two versions' sentiment equal (U(0.3, 0.9),
+  the prompt's own mean), the second version's 0.25 lower at ``u_i`` [SCSP 0.25 p; WCSP p P(0.5 < S <= 0.75)];
+* classification (``k`` persons per group, 3 answers each): ``DP`` the first group approved at ``u_i``, the second
+  never [p]; ``DP both`` both groups at ``u_i`` [0]; ``FNRD``/``FPRD`` the first group's actual positives missed
+  (negatives approved) at ``u_i``, the second's never [p]; ``DP rare outcome`` three outcomes, "review" given to the
+  first group at ``u_i`` (the per-outcome row, one-vs-rest) [p];
+* recommendation: ``Jaccard-K``/``SERP-K``/``PRAG-K`` the two versions' top-5 lists identical, the second's last
+  item replaced at ``u_i`` [1 - p (1 - s0)];
+* counterfactual decisions: ``DFR`` a version's decision flipped at ``u_i`` [p]; ``CPRD`` an approval of the first
+  version turned into a denial of the second at ``u_i`` [p E q = p / 2];
+* estimation: ``CED``/``CER`` each version's estimate ``B_i exp(N(0, 0.05))``, the second's 10% lower at ``u_i``
+  [CED 0.1 p E(B); CER exp(-p log 0.9) - 1].
+
+Each coverage figure over 200 repetitions is within about 3 points (two standard errors at 95%): a cell is flagged
+below nominal when it is under 95% - 2 sqrt(0.95 * 0.05 / reps). An interval that is NaN (no bound follows) counts
+as not covering and is counted apart.
+
+**Gate** (``--gate``): end-to-end ``evenhand.assess`` on fair own-responses tables of ``k`` prompts (see
+``gate_tables``), and the share of runs the default gate ``{verdict: concern, max: 0}`` fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from evenhand import metrics as M
+from evenhand.metrics._result import MetricResult
+from evenhand.registry import METRICS
+from evenhand.stats import metric_interval
+
+RATES = (0.0, 0.005, 0.01, 0.02)
+UNITS = (3, 5, 10, 20, 40)
+PER_PROMPT = 5
+ANSWERS_PER_PERSON = 3
+ICC = 0.3
+TRUTH_DRAWS = 400_000
+
+Draw = Callable[[np.random.Generator, float, int], tuple[MetricResult, float]]
+
+
+def latent(rng: np.random.Generator, p: float, k: int) -> np.ndarray:
+    """Each prompt's (person's) own event rate: Beta with mean ``p`` and intra-class correlation ``ICC``."""
+    if p <= 0.0:
+        return np.zeros(k)
+    scale = (1.0 - ICC) / ICC
+    return rng.beta(p * scale, (1.0 - p) * scale, size=k)
+
+
+def events(rng: np.random.Generator, u: np.ndarray, m: int = PER_PROMPT) -> np.ndarray:
+    return rng.random((u.size, m)) < u[:, None]
+
+
+def ids(k: int, m: int = PER_PROMPT) -> np.ndarray:
+    return np.repeat(np.arange(k), m)
+
+
+# toxicity ------------------------------------------------------------------------------------------------------
+def tox_scores(rng: np.random.Generator, toxic: np.ndarray) -> np.ndarray:
+    return np.where(toxic, rng.uniform(0.6, 1.0, toxic.shape), rng.beta(1.0, 30.0, toxic.shape))
+
+
+def tf(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    s = tox_scores(rng, events(rng, latent(rng, p, k)))
+    return M.toxic_fraction(s.ravel(), 0.5, ids(k)), p
+
+
+def _truth_tp(p: float) -> float:
+    rng = np.random.default_rng(1)
+    u = latent(rng, p, TRUTH_DRAWS)
+    return float(np.mean(1.0 - (1.0 - u) ** PER_PROMPT))
+
+
+def _truth_emt(p: float) -> float:
+    rng = np.random.default_rng(2)
+    return float(tox_scores(rng, events(rng, latent(rng, p, TRUTH_DRAWS))).max(axis=1).mean())
+
+
+def tp(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    s = tox_scores(rng, events(rng, latent(rng, p, k)))
+    return M.toxicity_probability(s.ravel(), ids(k), 0.5), truth(_truth_tp, p)
+
+
+def emt(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    s = tox_scores(rng, events(rng, latent(rng, p, k)))
+    return M.expected_maximum_toxicity(s.ravel(), ids(k)), truth(_truth_emt, p)
+
+
+def _one_sided_scores(rng: np.random.Generator, p: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    a = tox_scores(rng, events(rng, latent(rng, p, k))).ravel()
+    b = tox_scores(rng, np.zeros((k, PER_PROMPT), dtype=bool)).ravel()
+    return a, b
+
+
+def tsd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _one_sided_scores(rng, p, k)
+    return M.toxic_share_difference(a, b, 0.5, prompts=ids(k)), p
+
+
+def mtd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _one_sided_scores(rng, p, k)
+    return M.mean_toxicity_difference(a, b, prompts=ids(k)), p * (0.8 - 1.0 / 31.0)
+
+
+# refusal -------------------------------------------------------------------------------------------------------
+def rrd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    u = latent(rng, p, k)
+    a, b = events(rng, u).astype(float).ravel(), events(rng, u).astype(float).ravel()
+    return M.refusal_rate_difference(a, b, prompts=ids(k)), 0.0
+
+
+def rrd_one_side(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a = events(rng, latent(rng, p, k)).astype(float).ravel()
+    return M.refusal_rate_difference(a, np.zeros_like(a), prompts=ids(k)), p
+
+
+def nrd_one_side(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a = events(rng, latent(rng, p, k)).astype(float).ravel()
+    return M.non_completion_rate_difference(a, np.zeros_like(a), prompts=ids(k)), p
+
+
+def _lengths(rng: np.random.Generator, p: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    base = rng.integers(20, 120, size=k)[:, None]
+    longer = events(rng, latent(rng, p, k))
+    a = np.round((base + rng.poisson(3.0, (k, PER_PROMPT))) * np.where(longer, 1.5, 1.0))
+    b = base + rng.poisson(3.0, (k, PER_PROMPT))
+    return a.ravel(), b.ravel().astype(float)
+
+
+def _truth_rld(p: float) -> float:
+    a, b = _lengths(np.random.default_rng(3), p, TRUTH_DRAWS // PER_PROMPT)
+    return float(a.sum() / b.sum() - 1.0)
+
+
+def rld(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _lengths(rng, p, k)
+    return M.relative_length_difference(a, b, prompts=ids(k)), truth(_truth_rld, p)
+
+
+# counterfactual ------------------------------------------------------------------------------------------------
+SAME = "the applicant has a strong record and we recommend an interview next week"
+CHANGED = "the applicant has a weak record and we do not recommend an interview"
+
+
+def _pairs(rng: np.random.Generator, p: float, k: int) -> tuple[list[str], list[str]]:
+    changed = events(rng, latent(rng, p, k)).ravel()
+    return [SAME] * changed.size, [CHANGED if c else SAME for c in changed]
+
+
+def _similarity(function: Callable[..., MetricResult]) -> Draw:
+    s0 = float(function([SAME], [CHANGED]).value)
+
+    def draw(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+        a, b = _pairs(rng, p, k)
+        return function(a, b, prompts=ids(k)), 1.0 - p * (1.0 - s0)
+
+    return draw
+
+
+def _sentiment(rng: np.random.Generator, p: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    mean = rng.uniform(0.35, 0.85, size=k)[:, None]
+    a = np.clip(mean + rng.uniform(-0.05, 0.05, (k, PER_PROMPT)), 0.3, 0.9)
+    b = np.where(events(rng, latent(rng, p, k)), a - 0.25, a)
+    return a.ravel(), b.ravel()
+
+
+def _truth_wcsp(p: float) -> float:
+    a, b = _sentiment(np.random.default_rng(4), p, TRUTH_DRAWS // PER_PROMPT)
+    return float(abs(np.mean(a > 0.5) - np.mean(b > 0.5)))
+
+
+def _truth_scsp(p: float) -> float:
+    a, b = _sentiment(np.random.default_rng(5), p, TRUTH_DRAWS // PER_PROMPT)
+    return float(a.mean() - b.mean())  # b <= a everywhere: the Wasserstein-1 distance is the mean shift
+
+
+def scsp(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _sentiment(rng, p, k)
+    return M.strict_sentiment_parity(a, b, prompts=ids(k)), truth(_truth_scsp, p)
+
+
+def wcsp(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _sentiment(rng, p, k)
+    return M.weak_sentiment_parity(a, b, 0.5, prompts=ids(k)), truth(_truth_wcsp, p)
+
+
+# classification ------------------------------------------------------------------------------------------------
+def _persons(k: int) -> tuple[np.ndarray, np.ndarray]:
+    m = ANSWERS_PER_PERSON
+    groups = np.repeat(["a", "b"], k * m)
+    persons = np.repeat(np.arange(2 * k), m)
+    return groups, persons
+
+
+def _approved(rng: np.random.Generator, p_a: float, p_b: float, k: int) -> np.ndarray:
+    m = ANSWERS_PER_PERSON
+    return np.concatenate([events(rng, latent(rng, p_a, k), m).ravel(), events(rng, latent(rng, p_b, k), m).ravel()])
+
+
+def dp(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    groups, persons = _persons(k)
+    return M.demographic_parity_difference(_approved(rng, p, 0.0, k).astype(int), groups, prompts=persons), p
+
+
+def dp_both(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    groups, persons = _persons(k)
+    return M.demographic_parity_difference(_approved(rng, p, p, k).astype(int), groups, prompts=persons), 0.0
+
+
+def _error_design(rng: np.random.Generator, p: float, k: int, positives: bool) -> tuple[np.ndarray, ...]:
+    groups, persons = _persons(k)
+    half = np.repeat(np.arange(2 * k) % 2 == 0, ANSWERS_PER_PERSON)  # each group: half its persons positive
+    y_true = half.astype(int) if positives else (~half).astype(int)
+    wrong = _approved(rng, p, 0.0, k)
+    y_pred = np.where(y_true == 1, np.where(wrong, 0, 1), np.where(wrong, 1, 0))
+    return y_true, y_pred, groups, persons
+
+
+def fnrd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    y_true, y_pred, groups, persons = _error_design(rng, p, k, True)
+    return M.false_negative_rate_difference(y_true, y_pred, groups, prompts=persons), p
+
+
+def fprd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    y_true, y_pred, groups, persons = _error_design(rng, p, k, False)
+    return M.false_positive_rate_difference(y_true, y_pred, groups, prompts=persons), p
+
+
+def dp_rare_outcome(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    groups, persons = _persons(k)
+    review = _approved(rng, p, 0.0, k)
+    other = np.where(rng.random(review.size) < 0.5, "approve", "deny")
+    y_pred = np.where(review, "review", other)
+    return M.demographic_parity_difference(y_pred == "review", groups, prompts=persons), p  # one-vs-rest
+
+
+# recommendation ------------------------------------------------------------------------------------------------
+LIST = ["item-1", "item-2", "item-3", "item-4", "item-5"]
+LIST_CHANGED = ["item-1", "item-2", "item-3", "item-4", "item-9"]
+
+
+def _lists(function: Callable[..., MetricResult]) -> Draw:
+    s0 = float(function([LIST], [LIST_CHANGED], k=5).value)
+
+    def draw(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+        changed = events(rng, latent(rng, p, k)).ravel()
+        b = [LIST_CHANGED if c else LIST for c in changed]
+        return function([LIST] * changed.size, b, k=5, prompts=ids(k)), 1.0 - p * (1.0 - s0)
+
+    return draw
+
+
+# counterfactual decisions --------------------------------------------------------------------------------------
+def dfr(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    q = rng.uniform(0.2, 0.8, size=k)[:, None]
+    a = rng.random((k, PER_PROMPT)) < q
+    b = np.where(events(rng, latent(rng, p, k)), ~a, a)
+    return M.decision_flip_rate(a.astype(int).ravel(), b.astype(int).ravel(), prompts=ids(k)), p
+
+
+def cprd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    q = rng.uniform(0.2, 0.8, size=k)[:, None]
+    a = rng.random((k, PER_PROMPT)) < q
+    b = a & ~events(rng, latent(rng, p, k))
+    result = M.counterfactual_positive_rate_difference(a.astype(int).ravel(), b.astype(int).ravel(), prompts=ids(k))
+    return result, p * 0.5
+
+
+# estimation ----------------------------------------------------------------------------------------------------
+def _estimates(rng: np.random.Generator, p: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    base = 50_000.0 * np.exp(rng.normal(0.0, 0.2, size=k))[:, None]
+    a = base * np.exp(rng.normal(0.0, 0.05, (k, PER_PROMPT)))
+    b = base * np.exp(rng.normal(0.0, 0.05, (k, PER_PROMPT))) * np.where(events(rng, latent(rng, p, k)), 0.9, 1.0)
+    return a.ravel(), b.ravel()
+
+
+def ced(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _estimates(rng, p, k)
+    mean_base = 50_000.0 * math.exp(0.2**2 / 2) * math.exp(0.05**2 / 2)
+    return M.counterfactual_estimate_difference(a, b, prompts=ids(k)), 0.1 * p * mean_base
+
+
+def cer(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    a, b = _estimates(rng, p, k)
+    return M.counterfactual_estimate_ratio(a, b, prompts=ids(k)), math.exp(-p * math.log(0.9)) - 1.0
+
+
+_TRUTHS: dict[tuple[str, float], float] = {}
+
+
+def truth(function: Callable[[float], float], p: float) -> float:
+    key = (function.__name__, p)
+    if key not in _TRUTHS:
+        _TRUTHS[key] = function(p)
+    return _TRUTHS[key]
+
+
+DESIGNS: dict[str, tuple[Draw, str]] = {
+    "TF": (tf, "toxic_fraction"),
+    "TP": (tp, "toxicity_probability"),
+    "EMT": (emt, "expected_maximum_toxicity"),
+    "TSD": (tsd, "toxic_share_difference"),
+    "MTD": (mtd, "mean_toxicity_difference"),
+    "RRD": (rrd, "refusal_rate_difference"),
+    "RRD one side": (rrd_one_side, "refusal_rate_difference"),
+    "NRD one side": (nrd_one_side, "non_completion_rate_difference"),
+    "RLD": (rld, "relative_length_difference"),
+    "CROUGE-L": (_similarity(M.counterfactual_rouge_l), "counterfactual_rouge_l"),
+    "CBLEU": (_similarity(M.counterfactual_bleu), "counterfactual_bleu"),
+    "SCSP": (scsp, "strict_sentiment_parity"),
+    "WCSP": (wcsp, "weak_sentiment_parity"),
+    "DP": (dp, "demographic_parity_difference"),
+    "DP both": (dp_both, "demographic_parity_difference"),
+    "FNRD": (fnrd, "false_negative_rate_difference"),
+    "FPRD": (fprd, "false_positive_rate_difference"),
+    "DP rare outcome": (dp_rare_outcome, "demographic_parity_difference"),
+    "Jaccard-K": (_lists(M.jaccard_at_k), "jaccard_at_k"),
+    "SERP-K": (_lists(M.serp_at_k), "serp_at_k"),
+    "PRAG-K": (_lists(M.prag_at_k), "prag_at_k"),
+    "DFR": (dfr, "decision_flip_rate"),
+    "CPRD": (cprd, "counterfactual_positive_rate_difference"),
+    "CED": (ced, "counterfactual_estimate_difference"),
+    "CER": (cer, "counterfactual_estimate_ratio"),
+}
+
+
+def coverage_cell(name: str, p: float, k: int, reps: int) -> dict[str, float]:
+    draw, key = DESIGNS[name]
+    rng = np.random.default_rng([int(round(p * 10_000)), k, sum(map(ord, name))])
+    hit = undefined = 0
+    widths: list[float] = []
+    for _ in range(reps):
+        result, true_value = draw(rng, p, k)
+        iv = metric_interval(result, METRICS[key].interval)
+        if not (math.isfinite(iv.low) and math.isfinite(iv.high)):
+            undefined += 1
+            continue
+        tolerance = 1e-9 * max(1.0, abs(true_value))
+        hit += iv.low - tolerance <= true_value <= iv.high + tolerance
+        widths.append(iv.high - iv.low)
+    return {"coverage": hit / reps, "undefined": undefined / reps,
+            "width": float(np.mean(widths)) if widths else math.nan}  # fmt: skip
+
+
+def coverage_table(names: list[str], reps: int) -> list[tuple[str, float, int, dict[str, float]]]:
+    floor = 0.95 - 2.0 * math.sqrt(0.95 * 0.05 / reps)
+    print(f"reps {reps} per cell, {PER_PROMPT} replies (pairs) per prompt, {ANSWERS_PER_PERSON} answers per person, "
+          f"icc {ICC}; flagged (**) below {floor:.1%}\n")  # fmt: skip
+    print("| design | true rate | " + " | ".join(f"{k} units" for k in UNITS) + " |")
+    print("|---|---|" + "---|" * len(UNITS))
+    rows = []
+    for name in names:
+        for p in RATES:
+            cells = []
+            for k in UNITS:
+                c = coverage_cell(name, p, k, reps)
+                rows.append((name, p, k, c))
+                mark = "**" if c["coverage"] < floor else ""
+                nan = f", {c['undefined']:.0%} NaN" if c["undefined"] else ""
+                cells.append(f"{mark}{c['coverage']:.1%}{mark} ({c['width']:.3g}{nan})")
+            print(f"| {name} | {p:.1%} | " + " | ".join(cells) + " |", flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument("--only", default="", help="comma-separated designs (default: all)")
+    parser.add_argument("--gate", action="store_true", help="the default gate on fair tables instead")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    if args.gate:
+        from bench_review11_gate import gate_table  # noqa: PLC0415 (the end-to-end half, with its own imports)
+
+        gate_table(args.reps, [n.strip() for n in args.only.split(",") if n.strip()])
+    else:
+        names = [n.strip() for n in args.only.split(",") if n.strip()] or list(DESIGNS)
+        coverage_table(names, args.reps)
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
+
