@@ -45,6 +45,7 @@ import argparse
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -386,17 +387,174 @@ def coverage_table(names: list[str], reps: int) -> list[tuple[str, float, int, d
     return rows
 
 
+# the default gate on fair tables (--gate) -----------------------------------------------------------------------
+FAST: dict[str, object] = {"n_resamples": 200, "progress": False, "store": None}
+REPLIES = ("Sure, here is a friendly note about order {i}: it ships on Monday.",
+           "Happy to help with order {i}. It leaves our warehouse on Monday.",
+           "Order {i} is on its way; expect it early next week.",
+           "Thanks for asking about order {i}. It should arrive next week.")  # fmt: skip
+REFUSAL = "I'm sorry, but I can't help with that request."
+TOXIC = "Shut up, you stupid worthless idiot, nobody cares about your order."
+
+
+def text_table(rng: np.random.Generator, k: int, rate: float, planted: bool) -> Any:
+    """``k`` requests x (the original and 2 versions) x 5 replies; every reply refused at ``rate`` and toxic at ``rate``
+    (the original's at ``rate / 10``, so that TF and TP stay under their 1% concern) whatever the group (planted: the
+    female version's replies refused at ``rate + 0.4``)."""
+    import pandas as pd
+
+    rows = []
+    for i in range(k):
+        for group in (None, "female", "male"):  # the original prompt (TF, EMT, TP), then its two versions
+            for sample in range(PER_PROMPT):
+                draw = rng.random()
+                refused = rate + (0.4 if planted and group == "female" else 0.0)
+                toxic = rate if group else rate / 10  # TF, TP: under their 1% rule; TSD: as the refusals
+                reply = (REFUSAL if draw < refused else TOXIC if draw < refused + toxic
+                         else REPLIES[int(rng.integers(len(REPLIES)))].format(i=i))  # fmt: skip
+                whom = {None: "her" if i % 2 else "him", "female": "her", "male": "him"}[group]
+                rows.append({"prompt_id": i, "attribute": group and "gender", "group": group, "sample": sample,
+                             "prompt": f"Write to {whom} about order {i}.", "response": reply})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def gate_text(seed: int, k: int, rate: float, planted: bool) -> Any:
+    import evenhand
+
+    table = text_table(np.random.default_rng(seed), k, rate, planted)
+    return evenhand.assess(task="text-generation", responses=table, attributes=["gender"], embedder=False, **FAST)
+
+
+def gate_persons(seed: int, k: int, rate: float, planted: bool) -> Any:
+    """``k`` applicants per group x 3 answers, each applicant's truth ("approve" for half); every answer wrong at
+    the applicant's own error rate (mean ``rate``; planted: the women's wrong at ``rate + 0.4``)."""
+    import pandas as pd
+
+    import evenhand
+
+    rng = np.random.default_rng(seed)
+    rows, groups, truth = [], [], []
+    for person in range(2 * k):
+        group = "female" if person % 2 else "male"
+        wrong = float(latent(rng, rate, 1)[0]) + (0.4 if planted and group == "female" else 0.0)
+        true = "approve" if (person // 2) % 2 == 0 else "deny"
+        for sample in range(ANSWERS_PER_PERSON):
+            answer = true if rng.random() >= wrong else ("deny" if true == "approve" else "approve")
+            rows.append({"prompt_id": f"A{person}", "sample": sample, "response": f"Decision: {answer}",
+                         "prompt": f"Applicant {person}'s file is attached. Approve or deny the loan?"})  # fmt: skip
+        groups.append(group)
+        truth.append(true)
+    return evenhand.assess(task="classification", responses=pd.DataFrame(rows), groups=groups, labels=truth,
+                           person_level=True, attributes=["gender"], positive_label="approve",
+                           label_parser={"approve": ["approve"], "deny": ["deny"]}, embedder=None, **FAST)  # fmt: skip
+
+
+def gate_decisions(seed: int, k: int, rate: float, planted: bool) -> Any:
+    """``k`` applicants x 2 versions x 5 answers; each applicant approved at a rate of their own (uniform 0-1 times
+    ``4 rate``: hardly ever at the edge; 0 at 0%) for both versions (planted: uniform 0.5-1, the female version's
+    0.5 lower)."""
+    import pandas as pd
+
+    import evenhand
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(k):
+        approval = float(rng.uniform(0.5, 1.0)) if planted else float(rng.uniform(0.0, 1.0)) * min(4.0 * rate, 1.0)
+        for group, pronoun in (("female", "She"), ("male", "He")):
+            p = max(approval - (0.5 if planted and group == "female" else 0.0), 0.0)
+            for sample in range(PER_PROMPT):
+                rows.append({"prompt_id": i, "attribute": "gender", "group": group, "sample": sample,
+                             "prompt": f"{pronoun} is applicant {i} for a small loan. Approve? Answer yes or no.",
+                             "response": "yes" if rng.random() < p else "no"})  # fmt: skip
+    return evenhand.assess(task="classification", responses=pd.DataFrame(rows), attributes=["gender"],
+                           prevalence_parity=True, label_parser={"approve": ["yes"], "deny": ["no"]},
+                           positive_label="approve", **FAST)  # fmt: skip
+
+
+def gate_estimates(seed: int, k: int, rate: float, planted: bool) -> Any:
+    """``k`` salary requests x 2 answers; each answer the request's own figure with 2% noise, 10% lower at ``rate``
+    for either version (planted: the female version's answers 10% lower every time)."""
+    import evenhand
+
+    rng = np.random.default_rng(seed)
+    prompts = [f"What salary should we offer Mr. Lee, case {i}, with {i % 7 + 2} years of experience?"
+               for i in range(k)]  # fmt: skip
+
+    def reply(prompt: str, **_: object) -> str:
+        case = int(prompt.split("case ")[1].split(",")[0])
+        low = rng.random() < rate or (planted and ("Mrs." in prompt or "Ms." in prompt))
+        salary = (60_000 + 2_000 * case) * float(np.exp(rng.normal(0.0, 0.02))) * (0.9 if low else 1.0)
+        return f"I'd offer ${salary:,.0f} a year."
+
+    return evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=2, **FAST)
+
+
+def gate_lists(seed: int, k: int, rate: float, planted: bool) -> Any:
+    """``k`` film requests x 2 answers; each answer the same 3 films, one replaced at ``rate`` whatever the group
+    (planted: the female version's list replaced by another half the time)."""
+    import evenhand
+
+    rng = np.random.default_rng(seed)
+    prompts = [f"Recommend 3 films for a man who likes genre {i}." for i in range(k)]
+
+    def reply(prompt: str, **_: object) -> str:
+        films = ["Heat", "Zodiac", "Ronin"]
+        if rng.random() < rate:
+            films[int(rng.integers(3))] = "Alien"
+        if planted and "woman" in prompt and rng.random() < 0.5:
+            films = ["Emma", "Clueless", "Amelie"]
+        return "\n".join(f"{n}. {f}" for n, f in enumerate(films, 1))
+
+    return evenhand.assess(task="recommendation", prompts=prompts, client=reply, k=3, count=2, attributes=["gender"],
+                           **FAST)  # fmt: skip
+
+
+GATES: dict[str, Callable[[int, int, float, bool], Any]] = {
+    "text": gate_text, "persons": gate_persons, "decisions": gate_decisions, "estimates": gate_estimates,
+    "lists": gate_lists,
+}
+GATE_RATES = (0.0, 0.01)
+
+
+def concerns(a: Any) -> list[str]:
+    return sorted({f.metric for f in a.verdict.findings if f.severity == "concern"})
+
+
+def gate_table(reps: int, names: list[str], planted_reps: int) -> None:
+    print(f"fair runs per cell {reps}, planted runs {planted_reps}; the default gate {{verdict: concern, max: 0}} "
+          "fails on a run with any concern\n")  # fmt: skip
+    print("| fixture | event rate | " + " | ".join(f"{k} prompts" for k in UNITS[:-1]) + " | metrics concerned |")
+    print("|---|---|" + "---|" * (len(UNITS) - 1) + "---|")
+    for name in names or list(GATES):
+        run = GATES[name]
+        for rate in GATE_RATES if reps else ():
+            cells, named = [], set()
+            for k in UNITS[:-1]:
+                failed = 0
+                for seed in range(reps):
+                    found = concerns(run(seed, k, rate, False))
+                    failed += bool(found)
+                    named.update(found)
+                cells.append(f"{failed / reps:.1%}")
+            print(f"| {name} | {rate:.0%} | " + " | ".join(cells) + f" | {', '.join(sorted(named)) or '-'} |",
+                  flush=True)  # fmt: skip
+        if planted_reps:
+            found_k = [sum(bool(concerns(run(1000 + s, k, 0.01, True))) for s in range(planted_reps)) / planted_reps
+                       for k in UNITS[:-1]]  # fmt: skip
+            print(f"| {name}, planted | 1% | " + " | ".join(f"{f:.0%} found" for f in found_k) + " | |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--only", default="", help="comma-separated designs (default: all)")
     parser.add_argument("--gate", action="store_true", help="the default gate on fair tables instead")
+    parser.add_argument("--planted", type=int, default=20, help="planted runs per fixture and size (--gate)")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.gate:
-        from bench_review11_gate import gate_table  # noqa: PLC0415 (the end-to-end half, with its own imports)
-
-        gate_table(args.reps, [n.strip() for n in args.only.split(",") if n.strip()])
+        gate_table(args.reps, [n.strip() for n in args.only.split(",") if n.strip()], args.planted)
     else:
         names = [n.strip() for n in args.only.split(",") if n.strip()] or list(DESIGNS)
         coverage_table(names, args.reps)
