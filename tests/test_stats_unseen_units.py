@@ -64,3 +64,28 @@ def test_a_half_bounded_metric_keeps_its_interval() -> None:
     result = MetricResult("m", float(x.mean()), resampler=mean_resampler(x, "prompt"), value_range=(-1.0, np.inf))
     iv = metric_interval(result, "bootstrap")
     assert iv.method == "student-t on jackknife prompts" and iv.high < 0.2 and iv.low > 0.0
+
+
+def test_a_paired_difference_with_no_flip_seen_is_as_wide_as_the_flip_rate_allows() -> None:
+    # 40 prompts x 5 pairs, every decision the same for both versions: CPRD 0, DFR 0. The flips none of the 40 prompts
+    # showed could all go one way, so CPRD's interval reaches DFR's bound; the paired correlation (1) made it +-0.011
+    rng = np.random.default_rng(2)
+    a = (rng.random(200) < 0.5).astype(int)
+    prompts = np.repeat(np.arange(40), 5)
+    cprd = metric_interval(M.counterfactual_positive_rate_difference(a, a, prompts=prompts), "rate")
+    dfr = metric_interval(M.decision_flip_rate(a, a, prompts=prompts), "rate")
+    assert cprd.low <= -dfr.high + 1e-12 and cprd.high >= dfr.high - 1e-12
+
+
+def test_cprd_at_five_percent_flips_covers_on_twenty_prompts() -> None:
+    rng = np.random.default_rng(3)
+    prompts, hits, reps = np.repeat(np.arange(20), 5), 0, 200
+    for _ in range(reps):
+        q = rng.uniform(0.2, 0.8, size=20)[:, None]
+        u = rng.beta(0.05 * 7 / 3, 0.95 * 7 / 3, size=20)[:, None]  # each prompt's own flip rate, icc 0.3
+        a = rng.random((20, 5)) < q
+        b = a & ~(rng.random((20, 5)) < u)  # an approval of the first version denied to the second
+        iv = metric_interval(M.counterfactual_positive_rate_difference(a.astype(int).ravel(), b.astype(int).ravel(),
+                                                                       prompts=prompts), "rate")  # fmt: skip
+        hits += iv.contains(0.025)
+    assert hits / reps >= 0.92  # before: 83% (benchmarks/RESULTS.md, review11)
