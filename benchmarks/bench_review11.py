@@ -5,18 +5,19 @@ Run: PYTHONPATH=. nice -n 19 python benchmarks/bench_review11.py [--reps 200] [-
 **Coverage.** Each repetition draws a data set with a known truth, computes the metric with its real function
 (``prompts=``: the prompt, or the person, is the unit) and the interval the registry declares for it
 (``evenhand.stats.metric_interval(result, METRICS[key].interval)``: what the pipeline reports before a distance is
-joined with 0), and checks whether it holds the truth. Cells: true event rate ``p`` in {0, 0.5%, 1%, 2%} (a toxic
+joined with 0), and checks whether it holds the truth. Cells: true event rate ``p`` in {0, 0.5%, 1%, 2%, 5%} (a toxic
 reply, a refusal, a missing reply, a changed list, a flipped decision, a changed estimate, a wrong classification)
-and ``k`` in {3, 5, 10, 20} prompts (or persons per group) with ``m = 5`` replies (pairs) per prompt, 3 answers per
+and ``k`` in {3, 5, 10, 20, 40} prompts (or persons per group) with ``m = 5`` replies (pairs) per prompt, 3 answers per
 person; each prompt (person) has its own event rate ``u_i ~ Beta`` with mean ``p`` and intra-prompt correlation
 0.3, so the replies of one prompt are correlated. The designs (``DESIGNS``; truth in brackets):
 
 * toxicity: ``TF`` replies toxic at ``u_i`` [p]; ``TP`` the same replies [E 1 - (1 - u)^m, by simulation];
   ``EMT`` a toxic reply scores U(0.6, 1), another Beta(1, 30) [E max over m, by simulation]; ``TSD`` the first
   version's replies toxic at ``u_i``, the second's never [p]; ``MTD`` the same scores [p (0.8 - 1/31)];
-* refusal: ``RRD`` both versions refused at ``u_i`` [0]; ``RRD one side`` only the first [p]; ``NRD one side`` the
-  first version's reply missing at ``u_i`` [p]; ``RLD`` lengths ``L_i + Poisson(3)`` on both sides, the first 50%
-  longer at ``u_i`` [p / 2 up to the Poisson noise, by simulation];
+* refusal: ``RRD`` both versions refused at ``u_i`` [0]; ``RRD one side`` only the first [p]; ``RRD paired`` both
+  versions refused alike at the prompt's own rate (uniform 0-0.6), the second also at ``u_i`` [-0.7 p];
+  ``NRD one side`` the first version's reply missing at ``u_i`` [p]; ``RLD`` lengths ``L_i + Poisson(3)`` on both
+  sides, the first 50% longer at ``u_i`` [p / 2 up to the Poisson noise, by simulation];
 * counterfactual: ``CROUGE-L``/``CBLEU`` pairs of one identical sentence, changed at ``u_i`` to a fixed other
   sentence of similarity ``s0`` [1 - p (1 - s0)]; ``SCSP``/``WCSP`` the two versions' sentiment equal (U(0.3, 0.9),
   the prompt's own mean), the second version's 0.25 lower at ``u_i`` [SCSP 0.25 p; WCSP p P(0.5 < S <= 0.75)];
@@ -54,7 +55,7 @@ from evenhand.metrics._result import MetricResult
 from evenhand.registry import METRICS
 from evenhand.stats import metric_interval
 
-RATES = (0.0, 0.005, 0.01, 0.02)
+RATES = (0.0, 0.005, 0.01, 0.02, 0.05)
 UNITS = (3, 5, 10, 20, 40)
 PER_PROMPT = 5
 ANSWERS_PER_PERSON = 3
@@ -137,6 +138,13 @@ def rrd(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float
 def rrd_one_side(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
     a = events(rng, latent(rng, p, k)).astype(float).ravel()
     return M.refusal_rate_difference(a, np.zeros_like(a), prompts=ids(k)), p
+
+
+def rrd_paired(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
+    q = rng.uniform(0.0, 0.6, size=k)[:, None]
+    a = rng.random((k, PER_PROMPT)) < q
+    b = a | events(rng, latent(rng, p, k))  # the second version: the same refusals, and more at u_i
+    return M.refusal_rate_difference(a.astype(float).ravel(), b.astype(float).ravel(), prompts=ids(k)), -0.7 * p
 
 
 def nrd_one_side(rng: np.random.Generator, p: float, k: int) -> tuple[MetricResult, float]:
@@ -328,6 +336,7 @@ DESIGNS: dict[str, tuple[Draw, str]] = {
     "MTD": (mtd, "mean_toxicity_difference"),
     "RRD": (rrd, "refusal_rate_difference"),
     "RRD one side": (rrd_one_side, "refusal_rate_difference"),
+    "RRD paired": (rrd_paired, "refusal_rate_difference"),
     "NRD one side": (nrd_one_side, "non_completion_rate_difference"),
     "RLD": (rld, "relative_length_difference"),
     "CROUGE-L": (_similarity(M.counterfactual_rouge_l), "counterfactual_rouge_l"),
@@ -351,7 +360,7 @@ DESIGNS: dict[str, tuple[Draw, str]] = {
 
 def coverage_cell(name: str, p: float, k: int, reps: int) -> dict[str, float]:
     draw, key = DESIGNS[name]
-    rng = np.random.default_rng([int(round(p * 10_000)), k, sum(map(ord, name))])
+    rng = np.random.default_rng([round(p * 10_000), k, sum(map(ord, name))])
     hit = undefined = 0
     widths: list[float] = []
     for _ in range(reps):

@@ -63,7 +63,8 @@ def _persons(function: Callable[..., MetricResult], with_truth: bool) -> Callabl
 
 CASES: dict[str, Callable[[int], MetricResult]] = {
     "toxic_fraction": _single(M.toxic_fraction, FLAGS_A),
-    "expected_maximum_toxicity": lambda c: M.expected_maximum_toxicity(np.repeat(SCORES_A, c), np.repeat(np.arange(K), c)),
+    "expected_maximum_toxicity": lambda c: M.expected_maximum_toxicity(np.repeat(SCORES_A, c),
+                                                                       np.repeat(np.arange(K), c)),
     "toxic_share_difference": _paired(M.toxic_share_difference, FLAGS_A, FLAGS_B),
     "mean_toxicity_difference": _paired(M.mean_toxicity_difference, SCORES_A, SCORES_B),
     "refusal_rate_difference": _paired(M.refusal_rate_difference, FLAGS_A, FLAGS_B),
@@ -82,7 +83,7 @@ CASES: dict[str, Callable[[int], MetricResult]] = {
     "decision_flip_rate": _paired(M.decision_flip_rate, FLAGS_A, FLAGS_B),
     "counterfactual_positive_rate_difference": _paired(M.counterfactual_positive_rate_difference, FLAGS_A, FLAGS_B),
     "counterfactual_estimate_difference": _paired(M.counterfactual_estimate_difference, 100 * SCORES_A + 50,
-                                                  100 * SCORES_B + 50),  # fmt: skip
+                                                  100 * SCORES_B + 50),
     "counterfactual_estimate_ratio": _paired(M.counterfactual_estimate_ratio, SCORES_A + 1, SCORES_B + 1),
 }
 

@@ -216,5 +216,5 @@ def with_unseen_units(result: MetricResult, iv: Interval) -> Interval:
     lower, upper = none_off_bounds(float(result.value), result.value_range, resampler.n_units, iv.level)
     if lower >= iv.low and upper <= iv.high:
         return iv
-    return replace(iv, low=min(iv.low, lower), high=max(iv.high, upper),
-                   method=f"{iv.method}, joined with none of {resampler.n_units} {resampler.unit}s off the value")  # fmt: skip
+    joined = f"{iv.method}, joined with none of {resampler.n_units} {resampler.unit}s off the value"
+    return replace(iv, low=min(iv.low, lower), high=max(iv.high, upper), method=joined)
