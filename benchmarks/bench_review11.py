@@ -376,6 +376,30 @@ def coverage_cell(name: str, p: float, k: int, reps: int) -> dict[str, float]:
             "width": float(np.mean(widths)) if widths else math.nan}  # fmt: skip
 
 
+POWER = {"RRD paired": 0.2, "RRD one side": 0.2, "CPRD": 0.2, "TSD": 0.2, "NRD one side": 0.2, "MTD": 0.2}
+
+
+def power_table(reps: int) -> None:
+    """The share of data sets whose interval excludes 0 at a planted effect (a concern on RRD, NRD and CPRD needs
+    it beside the paired test): the event rate ``POWER[design]`` on one side only."""
+    print(f"reps {reps} per cell: the share of intervals that exclude 0 at a planted rate\n")
+    print("| design | planted rate | truth | " + " | ".join(f"{k} units" for k in UNITS) + " |")
+    print("|---|---|---|" + "---|" * len(UNITS))
+    for name, p in POWER.items():
+        draw, key = DESIGNS[name]
+        cells, truths = [], []
+        for k in UNITS:
+            rng = np.random.default_rng([round(p * 10_000), k, sum(map(ord, name)), 7])
+            found = 0
+            for _ in range(reps):
+                result, true_value = draw(rng, p, k)
+                iv = metric_interval(result, METRICS[key].interval)
+                found += bool(iv.low > 0 or iv.high < 0)
+                truths.append(true_value)
+            cells.append(f"{found / reps:.1%}")
+        print(f"| {name} | {p:.0%} | {np.mean(truths):+.3f} | " + " | ".join(cells) + " |", flush=True)
+
+
 def coverage_table(names: list[str], reps: int) -> list[tuple[str, float, int, dict[str, float]]]:
     floor = 0.95 - 2.0 * math.sqrt(0.95 * 0.05 / reps)
     print(f"reps {reps} per cell, {PER_PROMPT} replies (pairs) per prompt, {ANSWERS_PER_PERSON} answers per person, "
@@ -530,14 +554,14 @@ def concerns(a: Any) -> list[str]:
     return sorted({f.metric for f in a.verdict.findings if f.severity == "concern"})
 
 
-def gate_table(reps: int, names: list[str], planted_reps: int) -> None:
+def gate_table(reps: int, names: list[str], planted_reps: int, rates: tuple[float, ...] = GATE_RATES) -> None:
     print(f"fair runs per cell {reps}, planted runs {planted_reps}; the default gate {{verdict: concern, max: 0}} "
           "fails on a run with any concern\n")  # fmt: skip
     print("| fixture | event rate | " + " | ".join(f"{k} prompts" for k in UNITS[:-1]) + " | metrics concerned |")
     print("|---|---|" + "---|" * (len(UNITS) - 1) + "---|")
     for name in names or list(GATES):
         run = GATES[name]
-        for rate in GATE_RATES if reps else ():
+        for rate in rates if reps else ():
             cells, named = [], set()
             for k in UNITS[:-1]:
                 failed = 0
@@ -559,11 +583,16 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--only", default="", help="comma-separated designs (default: all)")
     parser.add_argument("--gate", action="store_true", help="the default gate on fair tables instead")
+    parser.add_argument("--power", action="store_true", help="intervals that exclude 0 at a planted effect instead")
     parser.add_argument("--planted", type=int, default=20, help="planted runs per fixture and size (--gate)")
+    parser.add_argument("--gate-rates", default="0,0.01", help="event rates of the fair tables (--gate)")
     args = parser.parse_args()
     started = time.perf_counter()
-    if args.gate:
-        gate_table(args.reps, [n.strip() for n in args.only.split(",") if n.strip()], args.planted)
+    if args.power:
+        power_table(args.reps)
+    elif args.gate:
+        rates = tuple(float(r) for r in args.gate_rates.split(","))
+        gate_table(args.reps, [n.strip() for n in args.only.split(",") if n.strip()], args.planted, rates)
     else:
         names = [n.strip() for n in args.only.split(",") if n.strip()] or list(DESIGNS)
         coverage_table(names, args.reps)

@@ -107,14 +107,14 @@ def test_paired_difference_is_newcombes_paired_method_10_by_hand(table: list[lis
     first, second = _pairs(table)
     result = M.refusal_rate_difference(first, second)
     iv = rate_interval(result.rate_counts, method="wilson")
-    # review11: joined with the discordant pairs none of the pairs showed (Wilson's upper bound of (B + C) / N less
-    # the share seen), which reaches past method 10 where the two sides agree almost everywhere
-    unseen = float(binomtest(b + c, n).proportion_ci(method="wilson").high) - (b + c) / n
+    # review11: with no discordant pair (B = C = 0), joined with Wilson's bound for none of the N pairs discordant
+    unseen = float(binomtest(0, n).proportion_ci(method="wilson").high) if b + c == 0 else 0.0
     expected = (max(min(low, p1 - p2 - unseen), -1.0), min(max(high, p1 - p2 + unseen), 1.0))
     assert (iv.low, iv.high) == pytest.approx(expected, abs=1e-12)
     assert iv.estimate == pytest.approx(p1 - p2)
-    joined = expected != pytest.approx((max(low, -1.0), min(high, 1.0)), abs=1e-12)
-    assert iv.method == "newcombe (wilson) on effective pairs" + (", joined with the unseen discordant pairs" * joined)
+    wider = expected != pytest.approx((max(low, -1.0), min(high, 1.0)), abs=1e-12)
+    joined = ", joined with none of the units' pairs discordant" if wider else ""
+    assert iv.method == "newcombe (wilson) on effective pairs" + joined
 
 
 # ------------------------------------------------------------------------------------ clustered: by hand
