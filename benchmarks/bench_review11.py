@@ -1,6 +1,6 @@
 """review11: coverage of every family's reported interval at the edges, and the default gate on fair data.
 
-Run: PYTHONPATH=. nice -n 19 python benchmarks/bench_review11.py [--reps 200] [--only NAME,...] [--gate]
+Run: PYTHONPATH=. nice -n 19 python benchmarks/bench_review11.py [--reps 200] [--only NAME,...] [--gate | --power]
 
 **Coverage.** Each repetition draws a data set with a known truth, computes the metric with its real function
 (``prompts=``: the prompt, or the person, is the unit) and the interval the registry declares for it
@@ -35,6 +35,9 @@ person; each prompt (person) has its own event rate ``u_i ~ Beta`` with mean ``p
 Each coverage figure over 200 repetitions is within about 3 points (two standard errors at 95%): a cell is flagged
 below nominal when it is under 95% - 2 sqrt(0.95 * 0.05 / reps). An interval that is NaN (no bound follows) counts
 as not covering and is counted apart.
+
+**Power** (``--power``): the share of intervals that exclude 0 at a planted one-sided 20% rate (``POWER``), which a
+concern on RRD, NRD and CPRD needs beside its paired test; run it on main too (``PYTHONPATH=/work/main``).
 
 **Gate** (``--gate``): end-to-end ``evenhand.assess`` on fair own-responses tables of ``k`` prompts (see
 ``gate_tables``), and the share of runs the default gate ``{verdict: concern, max: 0}`` fails.
