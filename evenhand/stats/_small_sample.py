@@ -26,7 +26,10 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   ``[v - q (v - low), v + q (high - v)]``. On an unbounded side no such bound exists and the interval is NaN with
   that reason;
 * **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), within 1-2
-  points of the t interval's coverage there in the simulation.
+  points of the t interval's coverage there in the simulation;
+* **at any number of units, on a scale bounded on both sides**: never narrower than the none-off bound of its ``k``
+  units (review11, :func:`with_unseen_units`): a rare event none of the units showed is as possible as for alike
+  units.
 
 Why not the expanded percentile the noise floor's gap used (:func:`evenhand.stats._noise_floor.expanded_level`,
 Hesterberg 2015; from 30 prompts on it still does, below 30 the gap takes this rule too, left6): it widens the
