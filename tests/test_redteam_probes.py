@@ -286,7 +286,9 @@ def test_largest_gap_interval_excludes_zero_only_where_its_test_rejects() -> Non
             plain_excluded += plain["low"] > 0 or plain["high"] < 0
             if "unjoined" in interval:
                 assert interval["low"] <= 0 <= interval["high"] and "joined with 0" in interval["method"]
-    assert plain_excluded > 2 * max(shown_excluded, 1)  # the interval of the chosen pair alone over-calls
+    # the interval of the chosen pair alone may over-call, the shown one never more than it (review11: on these 10
+    # templates the plain interval reaches the none-off bound, so it over-calls far less than the bootstrap did)
+    assert plain_excluded >= shown_excluded
 
 
 def test_probe_p_values_are_adjusted_together_and_shown_with_the_raw_ones() -> None:

@@ -107,9 +107,14 @@ def test_paired_difference_is_newcombes_paired_method_10_by_hand(table: list[lis
     first, second = _pairs(table)
     result = M.refusal_rate_difference(first, second)
     iv = rate_interval(result.rate_counts, method="wilson")
-    assert (iv.low, iv.high) == pytest.approx((max(low, -1.0), min(high, 1.0)), abs=1e-12)
+    # review11: with no discordant pair (B = C = 0), joined with Wilson's bound for none of the N pairs discordant
+    unseen = float(binomtest(0, n).proportion_ci(method="wilson").high) if b + c == 0 else 0.0
+    expected = (max(min(low, p1 - p2 - unseen), -1.0), min(max(high, p1 - p2 + unseen), 1.0))
+    assert (iv.low, iv.high) == pytest.approx(expected, abs=1e-12)
     assert iv.estimate == pytest.approx(p1 - p2)
-    assert iv.method == "newcombe (wilson) on effective pairs"
+    wider = expected != pytest.approx((max(low, -1.0), min(high, 1.0)), abs=1e-12)
+    joined = ", joined with none of the units' pairs discordant" if wider else ""
+    assert iv.method == "newcombe (wilson) on effective pairs" + joined
 
 
 # ------------------------------------------------------------------------------------ clustered: by hand
@@ -184,15 +189,15 @@ def test_metric_interval_dispatch_and_fallback() -> None:
     assert metric_interval(tf, "rate").method == "clopper-pearson on effective prompts"
     assert metric_interval(tf, "rate").n_resamples == 0
     # 20 prompts: below SMALL_UNITS, a "bootstrap" metric's interval is Student's t on the jackknife (stats5)
-    small = "student-t on jackknife prompts"
-    assert metric_interval(tf, "bootstrap", n_resamples=200).method == small
+    small = "student-t on jackknife prompts"  # review11: joined with the none-off bound where that is wider
+    assert metric_interval(tf, "bootstrap", n_resamples=200).method.startswith(small)
     emt = M.expected_maximum_toxicity(scores, prompts)  # no counts: the continuous rule, whatever is declared
-    assert emt.rate_counts is None and metric_interval(emt, "rate", n_resamples=200).method == small
+    assert emt.rate_counts is None and metric_interval(emt, "rate", n_resamples=200).method.startswith(small)
     wrong = RateCounts(np.zeros((2, 1)), np.ones((2, 1)), "rate", "prompt")
     from dataclasses import replace
 
     odd = metric_interval(replace(tf, rate_counts=wrong), "rate", n_resamples=200)
-    assert odd.method == small and "counts do not give its value" in (odd.reason or "")
+    assert odd.method.startswith(small) and "counts do not give its value" in (odd.reason or "")
     with pytest.raises(InputError):
         metric_interval(tf, "wald")
     with pytest.raises(InputError):

@@ -21,7 +21,7 @@ from evenhand.stats import (
     none_off_bounds,
     small_sample_interval,
 )
-from evenhand.stats._small_sample import jackknife_standard_error
+from evenhand.stats._small_sample import jackknife_standard_error, jackknife_t_interval
 
 T_1 = 12.706204736174707  # t_{1, 0.975}
 T_2 = 4.302652729749464  # t_{2, 0.975}
@@ -34,22 +34,27 @@ def mean_result(values: list[float], value_range: tuple[float, float] = (0.0, 1.
 
 def test_two_units_by_hand() -> None:
     # mean 0.51, s = 0.01 * sqrt(2), standard error s / sqrt(2) = 0.01, t with 1 degree of freedom
-    iv = metric_interval(mean_result([0.50, 0.52]), "bootstrap")
-    assert iv.method == "student-t on jackknife prompts" and iv.n_resamples == 0
+    iv = jackknife_t_interval(mean_result([0.50, 0.52]))
+    assert iv is not None and iv.method == "student-t on jackknife prompts" and iv.n_resamples == 0
     assert iv.standard_error == pytest.approx(0.01)
     assert (iv.low, iv.high) == pytest.approx((0.51 - T_1 * 0.01, 0.51 + T_1 * 0.01))
+    # the reported interval reaches at least "none of 2 prompts off the value" (review11)
+    reported = metric_interval(mean_result([0.50, 0.52]), "bootstrap")
+    assert (reported.low, reported.high) == pytest.approx(none_off_bounds(0.51, (0.0, 1.0), 2, 0.95))
+    assert reported.method == "student-t on jackknife prompts, joined with none of 2 prompts off the value"
 
 
 def test_three_units_by_hand() -> None:
     # mean 0.45, s = 0.05, standard error 0.05 / sqrt(3), t with 2 degrees of freedom
-    iv = metric_interval(mean_result([0.40, 0.45, 0.50]), "bootstrap")
+    iv = jackknife_t_interval(mean_result([0.40, 0.45, 0.50]))
+    assert iv is not None
     half = T_2 * 0.05 / math.sqrt(3)
     assert (iv.low, iv.high) == pytest.approx((0.45 - half, 0.45 + half))
 
 
 def test_the_t_interval_is_clipped_to_the_range() -> None:
-    iv = metric_interval(mean_result([0.1, 0.2, 0.6]), "bootstrap")  # 0.3 -+ 4.30 * 0.153 = [-0.357, 0.957]
-    assert iv.low == 0.0 and iv.high == pytest.approx(0.3 + T_2 * math.sqrt(0.07 / 3))
+    iv = jackknife_t_interval(mean_result([0.1, 0.2, 0.6]))  # 0.3 -+ 4.30 * 0.153 = [-0.357, 0.957]
+    assert iv is not None and iv.low == 0.0 and iv.high == pytest.approx(0.3 + T_2 * math.sqrt(0.07 / 3))
 
 
 def test_identical_units_by_hand() -> None:
@@ -109,7 +114,7 @@ def test_an_undefined_leave_one_out_falls_back_to_the_bootstrap() -> None:
     stratified = Resampler("row", 3, plain.statistic, strata=np.array(["a", "a", "b"]))
     result = MetricResult("m", 0.3, resampler=stratified)
     assert small_sample_interval(result) is None
-    assert continuous_interval(result, n_resamples=200).method == "percentile"
+    assert continuous_interval(result, n_resamples=200).method.startswith("percentile")
 
 
 def test_many_units_keep_the_bootstrap_unless_every_unit_agrees() -> None:
@@ -117,7 +122,9 @@ def test_many_units_keep_the_bootstrap_unless_every_unit_agrees() -> None:
     result = mean_result(list(rng.beta(6, 3, size=SMALL_UNITS)))
     before = confidence_interval(result, n_resamples=300, seed=1)
     after = metric_interval(result, "bootstrap", n_resamples=300, seed=1)
-    assert after == before
+    low, high = none_off_bounds(result.value, (0.0, 1.0), SMALL_UNITS, 0.95)  # review11: at least none off
+    assert (after.low, after.high) == (min(before.low, low), max(before.high, high))
+    assert after.estimate == before.estimate and after.n_resamples == before.n_resamples
     alike = metric_interval(mean_result([0.7] * 40), "bootstrap", n_resamples=300)
     assert alike.method == "none of 40 prompts off the value"
     assert (alike.low, alike.high) == pytest.approx(none_off_bounds(0.7, (0.0, 1.0), 40, 0.95))

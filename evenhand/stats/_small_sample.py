@@ -26,7 +26,10 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   ``[v - q (v - low), v + q (high - v)]``. On an unbounded side no such bound exists and the interval is NaN with
   that reason;
 * **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), within 1-2
-  points of the t interval's coverage there in the simulation.
+  points of the t interval's coverage there in the simulation;
+* **at any number of units, on a scale bounded on both sides**: never narrower than the none-off bound of its ``k``
+  units (review11, :func:`with_unseen_units`): a rare event none of the units showed is as possible as for alike
+  units.
 
 Why not the expanded percentile the noise floor's gap used (:func:`evenhand.stats._noise_floor.expanded_level`,
 Hesterberg 2015; from 30 prompts on it still does, below 30 the gap takes this rule too, left6): it widens the
@@ -191,10 +194,30 @@ def continuous_interval(
     units, the none-off bound when every unit agrees, else :func:`~evenhand.stats.confidence_interval`."""
     small = small_sample_interval(result, ci)
     if small is not None:
-        return small
+        return with_unseen_units(result, small)
     iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
     resampler = result.resampler
     degenerate = iv.is_defined and iv.width == 0.0 and iv.standard_error <= _tolerance(iv.estimate)
     if degenerate and resampler is not None:
         return _none_off(result, resampler, iv.level, iv)
-    return iv
+    return with_unseen_units(result, iv)
+
+
+def with_unseen_units(result: MetricResult, iv: Interval) -> Interval:
+    """``iv`` reaching at least the none-off bound of its units (review11), on a scale bounded on both sides.
+
+    A mean of bounded unit values whose units vary a little (benign toxicity scores near 0) can still hide a rare
+    event at the range's end (a toxic reply in 1% of replies) that none of ``k`` units showed: the t interval and
+    the bootstrap are then as narrow as the benign noise, and missed the truth in up to half of the data sets
+    (benchmarks/RESULTS.md, review11). A share up to ``q = 1 - (alpha/2)^(1/k)`` of unseen units is as consistent
+    with the sample as with alike units (the rate intervals' "none of k"), so the interval is joined with
+    ``[v - q (v - low), v + q (high - v)]``. A half-bounded scale (RLD, CER) has no such bound: unchanged."""
+    resampler = result.resampler
+    low, high = result.value_range
+    if resampler is None or not iv.is_defined or not (math.isfinite(low) and math.isfinite(high)):
+        return iv
+    lower, upper = none_off_bounds(float(result.value), result.value_range, resampler.n_units, iv.level)
+    if lower >= iv.low and upper <= iv.high:
+        return iv
+    joined = f"{iv.method}, joined with none of {resampler.n_units} {resampler.unit}s off the value"
+    return replace(iv, low=min(iv.low, lower), high=max(iv.high, upper), method=joined)
