@@ -27,10 +27,10 @@ __all__ = ["NAME_PLACEHOLDER", "mask_names", "name_forms"]
 NAME_PLACEHOLDER = "[NAME]"
 
 _PART = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
-# a capitalised word (letters, inner apostrophes or hyphens: "O'Brien", "Al-Farsi"), and a possessive after it
+# a capitalised word (letters, inner apostrophes or hyphens: "O'Brien", "Al-Farsi", "Łukasz"), and a possessive after it
 # (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
 # look-behind)
-_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w-].)(?<!\w['’].)(?:[^\W\d_]|['’-](?=[^\W\d_]))*")
+_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ](?<![\w-].)(?<!\w['’].)(?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _POSSESSIVE = re.compile(r"['’]s?(?![\w-])")
 _GAP = re.compile(r"[ \t]+")  # the words of one full name stand on one line
 
