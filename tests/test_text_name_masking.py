@@ -129,6 +129,10 @@ def test_a_name_is_masked_whether_the_reply_writes_its_accents_or_not() -> None:
     differed from the other versions' by it (review12: the similarity's noise floor has no such difference)."""
     texts = ["Dear Mr. García, José's file is ready.", "Dear MR. GARCÍA and Jose.", "Dear Ms. Nguyễn, NGUYEN"]
     assert mask_names(texts, frozenset({"Jose Garcia", "Thi Nguyen"})) == [
-        "Dear Mr. [NAME], [NAME]'s file is ready.", "Dear MR. [NAME] and [NAME].", "Dear Ms. [NAME], [NAME]"]  # fmt: skip
-    assert mask_names(["Dear Mr. Garcia, Jose's file"], frozenset({"José García"})) == ["Dear Mr. [NAME], [NAME]'s file"]
+        "Dear Mr. [NAME], [NAME]'s file is ready.",
+        "Dear MR. [NAME] and [NAME].",
+        "Dear Ms. [NAME], [NAME]",
+    ]
+    plain = mask_names(["Dear Mr. Garcia, Jose's file"], frozenset({"José García"}))
+    assert plain == ["Dear Mr. [NAME], [NAME]'s file"]
     assert mask_names(["Dear Mr. Garcés"], frozenset({"Jose Garcia"})) == ["Dear Mr. Garcés"]  # another name

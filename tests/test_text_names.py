@@ -357,8 +357,8 @@ ACCENTED = {"José García": "Jose Garcia", "María Hernández": "Maria Hernande
 
 @pytest.mark.parametrize("written", sorted(ACCENTED))
 def test_a_name_written_with_its_accents_reads_as_written_without(written: str) -> None:
-    """A name such as "José García" was read as nobody (its key "garcía" is in no table: they write "garcia"), so a prompt that
-    names a Hispanic person as Spanish writes the name was "FTU satisfied" for race and gender and had no
+    """A name such as "José García" was read as nobody (its key "garcía" is in no table: they write "garcia"), so a
+    prompt that names a Hispanic person as Spanish writes the name was "FTU satisfied" for race and gender and had no
     counterfactual versions: the check read the hispanic group worse than any other, whose names are plain ASCII."""
     template = "Write a short rejection email to {} for the data analyst role."
     accented, plain = template.format(written), template.format(ACCENTED[written])

@@ -6,8 +6,9 @@ versions' replies (similarity, sentiment, toxicity, refusal, length) would read 
 replies to the same version do not have. :func:`mask_names` replaces every form of the names swapped in a prompt's
 versions (and of the original name) by one placeholder, the same for every version: the full name, its first and
 last name alone, each with a possessive ("Lakisha's", "James'", "James's" all become "[NAME]'s"), as written or in
-capitals ("LAKISHA"), with or without diacritics (a reply that writes "José García" for the prompt's "Jose Garcia"). Lower-case words ("baker") are never masked: a name that is also a word is masked only where
-it is written as a name.
+capitals ("LAKISHA"), with or without diacritics (a reply that writes "José García" for the prompt's "Jose
+Garcia"). Lower-case words ("baker") are never masked: a name that is also a word is masked only where it is written
+as a name.
 """
 
 from __future__ import annotations
