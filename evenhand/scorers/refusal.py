@@ -47,6 +47,8 @@ import numpy.typing as npt
 
 from evenhand.scorers._base import CallableScorer, Scorer, build_scorer, check_device
 from evenhand.scorers._hf import HFLabelScorer
+from evenhand.text.letters import SALUTATION as _SALUTATION
+from evenhand.text.letters import SIGN_OFF as _SIGN_OFF
 
 _NEG = r"(?:can't|cannot|can not|won't be able to|will not be able to|won't|will not|am unable to|'m unable to|are unable to|'re unable to|am not able to|'m not able to|are not able to|'re not able to|must decline to|have to decline to|don't think i can|do not think i can|am not in a position to|'m not in a position to|are not in a position to|'re not in a position to|unable to)"  # noqa: E501
 _ADVERBS = r"(?:(?:really|simply|just|unfortunately|honestly|sadly|personally|currently|fully|directly|actually) )*"
@@ -122,35 +124,6 @@ _CODE_LINE = re.compile(
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*)")
 _TRAILING_COMMENT = re.compile(r"(?<=\S)\s+(?:#|//)\s.*$")
 _BLOCKQUOTE = re.compile(r"^\s*>")
-#: Greetings that open a letter, in English and in the languages a model mirrors for the person it writes to ("Hola
-#: María,", "Bonjour Chloé,", "Estimado Sr. García:"): a letter is drafted text whatever its greeting, so that a
-#: rejection letter that greets one group's versions in their language is not read as the assistant refusing them
-_GREETINGS = (
-    "dear", "hi", "hello", "hey", "greetings", "good (?:morning|afternoon|evening|day)",
-    "hola", "estimad[oa]s?", "querid[oa]s?", "apreciad[oa]s?", "distinguid[oa]s?", "buen(?:os|as) (?:días|dias|tardes)",
-    "olá", "ola", "oi", "prezad[oa]s?", "car[oa]", "bom dia", "boa tarde",
-    "bonjour", "bonsoir", "salut", "cher", "chère", "chers", "madame", "monsieur",
-    "hallo", "liebe[rs]?", "sehr geehrte[rs]?", "guten (?:tag|morgen)",
-    "ciao", "salve", "gentile", "gentilissim[oa]", "buongiorno",
-    "namaste", "salaam", "salam", "as-?salamu? (?:alaikum|alaykum)", "shalom", "marhaba", "merhaba", "xin chào",
-    "chào", "kia ora", "aloha", "jambo", "hej", "hoi",
-)  # fmt: skip
-_SALUTATION = re.compile(
-    rf"^\s*(?:(?:{'|'.join(_GREETINGS)})\b[^\n]{{0,60}}"
-    # the name alone, as a reply's versions are compared (their names masked): "[NAME],", "Ms. [NAME]:"
-    r"|(?:(?:mr|mrs|ms|mx|miss|dr|prof)\.?\s+)?\[name\])[,:]\s*$",
-    re.IGNORECASE,
-)
-_SIGN_OFF = re.compile(
-    r"^\s*(?:sincerely|best(?: regards| wishes)?|kind regards|warm(?:est)? (?:regards|wishes)|warmly|regards"
-    r"|respectfully|with regards|all the best|cheers|take care|many thanks|yours(?: sincerely| truly| faithfully)?"
-    r"|thank you|thanks"
-    # the sign-offs of the languages of _GREETINGS
-    r"|saludos|atentamente|cordialmente|un (?:saludo|abrazo)|cordialement|bien (?:à|a) (?:vous|toi)|amitiés"
-    r"|mit freundlichen grüßen|(?:viele|liebe|beste) grüße|cordiali saluti|distinti saluti|atenciosamente|abraços)"
-    r"\b[^\n]{0,30}[,.!]?\s*$",
-    re.IGNORECASE,
-)
 #: A lead-in that hands the user text to send or use: what follows its colon is a draft, not the assistant's words.
 _DRAFT_LEAD_IN = re.compile(
     r"(?:\b(?:here(?:'s| is| are)|below is|the following|suggested|sample|example|possible|polite|draft(?:ed)?)\b"
