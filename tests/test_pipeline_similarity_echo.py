@@ -98,7 +98,13 @@ def test_a_fair_assistant_that_echoes_a_title_or_a_two_letter_pronoun_gets_no_co
     replies to one version are identical). Every word in which the versions differ is now masked alike; so are the
     singular-they verbs of the nonbinary version ("she is" / "they are")."""
     texts = [f"Write a short note to Ms. Lee: she is waiting to hear about {topic}." for topic in TOPICS]
-    client = echoing() if random_replies else (lambda prompt: f'Regarding "{prompt}": All done.')
+    pronoun = re.compile(r": (\w+) (?:is|are)")
+
+    def agreeing(prompt: str) -> str:  # a verb the prompt does not hold, agreeing with the version's pronoun
+        said = pronoun.search(prompt).group(1)  # type: ignore[union-attr]
+        return f'Regarding "{prompt}": All done; {said} {"were" if said == "they" else "was"} told.'
+
+    client = echoing() if random_replies else agreeing
     for groups in (None, ["female", "male", "nonbinary"]):
         a = evenhand.assess(
             task="text_generation", prompts=texts, attributes=["gender"], client=client, count=1,

@@ -164,24 +164,23 @@ def swapped_words_masked(
 #: A word as the version comparison reads it: letters and digits, with inner hyphens and apostrophes ("low-income").
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 #: Words that stand in for each other between versions, one of which a version may share with all the others ("Write
-#: a note to an Asian customer" / "... to a White customer": "a" is in every version, "an" in one; "she is waiting, the
-#: card is ready" / "they are waiting, ..."): where one differs, all of its set are masked, so that the echo reads
-#: alike in every version
-_ALTERNATES = tuple(
-    frozenset(words)
-    for words in (("a", "an"), ("is", "are"), ("was", "were"), ("has", "have"), ("does", "do"), ("isn't", "aren't"),
-                  ("wasn't", "weren't"), ("hasn't", "haven't"), ("doesn't", "don't"))
-)  # fmt: skip
+#: a note to an Asian customer" / "... to a White customer": "a" is in every version, "an" in one): where one differs,
+#: all of its set are masked, so that the echo reads alike in every version
+_ALTERNATES = (frozenset({"a", "an"}),)
+#: The verbs that agree with singular they ("she is" / "they are"): where a version's pronoun is "they" (the nonbinary
+#: one) or one of these differs, all are masked, also those the prompts do not hold ("she was" / "they were" in a reply)
+_AGREEMENT = frozenset({"is", "are", "was", "were", "has", "have", "does", "do", "isn't", "aren't", "wasn't", "weren't",
+                        "hasn't", "haven't", "doesn't", "don't"})  # fmt: skip
 
 
 def swapped_word_patterns(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
     """Per (attribute, prompt id): a pattern of the words in which the versions' prompts differ (in some version but
     not in all, compared without case), longest first, as whole words; none where the versions read alike. Short
-    words too: "Ms"/"Mr", "he", the article after a swapped word ("a Black" / "an Asian") and the verb of singular
-    they ("she is" / "they are"), with their alternates (:data:`_ALTERNATES`), are what a fair reply echoes of its
-    version, and left as written they differed
-    between versions in every such reply (the lexicon's neutral forms do not agree with this token: "he" became
-    "they" while "she" became the token; "Mr. [NAME]" became "Mx. [NAME]" while "Ms. [NAME]" stayed, review12)."""
+    words too: "Ms"/"Mr", "he", the article after a swapped word ("a Black" / "an Asian", with its alternate:
+    :data:`_ALTERNATES`) and the verbs of singular they ("she is" / "they are": :data:`_AGREEMENT`) are what a fair
+    reply echoes of its version; left as written, they differed between versions in every such reply (the lexicon's
+    neutral forms do not agree with this token: "he" became "they" while "she" became the token, "Mr. [NAME]" became
+    "Mx. [NAME]" while "Ms. [NAME]" stayed; review12)."""
     from evenhand.conversation import prompt_text
 
     found: dict[tuple[object, object], re.Pattern[str]] = {}
@@ -201,5 +200,7 @@ def _differing_words(texts: Any) -> re.Pattern[str] | None:
     if not differ:
         return None
     differ |= {w for alternates in _ALTERNATES if differ & alternates for w in alternates}
+    if "they" in differ or differ & _AGREEMENT:
+        differ |= _AGREEMENT
     alternatives = "|".join(re.escape(w) for w in sorted(differ, key=lambda w: (-len(w), w)))
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
