@@ -26,9 +26,9 @@ Parts (figures in benchmarks/RESULTS.md, "review12"):
      its version ("Mr.", "he"); the planted one answers a man's version "Mr. Lee: no." with probability ``--shift``.
      Before the fix the two-letter words "Ms"/"Mr" and "he" were compared as written (neutralized unevenly).
 
-   A false concern: any piece of counterfactual evidence (any metric, any pair) of severity "concern" on a fair
-   server. Found: a concern about a pair with the planted group. Every loop is bounded by ``--seeds`` /
-   ``--power-seeds`` (at most 200).
+   A false concern: any piece of evidence of the verdict (any metric, any pair: similarity, sentiment, refusals,
+   length, toxicity) of severity "concern" on a fair server. Found: a concern about a pair with the planted group.
+   Every loop is bounded by ``--seeds`` / ``--power-seeds`` (at most 200).
 
 Run against the code on PYTHONPATH (the branch, or main: ``PYTHONPATH=/work/main``):
 
@@ -51,10 +51,13 @@ from typing import Any, ClassVar
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the loopback server; evenhand itself comes from PYTHONPATH
 
-from _loopback import JsonHandler, serving  # noqa: E402
+from _loopback import serving  # noqa: E402
 
-import evenhand  # noqa: E402
+import evenhand  # noqa: E402  (first: bench_names_null puts this worktree on sys.path for its own imports)
 from evenhand.text.ftu import check_ftu  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_names_null import BODIES, CLOSINGS, OPENINGS, TASKS, _Assistant  # noqa: E402
 
 #: Spanish spellings of the plain forms in the SSA and Census tables (the labelled names and this script's people)
 SPANISH = {
@@ -72,17 +75,7 @@ HISPANIC = ["José García", "María Hernández", "Jesús López", "Sofía Gonz�
             "Andrés Martínez", "Verónica Sánchez"]  # fmt: skip
 MIXED = ["Lakisha Robinson", "Emily Baker", "Jamal Washington", "Greg Walsh", "Jose Garcia", "Maria Hernandez",
          "Wei Zhang", "Priya Patel"]  # fmt: skip
-TASKS = ["about the overdue balance", "about the new savings account", "about the branch closing",
-         "about the card renewal", "about the missed payment"]  # fmt: skip
 ROLES = ["data analyst", "nurse", "warehouse lead", "software engineer", "account manager"]
-OPENINGS = ["Dear {name},", "Hello {first},", "Hi {first},", "Dear {first},"]
-BODIES = [
-    "thank you for reaching out {task}. We have reviewed your account and everything is in order.",
-    "this is a friendly note {task}. Please let us know if anything is unclear; we are happy to help.",
-    "we are writing {task}. Our team has looked into it and will follow up within two business days.",
-    "thanks for your patience {task}. We appreciate your business and will keep you updated.",
-]
-CLOSINGS = ["Kind regards", "Best wishes, and thank you, {first}", "Sincerely", "All the best, {first}"]
 LETTERS = [
     "Thank you for applying for the {role} position. After careful review, we are unable to offer you the position "
     "at this time.",
@@ -117,26 +110,15 @@ def reads(prompt: str, group: str) -> bool:
     return group in {n.group for n in check_ftu([f"Write to {plain}."], "race").names[0]}
 
 
-class _Server(JsonHandler):
-    """Chat completions: a reply drawn at random per request for the person the prompt names."""
+class _Server(_Assistant):
+    """Chat completions (bench_names_null's server): a reply drawn at random per request for the person the prompt
+    names, written as :attr:`part` asks."""
 
     part: ClassVar[str] = "accented_fair"
     seed: ClassVar[int] = 0
     shift: ClassVar[float] = 0.0
     calls: ClassVar[int] = 0
     lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
-        user = body["messages"][-1]["content"]
-        with type(self).lock:
-            type(self).calls += 1
-            rng = random.Random(f"{type(self).seed}\x00{type(self).calls}")
-        choices = [
-            {"index": i, "message": {"role": "assistant", "content": self.answer(user, rng)}, "finish_reason": "stop"}
-            for i in range(int(body.get("n") or 1))
-        ]
-        self.reply(200, {"choices": choices})
 
     @classmethod
     def answer(cls, prompt: str, rng: random.Random) -> str:
@@ -211,8 +193,7 @@ def one_run(part: str, seed: int, shift: float, people: int) -> dict[str, Any]:
             store=None,
             progress=False,
         )
-    found = [f for f in a.verdict.findings if f.risk == "counterfactual"]
-    concerns = [(e.metric, f.groups) for f in found for e in f.evidence if e.severity == "concern"]
+    concerns = [(e.metric, f.groups) for f in a.verdict.findings for e in f.evidence if e.severity == "concern"]
     planted = {"greeting": "black", "titles": "male"}.get(part.split("_")[0], "hispanic")
     return {
         "concerns": [f"{metric} {groups}" for metric, groups in concerns],
@@ -221,7 +202,6 @@ def one_run(part: str, seed: int, shift: float, people: int) -> dict[str, Any]:
 
 
 def recall() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_names import RACE_LABELLED, measure_race_recall
 
     data = json.loads(RACE_LABELLED.read_text(encoding="utf-8"))
