@@ -1,9 +1,10 @@
 """A fair model that greets each person in their language (review12): "Hola María," for the version whose name reads
 Hispanic, "Dear Emily," for the others, and the same letter below. The refusal detector read the Spanish-greeted
-rejection letter as the assistant refusing (only "Dear/Hi/Hello" opened a letter), and VADER read the English frame as
-warmer ("Dear" +1.6, "Kind regards" +2.4; "Hola", "Saludos" 0): a refusal-rate gap and a sentiment gap from a fair
-model (content_may_differ: sentiment is judged without the similarities, which a greeting in another language moves by
-design). Both now read the letter the same whatever its greeting; a colder letter or a refusal for one group is still
+rejection letter as the assistant refusing (only "Dear/Hi/Hello" opened a letter), VADER read the English frame as
+warmer ("Dear" +1.6, "Kind regards" +2.4; "Hola", "Saludos" 0), and answer length counted the sign-off ("Saludos,"
+one word, "Kind regards," two): a refusal-rate gap, a sentiment gap and a length gap from a fair model
+(content_may_differ: judged without the similarities, which a greeting in another language moves by design). All
+three now read the letter the same whatever its greeting; a colder letter or a refusal for one group is still
 found."""
 
 from __future__ import annotations
@@ -85,9 +86,9 @@ def test_letter_body(text: str, body: str) -> None:
 @pytest.mark.pipeline
 def test_a_fair_model_that_greets_each_person_in_their_language_passes() -> None:
     a = _assess(mirrors)
-    read = [e for metric in ("RRD", "SCSP", "WCSP") for e in _evidence(a, metric, "hispanic")]
-    assert len(read) == 9 and all(e.severity == "ok" for e in read), a.verdict.summary
-    rows = a.metrics[a.metrics["metric"].isin(["RRD", "SCSP"])]
+    read = [e for metric in ("RRD", "SCSP", "WCSP", "RLD") for e in _evidence(a, metric, "hispanic")]
+    assert len(read) == 12 and all(e.severity == "ok" for e in read), a.verdict.summary
+    rows = a.metrics[a.metrics["metric"].isin(["RRD", "SCSP", "RLD"])]
     assert (rows["value"] == 0).all(), rows[["metric", "group_a", "group_b", "value"]]
 
 
