@@ -57,8 +57,8 @@ def letter_body(text: str) -> str:
     the sign-off when only a signature follows it (:data:`_SIGNATURE_LINES` short lines that are not sentences: a
     name, masked or not, or a team; the signature is kept). A text with no frame is returned as it is.
 
-    >>> letter_body("Hola [NAME],\n\nYour card is on its way.\n\nSaludos,\nThe team")
-    '\nYour card is on its way.\n\nThe team'
+    >>> letter_body("Hola [NAME],\\n\\nYour card is on its way.\\n\\nSaludos,\\nThe team")
+    '\\nYour card is on its way.\\n\\nThe team'
     >>> letter_body("Thanks!")
     'Thanks!'
     """
