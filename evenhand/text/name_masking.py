@@ -85,6 +85,8 @@ def _mask(texts: list[str], forms: Sequence[frozenset[str]], placeholder: str) -
             owner += 1
         own = forms[owner]
         word = match.group()
+        if not word[0].isupper():  # the first letter's Latin Extended blocks hold lower case too ("ăn")
+            continue
         end = match.end()
         if not _known(word, own):
             if not word.endswith(("'s", "’s")) or not _known(word[:-2], own):
