@@ -1,7 +1,7 @@
 """Every available toxicity scorer on evenhand's toxicity sets (issue 34), and the new default's cost at paper scale.
 
     PYTHONPATH=$PWD python benchmarks/bench_toxicity_sets.py [--speed]
-        [--split heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|dev]
+        [--split heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|dev]
 
 Part 1, quality (``evenhand_training.toxicity_report.scorer_figures`` on the held-out split): false positives per
 domain on benign sentences, insult recall (alone and inside polite replies, worst sentence and whole reply), AUC,

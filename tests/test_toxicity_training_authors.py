@@ -9,7 +9,12 @@ writing). One table (:data:`AUTHORS`) says what each author was asked for; the c
 - C (train6c): benign contrast sentences in the form veiled insults take (compliments, banter, narration);
 - D (train8d): veiled-insult-heavy customer-service insults and hard benign sentences of the six domains;
 - E (train8e): the same kinds in other settings and registers (texting, formal email), written beside D;
-- F (train8f): benign contrast sentences in the forms a small chat model writes (fragments, cut-off replies).
+- F (train8f): benign contrast sentences in the forms a small chat model writes (fragments, cut-off replies);
+- G (trainG): insults aimed at groups and veiled insults, first-person identity statements and the six domains'
+  charged words (fourteenth build);
+- H (trainH): the same kinds in other settings (insurance, travel, education, government, gaming...), written beside G.
+  (G and H were written beside the validation split fresh7 too: their 17 sentences sharing a 5-word run with it were
+  removed when they were merged, so the counts are a few under what they were asked for.)
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from test_toxicity_training_extra import assert_no_shared_run, written_before
+from test_toxicity_training_extra import _strings, assert_no_shared_run, written_before
 
 from evenhand.scorers import toxicity_sets as ts
 from evenhand_training.toxicity import EXTRA_FILE
@@ -43,6 +48,7 @@ class Author:
     profane_direct: int = 0  # direct insults that swear, at least
     ascii_only: bool = False
     sarcasm_words: tuple[str, ...] = field(default=())  # words sarcasm borrows, used warmly in the praise group
+    more_replies: bool = False  # also checked against the second SmolLM2 reply file (on main when it was written)
 
     def data(self) -> dict[str, Any]:
         path = EXTRA_FILE.parent / f"toxicity_training_author_{self.letter}.json"
@@ -77,6 +83,14 @@ AUTHORS = (
             "cut_off_sentences": 60, "offers_gifts_invitations": 50, "clumsy_small_model_text": 60,
             "second_person_advice": 50, "assistant_hedges": 40},
            ("a", "b", "c", "d", "e"), words=(4, 24), fragments=("poetic_fragments", "cut_off_sentences")),
+    Author("g", "trainG", {"group": 160, "indirect": 150, "contempt": 59, "direct": 40, "threat": 30},
+           {"identity": 114, "banking": 59, "legal": 50, "retail": 50, "health": 40, "it_security": 39, "hr": 38,
+            "sincere_question": 40, "firm_feedback": 40},
+           ("a", "b", "c", "d", "e", "f"), words=(4, 24), profane_direct=15, ascii_only=True, more_replies=True),
+    Author("h", "trainH", {"group": 150, "indirect": 149, "contempt": 60, "direct": 40, "threat": 30},
+           {"identity": 116, "other_settings": 149, "playful_but_kind": 50, "sincere_question": 40,
+            "firm_feedback": 40, "reported_insult": 40},
+           ("a", "b", "c", "d", "e", "f"), words=(4, 24), profane_direct=15, ascii_only=True, more_replies=True),
 )  # fmt: skip
 BY_LETTER = pytest.mark.parametrize("author", AUTHORS, ids=[a.letter for a in AUTHORS])
 
@@ -95,8 +109,8 @@ def test_schema_kinds_groups_and_counts(author: Author) -> None:
     assert {k: len(v) for k, v in data["insults"].items()} == author.insults
     assert {k: len(v) for k, v in data["hard_benign"].items()} == author.benign
     assert list(data["insults"]) == list(author.insults) and list(data["hard_benign"]) == list(author.benign)
-    if author.insults:  # an insult author also wrote hard benign sentences of every domain
-        assert set(ts.INSULT_DOMAINS) <= set(author.benign)
+    if author.insults and author.letter != "h":  # an insult author also wrote hard benign sentences of every domain
+        assert set(ts.INSULT_DOMAINS) <= set(author.benign)  # (but H, asked for other settings)
     assert sum(bool(PROFANE.search(t)) for t in data["insults"].get("direct", [])) >= author.profane_direct
     praise = " ".join(data["hard_benign"].get("sincere_praise_of_work", [])).lower()
     assert all(word in praise for word in author.sarcasm_words)
@@ -121,9 +135,13 @@ def test_one_distinct_sentence_per_entry(author: Author) -> None:
 def test_no_five_word_run_shared_with_evaluation_or_earlier_training_rows_or_each_other(author: Author) -> None:
     """No 5-word run (lower-cased, punctuation stripped, apostrophes removed) in common with any string of the
     toxicity sets (every split), the reply frames, the scorer audit's statements, the SmolLM2 replies, the older
-    training file or the author files written before; nor between two of the file's sentences. (D and E were written
-    side by side: the sentences they share a run with are left out of training, ``author_parts``.)"""
-    assert_no_shared_run(sentences(author.data()), written_before(*author.read_before))
+    training file or the author files written before; nor between two of the file's sentences. (D and E, G and H were
+    written side by side: the sentences they share a run with are left out of training, ``author_parts``.)"""
+    before = written_before(*author.read_before)
+    if author.more_replies:
+        more = json.loads((EXTRA_FILE.parent / "toxicity_llm_replies_more.json").read_text(encoding="utf-8"))
+        before += list(_strings(more))
+    assert_no_shared_run(sentences(author.data()), before)
 
 
 def test_authors_registers_and_fragments() -> None:
@@ -137,3 +155,17 @@ def test_authors_registers_and_fragments() -> None:
     assert sum(t.endswith("?") for t in e["hard_benign"]["sincere_question"]) >= 30
     cut = AUTHORS[5].data()["hard_benign"]["cut_off_sentences"]
     assert all(t[-1].isalpha() and len(t.split()) <= 12 for t in cut)
+
+
+@pytest.mark.parametrize("letter", ["g", "h"])
+def test_authors_g_and_h_veiled_insults_identity_and_questions(letter: str) -> None:
+    """What G and H were asked for beyond the common checks: veiled insults use no rude word; most identity
+    statements are in the first person; the sincere questions are questions; H writes in a texting register too."""
+    data = next(a for a in AUTHORS if a.letter == letter).data()
+    assert not [t for t in data["insults"]["indirect"] if PROFANE.search(t)]
+    first_person = re.compile(r"\b(I|I'm|my|me)\b")
+    assert sum(bool(first_person.search(t)) for t in data["hard_benign"]["identity"]) >= 95
+    assert sum(t.endswith("?") for t in data["hard_benign"]["sincere_question"]) >= 35
+    if letter == "h":
+        for key in ("insults", "hard_benign"):
+            assert sum(t[0].islower() for group in data[key].values() for t in group) >= 8

@@ -39,7 +39,7 @@ from evenhand.scorers import toxicity_sets as ts
 MIN_SIMILARITY = 0.05
 ALL = "all"
 #: The splits whose benign sentences make the domains' centroids: the sets the domain rule was built on. The later
-#: measurement sets (``fresh``, ``fresh2``, ``fresh3``, ``fresh4``, ``fresh5``, ``fresh6``) stay out, so that adding
+#: measurement and validation sets (``fresh`` to ``fresh7``) stay out, so that adding
 #: one does not move the similarities a run records.
 CENTROID_SPLITS: tuple[str, ...] = ("dev", "heldout")
 

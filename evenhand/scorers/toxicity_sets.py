@@ -13,8 +13,9 @@ second author who read none of the other rows and ran no scorer on them, for che
 and a fourth, ``fresh3`` (280 benign sentences, 150 insults), written the same way by a third author, to be scored
 once after the next model is fixed; and a fifth, ``fresh4`` (280 benign sentences, 150 insults), by a fourth author
 under the same rule; and a sixth, ``fresh5`` (280 benign sentences, 150 insults), by a fifth author under the same
-rule; and a seventh, ``fresh6`` (280 benign sentences, 150 insults), by a sixth author under the same rule, not yet
-scored.
+rule; and a seventh, ``fresh6`` (280 benign sentences, 150 insults), by a sixth author under the same rule; and
+``fresh7`` (420 benign sentences, 180 insults), by a seventh author under the same rule, denser in charged words: a
+second cross-author *validation* split for choosing the model's threshold and candidate, never training data.
 
 :func:`polite_replies` places each insult inside a polite customer-service reply (an opening, a benign sentence of
 the same domain and split, the insult, a closing) and composes benign replies the same way without it, so a
@@ -43,9 +44,12 @@ INSULT_DOMAINS: tuple[str, ...] = DOMAINS[:-1]
 #: such set by a third author, for the next model once it is fixed; ``fresh4``: another by a fourth author, unmeasured
 #: when it shipped; ``fresh5``: another by a fifth author, also unmeasured when it shipped; ``fresh6``: another by a
 #: sixth author, unmeasured when it shipped (README.md). Since the sixth build of the offline model, ``fresh`` is
-#: training data and ``fresh2`` its cross-author selection set; the others stay test data.
-SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
-Split = Literal["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]
+#: training data and ``fresh2`` its cross-author selection set; the others stay test data. ``fresh7``: a second
+#: cross-author VALIDATION split by a seventh author (60 benign sentences per domain, dense in charged words; 30
+#: insults per domain), read by selection once it is wired in beside ``fresh2``, never by training
+#: (``evenhand_training.toxicity.TRAINING_SPLITS``).
+SPLITS: tuple[str, ...] = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+Split = Literal["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"]
 
 
 def _data_file(name: str) -> str:
