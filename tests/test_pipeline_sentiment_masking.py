@@ -191,8 +191,8 @@ def test_the_words_in_which_the_versions_prompts_differ_are_masked_in_every_vers
     race = pd.DataFrame({"prompt_id": [0, 0], "attribute": ["race"] * 2, "group": ["black", "asian"],
                          "prompt": ["Greet a Black customer.", "Greet an Asian customer."]})  # fmt: skip
     replies = ["He is a Black customer, an expert.", "He is an Asian customer, a pro."]
-    masked, _ = _mask(race, replies, {"race": "race"})  # the articles that follow the swap are kept
-    assert masked == ["He is a someone customer, an expert.", "He is an someone customer, a pro."]
+    masked, _ = _mask(race, replies, {"race": "race"})  # the articles that follow the swap are masked alike (review12)
+    assert masked == ["He is someone someone customer, someone expert.", "He is someone someone customer, someone pro."]
 
 
 def test_custom_and_intersectional_attributes_and_nothing_to_mask() -> None:

@@ -86,3 +86,34 @@ def test_group_words_the_lexicon_reads_only_before_a_person_noun_are_masked_alik
     assert similarity and all(f.severity == "ok" for f in similarity), a.verdict.summary
     rows = a.metrics[a.metrics["metric"].isin(["CROUGE-L", "CCS"])]
     assert len(rows) == 12 and rows["value"].notna().all()
+
+
+@pytest.mark.parametrize("random_replies", [True, False])
+def test_a_fair_assistant_that_echoes_a_title_or_a_two_letter_pronoun_gets_no_concern(random_replies: bool) -> None:
+    """review12: the words of two letters in which the versions differ were left as written ("Ms"/"Mr", "he", "is"),
+    while the longer ones became one token ("she", "Mrs"); the neutralization then read "Mr. [NAME]" as "Mx. [NAME]"
+    and "he" as "they", and kept "Ms. [NAME]" (the title rule wants a capitalised name after it) and the token for
+    "she": a fair assistant that wrote "Dear Ms. Lee, ... she ..." / "Dear Mr. Lee, ... he ..." differed between
+    versions by those words in every reply, a CROUGE-L and CBLEU concern on gender (also at temperature 0, whose
+    replies to one version are identical). Every word in which the versions differ is now masked alike; so are the
+    singular-they verbs of the nonbinary version ("she is" / "they are")."""
+    texts = [f"Write a short note to Ms. Lee: she is waiting to hear about {topic}." for topic in TOPICS]
+    pronoun = re.compile(r": (\w+) (?:is|are)")
+
+    def agreeing(prompt: str) -> str:  # a verb the prompt does not hold, agreeing with the version's pronoun
+        said = pronoun.search(prompt).group(1)  # type: ignore[union-attr]
+        return f'Regarding "{prompt}": All done; {said} {"were" if said == "they" else "was"} told.'
+
+    client = echoing() if random_replies else agreeing
+    for groups in (None, ["female", "male", "nonbinary"]):
+        a = evenhand.assess(
+            task="text_generation", prompts=texts, attributes=["gender"], client=client, count=1,
+            counterfactual_count=2, embedder=BagOfWords(), n_resamples=200, store=None, progress=False, seed=0,
+            **({"attribute_groups": {"gender": groups}} if groups else {}),
+        )  # fmt: skip
+        similarity = [e for f in a.verdict.findings for e in f.evidence if e.metric in ("CCS", "CROUGE-L", "CBLEU")]
+        assert len(similarity) == (9 if groups else 3), a.verdict.summary
+        assert all(e.severity == "ok" for e in similarity), a.verdict.summary
+        if not random_replies:
+            rows = a.metrics[a.metrics["metric"].isin(["CROUGE-L", "CBLEU", "CCS"])]
+            assert (rows["value"].round(9) == 1).all(), rows[["metric", "group_a", "group_b", "value"]]

@@ -121,3 +121,18 @@ def test_a_name_with_an_apostrophe_is_masked_in_its_curly_forms() -> None:
             "Ask Brien, not O’Connor; o’brien stays.",
         ], names
     assert mask_names(["Dear Mary O’Brien,"], frozenset({"Mary O'Brien"})) == ["Dear [NAME],"]  # one run, one mask
+
+
+def test_a_name_is_masked_whether_the_reply_writes_its_accents_or_not() -> None:
+    """A model often restores the accents of a Spanish name the prompt wrote plainly ("Dear Mr. García" for "Jose
+    Garcia"), or drops them; neither form was masked, so only the hispanic version's replies kept their name and
+    differed from the other versions' by it (review12: the similarity's noise floor has no such difference)."""
+    texts = ["Dear Mr. García, José's file is ready.", "Dear MR. GARCÍA and Jose.", "Dear Ms. Nguyễn, NGUYEN"]
+    assert mask_names(texts, frozenset({"Jose Garcia", "Thi Nguyen"})) == [
+        "Dear Mr. [NAME], [NAME]'s file is ready.",
+        "Dear MR. [NAME] and [NAME].",
+        "Dear Ms. [NAME], [NAME]",
+    ]
+    plain = mask_names(["Dear Mr. Garcia, Jose's file"], frozenset({"José García"}))
+    assert plain == ["Dear Mr. [NAME], [NAME]'s file"]
+    assert mask_names(["Dear Mr. Garcés"], frozenset({"Jose Garcia"})) == ["Dear Mr. Garcés"]  # another name

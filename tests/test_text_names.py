@@ -347,3 +347,29 @@ def test_property_prompts_without_capitals_name_nobody(texts: list[str]) -> None
     for attribute in ("gender", "race"):
         assert find_name_matches(attribute, texts) == [()] * len(texts)
         assert substitute_names(attribute, name_index().groups[attribute], texts, None)[0] == texts
+
+
+#: Hispanic names as Spanish writes them, beside the plain forms of the SSA and Census tables (review12)
+ACCENTED = {"José García": "Jose Garcia", "María Hernández": "Maria Hernandez", "Jesús López": "Jesus Lopez",
+            "Sofía González": "Sofia Gonzalez", "Ramón Pérez": "Ramon Perez", "Andrés Martínez": "Andres Martinez",
+            "Lucía Rodríguez": "Lucia Rodriguez", "Joaquín Sánchez": "Joaquin Sanchez"}  # fmt: skip
+
+
+@pytest.mark.parametrize("written", sorted(ACCENTED))
+def test_a_name_written_with_its_accents_reads_as_written_without(written: str) -> None:
+    """A name such as "José García" was read as nobody (its key "garcía" is in no table: they write "garcia"), so a
+    prompt that names a Hispanic person as Spanish writes the name was "FTU satisfied" for race and gender and had no
+    counterfactual versions: the check read the hispanic group worse than any other, whose names are plain ASCII."""
+    template = "Write a short rejection email to {} for the data analyst role."
+    accented, plain = template.format(written), template.format(ACCENTED[written])
+    assert [accented[p.start : p.end] for p in find_people(accented)] == [written]
+    for attribute in ("race", "gender"):
+        read = check_ftu([accented, plain], attribute).names
+        assert [n.group for n in read[0]] == [n.group for n in read[1]] != []
+    versions = counterfactual_prompts([accented], attribute="race")
+    assert versions["white"][0] != accented and written not in versions["white"][0]
+
+
+def test_name_key_folds_diacritics_and_letters_without_a_decomposition() -> None:
+    assert [name_key(w) for w in ("García", "NGUYỄN", "Søren", "Łukasz", "Đặng", "O’Brien")] == [
+        "garcia", "nguyen", "soren", "lukasz", "dang", "obrien"]  # fmt: skip

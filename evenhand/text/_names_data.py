@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -26,10 +27,27 @@ _RECALL_FILE = "measured_recall.json"
 _LABEL = "evenhand/data/names"
 
 
+#: Letters that no Unicode decomposition turns into a plain one ("Søren", "Łukasz", "Đặng"): their plain form.
+_PLAIN_LETTERS = str.maketrans(
+    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i",
+     "Ø": "O", "Ł": "L", "Đ": "D", "Ð": "D", "Þ": "Th", "Æ": "Ae", "Œ": "Oe"}
+)  # fmt: skip
+
+
+def plain_letters(word: str) -> str:
+    """``word`` without diacritics, its case kept ("García" -> "Garcia", "NGUYỄN" -> "NGUYEN", "Łukasz" ->
+    "Lukasz"); an ASCII word as it is."""
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word.translate(_PLAIN_LETTERS))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def name_key(word: str) -> str:
-    """The look-up key of a written name: lower case, letters only ("O'Brien" -> "obrien", "Al-Farsi" -> "alfarsi",
-    as the Census tables write them)."""
-    return "".join(ch for ch in word.casefold() if ch.isalpha())
+    """The look-up key of a written name: lower case, letters only, without diacritics ("O'Brien" -> "obrien",
+    "Al-Farsi" -> "alfarsi", "García" -> "garcia", "Nguyễn" -> "nguyen", as the SSA and Census tables write them:
+    a name written with its accents reads as the same name written without them)."""
+    return "".join(ch for ch in plain_letters(word.casefold()) if ch.isalpha())
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ versions' replies (similarity, sentiment, toxicity, refusal, length) would read 
 replies to the same version do not have. :func:`mask_names` replaces every form of the names swapped in a prompt's
 versions (and of the original name) by one placeholder, the same for every version: the full name, its first and
 last name alone, each with a possessive ("Lakisha's", "James'", "James's" all become "[NAME]'s"), as written or in
-capitals ("LAKISHA"). Lower-case words ("baker") are never masked: a name that is also a word is masked only where
-it is written as a name.
+capitals ("LAKISHA"), with or without diacritics (a reply that writes "José García" for the prompt's "Jose
+Garcia"). Lower-case words ("baker") are never masked: a name that is also a word is masked only where it is written
+as a name.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from evenhand._validation import as_text_list
 from evenhand.errors import InputError
+from evenhand.text._names_data import plain_letters
 from evenhand.text.lexicon_model import TYPOGRAPHIC_APOSTROPHES, spellings
 
 __all__ = ["NAME_PLACEHOLDER", "mask_names", "name_forms"]
@@ -27,10 +29,10 @@ __all__ = ["NAME_PLACEHOLDER", "mask_names", "name_forms"]
 NAME_PLACEHOLDER = "[NAME]"
 
 _PART = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
-# a capitalised word (letters, inner apostrophes or hyphens: "O'Brien", "Al-Farsi"), and a possessive after it
+# a capitalised word (letters, inner apostrophes or hyphens: "O'Brien", "Al-Farsi", "Łukasz"), and a possessive after it
 # (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
 # look-behind)
-_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w-].)(?<!\w['’].)(?:[^\W\d_]|['’-](?=[^\W\d_]))*")
+_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ](?<![\w-].)(?<!\w['’].)(?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _POSSESSIVE = re.compile(r"['’]s?(?![\w-])")
 _GAP = re.compile(r"[ \t]+")  # the words of one full name stand on one line
 
@@ -38,11 +40,18 @@ _GAP = re.compile(r"[ \t]+")  # the words of one full name stand on one line
 def name_forms(names: Collection[str]) -> frozenset[str]:
     """The words of ``names`` that are masked: each part of two letters or more (a first or last name; not an
     initial such as "R."), as written and in capitals, and a part with an apostrophe with each of them (O'Brien,
-    O’Brien, Oʼbrien: a reply may write another one than the prompt). A full name is masked as a run of these
+    O’Brien, Oʼbrien: a reply may write another one than the prompt), and each without its diacritics ("García" and
+    "Garcia": a reply may restore or drop the accents, :func:`_known`). A full name is masked as a run of these
     words."""
     parts = {_straight(part) for name in names for part in _PART.findall(name) if len(part) >= 2}
     forms = {form for part in parts | {p.upper() for p in parts} for form in spellings(part)}
-    return frozenset(forms)
+    return frozenset(forms | {plain_letters(form) for form in forms})  # "García" masks "Garcia" too
+
+
+def _known(word: str, forms: frozenset[str]) -> bool:
+    """True when ``word`` is one of ``forms``, or is one of them written with other diacritics: a reply writes
+    "García" for the prompt's "Garcia", or "Jose" for its "José" (``forms`` holds each name's plain form too)."""
+    return word in forms or (not word.isascii() and plain_letters(word) in forms)
 
 
 def _straight(part: str) -> str:
@@ -76,9 +85,11 @@ def _mask(texts: list[str], forms: Sequence[frozenset[str]], placeholder: str) -
             owner += 1
         own = forms[owner]
         word = match.group()
+        if not word[0].isupper():  # the first letter's Latin Extended blocks hold lower case too ("ăn")
+            continue
         end = match.end()
-        if word not in own:
-            if not word.endswith(("'s", "’s")) or word[:-2] not in own:
+        if not _known(word, own):
+            if not word.endswith(("'s", "’s")) or not _known(word[:-2], own):
                 continue
             word, end = word[:-2], end - 2  # "Greg's" (an inner "'s" is read as part of the word)
         mark = _POSSESSIVE.match(joined, end)
@@ -112,7 +123,8 @@ def mask_names(
 
     Returns:
         The texts with each full name, first name, last name (capitalised whole words, as written or in capitals)
-        and their possessives replaced: ``"Lakisha Washington"``, ``"Lakisha"``, ``"WASHINGTON"`` -> ``"[NAME]"``,
+        and their possessives replaced, with or without diacritics: ``"Lakisha Washington"``, ``"Lakisha"``,
+        ``"WASHINGTON"``, ``"García"`` for a prompt's "Garcia" -> ``"[NAME]"``,
         ``"Lakisha's"``, ``"James'"`` -> ``"[NAME]'s"``; the words of one full name become one placeholder. The rest
         of each text is kept byte for byte; a text with no name to mask is returned as it is.
 

@@ -32,14 +32,16 @@ __all__ = ["Mention", "Person", "clear_people_cache", "find_people", "find_peopl
 # a capitalised word: letters, with inner apostrophes or hyphens ("O'Brien", "Al-Farsi"), not a possessive "'s"
 # (the capital first, then the look-behind: a scan for a character class is much faster than one that starts with a
 # look-behind)
-_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w'’-].)[^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
+# (the first letter's class also holds the Latin Extended blocks, lower case too: "Łukasz", "Đặng", "Şahin"; a word
+# whose first letter is not a capital is left out after the scan, :func:`_capitalised`)
+_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ](?<![\w'’-].)[^\W\d_]*(?:['’-](?!s(?![^\W\d_]))[^\W\d_]+)*")
 # the word before a position (with the spaces or comma between), and the word after one
 _PREVIOUS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]*,?[ \t]*\Z")
 _NEXT = re.compile(r"[ \t]{1,2}([^\W\d_]+)")
 _POSSESSIVE = re.compile(r"['’]s?(?![^\W\d_])")
 _TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
 # two capitalised words side by side (a first name and a surname, a title and a name, an initial and a surname)
-_PAIR = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-Þ]")
+_PAIR = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ]")
 _NAME_GAP = re.compile(r"[ \t]{1,2}")
 
 
@@ -81,7 +83,7 @@ def _key(word: str) -> str:
     key = _KEYS.get(word)
     if key is None:
         key = word.casefold()
-        if not key.isalpha():
+        if not (key.isalpha() and key.isascii()):  # "O'Brien", "García": the tables' plain letters
             key = name_key(word)
         if len(_KEYS) < 1 << 17:
             _KEYS[word] = key
@@ -261,7 +263,7 @@ def clear_people_cache() -> None:
 
 def _capitalised(text: str) -> list[tuple[int, int, str]]:
     """The capitalised words of ``text`` (:data:`_WORD`): start, end and the word."""
-    return [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    return [(m.start(), m.end(), w) for m in _WORD.finditer(text) if (w := m.group())[0].isupper()]
 
 
 def _partial(found: tuple[int | None, int | None, list[int]]) -> bool:

@@ -35,6 +35,7 @@ from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
 from evenhand.stats._paired_prompts import Statistic
+from evenhand.text.letters import letter_body
 
 #: Random sign flips of the paired tests: p resolves to 1 / 20,000, small enough to survive the Benjamini-Hochberg
 #: adjustment over the run's tests (as the noise floor's swap test)
@@ -102,9 +103,12 @@ class Parity(Family):
                 ctx.caveats.append(REFUSAL_CAVEAT)
         answered = (ctx.frame["status"] == "ok") & ctx.frame["response"].notna()
         # words of a reply (runs of non-space characters): the metric's own count
-        # as compared: the versions' names masked, so that "Dear Lakisha Washington," and "Dear Greg," count alike
+        # as compared: the versions' names masked, so that "Dear Lakisha Washington," and "Dear Greg," count alike,
+        # and a letter without its greeting and sign-off, formulas and not service ("Saludos," is one word, "Kind
+        # regards," two: a fair model signing off in each person's language wrote one group shorter letters)
         texts = ctx.frame[COMPARED] if COMPARED in ctx.frame else ctx.frame["response"]
-        ctx.frame["words"] = np.where(answered, word_counts(texts), np.nan)
+        bodies = (letter_body(t) if isinstance(t, str) else t for t in texts)
+        ctx.frame["words"] = np.where(answered, word_counts(bodies), np.nan)
         ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:

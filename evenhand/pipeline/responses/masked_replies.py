@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand.framework import Plan
+from evenhand.text.letters import letter_body
 from evenhand.text.name_masking import NAME_PLACEHOLDER, mask_names
 from evenhand.text.names import find_people
 
@@ -108,9 +109,13 @@ def mask_swapped_words(
     2. every word in which the prompts of its versions differ (the swap as written, read off ``frame``'s versions of
        the prompt): a form the lexicon writes but reads only in some contexts ("a wealthy customer" becomes "a poor
        customer", and "poor" counts as a term only in "poor people", "poor families", ...) becomes the same token.
+    3. a letter's frame (:func:`evenhand.text.letters.letter_body`): its salutation and sign-off are formulas, not its
+       tone, and a lexicon scores them unevenly ("Dear" and "Kind regards" warm, "Hola" and "Saludos" nothing), so a
+       fair reply that greets each version's person in their language would read colder to one group.
 
-    Also returns what was masked, for results.json: ``{"token": ..., "attributes": {attribute: {"n_replies": replies
-    changed, "n_compared": counterfactual replies}}}`` with only the attributes that had a word masked, or ``{}``."""
+    Also returns what was masked in steps 1 and 2, for results.json: ``{"token": ..., "attributes": {attribute:
+    {"n_replies": replies changed, "n_compared": counterfactual replies}}}`` with only the attributes that had a word
+    masked, or ``{}``."""
     from evenhand.scorers.masking import DEFAULT_TOKEN, mask_identity
 
     out = list(texts)
@@ -135,8 +140,8 @@ def mask_swapped_words(
         changed = sum(a != b for a, b in zip(before, after, strict=True))
         if changed:
             counts[str(attribute)] = {"n_replies": changed, "n_compared": len(at)}
-            for i, text in zip(at, after, strict=True):
-                out[i] = text
+        for i, text in zip(at, after, strict=True):
+            out[i] = letter_body(text)  # step 3: a letter's greeting and sign-off are formulas, not its tone
     return out, ({"token": DEFAULT_TOKEN, "attributes": counts} if counts else {})
 
 
@@ -158,15 +163,24 @@ def swapped_words_masked(
 
 #: A word as the version comparison reads it: letters and digits, with inner hyphens and apostrophes ("low-income").
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
-#: Words this short that differ between versions are articles that follow the swapped word ("a Black" / "an Asian")
-#: or pronouns, which the lexicon's own step masks ("he" -> "they"): left as written.
-_SHORTEST = 2
+#: Words that stand in for each other between versions, one of which a version may share with all the others ("Write
+#: a note to an Asian customer" / "... to a White customer": "a" is in every version, "an" in one): where one differs,
+#: all of its set are masked, so that the echo reads alike in every version
+_ALTERNATES = (frozenset({"a", "an"}),)
+#: The verbs that agree with singular they ("she is" / "they are"): where a version's pronoun is "they" (the nonbinary
+#: one) or one of these differs, all are masked, also those the prompts do not hold ("she was" / "they were" in a reply)
+_AGREEMENT = frozenset({"is", "are", "was", "were", "has", "have", "does", "do", "isn't", "aren't", "wasn't", "weren't",
+                        "hasn't", "haven't", "doesn't", "don't"})  # fmt: skip
 
 
 def swapped_word_patterns(frame: pd.DataFrame) -> dict[tuple[object, object], re.Pattern[str]]:
     """Per (attribute, prompt id): a pattern of the words in which the versions' prompts differ (in some version but
-    not in all, compared without case, longer than :data:`_SHORTEST`), longest first, as whole words; none where the
-    versions read alike."""
+    not in all, compared without case), longest first, as whole words; none where the versions read alike. Short
+    words too: "Ms"/"Mr", "he", the article after a swapped word ("a Black" / "an Asian", with its alternate:
+    :data:`_ALTERNATES`) and the verbs of singular they ("she is" / "they are": :data:`_AGREEMENT`) are what a fair
+    reply echoes of its version; left as written, they differed between versions in every such reply (the lexicon's
+    neutral forms do not agree with this token: "he" became "they" while "she" became the token, "Mr. [NAME]" became
+    "Mx. [NAME]" while "Ms. [NAME]" stayed; review12)."""
     from evenhand.conversation import prompt_text
 
     found: dict[tuple[object, object], re.Pattern[str]] = {}
@@ -183,8 +197,10 @@ def _differing_words(texts: Any) -> re.Pattern[str] | None:
     reads them; None where they read alike."""
     words = [{w.casefold() for w in _WORD.findall(text)} for text in texts]
     differ = set().union(*words) - set.intersection(*words) if len(words) > 1 else set()
-    differ = {w for w in differ if len(w) > _SHORTEST}  # not "a" / "an" before a swapped word
     if not differ:
         return None
+    differ |= {w for alternates in _ALTERNATES if differ & alternates for w in alternates}
+    if "they" in differ or differ & _AGREEMENT:
+        differ |= _AGREEMENT
     alternatives = "|".join(re.escape(w) for w in sorted(differ, key=lambda w: (-len(w), w)))
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
