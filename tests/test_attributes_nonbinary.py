@@ -45,7 +45,7 @@ def test_unknown_group_names_the_optional_ones() -> None:
         ("She said she would go and she can.", "They said they would go and they can."),
         ("I saw her book and gave it to her.", "I saw their book and gave it to them."),
         ("He did it himself. That is his.", "They did it themself. That is theirs."),
-        ("Ask Mrs. Smith and Mr. Lee.", "Ask Mx. Smith and Mx. Lee."),
+        ("Ask Mrs. Smith and Mr. Lee.", "Ask Mx. Smith and Mr. Lee."),  # Mr. Lee: a bystander of the first named
         ("A woman and her daughter.", "A nonbinary person and their child."),
         ("SHE IS LATE.", "THEY ARE LATE."),
         ("She", "They"),
@@ -53,6 +53,14 @@ def test_unknown_group_names_the_optional_ones() -> None:
 )
 def test_singular_they_with_verb_agreement(text: str, expected: str) -> None:
     assert nonbinary(text) == expected
+
+
+def test_every_person_named_or_the_word_path_changes_every_title() -> None:
+    """The default subject is the first person named: a second titled person keeps their title (left10b's
+    bystanders); ``subject="every"`` and the word-only path (``names=False``) change every title."""
+    for kwargs in ({"subject": "every"}, {"names": False}):
+        cf = counterfactual_prompts(["Ask Mrs. Smith and Mr. Lee."], attribute="gender", groups=ALL, **kwargs)
+        assert cf["nonbinary"][0] == "Ask Mx. Smith and Mx. Lee.", kwargs
 
 
 def test_female_and_male_versions_are_unchanged_next_to_nonbinary() -> None:

@@ -225,6 +225,7 @@ def test_every_rate_metric_carries_counts_that_give_its_value() -> None:
         "decision_flip_rate": M.decision_flip_rate(a > 0.5, b > 0.4, prompts=p),
         "counterfactual_positive_rate_difference": M.counterfactual_positive_rate_difference(a > 0.5, b > 0.4),
         "refusal_rate_difference": M.refusal_rate_difference(a, b, 0.7, prompts=p),
+        "person_refusal_rate_difference": M.person_refusal_rate_difference(a, g, 0.7, first="x", second="y", prompts=p),
         "non_completion_rate_difference": M.non_completion_rate_difference(a > 0.9, b > 0.8, prompts=p),
         "toxic_share_shift": A.toxic_share_shift(a, b, 0.6, prompts=p),
         "refusal_rate_shift": A.refusal_rate_shift(a, b, 0.6),

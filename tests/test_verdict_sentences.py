@@ -60,10 +60,11 @@ def _records_and_verdicts(statistics: bool) -> list[tuple[Any, list[Evidence]]]:
         attributes=["gender"], client=lambda p, **_: "1. Alien\n2. Heat\n3. Up" if "woman" in p else
         "1. Alien\n2. Up\n3. Heat", count=1, k=3, **ci, **FAST,
     )  # fmt: skip
-    decisions = evenhand.assess(  # prompts that mention gender: counterfactual decisions (DFR, CPRD)
+    decisions = evenhand.assess(  # prompts that mention gender: counterfactual decisions (DFR, CPRD, CFNRD, CFPRD)
         task="classification", prompts=[f"Approve the loan of Mrs. Lee, applicant {i}? yes or no" for i in range(12)],
         client=lambda p, **_: "yes" if "Mr." in p or "7" in p else "no", count=2, prevalence_parity=True,
         attributes=["gender"], label_parser={"1": ["yes"], "0": ["no"]}, positive_label="1", **ci, **FAST,
+        labels=["1", "0", "1", "1", "0", "0"] * 2,  # each case's true outcome: the error-rate view (CFNRD, CFPRD)
     )  # fmt: skip
     numbers = evenhand.assess(  # task estimation: the female version offered less (CER, CED)
         task="estimation", prompts=[f"What salary should we offer Mrs. Lee, applicant {i}?" for i in range(12)],
