@@ -28,19 +28,25 @@ def _stored(path: Path) -> int:
         return 0
 
 
+def _write_config(folder: Path, base_url: str, **extra: object) -> None:
+    """A one-at-a-time text-generation run against the stub server, its prompts in prompts.txt, kept in out/."""
+    config = {
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.txt"},
+        "model": {"provider": "openai", "base_url": base_url, "model": "m", "concurrency": 1},
+        "generation": {"count": 1, "progress": False},
+        "scoring": {"embedder": False},
+        **extra,
+        "output": {"dir": "out"},
+    }
+    (folder / "c.yaml").write_text(json.dumps(config))
+
+
 @pytest.mark.subprocess
 def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path: Path) -> None:
     (tmp_path / "prompts.txt").write_text("\n".join(f"Write to Mrs. Lee about loan {i}." for i in range(40)))
     with StubServer(latency=0.25) as server:
-        config = {
-            "use_case": {"task": "text_generation", "attributes": ["gender"]},
-            "prompts": {"path": "prompts.txt"},
-            "model": {"provider": "openai", "base_url": server.base_url, "model": "m", "concurrency": 1},
-            "generation": {"count": 1, "progress": False},
-            "scoring": {"embedder": False},
-            "output": {"dir": "out"},
-        }
-        (tmp_path / "c.yaml").write_text(json.dumps(config))
+        _write_config(tmp_path, server.base_url)
         env = {**os.environ, "OPENAI_API_KEY": "sk-interrupt-test-secret"}
         child = subprocess.Popen(
             [sys.executable, "-m", "evenhand", "assess", str(tmp_path / "c.yaml")],
@@ -75,16 +81,7 @@ def test_sigterm_ends_the_run_as_ctrl_c_does_and_the_same_command_resumes_withou
     prompts = [f"Write to Mrs. Lee about loan {i}." for i in range(30)]
     (tmp_path / "prompts.txt").write_text("\n".join(prompts))
     with StubServer(latency=0.25) as server:
-        config = {
-            "use_case": {"task": "text_generation", "attributes": ["gender"]},
-            "prompts": {"path": "prompts.txt"},
-            "model": {"provider": "openai", "base_url": server.base_url, "model": "m", "concurrency": 1},
-            "generation": {"count": 1, "progress": False},
-            "scoring": {"embedder": False},
-            "statistics": {"n_resamples": 20},
-            "output": {"dir": "out"},
-        }
-        (tmp_path / "c.yaml").write_text(json.dumps(config))
+        _write_config(tmp_path, server.base_url, statistics={"n_resamples": 20})
         command = [sys.executable, "-m", "evenhand", "assess", str(tmp_path / "c.yaml")]
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         store = tmp_path / "out" / "generations.sqlite"
