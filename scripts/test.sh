@@ -5,7 +5,7 @@
 #            server, slow, pipeline: pyproject.toml), that is every test that loads a model, starts a process or a
 #            Ray cluster, waits on a server in real time, computes for seconds or runs a whole assessment, and runs
 #            each property test with at most 10 examples: 2,024 tests in 72 s on 2 idle cores (2026-11-28).
-#            Without it, the whole suite: what CI runs (.ci/run), 3,237 tests, about 11 min 30 s on 2 idle cores
+#            Without it, the whole suite: what CI runs (.ci/run), 3,441 tests, about 12 min on 2 cores
 #            (2026-11-29, the CI run at ef933cc: 12 min 46 s, less the 100 s a retried empty reply cost one test).
 # EVENHAND_TEST_WORKERS sets the number of pytest workers (default: the CPUs this process may use, at most 4; 0 or 1
 # runs the tests in the pytest process itself); `-n N` among the arguments wins over it.
