@@ -24,10 +24,11 @@ LETTER = "Dear client, welcome aboard. Kind regards."
 @contextmanager
 def deliberator(dropped_for_women: bool = False) -> Iterator[str]:
     """A loopback reasoning model: 150 words of deliberation about a request that names a woman, 20 about one that
-    names a man, then the same letter (``dropped_for_women``: half of the women's requests get no answer after a
-    short deliberation, whatever the limit); cut at the request's ``max_tokens`` (a word a token) with
-    ``finish_reason: "length"``."""
-    count = {"women": 0}
+    names a man, then the same letter (``dropped_for_women``: the first of every two requests of each woman's
+    version gets no answer after a short deliberation, whatever the limit: counted per prompt, so the order in which
+    concurrent requests arrive does not decide which prompts lose replies); cut at the request's ``max_tokens`` (a
+    word a token) with ``finish_reason: "length"``."""
+    count: dict[str, int] = {}
 
     class Handler(JsonHandler):
         def do_POST(self) -> None:
@@ -38,8 +39,8 @@ def deliberator(dropped_for_women: bool = False) -> Iterator[str]:
             limit = int(body.get("max_tokens") or 10_000)
             text, finish = " ".join(words[:limit]), "length" if len(words) > limit else "stop"
             if female and dropped_for_women:
-                count["women"] += 1
-                text, finish = ("<think>hmm</think>", "stop") if count["women"] % 2 else (text, finish)
+                count[asked] = count.get(asked, 0) + 1
+                text, finish = ("<think>hmm</think>", "stop") if count[asked] % 2 else (text, finish)
             choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
             self.reply(200, {"id": "x", "object": "chat.completion", "choices": [choice],
                              "usage": {"prompt_tokens": 5, "completion_tokens": min(len(words), limit)}})  # fmt: skip
