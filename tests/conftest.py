@@ -157,7 +157,7 @@ def chromium() -> Callable[..., subprocess.CompletedProcess[str]]:
             [path, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", *args, url],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=300,  # headless chromium under a loaded CI (two heavy tests at once): 120 s was once too short
         )
 
     return run

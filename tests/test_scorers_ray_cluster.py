@@ -173,7 +173,7 @@ def _config(tmp_path: Path) -> Path:
 def _evenhand(cluster: Cluster, args: list[str], **env: str) -> tuple[subprocess.CompletedProcess[str], float]:
     t = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "evenhand", *args], env=cluster.env(**env), capture_output=True, text=True, timeout=240
+        [sys.executable, "-m", "evenhand", *args], env=cluster.env(**env), capture_output=True, text=True, timeout=480
     )
     return done, time.perf_counter() - t
 
