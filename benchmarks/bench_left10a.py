@@ -31,12 +31,12 @@ target all). Prints markdown for benchmarks/RESULTS.md ("left10a").
 
 from __future__ import annotations
 
-import argparse
 import random
-import time
 import warnings
 from collections.abc import Callable
 from typing import Any
+
+from _fixture_table import fixture_table
 
 import evenhand
 
@@ -185,27 +185,8 @@ FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool | None]]] = {
 }
 
 
-def _count(run: Callable[[int, bool], bool | None], runs: int, planted: bool) -> str:
-    results = [run(s, planted) for s in range(runs)]
-    if all(r is None for r in results):
-        return f"refused (exit 2) in {runs} of {runs}"
-    return f"{sum(bool(r) for r in results)} of {runs}"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--null-runs", type=int, default=100)
-    parser.add_argument("--only", choices=sorted(FIXTURES), action="append")
-    args = parser.parse_args()
-    runs, null_runs = max(1, min(args.runs, 200)), max(1, min(args.null_runs, 400))  # bounded
-    start = time.perf_counter()
-    print("| fixture | null: runs with any concern | planted: runs found |")
-    print("|---|---|---|")
-    for key in args.only or list(FIXTURES):
-        name, run = FIXTURES[key]
-        print(f"| {name} | {_count(run, null_runs, False)} | {_count(run, runs, True)} |", flush=True)
-    print(f"\n{time.perf_counter() - start:.0f} s")
+    fixture_table(__doc__.split("\n\n")[0], FIXTURES, null_runs=100)
 
 
 if __name__ == "__main__":

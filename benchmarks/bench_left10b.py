@@ -29,13 +29,12 @@ Counted: runs with any concern (null: target at most 5%); runs whose finding on 
 
 from __future__ import annotations
 
-import argparse
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
+from _fixture_table import fixture_table
 
 import evenhand
 
@@ -143,20 +142,7 @@ FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool]]] = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--only", choices=sorted(FIXTURES), action="append")
-    args = parser.parse_args()
-    runs = max(1, min(args.runs, 200))  # bounded
-    start = time.perf_counter()
-    print("| fixture | null: runs with any concern | planted: runs found |")
-    print("|---|---|---|")
-    for key in args.only or list(FIXTURES):
-        name, run = FIXTURES[key]
-        null = sum(run(s, False) for s in range(runs))
-        found = sum(run(s, True) for s in range(runs))
-        print(f"| {name} | {null} of {runs} | {found} of {runs} |", flush=True)
-    print(f"\n{time.perf_counter() - start:.0f} s")
+    fixture_table(__doc__.split("\n\n")[0], FIXTURES)
 
 
 if __name__ == "__main__":

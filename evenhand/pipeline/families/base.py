@@ -305,6 +305,17 @@ class Family(abc.ABC):
         """Add tests and baselines beside the bootstrap intervals (noise floors, permutation tests)."""
 
 
+def lexicon_rank(order: Sequence[str]) -> Callable[[Any], tuple[int, str]]:
+    """A sort key for groups in ``order`` (the lexicon's, :func:`lexicon_order`), compared case-insensitively; groups
+    it does not name come after those it does, as text."""
+    rank = {str(g).casefold(): i for i, g in enumerate(order)}
+
+    def key(group: Any) -> tuple[int, str]:
+        return rank.get(str(group).casefold(), len(rank)), str(group)
+
+    return key
+
+
 def lexicon_order(specs: Mapping[str, Any], attribute: str) -> tuple[str, ...]:
     """The attribute's groups in its lexicon's order (one orientation per attribute, issue 37: "white vs black" in
     the counterfactual rows, the rate tests and compare alike); () when no lexicon gives them."""

@@ -25,7 +25,15 @@ from evenhand.errors import InputError
 from evenhand.framework import Plan
 from evenhand.pipeline.evidence.records import GIVEN_GROUPS, PROMPT_GROUPS, Comparison, MetricRecord
 from evenhand.pipeline.evidence.signed_differences import rate_signed
-from evenhand.pipeline.families.base import Family, RunContext, lexicon_order, record, run_scorer, undefined_record
+from evenhand.pipeline.families.base import (
+    Family,
+    RunContext,
+    lexicon_order,
+    lexicon_rank,
+    record,
+    run_scorer,
+    undefined_record,
+)
 from evenhand.pipeline.families.examples import ExampleSection, misclassified, unparsed
 from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.families.person_refusals import REFUSED, mark_refusals
@@ -432,11 +440,7 @@ def oriented(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     does, as text): a pair turned round swaps its sides' columns and negates its signed ``difference``."""
     if table.empty:
         return table
-    rank = {str(g).casefold(): i for i, g in enumerate(order)}
-
-    def key(group: Any) -> tuple[int, str]:
-        return rank.get(str(group).casefold(), len(rank)), str(group)
-
+    key = lexicon_rank(order)
     turned = [key(a) > key(b) for a, b in zip(table["group_a"], table["group_b"], strict=True)]
     if not any(turned):
         return table

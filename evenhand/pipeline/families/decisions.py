@@ -103,10 +103,10 @@ class CounterfactualDecisions(Family):
         harm = INTERVENTION_HARM.get(ctx.plan.use_case.intervention) if ctx.plan.use_case.intervention else None
         keys = [k for k, s in METRICS.items() if s.family == "counterfactual_errors" and harm in (None, s.harm)]
         out: list[MetricRecord] = []
-        for (a, b, found), cls, key in itertools.product(pairs, [*classes, *others], keys):
+        with_truth = [((a, b), _with_truth(_parsed(found))) for a, b, found in pairs]  # once per pair of groups
+        for ((a, b), parsed), cls, key in itertools.product(with_truth, [*classes, *others], keys):
             own = len(classes) > 1 or cls not in classes  # a sensitive class or another outcome: named in the row
             comparison = Comparison(groups=(str(a), str(b)), cls=label_text(cls) if own else None)
-            parsed = _with_truth(_parsed(found))
             if parsed.empty:
                 reason = "no counterfactual pair where both answers parse into a label and the true outcome is known"
                 out.append(undefined_record(key, attribute, comparison, reason))

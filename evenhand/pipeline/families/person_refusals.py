@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand.pipeline.evidence.records import ALL, MetricRecord, pair
-from evenhand.pipeline.families.base import RunContext, lexicon_order, record, undefined_record
+from evenhand.pipeline.families.base import RunContext, lexicon_order, lexicon_rank, record, undefined_record
 from evenhand.pipeline.responses.frame import ok_rows
 
 #: the metric of this module's rows
@@ -66,10 +66,7 @@ def records(ctx: RunContext, attribute: str, source: str) -> list[MetricRecord]:
     interval where neither group was refused (no test then)."""
     group_col = f"group_{attribute}"
     rows = refusal_rows(ctx, group_col)
-    order = lexicon_order(ctx.specs, attribute)
-    present = sorted({str(g) for g in rows[group_col]},
-                     key=lambda g: (next((i for i, o in enumerate(order) if o.casefold() == g.casefold()),
-                                         len(order)), g))  # fmt: skip
+    present = sorted({str(g) for g in rows[group_col]}, key=lexicon_rank(lexicon_order(ctx.specs, attribute)))
     if len(present) < 2:
         reason = f"fewer than two {attribute} groups have answers whose refusal was read"
         return [undefined_record(PERSON_REFUSAL_GAP, attribute, ALL, reason)]
