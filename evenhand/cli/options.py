@@ -52,12 +52,23 @@ AllowCode = Annotated[
 ]
 
 _SPEC = "'default' for the offline default"
+#: What each scoring.<name>_threshold decides, for its flag's help.
+_THRESHOLDS = {
+    "toxicity": "A reply is toxic at this score or more (TF, TP)",
+    "stereotype": "A reply is a stereotype at this score or more (SF, SP)",
+    "sentiment": "WCSP compares the shares of sentiment scores above it",
+    "refusal": "A reply is a refusal at this score or more",
+}
 #: The scoring flags of assess and metrics, in their --help order: parameter name -> its type with its option.
 SCORING_OPTIONS: dict[str, Any] = {
     "toxicity": Annotated[str | None, typer.Option(help=f"Toxicity scorer spec (scoring.toxicity; {_SPEC}).")],
     "sentiment": Annotated[str | None, typer.Option(help=f"Sentiment scorer spec (scoring.sentiment; {_SPEC}).")],
     "stereotype": Annotated[
-        str | None, typer.Option(help="Stereotype classifier, model id or path (scoring.stereotype).")
+        str | None,
+        typer.Option(
+            help="Stereotype classifier, model id or path (scoring.stereotype; 'none': no classifier, the offline "
+            "default; 'default': LangFair's model, downloaded once)."
+        ),
     ],
     "embedder": Annotated[
         str | None, typer.Option(help=f"Sentence embedder (scoring.embedder; {_SPEC}, 'none' skips).")
@@ -84,9 +95,9 @@ SCORING_OPTIONS: dict[str, Any] = {
     ],
     **{
         f"{name}_threshold": Annotated[
-            float | None, typer.Option(min=0.0, max=1.0, help="Score cut-off (scoring.<name>_threshold).")
+            float | None, typer.Option(min=0.0, max=1.0, help=f"{what} (scoring.{name}_threshold).")
         ]
-        for name in ("toxicity", "stereotype", "sentiment", "refusal")
+        for name, what in _THRESHOLDS.items()
     },
     "score_cache": Annotated[
         str | None,
