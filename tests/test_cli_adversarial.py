@@ -306,6 +306,18 @@ def test_plan_rejects_bad_prompt_files(name: str, data: bytes, needles: tuple[st
     _bad_input(result, *needles)
 
 
+def test_plan_prompts_without_a_prompt_column_names_the_columns(tmp_path: Path) -> None:
+    """`id,text`: the ids are not the prompts. plan read the first column, found no group word in "1" and "2", and
+    said FTU holds; with several columns and none named prompt (or messages) it now asks, naming them."""
+    plan = ["plan", "--task", "text_generation", "--no-ask", "--prompts"]
+    (tmp_path / "p.csv").write_text("id,text\n1,Write to Mrs. Lee.\n2,Write to the client.\n")
+    result = runner.invoke(app, [*plan, str(tmp_path / "p.csv")])
+    _bad_input(result, "p.csv", "no column 'prompt'", "id, text")
+    (tmp_path / "one.csv").write_text("text\nWrite to Mrs. Lee.\nWrite to the client.\n")  # one column: the prompts
+    result = runner.invoke(app, [*plan, str(tmp_path / "one.csv")])
+    assert result.exit_code == ExitCode.OK and "1 of 2 prompts" in result.output, result.output
+
+
 # ------------------------------------------------------------------------------- results for report / compare
 
 
