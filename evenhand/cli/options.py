@@ -88,7 +88,9 @@ SCORING_OPTIONS: dict[str, Any] = {
         str | None, typer.Option(help="auto, cpu, cuda, cuda:N or mps for every model (scoring.device).")
     ],
     "engine": Annotated[str | None, typer.Option(help="Scoring engine: local or ray (scoring.engine; docs/scale.md).")],
-    "ray_address": Annotated[str | None, typer.Option(help="Ray cluster: auto or ray://host:port (scoring.address).")],
+    "ray_address": Annotated[
+        str | None, typer.Option(help="Ray cluster: auto, HOST:PORT or ray://host:port (scoring.address).")
+    ],
     "ray_actors": Annotated[int | None, typer.Option(help="Ray actors per scorer (scoring.num_actors).", min=1)],
     "ray_gpus_per_actor": Annotated[
         float | None, typer.Option(help="GPUs per Ray actor (scoring.num_gpus_per_actor).", min=0)
