@@ -174,7 +174,9 @@ CONFIGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "resamples 0": (OWN_CONFIG + "statistics: {n_resamples: 0}\n", ("statistics.n_resamples",)),
     "threshold metric": (OWN_CONFIG + "thresholds: [{metric: TOXIC, max: 1}]\n", ("thresholds.0.metric", "TOXIC")),
     "threshold attribute": (OWN_CONFIG + "thresholds: [{metric: TF, attribute: caste, max: 1}]\n", ("caste",)),
-    "unknown attribute": (OWN_CONFIG.replace("[gender]", "[gendr]"), ("use_case.attributes", "gendr")),
+    "unknown attribute": (
+        OWN_CONFIG.replace("[gender]", "[gendr]"), ("use_case.attributes", "gendr", "did you mean 'gender'?")
+    ),
     "custom attribute not a mapping": (
         OWN_CONFIG.replace("attributes: [gender]", "custom_attributes: {caste: [a, b]}"),
         ("use_case.custom_attributes.caste",),
