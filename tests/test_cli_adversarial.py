@@ -174,7 +174,9 @@ CONFIGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "resamples 0": (OWN_CONFIG + "statistics: {n_resamples: 0}\n", ("statistics.n_resamples",)),
     "threshold metric": (OWN_CONFIG + "thresholds: [{metric: TOXIC, max: 1}]\n", ("thresholds.0.metric", "TOXIC")),
     "threshold attribute": (OWN_CONFIG + "thresholds: [{metric: TF, attribute: caste, max: 1}]\n", ("caste",)),
-    "unknown attribute": (OWN_CONFIG.replace("[gender]", "[gendr]"), ("use_case.attributes", "gendr")),
+    "unknown attribute": (
+        OWN_CONFIG.replace("[gender]", "[gendr]"), ("use_case.attributes", "gendr", "did you mean 'gender'?")
+    ),
     "custom attribute not a mapping": (
         OWN_CONFIG.replace("attributes: [gender]", "custom_attributes: {caste: [a, b]}"),
         ("use_case.custom_attributes.caste",),
@@ -304,6 +306,18 @@ def test_plan_rejects_bad_prompt_files(name: str, data: bytes, needles: tuple[st
     (tmp_path / name).write_bytes(data)
     result = runner.invoke(app, ["plan", "--task", "text_generation", "--prompts", str(tmp_path / name), "--no-ask"])
     _bad_input(result, *needles)
+
+
+def test_plan_prompts_without_a_prompt_column_names_the_columns(tmp_path: Path) -> None:
+    """`id,text`: the ids are not the prompts. plan read the first column, found no group word in "1" and "2", and
+    said FTU holds; with several columns and none named prompt (or messages) it now asks, naming them."""
+    plan = ["plan", "--task", "text_generation", "--no-ask", "--prompts"]
+    (tmp_path / "p.csv").write_text("id,text\n1,Write to Mrs. Lee.\n2,Write to the client.\n")
+    result = runner.invoke(app, [*plan, str(tmp_path / "p.csv")])
+    _bad_input(result, "p.csv", "no column 'prompt'", "id, text")
+    (tmp_path / "one.csv").write_text("text\nWrite to Mrs. Lee.\nWrite to the client.\n")  # one column: the prompts
+    result = runner.invoke(app, [*plan, str(tmp_path / "one.csv")])
+    assert result.exit_code == ExitCode.OK and "1 of 2 prompts" in result.output, result.output
 
 
 # ------------------------------------------------------------------------------- results for report / compare

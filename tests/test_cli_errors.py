@@ -126,3 +126,24 @@ def test_a_local_model_id_not_on_this_machine_offline_is_bad_input_in_one_line(
     lines = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and "model.model" in lines[0] and "no-such-org/no-such-model" in lines[0], result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("flag", ["--stereotype", "--toxicity"])
+def test_a_scoring_flag_whose_model_cannot_load_is_one_line(
+    flag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--stereotype some/model` on a machine that cannot reach the Hub: the loader's message spans two lines
+    (transformers: "We couldn't connect ...\\nCheck your internet connection ..."); the error is still one line naming
+    the flag, exit 2, before anything runs."""
+    from evenhand.errors import InputError
+    from evenhand.pipeline.families import base
+
+    def cannot_load(*args: Any, key: str, **kwargs: Any) -> Any:  # the message build_scorer gives, under its key
+        raise InputError(f"{key}: could not load 'some/model' (We couldn't connect to the Hub.\nCheck your internet.)")
+
+    monkeypatch.setattr(base, "build_scorer", cannot_load)
+    result = runner.invoke(app, ["assess", str(_config(tmp_path)), flag, "some/model", "--dry-run"], env=ALLOW_CODE)
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {flag}"), result.stderr
+    assert "Hub. Check your internet.)" in lines[0]

@@ -54,6 +54,17 @@ def test_compare_prints_the_verdict_first_and_writes_both_files(files: dict[str,
     assert doc["verdict"]["status"] == "worse"
 
 
+def test_the_wrote_line_goes_to_stderr_as_every_command_s_does(files: dict[str, Path], tmp_path: Path) -> None:
+    """stdout carries results only (docs/cli.md, Streams): `evenhand compare a b > diff.txt` holds the verdict and the
+    table, and the `wrote ...` line naming the outputs is status, on stderr, with or without --json."""
+    for extra in ([], ["--json"]):
+        result = runner.invoke(app, ["compare", str(files["fair"]), str(files["biased"]), "--out", str(tmp_path),
+                                     "--n-resamples", "200", *extra])  # fmt: skip
+        assert result.exit_code == ExitCode.OK, result.output
+        assert "wrote " not in result.stdout, extra
+        assert f"wrote {tmp_path / 'comparison.json'} and {tmp_path / 'comparison.html'}" in result.stderr
+
+
 def test_json_schema_keys(files: dict[str, Path], tmp_path: Path) -> None:
     code, output = _invoke(files["fair"], files["biased"], "--json", "--out", tmp_path, "--n-resamples", "200")
     assert code == 0, output

@@ -328,6 +328,35 @@ def test_cli_exit_3_in_one_line_without_secrets(credentials: str, tmp_path: Path
         assert secret not in result.output and secret not in result.stderr
 
 
+def test_a_401_without_a_key_names_the_variable_that_is_not_set(tmp_path: Path, monkeypatch: Any) -> None:
+    """The newcomer's mistake: `export OPENAI_API_KEY=...` forgotten (or another variable named in api_key_env). The
+    server's 401 says only "Incorrect API key"; the line says that no key was sent and which variable is unset."""
+    monkeypatch.delenv("BREAKER_TEST_KEY", raising=False)
+    (tmp_path / "prompts.txt").write_text("\n".join(f"Write to customer {i} about the loan." for i in range(6)))
+    with FaultServer(fault_rate=0.0, fail_after=0, fail_kind="401") as server:
+        config = {
+            "use_case": {"task": "text_generation", "attributes": ["gender"]},
+            "prompts": {"path": "prompts.txt"},
+            "model": {"provider": "openai", "base_url": server.base_url, "model": "m",
+                      "api_key_env": "BREAKER_TEST_KEY", "concurrency": 1},
+            "generation": {"count": 1, "progress": False},
+        }  # fmt: skip
+        cfg = tmp_path / "config.yaml"
+        cfg.write_text(json.dumps(config))
+        result = CliRunner().invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("assessment failed")]
+    assert "HTTP 401 Unauthorized" in line
+    assert "no API key was sent: the environment variable BREAKER_TEST_KEY (api_key_env) is not set" in line
+    monkeypatch.setenv("BREAKER_TEST_KEY", KEY)  # a key that was sent and refused: no such words, and no key shown
+    with FaultServer(fault_rate=0.0, fail_after=0, fail_kind="401") as server:
+        config["model"]["base_url"] = server.base_url  # type: ignore[index]
+        cfg.write_text(json.dumps(config))
+        result = CliRunner().invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out2"), "--no-progress"])
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE and "no API key was sent" not in result.stderr
+    assert KEY not in result.stderr
+
+
 @pytest.mark.parametrize("limit", [None, 20])
 def test_the_config_key_reaches_generation(limit: int | None, tmp_path: Path, monkeypatch: Any) -> None:
     """``generation.max_consecutive_failures`` in a config: null lets every prompt be refused one by one, a number

@@ -21,6 +21,7 @@ from evenhand.cli.commands.plan import plan
 from evenhand.cli.commands.redteam import redteam
 from evenhand.cli.commands.report import report
 from evenhand.cli.consoles import console, err_console
+from evenhand.cli.examples import examples_epilog
 from evenhand.cli.exit_codes import ExitCode, exit_code_for, print_error
 
 
@@ -84,12 +85,13 @@ app = typer.Typer(
         "Exit codes: 0 ok, 1 a threshold you set failed, 2 bad input or config, 3 runtime failure, "
         "130 interrupted (143 on SIGTERM)."
     ),
+    epilog=examples_epilog(""),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 for _command in (assess, redteam, metrics, report, plan, demo, compare):  # the order of --help
-    app.command()(_command)
+    app.command(epilog=examples_epilog(_command.__name__))(_command)
 
 
 def debug_from_env() -> bool:

@@ -53,8 +53,11 @@ def failure_name(exc: BaseException) -> str:
 
 
 def print_error(message: str) -> None:
-    """One line on stderr: ``error: message`` (printed literally, never read as rich markup)."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    """One line on stderr: ``error: message`` (printed literally, never read as rich markup), whatever a library's
+    message it quotes spans (transformers: "We couldn't connect ...\nCheck your internet connection ...")."""
+    from evenhand.generation.breaker import one_line
+
+    err_console.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False)
 
 
 def fail(message: str, code: ExitCode) -> typer.Exit:

@@ -52,12 +52,23 @@ AllowCode = Annotated[
 ]
 
 _SPEC = "'default' for the offline default"
+#: What each scoring.<name>_threshold decides, for its flag's help.
+_THRESHOLDS = {
+    "toxicity": "A reply is toxic at this score or more (TF, TP)",
+    "stereotype": "A reply is a stereotype at this score or more (SF, SP)",
+    "sentiment": "WCSP compares the shares of sentiment scores above it",
+    "refusal": "A reply is a refusal at this score or more",
+}
 #: The scoring flags of assess and metrics, in their --help order: parameter name -> its type with its option.
 SCORING_OPTIONS: dict[str, Any] = {
     "toxicity": Annotated[str | None, typer.Option(help=f"Toxicity scorer spec (scoring.toxicity; {_SPEC}).")],
     "sentiment": Annotated[str | None, typer.Option(help=f"Sentiment scorer spec (scoring.sentiment; {_SPEC}).")],
     "stereotype": Annotated[
-        str | None, typer.Option(help="Stereotype classifier, model id or path (scoring.stereotype).")
+        str | None,
+        typer.Option(
+            help="Stereotype classifier, model id or path (scoring.stereotype; 'none': no classifier, the offline "
+            "default; 'default': LangFair's model, downloaded once)."
+        ),
     ],
     "embedder": Annotated[
         str | None, typer.Option(help=f"Sentence embedder (scoring.embedder; {_SPEC}, 'none' skips).")
@@ -77,16 +88,18 @@ SCORING_OPTIONS: dict[str, Any] = {
         str | None, typer.Option(help="auto, cpu, cuda, cuda:N or mps for every model (scoring.device).")
     ],
     "engine": Annotated[str | None, typer.Option(help="Scoring engine: local or ray (scoring.engine; docs/scale.md).")],
-    "ray_address": Annotated[str | None, typer.Option(help="Ray cluster: auto or ray://host:port (scoring.address).")],
+    "ray_address": Annotated[
+        str | None, typer.Option(help="Ray cluster: auto, HOST:PORT or ray://host:port (scoring.address).")
+    ],
     "ray_actors": Annotated[int | None, typer.Option(help="Ray actors per scorer (scoring.num_actors).", min=1)],
     "ray_gpus_per_actor": Annotated[
         float | None, typer.Option(help="GPUs per Ray actor (scoring.num_gpus_per_actor).", min=0)
     ],
     **{
         f"{name}_threshold": Annotated[
-            float | None, typer.Option(min=0.0, max=1.0, help="Score cut-off (scoring.<name>_threshold).")
+            float | None, typer.Option(min=0.0, max=1.0, help=f"{what} (scoring.{name}_threshold).")
         ]
-        for name in ("toxicity", "stereotype", "sentiment", "refusal")
+        for name, what in _THRESHOLDS.items()
     },
     "score_cache": Annotated[
         str | None,

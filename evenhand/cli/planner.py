@@ -52,8 +52,17 @@ def use_case_from_flags(
         from evenhand.pipeline.responses.tables import prompt_column, read_table
 
         rows = read_table(prompts)
-        # the prompt (a text) or messages (a conversation) column, else the first one
-        col = next((c for c in ("prompt", "messages") if c in rows.columns), str(rows.columns[0]))
+        # the prompt (a text) or messages (a conversation) column, else the only one; of several, guessing could read
+        # an id column as the prompts and find FTU to hold
+        col = next((c for c in ("prompt", "messages") if c in rows.columns), None)
+        if col is None and len(rows.columns) > 1:
+            raise fail(
+                f"{prompts} has no column 'prompt' (or 'messages'); its columns are: "
+                f"{', '.join(map(str, rows.columns))}: name the prompts' column prompt, or use a config "
+                "(prompts.column)",
+                ExitCode.BAD_INPUT,
+            )
+        col = col or str(rows.columns[0])
         fields["prompts"] = prompt_column(rows, col, source=str(prompts))
         if not fields["prompts"]:
             raise fail(f"{prompts} has no prompts (only a header?)", ExitCode.BAD_INPUT)

@@ -69,7 +69,8 @@ def run_compare(
         write_text(targets[1], render_comparison_html(doc))
     except OSError as exc:  # --out names a file, or a folder that cannot be written: bad input, not a crash
         raise InputError(f"--out {folder}: cannot write the comparison there ({exc.strerror or exc})") from None
-    (err_console if as_json else console).print(f"wrote {escape(str(targets[0]))} and {escape(str(targets[1]))}")
+    # status, not results: stderr, as every command's `wrote ...` lines (stdout carries the verdict and the table)
+    err_console.print(f"wrote {escape(str(targets[0]))} and {escape(str(targets[1]))}")
     if junit is not None:
         from evenhand.junit import write_junit
 

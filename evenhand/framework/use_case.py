@@ -188,8 +188,12 @@ class UseCase(BaseModel):
     def _check_attributes(cls, value: list[str]) -> list[str]:
         unknown = [a for a in value if a not in BUILTIN_ATTRIBUTES]
         if unknown:
+            import difflib
+
+            close = [m for a in unknown for m in difflib.get_close_matches(str(a), BUILTIN_ATTRIBUTES, 1, 0.75)]
+            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
             raise InputError(
-                f"unknown attribute(s) {unknown}; built-ins are {list(BUILTIN_ATTRIBUTES)} "
+                f"unknown attribute(s) {unknown}{hint}; built-ins are {list(BUILTIN_ATTRIBUTES)} "
                 "(put your own groups under custom_attributes: {name: {group: [words]}})"
             )
         return list(dict.fromkeys(value))

@@ -19,9 +19,9 @@ from evenhand.text.lexicon import DEFAULT_ATTRIBUTES
 
 
 def demo(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.json and report.html.")] = Path(
-        "evenhand-out"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder (results.json, metrics.csv, responses.csv, report.html).")
+    ] = Path("evenhand-out"),
     ftu_only: Annotated[
         bool, typer.Option("--ftu-only", help="Only run the FTU check and build counterfactual prompts (seconds).")
     ] = False,

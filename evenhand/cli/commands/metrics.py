@@ -12,14 +12,13 @@ from evenhand.cli import running
 from evenhand.cli.options import NO_SCORING_FLAGS, AllRows, Attributes, Junit, scoring_options
 from evenhand.cli.scoring_flags import ScoringFlags
 from evenhand.cli.translate import apply_scoring_flags, metrics_config
+from evenhand.framework import TASKS
 
 
 @scoring_options
 def metrics(
     responses: Annotated[Path, typer.Argument(help="Responses table: CSV, TSV, JSONL, JSON or Parquet.")],
-    task: Annotated[str, typer.Option(help="text_generation, summarization, classification or recommendation.")] = (
-        "text_generation"
-    ),
+    task: Annotated[str, typer.Option(help=f"{', '.join(TASKS[:-1])} or {TASKS[-1]}.")] = "text_generation",
     attribute: Attributes = None,
     config: Annotated[Path | None, typer.Option(help="Config with the use-case answers and settings.")] = None,
     prompt_column: Annotated[str, typer.Option(help="Column with the prompt (responses.prompt_column).")] = "prompt",

@@ -20,7 +20,9 @@ from evenhand.cli.translate import load_config
 def plan(
     config: Annotated[Path | None, typer.Argument(help="Config file to read the answers from.")] = None,
     task: Annotated[str | None, typer.Option(help="|".join(TASKS))] = None,
-    prompts: Annotated[Path | None, typer.Option(help="Prompts file, to check FTU (CSV/JSONL/Parquet/txt).")] = None,
+    prompts: Annotated[
+        Path | None, typer.Option(help="Prompts file, to check FTU (CSV, TSV, JSONL, JSON, Parquet or .txt).")
+    ] = None,
     attribute: Attributes = None,
     mentions_groups: Annotated[
         bool | None, typer.Option("--mentions-groups/--no-mentions-groups", help="Prompts mention groups (no file).")

@@ -137,6 +137,9 @@ class OpenAIClient(ChatClient):
         # Credentials written into the URL are the explicit choice: an ambient $OPENAI_API_KEY does not override them.
         ambient_key = None if url_has_credentials else os.environ.get(api_key_env)
         self._api_key = _header_value("api_key", api_key if api_key is not None else ambient_key) or None
+        # No credentials at all is fine for a local server; a 401 then says which variable was meant to hold the key.
+        sends_credentials = self._api_key or url_has_credentials or "authorization" in header_names
+        self._unset_key_env = None if sends_credentials else api_key_env
         self._extra_headers = {
             name: _header_value(f"headers {name!r}", value) for name, value in (headers or {}).items()
         }
@@ -371,6 +374,8 @@ class OpenAIClient(ChatClient):
         except ValueError:
             phrase = ""
         detail = self._redact(detail)[:300]  # redacted before it is cut: no secret's prefix survives
+        if status == 401 and self._unset_key_env:  # the server's words ("Incorrect API key") hide the cause
+            detail += f"; no API key was sent: the environment variable {self._unset_key_env} (api_key_env) is not set"
         message = self._redact(f"HTTP {status}{phrase} from {self.public_url}: {detail}")
         if status in _RETRY_STATUS or status >= 500:
             return RetryableError(message, retry_after=retry_after, status=status, detail=detail, param=param)
