@@ -360,7 +360,8 @@ def _check_ids_pair_versions(
         f"prompt (id {ids[first]!r}, row {first + 1}, holds the {groups[first]!r} version alone): ids of requests, "
         "not prompts, pair no version; give all the versions and samples of a prompt one id (with a sample column, "
         "responses.sample_column, where a prompt has several samples), or leave the column out "
-        "(responses.prompt_id_column: null) to link versions by their text and number samples in their order"
+        "(responses.prompt_id_column: null) to link versions to the original prompts' rows by their text and number "
+        "samples in their order"
     )
 
 
