@@ -133,6 +133,8 @@ def _decisions(images: bool, seed: int, planted: bool) -> bool | None:
                                 client=_decider(seed, planted), counterfactual_count=3, **LABELS, **FAST)  # fmt: skip
     except evenhand.errors.InputError:
         return None
+    except evenhand.errors.NoResponsesError:  # main: every request failed (a callable given a list as its text)
+        return False
     return _found(a, planted)
 
 
