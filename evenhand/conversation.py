@@ -177,8 +177,9 @@ class Conversation:
             out.insert(0, {"role": "system", "content": system_prompt})
         if block is None or context_placement == "user":
             return out
-        if out[0]["role"] == "system":
-            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{block}"}
+        if out[0]["role"] == "system":  # at the end of the system turn's text, beside its images (if any)
+            first = turns[0] if turns[0].role == "system" else Turn("system", out[0]["content"])
+            out[0] = replace(first, content=f"{first.content}\n\n{block}").message(images)
         else:
             out.insert(0, {"role": "system", "content": block})
         return out
@@ -393,6 +394,9 @@ def _turn(message: Any, number: int, where: str) -> Turn:
     if "content" not in message and not calls:
         raise InputError(f"{where}: message {number} has no 'content' key; give its text")
     content = message.get("content")
+    if role == "tool" and _is_json_result(content):
+        # a tool's result as agent frameworks log it, an object or an array: the JSON text a chat API takes
+        content = json.dumps(content, ensure_ascii=False, default=_json_scalar)
     read = ("", ()) if calls and content is None else _content_parts(content)
     if read is None:
         kind = type(content).__name__ if content is not None else "null"
@@ -406,6 +410,20 @@ def _turn(message: Any, number: int, where: str) -> Turn:
             f"{where}: message {number}: a tool result needs its 'tool_call_id' (the id of the call it answers)"
         )
     return Turn(role, text, tool_call_id=call_id, images=images)
+
+
+def _is_json_result(content: Any) -> bool:
+    """Whether a tool turn's content is a JSON object or array (not a text, nor a list of content parts)."""
+    if isinstance(content, Mapping):
+        return True
+    return _is_sequence(content) and (not len(content) or _content_parts(content) is None)
+
+
+def _json_scalar(value: Any) -> Any:
+    """A value JSON does not write by itself, as Parquet or pandas give it (a NumPy number or array): as Python's."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"a tool result holds {_article(type(value).__name__)}, which JSON cannot write")
 
 
 def _tool_requests(message: Mapping[str, Any], number: int, where: str) -> tuple[ToolRequest, ...]:

@@ -95,14 +95,18 @@ _REASONING_OPENED = re.compile(rf"\s*<(?:{_REASONING_TAG})>", re.IGNORECASE)
 _OPENING_TAG = re.compile(rf"<(?:{_REASONING_TAG})>", re.IGNORECASE)
 #: A closing tag alone that ends a block the chat template opened (DeepSeek-R1 style servers leave only
 #: ``</think>`` in the reply), where reasoning models write it: at the start of a line ("...\n</think>\n\nYes"),
-#: right after a sentence at the end of a line ("... It is fine.</think>\n\nYes"), or glued to the deliberation's
-#: last word with the answer after it, starting anew ("so yes</think> Yes", "so yes</think>\n\nyes"); one inside a
-#: sentence ("close the block with </think> and answer", "`</think>`", "the tag is </think>.") is a reply writing
-#: about the tag, not the end of its reasoning: a writer puts a space or a quote before the tag it names, and the
-#: sentence goes on after it.
+#: right after a sentence at the end of a line ("... It is fine.</think>\n\nYes"), or after the deliberation's last
+#: word with the answer after it, starting anew ("so yes</think> Yes", "so yes </think> Yes", "so yes</think>\n\nyes":
+#: on the same line or the next with a capital, a digit, a brace or a mark, or after a blank line); whitespace
+#: around the tag changes nothing (inputs14: "so yes </think> Yes" was read whole). One inside a sentence ("close
+#: the block with </think> and answer", "`</think>`", "the tag is </think>.", "notes with </think>\nbefore the
+#: decision") is a reply writing about the tag, not the end of its reasoning: a quote stands before the tag it names,
+#: or the sentence goes on after it.
+_STARTS_ANEW = r"""(?-i:[A-Z0-9{\[*#"“'])"""
 _TEMPLATE_BLOCK_END = re.compile(
     rf"(?:(?:\A|\n)[ \t]*</(?:{_REASONING_TAG})>|(?<=[.!?…])[ \t]*</(?:{_REASONING_TAG})>[ \t]*(?=\n|\Z)"
-    rf"|(?<=[\w.!?…,;:])</(?:{_REASONING_TAG})>(?=[ \t]*(?-i:[A-Z0-9{{\[*#\"“'])|[ \t]*\n\s*\S))\s*",
+    rf"|(?<=[\w.!?…,;:])[ \t]*</(?:{_REASONING_TAG})>"
+    rf"(?=[ \t]*{_STARTS_ANEW}|[ \t]*\n[ \t]*{_STARTS_ANEW}|[ \t]*\n[ \t]*\n\s*\S))\s*",
     re.IGNORECASE,
 )
 #: Why a reply that is all reasoning has no answer (the response frame's ``error``).

@@ -43,6 +43,12 @@ from evenhand.structured import answer_text
         ("Nothing against it, so approve</think>\n\napprove", "approve"),
         ("No red flags: yes</think> **Decision:** approve", "**Decision:** approve"),
         ('so yes</think> {"decision": "approve"}', '{"decision": "approve"}'),
+        # whitespace around the tag changes nothing (inputs14: "so yes </think> Yes" was read whole)
+        ("The record has no gaps, so yes </think> Yes", "Yes"),
+        ("Is there a reason to say no? None, so yes \t</think>Yes", "Yes"),
+        ("Nothing against it, so approve  </think>\n\napprove", "approve"),
+        ('so yes </think>  {"decision": "approve"}', '{"decision": "approve"}'),
+        ("No red flags: yes </think>\nDecision: approve", "Decision: approve"),
     ],
 )
 def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str) -> None:
@@ -63,6 +69,10 @@ def test_the_answer_is_what_follows_the_reasoning_block(reply: str, answer: str)
         "Yes. Close the block with the tag</think> to end it.",
         "Yes</think>",
         "Approve, and mind the tag</think>.",
+        # ... with a space before the tag, as without one
+        "Approve, and mind the tag </think>.",
+        "Yes </think>",
+        "Yes, approve. Close the block with </think>\nbefore the decision.",
     ],
 )
 def test_a_closing_tag_inside_a_sentence_ends_no_reasoning_block(reply: str) -> None:

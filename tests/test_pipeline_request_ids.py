@@ -1,80 +1,55 @@
-"""A log whose id column numbers requests, not prompts: every sample of one applicant got an id of its own, while the
-sample column numbers them 0-4. Since every id became a prompt of its own (review9), those 5 samples were 5
-independent units: a fair log gave a false concern in 15% of runs (bench_review10 'request ids'; 3% before). Such a
-table is refused with one line naming the column and the fix; ids per person (with their samples) and a template
-log's one row per person are read as before."""
+"""A responses table whose id column numbers requests, not prompts, and that has no sample column (inputs14).
+
+Each row its own id ("req_1", "req_2", ...): no id held two versions of a prompt, so no version was paired and every
+counterfactual metric was undefined, silently; refused now, in one line. One id per sample of a prompt, shared by its
+versions ("p3_s0" for the female and the male version of prompt 3's first sample): each sample was a prompt of its
+own, the unit the intervals resample; such ids cannot be told from ids of prompts that read alike (one template, the
+record kept out of the log) and stay as they are (docs/assessment.md, "Ids of requests")."""
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
-from typer.testing import CliRunner
 
-import evenhand
-from evenhand.cli import ExitCode, app
+from evenhand.errors import InputError
+from evenhand.pipeline.responses.frame import frame_from_table
 
-runner = CliRunner()
-SETTINGS = {"task": "classification", "attributes": ["gender"], "person_level": True, "embedder": None,
-            "group_columns": {"gender": "applicant_gender"}, "label_parser": {"1": ["yes"], "0": ["no"]},
-            "n_resamples": 50, "progress": False}  # fmt: skip
+ATTRIBUTES = {"gender": None}
 
 
-def _log(ids: str, persons: int = 20, samples: int = 3) -> pd.DataFrame:
-    """``persons`` applicants, ``samples`` answers each; ``ids``: "request" (one per row), "person" or "none"."""
+def _table(ids: str, prompts: int = 4, samples: int = 3) -> pd.DataFrame:
     rng = random.Random(0)
     rows = []
-    for i in range(persons):
-        for s in range(samples):
-            row = {
-                "prompt": f"Applicant {i} earns {30 + i}k. Approve the loan? Answer yes or no.",
-                "sample": s,
-                "response": rng.choice(["yes", "no"]),
-                "applicant_gender": "female" if i % 2 else "male",
-            }
-            if ids != "none":
-                row["prompt_id"] = f"req-{i * samples + s}" if ids == "request" else f"A{i}"
-            rows.append(row)
+    for i in range(prompts):
+        for group, word in (("female", "she"), ("male", "he")):
+            for s in range(samples):
+                pid = {"request": f"req_{len(rows) + 1}", "sample": f"p{i}_s{s}", "prompt": f"p{i}"}[ids]
+                rows.append({"prompt_id": pid, "attribute": "gender", "group": group,
+                             "prompt": f"Applicant {i}: {word} asks for a loan. Approve?",
+                             "response": rng.choice(["yes", "no"])})  # fmt: skip
     return pd.DataFrame(rows)
 
 
-REFUSED = r"prompt_id.*sample.*an id of its own"
+def test_ids_of_requests_that_pair_no_version_are_refused_in_one_line() -> None:
+    with pytest.raises(InputError) as raised:
+        frame_from_table(_table("request"), ATTRIBUTES)
+    line = str(raised.value)
+    assert "\n" not in line and "'prompt_id'" in line and "no id holds two versions" in line, line
+    assert "sample_column" in line and "prompt_id_column: null" in line, line
 
 
-def test_ids_of_requests_beside_a_sample_column_are_refused_not_taken_for_prompts(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=REFUSED):
-        evenhand.assess(responses=_log("request"), **SETTINGS)
-    _log("request").to_csv(tmp_path / "log.csv", index=False)
-    config = {"use_case": {"task": "classification", "attributes": ["gender"], "person_level": True},
-              "responses": {"path": "log.csv"}, "classification": {"labels": {"1": ["yes"], "0": ["no"]},
-                                                                   "group_columns": {"gender": "applicant_gender"}},
-              "scoring": {"embedder": False}}  # fmt: skip
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = runner.invoke(app, ["assess", str(tmp_path / "c.yaml"), "--no-progress"])
-    assert result.exit_code == ExitCode.BAD_INPUT, result.output
-    lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("evenhand: ")]
-    assert len(lines) == 1 and "'prompt_id'" in lines[0] and "'sample'" in lines[0], lines
+def test_ids_that_hold_the_versions_of_a_prompt_are_read_as_before() -> None:
+    """An id per prompt (its versions and samples under it): samples numbered in their order within each version."""
+    prompts, frame = frame_from_table(_table("prompt"), ATTRIBUTES)
+    numbered = frame.groupby(["prompt_id", "group"])["sample"].apply(list)
+    assert len(prompts) == 4 and all(samples == [0, 1, 2] for samples in numbered)
 
 
-@pytest.mark.parametrize("ids", ["person", "none"])
-def test_ids_of_persons_or_none_are_read_with_their_samples(ids: str) -> None:
-    a = evenhand.assess(responses=_log(ids), **SETTINGS)
-    assert a.responses["prompt_id"].nunique() == 20
-    assert a.metrics.set_index("metric").loc["DP", "value"] == a.metrics.set_index("metric").loc["DP", "value"]
-
-
-def test_a_person_whose_first_sample_was_not_logged_is_still_read() -> None:
-    table = _log("person").iloc[1:]  # applicant 0's sample 0 failed and was not kept
-    assert evenhand.assess(responses=table, **SETTINGS).responses["prompt_id"].nunique() == 20
-
-
-def test_one_row_per_person_with_an_id_each_is_read() -> None:
-    # a template log (review9): every row its own person and id, one sample each; one applicant's first try failed
-    # and only the retry, sample 1, was logged
-    table = _log("request", samples=1)
-    table.loc[3, "sample"] = 1
-    a = evenhand.assess(responses=table, **SETTINGS)
-    assert a.responses["prompt_id"].nunique() == 20
+def test_ids_of_persons_in_a_log_stay_units_of_their_own() -> None:
+    """Original rows only (a person-level log, one template for every applicant): an id per row is a person."""
+    table = pd.DataFrame({"prompt_id": [f"A{i}" for i in range(6)], "prompt": ["Approve this applicant?"] * 6,
+                          "response": ["yes", "no"] * 3})  # fmt: skip
+    prompts, frame = frame_from_table(table, ATTRIBUTES)
+    assert len(prompts) == 6 and frame["sample"].tolist() == [0] * 6

@@ -40,6 +40,9 @@ _AMOUNT = re.compile(
       |\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+
       |(?P<plain_comma>\d{{4,}},\d{{1,2}})                               # 65000,50: a decimal comma (no list or
                                                                         # grouping writes four digits before one)
+      |(?P<short_comma>\d{{1,3}},\d{{1,2}})                              # 12,50: a decimal comma in money or in a
+                                                                        # reply that writes numbers the European
+                                                                        # way, else a list (:func:`_conventions`)
       |(?P<unreadable>\d+(?:[.,]\d+)+)                                  # 1,5 · 1.2.3: a decimal comma, a list
     )
     (?![\d]|[.,]\d)                                                      # the whole number, never its first part
@@ -56,13 +59,13 @@ _AMOUNT = re.compile(
 #: one dot group of three digits ("65.000"): a decimal point in "score 3.500", the thousands of "65.000 €"; never
 #: thousands after a leading zero ("$0.125")
 _DOT_GROUP = re.compile(r"[-−]?[1-9]\d{0,2}\.\d{3}")
-#: a price per a unit of a good, right after an amount: "€1.789 per litre", "1.789 €/l", "$3.499/gal", "$4.250 per
-#: share" (fuel, energy and share prices are written to the tenth of a cent, so their dot group is a decimal point;
-#: a period, "€2.500 per month", is no unit price)
+#: a price per a unit of a good priced to a tenth of a cent, right after an amount: "€1.789 per litre", "1.789 €/l",
+#: "$3.499/gal", "$4.250 per share" (fuel, energy and share prices are written so, and their dot group is a decimal
+#: point); a period, "€2.500 per month", is no unit price, nor a unit whose price has no such level: "€1.200 per unit",
+#: "$2.350 per ounce", "4.500 €/m²" are thousands (inputs14)
 _PER_UNIT = re.compile(
-    r"[ \u00a0\u202f]*(?:/|\bper\b|\ba\b)[ \u00a0\u202f]*(?:l|litres?|liters?|gal|gallons?|kWh|MWh|kg|lbs?|pounds?|"
-    r"oz|ounces?|shares?|units?|items?|pieces?|tons?|tonnes?|barrels?|bbl|therms?|m[²³23]|sq\.?\s?ft|km|miles?|"
-    r"tokens?)\b",
+    r"[ \u00a0\u202f]*(?:/|\bper\b|\ba\b)[ \u00a0\u202f]*(?:l|litres?|liters?|gal|gallons?|kWh|therms?|m[³3]|"
+    r"shares?|tokens?)(?![\w²])",
     re.IGNORECASE,
 )
 
@@ -148,7 +151,7 @@ def _plain_digits(match: re.Match[str]) -> str:
     number that can be read more than one way (``1,5``)."""
     if match["unreadable"]:
         return "nan"
-    if match["plain_comma"]:
+    if match["plain_comma"] or match["short_comma"]:
         return match["digits"].replace(",", ".")
     if match["decimal_comma"]:
         return re.sub(r"[.' \u00a0\u202f]", "", match["digits"]).replace(",", ".")
@@ -183,24 +186,66 @@ def _accounting(text: str, match: re.Match[str], money: bool) -> tuple[bool, boo
     return True, money, opening.start(), closing.end()
 
 
+#: how a reply writes its numbers, from the forms that read one way only: "european" (a decimal comma: "71.300,50",
+#: "1.234.567", "65000,50", "12,50 €"), "english" (money with a decimal point or comma thousands: "$12.50", "$71,300",
+#: "$71.3k"), "" where it writes neither, or both
+EUROPEAN, ENGLISH = "european", "english"
+_ENGLISH_MONEY = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.(?:\d{1,2}|\d{4,})|\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")
+
+
+def _own_money(match: re.Match[str]) -> bool:
+    return bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
+
+
+def _conventions(matches: list[re.Match[str]]) -> str:
+    """How the reply writes its numbers (:data:`EUROPEAN`, :data:`ENGLISH` or ""): the evidence that reads a dot group
+    ("$1.500") or a short decimal comma ("2,5") of the same reply. English evidence counts in money only: a decimal
+    point in "4.5 years" is written by European writers too, a comma thousands never, a decimal comma never by
+    English ones."""
+    european = any(
+        m["decimal_comma"] or m["dots"] or m["plain_comma"] or (m["short_comma"] and _own_money(m)) for m in matches
+    )
+    english = any(_own_money(m) and _ENGLISH_MONEY.fullmatch(m["digits"]) for m in matches)
+    if european == english:
+        return ""
+    return EUROPEAN if european else ENGLISH
+
+
+def _separator_read(match: re.Match[str], convention: str, money: bool, unit_price: bool) -> tuple[float, bool]:
+    """``(factor, dot_group)``: what a separator that reads two ways makes of the number as ``float`` read it. A dot
+    group ("1.500"): thousands (factor 1000) where the currency symbol follows it ("1.500 €") or the reply writes
+    the European way, a decimal point where the reply writes its money the English way or it is a price per a unit
+    of fuel, energy or shares; else left to :meth:`Amount.as_money` (money: thousands). A short comma ("12,50"): a
+    decimal comma in money or in a European reply, else NaN (a list or a decimal comma: not read)."""
+    if match["short_comma"]:
+        return (1.0 if money or convention == EUROPEAN else math.nan), False
+    if _DOT_GROUP.fullmatch(match["digits"]) is None or unit_price:
+        return 1.0, False
+    if match["symbol2"] or convention == EUROPEAN:
+        return 1000.0, False
+    return 1.0, convention != ENGLISH
+
+
 def amounts(text: str, asked: bool = False) -> list[Amount]:
     """Every number of ``text``, in order, with its sign, scale and whether it is marked as money (as written: a
     money amount's dot group is read by :meth:`Amount.as_money`, where a range's end may stop it); ``asked``: the
-    run asks for an amount (a currency or a unit), so a scale letter after a space scales any number."""
+    run asks for an amount (a currency or a unit), so a scale letter after a space scales any number. A separator
+    that reads two ways is read from the reply's other numbers (:func:`_conventions`, :func:`_separator_read`)."""
+    matches = list(_AMOUNT.finditer(text))
+    convention = _conventions(matches)
     out = []
-    for match in _AMOUNT.finditer(text):
+    for match in matches:
         digits = _plain_digits(match)
-        money = bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
-        negative, money, start, end = _accounting(text, match, money)
+        negative, money, start, end = _accounting(text, match, _own_money(match))
         scale, scaled = _scale(match, money, text, asked)
         unscaled = not scaled and (match["abbr"] or match["spaced"])  # "5m", "5 m": 5, then "m"
         if unscaled:
             end = match.end("digits")
         negative = negative or bool(match["sign1"] or match["sign2"])
-        written = float(digits) * (-1.0 if negative else 1.0)
-        if math.isfinite(written * scale) or match["unreadable"]:  # unreadable: NaN, a number that is not read
-            # a scale after the number ("$1.500 million"): a decimal point
-            dot_group = _DOT_GROUP.fullmatch(match["digits"]) is not None and scale == 1.0
-            unit_price = _PER_UNIT.match(text, end) is not None
+        unit_price = _PER_UNIT.match(text, end) is not None
+        # a scale after the number ("$1.500 million"): a decimal point
+        factor, dot_group = _separator_read(match, convention, money, unit_price) if scale == 1.0 else (1.0, False)
+        written = float(digits) * factor * (-1.0 if negative else 1.0)
+        if math.isfinite(written * scale) or match["unreadable"] or match["short_comma"]:  # NaN: a number not read
             out.append(Amount(written, scale, start, end, money, dot_group, unit_price))
     return out

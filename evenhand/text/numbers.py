@@ -13,7 +13,10 @@ once: answers repeat). What it reads:
   (``65.000 €``, ``R$ 4.500``, ``60.000-70.000 €``: thousands, as German, Dutch or Brazilian replies write them; no
   currency read here has three decimal places), never after a leading zero (``$0.125``), before a scale
   (``$1.500 million``) or in a price per a unit of a good (``€1.789 per litre``, ``$3.499/gal``, ``$4.250 per
-  share``); a bare "$1.500" is read as thousands;
+  share``; "€1.200 per unit" is thousands: a unit says nothing of a price's level); a bare "$1.500" is read as
+  thousands; where the reply's other numbers show how it writes (European "1.234,56", "12,50 €"; English money
+  "$12.50", "$71,300"), a dot group and a short decimal comma ("12,50 €") are read its way
+  (:func:`evenhand.text.amounts.amounts`; docs/estimation.md, "A dot or a comma that reads two ways");
 * scales: ``$71.3k``, ``1.2M``, ``2 million``, ``$1.5bn``, ``₹12 lakh``, ``₹1.2 crore`` (a lowercase ``m`` or
   ``b`` only beside a currency, since "5m" is more often metres), also after a space where the number is an amount
   (``$1.5 bn``, "a salary of 50 K", "65 K a year", or any number with ``currency`` or ``unit`` set; "size 10 M" and

@@ -9,8 +9,10 @@ is not read (:func:`evenhand.text.numbers.parse_numbers` gives it the status "ot
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Final
+from importlib import resources
+from typing import Any, Final
 
 #: The periods an amount may be stated per, longest first (the order that breaks a tie between two periods).
 PERIODS: Final = ("year", "month", "week", "day", "hour")
@@ -18,23 +20,41 @@ PERIODS: Final = ("year", "month", "week", "day", "hour")
 #: How many of each period a year holds, for the periods that convert exactly into one another.
 _PER_YEAR: Final = {"year": 1.0, "month": 12.0, "week": 52.0}
 
-_WORDS: Final = {
-    "year": "year", "years": "year", "yr": "year", "yrs": "year", "annum": "year", "annual": "year",
-    "annually": "year", "yearly": "year", "annualised": "year", "annualized": "year", "pa": "year",
-    "month": "month", "months": "month", "mo": "month", "mos": "month", "mth": "month", "monthly": "month",
-    "week": "week", "weeks": "week", "wk": "week", "wks": "week", "weekly": "week",
-    "day": "day", "days": "day", "daily": "day",
-    "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "hourly": "hour", "h": "hour",
-}  # fmt: skip
+
+def _word_lists() -> dict[str, Any]:
+    """The period words (evenhand/data/wordlists/periods.json): names, the phrases after an amount, qualifiers."""
+    data = json.loads(resources.files("evenhand.data").joinpath("wordlists/periods.json").read_text(encoding="utf-8"))
+    return {key: value for key, value in data.items() if not key.startswith("_")}
+
+
+_LISTS: Final = _word_lists()
+#: each word that names a period, to its period ("annual" -> "year")
+_WORDS: Final = {word: period for period, words in _LISTS["names"].items() for word in words}
+#: each phrase written after an amount in any language, lower case with single spaces, to its period ("im jahr")
+_PHRASES: Final = {
+    " ".join(phrase.lower().split()): period
+    for period, phrases in _LISTS["after"].items()
+    for phrase in phrases
+}
 
 _SPACE = r"[ \u00a0\u202f]"
-# what may stand between an amount and its period: "gross", "before tax" ("$70,000 gross per year")
-_QUALIFIER = r"(?:(?:gross|net|base|pre-tax|after[ -]tax(?:es)?|before[ -]tax(?:es)?)[ \u00a0\u202f]+)?"
-#: a period stated right after an amount: "/month", "/mo", "per year", "a month", "each week", "monthly", "p.a."
+
+
+def _alternatives(phrases: list[str]) -> str:
+    """A regex alternation of literal phrases, longest first; a space in one matches any run of spaces."""
+    ordered = sorted(set(phrases), key=len, reverse=True)
+    return "|".join(f"{_SPACE}+".join(re.escape(word) for word in phrase.split()) for phrase in ordered)
+
+
+# what may stand between an amount and its period: "gross", "before tax" ("$70,000 gross per year", "brutto im Jahr")
+_QUALIFIER = rf"(?:(?:{_alternatives(list(_LISTS['qualifiers']))}){_SPACE}+)?"
+#: a period stated right after an amount: "/month", "/mo", "per year", "a month", "each week", "monthly", "p.a.",
+#: and the phrases of the word list ("im Jahr", "par mois", "de l'heure", "al mes"), ending where a word does
 _AFTER: Final = re.compile(
     rf"""{_SPACE}*(?:{_QUALIFIER}
-      (?:/{_SPACE}*|per{_SPACE}+|(?:a|an|each|every){_SPACE}+)(?P<per>annum|year|yr|month|mo|mth|week|wk|day|hour|hr|h)
-        (?![A-Za-z])\.?
+      (?:(?P<phrase>{_alternatives(list(_PHRASES))})(?:(?<=\.)|(?!\w))
+      |(?:/{_SPACE}*|per{_SPACE}+|(?:a|an|each|every){_SPACE}+)(?P<per>annum|year|yr|month|mo|mth|week|wk|day|hour|hr|h)
+        (?![A-Za-z])\.?)
       |,?{_SPACE}*(?P<adverb>annually|yearly|monthly|weekly|daily|hourly)\b
       |{_SPACE}+(?P<pa>p\.{_SPACE}?a\.|pa\b))""",
     re.IGNORECASE | re.VERBOSE,
@@ -78,6 +98,9 @@ def period_after(text: str, end: int) -> tuple[str, int]:
     after = _AFTER.match(text, end)
     if after is None:
         return "", end
+    phrase = after["phrase"]
+    if phrase:
+        return _PHRASES[" ".join(phrase.lower().split())], after.end()
     word = after["per"] or after["adverb"] or "pa"
     return _WORDS[word.lower()], after.end()
 

@@ -97,12 +97,10 @@ class CallableClient(ChatClient):
         return {"backend": "callable", "name": self.name}
 
     async def complete(self, messages: list[Message], n: int, params: SamplingParams) -> list[Completion]:
-        system = next((m["content"] for m in messages if m["role"] == "system"), None)
+        system = next((_text(m["content"]) for m in messages if m["role"] == "system"), None)
         available = {"system_prompt": system, "messages": messages, **params.as_dict()}
         kwargs = {k: v for k, v in available.items() if k in self._accepts}
-        prompt = messages[-1]["content"]
-        if isinstance(prompt, list):  # content parts beside images: the prompt is their text
-            prompt = "".join(p.get("text", "") for p in prompt if isinstance(p, dict))
+        prompt = _text(messages[-1]["content"])
         if self._is_async:
             value = await self.fn(prompt, **kwargs)
         else:
@@ -110,6 +108,13 @@ class CallableClient(ChatClient):
         if inspect.isawaitable(value):
             value = await value
         return [_as_completion(value)]
+
+
+def _text(content: Any) -> Any:
+    """A message's words: content parts beside images (in any turn) are their text parts joined."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content
 
 
 def _as_completion(value: Any) -> Completion:

@@ -269,6 +269,9 @@ def frame_from_table(
     original = [g is None for g in groups]
     prompts = list(dict.fromkeys(p for p, o in zip(prompt_text, original, strict=True) if o))
     explicit_ids = col(prompt_id_column)
+    samples = col(sample_column)
+    if explicit_ids is not None and samples is None and not all(original):
+        _check_ids_pair_versions(explicit_ids, attrs, groups, source, prompt_id_column)
     if explicit_ids is not None:
         # every id is a prompt of its own, the unit intervals and tests resample, also where two ids' prompts read
         # alike (one template for every applicant of a log): ids sharing a text were merged into one unit
@@ -317,7 +320,6 @@ def frame_from_table(
             f"{source}: counterfactual rows need an attribute column when several attributes are checked "
             "(responses.attribute_column, evenhand metrics --attribute-column)"
         )
-    samples = col(sample_column)
     frame = pd.DataFrame(
         {
             "prompt_id": prompt_ids,
@@ -337,6 +339,30 @@ def frame_from_table(
         frame[target] = pd.Series(column(table, name, source=source, role=target), dtype=object)
     frame["status"] = ["ok" if r is not None else "error" for r in frame["response"]]
     return prompts, finish_frame(frame)
+
+
+def _check_ids_pair_versions(
+    ids: list[Any], attrs: list[str | None], groups: list[str | None], source: str, id_column: str | None
+) -> None:
+    """Refuse ids of a counterfactual table without a sample column that number requests, not prompts (inputs14):
+    where no id holds two versions of a prompt (an id per row: "req_1", "req_2"), no version can be paired, and
+    every counterfactual metric was undefined without a word. Ids shared by the versions of one sample ("p3_s0",
+    "p3_s1") cannot be told from ids of prompts that read alike (one template, the record kept out of the log), which
+    stay units of their own: docs/assessment.md, "Ids of requests"."""
+    versions: dict[Any, set[tuple[str | None, str | None]]] = {}
+    for pid, attr, group in zip(ids, attrs, groups, strict=True):
+        versions.setdefault(pid, set()).add((attr, group))
+    if any(len(held) > 1 for held in versions.values()):
+        return
+    first = next(r for r, g in enumerate(groups) if g is not None)
+    raise InputError(
+        f"{source}: the {id_column!r} column gives each row an id of its own and no id holds two versions of a "
+        f"prompt (id {ids[first]!r}, row {first + 1}, holds the {groups[first]!r} version alone): ids of requests, "
+        "not prompts, pair no version; give all the versions and samples of a prompt one id (with a sample column, "
+        "responses.sample_column, where a prompt has several samples), or leave the column out "
+        "(responses.prompt_id_column: null) to link versions to the original prompts' rows by their text and number "
+        "samples in their order"
+    )
 
 
 def _check_ids_name_prompts(

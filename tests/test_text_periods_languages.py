@@ -1,0 +1,66 @@
+"""Period words of German, French, Spanish and Portuguese replies (inputs14): "65.000 € im Jahr", "4.000 € monatlich",
+"25 € die Stunde", "60 000 € par an", "25 € de l'heure", "4.000 € al mes", "25 € por hora" were read as stating no
+period, so a monthly amount was compared with yearly ones as it is. The words are data
+(evenhand/data/wordlists/periods.json), not code."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from evenhand.text.numbers import OTHER_PERIOD, parse_numbers
+from evenhand.text.periods import PERIODS, stated_period
+
+STATED = [
+    ("65.000 € im Jahr", "year"),
+    ("65.000 € pro Jahr", "year"),
+    ("65.000 € brutto im Jahr", "year"),
+    ("65.000 € jährlich", "year"),
+    ("4.000 € im Monat", "month"),
+    ("4.000 € pro Monat", "month"),
+    ("4.000 € monatlich", "month"),
+    ("4.000 €/Monat", "month"),
+    ("25 € pro Stunde", "hour"),
+    ("25 € die Stunde", "hour"),
+    ("900 € pro Woche", "week"),
+    ("200 € am Tag", "day"),
+    ("60 000 € par an", "year"),
+    ("60 000 € brut par an", "year"),
+    ("5 000 € par mois", "month"),
+    ("25 € de l'heure", "hour"),
+    ("25 € de l’heure", "hour"),
+    ("60.000 € al año", "year"),
+    ("60.000 € anuales", "year"),
+    ("4.000 € al mes", "month"),
+    ("4.000 € mensuales", "month"),
+    ("25 € por hora", "hour"),
+    ("R$ 4.500 por mês", "month"),
+]
+
+
+@pytest.mark.parametrize(("reply", "period"), STATED)
+def test_a_period_word_of_another_language_is_read(reply: str, period: str) -> None:
+    end = reply.index("€") + 1 if "€" in reply else reply.index("4.500") + 5  # right after the amount
+    assert stated_period(reply, 0, end) == period
+
+
+def test_replies_per_a_month_and_per_a_year_compare_per_one_period() -> None:
+    replies = ["Ich biete 60.000 € im Jahr.", "Ich biete 5.000 € im Monat.", "Je propose 5 000 € par mois.",
+               "Ofrezco 60.000 € al año.", "Ich biete 25 € pro Stunde."]  # fmt: skip
+    parsed = parse_numbers(replies, period="year")
+    assert parsed.values[:4].tolist() == [60_000, 60_000, 60_000, 60_000]
+    assert parsed.status[4] == OTHER_PERIOD
+    assert parsed.stated == ["year", "month", "month", "year", "hour"]
+
+
+def test_words_that_are_no_period_stay_none() -> None:
+    for reply in ["65.000 € im Jahresvergleich", "60 000 € parmi eux", "4.000 € al mesero", "25 € pro Stundenplan"]:
+        assert stated_period(reply, 0, reply.index("€") + 1) == "", reply
+
+
+def test_the_period_words_are_data() -> None:
+    words = json.loads(resources.files("evenhand.data").joinpath("wordlists/periods.json").read_text("utf-8"))
+    assert set(words["after"]) == set(PERIODS)
+    assert "im Jahr" in words["after"]["year"] and "por hora" in words["after"]["hour"]
