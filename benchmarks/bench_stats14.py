@@ -1,0 +1,140 @@
+"""stats14: compare's rate differences, RLD's interval, TP's small-sample rule and the noise floor's none-off bound.
+
+Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_stats14.py SECTION [--reps 200]
+(``PYTHONPATH=/work/main:/work/main/tests`` runs the same designs on main's code where they can).
+
+* ``compare`` (item 1): ``evenhand compare`` of two runs paired by prompt, on a rate metric, simulated through
+  compare's own interval rule (``evenhand.comparison.rows._bounds``; "before" is the same call with the metric's
+  interval taken as ``"bootstrap"``, what main did for every metric: Student's t on the jackknife below 30 prompts,
+  the percentile bootstrap of the paired differences from 30 on). ``k`` prompts x 5 replies; each prompt's own
+  event rate ``u_i`` (Beta, mean ``p``, intra-prompt correlation 0.3) is shared by the two runs, which draw their
+  replies apart (so the runs are positively correlated). Designs: ``TF`` (toxic share), ``RRD`` (both versions
+  refused at ``u_i``), ``NRD vs complete`` (run A answers everything, run B loses replies of both versions at
+  ``u_i``: left10b's case). Null: run B as run A (``d = 0``); planted: run B's first version (TF: every reply) has
+  15 more points of events. Counted: intervals that exclude 0 (a "worse"/"improved" call, at least 10 prompts).
+  ``--fixture`` also runs left10b's end-to-end fixture (``bench_left10b.compare_nrd``: 30 cases, run A complete,
+  run B losing 10% of everyone's replies, or 40% of the women's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from evenhand import metrics as M
+from evenhand.metrics._result import MetricResult
+
+PER_PROMPT = 5
+ICC = 0.3
+UNITS = (10, 20, 30, 40)
+
+RunPair = tuple[MetricResult, MetricResult]
+
+
+def latent(rng: np.random.Generator, p: float, k: int) -> np.ndarray:
+    """Each prompt's own event rate: Beta with mean ``p`` and intra-class correlation ``ICC``."""
+    if p <= 0.0:
+        return np.zeros(k)
+    scale = (1.0 - ICC) / ICC
+    return rng.beta(p * scale, (1.0 - p) * scale, size=k)
+
+
+def events(rng: np.random.Generator, u: np.ndarray, extra: float = 0.0) -> np.ndarray:
+    return (rng.random((u.size, PER_PROMPT)) < np.clip(u + extra, 0.0, 1.0)[:, None]).astype(float)
+
+
+def ids(k: int) -> np.ndarray:
+    return np.repeat(np.arange(k), PER_PROMPT)
+
+
+# compare (item 1) ----------------------------------------------------------------------------------------------
+def tf_runs(rng: np.random.Generator, p: float, k: int, planted: bool) -> RunPair:
+    u = latent(rng, p, k)
+
+    def run(extra: float) -> MetricResult:
+        return M.toxic_fraction(events(rng, u, extra).ravel(), 0.5, ids(k))
+
+    return run(0.0), run(0.15 if planted else 0.0)
+
+
+def rrd_runs(rng: np.random.Generator, p: float, k: int, planted: bool) -> RunPair:
+    u = latent(rng, p, k)
+
+    def run(extra: float) -> MetricResult:
+        return M.refusal_rate_difference(events(rng, u, extra).ravel(), events(rng, u).ravel(), prompts=ids(k))
+
+    return run(0.0), run(0.15 if planted else 0.0)
+
+
+def nrd_runs(rng: np.random.Generator, p: float, k: int, planted: bool) -> RunPair:
+    u = latent(rng, p, k)
+    nothing = np.zeros(k * PER_PROMPT)
+    complete = M.non_completion_rate_difference(nothing, nothing, prompts=ids(k))
+    first = events(rng, u, 0.15 if planted else 0.0).ravel()
+    return complete, M.non_completion_rate_difference(first, events(rng, u).ravel(), prompts=ids(k))
+
+
+COMPARE: dict[str, Callable[[np.random.Generator, float, int, bool], RunPair]] = {
+    "TF": tf_runs,
+    "RRD": rrd_runs,
+    "NRD vs complete": nrd_runs,
+}
+COMPARE_RATES = (0.02, 0.1, 0.3)
+
+
+def excludes_zero(runs: RunPair, interval: str, rng: np.random.Generator) -> bool:
+    from evenhand.comparison.pairing import paired_draws
+    from evenhand.comparison.rows import _bounds
+
+    a, b = runs
+    draws = paired_draws(a, b, 1000, rng)
+    bounds, _ = _bounds(a, b, draws, 0.95, paired=True, interval=interval)
+    return bounds is not None and (bounds[0] > 0 or bounds[1] < 0)
+
+
+def compare_table(reps: int) -> None:
+    print("| design | rate | planted | rule | " + " | ".join(f"k = {k}" for k in UNITS) + " |")
+    print("|---|---|---|---|" + "---|" * len(UNITS))
+    for name, draw in COMPARE.items():
+        for p in COMPARE_RATES:
+            for planted in (False, True):
+                for rule, interval in (("before", "bootstrap"), ("after", "rate")):
+                    cells = []
+                    for k in UNITS:
+                        rng = np.random.default_rng(1400 + k)
+                        hits = sum(excludes_zero(draw(rng, p, k, planted), interval, rng) for _ in range(reps))
+                        cells.append(f"{100.0 * hits / reps:.1f}%")
+                    label = "+0.15" if planted else "null"
+                    print(f"| {name} | {p:.0%} | {label} | {rule} | " + " | ".join(cells) + " |", flush=True)
+
+
+def compare_fixture(null_runs: int, planted_runs: int) -> None:
+    sys.path[:0] = ["benchmarks", "tests"]
+    from bench_left10b import compare_nrd
+
+    null = sum(bool(compare_nrd(s, False)) for s in range(null_runs))
+    found = sum(bool(compare_nrd(s, True)) for s in range(planted_runs))
+    print(f"| left10b compare fixture: NRD worse | {null} of {null_runs} | {found} of {planted_runs} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("section", choices=["compare"])
+    parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument("--fixture", action="store_true", help="compare: also left10b's end-to-end fixture")
+    args = parser.parse_args()
+    reps = max(1, min(args.reps, 1000))  # bounded
+    start = time.perf_counter()
+    if args.section == "compare":
+        compare_table(reps)
+        if args.fixture:
+            compare_fixture(40, 20)
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
