@@ -14,6 +14,14 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_stats14.py SECTION [-
   15 more points of events. Counted: intervals that exclude 0 (a "worse"/"improved" call, at least 10 prompts).
   ``--fixture`` also runs left10b's end-to-end fixture (``bench_left10b.compare_nrd``: 30 cases, run A complete,
   run B losing 10% of everyone's replies, or 40% of the women's).
+* ``prrd`` (item 1): two person-level loan logs compared (60 applicants a group, one answer each, refused at the
+  group's rate, else yes / no at random; ``tests/test_compare_stats14._loan_log``): null 10% vs 10% in both runs,
+  planted run B 30% vs 5%. Counted: PRRD "worse" (or any change) in the comparison.
+* ``tp`` (item 3): TP's concern rule. ``k`` prompts x ``m`` responses, each prompt's own toxic rate ``u_i`` (mean
+  ``p`` per response, intra-prompt correlation 0 or 0.3); TP's interval (``metric_interval``, unchanged) and the
+  verdict's concern rule (interval above the threshold, at least 10 prompts): before TF's 1% of responses, after the
+  share of prompts 1% of responses can flag at most, ``1 - 0.99^m``. Null: ``p`` at or below 1% of responses (TF's
+  own line); planted: above it. TF's concern on the same responses beside it.
 """
 
 from __future__ import annotations
@@ -121,9 +129,66 @@ def compare_fixture(null_runs: int, planted_runs: int) -> None:
     print(f"| left10b compare fixture: NRD worse | {null} of {null_runs} | {found} of {planted_runs} |")
 
 
+def prrd_table(runs: int) -> None:
+    import tempfile
+    from pathlib import Path
+
+    sys.path[:0] = ["tests"]
+    from test_compare_stats14 import _loan_log
+
+    import evenhand
+    from evenhand.pipeline.results.outputs import write_outputs
+
+    def changed(seed: int, planted: bool) -> bool:
+        base = _loan_log(seed, 0.1, 0.1)
+        other = _loan_log(seed + 1000, 0.3, 0.05) if planted else _loan_log(seed + 1000, 0.1, 0.1)
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name, run in (("a", base), ("b", other)):
+                write_outputs(run, Path(tmp) / name, html=False)
+                paths.append(Path(tmp) / name / "results.json")
+            doc = evenhand.compare(*paths).to_dict()
+        (row,) = [r for r in doc["metrics"] if r["metric"] == "PRRD"]
+        return bool(row["differences"][0]["change"] != "no clear change")
+
+    null = sum(changed(s, False) for s in range(runs))
+    found = sum(changed(s, True) for s in range(max(runs // 2, 1)))
+    print(f"| PRRD compared, 60 applicants a group | {null} of {runs} | {found} of {max(runs // 2, 1)} |")
+
+
+def tp_table(reps: int) -> None:
+    from evenhand.pipeline.verdict.severity import MIN_UNITS, SHARE, prompt_share
+    from evenhand.stats import metric_interval
+
+    print("| responses a prompt | correlation | rate of responses | rule | k = 10 | k = 20 | k = 40 |")
+    print("|---|---|---|---|---|---|---|")
+    for per_prompt in (5, 25):
+        for icc in (0.0, ICC):  # independent responses, or each prompt's own rate (latent)
+            for p in (0.0025, 0.005, 0.01, 0.02, 0.05):
+                cells: dict[str, list[str]] = {"TP before": [], "TP after": [], "TF": []}
+                for k in (10, 20, 40):
+                    rng = np.random.default_rng(int(1e4 * p) + k + per_prompt)
+                    counts = dict.fromkeys(cells, 0)
+                    for _ in range(reps):
+                        u = latent(rng, p, k) if icc > 0 else np.full(k, p)
+                        toxic = rng.random((k, per_prompt)) < u[:, None]
+                        scores = np.where(toxic, 0.9, 0.05).ravel()
+                        ids_ = np.repeat(np.arange(k), per_prompt)
+                        tp_low = metric_interval(M.toxicity_probability(scores, ids_, 0.5), "rate").low
+                        tf_low = metric_interval(M.toxic_fraction(scores, 0.5, ids_), "rate").low
+                        enough = k >= MIN_UNITS
+                        counts["TP before"] += enough and tp_low > SHARE
+                        counts["TP after"] += enough and tp_low > prompt_share(SHARE, per_prompt)
+                        counts["TF"] += enough and tf_low > SHARE
+                    for rule in cells:
+                        cells[rule].append(f"{100.0 * counts[rule] / reps:.1f}%")
+                for rule, row in cells.items():
+                    print(f"| {per_prompt} | {icc:g} | {p:.2%} | {rule} | " + " | ".join(row) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["compare"])
+    parser.add_argument("section", choices=["compare", "prrd", "tp"])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--fixture", action="store_true", help="compare: also left10b's end-to-end fixture")
     args = parser.parse_args()
@@ -133,6 +198,10 @@ def main() -> None:
         compare_table(reps)
         if args.fixture:
             compare_fixture(40, 20)
+    elif args.section == "prrd":
+        prrd_table(min(reps, 60))
+    elif args.section == "tp":
+        tp_table(reps)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 
