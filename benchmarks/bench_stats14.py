@@ -22,6 +22,14 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_stats14.py SECTION [-
   verdict's concern rule (interval above the threshold, at least 10 prompts): before TF's 1% of responses, after the
   share of prompts 1% of responses can flag at most, ``1 - 0.99^m``. Null: ``p`` at or below 1% of responses (TF's
   own line); planted: above it. TF's concern on the same responses beside it.
+* ``floor`` (item 4): the noise floor's gap (``stats.noise_floor_from_scores``, CROUGE-L's range), before (main:
+  ``PYTHONPATH=/work/main``) and after (the branch: joined with the none-off bound of its prompts). ``k`` prompts, 4
+  same-prompt (floor) scores and 3 counterfactual scores a prompt. ``rare change``: every score 1 (alike replies),
+  a counterfactual pair changed at the prompt's own rate ``u_i`` (mean ``p``, correlation 0.3) to a reply of
+  similarity 0.4 [truth ``0.6 p``]; ``continuous`` (left6's pooled design): a prompt level ``mu ~ U(0.3, 0.8)``,
+  floor scores ``clip(mu + N(0, 0.1))``, counterfactual ``clip(mu - delta + N(0, 0.1))`` [truth ``delta`` up to the
+  clipping, by simulation]. Counted: coverage, and the share of intervals above 0 (what a concern needs, beside the
+  swap test): null at ``p = 0`` / ``delta = 0``, power at planted gaps.
 """
 
 from __future__ import annotations
@@ -186,9 +194,58 @@ def tp_table(reps: int) -> None:
                     print(f"| {per_prompt} | {icc:g} | {p:.2%} | {rule} | " + " | ".join(row) + " |", flush=True)
 
 
+def _floor_scores(
+    rng: np.random.Generator, design: str, size: float, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    if design == "rare change":
+        base = np.ones((k, 4))
+        changed = rng.random((k, 3)) < latent(rng, size, k)[:, None]
+        cf = np.where(changed, 0.4, 1.0)
+    else:
+        mu = rng.uniform(0.3, 0.8, size=(k, 1))
+        base = np.clip(mu + rng.normal(0.0, 0.1, (k, 4)), 0.0, 1.0)
+        cf = np.clip(mu - size + rng.normal(0.0, 0.1, (k, 3)), 0.0, 1.0)
+    return cf.ravel(), np.repeat(np.arange(k), 3), base.ravel(), np.repeat(np.arange(k), 4)
+
+
+def _floor_truth(design: str, size: float) -> float:
+    if design == "rare change":
+        return 0.6 * size
+    rng = np.random.default_rng(5)
+    cf, _, base, _ = _floor_scores(rng, design, size, 100_000)
+    return float(base.mean() - cf.mean())
+
+
+FLOOR_SIZES = {"rare change": (0.0, 0.01, 0.02, 0.05, 0.2), "continuous": (0.0, 0.05, 0.1, 0.15)}
+
+
+def floor_table(reps: int) -> None:
+    from evenhand.stats import noise_floor_from_scores
+
+    print("| design | size | truth | k = 10 | k = 20 | k = 40 |")
+    print("|---|---|---|---|---|---|")
+    for design, sizes in FLOOR_SIZES.items():
+        for size in sizes:
+            truth = _floor_truth(design, size)
+            cells = []
+            for k in (10, 20, 40):
+                rng = np.random.default_rng(2000 + k + int(1000 * size))
+                covered = above = 0
+                width = 0.0
+                for rep in range(reps):
+                    floor = noise_floor_from_scores(*_floor_scores(rng, design, size, k), name="CROUGE-L",
+                                                    n_resamples=500, seed=rep)  # fmt: skip
+                    iv = floor.gap_interval
+                    covered += iv.low <= truth <= iv.high
+                    above += iv.low > 0
+                    width += iv.high - iv.low
+                cells.append(f"{100.0 * covered / reps:.1f}% / {100.0 * above / reps:.1f}% ({width / reps:.3g})")
+            print(f"| {design} | {size:g} | {truth:.3f} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["compare", "prrd", "tp"])
+    parser.add_argument("section", choices=["compare", "prrd", "tp", "floor"])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--fixture", action="store_true", help="compare: also left10b's end-to-end fixture")
     args = parser.parse_args()
@@ -202,6 +259,8 @@ def main() -> None:
         prrd_table(min(reps, 60))
     elif args.section == "tp":
         tp_table(reps)
+    elif args.section == "floor":
+        floor_table(reps)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 
