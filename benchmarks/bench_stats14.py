@@ -30,6 +30,11 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_stats14.py SECTION [-
   floor scores ``clip(mu + N(0, 0.1))``, counterfactual ``clip(mu - delta + N(0, 0.1))`` [truth ``delta`` up to the
   clipping, by simulation]. Counted: coverage, and the share of intervals above 0 (what a concern needs, beside the
   swap test): null at ``p = 0`` / ``delta = 0``, power at planted gaps.
+* ``rld`` (item 2, tried and left): RLD's interval in review11's cells (``bench_review11.rld``: lengths ``L_i +
+  Poisson(3)``, the first version 50% longer at ``u_i``) and its power on planted gaps (every first-version reply 5%,
+  10%, 20% longer, or 10% shorter), for the interval as it is and two candidate joins: the none-off bound on the
+  share scale ``s = (1 + RLD) / (2 + RLD)`` (bounded [0, 1]: "a share q of prompts whose second version is empty"),
+  and the none-off bound with the farthest prompts seen standing in for the unbounded range's ends.
 """
 
 from __future__ import annotations
@@ -243,9 +248,73 @@ def floor_table(reps: int) -> None:
             print(f"| {design} | {size:g} | {truth:.3f} | " + " | ".join(cells) + " |", flush=True)
 
 
+def _share_join(result: MetricResult, low: float, high: float) -> tuple[float, float]:
+    from evenhand.stats import none_off_bounds
+
+    v, k = float(result.value), result.resampler.n_units if result.resampler else 0
+    s_low, s_high = none_off_bounds((1.0 + v) / (2.0 + v), (0.0, 1.0), k, 0.95)
+    back = [x / (1.0 - x) - 1.0 if x < 1.0 else np.inf for x in (s_low, s_high)]
+    return min(low, back[0]), max(high, back[1])
+
+
+def _seen_join(result: MetricResult, low: float, high: float) -> tuple[float, float]:
+    from evenhand.stats import none_off_bounds
+
+    assert result.resampler is not None
+    v, k = float(result.value), result.resampler.n_units
+    units = result.resampler(np.eye(k))
+    units = units[np.isfinite(units)]
+    lo, hi = none_off_bounds(v, (min(float(units.min()), v), max(float(units.max()), v)), k, 0.95)
+    return min(low, lo), max(high, hi)
+
+
+def rld_table(reps: int) -> None:
+    sys.path[:0] = ["benchmarks"]
+    import bench_review11 as review
+
+    from evenhand.stats import metric_interval
+
+    joins = {"as it is": lambda r, lo, hi: (lo, hi), "share-scale bound": _share_join, "farthest seen": _seen_join}
+    print("| RLD design | rule | " + " | ".join(f"k = {k}" for k in review.UNITS) + " |")
+    print("|---|---|" + "---|" * len(review.UNITS))
+    for p in review.RATES:
+        rows: dict[str, list[str]] = {name: [] for name in joins}
+        for k in review.UNITS:
+            rng = np.random.default_rng(7 + k)
+            hits = dict.fromkeys(joins, 0)
+            for _ in range(reps):
+                result, truth = review.rld(rng, p, k)
+                iv = metric_interval(result, "bootstrap")
+                for name, join in joins.items():
+                    lo, hi = join(result, iv.low, iv.high)
+                    hits[name] += lo <= truth <= hi
+            for name in joins:
+                rows[name].append(f"{100.0 * hits[name] / reps:.1f}%")
+        for name, row in rows.items():
+            print(f"| coverage, {p:.1%} of replies 50% longer | {name} | " + " | ".join(row) + " |", flush=True)
+    for longer in (0.05, 0.1, 0.2, -0.1):
+        rows = {name: [] for name in joins}
+        for k in review.UNITS:
+            rng = np.random.default_rng(8 + k)
+            hits = dict.fromkeys(joins, 0)
+            for _ in range(reps):
+                base = rng.integers(20, 120, size=k)[:, None]
+                a = np.round((base + rng.poisson(3.0, (k, PER_PROMPT))) * (1.0 + longer))
+                b = (base + rng.poisson(3.0, (k, PER_PROMPT))).astype(float)
+                result = M.relative_length_difference(a.ravel(), b.ravel(), prompts=ids(k))
+                iv = metric_interval(result, "bootstrap")
+                for name, join in joins.items():
+                    lo, hi = join(result, iv.low, iv.high)
+                    hits[name] += lo > 0 or hi < 0
+            for name in joins:
+                rows[name].append(f"{100.0 * hits[name] / reps:.1f}%")
+        for name, row in rows.items():
+            print(f"| power, every reply {longer:+.0%} | {name} | " + " | ".join(row) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["compare", "prrd", "tp", "floor"])
+    parser.add_argument("section", choices=["compare", "prrd", "tp", "floor", "rld"])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--fixture", action="store_true", help="compare: also left10b's end-to-end fixture")
     args = parser.parse_args()
@@ -261,6 +330,8 @@ def main() -> None:
         tp_table(reps)
     elif args.section == "floor":
         floor_table(reps)
+    elif args.section == "rld":
+        rld_table(reps)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 
