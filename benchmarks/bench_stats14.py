@@ -35,6 +35,9 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_stats14.py SECTION [-
   10%, 20% longer, or 10% shorter), for the interval as it is and two candidate joins: the none-off bound on the
   share scale ``s = (1 + RLD) / (2 + RLD)`` (bounded [0, 1]: "a share q of prompts whose second version is empty"),
   and the none-off bound with the farthest prompts seen standing in for the unbounded range's ends.
+* ``ced`` (item 5, measured, not changed): CED and CER in review11's estimation design on 20 and 40 prompts, the
+  interval as it is (Student's t on the jackknife below 30 prompts, the percentile bootstrap from 30) beside
+  Student's t on the jackknife at 40 too.
 """
 
 from __future__ import annotations
@@ -312,9 +315,35 @@ def rld_table(reps: int) -> None:
             print(f"| power, every reply {longer:+.0%} | {name} | " + " | ".join(row) + " |", flush=True)
 
 
+def ced_table(reps: int) -> None:
+    sys.path[:0] = ["benchmarks"]
+    import bench_review11 as review
+
+    from evenhand.stats import metric_interval
+    from evenhand.stats._small_sample import jackknife_t_interval
+
+    print("| design | rate | k = 20 | k = 40 | k = 40, Student's t on the jackknife |")
+    print("|---|---|---|---|---|")
+    for name in ("CED", "CER"):
+        draw, _ = review.DESIGNS[name]
+        for p in review.RATES:
+            cells = []
+            for k in (20, 40):
+                rng = np.random.default_rng(11 + k)
+                as_is = t_rule = 0
+                for _ in range(reps):
+                    result, truth = draw(rng, p, k)
+                    iv, jt = metric_interval(result, "bootstrap"), jackknife_t_interval(result)
+                    as_is += iv.low <= truth <= iv.high
+                    t_rule += jt is not None and jt.low <= truth <= jt.high
+                cells.append(f"{100.0 * as_is / reps:.1f}%")
+            cells.append(f"{100.0 * t_rule / reps:.1f}%")
+            print(f"| {name} | {p:.1%} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["compare", "prrd", "tp", "floor", "rld"])
+    parser.add_argument("section", choices=["compare", "prrd", "tp", "floor", "rld", "ced"])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--fixture", action="store_true", help="compare: also left10b's end-to-end fixture")
     args = parser.parse_args()
@@ -332,6 +361,8 @@ def main() -> None:
         floor_table(reps)
     elif args.section == "rld":
         rld_table(reps)
+    elif args.section == "ced":
+        ced_table(reps)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 

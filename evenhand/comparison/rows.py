@@ -224,7 +224,7 @@ def _bounds(
 ) -> tuple[tuple[float, float] | None, str]:
     """The difference's interval and a note: the rule the runs' own intervals follow (the registry's
     ``MetricSpec.interval``, :func:`evenhand.stats.run_difference_bounds`): a rate's (each run's Clopper-Pearson on
-    effective prompts, combined) at any number of units, a continuous metric's small-sample rule on fewer than
+    effective prompts, combined) where events are rare, a continuous metric's small-sample rule on fewer than
     ``SMALL_UNITS`` units (a percentile bootstrap over a handful of prompts, or of rare events, undercovers: a false
     "worse"); else the percentile interval of the bootstrap differences."""
     rule = run_difference_bounds(res_a, res_b, interval, paired=paired, ci=level)
