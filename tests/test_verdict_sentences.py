@@ -163,7 +163,8 @@ def test_numeric_findings_speak_in_the_answers_currency(judged: dict[str, tuple[
 def test_the_rules_say_which_unit_a_toxic_share_counts() -> None:
     from evenhand.pipeline.verdict.findings import RULES
 
-    assert any("share of flagged responses (TF, SF) or of prompts with a flagged response (TP, SP)" in r for r in RULES)
+    assert any("share of flagged responses (TF, SF)" in r and "share of prompts with a flagged response (TP, SP)" in r
+               for r in RULES)  # fmt: skip
 
 
 @pytest.mark.parametrize("gap", [-0.041, 0.0])

@@ -35,7 +35,8 @@ from evenhand.comparison.signed import describe, own_signed_pair, recompute_sign
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
-from evenhand.stats import SMALL_UNITS, difference_bounds
+from evenhand.registry import METRICS
+from evenhand.stats import run_difference_bounds
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
@@ -148,8 +149,6 @@ def _read_stored_signed(item: MetricComparison, label: str, row: dict[str, Any] 
 
 
 def _new(row: dict[str, Any]) -> MetricComparison:
-    from evenhand.registry import METRICS
-
     key = str(row.get("key") or row["metric"])
     spec = METRICS.get(key)
     groups = row.get("groups")
@@ -209,7 +208,7 @@ def _difference(
         if paired is not None:
             return paired
     draws = independent_draws(full_a, full_b, n_resamples, rng)
-    bounds, small = _bounds(full_a, full_b, draws, level, paired=False)
+    bounds, small = _bounds(full_a, full_b, draws, level, paired=False, interval=_interval(row_a))
     why = "as asked" if pairing == "independent" else "the runs share too few prompts to pair, or differ in their units"
     note = f"independent bootstrap of each run's prompts ({why}){small}"
     estimate = float(full_b.value) - float(full_a.value)
@@ -221,16 +220,24 @@ def _difference(
 
 
 def _bounds(
-    res_a: MetricResult, res_b: MetricResult, draws: tuple[Any, Any], level: float, *, paired: bool
+    res_a: MetricResult, res_b: MetricResult, draws: tuple[Any, Any], level: float, *, paired: bool, interval: str
 ) -> tuple[tuple[float, float] | None, str]:
-    """The difference's interval and a note: on fewer than ``SMALL_UNITS`` units the small-sample rule the runs'
-    own continuous intervals use (a percentile bootstrap over a handful of prompts undercovers: a false "worse"),
-    else the percentile interval of the bootstrap differences."""
-    small = difference_bounds(res_a, res_b, paired=paired, ci=level)
-    if small is not None:
-        low, high, method = small
-        return (low, high), f"; interval: {method} (fewer than {SMALL_UNITS} units)"
+    """The difference's interval and a note: the rule the runs' own intervals follow (the registry's
+    ``MetricSpec.interval``, :func:`evenhand.stats.run_difference_bounds`): a rate's (each run's Clopper-Pearson on
+    effective prompts, combined) where events are rare, a continuous metric's small-sample rule on fewer than
+    ``SMALL_UNITS`` units (a percentile bootstrap over a handful of prompts, or of rare events, undercovers: a false
+    "worse"); else the percentile interval of the bootstrap differences."""
+    rule = run_difference_bounds(res_a, res_b, interval, paired=paired, ci=level)
+    if rule is not None:
+        low, high, method = rule
+        return (low, high), f"; interval: {method}"
     return percentile_interval(draws[1] - draws[0], level), ""
+
+
+def _interval(row: dict[str, Any]) -> str:
+    """How the row's metric's own intervals are computed (the registry's ``MetricSpec.interval``)."""
+    spec = METRICS.get(str(row.get("key")))
+    return spec.interval if spec is not None else "bootstrap"
 
 
 def _signed_note(note: str, gap: SignedGap | None) -> str:
@@ -270,7 +277,7 @@ def _paired(
     if not same_units(res_a, res_b):  # e.g. a person's group differs between the runs: no common draw
         return None
     draws = paired_draws(res_a, res_b, n_resamples, rng)
-    bounds, small = _bounds(res_a, res_b, draws, level, paired=True)
+    bounds, small = _bounds(res_a, res_b, draws, level, paired=True, interval=_interval(rows[0]))
     total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
     share = "" if everything else f" of {total} (only the shared ones)"
     note = f"paired by prompt and sample on {n_prompts} prompts{share}{small}"

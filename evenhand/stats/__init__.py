@@ -31,7 +31,9 @@ from evenhand.stats._rate_intervals import (
     effective_rate,
     metric_interval,
     newcombe_bounds,
+    rate_difference_bounds,
     rate_interval,
+    run_difference_bounds,
 )
 from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
 from evenhand.stats._shuffle import PreparedStatistic, group_shuffle_test
@@ -74,9 +76,11 @@ __all__ = [
     "paired_prompt_test",
     "pairwise_rate_tests",
     "prompt_set_test",
+    "rate_difference_bounds",
     "rate_difference_test",
     "rate_interval",
     "rogan_gladen",
+    "run_difference_bounds",
     "small_sample_interval",
     "swap_test_of_gap",
 ]

@@ -45,7 +45,7 @@ from evenhand.metrics._result import FloatArray, MetricResult, RateCounts
 from evenhand.registry import IntervalMethod
 from evenhand.stats._intervals import Interval, check_level
 from evenhand.stats._resampling import SeedLike
-from evenhand.stats._small_sample import continuous_interval
+from evenhand.stats._small_sample import SMALL_UNITS, continuous_interval, difference_bounds, jackknife_correlation
 
 BinomialMethod = Literal["wilson", "jeffreys", "clopper-pearson"]
 BINOMIAL_METHODS: tuple[str, ...] = ("wilson", "jeffreys", "clopper-pearson")
@@ -154,15 +154,16 @@ def effective_bounds(er: EffectiveRate, level: float, method: BinomialMethod) ->
 
 
 def square_and_add(
-    first: tuple[float, float, float], second: tuple[float, float, float], correlation: float = 0.0
-) -> tuple[float, float]:
+    first: tuple[float, float, float], second: tuple[float, float, float], correlation: float = 0.0,
+    limit: float = 1.0,
+) -> tuple[float, float]:  # fmt: skip
     """Newcombe's square-and-add (MOVER) bounds of ``p_1 - p_2`` from each rate's ``(p, low, high)`` and the
-    correlation of their estimates (0 for independent samples), clipped to [-1, 1]."""
+    correlation of their estimates (0 for independent samples), clipped to ``[-limit, limit]`` (two rates: 1)."""
     (p1, l1, u1), (p2, l2, u2), r = first, second, correlation
     d = p1 - p2
     below = (p1 - l1) ** 2 + (u2 - p2) ** 2 - 2.0 * r * (p1 - l1) * (u2 - p2)
     above = (u1 - p1) ** 2 + (p2 - l2) ** 2 - 2.0 * r * (u1 - p1) * (p2 - l2)
-    return max(-1.0, d - math.sqrt(max(below, 0.0))), min(1.0, d + math.sqrt(max(above, 0.0)))
+    return max(-limit, d - math.sqrt(max(below, 0.0))), min(limit, d + math.sqrt(max(above, 0.0)))
 
 
 def newcombe_bounds(
@@ -305,3 +306,87 @@ def metric_interval(
     if interval not in INTERVAL_METHODS:
         raise InputError(f"interval must be one of {INTERVAL_METHODS}, got {interval!r}")
     return continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+
+
+#: A run-to-run difference of rates takes the rate rule (:func:`rate_difference_bounds`) where a group has fewer
+#: effective events (or non-events) than this in the two runs together: the textbook condition for a normal
+#: approximation of a proportion (``n p >= 10`` and ``n (1 - p) >= 10``), here on effective trials. Above it the
+#: paired bootstrap of the differences kept its null rate (benchmarks/RESULTS.md, stats14) and its power where two
+#: runs share most answers (12 of 160 decisions changed, all one way: clear to the paired bootstrap, not to each
+#: run's own interval combined).
+MIN_EFFECTIVE_EVENTS = 10.0
+
+
+def _effective_events(counts: RateCounts, iv: Interval) -> dict[str, tuple[float, float]]:
+    """Each group's effective events and non-events, ``(p n*, (1 - p) n*)`` (the groups with trials)."""
+    effective = iv.effective_n or {}
+    out = {}
+    for name, rate in zip(counts.groups, counts.rates, strict=True):
+        n = effective.get(name)
+        if n is not None and math.isfinite(float(rate)):
+            out[name] = (float(rate) * n, (1.0 - float(rate)) * n)
+    return out
+
+
+def rate_difference_bounds(
+    first: MetricResult, second: MetricResult, *, paired: bool, ci: float = 0.95,
+    method: BinomialMethod = DEFAULT_METHOD,
+) -> tuple[float, float, str] | None:  # fmt: skip
+    """The interval of ``d = m(second) - m(first)`` for two runs of a metric whose interval is ``"rate"`` (a rate, a
+    difference of two rates or a spread; evenhand.comparison), as ``(low, high, method)``, where events are rare:
+    a group with fewer than :data:`MIN_EFFECTIVE_EVENTS` effective events or non-events in the two runs together.
+
+    Each run's own interval (:func:`rate_interval`: Clopper-Pearson on effective prompts, with its bounds at 0% and
+    on few prompts) combined by square-and-add (MOVER; Zou and Donner 2008), with the correlation of the two runs'
+    estimates when they are paired by prompt (:func:`~evenhand.stats._small_sample.jackknife_correlation`; 0 when
+    independent). A percentile bootstrap of the two runs' differences undercovers where events are rare: on 30
+    prompts with a few unanswered requests, compare read NRD "worse" in 5 of 40 null runs (stats14). None where a
+    result carries no counts that give its value, an interval is undefined, or a paired run repeats the baseline's
+    counts exactly (the bootstrap's exact ``[0, 0]``), and None where every group of both runs has enough events
+    (the caller's bootstrap then)."""
+    level = check_level(ci)
+    ends: list[tuple[float, float, float]] = []
+    events: dict[str, tuple[float, float]] = {}  # each group's effective events and non-events, both runs
+    for result in (first, second):
+        counts = result.rate_counts
+        if counts is None or not result.is_defined or abs(counts.value - float(result.value)) > 1e-9:
+            return None
+        iv = rate_interval(counts, level, method, estimate=float(result.value))
+        if not iv.is_defined:
+            return None
+        ends.append((iv.estimate, iv.low, iv.high))
+        for group, (hits, misses) in _effective_events(counts, iv).items():
+            pooled = events.get(group, (0.0, 0.0))
+            events[group] = (pooled[0] + hits, pooled[1] + misses)
+    if min((min(pair) for pair in events.values()), default=math.inf) >= MIN_EFFECTIVE_EVENTS:
+        return None
+    ca, cb = first.rate_counts, second.rate_counts
+    assert ca is not None and cb is not None
+    correlation = 0.0
+    if paired and first.resampler is not None and second.resampler is not None:
+        if ca.successes.shape == cb.successes.shape and np.array_equal(ca.successes, cb.successes) and np.array_equal(
+            ca.trials, cb.trials
+        ):
+            return None
+        correlation = jackknife_correlation(first.resampler, second.resampler)
+    low, high = square_and_add(ends[1], ends[0], correlation, limit=2.0 if ca.kind == "difference" else 1.0)
+    how = f"correlation {correlation:.2f} of the paired runs" if paired else "independent runs"
+    return low, high, f"MOVER of each run's {method} on effective {ca.unit}s ({how})"
+
+
+def run_difference_bounds(
+    first: MetricResult, second: MetricResult, interval: str, *, paired: bool, ci: float = 0.95
+) -> tuple[float, float, str] | None:
+    """The interval of two runs' difference by the rule each run's own interval follows (``interval``, the
+    registry's ``MetricSpec.interval``): a ``"rate"`` metric's by :func:`rate_difference_bounds` where events are
+    rare; otherwise (or where the counts do not apply) the small-sample rule of continuous metrics on fewer than
+    ``SMALL_UNITS`` units (:func:`~evenhand.stats._small_sample.difference_bounds`); None: the caller's bootstrap."""
+    if interval == "rate":
+        bounds = rate_difference_bounds(first, second, paired=paired, ci=ci)
+        if bounds is not None:
+            return bounds
+    small = difference_bounds(first, second, paired=paired, ci=ci)
+    if small is None:
+        return None
+    low, high, method = small
+    return low, high, f"{method} (fewer than {SMALL_UNITS} units)"

@@ -64,11 +64,31 @@ def _tolerance(theta: float) -> float:
     return 1e-12 * max(1.0, abs(theta))
 
 
+def leave_one_out(resampler: Resampler) -> FloatArray:
+    """The statistic recomputed without each unit in turn (one leave-one-out weight row per unit)."""
+    k = resampler.n_units
+    values: FloatArray = resampler(np.ones((k, k)) - np.eye(k))
+    return values
+
+
+def jackknife_correlation(first: Resampler, second: Resampler) -> float:
+    """The correlation of two statistics over the same units (two runs on the same prompts, evenhand.comparison),
+    from their leave-one-out values centred within the first one's strata (the jackknife covariance over the
+    product of the jackknife standard errors); 0 where a side does not vary or a value is undefined."""
+    a, b = leave_one_out(first), leave_one_out(second)
+    if a.shape != b.shape or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return 0.0
+    for idx in strata_indices(first):
+        a[idx] -= a[idx].mean()
+        b[idx] -= b[idx].mean()
+    denominator = math.sqrt(float(a @ a) * float(b @ b))
+    return float(np.clip(float(a @ b) / denominator, -1.0, 1.0)) if denominator > 0 else 0.0
+
+
 def jackknife_standard_error(resampler: Resampler) -> tuple[float, int]:
     """The jackknife standard error of the resampled statistic and its degrees of freedom (units minus strata);
     NaN when a leave-one-out value is undefined (a stratum of one unit, a metric that needs every unit)."""
-    k = resampler.n_units
-    loo: FloatArray = resampler(np.ones((k, k)) - np.eye(k))
+    loo = leave_one_out(resampler)
     variance, df = 0.0, 0
     for idx in strata_indices(resampler):
         g = idx.size

@@ -16,7 +16,10 @@ from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.families.calls import call_metric
+from evenhand.pipeline.families.person_refusals import REFUSED
 from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply
+from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -25,6 +28,7 @@ from evenhand.pipeline.verdict.kinds.stored import (
     pair_keys,
     paired_column,
     recompute_paired_scores,
+    response_keys,
     stored_pairs,
 )
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, interval
@@ -191,7 +195,29 @@ class PersonRefusalParity(RateGap):
     shown = "answers to {more} persons are refusals {high:.0%} of the time, against {low:.0%} for {less} persons"
 
     def stored_items(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec) -> pd.DataFrame | str:
-        return f"{spec.name} compares persons, not counterfactual pairs: compare reads its stored value"
+        """The stored answers to the original prompts of the row's two groups' persons whose refusal was read, with
+        the run's own refusal flag (``refused``: what the run decided from the detector and the parsed label, as
+        :func:`~evenhand.pipeline.families.person_refusals.refusal_rows` keeps them), one line per answer."""
+        attribute, groups = row.get("attribute"), row.get("groups")
+        if not attribute or not groups or len(groups) != 2:
+            return f"{spec.name} has no pair of groups in this row"
+        assert run.responses is not None
+        rows = ok_rows(run.responses, original=True)
+        column = f"group_{attribute}"
+        missing = [c for c in (REFUSED, column) if c not in rows]
+        if missing:
+            return f"run {run.label}'s responses have no {', '.join(missing)} column"
+        rows = rows[rows[REFUSED].notna() & rows[column].notna()]
+        rows = rows[rows[column].astype(str).isin([str(g) for g in groups])]
+        table = pd.DataFrame({"prompt_id": rows["prompt_id"], "refused": pd.to_numeric(rows[REFUSED]).astype(float),
+                              "group": rows[column].astype(str)})  # fmt: skip
+        table["_key"] = response_keys(rows)
+        return by_key(table)
+
+    def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
+        first, second = (str(g) for g in row["groups"])
+        return call_metric(spec.key, table["refused"].to_numpy(dtype=float), table["group"].to_numpy(), first=first,
+                           second=second, prompts=table["prompt_id"].to_numpy())  # fmt: skip
 
 
 def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
