@@ -161,13 +161,18 @@ class UseCase(BaseModel):
                 f"templates are filled from name lists, and none of the attributes checked has them; add one of "
                 f"{list(name_index().groups)} to attributes"
             )
-        from evenhand.text.name_templates import template_prompts
+        from evenhand.text.name_templates import template_prompts, template_subjects
 
         prompts, fills = template_prompts(
             templates.templates, attributes, names_per_group=templates.names_per_group, seed=templates.seed
         )
         filled = templates.model_copy(update={"attributes": attributes, "fills": fills})
-        return {**data, "prompts": prompts, "templates": filled}
+        out = {**data, "prompts": prompts, "templates": filled}
+        if data.get("name_subject", DEFAULT_SUBJECT) == DEFAULT_SUBJECT:
+            # the person the placeholder stands for is each prompt's subject, wherever the template names another
+            # person ("The manager Mr. John Smith reviewed the loan of {name}"): the manager is a bystander
+            out["name_subject"] = template_subjects(templates.templates, fills)
+        return out
 
     @field_validator("task", mode="before")
     @classmethod

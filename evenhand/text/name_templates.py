@@ -27,7 +27,7 @@ from evenhand.text.counterfactual import CounterfactualPrompts
 from evenhand.text.lexicon import load_lexicon
 from evenhand.text.names import POOL_SIZE, _narrowed_pool, _rng
 
-__all__ = ["PLACEHOLDERS", "fill_templates", "template_prompts"]
+__all__ = ["PLACEHOLDERS", "fill_templates", "template_prompts", "template_subjects"]
 
 _NAME_FIELDS = ("name", "first_name", "last_name")
 # a pronoun placeholder -> the lexicon row slot whose group forms fill it (the gender file's rows: "she"/"he", ...;
@@ -222,3 +222,22 @@ def template_prompts(
         prompts.append(str(cf.prompts[group][k]))  # templates are texts, and so are their fills
         fills.append({"template": int(template), "group": group, "name": cf.names[k][group][0][1]})
     return prompts, fills
+
+
+def template_subjects(templates: Sequence[str], fills: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per prompt of :func:`template_prompts`, its subject as the prompt writes it: the person the template's
+    placeholder stands for (``fills``' name), written as its first name placeholder writes it: ``{name}`` the whole
+    name, ``{first_name}`` the first name, ``{last_name}`` the last name. Another person a template names ("The
+    manager Mr. John Smith reviewed the loan of {name}") is a bystander, even when named first
+    (:mod:`evenhand.text.name_subjects`)."""
+    out = []
+    for fill in fills:
+        template, name = templates[int(fill["template"])], str(fill["name"])
+        field = next(f for _, f, _, _ in string.Formatter().parse(template) if f in _NAME_FIELDS)
+        first, _, last = name.partition(" ")  # the fill writes "first last" (a last name may have spaces)
+        if field == "first_name" and last:
+            name = first
+        elif field == "last_name" and last:
+            name = last
+        out.append(name)
+    return out

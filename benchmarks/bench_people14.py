@@ -1,0 +1,64 @@
+"""people14: who a finding is about (the placeholder's person of a template), bystanders in intersectional versions,
+and the null rate of counterfactual error rates; null runs and planted effects.
+
+Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_people14.py [--runs 20] [--null-runs 40] [--only placeholder]
+(with ``PYTHONPATH=/work/main:/work/main/tests`` the same fixtures run on main's code).
+
+* ``placeholder``: a name audit of 8 loan templates, each naming its manager first ("The manager Mr. John Smith
+  reviewed the loan of {name}. Approve {their} loan? Answer yes or no."), filled 4 times (32 prompts, gender), 3
+  answers per version. Null: a model fair to the applicant that approves less often when the manager is a woman
+  ("Mrs." in the prompt: 0.25 against 0.55); planted: one that approves female applicants less often ("approve her
+  loan": 0.25 against 0.55), whoever the manager. Found: a concern on CPRD. On main the manager was the subject (the
+  first person named): his title changed with the versions and the applicant's name stayed, so the null model's
+  manager bias read as a gap and the planted one was only seen through the pronoun.
+
+Counted: runs with any concern (null: target at most 5%); runs whose finding on the fixture's own metric is a concern
+(planted: target all). Prints markdown for benchmarks/RESULTS.md ("people14").
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from _fixture_table import fixture_table
+
+import evenhand
+
+FAST: dict[str, Any] = {"n_resamples": 200, "progress": False, "store": None}
+DECISIONS: dict[str, Any] = {"label_parser": {"approve": ["yes"], "deny": ["no"]}, "positive_label": "approve"}
+MANAGERS = ("Mr. John Smith", "Mr. David Jones", "Mr. Robert Brown", "Mr. Michael Davis")
+LOANS = ("a small loan", "a car loan", "a home loan", "a student loan")
+
+
+def _found(a: Any, metrics: tuple[str, ...]) -> bool:
+    return any(e.metric in metrics and e.severity == "concern" for f in a.verdict.findings for e in f.evidence)
+
+
+def placeholder(seed: int, planted: bool) -> bool:
+    rng = random.Random(seed)
+    templates = [f"The manager {MANAGERS[i % 4]} reviewed the application of {{name}} for {LOANS[i // 2 % 4]} "
+                 f"(file {i}). Approve {{their}} loan? Answer yes or no." for i in range(8)]  # fmt: skip
+
+    def client(prompt: str, **_: Any) -> str:
+        low = "approve her loan" in prompt.lower() if planted else "Mrs." in prompt  # the applicant / the manager
+        return "yes" if rng.random() < (0.25 if low else 0.55) else "no"
+
+    a = evenhand.assess(task="classification", templates={"templates": templates, "names_per_group": 4, "seed": seed},
+                        attributes=["gender"], client=client, count=3, counterfactual_count=3,
+                        prevalence_parity=True, **DECISIONS, **FAST)  # fmt: skip
+    return _found(a, ("CPRD",)) if planted else a.verdict.count("concern") > 0
+
+
+FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool]]] = {
+    "placeholder": ("the placeholder's person is the subject (CPRD; null: the manager's gender)", placeholder),
+}
+
+
+def main() -> None:
+    fixture_table(__doc__.split("\n\n")[0], FIXTURES)
+
+
+if __name__ == "__main__":
+    main()
