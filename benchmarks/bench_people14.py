@@ -51,8 +51,35 @@ def placeholder(seed: int, planted: bool) -> bool:
     return _found(a, ("CPRD",)) if planted else a.verdict.count("concern") > 0
 
 
+FEMALE = ("Emily Baker", "Sarah Miller", "Anna Clark", "Laura Hill", "Megan Scott", "Rachel Adams", "Julia Young",
+          "Karen Wright", "Lisa Turner", "Amy Parker", "Heather Ross", "Jessica Price")
+
+
+def intersection(seed: int, planted: bool) -> bool:
+    rng = random.Random(seed)
+    prompts = [f"{FEMALE[i % len(FEMALE)]} applied for a small loan (case {i}). {MANAGERS[i % len(MANAGERS)]} "
+               "(the loan officer) said he would review her file. Approve? Answer yes or no." for i in range(32)]
+
+    def client(prompt: str, **_: Any) -> str:
+        if planted:
+            low = "review her file" in prompt  # the applicant is a woman
+        else:
+            low = "Mrs." in prompt or "she would review" in prompt  # the officer is a woman
+        return "yes" if rng.random() < (0.25 if low else 0.55) else "no"
+
+    a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender", "race"],
+                        intersections=[["gender", "race"]], client=client, count=3, counterfactual_count=3,
+                        prevalence_parity=True, **DECISIONS, **FAST)  # fmt: skip
+    if planted:
+        return any(f.attribute == "gender+race" and e.metric == "CPRD" and e.severity == "concern"
+                   for f in a.verdict.findings for e in f.evidence)  # fmt: skip
+    return a.verdict.count("concern") > 0
+
+
 FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool]]] = {
     "placeholder": ("the placeholder's person is the subject (CPRD; null: the manager's gender)", placeholder),
+    "intersection": ("gender x race versions keep the bystander's words (CPRD of gender+race; null: the officer's "
+                     "gender)", intersection),
 }
 
 

@@ -4,8 +4,8 @@ A prompt that names its subject and a bystander ("Mr. John Smith, the loan offic
 of Emily Baker; her income ...") is asked about the subject: its versions change the subject's name, and, by the
 lexicon, every attribute word, so the officer became "Mrs. John Smith ... she" in the female version of a male
 subject: two people changed where one was meant to. Where the prompt names its subject (the person
-:mod:`~evenhand.text.name_subjects` selects: the first person named, or the one a subject column or a filled template
-names), the words that belong to a bystander are kept as written:
+:mod:`~evenhand.text.name_subjects` selects: the first person named, or the one a subject column names, or in a
+prompt filled from a template the person its placeholder stands for), the words that belong to a bystander are kept as written:
 
 - a bystander's title (the lexicon word right before the bystander's name: "Mr." of "Mr. John Smith");
 - a word of a group that is a bystander's (by that title, or by the bystander's name) and not the subject's: "he"
@@ -14,8 +14,9 @@ names), the words that belong to a bystander are kept as written:
 Every other attribute word changes as before, the subject's own pronouns and title included. Where it cannot tell
 (the subject's group unknown, or the subject and a bystander of the same group, so that "he" could be either's), it
 keeps today's behaviour: the word changes. Prompts that name nobody, or only their subject, and the word-only path
-(``names=False``, which the LangFair-conformant outputs use) are unchanged. Intersections change every word as
-before.
+(``names=False``, which the LangFair-conformant outputs use) are unchanged. Intersections (gender x race) keep a
+bystander's words by the same rule, each attribute's words by its own name lists (people14; before, they changed
+every word).
 
 The words are kept by masking them, length for length, before the names and words are substituted, and restoring
 them after, so offsets of the names found in the original text stay valid.

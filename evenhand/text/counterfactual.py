@@ -411,7 +411,8 @@ def intersectional_prompts(
         combos = list(dict.fromkeys(combos))
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
     usable = name_attributes({lex.name: lex.all_groups for lex in lexicons}) if names else {}
-    subjects = select_subjects(texts, find_people_many(texts), subject) if usable else None
+    people = find_people_many(texts) if usable else None
+    subjects = select_subjects(texts, people, subject) if people is not None else None
     named = [False] * len(texts)
     if subjects is not None:
         for attribute in usable.values():
@@ -427,32 +428,43 @@ def intersectional_prompts(
             UserWarning,
             stacklevel=2,
         )
+    # the bystanders' words are kept as for one attribute (text/bystanders.py): each attribute's, by its own lists
+    mask = None
+    if people is not None and subjects is not None:
+        spans = [
+            sorted({span for lex, found in zip(lexicons, per_lexicon, strict=True)
+                    for span in bystander_spans(texts[i], found[i], people[i], subjects[i], usable.get(lex.name))})
+            for i in mentioned
+        ]  # fmt: skip
+        mask = BystanderMask(subset, spans) if any(spans) else None
+    source = subset if mask is None else mask.texts
     versions: dict[str, tuple[Prompt, ...]] = {}
     renamed: list[dict[str, tuple[tuple[str, str], ...]]] = [{} for _ in subset]
     primary = _primary_name_attribute(list(usable.values()))
     avoid = [w for lex in lexicons for w in lex.words]
     for combo in combos:
         label = "+".join(combo)
-        out = subset
+        out = source
         if subjects is not None and primary is not None and any(named):
             targets = {lex.name: group for lex, group in zip(lexicons, combo, strict=True) if lex.name in usable}
             goal = {usable[name]: group for name, group in targets.items()}
             out, used = substitute_names(
                 primary,
                 (),
-                subset,
+                source,
                 goal.pop(primary),
                 name_seed,
                 avoid,
                 [subjects[i] for i in mentioned],
                 fixed=goal,
+                drawn_for=subset,
             )
             for row, pairs in zip(renamed, used, strict=True):
                 if pairs:
                     row[label] = pairs
         for lex, group in zip(lexicons, combo, strict=True):
             out = substitute(lex, out, group)
-        versions[label] = _restored(items, layouts, mentioned, out)
+        versions[label] = _restored(items, layouts, mentioned, out if mask is None else mask.restore(out))
     return CounterfactualPrompts(
         "+".join(lex.name for lex in lexicons),
         tuple(versions),
