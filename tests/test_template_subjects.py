@@ -68,3 +68,46 @@ def test_the_plan_says_whose_name_counts_in_a_filled_template() -> None:
     plan = evenhand.plan(task="classification", attributes=["gender"], templates=[MANAGER])
     assert any("placeholder ({name}) stands for" in n for n in plan.notes), plan.notes
     assert plan.to_dict()["use_case"]["name_subject"] == "given"
+
+
+def test_a_template_s_own_words_are_kept_in_every_version() -> None:
+    """people14 item 4: a bystander the template names keeps their pronoun even where the filled person is of their
+    group ("he will call him" of a man's fill: "he" is the manager's, the template says so). Before, the female
+    version read "she will call her": the manager changed with the applicant. The versions of a fill are the template
+    filled for another group, as :func:`~evenhand.text.fill_templates` writes them."""
+    uc = _use_case(MANAGER)
+    cf = counterfactual_prompts(uc.prompts, "gender", subject=uc.subjects)
+    for k, fill in enumerate(uc.templates.fills):  # type: ignore[union-attr]
+        for g in cf.groups:
+            version = str(cf[g][k])
+            assert "The manager Mr. John Smith" in version and "; he will call" in version, (fill, version)
+            assert version.endswith(f"call {'her' if g == 'female' else 'him'}. Approve? Answer yes or no."), version
+
+
+def test_a_template_s_own_words_are_kept_in_intersections_too() -> None:
+    from evenhand.text import intersectional_prompts
+
+    uc = UseCase(task="classification", attributes=["gender", "race"],
+                 templates={"templates": [MANAGER], "names_per_group": 5})  # fmt: skip
+    cf = intersectional_prompts(uc.prompts, ["gender", "race"], subject=uc.subjects)
+    for k in range(len(cf)):
+        for g in cf.groups:
+            assert "The manager Mr. John Smith" in str(cf[g][k]) and "; he will call" in str(cf[g][k]), cf[g][k]
+
+
+@pytest.mark.pipeline
+def test_an_assessment_of_templates_sends_versions_that_keep_the_template_s_words() -> None:
+    import evenhand
+
+    def client(prompt: str, **_: object) -> str:
+        return "yes"
+
+    a = evenhand.assess(task="classification", attributes=["gender"], client=client, count=1, counterfactual_count=1,
+                        templates={"templates": [MANAGER], "names_per_group": 4}, prevalence_parity=True,
+                        label_parser={"approve": ["yes"], "deny": ["no"]}, positive_label="approve",
+                        n_resamples=200, progress=False, store=None)  # fmt: skip
+    versions = a.responses[a.responses["group"].notna()]
+    assert len(versions) == 8 and versions["prompt"].str.contains("Mr. John Smith reviewed").all()
+    assert versions["prompt"].str.contains("; he will call").all(), versions["prompt"].tolist()
+    flagged = a.to_dict(include_responses=False)["names"]["attributes"]["gender"]["found"]
+    assert not any("Smith" in name for name in flagged), flagged  # the manager is never the subject

@@ -269,5 +269,19 @@ class UseCase(BaseModel):
         return out
 
     @property
+    def subjects(self) -> Any:
+        """Whose name counts, as the text core takes it (``subject=``): ``name_subject``, with each prompt filled
+        from a template whose subject is its placeholder's person given with the spans its placeholders filled
+        (:class:`~evenhand.text.name_subjects.TemplateSubject`), so that its versions keep the template's own words
+        (a bystander's pronoun) as written."""
+        t = self.templates
+        if t is None or not isinstance(self.name_subject, list) or len(t.fills) != len(self.prompts):
+            return self.name_subject
+        from evenhand.text.name_templates import filled_subjects
+
+        filled = filled_subjects(t.templates, t.fills, [str(p) for p in self.prompts])
+        return [f if f is not None and f.name == n else n for f, n in zip(filled, self.name_subject, strict=True)]
+
+    @property
     def intersection_names(self) -> tuple[str, ...]:
         return tuple("+".join(names) for names in self.intersections)

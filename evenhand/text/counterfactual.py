@@ -21,10 +21,10 @@ from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text._names_data import PARTS, name_index
-from evenhand.text.bystanders import BystanderMask, bystander_spans
+from evenhand.text.bystanders import BystanderMask, bystander_spans, template_word_spans
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
-from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
+from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects, template_filled
 from evenhand.text.names import Person, find_name_matches, find_people_many, name_attributes, substitute_names
 from evenhand.text.turns import Layout, layouts_of, rebuild
 
@@ -225,7 +225,12 @@ def counterfactual_prompts(
     mask = None
     if people is not None and subjects is not None:
         name_attribute = name_attributes({lexicon.name: lexicon.all_groups}).get(lexicon.name)
-        spans = [bystander_spans(texts[i], matches[i], people[i], subjects[i], name_attribute) for i in index.tolist()]
+        filled = template_filled(subject, len(texts))
+        spans = [
+            sorted({*bystander_spans(texts[i], matches[i], people[i], subjects[i], name_attribute),
+                    *template_word_spans(matches[i], filled[i])})
+            for i in index.tolist()
+        ]  # fmt: skip
         mask = BystanderMask(subset, spans) if any(spans) else None
     source = subset if mask is None else mask.texts
     name_swap = (
@@ -431,9 +436,11 @@ def intersectional_prompts(
     # the bystanders' words are kept as for one attribute (text/bystanders.py): each attribute's, by its own lists
     mask = None
     if people is not None and subjects is not None:
+        filled = template_filled(subject, len(texts))
         spans = [
             sorted({span for lex, found in zip(lexicons, per_lexicon, strict=True)
-                    for span in bystander_spans(texts[i], found[i], people[i], subjects[i], usable.get(lex.name))})
+                    for span in (*bystander_spans(texts[i], found[i], people[i], subjects[i], usable.get(lex.name)),
+                                 *template_word_spans(found[i], filled[i]))})
             for i in mentioned
         ]  # fmt: skip
         mask = BystanderMask(subset, spans) if any(spans) else None
