@@ -11,6 +11,17 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_people14.py [--runs 2
   loan": 0.25 against 0.55), whoever the manager. Found: a concern on CPRD. On main the manager was the subject (the
   first person named): his title changed with the versions and the applicant's name stayed, so the null model's
   manager bias read as a gap and the planted one was only seen through the pronoun.
+* ``template_words``: the same templates with the manager's pronoun ("...; he will call {them}."). Null: a model
+  fair to the applicant that approves less often when the manager is a woman ("she will call": 0.1 against 0.7, a
+  large gap because only the men's fills had it); planted: one that approves female applicants less often ("will
+  call her.", the same rates). Before item 4, a man's fill (the
+  manager's group) left "he" to the rule for free prompts, which cannot tell whose it is: it changed, "she will call
+  him" became "she will call her" in the female version, and the null model's manager bias read as a gap.
+* ``intersection``: 32 applicants named first, a male loan officer named after them ("Mr. John Smith (the loan
+  officer) said he would review her file"), gender x race (8 versions), 3 answers a version. Null: the officer's
+  gender (0.25 against 0.55); planted: the applicant's ("her file"). Found: a concern on the gender+race CPRD.
+  Before, the intersection's versions changed the officer with the applicant.
+* the error rates of counterfactual decisions (item 3) are ``bench_left10b.py --only errors --null-runs 150``.
 
 Counted: runs with any concern (null: target at most 5%); runs whose finding on the fixture's own metric is a concern
 (planted: target all). Prints markdown for benchmarks/RESULTS.md ("people14").
@@ -51,6 +62,21 @@ def placeholder(seed: int, planted: bool) -> bool:
     return _found(a, ("CPRD",)) if planted else a.verdict.count("concern") > 0
 
 
+def template_words(seed: int, planted: bool) -> bool:
+    rng = random.Random(seed)
+    templates = [f"The manager {MANAGERS[i % 4]} reviewed the application of {{name}} for {LOANS[i // 2 % 4]} "
+                 f"(file {i}); he will call {{them}}. Approve? Answer yes or no." for i in range(8)]  # fmt: skip
+
+    def client(prompt: str, **_: Any) -> str:
+        low = "will call her." in prompt if planted else "she will call" in prompt  # the applicant / the manager
+        return "yes" if rng.random() < (0.1 if low else 0.7) else "no"
+
+    a = evenhand.assess(task="classification", templates={"templates": templates, "names_per_group": 4, "seed": seed},
+                        attributes=["gender"], client=client, count=3, counterfactual_count=3,
+                        prevalence_parity=True, **DECISIONS, **FAST)  # fmt: skip
+    return _found(a, ("CPRD",)) if planted else a.verdict.count("concern") > 0
+
+
 FEMALE = ("Emily Baker", "Sarah Miller", "Anna Clark", "Laura Hill", "Megan Scott", "Rachel Adams", "Julia Young",
           "Karen Wright", "Lisa Turner", "Amy Parker", "Heather Ross", "Jessica Price")
 
@@ -78,6 +104,7 @@ def intersection(seed: int, planted: bool) -> bool:
 
 FIXTURES: dict[str, tuple[str, Callable[[int, bool], bool]]] = {
     "placeholder": ("the placeholder's person is the subject (CPRD; null: the manager's gender)", placeholder),
+    "template_words": ("a template's own words kept (CPRD; null: the manager's \"she\")", template_words),
     "intersection": ("gender x race versions keep the bystander's words (CPRD of gender+race; null: the officer's "
                      "gender)", intersection),
 }
