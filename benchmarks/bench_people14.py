@@ -9,8 +9,8 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_people14.py [--runs 2
   answers per version. Null: a model fair to the applicant that approves less often when the manager is a woman
   ("Mrs." in the prompt: 0.25 against 0.55); planted: one that approves female applicants less often ("approve her
   loan": 0.25 against 0.55), whoever the manager. Found: a concern on CPRD. On main the manager was the subject (the
-  first person named): his title changed with the versions and the applicant's name stayed, so the null model's
-  manager bias read as a gap and the planted one was only seen through the pronoun.
+  first person named): his title changed with the versions, so the null model's manager bias read as a gap, and the
+  applicant, a bystander, kept her name and pronoun, so the planted bias was mostly missed.
 * ``template_words``: the same templates with the manager's pronoun ("...; he will call {them}."). Null: a model
   fair to the applicant that approves less often when the manager is a woman ("she will call": 0.1 against 0.7, a
   large gap because only the men's fills had it); planted: one that approves female applicants less often ("will
