@@ -76,3 +76,18 @@ def test_the_mask_restores_every_word_in_order() -> None:
     mask = BystanderMask([text], [[(0, 3), (15, 17), (22, 26)]])
     assert mask.texts[0] != text and len(mask.texts[0]) == len(text)
     assert mask.restore(mask.texts) == [text]
+
+
+def test_intersections_keep_the_bystander_s_words_as_single_attributes_do() -> None:
+    """people14 item 2: an intersection (gender x race) changed every word, the officer's title and "he" too."""
+    from evenhand.text import intersectional_prompts
+
+    cf = intersectional_prompts([OFFICER], ["gender", "race"])
+    for group in cf.groups:
+        version = str(cf[group][0])
+        assert "Mr. John Smith (the loan officer) said he would review" in version, (group, version)
+        assert version.endswith("review his file." if group.startswith("male") else "review her file."), version
+        assert "Emily Baker" not in version, version  # the applicant is renamed
+    # the names drawn do not depend on the masking (main drew these for this prompt and seed)
+    assert dict(cf.names[0]["male+black"]) == {"Emily Baker": "Tyrese Mensah"}
+    assert dict(cf.names[0]["female+asian"]) == {"Emily Baker": "Rashmi Cheng"}

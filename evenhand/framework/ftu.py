@@ -247,6 +247,11 @@ def names_note(use_case: UseCase, ftu: Mapping[str, FTUSummary]) -> list[str]:
         )
     elif subject == "every":
         whose = "every person a prompt names counts and is swapped (name_subject: every)"
+    elif use_case.templates is not None:
+        whose = (
+            "each prompt's subject is the person its template's placeholder ({name}) stands for; other people the "
+            "template names are bystanders, kept as written, and never decide FTU"
+        )
     else:
         whose = "each prompt's subject is the person its subject column names; other people are kept as written"
     notes = [f"FTU read group words and personal names ({join_words(read)} {have} name lists); {whose}"]

@@ -161,13 +161,18 @@ class UseCase(BaseModel):
                 f"templates are filled from name lists, and none of the attributes checked has them; add one of "
                 f"{list(name_index().groups)} to attributes"
             )
-        from evenhand.text.name_templates import template_prompts
+        from evenhand.text.name_templates import template_prompts, template_subjects
 
         prompts, fills = template_prompts(
             templates.templates, attributes, names_per_group=templates.names_per_group, seed=templates.seed
         )
         filled = templates.model_copy(update={"attributes": attributes, "fills": fills})
-        return {**data, "prompts": prompts, "templates": filled}
+        out = {**data, "prompts": prompts, "templates": filled}
+        if data.get("name_subject", DEFAULT_SUBJECT) == DEFAULT_SUBJECT:
+            # the person the placeholder stands for is each prompt's subject, wherever the template names another
+            # person ("The manager Mr. John Smith reviewed the loan of {name}"): the manager is a bystander
+            out["name_subject"] = template_subjects(templates.templates, fills)
+        return out
 
     @field_validator("task", mode="before")
     @classmethod
@@ -266,6 +271,20 @@ class UseCase(BaseModel):
         if self.name_subject != DEFAULT_SUBJECT:
             out["name_subject"] = self.name_subject if isinstance(self.name_subject, str) else "given"
         return out
+
+    @property
+    def subjects(self) -> Any:
+        """Whose name counts, as the text core takes it (``subject=``): ``name_subject``, with each prompt filled
+        from a template whose subject is its placeholder's person given with the spans its placeholders filled
+        (:class:`~evenhand.text.name_subjects.TemplateSubject`), so that its versions keep the template's own words
+        (a bystander's pronoun) as written."""
+        t = self.templates
+        if t is None or not isinstance(self.name_subject, list) or len(t.fills) != len(self.prompts):
+            return self.name_subject
+        from evenhand.text.name_templates import filled_subjects
+
+        filled = filled_subjects(t.templates, t.fills, [str(p) for p in self.prompts])
+        return [f if f is not None and f.name == n else n for f, n in zip(filled, self.name_subject, strict=True)]
 
     @property
     def intersection_names(self) -> tuple[str, ...]:

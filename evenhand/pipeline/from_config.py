@@ -223,7 +223,7 @@ def assistant_estimates(
             use_case.prompts,
             {a: specs[a] for a in judged},
             names=use_case.names,
-            subject=use_case.name_subject,
+            subject=use_case.subjects,
             change_system_prompt=use_case.change_system_prompt,
         )
         pairs: list[tuple[str, str]] = []
@@ -339,7 +339,7 @@ def response_source(
             use_case.attribute_specs,
             names=use_case.names,
             change_system_prompt=use_case.change_system_prompt,
-            subject=use_case.name_subject,
+            subject=use_case.subjects,
         ) or [], {}
     prompts, per_prompt = load_prompts(config, limit)
     mc = config.model

@@ -78,7 +78,7 @@ def run(
         use_case.attribute_specs,
         names=use_case.names,
         change_system_prompt=use_case.change_system_prompt,
-        subject=use_case.name_subject,
+        subject=use_case.subjects,
     )
     if brought is not None and not use_case.prompts:
         use_case = use_case.model_copy(update={"prompts": brought})

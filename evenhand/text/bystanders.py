@@ -4,8 +4,9 @@ A prompt that names its subject and a bystander ("Mr. John Smith, the loan offic
 of Emily Baker; her income ...") is asked about the subject: its versions change the subject's name, and, by the
 lexicon, every attribute word, so the officer became "Mrs. John Smith ... she" in the female version of a male
 subject: two people changed where one was meant to. Where the prompt names its subject (the person
-:mod:`~evenhand.text.name_subjects` selects: the first person named, or the one a subject column or a filled template
-names), the words that belong to a bystander are kept as written:
+:mod:`~evenhand.text.name_subjects` selects: the first person named, or the one a subject column names, or in a
+prompt filled from a template the person its placeholder stands for), the words that belong to a bystander are kept
+as written:
 
 - a bystander's title (the lexicon word right before the bystander's name: "Mr." of "Mr. John Smith");
 - a word of a group that is a bystander's (by that title, or by the bystander's name) and not the subject's: "he"
@@ -14,8 +15,13 @@ names), the words that belong to a bystander are kept as written:
 Every other attribute word changes as before, the subject's own pronouns and title included. Where it cannot tell
 (the subject's group unknown, or the subject and a bystander of the same group, so that "he" could be either's), it
 keeps today's behaviour: the word changes. Prompts that name nobody, or only their subject, and the word-only path
-(``names=False``, which the LangFair-conformant outputs use) are unchanged. Intersections change every word as
-before.
+(``names=False``, which the LangFair-conformant outputs use) are unchanged.
+
+A prompt filled from a template (:class:`~evenhand.text.name_subjects.TemplateSubject`) says more: the words its
+placeholders filled are the subject's, and every other attribute word is the template's own, kept as written
+(:func:`template_word_spans`), the bystander's "he" beside a man's fill included. Intersections (gender x race) keep a
+bystander's words by the same rule, each attribute's words by its own name lists (people14; before, they changed
+every word).
 
 The words are kept by masking them, length for length, before the names and words are substituted, and restoring
 them after, so offsets of the names found in the original text stay valid.
@@ -29,7 +35,7 @@ from collections.abc import Sequence
 from evenhand.text._engine import AttributeMatch
 from evenhand.text.names import Person, find_name_matches
 
-__all__ = ["BystanderMask", "bystander_spans"]
+__all__ = ["BystanderMask", "bystander_spans", "template_word_spans"]
 
 #: a letter no lexicon word or name is made of (U+01C2, a click letter): a masked word still reads as a word to the
 #: substitution's look at the next word ("her brother" stays "his brother", not "him brother")
@@ -69,6 +75,19 @@ def bystander_spans(
         owned = {id(m) for m in titles.values()}
         kept += [m for m in matches if id(m) not in owned and m.group in theirs - subject_groups]
     return sorted({(m.start, m.end) for m in kept})
+
+
+def template_word_spans(
+    matches: Sequence[AttributeMatch], filled: Sequence[tuple[int, int]] | None
+) -> list[tuple[int, int]]:
+    """The spans of the attribute words (``matches``) a prompt filled from a template has from the template's own
+    text, outside the spans its placeholders ``filled`` (None: not filled from a template, nothing). The template
+    says whose they are: not the placeholder's person ("The manager Mr. John Smith ... he will call {them}": "he"
+    is the manager's even in a man's fill, where the rule above cannot tell), so they are kept as written, as the
+    template's fills for each group write them."""
+    if filled is None:
+        return []
+    return sorted({(m.start, m.end) for m in matches if not any(a <= m.start and m.end <= b for a, b in filled)})
 
 
 def _key(person: Person) -> tuple[int, int]:

@@ -21,10 +21,10 @@ from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError, InputKeyError
 from evenhand.text._engine import find_matches, substitute
 from evenhand.text._names_data import PARTS, name_index
-from evenhand.text.bystanders import BystanderMask, bystander_spans
+from evenhand.text.bystanders import BystanderMask, bystander_spans, template_word_spans
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
-from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
+from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects, template_filled
 from evenhand.text.names import Person, find_name_matches, find_people_many, name_attributes, substitute_names
 from evenhand.text.turns import Layout, layouts_of, rebuild
 
@@ -225,7 +225,12 @@ def counterfactual_prompts(
     mask = None
     if people is not None and subjects is not None:
         name_attribute = name_attributes({lexicon.name: lexicon.all_groups}).get(lexicon.name)
-        spans = [bystander_spans(texts[i], matches[i], people[i], subjects[i], name_attribute) for i in index.tolist()]
+        filled = template_filled(subject, len(texts))
+        spans = [
+            sorted({*bystander_spans(texts[i], matches[i], people[i], subjects[i], name_attribute),
+                    *template_word_spans(matches[i], filled[i])})
+            for i in index.tolist()
+        ]  # fmt: skip
         mask = BystanderMask(subset, spans) if any(spans) else None
     source = subset if mask is None else mask.texts
     name_swap = (
@@ -411,7 +416,8 @@ def intersectional_prompts(
         combos = list(dict.fromkeys(combos))
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
     usable = name_attributes({lex.name: lex.all_groups for lex in lexicons}) if names else {}
-    subjects = select_subjects(texts, find_people_many(texts), subject) if usable else None
+    people = find_people_many(texts) if usable else None
+    subjects = select_subjects(texts, people, subject) if people is not None else None
     named = [False] * len(texts)
     if subjects is not None:
         for attribute in usable.values():
@@ -427,32 +433,45 @@ def intersectional_prompts(
             UserWarning,
             stacklevel=2,
         )
+    # the bystanders' words are kept as for one attribute (text/bystanders.py): each attribute's, by its own lists
+    mask = None
+    if people is not None and subjects is not None:
+        filled = template_filled(subject, len(texts))
+        spans = [
+            sorted({span for lex, found in zip(lexicons, per_lexicon, strict=True)
+                    for span in (*bystander_spans(texts[i], found[i], people[i], subjects[i], usable.get(lex.name)),
+                                 *template_word_spans(found[i], filled[i]))})
+            for i in mentioned
+        ]  # fmt: skip
+        mask = BystanderMask(subset, spans) if any(spans) else None
+    source = subset if mask is None else mask.texts
     versions: dict[str, tuple[Prompt, ...]] = {}
     renamed: list[dict[str, tuple[tuple[str, str], ...]]] = [{} for _ in subset]
     primary = _primary_name_attribute(list(usable.values()))
     avoid = [w for lex in lexicons for w in lex.words]
     for combo in combos:
         label = "+".join(combo)
-        out = subset
+        out = source
         if subjects is not None and primary is not None and any(named):
             targets = {lex.name: group for lex, group in zip(lexicons, combo, strict=True) if lex.name in usable}
             goal = {usable[name]: group for name, group in targets.items()}
             out, used = substitute_names(
                 primary,
                 (),
-                subset,
+                source,
                 goal.pop(primary),
                 name_seed,
                 avoid,
                 [subjects[i] for i in mentioned],
                 fixed=goal,
+                drawn_for=subset,
             )
             for row, pairs in zip(renamed, used, strict=True):
                 if pairs:
                     row[label] = pairs
         for lex, group in zip(lexicons, combo, strict=True):
             out = substitute(lex, out, group)
-        versions[label] = _restored(items, layouts, mentioned, out)
+        versions[label] = _restored(items, layouts, mentioned, out if mask is None else mask.restore(out))
     return CounterfactualPrompts(
         "+".join(lex.name for lex in lexicons),
         tuple(versions),

@@ -9,7 +9,9 @@ says whose name counts:
 - ``"every"``: every person named (each is swapped, the same way, in a version);
 - a sequence, one entry per prompt: the subject's name as written in that prompt (a column of a table naming the
   subject), or None / "" when the prompt has no subject. A subject the name lists do not know is still found where
-  the prompt writes it (its group then cannot be placed).
+  the prompt writes it (its group then cannot be placed). An entry may be a :class:`TemplateSubject`: the subject
+  of a prompt filled from a template (the person its placeholder stands for) with the spans the placeholders
+  filled; its versions change those spans only, and keep the template's own words as written (people14).
 
 Bystanders never decide FTU, and are never swapped, when the subject is "first" or given per prompt.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypeAlias
 
 from evenhand.errors import InputError
@@ -25,7 +28,15 @@ from evenhand.text._names_data import name_index, name_key
 from evenhand.text.lexicon_model import TYPOGRAPHIC_APOSTROPHES
 from evenhand.text.names import Mention, Person
 
-__all__ = ["DEFAULT_SUBJECT", "SUBJECT_CHOICES", "Subject", "check_subject", "select_subjects"]
+__all__ = [
+    "DEFAULT_SUBJECT",
+    "SUBJECT_CHOICES",
+    "Subject",
+    "TemplateSubject",
+    "check_subject",
+    "select_subjects",
+    "template_filled",
+]
 
 #: The settings of ``subject`` that are not a per-prompt list.
 SUBJECT_CHOICES = ("first", "every")
@@ -33,8 +44,22 @@ SUBJECT_CHOICES = ("first", "every")
 #: to Lakisha Washington ..." is about); bystanders named later keep their names.
 DEFAULT_SUBJECT = "first"
 
-#: "first", "every", or per prompt the subject's name as written (None or "": no subject).
-Subject: TypeAlias = "str | Sequence[str | None]"
+
+@dataclass(frozen=True)
+class TemplateSubject:
+    """The subject of a prompt filled from a template: ``name``, the person the placeholder stands for as the prompt
+    writes them, and ``filled``, the character spans of the prompt that the template's placeholders filled (the
+    name, the title and pronoun placeholders). The rest of the prompt is the template's own text: a bystander the
+    template names, and every word it writes, are the same in every version, as in the template's fills for each
+    group (:func:`~evenhand.text.fill_templates`)."""
+
+    name: str
+    filled: tuple[tuple[int, int], ...]
+
+
+#: "first", "every", or per prompt the subject's name as written (None or "": no subject), or a
+#: :class:`TemplateSubject`.
+Subject: TypeAlias = "str | Sequence[str | TemplateSubject | None]"
 
 _CAPITALISED = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
@@ -53,10 +78,19 @@ def check_subject(subject: Subject, n_prompts: int) -> tuple[str | None, ...] | 
         raise InputError(
             f"subject names {len(names)} people for {n_prompts} prompts: give one name (or None) per prompt"
         )
+    names = tuple(name.name if isinstance(name, TemplateSubject) else name for name in names)
     for i, name in enumerate(names):
         if name is not None and not isinstance(name, str):
             raise InputError(f"subject[{i}] must be a name or None, got {type(name).__name__}")
     return tuple(name.strip() if isinstance(name, str) and name.strip() else None for name in names)
+
+
+def template_filled(subject: Subject, n_prompts: int) -> list[tuple[tuple[int, int], ...] | None]:
+    """Per prompt, the spans its template's placeholders filled (:class:`TemplateSubject`), or None for a prompt
+    not filled from a template (every prompt, unless ``subject`` gives them)."""
+    if isinstance(subject, str):
+        return [None] * n_prompts
+    return [entry.filled if isinstance(entry, TemplateSubject) else None for entry in subject]
 
 
 def _as_written(name: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import string
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,9 +26,10 @@ from evenhand.errors import InputError
 from evenhand.text._names_data import PARTS, NameIndex, name_index
 from evenhand.text.counterfactual import CounterfactualPrompts
 from evenhand.text.lexicon import load_lexicon
+from evenhand.text.name_subjects import TemplateSubject
 from evenhand.text.names import POOL_SIZE, _narrowed_pool, _rng
 
-__all__ = ["PLACEHOLDERS", "fill_templates", "template_prompts"]
+__all__ = ["PLACEHOLDERS", "fill_templates", "filled_subjects", "template_prompts", "template_subjects"]
 
 _NAME_FIELDS = ("name", "first_name", "last_name")
 # a pronoun placeholder -> the lexicon row slot whose group forms fill it (the gender file's rows: "she"/"he", ...;
@@ -222,3 +224,49 @@ def template_prompts(
         prompts.append(str(cf.prompts[group][k]))  # templates are texts, and so are their fills
         fills.append({"template": int(template), "group": group, "name": cf.names[k][group][0][1]})
     return prompts, fills
+
+
+def template_subjects(templates: Sequence[str], fills: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per prompt of :func:`template_prompts`, its subject as the prompt writes it: the person the template's
+    placeholder stands for (``fills``' name), written as its first name placeholder writes it: ``{name}`` the whole
+    name, ``{first_name}`` the first name, ``{last_name}`` the last name. Another person a template names ("The
+    manager Mr. John Smith reviewed the loan of {name}") is a bystander, even when named first
+    (:mod:`evenhand.text.name_subjects`)."""
+    out = []
+    for fill in fills:
+        template, name = templates[int(fill["template"])], str(fill["name"])
+        field = next(f for _, f, _, _ in string.Formatter().parse(template) if f in _NAME_FIELDS)
+        first, _, last = name.partition(" ")  # the fill writes "first last" (a last name may have spaces)
+        if field == "first_name" and last:
+            name = first
+        elif field == "last_name" and last:
+            name = last
+        out.append(name)
+    return out
+
+
+def filled_subjects(
+    templates: Sequence[str], fills: Sequence[Mapping[str, Any]], prompts: Sequence[str]
+) -> tuple[TemplateSubject | None, ...]:
+    """Per prompt of :func:`template_prompts`, its subject (:func:`template_subjects`) with the spans its template's
+    placeholders filled, found by reading the prompt against its template (None where the prompt is not the
+    template's fill: a use case copied with other prompts)."""
+    names = template_subjects(templates, fills)
+    out: list[TemplateSubject | None] = []
+    for fill, name, prompt in zip(fills, names, prompts, strict=True):
+        spans = _filled_spans(templates[int(fill["template"])], prompt)
+        out.append(None if spans is None else TemplateSubject(name, spans))
+    return tuple(out)
+
+
+def _filled_spans(template: str, prompt: str) -> tuple[tuple[int, int], ...] | None:
+    """The spans of ``prompt`` its template's placeholders filled: the template's own text read as literal, each
+    placeholder as any text; None when the prompt does not read as the template."""
+    pattern = "".join(
+        re.escape(literal) + ("" if field is None else "(.*?)")
+        for literal, field, _, _ in string.Formatter().parse(template)
+    )
+    found = re.fullmatch(pattern, prompt, flags=re.DOTALL)
+    if found is None:
+        return None
+    return tuple(found.span(k) for k in range(1, (found.lastindex or 0) + 1))

@@ -102,7 +102,7 @@ def _rebuilt(plan: Plan, attribute: str, rows: pd.DataFrame) -> tuple[list[str],
             attribute=use_case.attribute_specs[attribute],
             names=True,
             name_seed=0,
-            subject=use_case.name_subject,
+            subject=use_case.subjects,
             change_system_prompt=use_case.change_system_prompt,
         )
     swapped = [  # the frame holds a conversation's version as its text

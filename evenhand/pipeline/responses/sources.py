@@ -112,7 +112,7 @@ class Generated(ResponseSource):
                 use_case.prompts,
                 {a: specs[a] for a in needs.counterfactual},
                 names=use_case.names,
-                subject=use_case.name_subject,
+                subject=use_case.subjects,
                 versions=needs.versions,
                 change_system_prompt=use_case.change_system_prompt,
             )
@@ -214,7 +214,7 @@ class OwnLists(ResponseSource):
             use_case.attribute_specs,
             names=use_case.names,
             change_system_prompt=use_case.change_system_prompt,
-            subject=use_case.name_subject,
+            subject=use_case.subjects,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -273,7 +273,7 @@ class OwnTable(ResponseSource):
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
         # row for row the table, so its group columns align
         uc = use_case
-        frame = self._frame(uc.attribute_specs, uc.names, uc.change_system_prompt, uc.name_subject)[1]
+        frame = self._frame(uc.attribute_specs, uc.names, uc.change_system_prompt, uc.subjects)[1]
         return attach_group_columns(frame, self.table, settings.classification.group_columns, source=self.source)
 
     def describe(self) -> dict[str, Any]:
