@@ -287,7 +287,8 @@ class OpenAIClient(ChatClient):
             # Never follow a redirect: aiohttp would re-send the request, credentials included (same host), or turn
             # the POST into a GET; a 3xx becomes a refusal naming the status (see _redirect_error).
             async with session.post(self.url, json=self._body(messages, n, params), allow_redirects=False) as resp:
-                raw = _in_declared_encoding(await resp.read(), resp.charset)
+                raw = await resp.read()
+                charset = resp.charset
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
                 location = resp.headers.get("Location")
@@ -305,7 +306,9 @@ class OpenAIClient(ChatClient):
         if not 200 <= status < 300:
             raise self._http_error(status, raw, retry_after)
         try:
-            payload = self._payload(raw, content_type)
+            payload = self._payload(_body_text(raw, charset), content_type)
+        except UndecodableBodyError as exc:
+            raise MalformedAnswerError(f"undecodable body from {where} (HTTP {status}): {exc}", status=status) from None
         except ValueError:
             message = f"malformed JSON from {where} (HTTP {status}): {self._redact(repr(raw))[:80]}"
             raise MalformedAnswerError(message, status=status) from None
@@ -324,13 +327,13 @@ class OpenAIClient(ChatClient):
             for c in completions
         ]
 
-    def _payload(self, raw: bytes, content_type: str | None) -> Any:
-        """The answer's JSON; a stream of server-sent events (a server that streams unasked, or ``extra_body``'s
-        ``stream: true``) as the one completion it spells out. A stream cut short is no answer (retried), never
-        the beginning of a reply kept as if it were all of it."""
-        if not is_event_stream(content_type, raw):
-            return json.loads(raw)
-        payload, complete = assemble_stream(raw)
+    def _payload(self, text: str, content_type: str | None) -> Any:
+        """The answer's JSON (the body decoded by :func:`_body_text`); a stream of server-sent events (a server that
+        streams unasked, or ``extra_body``'s ``stream: true``) as the one completion it spells out. A stream cut
+        short is no answer (retried), never the beginning of a reply kept as if it were all of it."""
+        if not is_event_stream(content_type, text):
+            return json.loads(text)
+        payload, complete = assemble_stream(text)
         if not complete:
             raise NoAnswerError(f"the stream from {self.public_url} ended before its last event")
         return payload
@@ -391,16 +394,35 @@ def _header_value(what: str, value: Any) -> Any:
     return value
 
 
-def _in_declared_encoding(raw: bytes, charset: str | None) -> bytes:
-    """The body as UTF-8 when its Content-Type declares another encoding (``charset=ISO-8859-1``): JSON is read as
-    UTF-8, so a reply in Latin-1 was malformed at every retry. Undeclared or unknown encodings are left as sent."""
-    if not charset:
-        return raw
+class UndecodableBodyError(ValueError):
+    """A body whose bytes are not text in the encoding it declares, or (undeclared) in the one JSON allows."""
+
+
+def _body_text(raw: bytes, charset: str | None) -> str:
+    """The body as text. A declared ``charset`` (``application/json; charset=ISO-8859-1``) is honoured; without one,
+    or with one Python does not know, the body is JSON and so UTF-8 (RFC 8259 section 8.1), its UTF-16/32 form or
+    BOM told from the first bytes as :func:`json.detect_encoding` does. A leading BOM is dropped. Bytes that are not
+    text in that encoding raise :class:`UndecodableBodyError` naming the encoding, the first bad byte and its offset
+    (never the body's words): before, an undeclared Latin-1 body was "malformed JSON" at every retry, and an
+    undeclared Latin-1 event stream was stored with its accented letters turned into U+FFFD."""
+    declared: str | None = None
+    if charset:
+        try:
+            declared = codecs.lookup(charset).name
+        except LookupError:
+            declared = None
+    codec = declared or json.detect_encoding(raw)
     try:
-        codec = codecs.lookup(charset).name
-        return raw if codec == "utf-8" else raw.decode(codec).encode("utf-8")
-    except (LookupError, UnicodeDecodeError):
-        return raw
+        text = raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        name = "UTF-8" if codecs.lookup(codec).name in ("utf-8", "utf-8-sig") else codec
+        said = f"its declared charset {charset!r}" if declared else "no charset was declared"
+        bad = raw[exc.start : exc.start + 1].hex()
+        raise UndecodableBodyError(
+            f"the body is not valid {name} (byte 0x{bad} at offset {exc.start}) and {said}; a JSON body must be "
+            "UTF-8 (RFC 8259) or name its encoding in the Content-Type"
+        ) from None
+    return text.removeprefix("\ufeff")
 
 
 def _content(choice: Any) -> str | None:
