@@ -6,7 +6,10 @@ lists / 1-D arrays and raise errors that name the offending argument and positio
 
 from __future__ import annotations
 
+import math
 import re
+import types
+import typing
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +22,12 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 FloatArray = npt.NDArray[np.float64]
+
+#: the bound of an integer key that states none: a signed 64-bit integer (what SQLite, NumPy and JSON readers hold)
+MAX_INT = 2**63 - 1
+#: a seed is a whole number in 0..2**63-1 (``numpy.random.default_rng`` refuses a negative one; the local model and
+#: servers one above 64 bits, after the run has started)
+MAX_SEED = 2**63 - 1
 
 
 def _to_list(values: Any, name: str) -> list[Any]:
@@ -144,7 +153,7 @@ def format_errors(source: str, exc: ValidationError, model: Any = None) -> str:
     validated), an unknown key also names the nearest key of its section, when one is close: a misspelt key."""
     lines = []
     for err in exc.errors():
-        msg = str(err["msg"]).removeprefix("Value error, ")
+        msg = _bound_message(err) or str(err["msg"]).removeprefix("Value error, ")
         if model is not None and err["type"] == "extra_forbidden" and err["loc"]:
             msg += _nearest_key(model, err["loc"])
         loc = ".".join(str(p) for p in err["loc"])
@@ -157,6 +166,27 @@ def format_errors(source: str, exc: ValidationError, model: Any = None) -> str:
             lines.append(f"{source}: {loc or '(top level)'}: {msg}")
     # one line for all of them (scripts grep one line per error); the source is named once
     return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])
+
+
+_BOUNDS = {
+    "greater_than": "above",
+    "greater_than_equal": "at least",
+    "less_than": "below",
+    "less_than_equal": "at most",
+}
+
+
+def _bound_message(err: Any) -> str | None:
+    """A number outside its key's bound, said with the bound and the number (a number is no credential, unlike the
+    other values this module never quotes): ``must be at most 1,000,000, got 100000000``; None for other errors."""
+    value, context = err.get("input"), err.get("ctx") or {}
+    if err["type"] not in _BOUNDS or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    bound = next(iter(context.values()), None)
+    if not isinstance(bound, (int, float)):
+        return None
+    written = "2**63-1" if bound == 2**63 - 1 else f"{bound:,}"
+    return f"must be {_BOUNDS[err['type']]} {written}, got {value!r}"
 
 
 def _nearest_key(model: Any, loc: Sequence[Any]) -> str:
@@ -186,4 +216,64 @@ def _model_in(annotation: Any) -> Any:
         found = _model_in(arg)
         if found is not None:
             return found
+    return None
+
+
+def _leaf_types(annotation: Any) -> set[Any]:
+    """The plain types an annotation admits (through ``Annotated``, unions and ``Optional``)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _leaf_types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_leaf_types(a) for a in typing.get_args(annotation)))
+    return {annotation}
+
+
+def _has_upper_bound(annotation: Any, metadata: Sequence[Any]) -> bool:
+    """Whether a key states its own upper bound (``Field(le=...)``), on the field or inside its annotation (``Seed |
+    None``): that bound is checked, and named, by pydantic instead."""
+    import annotated_types  # pydantic's: imported here, where a model is being validated
+
+    found = list(metadata)
+    pending = [annotation]
+    while pending:
+        current = pending.pop()
+        if typing.get_origin(current) is typing.Annotated:
+            found += [getattr(m, "metadata", [m]) for m in typing.get_args(current)[1:]]
+        pending += list(typing.get_args(current)) if typing.get_origin(current) is not typing.Literal else []
+    flat = [m for item in found for m in (item if isinstance(item, list) else [item])]
+    return any(isinstance(m, (annotated_types.Le, annotated_types.Lt)) for m in flat)
+
+
+def _written(value: Any) -> str:
+    """A number as the message quotes it (a text quoted, cut: it was meant as a number, but may be anything)."""
+    return f"{value!r:.40}" if isinstance(value, str) else repr(value)
+
+
+def number_problem(annotation: Any, metadata: Sequence[Any], value: Any) -> str | None:
+    """What is wrong with ``value`` for a key (of a pydantic model: its ``annotation`` and ``metadata``) that takes a
+    number (and neither text nor a yes/no), else None.
+
+    A number is taken as written: not a yes/no (pydantic would read ``true`` as 1), not a quoted text (``"5"``, or
+    ``1e30``, which YAML 1.1 reads as text), not a float for an integer key (``5.0``, ``1.0e+30``: pydantic took an
+    integral float, and a huge one became a 31-digit integer), finite, and an integer key without a bound of its own
+    within :data:`MAX_INT`. One check for every config section (``evenhand.config._section``) and the use case's
+    template options, so that a key added later is held to it too."""
+    leaves = _leaf_types(annotation)
+    if not leaves & {int, float} or leaves & {bool, str, Any}:
+        return None
+    whole = float not in leaves
+    kind = "a whole number" if whole else "a number"
+    if isinstance(value, bool):
+        return f"expects a number, not a yes/no value ({str(value).lower()})"
+    if isinstance(value, str):
+        if any(typing.get_origin(leaf) is typing.Literal and value in typing.get_args(leaf) for leaf in leaves):
+            return None  # a word the key also takes ("auto")
+        return f"expects {kind} written without quotes, got the text {_written(value)}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"expects a finite number, got {value}"
+    if whole and isinstance(value, float):
+        return f"expects a whole number, got {_written(value)}"
+    if isinstance(value, int) and abs(value) > MAX_INT and not _has_upper_bound(annotation, metadata):
+        return f"must lie within -(2**63-1)..2**63-1, got {value}"
     return None
