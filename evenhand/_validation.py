@@ -46,6 +46,14 @@ def _to_list(values: Any, name: str) -> list[Any]:
     raise InputTypeError(f"{name} must be a sequence, got {type(values).__name__}")
 
 
+def power_of_two_scale(*arrays: npt.ArrayLike) -> float:
+    """1.0, or a power of two near the largest magnitude in ``arrays`` when it is above ``2**960``: numbers near the
+    end of the float range (1.8e308) divided by it are summed, averaged and subtracted without overflow, and exactly
+    (only their exponent changes); the result is multiplied back (NaN with a reason where it is no float)."""
+    biggest = max((float(np.abs(np.asarray(x)).max()) for x in arrays if np.size(x)), default=0.0)
+    return math.ldexp(1.0, math.frexp(biggest)[1] - 1) if biggest > 2.0**960 else 1.0  # at most 2**1023
+
+
 def as_text_list(texts: Any, name: str = "texts", *, allow_empty: bool = False) -> list[str]:
     """Return ``texts`` as a list of str. Empty strings are fine; None or non-strings are not."""
     items = _to_list(texts, name)
