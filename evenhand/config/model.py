@@ -167,6 +167,13 @@ class ModelConfig(_Section):
                 f"{self.key}.options.timeout must be a positive number of seconds, got {timeout!r:.40}; at most "
                 f"{MAX_TIMEOUT_S:,} (a day)"
             )
+        if "max_body_bytes" in self.options:
+            from evenhand.generation.clients.openai import check_max_body_bytes
+
+            try:
+                check_max_body_bytes(self.options["max_body_bytes"])
+            except InputError as exc:
+                raise InputError(f"{self.key}.options.{exc}") from None
         extra_body = self.options.get("extra_body")
         if extra_body is not None and not isinstance(extra_body, dict):  # its value is never quoted: it may be a key
             raise InputError(f"{self.key}.options.extra_body must map body keys to values, e.g. {{user: team-a}}")
