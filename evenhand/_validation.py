@@ -6,12 +6,13 @@ lists / 1-D arrays and raise errors that name the offending argument and positio
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import types
 import typing
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 FloatArray = npt.NDArray[np.float64]
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: the bound of an integer key that states none: a signed 64-bit integer (what SQLite, NumPy and JSON readers hold)
 MAX_INT = 2**63 - 1
@@ -44,6 +47,54 @@ def _to_list(values: Any, name: str) -> list[Any]:
     if isinstance(values, Iterable):
         return list(values)
     raise InputTypeError(f"{name} must be a sequence, got {type(values).__name__}")
+
+
+def paired_by_position(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate a metric function so that two pandas Series among its arguments whose indexes hold the same labels
+    in another order are refused (:func:`check_series_pairing`); everything else is passed on unchanged."""
+
+    @functools.wraps(function)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        check_series_pairing(function, args, kwargs)
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _is_series(value: Any) -> bool:
+    return type(value).__name__ == "Series" and type(value).__module__.startswith("pandas")
+
+
+def check_series_pairing(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+    """Raise ``InputError`` when two Series arguments of ``function`` hold the same labels in another order.
+
+    evenhand pairs its arguments' values by position, as scikit-learn and Fairlearn do, whatever a Series' index
+    says: two filtered halves of one frame (different labels) are paired row by row, as lists would be. The trap is
+    two Series with the same labels in another order (one sorted or shuffled after both were taken from one frame):
+    pandas would align them by label, so pairing them by position mixes up the rows, silently."""
+    given = [(i, v) for i, v in enumerate(args) if _is_series(v)] + [(k, v) for k, v in kwargs.items() if _is_series(v)]
+    if len(given) < 2:
+        return
+    names = list(inspect_parameters(function))
+    named = [(names[key] if isinstance(key, int) and key < len(names) else str(key), value) for key, value in given]
+    for position, (first_name, first) in enumerate(named):
+        for other_name, other in named[position + 1 :]:
+            if len(first) != len(other) or first.index.equals(other.index):
+                continue
+            if first.index.is_unique and set(first.index) == set(other.index):
+                raise InputError(
+                    f"{first_name} and {other_name} are pandas Series whose indexes hold the same labels in another "
+                    "order; evenhand pairs values by position (as scikit-learn and Fairlearn do), not by label, so "
+                    f"they would be mispaired: align them first ({other_name}.reindex({first_name}.index)), or pass "
+                    "each as .to_numpy() to pair them by position"
+                )
+
+
+def inspect_parameters(function: Callable[..., Any]) -> list[str]:
+    """The names of ``function``'s parameters, in order."""
+    import inspect
+
+    return list(inspect.signature(function).parameters)
 
 
 def power_of_two_scale(*arrays: npt.ArrayLike) -> float:
@@ -253,9 +304,19 @@ def _has_upper_bound(annotation: Any, metadata: Sequence[Any]) -> bool:
     return any(isinstance(m, (annotated_types.Le, annotated_types.Lt)) for m in flat)
 
 
-def _written(value: Any) -> str:
-    """A number as the message quotes it (a text quoted, cut: it was meant as a number, but may be anything)."""
-    return f"{value!r:.40}" if isinstance(value, str) else repr(value)
+_NUMBER_LIKE = re.compile(
+    r"\s*[-+]?(\d[\d_,]*)?(\.\d*)?([eE][-+]?\d+)?\s*|\s*[-+]?(inf|infinity|nan)\s*", re.IGNORECASE
+)
+
+
+def written_value(value: Any) -> str:
+    """A value given for a number, as an error message may quote it: a number as written; a text only when it reads
+    as a number (``'5'``, ``'1e30'``), since a key pasted into the wrong field is a text too; otherwise not shown."""
+    if not isinstance(value, str):
+        return repr(value) if isinstance(value, (int, float)) else f"a {type(value).__name__}"
+    if len(value) <= 40 and _NUMBER_LIKE.fullmatch(value):
+        return f"the text {value!r}"
+    return "a text that is no number (not shown: it may be a credential)"
 
 
 def number_problem(annotation: Any, metadata: Sequence[Any], value: Any) -> str | None:
@@ -277,11 +338,11 @@ def number_problem(annotation: Any, metadata: Sequence[Any], value: Any) -> str 
     if isinstance(value, str):
         if any(typing.get_origin(leaf) is typing.Literal and value in typing.get_args(leaf) for leaf in leaves):
             return None  # a word the key also takes ("auto")
-        return f"expects {kind} written without quotes, got the text {_written(value)}"
+        return f"expects {kind} written without quotes, got {written_value(value)}"
     if isinstance(value, float) and not math.isfinite(value):
         return f"expects a finite number, got {value}"
     if whole and isinstance(value, float):
-        return f"expects a whole number, got {_written(value)}"
+        return f"expects a whole number, got {written_value(value)}"
     if isinstance(value, int) and abs(value) > MAX_INT and not _has_upper_bound(annotation, metadata):
         return f"must lie within -(2**63-1)..2**63-1, got {value}"
     return None

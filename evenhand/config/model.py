@@ -8,6 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from evenhand._validation import written_value
 from evenhand.errors import InputError
 
 from ._section import MAX_CONCURRENCY, MAX_TIMEOUT_S, MAX_TOKENS, Seed, _Section
@@ -164,8 +165,8 @@ class ModelConfig(_Section):
         timeout = self.options.get("timeout")
         if timeout is not None and not _positive_seconds(timeout):  # NaN and infinity are no time to wait
             raise InputError(
-                f"{self.key}.options.timeout must be a positive number of seconds, got {timeout!r:.40}; at most "
-                f"{MAX_TIMEOUT_S:,} (a day)"
+                f"{self.key}.options.timeout must be a positive number of seconds, got {written_value(timeout)}; at "
+                f"most {MAX_TIMEOUT_S:,} (a day)"
             )
         if "max_body_bytes" in self.options:
             from evenhand.generation.clients.openai import check_max_body_bytes

@@ -33,7 +33,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length, power_of_two_scale
+from evenhand._validation import (
+    FloatArray,
+    as_array,
+    as_float_array,
+    check_same_length,
+    paired_by_position,
+    power_of_two_scale,
+)
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, Resampler, prompt_units, undefined
 from evenhand.registry import METRICS
@@ -145,6 +152,7 @@ def _mean_over_used(
     )
 
 
+@paired_by_position
 def counterfactual_estimate_ratio(estimates_a: Any, estimates_b: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual Estimate Ratio (CER): ``exp((1/N) sum_i log(y'_i / y''_i)) - 1`` over the ``N`` counterfactual
     pairs where both replies hold a positive number. Range (-1, inf); 0 is parity; -0.081: the first group's numbers
@@ -179,6 +187,7 @@ def counterfactual_estimate_ratio(estimates_a: Any, estimates_b: Any, *, prompts
     return _mean_over_used("counterfactual_estimate_ratio", log_ratio, positive, prompts, details, "exp")
 
 
+@paired_by_position
 def counterfactual_estimate_difference(estimates_a: Any, estimates_b: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual Estimate Difference (CED): ``(1/N) sum_i (y'_i - y''_i)``, the first group's number minus the
     second's for the same prompt, in the answers' unit, over the ``N`` pairs where both replies hold a number.

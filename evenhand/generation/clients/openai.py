@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import aiohttp
 
+from evenhand._validation import written_value
 from evenhand.errors import InputError
 
 from ..._redact import is_secret_key, redact_text, redact_url, scrub_values, secret_values
@@ -419,7 +420,7 @@ def check_max_body_bytes(value: Any) -> None:
     if type(value) is not int or not 0 < value <= 2**63 - 1:
         raise InputError(
             f"max_body_bytes must be a positive whole number of bytes (default 16 MiB: {DEFAULT_MAX_BODY_BYTES}), "
-            f"got {value!r:.40}"
+            f"got {written_value(value)}"
         )
 
 
