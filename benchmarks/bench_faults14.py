@@ -95,13 +95,14 @@ print(f"RuntimeWarnings: {len(caught)}")
 SERIES = """
 import pandas as pd
 from evenhand import metrics as m
-frame = pd.DataFrame({"a": [0.9, 0.1, 0.2, 0.8], "b": [0.8, 0.2, 0.1, 0.9]})
-a, b = frame["a"], frame["b"].sort_values()  # one side sorted after both were taken from one frame
-print("aligned rows:", m.mean_toxicity_difference(a, frame["b"]).value)
+frame = pd.DataFrame({"decision": [1, 1, 1, 0, 0, 0], "group": ["a", "a", "a", "b", "b", "b"]},
+                     index=[10, 11, 12, 13, 14, 15])
+groups = frame["group"].iloc[[3, 0, 4, 1, 5, 2]]  # reordered after both were taken from one frame
+print("aligned rows:", m.demographic_parity_difference(frame["decision"], frame["group"]).value)
 try:
-    print("sorted b, paired by position:", m.mean_toxicity_difference(a, b).value)
+    print("reordered groups, paired by position:", m.demographic_parity_difference(frame["decision"], groups).value)
 except ValueError as exc:
-    print("sorted b: ValueError:", str(exc)[:160])
+    print("reordered groups: ValueError:", str(exc)[:160])
 """
 
 
