@@ -75,7 +75,9 @@ def check_series_pairing(function: Callable[..., Any], args: Sequence[Any], kwar
     given = [(i, v) for i, v in enumerate(args) if _is_series(v)] + [(k, v) for k, v in kwargs.items() if _is_series(v)]
     if len(given) < 2:
         return
-    names = list(inspect_parameters(function))
+    import inspect
+
+    names = list(inspect.signature(function).parameters)
     named = [(names[key] if isinstance(key, int) and key < len(names) else str(key), value) for key, value in given]
     for position, (first_name, first) in enumerate(named):
         for other_name, other in named[position + 1 :]:
@@ -88,13 +90,6 @@ def check_series_pairing(function: Callable[..., Any], args: Sequence[Any], kwar
                     f"they would be mispaired: align them first ({other_name}.reindex({first_name}.index)), or pass "
                     "each as .to_numpy() to pair them by position"
                 )
-
-
-def inspect_parameters(function: Callable[..., Any]) -> list[str]:
-    """The names of ``function``'s parameters, in order."""
-    import inspect
-
-    return list(inspect.signature(function).parameters)
 
 
 def power_of_two_scale(*arrays: npt.ArrayLike) -> float:

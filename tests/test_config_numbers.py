@@ -146,3 +146,12 @@ def test_compare_bounds_its_numbers(tmp_path: Path, args: list[str], option: str
     result = CliRunner().invoke(app, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), *args])
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
     assert option in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("option", "value"), [("--limit", str(10**40)), ("--ray-actors", str(10**12))])
+def test_assess_bounds_its_whole_number_flags(tmp_path: Path, option: str, value: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(BASE, encoding="utf-8")
+    result = CliRunner().invoke(app, ["assess", str(path), option, value])
+    assert result.exit_code == ExitCode.BAD_INPUT and option in result.output, result.output
+    assert "Traceback" not in result.output
