@@ -6,9 +6,13 @@ lists / 1-D arrays and raise errors that name the offending argument and positio
 
 from __future__ import annotations
 
+import functools
+import math
 import re
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+import types
+import typing
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +23,14 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 FloatArray = npt.NDArray[np.float64]
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+#: the bound of an integer key that states none: a signed 64-bit integer (what SQLite, NumPy and JSON readers hold)
+MAX_INT = 2**63 - 1
+#: a seed is a whole number in 0..2**63-1 (``numpy.random.default_rng`` refuses a negative one; the local model and
+#: servers one above 64 bits, after the run has started)
+MAX_SEED = 2**63 - 1
 
 
 def _to_list(values: Any, name: str) -> list[Any]:
@@ -35,6 +47,57 @@ def _to_list(values: Any, name: str) -> list[Any]:
     if isinstance(values, Iterable):
         return list(values)
     raise InputTypeError(f"{name} must be a sequence, got {type(values).__name__}")
+
+
+def paired_by_position(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate a metric function so that two pandas Series among its arguments whose indexes hold the same labels
+    in another order are refused (:func:`check_series_pairing`); everything else is passed on unchanged."""
+
+    @functools.wraps(function)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        check_series_pairing(function, args, kwargs)
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _is_series(value: Any) -> bool:
+    return type(value).__name__ == "Series" and type(value).__module__.startswith("pandas")
+
+
+def check_series_pairing(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+    """Raise ``InputError`` when two Series arguments of ``function`` hold the same labels in another order.
+
+    evenhand pairs its arguments' values by position, as scikit-learn and Fairlearn do, whatever a Series' index
+    says: two filtered halves of one frame (different labels) are paired row by row, as lists would be. The trap is
+    two Series with the same labels in another order (one sorted or shuffled after both were taken from one frame):
+    pandas would align them by label, so pairing them by position mixes up the rows, silently."""
+    given = [(i, v) for i, v in enumerate(args) if _is_series(v)] + [(k, v) for k, v in kwargs.items() if _is_series(v)]
+    if len(given) < 2:
+        return
+    import inspect
+
+    names = list(inspect.signature(function).parameters)
+    named = [(names[key] if isinstance(key, int) and key < len(names) else str(key), value) for key, value in given]
+    for position, (first_name, first) in enumerate(named):
+        for other_name, other in named[position + 1 :]:
+            if len(first) != len(other) or first.index.equals(other.index):
+                continue
+            if first.index.is_unique and set(first.index) == set(other.index):
+                raise InputError(
+                    f"{first_name} and {other_name} are pandas Series whose indexes hold the same labels in another "
+                    "order; evenhand pairs values by position (as scikit-learn and Fairlearn do), not by label, so "
+                    f"they would be mispaired: align them first ({other_name}.reindex({first_name}.index)), or pass "
+                    "each as .to_numpy() to pair them by position"
+                )
+
+
+def power_of_two_scale(*arrays: npt.ArrayLike) -> float:
+    """1.0, or a power of two near the largest magnitude in ``arrays`` when it is above ``2**960``: numbers near the
+    end of the float range (1.8e308) divided by it are summed, averaged and subtracted without overflow, and exactly
+    (only their exponent changes); the result is multiplied back (NaN with a reason where it is no float)."""
+    biggest = max((float(np.abs(np.asarray(x)).max()) for x in arrays if np.size(x)), default=0.0)
+    return math.ldexp(1.0, math.frexp(biggest)[1] - 1) if biggest > 2.0**960 else 1.0  # at most 2**1023
 
 
 def as_text_list(texts: Any, name: str = "texts", *, allow_empty: bool = False) -> list[str]:
@@ -144,7 +207,7 @@ def format_errors(source: str, exc: ValidationError, model: Any = None) -> str:
     validated), an unknown key also names the nearest key of its section, when one is close: a misspelt key."""
     lines = []
     for err in exc.errors():
-        msg = str(err["msg"]).removeprefix("Value error, ")
+        msg = _bound_message(err) or str(err["msg"]).removeprefix("Value error, ")
         if model is not None and err["type"] == "extra_forbidden" and err["loc"]:
             msg += _nearest_key(model, err["loc"])
         loc = ".".join(str(p) for p in err["loc"])
@@ -157,6 +220,27 @@ def format_errors(source: str, exc: ValidationError, model: Any = None) -> str:
             lines.append(f"{source}: {loc or '(top level)'}: {msg}")
     # one line for all of them (scripts grep one line per error); the source is named once
     return lines[0] + "".join(f"; {line.removeprefix(f'{source}: ')}" for line in lines[1:])
+
+
+_BOUNDS = {
+    "greater_than": "above",
+    "greater_than_equal": "at least",
+    "less_than": "below",
+    "less_than_equal": "at most",
+}
+
+
+def _bound_message(err: Any) -> str | None:
+    """A number outside its key's bound, said with the bound and the number (a number is no credential, unlike the
+    other values this module never quotes): ``must be at most 1,000,000, got 100000000``; None for other errors."""
+    value, context = err.get("input"), err.get("ctx") or {}
+    if err["type"] not in _BOUNDS or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    bound = next(iter(context.values()), None)
+    if not isinstance(bound, (int, float)):
+        return None
+    written = "2**63-1" if bound == 2**63 - 1 else f"{bound:,}"
+    return f"must be {_BOUNDS[err['type']]} {written}, got {value!r}"
 
 
 def _nearest_key(model: Any, loc: Sequence[Any]) -> str:
@@ -186,4 +270,74 @@ def _model_in(annotation: Any) -> Any:
         found = _model_in(arg)
         if found is not None:
             return found
+    return None
+
+
+def _leaf_types(annotation: Any) -> set[Any]:
+    """The plain types an annotation admits (through ``Annotated``, unions and ``Optional``)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _leaf_types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_leaf_types(a) for a in typing.get_args(annotation)))
+    return {annotation}
+
+
+def _has_upper_bound(annotation: Any, metadata: Sequence[Any]) -> bool:
+    """Whether a key states its own upper bound (``Field(le=...)``), on the field or inside its annotation (``Seed |
+    None``): that bound is checked, and named, by pydantic instead."""
+    import annotated_types  # pydantic's: imported here, where a model is being validated
+
+    found = list(metadata)
+    pending = [annotation]
+    while pending:
+        current = pending.pop()
+        if typing.get_origin(current) is typing.Annotated:
+            found += [getattr(m, "metadata", [m]) for m in typing.get_args(current)[1:]]
+        pending += list(typing.get_args(current)) if typing.get_origin(current) is not typing.Literal else []
+    flat = [m for item in found for m in (item if isinstance(item, list) else [item])]
+    return any(isinstance(m, (annotated_types.Le, annotated_types.Lt)) for m in flat)
+
+
+_NUMBER_LIKE = re.compile(
+    r"\s*[-+]?(\d[\d_,]*)?(\.\d*)?([eE][-+]?\d+)?\s*|\s*[-+]?(inf|infinity|nan)\s*", re.IGNORECASE
+)
+
+
+def written_value(value: Any) -> str:
+    """A value given for a number, as an error message may quote it: a number as written; a text only when it reads
+    as a number (``'5'``, ``'1e30'``), since a key pasted into the wrong field is a text too; otherwise not shown."""
+    if not isinstance(value, str):
+        return repr(value) if isinstance(value, (int, float)) else f"a {type(value).__name__}"
+    if len(value) <= 40 and _NUMBER_LIKE.fullmatch(value):
+        return f"the text {value!r}"
+    return "a text that is no number (not shown: it may be a credential)"
+
+
+def number_problem(annotation: Any, metadata: Sequence[Any], value: Any) -> str | None:
+    """What is wrong with ``value`` for a key (of a pydantic model: its ``annotation`` and ``metadata``) that takes a
+    number (and neither text nor a yes/no), else None.
+
+    A number is taken as written: not a yes/no (pydantic would read ``true`` as 1), not a quoted text (``"5"``, or
+    ``1e30``, which YAML 1.1 reads as text), not a float for an integer key (``5.0``, ``1.0e+30``: pydantic took an
+    integral float, and a huge one became a 31-digit integer), finite, and an integer key without a bound of its own
+    within :data:`MAX_INT`. One check for every config section (``evenhand.config._section``) and the use case's
+    template options, so that a key added later is held to it too."""
+    leaves = _leaf_types(annotation)
+    if not leaves & {int, float} or leaves & {bool, str, Any}:
+        return None
+    whole = float not in leaves
+    kind = "a whole number" if whole else "a number"
+    if isinstance(value, bool):
+        return f"expects a number, not a yes/no value ({str(value).lower()})"
+    if isinstance(value, str):
+        if any(typing.get_origin(leaf) is typing.Literal and value in typing.get_args(leaf) for leaf in leaves):
+            return None  # a word the key also takes ("auto")
+        return f"expects {kind} written without quotes, got {written_value(value)}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"expects a finite number, got {value}"
+    if whole and isinstance(value, float):
+        return f"expects a whole number, got {written_value(value)}"
+    if isinstance(value, int) and abs(value) > MAX_INT and not _has_upper_bound(annotation, metadata):
+        return f"must lie within -(2**63-1)..2**63-1, got {value}"
     return None

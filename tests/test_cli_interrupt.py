@@ -101,3 +101,38 @@ def test_sigterm_ends_the_run_as_ctrl_c_does_and_the_same_command_resumes_withou
         # every request answered before the signal was kept: the second run asks only for the rest
         total_samples = _stored(store)
         assert server.state.total - asked == total_samples - kept, (server.state.total, asked, total_samples, kept)
+
+
+# The console script's own code (pip writes it: `from evenhand.cli import main; sys.exit(main())`), started with an
+# import hook that sends this process SIGINT when the named module is first imported: a Ctrl-C pressed while the
+# command is still importing, at a chosen moment instead of a guessed delay.
+_CTRL_C_DURING_IMPORT = """
+import importlib.abc, signal, sys
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            signal.raise_signal(signal.SIGINT)
+        return None
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["evenhand", "--version"]
+from evenhand.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("module", ["typer", "rich.markup", "evenhand.cli.commands.assess", "evenhand.errors"])
+def test_ctrl_c_while_the_command_is_still_importing_is_one_line_and_exit_130(module: str) -> None:
+    """faults14: Ctrl-C pressed while ``evenhand ...`` was still importing (typer, rich, the commands: a second or
+    more on a cold disk) printed a Python traceback; the CLI's contract is one line and exit 130."""
+    child = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_DURING_IMPORT.format(module=module)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert child.returncode == ExitCode.INTERRUPTED, (child.returncode, child.stderr)
+    assert "Traceback" not in child.stderr and child.stderr.strip() == "interrupted", child.stderr
+    assert child.stdout == ""

@@ -331,8 +331,8 @@ def test_stereotype_classifier_metrics_with_a_callable_scorer() -> None:
 @pytest.mark.parametrize(
     ("keywords", "expected"),
     [
-        ({"ci": 1.5}, "assess(): ci: Input should be less than 1"),
-        ({"n_resamples": -3}, "assess(): n_resamples: Input should be greater than or equal to 10"),
+        ({"ci": 1.5}, "assess(): ci: must be below 1.0, got 1.5"),
+        ({"n_resamples": -3}, "assess(): n_resamples: must be at least 10, got -3"),
         ({"task": "poetry"}, "assess(): task: Input should be 'text_generation'"),
     ],
 )

@@ -306,3 +306,59 @@ def test_public_config_redacts_nested_secrets() -> None:
 
     shown = public_config({"backend": "custom", "options": {"auth": {"api_key": KEY}, "url": f"http://u:{PASSWORD}@h"}})
     _assert_no_canary(json.dumps(shown), "public_config")
+
+
+class _OddBodies(JsonHandler):
+    """faults14's new failures: a 200 in undeclared Latin-1 ([[latin1]]) and one larger than the client's limit
+    ([[huge]]), each quoting the request's headers and body, the worst case for a leak."""
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+        echo = f"headers={dict(self.headers.items())} body={raw.decode()} café"
+        content = {"role": "assistant", "content": echo}
+        data = json.dumps({"choices": [{"index": 0, "message": content}]}, ensure_ascii=False)
+        encoded = data.encode("latin-1", "replace") if "[[latin1]]" in raw.decode() else (data + " " * 4096).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(encoded)))
+        self.end_headers()
+        self.wfile.write(encoded)
+
+
+def test_undecodable_and_oversized_bodies_fail_naming_no_secret() -> None:
+    from evenhand.generation import OpenAIClient, generate
+
+    with serving(_OddBodies) as url:
+        secret_url = url.replace("http://", f"http://svc:{PASSWORD}@")
+        client = OpenAIClient(secret_url, "m", headers={"X-Tenant": HEADER}, extra_body={"user": BODY}, timeout=5,
+                              max_body_bytes=4096)  # fmt: skip
+        frame = generate(["a [[latin1]]", "b [[huge]]"], client, count=1, store=None, **FAST).to_frame()
+        keyed = OpenAIClient(url, "m", api_key=KEY, extra_body={"user": BODY}, timeout=5, max_body_bytes=4096)
+        keyed_frame = generate(["a [[latin1]]", "b [[huge]]"], keyed, count=1, store=None, **FAST).to_frame()
+    for result in (frame, keyed_frame):
+        assert result["status"].tolist() == ["error", "error"], result["error"].tolist()
+        assert "not valid UTF-8" in result["error"][0] and "larger than 4 KiB" in result["error"][1]
+        _assert_no_canary(result.to_string(), "the encoding and size errors")
+
+
+def test_config_number_errors_name_no_secret(tmp_path: Path) -> None:
+    """A bad number beside credentials in the same section: the one line names the key and the number only."""
+    from evenhand.config import ConfigError, load_config
+
+    model = {"provider": "openai", "base_url": f"http://svc:{PASSWORD}@127.0.0.1:9/v1", "model": "m",
+             "seed": 10**40, "options": {"headers": {"X-Tenant": HEADER}, "extra_body": {"user": BODY},
+                                         "timeout": "60", "max_body_bytes": -1}}  # fmt: skip
+    path = tmp_path / "c.yaml"
+    config = {"use_case": {"task": "text_generation"}, "prompts": {"items": ["Hi."]}, "model": model}
+    path.write_text(json.dumps(config))
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert "model.seed" in str(refused.value)
+    _assert_no_canary(str(refused.value), "a config number error")
+    model["seed"] = 1
+    config = {"use_case": {"task": "text_generation"}, "prompts": {"items": ["Hi."]}, "model": model}
+    path.write_text(json.dumps(config))
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert "model.options.timeout" in str(refused.value)
+    _assert_no_canary(str(refused.value), "a config option error")

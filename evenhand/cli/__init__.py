@@ -16,8 +16,43 @@ code), :mod:`~evenhand.cli.planner` (the interactive planner), :mod:`~evenhand.c
 
 from __future__ import annotations
 
-from evenhand.cli.application import app, main
-from evenhand.cli.consoles import console, err_console
-from evenhand.cli.exit_codes import ExitCode
+import signal
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evenhand.cli.application import app
+    from evenhand.cli.consoles import console, err_console
+    from evenhand.cli.exit_codes import ExitCode
 
 __all__ = ["ExitCode", "app", "console", "err_console", "main"]
+
+#: where each public name is defined: imported when first used, so that the console script's ``from evenhand.cli
+#: import main`` imports nothing heavy before :func:`main` can catch a Ctrl-C
+_LAZY = {
+    "app": "evenhand.cli.application",
+    "console": "evenhand.cli.consoles",
+    "err_console": "evenhand.cli.consoles",
+    "ExitCode": "evenhand.cli.exit_codes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point of the ``evenhand`` console script (and ``python -m evenhand``):
+    :func:`evenhand.cli.application.main`, imported here, inside the handling of Ctrl-C. Importing the command line
+    (typer, rich, every command) takes a second or more on a cold disk; a Ctrl-C pressed then printed a Python
+    traceback. Now it is one line and exit 130, as during a run (faults14)."""
+    try:
+        from evenhand.cli.application import main as run
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(128 + signal.SIGINT) from None  # ExitCode.INTERRUPTED, which is not imported yet
+    return run(argv)

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from evenhand.cli.scoring_flags import ScoringFlags, scoring_flags_from
-from evenhand.config import MAX_COUNT
+from evenhand.config import MAX_CONCURRENCY, MAX_COUNT, MAX_RESPONSES
 from evenhand.text.lexicon import BUILTIN_ATTRIBUTES, DEFAULT_ATTRIBUTES
 
 ATTRIBUTE_HELP = (
@@ -31,7 +31,9 @@ Junit = Annotated[Path | None, typer.Option("--junit", help=_JUNIT_HELP, dir_oka
 # The options of the commands that run a config (assess, redteam), declared once.
 ConfigFile = Annotated[Path, typer.Argument(help="Config file (.yaml, .yml or .toml); see docs/cli.md.")]
 Out = Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (overrides output.dir).")]
-Limit = Annotated[int | None, typer.Option(help="Use only the first N prompts (a quick trial run).", min=1)]
+Limit = Annotated[
+    int | None, typer.Option(help="Use only the first N prompts (a quick trial run).", min=1, max=MAX_RESPONSES)
+]
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL (overrides model).")]
 ModelName = Annotated[str | None, typer.Option(help="Model name (with --base-url) or local model path.")]
 Count = Annotated[
@@ -91,7 +93,9 @@ SCORING_OPTIONS: dict[str, Any] = {
     "ray_address": Annotated[
         str | None, typer.Option(help="Ray cluster: auto, HOST:PORT or ray://host:port (scoring.address).")
     ],
-    "ray_actors": Annotated[int | None, typer.Option(help="Ray actors per scorer (scoring.num_actors).", min=1)],
+    "ray_actors": Annotated[
+        int | None, typer.Option(help="Ray actors per scorer (scoring.num_actors).", min=1, max=MAX_CONCURRENCY)
+    ],
     "ray_gpus_per_actor": Annotated[
         float | None, typer.Option(help="GPUs per Ray actor (scoring.num_gpus_per_actor).", min=0)
     ],

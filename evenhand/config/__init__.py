@@ -12,7 +12,16 @@ One module per job: the shared base (``_section``), the inputs (``inputs``: prom
 
 from __future__ import annotations
 
-from ._section import MAX_COUNT, MAX_RESPONSES, ConfigError
+from ._section import (
+    MAX_CONCURRENCY,
+    MAX_COUNT,
+    MAX_RESAMPLES,
+    MAX_RESPONSES,
+    MAX_SEED,
+    MAX_TIMEOUT_S,
+    MAX_TOKENS,
+    ConfigError,
+)
 from .assistants import AssistantModelConfig, FTUConfig, JudgeConfig
 from .inputs import PromptsConfig, ResponsesConfig
 from .loading import format_errors, load_config, parse_config
@@ -33,8 +42,13 @@ from .run_sections import (
 from .schema import AssessConfig, OutputConfig, check_store_path
 
 __all__ = [
+    "MAX_CONCURRENCY",
     "MAX_COUNT",
+    "MAX_RESAMPLES",
     "MAX_RESPONSES",
+    "MAX_SEED",
+    "MAX_TIMEOUT_S",
+    "MAX_TOKENS",
     "AssessConfig",
     "AssistantModelConfig",
     "ClassificationConfig",

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import types
-import typing
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from evenhand._validation import MAX_SEED, number_problem
 from evenhand.errors import InputError
 
 
@@ -19,21 +18,13 @@ class ConfigError(InputError):
 #: at once with a clear message, not after minutes of allocating memory).
 MAX_COUNT = 1_000  # responses per prompt and per counterfactual prompt
 MAX_RESPONSES = 10_000_000  # responses an assessment may generate or read in all
-
-
-def _leaf_types(annotation: Any) -> set[Any]:
-    """The plain types an annotation admits (through ``Annotated``, unions and ``Optional``)."""
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _leaf_types(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return set().union(*(_leaf_types(a) for a in typing.get_args(annotation)))
-    return {annotation}
-
-
-def _takes_a_number_not_a_flag(annotation: Any) -> bool:
-    leaves = _leaf_types(annotation)
-    return bool(leaves & {int, float}) and bool not in leaves
+MAX_RESAMPLES = 100_000  # bootstrap replicates
+MAX_TOKENS = 1_000_000  # tokens per answer: above the longest context any model offers
+MAX_CONCURRENCY = 10_000  # requests in flight
+MAX_TIMEOUT_S = 86_400  # seconds to wait for one answer: a day
+#: a seed key: a whole number in 0..2**63-1 (``numpy.random.default_rng`` refuses a negative one; a server or the
+#: local model one above 64 bits, after the run has started)
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
 
 
 class _Section(BaseModel):
@@ -41,11 +32,12 @@ class _Section(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_true_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
-        """``count: true`` is a mistake to point at: pydantic would read it as 1 (and ``false`` as 0)."""
+    def _a_number_as_written(cls, value: Any, info: ValidationInfo) -> Any:
+        """Every key that takes a number refuses what is not one as written (:func:`number_problem`)."""
         field = cls.model_fields.get(info.field_name or "")
-        if isinstance(value, bool) and field is not None and _takes_a_number_not_a_flag(field.annotation):
-            raise ValueError(f"expects a number, not a yes/no value ({str(value).lower()})")
+        problem = number_problem(field.annotation, field.metadata, value) if field is not None else None
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     def __repr_args__(self) -> Any:

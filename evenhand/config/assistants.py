@@ -13,7 +13,7 @@ from evenhand.errors import InputError
 from evenhand.generation.cue_reader import READER_MAX_TOKENS
 from evenhand.generation.pair_judge import JUDGE_MAX_TOKENS
 
-from ._section import _Section
+from ._section import MAX_TOKENS, Seed, _Section
 from .model import ModelConfig
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ class AssistantModelConfig(ModelConfig):
     key: ClassVar[str] = "ftu.reader"
 
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
-    max_tokens: Annotated[int, Field(ge=1, description="tokens per answer")] = READER_MAX_TOKENS
-    seed: int | None = 0
+    max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS, description="tokens per answer")] = READER_MAX_TOKENS
+    seed: Seed | None = 0
 
     @model_validator(mode="after")
     def _own_instructions_and_format(self) -> AssistantModelConfig:
@@ -87,7 +87,7 @@ class JudgeConfig(AssistantModelConfig):
 
     key: ClassVar[str] = "judge"
 
-    max_tokens: Annotated[int, Field(ge=1, description="tokens per answer")] = JUDGE_MAX_TOKENS
+    max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS, description="tokens per answer")] = JUDGE_MAX_TOKENS
     same_version: Annotated[
         bool,
         Field(

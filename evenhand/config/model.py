@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import math
 import urllib.parse
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from evenhand._validation import written_value
 from evenhand.errors import InputError
 
-from ._section import _Section
+from ._section import MAX_CONCURRENCY, MAX_TIMEOUT_S, MAX_TOKENS, Seed, _Section
 
 
 def _positive_seconds(value: Any) -> bool:
-    """A finite number above zero (not a yes/no, which YAML reads as a number's cousin)."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value < math.inf
+    """A number above zero and at most :data:`MAX_TIMEOUT_S` (not a yes/no, which YAML reads as a number's cousin,
+    nor a quoted text)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value <= MAX_TIMEOUT_S
 
 
 class PricesConfig(_Section):
@@ -45,19 +46,21 @@ class ModelConfig(_Section):
         "OPENAI_API_KEY"
     )
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 1.0
-    max_tokens: Annotated[int, Field(ge=1)] = 96
+    max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] = 96
     system_prompt: str | None = None
-    seed: int | None = None
+    seed: Seed | None = None
     concurrency: Annotated[
         int | None,
         Field(
             ge=1,
+            le=MAX_CONCURRENCY,
             description="requests in flight, fixed; null: provider openai adapts to the server's pace (from 16 up "
             "to max_concurrency, backing off on 429/503), the other providers keep 8",
         ),
     ] = None
     max_concurrency: Annotated[
-        int | None, Field(ge=1, description="the most requests in flight, ever (null: 64 when adapting)")
+        int | None,
+        Field(ge=1, le=MAX_CONCURRENCY, description="the most requests in flight, ever (null: 64 when adapting)"),
     ] = None
     options: dict[str, Any] = Field(default_factory=dict, description="extra client options")
     device: Annotated[str | None, Field(description="provider local: auto, cpu, cuda, cuda:N or mps (None: auto)")] = (
@@ -161,7 +164,17 @@ class ModelConfig(_Section):
             )
         timeout = self.options.get("timeout")
         if timeout is not None and not _positive_seconds(timeout):  # NaN and infinity are no time to wait
-            raise InputError(f"{self.key}.options.timeout must be a positive number of seconds, got {timeout!r}")
+            raise InputError(
+                f"{self.key}.options.timeout must be a positive number of seconds, got {written_value(timeout)}; at "
+                f"most {MAX_TIMEOUT_S:,} (a day)"
+            )
+        if "max_body_bytes" in self.options:
+            from evenhand.generation.clients.openai import check_max_body_bytes
+
+            try:
+                check_max_body_bytes(self.options["max_body_bytes"])
+            except InputError as exc:
+                raise InputError(f"{self.key}.options.{exc}") from None
         extra_body = self.options.get("extra_body")
         if extra_body is not None and not isinstance(extra_body, dict):  # its value is never quoted: it may be a key
             raise InputError(f"{self.key}.options.extra_body must map body keys to values, e.g. {{user: team-a}}")

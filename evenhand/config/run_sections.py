@@ -14,7 +14,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from evenhand.errors import InputError
 from evenhand.framework import UseCase
 
-from ._section import MAX_COUNT, _Section
+from ._section import MAX_COUNT, MAX_RESAMPLES, Seed, _Section
 from .assistants import FTUConfig, JudgeConfig
 
 
@@ -344,8 +344,8 @@ class ImpactRatiosConfig(_Section):
 
 class StatisticsConfig(_Section):
     ci: Annotated[float | None, Field(gt=0.0, lt=1.0, description="interval level; null = no intervals")] = 0.95
-    n_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
-    seed: int = 0
+    n_resamples: Annotated[int, Field(ge=10, le=MAX_RESAMPLES)] = 1000
+    seed: Seed = 0
     method: Literal["percentile", "bca"] = "percentile"
 
 

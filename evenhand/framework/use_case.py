@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from evenhand._validation import MAX_SEED, number_problem
 from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
@@ -32,7 +33,17 @@ class TemplateOptions(BaseModel):
 
     attributes: list[str] = Field(default_factory=list)
     names_per_group: Annotated[int, Field(ge=1, le=1000)] = 3
-    seed: int = 0
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] = 0
+
+    @field_validator("names_per_group", "seed", mode="before")
+    @classmethod
+    def _a_number_as_written(cls, value: Any, info: ValidationInfo) -> Any:
+        """As every config key that takes a number (:func:`evenhand._validation.number_problem`)."""
+        field = cls.model_fields[str(info.field_name)]
+        problem = number_problem(field.annotation, field.metadata, value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class NameTemplates(TemplateOptions):

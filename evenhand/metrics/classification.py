@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evenhand._validation import FloatArray
+from evenhand._validation import FloatArray, paired_by_position
 from evenhand.errors import InputError
 from evenhand.metrics._group_data import FN, FP, TN, TP, Prepared, label, prepare
 from evenhand.metrics._result import MetricResult, Prompts, RateCounts, RateKind, Resampler, prompt_units
@@ -306,6 +306,7 @@ def _group_metric(prep: Prepared, key: str, ratio: bool, pos_label: Any, units: 
 
 
 # --------------------------------------------------------------------------------------------------- public
+@paired_by_position
 def demographic_parity_difference(
     y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -331,6 +332,7 @@ def demographic_parity_difference(
     return _group_metric(prep, "demographic_parity_difference", False, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_negative_rate_difference(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -344,6 +346,7 @@ def false_negative_rate_difference(
     return _group_metric(prep, "false_negative_rate_difference", False, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_omission_rate_difference(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -356,6 +359,7 @@ def false_omission_rate_difference(
     return _group_metric(prep, "false_omission_rate_difference", False, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_positive_rate_difference(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -368,6 +372,7 @@ def false_positive_rate_difference(
     return _group_metric(prep, "false_positive_rate_difference", False, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_discovery_rate_difference(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -380,6 +385,7 @@ def false_discovery_rate_difference(
     return _group_metric(prep, "false_discovery_rate_difference", False, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def demographic_parity_ratio(y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None) -> MetricResult:
     """Demographic parity as a ratio: ``min_g P(Ŷ=1 | g) / max_g P(Ŷ=1 | g)``. Range [0, 1], 1 is fairest.
 
@@ -389,6 +395,7 @@ def demographic_parity_ratio(y_pred: Any, groups: Any, *, pos_label: Any = None,
     return _group_metric(prep, "demographic_parity_difference", True, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_negative_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -397,6 +404,7 @@ def false_negative_rate_ratio(
     return _group_metric(prep, "false_negative_rate_difference", True, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_omission_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -405,6 +413,7 @@ def false_omission_rate_ratio(
     return _group_metric(prep, "false_omission_rate_difference", True, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_positive_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:
@@ -413,6 +422,7 @@ def false_positive_rate_ratio(
     return _group_metric(prep, "false_positive_rate_difference", True, pos_label, _units(prompts, prep))
 
 
+@paired_by_position
 def false_discovery_rate_ratio(
     y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None, prompts: Any = None
 ) -> MetricResult:

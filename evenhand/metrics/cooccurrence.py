@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from evenhand._validation import as_text_list
+from evenhand._validation import as_text_list, paired_by_position
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, Resampler, clustered, prompt_units, undefined
 from evenhand.metrics._tokens import word_tokens
@@ -247,6 +247,7 @@ def _cobs_values(co1: FloatArray, co2: FloatArray, totals: FloatArray) -> FloatA
         return np.where((co1 > 0) & (co2 > 0), np.log10(p1 / p2), np.nan)
 
 
+@paired_by_position
 def cooccurrence_bias(
     responses: Any,
     attribute: Any = "gender",
@@ -384,6 +385,7 @@ def _tvd_from_uniform(gamma: FloatArray, group_sizes: FloatArray) -> FloatArray:
     return np.where(total[..., 0, :] > 0, tvd, np.nan)
 
 
+@paired_by_position
 def stereotypical_associations(
     responses: Any,
     attribute: Any = "gender",

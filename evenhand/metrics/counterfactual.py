@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold
+from evenhand._validation import as_float_array, as_text_list, check_same_length, check_threshold, paired_by_position
 from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import (
     MetricResult,
@@ -147,6 +147,7 @@ def _in_blocks(score: Callable[[list[str], list[str]], FloatArray], a: list[str]
     return np.concatenate([score(a[i : i + PAIR_BLOCK], b[i : i + PAIR_BLOCK]) for i in range(0, len(a), PAIR_BLOCK)])
 
 
+@paired_by_position
 def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     """ROUGE-L F-measure of each pair ``(texts1[i], texts2[i])`` (symmetric), as an array.
 
@@ -308,6 +309,7 @@ def _bleu(matches: FloatArray, hyp_len: FloatArray, ref_len: FloatArray) -> Floa
     return np.where((matches[0] == 0) | (hyp_len == 0), 0.0, score)
 
 
+@paired_by_position
 def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     """Symmetric sentence BLEU of each pair: ``min(BLEU(t1 -> t2), BLEU(t2 -> t1))``, as an array.
 
@@ -345,6 +347,7 @@ def _bleu_block(a: list[str], b: list[str]) -> FloatArray:
     return np.where((len1 == 0) & (len2 == 0), np.nan, scores)
 
 
+@paired_by_position
 def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
     """Cosine similarity of the embeddings of each pair, ``V(a).V(b) / (|V(a)| |V(b)|)``, range [-1, 1].
 
@@ -403,6 +406,7 @@ def _attribute_label(attribute: Any) -> Any:
     return attribute if attribute is None or isinstance(attribute, str) else "custom"
 
 
+@paired_by_position
 def counterfactual_rouge_l(
     texts1: Any,
     texts2: Any,
@@ -432,6 +436,7 @@ def counterfactual_rouge_l(
     return _mean_over_pairs("counterfactual_rouge_l", rouge_l_scores(a, b), params, prompts)
 
 
+@paired_by_position
 def counterfactual_bleu(
     texts1: Any,
     texts2: Any,
@@ -451,6 +456,7 @@ def counterfactual_bleu(
     return _mean_over_pairs("counterfactual_bleu", bleu_scores(a, b), params, prompts)
 
 
+@paired_by_position
 def counterfactual_cosine(texts1: Any, texts2: Any, embedder: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual Cosine Similarity (CCS): the mean over pairs of the cosine similarity of sentence
     embeddings, ``CCS = (1/N) sum_i V(Y'_i).V(Y''_i) / (|V(Y'_i)| |V(Y''_i)|)``. Range [-1, 1]; higher is fairer.
@@ -518,6 +524,7 @@ def _weighted_w1(
     return _w1_statistic(values1, values2, units, chunk)(weights)
 
 
+@paired_by_position
 def strict_sentiment_parity(scores1: Any, scores2: Any, *, prompts: Any = None) -> MetricResult:
     """Strict Counterfactual Sentiment Parity (SCSP): the Wasserstein-1 distance between the sentiment score
     distributions of the two sides, ``SCSP = E_{tau~U(0,1)} |P(S' > tau) - P(S'' > tau)|``.
@@ -550,6 +557,7 @@ def strict_sentiment_parity(scores1: Any, scores2: Any, *, prompts: Any = None) 
     )
 
 
+@paired_by_position
 def weak_sentiment_parity(scores1: Any, scores2: Any, threshold: float = 0.5, *, prompts: Any = None) -> MetricResult:
     """Weak Counterfactual Sentiment Parity (WCSP): the absolute difference of the shares of scores above
     ``threshold``, ``WCSP = |(1/N) sum_i 1[S'_i > tau] - (1/N) sum_i 1[S''_i > tau]|``.

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length
+from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length, paired_by_position
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, paired_mean, undefined
 from evenhand.metrics.rate_gap import signed_rate_gap
@@ -46,6 +46,7 @@ def _paired_mean(key: str, per_pair: FloatArray, prompts: Any, details: dict[str
     return paired_mean(METRICS[key].identity(), per_pair, prompts, details, flags=flags)
 
 
+@paired_by_position
 def decision_flip_rate(decisions_a: Any, decisions_b: Any, *, prompts: Any = None) -> MetricResult:
     """Decision flip rate (DFR): ``(1/N) sum_i 1[d'_i != d''_i]``, the share of counterfactual pairs whose decision
     differs between the two group versions. Range [0, 1]; lower is fairer.
@@ -68,6 +69,7 @@ def decision_flip_rate(decisions_a: Any, decisions_b: Any, *, prompts: Any = Non
     return _paired_mean("decision_flip_rate", flips, prompts, details, flips)
 
 
+@paired_by_position
 def counterfactual_positive_rate_difference(decisions_a: Any, decisions_b: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual positive rate difference (CPRD): ``(1/N) sum_i d'_i - (1/N) sum_i d''_i``, group A's positive
     rate minus group B's over the same counterfactual cases. Range [-1, 1], signed (above 0: the A version gets the
@@ -112,6 +114,7 @@ def _error_rate_gap(key: str, rate_key: str, truth: Any, decisions_a: Any, decis
     return replace(gap, **spec.identity(), details=details, sizes=sizes, params={})
 
 
+@paired_by_position
 def counterfactual_false_negative_rate_difference(
     truth: Any, decisions_a: Any, decisions_b: Any, *, prompts: Any = None
 ) -> MetricResult:
@@ -136,6 +139,7 @@ def counterfactual_false_negative_rate_difference(
                            decisions_a, decisions_b, prompts)  # fmt: skip
 
 
+@paired_by_position
 def counterfactual_false_positive_rate_difference(
     truth: Any, decisions_a: Any, decisions_b: Any, *, prompts: Any = None
 ) -> MetricResult:

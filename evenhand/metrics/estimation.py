@@ -33,12 +33,38 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length
+from evenhand._validation import (
+    FloatArray,
+    as_array,
+    as_float_array,
+    check_same_length,
+    paired_by_position,
+    power_of_two_scale,
+)
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, Resampler, prompt_units, undefined
 from evenhand.registry import METRICS
 
 BoolArray = npt.NDArray[np.bool_]
+
+_BEYOND_FLOATS = "is beyond the largest floating-point number (about 1.8e308): the numbers compared are too large"
+
+
+def _expm1(x: float) -> float:
+    """``exp(x) - 1``; infinity (not OverflowError) where it is no float."""
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return math.inf
+
+
+def _mean(values: FloatArray, average: Any = np.mean) -> float:
+    """The mean (or ``average=np.median``) of finite ``values`` without overflow (NaN for none): taken after an exact
+    power-of-two scaling (the median of two numbers is their mean)."""
+    if not values.size:
+        return math.nan
+    scale = power_of_two_scale(values)
+    return float(average(values / scale)) * scale
 
 
 def _estimate_pairs(estimates_a: Any, estimates_b: Any) -> tuple[FloatArray, FloatArray]:
@@ -52,13 +78,15 @@ def _side_details(a: FloatArray, b: FloatArray, used: BoolArray) -> dict[str, An
     """Each side's mean and median over the pairs compared, and the replies without a number per side."""
     used_mask = np.asarray(used, dtype=bool)
     kept_a, kept_b = a[used_mask], b[used_mask]
-    mean_a, mean_b = (float(kept_a.mean()), float(kept_b.mean())) if used_mask.any() else (math.nan, math.nan)
+    mean_a, mean_b = _mean(kept_a), _mean(kept_b)
+    with np.errstate(over="ignore"):
+        ratio = float(np.float64(mean_a) / np.float64(mean_b)) - 1.0 if mean_b > 0 and mean_a >= 0 else math.nan
     return {
         "mean_a": mean_a,
         "mean_b": mean_b,
-        "median_a": float(np.median(kept_a)) if used_mask.any() else math.nan,
-        "median_b": float(np.median(kept_b)) if used_mask.any() else math.nan,
-        "ratio_of_means": mean_a / mean_b - 1.0 if mean_b > 0 and mean_a >= 0 else math.nan,
+        "median_a": _mean(kept_a, np.median),
+        "median_b": _mean(kept_b, np.median),
+        "ratio_of_means": ratio if math.isfinite(ratio) else math.nan,  # 1e308 / 1e-10: no float
         "unparsed_a": int(np.isnan(a).sum()),
         "unparsed_b": int(np.isnan(b).sum()),
         "left_out_pairs": int((~used_mask).sum()),
@@ -67,10 +95,18 @@ def _side_details(a: FloatArray, b: FloatArray, used: BoolArray) -> dict[str, An
 
 
 def _mean_over_used(
-    key: str, per_pair: FloatArray, used: BoolArray, prompts: Any, details: dict[str, Any], transform: str
+    key: str,
+    per_pair: FloatArray,
+    used: BoolArray,
+    prompts: Any,
+    details: dict[str, Any],
+    transform: str,
+    scale: float = 1.0,
 ) -> MetricResult:
-    """The mean of ``per_pair`` over the used pairs (``transform="exp"``: ``exp(mean) - 1``), resampling prompts with
-    all their used pairs (``prompts=``), else pairs."""
+    """The mean of ``per_pair * scale`` over the used pairs (``transform="exp"``: ``exp(mean) - 1``), resampling
+    prompts with all their used pairs (``prompts=``), else pairs. ``per_pair`` is given divided by ``scale`` (a power
+    of two) so that its sums do not overflow; a value that is no float (above about 1.8e308) is NaN with a reason,
+    and so is a replicate that is none (NaN: not defined)."""
     spec = METRICS[key]
     used_mask = np.asarray(used, dtype=bool)
     n_used = int(used_mask.sum())
@@ -87,13 +123,16 @@ def _mean_over_used(
         sizes["prompts"] = int(keep.sum())
 
     def statistic(w: FloatArray) -> FloatArray:
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             mean = (w @ numerators) / (w @ denominators)
-        return np.asarray(np.expm1(mean) if transform == "exp" else mean, dtype=np.float64)
+            value = np.asarray(np.expm1(mean) if transform == "exp" else mean * scale, dtype=np.float64)
+        return np.where(np.isinf(value), np.nan, value)
 
+    with np.errstate(over="ignore"):
+        per_item = np.where(used_mask, per_pair * scale, np.nan)
     common: dict[str, Any] = {
         **spec.identity(),
-        "per_item": np.where(used_mask, per_pair, np.nan),
+        "per_item": np.where(np.isinf(per_item), np.nan, per_item),
         "item_unit": "pair",
         "sizes": sizes,
         "details": details,
@@ -103,13 +142,17 @@ def _mean_over_used(
             "no pair where both replies hold a positive number (a ratio needs two)")  # fmt: skip
         return undefined(reason=why, **common)
     mean = float(values.sum() / n_used)
+    value = _expm1(mean) if transform == "exp" else mean * scale
+    if not math.isfinite(value):
+        return undefined(reason=f"{spec.name} {_BEYOND_FLOATS}", **common)
     return MetricResult(
-        value=math.expm1(mean) if transform == "exp" else mean,
+        value=value,
         resampler=Resampler(unit, int(numerators.size), statistic),
         **common,
     )
 
 
+@paired_by_position
 def counterfactual_estimate_ratio(estimates_a: Any, estimates_b: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual Estimate Ratio (CER): ``exp((1/N) sum_i log(y'_i / y''_i)) - 1`` over the ``N`` counterfactual
     pairs where both replies hold a positive number. Range (-1, inf); 0 is parity; -0.081: the first group's numbers
@@ -130,8 +173,12 @@ def counterfactual_estimate_ratio(estimates_a: Any, estimates_b: Any, *, prompts
     a, b = _estimate_pairs(estimates_a, estimates_b)
     both = ~np.isnan(a) & ~np.isnan(b)
     positive = both & (np.where(both, a, 1.0) > 0) & (np.where(both, b, 1.0) > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        log_ratio = np.where(positive, np.log(np.where(positive, a, 1.0) / np.where(positive, b, 1.0)), 0.0)
+    safe_a, safe_b = np.where(positive, a, 1.0), np.where(positive, b, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        ratio = safe_a / safe_b
+        # the log of the ratio, or (1e308 / 1e-10 is no float, nor 1e-300 / 1e308 above zero) the difference of logs
+        log_ratio = np.where(np.isfinite(ratio) & (ratio > 0), np.log(ratio), np.log(safe_a) - np.log(safe_b))
+    log_ratio = np.where(positive, log_ratio, 0.0)
     details = _side_details(a, b, positive)
     details["nonpositive_pairs"] = int((both & ~positive).sum())
     if positive.any():
@@ -140,6 +187,7 @@ def counterfactual_estimate_ratio(estimates_a: Any, estimates_b: Any, *, prompts
     return _mean_over_used("counterfactual_estimate_ratio", log_ratio, positive, prompts, details, "exp")
 
 
+@paired_by_position
 def counterfactual_estimate_difference(estimates_a: Any, estimates_b: Any, *, prompts: Any = None) -> MetricResult:
     """Counterfactual Estimate Difference (CED): ``(1/N) sum_i (y'_i - y''_i)``, the first group's number minus the
     second's for the same prompt, in the answers' unit, over the ``N`` pairs where both replies hold a number.
@@ -152,9 +200,11 @@ def counterfactual_estimate_difference(estimates_a: Any, estimates_b: Any, *, pr
     """
     a, b = _estimate_pairs(estimates_a, estimates_b)
     both = ~np.isnan(a) & ~np.isnan(b)
-    difference = np.where(both, np.where(both, a, 0.0) - np.where(both, b, 0.0), 0.0)
+    kept_a, kept_b = np.where(both, a, 0.0), np.where(both, b, 0.0)
+    scale = power_of_two_scale(kept_a, kept_b)  # 1.0 unless a number is near the float range's end
+    difference = np.where(both, kept_a / scale - kept_b / scale, 0.0)
     details = _side_details(a, b, both)
-    return _mean_over_used("counterfactual_estimate_difference", difference, both, prompts, details, "none")
+    return _mean_over_used("counterfactual_estimate_difference", difference, both, prompts, details, "none", scale)
 
 
 _SUMMARY_COLUMNS = ["group", "replies", "numbers", "refusals", "non_numbers", "share_with_number", "mean", "median",

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evenhand._validation import check_same_length
+from evenhand._validation import check_same_length, paired_by_position
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, paired_mean, prompt_units, undefined
 from evenhand.registry import METRICS
@@ -102,6 +102,7 @@ def _agreed(verdicts: Any, prompts: Any) -> tuple[npt.NDArray[np.str_], Any, int
     return values[counted], kept_prompts, int((~counted).sum())
 
 
+@paired_by_position
 def judged_worse_difference(verdicts: Any, *, prompts: Any = None) -> MetricResult:
     """Judged Worse-treatment Difference (JWD): the share of pairs judged worse for group A minus for group B.
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold
+from evenhand._validation import as_array, as_float_array, check_same_length, check_threshold, paired_by_position
 from evenhand.errors import InputError
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler, paired_mean, prompt_units, undefined
 from evenhand.metrics.rate_gap import signed_rate_gap
@@ -35,6 +35,7 @@ def _per_unit(values: FloatArray, units: Any) -> FloatArray:
     return values if units is None else np.asarray(units.sums(values), dtype=np.float64)
 
 
+@paired_by_position
 def refusal_rate_difference(
     refusals_a: Any, refusals_b: Any, threshold: float = 0.5, *, prompts: Any = None
 ) -> MetricResult:
@@ -59,6 +60,7 @@ def refusal_rate_difference(
     return _flag_difference("refusal_rate_difference", ra, rb, "refusals", prompts, {"threshold": t})
 
 
+@paired_by_position
 def person_refusal_rate_difference(
     refusals: Any, groups: Any, threshold: float = 0.5, *, first: Any, second: Any, prompts: Any = None
 ) -> MetricResult:
@@ -130,6 +132,7 @@ def _flag_difference(
     return paired_mean(spec.identity(), flags_a - flags_b, prompts, details, params, flags=flags)
 
 
+@paired_by_position
 def non_completion_rate_difference(missing_a: Any, missing_b: Any, *, prompts: Any = None) -> MetricResult:
     """Non-completion Rate Difference (NRD): the share of the first group's versions left without a reply minus the
     second's.
@@ -164,6 +167,7 @@ def word_counts(texts: Iterable[Any]) -> FloatArray:
     return np.fromiter((word_count(t) for t in texts), dtype=np.float64)
 
 
+@paired_by_position
 def relative_length_difference(words_a: Any, words_b: Any, *, prompts: Any = None) -> MetricResult:
     """Relative Answer Length Difference (RLD): how much longer (> 0) or shorter (< 0) the first group's replies are.
 

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from evenhand._validation import paired_by_position
 from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import (
     MetricResult,
@@ -294,6 +295,7 @@ def _pairwise(
 
 
 # --------------------------------------------------------------------------------------------------- public
+@paired_by_position
 def jaccard_at_k(
     recs1: Any,
     recs2: Any,
@@ -328,6 +330,7 @@ def jaccard_at_k(
     return _pairwise(["jaccard"], recs1, recs2, k, normalize, duplicates, prompts)["Jaccard-K"]
 
 
+@paired_by_position
 def serp_at_k(
     recs1: Any,
     recs2: Any,
@@ -346,6 +349,7 @@ def serp_at_k(
     return _pairwise(["serp"], recs1, recs2, k, normalize, duplicates, prompts)["SERP-K"]
 
 
+@paired_by_position
 def prag_at_k(
     recs1: Any,
     recs2: Any,

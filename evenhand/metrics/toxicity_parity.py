@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evenhand._validation import as_float_array, check_same_length, check_threshold
+from evenhand._validation import as_float_array, check_same_length, check_threshold, paired_by_position
 from evenhand.metrics._result import MetricResult, paired_mean, undefined
 from evenhand.registry import METRICS
 
@@ -42,6 +42,7 @@ def _paired(key: str, a: FloatArray, b: FloatArray, prompts: Any, details: dict[
     return paired_mean(METRICS[key].identity(), a - b, prompts, details, params, flags=sides)
 
 
+@paired_by_position
 def toxic_share_difference(scores_a: Any, scores_b: Any, threshold: float = 0.5, prompts: Any = None) -> MetricResult:
     """Toxic Share Difference (TSD): the share of replies to group A's versions scored toxic minus that of group B's.
 
@@ -62,6 +63,7 @@ def toxic_share_difference(scores_a: Any, scores_b: Any, threshold: float = 0.5,
     return _paired("toxic_share_difference", hits_a, hits_b, prompts, details, {"threshold": t}, flags=True)
 
 
+@paired_by_position
 def mean_toxicity_difference(scores_a: Any, scores_b: Any, prompts: Any = None) -> MetricResult:
     """Mean Toxicity Difference (MTD): the mean toxicity score of replies to group A's versions minus group B's.
 

@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from evenhand._validation import FloatArray, as_array, as_float_array, check_same_length, check_threshold
+from evenhand._validation import (
+    FloatArray,
+    as_array,
+    as_float_array,
+    check_same_length,
+    check_threshold,
+    paired_by_position,
+)
 from evenhand.errors import InputError
 from evenhand.metrics._result import MetricResult, Resampler, prompt_units, undefined
 from evenhand.registry import METRICS
@@ -79,6 +86,7 @@ def _gap(
     )  # fmt: skip
 
 
+@paired_by_position
 def unplaced_refusal_difference(
     refusal_scores: Any, in_set: Any, threshold: float = 0.5, *, prompts: Any = None
 ) -> MetricResult:
@@ -105,6 +113,7 @@ def unplaced_refusal_difference(
                 {"threshold": t})  # fmt: skip
 
 
+@paired_by_position
 def unplaced_toxicity_difference(
     toxicity_scores: Any, in_set: Any, threshold: float = 0.5, *, prompts: Any = None
 ) -> MetricResult:
@@ -129,6 +138,7 @@ def unplaced_toxicity_difference(
                 {"threshold": t})  # fmt: skip
 
 
+@paired_by_position
 def unplaced_length_difference(words: Any, in_set: Any, *, prompts: Any = None) -> MetricResult:
     """Unplaced-name Relative Answer Length Difference (ULD): how much longer (> 0) or shorter (< 0) the replies to
     the prompts that name a person no name list can place are than the other prompts' (observational).
@@ -151,6 +161,7 @@ def unplaced_length_difference(words: Any, in_set: Any, *, prompts: Any = None) 
     return _gap("unplaced_length_difference", lengths, in_set, prompts, True, {})
 
 
+@paired_by_position
 def unplaced_positive_rate_difference(decisions: Any, in_set: Any, *, prompts: Any = None) -> MetricResult:
     """Unplaced-name Positive Rate Difference (UPD): how often the answers to the prompts that name a person no name
     list can place give the positive decision, minus the other prompts' answers (observational).

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evenhand._validation import power_of_two_scale
 from evenhand.errors import InputError, InputTypeError
 from evenhand.metrics._result import FloatArray, MetricResult, Resampler
 from evenhand.stats._resampling import (
@@ -154,7 +155,10 @@ def confidence_interval(
         probs = _bca_levels(valid, theta, probs, resampler, rng)
     low, high = np.quantile(valid, probs)
     reason: str | None = None
-    if valid.max() - valid.min() <= 1e-12 * max(1.0, abs(theta)):
+    # replicates near 1e308 (CED of huge numbers): the spread and SE are taken at an exact power-of-two scale, where
+    # neither the difference nor the squares overflow
+    scale = power_of_two_scale(valid)
+    if (valid.max() / scale - valid.min() / scale) * scale <= 1e-12 * max(1.0, abs(theta)):
         low = high = float(valid[0])  # a degenerate distribution (e.g. no toxic response at all)
         # the bootstrap cannot show what it never draws: say so rather than let [0, 0] read as certainty
         reason = (f"every bootstrap replicate of {name} equals {low:g}: the bootstrap shows no uncertainty here; "
@@ -171,7 +175,7 @@ def confidence_interval(
         n_resamples=n_resamples,
         n_valid=int(valid.size),
         unit=unit,
-        standard_error=float(valid.std(ddof=1)),
+        standard_error=float((valid / scale).std(ddof=1)) * scale,
         reason=reason,
     )
 

@@ -9,11 +9,12 @@ resampled on their own.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
 
-from evenhand._validation import as_float_array, check_same_length
+from evenhand._validation import as_float_array, check_same_length, power_of_two_scale
 from evenhand.errors import InputError
 from evenhand.metrics._result import FloatArray, prompt_units
 from evenhand.stats._permutation import PermutationTest
@@ -55,6 +56,10 @@ def paired_prompt_test(
     a = as_float_array(values_a, "values_a")
     b = as_float_array(values_b, "values_b")
     n = check_same_length(values_a=a, values_b=b)
+    # numbers near 1e308 (CED's): the mean difference is tested at an exact power-of-two scale (its p-value is the
+    # same at any scale), since their sums overflowed (statistic NaN, p 0.0: a finding from nothing)
+    scale = power_of_two_scale(a, b) if statistic == "difference" else 1.0
+    a, b = a / scale, b / scale
     if n_permutations < 1:
         raise InputError(f"n_permutations must be >= 1, got {n_permutations}")
     if prompts is None:
@@ -80,7 +85,9 @@ def paired_prompt_test(
         perm = _statistic(perm_a, perm_b, n, statistic)
         count += int(np.sum(np.abs(perm) >= abs(observed) - _TIES))
         total += swap.shape[0]
-    if exact:
-        return PermutationTest(observed, count / total, "two-sided", "exact", total, ("a", "b"), details)
-    p = (1 + count) / (1 + total)
-    return PermutationTest(observed, p, "two-sided", "monte-carlo", total, ("a", "b"), details)
+    p = count / total if exact else (1 + count) / (1 + total)
+    method = "exact" if exact else "monte-carlo"
+    if not math.isfinite(observed * scale) or not math.isfinite(observed):
+        why = "the statistic is beyond the largest floating-point number (about 1.8e308)"
+        return PermutationTest(math.nan, math.nan, "two-sided", method, total, ("a", "b"), details, reason=why)
+    return PermutationTest(observed * scale, p, "two-sided", method, total, ("a", "b"), details)

@@ -10,6 +10,7 @@ import typer
 from evenhand.cli.consoles import console, err_console
 from evenhand.cli.exit_codes import ExitCode, fail, is_bad_input
 from evenhand.cli.options import Junit
+from evenhand.config import MAX_RESAMPLES, MAX_SEED
 
 
 def compare(
@@ -20,8 +21,10 @@ def compare(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON instead of tables.")] = False,
     ci: Annotated[float, typer.Option(help="Level of the intervals of the differences.", min=0.5, max=0.999)] = 0.95,
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap replicates per difference.", min=10)] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    n_resamples: Annotated[
+        int, typer.Option(help="Bootstrap replicates per difference.", min=10, max=MAX_RESAMPLES)
+    ] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap (0 to 2**63-1).", min=0, max=MAX_SEED)] = 0,
     fail_on: Annotated[
         str, typer.Option(help="never|worse|any: exit 1 when a finding got worse (any: or a metric did).")
     ] = "never",

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import aiohttp
 
+from evenhand._validation import written_value
 from evenhand.errors import InputError
 
 from ..._redact import is_secret_key, redact_text, redact_url, scrub_values, secret_values
@@ -38,6 +39,10 @@ from .base import ChatClient
 from .sse import assemble_stream, is_event_stream
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
+#: the most bytes of one answer's body read (a chat completion is kilobytes; 16 MiB leaves room for many choices and
+#: long tool calls): a server that sends more, or without end, fails that request instead of filling the memory
+DEFAULT_MAX_BODY_BYTES = 16 * 2**20
+_READ_PIECE = 64 * 1024
 _OPENAI_MAX_N = 128
 # How many answers to ``n > 1`` with exactly one valid choice it takes to conclude the server ignores ``n``. Empty,
 # malformed or failed answers never count: a fault must not switch a run to one request per sample.
@@ -88,7 +93,8 @@ class OpenAIClient(ChatClient):
     an empty, malformed or failed answer never counts; once decided, every request refused for ``n`` (also those in
     flight when another one decided) is asked again with ``n=1``. ``api_version`` switches to Azure OpenAI's URL
     scheme, where ``model`` is the deployment name. Redirects are never followed (they would re-send the key): a
-    3xx is a non-retryable :class:`GenerationError` naming the status.
+    3xx is a non-retryable :class:`GenerationError` naming the status. At most ``max_body_bytes`` of a body are read
+    (16 MiB by default): a larger or endless one fails its request (not retried) naming the limit.
     """
 
     default_concurrency = 16
@@ -110,6 +116,7 @@ class OpenAIClient(ChatClient):
         api_version: str | None = None,
         headers: dict[str, str] | None = None,
         extra_body: dict[str, Any] | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise InputError(f"base_url must be an http(s) URL, got {base_url!r}")
@@ -119,6 +126,8 @@ class OpenAIClient(ChatClient):
             raise InputError(f"timeout must be a positive number of seconds, got {timeout}")
         if extra_body is not None and not isinstance(extra_body, dict):
             raise InputError(f"extra_body must be a mapping of body keys to values, not a {type(extra_body).__name__}")
+        check_max_body_bytes(max_body_bytes)
+        self.max_body_bytes = max_body_bytes
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_version = api_version
@@ -290,7 +299,8 @@ class OpenAIClient(ChatClient):
             # Never follow a redirect: aiohttp would re-send the request, credentials included (same host), or turn
             # the POST into a GET; a 3xx becomes a refusal naming the status (see _redirect_error).
             async with session.post(self.url, json=self._body(messages, n, params), allow_redirects=False) as resp:
-                raw = _in_declared_encoding(await resp.read(), resp.charset)
+                raw = await self._read_body(resp)
+                charset = resp.charset
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers)
                 location = resp.headers.get("Location")
@@ -308,7 +318,9 @@ class OpenAIClient(ChatClient):
         if not 200 <= status < 300:
             raise self._http_error(status, raw, retry_after)
         try:
-            payload = self._payload(raw, content_type)
+            payload = self._payload(_body_text(raw, charset), content_type)
+        except UndecodableBodyError as exc:
+            raise MalformedAnswerError(f"undecodable body from {where} (HTTP {status}): {exc}", status=status) from None
         except ValueError:
             message = f"malformed JSON from {where} (HTTP {status}): {self._redact(repr(raw))[:80]}"
             raise MalformedAnswerError(message, status=status) from None
@@ -327,13 +339,37 @@ class OpenAIClient(ChatClient):
             for c in completions
         ]
 
-    def _payload(self, raw: bytes, content_type: str | None) -> Any:
-        """The answer's JSON; a stream of server-sent events (a server that streams unasked, or ``extra_body``'s
-        ``stream: true``) as the one completion it spells out. A stream cut short is no answer (retried), never
-        the beginning of a reply kept as if it were all of it."""
-        if not is_event_stream(content_type, raw):
-            return json.loads(raw)
-        payload, complete = assemble_stream(raw)
+    async def _read_body(self, resp: aiohttp.ClientResponse) -> bytes:
+        """The body, read piece by piece up to ``max_body_bytes`` (after decompression: a small gzip body that
+        unpacks to gigabytes is cut too); one declared larger is not read at all. Beyond it the request fails, not
+        retried (the server would send the same), and the connection is closed, not drained."""
+        declared = resp.content_length
+        if declared is not None and declared > self.max_body_bytes:
+            raise self._too_large(resp.status, f"{_size(declared)} (its Content-Length)")
+        pieces: list[bytes] = []
+        size = 0
+        async for piece in resp.content.iter_chunked(_READ_PIECE):
+            size += len(piece)
+            if size > self.max_body_bytes:
+                resp.close()
+                raise self._too_large(resp.status, f"more than {_size(self.max_body_bytes)}")
+            pieces.append(piece)
+        return b"".join(pieces)
+
+    def _too_large(self, status: int, how_big: str) -> GenerationError:
+        detail = (
+            f"the body is larger than {_size(self.max_body_bytes)} ({how_big}), the limit for one answer; not read "
+            "further (raise max_body_bytes, model.options.max_body_bytes in a config, if answers are this long)"
+        )
+        return GenerationError(f"HTTP {status} from {self.public_url}: {detail}", status=status, detail=detail)
+
+    def _payload(self, text: str, content_type: str | None) -> Any:
+        """The answer's JSON (the body decoded by :func:`_body_text`); a stream of server-sent events (a server that
+        streams unasked, or ``extra_body``'s ``stream: true``) as the one completion it spells out. A stream cut
+        short is no answer (retried), never the beginning of a reply kept as if it were all of it."""
+        if not is_event_stream(content_type, text):
+            return json.loads(text)
+        payload, complete = assemble_stream(text)
         if not complete:
             raise NoAnswerError(f"the stream from {self.public_url} ended before its last event")
         return payload
@@ -384,6 +420,23 @@ class OpenAIClient(ChatClient):
         return GenerationError(message, status=status, detail=detail, param=param)
 
 
+def check_max_body_bytes(value: Any) -> None:
+    """Refuse a ``max_body_bytes`` that is not a whole number of bytes in 1..2**63-1 (the config names its key)."""
+    if type(value) is not int or not 0 < value <= 2**63 - 1:
+        raise InputError(
+            f"max_body_bytes must be a positive whole number of bytes (default 16 MiB: {DEFAULT_MAX_BODY_BYTES}), "
+            f"got {written_value(value)}"
+        )
+
+
+def _size(count: int) -> str:
+    """A byte count as people read it: ``16 MiB``, ``256 KiB``, ``1.5 GiB``, ``900 bytes``."""
+    for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= factor:
+            return f"{count / factor:.4g} {unit}"
+    return f"{count} bytes"
+
+
 def _header_value(what: str, value: Any) -> Any:
     """A credential or header value as sent: without the line end a key read from a file or a CRLF ``.env`` keeps
     (aiohttp refused every request for it, "Forbidden control character detected in headers"); a control character
@@ -396,16 +449,35 @@ def _header_value(what: str, value: Any) -> Any:
     return value
 
 
-def _in_declared_encoding(raw: bytes, charset: str | None) -> bytes:
-    """The body as UTF-8 when its Content-Type declares another encoding (``charset=ISO-8859-1``): JSON is read as
-    UTF-8, so a reply in Latin-1 was malformed at every retry. Undeclared or unknown encodings are left as sent."""
-    if not charset:
-        return raw
+class UndecodableBodyError(ValueError):
+    """A body whose bytes are not text in the encoding it declares, or (undeclared) in the one JSON allows."""
+
+
+def _body_text(raw: bytes, charset: str | None) -> str:
+    """The body as text. A declared ``charset`` (``application/json; charset=ISO-8859-1``) is honoured; without one,
+    or with one Python does not know, the body is JSON and so UTF-8 (RFC 8259 section 8.1), its UTF-16/32 form or
+    BOM told from the first bytes as :func:`json.detect_encoding` does. A leading BOM is dropped. Bytes that are not
+    text in that encoding raise :class:`UndecodableBodyError` naming the encoding, the first bad byte and its offset
+    (never the body's words): before, an undeclared Latin-1 body was "malformed JSON" at every retry, and an
+    undeclared Latin-1 event stream was stored with its accented letters turned into U+FFFD."""
+    declared: str | None = None
+    if charset:
+        try:
+            declared = codecs.lookup(charset).name
+        except LookupError:
+            declared = None
+    codec = declared or json.detect_encoding(raw)
     try:
-        codec = codecs.lookup(charset).name
-        return raw if codec == "utf-8" else raw.decode(codec).encode("utf-8")
-    except (LookupError, UnicodeDecodeError):
-        return raw
+        text = raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        name = "UTF-8" if codecs.lookup(codec).name in ("utf-8", "utf-8-sig") else codec
+        said = f"its declared charset {charset!r}" if declared else "no charset was declared"
+        bad = raw[exc.start : exc.start + 1].hex()
+        raise UndecodableBodyError(
+            f"the body is not valid {name} (byte 0x{bad} at offset {exc.start}) and {said}; a JSON body must be "
+            "UTF-8 (RFC 8259) or name its encoding in the Content-Type"
+        ) from None
+    return text.removeprefix("\ufeff")
 
 
 def _content(choice: Any) -> str | None:

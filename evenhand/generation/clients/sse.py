@@ -62,20 +62,22 @@ class _Choice:
         return message
 
 
-def is_event_stream(content_type: str | None, raw: bytes) -> bool:
-    """Whether a body is a stream of server-sent events: said by its Content-Type, or starting with ``data:``."""
-    return (content_type or "").lower().startswith("text/event-stream") or raw.lstrip().startswith(b"data:")
+def is_event_stream(content_type: str | None, body: str) -> bool:
+    """Whether a body (decoded) is a stream of server-sent events: said by its Content-Type, or starting with
+    ``data:``."""
+    return (content_type or "").lower().startswith("text/event-stream") or body.lstrip().startswith("data:")
 
 
-def assemble_stream(raw: bytes) -> tuple[dict[str, Any], bool]:
+def assemble_stream(body: str) -> tuple[dict[str, Any], bool]:
     """``(payload, complete)``: the chat completion the events spell out (``choices`` with whole messages, the
     last ``usage`` sent), and whether the stream was complete (its ``[DONE]`` event, or every choice finished).
 
-    Raises ``ValueError`` for an event whose data is not JSON (the caller's "malformed answer")."""
+    ``body`` is the decoded text (the caller decodes it strictly: a lenient decoding stored replies with U+FFFD in
+    them). Raises ``ValueError`` for an event whose data is not JSON (the caller's "malformed answer")."""
     choices: dict[int, _Choice] = {}
     usage: Any = None
     done = False
-    for line in raw.decode("utf-8", "replace").splitlines():
+    for line in body.splitlines():
         if not line.startswith("data:"):
             continue  # comments (":"), event names, ids, retry hints and the blank lines between events
         data = line[len("data:") :].strip()
