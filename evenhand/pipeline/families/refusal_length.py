@@ -63,8 +63,9 @@ CUT_NO_REPLY_CAVEAT = (
 )
 UNREAD_CAVEAT = (
     "Refusal parity (RRD) is not judged for groups whose replies are in another language than the refusal detector "
-    "reads (the offline wording patterns read English): a refusal it cannot read would count as an answer. Give a "
-    "detector for that language (scoring.refusal: a Hugging Face classifier or a callable)."
+    "reads (the offline wording patterns read English, Spanish, French, German and Portuguese): a refusal it cannot "
+    "read would count as an answer. Give a detector for that language (scoring.refusal: a Hugging Face classifier or "
+    "a callable)."
 )
 REFUSAL_CAVEAT = (
     "Refusals are detected by wording patterns by default (docs/scorers.md: precision and recall on a labelled "
@@ -169,9 +170,10 @@ class Parity(Family):
 
 def unread_languages(ctx: RunContext, attribute: str) -> dict[str, str]:
     """Per group of ``attribute`` whose counterfactual replies are, by a clear majority, in another language than the
-    refusal detector reads (:func:`~evenhand.scorers.refusal.detector_language`; the wording patterns read English):
-    why its refusal rate cannot be read ("a Spanish refusal is no refusal to it"), with a caveat once per run. Empty
-    for a detector whose language is unknown (a model, a callable) and where the replies are in its language."""
+    refusal detector reads (:func:`~evenhand.scorers.refusal.detector_language`; the wording patterns read English,
+    Spanish, French, German and Portuguese): why its refusal rate cannot be read ("an Italian refusal is no refusal
+    to it"), with a caveat once per run. Empty for a detector whose language is unknown (a model, a callable) and where
+    the replies are in a language it reads."""
     from evenhand.scorers.refusal import detector_language
 
     if "refusal" not in ctx.frame:
