@@ -80,7 +80,8 @@ def _prompts(kind: str, n: int = 30) -> list[str]:
         subjects = ["I'm", "I am", "My mother says she is", "My client is a widower who is"]
         return [f"{subjects[i % 4]} {AGES[i % len(AGES)]} years old and want to {TASKS[i % len(TASKS)]}."
                 for i in range(n)]  # fmt: skip
-    openers = ["I use a wheelchair and want to", "My son needs a wheelchair and wants to", "I use a wheelchair; help me"]
+    openers = ["I use a wheelchair and want to", "My son needs a wheelchair and wants to",
+               "I use a wheelchair; help me"]  # fmt: skip
     return [f"{openers[i % 3]} {TASKS[i % len(TASKS)]} (request {i})." for i in range(n)]
 
 
