@@ -39,13 +39,19 @@ SWAPPED_TOKEN = "[MASK]"
 
 
 def _names_of(prompts: list[str]) -> tuple[str, ...]:
-    """Every person's name written in ``prompts`` (their first mention, and each mention of a part)."""
+    """Every person's name written in ``prompts`` (their first mention, each mention of a part, and each part of a
+    hyphenated double surname: "García-López", "García", "López")."""
     found: dict[str, None] = {}
     for text in prompts:
         for person in find_people(text):
             found.setdefault(text[person.start : person.end])
             for mention in person.mentions:
-                found.setdefault(text[mention.start : mention.end])
+                written = text[mention.start : mention.end]
+                found.setdefault(written)
+                if "-" in written:  # a reply may write one part of a double surname ("Sra. García")
+                    for piece in written.split("-"):
+                        if len(piece) > 1:
+                            found.setdefault(piece)
     return tuple(found)
 
 
