@@ -148,7 +148,8 @@ class NameIndex:
             tuples of keys: a run of capitalised words that starts with one names nobody in those words.
         evidence: attribute -> its full-name rule (:class:`NameEvidence`), for the attributes whose file has one.
         family_name_first: ``people.json``'s surnames of languages that write the family name first ("Nguyễn Thị
-            Mai", "Zhang Wei"), as keys: a run that starts with one and ends with a known given name reads in that order.
+            Mai", "Zhang Wei"), as keys: a run that starts with one and ends with a known given name reads in that
+            order.
         read_without_lists: ``people.json``'s attributes that readers infer from a personal name although no list
             here places a name in their groups (religion, nationality): a named person is unplaced for them.
     """

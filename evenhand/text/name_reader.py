@@ -390,7 +390,8 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
         # every mention of a part carries the person's key of it: "Ms. López" swaps as "García-López" does
         named_as = {"first": fkey, "last": lkey}
         mentions = [
-            Mention(words[i].start, words[i].end, part, named_as[part] or words[i].key) for i, part in sorted(own.items())
+            Mention(words[i].start, words[i].end, part, named_as[part] or words[i].key)
+            for i, part in sorted(own.items())
         ]
         double = next((words[i].text for i, part in sorted(own.items()) if part == "last" and "-" in words[i].text), "")
         pieces = tuple(key for piece in double.split("-") if len(key := _key(piece)) > 1) if double else ()
