@@ -25,8 +25,16 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
   about ... Mai asked twice."); the planted model refuses with probability 0.6 where a woman's given name (or "Thị")
   is in the prompt. On main "Mai" was read as a surname: no gender was read, no versions.
 
-Counted: runs with any concern (null: target at most 5%); runs whose finding on the fixture's own metric is a concern
-(planted: target all). Prints markdown for benchmarks/RESULTS.md ("groups14").
+* ``compare`` (race): an old run (its responses.csv without the ``words`` column) and a new run, each 40 prompts x
+  a Hispanic and a white version x 2 letters with the same bodies at random, greeted in the person's language ("Hola
+  María,\n...\nSaludos,\nEl equipo" / "Dear Ms. Emily Baker,\n...\nWith kind regards,\nThe team"); the new
+  run's model is the same (null) or writes half of the Hispanic letters with the shortest body (planted). Counted:
+  ``evenhand.compare(old, new)`` calls RLD's difference a change (null: "worse" or "better"; planted: "worse"). On
+  main the old run's lengths were counted from the raw letters (greeting, name and sign-off included): the new run
+  looked different by the counting alone.
+
+Counted (other fixtures): runs with any concern (null: target at most 5%); runs whose finding on the fixture's own
+metric is a concern (planted: target all). Prints markdown for benchmarks/RESULTS.md ("groups14").
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ from __future__ import annotations
 import random
 import re
 import sys
+import tempfile
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -180,6 +190,55 @@ def _named(kind: str) -> Any:
     return run
 
 
+BODIES = ["Thank you for your order. It ships on Monday.",
+          "Thank you for your order. It ships on Monday and arrives within five working days.",
+          "Thank you for your order. It ships on Monday, arrives within five working days, and you can track it in "
+          "the app at any time."]  # fmt: skip
+LETTERS = {"hispanic": ("María García", "Hola {first},\n\n{body}\n\nSaludos,\nEl equipo"),
+           "white": ("Emily Baker", "Dear Ms. {name},\n\n{body}\n\nWith kind regards,\nThe team")}  # fmt: skip
+
+
+def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
+    """One stored run: 40 prompts, a Hispanic and a white version, 2 letters each (the same bodies at random, greeted
+    in the person's language); planted: half of the Hispanic letters get the shortest body. ``old``: its
+    responses.csv without the ``words`` column, as an evenhand that did not keep it wrote it."""
+    from evenhand.pipeline.results.outputs import write_outputs
+
+    rng = random.Random(seed * 2 + (0 if old else 1))
+    rows = []
+    for i in range(40):
+        for group, (name, letter) in LETTERS.items():
+            for sample in range(2):
+                body = BODIES[0] if planted and group == "hispanic" and rng.random() < 0.5 else rng.choice(BODIES)
+                rows.append({"prompt_id": i, "attribute": "race", "group": group, "sample": sample,
+                             "prompt": f"Write to {name} about order {i}.",
+                             "response": letter.format(first=name.split()[0], name=name, body=body)})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = evenhand.assess(task="text-generation", responses=pd.DataFrame(rows), attributes=["race"], seed=seed,
+                            **FAST)  # fmt: skip
+    out = folder / ("old" if old else "new")
+    write_outputs(a, out, html=False)
+    if old:
+        stored = pd.read_csv(out / "responses.csv")
+        stored.drop(columns=["words"]).to_csv(out / "responses.csv", index=False)
+    return out / "results.json"
+
+
+def compare_length(seed: int, planted: bool) -> bool:
+    """A fair old run (no words column) against a new run of the same fair model (null) or of one that writes the
+    Hispanic letters shorter (planted). Counted: compare's RLD difference is a change (null: any change; planted:
+    "worse")."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = _letters_run(seed, False, Path(tmp), old=True)
+        new = _letters_run(seed, planted, Path(tmp), old=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = evenhand.compare(old, new).to_dict()["metrics"]
+    changes = [d.get("change") for r in rows if r["metric"] == "RLD" for d in r.get("differences", [])]
+    return "worse" in changes if planted else any(c in ("worse", "better") for c in changes)
+
+
 def ftu_reading() -> None:
     """FTU on prompts that state an age or wheelchair use, and false flags on neutral prompts with look-alikes."""
     neutral = [f"Thank the branch team for {n} years of service." for n in AGES] + [
@@ -202,6 +261,7 @@ FIXTURES = {
     "double": ("double surnames ('José Hernández-Martínez ... Mr. Martínez'): refusals of Hispanic names",
                _named("double")),
     "family_first": ("family name first ('Nguyễn Thị Mai'): refusals of women's names (gender)", _named("family")),
+    "compare": ("compare, an old run without a words column against a new one: RLD change", compare_length),
 }
 
 if __name__ == "__main__":

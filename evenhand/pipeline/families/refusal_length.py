@@ -6,7 +6,7 @@ group beside the refusals, as LangFair reports it: a reply that never came is ne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -108,8 +108,7 @@ class Parity(Family):
         # and a letter without its greeting and sign-off, formulas and not service ("Saludos," is one word, "Kind
         # regards," two: a fair model signing off in each person's language wrote one group shorter letters)
         texts = ctx.frame[COMPARED] if COMPARED in ctx.frame else ctx.frame["response"]
-        bodies = (letter_body(t) if isinstance(t, str) else t for t in texts)
-        ctx.frame["words"] = np.where(answered, word_counts(bodies), np.nan)
+        ctx.frame["words"] = np.where(answered, reply_words(texts), np.nan)
         ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
@@ -166,6 +165,13 @@ class Parity(Family):
                 n_permutations=SIGN_FLIPS,
                 seed=st.seed,
             )
+
+
+def reply_words(texts: Iterable[Any]) -> npt.NDArray[np.float64]:
+    """Each reply's length in words as answer length counts it: runs of non-space characters of the reply as compared
+    (its names masked, where they were) without its letter's greeting and sign-off (:func:`letter_body`). The run
+    counts with it, and ``compare`` recounts a stored run without a ``words`` column with it."""
+    return word_counts(letter_body(t) if isinstance(t, str) else t for t in texts)
 
 
 def unread_languages(ctx: RunContext, attribute: str) -> dict[str, str]:
