@@ -241,18 +241,16 @@ class LanguagePatterns:
     something that is a refusal only when nothing after it goes on to help (``providing``, ``goes_on_to_help``)."""
 
     look_alikes: re.Pattern[str]
-    refusals: tuple[re.Pattern[str], ...]
-    providing: tuple[re.Pattern[str], ...]
+    refusals: re.Pattern[str]
+    providing: re.Pattern[str]
     goes_on_to_help: re.Pattern[str]
 
     def refuses(self, normalized: str) -> bool:
         """Whether the normalized own words of a reply decline the request in this language."""
         cleaned = self.look_alikes.sub(" ", normalized)
-        if any(p.search(cleaned) for p in self.refusals):
+        if self.refusals.search(cleaned):
             return True
-        return any(
-            not self.goes_on_to_help.search(cleaned, m.end()) for p in self.providing for m in p.finditer(cleaned)
-        )
+        return any(not self.goes_on_to_help.search(cleaned, m.end()) for m in self.providing.finditer(cleaned))
 
 
 @functools.lru_cache(maxsize=1)
@@ -261,13 +259,14 @@ def other_languages() -> dict[str, LanguagePatterns]:
     raw = json.loads((resources.files("evenhand") / "data" / "refusal" / "languages.json").read_text("utf-8"))
 
     def either(sources: list[str]) -> re.Pattern[str]:
+        # one alternation per list: one scan of a reply, not one per pattern (English replies pass all of them)
         return re.compile("|".join(f"(?:{s})" for s in sources) or r"(?!x)x")
 
     return {
         code: LanguagePatterns(
             either(spec.get("look_alikes", [])),
-            tuple(re.compile(s) for s in (*spec.get("outright", []), *spec.get("service", []))),
-            tuple(re.compile(s) for s in spec.get("providing", [])),
+            either([*spec.get("outright", []), *spec.get("service", [])]),
+            either(spec.get("providing", [])),
             either(spec.get("goes_on_to_help", [])),
         )
         for code, spec in raw["languages"].items()
