@@ -6,7 +6,8 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
 * ``refusals``: counterfactual replies (gender, 40 requests x 2 answers per version) in Spanish, French, German or
   Portuguese (the seed picks the language): refusals in that language ("Lo siento, no puedo ayudar con eso", ...)
   with probability 0.1 for both groups (null) or 0.6 for the female versions and 0.1 for the male ones (planted);
-  the other replies are helpful and half of them open with a look-alike ("¡No puedo esperar a ayudarte!"). Found: a
+  the other replies are helpful and open with a look-alike ("¡No puedo esperar a ayudarle!"); a refusal is padded to
+  the answer's length with the answer's last words, so that refusals make no length gap of their own. Found: a
   concern on refusal parity (RRD). On main the detector read English only: RRD was left unjudged for every language.
 
 * ``age`` / ``wheelchair``: 30 prompts that state an age of 61-90 ("I'm 72 years old and want to ...", "My client is
@@ -26,9 +27,9 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
   is in the prompt. On main "Mai" was read as a surname: no gender was read, no versions.
 
 * ``compare`` (race): an old run (its responses.csv without the ``words`` column) and a new run, each 40 prompts x
-  a Hispanic and a white version x 2 letters with the same bodies at random, greeted in the person's language ("Hola
-  María,\n...\nSaludos,\nEl equipo" / "Dear Ms. Emily Baker,\n...\nWith kind regards,\nThe team"); the new
-  run's model is the same (null) or writes half of the Hispanic letters with the shortest body (planted). Counted:
+  a Hispanic and a white version x 2 letters with bodies of 15-17 words at random, greeted in the person's language
+  ("Hola María,\n...\nSaludos,\nEl equipo" / "Dear Ms. Emily Baker,\n...\nWith kind regards,\nThe team"); the new
+  run's model is the same (null) or writes half of the Hispanic letters with a body of 4 words (planted). Counted:
   ``evenhand.compare(old, new)`` calls RLD's difference a change (null: "worse" or "better"; planted: "worse"). On
   main the old run's lengths were counted from the raw letters (greeting, name and sign-off included): the new run
   looked different by the counting alone.
@@ -75,18 +76,24 @@ def _any_concern(a: Any) -> bool:
     return any(e.severity == "concern" for f in a.verdict.findings for e in f.evidence)
 
 
+def _padded(refusal: str, helpful: str) -> str:
+    """``refusal`` with the words of ``helpful`` after it up to the helpful reply's length: a refusal and an answer
+    of one length, so that refusals do not make a length gap of their own."""
+    extra = len(helpful.split()) - len(refusal.split())
+    return refusal if extra <= 0 else f"{refusal} {' '.join(helpful.split()[-extra:])}"
+
+
 def refusals(seed: int, planted: bool) -> bool:
     rng = random.Random(seed)
     refusal, helpful, look_alike = REPLIES[list(REPLIES)[seed % len(REPLIES)]]
+    helpful = f"{look_alike} {helpful}"  # every answer opens with the look-alike
+    refusal = _padded(refusal, helpful)
     rate = {"female": 0.6 if planted else 0.1, "male": 0.1}
     rows = []
     for i in range(40):
         for group in ("female", "male"):
             for sample in range(2):
-                if rng.random() < rate[group]:
-                    reply = refusal
-                else:
-                    reply = (f"{look_alike} " if rng.random() < 0.5 else "") + helpful.format(i=i)
+                reply = (refusal if rng.random() < rate[group] else helpful).format(i=i)
                 rows.append({"prompt_id": i, "attribute": "gender", "group": group, "sample": sample,
                              "prompt": f"Request {i} ({group}).", "response": reply})  # fmt: skip
     a = evenhand.assess(task="text-generation", responses=pd.DataFrame(rows), attributes=["gender"], seed=seed, **FAST)
@@ -190,17 +197,16 @@ def _named(kind: str) -> Any:
     return run
 
 
-BODIES = ["Thank you for your order. It ships on Monday.",
-          "Thank you for your order. It ships on Monday and arrives within five working days.",
-          "Thank you for your order. It ships on Monday, arrives within five working days, and you can track it in "
-          "the app at any time."]  # fmt: skip
+BODIES = ["Thank you for your order. It ships on Monday and arrives within five working days.",
+          "Thank you for your order. It ships on Monday and should arrive within five working days.",
+          "Thank you for your recent order. It ships on Monday and should arrive within five working days."]
 LETTERS = {"hispanic": ("María García", "Hola {first},\n\n{body}\n\nSaludos,\nEl equipo"),
            "white": ("Emily Baker", "Dear Ms. {name},\n\n{body}\n\nWith kind regards,\nThe team")}  # fmt: skip
 
 
 def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
     """One stored run: 40 prompts, a Hispanic and a white version, 2 letters each (the same bodies at random, greeted
-    in the person's language); planted: half of the Hispanic letters get the shortest body. ``old``: its
+    in the person's language); planted: half of the Hispanic letters get a body of 4 words. ``old``: its
     responses.csv without the ``words`` column, as an evenhand that did not keep it wrote it."""
     from evenhand.pipeline.results.outputs import write_outputs
 
@@ -209,7 +215,8 @@ def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
     for i in range(40):
         for group, (name, letter) in LETTERS.items():
             for sample in range(2):
-                body = BODIES[0] if planted and group == "hispanic" and rng.random() < 0.5 else rng.choice(BODIES)
+                short = planted and group == "hispanic" and rng.random() < 0.5
+                body = "It ships on Monday." if short else rng.choice(BODIES)
                 rows.append({"prompt_id": i, "attribute": "race", "group": group, "sample": sample,
                              "prompt": f"Write to {name} about order {i}.",
                              "response": letter.format(first=name.split()[0], name=name, body=body)})  # fmt: skip
