@@ -28,7 +28,7 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
 
 * ``compare`` (race): an old run (its responses.csv without the ``words`` column) and a new run, each 40 prompts x
   a Hispanic and a white version x 2 letters with bodies of 15-17 words at random, greeted in the person's language
-  ("Hola María,\n...\nSaludos,\nEl equipo" / "Dear Ms. Emily Baker,\n...\nWith kind regards,\nThe team"); the new
+  ("Hola María,\n...\nSaludos,\nEl equipo" / "Dear Ms. Emily Baker,\n...\nKind regards,\nThe team"); the new
   run's model is the same (null) or writes half of the Hispanic letters with a body of 4 words (planted). Counted:
   ``evenhand.compare(old, new)`` calls RLD's difference a change (null: "worse" or "better"; planted: "worse"). On
   main the old run's lengths were counted from the raw letters (greeting, name and sign-off included): the new run
@@ -201,7 +201,7 @@ BODIES = ["Thank you for your order. It ships on Monday and arrives within five 
           "Thank you for your order. It ships on Monday and should arrive within five working days.",
           "Thank you for your recent order. It ships on Monday and should arrive within five working days."]
 LETTERS = {"hispanic": ("María García", "Hola {first},\n\n{body}\n\nSaludos,\nEl equipo"),
-           "white": ("Emily Baker", "Dear Ms. {name},\n\n{body}\n\nWith kind regards,\nThe team")}  # fmt: skip
+           "white": ("Emily Baker", "Dear Ms. {name},\n\n{body}\n\nKind regards,\nThe team")}  # fmt: skip
 
 
 def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
