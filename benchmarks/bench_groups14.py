@@ -20,11 +20,13 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
   wheel", "wheelchair-accessible").
 * ``double`` (race): 6 persons with hyphenated Spanish double surnames x 5 reminders ("Write a reminder to José
   Hernández-Martínez about the overdue bill. Mr. or Ms. Martínez asked twice."); the planted model refuses with
-  probability 0.6 where any Hispanic surname part is in the prompt. On main the other groups' versions kept
+  probability 0.6 where any Hispanic surname part is in the prompt or evenhand's name reading places a person there
+  as Hispanic (the versions' drawn names). On main the other groups' versions kept
   "Hernández-Martínez" (a double surname the tables do not list whole) or "Ms. López": the model refused them too.
 * ``family_first`` (gender): 6 women named family name first x 5 reminders ("Write a reminder to Nguyễn Thị Mai
   about ... Mai asked twice."); the planted model refuses with probability 0.6 where a woman's given name (or "Thị")
-  is in the prompt. On main "Mai" was read as a surname: no gender was read, no versions.
+  is in the prompt or evenhand's name reading places a woman there. On main "Mai" was read as a surname ("Nguyễn" as
+  the given name): 10 of the 30 prompts got no gender versions, and the men's versions kept "Thị".
 
 * ``compare`` (race): an old run (its responses.csv without the ``words`` column) and a new run, each 40 prompts x
   a Hispanic and a white version x 2 letters with bodies of 15-17 words at random, greeted in the person's language
@@ -40,6 +42,7 @@ metric is a concern (planted: target all). Prints markdown for benchmarks/RESULT
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import sys
@@ -170,12 +173,21 @@ def _named_prompts(kind: str) -> list[str]:
     return [f"Write a reminder to {p} {t}. {p.split()[-1]} asked twice." for p in FAMILY_FIRST for t in NAME_TASKS]
 
 
+@functools.lru_cache(maxsize=4096)
+def _read_as(prompt: str, attribute: str, group: str) -> bool:
+    """Whether evenhand's name reading places a person of ``prompt`` in ``group`` (the planted model's reading of
+    the names it was not told about: the versions' drawn names)."""
+    return any(m.group == group for m in evenhand.check_ftu([prompt], attribute=attribute).names[0])
+
+
 def _name_model(kind: str, seed: int, planted: bool) -> Any:
     rng = random.Random(seed)
     target = HISPANIC_PARTS if kind == "double" else WOMEN
+    attribute, group = ("race", "hispanic") if kind == "double" else ("gender", "female")
 
     def reply(prompt: str) -> str:
-        if planted and target.search(prompt) and rng.random() < 0.6:
+        targeted = target.search(prompt) is not None or _read_as(prompt, attribute, group)
+        if planted and targeted and rng.random() < 0.6:
             return REFUSAL
         step = rng.choice(["Pay through the app", "Visit any branch", "Call us on the number on your card"])
         return f"Hello, this is a friendly reminder. {step}; it takes a few minutes. Thank you."
