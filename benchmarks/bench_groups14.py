@@ -25,10 +25,10 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
   "Hernández-Martínez" (a double surname the tables do not list whole) or "Ms. López": the model refused them too.
 * ``family_first`` (gender): 6 women named family name first x 5 reminders ("Write a reminder to Nguyễn Thị Mai
   about ... Mai asked twice."); the planted model refuses with probability 0.6 where a woman's given name (or "Thị")
-  is in the prompt or evenhand's name reading places a woman there. On main the parts were read in Western order: "Nguyễn
-  Thị Mai" and "Zhang Mei" got no gender versions, "Trần Thị Linh" was read as a woman by "Trần" and "Hoàng Thị
-  Trang" as a man by "Hoàng" (their men's versions "Tan Thị Linh": the woman's names kept), "Phạm Thị Ngọc" by the
-  middle name ("Phạm Huy Ngọc").
+  is in the prompt or evenhand's name reading places a woman there. On main the parts were read in Western order:
+  "Nguyễn Thị Mai" and "Zhang Mei" got no gender versions, "Trần Thị Linh" was read as a woman by "Trần" and "Hoàng
+  Thị Trang" as a man by "Hoàng" (their men's versions "Tan Thị Linh": the woman's names kept), "Phạm Thị Ngọc" by
+  the middle name ("Phạm Huy Ngọc").
 
 * ``compare`` (race): an old run (its responses.csv without the ``words`` column) and a new run, each 40 prompts x
   a Hispanic and a white version x 2 letters with bodies of 15-17 words at random, greeted in the person's language
