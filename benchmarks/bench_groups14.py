@@ -33,10 +33,11 @@ Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_groups14.py [--runs 2
 * ``compare`` (race): an old run (its responses.csv without the ``words`` column) and a new run, each 40 prompts x
   a Hispanic and a white version x 2 letters with bodies of 15-17 words at random, greeted in the person's language
   ("Hola María,\n...\nSaludos,\nEl equipo" / "Dear Ms. Emily Baker,\n...\nKind regards,\nThe team"); the new
-  run's model is the same (null) or writes half of the Hispanic letters with a body of 4 words (planted). Counted:
+  run's model is the same (null) or writes a quarter of the Hispanic letters with a body of 4 words (planted). Counted:
   ``evenhand.compare(old, new)`` calls RLD's difference a change (null: "worse" or "better"; planted: "worse"). On
-  main the old run's lengths were counted from the raw letters (greeting, name and sign-off included): the new run
-  looked different by the counting alone.
+  main the old run's lengths were counted from the raw letters (greeting, name and sign-off included): its
+  recomputed RLD (0.14) was not its stored one (0.0), so compare gave up the pairing and compared the two stored
+  intervals as independent runs ("normal approximation").
 
 Counted (other fixtures): runs with any concern (null: target at most 5%); runs whose finding on the fixture's own
 metric is a concern (planted: target all). Prints markdown for benchmarks/RESULTS.md ("groups14").
@@ -220,7 +221,7 @@ LETTERS = {"hispanic": ("María García", "Hola {first},\n\n{body}\n\nSaludos,\n
 
 def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
     """One stored run: 40 prompts, a Hispanic and a white version, 2 letters each (the same bodies at random, greeted
-    in the person's language); planted: half of the Hispanic letters get a body of 4 words. ``old``: its
+    in the person's language); planted: a quarter of the Hispanic letters get a body of 4 words. ``old``: its
     responses.csv without the ``words`` column, as an evenhand that did not keep it wrote it."""
     from evenhand.pipeline.results.outputs import write_outputs
 
@@ -229,7 +230,7 @@ def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
     for i in range(40):
         for group, (name, letter) in LETTERS.items():
             for sample in range(2):
-                short = planted and group == "hispanic" and rng.random() < 0.5
+                short = planted and group == "hispanic" and rng.random() < 0.25
                 body = "It ships on Monday." if short else rng.choice(BODIES)
                 rows.append({"prompt_id": i, "attribute": "race", "group": group, "sample": sample,
                              "prompt": f"Write to {name} about order {i}.",
@@ -239,7 +240,7 @@ def _letters_run(seed: int, planted: bool, folder: Path, *, old: bool) -> Path:
         a = evenhand.assess(task="text-generation", responses=pd.DataFrame(rows), attributes=["race"], seed=seed,
                             **FAST)  # fmt: skip
     out = folder / ("old" if old else "new")
-    write_outputs(a, out, html=False)
+    write_outputs(a, out, html=False, include_responses=False)  # the responses in responses.csv only
     if old:
         stored = pd.read_csv(out / "responses.csv")
         stored.drop(columns=["words"]).to_csv(out / "responses.csv", index=False)
