@@ -214,16 +214,22 @@ def test_framework_detects_once_per_plan(monkeypatch: pytest.MonkeyPatch) -> Non
 @pytest.mark.parametrize(
     ("task", "readers"),
     [
-        ("text_generation", "refusal detector, toxicity scorer and sentiment scorer"),
-        ("classification", "refusal detector"),  # RRD is planned beside CPRD and DFR (review6)
-        ("estimation", "refusal detector"),
+        ("text_generation", "toxicity scorer and sentiment scorer"),
+        ("classification", ""),  # RRD is planned beside CPRD and DFR (review6)
+        ("estimation", ""),
     ],
 )
 def test_the_note_names_every_english_only_reader_the_run_uses(task: str, readers: str) -> None:
     """left8a: prompts in another language and a plan that uses the offline readers of replies: the note names
-    each of them (the refusal detector was missing, and the note was written only where FTU was blocked)."""
+    each of them (the refusal detector was missing, and the note was written only where FTU was blocked). Since
+    groups14 the refusal detector reads Spanish: it is no English-only reader of these prompts."""
     p = plan(task=task, prompts=SPANISH, attributes=[], custom_attributes=SPANISH_GENDER)
-    [note] = [n for n in p.caveats if "English only" in n]
+    notes = [n for n in p.caveats if "English only" in n]
+    assert not any("refusal detector" in n for n in notes), notes
+    if not readers:
+        assert notes == [], notes
+        return
+    [note] = notes
     verb = "read" if " and " in readers else "reads"
     assert "Spanish" in note and f"offline default {readers} {verb} English only" in note, note
 

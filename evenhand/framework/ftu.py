@@ -289,7 +289,8 @@ def reader_notes(ftu: Mapping[str, FTUSummary]) -> list[str]:
 
 
 #: The offline default readers of replies, by the kind of input a metric takes (``MetricSpec.inputs`` starts with
-#: it), and the one language they read: the refusal patterns, the lexical toxicity model and VADER read English.
+#: it): the lexical toxicity model and VADER read English, the refusal patterns English, Spanish, French, German
+#: and Portuguese (:func:`_reads_language`).
 ENGLISH_READERS = {"refusal": "refusal detector", "toxicity": "toxicity scorer", "sentiment": "sentiment scorer"}
 #: Where a run names another reader of each kind.
 READER_SETTINGS = {"refusal detector": "scoring.refusal", "toxicity scorer": "scoring.toxicity",
@@ -301,6 +302,16 @@ def english_only_readers(keys: Sequence[str]) -> list[str]:
     """The offline default readers of replies that the metrics ``keys`` use, in :data:`ENGLISH_READERS` order."""
     inputs = {METRICS[key].inputs.split("_", 1)[0] for key in keys if key in METRICS}
     return [reader for kind, reader in ENGLISH_READERS.items() if kind in inputs]
+
+
+def _reads_language(reader: str, code: str | None) -> bool:
+    """Whether the offline default ``reader`` reads replies in language ``code``: English for all; the refusal
+    patterns read Spanish, French, German and Portuguese too (groups14: a Spanish refusal is read)."""
+    if reader == ENGLISH_READERS["refusal"]:
+        from evenhand.scorers.refusal import pattern_languages
+
+        return code in pattern_languages()
+    return code == READERS_LANGUAGE
 
 
 def _readers_clause(readers: Sequence[str]) -> str:
@@ -316,6 +327,8 @@ def language_notes(ftu: Mapping[str, FTUSummary], guess: LanguageGuess | None, r
     notes: list[str] = []
     blocked = [f for f in ftu.values() if not f.assessable]
     other_language = guess is not None and guess.differs_from(READERS_LANGUAGE)
+    if guess is not None:  # a reader that reads the prompts' language is no English-only reader for them
+        readers = [r for r in readers if not _reads_language(r, guess.code)]
     readers_note = (
         f"{_readers_clause(readers)}: a group whose replies are in {guess.name} gets no figure from "
         f"{'it' if len(readers) == 1 else 'them'} (undefined, with the reason); to read {guess.name} replies name "

@@ -147,6 +147,9 @@ class NameIndex:
         lookalike_phrases: ``people.json``'s look-alikes of several words ("Morgan Stanley", "Kim Jong Un"), as
             tuples of keys: a run of capitalised words that starts with one names nobody in those words.
         evidence: attribute -> its full-name rule (:class:`NameEvidence`), for the attributes whose file has one.
+        family_name_first: ``people.json``'s surnames of languages that write the family name first ("Nguyễn Thị
+            Mai", "Zhang Wei"), as keys: a run that starts with one and ends with a known given name reads in that
+            order.
         read_without_lists: ``people.json``'s attributes that readers infer from a personal name although no list
             here places a name in their groups (religion, nationality): a named person is unplaced for them.
     """
@@ -167,6 +170,7 @@ class NameIndex:
     lookalike_phrases: frozenset[tuple[str, ...]] = frozenset()
     evidence: Mapping[str, NameEvidence] = dataclasses.field(default_factory=dict)
     read_without_lists: frozenset[str] = frozenset()
+    family_name_first: frozenset[str] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -347,6 +351,7 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         lookalikes=frozenset(name_key(w) for w in _words(people, "lookalikes", _PEOPLE_FILE)),
         common_last_names=frozenset(name_key(w) for w in _words(people, "common_last_names", _PEOPLE_FILE)),
         before_place=_words(people, "before_place", _PEOPLE_FILE),
+        family_name_first=frozenset(name_key(w) for w in _words(people, "family_name_first", _PEOPLE_FILE)),
         lookalike_phrases=frozenset(
             tuple(name_key(w) for w in phrase.split()) for phrase in _words(people, "lookalike_phrases", _PEOPLE_FILE)
         ),

@@ -69,8 +69,9 @@ def re2_source(lexicon: Lexicon) -> str | None:
     ordered = [
         t for kind in (never, free, titles, ctx) for t in sorted(set(kind) & set(terms), key=lambda t: (-len(t), t))
     ]
-    # regular-expression terms (before a person noun) last; the Python pattern decides them
-    alternatives = "|".join([*map(_term_source, ordered), *(f"(?:{p})" for p in lexicon.context_patterns())])
+    # regular-expression terms (before a person noun, after a person subject) last; the Python pattern decides them
+    patterns = [*lexicon.context_patterns(), *lexicon.subject_patterns()]
+    alternatives = "|".join([*map(_term_source, ordered), *(f"(?:{p})" for p in patterns)])
     return rf"(?i)\b(?:an?{_SPACE}+)?(?:{alternatives})" if alternatives else None
 
 

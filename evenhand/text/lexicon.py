@@ -185,6 +185,7 @@ def _schema() -> type[BaseModel]:
         terms: dict[str, list[str]] | None = None
         terms_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
         patterns_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
+        patterns_after_person_subject: dict[str, list[str]] = Field(default_factory=dict)
         needs_name: bool = False
 
     class LexiconFile(BaseModel):
@@ -196,6 +197,7 @@ def _schema() -> type[BaseModel]:
         language: str = Field(default=DEFAULT_LANGUAGE, pattern=r"^[a-z]{2}$")
         comment: str | None = None
         person_nouns: list[str] = Field(default_factory=list)
+        person_subjects: list[str] = Field(default_factory=list)
         neutral: str | None = None
         grammar: str | None = None
         stereotype_category: str | None = None
@@ -256,14 +258,23 @@ def _build(data: Any, label: str) -> Lexicon:
                 ctx.append(term)
         patterns = {
             source: None if g == OTHER else g
-            for g, sources in raw["patterns_before_person_noun"].items()
+            for kind in ("patterns_before_person_noun", "patterns_after_person_subject")
+            for g, sources in raw[kind].items()
             for source in sources
         }
+        after_subject = frozenset(s for sources in raw["patterns_after_person_subject"].values() for s in sources)
         forms = {g: raw["replace_with"][g] for g in all_groups}
         neutral = raw["neutral"] if raw["neutral"] is not None else spec["neutral"]
         rows.append(
             LexiconRow(
-                raw["slot"], forms, neutral, terms, frozenset(ctx), needs_name=raw["needs_name"], patterns=patterns
+                raw["slot"],
+                forms,
+                neutral,
+                terms,
+                frozenset(ctx),
+                needs_name=raw["needs_name"],
+                patterns=patterns,
+                after_subject=after_subject,
             )
         )
     nouns = frozenset(_spelled(spec["person_nouns"]))
@@ -272,6 +283,7 @@ def _build(data: Any, label: str) -> Lexicon:
         groups,
         tuple(rows),
         nouns,
+        person_subjects=frozenset(_spelled(spec["person_subjects"])),
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
         language=spec["language"],
@@ -307,6 +319,7 @@ def _check(spec: dict[str, Any]) -> list[str]:
     if unknown_plural:
         problems.append(f"key 'plural_verb_groups': unknown group(s) {unknown_plural}; groups are {groups}")
     words("person_nouns", spec["person_nouns"])
+    words("person_subjects", spec["person_subjects"])
     words("not_terms", spec["not_terms"])
     for key in ("neutral", "stereotype_category", "grammar"):
         if spec[key] is not None and not spec[key].strip():
@@ -323,12 +336,13 @@ def _check(spec: dict[str, Any]) -> list[str]:
         words(f"{at}.replace_with", list(row["replace_with"].values()))
         if row["neutral"] is not None:
             words(f"{at}.neutral", [row["neutral"]])
-        for g, sources in row["patterns_before_person_noun"].items():
-            for j, source in enumerate(sources):
-                problem = _pattern_problem(source)
-                if problem:
-                    problems.append(f"key '{at}.patterns_before_person_noun.{g}': item {j} {problem}")
-        for kind in ("terms", "terms_before_person_noun", "patterns_before_person_noun"):
+        for kind in ("patterns_before_person_noun", "patterns_after_person_subject"):
+            for g, sources in row[kind].items():
+                for j, source in enumerate(sources):
+                    problem = _pattern_problem(source)
+                    if problem:
+                        problems.append(f"key '{at}.{kind}.{g}': item {j} {problem}")
+        for kind in ("terms", *_CONTEXT_KINDS):
             for g, values in (row[kind] or {}).items():
                 if g not in groups and g != OTHER:
                     problems.append(f"key '{at}.{kind}.{g}': unknown group; use one of {[*groups, OTHER]}")
@@ -336,14 +350,21 @@ def _check(spec: dict[str, Any]) -> list[str]:
         for kind in ("terms_before_person_noun", "patterns_before_person_noun"):
             if row[kind] and not spec["person_nouns"]:
                 problems.append(f"key '{at}.{kind}': the file has no person_nouns to follow them")
+        if row["patterns_after_person_subject"] and not spec["person_subjects"]:
+            problems.append(f"key '{at}.patterns_after_person_subject': the file has no person_subjects before them")
         if (
             row["terms"] is not None
             and not any(row["terms"].values())
             and not any(row["terms_before_person_noun"].values())
             and not any(row["patterns_before_person_noun"].values())
+            and not any(row["patterns_after_person_subject"].values())
         ):
             problems.append(f"key '{at}.terms': the row has no terms")
     return problems
+
+
+#: the row keys of terms that count only in a context (before a person noun, after a person subject)
+_CONTEXT_KINDS = ("terms_before_person_noun", "patterns_before_person_noun", "patterns_after_person_subject")
 
 
 def _pattern_problem(source: str) -> str | None:

@@ -41,6 +41,8 @@ class LexiconRow:
     # regular expressions (lower-case source) -> the group they belong to; they count only before a person noun
     # ("the 72-year-old man"), like the terms of needs_person_noun
     patterns: Mapping[str, str | None] = field(default_factory=dict)
+    # the patterns that count after a person subject instead ("i'm 72 years old": the lexicon's person_subjects)
+    after_subject: frozenset[str] = frozenset()
 
     def group_of(self, key: str) -> str | None:
         """The group of a lower-case term of this row (a listed term, or a text one of its patterns matches)."""
@@ -70,6 +72,8 @@ class Lexicon:
         groups: the group names, in a fixed order (e.g. ``("female", "male")``).
         rows: the aligned rows (see :class:`LexiconRow`).
         person_nouns: nouns that make a context-dependent term ("black", "white", ...) count.
+        person_subjects: lower-case words after which a row's ``after_subject`` patterns count ("i'm", "she is":
+            "I'm 72 years old", not "the house is 100 years old").
         grammar: the name of the grammar rules that choose between rows sharing a term (a key of
             ``evenhand.text._grammar.GRAMMARS``, e.g. "english_gendered_pronouns" for her/his), or None.
         stereotype_category: the category a stereotype classifier uses for this attribute, or None.
@@ -92,6 +96,7 @@ class Lexicon:
     groups: tuple[str, ...]
     rows: tuple[LexiconRow, ...]
     person_nouns: frozenset[str] = frozenset()
+    person_subjects: frozenset[str] = frozenset()
     grammar: str | None = None
     stereotype_category: str | None = None
     language: str | None = None
@@ -207,8 +212,16 @@ class Lexicon:
         return free, titles, ctx
 
     def context_patterns(self) -> list[str]:
-        """The regular-expression terms of every row (they count only before a person noun), in row order."""
-        return list(dict.fromkeys(source for row in self.rows for source in row.patterns))
+        """The regular-expression terms that count only before a person noun, of every row, in row order."""
+        return list(
+            dict.fromkeys(source for row in self.rows for source in row.patterns if source not in row.after_subject)
+        )
+
+    def subject_patterns(self) -> list[str]:
+        """The regular-expression terms that count only after a person subject, of every row, in row order."""
+        return list(
+            dict.fromkeys(source for row in self.rows for source in row.patterns if source in row.after_subject)
+        )
 
     def _alternatives(self, name_next: str | None = None) -> str:
         free, titles, ctx = self.term_kinds()
@@ -223,6 +236,13 @@ class Lexicon:
             context = "|".join([trie_pattern(ctx)] * bool(ctx) + [f"(?:{p})" for p in patterns])
             # one hyphenated modifier may stand between ("a Black small-business owner", "a Mexican food-truck owner")
             alternatives += rf"|(?P<c>{context})(?=\s+(?:[^\W\d_]+(?:-[^\W\d_]+)+\s+)?(?:{nouns})(?!\w))"
+        after = self.subject_patterns()
+        if after and self.person_subjects:
+            body = "|".join(f"(?:{p})" for p in after)
+            # one fixed-width look-behind per subject ("i'm ", "she is "); the look-ahead first: most positions fail
+            # it at once, before any look-behind is tried
+            subjects = "|".join(rf"(?<=(?<!\w){re.escape(s)}\s)" for s in sorted(self.person_subjects))
+            alternatives += rf"|(?=(?:{body})(?!\w))(?:{subjects})(?P<s>{body})"
         return alternatives
 
     def __repr__(self) -> str:

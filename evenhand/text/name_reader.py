@@ -65,6 +65,16 @@ class Person:
     first: str | None
     last: str | None
     mentions: tuple[Mention, ...]
+    # the parts of a hyphenated double surname, in order ("garcia", "lopez" for "García-López"); empty otherwise
+    last_parts: tuple[str, ...] = ()
+
+    @property
+    def family_name_first(self) -> bool:
+        """True when the name is written family name first ("Nguyễn Thị Mai", "Zhang Wei"): at its first full
+        mention the surname stands before the given name."""
+        firsts = [m.start for m in self.mentions if m.part == "first" and self.start <= m.start < self.end]
+        lasts = [m.start for m in self.mentions if m.part == "last" and self.start <= m.start < self.end]
+        return bool(firsts and lasts) and lasts[0] < firsts[0]
 
 
 class _Word(NamedTuple):
@@ -198,6 +208,11 @@ def _people_in_run(
     k = 0
     while k < len(run):
         w = words[run[k]]
+        family_first = _family_name_first(words, run, k, index)
+        if family_first is not None:
+            found.append(family_first)
+            k += len(family_first[2])
+            continue
         j = k + 1
         if j < len(run) and (_is_initial(text, words[run[j]]) or _first_name(index, words[run[j]].key)):
             if j + 1 < len(run) and index.is_last_name(words[run[j + 1]].key):
@@ -224,6 +239,27 @@ def _people_in_run(
             found.append((run[k], None, [run[k]]))
         k += 1
     return found
+
+
+def _family_name_first(
+    words: list[_Word], run: list[int], k: int, index: NameIndex
+) -> tuple[int | None, int | None, list[int]] | None:
+    """A name written family name first at ``run[k]`` (first word, last word, its words), or None: a surname of
+    ``people.json``'s ``family_name_first`` (languages that write the family name first: "Nguyễn", "Zhang"), then at
+    most one middle name and a known given name that is not itself such a surname ("Nguyễn Thị Mai", "Zhang Wei";
+    "Mai Nguyen" and "Emily Chen" keep the given name first)."""
+    surnames = index.family_name_first
+    if words[run[k]].key not in surnames:
+        return None
+    for size in (3, 2):  # with a middle name first: "Nguyễn Thị Mai" is one person, not "Nguyễn Thị" and "Mai"
+        if k + size > len(run):
+            continue
+        span = run[k : k + size]
+        given = words[span[-1]].key
+        middle_ok = all(index.known("first", words[i].key) for i in span[1:-1])
+        if middle_ok and index.known("first", given) and given not in surnames and not _lookalike(index, given):
+            return (span[-1], span[0], span)
+    return None
 
 
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
@@ -308,7 +344,8 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
                 (
                     q
                     for q, (f, k) in enumerate(keys)
-                    if (fkey is not None and f == fkey) or (lkey is not None and k == lkey)
+                    if (fkey is not None and f == fkey)
+                    or (lkey is not None and (k == lkey or lkey in _surname_pieces(words, parts[q])))
                 ),
                 None,
             )
@@ -327,6 +364,9 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
         for part, key in (("first", fkey), ("last", lkey)):
             if key is not None:
                 owner.setdefault((part, key), p)
+    for p, own in enumerate(parts):  # a part of a double surname written alone ("López" after "María García-López")
+        for key in _surname_pieces(words, own):
+            owner.setdefault(("last", key), p)
     named = {key for _, key in owner}
     for i, w in enumerate(words):  # other mentions of a found person's first or last name
         if i in taken or w.key not in named:
@@ -347,11 +387,28 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
             break
     people = []
     for (fkey, lkey), span, own in zip(keys, spans, parts, strict=True):
-        mentions = [Mention(words[i].start, words[i].end, part, words[i].key) for i, part in sorted(own.items())]
-        people.append(Person(words[span[0]].start, words[span[-1]].end, fkey, lkey, tuple(mentions)))
+        # every mention of a part carries the person's key of it: "Ms. López" swaps as "García-López" does
+        named_as = {"first": fkey, "last": lkey}
+        mentions = [
+            Mention(words[i].start, words[i].end, part, named_as[part] or words[i].key)
+            for i, part in sorted(own.items())
+        ]
+        double = next((words[i].text for i, part in sorted(own.items()) if part == "last" and "-" in words[i].text), "")
+        pieces = tuple(key for piece in double.split("-") if len(key := _key(piece)) > 1) if double else ()
+        people.append(Person(words[span[0]].start, words[span[-1]].end, fkey, lkey, tuple(mentions), pieces))
     if len(people) > 1:
         people.sort(key=_first_mention)
     return tuple(people)
+
+
+def _surname_pieces(words: list[_Word], own: dict[int, str]) -> set[str]:
+    """The keys of the parts of a person's hyphenated double surname ("garcia", "lopez" for "García-López"; parts of
+    more than one letter), from the words ``own`` marks as the person's last name."""
+    pieces: set[str] = set()
+    for i, part in own.items():
+        if part == "last" and "-" in words[i].text:
+            pieces.update(key for piece in words[i].text.split("-") if len(key := _key(piece)) > 1)
+    return pieces
 
 
 def _first_mention(person: Person) -> int:

@@ -79,7 +79,17 @@ def name_attributes(groups: Mapping[str, Collection[str]]) -> dict[str, str]:
 def _signal(person: Person, attribute: str, index: NameIndex) -> tuple[str, float, tuple[str, ...]] | None:
     """The group a person's name signals for ``attribute`` (group, share, the parts read), or None (see
     :func:`_signal_of`)."""
-    return _signal_of(person.first, person.last, attribute, index)
+    return _signal_of(person.first, _read_last(person, attribute, index), attribute, index)
+
+
+def _read_last(person: Person, attribute: str, index: NameIndex) -> str | None:
+    """The surname key the tables read for ``person``: the surname, or for a hyphenated double surname they do not
+    list whole ("Hernández-Martínez") its first part they know ("hernandez"; Spanish puts the father's first). A
+    counterfactual still swaps the whole double surname, at every mention of it or of a part."""
+    last = person.last
+    if last is None or not person.last_parts or index.readable(attribute, "last", last):
+        return last
+    return next((key for key in person.last_parts if index.readable(attribute, "last", key)), last)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # names recur across prompts: each (first, last) is read once per attribute
@@ -132,7 +142,7 @@ def find_name_matches(
             continue
         row = []
         for person in persons:
-            signal = _signal_of(person.first, person.last, attribute, index)
+            signal = _signal(person, attribute, index)
             if signal is None:
                 continue
             group, share, parts = signal
@@ -158,7 +168,7 @@ def find_unplaced(
         return [() for _ in texts]
     out: list[tuple[UnplacedName, ...]] = []
     for text, persons in zip(texts, people, strict=True):
-        unplaced = [p for p in persons if not listed or _signal_of(p.first, p.last, attribute, index) is None]
+        unplaced = [p for p in persons if not listed or _signal(p, attribute, index) is None]
         out.append(
             tuple(UnplacedName(text[p.start : p.end], p.start, p.end, attribute) for p in unplaced) if unplaced else ()
         )
@@ -269,11 +279,13 @@ def substitute_names(
             rng = rngs.setdefault(goal, _rng(seed, written, attribute, goal))
             replaced = False
             for part, key in (("first", person.first), ("last", person.last)):
-                if key is None or (part, key) in chosen or not index.readable(attribute, part, key):
+                # a double surname is read by a part the tables know, and swapped whole
+                read = _read_last(person, attribute, index) if part == "last" else key
+                if key is None or read is None or (part, key) in chosen or not index.readable(attribute, part, read):
                     continue
                 taken = {k for (p, _), k in chosen.items() if p == part}
-                drawn = _pool(index, attribute, part, goal, key, avoid_keys, fixed)
-                pool = [k for k in drawn if k != key and k not in taken]
+                drawn = _pool(index, attribute, part, goal, read, avoid_keys, fixed)
+                pool = [k for k in drawn if k not in (key, read, *person.last_parts) and k not in taken]
                 if pool:
                     chosen[(part, key)] = pool[rng.randrange(len(pool))]
             for m in person.mentions:
@@ -288,11 +300,34 @@ def substitute_names(
                 else:
                     edits[m.start] = (m.end, new)
                 replaced = True
+            if replaced and person.family_name_first:
+                _drop_middle_names(text, person, chosen, edits, bare)
             if replaced:
                 pairs.append((text[person.start : person.end], _apply(text, bare, person.start, person.end)))
         out_texts.append(_apply(text, edits, 0, len(text)) if edits else text)
         used.append(tuple(pairs))
     return out_texts, used
+
+
+def _drop_middle_names(
+    text: str,
+    person: Person,
+    chosen: Mapping[tuple[str, str], str],
+    edits: dict[int, tuple[int, str]],
+    bare: dict[int, tuple[int, str]],
+) -> None:
+    """For a name written family name first whose given name was swapped ("Nguyễn Thị Mai"), drop the middle name
+    between the surname and the given name at its first mention: it belongs with the given name ("Thị" marks a
+    Vietnamese woman's name), so no version keeps it beside another group's given name ("Nguyễn Minh", "Baker
+    Emily")."""
+    if ("first", person.first or "") not in chosen:
+        return
+    inside = [m for m in person.mentions if person.start <= m.start < person.end]
+    surname = next((m for m in inside if m.part == "last"), None)
+    given = next((m for m in inside if m.part == "first"), None)
+    if surname is None or given is None or not text[surname.end : given.start].strip():
+        return
+    edits[surname.end] = bare[surname.end] = (given.start, " ")
 
 
 def _apply(text: str, edits: Mapping[int, tuple[int, str]], start: int, end: int) -> str:

@@ -6,7 +6,7 @@ group beside the refusals, as LangFair reports it: a reply that never came is ne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,8 +63,9 @@ CUT_NO_REPLY_CAVEAT = (
 )
 UNREAD_CAVEAT = (
     "Refusal parity (RRD) is not judged for groups whose replies are in another language than the refusal detector "
-    "reads (the offline wording patterns read English): a refusal it cannot read would count as an answer. Give a "
-    "detector for that language (scoring.refusal: a Hugging Face classifier or a callable)."
+    "reads (the offline wording patterns read English, Spanish, French, German and Portuguese): a refusal it cannot "
+    "read would count as an answer. Give a detector for that language (scoring.refusal: a Hugging Face classifier or "
+    "a callable)."
 )
 REFUSAL_CAVEAT = (
     "Refusals are detected by wording patterns by default (docs/scorers.md: precision and recall on a labelled "
@@ -107,8 +108,7 @@ class Parity(Family):
         # and a letter without its greeting and sign-off, formulas and not service ("Saludos," is one word, "Kind
         # regards," two: a fair model signing off in each person's language wrote one group shorter letters)
         texts = ctx.frame[COMPARED] if COMPARED in ctx.frame else ctx.frame["response"]
-        bodies = (letter_body(t) if isinstance(t, str) else t for t in texts)
-        ctx.frame["words"] = np.where(answered, word_counts(bodies), np.nan)
+        ctx.frame["words"] = np.where(answered, reply_words(texts), np.nan)
         ctx.described[NON_COMPLETION] = {a: non_completion(ctx.frame, a) for a in self.attributes(ctx.plan)}
 
     def records(self, ctx: RunContext) -> list[MetricRecord]:
@@ -167,11 +167,19 @@ class Parity(Family):
             )
 
 
+def reply_words(texts: Iterable[Any]) -> npt.NDArray[np.float64]:
+    """Each reply's length in words as answer length counts it: runs of non-space characters of the reply as compared
+    (its names masked, where they were) without its letter's greeting and sign-off (:func:`letter_body`). The run
+    counts with it, and ``compare`` recounts a stored run without a ``words`` column with it."""
+    return word_counts(letter_body(t) if isinstance(t, str) else t for t in texts)
+
+
 def unread_languages(ctx: RunContext, attribute: str) -> dict[str, str]:
     """Per group of ``attribute`` whose counterfactual replies are, by a clear majority, in another language than the
-    refusal detector reads (:func:`~evenhand.scorers.refusal.detector_language`; the wording patterns read English):
-    why its refusal rate cannot be read ("a Spanish refusal is no refusal to it"), with a caveat once per run. Empty
-    for a detector whose language is unknown (a model, a callable) and where the replies are in its language."""
+    refusal detector reads (:func:`~evenhand.scorers.refusal.detector_language`; the wording patterns read English,
+    Spanish, French, German and Portuguese): why its refusal rate cannot be read ("an Italian refusal is no refusal
+    to it"), with a caveat once per run. Empty for a detector whose language is unknown (a model, a callable) and where
+    the replies are in a language it reads."""
     from evenhand.scorers.refusal import detector_language
 
     if "refusal" not in ctx.frame:

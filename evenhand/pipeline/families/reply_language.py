@@ -44,25 +44,35 @@ def reader_language(kind: str, spec: Any) -> str | None:
     return None
 
 
-def other_language_groups(ctx: RunContext, attribute: str, reads: str | None, reader: str) -> dict[str, str]:
+def other_language_groups(
+    ctx: RunContext, attribute: str, reads: str | tuple[str, ...] | None, reader: str
+) -> dict[str, str]:
     """Per group of ``attribute`` whose counterfactual replies are, by a clear majority, in another language than
-    ``reads``: why ``reader`` ("the refusal detector") cannot read them. Empty where ``reads`` is None (a reader of
-    unknown language) or the replies are in its language."""
+    ``reads`` (one language, or the several a reader reads: the refusal patterns read English, Spanish, French, German
+    and Portuguese): why ``reader`` ("the refusal detector") cannot read them. Empty where ``reads`` is None (a reader
+    of unknown language) or the replies are in a language it reads."""
     if reads is None:
         return {}
     from evenhand.text.language import detect_language
 
+    languages = (reads,) if isinstance(reads, str) else reads
     frame = ctx.frame
     rows = frame[(frame["attribute"] == attribute) & frame["group"].notna() & (frame["status"] == "ok")]
     out: dict[str, str] = {}
     for group, replies in rows.groupby("group", sort=False)["response"]:
         guess = detect_language(replies.astype(str).tolist())
-        if guess.differs_from(reads):
+        if all(guess.differs_from(language) for language in languages):
             out[str(group)] = (
-                f"the {reader} reads {language_name(reads)} and the replies to the {group} versions look "
+                f"the {reader} reads {_names(languages)} and the replies to the {group} versions look "
                 f"{guess.name} ({guess.evidence().replace('prompts', 'replies')}): {reader_cannot(reader)}"
             )
     return out
+
+
+def _names(languages: tuple[str, ...]) -> str:
+    """"English" or "English, Spanish and French"."""
+    names = [language_name(code) for code in languages]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def reader_cannot(reader: str) -> str:

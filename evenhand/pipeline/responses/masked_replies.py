@@ -39,13 +39,19 @@ SWAPPED_TOKEN = "[MASK]"
 
 
 def _names_of(prompts: list[str]) -> tuple[str, ...]:
-    """Every person's name written in ``prompts`` (their first mention, and each mention of a part)."""
+    """Every person's name written in ``prompts`` (their first mention, each mention of a part, and each part of a
+    hyphenated double surname: "García-López", "García", "López")."""
     found: dict[str, None] = {}
     for text in prompts:
         for person in find_people(text):
             found.setdefault(text[person.start : person.end])
             for mention in person.mentions:
-                found.setdefault(text[mention.start : mention.end])
+                written = text[mention.start : mention.end]
+                found.setdefault(written)
+                if "-" in written:  # a reply may write one part of a double surname ("Sra. García")
+                    for piece in written.split("-"):
+                        if len(piece) > 1:
+                            found.setdefault(piece)
     return tuple(found)
 
 
@@ -79,20 +85,23 @@ def add_compared(frame: pd.DataFrame, plan: Plan) -> dict[str, object]:
     return {"placeholder": NAME_PLACEHOLDER, "n_replies": changed, "n_compared": len(replies)}
 
 
-def masked_pairs(pairs: pd.DataFrame, *, names: bool = True) -> tuple[list[str], list[str]]:
+def masked_pairs(pairs: pd.DataFrame, *, names: bool = True, swapped: bool = True) -> tuple[list[str], list[str]]:
     """Both sides' replies of counterfactual pairs (``response_a``, ``response_b``, ``prompt_a``, ``prompt_b``) as a
     run's similarities compared them (``compare`` rebuilds a similarity from stored replies with it): the names of
     the two versions' prompts masked (with ``names``: the run masked them), and the words in which the two prompts
-    differ masked alike on both sides (:func:`swapped_words_masked`)."""
+    differ masked alike on both sides (:func:`swapped_words_masked`; with ``swapped``: answer length counts the
+    replies with their names masked only)."""
     from evenhand.conversation import prompt_text
 
     prompts = [(prompt_text(a), prompt_text(b)) for a, b in zip(pairs["prompt_a"], pairs["prompt_b"], strict=True)]
-    swapped = [_differing_words([a, b]) for a, b in prompts]
+    differing = [_differing_words([a, b]) for a, b in prompts] if swapped else []
     sides = (pairs["response_a"].astype(str).tolist(), pairs["response_b"].astype(str).tolist())
     if names:
         named = [_names_of([a, b]) for a, b in prompts]
         sides = (mask_names(sides[0], named), mask_names(sides[1], named))
-    a, b = ([p.sub(SWAPPED_TOKEN, t) if p else t for p, t in zip(swapped, side, strict=True)] for side in sides)
+    if not swapped:
+        return sides
+    a, b = ([p.sub(SWAPPED_TOKEN, t) if p else t for p, t in zip(differing, side, strict=True)] for side in sides)
     return a, b
 
 

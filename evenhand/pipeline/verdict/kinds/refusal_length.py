@@ -14,12 +14,12 @@ import pandas as pd
 
 from evenhand._json import finite_or_none
 from evenhand.metrics._result import MetricResult
-from evenhand.metrics.parity import word_counts
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.person_refusals import REFUSED
-from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply
+from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply, reply_words
 from evenhand.pipeline.responses.frame import ok_rows
+from evenhand.pipeline.responses.masked_replies import masked_pairs
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -220,12 +220,29 @@ class PersonRefusalParity(RateGap):
                            second=second, prompts=table["prompt_id"].to_numpy())  # fmt: skip
 
 
-def _words_of(pairs: pd.DataFrame, side: str) -> npt.NDArray[np.float64]:
-    """Each reply's length in words: the stored ``words`` column, else counted as the family counts them."""
+def _words_of(pairs: pd.DataFrame, side: str, *, names: bool = True) -> npt.NDArray[np.float64]:
+    """Each reply's length in words: the stored ``words`` column, else counted as the family counts them
+    (:func:`~evenhand.pipeline.families.refusal_length.reply_words` on the reply as compared: with ``names``, the
+    names of the pair's two prompts masked, as a run that masks names compared it). A stored run without the column
+    is counted by the same rule as one with it, so a length gap between an old run and a new one is the model's, not a
+    difference in counting (groups14)."""
     column = f"words_{side}"
     if column in pairs:
         return pairs[column].to_numpy(dtype=float)
-    return word_counts(pairs[f"response_{side}"])
+    if names and {"prompt_a", "prompt_b"} <= set(pairs.columns):
+        return reply_words(masked_pairs(pairs, names=True, swapped=False)[0 if side == "a" else 1])
+    return reply_words(pairs[f"response_{side}"])
+
+
+def _masks_names(run: StoredRun) -> bool:
+    """Whether ``run`` compared its replies with the names of its prompts masked: recorded (results.json
+    ``names.masked``), else whether its use case read names (the default, as a run counts today)."""
+    doc = getattr(run, "doc", None) or {}
+    names = doc.get("names") or {}
+    if "masked" in names:
+        return bool(names["masked"])
+    use_case = (doc.get("plan") or {}).get("use_case") or {}
+    return bool(use_case.get("names", True))
 
 
 class LengthParity(PairedGap):
@@ -242,7 +259,9 @@ class LengthParity(PairedGap):
         why = cut_length_reason(found)
         if why is not None:
             return f"run {run.label}: {why}"
-        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": _words_of(found, "a"), "b": _words_of(found, "b")})
+        names = _masks_names(run)
+        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": _words_of(found, "a", names=names),
+                              "b": _words_of(found, "b", names=names)})  # fmt: skip
         table["_key"] = pair_keys(found)
         return by_key(table)
 
