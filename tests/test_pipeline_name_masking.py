@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import evenhand
-from evenhand.pipeline.responses.masked_replies import COMPARED, masked_pairs
+from evenhand.pipeline.responses.masked_replies import COMPARED, masked_pairs, pair_versions
 from evenhand.text.ftu import check_ftu
 from evenhand.text.names import find_people
 
@@ -125,6 +125,7 @@ def test_compare_rebuilds_a_similarity_from_replies_masked_as_the_run_did(tmp_pa
     assert len(fair) == 1 and abs(float(fair["difference"].iloc[0])) < 1e-9
     first = next(c for c in fair.columns if c.startswith("value_"))
     assert float(fair[first].iloc[0]) > 0.999  # as the run compared them: the names masked
-    pair = pd.DataFrame({"prompt_a": ["Write to Lakisha Robinson."], "prompt_b": ["Write to Greg Walsh."],
-                         "response_a": ["Dear Lakisha, hi."], "response_b": ["Dear Greg, hi."]})  # fmt: skip
-    assert masked_pairs(pair) == (["Dear [NAME], hi."], ["Dear [NAME], hi."])
+    pair = pd.DataFrame({"prompt_id": [0], "prompt_a": ["Write to Lakisha Robinson."],
+                         "prompt_b": ["Write to Greg Walsh."], "response_a": ["Dear Lakisha, hi."],
+                         "response_b": ["Dear Greg, hi."]})  # fmt: skip
+    assert masked_pairs(pair_versions(pair, "race"), "race", pair) == (["Dear [NAME], hi."], ["Dear [NAME], hi."])

@@ -10,7 +10,9 @@ share:
   runs share cancels, so the interval is narrower than an independent one whenever the runs are correlated.
 * **independent** (responses in both runs, no shared prompts): each run is resampled on its own draws.
 * **normal approximation** (a run kept no responses, or the metric cannot be recomputed from them): each stored
-  interval gives a standard error ``se = (high - low) / (2 z)``, and ``d ± z sqrt(se_A² + se_B²)``.
+  interval gives a standard error ``se = (high - low) / (2 z)``, and ``d ± z sqrt(se_A² + se_B²)``, clipped to the
+  difference's possible range (a metric the registry declares in ``[lo, hi]`` differs by ``[lo - hi, hi - lo]``:
+  a CBLEU difference of ``+0.943 [+0.721, +1.17]`` could not be), and its note says where it was clipped.
 
 The interval is the percentile interval of the ``d*`` at the requested level.
 """
@@ -131,8 +133,30 @@ def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float
     se = math.sqrt(sum(e * e for e in errors if e is not None))
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
     note = f"normal approximation from the two stored intervals, as independent runs ({why})"
+    low, high, clipped = within_possible_range(row_a, estimate - z * se, estimate + z * se)
     units = [u for u in (stored_units(row_a), stored_units(row_b)) if u is not None]
-    return Difference(estimate, estimate - z * se, estimate + z * se, NORMAL, note, min(units) if units else None)
+    return Difference(estimate, low, high, NORMAL, note + clipped, min(units) if units else None)
+
+
+def within_possible_range(row: dict[str, Any], low: float, high: float) -> tuple[float, float, str]:
+    """``(low, high)`` clipped to the range a difference of the row's metric can take (``[lo - hi, hi - lo]`` for a
+    metric the registry declares in ``[lo, hi]``; unbounded where it declares no finite bound), and a note saying
+    so where it clipped (else "")."""
+    from evenhand.registry import METRICS
+
+    spec = METRICS.get(str(row.get("key") or ""))
+    if spec is None:
+        return low, high, ""
+    smallest, largest = spec.value_range
+    widest = largest - smallest  # inf for an unbounded metric: nothing is clipped
+    clipped_low, clipped_high = max(low, -widest), min(high, widest)
+    if (clipped_low, clipped_high) == (low, high):
+        return low, high, ""
+    note = (
+        f"; interval clipped to [{-widest:+.3g}, {widest:+.3g}], the most two runs of a metric in "
+        f"[{smallest:.3g}, {largest:.3g}] can differ by"
+    )
+    return clipped_low, clipped_high, note
 
 
 _SIZE = re.compile(r"(\d+) ([a-z]+)")

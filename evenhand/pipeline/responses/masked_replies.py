@@ -68,13 +68,7 @@ def add_compared(frame: pd.DataFrame, plan: Plan) -> dict[str, object]:
     versions = frame[frame["group"].notna() & (frame["status"] == "ok") & frame["response"].notna()]
     if versions.empty:
         return {}
-    originals = frame[frame["group"].isna()].drop_duplicates("prompt_id").set_index("prompt_id")["prompt"]
-    names_by_key: dict[tuple[object, object], tuple[str, ...]] = {}
-    for (attribute, pid), rows in frame[frame["group"].notna()].groupby(["attribute", "prompt_id"], sort=False):
-        prompts = list(dict.fromkeys(str(p) for p in rows["prompt"]))
-        if pid in originals.index:
-            prompts.append(str(originals[pid]))
-        names_by_key[(attribute, pid)] = _names_of(prompts)
+    names_by_key = version_names(frame)
     names = [names_by_key.get((a, p), ()) for a, p in zip(versions["attribute"], versions["prompt_id"], strict=True)]
     if not any(names):
         return {}
@@ -85,24 +79,57 @@ def add_compared(frame: pd.DataFrame, plan: Plan) -> dict[str, object]:
     return {"placeholder": NAME_PLACEHOLDER, "n_replies": changed, "n_compared": len(replies)}
 
 
-def masked_pairs(pairs: pd.DataFrame, *, names: bool = True, swapped: bool = True) -> tuple[list[str], list[str]]:
-    """Both sides' replies of counterfactual pairs (``response_a``, ``response_b``, ``prompt_a``, ``prompt_b``) as a
-    run's similarities compared them (``compare`` rebuilds a similarity from stored replies with it): the names of
-    the two versions' prompts masked (with ``names``: the run masked them), and the words in which the two prompts
-    differ masked alike on both sides (:func:`swapped_words_masked`; with ``swapped``: answer length counts the
-    replies with their names masked only)."""
-    from evenhand.conversation import prompt_text
+def version_names(frame: pd.DataFrame) -> dict[tuple[object, object], tuple[str, ...]]:
+    """Per (attribute, prompt id): every person's name written in the prompts of all its versions and in the original
+    prompt, as the run masks them in each of its counterfactual replies (:func:`add_compared`)."""
+    if not {"group", "attribute", "prompt_id", "prompt"} <= set(frame.columns):
+        return {}
+    originals = frame[frame["group"].isna()].drop_duplicates("prompt_id").set_index("prompt_id")["prompt"]
+    names_by_key: dict[tuple[object, object], tuple[str, ...]] = {}
+    for (attribute, pid), rows in frame[frame["group"].notna()].groupby(["attribute", "prompt_id"], sort=False):
+        prompts = list(dict.fromkeys(str(p) for p in rows["prompt"]))
+        if pid in originals.index:
+            prompts.append(str(originals[pid]))
+        names_by_key[(attribute, pid)] = _names_of(prompts)
+    return names_by_key
 
-    prompts = [(prompt_text(a), prompt_text(b)) for a, b in zip(pairs["prompt_a"], pairs["prompt_b"], strict=True)]
-    differing = [_differing_words([a, b]) for a, b in prompts] if swapped else []
+
+def masked_pairs(
+    frame: pd.DataFrame, attribute: str, pairs: pd.DataFrame, *, names: bool = True, swapped: bool = True
+) -> tuple[list[str], list[str]]:
+    """Both sides' replies of ``attribute``'s counterfactual pairs (``pairs``: ``prompt_id``, ``response_a``,
+    ``response_b``, rows of ``frame``'s versions) as the run's similarities compared them (``compare`` rebuilds a
+    similarity from stored replies with it, and a finding's example reads its pairs with it): the names of *every*
+    version's prompt masked (with ``names``: the run masked them; :func:`version_names`, as :func:`add_compared`),
+    then the words in which *any* two versions' prompts differ, alike on both sides (:func:`swapped_word_patterns`,
+    :func:`swapped_words_masked`). Read off ``frame`` (the run's responses, every version of each prompt): the two
+    versions of one pair alone would miss what a third version swaps ("a White" / "a Black" share "a", which "an
+    Asian" makes a swapped word the run masked in every version: compare then could not rebuild the run's value).
+    Without ``swapped``, the names alone (answer length counts the replies with their names masked only)."""
+    of_attribute = frame[(frame["attribute"] == attribute) | frame["group"].isna()] if "group" in frame else frame
+    ids = pairs["prompt_id"].tolist()
     sides = (pairs["response_a"].astype(str).tolist(), pairs["response_b"].astype(str).tolist())
     if names:
-        named = [_names_of([a, b]) for a, b in prompts]
-        sides = (mask_names(sides[0], named), mask_names(sides[1], named))
+        named = version_names(of_attribute)
+        masks = [named.get((attribute, pid), ()) for pid in ids]
+        sides = (mask_names(sides[0], masks), mask_names(sides[1], masks))
     if not swapped:
         return sides
-    a, b = ([p.sub(SWAPPED_TOKEN, t) if p else t for p, t in zip(differing, side, strict=True)] for side in sides)
+    patterns = swapped_word_patterns(of_attribute)
+    a, b = (swapped_words_masked(patterns, attribute, ids, side) for side in sides)
     return a, b
+
+
+def pair_versions(pairs: pd.DataFrame, attribute: str) -> pd.DataFrame:
+    """The two versions of each counterfactual pair of ``pairs`` as rows of a response frame, for :func:`masked_pairs`
+    where the run's responses are not at hand (only the pair's own two versions are then read)."""
+    sides = [
+        pd.DataFrame(
+            {"attribute": attribute, "prompt_id": pairs["prompt_id"], "group": side, "prompt": pairs[f"prompt_{side}"]}
+        )
+        for side in ("a", "b")
+    ]
+    return pd.concat(sides, ignore_index=True)
 
 
 def mask_swapped_words(

@@ -32,6 +32,7 @@ responses (which a results file may leave out).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -55,7 +56,7 @@ def examples_by_finding(
     (:class:`~evenhand.pipeline.verdict.kinds.base.RunFacts`: what :func:`evenhand.neutralize` takes for each
     attribute, the refusal threshold, the positive decision and the labels' words, whether the replies were compared
     with the names masked, so that pairs are read masked too)."""
-    facts = facts or RunFacts()
+    facts = replace(facts or RunFacts(), responses=responses)  # a pair is read against every version of its prompt
     out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for f in findings:
         found = _examples(f, responses, facts) if _wants_example(f) else []

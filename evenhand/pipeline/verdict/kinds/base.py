@@ -45,6 +45,10 @@ class RunFacts:
     #: the run compared its replies with the persons' names masked (results.json ``names.masked``): a kind that reads
     #: pairs from their text reads them masked the same way (similarity)
     names_masked: bool = False
+    #: the run's responses, every version of each prompt (set by
+    #: :func:`~evenhand.pipeline.verdict.examples.examples_by_finding`): the similarity masks a pair's replies as its
+    #: metric did, over all versions of the prompt, not only the pair's two
+    responses: pd.DataFrame | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_run(

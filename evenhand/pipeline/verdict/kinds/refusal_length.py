@@ -19,7 +19,7 @@ from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.person_refusals import REFUSED
 from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply, reply_words
 from evenhand.pipeline.responses.frame import ok_rows
-from evenhand.pipeline.responses.masked_replies import masked_pairs
+from evenhand.pipeline.responses.masked_replies import masked_pairs, pair_versions
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -220,17 +220,19 @@ class PersonRefusalParity(RateGap):
                            second=second, prompts=table["prompt_id"].to_numpy())  # fmt: skip
 
 
-def _words_of(pairs: pd.DataFrame, side: str, *, names: bool = True) -> npt.NDArray[np.float64]:
+def _words_of(
+    pairs: pd.DataFrame, side: str, versions: pd.DataFrame, attribute: str, *, names: bool = True
+) -> npt.NDArray[np.float64]:
     """Each reply's length in words: the stored ``words`` column, else counted as the family counts them
     (:func:`~evenhand.pipeline.families.refusal_length.reply_words` on the reply as compared: with ``names``, the
-    names of the pair's two prompts masked, as a run that masks names compared it). A stored run without the column
-    is counted by the same rule as one with it, so a length gap between an old run and a new one is the model's, not a
-    difference in counting (groups14)."""
+    names of every version's prompt masked, read off ``versions``, as a run that masks names compared it). A stored
+    run without the column is counted by the same rule as one with it, so a length gap between an old run and a new
+    one is the model's, not a difference in counting (groups14)."""
     column = f"words_{side}"
     if column in pairs:
         return pairs[column].to_numpy(dtype=float)
     if names and {"prompt_a", "prompt_b"} <= set(pairs.columns):
-        return reply_words(masked_pairs(pairs, names=True, swapped=False)[0 if side == "a" else 1])
+        return reply_words(masked_pairs(versions, attribute, pairs, swapped=False)[0 if side == "a" else 1])
     return reply_words(pairs[f"response_{side}"])
 
 
@@ -259,9 +261,11 @@ class LengthParity(PairedGap):
         why = cut_length_reason(found)
         if why is not None:
             return f"run {run.label}: {why}"
-        names = _masks_names(run)
-        table = pd.DataFrame({"prompt_id": found["prompt_id"], "a": _words_of(found, "a", names=names),
-                              "b": _words_of(found, "b", names=names)})  # fmt: skip
+        names, attribute = _masks_names(run), str(row["attribute"])
+        assert run.responses is not None
+        table = pd.DataFrame({"prompt_id": found["prompt_id"],
+                              **{side: _words_of(found, side, run.responses, attribute, names=names)
+                                 for side in ("a", "b")}})  # fmt: skip
         table["_key"] = pair_keys(found)
         return by_key(table)
 
@@ -289,7 +293,8 @@ class LengthParity(PairedGap):
         against long); their strength, the log ratio of word counts in that direction, one more word on each side so
         that an empty reply counts."""
         a, b = groups
-        wa, wb = _words_of(pairs, "a"), _words_of(pairs, "b")
+        versions = pair_versions(pairs, attribute) if facts.responses is None else facts.responses
+        wa, wb = (_words_of(pairs, side, versions, attribute) for side in ("a", "b"))
         defined = ~(np.isnan(wa) | np.isnan(wb))
         if not defined.any():
             return None

@@ -12,7 +12,7 @@ import pandas as pd
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
-from evenhand.pipeline.responses.masked_replies import masked_pairs
+from evenhand.pipeline.responses.masked_replies import masked_pairs, pair_versions
 from evenhand.pipeline.verdict.evidence import Evidence, settle_against_floor, swap_test_note
 from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
@@ -81,10 +81,12 @@ class Similarity(EvidenceKind):
         computes it (CCS falls back to ROUGE-L: the embedder is gone once the run is over, and a results file must be
         renderable on its own): the less alike, the stronger. Replies the run compared with the names masked are read
         masked too, and the words in which the versions' prompts differ always, so a name or group word the reply
-        merely echoes does not make a pair look less alike."""
+        merely echoes does not make a pair look less alike: as the metric masked them, over every version of the
+        prompt (``facts.responses``; without them, the pairs' own two versions)."""
         from evenhand.metrics.counterfactual import bleu_scores, neutralize_pairs, rouge_l_scores
 
-        texts_a, texts_b = masked_pairs(pairs, names=facts.names_masked)
+        versions = pair_versions(pairs, attribute) if facts.responses is None else facts.responses
+        texts_a, texts_b = masked_pairs(versions, attribute, pairs, names=facts.names_masked)
         try:
             neutral = neutralize_pairs(texts_a, texts_b, facts.attribute_specs.get(attribute))
             left, right = neutral.neutral1, neutral.neutral2
@@ -103,8 +105,11 @@ class Similarity(EvidenceKind):
         if isinstance(found, str):
             return found
         table = pd.DataFrame({"prompt_id": found["prompt_id"]})
-        # as the run compared them: the names masked where it masked them, the versions' differing words always
-        table["a"], table["b"] = masked_pairs(found, names=bool((run.doc.get("names") or {}).get("masked")))
+        # as the run compared them: the names masked where it masked them, the words in which any of the prompt's
+        # versions differ always, read off every version in the run's responses (not only this pair's two)
+        assert run.responses is not None
+        masked = bool((run.doc.get("names") or {}).get("masked"))
+        table["a"], table["b"] = masked_pairs(run.responses, str(row["attribute"]), found, names=masked)
         table["_key"] = pair_keys(found)
         return by_key(table)
 
