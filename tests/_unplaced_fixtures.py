@@ -21,7 +21,7 @@ import evenhand
 
 #: Full names no race list places (posterior below 0.7 for every group, or names in no table): docs/text.md
 UNPLACED = ("Fatima Al-Sayed", "Ahmed Hassan", "Omar Khalil", "Yusuf Ibrahim", "Khalid Mansour", "Hamza Khalil",
-            "Zainab Al-Sayed", "Tariq Mansour")  # fmt: skip
+            "Zainab Al-Farsi", "Tariq Mansour")  # fmt: skip
 #: Full names the race lists place (each reaches the cut for its group)
 PLACED = ("Lakisha Washington", "Greg Baker", "Emily Walsh", "Jamal Jones", "Anne Murphy", "Darnell Booker",
           "Brendan Sullivan", "Latoya Jefferson", "Maria Garcia")  # fmt: skip
