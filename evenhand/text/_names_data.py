@@ -150,6 +150,8 @@ class NameIndex:
         family_name_first: ``people.json``'s surnames of languages that write the family name first ("Nguyễn Thị
             Mai", "Zhang Wei"), as keys: a run that starts with one and ends with a known given name reads in that
             order.
+        double_surnames: the surnames (keys) of ``people.json``'s ``double_surname_groups`` (Hispanic surnames): two
+            of them side by side after a given name or a title are one double surname, "María García López".
         read_without_lists: ``people.json``'s attributes that readers infer from a personal name although no list
             here places a name in their groups (religion, nationality): a named person is unplaced for them.
     """
@@ -171,6 +173,7 @@ class NameIndex:
     evidence: Mapping[str, NameEvidence] = dataclasses.field(default_factory=dict)
     read_without_lists: frozenset[str] = frozenset()
     family_name_first: frozenset[str] = frozenset()
+    double_surnames: frozenset[str] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -357,6 +360,25 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         ),
         evidence=evidence,
         read_without_lists=_words(people, "read_without_lists", _PEOPLE_FILE),
+        double_surnames=_double_surnames(people, ranked),
+    )
+
+
+def _double_surnames(
+    people: Mapping[str, Any], ranked: Mapping[tuple[str, str, str], tuple[str, ...]]
+) -> frozenset[str]:
+    """The surnames of ``people.json``'s ``double_surname_groups`` (attribute -> groups whose surnames are written
+    two together without a hyphen: Spanish "García López"), as keys."""
+    spec = people.get("double_surname_groups", {})
+    if not isinstance(spec, dict) or not all(
+        isinstance(groups, list) and all(isinstance(g, str) for g in groups) for groups in spec.values()
+    ):
+        raise InputError(f"name data {_LABEL}/{_PEOPLE_FILE}: 'double_surname_groups' must map attributes to groups")
+    return frozenset(
+        key
+        for attribute, groups in spec.items()
+        for group in groups
+        for key in ranked.get((attribute, "last", group), ())
     )
 
 

@@ -43,6 +43,7 @@ _TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
 # two capitalised words side by side (a first name and a surname, a title and a name, an initial and a surname)
 _PAIR = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ]")
 _NAME_GAP = re.compile(r"[ \t]{1,2}")
+_DOUBLE_SPLIT = re.compile(r"[-\s]+")  # the parts of a double surname: "García-López", "García López"
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Person:
     first: str | None
     last: str | None
     mentions: tuple[Mention, ...]
-    # the parts of a hyphenated double surname, in order ("garcia", "lopez" for "García-López"); empty otherwise
+    # the parts of a double surname, in order ("garcia", "lopez" for "García-López" or "García López"); else empty
     last_parts: tuple[str, ...] = ()
 
     @property
@@ -319,6 +320,8 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
     words = [  # the capitalised words, not all capitals ("Emily", not "FAQ")
         _Word(s, e, w, k) for (s, e, w), k in zip(capitalised, word_keys, strict=True) if len(w) == 1 or not w.isupper()
     ]
+    if index.double_surnames and not index.double_surnames.isdisjoint(word_keys):
+        words = _join_double_surnames(text, words, index)
     found: list[tuple[int | None, int | None, list[int]]] = []
     interesting = index.interesting
     for run, titled in _runs(text, words, index):
@@ -393,12 +396,57 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
             Mention(words[i].start, words[i].end, part, named_as[part] or words[i].key)
             for i, part in sorted(own.items())
         ]
-        double = next((words[i].text for i, part in sorted(own.items()) if part == "last" and "-" in words[i].text), "")
-        pieces = tuple(key for piece in double.split("-") if len(key := _key(piece)) > 1) if double else ()
+        lasts = (words[i].text for i, part in sorted(own.items()) if part == "last")
+        pieces = next((d for written in lasts if (d := _double_pieces(written))), ())
         people.append(Person(words[span[0]].start, words[span[-1]].end, fkey, lkey, tuple(mentions), pieces))
     if len(people) > 1:
         people.sort(key=_first_mention)
     return tuple(people)
+
+
+def _join_double_surnames(text: str, words: list[_Word], index: NameIndex) -> list[_Word]:
+    """``words`` with each double surname written without a hyphen made one word ("María García López": "García
+    López", key "garcialopez", as "García-López"): two surnames of ``people.json``'s ``double_surname_groups`` side
+    by side, right after a known given name, an initial or a title. A capitalised word that is not such a surname
+    never joins ("María García Tuesday", "Ana López Bank")."""
+    doubles = index.double_surnames
+    out: list[_Word] = []
+    i = 0
+    while i < len(words):
+        here = words[i]
+        if (
+            out
+            and i + 1 < len(words)
+            and here.key in doubles
+            and words[i + 1].key in doubles
+            and _NAME_GAP.fullmatch(text, here.end, words[i + 1].start)
+            and _after_given_or_title(text, out[-1], here, index)
+        ):
+            after = words[i + 1]
+            joined = text[here.start : after.end]
+            out.append(_Word(here.start, after.end, joined, _key(joined)))
+            i += 2
+            continue
+        out.append(here)
+        i += 1
+    return out
+
+
+def _after_given_or_title(text: str, before: _Word, word: _Word, index: NameIndex) -> bool:
+    """True when ``before`` stands right before ``word`` as its given name, an initial or a title."""
+    if _NAME_GAP.fullmatch(text, before.end, word.start):
+        return _first_name(index, before.key) or before.key in index.titles
+    return _TITLE_GAP.fullmatch(text, before.end, word.start) is not None and (
+        before.key in index.titles or _is_initial(text, before)
+    )
+
+
+def _double_pieces(written: str) -> tuple[str, ...]:
+    """The keys of the parts of a double surname as written ("García-López", "García López"; parts of more than one
+    letter), or () for a single surname."""
+    if "-" not in written and " " not in written:
+        return ()
+    return tuple(key for piece in _DOUBLE_SPLIT.split(written) if len(key := _key(piece)) > 1)
 
 
 def _surname_pieces(words: list[_Word], own: dict[int, str]) -> set[str]:
@@ -406,8 +454,8 @@ def _surname_pieces(words: list[_Word], own: dict[int, str]) -> set[str]:
     more than one letter), from the words ``own`` marks as the person's last name."""
     pieces: set[str] = set()
     for i, part in own.items():
-        if part == "last" and "-" in words[i].text:
-            pieces.update(key for piece in words[i].text.split("-") if len(key := _key(piece)) > 1)
+        if part == "last":
+            pieces.update(_double_pieces(words[i].text))
     return pieces
 
 
