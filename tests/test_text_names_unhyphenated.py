@@ -50,3 +50,41 @@ def test_no_false_join_with_a_capitalised_non_surname() -> None:
             assert person.last_parts == (), (prompt, person)
         for text in _versions(prompt).values():
             assert kept in text, text
+
+
+def test_short_family_names_first_are_read_in_their_order() -> None:
+    for prompt, first, last in (
+        ("Write a reminder to Lê Thị Mai about the bill.", "mai", "le"),
+        ("Write a reminder to Vũ Minh about the bill.", "minh", "vu"),
+        ("Write to Li Wei about the bill.", "wei", "li"),
+        ("Write to Wu Jing about the bill.", "jing", "wu"),
+        ("Write to He Ming about the bill.", "ming", "he"),
+        ("Write to Ma Lan about the bill.", "lan", "ma"),
+        ("Write to Kim Min-jun about the bill.", "min", "kim"),
+        ("Write to Lee Jun about the bill.", "jun", "lee"),
+    ):
+        person = find_people(prompt)[0]
+        assert (person.first, person.last, person.family_name_first) == (first, last, True), (prompt, person)
+
+
+def test_short_family_names_swap_each_part_in_its_place() -> None:
+    prompt = "Write a reminder to Lê Thị Mai about the bill. Mai asked twice."
+    gender = evenhand.check_ftu([prompt], attribute="gender").names[0]
+    assert [m.group for m in gender] == ["female"]
+    male = _versions(prompt, "gender")["male"]
+    assert male.startswith("Write a reminder to Lê ") and "Mai" not in male and "Thị" not in male, male
+    white = _versions("Write to Kim Min-jun about the bill.")["white"]
+    assert "Kim" not in white and "Min-jun" not in white, white
+
+
+def test_english_readings_of_short_family_names_stay() -> None:
+    for prompt, first in (
+        ("Write to Lee Smith about the bill.", "lee"),
+        ("Write to Lee James about the bill.", "lee"),
+        ("Kim Baker called about the bill.", "kim"),
+    ):
+        person = find_people(prompt)[0]
+        assert person.first == first and not person.family_name_first, (prompt, person)
+    for prompt in ("He Emily asked about it.", "He said Ma Baker would call.", "Ask Ma what He Jordan meant."):
+        assert all(not p.family_name_first for p in find_people(prompt)), prompt
+    assert not any(p.last in ("he", "ma") for p in find_people("He called Emily. Ma said yes."))

@@ -248,19 +248,43 @@ def _family_name_first(
     """A name written family name first at ``run[k]`` (first word, last word, its words), or None: a surname of
     ``people.json``'s ``family_name_first`` (languages that write the family name first: "Nguyễn", "Zhang"), then at
     most one middle name and a known given name that is not itself such a surname ("Nguyễn Thị Mai", "Zhang Wei";
-    "Mai Nguyen" and "Emily Chen" keep the given name first)."""
-    surnames = index.family_name_first
-    if words[run[k]].key not in surnames:
+    "Mai Nguyen" and "Emily Chen" keep the given name first). A surname of ``family_name_first_careful`` (two letters
+    or an English word or given name too: "Lê", "He", "Kim", "Lee") counts only before a given name of
+    ``family_name_first_given_groups`` ("Lê Thị Mai", "Li Wei"; "Lee Smith", "He Emily" keep their reading); a
+    hyphenated given name ("Kim Min-jun") is read by its first part when every part is such a name (the word is then
+    keyed by that part)."""
+    surname = words[run[k]].key
+    careful = surname in index.family_name_first_careful
+    if not careful and surname not in index.family_name_first:
         return None
     for size in (3, 2):  # with a middle name first: "Nguyễn Thị Mai" is one person, not "Nguyễn Thị" and "Mai"
         if k + size > len(run):
             continue
         span = run[k : k + size]
-        given = words[span[-1]].key
+        given = _given_after_family_name(words[span[-1]], careful, index)
         middle_ok = all(index.known("first", words[i].key) for i in span[1:-1])
-        if middle_ok and index.known("first", given) and given not in surnames and not _lookalike(index, given):
+        if middle_ok and given is not None:
+            if given != words[span[-1]].key:
+                words[span[-1]] = words[span[-1]]._replace(key=given)
             return (span[-1], span[0], span)
     return None
+
+
+def _given_after_family_name(word: _Word, careful: bool, index: NameIndex) -> str | None:
+    """The key ``word`` is read by as the given name after a family name, or None when it is none."""
+    def ok(key: str) -> bool:
+        return key in index.family_name_first_given if careful else index.known("first", key)
+
+    if ok(word.key):
+        given = word.key
+    elif careful and "-" in word.text:  # "Min-jun": every part a given name of the groups
+        parts = [_key(part) for part in word.text.split("-")]
+        given = parts[0] if all(ok(part) for part in parts) else ""
+    else:
+        return None
+    if not given or given in index.family_name_first or _lookalike(index, given):
+        return None
+    return given
 
 
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
