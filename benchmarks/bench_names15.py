@@ -164,10 +164,10 @@ def reading() -> None:
         others = [g for g in cf.groups if g != own]
         kept = sum(bool(target.search(t)) for g in others for t in cf[g])
         total = sum(len(cf[g]) for g in others)
-        print(f"{kind}: {len(cf.source_index)} of {len(prompts)} prompts get versions; other groups' versions that keep "
-              f"a part of the name: {kept} of {total}", flush=True)  # fmt: skip
-        for j, p in list(zip(cf.source_index, cf.original))[:2]:
-            print(f"  {prompts[j]!r} -> {cf[others[0]][cf.original.index(p)]!r}")
+        print(f"{kind}: {len(cf.source_index)} of {len(prompts)} prompts get versions; other groups' versions that "
+              f"keep a part of the name: {kept} of {total}", flush=True)  # fmt: skip
+        for k, j in enumerate(cf.source_index[:2]):
+            print(f"  {prompts[j]!r} -> {cf[others[0]][k]!r}")
     changed = 0
     for prompt in LOOKALIKES:
         people = find_people(prompt)
