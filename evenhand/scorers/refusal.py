@@ -326,8 +326,8 @@ class PatternRefusalDetector(Scorer):
     def cache_key(self) -> str:
         # v3: own words only (drafts, quotes and code removed); v4: a letter's sentences that decline the task count;
         # v5: letters that open with a greeting of another language or with the name alone; v6: refusals in Spanish,
-        # French, German and Portuguese
-        return "refusal/patterns/v6"
+        # French, German and Portuguese; v7: "With kind regards," and "With best wishes," close a letter
+        return "refusal/patterns/v7"
 
     def _run(self, texts: list[str]) -> npt.NDArray[Any]:
         return np.array([1.0 if is_refusal(t) else 0.0 for t in texts], dtype=np.float64)

@@ -150,6 +150,12 @@ class NameIndex:
         family_name_first: ``people.json``'s surnames of languages that write the family name first ("Nguyễn Thị
             Mai", "Zhang Wei"), as keys: a run that starts with one and ends with a known given name reads in that
             order.
+        family_name_first_careful: ``people.json``'s family names first that are also English words or given names,
+            or of two letters ("Lê", "Li", "He", "Kim", "Lee"): they read family name first only before a given name
+            of :attr:`family_name_first_given` ("Lê Thị Mai", "Kim Min-jun"; "Lee Smith", "He Emily" keep theirs).
+        family_name_first_given: the first names (keys) of ``people.json``'s ``family_name_first_given_groups``.
+        double_surnames: the surnames (keys) of ``people.json``'s ``double_surname_groups`` (Hispanic surnames): two
+            of them side by side after a given name or a title are one double surname, "María García López".
         read_without_lists: ``people.json``'s attributes that readers infer from a personal name although no list
             here places a name in their groups (religion, nationality): a named person is unplaced for them.
     """
@@ -171,6 +177,9 @@ class NameIndex:
     evidence: Mapping[str, NameEvidence] = dataclasses.field(default_factory=dict)
     read_without_lists: frozenset[str] = frozenset()
     family_name_first: frozenset[str] = frozenset()
+    double_surnames: frozenset[str] = frozenset()
+    family_name_first_careful: frozenset[str] = frozenset()
+    family_name_first_given: frozenset[str] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -357,6 +366,30 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         ),
         evidence=evidence,
         read_without_lists=_words(people, "read_without_lists", _PEOPLE_FILE),
+        double_surnames=_group_names(people, "double_surname_groups", "last", ranked),
+        family_name_first_careful=frozenset(
+            name_key(w) for w in _words(people, "family_name_first_careful", _PEOPLE_FILE)
+        ),
+        family_name_first_given=_group_names(people, "family_name_first_given_groups", "first", ranked),
+    )
+
+
+def _group_names(
+    people: Mapping[str, Any], key: str, part: str, ranked: Mapping[tuple[str, str, str], tuple[str, ...]]
+) -> frozenset[str]:
+    """The names of ``part`` (keys) of the groups ``people.json``'s ``key`` names (attribute -> groups):
+    ``double_surname_groups`` (surnames written two together without a hyphen, Spanish "García López"),
+    ``family_name_first_given_groups`` (given names after a careful family name first, "Lê Thị Mai")."""
+    spec = people.get(key, {})
+    if not isinstance(spec, dict) or not all(
+        isinstance(groups, list) and all(isinstance(g, str) for g in groups) for groups in spec.values()
+    ):
+        raise InputError(f"name data {_LABEL}/{_PEOPLE_FILE}: {key!r} must map attributes to lists of groups")
+    return frozenset(
+        name
+        for attribute, groups in spec.items()
+        for group in groups
+        for name in ranked.get((attribute, part, group), ())
     )
 
 

@@ -35,11 +35,13 @@ SALUTATION = re.compile(
     r"|(?:(?:mr|mrs|ms|mx|miss|dr|prof)\.?\s+)?\[name\])[,:]\s*$",
     re.IGNORECASE,
 )
-#: A line that closes a letter ("Kind regards,", "Best wishes, and thank you, Emily", "Atentamente,"), in the
-#: languages of the greetings.
+#: A line that closes a letter ("Kind regards,", "With kind regards,", "Best wishes, and thank you, Emily",
+#: "Atentamente,"), in the languages of the greetings. "With ..." forms are English only and short like the others
+#: ("With best wishes for your recovery, we have extended ..." runs past the 30 characters a sign-off may add).
 SIGN_OFF = re.compile(
     r"^\s*(?:sincerely|best(?: regards| wishes)?|kind regards|warm(?:est)? (?:regards|wishes)|warmly|regards"
-    r"|respectfully|with regards|all the best|cheers|take care|many thanks|yours(?: sincerely| truly| faithfully)?"
+    r"|respectfully|with (?:(?:kind|best|warm(?:est)?|warm best) )?(?:regards|wishes)"
+    r"|all the best|cheers|take care|many thanks|yours(?: sincerely| truly| faithfully)?"
     r"|thank you|thanks"
     r"|saludos|atentamente|cordialmente|un (?:saludo|abrazo)|cordialement|bien (?:à|a) (?:vous|toi)|amitiés"
     r"|mit freundlichen grüßen|(?:viele|liebe|beste) grüße|cordiali saluti|distinti saluti|atenciosamente|abraços)"

@@ -43,6 +43,7 @@ _TITLE_GAP = re.compile(r"\.?[ \t]{1,2}")
 # two capitalised words side by side (a first name and a surname, a title and a name, an initial and a surname)
 _PAIR = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ][^\W\d_'’-]*\.?[ \t]{1,2}[A-ZÀ-ÖØ-ÞĀ-ɏḀ-ỿ]")
 _NAME_GAP = re.compile(r"[ \t]{1,2}")
+_DOUBLE_SPLIT = re.compile(r"[-\s]+")  # the parts of a double surname: "García-López", "García López"
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Person:
     first: str | None
     last: str | None
     mentions: tuple[Mention, ...]
-    # the parts of a hyphenated double surname, in order ("garcia", "lopez" for "García-López"); empty otherwise
+    # the parts of a double surname, in order ("garcia", "lopez" for "García-López" or "García López"); else empty
     last_parts: tuple[str, ...] = ()
 
     @property
@@ -247,19 +248,43 @@ def _family_name_first(
     """A name written family name first at ``run[k]`` (first word, last word, its words), or None: a surname of
     ``people.json``'s ``family_name_first`` (languages that write the family name first: "Nguyễn", "Zhang"), then at
     most one middle name and a known given name that is not itself such a surname ("Nguyễn Thị Mai", "Zhang Wei";
-    "Mai Nguyen" and "Emily Chen" keep the given name first)."""
-    surnames = index.family_name_first
-    if words[run[k]].key not in surnames:
+    "Mai Nguyen" and "Emily Chen" keep the given name first). A surname of ``family_name_first_careful`` (two letters
+    or an English word or given name too: "Lê", "He", "Kim", "Lee") counts only before a given name of
+    ``family_name_first_given_groups`` ("Lê Thị Mai", "Li Wei"; "Lee Smith", "He Emily" keep their reading); a
+    hyphenated given name ("Kim Min-jun") is read by its first part when every part is such a name (the word is then
+    keyed by that part)."""
+    surname = words[run[k]].key
+    careful = surname in index.family_name_first_careful
+    if not careful and surname not in index.family_name_first:
         return None
     for size in (3, 2):  # with a middle name first: "Nguyễn Thị Mai" is one person, not "Nguyễn Thị" and "Mai"
         if k + size > len(run):
             continue
         span = run[k : k + size]
-        given = words[span[-1]].key
+        given = _given_after_family_name(words[span[-1]], careful, index)
         middle_ok = all(index.known("first", words[i].key) for i in span[1:-1])
-        if middle_ok and index.known("first", given) and given not in surnames and not _lookalike(index, given):
+        if middle_ok and given is not None:
+            if given != words[span[-1]].key:
+                words[span[-1]] = words[span[-1]]._replace(key=given)
             return (span[-1], span[0], span)
     return None
+
+
+def _given_after_family_name(word: _Word, careful: bool, index: NameIndex) -> str | None:
+    """The key ``word`` is read by as the given name after a family name, or None when it is none."""
+    def ok(key: str) -> bool:
+        return key in index.family_name_first_given if careful else index.known("first", key)
+
+    if ok(word.key):
+        given = word.key
+    elif careful and "-" in word.text:  # "Min-jun": every part a given name of the groups
+        parts = [_key(part) for part in word.text.split("-")]
+        given = parts[0] if all(ok(part) for part in parts) else ""
+    else:
+        return None
+    if not given or given in index.family_name_first or _lookalike(index, given):
+        return None
+    return given
 
 
 def find_people(text: str, index: NameIndex | None = None) -> tuple[Person, ...]:
@@ -319,6 +344,8 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
     words = [  # the capitalised words, not all capitals ("Emily", not "FAQ")
         _Word(s, e, w, k) for (s, e, w), k in zip(capitalised, word_keys, strict=True) if len(w) == 1 or not w.isupper()
     ]
+    if index.double_surnames and not index.double_surnames.isdisjoint(word_keys):
+        words = _join_double_surnames(text, words, index)
     found: list[tuple[int | None, int | None, list[int]]] = []
     interesting = index.interesting
     for run, titled in _runs(text, words, index):
@@ -393,12 +420,57 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
             Mention(words[i].start, words[i].end, part, named_as[part] or words[i].key)
             for i, part in sorted(own.items())
         ]
-        double = next((words[i].text for i, part in sorted(own.items()) if part == "last" and "-" in words[i].text), "")
-        pieces = tuple(key for piece in double.split("-") if len(key := _key(piece)) > 1) if double else ()
+        lasts = (words[i].text for i, part in sorted(own.items()) if part == "last")
+        pieces = next((d for written in lasts if (d := _double_pieces(written))), ())
         people.append(Person(words[span[0]].start, words[span[-1]].end, fkey, lkey, tuple(mentions), pieces))
     if len(people) > 1:
         people.sort(key=_first_mention)
     return tuple(people)
+
+
+def _join_double_surnames(text: str, words: list[_Word], index: NameIndex) -> list[_Word]:
+    """``words`` with each double surname written without a hyphen made one word ("María García López": "García
+    López", key "garcialopez", as "García-López"): two surnames of ``people.json``'s ``double_surname_groups`` side
+    by side, right after a known given name, an initial or a title. A capitalised word that is not such a surname
+    never joins ("María García Tuesday", "Ana López Bank")."""
+    doubles = index.double_surnames
+    out: list[_Word] = []
+    i = 0
+    while i < len(words):
+        here = words[i]
+        if (
+            out
+            and i + 1 < len(words)
+            and here.key in doubles
+            and words[i + 1].key in doubles
+            and _NAME_GAP.fullmatch(text, here.end, words[i + 1].start)
+            and _after_given_or_title(text, out[-1], here, index)
+        ):
+            after = words[i + 1]
+            joined = text[here.start : after.end]
+            out.append(_Word(here.start, after.end, joined, _key(joined)))
+            i += 2
+            continue
+        out.append(here)
+        i += 1
+    return out
+
+
+def _after_given_or_title(text: str, before: _Word, word: _Word, index: NameIndex) -> bool:
+    """True when ``before`` stands right before ``word`` as its given name, an initial or a title."""
+    if _NAME_GAP.fullmatch(text, before.end, word.start):
+        return _first_name(index, before.key) or before.key in index.titles
+    return _TITLE_GAP.fullmatch(text, before.end, word.start) is not None and (
+        before.key in index.titles or _is_initial(text, before)
+    )
+
+
+def _double_pieces(written: str) -> tuple[str, ...]:
+    """The keys of the parts of a double surname as written ("García-López", "García López"; parts of more than one
+    letter), or () for a single surname."""
+    if "-" not in written and " " not in written:
+        return ()
+    return tuple(key for piece in _DOUBLE_SPLIT.split(written) if len(key := _key(piece)) > 1)
 
 
 def _surname_pieces(words: list[_Word], own: dict[int, str]) -> set[str]:
@@ -406,8 +478,8 @@ def _surname_pieces(words: list[_Word], own: dict[int, str]) -> set[str]:
     more than one letter), from the words ``own`` marks as the person's last name."""
     pieces: set[str] = set()
     for i, part in own.items():
-        if part == "last" and "-" in words[i].text:
-            pieces.update(key for piece in words[i].text.split("-") if len(key := _key(piece)) > 1)
+        if part == "last":
+            pieces.update(_double_pieces(words[i].text))
     return pieces
 
 
