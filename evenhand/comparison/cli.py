@@ -97,3 +97,4 @@ def print_verdict(result: RunComparison, console: Any) -> None:
                   highlight=False)  # fmt: skip
     for line in result.sentences():
         console.print(f"  {escape(line)}", highlight=False)
+    console.print(f"  [dim]rule: {escape(result.rule)}[/]", highlight=False)
