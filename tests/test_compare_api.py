@@ -105,7 +105,7 @@ def test_normal_approximation_is_computed_by_hand() -> None:
     se = math.sqrt(2 * (0.2 / (2 * z)) ** 2)  # both intervals are 0.2 wide at 95%
     assert diff["difference"] == pytest.approx(0.2)
     assert (diff["ci_low"], diff["ci_high"]) == pytest.approx((0.2 - z * se, 0.2 + z * se))
-    # the row's own p is read off its interval; its word rests on the p adjusted across the comparison's rows (compare15)
+    # the row's own p is read off its interval; its word rests on the p adjusted across the comparison's rows
     assert diff["p_value"] == pytest.approx(2 * NormalDist().cdf(-0.2 / se))
     assert diff["change"] == ("worse" if diff["p_adjusted"] < 0.05 else "no clear change")  # lower SCSP is fairer
 

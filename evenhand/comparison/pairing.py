@@ -140,9 +140,8 @@ def interval_p_value(estimate: float | None, low: float | None, high: float | No
     half = centre - float(low) if centre > 0 else float(high) - centre
     if half <= 0.0:  # a zero-width interval away from 0 (every prompt moved alike)
         return 0.0
-    normal = NormalDist()
-    z = normal.inv_cdf(0.5 + level / 2.0)
-    return min(1.0, 2.0 * normal.cdf(-z * abs(centre) / half))
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    return min(1.0, math.erfc(z * abs(centre) / half / math.sqrt(2.0)))  # 2 (1 - Phi(x)), exact far in the tail
 
 
 def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float, why: str) -> Difference:

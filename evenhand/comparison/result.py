@@ -21,9 +21,9 @@ from evenhand._files import write_text
 from evenhand._version import __version__
 from evenhand.comparison.findings import FindingChange
 from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, RULE, WORSE, MetricComparison
-from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.comparison.runs import Run
 from evenhand.comparison.schema import SCHEMA, SCHEMA_VERSION
+from evenhand.pipeline.verdict.severity import MIN_UNITS
 
 MIXED = "mixed"
 NO_CLEAR = NO_CLEAR_CHANGE

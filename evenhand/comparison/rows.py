@@ -39,7 +39,7 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.registry import METRICS
-from evenhand.stats import run_difference_bounds
+from evenhand.stats import COMPARE_SMALL_UNITS, run_difference_bounds
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
@@ -167,7 +167,8 @@ def judge_rows(rows: Sequence[MetricComparison], labels: Sequence[str], *, level
             p = interval_p_value(diff.estimate, diff.low, diff.high, level)
             row.differences[label] = replace(diff, p_value=p)
             raw.append(p if p is not None and _can_decide(diff) else math.nan)
-        adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), [row.family or (row.key, row.attribute, row.cls) for row in present])
+        families = [row.family or (row.key, row.attribute, row.cls) for row in present]
+        adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families)
         for row, p_adjusted in zip(present, adjusted, strict=True):
             diff = replace(row.differences[label], p_adjusted=None if math.isnan(p_adjusted) else float(p_adjusted))
             row.differences[label] = diff
@@ -261,14 +262,22 @@ def _difference(
 
 
 def _bounds(
-    res_a: MetricResult, res_b: MetricResult, draws: tuple[Any, Any], level: float, *, paired: bool, interval: str
+    res_a: MetricResult,
+    res_b: MetricResult,
+    draws: tuple[Any, Any],
+    level: float,
+    *,
+    paired: bool,
+    interval: str,
+    units: int = COMPARE_SMALL_UNITS,
 ) -> tuple[tuple[float, float] | None, str]:
     """The difference's interval and a note: the rule the runs' own intervals follow (the registry's
     ``MetricSpec.interval``, :func:`evenhand.stats.run_difference_bounds`): a rate's (each run's Clopper-Pearson on
     effective prompts, combined) where events are rare, a continuous metric's small-sample rule on fewer than
-    ``SMALL_UNITS`` units (a percentile bootstrap over a handful of prompts, or of rare events, undercovers: a false
-    "worse"); else the percentile interval of the bootstrap differences."""
-    rule = run_difference_bounds(res_a, res_b, interval, paired=paired, ci=level)
+    ``units`` units (``COMPARE_SMALL_UNITS``: a percentile bootstrap over a handful of prompts, or of rare events,
+    undercovers: a false "worse"; of paired differences it still does at 30 prompts, compare15); else the percentile
+    interval of the bootstrap differences."""
+    rule = run_difference_bounds(res_a, res_b, interval, paired=paired, ci=level, units=units)
     if rule is not None:
         low, high, method = rule
         return (low, high), f"; interval: {method}"
@@ -375,8 +384,12 @@ def _p_values(diff: Difference) -> str:
     """``, p 0.031, adjusted p 0.29``: the row's own p and the adjusted one its word rests on."""
     if diff.p_value is None:
         return ""
-    adjusted = "" if diff.p_adjusted is None else f", adjusted p {diff.p_adjusted:.2g}"
-    return f", p {diff.p_value:.2g}{adjusted}"
+    adjusted = "" if diff.p_adjusted is None else f", adjusted p {_p(diff.p_adjusted)}"
+    return f", p {_p(diff.p_value)}{adjusted}"
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
 def _signed(x: float | None) -> str:
