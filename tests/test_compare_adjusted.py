@@ -65,6 +65,7 @@ def test_the_planted_bias_is_still_worse_and_the_outputs_carry_both_p_values() -
     assert scsp["change"] == "worse" and scsp["p_adjusted"] < 0.05 and scsp["p_value"] <= scsp["p_adjusted"]
     assert {"p_value", "p_adjusted"} <= set(result.metrics.columns)
     assert "adjusted" in doc["verdict"]["rule"]
+    assert "Rule: a metric row is worse or better when its p" in result.to_html()
 
 
 def _scores(seed: int, k: int) -> MetricResult:
