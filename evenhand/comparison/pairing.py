@@ -48,6 +48,10 @@ class Difference:
     note: str = ""
     n_units: int | None = None
     signed: SignedGap | None = None  # a gap between two groups, compared with its sign (evenhand.comparison.signed)
+    #: the row's own p (read off its interval, :func:`interval_p_value`) and its p adjusted across the rows of the
+    #: comparison (:func:`evenhand.comparison.rows.judge_rows`), on which the row's word rests
+    p_value: float | None = None
+    p_adjusted: float | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,25 @@ def percentile_interval(replicates: FloatArray, level: float) -> tuple[float, fl
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(finite, [tail, 1.0 - tail])
     return float(low), float(high)
+
+
+def interval_p_value(estimate: float | None, low: float | None, high: float | None, level: float) -> float | None:
+    """The two-sided p of "no difference" read off a difference's interval at ``level``: the half of the interval
+    towards 0 taken as ``z`` standard errors (``z`` the normal quantile of the level), ``p = 2 (1 - Phi(z |d| /
+    half))``. So ``p < 1 - level`` exactly when the interval excludes 0, whatever rule gave it (percentile
+    bootstrap, Student's t, MOVER, the rate rule, the normal approximation); an asymmetric interval is read on its
+    side towards 0. ``d`` is the estimate kept within the interval (a percentile interval need not hold it). None
+    without an interval; 1 for ``[0, 0]``."""
+    if estimate is None or low is None or high is None or math.isnan(estimate):
+        return None
+    centre = min(max(float(estimate), float(low)), float(high))
+    if centre == 0.0:
+        return 1.0
+    half = centre - float(low) if centre > 0 else float(high) - centre
+    if half <= 0.0:  # a zero-width interval away from 0 (every prompt moved alike)
+        return 0.0
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    return min(1.0, math.erfc(z * abs(centre) / half / math.sqrt(2.0)))  # 2 (1 - Phi(x)), exact far in the tail
 
 
 def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float, why: str) -> Difference:

@@ -20,9 +20,10 @@ import pandas as pd
 from evenhand._files import write_text
 from evenhand._version import __version__
 from evenhand.comparison.findings import FindingChange
-from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, WORSE, MetricComparison
+from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, RULE, WORSE, MetricComparison
 from evenhand.comparison.runs import Run
 from evenhand.comparison.schema import SCHEMA, SCHEMA_VERSION
+from evenhand.pipeline.verdict.severity import MIN_UNITS
 
 MIXED = "mixed"
 NO_CLEAR = NO_CLEAR_CHANGE
@@ -65,6 +66,12 @@ class RunComparison:
         if WORSE in directions and IMPROVED in directions:
             return MIXED
         return WORSE if WORSE in directions else IMPROVED if IMPROVED in directions else NO_CLEAR
+
+    @property
+    def rule(self) -> str:
+        """How a metric row's word is decided (the adjusted p at the comparison's level)."""
+        level = float(self.settings.get("ci", 0.95))
+        return RULE.format(alpha=round(1.0 - level, 6), units=MIN_UNITS)
 
     @property
     def status(self) -> str:
@@ -116,6 +123,8 @@ class RunComparison:
                     "difference": diff.estimate,
                     "ci_low": diff.low,
                     "ci_high": diff.high,
+                    "p_value": diff.p_value,
+                    "p_adjusted": diff.p_adjusted,
                     "method": diff.method,
                     "change": row.changes[label],
                     "note": diff.note,
@@ -143,6 +152,7 @@ class RunComparison:
                     for label in self.labels[1:]
                 },
                 "sentences": self.sentences(),
+                "rule": self.rule,
             },
             "metrics": [_row_dict(row) for row in self.rows],
             "findings": [f.to_dict() for f in self.findings],
@@ -204,6 +214,10 @@ def _row_dict(row: MetricComparison) -> dict[str, Any]:
                 "difference": diff.estimate,
                 "ci_low": diff.low,
                 "ci_high": diff.high,
+                # the row's own p (read off its interval) and its p adjusted across the comparison's rows: the word
+                # ("change") rests on the adjusted one
+                "p_value": diff.p_value,
+                "p_adjusted": diff.p_adjusted,
                 "method": diff.method,
                 "note": diff.note,
                 "n_units": diff.n_units,

@@ -1,13 +1,15 @@
 """Matching the metric rows of several runs and judging the difference of each run from the baseline (run 1).
 
 A row is one metric for one attribute and pair of groups (or class); rows present in only some runs are kept and
-say so. A difference is **worse** or **improved** only when its interval excludes 0, in the direction the registry
-gives the metric (``higher_is_fairer``); otherwise there is **no clear change**.
+say so. A difference is **worse** or **improved** only when its p, read off its interval and adjusted across the rows
+of the comparison as a run adjusts its own tests (:func:`judge_rows`), is below ``1 - level``, in the direction the
+registry gives the metric (``higher_is_fairer``); otherwise there is **no clear change**.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,6 +26,7 @@ from evenhand.comparison.pairing import (
     Difference,
     SignedGap,
     independent_draws,
+    interval_p_value,
     normal_difference,
     paired_draws,
     percentile_interval,
@@ -36,13 +39,19 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.registry import METRICS
-from evenhand.stats import run_difference_bounds
+from evenhand.stats import COMPARE_SMALL_UNITS, run_difference_bounds
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
 Measure = Callable[[Run, dict[str, Any], pd.DataFrame], MetricResult]
 WORSE, IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE = "worse", "improved", "no clear change", "not comparable"
 PAIRINGS = ("auto", "independent")
+#: how a row's word is decided (comparison.json ``verdict.rule``, the console and docs/compare.md)
+RULE = (
+    "a metric row is worse or better when its p, read off its interval, adjusted across the comparison's rows as a "
+    "run adjusts its tests (per metric and attribute an omnibus test, Benjamini-Hochberg across them, Holm within), "
+    "is below {alpha:g} and it rests on at least {units} prompts; else no clear change"
+)
 NO_INTERVAL = "; no interval: fewer than half of the bootstrap replicates are defined"
 
 
@@ -76,6 +85,9 @@ class MetricComparison:
     #: (value, low, high), and the direction ("female minus male")
     stored_signed: dict[str, tuple[float | None, float | None, float | None]] = field(default_factory=dict)
     stored_direction: str | None = None
+    #: the row's family in the adjustment across rows (metric, attribute, class and a red team's condition), as the
+    #: run's own adjustment groups its tests (evenhand.pipeline.evidence.adjustment.test_family)
+    family: tuple[Any, ...] = ()
 
     @property
     def scope(self) -> str:
@@ -128,13 +140,43 @@ def compare_rows(
             if diff.signed is not None:
                 item.signed_groups = diff.signed.groups
                 item.signed_values |= {base.label: diff.signed.baseline, run.label: diff.signed.run}
-            if item.signed:  # 0 is fairest: judged by how far from 0 each run is
-                item.changes[run.label] = judge_signed(diff, item.values[base.label], item.values[run.label])
-            else:
-                item.changes[run.label] = judge(diff, bool(item.higher_is_fairer))
-            item.sentences[run.label] = sentence(item, run.label, base.label)
+        item.family = (key[0], key[1], key[3], *key[4:])
         out.append(item)
+    judge_rows(out, [run.label for run in runs], level=level)
     return out
+
+
+def judge_rows(rows: Sequence[MetricComparison], labels: Sequence[str], *, level: float) -> None:
+    """Each row's word for each run after the baseline (``labels[0]``), on its p adjusted across the rows of that
+    run's comparison: the raw p is read off the row's interval (:func:`~evenhand.comparison.pairing.interval_p_value`)
+    and adjusted by the run's own adjustment (:func:`evenhand.stats.omnibus_then_pairs`: one family per metric,
+    attribute and class, an omnibus test per family, Benjamini-Hochberg across the families, Holm within), so that
+    "worse" somewhere among a comparison's many rows is as rare as a finding in one fair run. The difference, its
+    interval and the raw p are kept as they are.
+
+    A row that could not be worse or better at any p takes no part (as Tarone's rule for tests that cannot reach
+    the level; its adjusted p is None): one on fewer than ``MIN_UNITS`` prompts, and one whose interval is exactly
+    ``[0, 0]`` (no prompt moved: a run compared with itself, a rate neither run ever showed)."""
+    from evenhand.stats import omnibus_then_pairs
+
+    for label in labels[1:]:
+        present = [row for row in rows if label in row.differences]
+        raw = []
+        for row in present:
+            diff = row.differences[label]
+            p = interval_p_value(diff.estimate, diff.low, diff.high, level)
+            row.differences[label] = replace(diff, p_value=p)
+            raw.append(p if p is not None and _can_decide(diff) else math.nan)
+        families = [row.family or (row.key, row.attribute, row.cls) for row in present]
+        adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families)
+        for row, p_adjusted in zip(present, adjusted, strict=True):
+            diff = replace(row.differences[label], p_adjusted=None if math.isnan(p_adjusted) else float(p_adjusted))
+            row.differences[label] = diff
+            if row.signed:  # 0 is fairest: judged by how far from 0 each run is
+                row.changes[label] = judge_signed(diff, row.values.get(labels[0]), row.values.get(label), level)
+            else:
+                row.changes[label] = judge(diff, bool(row.higher_is_fairer), level)
+            row.sentences[label] = sentence(row, label, labels[0])
 
 
 def _read_stored_signed(item: MetricComparison, label: str, row: dict[str, Any] | None) -> None:
@@ -220,14 +262,22 @@ def _difference(
 
 
 def _bounds(
-    res_a: MetricResult, res_b: MetricResult, draws: tuple[Any, Any], level: float, *, paired: bool, interval: str
+    res_a: MetricResult,
+    res_b: MetricResult,
+    draws: tuple[Any, Any],
+    level: float,
+    *,
+    paired: bool,
+    interval: str,
+    units: int = COMPARE_SMALL_UNITS,
 ) -> tuple[tuple[float, float] | None, str]:
     """The difference's interval and a note: the rule the runs' own intervals follow (the registry's
     ``MetricSpec.interval``, :func:`evenhand.stats.run_difference_bounds`): a rate's (each run's Clopper-Pearson on
     effective prompts, combined) where events are rare, a continuous metric's small-sample rule on fewer than
-    ``SMALL_UNITS`` units (a percentile bootstrap over a handful of prompts, or of rare events, undercovers: a false
-    "worse"); else the percentile interval of the bootstrap differences."""
-    rule = run_difference_bounds(res_a, res_b, interval, paired=paired, ci=level)
+    ``units`` units (``COMPARE_SMALL_UNITS``: a percentile bootstrap over a handful of prompts, or of rare events,
+    undercovers: a false "worse"; of paired differences it still does at 30 prompts, compare15); else the percentile
+    interval of the bootstrap differences."""
+    rule = run_difference_bounds(res_a, res_b, interval, paired=paired, ci=level, units=units)
     if rule is not None:
         low, high, method = rule
         return (low, high), f"; interval: {method}"
@@ -288,9 +338,17 @@ def _paired(
     return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap)
 
 
-def judge(diff: Difference, higher_is_fairer: bool) -> str:
-    """worse / improved when the interval excludes 0 (in the metric's fair direction) and rests on at least
-    ``MIN_UNITS`` prompts (or persons), else no clear change."""
+def _can_decide(diff: Difference) -> bool:
+    """Whether the row's p could ever give it a word: enough units, and an interval that is not exactly [0, 0]."""
+    if diff.n_units is not None and diff.n_units < MIN_UNITS:
+        return False
+    return not (diff.low == 0.0 and diff.high == 0.0)
+
+
+def judge(diff: Difference, higher_is_fairer: bool, level: float = 0.95) -> str:
+    """worse / improved when the row's adjusted p (:func:`judge_rows`) is below ``1 - level`` (in the metric's fair
+    direction, the side of 0 its interval lies on) and the difference rests on at least ``MIN_UNITS`` prompts (or
+    persons), else no clear change. A difference not yet adjusted (a caller's own) is judged on its raw p."""
     if diff.estimate is None:
         return NOT_COMPARABLE
     if diff.low is None or diff.high is None:
@@ -298,18 +356,21 @@ def judge(diff: Difference, higher_is_fairer: bool) -> str:
     if diff.n_units is not None and diff.n_units < MIN_UNITS:
         # as in the verdict: a bootstrap over a handful of prompts (one prompt: a zero-width interval) decides nothing
         return NO_CLEAR_CHANGE
-    if diff.low > 0 or diff.high < 0:
+    p = diff.p_adjusted if diff.p_adjusted is not None else diff.p_value
+    if p is None:
+        p = interval_p_value(diff.estimate, diff.low, diff.high, level)
+    if p is not None and p < 1.0 - level:
         if diff.signed is not None:  # the gap clearly moved: better only if its size clearly shrank
             return IMPROVED if diff.signed.size_high is not None and diff.signed.size_high < 0 else WORSE
-        went_up = diff.low > 0
+        went_up = min(max(diff.estimate, diff.low), diff.high) > 0
         return IMPROVED if went_up == higher_is_fairer else WORSE
     return NO_CLEAR_CHANGE
 
 
-def judge_signed(diff: Difference, baseline: Any, run: Any) -> str:
+def judge_signed(diff: Difference, baseline: Any, run: Any, level: float = 0.95) -> str:
     """A signed metric whose fairest value is 0 (CPRD): worse / improved when the change is clear (as
     :func:`judge`) and moved the value away from / towards 0 (a gap that changed sides and grew is worse)."""
-    clear = judge(diff, higher_is_fairer=True)
+    clear = judge(diff, True, level)
     if clear in (NOT_COMPARABLE, NO_CLEAR_CHANGE):
         return clear
     try:
@@ -317,6 +378,18 @@ def judge_signed(diff: Difference, baseline: Any, run: Any) -> str:
     except (TypeError, ValueError):
         return NO_CLEAR_CHANGE
     return IMPROVED if after < before else WORSE
+
+
+def _p_values(diff: Difference) -> str:
+    """``, p 0.031, adjusted p 0.29``: the row's own p and the adjusted one its word rests on."""
+    if diff.p_value is None:
+        return ""
+    adjusted = "" if diff.p_adjusted is None else f", adjusted p {_p(diff.p_adjusted)}"
+    return f", p {_p(diff.p_value)}{adjusted}"
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
 def _signed(x: float | None) -> str:
@@ -329,7 +402,7 @@ def sentence(item: MetricComparison, label: str, baseline: str) -> str:
     if change == NOT_COMPARABLE:
         return f"{item.scope}: not comparable ({diff.note})"
     interval = "" if diff.low is None or diff.high is None else f" [{_signed(diff.low)}, {_signed(diff.high)}]"
-    numbers = f"difference {_signed(diff.estimate)}{interval}"
+    numbers = f"difference {_signed(diff.estimate)}{interval}{_p_values(diff)}"
     if diff.signed is not None:
         numbers = f"{describe(diff.signed)}, {numbers}"
     if change == NO_CLEAR_CHANGE:

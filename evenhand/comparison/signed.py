@@ -5,7 +5,8 @@ absolute values cannot show it. So when both runs have exactly the same two grou
 gap ``rate(first) − rate(second)`` (groups in the order the rate tests and findings name them), recomputed from the
 stored responses with the same units and strata as the metric (:func:`evenhand.metrics.rate_gap.signed_rate_gap`).
 
-The change is clear when the interval of ``gap(B) − gap(A)`` excludes 0; it is then *improved* when the size of the
+The change is clear when the p of ``gap(B) − gap(A)``, read off its interval and adjusted across the comparison's
+rows (:func:`evenhand.comparison.rows.judge_rows`), is below ``1 - level``; it is then *improved* when the size of the
 gap clearly shrank (the interval of ``|gap(B)| − |gap(A)|``, from the same replicates, is below 0) and *worse*
 otherwise: a gap that moved clearly without shrinking is larger, or now disadvantages the other group.
 """

@@ -38,6 +38,7 @@ from evenhand.stats._rate_intervals import (
 from evenhand.stats._scorer_error import CorrectedRate, ScorerError, corrected_rate, rogan_gladen
 from evenhand.stats._shuffle import PreparedStatistic, group_shuffle_test
 from evenhand.stats._small_sample import (
+    COMPARE_SMALL_UNITS,
     SMALL_UNITS,
     continuous_interval,
     difference_bounds,
@@ -46,6 +47,7 @@ from evenhand.stats._small_sample import (
 )
 
 __all__ = [
+    "COMPARE_SMALL_UNITS",
     "SMALL_UNITS",
     "CorrectedRate",
     "EstimateFloor",

@@ -375,18 +375,25 @@ def rate_difference_bounds(
 
 
 def run_difference_bounds(
-    first: MetricResult, second: MetricResult, interval: str, *, paired: bool, ci: float = 0.95
+    first: MetricResult,
+    second: MetricResult,
+    interval: str,
+    *,
+    paired: bool,
+    ci: float = 0.95,
+    units: int = SMALL_UNITS,
 ) -> tuple[float, float, str] | None:
     """The interval of two runs' difference by the rule each run's own interval follows (``interval``, the
     registry's ``MetricSpec.interval``): a ``"rate"`` metric's by :func:`rate_difference_bounds` where events are
     rare; otherwise (or where the counts do not apply) the small-sample rule of continuous metrics on fewer than
-    ``SMALL_UNITS`` units (:func:`~evenhand.stats._small_sample.difference_bounds`); None: the caller's bootstrap."""
+    ``units`` units (``SMALL_UNITS`` unless given; :func:`~evenhand.stats._small_sample.difference_bounds`); None:
+    the caller's bootstrap."""
     if interval == "rate":
         bounds = rate_difference_bounds(first, second, paired=paired, ci=ci)
         if bounds is not None:
             return bounds
-    small = difference_bounds(first, second, paired=paired, ci=ci)
+    small = difference_bounds(first, second, paired=paired, ci=ci, units=units)
     if small is None:
         return None
     low, high, method = small
-    return low, high, f"{method} (fewer than {SMALL_UNITS} units)"
+    return low, high, f"{method} (fewer than {units} units)"

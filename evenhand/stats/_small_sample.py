@@ -56,6 +56,10 @@ from evenhand.stats._resampling import SeedLike, strata_indices
 #: the t interval 89-99% there; from 30 units on the two differ by 1-2 points and widths by about 5%. The same
 #: number is where the pipeline's caveat on few units ends (evenhand.pipeline.run.SMALL_SAMPLE).
 SMALL_UNITS = 30
+#: Below this many shared units compare's differences of two runs (evenhand.comparison) take the t rule too: a
+#: percentile bootstrap of paired differences said "changed" in 7.5-9% of null comparisons at exactly 30 prompts and
+#: 4.5-6% at 40 (benchmarks/RESULTS.md, stats14 and compare15). The runs' own intervals keep SMALL_UNITS.
+COMPARE_SMALL_UNITS = 50
 T_METHOD = "student-t on jackknife {unit}s"
 NONE_OFF_METHOD = "none of {k} {unit}s off the value"
 
@@ -157,10 +161,11 @@ def jackknife_t_interval(result: MetricResult, ci: float = 0.95) -> Interval | N
 
 
 def difference_bounds(
-    first: MetricResult, second: MetricResult, *, paired: bool, ci: float = 0.95
+    first: MetricResult, second: MetricResult, *, paired: bool, ci: float = 0.95, units: int = SMALL_UNITS
 ) -> tuple[float, float, str] | None:
     """The small-sample interval of ``d = m(second) - m(first)`` (two runs compared, evenhand.comparison), as
-    ``(low, high, method)``; None from :data:`SMALL_UNITS` units on or when the rule does not apply.
+    ``(low, high, method)``; None from ``units`` units on (:data:`SMALL_UNITS` unless given; compare gives
+    :data:`COMPARE_SMALL_UNITS`) or when the rule does not apply.
 
     * **paired** (the runs' units are the same prompts, in the same order): the jackknife above on the difference's
       own resampler ``w -> m_w(second) - m_w(first)`` (each left-out prompt leaves both runs), Student's t with
@@ -172,7 +177,7 @@ def difference_bounds(
     """
     level = check_level(ci)
     ra, rb = first.resampler, second.resampler
-    if ra is None or rb is None or min(ra.n_units, rb.n_units) >= SMALL_UNITS:
+    if ra is None or rb is None or min(ra.n_units, rb.n_units) >= units:
         return None
     estimate = float(second.value) - float(first.value)
     if math.isnan(estimate):
