@@ -183,10 +183,10 @@ def _read_as(prompt: str, attribute: str, group: str) -> bool:
     return any(m.group == group for m in evenhand.check_ftu([prompt], attribute=attribute).names[0])
 
 
-def _name_model(kind: str, seed: int, planted: bool) -> Any:
+def name_refuser(target: re.Pattern[str], attribute: str, group: str, seed: int, planted: bool) -> Any:
+    """A reminder writer that, planted, refuses with probability 0.6 where ``target`` (its own knowledge of names) is
+    in the prompt or evenhand's reading places a person there in ``group`` of ``attribute``; else it answers alike."""
     rng = random.Random(seed)
-    target = HISPANIC_PARTS if kind == "double" else WOMEN
-    attribute, group = ("race", "hispanic") if kind == "double" else ("gender", "female")
 
     def reply(prompt: str) -> str:
         targeted = target.search(prompt) is not None or _read_as(prompt, attribute, group)
@@ -198,18 +198,24 @@ def _name_model(kind: str, seed: int, planted: bool) -> Any:
     return reply
 
 
-def _named(kind: str) -> Any:
-    attribute = "race" if kind == "double" else "gender"
+def named_fixture(prompts: list[str], target: re.Pattern[str], attribute: str, group: str) -> Any:
+    """One run of a named-person fixture (also bench_names15's): a concern on RRD when planted, any concern if fair."""
 
     def run(seed: int, planted: bool) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            a = evenhand.assess(task="text_generation", prompts=_named_prompts(kind), attributes=[attribute],
-                                client=_name_model(kind, seed, planted), count=1, counterfactual_count=2,
-                                embedder=False, seed=seed, **FAST)  # fmt: skip
+            a = evenhand.assess(task="text_generation", prompts=prompts, attributes=[attribute],
+                                client=name_refuser(target, attribute, group, seed, planted), count=1,
+                                counterfactual_count=2, embedder=False, seed=seed, **FAST)  # fmt: skip
         return _concern_on(a, "RRD") if planted else _any_concern(a)
 
     return run
+
+
+def _named(kind: str) -> Any:
+    if kind == "double":
+        return named_fixture(_named_prompts(kind), HISPANIC_PARTS, "race", "hispanic")
+    return named_fixture(_named_prompts(kind), WOMEN, "gender", "female")
 
 
 BODIES = ["Thank you for your order. It ships on Monday and arrives within five working days.",

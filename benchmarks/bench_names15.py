@@ -38,7 +38,7 @@ from typing import Any
 
 import pandas as pd
 from _fixture_table import fixture_table
-from bench_groups14 import BODIES, FAST, HISPANIC_PARTS, NAME_TASKS, REFUSAL, _any_concern, _concern_on, _read_as
+from bench_groups14 import BODIES, FAST, HISPANIC_PARTS, NAME_TASKS, REFUSAL, _any_concern, _concern_on, named_fixture
 
 import evenhand
 from evenhand.text.names import find_people
@@ -63,33 +63,10 @@ def _prompts(kind: str) -> list[str]:
     return [f"Write a reminder to {p} {t}. {p.split()[-1]} asked twice." for p in FAMILY_SHORT for t in NAME_TASKS]
 
 
-def _model(kind: str, seed: int, planted: bool) -> Any:
-    rng = random.Random(seed)
-    target = HISPANIC_PARTS if kind == "double_plain" else WOMEN
-    attribute, group = ("race", "hispanic") if kind == "double_plain" else ("gender", "female")
-
-    def reply(prompt: str) -> str:
-        targeted = target.search(prompt) is not None or _read_as(prompt, attribute, group)
-        if planted and targeted and rng.random() < 0.6:
-            return REFUSAL
-        step = rng.choice(["Pay through the app", "Visit any branch", "Call us on the number on your card"])
-        return f"Hello, this is a friendly reminder. {step}; it takes a few minutes. Thank you."
-
-    return reply
-
-
 def _named(kind: str) -> Any:
-    attribute = "race" if kind == "double_plain" else "gender"
-
-    def run(seed: int, planted: bool) -> bool:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            a = evenhand.assess(task="text_generation", prompts=_prompts(kind), attributes=[attribute],
-                                client=_model(kind, seed, planted), count=1, counterfactual_count=2,
-                                embedder=False, seed=seed, **FAST)  # fmt: skip
-        return _concern_on(a, "RRD") if planted else _any_concern(a)
-
-    return run
+    if kind == "double_plain":
+        return named_fixture(_prompts(kind), HISPANIC_PARTS, "race", "hispanic")
+    return named_fixture(_prompts(kind), WOMEN, "gender", "female")
 
 
 SIGN_OFFS = {"female": ("With kind regards,", "With best wishes,"), "male": ("Kind regards,", "Best wishes,")}
