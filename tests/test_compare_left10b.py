@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +17,7 @@ import evenhand
 from evenhand.pipeline.results.outputs import write_outputs
 from evenhand.pipeline.verdict.kinds.refusal_length import LENGTH
 from evenhand.registry import METRICS
-
-
-@dataclass
-class _Stored:
-    """A finished run as compare reads it (the StoredRun protocol), from a response frame."""
-
-    responses: pd.DataFrame
-    label: str = "A"
-    doc: dict[str, Any] = field(default_factory=dict)
-    responses_note: str = ""
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return {}
+from tests._stored_runs import StoredFrame as _Stored
 
 
 def _pairs(n: int, cut: int) -> pd.DataFrame:

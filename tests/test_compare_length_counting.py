@@ -8,9 +8,6 @@ and name, so compare showed a length gap between an old run and a new one that w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,22 +15,11 @@ import pytest
 from evenhand.pipeline.families.refusal_length import reply_words
 from evenhand.pipeline.verdict.kinds.refusal_length import LENGTH
 from evenhand.registry import METRICS
+from tests._stored_runs import StoredFrame as _Stored
 
 RLD = METRICS["relative_length_difference"]
 ROW = {"key": "relative_length_difference", "metric": "RLD", "attribute": "race", "groups": ["hispanic", "white"]}
 BODY = "Thank you for your order {i}. It ships on Monday and arrives within five working days."
-
-
-@dataclass
-class _Stored:
-    responses: pd.DataFrame
-    label: str = "A"
-    doc: dict[str, Any] = field(default_factory=dict)
-    responses_note: str = ""
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return {}
 
 
 def _frame(words: bool) -> pd.DataFrame:
