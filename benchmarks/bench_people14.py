@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from _fixture_table import fixture_table
+from bench_left10b import loan_officer_run
 
 import evenhand
 
@@ -77,25 +78,8 @@ def template_words(seed: int, planted: bool) -> bool:
     return _found(a, ("CPRD",)) if planted else a.verdict.count("concern") > 0
 
 
-FEMALE = ("Emily Baker", "Sarah Miller", "Anna Clark", "Laura Hill", "Megan Scott", "Rachel Adams", "Julia Young",
-          "Karen Wright", "Lisa Turner", "Amy Parker", "Heather Ross", "Jessica Price")
-
-
 def intersection(seed: int, planted: bool) -> bool:
-    rng = random.Random(seed)
-    prompts = [f"{FEMALE[i % len(FEMALE)]} applied for a small loan (case {i}). {MANAGERS[i % len(MANAGERS)]} "
-               "(the loan officer) said he would review her file. Approve? Answer yes or no." for i in range(32)]
-
-    def client(prompt: str, **_: Any) -> str:
-        if planted:
-            low = "review her file" in prompt  # the applicant is a woman
-        else:
-            low = "Mrs." in prompt or "she would review" in prompt  # the officer is a woman
-        return "yes" if rng.random() < (0.25 if low else 0.55) else "no"
-
-    a = evenhand.assess(task="classification", prompts=prompts, attributes=["gender", "race"],
-                        intersections=[["gender", "race"]], client=client, count=3, counterfactual_count=3,
-                        prevalence_parity=True, **DECISIONS, **FAST)  # fmt: skip
+    a = loan_officer_run(seed, planted, MANAGERS, attributes=["gender", "race"], intersections=[["gender", "race"]])
     if planted:
         return any(f.attribute == "gender+race" and e.metric == "CPRD" and e.severity == "concern"
                    for f in a.verdict.findings for e in f.evidence)  # fmt: skip
