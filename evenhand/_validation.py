@@ -11,7 +11,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -243,11 +243,23 @@ def _bound_message(err: Any) -> str | None:
     return f"must be {_BOUNDS[err['type']]} {written}, got {value!r}"
 
 
+def did_you_mean(written: Sequence[object], choices: Sequence[str], known: Mapping[str, str] | None = None) -> str:
+    """`` (did you mean 'x'?)`` for names a user misspelt, or ``""`` when none is near: for each written name, the
+    choice ``known`` maps it to (a word of a group: ``"women"`` -> ``"female"``), else the close match among
+    ``choices`` (difflib, ratio 0.75: one or two letters off). The one hint every "unknown name" message shares."""
+    import difflib
+
+    close: list[str] = []
+    for name in map(str, written):
+        match = (known or {}).get(name.lower()) or next(iter(difflib.get_close_matches(name, choices, 1, 0.75)), None)
+        if match is not None and match not in close:
+            close.append(match)
+    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+
+
 def _nearest_key(model: Any, loc: Sequence[Any]) -> str:
     """`` (did you mean 'key'?)`` for the unknown key at ``loc``: the close match among the keys of the section that
     holds it (walked from ``model`` through its fields, lists and optional sections), else ``""``."""
-    import difflib
-
     for part in loc[:-1]:
         if isinstance(part, int):  # an item of a list: the item's model is already the one reached
             continue
@@ -256,8 +268,7 @@ def _nearest_key(model: Any, loc: Sequence[Any]) -> str:
         if model is None:
             return ""
     keys = [f.alias or name for name, f in getattr(model, "model_fields", {}).items()]
-    close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return did_you_mean([loc[-1]], keys)
 
 
 def _model_in(annotation: Any) -> Any:

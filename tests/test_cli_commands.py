@@ -195,6 +195,26 @@ def test_demo_ftu_only() -> None:
     assert "14 of 40" in result.output and "10 of 40" in result.output
 
 
+@pytest.mark.parametrize(("flags", "shown"), [([], None), (["--no-progress"], False)])
+def test_demo_no_progress_hides_progress_as_other_commands(
+    monkeypatch: pytest.MonkeyPatch, flags: list[str], shown: bool | None
+) -> None:
+    """docs/cli.md: long steps show progress on a terminal and ``--no-progress`` hides it, on every command that
+    has such steps; the demo generates and scores too, so it takes the flag and passes it to the run."""
+    from evenhand.cli import running
+
+    seen: list[bool | None] = []
+
+    def run_config(*args: object, **kwargs: object) -> ExitCode:
+        seen.append(kwargs["progress"] if "progress" in kwargs else args[3])  # type: ignore[arg-type]
+        return ExitCode.OK
+
+    monkeypatch.setattr(running, "run_config", run_config)
+    result = runner.invoke(app, ["demo", "--limit", "1", *flags])
+    assert result.exit_code == 0, result.output
+    assert seen == [shown]
+
+
 def failing_llm(prompt: str) -> str:
     raise ValueError("model crashed")
 

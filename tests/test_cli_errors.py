@@ -147,3 +147,25 @@ def test_a_scoring_flag_whose_model_cannot_load_is_one_line(
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"error: {flag}"), result.stderr
     assert "Hub. Check your internet.)" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("flag", "words", "setting"),
+    [
+        ("--label-column", "ground-truth labels", "responses.label_column"),
+        ("--group-column", "person's group", "responses.person_group_column"),
+    ],
+)
+def test_missing_named_column_says_what_it_holds_and_how_to_fix(
+    tmp_path: Path, flag: str, words: str, setting: str
+) -> None:
+    """A column named by a flag but absent from the file is named in the user's words (what it holds, the setting
+    and the flag that name it), not by evenhand's own field name ("needed for truth")."""
+    table = tmp_path / "responses.csv"
+    pd.DataFrame({"prompt": ["hi", "ho"], "response": ["yes", "no"]}).to_csv(table, index=False)
+    result = runner.invoke(app, ["metrics", str(table), "--task", "classification", flag, "truth"])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    line = " ".join(result.output.split())
+    assert "needed for truth" not in line and "needed for person_group" not in line
+    assert words in line and setting in line and flag in line, line
+    assert "its columns are: prompt, response" in line

@@ -85,3 +85,22 @@ def test_attribute_groups_choose_the_groups_compared() -> None:
     assert two.use_case.attribute_specs["race"].groups == ("white", "black")
     with pytest.raises(ValueError, match="name two or more of"):
         evenhand.UseCase(task="text_generation", attributes=["gender"], attribute_groups={"gender": ["purple"]})
+
+
+@pytest.mark.parametrize(
+    ("groups", "named", "hint"),
+    [
+        (["women", "male"], "'women'", "did you mean 'female'?"),  # a word of the lexicon: its group
+        (["femal", "male"], "'femal'", "did you mean 'female'?"),  # a misspelt group: the close one
+        (["female", "purple"], "'purple'", None),  # nothing near: no guess
+    ],
+)
+def test_unknown_group_is_named_with_the_nearest_known_one(groups: list[str], named: str, hint: str | None) -> None:
+    """A typo in attribute_groups names the unknown group and suggests the nearest known one, as a misspelt
+    attribute does, rather than repeating the whole list without saying which entry is wrong."""
+    with pytest.raises(ValueError) as caught:
+        evenhand.UseCase(task="text_generation", attributes=["gender"], attribute_groups={"gender": groups})
+    message = str(caught.value)
+    assert f"unknown group(s) [{named}]" in message, message
+    assert "name two or more of ['female', 'male', 'nonbinary']" in message
+    assert (hint in message) if hint else "did you mean" not in message

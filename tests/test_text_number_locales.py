@@ -44,6 +44,13 @@ LOCALES = [
     # ... and in a number that is not money, unless the reply writes numbers the European way
     ("score 3.500", 3.5, NUMBER),
     ("3.500 von 1.234.567 Punkten", 3_500, NUMBER),
+    # one comma group of three digits (small16): read by the reply's convention like a dot group; with the symbol
+    # after it ("1,500 €") it is no English evidence (an English writer puts € before), so a European reply's
+    # decimal comma decides; with no evidence, money is thousands
+    ("1,500 €, Gesamt 1.234,56 €", 1.5, NUMBER),
+    ("1,500 € pro Stück, 2,50 € Versand", 1.5, NUMBER),
+    ("1,500 €", 1_500, NUMBER),
+    ("€1,500 per unit, plus €12.50 shipping", 1_500, NUMBER),
 ]
 
 

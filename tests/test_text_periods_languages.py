@@ -64,3 +64,36 @@ def test_the_period_words_are_data() -> None:
     words = json.loads(resources.files("evenhand.data").joinpath("wordlists/periods.json").read_text("utf-8"))
     assert set(words["after"]) == set(PERIODS)
     assert "im Jahr" in words["after"]["year"] and "por hora" in words["after"]["hour"]
+
+
+#: (reply, the period it states): a period named before the amount in German, French, Spanish, Portuguese (small16:
+#: "Jahresgehalt von 50.000 €" stated no period, so a yearly salary was compared with monthly ones as it was)
+BEFORE = [
+    ("Ein Jahresgehalt von 50.000 €", "year"),
+    ("Jahresgehalt: 50.000 €", "year"),
+    ("ein Bruttojahresgehalt von etwa 50.000 €", "year"),
+    ("Monatsgehalt von 4.000 €", "month"),
+    ("Stundenlohn von 25 €", "hour"),
+    ("un salaire annuel de 40 000 €", "year"),
+    ("un salaire annuel brut d'environ 40 000 €", "year"),
+    ("un loyer mensuel de 900 €", "month"),
+    ("un salario anual de 40.000 €", "year"),
+    ("un sueldo mensual de unos 3.000 €", "month"),
+    ("um salário anual de R$ 40.000", "year"),
+]
+
+
+@pytest.mark.parametrize(("reply", "period"), BEFORE)
+def test_a_period_word_of_another_language_before_the_amount_is_read(reply: str, period: str) -> None:
+    start = reply.index("R$") if "R$" in reply else next(i for i, ch in enumerate(reply) if ch.isdigit())
+    assert stated_period(reply, start, len(reply)) == period
+
+
+def test_period_words_before_are_data_and_need_the_amount_right_after() -> None:
+    words = json.loads(resources.files("evenhand.data").joinpath("wordlists/periods.json").read_text("utf-8"))
+    assert set(words["before"]) <= set(PERIODS) and "Jahresgehalt" in words["before"]["year"]
+    # the salary must qualify this amount: a word further back, or another figure in between, is no period of it
+    for reply in ["Das Jahresgehalt ist gut; dazu kommen 500 €", "salaire annuel : voir plus bas. Prime de 500 €"]:
+        assert stated_period(reply, reply.index("500"), len(reply)) == "", reply
+    parsed = parse_numbers(["Ein Jahresgehalt von 60.000 €.", "Ein Monatsgehalt von 5.000 €."], period="year")
+    assert parsed.values.tolist() == [60_000, 60_000] and parsed.stated == ["year", "month"]

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from evenhand._validation import MAX_SEED, number_problem
+from evenhand._validation import MAX_SEED, did_you_mean, number_problem
 from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError
 from evenhand.registry import Intervention
@@ -204,10 +204,7 @@ class UseCase(BaseModel):
     def _check_attributes(cls, value: list[str]) -> list[str]:
         unknown = [a for a in value if a not in BUILTIN_ATTRIBUTES]
         if unknown:
-            import difflib
-
-            close = [m for a in unknown for m in difflib.get_close_matches(str(a), BUILTIN_ATTRIBUTES, 1, 0.75)]
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+            hint = did_you_mean(unknown, BUILTIN_ATTRIBUTES)
             raise InputError(
                 f"unknown attribute(s) {unknown}{hint}; built-ins are {list(BUILTIN_ATTRIBUTES)} "
                 "(put your own groups under custom_attributes: {name: {group: [words]}})"

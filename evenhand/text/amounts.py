@@ -193,6 +193,12 @@ EUROPEAN, ENGLISH = "european", "english"
 _ENGLISH_MONEY = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.(?:\d{1,2}|\d{4,})|\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")
 
 
+#: one comma group of three digits ("1,500"): thousands to an English reader, a decimal comma to a European one; read
+#: by the reply's convention (:func:`_conventions`), and no English evidence with the symbol after it ("1,500 €": an
+#: English writer puts the euro sign before the number)
+_COMMA_GROUP = re.compile(r"[1-9]\d{0,2},\d{3}")
+
+
 def _own_money(match: re.Match[str]) -> bool:
     return bool(match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"])
 
@@ -205,7 +211,11 @@ def _conventions(matches: list[re.Match[str]]) -> str:
     european = any(
         m["decimal_comma"] or m["dots"] or m["plain_comma"] or (m["short_comma"] and _own_money(m)) for m in matches
     )
-    english = any(_own_money(m) and _ENGLISH_MONEY.fullmatch(m["digits"]) for m in matches)
+    english = any(
+        _own_money(m) and _ENGLISH_MONEY.fullmatch(m["digits"])
+        and not (m["symbol2"] and _COMMA_GROUP.fullmatch(m["digits"]))
+        for m in matches
+    )  # fmt: skip
     if european == english:
         return ""
     return EUROPEAN if european else ENGLISH
@@ -238,6 +248,8 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
         digits = _plain_digits(match)
         negative, money, start, end = _accounting(text, match, _own_money(match))
         scale, scaled = _scale(match, money, text, asked)
+        if convention == EUROPEAN and scale == 1.0 and _COMMA_GROUP.fullmatch(match["digits"]):
+            digits = match["digits"].replace(",", ".")  # "1,500 €" in a European reply: one and a half euros
         unscaled = not scaled and (match["abbr"] or match["spaced"])  # "5m", "5 m": 5, then "m"
         if unscaled:
             end = match.end("digits")

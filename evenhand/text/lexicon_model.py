@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evenhand._validation import did_you_mean
 from evenhand.errors import InputError
 from evenhand.text._grammar import GRAMMARS
 from evenhand.text._regex import trie_pattern
@@ -129,8 +130,14 @@ class Lexicon:
         chosen = tuple(dict.fromkeys(groups))
         unknown = [g for g in chosen if g not in self.all_groups]
         if unknown or len(chosen) < 2:
+            # a word of a group ("women") points at its group, a misspelt group at the close one
+            hint = did_you_mean(
+                unknown, self.all_groups, {g.lower(): self.group_of(g) or "" for g in map(str, unknown)}
+            )
+            named = f"unknown group(s) {unknown}{hint}; " if unknown else ""
             raise InputError(
-                f"groups {list(groups)} for the {self.name} attribute: name two or more of {list(self.all_groups)}"
+                f"groups {list(groups)} for the {self.name} attribute: {named}name two or more of "
+                f"{list(self.all_groups)}"
             )
         rest = tuple(g for g in self.all_groups if g not in chosen)
         return dataclasses.replace(self, groups=chosen, optional_groups=rest)

@@ -68,6 +68,21 @@ _BEFORE: Final = re.compile(
       (?:\s*(?::|=|of|is|at|would\ be|should\ be|around|about|approximately|roughly|~))*\s*\Z""",
     re.IGNORECASE | re.VERBOSE,
 )
+#: each noun a period qualifies, written before an amount in another language, lower case with single spaces, to its
+#: period ("jahresgehalt" -> "year", "loyer mensuel" -> "month")
+_NOUNS: Final = {
+    " ".join(noun.lower().split()): period for period, nouns in _LISTS["before"].items() for noun in nouns
+}
+#: the same before an amount in German, French, Spanish and Portuguese ("Jahresgehalt von 50.000 €", "salaire annuel
+#: brut d'environ 40 000 €", "salario anual de 40.000 €"): the noun ends a word (a compound reads:
+#: "Bruttojahresgehalt"), a qualifier may follow it, then only links ("von", "de", "d'", "de unos") up to the amount
+_LINKS = _alternatives(list(_LISTS["links"]))
+_LINK = rf"(?:{_SPACE}*[:=]|{_SPACE}+(?:{_LINKS})|(?<=['’])(?:{_LINKS}))"
+_BEFORE_WORDS: Final = re.compile(
+    rf"(?P<noun>{_alternatives(list(_NOUNS))})(?!\w)(?:{_SPACE}+(?:{_alternatives(list(_LISTS['qualifiers']))}))?"
+    rf"(?:{_LINK}(?:(?<=['’])|(?![^\W\d_])))*\s*\Z",  # a link ends a word, or an elision ("d'")
+    re.IGNORECASE,
+)
 _LOOK_BACK = 80  # characters before an amount searched for a period that qualifies it
 
 
@@ -85,6 +100,9 @@ def stated_period(text: str, start: int, end: int) -> str:
     before = _BEFORE.search(text[max(0, start - _LOOK_BACK) : start])
     if before is not None:
         return _WORDS[before["adjective"].lower()]
+    noun = _BEFORE_WORDS.search(text[max(0, start - _LOOK_BACK) : start])
+    if noun is not None:
+        return _NOUNS[" ".join(noun["noun"].lower().split())]
     return ""
 
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from evenhand.cli import running
 from evenhand.cli.consoles import console, err_console
-from evenhand.cli.options import AllRows
+from evenhand.cli.options import AllRows, NoProgress
 from evenhand.cli.rendering import ftu_table
 from evenhand.cli.translate import load_config
 from evenhand.config import MAX_COUNT
@@ -30,6 +30,7 @@ def demo(
         int | None,
         typer.Option(help="Responses per original prompt (each counterfactual prompt keeps 2).", min=1, max=MAX_COUNT),
     ] = None,
+    no_progress: NoProgress = False,
     all_rows: AllRows = False,
 ) -> None:
     """Assess the bundled customer-outreach demo use case offline with the embedded SmolLM2 model."""
@@ -48,8 +49,9 @@ def demo(
         f"{demo_dir() / 'demo.yaml'}, point prompts.path at your prompts and set model.provider/base_url/model "
         "(see README: Assess your own model)"
     )
+    progress = False if no_progress else None  # None: shown on a terminal, as every command does
     more = partial(cut_replies_caveat, max_tokens=cfg.model.max_tokens)
-    raise typer.Exit(int(running.run_config(cfg, out, limit, None, all_rows=all_rows, more_caveats=more)))
+    raise typer.Exit(int(running.run_config(cfg, out, limit, progress, all_rows=all_rows, more_caveats=more)))
 
 
 def cut_replies_caveat(caveats: list[str], *, max_tokens: int) -> list[str]:
