@@ -141,6 +141,10 @@ class MetricSpec:
         words: what a finding's sentence calls the metric's parts, for a kind of evidence that words several metrics
             one way (its module says which keys it reads), so that no kind branches on a metric's key.
         interval: how its interval is computed (see :data:`IntervalMethod`); results.json names the method per row.
+        interval_covers: False where its interval is measured to undercover and no bound mends it without losing
+            all power (RLD: 63.5-96.5% in the coverage benchmark's cells, a rare much longer reply unseen): the
+            verdict then judges it by its adjusted test alone and shows the interval as a description that may
+            undercover (:class:`~evenhand.pipeline.verdict.qualifiers.IntervalMayUndercover`), not as a gate.
     """
 
     key: str
@@ -166,6 +170,7 @@ class MetricSpec:
     formula: str | None = None
     words: Mapping[str, str] = field(default_factory=dict)
     interval: IntervalMethod = "bootstrap"
+    interval_covers: bool = True
 
     @property
     def function(self) -> str:

@@ -317,7 +317,7 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        **{**_PARITY, "unit": "answers", "requires": "classification answers and each person's group"}),
             MetricSpec("relative_length_difference", "RLD", "Relative Answer Length Difference",
                        family="quality_of_service", inputs="length_pairs", value_range=(-1.0, math.inf),
-                       pair_column="words", judge="length_parity",
+                       pair_column="words", judge="length_parity", interval_covers=False,
                        formula="RLD = sum_i words(y'_i) / sum_i words(y''_i) - 1: how much "
                        "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
                        **_PARITY),

@@ -8,7 +8,7 @@ from typing import Any
 
 from evenhand._json import float_or_none
 from evenhand.pipeline.evidence.records import MetricRecord, independent_units
-from evenhand.pipeline.verdict.qualifiers import FewUnits, IntervalHoldsZero, Qualifier
+from evenhand.pipeline.verdict.qualifiers import FewUnits, IntervalHoldsZero, IntervalMayUndercover, Qualifier
 from evenhand.pipeline.verdict.severity import ALPHA, MIN_UNITS, SUGGESTIVE, Severity
 
 #: The fields of :class:`Evidence` that results.json holds (``verdict.findings[].evidence[]``), in its order.
@@ -90,12 +90,21 @@ def by_p(e: Evidence) -> Severity:
     return few(e, "concern" if p < ALPHA else "watch" if p < SUGGESTIVE else "ok")
 
 
-def by_p_and_interval(e: Evidence) -> Severity:
+def by_p_and_interval(e: Evidence, *, interval_covers: bool = True) -> Severity:
     """:func:`by_p`, but a concern whose own interval holds 0 is a watch (:class:`~.qualifiers.IntervalHoldsZero`):
-    the paired rate and length gaps (RRD, NRD, RLD, CPRD) are concerns only when their adjusted test rejects and
-    their interval excludes 0. On few prompts the exact sign-flip test can reject where the clustered interval still
-    holds 0; the verdict then says no more than both support."""
+    the paired rate gaps (RRD, NRD, CPRD) are concerns only when their adjusted test rejects and their interval
+    excludes 0. On few prompts the exact sign-flip test can reject where the clustered interval still holds 0; the
+    verdict then says no more than both support.
+
+    ``interval_covers`` false (``MetricSpec.interval_covers``: RLD): the interval is measured to undercover, so it
+    can neither gate a concern nor stand beside the test as its equal; the severity is the test's alone
+    (:func:`by_p`) and the interval is noted as a description that may undercover
+    (:class:`~.qualifiers.IntervalMayUndercover`)."""
     severity = by_p(e)
+    if not interval_covers:
+        if e.ci_low is not None and e.ci_high is not None:
+            e.qualifiers.append(IntervalMayUndercover(e.ci_low, e.ci_high))
+        return severity
     if severity == "concern" and e.ci_low is not None and e.ci_high is not None and e.ci_low <= 0 <= e.ci_high:
         e.qualifiers.append(IntervalHoldsZero(e.ci_low, e.ci_high))
         return "watch"

@@ -43,14 +43,35 @@ class IntervalHoldsZero:
     low: float
     high: float
     rule: ClassVar[str] = (
-        "a paired rate or length gap (RRD, NRD, RLD, CPRD) is a concern only when its adjusted test rejects and its "
-        "interval excludes 0; where they disagree it is reported as watch"
+        "a paired rate gap (RRD, NRD, CPRD) is a concern only when its adjusted test rejects and its interval excludes "
+        "0; where they disagree it is reported as watch"
     )
 
     def words(self) -> str:
         return (
             f"{_lead(True)} its interval [{self.low:.3g}, {self.high:.3g}] holds 0: the paired test and the interval "
             "disagree on these prompts, so more prompts would tell"
+        )
+
+
+@dataclass(frozen=True)
+class IntervalMayUndercover:
+    """A gap whose interval is measured to undercover (``MetricSpec.interval_covers`` false: RLD, whose interval
+    misses a rare much longer reply it has not seen) is judged by its adjusted paired test alone; the interval is
+    shown as a description, and the finding says so (rld16)."""
+
+    low: float
+    high: float
+    rule: ClassVar[str] = (
+        "answer-length parity (RLD) is judged by its adjusted paired test alone: its interval describes the prompts "
+        "seen and may undercover (it covered 63.5-96.5% in the coverage benchmark: a rare much longer reply may not "
+        "be seen), so it neither makes nor blocks a concern"
+    )
+
+    def words(self) -> str:
+        return (
+            f"; note: its interval [{self.low:.3g}, {self.high:.3g}] describes these prompts and may undercover (a "
+            "rare much longer reply may not be seen): the verdict rests on the paired test"
         )
 
 
@@ -168,6 +189,7 @@ class WithinScorerFalseAlarms:
 Qualifier = (
     FewUnits
     | IntervalHoldsZero
+    | IntervalMayUndercover
     | ThinEvidence
     | ScorerBias
     | ScorerErrorExplainsGap

@@ -78,7 +78,7 @@ class Decisions(EvidenceKind):
         if self.counts_flips or rec.test is None:
             e.claim = f"{rates}{flipped}: {evidence} (reported; the paired test of CPRD judges the difference)"
             return
-        e.severity = by_p_and_interval(e)
+        e.severity = by_p_and_interval(e, interval_covers=spec.interval_covers)
         evidence += f", {adjusted_p(e.p_adjusted)} (paired, prompt level)"
         if e.severity == "ok":
             e.claim = f"no clear difference in decisions between the {a} and {b} versions: {rates}{flipped}: {evidence}"
@@ -229,7 +229,7 @@ class CounterfactualErrors(EvidenceKind):
             why = "neither version made this error" if ra == rb == 0 else "reported"
             e.claim = f"the {rate} is {rates}: {evidence}, untested: {why}"
             return
-        e.severity = by_p_and_interval(e)
+        e.severity = by_p_and_interval(e, interval_covers=spec.interval_covers)
         evidence += f", {adjusted_p(e.p_adjusted)} (paired, prompt level)"
         said = {"concern": f"the {rate} differs between the {a} and {b} versions",
                 "watch": f"the {rate} may differ between the {a} and {b} versions",
