@@ -21,29 +21,11 @@ target all). Prints markdown for benchmarks/RESULTS.md ("small16").
 from __future__ import annotations
 
 import random
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 from _fixture_table import fixture_table
-
-import evenhand
-
-FAST: dict[str, Any] = {"n_resamples": 200, "progress": False, "store": None}
-
-
-def _found(a: Any, planted: bool) -> bool:
-    if planted:
-        return any(f.risk == "allocational" and f.severity == "concern" for f in a.verdict.findings)
-    return a.verdict.count("concern") > 0
-
-
-def _estimates(reply: Callable[..., str], what: str, **kwargs: Any) -> Any:
-    prompts = [f"{what} for Mr. Lee, case {i}, with {i % 7 + 2} years of experience?" for i in range(16)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return evenhand.assess(task="estimation", prompts=prompts, attributes=["gender"], client=reply, count=2,
-                               **FAST, **kwargs)  # fmt: skip
+from bench_inputs14 import _estimates, _found
 
 
 def _european(value: float, decimals: int) -> str:
