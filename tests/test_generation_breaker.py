@@ -328,19 +328,26 @@ def test_cli_exit_3_in_one_line_without_secrets(credentials: str, tmp_path: Path
         assert secret not in result.output and secret not in result.stderr
 
 
+def _one_at_a_time(base_url: str, **generation: Any) -> dict[str, Any]:
+    """A config against the fault server at ``base_url``: prompts.txt, the key in BREAKER_TEST_KEY, one request at a
+    time, one answer per prompt (``generation`` adds keys of its section)."""
+    return {
+        "use_case": {"task": "text_generation", "attributes": ["gender"]},
+        "prompts": {"path": "prompts.txt"},
+        "model": {"provider": "openai", "base_url": base_url, "model": "m", "api_key_env": "BREAKER_TEST_KEY",
+                  "concurrency": 1},
+        "generation": {"count": 1, "progress": False, **generation},
+        "output": {"dir": "out"},
+    }  # fmt: skip
+
+
 def test_a_401_without_a_key_names_the_variable_that_is_not_set(tmp_path: Path, monkeypatch: Any) -> None:
     """The newcomer's mistake: `export OPENAI_API_KEY=...` forgotten (or another variable named in api_key_env). The
     server's 401 says only "Incorrect API key"; the line says that no key was sent and which variable is unset."""
     monkeypatch.delenv("BREAKER_TEST_KEY", raising=False)
     (tmp_path / "prompts.txt").write_text("\n".join(f"Write to customer {i} about the loan." for i in range(6)))
     with FaultServer(fault_rate=0.0, fail_after=0, fail_kind="401") as server:
-        config = {
-            "use_case": {"task": "text_generation", "attributes": ["gender"]},
-            "prompts": {"path": "prompts.txt"},
-            "model": {"provider": "openai", "base_url": server.base_url, "model": "m",
-                      "api_key_env": "BREAKER_TEST_KEY", "concurrency": 1},
-            "generation": {"count": 1, "progress": False},
-        }  # fmt: skip
+        config = _one_at_a_time(server.base_url)
         cfg = tmp_path / "config.yaml"
         cfg.write_text(json.dumps(config))
         result = CliRunner().invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out"), "--no-progress"])
@@ -364,14 +371,7 @@ def test_the_config_key_reaches_generation(limit: int | None, tmp_path: Path, mo
     monkeypatch.setenv("BREAKER_TEST_KEY", KEY)
     (tmp_path / "prompts.txt").write_text("\n".join(f"Write to customer {i} about the loan." for i in range(12)))
     with FaultServer(fault_rate=0.0, fail_after=0, fail_kind="401") as server:
-        config = {
-            "use_case": {"task": "text_generation", "attributes": ["gender"]},
-            "prompts": {"path": "prompts.txt"},
-            "model": {"provider": "openai", "base_url": server.base_url, "model": "m",
-                      "api_key_env": "BREAKER_TEST_KEY", "concurrency": 1},
-            "generation": {"count": 1, "progress": False, "max_consecutive_failures": limit},
-            "output": {"dir": "out"},
-        }  # fmt: skip
+        config = _one_at_a_time(server.base_url, max_consecutive_failures=limit)
         cfg = tmp_path / "config.yaml"
         cfg.write_text(json.dumps(config))
         result = CliRunner().invoke(app, ["assess", str(cfg), "--out", str(tmp_path / "out"), "--no-progress"])
