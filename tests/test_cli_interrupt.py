@@ -85,9 +85,12 @@ def test_sigterm_ends_the_run_as_ctrl_c_does_and_the_same_command_resumes_withou
         command = [sys.executable, "-m", "evenhand", "assess", str(tmp_path / "c.yaml")]
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         store = tmp_path / "out" / "generations.sqlite"
-        deadline = time.monotonic() + 60
-        while _stored(store) < 3 and time.monotonic() < deadline and child.poll() is None:
+        # the signal goes in mid-generation: once the server has been asked a fourth time (one request at a time, so
+        # three replies were committed) and the store shows them; the child's start-up under CI load can take long
+        deadline = time.monotonic() + 240
+        while (server.state.total < 4 or _stored(store) < 3) and time.monotonic() < deadline and child.poll() is None:
             time.sleep(0.1)
+        assert child.poll() is None, "the run ended before the signal could be sent mid-generation"
         child.send_signal(signal.SIGTERM)
         out, err = child.communicate(timeout=60)
         assert child.returncode == 128 + signal.SIGTERM, (out, err)
