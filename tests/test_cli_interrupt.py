@@ -73,21 +73,30 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path: Path) -> None:
     assert _stored(store) >= kept_before  # nothing completed was lost
 
 
-# An open defect, not a slow test: in 2 of 6 clean-clone CI runs on 2026-11-29 (never alone, 6 of 6) the run went on to
-# its end after a SIGTERM sent mid-generation (exit 0). Kept running and reported (xpass when it holds); the cause is
-# not found yet (the lead's closing note of that day).
-@pytest.mark.xfail(strict=False, reason="SIGTERM mid-generation is sometimes not acted on under full-suite load: open")
 @pytest.mark.subprocess
-def test_sigterm_ends_the_run_as_ctrl_c_does_and_the_same_command_resumes_without_asking_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["sigint-default", "sigint-ignored"])
+def test_sigterm_ends_the_run_as_ctrl_c_does_and_the_same_command_resumes_without_asking_again(
+    tmp_path: Path, sigint: signal.Handlers
+) -> None:
     """A supervisor's SIGTERM (a CI job cancelled, ``kill``, a container stopped) killed the process without a word:
     no line saying what is kept, replies received and not yet committed lost. Now it ends as Ctrl-C does, exit 143
-    (128 + SIGTERM), and the same command asks only for what the store does not hold."""
+    (128 + SIGTERM), and the same command asks only for what the store does not hold.
+
+    Also when the process inherited SIGINT ignored, as a script's background job does (``evenhand assess c.yaml &``)
+    and as a test runner's child may: SIGTERM raised SIGINT, which was ignored, and the run went on to its end
+    (exit 0; the cause of this test's failures under the full suite in 2 of 6 CI runs of 2026-11-29)."""
     prompts = [f"Write to Mrs. Lee about loan {i}." for i in range(30)]
     (tmp_path / "prompts.txt").write_text("\n".join(prompts))
     with StubServer(latency=0.25) as server:
         _write_config(tmp_path, server.base_url, statistics={"n_resamples": 20})
         command = [sys.executable, "-m", "evenhand", "assess", str(tmp_path / "c.yaml")]
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+        )
         store = tmp_path / "out" / "generations.sqlite"
         # the signal goes in mid-generation: once the server has been asked a fourth time (one request at a time, so
         # three replies were committed) and the store shows them; the child's start-up under CI load can take long

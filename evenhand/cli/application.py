@@ -124,9 +124,18 @@ def _terminate_as_interrupt(signum: int, frame: Any) -> None:
     """SIGTERM (a cancelled CI job, ``kill``, a container stopped) ends the run as Ctrl-C does: SIGINT's handler
     runs (asyncio's, during generation, cancels the run at its next await, so every reply received is committed
     first; elsewhere a KeyboardInterrupt), and :func:`main` exits 143 instead of 130. The default action killed the
-    process where it stood, without a word about what the store keeps."""
+    process where it stood, without a word about what the store keeps.
+
+    SIGINT's handler is called here rather than SIGINT raised: a process started in the background by a script
+    (``evenhand assess c.yaml &``) inherits SIGINT *ignored*, so a raised SIGINT did nothing and the run went on to
+    its end after the supervisor's SIGTERM. Where SIGINT has no Python handler (ignored, or the system default), the
+    KeyboardInterrupt is raised directly: asyncio then cancels every task (each reply received is committed)."""
     TERMINATED["on"] = True
-    signal.raise_signal(signal.SIGINT)
+    on_interrupt = signal.getsignal(signal.SIGINT)
+    if callable(on_interrupt):
+        on_interrupt(signal.SIGINT, frame)
+        return
+    raise KeyboardInterrupt
 
 
 #: Whether SIGTERM ended this process (its exit code is then ExitCode.TERMINATED, 143).
