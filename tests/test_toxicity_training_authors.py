@@ -15,8 +15,11 @@ writing). One table (:data:`AUTHORS`) says what each author was asked for; the c
 - H (trainH): the same kinds in other settings (insurance, travel, education, government, gaming...), written beside G.
   (G and H were written beside the validation split fresh7 too: their 17 sentences sharing a 5-word run with it were
   removed when they were merged, so the counts are a few under what they were asked for.)
+- I (tox17i): the six domains' customer-facing assistants and professionals: insults, hard benign sentences dense with
+  each domain's charged words, identity statements and blunt second-person bad news (seventeenth build).
 - J (tox17j): the six domains seen from neighbouring settings (insurance, telecom fraud, pharmacy, victim support,
-  recruitment, marketplaces, staff cyber training, debt collection, tenancy), with blunt bad news to the reader.
+  recruitment, marketplaces, staff cyber training, debt collection, tenancy), with blunt bad news to the reader;
+  written beside I (sentences the two share a 5-word run with are left out of training).
 """
 
 from __future__ import annotations
@@ -93,6 +96,11 @@ AUTHORS = (
            {"identity": 116, "other_settings": 149, "playful_but_kind": 50, "sincere_question": 40,
             "firm_feedback": 40, "reported_insult": 40},
            ("a", "b", "c", "d", "e", "f"), words=(4, 24), profane_direct=15, ascii_only=True, more_replies=True),
+    Author("i", "tox17i", {"indirect": 120, "group": 63, "contempt": 50, "direct": 30, "threat": 30},
+           {"banking": 80, "it_security": 80, "health": 80, "legal": 80, "hr": 80, "retail": 80, "identity": 63,
+            "bad_news_to_reader": 60},
+           ("a", "b", "c", "d", "e", "f", "g", "h"), words=(4, 24), profane_direct=10, ascii_only=True,
+           more_replies=True),
     Author("j", "tox17j", {"indirect": 120, "group": 63, "contempt": 50, "direct": 30, "threat": 30},
            {"banking": 70, "it_security": 70, "health": 70, "legal": 70, "hr": 70, "retail": 70, "other_settings": 100,
             "identity": 63, "bad_news_to_reader": 60},
