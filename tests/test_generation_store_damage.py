@@ -98,3 +98,26 @@ def test_a_store_another_process_holds_locked_is_a_runtime_failure_naming_it(tmp
         holder.close()
     message = str(caught.value)
     assert str(store) in message and "locked by another process" in message, message
+
+
+def test_a_full_disk_is_a_runtime_failure_naming_the_store_and_the_replies_committed_before_stay(
+    tmp_path: Path,
+) -> None:
+    """SQLite's "database or disk is full" (here: a page limit standing in for the disk) is said as what it is, a
+    runtime failure naming the store; every batch committed before it is still there for the rerun."""
+    from evenhand.generation.store import StoredOutcome
+
+    def outcome(i: int) -> StoredOutcome:
+        return StoredOutcome("job", f"h{i}", 0, "", 0, "x" * 2000, "y" * 2000, "ok", None, "stop", 1, 1, 1, 0.1)
+
+    path = tmp_path / "g.sqlite"
+    store = ResponseStore(path)
+    store.write([outcome(0)])
+    store._db.execute("PRAGMA max_page_count = 12")  # the disk "fills" a few pages on
+    with pytest.raises(RunFailure) as caught:
+        for start in range(1, 200, 10):  # bounded: the page limit is reached long before
+            store.write([outcome(i) for i in range(start, start + 10)])
+    message = str(caught.value)
+    assert str(path) in message and "full" in message, message
+    assert store.count("job") >= 1  # what was committed before the disk filled is kept
+    store.close()

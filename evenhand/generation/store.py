@@ -113,6 +113,11 @@ class ResponseStore:
                     f"generation store {self.path} is damaged ({exc}): SQLite cannot read it, so its replies cannot "
                     "be resumed; move it aside (or restore a copy) and run again to generate afresh"
                 ) from None
+            if kind == "full":
+                raise StoreFullError(
+                    f"generation store {self.path}: the disk is full ({exc}); every reply committed before is kept "
+                    "there: free some space and run the same command again to resume"
+                ) from None
             if kind == "locked":
                 raise StoreLockedError(
                     f"generation store {self.path} is locked by another process (another run writing into the same "
@@ -145,7 +150,8 @@ class ResponseStore:
             try:
                 self._db.executemany(_UPSERT, [o.row() for o in outcomes])
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                    self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
 
@@ -176,6 +182,10 @@ class StoreDamagedError(InputError):
     """The store's file is not readable as SQLite past its header (cut short, zeroed pages): exit 2, naming it."""
 
 
+class StoreFullError(RunFailure):
+    """The disk holding the store is full (or its size limit reached): exit 3, naming it."""
+
+
 class StoreLockedError(RunFailure):
     """Another process held the store's lock for longer than the store waits: exit 3, naming it."""
 
@@ -184,18 +194,21 @@ class StoreLockedError(RunFailure):
 # corrupt; a lock held by another connection
 _DAMAGED_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 _LOCKED_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
+_FULL_CODE = 13  # SQLITE_FULL
 
 
 def _file_problem(exc: sqlite3.DatabaseError) -> str | None:
-    """"damaged", "locked" or None for an SQLite error, by its result code (its message on Python 3.10)."""
+    """"damaged", "full", "locked" or None for an SQLite error, by its result code (its message on Python 3.10)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int):
         primary = code & 0xFF  # an extended code carries its primary code in the low byte
+        if primary == _FULL_CODE:
+            return "full"
         return "damaged" if primary in _DAMAGED_CODES else "locked" if primary in _LOCKED_CODES else None
     text = str(exc).lower()
     if "malformed" in text or "not a database" in text:
         return "damaged"
-    return "locked" if "locked" in text else None
+    return "full" if "disk is full" in text else "locked" if "locked" in text else None
 
 
 def open_store(store: ResponseStore | str | os.PathLike[str] | None) -> tuple[ResponseStore, bool]:
