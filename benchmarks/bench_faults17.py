@@ -102,6 +102,10 @@ def _pairs(seed: int, planted: bool, overload: bool, key: str) -> tuple[list[flo
         ]
         client = OpenAIClient(url, "m", timeout=20, max_body_bytes=LIMIT)
         frame = generate(prompts, client, count=1, store=None, progress=False, backoff=0.01, max_retries=2).to_frame()
+    except RuntimeError as stopped:  # main: the circuit breaker stops the run on the "final" 503s (nothing kept)
+        print(f"  seed {seed}: {type(stopped).__name__}: {str(stopped)[:90]}...", file=sys.stderr)
+        FAILED.setdefault(key, []).append(PROMPTS)
+        return [], [], []
     finally:
         server.shutdown()
         server.server_close()
@@ -125,6 +129,8 @@ def _pairs(seed: int, planted: bool, overload: bool, key: str) -> tuple[list[flo
 
 def _overloaded(seed: int, planted: bool) -> bool:
     a, b, ids = _pairs(seed, planted, True, "overloaded")
+    if not ids:
+        return False
     return paired_prompt_test(a, b, ids, statistic="log_ratio", n_permutations=999, seed=seed).p_value < 0.05
 
 
