@@ -141,8 +141,11 @@ def _huge(seed: int, planted: bool) -> bool:
     return bool(test.p_value < 0.05)
 
 
-def _one(label: str, code: str, *, cwd: str | None = None) -> None:
+def _one(label: str, code: str) -> None:
+    """``code`` in a child process started outside the source tree (``python -c`` puts its folder first on the
+    path: started here it would import this tree's evenhand whatever PYTHONPATH says)."""
     started = time.perf_counter()
+    cwd = tempfile.gettempdir()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=cwd,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
