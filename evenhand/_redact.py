@@ -109,6 +109,12 @@ def _is_container(name: Any) -> bool:
     return str(name).lower().replace("-", "_") in CONTAINER_KEYS
 
 
+def is_hidden_key(name: Any) -> bool:
+    """Whether the value under ``name`` is never shown: a credential's key, or a container whose every value is hidden
+    (``headers``, ``extra_body`` ...)."""
+    return is_secret_key(name) or _is_container(name)
+
+
 def _looks_like_url(value: str) -> bool:
     return "://" in value and _URL.fullmatch(value.strip()) is not None
 

@@ -24,7 +24,7 @@ BASE = "use_case: {task: text_generation, attributes: [gender]}\nprompts: {items
         (
             'model: {provider: openai, base_url: "http://h/v1", model: m, options: {headers: {X-Team: "${TEAM}"}}}\n',
             "model.options.headers.X-Team",
-            "${TEAM}",
+            "its value",  # a header's value is never quoted
         ),
         ('output: {dir: "${RUN_DIR}/out"}\n', "output.dir", "${RUN_DIR}"),
     ],
