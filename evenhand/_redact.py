@@ -4,7 +4,8 @@ Everything evenhand writes or prints about a model (results.json, the report, me
 messages, the generation store) goes through these helpers:
 
 - :func:`redact_url`: a URL without ``user:password@`` and with ``***`` for query values whose names look like
-  credentials (``api_key``, ``key``, ``token``, ``sig``, ``X-Amz-Signature``, ``code`` ...).
+  credentials (``api_key``, ``key``, ``token``, ``sig``, ``X-Amz-Signature`` ...) and for every other query value
+  of four characters or more unless its name is known to be public (``api-version``, ``model`` ...).
 - :func:`redact_mapping`: a copy of a (nested) mapping in which the values of credential-like keys
   (``api_key``, ``authorization``, ``token``, ``secret``, ``password`` ...) and every value inside ``headers`` /
   ``extra_body`` (and their LangChain spellings) are ``"[redacted]"``; header names and body keys stay, so a reader
@@ -69,10 +70,13 @@ CONTAINER_KEYS = frozenset(
         "client_kwargs",
     }
 )
-#: Query parameters that carry a credential by convention though their name is no credential word elsewhere:
-#: Azure Functions' function key and an OAuth authorization code (``?code=``). Only a URL's query reads them so; a
-#: mapping's ``code`` (an error code, a language code) stays.
-QUERY_SECRET_NAMES = frozenset({"code"})
+#: Query parameters known to carry no secret, whose values stay readable in a URL (``api-version=2024-06-01``). Any
+#: other query value of :data:`MIN_SECRET_LENGTH` characters or more is masked, whatever its name: a gateway's
+#: ``?session=``, ``?access=`` or Azure Functions' ``?code=`` hold keys under names that are no credential word
+#: (faults17: only names like ``key``, ``token``, ``sig`` were masked). Short values (``x=1``) are no secret.
+PUBLIC_QUERY_NAMES = frozenset(
+    {"api-version", "api_version", "apiversion", "version", "model", "deployment", "region", "format", "alt", "stream"}
+)
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"<>]+@")
 # "Bearer <token>" and "Basic <base64>" (a base64 word: it has a digit, "+", "/" or "=" padding)
@@ -105,21 +109,32 @@ def _is_container(name: Any) -> bool:
     return str(name).lower().replace("-", "_") in CONTAINER_KEYS
 
 
+def is_hidden_key(name: Any) -> bool:
+    """Whether the value under ``name`` is never shown: a credential's key, or a container whose every value is hidden
+    (``headers``, ``extra_body`` ...)."""
+    return is_secret_key(name) or _is_container(name)
+
+
 def _looks_like_url(value: str) -> bool:
     return "://" in value and _URL.fullmatch(value.strip()) is not None
 
 
-def _is_secret_query(name: str) -> bool:
-    return is_secret_key(name) or name.lower() in QUERY_SECRET_NAMES
+def _is_secret_query(name: str, value: str) -> bool:
+    """Whether a query parameter's value is masked: a credential's name (any value), else any value long enough to
+    be one, unless the name is known to be public (:data:`PUBLIC_QUERY_NAMES`)."""
+    if is_secret_key(name):
+        return True
+    return name.lower() not in PUBLIC_QUERY_NAMES and len(value.strip()) >= MIN_SECRET_LENGTH
 
 
 def _redact_pairs(text: str) -> str:
     pairs = urllib.parse.parse_qsl(text, keep_blank_values=True)
-    return urllib.parse.urlencode([(k, URL_MASK if _is_secret_query(k) else v) for k, v in pairs], safe="*")
+    return urllib.parse.urlencode([(k, URL_MASK if _is_secret_query(k, v) else v) for k, v in pairs], safe="*")
 
 
 def redact_url(url: str) -> str:
-    """``url`` without ``user:password@`` and with ``***`` for query values whose names look like credentials.
+    """``url`` without ``user:password@`` and with ``***`` for query values that may be credentials (see
+    :func:`_is_secret_query`).
 
     >>> redact_url("https://user:pw@host:8/v1?api-key=abc&api-version=2")
     'https://host:8/v1?api-key=***&api-version=2'
@@ -203,7 +218,7 @@ def _url_secrets(url: str) -> Iterable[str]:
         yield base64.b64encode(f"{user}:{urllib.parse.unquote(parts.password)}".encode()).decode()
     for text in (parts.query, parts.fragment):
         for k, v in urllib.parse.parse_qsl(text, keep_blank_values=True):
-            if _is_secret_query(k):
+            if _is_secret_query(k, v):
                 yield v
 
 

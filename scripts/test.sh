@@ -24,8 +24,8 @@ if [ "$fast" = 0 ] && ! command -v chromium >/dev/null 2>&1 && command -v apt-ge
 fi
 V=${EVENHAND_VENV:-.venv}/bin
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
-echo "==> ruff";  "$V/ruff" check evenhand evenhand_training scripts tests benchmarks
-echo "==> mypy";  "$V/mypy" evenhand evenhand_training
+echo "==> ruff";  "$V/ruff" check evenhand evenhand_entry.py evenhand_training scripts tests benchmarks
+echo "==> mypy";  "$V/mypy" evenhand evenhand_entry.py evenhand_training
 # The layer contract ([tool.importlinter] in pyproject.toml, docs/architecture.md); --no-cache writes nothing here.
 echo "==> lint-imports"; "$V/lint-imports" --no-cache
 # Workers (--dist loadgroup): a module with a module- or session-scoped fixture runs whole on one worker, and the Ray

@@ -152,3 +152,53 @@ def test_ctrl_c_while_the_command_is_still_importing_is_one_line_and_exit_130(mo
     assert child.returncode == ExitCode.INTERRUPTED, (child.returncode, child.stderr)
     assert "Traceback" not in child.stderr and child.stderr.strip() == "interrupted", child.stderr
     assert child.stdout == ""
+
+
+def _console_script_entry() -> tuple[str, str]:
+    """The module and function ``[project.scripts]`` names for ``evenhand`` (what pip's console script imports)."""
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    target = pyproject.split("[project.scripts]", 1)[1].split("evenhand = ", 1)[1].splitlines()[0].strip().strip('"')
+    module, _, function = target.partition(":")
+    return module, function
+
+
+# pip's console script, the module and function read from pyproject.toml, started with an import hook that sends this
+# process a signal when the named module is first imported (faults17: any module, the package's own __init__ too).
+_SIGNAL_DURING_STARTUP = """
+import importlib.abc, signal, sys
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            signal.raise_signal(signal.{signal})
+        return None
+sys.meta_path.insert(0, Hook())
+sys.argv = ["evenhand", "--version"]
+from {entry} import {function}
+sys.exit({function}())
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "module", ["evenhand", "evenhand._assistants", "evenhand.cli", "typer", "evenhand.cli.commands.assess"]
+)
+def test_a_signal_while_the_console_script_starts_is_one_line_at_any_module(module: str, signame: str) -> None:
+    """faults17: Ctrl-C while ``import evenhand`` itself ran (the package ``__init__``, before ``evenhand.cli`` could
+    catch anything) printed a traceback, and SIGTERM at any moment of the start-up killed the process without a
+    word. The console script now enters through ``evenhand_entry``, a module outside the package that catches both
+    before it imports anything of evenhand: ``interrupted`` and 130 (143 for SIGTERM), as during a run."""
+    entry, function = _console_script_entry()
+    code = _SIGNAL_DURING_STARTUP.format(module=module, signal=signame, entry=entry, function=function)
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    expected = ExitCode.INTERRUPTED if signame == "SIGINT" else ExitCode.TERMINATED
+    assert child.returncode == expected, (child.returncode, child.stderr)
+    assert "Traceback" not in child.stderr and child.stderr.strip() == "interrupted", child.stderr
+    assert child.stdout == ""

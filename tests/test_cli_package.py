@@ -32,7 +32,7 @@ def _options(command: str) -> dict[str, Any]:
 @pytest.mark.subprocess
 def test_the_console_script_and_python_m_point_at_the_package() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert '[project.scripts]\nevenhand = "evenhand.cli:main"' in pyproject
+    assert '[project.scripts]\nevenhand = "evenhand_entry:main"' in pyproject
     done = subprocess.run([sys.executable, "-m", "evenhand", "--version"], capture_output=True, text=True,
                           timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0 and done.stdout.startswith("evenhand "), done.stderr

@@ -127,3 +127,50 @@ def test_an_endless_body_is_cut_at_the_limit_in_bounded_time_and_memory() -> Non
     assert frame["status"].tolist() == ["error"]
     assert elapsed < 15 and sent and sent[0] < 256 * LIMIT // 2, (elapsed, sent)
     assert threading.active_count() < 50
+
+
+def _huge_error_then_reply(status: int, asked: list[int]) -> type[JsonHandler]:
+    """Answers its first request with ``status`` and an error page of 4 x LIMIT bytes (Content-Length declared),
+    every later one with REPLY; counts the requests in ``asked``."""
+
+    class Handler(JsonHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            asked.append(1)
+            if len(asked) > 1:
+                self.reply(200, REPLY)
+                return
+            page = b"<html>" + b"overloaded " * (4 * LIMIT // 11) + b"</html>"
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.send_header("Retry-After", "0")
+            self.end_headers()
+            try:
+                self.wfile.write(page)
+            except OSError:  # the client hung up after the headers
+                pass
+            self.close_connection = True
+
+    return Handler
+
+
+@pytest.mark.parametrize("status", [503, 502, 429, 408])
+def test_a_retryable_status_is_retried_whatever_the_size_of_its_error_page(status: int, tmp_path: Path) -> None:
+    """faults17: a 503/429 whose error page was over ``max_body_bytes`` failed its prompt at once, not retried (the
+    limit's failure is final for a 2xx: the server would send the same). The status decides, as for a small page."""
+    asked: list[int] = []
+    with serving(_huge_error_then_reply(status, asked)) as url:
+        client = OpenAIClient(url, "m", timeout=20, max_body_bytes=LIMIT)
+        frame = generate(["Write to Mrs. Lee."], client, count=1, store=tmp_path / "g.sqlite", **FAST).to_frame()
+    assert frame["status"].tolist() == ["ok"], frame["error"].tolist()
+    assert frame["response"][0] == "Dear Mrs. Lee" and len(asked) == 2
+
+
+def test_a_final_status_with_a_huge_error_page_is_one_request_naming_the_status(tmp_path: Path) -> None:
+    asked: list[int] = []
+    with serving(_huge_error_then_reply(400, asked)) as url:
+        client = OpenAIClient(url, "m", timeout=20, max_body_bytes=LIMIT)
+        frame = generate(["Write to Mrs. Lee."], client, count=1, store=tmp_path / "g.sqlite", **FAST).to_frame()
+    assert frame["status"].tolist() == ["error"] and len(asked) == 1
+    assert "HTTP 400" in frame["error"][0] and "larger than 256 KiB" in frame["error"][0], frame["error"][0]

@@ -96,3 +96,30 @@ def test_the_paired_test_of_huge_numbers_gives_the_p_value_it_gives_at_any_scale
     assert huge.p_value == small.p_value and math.isclose(huge.statistic, small.statistic * 1e308, rel_tol=1e-9)
     beyond = _quiet(paired_prompt_test, [BIG] * 4, [-BIG] * 4, ["p", "q", "r", "s"], n_permutations=99)
     assert math.isnan(beyond.p_value) and beyond.reason
+
+
+def test_the_paired_log_ratio_test_of_huge_numbers_is_the_one_at_ordinary_scale() -> None:
+    """faults17: the ``log_ratio`` statistic summed numbers near 1e308 into inf: log(inf / inf) is NaN with p-value 0.0
+    or 1.0 (a finding, or its absence, from nothing). The ratio does not depend on the scale: taken at an exact
+    power-of-two scale it is the statistic and p-value of the same numbers at ordinary size (the + 1/2 of each total
+    scaled with them)."""
+    from evenhand.stats import paired_prompt_test
+
+    ratio = [1.5, 1.6, 1.7, 1.4, 1.7, 1.5]
+    huge = [x * 1e308 for x in ratio]
+    prompts = ["p", "q", "r", "s", "t", "u"]
+    scaled = _quiet(paired_prompt_test, huge, [1e308] * 6, prompts, statistic="log_ratio", n_permutations=99)
+    plain = _quiet(paired_prompt_test, ratio, [1.0] * 6, prompts, statistic="log_ratio", n_permutations=99)
+    assert math.isfinite(scaled.statistic) and scaled.p_value == plain.p_value, (scaled, plain)
+    assert math.isclose(scaled.statistic, math.log(sum(ratio) / 6.0), rel_tol=1e-9)
+    # the same numbers at an ordinary scale keep their exact + 1/2
+    assert math.isclose(plain.statistic, math.log((sum(ratio) + 0.5) / 6.5), rel_tol=1e-12)
+    flipped = _quiet(paired_prompt_test, [1e308] * 6, huge, prompts, statistic="log_ratio", n_permutations=99)
+    assert math.isclose(flipped.statistic, -scaled.statistic, rel_tol=1e-12) and flipped.p_value == scaled.p_value
+
+
+def test_a_log_ratio_of_a_negative_total_is_nan_with_a_reason_never_a_p_value() -> None:
+    from evenhand.stats import paired_prompt_test
+
+    result = _quiet(paired_prompt_test, [-3.0, -2.0, -4.0], [1.0, 2.0, 1.0], statistic="log_ratio", n_permutations=99)
+    assert math.isnan(result.statistic) and math.isnan(result.p_value) and "above -1/2" in (result.reason or "")

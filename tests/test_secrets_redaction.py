@@ -362,3 +362,15 @@ def test_config_number_errors_name_no_secret(tmp_path: Path) -> None:
         load_config(path)
     assert "model.options.timeout" in str(refused.value)
     _assert_no_canary(str(refused.value), "a config option error")
+
+
+@pytest.mark.parametrize("name", ["session", "access", "k", "license", "sid", "ticket", "x-goog-user", "tenant"])
+def test_a_query_value_under_a_name_that_is_no_credential_word_is_masked_too(name: str) -> None:
+    """faults17: only query names that read as credentials (``key``, ``token``, ``sig`` ...) were masked, so a
+    gateway's ``?session=<id>`` or ``?access=<key>`` reached the public URL (the store's job key, results, errors)
+    and a reply or error body that echoed it. Now every value of four characters or more is masked unless its name
+    is one known to carry no secret (``api-version``, ``model`` ...); short values (``x=1``) stay readable."""
+    url = f"https://gw.example/v1?{name}=CANARY-QS-5521&api-version=2024-06-01&x=1"
+    assert redact_url(url) == f"https://gw.example/v1?{name}=***&api-version=2024-06-01&x=1"
+    assert "CANARY-QS-5521" in secret_values({"base_url": url})
+    assert "CANARY" not in redact_text(f"HTTP 404 from {url}")

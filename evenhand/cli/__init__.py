@@ -46,13 +46,29 @@ def __getattr__(name: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Entry point of the ``evenhand`` console script (and ``python -m evenhand``):
-    :func:`evenhand.cli.application.main`, imported here, inside the handling of Ctrl-C. Importing the command line
-    (typer, rich, every command) takes a second or more on a cold disk; a Ctrl-C pressed then printed a Python
-    traceback. Now it is one line and exit 130, as during a run (faults14)."""
+    """Entry point of ``python -m evenhand`` (and, through :mod:`evenhand_entry`, of the ``evenhand`` console
+    script): :func:`evenhand.cli.application.main`, imported here, inside the handling of Ctrl-C and SIGTERM.
+    Importing the command line (typer, rich, every command) takes a second or more on a cold disk; a Ctrl-C pressed
+    then printed a Python traceback (faults14) and a SIGTERM killed the process without a word (faults17). Now each
+    is one line and exit 130 (143 for SIGTERM), as during a run; the application then installs its own handling."""
+    received: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous: Any = None
     try:
+        try:
+            previous = signal.signal(signal.SIGTERM, stop)
+        except ValueError:  # called outside the main thread (an embedding program): its own handling stays
+            previous = None
         from evenhand.cli.application import main as run
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
-        raise SystemExit(128 + signal.SIGINT) from None  # ExitCode.INTERRUPTED, which is not imported yet
+        # ExitCode.INTERRUPTED or TERMINATED, which is not imported yet
+        raise SystemExit(128 + (received[0] if received else signal.SIGINT)) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return run(argv)

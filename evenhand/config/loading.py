@@ -4,6 +4,7 @@ key."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from evenhand._redact import is_hidden_key
 from evenhand._validation import format_errors
 
 from ._section import ConfigError
@@ -21,11 +23,52 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
     """Validate an already-parsed config mapping; ``base`` resolves relative paths."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of sections, got {type(data).__name__}")
+    _refuse_env_references(data, source)
     try:
         config = AssessConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_errors(source, exc, AssessConfig)) from None
     return config.resolve_paths(base) if base is not None else config
+
+
+#: ``${NAME}`` anywhere in a value, or a value that is ``$NAME`` (how a shell or docker compose names a variable)
+_ENV_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|^\$[A-Z_][A-Z0-9_]*$")
+#: sections that configure a client (every value a setting), and keys that hold a path wherever they stand
+_CLIENT_SECTIONS = frozenset({"model", "judge", "ftu"})
+_PATH_KEYS = frozenset({"path", "dir", "store", "cache", "base_url"})
+#: text sent to a model, kept as written whatever it holds
+_TEXT_KEYS = frozenset({"system_prompt", "instructions", "tools", "tool_choice", "response_format", "messages"})
+
+
+def _refuse_env_references(data: dict[str, Any], source: str) -> None:
+    """Refuse a reference to an environment variable in a client's settings or a path: a config's values are taken
+    as written, so ``base_url: "${GATEWAY_URL}/v1"`` was refused without saying why and ``model: "$MODEL_NAME"`` was
+    sent as that name (faults17). The message names the key and the reference, never a value (a variable's value or
+    the rest of the string may be a credential). Prompt texts and system prompts are text: left as written."""
+
+    def walk(value: Any, key: str, checked: bool, hidden: bool) -> None:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if str(name) not in _TEXT_KEYS:
+                    place = f"{key}.{name}" if key else str(name)
+                    hide = hidden or is_hidden_key(name)
+                    walk(item, place, checked or str(name) in _PATH_KEYS, hide)
+        elif isinstance(value, list) and checked:
+            for i, item in enumerate(value):
+                walk(item, f"{key}.{i}", checked, hidden)
+        elif isinstance(value, str) and checked:
+            found = _ENV_REFERENCE.search(value.strip())
+            if found:
+                # a credential's place (a header, extra_body, a key) is never quoted, whatever it reads like
+                what = "its value" if hidden else found.group(0)
+                raise ConfigError(
+                    f"{source}: {key}: {what} reads like an environment variable, but a config's values are "
+                    "taken as written (only api_key_env names a variable, the one the API key is read from); write "
+                    "the value itself, or generate the config"
+                )
+
+    for section, body in data.items():
+        walk(body, str(section), str(section) in _CLIENT_SECTIONS, False)
 
 
 def load_config(path: str | os.PathLike[str]) -> AssessConfig:

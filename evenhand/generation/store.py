@@ -14,12 +14,13 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evenhand.errors import InputTypeError
+from evenhand.errors import InputError, InputTypeError, RunFailure
 
 DEFAULT_STORE = "evenhand_generations.sqlite"
 
@@ -83,47 +84,80 @@ class StoredOutcome:
 class ResponseStore:
     """Persistent (file) or throw-away (``":memory:"``) store of outcomes; safe to reopen and resume."""
 
-    def __init__(self, path: str | os.PathLike[str] = DEFAULT_STORE) -> None:
+    def __init__(self, path: str | os.PathLike[str] = DEFAULT_STORE, *, busy_timeout: float = 30.0) -> None:
+        """``busy_timeout``: seconds to wait for a lock another process holds before failing (StoreLockedError)."""
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we issue BEGIN/COMMIT ourselves so each batch is exactly one transaction.
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
-        if self.path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a committed transaction survives a killed process (the OS has the WAL pages);
-            # only a power cut can lose the last commits. Per-commit fsync would cost ~ms per response.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout)
+        with self._guard():
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+                # NORMAL in WAL mode: a committed transaction survives a killed process (the OS has the WAL pages);
+                # only a power cut can lose the last commits. Per-commit fsync would cost ~ms per response.
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """SQLite's errors about the file itself, said as what they mean for the run (faults17): a damaged file is
+        bad input naming it (a rerun cannot mend it; before, exit 3 advised one), a lock another process holds is a
+        runtime failure naming the store. Other errors pass unchanged. The file is never removed or rewritten."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            kind = _file_problem(exc)
+            if kind == "damaged":
+                raise StoreDamagedError(
+                    f"generation store {self.path} is damaged ({exc}): SQLite cannot read it, so its replies cannot "
+                    "be resumed; move it aside (or restore a copy) and run again to generate afresh"
+                ) from None
+            if kind == "full":
+                raise StoreFullError(
+                    f"generation store {self.path}: the disk is full ({exc}); every reply committed before is kept "
+                    "there: free some space and run the same command again to resume"
+                ) from None
+            if kind == "locked":
+                raise StoreLockedError(
+                    f"generation store {self.path} is locked by another process (another run writing into the same "
+                    "store?): wait for it to end, or give this run another store (generation.store)"
+                ) from None
+            raise
 
     def __repr__(self) -> str:
         return f"ResponseStore({self.path!r})"
 
     def register_job(self, job: str, config: dict[str, Any]) -> None:
-        self._db.execute(
-            "INSERT OR IGNORE INTO jobs VALUES (?, ?, ?)", (job, json.dumps(config, sort_keys=True), time.time())
-        )
+        with self._guard():
+            self._db.execute(
+                "INSERT OR IGNORE INTO jobs VALUES (?, ?, ?)", (job, json.dumps(config, sort_keys=True), time.time())
+            )
 
     def load(self, job: str) -> dict[tuple[str, int, str, int], sqlite3.Row]:
         """All stored outcomes of ``job`` keyed by (prompt_hash, occurrence, group, sample)."""
-        cur = self._db.execute("SELECT * FROM responses WHERE job = ?", (job,))
-        cur.row_factory = sqlite3.Row
-        return {(r["prompt_hash"], r["occurrence"], r["grp"], r["sample"]): r for r in cur.fetchall()}
+        with self._guard():
+            cur = self._db.execute("SELECT * FROM responses WHERE job = ?", (job,))
+            cur.row_factory = sqlite3.Row
+            return {(r["prompt_hash"], r["occurrence"], r["grp"], r["sample"]): r for r in cur.fetchall()}
 
     def write(self, outcomes: Sequence[StoredOutcome]) -> None:
         """Commit ``outcomes`` in one transaction (returns only once they are durable against a crash)."""
         if not outcomes:
             return
-        self._db.execute("BEGIN")
-        try:
-            self._db.executemany(_UPSERT, [o.row() for o in outcomes])
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        with self._guard():
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(_UPSERT, [o.row() for o in outcomes])
+            except BaseException:
+                if self._db.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def jobs(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(j, json.loads(c)) for j, c in self._db.execute("SELECT job, config FROM jobs ORDER BY created")]
+        with self._guard():
+            return [(j, json.loads(c)) for j, c in self._db.execute("SELECT job, config FROM jobs ORDER BY created")]
 
     def count(self, job: str | None = None, statuses: Iterable[str] = ("ok", "filtered", "error")) -> int:
         args: list[Any] = list(statuses)
@@ -131,7 +165,8 @@ class ResponseStore:
         if job is not None:
             sql += " AND job = ?"
             args.append(job)
-        return int(self._db.execute(sql, args).fetchone()[0])
+        with self._guard():
+            return int(self._db.execute(sql, args).fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
@@ -141,6 +176,39 @@ class ResponseStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class StoreDamagedError(InputError):
+    """The store's file is not readable as SQLite past its header (cut short, zeroed pages): exit 2, naming it."""
+
+
+class StoreFullError(RunFailure):
+    """The disk holding the store is full (or its size limit reached): exit 3, naming it."""
+
+
+class StoreLockedError(RunFailure):
+    """Another process held the store's lock for longer than the store waits: exit 3, naming it."""
+
+
+# SQLite's primary result codes (sqlite3.SQLITE_* exists from Python 3.11 on): a file that is no database or is
+# corrupt; a lock held by another connection
+_DAMAGED_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
+_LOCKED_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
+_FULL_CODE = 13  # SQLITE_FULL
+
+
+def _file_problem(exc: sqlite3.DatabaseError) -> str | None:
+    """"damaged", "full", "locked" or None for an SQLite error, by its result code (its message on Python 3.10)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        primary = code & 0xFF  # an extended code carries its primary code in the low byte
+        if primary == _FULL_CODE:
+            return "full"
+        return "damaged" if primary in _DAMAGED_CODES else "locked" if primary in _LOCKED_CODES else None
+    text = str(exc).lower()
+    if "malformed" in text or "not a database" in text:
+        return "damaged"
+    return "full" if "disk is full" in text else "locked" if "locked" in text else None
 
 
 def open_store(store: ResponseStore | str | os.PathLike[str] | None) -> tuple[ResponseStore, bool]:

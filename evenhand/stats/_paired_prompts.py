@@ -24,11 +24,14 @@ Statistic = Literal["difference", "log_ratio"]
 _TIES = 1e-12  # a permuted statistic this close to the observed one counts as reaching it
 
 
-def _statistic(sum_a: FloatArray, sum_b: FloatArray, n_pairs: int, statistic: Statistic) -> FloatArray:
+def _statistic(
+    sum_a: FloatArray, sum_b: FloatArray, n_pairs: int, statistic: Statistic, half: float = 0.5
+) -> FloatArray:
+    """The statistic of the sides' totals; ``half`` is the log ratio's 1/2 at the scale the totals were taken."""
     if statistic == "difference":  # mean over pairs of a - b
         return np.asarray((sum_a - sum_b) / n_pairs, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):  # log of the ratio of the sides' totals (0 words: +-inf)
-        return np.asarray(np.log((sum_a + 0.5) / (sum_b + 0.5)), dtype=np.float64)
+        return np.asarray(np.log((sum_a + half) / (sum_b + half)), dtype=np.float64)
 
 
 def paired_prompt_test(
@@ -56,10 +59,13 @@ def paired_prompt_test(
     a = as_float_array(values_a, "values_a")
     b = as_float_array(values_b, "values_b")
     n = check_same_length(values_a=a, values_b=b)
-    # numbers near 1e308 (CED's): the mean difference is tested at an exact power-of-two scale (its p-value is the
-    # same at any scale), since their sums overflowed (statistic NaN, p 0.0: a finding from nothing)
-    scale = power_of_two_scale(a, b) if statistic == "difference" else 1.0
+    # numbers near 1e308 (CED's): the statistic is taken at an exact power-of-two scale (its p-value is the same at
+    # any scale), since their sums overflowed (statistic NaN, p 0.0: a finding from nothing). The log ratio of the
+    # totals does not depend on the scale once its 1/2 is scaled with them (faults17: it was taken of inf / inf).
+    scale = power_of_two_scale(a, b)
     a, b = a / scale, b / scale
+    half = 0.5 / scale
+    unscale = scale if statistic == "difference" else 1.0
     if n_permutations < 1:
         raise InputError(f"n_permutations must be >= 1, got {n_permutations}")
     if prompts is None:
@@ -68,7 +74,7 @@ def paired_prompt_test(
         units = prompt_units(prompts, n, "pair")
         sum_a, sum_b, unit = units.sums(a), units.sums(b), "prompt"
     k = int(sum_a.size)
-    observed = float(_statistic(np.array([sum_a.sum()]), np.array([sum_b.sum()]), n, statistic)[0])
+    observed = float(_statistic(np.array([sum_a.sum()]), np.array([sum_b.sum()]), n, statistic, half)[0])
     details = {"n_pairs": n, "unit": unit, "n_units": k, "statistic_name": statistic}
     exact = k <= 20 and 2**k <= n_permutations
     rng = as_generator(seed)
@@ -82,12 +88,16 @@ def paired_prompt_test(
     for swap in chunks:
         perm_a = np.where(swap, sum_b, sum_a).sum(axis=1)
         perm_b = np.where(swap, sum_a, sum_b).sum(axis=1)
-        perm = _statistic(perm_a, perm_b, n, statistic)
+        perm = _statistic(perm_a, perm_b, n, statistic, half)
         count += int(np.sum(np.abs(perm) >= abs(observed) - _TIES))
         total += swap.shape[0]
     p = count / total if exact else (1 + count) / (1 + total)
     method = "exact" if exact else "monte-carlo"
-    if not math.isfinite(observed * scale) or not math.isfinite(observed):
-        why = "the statistic is beyond the largest floating-point number (about 1.8e308)"
+    if not (math.isfinite(observed * unscale) and math.isfinite(observed)):
+        why = (
+            "the statistic is beyond the largest floating-point number (about 1.8e308)"
+            if statistic == "difference"
+            else "the log ratio needs each side's total above -1/2 (counts, which are never negative)"
+        )
         return PermutationTest(math.nan, math.nan, "two-sided", method, total, ("a", "b"), details, reason=why)
-    return PermutationTest(observed * scale, p, "two-sided", method, total, ("a", "b"), details)
+    return PermutationTest(observed * unscale, p, "two-sided", method, total, ("a", "b"), details)

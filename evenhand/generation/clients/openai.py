@@ -345,23 +345,32 @@ class OpenAIClient(ChatClient):
         retried (the server would send the same), and the connection is closed, not drained."""
         declared = resp.content_length
         if declared is not None and declared > self.max_body_bytes:
-            raise self._too_large(resp.status, f"{_size(declared)} (its Content-Length)")
+            resp.close()
+            raise self._too_large(resp, f"{_size(declared)} (its Content-Length)")
         pieces: list[bytes] = []
         size = 0
         async for piece in resp.content.iter_chunked(_READ_PIECE):
             size += len(piece)
             if size > self.max_body_bytes:
                 resp.close()
-                raise self._too_large(resp.status, f"more than {_size(self.max_body_bytes)}")
+                raise self._too_large(resp, f"more than {_size(self.max_body_bytes)}")
             pieces.append(piece)
         return b"".join(pieces)
 
-    def _too_large(self, status: int, how_big: str) -> GenerationError:
+    def _too_large(self, resp: aiohttp.ClientResponse, how_big: str) -> GenerationError:
+        """The failure of an answer whose body is over the limit. Its status decides whether it is retried, as for
+        any answer (:func:`_is_retryable_status`): a 503 or 429 error page of any size is the server's "not now"
+        (faults17: it was final, the prompt failed at its first overloaded answer); a 2xx would be the same again."""
+        status = resp.status
         detail = (
             f"the body is larger than {_size(self.max_body_bytes)} ({how_big}), the limit for one answer; not read "
             "further (raise max_body_bytes, model.options.max_body_bytes in a config, if answers are this long)"
         )
-        return GenerationError(f"HTTP {status} from {self.public_url}: {detail}", status=status, detail=detail)
+        message = f"HTTP {status} from {self.public_url}: {detail}"
+        if _is_retryable_status(status):
+            retry_after = parse_retry_after(resp.headers)
+            return RetryableError(message, retry_after=retry_after, status=status, detail=detail)
+        return GenerationError(message, status=status, detail=detail)
 
     def _payload(self, text: str, content_type: str | None) -> Any:
         """The answer's JSON (the body decoded by :func:`_body_text`); a stream of server-sent events (a server that
@@ -413,11 +422,17 @@ class OpenAIClient(ChatClient):
         if status == 401 and self._unset_key_env:  # the server's words ("Incorrect API key") hide the cause
             detail += f"; no API key was sent: the environment variable {self._unset_key_env} (api_key_env) is not set"
         message = self._redact(f"HTTP {status}{phrase} from {self.public_url}: {detail}")
-        if status in _RETRY_STATUS or status >= 500:
+        if _is_retryable_status(status):
             return RetryableError(message, retry_after=retry_after, status=status, detail=detail, param=param)
         if code == "content_filter" or "content management policy" in detail:
             return ContentFilteredError(message, status=status, detail=detail, param=param)
         return GenerationError(message, status=status, detail=detail, param=param)
+
+
+def _is_retryable_status(status: int) -> bool:
+    """Whether an answer with this HTTP status is asked again: a timeout, conflict, too early, too many requests
+    or any 5xx; what its body holds (or how big it is) does not change that."""
+    return status in _RETRY_STATUS or status >= 500
 
 
 def check_max_body_bytes(value: Any) -> None:

@@ -41,12 +41,11 @@ def read_table(path: str | Path, *, text_columns: Collection[str] = ()) -> pd.Da
     suffix = p.suffix.lower()
     if suffix not in SUFFIXES:
         raise InputError(f"unsupported file type {suffix!r} for {p}; use one of {', '.join(SUFFIXES)}")
+    if suffix in _TEXT_SUFFIXES:
+        _check_text_bytes(p)
     try:
         table = _read(p, suffix, frozenset(text_columns))
-    except UnicodeDecodeError:
-        wide = _wide_encoding(p)
-        if wide is not None:
-            raise InputError(f"{p} is {wide} text (its byte-order mark says so); save it as UTF-8") from None
+    except UnicodeDecodeError:  # (a UTF-16/32 byte-order mark was named by _check_text_bytes)
         raise InputError(f"{p} is not UTF-8 text ({_first_bad_byte(p)}); save it as UTF-8") from None
     except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
         # pandas and pyarrow messages can span lines (a quoted row, a schema): one line, naming the file
@@ -84,6 +83,31 @@ def _wide_encoding(p: Path) -> str | None:
     with p.open("rb") as handle:
         start = handle.read(4)
     return next((name for mark, name in _WIDE_MARKS if start.startswith(mark)), None)
+
+
+_TEXT_SUFFIXES = frozenset(SUFFIXES) - {".parquet", ".pq"}
+_CHUNK = 2**20
+
+
+def _check_text_bytes(p: Path) -> None:
+    """Refuse a text file that is UTF-16/32 (by its byte-order mark) or holds a NUL byte anywhere. A NUL is never
+    part of a prompt or a reply: it is UTF-16 text saved without a byte-order mark (every other byte), a binary file,
+    or damage. Read as UTF-8, such a file became prompts like ``W\\x00r\\x00i\\x00...``, sent to the model and
+    scored, exit 0 (faults17). JSON's escaped ``\\u0000`` is text the file means, and is read."""
+    wide = _wide_encoding(p)
+    if wide is not None:
+        raise InputError(f"{p} is {wide} text (its byte-order mark says so); save it as UTF-8")
+    lines_before = 0
+    with p.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            at = chunk.find(b"\x00")
+            if at >= 0:
+                line = lines_before + chunk.count(b"\n", 0, at) + 1
+                raise InputError(
+                    f"{p} holds a NUL byte on line {line} (UTF-16 text saved without a byte-order mark, or not a "
+                    "text file?); save it as UTF-8 text"
+                )
+            lines_before += chunk.count(b"\n")
 
 
 def _first_bad_byte(p: Path) -> str:
