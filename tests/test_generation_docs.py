@@ -57,8 +57,11 @@ def test_the_server_examples_run_against_a_loopback_server(tmp_path: Path, monke
         asked = stub.state.total
         printed = _run(_index("from evenhand.generation import Prices, estimate_generation"), ns)
         assert stub.state.total == asked, "the estimate sends nothing"
-        # 50 samples, n="auto": one request per prompt; none stored (max_tokens=96 is another job than the run's)
-        assert printed.startswith("requests: 2, for 50 samples") and ns["estimate"].already_stored == 0
+        # newcomer17: the estimate asks for the run's settings and 25 more samples a prompt, so it finds the 50 stored
+        # answers (before, its max_tokens=96 made it another job than the run's, and it found none)
+        assert ns["estimate"].already_stored == 50 and ns["estimate"].samples == 50, printed
+        assert printed.startswith("requests: 2, for 50 samples (50 already in the store, not asked again)"), printed
+        assert "(50 already in the store" in BLOCKS[_index("from evenhand.generation import Prices")]
     with serving(_Unauthorized) as url:
         printed = _run(_index("from evenhand.generation import GenerationStoppedError"), ns, url)
     assert printed.startswith("generation stopped early") and "401" in printed, printed
