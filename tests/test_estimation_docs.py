@@ -3,16 +3,13 @@ written."""
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import doctest
 import importlib
-import io
-import itertools
 import re
 from pathlib import Path
 
 import pytest
+from _doc_prints import check_printed, prints_and_comments
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -46,40 +43,14 @@ def test_docstring_examples_hold(module: str) -> None:
 DESCRIBED = {"the LL144 table (scoring rates): regulation.md"}
 
 
-def _prints_and_comments(text: str) -> list[tuple[str, str]]:
-    """Run the doc's blocks in order; (what each commented print printed, its comment: the one on its last line and
-    the comment lines right after it, joined)."""
-    namespace: dict[str, object] = {"__name__": "__doc_example__"}
-    shown = []
-    for block in re.findall(r"```python\n(.*?)```", text, re.S):
-        lines = block.splitlines()
-        for node in ast.parse(block).body:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(ast.Module([node], type_ignores=[]), "estimation.md", "exec"), namespace)
-            end = node.end_lineno or node.lineno
-            said = [lines[end - 1].split("# ", 1)[1]] if "# " in lines[end - 1] else []
-            said += [line.strip()[2:] for line in itertools.takewhile(lambda x: x.startswith("# "), lines[end:])]
-            call = getattr(node, "value", None)
-            if said and isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print":
-                shown.append((" ".join(out.getvalue().split()), " ".join(" ".join(said).split())))
-    return shown
-
-
 @pytest.mark.pipeline
 def test_estimation_doc_prints_what_its_comments_show() -> None:
     """newcomer17: the concern's sentence in the comment showed 5.4% and means of $72,... and $76,... where the
     example prints 3.9%, $73,167 and $76,167. Every commented print shows the comment's text (a number's explanation
     after ": " aside), with "..." or "[...]" standing for what is left out."""
     checked = 0
-    for printed, comment in _prints_and_comments((DOCS / "estimation.md").read_text(encoding="utf-8")):
-        if comment in DESCRIBED:
-            continue
-        said = comment.split(": ", 1)[0] if re.match(r"[-+\d]", comment) else comment
-        position = 0
-        for fragment in re.split(r"\[\.\.\.\]|\.\.\.", said):
-            found = printed.find(fragment.strip(), position)
-            assert found >= 0, (fragment.strip(), printed)
-            position = found + len(fragment.strip())
-        checked += 1
+    for printed, comment in prints_and_comments((DOCS / "estimation.md").read_text(encoding="utf-8"), "estimation.md"):
+        if comment not in DESCRIBED:
+            check_printed(printed, comment)
+            checked += 1
     assert checked >= 7
