@@ -20,8 +20,9 @@ LINES = [
     for block in re.findall(r"```bash\n(.*?)```", DOC, flags=re.S)
     for line in block.replace("\\\n", " ").splitlines()
 ]
-PLANS = [shlex.split(command)[1:] for command, *_ in LINES
-         if command.startswith("evenhand plan") and "--no-ask" in command]
+PLANS = [
+    shlex.split(command)[1:] for command, *_ in LINES if command.startswith("evenhand plan") and "--no-ask" in command
+]
 AS_IS = [shlex.split(command)[1:] for command, *comment in LINES if comment and "runs as is" in comment[0]]
 
 
