@@ -487,3 +487,20 @@ def test_a_number_among_prompts_is_read_as_its_text(suffix: str, tmp_path: Path)
     table = tmp_path / f"p{suffix}"
     _write_table(table, [{"prompt": "Hi Mrs. Lee"}, {"prompt": "123"}])
     assert prompt_column(read_table(table), "prompt", source=str(table)) == ["Hi Mrs. Lee", "123"]
+
+
+@pytest.mark.parametrize(
+    ("args", "help_line"),
+    [
+        (["assess"], "evenhand assess --help"),
+        (["asess", "c.yaml"], "evenhand --help"),
+        (["demo", "--limit", "0"], "evenhand demo --help"),
+    ],
+    ids=["no config", "misspelled command", "limit 0"],
+)
+def test_a_usage_error_says_where_the_options_and_examples_are(args: list[str], help_line: str) -> None:
+    """newcomer17: `evenhand assess` alone said only "Missing argument 'config'"; a usage error now names the help
+    that lists the command's options and ends with examples of its use (one line still)."""
+    result = runner.invoke(app, args)
+    _bad_input(result, help_line)
+    assert "examples" in result.output

@@ -169,3 +169,27 @@ def test_missing_named_column_says_what_it_holds_and_how_to_fix(
     assert "needed for truth" not in line and "needed for person_group" not in line
     assert words in line and setting in line and flag in line, line
     assert "its columns are: prompt, response" in line
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [("label_column", "ground-truth labels"), ("group_column", "person groups"), ("id_column", "prompt ids")],
+)
+def test_a_prompts_column_the_config_names_but_the_file_lacks_says_how_to_fix(
+    tmp_path: Path, key: str, words: str
+) -> None:
+    """newcomer17: prompts.label_column naming a column the prompts file lacks said "(needed for ground-truth
+    labels)", without the setting that named it or what to do; it says both now, as the responses section does."""
+    pd.DataFrame({"prompt": ["Approve Mrs. Lee's loan?", "Approve Mr. Lee's loan?"]}).to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        f"prompts: {{path: p.csv, {key}: truth}}\nuse_case: {{task: classification, attributes: [gender]}}\n"
+        "model: {provider: openai, base_url: 'http://127.0.0.1:9/v1', model: m}\n"
+    )
+    result = runner.invoke(app, ["assess", str(cfg), "--dry-run"])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    line = " ".join(result.output.split())
+    assert words in line and f"prompts.{key}" in line and "name the column that holds" in line, line
+    assert "its columns are: prompt" in line

@@ -23,6 +23,9 @@ def test_the_examples_hold() -> None:
     history = ns["history"]
     ftu = evenhand.check_ftu([history, "Summarise the call."], "gender")
     assert ftu.flagged.tolist() == [True, False] and ftu.flagged_turns() == [(1, 3), ()]
+    # newcomer17: the comment showed a Location without its `call` field, which every Location prints
+    shown = re.search(r"^ftu\.locations\[0\] +# (.*)$", DOC.read_text(encoding="utf-8"), flags=re.M)
+    assert shown is not None and shown.group(1) == repr(ftu.locations[0])
     male = evenhand.counterfactual_prompts([history], "gender")["male"][0]
     name = male.turns[1].content.split()[0]
     assert f"{name} Baker applied" in male.turns[1].content and f"read {name}'s CV" in male.turns[2].content

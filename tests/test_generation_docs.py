@@ -57,8 +57,11 @@ def test_the_server_examples_run_against_a_loopback_server(tmp_path: Path, monke
         asked = stub.state.total
         printed = _run(_index("from evenhand.generation import Prices, estimate_generation"), ns)
         assert stub.state.total == asked, "the estimate sends nothing"
-        # 50 samples, n="auto": one request per prompt; none stored (max_tokens=96 is another job than the run's)
-        assert printed.startswith("requests: 2, for 50 samples") and ns["estimate"].already_stored == 0
+        # newcomer17: the estimate asks for the run's settings and 25 more samples a prompt, so it finds the 50 stored
+        # answers (before, its max_tokens=96 made it another job than the run's, and it found none)
+        assert ns["estimate"].already_stored == 50 and ns["estimate"].samples == 50, printed
+        assert printed.startswith("requests: 2, for 50 samples (50 already in the store, not asked again)"), printed
+        assert "(50 already in the store" in BLOCKS[_index("from evenhand.generation import Prices")]
     with serving(_Unauthorized) as url:
         printed = _run(_index("from evenhand.generation import GenerationStoppedError"), ns, url)
     assert printed.startswith("generation stopped early") and "401" in printed, printed
@@ -78,3 +81,24 @@ def test_the_examples_without_a_server_run() -> None:
     assert ns["redact_url"]("https://bot:pw@llm.example/v1?api-key=abc&api-version=2") in redact
     shown = ns["redact_mapping"]({"headers": {"X-Tenant": "t-123"}, "extra_body": {"user": "u-9"}, "max_tokens": 96})
     assert repr(shown) in redact
+
+
+@pytest.mark.model
+def test_the_examples_with_the_embedded_model_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """newcomer17: the blocks that run the bundled SmolLM2 ("local") had no test; they run, in order, and the values
+    their comments show hold (the default store lands in the working directory: here tmp_path)."""
+    monkeypatch.chdir(tmp_path)
+    local = [i for i, block in enumerate(BLOCKS) if '"local"' in block]
+    assert len(local) >= 3
+    ns: dict[str, Any] = {}
+    for index in local:
+        _run(index, ns)
+        if "generate_counterfactual" in BLOCKS[index]:
+            assert set(ns["result"].by_group()) == {"male", "female"}
+            assert ns["result"].non_completion_rate(by_group=True) == {"male": 0.0, "female": 0.0}
+        elif "build_prompts" in BLOCKS[index]:
+            assert len(ns["result"].responses) == 2 * 2
+        else:
+            assert len(ns["frame"]) == 2 * 3 and ns["result"].non_completion_rate() == 0.0
+            assert set(ns["result"].token_usage()) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+    assert (tmp_path / "evenhand_generations.sqlite").exists()  # "default ./evenhand_generations.sqlite"

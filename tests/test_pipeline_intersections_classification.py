@@ -110,7 +110,11 @@ def test_person_group_column_still_serves_every_attribute() -> None:
     [
         ({"age": "applicant_gender"}, r"classification\.group_columns: 'age' is not among the attributes"),
         ({"gender+race": "applicant_gender"}, "an intersection's groups come from its attributes' columns"),
-        ({"gender": "no_such_column"}, r"no column 'no_such_column' \(needed for classification\.group_columns"),
+        (  # newcomer17: what the column holds and how to fix it, as for every column a setting names
+            {"gender": "no_such_column"},
+            r"no column 'no_such_column' \(needed for each person's gender group, named by "
+            r"classification\.group_columns\.gender or evenhand metrics --group-columns; name the column",
+        ),
     ],
 )
 def test_bad_group_columns_are_one_clear_line(group_columns: dict[str, str], message: str) -> None:

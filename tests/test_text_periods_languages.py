@@ -97,3 +97,18 @@ def test_period_words_before_are_data_and_need_the_amount_right_after() -> None:
         assert stated_period(reply, reply.index("500"), len(reply)) == "", reply
     parsed = parse_numbers(["Ein Jahresgehalt von 60.000 €.", "Ein Monatsgehalt von 5.000 €."], period="year")
     assert parsed.values.tolist() == [60_000, 60_000] and parsed.stated == ["year", "month"]
+
+
+def test_english_words_before_an_amount_are_data_too() -> None:
+    """newcomer17: "an annual salary of", "monthly rent of" were a pattern in evenhand/text/periods.py while the other
+    languages' words were data; they are in periods.json's ``before_english`` now, and every word there reads."""
+    words = json.loads(resources.files("evenhand.data").joinpath("wordlists/periods.json").read_text("utf-8"))
+    english = words["before_english"]
+    assert set(english["adjectives"]) <= set(PERIODS) and "salary" in english["nouns"] and "of" in english["links"]
+    for period, adjectives in english["adjectives"].items():
+        for adjective in adjectives:
+            for noun in english["nouns"]:
+                reply = f"An {adjective} {english['qualifiers'][0]} {noun} {english['links'][-1]} $70,000."
+                assert stated_period(reply, reply.index("$"), len(reply) - 1) == period, reply
+    source = resources.files("evenhand.text").joinpath("periods.py").read_text("utf-8")
+    assert "stipend" not in source and "compensation" not in source  # the words of the list are not in the code

@@ -182,3 +182,23 @@ def test_a_gap_on_the_fair_side_of_the_floor_is_no_watch(gap: float) -> None:
                  p_value=0.01, p_adjusted=0.027)  # fmt: skip
     settle_against_floor(e, concern="concern", watch="watch", ok="ok")
     assert e.severity == "watch"  # a gap above 0, its interval not: watch, as before
+
+
+@pytest.mark.parametrize(
+    ("value", "low", "high", "shown"),
+    [
+        (-3000.0, None, None, "-3,000"),
+        (-4166.67, -6300.0, -200.0, "-4,167 [-6,300, -200]"),
+        (0.1234, 0.08, 0.17, "0.123 [0.08, 0.17]"),
+        (-12.5, -20.0, -5.0, "-12.5 [-20, -5]"),
+    ],
+)
+def test_a_large_value_in_a_sentence_is_written_out_not_in_e_notation(
+    value: float, low: float | None, high: float | None, shown: str
+) -> None:
+    """newcomer17: docs/estimation.md's concern ended "also CED -3e+03, adjusted p < 0.001": a difference of $3,000
+    in a sentence a person reads; a value of 1,000 or more is written with its digits (three significant figures
+    below that, as before)."""
+    from evenhand.pipeline.verdict.kinds.wording import interval
+
+    assert interval(Evidence("CED", "Counterfactual Estimate Difference", value, low, high)) == shown

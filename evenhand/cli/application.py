@@ -61,7 +61,8 @@ class _OneLineUsageErrors(typer.core.TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError" or exc.ctx is None:  # `evenhand` alone: typer's help
                 return super().main(**where, standalone_mode=True, windows_expand_args=windows_expand_args)
             command = escape(exc.ctx.command_path)
-            err_console.print(f"[bold red]error:[/] {command}: {escape(exc.format_message())}", highlight=False)
+            hint = f" (`{command} --help` says what it takes, with examples)"  # what to do next
+            err_console.print(f"[bold red]error:[/] {command}: {escape(exc.format_message())}{hint}", highlight=False)
             sys.exit(exc.exit_code)
         except typer.Abort as exc:  # a question got no answer: end of input (bad input) or Ctrl-C (interrupted)
             if isinstance(exc.__context__, KeyboardInterrupt):  # click raises Abort from None, keeping the context

@@ -76,7 +76,7 @@ def load_prompts(config: AssessConfig, limit: int | None) -> tuple[list[Prompt],
         for key, (target, role) in _PER_PROMPT_COLUMNS.items():
             name = getattr(pc, key)
             if name:
-                per_prompt[target] = column(table, name, source=source, role=role)
+                per_prompt[target] = column(table, name, source=source, role=role, named_by=f"prompts.{key}")
         if pc.subject_column:
             subjects = column(table, pc.subject_column, source=source, role="the subject of each prompt")
             per_prompt[SUBJECTS] = [None if is_missing(v) else str(v) for v in subjects]

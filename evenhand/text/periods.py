@@ -59,14 +59,15 @@ _AFTER: Final = re.compile(
       |{_SPACE}+(?P<pa>p\.{_SPACE}?a\.|pa\b))""",
     re.IGNORECASE | re.VERBOSE,
 )
-#: a period that qualifies what the amount is, written before it: "an annual salary of $70,000", "monthly rent: $900"
+_ENGLISH: Final = _LISTS["before_english"]
+#: each English adjective that names the period of what an amount is, to its period ("annual" -> "year")
+_ADJECTIVES: Final = {word: period for period, words in _ENGLISH["adjectives"].items() for word in words}
+#: a period that qualifies what the amount is, written before it in English: "an annual salary of $70,000",
+#: "monthly rent: $900" (the adjectives, qualifiers, nouns and links of the word list's ``before_english``)
 _BEFORE: Final = re.compile(
-    r"""\b(?P<adjective>annual|annualised|annualized|yearly|monthly|weekly|daily|hourly)\s+
-      (?:(?:base|gross|net|starting|total|pre-tax)\s+)?
-      (?:salary|salaries|pay|wages?|rate|income|rent|budget|fees?|compensation|stipend|allowance|premium|payments?|
-         earnings|revenue|cost|price|spend(?:ing)?|bonus)
-      (?:\s*(?::|=|of|is|at|would\ be|should\ be|around|about|approximately|roughly|~))*\s*\Z""",
-    re.IGNORECASE | re.VERBOSE,
+    rf"\b(?P<adjective>{_alternatives(list(_ADJECTIVES))})\s+(?:(?:{_alternatives(_ENGLISH['qualifiers'])})\s+)?"
+    rf"(?:{_alternatives(_ENGLISH['nouns'])})(?:\s*(?:{_alternatives(_ENGLISH['links'])}))*\s*\Z",
+    re.IGNORECASE,
 )
 #: each noun a period qualifies, written before an amount in another language, lower case with single spaces, to its
 #: period ("jahresgehalt" -> "year", "loyer mensuel" -> "month")
@@ -99,7 +100,7 @@ def stated_period(text: str, start: int, end: int) -> str:
         return after
     before = _BEFORE.search(text[max(0, start - _LOOK_BACK) : start])
     if before is not None:
-        return _WORDS[before["adjective"].lower()]
+        return _ADJECTIVES[before["adjective"].lower()]
     noun = _BEFORE_WORDS.search(text[max(0, start - _LOOK_BACK) : start])
     if noun is not None:
         return _NOUNS[" ".join(noun["noun"].lower().split())]

@@ -38,13 +38,11 @@ SWAPPED_NAMES = "_swapped_names"
 #: limit, so its length is the limit's); absent for replies the user brought. Written with the responses, so that
 #: ``compare`` rebuilds what the run judged from them (a reply cut before any answer is the limit's, not the model's)
 FINISH_REASON = "finish_reason"
-#: What each extra column of a responses table holds, in a user's words, with the setting and the flag that name it:
-#: a column named there but absent from the file is reported with this, so the user knows what to fix
+#: What each extra column of a responses table holds, in a user's words, and the setting and the flag that name it:
+#: a column named there but absent from the file is reported with both, so the user knows what to fix
 _EXTRA_COLUMN_ROLES = {
-    "truth": "the ground-truth labels, named by responses.label_column or evenhand metrics --label-column; name the "
-    "column that holds them there, or add it",
-    "person_group": "each person's group, named by responses.person_group_column or evenhand metrics "
-    "--group-column; name the column that holds it there, or add it",
+    "truth": ("the ground-truth labels", "responses.label_column or evenhand metrics --label-column"),
+    "person_group": ("each person's group", "responses.person_group_column or evenhand metrics --group-column"),
 }
 #: The finish reason of a reply cut at the token limit (OpenAI's, vLLM's, TGI's, the local client's)
 CUT_AT_LIMIT = "length"
@@ -344,7 +342,8 @@ def frame_from_table(
     else:
         frame["sample"] = frame.groupby(["prompt_id", "attribute", "group"], dropna=False).cumcount()
     for target, name in (extra_columns or {}).items():
-        values = column(table, name, source=source, role=_EXTRA_COLUMN_ROLES.get(target, target))
+        role, named_by = _EXTRA_COLUMN_ROLES.get(target, (target, ""))
+        values = column(table, name, source=source, role=role, named_by=named_by)
         frame[target] = pd.Series(values, dtype=object)
     frame["status"] = ["ok" if r is not None else "error" for r in frame["response"]]
     return prompts, finish_frame(frame)

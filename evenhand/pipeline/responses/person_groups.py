@@ -25,6 +25,9 @@ def attach_group_columns(
         return frame
     frame = frame.copy()
     for attribute, name in group_columns.items():
-        values = column(table, name, source=source, role=f"classification.group_columns.{attribute}")
+        values = column(
+            table, name, source=source, role=f"each person's {attribute} group",
+            named_by=f"classification.group_columns.{attribute} or evenhand metrics --group-columns",
+        )  # fmt: skip
         frame[person_group_column(attribute)] = pd.Series(values, index=frame.index, dtype=object)
     return frame

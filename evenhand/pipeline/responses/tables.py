@@ -194,17 +194,19 @@ def _read_json_lines(p: Path) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def column(frame: pd.DataFrame, name: str, *, source: str, role: str) -> list[object]:
+def column(frame: pd.DataFrame, name: str, *, source: str, role: str, named_by: str = "") -> list[object]:
     """Return a column as a list, or raise a ValueError that lists the available columns.
 
     Some roles have rules of their own, checked here so that every reader gets them: ``prompts`` must hold a prompt
     in every row (a text, or a list of messages that :func:`prompt_column` reads), ``responses`` text or nothing (a
     missing response is a failed request; an assistant message of a chat log is read as its reply), and ``prompt
-    ids`` one distinct value per row; a cell that is a list or a mapping (from JSON) is never text.
+    ids`` one distinct value per row; a cell that is a list or a mapping (from JSON) is never text. ``named_by``: the
+    setting (or flag) that named the column, which a missing column's message names with the fix.
     """
     if name not in frame.columns:
         cols = ", ".join(map(str, frame.columns))
-        raise InputError(f"{source} has no column {name!r} (needed for {role}); its columns are: {cols}")
+        fix = f"{role}, named by {named_by}; name the column that holds them there, or add it" if named_by else role
+        raise InputError(f"{source} has no column {name!r} (needed for {fix}); its columns are: {cols}")
     values = list(frame[name].tolist())
     if role == "responses":  # a chat log keeps each reply as the assistant message the server sent
         values = [_logged_reply(value) for value in values]

@@ -12,11 +12,19 @@ from evenhand.pipeline.verdict.evidence import Evidence
 from evenhand.registry import MetricSpec
 
 
+def figure(x: float | None) -> str:
+    """A number as a sentence writes it: three significant figures (``0.123``, ``-12.5``), and from 1,000 on every
+    digit of its whole part (``-4,167``, not ``-4.17e+03``: a difference in money or words is read, not parsed)."""
+    if x is not None and abs(x) >= 1000 and x == x and abs(x) != float("inf"):
+        return f"{x:,.0f}"
+    return f"{x:.3g}"
+
+
 def interval(e: Evidence) -> str:
     """``0.12 [0.08, 0.17]`` (the value alone without an interval)."""
     if e.ci_low is None or e.ci_high is None:
-        return f"{e.value:.3g}"
-    return f"{e.value:.3g} [{e.ci_low:.3g}, {e.ci_high:.3g}]"
+        return figure(e.value)
+    return f"{figure(e.value)} [{figure(e.ci_low)}, {figure(e.ci_high)}]"
 
 
 def adjusted_p(p: float | None) -> str:
