@@ -14,9 +14,10 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   ``v = (k - 1) / k * sum_i (theta_(i) - mean_i theta_(i))^2`` (summed within strata when the resampler has them;
   Efron and Stein 1981, *Annals of Statistics* 9: 586-596; Efron and Tibshirani 1993, *An Introduction to the
   Bootstrap*, ch. 11 and 12.5) and the interval is ``theta -+ t_{df, 1 - alpha/2} sqrt(v)`` with ``df = k - 1``
-  (``k`` minus the number of strata). For a mean over units the jackknife standard error is exactly
-  ``s / sqrt(k)``, so this is Student's (1908) interval; for a ratio of sums (CROUGE-L over prompts with several
-  pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's range of values
+  (with strata, Welch-Satterthwaite's degrees of freedom from each stratum's share of the variance, stats17;
+  for a difference of two strata's means this is Welch's interval). For a mean over units the jackknife standard
+  error is exactly ``s / sqrt(k)``, so this is Student's (1908) interval; for a ratio of sums (CROUGE-L over
+  prompts with several pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's range of values
   (``MetricResult.value_range``, declared once in the registry);
 * **every unit gives the same value ``v``** (every leave-one-out value, or every bootstrap replicate, equals the
   estimate), at any ``k``: the bound for "no unit off ``v``". If a share ``pi`` of the population's units had
@@ -96,23 +97,29 @@ def jackknife_correlation(first: Resampler, second: Resampler) -> float:
     return float(np.clip(float(a @ b) / denominator, -1.0, 1.0)) if denominator > 0 else 0.0
 
 
-def jackknife_standard_error(resampler: Resampler) -> tuple[float, int]:
-    """The jackknife standard error of the resampled statistic and its degrees of freedom (units minus strata);
-    NaN when a leave-one-out value is undefined (a stratum of one unit, a metric that needs every unit)."""
+def jackknife_standard_error(resampler: Resampler) -> tuple[float, float]:
+    """The jackknife standard error of the resampled statistic and its degrees of freedom: ``k - 1`` on one
+    stratum; with strata, Welch-Satterthwaite's ``(sum v_s)^2 / sum v_s^2 / (g_s - 1)`` over each stratum's share
+    ``v_s`` of the variance (``g_s`` units; stats17: a small stratum that carries most of the spread, the few
+    prompts of ULD's set, holds few degrees of freedom, and ``k`` minus the strata undercovered). For a difference
+    of two strata's means this is Welch's interval. NaN when a leave-one-out value is undefined (a stratum of one
+    unit, a metric that needs every unit)."""
     loo = leave_one_out(resampler)
-    variance, df = 0.0, 0
+    shares: list[tuple[float, int]] = []
     for idx in strata_indices(resampler):
         g = idx.size
         values = loo[idx]
         if g < 2 or not np.all(np.isfinite(values)):
-            return math.nan, 0
-        variance += (g - 1) / g * float(np.sum((values - values.mean()) ** 2))
-        df += g - 1
+            return math.nan, 0.0
+        shares.append(((g - 1) / g * float(np.sum((values - values.mean()) ** 2)), g - 1))
+    variance = sum(v for v, _ in shares)
+    spread = sum(v * v / d for v, d in shares)
+    df = variance * variance / spread if spread > 0 else float(sum(d for _, d in shares))
     return math.sqrt(variance), df
 
 
 def t_bounds(
-    value: float, standard_error: float, df: int, level: float, value_range: tuple[float, float]
+    value: float, standard_error: float, df: float, level: float, value_range: tuple[float, float]
 ) -> tuple[float, float]:
     """``value -+ t_{df, 1 - alpha/2} * standard_error``, clipped to ``value_range`` and never past the value (a
     float32 cosine of 1.0000001 stays its own interval's end)."""
