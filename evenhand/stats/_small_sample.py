@@ -17,8 +17,8 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   (with strata, Welch-Satterthwaite's degrees of freedom from each stratum's share of the variance, stats17;
   for a difference of two strata's means this is Welch's interval). For a mean over units the jackknife standard
   error is exactly ``s / sqrt(k)``, so this is Student's (1908) interval; for a ratio of sums (CROUGE-L over
-  prompts with several pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's range of values
-  (``MetricResult.value_range``, declared once in the registry);
+  prompts with several pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's
+  range of values (``MetricResult.value_range``, declared once in the registry);
 * **every unit gives the same value ``v``** (every leave-one-out value, or every bootstrap replicate, equals the
   estimate), at any ``k``: the bound for "no unit off ``v``". If a share ``pi`` of the population's units had
   another value, ``k`` units all at ``v`` would be seen with probability ``(1 - pi)^k``; the shares not rejected at
