@@ -33,7 +33,6 @@ correlation 0.3, 5 replies or pairs a prompt; ``benchmarks/bench_review11.py``).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -93,10 +92,10 @@ def main_continuous(result: MetricResult) -> Interval:
 
 
 # item 1 --------------------------------------------------------------------------------------------------------
-def _planted_estimates(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _planted_estimates(rng: np.random.Generator, k: int, lower: float) -> tuple[np.ndarray, np.ndarray]:
     base = 50_000.0 * np.exp(rng.normal(0.0, 0.2, size=k))[:, None]
     a = base * np.exp(rng.normal(0.0, 0.05, (k, PER_PROMPT)))
-    b = base * np.exp(rng.normal(0.0, 0.05, (k, PER_PROMPT))) * 0.97
+    b = base * np.exp(rng.normal(0.0, 0.05, (k, PER_PROMPT))) * (1.0 - lower)
     return a.ravel(), b.ravel()
 
 
@@ -118,16 +117,19 @@ def ced_table(reps: int) -> None:
                     hits += [_holds(iv, truth) for iv in ivs]
                 cells.append(f"{_pct(hits[0], reps)} → {_pct(hits[1], reps)} ({_pct(hits[2], reps)})")
             print(f"| {name} coverage | {p:.0%} | " + " | ".join(cells) + " |", flush=True)
-    for name, function in (("CED", M.counterfactual_estimate_difference), ("CER", M.counterfactual_estimate_ratio)):
-        cells = []
-        for k in units:
-            rng = np.random.default_rng(23 + k)
-            hits = np.zeros(2)
-            for _ in range(reps):
-                result = function(*_planted_estimates(rng, k), prompts=review.ids(k))
-                hits += [_excludes_zero(main_continuous(result)), _excludes_zero(metric_interval(result, "bootstrap"))]
-            cells.append(f"{_pct(hits[0], reps)} → {_pct(hits[1], reps)}")
-        print(f"| {name} planted 3% lower: interval excludes 0 | 3% | " + " | ".join(cells) + " |", flush=True)
+    for lower in (0.03, 0.01):
+        for name, function in (("CED", M.counterfactual_estimate_difference), ("CER", M.counterfactual_estimate_ratio)):
+            cells = []
+            for k in units:
+                rng = np.random.default_rng(23 + k)
+                hits = np.zeros(2)
+                for _ in range(reps):
+                    result = function(*_planted_estimates(rng, k, lower), prompts=review.ids(k))
+                    hits += [_excludes_zero(main_continuous(result)),
+                             _excludes_zero(metric_interval(result, "bootstrap"))]  # fmt: skip
+                cells.append(f"{_pct(hits[0], reps)} → {_pct(hits[1], reps)}")
+            print(f"| {name} planted {lower:.0%} lower: interval excludes 0 (before → after) | {lower:.0%} | "
+                  + " | ".join(cells) + " |", flush=True)  # fmt: skip
 
 
 # item 2 --------------------------------------------------------------------------------------------------------
@@ -278,9 +280,34 @@ def zero_table() -> None:
 
 
 def compare_table(reps: int) -> None:
-    raise NotImplementedError
+    """compare's paired difference of two runs (bench_compare15's designs): the present rule (the t rule below
+    COMPARE_SMALL_UNITS = 50 prompts, the percentile bootstrap of the paired differences from 50) against the t rule
+    at every size, on the same data sets; null and planted, the share of intervals that exclude 0."""
+    from bench_compare15 import DESIGNS
+
+    from evenhand.comparison.pairing import paired_draws
+    from evenhand.comparison.rows import _bounds
+    from evenhand.stats import COMPARE_SMALL_UNITS
+
+    units = (30, 40, 49, 50, 60, 80)
+    print("| design | effect | " + " | ".join(f"k = {k}: present / t everywhere" for k in units) + " |")
+    print("|---|---|" + "---|" * len(units))
+    for name, (draw, p, interval) in DESIGNS.items():
+        for planted in (False, True):
+            cells = []
+            for k in units:
+                rng = np.random.default_rng(1700 + k)
+                hits = np.zeros(2)
+                for _ in range(reps):
+                    a, b = draw(rng, p, k, planted)
+                    draws = paired_draws(a, b, 1000, rng)
+                    for j, limit in enumerate((COMPARE_SMALL_UNITS, 10**6)):
+                        bounds, _ = _bounds(a, b, draws, 0.95, paired=True, interval=interval, units=limit)
+                        hits[j] += bounds is not None and _excludes_zero(bounds)
+                cells.append(f"{_pct(hits[0], reps)} / {_pct(hits[1], reps)}")
+            label = "planted" if planted else "null"
+            print(f"| {name} | {label} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
     main()
-    _ = math
