@@ -247,6 +247,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("section", choices=[*sorted(SECTIONS), "zero", "compare"])
     parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument("--units", default="30,40,49,50,60,80", help="compare: numbers of prompts")
+    parser.add_argument("--null-only", action="store_true", help="compare: the null rows alone")
     args = parser.parse_args()
     reps = max(1, min(args.reps, 5000))  # bounded
     start = time.perf_counter()
@@ -255,7 +257,7 @@ def main() -> None:
     elif args.section == "zero":
         zero_table()
     else:
-        compare_table(reps)
+        compare_table(reps, tuple(int(k) for k in args.units.split(",")), planted=not args.null_only)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 
@@ -279,7 +281,7 @@ def zero_table() -> None:
             print(f"| {name} | {events} | " + " | ".join(cells) + " |", flush=True)
 
 
-def compare_table(reps: int) -> None:
+def compare_table(reps: int, units: tuple[int, ...] = (30, 40, 49, 50, 60, 80), planted: bool = True) -> None:
     """compare's paired difference of two runs (bench_compare15's designs): the present rule (the t rule below
     COMPARE_SMALL_UNITS = 50 prompts, the percentile bootstrap of the paired differences from 50) against the t rule
     at every size, on the same data sets; null and planted, the share of intervals that exclude 0."""
@@ -289,23 +291,22 @@ def compare_table(reps: int) -> None:
     from evenhand.comparison.rows import _bounds
     from evenhand.stats import COMPARE_SMALL_UNITS
 
-    units = (30, 40, 49, 50, 60, 80)
     print("| design | effect | " + " | ".join(f"k = {k}: present / t everywhere" for k in units) + " |")
     print("|---|---|" + "---|" * len(units))
     for name, (draw, p, interval) in DESIGNS.items():
-        for planted in (False, True):
+        for effect in (False, True) if planted else (False,):
             cells = []
             for k in units:
                 rng = np.random.default_rng(1700 + k)
                 hits = np.zeros(2)
                 for _ in range(reps):
-                    a, b = draw(rng, p, k, planted)
+                    a, b = draw(rng, p, k, effect)
                     draws = paired_draws(a, b, 1000, rng)
                     for j, limit in enumerate((COMPARE_SMALL_UNITS, 10**6)):
                         bounds, _ = _bounds(a, b, draws, 0.95, paired=True, interval=interval, units=limit)
                         hits[j] += bounds is not None and _excludes_zero(bounds)
                 cells.append(f"{_pct(hits[0], reps)} / {_pct(hits[1], reps)}")
-            label = "planted" if planted else "null"
+            label = "planted" if effect else "null"
             print(f"| {name} | {label} | " + " | ".join(cells) + " |", flush=True)
 
 
