@@ -97,14 +97,17 @@ def test_ratio_jackknife_is_the_linearised_standard_error() -> None:
     assert df == 3 and se == pytest.approx(math.sqrt(3 / 4 * np.sum((loo - loo.mean()) ** 2)))
 
 
-def test_strata_are_jackknifed_within_and_lose_a_degree_each() -> None:
+def test_strata_are_jackknifed_within_with_welch_satterthwaite_degrees_of_freedom() -> None:
     x = np.array([0.1, 0.3, 0.2, 0.6, 0.7, 0.2])
     plain = mean_resampler(x, "row")
     stratified = Resampler("row", 6, plain.statistic, strata=np.array(["a", "a", "a", "b", "b", "b"]))
     se, df = jackknife_standard_error(stratified)
     loo = np.array([(x.sum() - x[i]) / 5 for i in range(6)])
-    expected = sum(2 / 3 * np.sum((part - part.mean()) ** 2) for part in (loo[:3], loo[3:]))
-    assert df == 4 and se == pytest.approx(math.sqrt(expected))
+    shares = [2 / 3 * np.sum((part - part.mean()) ** 2) for part in (loo[:3], loo[3:])]
+    expected = sum(shares)
+    # stats17: Welch-Satterthwaite (at most units minus strata, 4, and at least the smallest stratum's 2)
+    assert df == pytest.approx(expected**2 / sum(v * v / 2 for v in shares)) and 2 <= df <= 4
+    assert se == pytest.approx(math.sqrt(expected))
 
 
 def test_an_undefined_leave_one_out_falls_back_to_the_bootstrap() -> None:

@@ -40,6 +40,7 @@ from evenhand.stats._shuffle import PreparedStatistic, group_shuffle_test
 from evenhand.stats._small_sample import (
     COMPARE_SMALL_UNITS,
     SMALL_UNITS,
+    UNBOUNDED_T_UNITS,
     continuous_interval,
     difference_bounds,
     none_off_bounds,
@@ -49,6 +50,7 @@ from evenhand.stats._small_sample import (
 __all__ = [
     "COMPARE_SMALL_UNITS",
     "SMALL_UNITS",
+    "UNBOUNDED_T_UNITS",
     "CorrectedRate",
     "EstimateFloor",
     "Interval",

@@ -14,10 +14,11 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   ``v = (k - 1) / k * sum_i (theta_(i) - mean_i theta_(i))^2`` (summed within strata when the resampler has them;
   Efron and Stein 1981, *Annals of Statistics* 9: 586-596; Efron and Tibshirani 1993, *An Introduction to the
   Bootstrap*, ch. 11 and 12.5) and the interval is ``theta -+ t_{df, 1 - alpha/2} sqrt(v)`` with ``df = k - 1``
-  (``k`` minus the number of strata). For a mean over units the jackknife standard error is exactly
-  ``s / sqrt(k)``, so this is Student's (1908) interval; for a ratio of sums (CROUGE-L over prompts with several
-  pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's range of values
-  (``MetricResult.value_range``, declared once in the registry);
+  (with strata, Welch-Satterthwaite's degrees of freedom from each stratum's share of the variance, stats17;
+  for a difference of two strata's means this is Welch's interval). For a mean over units the jackknife standard
+  error is exactly ``s / sqrt(k)``, so this is Student's (1908) interval; for a ratio of sums (CROUGE-L over
+  prompts with several pairs) it is the linearised (delta-method) standard error. It is clipped to the metric's
+  range of values (``MetricResult.value_range``, declared once in the registry);
 * **every unit gives the same value ``v``** (every leave-one-out value, or every bootstrap replicate, equals the
   estimate), at any ``k``: the bound for "no unit off ``v``". If a share ``pi`` of the population's units had
   another value, ``k`` units all at ``v`` would be seen with probability ``(1 - pi)^k``; the shares not rejected at
@@ -26,7 +27,9 @@ interval ``[v, v]`` claims "exactly v", which no finite sample supports. The rul
   ``[v - q (v - low), v + q (high - v)]``. On an unbounded side no such bound exists and the interval is NaN with
   that reason;
 * **from** :data:`SMALL_UNITS` **units on**: the bootstrap interval as before (percentile or BCa), within 1-2
-  points of the t interval's coverage there in the simulation;
+  points of the t interval's coverage there in the simulation; a metric on a scale unbounded on a side (CED, CER,
+  RLD, ULD, COBS) keeps the t rule up to :data:`UNBOUNDED_T_UNITS` units (stats17: no none-off bound widens its
+  bootstrap, which covered CED and CER 93.5-94.2% at 40 and 80 prompts; the t interval 94.5-95.4%);
 * **at any number of units, on a scale bounded on both sides**: never narrower than the none-off bound of its ``k``
   units (review11, :func:`with_unseen_units`): a rare event none of the units showed is as possible as for alike
   units.
@@ -60,6 +63,11 @@ SMALL_UNITS = 30
 #: percentile bootstrap of paired differences said "changed" in 7.5-9% of null comparisons at exactly 30 prompts and
 #: 4.5-6% at 40 (benchmarks/RESULTS.md, stats14 and compare15). The runs' own intervals keep SMALL_UNITS.
 COMPARE_SMALL_UNITS = 50
+#: Below this many units a metric on a scale unbounded on a side (CED, CER, RLD, ULD, COBS) takes the t rule too: no
+#: none-off bound widens its bootstrap (with_unseen_units needs both ends), and the percentile bootstrap covered CED
+#: and CER 93.5-94.2% at 40 and 80 prompts where the t interval covered 94.5-95.4% (benchmarks/RESULTS.md, stats17).
+#: From 200 units on t and normal quantiles differ by under 1% (and the leave-one-out rows would grow as k^2).
+UNBOUNDED_T_UNITS = 200
 T_METHOD = "student-t on jackknife {unit}s"
 NONE_OFF_METHOD = "none of {k} {unit}s off the value"
 
@@ -89,23 +97,29 @@ def jackknife_correlation(first: Resampler, second: Resampler) -> float:
     return float(np.clip(float(a @ b) / denominator, -1.0, 1.0)) if denominator > 0 else 0.0
 
 
-def jackknife_standard_error(resampler: Resampler) -> tuple[float, int]:
-    """The jackknife standard error of the resampled statistic and its degrees of freedom (units minus strata);
-    NaN when a leave-one-out value is undefined (a stratum of one unit, a metric that needs every unit)."""
+def jackknife_standard_error(resampler: Resampler) -> tuple[float, float]:
+    """The jackknife standard error of the resampled statistic and its degrees of freedom: ``k - 1`` on one
+    stratum; with strata, Welch-Satterthwaite's ``(sum v_s)^2 / sum v_s^2 / (g_s - 1)`` over each stratum's share
+    ``v_s`` of the variance (``g_s`` units; stats17: a small stratum that carries most of the spread, the few
+    prompts of ULD's set, holds few degrees of freedom, and ``k`` minus the strata undercovered). For a difference
+    of two strata's means this is Welch's interval. NaN when a leave-one-out value is undefined (a stratum of one
+    unit, a metric that needs every unit)."""
     loo = leave_one_out(resampler)
-    variance, df = 0.0, 0
+    shares: list[tuple[float, int]] = []
     for idx in strata_indices(resampler):
         g = idx.size
         values = loo[idx]
         if g < 2 or not np.all(np.isfinite(values)):
-            return math.nan, 0
-        variance += (g - 1) / g * float(np.sum((values - values.mean()) ** 2))
-        df += g - 1
+            return math.nan, 0.0
+        shares.append(((g - 1) / g * float(np.sum((values - values.mean()) ** 2)), g - 1))
+    variance = sum(v for v, _ in shares)
+    spread = sum(v * v / d for v, d in shares)
+    df = variance * variance / spread if spread > 0 else float(sum(d for _, d in shares))
     return math.sqrt(variance), df
 
 
 def t_bounds(
-    value: float, standard_error: float, df: int, level: float, value_range: tuple[float, float]
+    value: float, standard_error: float, df: float, level: float, value_range: tuple[float, float]
 ) -> tuple[float, float]:
     """``value -+ t_{df, 1 - alpha/2} * standard_error``, clipped to ``value_range`` and never past the value (a
     float32 cosine of 1.0000001 stays its own interval's end)."""
@@ -212,12 +226,23 @@ def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | 
     return jackknife_t_interval(result, ci)
 
 
+def _unbounded_t_interval(result: MetricResult, ci: float) -> Interval | None:
+    """:func:`jackknife_t_interval` for a metric whose range is unbounded on a side, on fewer than
+    :data:`UNBOUNDED_T_UNITS` units (stats17: nothing else widens its too-narrow percentile bootstrap)."""
+    low, high = result.value_range
+    resampler = result.resampler
+    if resampler is None or (math.isfinite(low) and math.isfinite(high)) or resampler.n_units >= UNBOUNDED_T_UNITS:
+        return None
+    return jackknife_t_interval(result, ci)
+
+
 def continuous_interval(
     result: MetricResult, *, ci: float = 0.95, n_resamples: int = 1000, seed: SeedLike = 0, method: str = "percentile"
 ) -> Interval:
     """The interval of a metric whose interval is ``"bootstrap"`` (see the module docstring): Student's t on few
-    units, the none-off bound when every unit agrees, else :func:`~evenhand.stats.confidence_interval`."""
-    small = small_sample_interval(result, ci)
+    units (on a scale unbounded on a side: below :data:`UNBOUNDED_T_UNITS`), the none-off bound when every unit
+    agrees, else :func:`~evenhand.stats.confidence_interval`."""
+    small = small_sample_interval(result, ci) or _unbounded_t_interval(result, ci)
     if small is not None:
         return with_unseen_units(result, small)
     iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
