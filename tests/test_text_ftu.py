@@ -69,7 +69,9 @@ def test_whole_word_and_context(text: str, attribute: str) -> None:
     ],
 )
 def test_finds_attribute_words(text: str, attribute: str, words: list[str]) -> None:
-    r = check_ftu([text], attribute=attribute)
+    # the lexicon's words (names17: with names read, a bystander's title, "Mrs." of "Mr. Smith and Mrs. Jones", is
+    # not the subject's and is left out, as the versions keep it)
+    r = check_ftu([text], attribute=attribute, names=False)
     assert [m.word for m in r.matches[0]] == words
     for m in r.matches[0]:
         assert text[m.start : m.end] == m.word

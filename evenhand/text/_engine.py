@@ -203,7 +203,9 @@ class _Replacer:
             target = groups[1 - groups.index(own)] if own in groups else None
         else:
             target = self.target
-        if target is None:
+        if target is None or (own is None and key not in row.terms):
+            # a pattern's match of no group is kept: a child's age ("a 9-year-old", "aged 9") stays a child's in
+            # every version (its prompt then has no counterfactual), never an adult's "aged 25"
             return word
         form = row.forms[target]
         if normalize_term(form) == key:

@@ -154,6 +154,9 @@ class NameIndex:
             or of two letters ("Lê", "Li", "He", "Kim", "Lee"): they read family name first only before a given name
             of :attr:`family_name_first_given` ("Lê Thị Mai", "Kim Min-jun"; "Lee Smith", "He Emily" keep theirs).
         family_name_first_given: the first names (keys) of ``people.json``'s ``family_name_first_given_groups``.
+        origins: (part, key) -> the origin ``people.json``'s ``name_origins`` writes for the name ("vietnamese",
+            "south_asian", ...): a counterfactual draws a name of the original's origin where enough are left
+            ("Lê Thị Mai" -> a Vietnamese man's given name, never "Ashish").
         double_surnames: the surnames (keys) of ``people.json``'s ``double_surname_groups`` (Hispanic surnames): two
             of them side by side after a given name or a title are one double surname, "María García López".
         read_without_lists: ``people.json``'s attributes that readers infer from a personal name although no list
@@ -180,6 +183,7 @@ class NameIndex:
     double_surnames: frozenset[str] = frozenset()
     family_name_first_careful: frozenset[str] = frozenset()
     family_name_first_given: frozenset[str] = frozenset()
+    origins: Mapping[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -371,7 +375,26 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
             name_key(w) for w in _words(people, "family_name_first_careful", _PEOPLE_FILE)
         ),
         family_name_first_given=_group_names(people, "family_name_first_given_groups", "first", ranked),
+        origins=_origins(people),
     )
+
+
+def _origins(people: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    """``people.json``'s ``name_origins`` (origin -> {"first": [...], "last": [...]}) as (part, key) -> origin; a name
+    written under two origins is an error (the file leaves ambiguous names out)."""
+    spec = people.get("name_origins", {})
+    label = f"name data {_LABEL}/{_PEOPLE_FILE}"
+    if not isinstance(spec, dict):
+        raise InputError(f"{label}: 'name_origins' must map origins to {{'first': [...], 'last': [...]}}")
+    out: dict[tuple[str, str], str] = {}
+    for origin, parts in spec.items():
+        if not isinstance(parts, dict) or not set(parts) <= set(PARTS):
+            raise InputError(f"{label}: 'name_origins.{origin}' must map 'first' and/or 'last' to lists of names")
+        for part in parts:
+            for key in sorted(name_key(w) for w in _words(parts, part, _PEOPLE_FILE)):
+                if out.setdefault((part, key), origin) != origin:
+                    raise InputError(f"{label}: {key!r} is under two origins in 'name_origins' ({part} names)")
+    return out
 
 
 def _group_names(

@@ -31,11 +31,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from evenhand.text._engine import AttributeMatch
-from evenhand.text.names import Person, find_name_matches
+from evenhand.text.name_subjects import Subject, template_filled
+from evenhand.text.names import Person, find_name_matches, name_attributes
 
-__all__ = ["BystanderMask", "bystander_spans", "template_word_spans"]
+if TYPE_CHECKING:
+    from evenhand.text.lexicon_model import Lexicon
+
+__all__ = ["BystanderMask", "bystander_spans", "template_word_spans", "without_bystander_words"]
 
 #: a letter no lexicon word or name is made of (U+01C2, a click letter): a masked word still reads as a word to the
 #: substitution's look at the next word ("her brother" stays "his brother", not "him brother")
@@ -75,6 +80,37 @@ def bystander_spans(
         owned = {id(m) for m in titles.values()}
         kept += [m for m in matches if id(m) not in owned and m.group in theirs - subject_groups]
     return sorted({(m.start, m.end) for m in kept})
+
+
+def without_bystander_words(
+    texts: Sequence[str],
+    lexicons: Sequence[Lexicon],
+    per_lexicon: Sequence[Sequence[tuple[AttributeMatch, ...]]],
+    people: Sequence[tuple[Person, ...]],
+    subjects: list[tuple[Person, ...]],
+    subject: Subject,
+) -> list[list[tuple[AttributeMatch, ...]]]:
+    """The matches less the words the counterfactual versions keep as written (names17): a bystander's title and
+    pronouns (:func:`bystander_spans`) and a template's own words
+    (:func:`template_word_spans`). They are not the subject's, so they do not make the
+    prompt mention the attribute, as a bystander's name does not (``subject``); every word whose owner the rule
+    cannot tell still counts."""
+    filled = template_filled(subject, len(texts))
+    usable = name_attributes({lex.name: lex.all_groups for lex in lexicons})
+    out: list[list[tuple[AttributeMatch, ...]]] = []
+    for lex, found in zip(lexicons, per_lexicon, strict=True):
+        row_out: list[tuple[AttributeMatch, ...]] = []
+        for i, matches in enumerate(found):
+            if not matches or (not filled[i] and len(people[i]) < 2):
+                row_out.append(matches)
+                continue
+            kept = {
+                *bystander_spans(texts[i], matches, people[i], subjects[i], usable.get(lex.name)),
+                *template_word_spans(matches, filled[i]),
+            }
+            row_out.append(tuple(m for m in matches if (m.start, m.end) not in kept) if kept else matches)
+        out.append(row_out)
+    return out
 
 
 def template_word_spans(

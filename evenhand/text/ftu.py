@@ -18,6 +18,7 @@ import numpy.typing as npt
 from evenhand.conversation import Prompt, as_prompt_list, has_conversations, plain_text
 from evenhand.errors import InputError
 from evenhand.text._engine import AttributeMatch, find_matches
+from evenhand.text.bystanders import without_bystander_words
 from evenhand.text.cues import LEXICON, NAMES, READER, Cue, CueReader, ReaderOutput
 from evenhand.text.language import LanguageGuess, detect_language, language_name
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
@@ -448,6 +449,10 @@ def check_ftu(
     texts = [shape.text for shape in layouts] if layouts is not None else [str(p) for p in items]
     lexicons = resolve_lexicons(attribute)
     per_lexicon = [find_matches(lex, texts) for lex in lexicons]
+    found_people = find_people_many(texts) if names else None
+    people = select_subjects(texts, found_people, subject) if found_people is not None else None
+    if found_people is not None and people is not None:
+        per_lexicon = without_bystander_words(texts, lexicons, per_lexicon, found_people, people, subject)
     if len(per_lexicon) == 1:
         matches = tuple(per_lexicon[0])
     else:
@@ -461,8 +466,7 @@ def check_ftu(
     named: tuple[tuple[NameMatch, ...], ...] = ()
     unplaced: tuple[tuple[UnplacedName, ...], ...] = ()
     kind = subject if isinstance(subject, str) else "given"
-    if names:
-        people = select_subjects(texts, find_people_many(texts), subject)
+    if people is not None:
         named = _names(texts, lexicons, people)
         unplaced = _unplaced(texts, lexicons, people, per_lexicon)
     locations: tuple[tuple[Location, ...], ...] = ()

@@ -54,10 +54,12 @@ _SIGNATURE_LINES = 2
 _SIGNATURE = re.compile(r"^[^\n]{1,40}(?<![.!?])$")
 
 
-def letter_body(text: str) -> str:
+def letter_body(text: str, *, signature: bool = True) -> str:
     """``text`` without its letter frame: the salutation when it is the first line with words and more follow, and
     the sign-off when only a signature follows it (:data:`_SIGNATURE_LINES` short lines that are not sentences: a
-    name, masked or not, or a team; the signature is kept). A text with no frame is returned as it is.
+    name, masked or not, or a team; the signature is kept, unless ``signature`` is False: the similarities compare
+    what two letters say, and "El equipo" / "The team" is a formula in the person's language too). A text with no
+    frame is returned as it is.
 
     >>> letter_body("Hola [NAME],\\n\\nYour card is on its way.\\n\\nSaludos,\\nThe team")
     '\\nYour card is on its way.\\n\\nThe team'
@@ -69,12 +71,16 @@ def letter_body(text: str) -> str:
     if len(filled) < 2:
         return text
     drop = set()
+    signed: list[int] = []
     for back, i in enumerate(reversed(filled[1:])):  # from the end: the signature, then the sign-off
         if SIGN_OFF.match(lines[i]):
             drop.add(i)
+            if not signature:
+                drop.update(signed)
             break
         if back >= _SIGNATURE_LINES or not _SIGNATURE.match(lines[i].strip()):
             break
+        signed.append(i)
     if SALUTATION.match(lines[filled[0]]):
         drop.add(filled[0])
     if not drop:

@@ -186,6 +186,8 @@ def _schema() -> type[BaseModel]:
         terms_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
         patterns_before_person_noun: dict[str, list[str]] = Field(default_factory=dict)
         patterns_after_person_subject: dict[str, list[str]] = Field(default_factory=dict)
+        person_subjects: list[str] | None = None
+        ends_clause: bool = False
         needs_name: bool = False
 
     class LexiconFile(BaseModel):
@@ -198,6 +200,7 @@ def _schema() -> type[BaseModel]:
         comment: str | None = None
         person_nouns: list[str] = Field(default_factory=list)
         person_subjects: list[str] = Field(default_factory=list)
+        person_subject_nouns: list[str] = Field(default_factory=list)
         neutral: str | None = None
         grammar: str | None = None
         stereotype_category: str | None = None
@@ -240,6 +243,7 @@ def _build(data: Any, label: str) -> Lexicon:
         raise InputError(f"lexicon file {label}: {'; '.join(problems)}")
     groups = tuple(spec["groups"])
     all_groups = groups + tuple(spec["optional_groups"])
+    subject_nouns = spec["person_subject_nouns"] or spec["person_nouns"]
     rows = []
     for raw in spec["rows"]:
         terms: dict[str, str | None] = {}
@@ -263,6 +267,7 @@ def _build(data: Any, label: str) -> Lexicon:
             for source in sources
         }
         after_subject = frozenset(s for sources in raw["patterns_after_person_subject"].values() for s in sources)
+        own_subjects = raw["person_subjects"]
         forms = {g: raw["replace_with"][g] for g in all_groups}
         neutral = raw["neutral"] if raw["neutral"] is not None else spec["neutral"]
         rows.append(
@@ -275,6 +280,8 @@ def _build(data: Any, label: str) -> Lexicon:
                 needs_name=raw["needs_name"],
                 patterns=patterns,
                 after_subject=after_subject,
+                subjects=None if own_subjects is None else _subjects(own_subjects, subject_nouns),
+                ends_clause=raw["ends_clause"],
             )
         )
     nouns = frozenset(_spelled(spec["person_nouns"]))
@@ -283,7 +290,7 @@ def _build(data: Any, label: str) -> Lexicon:
         groups,
         tuple(rows),
         nouns,
-        person_subjects=frozenset(_spelled(spec["person_subjects"])),
+        person_subjects=_subjects(spec["person_subjects"], subject_nouns),
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
         language=spec["language"],
@@ -292,6 +299,14 @@ def _build(data: Any, label: str) -> Lexicon:
         optional_groups=tuple(spec["optional_groups"]),
         plural_verb_groups=frozenset(spec["plural_verb_groups"]),
     )
+
+
+def _subjects(subjects: Sequence[str], nouns: Sequence[str]) -> frozenset[str]:
+    """The person subjects of a file or row, with each ``{noun}`` made one subject per person noun ("{noun} is" ->
+    "landlord is", "tenant is", ...: the file's ``person_subject_nouns``, else its ``person_nouns``)."""
+    expanded = [s.replace("{noun}", noun) for s in subjects if "{noun}" in s for noun in nouns]
+    expanded += [s for s in subjects if "{noun}" not in s]
+    return frozenset(_spelled(expanded))
 
 
 def _spelled(words: Sequence[str]) -> list[str]:
@@ -320,6 +335,7 @@ def _check(spec: dict[str, Any]) -> list[str]:
         problems.append(f"key 'plural_verb_groups': unknown group(s) {unknown_plural}; groups are {groups}")
     words("person_nouns", spec["person_nouns"])
     words("person_subjects", spec["person_subjects"])
+    words("person_subject_nouns", spec["person_subject_nouns"])
     words("not_terms", spec["not_terms"])
     for key in ("neutral", "stereotype_category", "grammar"):
         if spec[key] is not None and not spec[key].strip():
@@ -350,8 +366,12 @@ def _check(spec: dict[str, Any]) -> list[str]:
         for kind in ("terms_before_person_noun", "patterns_before_person_noun"):
             if row[kind] and not spec["person_nouns"]:
                 problems.append(f"key '{at}.{kind}': the file has no person_nouns to follow them")
-        if row["patterns_after_person_subject"] and not spec["person_subjects"]:
+        if row["person_subjects"] is not None:
+            words(f"{at}.person_subjects", row["person_subjects"])
+        if row["patterns_after_person_subject"] and not (spec["person_subjects"] or row["person_subjects"]):
             problems.append(f"key '{at}.patterns_after_person_subject': the file has no person_subjects before them")
+        if (row["person_subjects"] is not None or row["ends_clause"]) and not row["patterns_after_person_subject"]:
+            problems.append(f"key '{at}': person_subjects and ends_clause need patterns_after_person_subject")
         if (
             row["terms"] is not None
             and not any(row["terms"].values())

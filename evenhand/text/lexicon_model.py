@@ -44,6 +44,11 @@ class LexiconRow:
     patterns: Mapping[str, str | None] = field(default_factory=dict)
     # the patterns that count after a person subject instead ("i'm 72 years old": the lexicon's person_subjects)
     after_subject: frozenset[str] = frozenset()
+    # the subjects this row's after_subject patterns follow (None: the lexicon's person_subjects); "emily, aged 72"
+    subjects: frozenset[str] | None = None
+    # the after_subject patterns count only where a clause ends after them ("my landlord is 80." / "is 80 and", not
+    # "is 30 minutes late"): a bare number is an age only there
+    ends_clause: bool = False
 
     def group_of(self, key: str) -> str | None:
         """The group of a lower-case term of this row (a listed term, or a text one of its patterns matches)."""
@@ -230,6 +235,17 @@ class Lexicon:
             dict.fromkeys(source for row in self.rows for source in row.patterns if source in row.after_subject)
         )
 
+    def _subject_groups(self) -> dict[tuple[frozenset[str], bool], list[str]]:
+        """The after-subject patterns by the subjects they follow and whether a clause must end after them."""
+        groups: dict[tuple[frozenset[str], bool], list[str]] = {}
+        for row in self.rows:
+            subjects = self.person_subjects if row.subjects is None else row.subjects
+            if not row.after_subject or not subjects:
+                continue
+            sources = groups.setdefault((subjects, row.ends_clause), [])
+            sources.extend(p for p in row.patterns if p in row.after_subject and p not in sources)
+        return groups
+
     def _alternatives(self, name_next: str | None = None) -> str:
         free, titles, ctx = self.term_kinds()
         alternatives = f"(?P<t>{trie_pattern(free)})"
@@ -243,17 +259,32 @@ class Lexicon:
             context = "|".join([trie_pattern(ctx)] * bool(ctx) + [f"(?:{p})" for p in patterns])
             # one hyphenated modifier may stand between ("a Black small-business owner", "a Mexican food-truck owner")
             alternatives += rf"|(?P<c>{context})(?=\s+(?:[^\W\d_]+(?:-[^\W\d_]+)+\s+)?(?:{nouns})(?!\w))"
-        after = self.subject_patterns()
-        if after and self.person_subjects:
-            body = "|".join(f"(?:{p})" for p in after)
-            # one fixed-width look-behind per subject ("i'm ", "she is "); the look-ahead first: most positions fail
-            # it at once, before any look-behind is tried
-            subjects = "|".join(rf"(?<=(?<!\w){re.escape(s)}\s)" for s in sorted(self.person_subjects))
-            alternatives += rf"|(?=(?:{body})(?!\w))(?:{subjects})(?P<s>{body})"
+        for i, ((subjects, ends_clause), sources) in enumerate(self._subject_groups().items()):
+            body = "|".join(f"(?:{p})" for p in sources)
+            end = _CLAUSE_END if ends_clause else ""
+            # fixed-width look-behinds, one per length of subject ("i'm ", "she is "); the look-ahead first: most
+            # positions fail it at once, before any look-behind is tried
+            alternatives += rf"|(?=(?:{body})(?!\w){end})(?:{_behind(subjects)})(?P<s{i or ''}>{body})"
         return alternatives
 
     def __repr__(self) -> str:
         return f"Lexicon(name={self.name!r}, groups={self.groups!r}, terms={len(self._index)})"
+
+
+#: where a clause ends after a term (``LexiconRow.ends_clause``): punctuation, the end of the text, or a conjunction
+_CLAUSE_END = r"(?=[ \t]*(?:[.,;:!?)\]\n\r\x00]|$)|\s+(?:and|but|who|with|so|because)(?!\w))"
+
+
+def _behind(subjects: frozenset[str]) -> str:
+    """Look-behinds for ``subjects`` then a space: one per length (Python's look-behinds are fixed-width), a subject
+    that starts with a word character only after a non-word one ("he is", not "the is"; ", aged" after a name)."""
+    by_width: dict[tuple[int, bool], list[str]] = {}
+    for s in sorted(subjects):
+        by_width.setdefault((len(s), s[:1].isalnum() or s[:1] == "_"), []).append(re.escape(s))
+    guard = r"(?<!\w)"
+    return "|".join(
+        rf"(?<={guard if word else ''}(?:{'|'.join(words)})\s)" for (_, word), words in sorted(by_width.items())
+    )
 
 
 #: what a text may write where a term has the straight apostrophe: the right single quotation mark (U+2019, what word

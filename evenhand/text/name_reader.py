@@ -236,7 +236,9 @@ def _people_in_run(
             found.append((run[k], run[k + 1], run[k : k + 2]))  # "from Mohammed Al-Farsi": a known surname
             k += 2
             continue
-        if _first_name(index, w.key) and not _lookalike(index, w.key) and _in_persons_place(text, w, index):
+        if " " in w.text:  # a double surname joined with no given name before it ("call García López")
+            found.append((None, run[k], [run[k]]))
+        elif _first_name(index, w.key) and not _lookalike(index, w.key) and _in_persons_place(text, w, index):
             found.append((run[k], None, [run[k]]))
         k += 1
     return found
@@ -349,8 +351,9 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
     found: list[tuple[int | None, int | None, list[int]]] = []
     interesting = index.interesting
     for run, titled in _runs(text, words, index):
-        # a lone capitalised word no list knows ("Draft", "Notes") names nobody unless a title stands before it
-        if titled or len(run) > 1 or words[run[0]].key in interesting:
+        # a lone capitalised word no list knows ("Draft", "Notes") names nobody unless a title stands before it; a
+        # double surname joined alone ("call García López") is a person's surname
+        if titled or len(run) > 1 or words[run[0]].key in interesting or " " in words[run[0]].text:
             found.extend(_people_in_run(text, words, run, titled, index))
     starts_phrase = found and not index.lookalike_phrase_starts.keys().isdisjoint(word_keys)
     phrases = _lookalike_phrase_words(text, words, index) if starts_phrase else set()
@@ -394,6 +397,10 @@ def _find_people(text: str, index: NameIndex, capitalised: list[tuple[int, int, 
     for p, own in enumerate(parts):  # a part of a double surname written alone ("López" after "María García-López")
         for key in _surname_pieces(words, own):
             owner.setdefault(("last", key), p)
+        for i, part in own.items():  # a hyphenated given name read by its first part ("Min-jun" of "Kim Min-jun"):
+            written = _key(words[i].text)  # a later "Min-jun" alone, keyed "minjun", is hers or his too
+            if part == "first" and written != words[i].key:
+                owner.setdefault(("first", written), p)
     named = {key for _, key in owner}
     for i, w in enumerate(words):  # other mentions of a found person's first or last name
         if i in taken or w.key not in named:
@@ -439,12 +446,14 @@ def _join_double_surnames(text: str, words: list[_Word], index: NameIndex) -> li
     while i < len(words):
         here = words[i]
         if (
-            out
-            and i + 1 < len(words)
+            i + 1 < len(words)
             and here.key in doubles
             and words[i + 1].key in doubles
             and _NAME_GAP.fullmatch(text, here.end, words[i + 1].start)
-            and _after_given_or_title(text, out[-1], here, index)
+            and (
+                (out and _after_given_or_title(text, out[-1], here, index))
+                or _double_surname_alone(text, out[-1] if out else None, here, index)
+            )
         ):
             after = words[i + 1]
             joined = text[here.start : after.end]
@@ -454,6 +463,25 @@ def _join_double_surnames(text: str, words: list[_Word], index: NameIndex) -> li
         out.append(here)
         i += 1
     return out
+
+
+def _double_surname_alone(text: str, before: _Word | None, word: _Word, index: NameIndex) -> bool:
+    """True when ``word`` starts a double surname written with no given name where a lone surname pair is read as a
+    person ("call García López", "the García López family", "Dear García López,"): not a given name itself ("call
+    Santiago López" is a given name and a surname), not a place's first word ("Santa Rosa"), not at the start of a
+    sentence, and with no capitalised word right before it but a greeting or a place prefix ("Dear", "The")."""
+    if (
+        _first_name(index, word.key)
+        or word.key in index.place_prefixes
+        or _lookalike(index, word.key)
+        or at_sentence_start(text, word.start)
+    ):
+        return False
+    return (
+        before is None
+        or _NAME_GAP.fullmatch(text, before.end, word.start) is None
+        or before.key in index.place_prefixes
+    )
 
 
 def _after_given_or_title(text: str, before: _Word, word: _Word, index: NameIndex) -> bool:

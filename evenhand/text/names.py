@@ -183,18 +183,20 @@ def _pool(
     key: str,
     avoid: frozenset[str],
     fixed: Mapping[str, str] | None = None,
+    origin: str | None = None,
 ) -> list[str]:
     """The names a ``part`` of ``group`` is drawn from for the original name ``key``: the group's commonest names
     that keep ``key``'s group in every other attribute with names of that part (a woman's name stays a woman's), or
     that have the group ``fixed`` gives for that attribute (an intersection's version: a Black woman's name),
-    unless fewer than :data:`MIN_POOL` do."""
+    unless fewer than :data:`MIN_POOL` do; then, among those, the names of ``origin`` (the original's origin,
+    :func:`_origin`), unless fewer than :data:`MIN_POOL` are."""
     fixed = fixed or {}
-    keep = tuple(
+    keep: tuple[tuple[str, str | None], ...] = tuple(
         (other, fixed[other] if other in fixed else _group_of(index, part, key, other))
         for other in index.groups
         if other != attribute and any(index.ranked.get((other, part, g)) for g in index.groups[other])
     )
-    return _narrowed_pool(index, attribute, part, group, keep, avoid)
+    return _narrowed_pool(index, attribute, part, group, keep, avoid, origin)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -205,6 +207,7 @@ def _narrowed_pool(
     group: str,
     keep: tuple[tuple[str, str | None], ...],
     avoid: frozenset[str],
+    origin: str | None = None,
 ) -> list[str]:
     ranked = [k for k in index.ranked.get((attribute, part, group), ()) if not _lookalike(index, k) and k not in avoid]
     narrowed = ranked
@@ -212,7 +215,21 @@ def _narrowed_pool(
         candidate = [k for k in narrowed if _group_of(index, part, k, other) == wanted]
         if len(candidate) >= MIN_POOL:
             narrowed = candidate
+    if origin is not None:  # last: the groups first, then the origin within them where enough names are left
+        candidate = [k for k in narrowed if index.origins.get((part, k)) == origin]
+        if len(candidate) >= MIN_POOL:
+            narrowed = candidate
     return narrowed[:POOL_SIZE]
+
+
+def _origin(index: NameIndex, person: Person, part: str, read: str) -> str | None:
+    """The origin a drawn ``part`` keeps (``people.json``'s ``name_origins``): that of the part as read, else that of
+    the person's other part ("Lê Thị Mai": Mai's, Vietnamese; a given name no origin lists takes the surname's)."""
+    own = index.origins.get((part, read))
+    if own is not None:
+        return own
+    other = ("last", person.last) if part == "first" else ("first", person.first)
+    return None if other[1] is None else index.origins.get((other[0], other[1]))
 
 
 def _group_of(index: NameIndex, part: str, key: str, attribute: str) -> str | None:
@@ -284,7 +301,8 @@ def substitute_names(
                 if key is None or read is None or (part, key) in chosen or not index.readable(attribute, part, read):
                     continue
                 taken = {k for (p, _), k in chosen.items() if p == part}
-                drawn = _pool(index, attribute, part, goal, read, avoid_keys, fixed)
+                origin = _origin(index, person, part, read)
+                drawn = _pool(index, attribute, part, goal, read, avoid_keys, fixed, origin)
                 pool = [k for k in drawn if k not in (key, read, *person.last_parts) and k not in taken]
                 if pool:
                     chosen[(part, key)] = pool[rng.randrange(len(pool))]

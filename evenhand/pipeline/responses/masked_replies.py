@@ -190,9 +190,16 @@ def swapped_words_masked(
     forms miss a swap it reads only in context ("a Hispanic small-business owner" becomes "a White small-business
     owner", and "White" counts as race only right before a person noun, so "Hispanic" was neutralized and "White"
     not: a fair echo then differed by a word in every pair with the hispanic version). ``swapped``: the run's
-    :func:`swapped_word_patterns`, made once."""
+    :func:`swapped_word_patterns`, made once.
+
+    A letter is read without its frame (step 3, :func:`evenhand.text.letters.letter_body`, its signature too;
+    names17): a fair reply that greets and signs each version's person in their language ("Hola [NAME]," /
+    "Saludos," / "El equipo" against "Dear [NAME]," / "Kind regards," / "The team") wrote the same letter, and the
+    formulas made ROUGE-L and BLEU read it as a different one (a concern in every run of a fair fixture)."""
     return [
-        pattern.sub(SWAPPED_TOKEN, text) if (pattern := swapped.get((attribute, pid))) else text
+        letter_body(
+            pattern.sub(SWAPPED_TOKEN, text) if (pattern := swapped.get((attribute, pid))) else text, signature=False
+        )
         for pid, text in zip(prompt_ids, texts, strict=True)
     ]
 
