@@ -138,3 +138,44 @@ def test_counterfactual_rouge_l_neutralizes_gender_words_by_default() -> None:
     LangFair's RougelSimilarity does: LCS 1 of 2 tokens each, F = 0.5."""
     assert float(m.counterfactual_rouge_l(["he went"], ["she went"])) == pytest.approx(1.0, abs=1e-12)
     assert float(m.counterfactual_rouge_l(["he went"], ["she went"], attribute=None)) == pytest.approx(0.5, abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def lf_edge() -> dict:
+    """LangFair 0.8.0 on edge inputs (tests/fixtures/langfair_text/generate_edge.py)."""
+    return json.loads((FIXTURE.parent / "langfair_edge.json").read_text())
+
+
+@pytest.mark.parametrize(("ours", "key"), [(m.counterfactual_rouge_l, "rouge_l"), (m.counterfactual_bleu, "bleu")])
+def test_similarity_matches_langfair_on_every_pair_of_edge_texts(lf_edge: dict, ours, key: str) -> None:
+    """Empty, whitespace-only, punctuation-only, one-word, Unicode, emoji, upper-case and long texts, each against
+    each: every pair agrees to 1e-9, except a pair with no token on either side (NaN for us, 0 for LangFair)."""
+    texts = lf_edge["texts"]
+    t1 = [a for a in texts for _ in texts]
+    t2 = [b for _ in texts for b in texts]
+    _compare_pairwise(ours(t1, t2, attribute=None).per_item, lf_edge[key])
+
+
+def test_cooccurrence_metrics_match_langfair_on_edge_corpora(lf_edge: dict) -> None:
+    for label, case in lf_edge["cooccurrence"].items():
+        cobs = m.cooccurrence_bias(case["texts"], attribute=lf_edge["gender_lists"], target=case["target"])
+        if case["cobs"] is None:  # LangFair: None ("unable to calculate"); evenhand: NaN with a reason
+            assert np.isnan(float(cobs)) and cobs.reason, label
+        else:
+            assert float(cobs) == pytest.approx(case["cobs"], abs=1e-9), label
+        sa = m.stereotypical_associations(
+            case["texts"], attribute=lf_edge["gender_lists"], target=case["target"], count="product"
+        )
+        if case["sa"] is None:
+            assert np.isnan(float(sa)), label
+        else:
+            assert float(sa) == pytest.approx(case["sa"], abs=1e-9), label
+
+
+def test_toxicity_matches_langfair_on_edge_scores(lf_edge: dict) -> None:
+    """One response, one response per prompt, all 0, all 1, m responses to each prompt (no score at the threshold)."""
+    for label, case in lf_edge["toxicity"].items():
+        s, p = case["scores"], case["prompts"]
+        assert float(m.toxic_fraction(s, prompts=p)) == pytest.approx(case["tf"], abs=1e-12), label
+        assert float(m.expected_maximum_toxicity(s, p)) == pytest.approx(case["emt"], abs=1e-12), label
+        assert float(m.toxicity_probability(s, p)) == pytest.approx(case["tp"], abs=1e-12), label
