@@ -130,6 +130,9 @@ def run(case):
         return out
     if m == "rec":
         return {k: num(v) for k, v in RecommendationMetrics().evaluate_pairwise(a["r1"], a["r2"]).items()}
+    if m == "neutral":
+        out = RecommendationMetrics().evaluate_against_neutral(group_dict_list=a["groups"], neutral_dict=a["neutral"])
+        return {name: {k: float(v) for k, v in d.items()} for name, d in out.items()}
     if m == "ftu":
         with contextlib.redirect_stdout(io.StringIO()):
             r = CounterfactualGenerator().check_ftu(a["prompts"], attribute=a["attribute"], subset_prompts=False)
@@ -380,6 +383,16 @@ def build_cases(seed: int, n_random: int, model_dir: str | None) -> list[dict[st
         r1 = [rng.sample(vocab, k) for _ in range(n)]
         r2 = [rng.sample(vocab, k) if rng.random() < 0.5 else rng.sample(r, k) for r in r1]
         add("rec", f"random {i}", r1=r1, r2=r2)
+    # attribute-wise form against neutral lists (Zhang et al.; LangFair's evaluate_against_neutral)
+    for i in range(n_random // 2):
+        k = rng.choice([2, 3, 5])
+        ids = [f"p{j}" for j in range(rng.randint(1, 5))]
+        neutral = {p: rng.sample(vocab, k) for p in ids}
+        groups = [
+            {p: (rng.sample(vocab, k) if rng.random() < 0.4 else rng.sample(neutral[p], k)) for p in ids}
+            for _ in range(rng.choice([2, 3]))
+        ]
+        add("neutral", f"random {i}", neutral=neutral, groups=groups)
     # FTU (gender)
     add("ftu", "neutral prompts", prompts=["Summarise the call.", "Reset the password."], attribute="gender")
     add("ftu", "gendered prompts", prompts=["She called.", "My father drove."], attribute="gender")
@@ -458,6 +471,11 @@ def evenhand_values(case: dict[str, Any], gender_lists: dict[str, list[str]]) ->
             except (ValueError, TypeError) as error:
                 out[key] = f"error: {type(error).__name__}: {str(error)[:80]}"
         return out
+    if name == "neutral":
+        by_group = {f"g{i}": g for i, g in enumerate(a["groups"])}
+        out = m.sensitive_to_neutral_similarity(a["neutral"], by_group)
+        keys = ("max", "min", "SNSR", "SNSV")
+        return {n.split("-")[0]: {k: float(r.details[k]) for k in keys} for n, r in out.items()}
     if name == "ftu":
         r = check_ftu(a["prompts"], attribute=a["attribute"], names=False)
         return {"satisfied": bool(r.satisfied), "flagged": [bool(x) for x in r.flagged]}
@@ -596,6 +614,19 @@ def compare_case(case: dict[str, Any], ours: Any, theirs: Any) -> list[tuple[str
             rows.append(("mean", "agree", ""))
         else:
             rows.append(("mean", "unexplained", f"evenhand {ours['mean']!r} LangFair {theirs['mean']!r}"))
+        words = theirs["words"] or {}
+        if set(words) != set(ours["words"]):
+            rows.append(("words", "unexplained", f"word sets differ: {sorted(set(words) ^ set(ours['words']))}"))
+        for word, value in words.items():
+            if word in ours["words"]:
+                same = _close(ours["words"][word], value)
+                rows.append(
+                    (
+                        f"word {word}",
+                        "agree" if same else "unexplained",
+                        "" if same else f"{ours['words'][word]} vs {value}",
+                    )
+                )
         return rows
     if metric == "sa":
         o, t = ours["value"], theirs["value"]
@@ -628,6 +659,29 @@ def compare_case(case: dict[str, Any], ours: Any, theirs: Any) -> list[tuple[str
             else:
                 rows.append((key, "unexplained", f"evenhand {o!r} LangFair {t!r} on {case['args']}"))
         return rows
+    if metric == "neutral":
+        for name in ("Jaccard", "SERP", "PRAG"):
+            lf_rule = None
+            if name != "Jaccard":
+                ids = list(case["args"]["neutral"])
+                neutral = [case["args"]["neutral"][i] for i in ids]
+                per_group = [
+                    float(np.mean(_langfair_rank_rule(name, [g[i] for i in ids], neutral)))
+                    for g in case["args"]["groups"]
+                ]
+                lf_rule = {"max": max(per_group), "min": min(per_group), "SNSR": max(per_group) - min(per_group),
+                           "SNSV": float(np.std(per_group))}  # fmt: skip
+            for stat in ("max", "min", "SNSR", "SNSV"):
+                o, t = ours[name][stat], theirs[name][stat]
+                if _close(o, t):
+                    rows.append((f"{name} {stat}", "agree", ""))
+                elif lf_rule is not None and _close(lf_rule[stat], t):
+                    rows.append(
+                        (f"{name} {stat}", "explained", "LangFair's SERP/PRAG constants: 0-based rank, 2K(K+1), K(K+1)")
+                    )
+                else:
+                    rows.append((f"{name} {stat}", "unexplained", f"evenhand {o!r} LangFair {t!r} on {case['args']}"))
+        return rows
     if metric == "ftu":
         same_flags = ours["flagged"] == theirs["flagged"]
         rows.append(("flagged", "agree" if same_flags else "unexplained", "" if same_flags else "flags differ"))
@@ -645,9 +699,14 @@ def compare_case(case: dict[str, Any], ours: Any, theirs: Any) -> list[tuple[str
 
 def _langfair_rank_formula(case: dict[str, Any], key: str, theirs: float) -> bool:
     """LangFair's SERP/PRAG recomputed from the documented rule (one direction R'→R'', its constants)."""
+    lf = _langfair_rank_rule(key, case["args"]["r1"], case["args"]["r2"])
+    return bool(abs(float(np.mean(lf)) - theirs) <= TOL)
+
+
+def _langfair_rank_rule(key: str, r1: list[list[Any]], r2: list[list[Any]]) -> Any:
+    """Per pair, LangFair's SERP/PRAG from evenhand's directed ψ/η(R1, R2): 0-based rank, 2K(K+1) or K(K+1)."""
     from evenhand.metrics import recommendation as rec
 
-    r1, r2 = case["args"]["r1"], case["args"]["r2"]
     a, b = rec._encode([r1, r2], ["recs1", "recs2"], None, False, "error")
     values = rec._pair_values(a, b)
     k = a.shape[1]
@@ -657,7 +716,7 @@ def _langfair_rank_formula(case: dict[str, Any], key: str, theirs: float) -> boo
     else:
         same = np.array([float(x == y) for x, y in zip(r1, r2, strict=True)])  # LangFair's K = 1 rule
         lf = values.prag_12 * (k - 1) / (2 * (k + 1)) if k > 1 else same
-    return bool(abs(float(np.mean(lf)) - theirs) <= TOL)
+    return lf
 
 
 # ------------------------------------------------------------------------------------------------------------- main
