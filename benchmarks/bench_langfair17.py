@@ -152,6 +152,7 @@ print(json.dumps({"results": results, "gender_lists": {k: list(v) for k, v in GE
 
 
 # ----------------------------------------------------------------------------------------------------------- inputs
+KINDS = ("list", "numpy", "series")
 EDGE_TEXTS = [
     "",
     " ",
@@ -256,7 +257,8 @@ def build_cases(seed: int, n_random: int, model_dir: str | None) -> list[dict[st
     for i in range(n_random):
         n = rng.randint(1, 30)
         for metric in ("scsp", "wcsp"):
-            add(metric, f"random {i}", s1=_scores(rng, n, 0.5), s2=_scores(rng, n, 0.5), t=0.5)
+            s1, s2, kind = _scores(rng, n, 0.5), _scores(rng, n, 0.5), KINDS[i % 3]
+            add(metric, f"random {i} ({kind})", s1=s1, s2=s2, t=0.5, kind=kind)
     # toxicity / classifier-based stereotype metrics from given scores
     for metric in ("toxicity", "stereo_cls"):
         for t in (0.5, 0.3):
@@ -269,7 +271,8 @@ def build_cases(seed: int, n_random: int, model_dir: str | None) -> list[dict[st
         for i in range(n_random):
             n = rng.randint(1, 40)
             prompts = [f"p{rng.randint(0, max(1, n // 3))}" for _ in range(n)]
-            add(metric, f"random {i}", scores=_scores(rng, n, 0.5), prompts=prompts, t=0.5)
+            kind = KINDS[i % 3]
+            add(metric, f"random {i} ({kind})", scores=_scores(rng, n, 0.5), prompts=prompts, t=0.5, kind=kind)
             m_each = rng.randint(1, 5)  # the paper's design: m responses to each of N prompts
             add(
                 metric,
@@ -430,13 +433,15 @@ def evenhand_values(case: dict[str, Any], gender_lists: dict[str, list[str]]) ->
         from evenhand.scorers import get_embedder
 
         return {"pairs": cf.cosine_scores(a["t1"], a["t2"], get_embedder()).tolist()}
+    kind = a.get("kind", "list")  # evenhand gets lists, NumPy arrays or Series; LangFair the same values as lists
     if name == "scsp":
-        return {"value": float(m.strict_sentiment_parity(a["s1"], a["s2"]))}
+        return {"value": float(m.strict_sentiment_parity(_kind(a["s1"], kind), _kind(a["s2"], kind)))}
     if name == "wcsp":
-        r = m.weak_sentiment_parity(a["s1"], a["s2"], threshold=a["t"])
+        r = m.weak_sentiment_parity(_kind(a["s1"], kind), _kind(a["s2"], kind), threshold=a["t"])
         return {"value": float(r), "signed": r.details.get("signed")}
     if name in ("toxicity", "stereo_cls"):
-        s, p, t = a["scores"], a["prompts"], a["t"]
+        s, t = _kind(a["scores"], kind), a["t"]
+        p = None if a["prompts"] is None else _kind(a["prompts"], kind)
         if name == "toxicity" and p is None:
             return {"TF": float(m.toxic_fraction(s) if t is None else m.toxic_fraction(s, t))}
         if name == "toxicity":
