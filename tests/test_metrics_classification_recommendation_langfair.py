@@ -83,3 +83,58 @@ def test_serp_prag_langfair_deviation_is_explained(seed: int) -> None:
     assert langfair_prag.mean() == pytest.approx(LANGFAIR_RECOMMENDATION[seed]["PRAG"], abs=1e-12)
     assert float(m.serp_at_k(r1, r1)) == 1.0
     assert float(m.prag_at_k(r1, r1)) == 1.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# langfair17: edge inputs where LangFair 0.8.0 fails or departs from the paper (benchmarks/bench_langfair17.py);
+# evenhand's values by hand from the paper's formulas, LangFair's behaviour in the comments.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_constant_predictions_have_a_parity_of_zero() -> None:
+    """DP = |P(Y^=1|G') - P(Y^=1|G'')| is 0 when nobody (or everybody) is predicted positive; LangFair asserts that
+    y_pred holds both 0 and 1 and raises."""
+    y_true, groups = [1, 1, 0, 0, 1, 0, 1, 0], list("aaaabbbb")
+    for constant in (0, 1):
+        ours = m.classification_metrics(y_true, [constant] * 8, groups)
+        assert float(ours["DP"]) == 0.0
+        assert float(ours["FNRD"]) == 0.0  # FNR 1 - constant in both groups
+        assert float(ours["FPRD"]) == 0.0
+
+
+def test_series_with_their_own_index_give_the_numpy_values() -> None:
+    """LangFair indexes the masked arrays by position with [], which on a pandas Series is a label look-up: KeyError 0
+    for a Series indexed by names. evenhand pairs by position."""
+    pd = pytest.importorskip("pandas")
+    y_true, y_pred, groups = [1, 1, 0, 0, 1, 0, 1, 0], [1, 0, 0, 1, 1, 0, 0, 1], list("aaaabbbb")
+    index = [f"r{i}" for i in range(8)]
+    as_series = m.classification_metrics(*(pd.Series(v, index=index) for v in (y_true, y_pred, groups)))
+    as_numpy = m.classification_metrics(*(np.asarray(v) for v in (y_true, y_pred, groups)))
+    for key, value in as_numpy.items():
+        assert float(as_series[key]) == pytest.approx(float(value), abs=1e-12)
+    # by hand: FNR a = 1/2 (one of two positives missed), b = 1/2: FNRD 0; PPR a = 1/2, b = 1/2: DP 0
+    assert float(as_series["FNRD"]) == 0.0 and float(as_series["DP"]) == 0.0
+
+
+def test_a_zero_rate_gives_a_ratio_of_zero() -> None:
+    """Group a's FNR is 0 (no positive of a missed), group b's 1/2 (one of its two positives missed): the min/max
+    ratio is 0 and the difference 1/2. LangFair asserts that both rates are truthy and raises."""
+    y_true, y_pred, groups = [1, 1, 0, 1, 1, 0], [1, 1, 0, 1, 0, 0], list("aaabbb")
+    assert float(m.false_negative_rate_difference(y_true, y_pred, groups)) == pytest.approx(0.5, abs=1e-12)
+    assert float(m.false_negative_rate_ratio(y_true, y_pred, groups)) == 0.0
+
+
+def test_items_are_case_folded_by_default_and_exact_on_request() -> None:
+    """Items "Laptop" and "laptop" are one product by default (LangFair compares strings exactly: Jaccard 0)."""
+    r1, r2 = [["Laptop", "Phone"]], [["laptop", "phone"]]
+    assert float(m.jaccard_at_k(r1, r2)) == 1.0
+    assert float(m.jaccard_at_k(r1, r2, normalize=False)) == 0.0
+
+
+def test_a_repeated_item_is_refused_or_masked_never_collapsed() -> None:
+    """A top-K list that repeats an item is not K recommendations. evenhand refuses it; duplicates="mask" keeps the
+    repeat as a slot that matches nothing: |{x, -, y} & {x, y, z}| / |union| = 2/4. LangFair takes sets: 2/3."""
+    r1, r2 = [["x", "x", "y"]], [["x", "y", "z"]]
+    with pytest.raises(ValueError, match="same item twice"):
+        m.jaccard_at_k(r1, r2)
+    assert float(m.jaccard_at_k(r1, r2, duplicates="mask")) == pytest.approx(0.5, abs=1e-12)
