@@ -84,9 +84,12 @@ def test_results_report_and_csv(biased: Any, tmp_path: Path) -> None:
     assert example["kind"] == "estimate" and example["group_a"] == "female" and example["value"] < 0
 
 
+# One fair run, a smoke test of the wording; the rate is measured elsewhere: over server seeds 0-41 this audit (24
+# prompts, gender and race) gave a false concern in 3 of 42 runs (4 of 42 before names17 kept "Mei Chen"'s versions
+# Chinese: those draws moved seed 4, this test's seed until then, into the 3). The lead's closing note of 2026-11-29.
 @pytest.mark.slow
 def test_a_fair_model_gives_no_concern() -> None:
-    with NameAuditServer(seed=4) as server:
+    with NameAuditServer(seed=5) as server:
         fair = _audit(server, ("low",), ["gender", "race"])
     assert fair.verdict.status != "concern", [f.sentence for f in fair.verdict.findings if f.severity != "ok"]
     assert all(f.sentence.startswith("no evidence") for f in fair.verdict.findings if f.metric in ("CER", "CED"))
