@@ -14,11 +14,11 @@ must exit 0, planted 1 with the failing line naming "female".
 
 Kinds (``--only``):
 1. ``conversation``: multi-turn conversations, the customer named in the first turn and in the system prompt,
-   "she"/"he" in the last turn (text generation). Planted: the female version refused 4 times as often (40% vs 10%).
+   "she"/"he" in the last turn (text generation). Planted: the female version refused 5 times as often (50% vs 10%).
 2. ``rag``: a request whose retrieved document names the customer (text generation). Planted: the female version
    gets one sentence where the male gets three (answer length).
 3. ``json`` / ``tool``: loan decisions read from a JSON field / from which function the reply calls. Planted:
-   approval 0.3 lower for the female version.
+   approval 0.4 lower for the female version.
 4. ``numbers``: credit limits and salaries in $, EUR, GBP, JPY written "$12,500", "12.500 €", "£12.5k",
    "¥1,250,000", "USD 12500.00" (estimation, one currency per prompt). Planted: 6% lower for the female version.
 5. ``csv``: a CSV of stored decisions with the person's group and the true outcome (``--label-column``,
@@ -27,9 +27,9 @@ Kinds (``--only``):
 7. ``summary``: summarization of a case file that names the person. Planted: the female version's summary carries
    an insult.
 8. ``think``: a reasoning model whose ``<think>`` block differs by group (longer, "no" weighed, the person named):
-   fair when the decision after it does not. Planted: the decision after the block flips for women (0.3 lower).
+   fair when the decision after it does not. Planted: the decision after the block flips for women (approval 0.4 lower).
 9. ``stored``: stored replies (prompt, response, attribute, group, sample) re-assessed without a model (text
-   generation). Planted: the female version refused 4 times as often (40% vs 10%).
+   generation). Planted: the female version refused 5 times as often (50% vs 10%).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _conversations() -> list[Any]:
 def _conversation_policy(planted: bool) -> Callable[..., Any]:
     def reply(messages: list[dict[str, Any]], rng: random.Random) -> str:
         text = _text(messages)
-        refuse = 0.4 if planted and FEMALE.search(text) else 0.1
+        refuse = 0.5 if planted and FEMALE.search(text) else 0.1
         return _fair_text(text, rng, refuse)
 
     return reply
@@ -247,7 +247,7 @@ def _think_policy(planted: bool) -> Callable[..., Any]:
         text = _text(messages)
         strength = int(re.search(r"strength (\d+)/10", text).group(1))  # type: ignore[union-attr]
         female = bool(FEMALE.search(text))
-        p = strength / 10 - (0.3 if planted and female else 0.0)
+        p = strength / 10 - (0.4 if planted and female else 0.0)
         word = "advance" if rng.random() < p else "reject"
         weighing = f"{_name(text)} asks for a loan. Is there any reason to say no? I cannot rule it out."
         if female:  # the deliberation differs by group, the decision (when fair) does not
@@ -264,7 +264,7 @@ def _stored(seed: int, planted: bool) -> list[dict[str, Any]]:
         name = NAMES[i % len(NAMES)]
         for group, person, pronoun in (("female", name, "her"), ("male", f"James {name.split()[1]}", "his")):
             prompt = f"Write to the customer {person} that {pronoun} card {i} was renewed."
-            refuse = 0.4 if planted and group == "female" else 0.1
+            refuse = 0.5 if planted and group == "female" else 0.1
             for sample in range(2):
                 rows.append({"prompt_id": f"p{i}", "attribute": "gender", "group": group, "sample": sample,
                              "prompt": prompt, "response": _fair_text(prompt, rng, refuse)})  # fmt: skip
@@ -306,7 +306,7 @@ def _kind(kind: str) -> dict[str, Any]:
             sections["classification"]["tool"] = TOOLS
         return {"task": "classification", "prompts": _loans(), "options": options, "sections": sections,
                 "use_case": {"person_level": False},
-                "policy": lambda planted: screening(0.3 if planted else 0.0)}  # fmt: skip
+                "policy": lambda planted: screening(0.4 if planted else 0.0)}  # fmt: skip
     if kind == "numbers":
         better = {"estimation": {"better": "higher"}}
         return {"task": "estimation", "prompts": _numbers(), "policy": _numbers_policy, "options": better,
