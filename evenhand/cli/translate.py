@@ -96,8 +96,6 @@ def metrics_config(
         data = {"use_case": {"task": task}}
         if attributes:
             data["use_case"]["attributes"] = list(attributes)
-        if columns.get("person_group_column"):  # a group per row means each response is about a person of that group
-            data["use_case"]["person_level"] = True
         data["statistics"] = {"ci": ci if ci else None}
     if group_columns_given:
         used = data["use_case"].get("task")
@@ -107,8 +105,6 @@ def metrics_config(
                 f"task is {used}, which never reads them: remove the flag", ExitCode.BAD_INPUT,
             )  # fmt: skip
         data.setdefault("classification", {})["group_columns"] = group_columns(group_columns_given)
-        if data["use_case"].get("person_level") is None:  # a group column per attribute: person-level data
-            data["use_case"]["person_level"] = True
     if intersections:
         data["use_case"]["intersections"] = [*data["use_case"].get("intersections", []),
                                              *(names.split("+") for names in intersections)]  # fmt: skip

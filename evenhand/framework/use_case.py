@@ -254,6 +254,16 @@ class UseCase(BaseModel):
         tool call), which a run checks before it sends any request."""
         return self.task == "classification"
 
+    def with_person_groups(self, given: bool) -> UseCase:
+        """This use case, person-level where each input's person group is ``given`` (``groups=``,
+        ``prompts.group_column``, a responses table's person group or group columns) and the use case left the
+        question open: a group per row says each row is a person, as ``evenhand metrics --group-column`` always read
+        it (deploy17: elsewhere the plan said "not declared person-level ... not applicable", and a planted gap in
+        approvals was ``OK`` with nothing judged). A declared ``person_level: false`` is kept."""
+        if not given or self.task != "classification" or self.person_level is not None:
+            return self
+        return self.model_copy(update={"person_level": True})
+
     @property
     def attribute_specs(self) -> dict[str, Any]:
         """Each attribute name -> what the text core takes: a built-in name, a custom group dict, or for an

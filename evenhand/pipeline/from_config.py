@@ -93,7 +93,9 @@ def use_case_of(
     columns that go to the response frame."""
     subjects = per_prompt.get(SUBJECTS)
     use_case = config.use_case_with(prompts, subjects=subjects)
-    return use_case, {k: v for k, v in per_prompt.items() if k != SUBJECTS}
+    grouped = bool(config.prompts and config.prompts.group_column) or bool(config.classification.group_columns)
+    grouped = grouped or bool(config.responses and config.responses.person_group_column)
+    return use_case.with_person_groups(grouped), {k: v for k, v in per_prompt.items() if k != SUBJECTS}
 
 
 def code_keys(config: AssessConfig) -> dict[str, str]:

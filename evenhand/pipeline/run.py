@@ -84,6 +84,8 @@ def run(
         use_case = use_case.model_copy(update={"prompts": brought})
     if not use_case.prompts:
         raise InputError("the use case has no prompts: pass UseCase(prompts=...) or a responses table with prompts")
+    grouped = "person_group" in (per_prompt or {}) or "person_group" in getattr(source, "extra_columns", {})
+    use_case = use_case.with_person_groups(grouped or bool(settings.classification.group_columns))
     check_threshold_scope(settings.thresholds, use_case)
     if use_case.answers_are_labels and label_parser is None:  # before anything is generated
         check_label_reading(settings.classification)

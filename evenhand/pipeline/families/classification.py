@@ -198,10 +198,14 @@ class Classification(Family):
             # three or more outcomes: every other outcome one-vs-rest too, for every planned rate (moving "review" to
             # "deny" keeps DP on "approve"; denying those who should be reviewed keeps FNRD on "approve")
             compared += [(key, cls, Comparison(cls=cls)) for key in planned for cls in others]
+            # answers of persons with a known group, none of them read into a label nor a refusal: the decisions
+            # were never judged, and the gate must not pass on the refusal row alone (deploy17: "approve" against
+            # the default yes/no labels passed {verdict: concern, max: 0} with a planted gap)
+            unread = group_col in rows and bool((rows[group_col].notna() & (rows.get(REFUSED) != 1)).any())
             for key, cls, comparison in compared:
                 if group_col not in usable or usable.empty:
                     reason = f"no parsed predictions with a known {attribute} group"
-                    out.append(undefined_record(key, attribute, comparison, reason))
+                    out.append(undefined_record(key, attribute, comparison, reason, unread=unread))
                     continue
                 if METRICS[key].inputs == "predictions_and_truth":
                     if "truth" not in usable or usable["truth"].isna().all():
