@@ -8,6 +8,9 @@ left undefined for a reason each run stored ("no target word co-occurs with word
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+
 import pytest
 
 import evenhand
@@ -65,3 +68,29 @@ def test_each_run_s_reason_is_named_when_they_differ_and_a_run_that_has_a_value_
     assert one.note == "undefined in run new (no embedder); old has a value"
     bare = undefined_difference({"value": None}, {"value": None}, ("A", "B"))
     assert bare.note == "undefined in both runs (neither run stored a reason)"
+
+
+ADJECTIVES = "kind caring strong smart gentle brave emotional rational warm".split()
+
+
+def _gendered_replies(seed: int) -> Callable[[str], str]:
+    rng = random.Random(seed)
+    return lambda p: (f"The woman was {rng.choice(ADJECTIVES)} and the man was {rng.choice(ADJECTIVES)}; she and he "
+                      f"were {rng.choice(ADJECTIVES)}.")  # fmt: skip
+
+
+@pytest.mark.pipeline
+def test_co_occurrence_rows_are_rebuilt_from_the_stored_replies_and_paired() -> None:
+    """COBS and SA read the original replies' words, which results keep: compare rebuilds them as the run computed
+    them and pairs them (before compare17: "COBS (texts) is not recomputed from stored responses yet", normal
+    approximation)."""
+    runs = [evenhand.assess(task="text_generation", prompts=PROMPTS, attributes=["gender"], count=1,
+                            client=_gendered_replies(seed), counterfactual_count=2, embedder=False, store=None,
+                            progress=False, n_resamples=100) for seed in (1, 2)]  # fmt: skip
+    rows = evenhand.compare(*runs).metrics
+    rows = rows[rows["metric"].isin(["COBS", "SA"])]
+    assert len(rows) == 2 and rows["value_A"].notna().all()
+    assert list(rows["method"]) == ["paired", "paired"], list(rows["note"])
+    itself = evenhand.compare(runs[0], runs[0]).metrics
+    itself = itself[itself["metric"].isin(["COBS", "SA"])]
+    assert list(itself["difference"]) == [0.0, 0.0] and list(itself["method"]) == ["paired", "paired"]
