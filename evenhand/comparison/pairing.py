@@ -148,7 +148,7 @@ def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float
     """``d ± z sqrt(se_A² + se_B²)`` with ``se = (high - low) / (2 z_run)`` from each run's stored interval."""
     va, vb = row_a.get("value"), row_b.get("value")
     if va is None or vb is None:
-        return Difference(None, None, None, NONE, "undefined in " + ("both runs" if va is vb else "one run"))
+        return undefined_difference(row_a, row_b)
     estimate = float(vb) - float(va)
     errors = [_standard_error(r) for r in (row_a, row_b)]
     if any(e is None for e in errors):
@@ -159,6 +159,30 @@ def normal_difference(row_a: dict[str, Any], row_b: dict[str, Any], level: float
     low, high, clipped = within_possible_range(row_a, estimate - z * se, estimate + z * se)
     units = [u for u in (stored_units(row_a), stored_units(row_b)) if u is not None]
     return Difference(estimate, low, high, NORMAL, note + clipped, min(units) if units else None)
+
+
+def undefined_difference(
+    row_a: dict[str, Any], row_b: dict[str, Any], labels: tuple[str, str] = ("A", "B")
+) -> Difference:
+    """No difference, for a row that a run left undefined, with the reason each run stored (results.json
+    ``reason``): "undefined in both runs (no target word co-occurs with words of both groups)", each run's reason
+    where they differ, or "undefined in run B (...); A has a value". A true limit (there is nothing to compare),
+    said in the run's words (compare17: "undefined in both runs" alone read as compare failing)."""
+    undefined = [(label, row) for label, row in zip(labels, (row_a, row_b), strict=True) if row.get("value") is None]
+    reasons = {label: str(row.get("reason") or "").strip() for label, row in undefined}
+    if len(undefined) == 2:
+        said = [r for r in reasons.values() if r]
+        if not said:
+            why = "neither run stored a reason"
+        elif len(set(reasons.values())) == 1:
+            why = said[0]
+        else:
+            why = "; ".join(f"{label}: {reason or 'no reason stored'}" for label, reason in reasons.items())
+        return Difference(None, None, None, NONE, f"undefined in both runs ({why})")
+    label = undefined[0][0]
+    defined = labels[1] if label == labels[0] else labels[0]
+    why = reasons[label] or "no reason stored"
+    return Difference(None, None, None, NONE, f"undefined in run {label} ({why}); {defined} has a value")
 
 
 def within_possible_range(row: dict[str, Any], low: float, high: float) -> tuple[float, float, str]:

@@ -85,9 +85,17 @@ def terminal_table(doc: dict[str, Any]) -> Any:
         for diff in row["differences"]:
             bounds = interval([diff["ci_low"], diff["ci_high"]], signed=True)
             cells.append(f"{fmt_signed(diff['difference'])} {bounds}".strip())
-            cells.append(f"{diff['change']} ({diff['method']})")
+            cells.append(_change_cell(diff))
         table.add_row(*cells)
     return table
+
+
+def _change_cell(diff: dict[str, Any]) -> str:
+    """``no clear change (paired)``; a row that is not comparable says why instead of its method ("none"):
+    ``not comparable: undefined in both runs (no target word co-occurs with words of both groups)``."""
+    if diff["change"] == "not comparable" and diff.get("note"):
+        return f"not comparable: {diff['note']}"
+    return f"{diff['change']} ({diff['method']})"
 
 
 def _with_stored(value: str, stored: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +21,15 @@ import pandas as pd
 from evenhand._files import write_text
 from evenhand._version import __version__
 from evenhand.comparison.findings import FindingChange
-from evenhand.comparison.rows import IMPROVED, NO_CLEAR_CHANGE, NOT_COMPARABLE, RULE, WORSE, MetricComparison
+from evenhand.comparison.rows import (
+    IMPROVED,
+    NO_CLEAR_CHANGE,
+    NOT_COMPARABLE,
+    RULE,
+    WORSE,
+    MetricComparison,
+    not_comparable_kind,
+)
 from evenhand.comparison.runs import Run
 from evenhand.comparison.schema import SCHEMA, SCHEMA_VERSION
 from evenhand.pipeline.verdict.severity import MIN_UNITS
@@ -95,7 +104,15 @@ class RunComparison:
             f"{sum(f.direction == IMPROVED for f in found)} improved, {len(found)} in all; "
             f"metrics: {changes.count(WORSE)} worse, {changes.count(IMPROVED)} better, "
             f"{changes.count(NO_CLEAR)} no clear change, {changes.count(NOT_COMPARABLE)} not comparable"
+            f"{self._not_comparable_kinds(label)}"
         )
+
+    def _not_comparable_kinds(self, label: str) -> str:
+        """`` (6 undefined in both runs, 1 in one run only)``: why rows are not comparable, or "" when none is."""
+        kinds = Counter(
+            not_comparable_kind(r.differences[label]) for r in self.rows if r.changes.get(label) == NOT_COMPARABLE
+        )
+        return f" ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})" if kinds else ""
 
     def sentences(self) -> list[str]:
         """The verdict on the difference in plain words: per run, its status, then what got worse, then what

@@ -31,6 +31,7 @@ from evenhand.comparison.pairing import (
     paired_draws,
     percentile_interval,
     same_units,
+    undefined_difference,
 )
 from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import Run
@@ -222,7 +223,7 @@ def _difference(
     if row_a is None or row_b is None:
         return Difference(None, None, None, NONE, f"only in run {run.label if row_a is None else base.label}")
     if row_a.get("value") is None or row_b.get("value") is None:
-        return normal_difference(row_a, row_b, level, "undefined")
+        return undefined_difference(row_a, row_b, (base.label, run.label))
     try:
         table_a, table_b = item_table(base, row_a), item_table(run, row_b)
         if isinstance(table_a, str) or isinstance(table_b, str):
@@ -343,6 +344,21 @@ def _can_decide(diff: Difference) -> bool:
     if diff.n_units is not None and diff.n_units < MIN_UNITS:
         return False
     return not (diff.low == 0.0 and diff.high == 0.0)
+
+
+#: why a row is not comparable, by what its note says (the summary counts each: "7 not comparable (7 undefined in
+#: both runs)")
+NOT_COMPARABLE_KINDS = (
+    ("undefined in both runs", "undefined in both runs"),
+    ("undefined in run ", "undefined in one run"),
+    ("only in run ", "in one run only"),
+)
+
+
+def not_comparable_kind(diff: Difference) -> str:
+    """``undefined in both runs``, ``undefined in one run``, ``in one run only`` or ``no estimate``: why a row that
+    is not comparable is not, in a few words."""
+    return next((kind for said, kind in NOT_COMPARABLE_KINDS if said in diff.note), "no estimate")
 
 
 def judge(diff: Difference, higher_is_fairer: bool, level: float = 0.95) -> str:

@@ -101,7 +101,7 @@ class Stereotype(Family):
             if attribute not in versions:
                 versions[attribute] = _group_versions(texts, ctx.specs[attribute])
             groups = rec.groups or tuple(rec.result.params.get("groups") or versions[attribute])
-            spec = _worded(ctx.specs[attribute])
+            spec = worded_attribute(ctx.specs[attribute])
             extra = {"groups": rec.groups} if rec.groups is not None else {}
             rec.test = group_shuffle_test(
                 texts,
@@ -146,7 +146,7 @@ def _group_versions(texts: list[str], spec: Any) -> dict[str, list[str]]:
     return out
 
 
-def _worded(spec: Any) -> Any:
+def worded_attribute(spec: Any) -> Any:
     """The attribute restricted to the groups with words of their own, as :func:`_cooccurrence` computes it."""
     from evenhand.text.lexicon import load_lexicon
 
