@@ -194,3 +194,32 @@ def test_unreachable_server_fails_without_importing_the_scorers(tmp_path: Path) 
     done = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, timeout=300,
                           env={**__import__("os").environ, "PREFLIGHT_KEY": KEY})  # fmt: skip
     assert "LOADED [] EXIT 3" in done.stdout, done.stdout + done.stderr
+
+
+def test_model_names_as_servers_list_them() -> None:
+    from evenhand.generation.preflight import _served_models, _serves
+
+    assert _serves(["models/gemini-1.5-flash"], "gemini-1.5-flash")
+    assert _serves(["openai/*"], "openai/gpt-4o") and not _serves(["openai/*"], "gpt-4o")
+    assert not _serves(["llama3.2:3b"], "llama3.2")
+    assert _served_models(b'{"data": [{"id": "a"}], "has_more": true}') == []  # a page: not the whole list
+    assert _served_models(b"<html>") == [] and _served_models(b'{"data": "x"}') == []
+
+
+def test_a_connection_that_only_times_out_decides_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from evenhand.generation import OpenAIClient, preflight
+
+    async def never(*args: Any, **kwargs: Any) -> Any:
+        raise asyncio.TimeoutError
+
+    monkeypatch.setattr(preflight.asyncio, "open_connection", never)
+    listed: list[str] = []
+
+    async def listing(client: Any) -> None:
+        listed.append(client.model)
+
+    monkeypatch.setattr(preflight, "_check_model_list", listing)
+    preflight.check_reachable(OpenAIClient("http://127.0.0.1:9/v1", "m"))  # no raise, and no model list asked
+    assert listed == []

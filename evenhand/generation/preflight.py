@@ -52,12 +52,13 @@ def check_reachable(client: Any) -> None:
 
 
 async def _probe(client: Any) -> None:
-    await _connect(client)
-    if client.api_version is None:
+    if await _connect(client) and client.api_version is None:
         await _check_model_list(client)
 
 
-async def _connect(client: Any) -> None:
+async def _connect(client: Any) -> bool:
+    """True once a connection was made; False when it only timed out (nothing more is asked of a server that slow);
+    raises :class:`ServerUnreachableError` when every attempt was refused or the host does not resolve."""
     parts = urllib.parse.urlsplit(client.base_url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -67,14 +68,14 @@ async def _connect(client: Any) -> None:
         try:
             _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=wait)
         except asyncio.TimeoutError:
-            return  # no answer is not a wrong address: the run's own retries judge a slow network
+            return False  # no answer is not a wrong address: the run's own retries judge a slow network
         except OSError as exc:  # refused, no route, a name that does not resolve (socket.gaierror)
             failure = exc
             if attempt + 1 < UNREACHABLE_ATTEMPTS:
                 await asyncio.sleep(_BACKOFF * 2**attempt)
             continue
         writer.close()
-        return
+        return True
     raise ServerUnreachableError(
         client._redact(
             f"{client.describe()} is unreachable after {UNREACHABLE_ATTEMPTS} attempts: cannot connect to "
