@@ -107,6 +107,10 @@ def run(
     # sentence-transformers and loads the models, ~5 s of a first run that used to be counted as "plan"
     t = time.perf_counter()
     families = [f for f in (t() for t in FAMILY_TYPES) if f.applies(the_plan)]
+    # a reader's counterfactual versions of the prompts only it flags are generated with the lexicon's
+    needs = Needs.merge(f.needs(the_plan) for f in families).with_versions(the_plan.reader_versions())
+    # a server that cannot be reached, or refuses the key, fails now, not after the scorers have loaded (preflight17)
+    source.check_reachable(use_case, needs, settings)
     with Stages(1, settings.generation.progress) as loading, loading.stage("loading scorers"):
         for family in families:  # every scorer is built (and checked) before the first response is generated
             family.build(the_plan, settings)
@@ -129,8 +133,6 @@ def run(
         timings["scorers"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        # a reader's counterfactual versions of the prompts only it flags are generated with the lexicon's
-        needs = Needs.merge(f.needs(the_plan) for f in families).with_versions(the_plan.reader_versions())
         frame = source.frame(use_case, needs, settings)
         timings["responses"] = time.perf_counter() - t
         frame = _checked(frame)

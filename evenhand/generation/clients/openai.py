@@ -117,6 +117,7 @@ class OpenAIClient(ChatClient):
         headers: dict[str, str] | None = None,
         extra_body: dict[str, Any] | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        check_model: bool = True,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise InputError(f"base_url must be an http(s) URL, got {base_url!r}")
@@ -149,6 +150,10 @@ class OpenAIClient(ChatClient):
         # No credentials at all is fine for a local server; a 401 then says which variable was meant to hold the key.
         sends_credentials = self._api_key or url_has_credentials or "authorization" in header_names
         self._unset_key_env = None if sends_credentials else api_key_env
+        # where the key sent comes from, for the line that says it was refused (evenhand/generation/preflight.py)
+        self.key_source = api_key_env if api_key is None and ambient_key else None
+        # whether the check before a run compares the model name with the server's model list (preflight.py)
+        self.check_model = bool(check_model)
         self._extra_headers = {
             name: _header_value(f"headers {name!r}", value) for name, value in (headers or {}).items()
         }

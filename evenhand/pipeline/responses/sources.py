@@ -61,6 +61,10 @@ class ResponseSource(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """What the report says about the model behind the responses (never a secret)."""
 
+    def check_reachable(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> None:  # noqa: B027
+        """Raise before the scorers load when the responses :meth:`frame` must fetch cannot be had (a server that
+        cannot be reached, a key refused); a source that fetches nothing has nothing to check."""
+
 
 #: The settings a run gives each batch (``RunSettings.generation``), never the source's options.
 _RUN_SIDE = frozenset({"count", "store", "progress"})
@@ -147,6 +151,24 @@ class Generated(ResponseSource):
         not_allowed_code = isinstance(spec, Mapping) and spec.get("provider") == "callable"
         client = spec if not_allowed_code else resolve_client(on_cpu_unless_torch_loaded(spec))
         return self.estimate_with(client, self._batches(use_case, needs, settings), settings)
+
+    def check_reachable(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> None:
+        """An OpenAI-compatible server is probed (:func:`evenhand.generation.preflight.check_reachable`: a TCP
+        connection and its model list, never a completion) when the run will send it anything: a run whose
+        responses are all in the store resumes without it."""
+        spec = self.client
+        if isinstance(spec, Mapping) and str(spec.get("provider") or spec.get("type") or "").lower() != "openai":
+            return  # a local model or a callable: nothing to reach (and building one may load a model)
+        if spec is None or isinstance(spec, str):
+            return
+        batches = self._batches(use_case, needs, settings)
+        if not batches:
+            return
+        from evenhand.generation.preflight import check_reachable
+
+        client = resolve_client(spec)
+        if self.estimate_with(client, batches, settings).requests_max > 0:
+            check_reachable(client)
 
     def frame(self, use_case: UseCase, needs: Needs, settings: RunSettings) -> pd.DataFrame:
         gen = settings.generation
