@@ -11,12 +11,13 @@ failed. :func:`check_reachable` finds them at once, and never sends a completion
   goes on and its own retries judge.
 - **``GET {base_url}/models``**, the OpenAI-compatible model list (not for Azure's ``api_version`` deployments,
   which have no such list at that address), with the run's headers: a 401 is the key refused, an
-  :class:`InputError` (exit 2) naming the variable the key is read from; a list without the model is the model
-  name wrong, an :class:`InputError` naming ``model.model`` and what the server serves (Ollama's ``:latest`` tag,
-  Gemini's ``models/`` prefix and a gateway's ``*`` patterns count as the name). Any other answer (no list: 404,
-  405; a 403 for keys that may chat but not list; a timeout, a body that is not a list) decides nothing. Servers
-  that ignore the model name (TGI, llama.cpp's server) list another one: ``check_model=False`` (``model.options.
-  check_model: false``) skips that comparison.
+  :class:`InputError` (exit 2) naming the variable the key is read from; a list without the model is a warning
+  naming ``model.model`` and what the server lists (Ollama's ``:latest`` tag, Gemini's ``models/`` prefix and a
+  gateway's ``*`` patterns count as the name), not a refusal: servers that ignore the model name (TGI, llama.cpp's
+  server, test doubles) list another one and answer every request, and a name a server really lacks fails at the
+  run's first requests (the circuit breaker). ``check_model=False`` (``model.options.check_model: false``) skips
+  that comparison. Any other answer (no list: 404, 405; a 403 for keys that may chat but not list; a timeout, a
+  body that is not a list) decides nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import fnmatch
 import http
 import json
 import urllib.parse
+import warnings
 from typing import Any
 
 from evenhand.errors import InputError
@@ -43,7 +45,7 @@ _BACKOFF = 0.25
 
 def check_reachable(client: Any) -> None:
     """Raise before a run when ``client`` (an :class:`~evenhand.generation.OpenAIClient`) cannot work: unreachable
-    (:class:`ServerUnreachableError`), its key refused or its model not served (:class:`InputError`). Other clients
+    (:class:`ServerUnreachableError`) or its key refused (:class:`InputError`); warn when its model is not listed. Other clients
     (a local model, a callable, a LangChain model) are not probed."""
     from .clients.openai import OpenAIClient
 
@@ -109,12 +111,16 @@ async def _check_model_list(client: Any) -> None:
         served = _served_models(raw)
         if served and not _serves(served, client.model):
             shown = ", ".join(repr(m) for m in served[:8]) + (f" and {len(served) - 8} more" if len(served) > 8 else "")
-            raise InputError(
+            # a warning, not a refusal: servers that ignore the name (TGI, llama.cpp's server, many test doubles)
+            # list another and answer every request; a name a server really lacks fails at its first requests
+            warnings.warn(
                 client._redact(
-                    f"model.model: the server at {where} does not serve {client.model!r}; it lists {shown}. Check "
-                    "the model name (a server that ignores it, such as TGI or llama.cpp, lists another: set "
-                    "model.options.check_model: false)"
-                )
+                    f"model.model: the server at {where} does not list {client.model!r} (it lists {shown}); if its "
+                    "requests fail, check the model name (model.options.check_model: false silences this for a "
+                    "server that ignores the name)"
+                ),
+                UserWarning,
+                stacklevel=2,
             )
 
 
