@@ -45,8 +45,8 @@ _BACKOFF = 0.25
 
 def check_reachable(client: Any) -> None:
     """Raise before a run when ``client`` (an :class:`~evenhand.generation.OpenAIClient`) cannot work: unreachable
-    (:class:`ServerUnreachableError`) or its key refused (:class:`InputError`); warn when its model is not listed. Other clients
-    (a local model, a callable, a LangChain model) are not probed."""
+    (:class:`ServerUnreachableError`) or its key refused (:class:`InputError`); warn when its model is not listed.
+    Other clients (a local model, a callable, a LangChain model) are not probed."""
     from .clients.openai import OpenAIClient
 
     if isinstance(client, OpenAIClient):
