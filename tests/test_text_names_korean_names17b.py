@@ -15,8 +15,18 @@ from evenhand.text.names import find_people
 
 # hand-picked here, apart from the data: Korean given names (one-syllable ones of the SSA lists, or hyphenated)
 KOREAN_FEMALE = {"Eun", "Soo", "Mi", "Hee", "Hye", "Sook", "Ok", "Hae", "Kyung", "Kyong", "Hwa", "Soon"}
-KOREAN = ["Kim Min-jun", "Park Ji-hoon", "Choi Seo-yeon", "Kim Ji-woo", "Lee Min-ho", "Park Soo-min", "Kim Min-ji",
-          "Lee Seung-woo", "Park Ha-eun", "Choi Do-yun"]  # fmt: skip
+KOREAN = [
+    "Kim Min-jun",
+    "Park Ji-hoon",
+    "Choi Seo-yeon",
+    "Kim Ji-woo",
+    "Lee Min-ho",
+    "Park Soo-min",
+    "Kim Min-ji",
+    "Lee Seung-woo",
+    "Park Ha-eun",
+    "Choi Do-yun",
+]
 
 
 def _versions(prompt: str, attribute: str, seed: int = 0) -> dict[str, str]:
@@ -41,8 +51,15 @@ def test_a_korean_given_name_is_read_whole_family_name_first(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "gender"), [("Kim Min-jun", "female"), ("Park Ji-hoon", "female"), ("Choi Seo-yeon", "male"),
-                         ("Kim Min-ji", "male"), ("Park Ha-eun", "male"), ("Choi Do-yun", "female")]  # fmt: skip
+    ("name", "gender"),
+    [
+        ("Kim Min-jun", "female"),
+        ("Park Ji-hoon", "female"),
+        ("Choi Seo-yeon", "male"),
+        ("Kim Min-ji", "male"),
+        ("Park Ha-eun", "male"),
+        ("Choi Do-yun", "female"),
+    ],
 )
 def test_a_korean_given_name_of_a_cited_list_gets_a_gender_version(name: str, gender: str) -> None:
     family, given = name.split()
