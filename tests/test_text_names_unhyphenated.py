@@ -60,7 +60,8 @@ def test_short_family_names_first_are_read_in_their_order() -> None:
         ("Write to Wu Jing about the bill.", "jing", "wu"),
         ("Write to He Ming about the bill.", "ming", "he"),
         ("Write to Ma Lan about the bill.", "lan", "ma"),
-        ("Write to Kim Min-jun about the bill.", "min", "kim"),
+        ("Write to Kim Min-jun about the bill.", "minjun", "kim"),  # a listed given name (names17b): read whole
+        ("Write to Kim Jun-ho about the bill.", "jun", "kim"),  # unlisted: read by its first part
         ("Write to Lee Jun about the bill.", "jun", "lee"),
     ):
         person = find_people(prompt)[0]

@@ -350,6 +350,7 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         rule = _evidence(data, label)
         if rule is not None:
             evidence[attribute] = rule
+    _add_listed(people, groups, cuts, associations, ranked, display, evidence)
     return NameIndex(
         groups=groups,
         associations=associations,
@@ -377,6 +378,58 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         family_name_first_given=_group_names(people, "family_name_first_given_groups", "first", ranked),
         origins=_origins(people),
     )
+
+
+def _add_listed(
+    people: Mapping[str, Any],
+    groups: Mapping[str, tuple[str, ...]],
+    cuts: Mapping[str, float],
+    associations: dict[tuple[str, str], dict[str, Association]],
+    ranked: dict[tuple[str, str, str], tuple[str, ...]],
+    display: dict[tuple[str, str], str],
+    evidence: dict[str, NameEvidence],
+) -> None:
+    """Add ``people.json``'s ``listed_first_names`` (attribute -> group -> names): given names no table holds that a
+    cited public list places in a group (Korean given names, "Min-jun", "Seo-yeon"; SOURCES.md). Such a list gives no
+    share, so a name is read at the attribute's cut, after the table's names; a name a table already places keeps the
+    table's group. Where the attribute has a full-name rule whose first-name table lacks the name, the name enters it
+    with the cut for its group and the rest shared evenly, so that "Lee Min-ho" is read from both parts, as a name of
+    the tables is ("Lee" alone places nobody)."""
+    spec = people.get("listed_first_names", {})
+    label = f"name data {_LABEL}/{_PEOPLE_FILE}"
+    if not isinstance(spec, dict):
+        raise InputError(f"{label}: 'listed_first_names' must map attributes to {{group: [names]}}")
+    for attribute, lists in spec.items():
+        if attribute == "comment":
+            continue
+        if attribute not in groups or not isinstance(lists, dict):
+            raise InputError(f"{label}: 'listed_first_names.{attribute}' names no attribute of the name lists")
+        for group in lists:
+            if group not in groups[attribute]:
+                raise InputError(f"{label}: 'listed_first_names.{attribute}.{group}' is not a group of {attribute}")
+            added: list[str] = []
+            for written in lists[group]:
+                key = name_key(written)
+                if not isinstance(written, str) or _NAME.fullmatch(written) is None:
+                    raise InputError(f"{label}: bad name in 'listed_first_names.{attribute}.{group}': {written!r}")
+                here = associations.setdefault(("first", key), {})
+                if attribute in here:
+                    continue
+                here[attribute] = Association(group, cuts[attribute])
+                display.setdefault(("first", key), written)
+                added.append(key)
+            ranked[(attribute, "first", group)] = (*ranked.get((attribute, "first", group), ()), *added)
+            rule = evidence.get(attribute)
+            if rule is not None and group in rule.categories:
+                row = _listed_row(rule.categories, group, cuts[attribute])
+                firsts = {key: row for key in added if key not in rule.first}
+                evidence[attribute] = dataclasses.replace(rule, first={**rule.first, **firsts})
+
+
+def _listed_row(categories: tuple[str, ...], group: str, share: float) -> tuple[int, ...]:
+    """A full-name rule's per-mille row for a name listed in ``group`` at ``share``: the rest shared evenly."""
+    rest = round((1 - share) * 1000 / (len(categories) - 1))
+    return tuple(round(share * 1000) if c == group else rest for c in categories)
 
 
 def _origins(people: Mapping[str, Any]) -> dict[tuple[str, str], str]:

@@ -303,10 +303,28 @@ def _build(data: Any, label: str) -> Lexicon:
 
 def _subjects(subjects: Sequence[str], nouns: Sequence[str]) -> frozenset[str]:
     """The person subjects of a file or row, with each ``{noun}`` made one subject per person noun ("{noun} is" ->
-    "landlord is", "tenant is", ...: the file's ``person_subject_nouns``, else its ``person_nouns``)."""
+    "landlord is", "tenant is", ...: the file's ``person_subject_nouns``, else its ``person_nouns``) and each
+    ``{name}`` one per personal name that names a person alone ("{name}, aged" -> "emily, aged", "baker, aged":
+    :func:`_personal_names`)."""
     expanded = [s.replace("{noun}", noun) for s in subjects if "{noun}" in s for noun in nouns]
-    expanded += [s for s in subjects if "{noun}" not in s]
+    expanded += [s.replace("{name}", name) for s in subjects if "{name}" in s for name in _personal_names()]
+    expanded += [s for s in subjects if "{noun}" not in s and "{name}" not in s]
     return frozenset(_spelled(expanded))
+
+
+@functools.lru_cache(maxsize=1)
+def _personal_names() -> tuple[str, ...]:
+    """The personal names a ``{name}`` subject stands for: the first names of the name lists that name a person
+    alone (not look-alikes such as "Grace" or "May", nor names of two letters), the lists' surnames and the commonest
+    surnames ("Ms. Baker, aged 72"), as written and without diacritics ("García", "Garcia"). "The whisky, aged 12"
+    names nobody."""
+    from evenhand.text._names_data import name_index, plain_letters
+
+    index = name_index()
+    firsts = [key for key in index.starts_alone if index.known("first", key)]
+    lasts = [key for part, key in index.associations if part == "last"]
+    written = {index.written("first", key) for key in firsts} | {index.written("last", key) for key in lasts}
+    return tuple(sorted(written | {plain_letters(w) for w in written} | index.common_last_names))
 
 
 def _spelled(words: Sequence[str]) -> list[str]:

@@ -16,6 +16,7 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from evenhand._validation import did_you_mean
 from evenhand.errors import InputError
@@ -280,11 +281,29 @@ def _behind(subjects: frozenset[str]) -> str:
     that starts with a word character only after a non-word one ("he is", not "the is"; ", aged" after a name)."""
     by_width: dict[tuple[int, bool], list[str]] = {}
     for s in sorted(subjects):
-        by_width.setdefault((len(s), s[:1].isalnum() or s[:1] == "_"), []).append(re.escape(s))
+        by_width.setdefault((len(s), s[:1].isalnum() or s[:1] == "_"), []).append(s)
     guard = r"(?<!\w)"
+    # a trie per width: thousands of subjects ("{name}, aged") are tried letter by letter, not one after another
     return "|".join(
-        rf"(?<={guard if word else ''}(?:{'|'.join(words)})\s)" for (_, word), words in sorted(by_width.items())
+        rf"(?<={guard if word else ''}(?:{_literal_trie(words)})\s)" for (_, word), words in sorted(by_width.items())
     )
+
+
+def _literal_trie(words: Sequence[str]) -> str:
+    """Regex source matching exactly ``words`` (of one length), character by character as written: a trie, so that a
+    look-behind over thousands of them stays fast (``trie_pattern`` reads a space as any run of spaces, which a
+    fixed-width look-behind cannot hold)."""
+    root: dict[str, Any] = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})" if branches else ""
+
+    return emit(root)
 
 
 #: what a text may write where a term has the straight apostrophe: the right single quotation mark (U+2019, what word
