@@ -355,7 +355,7 @@ def render_html(doc: dict[str, Any]) -> str:
         example_caption=example_caption,
         plan_lines=_plan_lines(doc["plan"]),
         named_people=_named_people,
-        severity_badge={"concern": "fail", "watch": "warn", "ok": "ok"},
+        severity_badge={"concern": "fail", "watch": "warn", "ok": "ok", "not judged": "warn"},
         full_names={key: spec.title for key, spec in METRICS.items()},
         titles={spec.name: spec.title for spec in METRICS.values()},
         probes_section=Markup(probes_html(doc["probes"])) if doc.get("probes") else None,  # evenhand redteam

@@ -28,7 +28,7 @@ from evenhand.report.digest import Digest, digest, example_caption, scope, undef
 
 __all__ = ["print_assessment", "print_assistants", "print_undefined", "print_verdict", "summary_table"]
 
-SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green"}
+SEVERITY_STYLE = {"concern": "bold red", "watch": "yellow", "ok": "green", "not judged": "yellow"}
 _REPLY_WIDTH = 160  # characters of a reply shown in a pair: enough to see the difference, short enough to scan
 
 

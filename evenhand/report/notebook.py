@@ -46,9 +46,10 @@ _COLOURS = {
     "concern": ("#cf222e", "#ffebe9"),
     "watch": ("#9a6700", "#fff8c5"),
     "ok": ("#1a7f37", "#dafbe1"),
+    "not judged": ("#9a6700", "#fff8c5"),
 }
 _REPORT = html.escape('a.to_html("report.html")')
-_WORDS = {"concern": "concern", "watch": "watch", "ok": "ok"}
+_WORDS = {"concern": "concern", "watch": "watch", "ok": "ok", "not judged": "not judged"}
 
 
 def _e(value: Any) -> str:

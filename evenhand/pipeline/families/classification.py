@@ -205,6 +205,8 @@ class Classification(Family):
             for key, cls, comparison in compared:
                 if group_col not in usable or usable.empty:
                     reason = f"no parsed predictions with a known {attribute} group"
+                    if unread:  # the headline names it (verdict: not judged): say where to look
+                        reason += ": no decision read (no answer matched a label word: see classification.labels)"
                     out.append(undefined_record(key, attribute, comparison, reason, unread=unread))
                     continue
                 if METRICS[key].inputs == "predictions_and_truth":

@@ -25,7 +25,11 @@ replies, so the scorer's bias may explain part of the difference, not necessaril
 
 A finding's severity is the worst of its metrics; its evidence lists every metric behind it, strongest first (by
 severity, then adjusted p), and its sentence leads with the strongest and names every other metric that crossed (a
-concern or watch) in one clause. The verdict's status is the worst finding's severity. Rules: :data:`RULES` (also
+concern or watch) in one clause. The verdict's status is the worst finding's severity, or ``not judged`` when
+nothing was found (no concern, no watch) and the metrics whose replies could not be read (``MetricRecord.unread``: no
+decision any label word reads, no amount read) are at least as many as those judged: an ok on the refusal row alone
+says nothing about the decisions (deploy17). The summary names every unread metric in any case ("1 ok; not judged:
+DP, FNRD (gender): ..."), so that no headline says OK about what could not be read. Rules: :data:`RULES` (also
 in results.json and docs/assessment.md).
 
 How a metric's evidence is judged and worded is its kind's (:mod:`.kinds`, one module per kind of evidence); this
@@ -37,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from evenhand._display import render_html
 from evenhand.pipeline.evidence.records import PROMPT_GROUPS, MetricRecord
@@ -58,7 +62,11 @@ from evenhand.pipeline.verdict.rules import RULES, listed_rules
 from evenhand.pipeline.verdict.severity import SEVERITIES, THIN_UNITS, Severity, worst
 from evenhand.registry import FAMILIES
 
-__all__ = ["RULES", "SEVERITIES", "Finding", "Verdict", "make_verdict"]
+__all__ = ["NOT_JUDGED", "RULES", "SEVERITIES", "Finding", "Verdict", "make_verdict"]
+
+#: The status of a verdict that found nothing and could read at most half of what the plan asked for
+NOT_JUDGED: Literal["not judged"] = "not judged"
+Status = Severity | Literal["not judged"]
 
 
 @dataclass
@@ -93,9 +101,22 @@ class Finding:
         return out
 
 
+@dataclass(frozen=True)
+class Unread:
+    """A metric the plan asked for whose replies could not be read (:attr:`MetricRecord.unread`), and why."""
+
+    metric: str
+    scope: str  # "gender" or "gender, female vs male"
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"metric": self.metric, "scope": self.scope, "reason": self.reason}
+
+
 @dataclass
 class Verdict:
-    """The findings of an assessment and their overall status (the worst severity; "ok" when nothing was judged)."""
+    """The findings of an assessment and their overall status (the worst severity; "ok" when nothing was judged;
+    ``not judged`` when nothing was found and most metrics could not be read: see the module docstring)."""
 
     findings: list[Finding]
     notes: list[str] = field(default_factory=list)
@@ -103,21 +124,29 @@ class Verdict:
     by_record: list[Severity | None] = field(default_factory=list)
     #: the kinds of evidence of the records judged (:attr:`MetricSpec.judge`): which rules ``to_dict`` lists
     kinds: tuple[str, ...] = ()
+    #: the metrics whose replies could not be read (no value, never judged), in the records' order
+    unread: list[Unread] = field(default_factory=list)
 
     @property
-    def status(self) -> Severity:
-        return worst(f.severity for f in self.findings) or "ok"
+    def status(self) -> Status:
+        found = worst(f.severity for f in self.findings) or "ok"
+        judged = sum(s is not None for s in self.by_record)
+        if found == "ok" and self.unread and len(self.unread) >= judged:
+            return NOT_JUDGED
+        return found
 
     def count(self, severity: Severity) -> int:
         return sum(f.severity == severity for f in self.findings)
 
     @property
     def summary(self) -> str:
+        unread = _unread_clause(self.unread)
         if not self.findings:
-            return "nothing to judge: no metric could be computed"
+            return unread or "nothing to judge: no metric could be computed"
         counts = [(self.count(s), s) for s in SEVERITIES]
         words = {"concern": ("concern", "concerns"), "watch": ("to watch", "to watch"), "ok": ("ok", "ok")}
-        return ", ".join(f"{n} {words[s][n != 1]}" for n, s in counts if n)
+        found = ", ".join(f"{n} {words[s][n != 1]}" for n, s in counts if n)
+        return f"{found}; {unread}" if unread else found
 
     def _repr_html_(self) -> str | None:  # Jupyter: rendered by the presentation layer (evenhand._display)
         return render_html(self)
@@ -130,7 +159,20 @@ class Verdict:
             "findings": [f.to_dict() for f in ordered],
             "notes": list(self.notes),
             "rules": list(listed_rules(self.kinds)),
+            "not_judged": [u.to_dict() for u in self.unread],
         }
+
+
+def _unread_clause(unread: Sequence[Unread]) -> str:
+    """``not judged: DP, FNRD (gender): no parsed predictions ...; NRD (age, ...): ...``: the unread metrics grouped
+    by scope and reason, in the records' order."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for u in unread:
+        names = grouped.setdefault((u.scope, u.reason), [])
+        if u.metric not in names:
+            names.append(u.metric)
+    parts = [f"{', '.join(names)} ({scope}): {reason}" for (scope, reason), names in grouped.items()]
+    return f"not judged: {'; '.join(parts)}" if parts else ""
 
 
 # ------------------------------------------------------------------------------------------------ judging
@@ -174,7 +216,14 @@ def make_verdict(
                                 condition))  # fmt: skip
     notes = [] if statistics else ["statistics were off (ci: null): no interval, floor or test backs these findings"]
     notes.extend(_thin_note(findings))
-    return Verdict(findings, notes, by_record, tuple(dict.fromkeys(rec.spec.judge for rec in records)))
+    unread = [Unread(rec.name, record_scope(rec), str(rec.result.reason or "its replies could not be read"))
+              for rec in records if rec.unread]  # fmt: skip
+    return Verdict(findings, notes, by_record, tuple(dict.fromkeys(rec.spec.judge for rec in records)), unread)
+
+
+def record_scope(rec: MetricRecord) -> str:
+    """``gender`` or ``gender, female vs male`` (with its class when it has one): where an unread metric was asked."""
+    return ", ".join(p for p in (rec.attribute, rec.comparison.label) if p and p != "all") or "all"
 
 
 def _strength(e: Evidence) -> tuple[int, float]:

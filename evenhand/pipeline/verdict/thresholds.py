@@ -12,6 +12,7 @@ from typing import Any
 
 from evenhand._json import finite_or_none
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.verdict.findings import record_scope
 from evenhand.pipeline.verdict.severity import ALPHA, SEVERITIES
 from evenhand.registry import METRICS
 
@@ -191,7 +192,7 @@ def _verdict_check(rule: Any, verdict: Any, records: Sequence[MetricRecord]) -> 
     unread = [r for r in records if r.unread and in_rule(r.attribute, r.groups)] if verdict is not None else []
     if unread:
         ok = False
-        names = ", ".join(dict.fromkeys(f"{r.name} ({_record_scope(r)})" for r in unread))
+        names = ", ".join(dict.fromkeys(f"{r.name} ({record_scope(r)})" for r in unread))
         reasons = "; ".join(dict.fromkeys(str(r.result.reason) for r in unread))
         why = f"{names} could not be judged: {reasons}" + (f"; {why}" if why else "")
     counted = [f"{f.severity} {f.risk} ({_finding_scope(f)}): {f.sentence}" for f in findings]
@@ -199,11 +200,6 @@ def _verdict_check(rule: Any, verdict: Any, records: Sequence[MetricRecord]) -> 
         None, rule.attribute, rule.min, rule.max, count, ok, why,
         groups=list(rule.groups) if rule.groups else None, measure="findings", rule=_label(rule), findings=counted,
     )  # fmt: skip
-
-
-def _record_scope(rec: MetricRecord) -> str:
-    """``gender, female vs male`` (with its class when it has one)."""
-    return ", ".join(p for p in (rec.attribute, rec.comparison.label) if p and p != "all") or "all"
 
 
 def _finding_scope(finding: Any) -> str:
