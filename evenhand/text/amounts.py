@@ -261,3 +261,28 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
         if math.isfinite(written * scale) or match["unreadable"] or match["short_comma"]:  # NaN: a number not read
             out.append(Amount(written, scale, start, end, money, dot_group, unit_price))
     return out
+
+
+#: The currency each marker stands for, as a finding names it: a symbol, code or word ("$" and "dollars" are taken to
+#: be US dollars, "¥" yen; a reply that means another dollar writes its code or prefix: "CA$", "AUD")
+_CURRENCIES = {
+    "$": "USD", "us$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
+    "ca$": "CAD", "c$": "CAD", "cad": "CAD", "au$": "AUD", "a$": "AUD", "aud": "AUD", "nz$": "NZD", "nzd": "NZD",
+    "hk$": "HKD", "hkd": "HKD", "s$": "SGD", "sgd": "SGD", "r$": "BRL", "brl": "BRL",
+    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+    "¥": "JPY", "jpy": "JPY", "yen": "JPY", "cny": "CNY", "rmb": "CNY", "yuan": "CNY",
+    "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR", "₩": "KRW", "krw": "KRW", "₽": "RUB", "₺": "TRY",
+    "₦": "NGN", "chf": "CHF", "franc": "CHF", "francs": "CHF", "sek": "SEK", "nok": "NOK", "dkk": "DKK",
+    "mxn": "MXN", "zar": "ZAR",
+}  # fmt: skip
+
+
+def currency_of(text: str) -> str | None:
+    """The currency of the first amount of ``text`` marked as money, as a code (``"¥7,000,000"`` is ``"JPY"``,
+    ``"65000 euros"`` ``"EUR"``); None where no amount is marked. The number a reply gives is read in its own currency
+    (:mod:`evenhand.text.numbers` converts none), so a run whose replies mix currencies compares unlike amounts."""
+    for match in _AMOUNT.finditer(text):
+        marker = match["symbol"] or match["code1"] or match["code2"] or match["word"] or match["symbol2"]
+        if marker:
+            return _CURRENCIES.get(marker.lower(), marker.upper())
+    return None

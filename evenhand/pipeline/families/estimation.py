@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from evenhand.config import RunSettings
 from evenhand.conversation import Conversation, prompt_text
@@ -30,6 +31,7 @@ from evenhand.pipeline.families.examples import ExampleSection, estimate_gaps
 from evenhand.pipeline.families.impact import impact_ratios, wanted
 from evenhand.pipeline.families.refusal_length import SIGN_FLIPS
 from evenhand.pipeline.stages import counted
+from evenhand.text.amounts import currency_of
 from evenhand.text.numbers import NO_NUMBER, NO_REPLY, OTHER_PERIOD, ParsedNumbers, parse_numbers, stated_in_request
 
 #: results.json ``numbers``: the bins of each reply's number relative to its prompt's mean over every version
@@ -72,6 +74,7 @@ class Estimation(Family):
         frame["estimate_status"] = np.where(echoed, NO_NUMBER, parsed.status)
         ctx.described["estimation"] = es.model_dump()
         ctx.caveats.extend(period_caveats(parsed, es.period))
+        ctx.caveats.extend(currency_caveats(frame, parsed))
         missing = int((answered & frame["estimate"].isna()).sum())
         if missing:
             read = f"number in the JSON field {es.json_field!r}" if es.json_field else "number"
@@ -157,6 +160,27 @@ def period_caveats(parsed: ParsedNumbers, period: str | None) -> list[str]:
             f"'{OTHER_PERIOD}')"
         )
     return out
+
+
+def currency_caveats(frame: Any, parsed: ParsedNumbers) -> list[str]:
+    """The run's caveat where the numbers read are amounts in several currencies (deploy17: yen for the prompts about
+    Tokyo, dollars for the others): each is read as written, none converted, so CED, a mean of raw differences,
+    averages unlike amounts; CER, a ratio within each pair, is comparable where a prompt's versions answer in one."""
+    read = ~np.isnan(frame["estimate"].to_numpy(dtype=float))
+    currencies = pd.Series([currency_of(m) if r else None for m, r in zip(parsed.matched, read, strict=True)],
+                           index=frame.index, dtype=object)  # fmt: skip
+    counts = currencies.value_counts()
+    if len(counts) < 2:
+        return []
+    mixed = int((currencies.dropna().groupby(frame.loc[currencies.notna(), "prompt_id"]).nunique() > 1).sum())
+    named = ", ".join(f"{code}: {n} replies" for code, n in counts.items())
+    within = f"; {mixed} prompt(s) whose replies mix currencies compare unlike amounts in CER too" if mixed else ""
+    return [
+        f"the replies give amounts in {len(counts)} currencies ({named}), each read as written and none converted: "
+        f"CED averages the differences of unlike amounts (a mean of {' and '.join(map(str, counts.index))} "
+        f"differences has no unit); CER, a ratio within each pair, is comparable where a prompt's replies keep one "
+        f"currency{within}. Ask for one currency in the prompts, or assess each currency's prompts apart"
+    ]
 
 
 def numbers_section(ctx: RunContext, attributes: Sequence[str], *, compared_per: str | None) -> dict[str, Any]:
