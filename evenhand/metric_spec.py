@@ -145,6 +145,10 @@ class MetricSpec:
             all power (RLD: 63.5-96.5% in the coverage benchmark's cells, a rare much longer reply unseen): the
             verdict then judges it by its adjusted test alone and shows the interval as a description that may
             undercover (:class:`~evenhand.pipeline.verdict.qualifiers.IntervalMayUndercover`), not as a gate.
+        tested_with: metrics that test one comparison two ways (CER, a ratio, and CED, a difference, of the same
+            numbers) share a name here: the multiplicity adjustment puts their tests in one family per attribute
+            (:attr:`adjustment_key`), so that a finding that rests on the stronger of two correlated tests is
+            adjusted for both (est17: read apart, a fair name audit raised a concern in about 6% of runs).
     """
 
     key: str
@@ -171,6 +175,13 @@ class MetricSpec:
     words: Mapping[str, str] = field(default_factory=dict)
     interval: IntervalMethod = "bootstrap"
     interval_covers: bool = True
+    tested_with: str | None = None
+
+    @property
+    def adjustment_key(self) -> str:
+        """The metric part of its tests' family in the multiplicity adjustment: :attr:`tested_with` where it shares
+        a comparison with other metrics, else its own key."""
+        return self.tested_with or self.key
 
     @property
     def function(self) -> str:

@@ -231,6 +231,7 @@ _ESTIMATES: dict[str, Any] = {
     "unit": "pairs",
     "signed": True,
     "pair_column": "estimate",  # compare rebuilds CER and CED from each reply's stored number
+    "tested_with": "estimate_gap",  # CER and CED test one comparison: one family in the adjustment (est17)
 }
 _PER_PROMPT = "prompts"  # EMT, TP, EMS, SP: one value per prompt (its most toxic / stereotyped response)
 #: Issue 33: replies to the prompts naming a person no name list can place against the others' (observational)

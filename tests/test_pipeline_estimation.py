@@ -87,6 +87,7 @@ def test_results_report_and_csv(biased: Any, tmp_path: Path) -> None:
 # One fair run, a smoke test of the wording; the rate is measured elsewhere: over server seeds 0-41 this audit (24
 # prompts, gender and race) gave a false concern in 3 of 42 runs (4 of 42 before names17 kept "Mei Chen"'s versions
 # Chinese: those draws moved seed 4, this test's seed until then, into the 3). The lead's closing note of 2026-11-29.
+# est17 (CER and CED one family per attribute): 3 of 60 over seeds 0-59 (4 of 60 read apart), benchmarks/bench_est17.py.
 @pytest.mark.slow
 def test_a_fair_model_gives_no_concern() -> None:
     with NameAuditServer(seed=5) as server:

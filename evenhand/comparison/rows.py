@@ -141,7 +141,8 @@ def compare_rows(
             if diff.signed is not None:
                 item.signed_groups = diff.signed.groups
                 item.signed_values |= {base.label: diff.signed.baseline, run.label: diff.signed.run}
-        item.family = (key[0], key[1], key[3], *key[4:])
+        spec = METRICS.get(key[0])  # CER and CED test one comparison: one family, as in the run (tested_with)
+        item.family = (spec.adjustment_key if spec else key[0], key[1], key[3], *key[4:])
         out.append(item)
     judge_rows(out, [run.label for run in runs], level=level)
     return out

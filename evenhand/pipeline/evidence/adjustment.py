@@ -60,6 +60,8 @@ def _adjust(records: Sequence[MetricRecord]) -> None:
 
 def test_family(rec: MetricRecord) -> tuple[str | None, ...]:
     """The family of a record's tests in the adjustment: one metric's pairs of groups of one attribute (and
-    class; and, for a red team's rows, adversarial system prompt)."""
-    family: tuple[str | None, ...] = (rec.key, rec.attribute, rec.comparison.cls)
+    class; and, for a red team's rows, adversarial system prompt). Metrics that test one comparison two ways
+    (``MetricSpec.tested_with``: CER and CED) are one family, so that a finding on the stronger of the two is
+    adjusted for both."""
+    family: tuple[str | None, ...] = (rec.spec.adjustment_key, rec.attribute, rec.comparison.cls)
     return family if rec.comparison.condition is None else (*family, rec.comparison.condition)
