@@ -149,6 +149,10 @@ class MetricSpec:
             numbers) share a name here: the multiplicity adjustment puts their tests in one family per attribute
             (:attr:`adjustment_key`), so that a finding that rests on the stronger of two correlated tests is
             adjusted for both (est17: read apart, a fair name audit raised a concern in about 6% of runs).
+        described_beside: the key of the metric whose test decides wherever it is defined for the same attribute and
+            comparison (CED beside CER, est17b): this metric's test then joins no adjustment and sets no severity;
+            its value and interval are described beside the deciding one. Where that metric's test is undefined
+            (CER on numbers of 0 or less), this metric's own test decides, adjusted as every other.
     """
 
     key: str
@@ -176,6 +180,7 @@ class MetricSpec:
     interval: IntervalMethod = "bootstrap"
     interval_covers: bool = True
     tested_with: str | None = None
+    described_beside: str | None = None
 
     @property
     def adjustment_key(self) -> str:

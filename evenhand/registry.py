@@ -343,7 +343,8 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             MetricSpec("counterfactual_estimate_difference", "CED", "Counterfactual Estimate Difference",
                        value_range=(-math.inf, math.inf), formula="CED = (1/N) sum_i (y'_i - y''_i): the first group's "
                        "number minus the second's for the same prompt, in the answers' unit, averaged over the N "
-                       "pairs where both replies hold a number", words={"scale": "difference"}, **_ESTIMATES),
+                       "pairs where both replies hold a number", words={"scale": "difference"},
+                       described_beside="counterfactual_estimate_ratio", **_ESTIMATES),  # CER decides (est17b)
             MetricSpec("toxic_share_shift", "TSS", "Toxic Share Shift", settings=_TOX, scope="use_case",
                        words={"counted": "of replies are toxic"},
                        value_range=(-1.0, 1.0), formula="TSS = (1/K) sum_k mean_i (1[T(c_i) >= t] - 1[T(b_i) >= t]): "

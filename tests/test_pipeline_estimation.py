@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,9 @@ def test_a_model_that_offers_less_to_some_names_is_found_in_dollars(biased: Any)
     assert female.severity == "concern" and female.metric == "CER"
     assert female.sentence.startswith("the female version is disadvantaged: the female version gets ")
     assert "lower numbers" in female.sentence and "(mean $" in female.sentence and "adjusted p" in female.sentence
-    assert female.sentence.endswith("(groups signalled by personal names)")
+    assert "(groups signalled by personal names)" in female.sentence
+    # CED is described beside CER, in dollars, and decides nothing (est17b)
+    assert re.search(r"; also CED -\$[\d,]+ \[.*\] over \d+ pairs \(descriptive; CER decides\)$", female.sentence)
     assert findings[("race", ("white", "black"))].severity == "concern"
     assert findings[("race", ("white", "asian"))].severity == "ok"  # no gap planted there
     assert biased.verdict.status == "concern"

@@ -150,12 +150,14 @@ def test_without_statistics_every_sentence_still_names_its_metric() -> None:
 def test_numeric_findings_speak_in_the_answers_currency(judged: dict[str, tuple[Any, list[Evidence]]]) -> None:
     (ratio,) = judged["counterfactual_estimate_ratio"][1]
     (difference,) = judged["counterfactual_estimate_difference"][1]
-    assert ratio.severity == "concern" and difference.severity == "concern"
+    # CER decides; CED is described beside it in dollars and never sets the severity (est17b)
+    assert ratio.severity == "concern" and difference.severity == "ok" and difference.p_adjusted is None
     assert re.match(r"the female version is disadvantaged: the female version gets \d+\.\d% lower numbers "
                     r"\[\d+\.\d%, \d+\.\d%\] than the male version for the same request \(mean \$7\d,\d{3} vs "
                     r"\$7\d,\d{3}\): CER -\d+\.\d% ", ratio.sentence), ratio.sentence  # fmt: skip
-    assert re.match(r"the female version is disadvantaged: the female version gets \$\d,\d{3} lower numbers "
-                    r"\[\$\d,\d+, \$\d,\d+\] than the male version", difference.sentence), difference.sentence
+    assert re.match(r"the gap between the numbers given to the female and male versions, described beside CER's "
+                    r"test, which decides: CED -\$\d,\d{3} \[-\$\d,\d+, -\$\d,\d+\] over \d+ pairs \(descriptive\)",
+                    difference.sentence), difference.sentence  # fmt: skip
     # the same-version noise floor, beside it (a model that answers alike twice: 0)
     assert "two samples of one version differ by 0.0%, the two versions by 9." in ratio.sentence
 

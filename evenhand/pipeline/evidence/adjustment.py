@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evenhand.pipeline.evidence.records import MetricRecord
-from evenhand.registry import FAMILIES
+from evenhand.registry import FAMILIES, METRICS
 
 
 def adjust_p_values(records: Sequence[MetricRecord]) -> None:
@@ -25,7 +25,12 @@ def adjust_p_values(records: Sequence[MetricRecord]) -> None:
     (:func:`evenhand.stats.omnibus_then_pairs`; with two groups it is Benjamini-Hochberg over all tests).
 
     The tests of a family the registry adjusts apart (``FamilySpec.adjusted_apart``: the observational rows of
-    issue 33) are one more such set, adjusted on their own after the others."""
+    issue 33) are one more such set, adjusted on their own after the others.
+
+    A record described beside another metric's defined test (``MetricSpec.described_beside``: CED beside CER) is
+    marked descriptive and joins no set: its ``p_adjusted`` stays None (:func:`mark_descriptive`)."""
+    mark_descriptive(records)
+    records = [r for r in records if not r.descriptive]
     _adjust([r for r in records if not FAMILIES[r.family].adjusted_apart])
     _adjust([r for r in records if FAMILIES[r.family].adjusted_apart])
 
@@ -65,3 +70,21 @@ def test_family(rec: MetricRecord) -> tuple[str | None, ...]:
     adjusted for both."""
     family: tuple[str | None, ...] = (rec.spec.adjustment_key, rec.attribute, rec.comparison.cls)
     return family if rec.comparison.condition is None else (*family, rec.comparison.condition)
+
+
+def mark_descriptive(records: Sequence[MetricRecord]) -> None:
+    """Mark each record whose metric is described beside another (``MetricSpec.described_beside``) where that
+    metric's test of the same attribute and comparison is defined (a finite p): CED beside CER. Where CER has no
+    test (numbers of 0 or less, no positive pairs), CED stays a test and decides (est17b)."""
+    defined = {
+        (r.key, r.attribute, r.comparison)
+        for r in records
+        if r.test is not None and r.test.p_value is not None and np.isfinite(r.test.p_value)
+    }
+    for rec in records:
+        beside = rec.spec.described_beside
+        rec.descriptive = beside is not None and (beside, rec.attribute, rec.comparison) in defined
+        if beside is not None and rec.descriptive:
+            note = f"descriptive beside {METRICS[beside].name}: {METRICS[beside].name}'s test decides"
+            if note not in rec.notes:
+                rec.notes.append(note)

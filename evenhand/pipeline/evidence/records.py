@@ -86,6 +86,9 @@ class MetricRecord:
     # undefined because the replies behind it were there but none could be read (no label, number or item): a
     # verdict gate whose scope holds such a row fails, as what it would judge was never judged (thresholds.py)
     unread: bool = False
+    # described beside another metric's test, which decides (``MetricSpec.described_beside``: CED beside a defined
+    # CER): its test joins no adjustment and sets no severity (evidence/adjustment.py marks it)
+    descriptive: bool = False
 
     @property
     def spec(self) -> MetricSpec:

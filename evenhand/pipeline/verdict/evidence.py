@@ -41,6 +41,9 @@ class Evidence:
     scorer_gap: float | None = None  # the scorer's own benign-statement gap in the same direction (its audit)
     claim: str = ""
     qualifiers: list[Qualifier] = field(default_factory=list)
+    # set where the metric is described beside another's test and decides nothing (CED beside CER): its value and
+    # interval in words, which the finding's sentence lists after the deciding metric's ("also CED ... (descriptive)")
+    described: str = ""
 
     def qualified(self, kind: type[Any]) -> bool:
         """Whether a qualifier of ``kind`` (e.g. :class:`~.qualifiers.FewUnits`) was added."""

@@ -226,25 +226,30 @@ def record_scope(rec: MetricRecord) -> str:
     return ", ".join(p for p in (rec.attribute, rec.comparison.label) if p and p != "all") or "all"
 
 
-def _strength(e: Evidence) -> tuple[int, float]:
+def _strength(e: Evidence) -> tuple[int, float, bool]:
     """How strongly a piece of evidence shows a difference, strongest first: its severity, then, for a concern or
     watch, its adjusted p (else its p; none: weakest); ties, and every ok, keep the order the records came in (the
     ok sentence is the first metric's, as it always was)."""
     p = e.p_adjusted if e.p_adjusted is not None else e.p_value
     crossed = e.severity != "ok" and p is not None
-    return SEVERITIES.index(e.severity), p if crossed and p is not None else 1.0
+    # a metric described beside another's test (CED beside CER) never leads: it follows every ok that was judged
+    return SEVERITIES.index(e.severity), p if crossed and p is not None else 1.0, bool(e.described)
 
 
 def _sentence(ordered: Sequence[Evidence]) -> str:
     """The finding's sentence: the strongest evidence's, then every other metric that crossed (concern or watch), by
     strength, in one clause: ``...; also SCSP 0.24 [0.16, 0.31], adjusted p < 0.001 (concern) and WCSP ...``."""
-    others = [e for e in ordered[1:] if e.severity != "ok"]
+    others = [e for e in ordered[1:] if e.severity != "ok" or e.described]
     if not others:
         return ordered[0].sentence
-    briefs = [f"{e.metric} {interval(e)}{'' if e.p_adjusted is None else ', ' + adjusted_p(e.p_adjusted)} "
-              f"({e.severity})" for e in others]  # fmt: skip
+    briefs = [e.described or _brief(e) for e in others]  # a described metric (CED beside CER) in its own words
     listed = briefs[0] if len(briefs) == 1 else f"{', '.join(briefs[:-1])} and {briefs[-1]}"
     return f"{ordered[0].sentence}; also {listed}"
+
+
+def _brief(e: Evidence) -> str:
+    """``SCSP 0.24 [0.16, 0.31], adjusted p < 0.001 (concern)``: a metric that crossed, in the also-clause."""
+    return f"{e.metric} {interval(e)}{'' if e.p_adjusted is None else ', ' + adjusted_p(e.p_adjusted)} ({e.severity})"
 
 
 def _say_if_thin(e: Evidence) -> None:

@@ -25,7 +25,7 @@ from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import paired_column, recompute_paired_scores
 from evenhand.pipeline.verdict.kinds.wording import adjusted_p, over
 from evenhand.pipeline.verdict.severity import ALPHA, SUGGESTIVE
-from evenhand.registry import MetricSpec
+from evenhand.registry import METRICS, MetricSpec
 from evenhand.text.numbers import format_amount
 
 
@@ -66,6 +66,9 @@ class Estimates(EvidenceKind):
             return format_amount(x if x is not None else float("nan"), currency=d.get("currency"), unit=d.get("unit"))
 
         ma, mb = float_or_none(d.get("mean_a")), float_or_none(d.get("mean_b"))
+        if rec.descriptive:  # described beside the deciding test (CED beside CER): never sets the severity
+            _describe(rec, e, scale, show, (a, b))
+            return
         e.severity = by_p(e)
         evidence = f"{spec.name} {_value(e, scale, show)}{over(rec, spec)}, {adjusted_p(e.p_adjusted)}"
         evidence += _floor(rec, scale, show)
@@ -128,6 +131,20 @@ class Estimates(EvidenceKind):
 
     def recompute(self, run: StoredRun, row: Mapping[str, Any], spec: MetricSpec, table: pd.DataFrame) -> MetricResult:
         return recompute_paired_scores(run, spec, table)
+
+
+def _describe(rec: MetricRecord, e: Evidence, scale: str, show: Any, groups: tuple[str, str]) -> None:
+    """A metric described beside another's test (``MetricSpec.described_beside``: CED beside a defined CER): its value
+    and interval in the answers' currency, said to be descriptive; severity ok, no adjusted p (its raw p is not read
+    either: a difference in dollars carried by the largest prompts is not the finding's test, est17b)."""
+    beside = METRICS[rec.spec.described_beside or ""].name
+    e.severity, e.p_adjusted = "ok", None
+    said = f"{rec.spec.name} {_value(e, scale, show)}{over(rec, rec.spec)}"
+    e.described = f"{said} (descriptive; {beside} decides)"
+    e.claim = (
+        f"the gap between the numbers given to the {groups[0]} and {groups[1]} versions, described beside {beside}'s "
+        f"test, which decides: {said} (descriptive)"
+    )
 
 
 def _value(e: Evidence, scale: str, show: Any) -> str:

@@ -1,0 +1,63 @@
+"""est17b: a numeric finding is judged by CER (its test, adjusted in the run's adjustment) and CED is described
+beside it (value and interval in the answers' currency), never setting the severity; where CER is undefined for a
+pair of groups (numbers of 0 or less), CED decides, adjusted. Measured (benchmarks/bench_est17.py --reread): fair name
+audits 2 of 60 with a concern, against 3 of 60 when CER and CED are one family."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.evidence.adjustment import adjust_p_values
+from evenhand.pipeline.evidence.records import MetricRecord, pair
+from evenhand.pipeline.verdict.findings import make_verdict
+from evenhand.registry import METRICS
+
+CER, CED = "counterfactual_estimate_ratio", "counterfactual_estimate_difference"
+
+
+def _record(key: str, p: float | None, value: float, attribute: str = "gender",
+            groups: tuple[str, str] = ("female", "male")) -> MetricRecord:  # fmt: skip
+    details = {"mean_a": 1000.0 + value, "mean_b": 1000.0, "currency": "USD"}
+    result = MetricResult(METRICS[key].name, value, sizes={"pairs": 72}, details=details)
+    test = None if p is None else SimpleNamespace(p_value=p, groups=groups)
+    return MetricRecord(key, attribute, pair(*groups), result, test=test)
+
+
+def test_ced_p_alone_makes_no_concern_where_cer_is_defined() -> None:
+    # CER shows nothing (p 0.6), CED's difference in dollars is carried by a few large prompts (p 0.001)
+    records = [_record(CER, 0.6, -0.002), _record(CED, 0.001, -300.0)]
+    adjust_p_values(records)
+    verdict = make_verdict(records)
+    (finding,) = verdict.findings
+    assert finding.severity == "ok"
+    ced = next(e for e in finding.evidence if e.metric == "CED")
+    assert ced.severity == "ok" and ced.p_adjusted is None  # described, not tested: no adjusted p, no raw fallback
+    assert "descriptive" in ced.sentence
+    assert "CED" in finding.sentence and "descriptive" in finding.sentence
+
+
+def test_cer_decides_and_ced_is_described_beside_it() -> None:
+    records = [_record(CER, 0.001, -0.08), _record(CED, 0.6, -80.0)]
+    adjust_p_values(records)
+    assert records[0].p_adjusted is not None and records[0].p_adjusted < 0.01
+    assert records[1].p_adjusted is None
+    (finding,) = make_verdict(records).findings
+    assert finding.severity == "concern" and finding.metric == "CER"
+    assert "also CED" in finding.sentence and "descriptive" in finding.sentence
+
+
+def test_ced_decides_adjusted_where_cer_is_undefined() -> None:
+    # numbers of 0 or less: CER has no test for the pair, CED is the only test and decides, adjusted
+    records = [_record(CER, None, float("nan")), _record(CED, 0.001, -300.0),
+               _record(CER, 0.5, 0.0, "race", ("white", "black")), _record(CED, 0.5, 0.0, "race", ("white", "black"))]
+    adjust_p_values(records)
+    assert records[1].p_adjusted is not None and records[1].p_adjusted >= 0.001
+    assert records[3].p_adjusted is None  # race: CER is defined, so CED is descriptive there
+    gender = next(f for f in make_verdict(records).findings if f.attribute == "gender")
+    assert gender.severity == "concern" and gender.metric == "CED"
+
+
+def test_only_ced_is_described_beside_another_metric() -> None:
+    described = {spec.key: spec.described_beside for spec in METRICS.values() if spec.described_beside}
+    assert described == {CED: CER}
