@@ -6,6 +6,7 @@ audits 2 of 60 with a concern, against 3 of 60 when CER and CED are one family."
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
@@ -61,3 +62,33 @@ def test_ced_decides_adjusted_where_cer_is_undefined() -> None:
 def test_only_ced_is_described_beside_another_metric() -> None:
     described = {spec.key: spec.described_beside for spec in METRICS.values() if spec.described_beside}
     assert described == {CED: CER}
+
+
+def _compare_row(key: str, low: float, high: float) -> Any:
+    from evenhand.comparison.pairing import Difference
+    from evenhand.comparison.rows import MetricComparison
+
+    spec = METRICS[key]
+    row = MetricComparison(key=key, metric=spec.name, full_name=spec.full_name, attribute="gender",
+                           groups=("female", "male"), cls=None, comparison="female vs male", higher_is_fairer=None,
+                           signed=True)  # fmt: skip
+    row.family = (spec.adjustment_key, "gender", None)
+    row.values = {"A": 0.0, "B": (low + high) / 2}
+    row.differences["B"] = Difference((low + high) / 2, low, high, "paired", n_units=60)
+    return row
+
+
+def test_compare_judges_the_cer_row_and_describes_the_ced_row() -> None:
+    from evenhand.comparison.rows import NO_CLEAR_CHANGE, WORSE, judge_rows
+
+    # CER did not move; CED moved clearly (a few large prompts): compare says no change, as the verdict would
+    rows = [_compare_row(CER, -0.01, 0.01), _compare_row(CED, -500.0, -100.0)]
+    judge_rows(rows, ["A", "B"], level=0.95)
+    assert rows[0].changes["B"] == NO_CLEAR_CHANGE and rows[1].changes["B"] == NO_CLEAR_CHANGE
+    assert rows[1].differences["B"].p_adjusted is None and rows[1].differences["B"].p_value is not None
+    assert "descriptive beside CER" in rows[1].sentences["B"]
+    # where CER's row has no test (undefined in a run), CED's row decides, adjusted
+    rows = [_compare_row(CER, -0.01, 0.01), _compare_row(CED, -500.0, -100.0)]
+    rows[0].differences["B"] = rows[0].differences["B"].__class__(None, None, None, "paired", n_units=60)
+    judge_rows(rows, ["A", "B"], level=0.95)
+    assert rows[1].changes["B"] == WORSE and rows[1].differences["B"].p_adjusted is not None

@@ -89,6 +89,9 @@ class MetricComparison:
     #: the row's family in the adjustment across rows (metric, attribute, class and a red team's condition), as the
     #: run's own adjustment groups its tests (evenhand.pipeline.evidence.adjustment.test_family)
     family: tuple[Any, ...] = ()
+    #: per run label, the metric whose row decides where this one is described beside it (CED beside a CER row that
+    #: has a test, ``MetricSpec.described_beside``): its word is never its own (est17b); "" where it is judged
+    described_beside: dict[str, str] = field(default_factory=dict)
 
     @property
     def scope(self) -> str:
@@ -169,12 +172,17 @@ def judge_rows(rows: Sequence[MetricComparison], labels: Sequence[str], *, level
             p = interval_p_value(diff.estimate, diff.low, diff.high, level)
             row.differences[label] = replace(diff, p_value=p)
             raw.append(p if p is not None and _can_decide(diff) else math.nan)
+        described = _described(present, raw)
+        raw = [math.nan if id(row) in described else p for row, p in zip(present, raw, strict=True)]
         families = [row.family or (row.key, row.attribute, row.cls) for row in present]
         adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families)
         for row, p_adjusted in zip(present, adjusted, strict=True):
             diff = replace(row.differences[label], p_adjusted=None if math.isnan(p_adjusted) else float(p_adjusted))
             row.differences[label] = diff
-            if row.signed:  # 0 is fairest: judged by how far from 0 each run is
+            row.described_beside[label] = described.get(id(row), "")
+            if id(row) in described:  # CED beside a CER row that has a test: described, never judged (est17b)
+                row.changes[label] = NOT_COMPARABLE if diff.estimate is None else NO_CLEAR_CHANGE
+            elif row.signed:  # 0 is fairest: judged by how far from 0 each run is
                 row.changes[label] = judge_signed(diff, row.values.get(labels[0]), row.values.get(label), level)
             else:
                 row.changes[label] = judge(diff, bool(row.higher_is_fairer), level)
@@ -340,6 +348,21 @@ def _paired(
     return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap)
 
 
+def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[int, str]:
+    """The rows described beside another metric's row that has a test (``MetricSpec.described_beside``: CED beside
+    CER of the same attribute, groups and class), by ``id``, with the deciding metric's name: as in the run, they take
+    no part in the adjustment and get no word of their own."""
+    tested = {(row.key, row.attribute, row.groups, row.cls, row.family[3:]) for row, p in zip(rows, raw, strict=True)
+              if not math.isnan(p)}  # fmt: skip
+    out = {}
+    for row in rows:
+        spec = METRICS.get(row.key)
+        beside = spec.described_beside if spec else None
+        if beside is not None and (beside, row.attribute, row.groups, row.cls, row.family[3:]) in tested:
+            out[id(row)] = METRICS[beside].name
+    return out
+
+
 def _can_decide(diff: Difference) -> bool:
     """Whether the row's p could ever give it a word: enough units, and an interval that is not exactly [0, 0]."""
     if diff.n_units is not None and diff.n_units < MIN_UNITS:
@@ -422,6 +445,9 @@ def sentence(item: MetricComparison, label: str, baseline: str) -> str:
     numbers = f"difference {_signed(diff.estimate)}{interval}{_p_values(diff)}"
     if diff.signed is not None:
         numbers = f"{describe(diff.signed)}, {numbers}"
+    beside = item.described_beside.get(label)
+    if beside:
+        return f"{item.scope}, descriptive beside {beside} (whose row decides), {label} against {baseline}: {numbers}"
     if change == NO_CLEAR_CHANGE:
         return f"no clear change between {label} and {baseline} on {item.scope}: {numbers}"
     comparative = "worse" if change == WORSE else "better"
