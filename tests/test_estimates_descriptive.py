@@ -92,3 +92,15 @@ def test_compare_judges_the_cer_row_and_describes_the_ced_row() -> None:
     rows[0].differences["B"] = rows[0].differences["B"].__class__(None, None, None, "paired", n_units=60)
     judge_rows(rows, ["A", "B"], level=0.95)
     assert rows[1].changes["B"] == WORSE and rows[1].differences["B"].p_adjusted is not None
+
+
+def test_a_gate_on_ced_reads_its_value_and_a_gate_on_its_p_says_cer_decides() -> None:
+    from evenhand.config import Threshold
+    from evenhand.pipeline.verdict.thresholds import check_thresholds
+
+    records = [_record(CER, 0.6, -0.002), _record(CED, 0.001, -300.0)]
+    adjust_p_values(records)
+    (value,) = check_thresholds(records, [Threshold(metric="CED", max=500.0)])
+    assert value.passed and value.value == 300.0  # the size of the gap, in the answers' unit, as before
+    (p,) = check_thresholds(records, [Threshold(metric="CED", measure="p_adjusted", min=0.05)])
+    assert not p.passed and "descriptive beside CER" in p.reason

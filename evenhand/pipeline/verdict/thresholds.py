@@ -90,6 +90,9 @@ def check_thresholds(
                 matched += 1
                 ok = value is not None and _within(value, rule.min, rule.max)
                 why = "" if ok else ("undefined" if value is None else "outside the allowed range")
+                if value is None and measure == "p_adjusted" and rec.descriptive:  # CED beside CER (est17b)
+                    beside = METRICS[rec.spec.described_beside or rec.key].name
+                    why = f"undefined: {rec.name} is descriptive beside {beside}, whose test decides (gate {beside})"
                 label = rec.comparison.label if groups is None or groups == rec.groups else " vs ".join(groups)
                 checks.append(
                     ThresholdCheck(
