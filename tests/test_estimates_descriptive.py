@@ -50,8 +50,12 @@ def test_cer_decides_and_ced_is_described_beside_it() -> None:
 
 def test_ced_decides_adjusted_where_cer_is_undefined() -> None:
     # numbers of 0 or less: CER has no test for the pair, CED is the only test and decides, adjusted
-    records = [_record(CER, None, float("nan")), _record(CED, 0.001, -300.0),
-               _record(CER, 0.5, 0.0, "race", ("white", "black")), _record(CED, 0.5, 0.0, "race", ("white", "black"))]
+    records = [
+        _record(CER, None, float("nan")),
+        _record(CED, 0.001, -300.0),
+        _record(CER, 0.5, 0.0, "race", ("white", "black")),
+        _record(CED, 0.5, 0.0, "race", ("white", "black")),
+    ]
     adjust_p_values(records)
     assert records[1].p_adjusted is not None and records[1].p_adjusted >= 0.001
     assert records[3].p_adjusted is None  # race: CER is defined, so CED is descriptive there
