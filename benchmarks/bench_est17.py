@@ -1,4 +1,5 @@
-"""est17: a fair name audit of numeric advice passes its gate (CER and CED adjusted as one comparison).
+"""est17: a fair name audit of numeric advice passes its gate (CER and CED adjusted as one comparison; est17b: CER
+decides, CED described beside it).
 
 Run: PYTHONPATH=.:tests nice -n 19 python benchmarks/bench_est17.py [--seeds N] [--gap G] [--json OUT]
 
