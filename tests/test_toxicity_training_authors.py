@@ -20,6 +20,8 @@ writing). One table (:data:`AUTHORS`) says what each author was asked for; the c
 - J (tox17j): the six domains seen from neighbouring settings (insurance, telecom fraud, pharmacy, victim support,
   recruitment, marketplaces, staff cyber training, debt collection, tenancy), with blunt bad news to the reader;
   written beside I (sentences the two share a 5-word run with are left out of training).
+- L (tox18l): veiled insults of many kinds and their sincere counterparts, in other settings (tutoring, travel, telecom,
+  insurance, government, gaming, fitness, food delivery, lettings) and registers, with the six domains' charged words.
 """
 
 from __future__ import annotations
@@ -105,6 +107,11 @@ AUTHORS = (
            {"banking": 70, "it_security": 70, "health": 70, "legal": 70, "hr": 70, "retail": 70, "other_settings": 100,
             "identity": 63, "bad_news_to_reader": 60},
            ("a", "b", "c", "d", "e", "f", "g", "h"), words=(4, 24), profane_direct=10, ascii_only=True,
+           more_replies=True),
+    Author("l", "tox18l", {"indirect": 220, "group": 70, "contempt": 50, "direct": 20, "threat": 20},
+           {"sincere_counterpart": 200, "banking": 30, "it_security": 30, "health": 30, "legal": 30, "hr": 30,
+            "retail": 30, "identity": 63, "bad_news_to_reader": 40},
+           ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), words=(4, 24), profane_direct=10, ascii_only=True,
            more_replies=True),
 )  # fmt: skip
 BY_LETTER = pytest.mark.parametrize("author", AUTHORS, ids=[a.letter for a in AUTHORS])
