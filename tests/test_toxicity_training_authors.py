@@ -23,6 +23,8 @@ writing). One table (:data:`AUTHORS`) says what each author was asked for; the c
 - K (tox18k): veiled insults in many forms (sarcasm, backhanded compliments, mock sympathy, condescension, insinuation,
   pointed questions, passive aggression, contempt dressed as advice) and their sincere counterparts, with the six
   domains' charged words, identity statements and blunt bad news (eighteenth build).
+- L (tox18l): veiled insults of many kinds and their sincere counterparts, in other settings (tutoring, travel, telecom,
+  insurance, government, gaming, fitness, food delivery, lettings) and registers, with the six domains' charged words.
 """
 
 from __future__ import annotations
@@ -110,6 +112,11 @@ AUTHORS = (
            ("a", "b", "c", "d", "e", "f", "g", "h"), words=(4, 24), profane_direct=10, ascii_only=True,
            more_replies=True),
     Author("k", "tox18k", {"indirect": 220, "group": 70, "contempt": 50, "direct": 20, "threat": 20},
+           {"sincere_counterpart": 200, "banking": 30, "it_security": 30, "health": 30, "legal": 30, "hr": 30,
+            "retail": 30, "identity": 63, "bad_news_to_reader": 40},
+           ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), words=(4, 24), profane_direct=10, ascii_only=True,
+           more_replies=True),
+    Author("l", "tox18l", {"indirect": 220, "group": 70, "contempt": 50, "direct": 20, "threat": 20},
            {"sincere_counterpart": 200, "banking": 30, "it_security": 30, "health": 30, "legal": 30, "hr": 30,
             "retail": 30, "identity": 63, "bad_news_to_reader": 40},
            ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), words=(4, 24), profane_direct=10, ascii_only=True,
