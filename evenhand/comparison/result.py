@@ -21,6 +21,7 @@ import pandas as pd
 from evenhand._files import write_text
 from evenhand._version import __version__
 from evenhand.comparison.findings import FindingChange
+from evenhand.comparison.pairing import Difference
 from evenhand.comparison.rows import (
     IMPROVED,
     NO_CLEAR_CHANGE,
@@ -135,17 +136,8 @@ class RunComparison:
                 record: dict[str, Any] = {"metric": row.metric, "attribute": row.attribute}
                 record["comparison"] = row.comparison
                 record |= {f"value_{name}": row.values.get(name) for name in self.labels}
-                record |= {
-                    "run": label,
-                    "difference": diff.estimate,
-                    "ci_low": diff.low,
-                    "ci_high": diff.high,
-                    "p_value": diff.p_value,
-                    "p_adjusted": diff.p_adjusted,
-                    "method": diff.method,
-                    "change": row.changes[label],
-                    "note": diff.note,
-                }
+                record |= _difference_fields(label, diff)
+                record |= {"change": row.changes[label], "note": diff.note}
                 records.append(record)
         return pd.DataFrame(records)
 
@@ -201,6 +193,21 @@ class RunComparison:
         return comparison_html(self.to_dict())
 
 
+def _difference_fields(label: str, diff: Difference) -> dict[str, Any]:
+    """A run's difference from the baseline as both the metrics table and the JSON document give it (same keys, same
+    order): the estimate, its interval, the row's own p (read off its interval) and its p adjusted across the
+    comparison's rows (the word, "change", rests on the adjusted one), and how it was obtained."""
+    return {
+        "run": label,
+        "difference": diff.estimate,
+        "ci_low": diff.low,
+        "ci_high": diff.high,
+        "p_value": diff.p_value,
+        "p_adjusted": diff.p_adjusted,
+        "method": diff.method,
+    }
+
+
 def _row_dict(row: MetricComparison) -> dict[str, Any]:
     return {
         "key": row.key,
@@ -227,15 +234,7 @@ def _row_dict(row: MetricComparison) -> dict[str, Any]:
         },
         "differences": [
             {
-                "run": label,
-                "difference": diff.estimate,
-                "ci_low": diff.low,
-                "ci_high": diff.high,
-                # the row's own p (read off its interval) and its p adjusted across the comparison's rows: the word
-                # ("change") rests on the adjusted one
-                "p_value": diff.p_value,
-                "p_adjusted": diff.p_adjusted,
-                "method": diff.method,
+                **_difference_fields(label, diff),
                 "note": diff.note,
                 "n_units": diff.n_units,
                 "change": row.changes[label],

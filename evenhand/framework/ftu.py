@@ -42,9 +42,9 @@ def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str
         for name in use_case.attribute_specs:
             out[name] = FTUSummary(name, not use_case.mentions_protected_groups, 0, 0, source="answer")
         return out, None
-    from evenhand.conversation import has_conversations, plain_text
+    from evenhand.conversation import has_conversations
     from evenhand.text.ftu import check_ftu
-    from evenhand.text.language import detect_language
+    from evenhand.text.language import detect_prompt_language
 
     results = {
         name: check_ftu(
@@ -58,7 +58,7 @@ def check_ftu(use_case: UseCase, read: ReadCues | None = None) -> tuple[dict[str
     }
     known = any(r.lexicon_language is not None for r in results.values())
     # custom word lists alone: nothing to compare
-    guess = detect_language([plain_text(p) for p in use_case.prompts]) if known else None
+    guess = detect_prompt_language(use_case.prompts) if known else None
     conversations = has_conversations(use_case.prompts)
     for name, result in results.items():
         assessable = guess is None or not guess.differs_from(result.lexicon_language)
@@ -368,10 +368,9 @@ def prompts_language(use_case: UseCase, guess: LanguageGuess | None, readers: Se
     and the run uses English-only readers of replies, detected for them."""
     if guess is not None or not readers or not use_case.prompts:
         return guess
-    from evenhand.conversation import plain_text
-    from evenhand.text.language import detect_language
+    from evenhand.text.language import detect_prompt_language
 
-    return detect_language([plain_text(p) for p in use_case.prompts])
+    return detect_prompt_language(use_case.prompts)
 
 
 def _matched_words(result: Any) -> tuple[str, ...]:

@@ -75,6 +75,14 @@ class NeutralizedPairs:
     neutral2: list[str]
 
 
+def _text_pairs(texts1: Any, texts2: Any) -> tuple[list[str], list[str]]:
+    """The two sides of counterfactual pairs as text lists of one length: how every per-pair metric reads them."""
+    a = as_text_list(texts1, "texts1")
+    b = as_text_list(texts2, "texts2")
+    check_same_length(texts1=a, texts2=b)
+    return a, b
+
+
 def neutralize_pairs(texts1: Any, texts2: Any, attribute: Any = "gender") -> NeutralizedPairs:
     """Neutralize both sides of counterfactual pairs (``evenhand.neutralize``), each distinct text once.
 
@@ -82,9 +90,7 @@ def neutralize_pairs(texts1: Any, texts2: Any, attribute: Any = "gender") -> Neu
         texts1, texts2: the two responses of each counterfactual pair (same length).
         attribute: ``"gender"``, ``"race"``, a custom ``{group: [words]}`` dict, or None (texts kept as they are).
     """
-    a = as_text_list(texts1, "texts1")
-    b = as_text_list(texts2, "texts2")
-    check_same_length(texts1=a, texts2=b)
+    a, b = _text_pairs(texts1, texts2)
     if attribute is None:
         return NeutralizedPairs(None, a, b, list(a), list(b))
     from evenhand.text.counterfactual import neutralize
@@ -155,9 +161,7 @@ def rouge_l_scores(texts1: Any, texts2: Any) -> FloatArray:
     rouge-score tokens (lower-case, ``[a-z0-9]+`` runs, Porter stemming). 0 when one text has no tokens; NaN
     when neither has any (undefined). No neutralization here; see :func:`counterfactual_rouge_l`.
     """
-    a = as_text_list(texts1, "texts1")
-    b = as_text_list(texts2, "texts2")
-    check_same_length(texts1=a, texts2=b)
+    a, b = _text_pairs(texts1, texts2)
     return _in_blocks(_rouge_l_block, a, b)
 
 
@@ -317,9 +321,7 @@ def bleu_scores(texts1: Any, texts2: Any) -> FloatArray:
     precisions, NLTK "method1" smoothing (a zero count becomes 0.1) and 0 when no unigram matches, on
     lower-cased ``nltk.word_tokenize`` tokens; range [0, 1]. NaN when neither text has any token.
     """
-    a = as_text_list(texts1, "texts1")
-    b = as_text_list(texts2, "texts2")
-    check_same_length(texts1=a, texts2=b)
+    a, b = _text_pairs(texts1, texts2)
     return _in_blocks(_bleu_block, a, b)
 
 
@@ -353,9 +355,8 @@ def cosine_scores(texts1: Any, texts2: Any, embedder: Any) -> FloatArray:
 
     ``embedder`` is any object with ``encode(list[str]) -> (n, d)`` array. NaN for a zero-length embedding.
     """
-    a = as_text_list(texts1, "texts1")
-    b = as_text_list(texts2, "texts2")
-    n = check_same_length(texts1=a, texts2=b)
+    a, b = _text_pairs(texts1, texts2)
+    n = len(a)
     if isinstance(embedder, (str, bytes, os.PathLike)):  # a str has .encode too, but not that one
         raise InputTypeError(
             f"embedder must be an object with encode(list[str]) -> (n, d), got the path or name {str(embedder)!r}: "

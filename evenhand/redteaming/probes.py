@@ -119,6 +119,23 @@ def _generation_settings(
     )
 
 
+def _probes_sent(
+    settings: RunSettings | None,
+    generation: GenerationSettings | None,
+    store: Any,
+    attributes: Sequence[str] | None,
+    continuations: int,
+    seed: int,
+) -> tuple[RunSettings, GenerationSettings, pd.DataFrame, list[str]]:
+    """What a probe run sends, one rule for :func:`run_probes` and :func:`probe_estimate`: the run's settings, the
+    generation settings, every probe prompt (:func:`probe_prompts`) and the distinct prompts, each sent once (its
+    ``count`` samples) under every condition."""
+    run = settings or RunSettings()
+    chosen = _generation_settings(run, generation, store)
+    probes = probe_prompts(attributes, continuations=continuations, seed=seed)
+    return run, chosen, probes, list(dict.fromkeys(probes["prompt"]))
+
+
 def _check_conditions(conditions: Mapping[str, str | None], reference: str | None) -> dict[str, str | None]:
     if not isinstance(conditions, Mapping) or not conditions:
         raise InputTypeError("conditions must be a non-empty mapping {name: system prompt or None}")
@@ -154,9 +171,7 @@ def probe_estimate(
     from evenhand.generation.cost import estimate_for_client
     from evenhand.pipeline.responses.frame import resolve_client
 
-    run = settings or RunSettings()
-    chosen = _generation_settings(run, generation, store)
-    unique = list(dict.fromkeys(probe_prompts(attributes, continuations=continuations, seed=seed)["prompt"]))
+    _, chosen, _, unique = _probes_sent(settings, generation, store, attributes, continuations, seed)
     built = resolve_client(client)
     return {
         name: estimate_for_client(
@@ -217,12 +232,9 @@ def run_probes(
     from evenhand.pipeline.responses.frame import resolve_client
     from evenhand.scorers import get_engine
 
-    run = settings or RunSettings()
     named = _check_conditions(conditions, reference)
-    chosen = _generation_settings(run, generation, store)
+    run, chosen, probes, unique = _probes_sent(settings, generation, store, attributes, continuations, seed)
     chosen_attributes = _attributes(attributes)
-    probes = probe_prompts(chosen_attributes, continuations=continuations, seed=seed)
-    unique = list(dict.fromkeys(probes["prompt"]))
     built = resolve_client(client)
     frames = []
     for name, text in named.items():

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from evenhand.conversation import Prompt, as_prompt_list, has_conversations, plain_text
+from evenhand.conversation import Prompt, as_prompt_list, has_conversations
 from evenhand.errors import InputError
 from evenhand.text._engine import AttributeMatch, find_matches
 from evenhand.text.bystanders import without_bystander_words
 from evenhand.text.cues import LEXICON, NAMES, READER, Cue, CueReader, ReaderOutput
-from evenhand.text.language import LanguageGuess, detect_language, language_name
+from evenhand.text.language import LanguageGuess, detect_prompt_language, language_name
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects
 from evenhand.text.names import (
@@ -188,8 +188,8 @@ class FTUResult:
 
     @functools.cached_property
     def language(self) -> LanguageGuess:
-        """The prompts' language (:func:`evenhand.text.language.detect_language`), detected on first access."""
-        return detect_language([plain_text(p) for p in self.prompts])
+        """The prompts' language (:func:`evenhand.text.language.detect_prompt_language`), detected on first access."""
+        return detect_prompt_language(self.prompts)
 
     @property
     def assessable(self) -> bool:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from evenhand._validation import as_text_list
+from evenhand.conversation import Prompt, plain_text
 
 #: At most this many prompts are classified (evenly spread over the list): the language of a use case is a property
 #: of the population, and a sample keeps the check fast whatever the number of prompts.
@@ -168,4 +169,11 @@ def detect_language(
     return LanguageGuess(None, 0, len(sample), len(texts), len(long), counts)
 
 
-__all__ = ["LANGUAGE_NAMES", "LanguageGuess", "detect_language", "language_name"]
+def detect_prompt_language(prompts: Sequence[Prompt]) -> LanguageGuess:
+    """The language of a use case's prompts, texts or conversations, each read as its plain text (its turns and
+    documents, :func:`evenhand.conversation.plain_text`): the one reading of the prompts' language, for FTU's check
+    and the plan's notes alike."""
+    return detect_language([plain_text(p) for p in prompts])
+
+
+__all__ = ["LANGUAGE_NAMES", "LanguageGuess", "detect_language", "detect_prompt_language", "language_name"]
