@@ -40,7 +40,7 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.registry import METRICS
-from evenhand.stats import COMPARE_SMALL_UNITS, run_difference_bounds
+from evenhand.stats import COMPARE_SMALL_UNITS, run_difference_bounds, unmoved
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
@@ -161,7 +161,8 @@ def judge_rows(rows: Sequence[MetricComparison], labels: Sequence[str], *, level
 
     A row that could not be worse or better at any p takes no part (as Tarone's rule for tests that cannot reach
     the level; its adjusted p is None): one on fewer than ``MIN_UNITS`` prompts, and one whose interval is exactly
-    ``[0, 0]`` (no prompt moved: a run compared with itself, a rate neither run ever showed)."""
+    ``[0, 0]``, or paired runs in which no prompt moved (a run compared with itself, a rate neither run ever showed:
+    its interval holds 0 with width, stats18)."""
     from evenhand.stats import omnibus_then_pairs
 
     for label in labels[1:]:
@@ -338,6 +339,8 @@ def _paired(
         return None
     draws = paired_draws(res_a, res_b, n_resamples, rng)
     bounds, small = _bounds(res_a, res_b, draws, level, paired=True, interval=_interval(rows[0]))
+    if _same_answers(part_a, part_b):  # a run compared with itself: nothing to be uncertain about, exactly [0, 0]
+        bounds, small = (0.0, 0.0), "; the same answers in both runs"
     total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
     share = "" if everything else f" of {total} (only the shared ones)"
     note = f"paired by prompt and sample on {n_prompts} prompts{share}{small}"
@@ -345,7 +348,22 @@ def _paired(
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
     gap = None if pair is None else signed_gap(pair, res_a, res_b, draws, level)
-    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap)
+    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap,
+                      unmoved=unmoved(res_a, res_b))  # fmt: skip
+
+
+def _same_answers(part_a: pd.DataFrame, part_b: pd.DataFrame) -> bool:
+    """Whether two runs' shared items are the same items, answer for answer (a run compared with itself, or with its
+    own results file): then no interval is owed, where two runs whose answers differ but agree on the metric (both
+    never toxic) get the none-off bound of "none of k prompts moved" (stats18)."""
+    if list(part_a.columns) != list(part_b.columns) or len(part_a) != len(part_b):
+        return False
+    try:
+        a = part_a.sort_values("_key", kind="stable").reset_index(drop=True)
+        b = part_b.sort_values("_key", kind="stable").reset_index(drop=True)
+    except TypeError:  # keys that do not order: as stored
+        a, b = part_a.reset_index(drop=True), part_b.reset_index(drop=True)
+    return bool(a.equals(b))
 
 
 def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[int, str]:
@@ -364,8 +382,9 @@ def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[i
 
 
 def _can_decide(diff: Difference) -> bool:
-    """Whether the row's p could ever give it a word: enough units, and an interval that is not exactly [0, 0]."""
-    if diff.n_units is not None and diff.n_units < MIN_UNITS:
+    """Whether the row's p could ever give it a word: enough units, some prompt that moved between the runs, and an
+    interval that is not exactly [0, 0]."""
+    if diff.unmoved or (diff.n_units is not None and diff.n_units < MIN_UNITS):
         return False
     return not (diff.low == 0.0 and diff.high == 0.0)
 
