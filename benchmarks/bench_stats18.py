@@ -1,7 +1,8 @@
 """stats18: coverage of every interval family and the size of every family's test, on 5-40 units, at 0, 1 and 3
 events and mid-range.
 
-Run: PYTHONPATH=.:benchmarks nice -n 19 python benchmarks/bench_stats18.py SECTION [--reps N] [--only A,B]
+Run: PYTHONPATH=.:benchmarks:tests nice -n 19 python benchmarks/bench_stats18.py SECTION [--reps N] [--only A,B]
+[--units 5,10] [--rates "0 ev,mid"]
 
 * ``coverage``: every design of ``bench_review11.DESIGNS`` (text-generation rates and differences, counterfactual
   similarity and sentiment, toxicity fraction and expected maximum, classification group fairness, recommendation
@@ -17,8 +18,13 @@ Run: PYTHONPATH=.:benchmarks nice -n 19 python benchmarks/bench_stats18.py SECTI
 * ``compare``: compare's paired rows (``bench_compare15.DESIGNS``: TF, RRD at 10% and 30%, a continuous score) on
   5-40 prompts: the share of null comparisons whose interval excludes 0 (the row's "changed"), and the planted
   share; ``--studentised`` adds a studentised bootstrap of the paired prompt differences beside the present rule.
+* ``compare_edges``: compare's paired TF row where run A is at 0% (or both at 100%) and run B at 0, 1 or 3 expected
+  events or mid-range: coverage before (the bootstrap's exact [0, 0] where no prompt moved) and after
+  (``evenhand.stats.unmoved_bounds``).
 * ``numeric_nonpositive`` (item 2): CED where CER has no test (numbers of 0 or less: a balance or a change that may
   be negative): a fair loopback run of the numeric audit, and a planted gap.
+
+Figures: benchmarks/RESULTS.md, "stats18" (the commands there).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from evenhand import metrics as M
 from evenhand.metrics._result import MetricResult
 from evenhand.registry import METRICS
 from evenhand.stats import (
@@ -222,7 +229,8 @@ def size_section(reps: int, only: list[str] | None, units: tuple[int, ...], labe
 
 
 # compare's paired rows -----------------------------------------------------------------------------------------
-def compare_section(reps: int, units: tuple[int, ...], studentised: bool) -> None:
+def compare_section(reps: int, units: tuple[int, ...], studentised: bool, only: list[str] | None = None,
+                    planted: bool = True) -> None:
     from bench_compare15 import DESIGNS
 
     from evenhand.comparison.pairing import paired_draws
@@ -233,10 +241,12 @@ def compare_section(reps: int, units: tuple[int, ...], studentised: bool) -> Non
     print("| design | effect | " + " | ".join(f"{k} prompts" for k in units) + " |")
     print("|---|---|" + "---|" * len(units))
     for name, (draw, p, interval) in DESIGNS.items():
-        for effect in (False, True):
+        if only and name not in only:
+            continue
+        for effect in (False, True) if planted else (False,):
             cells = []
             for k in units:
-                rng = np.random.default_rng([1800, k, sum(map(ord, name))])
+                rng = np.random.default_rng([1800, k, sum(map(ord, name)), reps])
                 hits = np.zeros(2)
                 for _ in range(reps):
                     a, b = draw(rng, p, k, effect)
@@ -250,6 +260,52 @@ def compare_section(reps: int, units: tuple[int, ...], studentised: bool) -> Non
                 mark = "**" if not effect and shares[0] > 0.07 else ""
                 cells.append(" / ".join(f"{mark}{s:.1%}{mark}" for s in shares))
             print(f"| {name} | {'planted' if effect else 'null'} | " + " | ".join(cells) + " |", flush=True)
+
+
+def compare_edges_section(reps: int, units: tuple[int, ...]) -> None:
+    """compare's paired TF row where events are rare: run A's replies toxic at rate 0, run B's at an expected 0, 1 or
+    3 toxic replies in the run (review11's prompt-level rates, 5 replies a prompt, new replies in each run), and both
+    runs at 100%; truth ``p_B - p_A``. Before (main: the bootstrap's exact [0, 0] where no prompt moved) and after
+    (``unmoved_bounds``): coverage of the truth, the share of degenerate intervals, and the share that excludes 0
+    (a false "changed" where the truth is 0; found, at the planted mid-range rate)."""
+    import evenhand.stats._rate_intervals as rates
+    from evenhand.comparison.pairing import paired_draws
+    from evenhand.comparison.rows import _bounds
+
+    present = rates.unmoved_bounds
+
+    def tf(rng: np.random.Generator, p: float, k: int) -> MetricResult:
+        flags = review.events(rng, review.latent(rng, p, k))
+        scores = np.where(flags, 0.9, 0.01).ravel()
+        return M.toxic_fraction(scores, 0.5, review.ids(k))
+
+    print(f"reps {reps} per cell: coverage before → after (degenerate [0, 0]; excludes 0)\n")
+    print("| runs (A → B) | " + " | ".join(f"{k} prompts" for k in units) + " |")
+    print("|---|" + "---|" * len(units))
+    for label in ("0 ev", "1 ev", "3 ev", "mid", "all"):
+        cells = []
+        for k in units:
+            p_b = rate_of(label, k, review.PER_PROMPT)
+            p_a = 1.0 if label == "all" else 0.0
+            rng = np.random.default_rng([1818, k, sum(map(ord, label))])
+            hold, point, excludes = np.zeros(2), np.zeros(2), np.zeros(2)
+            for _ in range(reps):
+                a, b = tf(rng, p_a, k), tf(rng, p_b, k)
+                draws = paired_draws(a, b, 200, rng)
+                for j, rule in enumerate((lambda *_a, **_k: None, present)):
+                    rates.unmoved_bounds = rule  # type: ignore[assignment]
+                    bounds, _ = _bounds(a, b, draws, 0.95, paired=True, interval="rate")
+                    rates.unmoved_bounds = present
+                    low, high = bounds if bounds is not None else (math.nan, math.nan)
+                    truth = p_b - p_a
+                    hold[j] += low - 1e-12 <= truth <= high + 1e-12
+                    point[j] += high <= low
+                    excludes[j] += low > 0 or high < 0
+            shares = [f"{hold[j] / reps:.1%}" for j in (0, 1)]
+            extra = f"; excludes 0: {excludes[0] / reps:.1%} → {excludes[1] / reps:.1%}"
+            cells.append(f"{shares[0]} → {shares[1]} ({point[0] / reps:.0%} → {point[1] / reps:.0%}{extra})")
+        name = "100% → 100%" if label == "all" else f"0% → {label}"
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 def studentised_bounds(a: MetricResult, b: MetricResult, rng: np.random.Generator, n: int = 999) -> tuple[float, float]:
@@ -278,7 +334,7 @@ def studentised_bounds(a: MetricResult, b: MetricResult, rng: np.random.Generato
     return d - hi_q * se, d - lo_q * se
 
 
-SECTIONS = ("coverage", "size", "compare", "numeric_nonpositive")
+SECTIONS = ("coverage", "size", "compare", "compare_edges", "numeric_nonpositive")
 
 
 def main() -> None:
@@ -288,6 +344,9 @@ def main() -> None:
     parser.add_argument("--only", default="", help="designs (coverage) or test names (size), comma separated")
     parser.add_argument("--units", default=",".join(map(str, UNITS)))
     parser.add_argument("--rates", default="0 ev,1 ev,3 ev,mid", help=f"cells, of {RATE_LABELS}")
+    parser.add_argument("--gaps", default="-0.1,-0.2", help="numeric_nonpositive: planted female gaps")
+    parser.add_argument("--planted-reps", type=int, default=30, help="numeric_nonpositive: runs a planted gap")
+    parser.add_argument("--null-only", action="store_true", help="compare: the null rows alone")
     parser.add_argument("--studentised", action="store_true", help="compare: the bootstrap-t beside")
     args = parser.parse_args()
     reps = max(1, min(args.reps, 5000))  # bounded
@@ -301,14 +360,17 @@ def main() -> None:
         coverage_section(reps, only, units, labels)
     elif args.section == "size":
         size_section(reps, only, units, labels)
+    elif args.section == "compare_edges":
+        compare_edges_section(reps, units)
     elif args.section == "compare":
-        compare_section(reps, units, args.studentised)
+        compare_section(reps, units, args.studentised, only, planted=not args.null_only)
     else:
-        numeric_nonpositive_section(reps)
+        gaps = tuple(float(g) for g in args.gaps.split(",") if g)
+        numeric_nonpositive_section(reps, gaps, max(0, min(args.planted_reps, 1000)))
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 
-def numeric_nonpositive_section(reps: int, gaps: tuple[float, ...] = (-0.1, -0.2)) -> None:
+def numeric_nonpositive_section(reps: int, gaps: tuple[float, ...] = (-0.1, -0.2), planted_reps: int = 30) -> None:
     """bench_est17's name audit (``tests/test_pipeline_estimation.py::_audit``: 24 prompts at the low level, three
     samples a version, gender and race) on ``NameAuditServer(negative=True)``: every sum given as "-$71,300", so CER
     has no positive pair (undefined, no test) and CED's paired test decides, adjusted in its ``tested_with`` family.
@@ -329,7 +391,8 @@ def numeric_nonpositive_section(reps: int, gaps: tuple[float, ...] = (-0.1, -0.2
     print("|---|---|---|---|---|---|")
     for gap in (None, *gaps):
         concern = deciding = gender = raw = 0
-        for r in range(reps):
+        runs = reps if gap is None else planted_reps
+        for r in range(runs):
             result = run(r if gap is None else 1000 + r, gap)
             m = result.metrics
             cer = m[m["metric"] == "CER"]
@@ -339,9 +402,11 @@ def numeric_nonpositive_section(reps: int, gaps: tuple[float, ...] = (-0.1, -0.2
             concern += any(f.severity == "concern" for f in findings)
             gender += any(f.severity == "concern" and f.metric == "CED" and f.attribute == "gender" for f in findings)
             raw += bool((ced["p_value"] < 0.05).any())
-        low, high = wilson(concern, reps)
+        if not runs:
+            continue
+        low, high = wilson(concern, runs)
         label = "fair" if gap is None else f"planted female {gap:+.0%}"
-        print(f"| {label} | {reps} | {concern} ({concern / reps:.1%}, Wilson {low:.1%}-{high:.1%}) | {deciding} | "
+        print(f"| {label} | {runs} | {concern} ({concern / runs:.1%}, Wilson {low:.1%}-{high:.1%}) | {deciding} | "
               f"{gender} | {raw} |", flush=True)
 
 
