@@ -81,8 +81,28 @@ def test_only_the_same_answers_keep_the_exact_zero_interval() -> None:
     import pandas as pd
 
     from evenhand.comparison.rows import _same_answers
+    from evenhand.comparison.runs import Run
 
-    a = pd.DataFrame({"_key": [2, 1], "prompt_id": [1, 0], "response": ["fine, thanks", "sure"]})
-    assert _same_answers(a, a.iloc[::-1].copy())  # a run and its own results file (rows in another order)
-    b = a.assign(response=["all good", "of course"])  # another run: other answers, none of them toxic either
-    assert not _same_answers(a, b)
+    a = pd.DataFrame({"prompt_id": [1, 0], "attribute": "gender", "group": "female", "sample": 0,
+                      "prompt": ["p1", "p0"], "response": ["fine, thanks", "sure"], "status": "ok"})  # fmt: skip
+    first = Run(label="A", source="a dict", doc={}, responses=a)
+    itself = Run(label="B", source="a dict", doc={}, responses=a.iloc[::-1].copy())  # its own file, reordered
+    other = Run(label="B", source="a dict", doc={}, responses=a.assign(response=["all good", "of course"]))
+    assert _same_answers(first, itself)
+    assert not _same_answers(first, other)  # another run: other answers, none toxic or refused either
+
+
+@pytest.mark.pipeline
+def test_two_runs_without_a_refusal_get_an_interval_and_a_run_with_itself_keeps_zero() -> None:
+    from test_compare_fixtures import biased_run, fair_run
+
+    import evenhand
+
+    result = evenhand.compare(fair_run(), biased_run())  # other replies; neither run has a toxic reply or a refusal
+    rows = {row["metric"]: row["differences"][0] for row in result.to_dict()["metrics"]}
+    for metric in ("TF", "RRD", "NRD"):
+        diff = rows[metric]
+        assert diff["difference"] == 0.0 and diff["ci_low"] < 0.0 < diff["ci_high"], metric
+        assert diff["p_adjusted"] is None and diff["change"] == "no clear change"
+    same = evenhand.compare(fair_run(), fair_run().to_dict())
+    assert all(row["differences"][0]["ci_low"] in (0.0, None) for row in same.to_dict()["metrics"])

@@ -34,7 +34,7 @@ from evenhand.comparison.pairing import (
     undefined_difference,
 )
 from evenhand.comparison.recompute import item_table, recompute, reproduces
-from evenhand.comparison.runs import Run
+from evenhand.comparison.runs import RESPONSE_COLUMNS, Run
 from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
@@ -339,7 +339,8 @@ def _paired(
         return None
     draws = paired_draws(res_a, res_b, n_resamples, rng)
     bounds, small = _bounds(res_a, res_b, draws, level, paired=True, interval=_interval(rows[0]))
-    if _same_answers(part_a, part_b):  # a run compared with itself: nothing to be uncertain about, exactly [0, 0]
+    still = unmoved(res_a, res_b)
+    if still and _same_answers(*runs):  # a run compared with itself: nothing to be uncertain about, exactly [0, 0]
         bounds, small = (0.0, 0.0), "; the same answers in both runs"
     total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
     share = "" if everything else f" of {total} (only the shared ones)"
@@ -348,22 +349,28 @@ def _paired(
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
     gap = None if pair is None else signed_gap(pair, res_a, res_b, draws, level)
-    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap,
-                      unmoved=unmoved(res_a, res_b))  # fmt: skip
+    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap, unmoved=still)
 
 
-def _same_answers(part_a: pd.DataFrame, part_b: pd.DataFrame) -> bool:
-    """Whether two runs' shared items are the same items, answer for answer (a run compared with itself, or with its
-    own results file): then no interval is owed, where two runs whose answers differ but agree on the metric (both
-    never toxic) get the none-off bound of "none of k prompts moved" (stats18)."""
-    if list(part_a.columns) != list(part_b.columns) or len(part_a) != len(part_b):
+def _same_answers(first: Run, second: Run) -> bool:
+    """Whether two runs hold the same answers, row for row (a run compared with itself, or with its own results file):
+    then no interval is owed where no prompt moved, where two runs whose answers differ but agree on the metric (both
+    never toxic, both never refusing) get the none-off bound of "none of k prompts moved" (stats18). The runs'
+    response tables are compared, not the metric's items (a refusal flag of 0 is the same in any two runs without a
+    refusal)."""
+    a, b = first.responses, second.responses
+    if a is None or b is None or len(a) != len(b):
         return False
-    try:
-        a = part_a.sort_values("_key", kind="stable").reset_index(drop=True)
-        b = part_b.sort_values("_key", kind="stable").reset_index(drop=True)
-    except TypeError:  # keys that do not order: as stored
-        a, b = part_a.reset_index(drop=True), part_b.reset_index(drop=True)
-    return bool(a.equals(b))
+    columns = [c for c in RESPONSE_COLUMNS if c in a.columns and c in b.columns]
+    order = [c for c in ("attribute", "group", "prompt_id", "sample") if c in columns]
+    if "response" not in columns:
+        return False
+
+    def rows(frame: pd.DataFrame) -> pd.DataFrame:
+        table = frame[columns].astype(str)
+        return table.sort_values(order, kind="stable").reset_index(drop=True) if order else table
+
+    return bool(rows(a).equals(rows(b)))
 
 
 def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[int, str]:
