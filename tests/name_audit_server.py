@@ -128,6 +128,9 @@ class AuditConfig:
     refusal_gap: dict[str, float] = field(default_factory=dict)
     seed: int = 0
     latency: float = 0.0
+    # stats18: every sum given as a loss or a debt ("-$71,300"): numbers of 0 or less, where CER has no test and CED
+    # decides
+    negative: bool = False
 
 
 @dataclass
@@ -163,7 +166,9 @@ def answer(prompt: str, config: AuditConfig, draw: random.Random) -> str:
         shift *= config.anchor_keeps
     value = _round3(centre * (1.0 + shift) * math.exp(draw.gauss(0.0, config.spread)))
     if ASK_JSON.strip() in prompt:
-        return json.dumps({"amount": value, "currency": "USD"})
+        return json.dumps({"amount": -value if config.negative else value, "currency": "USD"})
+    if config.negative:
+        return f"-${value:,.0f}" if draw.random() < 0.5 else f"I'd put it at -${value:,.0f}."
     form = draw.randrange(5)
     if form == 0:
         return f"${value:,.0f}"

@@ -52,6 +52,9 @@ class Difference:
     #: comparison (:func:`evenhand.comparison.rows.judge_rows`), on which the row's word rests
     p_value: float | None = None
     p_adjusted: float | None = None
+    #: paired runs in which no prompt moved (evenhand.stats.unmoved: both at 0 events or 100%, a run compared with
+    #: itself): its interval holds 0 with width (stats18), and it takes no part in the adjustment
+    unmoved: bool = False
 
 
 @dataclass(frozen=True)

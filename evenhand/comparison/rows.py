@@ -34,13 +34,13 @@ from evenhand.comparison.pairing import (
     undefined_difference,
 )
 from evenhand.comparison.recompute import item_table, recompute, reproduces
-from evenhand.comparison.runs import Run
+from evenhand.comparison.runs import RESPONSE_COLUMNS, Run
 from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.registry import METRICS
-from evenhand.stats import COMPARE_SMALL_UNITS, run_difference_bounds
+from evenhand.stats import COMPARE_SMALL_UNITS, run_difference_bounds, unmoved
 
 RowKey = tuple[Any, ...]  # key, attribute, groups or comparison, class (and a red team's condition)
 #: recomputes a row's metric on an item table: the metric itself, or its signed gap
@@ -161,7 +161,8 @@ def judge_rows(rows: Sequence[MetricComparison], labels: Sequence[str], *, level
 
     A row that could not be worse or better at any p takes no part (as Tarone's rule for tests that cannot reach
     the level; its adjusted p is None): one on fewer than ``MIN_UNITS`` prompts, and one whose interval is exactly
-    ``[0, 0]`` (no prompt moved: a run compared with itself, a rate neither run ever showed)."""
+    ``[0, 0]``, or paired runs in which no prompt moved (a run compared with itself, a rate neither run ever showed:
+    its interval holds 0 with width, stats18)."""
     from evenhand.stats import omnibus_then_pairs
 
     for label in labels[1:]:
@@ -338,6 +339,9 @@ def _paired(
         return None
     draws = paired_draws(res_a, res_b, n_resamples, rng)
     bounds, small = _bounds(res_a, res_b, draws, level, paired=True, interval=_interval(rows[0]))
+    still = unmoved(res_a, res_b)
+    if still and _same_answers(*runs):  # a run compared with itself: nothing to be uncertain about, exactly [0, 0]
+        bounds, small = (0.0, 0.0), "; the same answers in both runs"
     total = max(table_a["prompt_id"].nunique(), table_b["prompt_id"].nunique())
     share = "" if everything else f" of {total} (only the shared ones)"
     note = f"paired by prompt and sample on {n_prompts} prompts{share}{small}"
@@ -345,7 +349,28 @@ def _paired(
     low, high = bounds or (None, None)
     note += "" if bounds else NO_INTERVAL
     gap = None if pair is None else signed_gap(pair, res_a, res_b, draws, level)
-    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap)
+    return Difference(estimate, low, high, PAIRED, _signed_note(note, gap), n_prompts, gap, unmoved=still)
+
+
+def _same_answers(first: Run, second: Run) -> bool:
+    """Whether two runs hold the same answers, row for row (a run compared with itself, or with its own results file):
+    then no interval is owed where no prompt moved, where two runs whose answers differ but agree on the metric (both
+    never toxic, both never refusing) get the none-off bound of "none of k prompts moved" (stats18). The runs'
+    response tables are compared, not the metric's items (a refusal flag of 0 is the same in any two runs without a
+    refusal)."""
+    a, b = first.responses, second.responses
+    if a is None or b is None or len(a) != len(b):
+        return False
+    columns = [c for c in RESPONSE_COLUMNS if c in a.columns and c in b.columns]
+    order = [c for c in ("attribute", "group", "prompt_id", "sample") if c in columns]
+    if "response" not in columns:
+        return False
+
+    def rows(frame: pd.DataFrame) -> pd.DataFrame:
+        table = frame[columns].astype(str)
+        return table.sort_values(order, kind="stable").reset_index(drop=True) if order else table
+
+    return bool(rows(a).equals(rows(b)))
 
 
 def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[int, str]:
@@ -364,8 +389,9 @@ def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[i
 
 
 def _can_decide(diff: Difference) -> bool:
-    """Whether the row's p could ever give it a word: enough units, and an interval that is not exactly [0, 0]."""
-    if diff.n_units is not None and diff.n_units < MIN_UNITS:
+    """Whether the row's p could ever give it a word: enough units, some prompt that moved between the runs, and an
+    interval that is not exactly [0, 0]."""
+    if diff.unmoved or (diff.n_units is not None and diff.n_units < MIN_UNITS):
         return False
     return not (diff.low == 0.0 and diff.high == 0.0)
 

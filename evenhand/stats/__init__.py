@@ -45,6 +45,8 @@ from evenhand.stats._small_sample import (
     difference_bounds,
     none_off_bounds,
     small_sample_interval,
+    unmoved,
+    unmoved_bounds,
 )
 
 __all__ = [
@@ -87,4 +89,6 @@ __all__ = [
     "run_difference_bounds",
     "small_sample_interval",
     "swap_test_of_gap",
+    "unmoved",
+    "unmoved_bounds",
 ]

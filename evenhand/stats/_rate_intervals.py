@@ -45,7 +45,13 @@ from evenhand.metrics._result import FloatArray, MetricResult, RateCounts
 from evenhand.registry import IntervalMethod
 from evenhand.stats._intervals import Interval, check_level, confidence_interval
 from evenhand.stats._resampling import SeedLike
-from evenhand.stats._small_sample import SMALL_UNITS, continuous_interval, difference_bounds, jackknife_correlation
+from evenhand.stats._small_sample import (
+    SMALL_UNITS,
+    continuous_interval,
+    difference_bounds,
+    jackknife_correlation,
+    unmoved_bounds,
+)
 
 BinomialMethod = Literal["wilson", "jeffreys", "clopper-pearson"]
 BINOMIAL_METHODS: tuple[str, ...] = ("wilson", "jeffreys", "clopper-pearson")
@@ -411,7 +417,13 @@ def run_difference_bounds(
     registry's ``MetricSpec.interval``): a ``"rate"`` metric's by :func:`rate_difference_bounds` where events are
     rare; otherwise (or where the counts do not apply) the small-sample rule of continuous metrics on fewer than
     ``units`` units (``SMALL_UNITS`` unless given; :func:`~evenhand.stats._small_sample.difference_bounds`); None:
-    the caller's bootstrap."""
+    the caller's bootstrap. Paired runs in which no unit moved (both at 0 events or 100%, every pair alike in both)
+    take the none-off bound of "none of k units moved" first, at any number of units
+    (:func:`~evenhand.stats._small_sample.unmoved_bounds`; stats18: the bootstrap's [0, 0] claimed certainty)."""
+    if paired:
+        still = unmoved_bounds(first, second, ci)
+        if still is not None:
+            return still
     if interval == "rate":
         bounds = rate_difference_bounds(first, second, paired=paired, ci=ci)
         if bounds is not None:

@@ -218,6 +218,48 @@ def difference_bounds(
     return (*t_bounds(estimate, se, df, level, value_range), T_METHOD.format(unit=ra.unit))
 
 
+#: The method of a paired difference of two runs in which no unit moved (stats18)
+UNMOVED_METHOD = "none of {k} {unit}s moved between the runs"
+
+
+def unmoved(first: MetricResult, second: MetricResult) -> bool:
+    """Whether two paired runs' results agree on every unit: the same value, and the same statistic under a few
+    fixed random weightings of the units (Poisson(1) weights, as a bootstrap draw; a unit that moved changes some of
+    them, whatever the metric). Both at 0 events, both at 100%, every pair alike in both, or a run compared with
+    itself."""
+    ra, rb = first.resampler, second.resampler
+    if ra is None or rb is None or ra.n_units != rb.n_units or ra.n_units < 1:
+        return False
+    va, vb = float(first.value), float(second.value)
+    if not (math.isfinite(va) and math.isfinite(vb)) or abs(vb - va) > _tolerance(va):
+        return False
+    weights = np.random.default_rng(0).poisson(1.0, (8, ra.n_units)).astype(np.float64)
+    wa, wb = np.asarray(ra(weights), dtype=np.float64), np.asarray(rb(weights), dtype=np.float64)
+    same = (np.isnan(wa) & np.isnan(wb)) | (np.abs(wb - wa) <= 1e-12 * np.maximum(1.0, np.abs(wa)))
+    return bool(np.all(same))
+
+
+def unmoved_bounds(first: MetricResult, second: MetricResult, ci: float = 0.95) -> tuple[float, float, str] | None:
+    """The interval of ``d = m(second) - m(first) = 0`` for two paired runs in which no unit moved (:func:`unmoved`),
+    as ``(low, high, method)``: the none-off bound of "none of ``k`` units moved" on the difference's range,
+    ``[-q (d - low), q (high - d)]``, ``q = 1 - (alpha/2)^(1/k)``, ``k`` the smallest stratum's units (a group of
+    persons: a moved person changes its own group's rate). Each run's own interval at 0 events says a rate up to
+    ``q`` is as consistent with it (the rate intervals' "none of k"), so a change up to that is as consistent with
+    the two (stats18: the bootstrap's exact [0, 0] read as certainty). None where some unit moved, or on a scale
+    unbounded on a side (no bound follows)."""
+    level = check_level(ci)
+    if not unmoved(first, second):
+        return None
+    resampler = first.resampler
+    assert resampler is not None
+    k = min(int(idx.size) for idx in strata_indices(resampler))
+    value_range = (second.value_range[0] - first.value_range[1], second.value_range[1] - first.value_range[0])
+    low, high = none_off_bounds(0.0, value_range, max(k, 1), level)
+    if math.isnan(low) or math.isnan(high):
+        return None
+    return low, high, UNMOVED_METHOD.format(k=k, unit=resampler.unit)
+
+
 def small_sample_interval(result: MetricResult, ci: float = 0.95) -> Interval | None:
     """:func:`jackknife_t_interval` when the result has fewer than :data:`SMALL_UNITS` units, else None."""
     resampler = result.resampler
