@@ -204,3 +204,29 @@ def test_a_key_or_header_with_a_control_character_inside_is_refused_naming_it_no
     with pytest.raises(ValueError, match="headers 'X-Api-Token' holds a control character") as header:
         OpenAIClient("http://127.0.0.1:9/v1", "m", headers={"X-Api-Token": "HDR\r\nCANARY"})
     assert "CANARY" not in str(key.value) + str(header.value)
+
+
+class _EchoingEveryHeader(JsonHandler):
+    """A 200 whose reply quotes an organisation header (a name that is no credential word) and a 400 that does."""
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+        echoed = f"Dear customer. (debug: org {self.headers.get('X-Org-Id')})"
+        if "[[400]]" in raw.decode():
+            self.reply(400, {"error": {"message": echoed}})
+        else:
+            self.reply(200, {"choices": [_choice(echoed)], "usage": {}})
+
+
+def test_a_configured_header_value_is_masked_in_replies_as_in_errors(tmp_path: Path) -> None:
+    """One rule (faults18): every header value the user configured may be a token, whatever the header's name, so a
+    server that echoes it leaves it neither in an error nor in a reply (before: errors only; replies kept it)."""
+    org = "abc123secret"
+    store = tmp_path / "g.sqlite"
+    with serving(_EchoingEveryHeader) as url:
+        client = OpenAIClient(url, "m", headers={"X-Org-Id": org}, timeout=5)
+        frame = generate(["Hello", "Hi [[400]]"], client, count=1, **{**FAST, "store": store}).to_frame()
+    assert frame["status"].tolist() == ["ok", "error"]
+    assert frame["response"][0] == "Dear customer. (debug: org [redacted])"
+    assert org not in str(frame["error"][1]) and "org [redacted]" in str(frame["error"][1])
+    assert org.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
