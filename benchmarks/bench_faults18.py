@@ -156,12 +156,13 @@ def table_2() -> None:
         server, url = _serve(0, False, echo_all=True)
         try:
             for name, prompts, debug in (("passing run (API key)", (), []),
-                                         ("failing run (400s quoting every header and the body; URL user:password), --debug",
+                                         ("failing run (400s quoting all headers, body; URL user:password), --debug",
                                           ("Write to Mrs. Lee. [[500]]", "Write to Mr. Park. [[500]]",
                                            "Greet Anna. [[500]]"), ["--debug"])):  # fmt: skip
                 folder = root / name.split()[0]
                 folder.mkdir()
-                cfg = _config(folder, url.replace("http://", f"http://svc:{PASSWORD}@") if debug else url, prompts=prompts)
+                base_url = url.replace("http://", f"http://svc:{PASSWORD}@") if debug else url
+                cfg = _config(folder, base_url, prompts=prompts)
                 code, out, _ = _cli([*debug, "assess", str(cfg)], folder, env)
                 leaked = _leaks(folder, out) or ["none"]
                 print(f"| secrets in every output of a {name} | exit {code}; leaked: {', '.join(leaked)} |")
