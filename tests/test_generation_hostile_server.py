@@ -230,3 +230,47 @@ def test_a_configured_header_value_is_masked_in_replies_as_in_errors(tmp_path: P
     assert frame["response"][0] == "Dear customer. (debug: org [redacted])"
     assert org not in str(frame["error"][1]) and "org [redacted]" in str(frame["error"][1])
     assert org.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+
+
+class _EndlessStream(JsonHandler):
+    """A 200 event stream that never sends its last event: slowly (an event every 50 ms) or as fast as it can. The
+    handler stops after 20 s whatever happens (bounded), or when the client hangs up."""
+
+    fast = False
+
+    def do_POST(self) -> None:
+        import time
+
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        event = b'data: {"choices": [{"index": 0, "delta": {"content": "word "}}]}\n\n'
+        deadline = time.monotonic() + 20
+        try:
+            while time.monotonic() < deadline:
+                self.wfile.write(event * (200 if self.fast else 1))
+                self.wfile.flush()
+                if not self.fast:
+                    time.sleep(0.05)
+        except OSError:
+            pass
+        self.close_connection = True
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_stream_that_never_ends_is_bounded_by_the_timeout_or_the_body_limit(fast: bool) -> None:
+    """faults18 sweep (sound): a server streaming forever costs at most the client's timeout (slow) or its
+    max_body_bytes (fast) per attempt; the prompt fails with its reason, the run goes on."""
+    import time
+
+    handler = type("Endless", (_EndlessStream,), {"fast": fast})
+    with serving(handler) as url:
+        client = OpenAIClient(url, "m", timeout=1.5, max_body_bytes=256 * 1024)
+        started = time.monotonic()
+        frame = generate(["Hello"], client, count=1, **FAST).to_frame()
+        took = time.monotonic() - started
+    assert frame["status"].tolist() == ["error"]
+    assert took < 10, took
+    error = str(frame["error"][0]).lower()
+    assert ("within 1.5 s" in error) if not fast else ("bytes" in error or "limit" in error), error
