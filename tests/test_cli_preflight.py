@@ -231,3 +231,30 @@ def test_a_connection_that_only_times_out_decides_nothing(monkeypatch: pytest.Mo
     monkeypatch.setattr(preflight, "_check_model_list", listing)
     preflight.check_reachable(OpenAIClient("http://127.0.0.1:9/v1", "m"))  # no raise, and no model list asked
     assert listed == []
+
+
+def _with_judge(cfg: Path, judge_url: str) -> Path:
+    judge = f"judge: {{provider: openai, base_url: '{judge_url}', model: served-model, api_key_env: PREFLIGHT_KEY}}\n"
+    cfg.write_text(cfg.read_text() + judge)
+    return cfg
+
+
+def test_a_dead_judge_fails_before_the_scorers_and_any_completion(tmp_path: Path, no_scorers: None) -> None:
+    """faults18: the judge was not probed; a dead one was found only after every scorer had loaded."""
+    port = _closed_port()
+    handler = _handler()
+    with serving(handler) as url:
+        result = _assess(_with_judge(_config(tmp_path, url), f"http://u:judge-pw@127.0.0.1:{port}/v1"))
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("assessment failed: ServerUnreachableError: judge: "), result.output
+    assert f"127.0.0.1:{port}/v1/chat/completions is unreachable" in lines[0]
+    assert "judge-pw" not in result.output and KEY not in result.output
+    assert handler.posts == []
+
+
+def test_a_judge_refusing_its_key_names_the_judges_variable(tmp_path: Path, no_scorers: None) -> None:
+    with serving(_handler()) as url, serving(_handler(models_status=401)) as judge_url:
+        result = _assess(_with_judge(_config(tmp_path, url), judge_url))
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "check the key in the environment variable PREFLIGHT_KEY (judge.api_key_env)" in result.output

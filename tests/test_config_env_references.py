@@ -51,3 +51,35 @@ def test_prompt_texts_and_system_prompts_keep_a_dollar_reference_as_text(tmp_pat
     )
     loaded = load_config(config)
     assert loaded.model.system_prompt == "Say ${NAME} back."
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "reference"),
+    [
+        ('scoring: {device: "${SCORER_DEVICE}"}\n', "scoring.device", "${SCORER_DEVICE}"),
+        ('generation: {count: "${COUNT}"}\n', "generation.count", "${COUNT}"),
+        ('statistics: {n_resamples: "$N_RESAMPLES"}\n', "statistics.n_resamples", "$N_RESAMPLES"),
+        ('thresholds: [{metric: "${METRIC}", max: 0.1}]\n', "thresholds.0.metric", "${METRIC}"),
+    ],
+)
+def test_a_reference_in_any_settings_section_is_refused_too(
+    tmp_path: Path, extra: str, key: str, reference: str
+) -> None:
+    """faults18: only client sections and path keys were checked; ``scoring.device: "${SCORER_DEVICE}"`` was
+    refused as an unknown device, ``count: "${COUNT}"`` as "not a valid integer", without saying why."""
+    config = tmp_path / "c.yaml"
+    config.write_text(BASE + extra, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config)
+    message = str(caught.value)
+    assert key in message and reference in message and "environment variable" in message, message
+
+
+def test_use_case_texts_keep_a_dollar_reference(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        'use_case: {task: text_generation, attributes: [gender], name: "Costs in ${CURRENCY}"}\n'
+        'prompts: {items: ["Hi Mrs. Lee."]}\n',
+        encoding="utf-8",
+    )
+    assert load_config(config).use_case.name == "Costs in ${CURRENCY}"

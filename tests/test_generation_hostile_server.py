@@ -204,3 +204,73 @@ def test_a_key_or_header_with_a_control_character_inside_is_refused_naming_it_no
     with pytest.raises(ValueError, match="headers 'X-Api-Token' holds a control character") as header:
         OpenAIClient("http://127.0.0.1:9/v1", "m", headers={"X-Api-Token": "HDR\r\nCANARY"})
     assert "CANARY" not in str(key.value) + str(header.value)
+
+
+class _EchoingEveryHeader(JsonHandler):
+    """A 200 whose reply quotes an organisation header (a name that is no credential word) and a 400 that does."""
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+        echoed = f"Dear customer. (debug: org {self.headers.get('X-Org-Id')})"
+        if "[[400]]" in raw.decode():
+            self.reply(400, {"error": {"message": echoed}})
+        else:
+            self.reply(200, {"choices": [_choice(echoed)], "usage": {}})
+
+
+def test_a_configured_header_value_is_masked_in_replies_as_in_errors(tmp_path: Path) -> None:
+    """One rule (faults18): every header value the user configured may be a token, whatever the header's name, so a
+    server that echoes it leaves it neither in an error nor in a reply (before: errors only; replies kept it)."""
+    org = "abc123secret"
+    store = tmp_path / "g.sqlite"
+    with serving(_EchoingEveryHeader) as url:
+        client = OpenAIClient(url, "m", headers={"X-Org-Id": org}, timeout=5)
+        frame = generate(["Hello", "Hi [[400]]"], client, count=1, **{**FAST, "store": store}).to_frame()
+    assert frame["status"].tolist() == ["ok", "error"]
+    assert frame["response"][0] == "Dear customer. (debug: org [redacted])"
+    assert org not in str(frame["error"][1]) and "org [redacted]" in str(frame["error"][1])
+    assert org.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+
+
+class _EndlessStream(JsonHandler):
+    """A 200 event stream that never sends its last event: slowly (an event every 50 ms) or as fast as it can. The
+    handler stops after 20 s whatever happens (bounded), or when the client hangs up."""
+
+    fast = False
+
+    def do_POST(self) -> None:
+        import time
+
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        event = b'data: {"choices": [{"index": 0, "delta": {"content": "word "}}]}\n\n'
+        deadline = time.monotonic() + 20
+        try:
+            while time.monotonic() < deadline:
+                self.wfile.write(event * (200 if self.fast else 1))
+                self.wfile.flush()
+                if not self.fast:
+                    time.sleep(0.05)
+        except OSError:
+            pass
+        self.close_connection = True
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_stream_that_never_ends_is_bounded_by_the_timeout_or_the_body_limit(fast: bool) -> None:
+    """faults18 sweep (sound): a server streaming forever costs at most the client's timeout (slow) or its
+    max_body_bytes (fast) per attempt; the prompt fails with its reason, the run goes on."""
+    import time
+
+    handler = type("Endless", (_EndlessStream,), {"fast": fast})
+    with serving(handler) as url:
+        client = OpenAIClient(url, "m", timeout=1.5, max_body_bytes=256 * 1024)
+        started = time.monotonic()
+        frame = generate(["Hello"], client, count=1, **FAST).to_frame()
+        took = time.monotonic() - started
+    assert frame["status"].tolist() == ["error"]
+    assert took < 10, took
+    error = str(frame["error"][0]).lower()
+    assert ("within 1.5 s" in error) if not fast else ("bytes" in error or "limit" in error), error

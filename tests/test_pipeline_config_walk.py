@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from evenhand import cli
 from evenhand.cli.running import run_config
 from evenhand.config import AssessConfig, ConfigError, parse_config
-from evenhand.generation import GenerationSettings, structured
+from evenhand.generation import GenerationSettings, preflight, structured
 from evenhand.generation.clients.base import public_config
 from evenhand.generation.result import GenerationResult, SampleRecord
 from evenhand.pipeline.responses import sources
@@ -435,6 +435,8 @@ def _outcome(tmp: Path, data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(sources, "generate_frame", stand_in.generate_frame)
     monkeypatch.setattr(sources, "resolve_client", lambda spec: spec)
     monkeypatch.setattr(structured, "generate_items", stand_in.ask_assistant)
+    # the stand-in is the assistants' server too: the judge's probe before the scorers (faults18) has nothing to reach
+    monkeypatch.setattr(preflight, "check_reachable", lambda client, key="model": None)
     if data["use_case"]["task"] == "recommendation":  # prompts that ask for lists
         pd.DataFrame({"prompt": ["Recommend 3 films for a woman.", "Recommend 3 films for her son."]}).to_csv(
             tmp / "prompts.csv", index=False

@@ -16,6 +16,7 @@ from evenhand._redact import is_hidden_key
 from evenhand._validation import format_errors
 
 from ._section import ConfigError
+from .run_sections import RunSettings
 from .schema import AssessConfig
 
 
@@ -33,8 +34,10 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
 
 #: ``${NAME}`` anywhere in a value, or a value that is ``$NAME`` (how a shell or docker compose names a variable)
 _ENV_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|^\$[A-Z_][A-Z0-9_]*$")
-#: sections that configure a client (every value a setting), and keys that hold a path wherever they stand
-_CLIENT_SECTIONS = frozenset({"model", "judge", "ftu"})
+#: sections of settings (every value a setting, none a text): the clients' (``model``, ``judge``, ``ftu``) and the
+#: run's (``scoring``, ``generation``, ``statistics``, ``thresholds`` ...: faults18, they were not checked and
+#: ``count: "${COUNT}"`` was "not a valid integer"), and keys that hold a path wherever they stand
+_SETTINGS_SECTIONS = frozenset({"model", "output", *RunSettings.model_fields})
 _PATH_KEYS = frozenset({"path", "dir", "store", "cache", "base_url"})
 #: text sent to a model, kept as written whatever it holds
 _TEXT_KEYS = frozenset({"system_prompt", "instructions", "tools", "tool_choice", "response_format", "messages"})
@@ -68,7 +71,7 @@ def _refuse_env_references(data: dict[str, Any], source: str) -> None:
                 )
 
     for section, body in data.items():
-        walk(body, str(section), str(section) in _CLIENT_SECTIONS, False)
+        walk(body, str(section), str(section) in _SETTINGS_SECTIONS, False)
 
 
 def load_config(path: str | os.PathLike[str]) -> AssessConfig:

@@ -43,22 +43,23 @@ MAX_LIST_BYTES = 4 * 1024 * 1024
 _BACKOFF = 0.25
 
 
-def check_reachable(client: Any) -> None:
+def check_reachable(client: Any, key: str = "model") -> None:
     """Raise before a run when ``client`` (an :class:`~evenhand.generation.OpenAIClient`) cannot work: unreachable
     (:class:`ServerUnreachableError`) or its key refused (:class:`InputError`); warn when its model is not listed.
-    Other clients (a local model, a callable, a LangChain model) are not probed."""
+    Other clients (a local model, a callable, a LangChain model) are not probed. ``key``: the config section the
+    client comes from (``model``, ``judge``), named in the messages."""
     from .clients.openai import OpenAIClient
 
     if isinstance(client, OpenAIClient):
-        run_sync(_probe(client))
+        run_sync(_probe(client, key))
 
 
-async def _probe(client: Any) -> None:
-    if await _connect(client) and client.api_version is None:
-        await _check_model_list(client)
+async def _probe(client: Any, key: str) -> None:
+    if await _connect(client, key) and client.api_version is None:
+        await _check_model_list(client, key)
 
 
-async def _connect(client: Any) -> bool:
+async def _connect(client: Any, key: str) -> bool:
     """True once a connection was made; False when it only timed out (nothing more is asked of a server that slow);
     raises :class:`ServerUnreachableError` when every attempt was refused or the host does not resolve."""
     parts = urllib.parse.urlsplit(client.base_url)
@@ -80,7 +81,8 @@ async def _connect(client: Any) -> bool:
         return True
     raise ServerUnreachableError(
         client._redact(
-            f"{client.describe()} is unreachable after {UNREACHABLE_ATTEMPTS} attempts: cannot connect to "
+            f"{'' if key == 'model' else key + ': '}{client.describe()} is unreachable after {UNREACHABLE_ATTEMPTS} "
+            "attempts: cannot connect to "
             f"{client.public_url}: {failure}"
         )
     )
@@ -92,7 +94,7 @@ def models_url(client: Any) -> str:
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/models", parts.query, ""))
 
 
-async def _check_model_list(client: Any) -> None:
+async def _check_model_list(client: Any, key: str) -> None:
     import aiohttp
 
     url = models_url(client)
@@ -106,7 +108,7 @@ async def _check_model_list(client: Any) -> None:
         return  # the list is a courtesy some servers do not offer: the run's requests judge the rest
     where = client._redact(urllib.parse.urlsplit(url)._replace(query="").geturl())
     if status == 401:
-        raise InputError(one_line(_key_refused(client, where, raw)))
+        raise InputError(one_line(_key_refused(client, where, raw, key)))
     if status == 200 and client.check_model:
         served = _served_models(raw)
         if served and not _serves(served, client.model):
@@ -115,8 +117,8 @@ async def _check_model_list(client: Any) -> None:
             # list another and answer every request; a name a server really lacks fails at its first requests
             warnings.warn(
                 client._redact(
-                    f"model.model: the server at {where} does not list {client.model!r} (it lists {shown}); if its "
-                    "requests fail, check the model name (model.options.check_model: false silences this for a "
+                    f"{key}.model: the server at {where} does not list {client.model!r} (it lists {shown}); if its "
+                    f"requests fail, check the model name ({key}.options.check_model: false silences this for a "
                     "server that ignores the name)"
                 ),
                 UserWarning,
@@ -124,7 +126,7 @@ async def _check_model_list(client: Any) -> None:
             )
 
 
-def _key_refused(client: Any, where: str, raw: bytes) -> str:
+def _key_refused(client: Any, where: str, raw: bytes, key: str) -> str:
     """The one line for a 401 to the model list: the server's words, and where the key comes from."""
     try:
         error = json.loads(raw.decode("utf-8", "replace")).get("error")
@@ -134,11 +136,11 @@ def _key_refused(client: Any, where: str, raw: bytes) -> str:
     said = client._redact(said)[:200]
     phrase = f"HTTP 401 {http.HTTPStatus(401).phrase}" + (f": {said}" if said else "")
     if client._unset_key_env:
-        cause = f"no API key was sent: the environment variable {client._unset_key_env} (model.api_key_env) is not set"
+        cause = f"no API key was sent: the environment variable {client._unset_key_env} ({key}.api_key_env) is not set"
     elif client.key_source is not None:
-        cause = f"check the key in the environment variable {client.key_source} (model.api_key_env)"
+        cause = f"check the key in the environment variable {client.key_source} ({key}.api_key_env)"
     else:
-        cause = "check the credentials given in model.base_url or model.headers"
+        cause = f"check the credentials given in {key}.base_url or {key}.headers"
     return client._redact(f"the server at {where} refused the credentials ({phrase}); {cause}")
 
 

@@ -111,6 +111,8 @@ def run(
     needs = Needs.merge(f.needs(the_plan) for f in families).with_versions(the_plan.reader_versions())
     # a server that cannot be reached, or refuses the key, fails now, not after the scorers have loaded (preflight17)
     source.check_reachable(use_case, needs, settings)
+    for family in families:  # and so does an assistant the run asks, the judge (faults18)
+        family.check_reachable(the_plan, settings)
     with Stages(1, settings.generation.progress) as loading, loading.stage("loading scorers"):
         for family in families:  # every scorer is built (and checked) before the first response is generated
             family.build(the_plan, settings)

@@ -22,7 +22,7 @@ import aiohttp
 from evenhand._validation import written_value
 from evenhand.errors import InputError
 
-from ..._redact import is_secret_key, redact_text, redact_url, scrub_values, secret_values
+from ..._redact import redact_text, redact_url, scrub_values, secret_values
 from ...structured import message_reply_text
 from .._types import (
     Completion,
@@ -162,15 +162,14 @@ class OpenAIClient(ChatClient):
         self._single_choice_answers = 0  # answers to n > 1 with exactly one valid choice, while undecided
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
-        # What a reply may not carry into the store: the credentials sent (the key, the URL's, headers and body
-        # values named like credentials), should a proxy or a model echo them. Other header values (X-Team: blue)
-        # are no secret a reply could hold, and a reply's words are data: only exact values are scrubbed.
-        secret_headers = {k: v for k, v in self._extra_headers.items() if is_secret_key(k)}
-        self._reply_secrets = (
-            secret_values({"url": self.url, "headers": secret_headers})
-            | secret_values(self.extra_body)
-            | ({self._api_key} if self._api_key else set())
-        )
+        # What no reply, error or stored row may carry: everything the user configured to send with each request
+        # (the key, the URL's credentials, every header value and every extra_body value), should a proxy or a
+        # model echo it. One rule for errors and replies (faults18): a header value is the user's and may be a
+        # token whatever its header's name (X-Org-Id: <token>); a reply's other words are data, so only these
+        # exact values (of 4 characters or more) are scrubbed.
+        self._request_secrets = secret_values(
+            {"headers": self._extra_headers, "extra_body": self.extra_body, "url": self.url}
+        ) | ({self._api_key} if self._api_key else set())
 
     def __repr__(self) -> str:
         return f"OpenAIClient(base_url={redact_url(self.base_url)!r}, model={self.model!r})"
@@ -221,8 +220,7 @@ class OpenAIClient(ChatClient):
     def _redact(self, text: str) -> str:
         """Error text as it may be stored: no key, header or extra_body value, no credentials from the URL."""
         text = text.replace(self.url, self.public_url).replace(self.base_url, redact_url(self.base_url))
-        secrets = secret_values({"headers": self._extra_headers, "extra_body": self.extra_body, "url": self.url})
-        return redact_text(text, secrets | ({self._api_key} if self._api_key else set()))
+        return redact_text(text, self._request_secrets)
 
     def _get_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -340,7 +338,7 @@ class OpenAIClient(ChatClient):
         usage = payload.get("usage")
         completions = _completions(choices, usage if isinstance(usage, dict) else {})
         return [
-            c if c.text is None else dataclasses.replace(c, text=scrub_values(c.text, self._reply_secrets))
+            c if c.text is None else dataclasses.replace(c, text=scrub_values(c.text, self._request_secrets))
             for c in completions
         ]
 

@@ -287,6 +287,10 @@ class Family(abc.ABC):
         """Build the scorers the family will use, before any response is generated, so that a bad model id or
         path fails at once (naming its config key) rather than after the generation."""
 
+    def check_reachable(self, plan: Plan, settings: RunSettings) -> None:  # noqa: B027 - most ask no server
+        """Probe a server the family will ask (the judge), before any scorer loads: a dead one fails at once with
+        its one line (faults18), not after the scorers have loaded."""
+
     def check_inputs(  # noqa: B027 - most families take whatever the source gives
         self, plan: Plan, settings: RunSettings, source: Any, per_prompt: Mapping[str, Sequence[Any]]
     ) -> None:

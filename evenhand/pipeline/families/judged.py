@@ -56,13 +56,27 @@ class JudgedTreatment(Family):
     def needs(self, plan: Plan) -> Needs:
         return Needs(counterfactual=self.attributes(plan))
 
+    def check_reachable(self, plan: Plan, settings: RunSettings) -> None:
+        """An OpenAI-compatible judge is probed (a TCP connection and its model list, never a completion) when its
+        audit will ask it anything: a dead judge used to be found after every scorer had loaded (faults18). With
+        the audit's answers all in the store the judge is not probed (a resume needs no server to start)."""
+        if settings.judge is None or settings.judge.provider != "openai":
+            return  # a local judge or a callable: nothing to reach (and building one may load a model)
+        from evenhand.generation.assistant_cost import estimate_judge
+        from evenhand.generation.preflight import check_reachable
+
+        self.judge = settings.judge.build(settings.generation)
+        if estimate_judge([], self.judge.client, settings=self.judge.settings).requests_max > 0:
+            check_reachable(self.judge.client, key="judge")
+
     def build(self, plan: Plan, settings: RunSettings) -> None:
         from evenhand.generation.judge_audit import audit_judge
 
         if settings.judge is None:
             raise InputError("judge: the plan has the judge's metric (JWD) but no judge is configured")
         self.config = settings.judge
-        self.judge = settings.judge.build(settings.generation)
+        if getattr(self, "judge", None) is None:  # built by check_reachable, or now
+            self.judge = settings.judge.build(settings.generation)
         self.audit = audit_judge(self.judge)  # audit before trust, and before the first response is generated
         self.judged: dict[str, _Judged] = {}
 

@@ -119,6 +119,8 @@ class _Summary(_Open):
     n_prompts: int = 0
     n_responses: int = 0
     n_ok: int = 0
+    n_failed: int = 0
+    non_completion_rate: dict[str, Number] = Field(default_factory=dict)
     passed: bool | None = None
 
 
@@ -156,6 +158,7 @@ class _Results(_Open):
     metrics: list[_MetricRow]  # type: ignore[valid-type]
     summary: _Summary = Field(default_factory=_Summary)
     settings: _Settings = Field(default_factory=_Settings)
+    timings: dict[str, Number] = Field(default_factory=dict)
     model: dict[str, Any] = Field(default_factory=dict)
     tests: list[dict[str, Any]] = Field(default_factory=list)
     groups: list[dict[str, Any]] = Field(default_factory=list)
@@ -169,7 +172,11 @@ class _Results(_Open):
 
 
 def check_results(doc: Any, source: str) -> None:
-    """Raise ValueError naming the first wrong keys of a results document (``source``: the file, for messages)."""
+    """Raise ValueError naming the first wrong keys of a results document (``source``: the file, for messages).
+
+    A section the document lacks (a file from an older evenhand, or edited by hand) is added to ``doc`` with the
+    defaults it is checked against, so that what reads it (the report's template) finds it: it used to end exit 3
+    with the template's ``UndefinedError`` (faults18)."""
     try:
         _Results.model_validate(doc)
     except ValidationError as exc:
@@ -179,3 +186,17 @@ def check_results(doc: Any, source: str) -> None:
             problems.append(f"{loc or '(top level)'}: {err['msg']}")
         more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
         raise InputError(f"{source} is not a valid evenhand results file: {'; '.join(problems)}{more}") from None
+    _fill_defaults(doc, _Results)
+
+
+def _fill_defaults(doc: dict[str, Any], model: type[BaseModel]) -> None:
+    """Add to ``doc`` each key of ``model`` it lacks that has a default, and the same inside each section that is
+    itself declared as a model (``summary.non_completion_rate``); keys given are left as they are."""
+    for name, declared in model.model_fields.items():
+        key = declared.alias or name
+        if key not in doc and not declared.is_required():
+            default = declared.get_default(call_default_factory=True)
+            doc[key] = default.model_dump() if isinstance(default, BaseModel) else default
+        section = declared.annotation
+        if isinstance(section, type) and issubclass(section, BaseModel) and isinstance(doc.get(key), dict):
+            _fill_defaults(doc[key], section)
