@@ -274,3 +274,21 @@ def test_a_stream_that_never_ends_is_bounded_by_the_timeout_or_the_body_limit(fa
     assert took < 10, took
     error = str(frame["error"][0]).lower()
     assert ("within 1.5 s" in error) if not fast else ("bytes" in error or "limit" in error), error
+
+
+class _AnswersFromTheChoice(JsonHandler):
+    """A 200 whose reply is one of the words the request's guided_choice offered, and quotes its api_key field."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
+        self.reply(200, {"choices": [_choice(f"{body['guided_choice'][0]} (debug: {body['api_key']})")], "usage": {}})
+
+
+def test_extra_body_words_a_reply_is_asked_to_use_stay_in_the_reply_its_credentials_do_not() -> None:
+    """extra_body holds what a reply is made of (vLLM's guided_choice, a JSON schema's keys): its words stay in the
+    reply, or no decision could be read; a value under a credential-named key is masked as before (lead, after
+    faults18 masked every extra_body value in replies)."""
+    with serving(_AnswersFromTheChoice) as url:
+        client = OpenAIClient(url, "m", timeout=5, extra_body={"guided_choice": ["approve", "deny"], "api_key": "sk-zz9"})
+        frame = generate(["Decide"], client, count=1, **FAST).to_frame()
+    assert frame["response"][0] == "approve (debug: [redacted])"

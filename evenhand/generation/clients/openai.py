@@ -162,14 +162,20 @@ class OpenAIClient(ChatClient):
         self._single_choice_answers = 0  # answers to n > 1 with exactly one valid choice, while undecided
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
-        # What no reply, error or stored row may carry: everything the user configured to send with each request
-        # (the key, the URL's credentials, every header value and every extra_body value), should a proxy or a
-        # model echo it. One rule for errors and replies (faults18): a header value is the user's and may be a
-        # token whatever its header's name (X-Org-Id: <token>); a reply's other words are data, so only these
-        # exact values (of 4 characters or more) are scrubbed.
+        # What no error may carry: everything the user configured to send with each request (the key, the URL's
+        # credentials, every header value and every extra_body value), should a proxy or a model echo it.
+        key = {self._api_key} if self._api_key else set()
         self._request_secrets = secret_values(
             {"headers": self._extra_headers, "extra_body": self.extra_body, "url": self.url}
-        ) | ({self._api_key} if self._api_key else set())
+        ) | key
+        # What no reply may carry: the same, but of extra_body only values under credential-named keys. A header
+        # value is the user's and may be a token whatever its header's name (X-Org-Id: <token>; faults18), while
+        # extra_body also holds the words a reply is asked to be made of (vLLM's guided_choice ["approve", "deny"],
+        # a JSON schema's keys and enums): masking those would make the decisions unreadable. A reply's other words
+        # are data, so only these exact values (of 4 characters or more) are scrubbed.
+        self._reply_secrets = secret_values({"headers": self._extra_headers, "url": self.url}) | secret_values(
+            self.extra_body
+        ) | key
 
     def __repr__(self) -> str:
         return f"OpenAIClient(base_url={redact_url(self.base_url)!r}, model={self.model!r})"
@@ -338,7 +344,7 @@ class OpenAIClient(ChatClient):
         usage = payload.get("usage")
         completions = _completions(choices, usage if isinstance(usage, dict) else {})
         return [
-            c if c.text is None else dataclasses.replace(c, text=scrub_values(c.text, self._request_secrets))
+            c if c.text is None else dataclasses.replace(c, text=scrub_values(c.text, self._reply_secrets))
             for c in completions
         ]
 
