@@ -289,6 +289,7 @@ def test_extra_body_words_a_reply_is_asked_to_use_stay_in_the_reply_its_credenti
     reply, or no decision could be read; a value under a credential-named key is masked as before (lead, after
     faults18 masked every extra_body value in replies)."""
     with serving(_AnswersFromTheChoice) as url:
-        client = OpenAIClient(url, "m", timeout=5, extra_body={"guided_choice": ["approve", "deny"], "api_key": "sk-zz9"})
+        body = {"guided_choice": ["approve", "deny"], "api_key": "sk-zz9"}
+        client = OpenAIClient(url, "m", timeout=5, extra_body=body)
         frame = generate(["Decide"], client, count=1, **FAST).to_frame()
     assert frame["response"][0] == "approve (debug: [redacted])"
