@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -45,6 +47,8 @@ __all__ = [
     "prompt_messages",
     "prompt_text",
     "request_key",
+    "spoken_name",
+    "written_name",
 ]
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -82,6 +86,9 @@ class Turn:
     #: the image parts of the content as given (``image_url``, ``input_image``), each with its position among the
     #: parts and as its JSON text; ``content`` is the text parts, joined
     images: tuple[tuple[int, str], ...] = ()
+    #: the participant's ``name`` the message carries (OpenAI's ``{"role": "user", "name": "Emily_Baker", ...}``):
+    #: sent as given, and read as the person's name (:func:`spoken_name`)
+    name: str | None = None
 
     def message(self, images: bool = True) -> dict[str, Any]:
         """The turn as an OpenAI-style message: a tool call's id, function and arguments carried as the API
@@ -91,9 +98,12 @@ class Turn:
         if self.tool_calls:
             calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                      for c in self.tool_calls]  # fmt: skip
-            return {"role": self.role, "content": content or None, "tool_calls": calls}
+            named = {"name": self.name} if self.name is not None else {}
+            return {"role": self.role, **named, "content": content or None, "tool_calls": calls}
         if self.role == "tool":
             return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content}
+        if self.name is not None:
+            return {"role": self.role, "name": self.name, "content": content}
         return {"role": self.role, "content": content}
 
 
@@ -141,10 +151,15 @@ class Conversation:
         return any(t.tool_calls or t.role == "tool" for t in self.turns)
 
     def replace_texts(
-        self, turns: Sequence[str], context: Sequence[str], arguments: Sequence[Sequence[str]] | None = None
+        self,
+        turns: Sequence[str],
+        context: Sequence[str],
+        arguments: Sequence[Sequence[str]] | None = None,
+        names: Sequence[str | None] | None = None,
     ) -> Conversation:
         """The same conversation with new turn texts (one per turn, in order) and documents, and, with
-        ``arguments``, new arguments of each turn's tool calls (one sequence per turn, one text per call)."""
+        ``arguments``, new arguments of each turn's tool calls (one sequence per turn, one text per call); with
+        ``names``, new participant names (one per turn, None where it has none)."""
         if len(turns) != len(self.turns) or len(context) != len(self.context):
             raise InputError("replace_texts needs one text per turn and per document")
         if arguments is None:
@@ -153,9 +168,13 @@ class Conversation:
             len(a) != len(t.tool_calls) for a, t in zip(arguments, self.turns, strict=True)
         ):
             raise InputError("replace_texts needs one arguments text per tool call")
+        if names is None:
+            names = [t.name for t in self.turns]
+        if len(names) != len(self.turns):
+            raise InputError("replace_texts needs one name (or None) per turn")
         new = [
-            replace(t, content=text, tool_calls=tuple(map(_with_arguments, t.tool_calls, args)))
-            for t, text, args in zip(self.turns, turns, arguments, strict=True)
+            replace(t, content=text, tool_calls=tuple(map(_with_arguments, t.tool_calls, args)), name=name)
+            for t, text, args, name in zip(self.turns, turns, arguments, names, strict=True)
         ]
         return Conversation(tuple(new), tuple(context))
 
@@ -186,7 +205,7 @@ class Conversation:
 
     def text(self) -> str:
         """Every turn and document as one readable text ("user: ...", "context [1]: ..."), for tables and reports."""
-        lines = [f"{t.role}: {t.content}" + " [image]" * len(t.images)
+        lines = [f"{t.role}{f' ({t.name})' if t.name else ''}: {t.content}" + " [image]" * len(t.images)
                  + "".join(f" [calls {c.name}({c.arguments})]" for c in t.tool_calls) for t in self.turns]  # fmt: skip
         lines += [f"context [{i}]: {doc}" for i, doc in enumerate(self.context, start=1)]
         return "\n".join(lines)
@@ -403,13 +422,46 @@ def _turn(message: Any, number: int, where: str) -> Turn:
         raise InputTypeError(f"{where}: message {number}: 'content' is {_article(kind)}, not a text")
     text, images = read
     if role != "tool":
-        return Turn(role, text, calls, images=images)
+        return Turn(role, text, calls, images=images, name=_participant(message, number, where))
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
         raise InputError(
             f"{where}: message {number}: a tool result needs its 'tool_call_id' (the id of the call it answers)"
         )
     return Turn(role, text, tool_call_id=call_id, images=images)
+
+
+def _participant(message: Mapping[str, Any], number: int, where: str) -> str | None:
+    """A message's ``name`` (the participant), None where it has none (absent or null, as a table's empty cell)."""
+    name = message.get("name")
+    if name is None or (isinstance(name, float) and math.isnan(name)):
+        return None
+    if not isinstance(name, str) or not name.strip():
+        shown = repr(name) if isinstance(name, str) else _article(type(name).__name__)
+        raise InputError(f"{where}: message {number}: 'name' is {shown}; a participant's name is a text")
+    return name
+
+
+#: what OpenAI's API accepts as a participant's name
+_API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def spoken_name(name: str) -> str:
+    """A participant's name as the text core reads it: ``"Emily_Baker"`` is ``"Emily Baker"``."""
+    return name.replace("_", " ")
+
+
+def written_name(spoken: str, original: str) -> str:
+    """A changed name (``"Gregory Baker"``) written back the way ``original`` was (``"Gregory_Baker"``), in the
+    characters the API accepts where the original was so (accents dropped: ``"Zoë"`` is ``"Zoe"``); the original
+    itself where the text core left it as it was."""
+    if spoken == spoken_name(original):
+        return original
+    written = spoken.strip().replace(" ", "_")
+    if _API_NAME.fullmatch(original) is None:
+        return written
+    ascii_name = unicodedata.normalize("NFKD", written).encode("ascii", "ignore").decode()
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", ascii_name)[:64] or original
 
 
 def _is_json_result(content: Any) -> bool:
