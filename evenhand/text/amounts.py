@@ -221,14 +221,22 @@ def _conventions(matches: list[re.Match[str]]) -> str:
     return EUROPEAN if european else ENGLISH
 
 
-def _separator_read(match: re.Match[str], convention: str, money: bool, unit_price: bool) -> tuple[float, bool]:
+#: a share's sign or word right after a number ("12,5 %", "4,9 Prozent"): a short comma before it is a decimal comma
+#: (a list is never a percentage)
+_SHARE_AFTER = re.compile(r"[ \u00a0\u202f]?(?:%|(?:percent|per cent|prozent|pour cent|por ciento)\b)", re.IGNORECASE)
+
+
+def _separator_read(
+    match: re.Match[str], convention: str, money: bool, unit_price: bool, share: bool = False
+) -> tuple[float, bool]:
     """``(factor, dot_group)``: what a separator that reads two ways makes of the number as ``float`` read it. A dot
     group ("1.500"): thousands (factor 1000) where the currency symbol follows it ("1.500 €") or the reply writes
     the European way, a decimal point where the reply writes its money the English way or it is a price per a unit
     of fuel, energy or shares; else left to :meth:`Amount.as_money` (money: thousands). A short comma ("12,50"): a
-    decimal comma in money or in a European reply, else NaN (a list or a decimal comma: not read)."""
+    decimal comma in money, in a share (``share``: "12,5 %") or in a European reply, else NaN (a list or a decimal
+    comma: not read)."""
     if match["short_comma"]:
-        return (1.0 if money or convention == EUROPEAN else math.nan), False
+        return (1.0 if money or share or convention == EUROPEAN else math.nan), False
     if _DOT_GROUP.fullmatch(match["digits"]) is None or unit_price:
         return 1.0, False
     if match["symbol2"] or convention == EUROPEAN:
@@ -256,7 +264,10 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
         negative = negative or bool(match["sign1"] or match["sign2"])
         unit_price = _PER_UNIT.match(text, end) is not None
         # a scale after the number ("$1.500 million"): a decimal point
-        factor, dot_group = _separator_read(match, convention, money, unit_price) if scale == 1.0 else (1.0, False)
+        share = _SHARE_AFTER.match(text, match.end("digits")) is not None
+        factor, dot_group = (
+            _separator_read(match, convention, money, unit_price, share) if scale == 1.0 else (1.0, False)
+        )
         written = float(digits) * factor * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"] or match["short_comma"]:  # NaN: a number not read
             out.append(Amount(written, scale, start, end, money, dot_group, unit_price))
