@@ -5,15 +5,37 @@ the one marked as asked, a range of two, per which period) is :mod:`evenhand.tex
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
 
 from evenhand.text.periods import stated_period
 
-_SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺₦])"
-_CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
-_WORDS = r"(?:dollars?|euros?|pounds?|yen|rupees?|francs?|yuan|bucks)"
+
+def _currency_lists() -> dict[str, dict[str, Any]]:
+    """The currencies' markers (evenhand/data/wordlists/currencies.json): per code its symbols, codes and words."""
+    data = json.loads(
+        resources.files("evenhand.data").joinpath("wordlists/currencies.json").read_text(encoding="utf-8")
+    )
+    return dict(data["currencies"])
+
+
+def _alternation(markers: Iterable[str]) -> str:
+    """A regex that matches any of ``markers`` as written, the longest first ("US$" before "$")."""
+    return "(?:" + "|".join(re.escape(m) for m in sorted(set(markers), key=lambda m: (-len(m), m))) + ")"
+
+
+_CURRENCY_LISTS: Final = _currency_lists()
+_MARKERS: Final = {kind: [m for c in _CURRENCY_LISTS.values() for m in c.get(kind, ())]
+                   for kind in ("symbols", "codes", "words")}  # fmt: skip
+_SIGNS: Final = "".join(m for m in _MARKERS["symbols"] if len(m) == 1)  # "$€£¥...": also written after a number
+_SYMBOLS: Final = _alternation(_MARKERS["symbols"])
+_CODES: Final = _alternation(_MARKERS["codes"])
+_WORDS: Final = _alternation(_MARKERS["words"])
 _GAP = r"[ \u00a0\u202f]?"  # one space between a number and its currency or scale
 _ABBREVIATIONS = r"(?:k|K|MM|M|mn|mil|m|bn|B|b)"
 #: after a space, a scale letter followed by a hyphen is a scale only when a scaled number follows ("70 K-75 K"):
@@ -49,7 +71,7 @@ _AMOUNT = re.compile(
     (?:(?P<abbr>{_ABBREVIATIONS})(?![A-Za-z0-9])                        # 50K
       |[ \u00a0\u202f](?P<spaced>{_ABBREVIATIONS})(?![A-Za-z0-9]|{_SPACED_HYPHEN})  # 50 K, not 50 kids
       |{_GAP}(?P<scale>thousand|million|billion|trillion|lakhs?|lacs?|crores?)\b)?
-    (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
+    (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[{_SIGNS}]))?
     """,
     re.VERBOSE,
 )
@@ -274,18 +296,11 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
     return out
 
 
-#: The currency each marker stands for, as a finding names it: a symbol, code or word ("$" and "dollars" are taken to
-#: be US dollars, "¥" yen; a reply that means another dollar writes its code or prefix: "CA$", "AUD")
-_CURRENCIES = {
-    "$": "USD", "us$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
-    "ca$": "CAD", "c$": "CAD", "cad": "CAD", "au$": "AUD", "a$": "AUD", "aud": "AUD", "nz$": "NZD", "nzd": "NZD",
-    "hk$": "HKD", "hkd": "HKD", "s$": "SGD", "sgd": "SGD", "r$": "BRL", "brl": "BRL",
-    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
-    "¥": "JPY", "jpy": "JPY", "yen": "JPY", "cny": "CNY", "rmb": "CNY", "yuan": "CNY",
-    "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR", "₩": "KRW", "krw": "KRW", "₽": "RUB", "₺": "TRY",
-    "₦": "NGN", "chf": "CHF", "franc": "CHF", "francs": "CHF", "sek": "SEK", "nok": "NOK", "dkk": "DKK",
-    "mxn": "MXN", "zar": "ZAR",
-}  # fmt: skip
+#: The currency each marker stands for, as a finding names it (its code): a symbol, code or word, in lower case
+_CURRENCIES: Final = {marker.lower(): code for code, markers in _CURRENCY_LISTS.items()
+                      for kind in ("symbols", "codes", "words") for marker in markers.get(kind, ())}  # fmt: skip
+#: The symbol a finding writes an amount of a currency with (its code where it has none)
+FORMAT_SYMBOLS: Final = {code: c["format"] for code, c in _CURRENCY_LISTS.items() if "format" in c}
 
 
 def currency_of(text: str) -> str | None:

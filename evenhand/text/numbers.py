@@ -67,7 +67,7 @@ import pandas as pd
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import MISSING, FieldInPlaces, answer_starts, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
-from evenhand.text.amounts import amounts
+from evenhand.text.amounts import FORMAT_SYMBOLS, amounts
 from evenhand.text.periods import PERIODS, conversion, period_after, period_name, stated_period
 
 FloatArray = npt.NDArray[np.float64]
@@ -382,7 +382,6 @@ def parse_number(
 
 
 #: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")
-_SYMBOL_OF = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
 
 
 def format_amount(value: float, *, currency: str | None = None, unit: str | None = None) -> str:
@@ -399,7 +398,7 @@ def format_amount(value: float, *, currency: str | None = None, unit: str | None
     digits = f"{magnitude:,.0f}" if magnitude >= 100 else f"{magnitude:.3g}"
     sign = "-" if value < 0 and digits.strip("0.,") else ""
     code = (currency or "").strip()
-    symbol = _SYMBOL_OF.get(code.upper(), code if code and not code.isalpha() else None)
+    symbol = FORMAT_SYMBOLS.get(code.upper(), code if code and not code.isalpha() else None)
     if symbol:
         text = f"{sign}{symbol}{digits}"
     elif code:
