@@ -509,12 +509,14 @@ def _article(kind: str) -> str:
 
 def parse_context(value: Any, where: str) -> tuple[str, ...]:
     """Retrieved documents from a cell: a text (one document), a list of texts, or a list of records holding the
-    text under ``text``, ``content`` or ``page_content`` (or one such record); missing or blank: none."""
+    text under ``text``, ``content`` or ``page_content`` (or one such record); a record without such a key (a JSON
+    record a retrieval step or lookup returned, ``{"customer": {"name": ...}}``) is one document, its JSON text, as a
+    tool result given as an object is (deploy18); missing or blank: none."""
     if _is_missing(value):
         return ()
     if isinstance(value, str):
         return (value,) if value.strip() else ()
-    if isinstance(value, Mapping) and any(k in value for k in _DOCUMENT_TEXT_KEYS):
+    if isinstance(value, Mapping):
         value = [value]  # one record alone in its cell: one document
     if not _is_sequence(value):
         raise InputTypeError(f"{where}: the context is {_article(type(value).__name__)}, not a text or a list of texts")
@@ -522,17 +524,20 @@ def parse_context(value: Any, where: str) -> tuple[str, ...]:
     for number, doc in enumerate(list(value), start=1):
         if isinstance(doc, Mapping):
             key = next((k for k in _DOCUMENT_TEXT_KEYS if k in doc), None)
-            doc = doc[key] if key is not None else None
-            if key is None:
-                raise InputError(
-                    f"{where}: context document {number} is a record without a text key "
-                    f"({', '.join(_DOCUMENT_TEXT_KEYS)})"
-                )
+            doc = doc[key] if key is not None else _json_text(doc, f"{where}: context document {number}")
         if not isinstance(doc, str):
             raise InputTypeError(f"{where}: context document {number} is {_article(type(doc).__name__)}, not a text")
         if doc.strip():
             documents.append(doc)
     return tuple(documents)
+
+
+def _json_text(value: Any, where: str) -> str:
+    """A JSON record as the text a model is sent (a chat API takes text); one line naming ``where`` if it is no JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_json_scalar)
+    except (TypeError, ValueError) as error:
+        raise InputTypeError(f"{where} is a record JSON cannot write: {error}") from None
 
 
 def parse_conversation(messages: Any, where: str, *, context: Any = None) -> Conversation:
