@@ -47,7 +47,8 @@ once: answers repeat). What it reads:
 Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
 the estimation metrics count per group. Grouping that reads only one way is read: European (``71.300,50``,
 ``1.234.567``, ``71 300,50``, and a decimal comma after a plain integer of four or more digits, ``65000,50``) and
-Indian (``12,00,000``). A number that reads more than one way (``1,5``: a decimal comma or a list; ``1.2.3``) is not
+Indian (``12,00,000``), and a short decimal comma before a share's sign or word (``12,5 %``, ``4,9 Prozent``: a list
+is never a percentage). A number that reads more than one way (``1,5``: a decimal comma or a list; ``1.2.3``) is not
 read, and if it is the number chosen the reply has none (never its first part).
 Words for numbers ("seventy thousand") are not read.
 """
