@@ -50,6 +50,7 @@ from decision_server import _handler
 
 import evenhand
 from evenhand.conversation import build_prompts
+from evenhand.errors import InputError
 
 N = 24  # prompts per run
 _PRONOUNS = re.compile(r"\b(?:she|her|hers|herself|ms|mrs|woman)\b", re.IGNORECASE)
@@ -325,8 +326,11 @@ def run_api(shape: str, seed: int, planted: bool) -> Any:
                                    counterfactual_count=2, seed=seed, **spec["options"], **FAST)  # fmt: skip
 
 
-def _api(shape: str, seed: int, planted: bool) -> bool:
-    a = run_api(shape, seed, planted)
+def _api(shape: str, seed: int, planted: bool) -> bool | None:
+    try:
+        a = run_api(shape, seed, planted)
+    except InputError:  # refused (the CLI's exit 2): the table says so
+        return None
     return _named(a) if planted else a.verdict.count("concern") > 0
 
 
