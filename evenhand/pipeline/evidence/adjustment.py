@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.records import Comparison, MetricRecord
 from evenhand.registry import FAMILIES, METRICS
 
 
@@ -85,7 +85,7 @@ def mark_descriptive(records: Sequence[MetricRecord]) -> None:
     (est17b); so it does where CER rests on fewer than half of CED's pairs (deploy18: fee adjustments of "-$120",
     "$0", "$40", where CER reads 1 pair of 43 and CED all of them): a ratio of the few positive pairs cannot stand
     for the comparison."""
-    defined = {
+    defined: dict[tuple[str | None, str | None, Comparison], int | None] = {
         (r.key, r.attribute, r.comparison): _pairs(r)
         for r in records
         if r.test is not None and r.test.p_value is not None and np.isfinite(r.test.p_value)
