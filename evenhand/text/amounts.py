@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
+from evenhand.text.number_words import WordNumber, word_numbers
 from evenhand.text.periods import stated_period
 
 
@@ -270,7 +271,8 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
     """Every number of ``text``, in order, with its sign, scale and whether it is marked as money (as written: a
     money amount's dot group is read by :meth:`Amount.as_money`, where a range's end may stop it); ``asked``: the
     run asks for an amount (a currency or a unit), so a scale letter after a space scales any number. A separator
-    that reads two ways is read from the reply's other numbers (:func:`_conventions`, :func:`_separator_read`)."""
+    that reads two ways is read from the reply's other numbers (:func:`_conventions`, :func:`_separator_read`).
+    Amounts written in words are read beside them (:func:`_word_amounts`)."""
     matches = list(_AMOUNT.finditer(text))
     convention = _conventions(matches)
     out = []
@@ -293,7 +295,39 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
         written = float(digits) * factor * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"] or match["short_comma"]:  # NaN: a number not read
             out.append(Amount(written, scale, start, end, money, dot_group, unit_price))
+    words = _word_amounts(text, asked)
+    return sorted([*out, *words], key=lambda a: a.start) if words else out
+
+
+#: a currency after a number in words ("forty thousand dollars", "... USD"), or a symbol before it ("$ forty")
+_MONEY_AFTER = re.compile(rf"(?:{_GAP}{_CODES}\b|[ \u00a0\u202f]{_WORDS}\b)", re.IGNORECASE)
+_MONEY_BEFORE = re.compile(rf"{_SYMBOLS}{_GAP}\Z")
+_WORD_RANGE_GAP = re.compile(r"[ \u00a0\u202f]*(?:-|–|to|and)[ \u00a0\u202f]*", re.IGNORECASE)
+
+
+def _word_amounts(text: str, asked: bool) -> list[Amount]:
+    """The numbers written in words that are amounts (deploy18): marked as money (a currency word or code after
+    it, a symbol before it: "forty-eight thousand dollars"), or scaled where the run asks for an amount ("sixty
+    thousand"), and the lower end of a range whose upper end is one ("between forty and forty-five thousand
+    dollars"). A bare "one" or "three" is no amount."""
+    found = word_numbers(text)
+    out: list[Amount] = []
+    for k, number in enumerate(found):
+        money = _money(text, number)
+        amount = money or (asked and number.scaled)
+        if not amount and k + 1 < len(found) and _WORD_RANGE_GAP.fullmatch(text, number.end, found[k + 1].start):
+            amount = _is_amount(text, found[k + 1], asked)
+        if amount:
+            out.append(Amount(number.written, number.scale, number.start, number.end, money))
     return out
+
+
+def _money(text: str, number: WordNumber) -> bool:
+    return bool(_MONEY_AFTER.match(text, number.end) or _MONEY_BEFORE.search(text, 0, number.start))
+
+
+def _is_amount(text: str, number: WordNumber, asked: bool) -> bool:
+    return _money(text, number) or (asked and number.scaled)
 
 
 #: The currency each marker stands for, as a finding names it (its code): a symbol, code or word, in lower case

@@ -50,7 +50,8 @@ the estimation metrics count per group. Grouping that reads only one way is read
 Indian (``12,00,000``), and a short decimal comma before a share's sign or word (``12,5 %``, ``4,9 Prozent``: a list
 is never a percentage). A number that reads more than one way (``1,5``: a decimal comma or a list; ``1.2.3``) is not
 read, and if it is the number chosen the reply has none (never its first part).
-Words for numbers ("seventy thousand") are not read.
+English words for numbers are read where they are an amount (:func:`evenhand.text.amounts.amounts`: "forty-eight
+thousand dollars"; with ``currency`` or ``unit`` set also "sixty thousand"); a bare "one" or "three" is none.
 """
 
 from __future__ import annotations
