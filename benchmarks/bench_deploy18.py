@@ -23,9 +23,9 @@ Shapes (``--only``):
   ``fenced_json`` (a ```json fence inside prose), ``json_schema`` (``model.response_format`` a named JSON schema),
   ``parallel_tools`` (a lookup call and a ``record_decision`` call in one reply, the arguments a JSON text);
 - numeric answers (estimation, planted: 6% worse for her): ``ranges`` ("$40-45k", "$41k to $46k"),
-  ``suffixes_eu`` ("1,2 Mio. €" is not among them: "48.250,50 €", "€48k", "$1.2M"), ``percent_eu`` (an APR "12,5 %",
-  better lower), ``negative_zero`` (a fee adjustment "-$120", "$0"; CER has no test, CED decides), ``words``
-  ("forty-eight thousand dollars": not read, so the run is not judged either way).
+  ``suffixes_eu`` ("48.250,50 €", "€48.3k", "$0.048M", "USD 48K"), ``percent_eu`` (an APR "12,5 %",
+  better lower), ``negative_zero`` (a fee adjustment "-$120", "$0"; CER rests on few pairs, CED decides), ``words``
+  ("forty-eight thousand dollars", read since deploy18; before, the run was not judged either way).
 """
 
 from __future__ import annotations
