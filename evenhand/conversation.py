@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from evenhand._participants import participant_name
 from evenhand._validation import _to_list
 from evenhand.errors import InputError, InputTypeError
 
@@ -47,8 +46,6 @@ __all__ = [
     "prompt_messages",
     "prompt_text",
     "request_key",
-    "spoken_name",
-    "written_name",
 ]
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -422,46 +419,13 @@ def _turn(message: Any, number: int, where: str) -> Turn:
         raise InputTypeError(f"{where}: message {number}: 'content' is {_article(kind)}, not a text")
     text, images = read
     if role != "tool":
-        return Turn(role, text, calls, images=images, name=_participant(message, number, where))
+        return Turn(role, text, calls, images=images, name=participant_name(message, number, where))
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
         raise InputError(
             f"{where}: message {number}: a tool result needs its 'tool_call_id' (the id of the call it answers)"
         )
     return Turn(role, text, tool_call_id=call_id, images=images)
-
-
-def _participant(message: Mapping[str, Any], number: int, where: str) -> str | None:
-    """A message's ``name`` (the participant), None where it has none (absent or null, as a table's empty cell)."""
-    name = message.get("name")
-    if name is None or (isinstance(name, float) and math.isnan(name)):
-        return None
-    if not isinstance(name, str) or not name.strip():
-        shown = repr(name) if isinstance(name, str) else _article(type(name).__name__)
-        raise InputError(f"{where}: message {number}: 'name' is {shown}; a participant's name is a text")
-    return name
-
-
-#: what OpenAI's API accepts as a participant's name
-_API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def spoken_name(name: str) -> str:
-    """A participant's name as the text core reads it: ``"Emily_Baker"`` is ``"Emily Baker"``."""
-    return name.replace("_", " ")
-
-
-def written_name(spoken: str, original: str) -> str:
-    """A changed name (``"Gregory Baker"``) written back the way ``original`` was (``"Gregory_Baker"``), in the
-    characters the API accepts where the original was so (accents dropped: ``"Zoë"`` is ``"Zoe"``); the original
-    itself where the text core left it as it was."""
-    if spoken == spoken_name(original):
-        return original
-    written = spoken.strip().replace(" ", "_")
-    if _API_NAME.fullmatch(original) is None:
-        return written
-    ascii_name = unicodedata.normalize("NFKD", written).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", ascii_name)[:64] or original
 
 
 def _is_json_result(content: Any) -> bool:

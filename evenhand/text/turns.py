@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from evenhand.conversation import RESERVED, Conversation, Prompt, spoken_name, with_images, written_name
+from evenhand._participants import spoken_name, written_name
+from evenhand.conversation import RESERVED, Conversation, Prompt, with_images
 from evenhand.errors import InputError
 
 SEPARATOR = f"\n{RESERVED}\n"
