@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from evenhand._participants import participant_name
 from evenhand._validation import _to_list
 from evenhand.errors import InputError, InputTypeError
 
@@ -82,6 +83,9 @@ class Turn:
     #: the image parts of the content as given (``image_url``, ``input_image``), each with its position among the
     #: parts and as its JSON text; ``content`` is the text parts, joined
     images: tuple[tuple[int, str], ...] = ()
+    #: the participant's ``name`` the message carries (OpenAI's ``{"role": "user", "name": "Emily_Baker", ...}``):
+    #: sent as given, and read as the person's name (:func:`spoken_name`)
+    name: str | None = None
 
     def message(self, images: bool = True) -> dict[str, Any]:
         """The turn as an OpenAI-style message: a tool call's id, function and arguments carried as the API
@@ -91,9 +95,12 @@ class Turn:
         if self.tool_calls:
             calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                      for c in self.tool_calls]  # fmt: skip
-            return {"role": self.role, "content": content or None, "tool_calls": calls}
+            named = {"name": self.name} if self.name is not None else {}
+            return {"role": self.role, **named, "content": content or None, "tool_calls": calls}
         if self.role == "tool":
             return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content}
+        if self.name is not None:
+            return {"role": self.role, "name": self.name, "content": content}
         return {"role": self.role, "content": content}
 
 
@@ -141,10 +148,15 @@ class Conversation:
         return any(t.tool_calls or t.role == "tool" for t in self.turns)
 
     def replace_texts(
-        self, turns: Sequence[str], context: Sequence[str], arguments: Sequence[Sequence[str]] | None = None
+        self,
+        turns: Sequence[str],
+        context: Sequence[str],
+        arguments: Sequence[Sequence[str]] | None = None,
+        names: Sequence[str | None] | None = None,
     ) -> Conversation:
         """The same conversation with new turn texts (one per turn, in order) and documents, and, with
-        ``arguments``, new arguments of each turn's tool calls (one sequence per turn, one text per call)."""
+        ``arguments``, new arguments of each turn's tool calls (one sequence per turn, one text per call); with
+        ``names``, new participant names (one per turn, None where it has none)."""
         if len(turns) != len(self.turns) or len(context) != len(self.context):
             raise InputError("replace_texts needs one text per turn and per document")
         if arguments is None:
@@ -153,9 +165,13 @@ class Conversation:
             len(a) != len(t.tool_calls) for a, t in zip(arguments, self.turns, strict=True)
         ):
             raise InputError("replace_texts needs one arguments text per tool call")
+        if names is None:
+            names = [t.name for t in self.turns]
+        if len(names) != len(self.turns):
+            raise InputError("replace_texts needs one name (or None) per turn")
         new = [
-            replace(t, content=text, tool_calls=tuple(map(_with_arguments, t.tool_calls, args)))
-            for t, text, args in zip(self.turns, turns, arguments, strict=True)
+            replace(t, content=text, tool_calls=tuple(map(_with_arguments, t.tool_calls, args)), name=name)
+            for t, text, args, name in zip(self.turns, turns, arguments, names, strict=True)
         ]
         return Conversation(tuple(new), tuple(context))
 
@@ -186,7 +202,7 @@ class Conversation:
 
     def text(self) -> str:
         """Every turn and document as one readable text ("user: ...", "context [1]: ..."), for tables and reports."""
-        lines = [f"{t.role}: {t.content}" + " [image]" * len(t.images)
+        lines = [f"{t.role}{f' ({t.name})' if t.name else ''}: {t.content}" + " [image]" * len(t.images)
                  + "".join(f" [calls {c.name}({c.arguments})]" for c in t.tool_calls) for t in self.turns]  # fmt: skip
         lines += [f"context [{i}]: {doc}" for i, doc in enumerate(self.context, start=1)]
         return "\n".join(lines)
@@ -403,7 +419,7 @@ def _turn(message: Any, number: int, where: str) -> Turn:
         raise InputTypeError(f"{where}: message {number}: 'content' is {_article(kind)}, not a text")
     text, images = read
     if role != "tool":
-        return Turn(role, text, calls, images=images)
+        return Turn(role, text, calls, images=images, name=participant_name(message, number, where))
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
         raise InputError(
@@ -457,12 +473,14 @@ def _article(kind: str) -> str:
 
 def parse_context(value: Any, where: str) -> tuple[str, ...]:
     """Retrieved documents from a cell: a text (one document), a list of texts, or a list of records holding the
-    text under ``text``, ``content`` or ``page_content`` (or one such record); missing or blank: none."""
+    text under ``text``, ``content`` or ``page_content`` (or one such record); a record without such a key (a JSON
+    record a retrieval step or lookup returned, ``{"customer": {"name": ...}}``) is one document, its JSON text, as a
+    tool result given as an object is (deploy18); missing or blank: none."""
     if _is_missing(value):
         return ()
     if isinstance(value, str):
         return (value,) if value.strip() else ()
-    if isinstance(value, Mapping) and any(k in value for k in _DOCUMENT_TEXT_KEYS):
+    if isinstance(value, Mapping):
         value = [value]  # one record alone in its cell: one document
     if not _is_sequence(value):
         raise InputTypeError(f"{where}: the context is {_article(type(value).__name__)}, not a text or a list of texts")
@@ -470,17 +488,20 @@ def parse_context(value: Any, where: str) -> tuple[str, ...]:
     for number, doc in enumerate(list(value), start=1):
         if isinstance(doc, Mapping):
             key = next((k for k in _DOCUMENT_TEXT_KEYS if k in doc), None)
-            doc = doc[key] if key is not None else None
-            if key is None:
-                raise InputError(
-                    f"{where}: context document {number} is a record without a text key "
-                    f"({', '.join(_DOCUMENT_TEXT_KEYS)})"
-                )
+            doc = doc[key] if key is not None else _json_text(doc, f"{where}: context document {number}")
         if not isinstance(doc, str):
             raise InputTypeError(f"{where}: context document {number} is {_article(type(doc).__name__)}, not a text")
         if doc.strip():
             documents.append(doc)
     return tuple(documents)
+
+
+def _json_text(value: Any, where: str) -> str:
+    """A JSON record as the text a model is sent (a chat API takes text); one line naming ``where`` if it is no JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_json_scalar)
+    except (TypeError, ValueError) as error:
+        raise InputTypeError(f"{where} is a record JSON cannot write: {error}") from None
 
 
 def parse_conversation(messages: Any, where: str, *, context: Any = None) -> Conversation:

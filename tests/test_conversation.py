@@ -105,10 +105,11 @@ def test_context_cells_are_documents():
     assert parse_context(None, "r") == () and parse_context(float("nan"), "r") == () and parse_context("", "r") == ()
     with pytest.raises(InputTypeError, match="row 3: context document 2 is an int, not a text"):
         parse_context(["a", 7], "row 3")
-    with pytest.raises(InputError, match="record without a text key"):
-        parse_context([{"id": 1}], "row 3")
-    with pytest.raises(InputTypeError, match="the context is a dict"):
-        parse_context({"a": 1}, "row 3")
+    # a record without a text key is a JSON record, read as its JSON text (deploy18; it was refused)
+    assert parse_context([{"id": 1}], "row 3") == ('{"id": 1}',)
+    assert parse_context({"a": 1}, "row 3") == ('{"a": 1}',)
+    with pytest.raises(InputTypeError, match="the context is an int"):
+        parse_context(7, "row 3")
     # one retrieved record alone in its cell (a JSONL log of one LangChain document) is one document; it was refused
     # although a list of them was read (review9)
     assert parse_context({"page_content": "Ms. Baker led her team.", "metadata": {"source": "cv.pdf"}}, "r") == (

@@ -18,9 +18,9 @@ CER, CED = "counterfactual_estimate_ratio", "counterfactual_estimate_difference"
 
 
 def _record(key: str, p: float | None, value: float, attribute: str = "gender",
-            groups: tuple[str, str] = ("female", "male")) -> MetricRecord:  # fmt: skip
+            groups: tuple[str, str] = ("female", "male"), pairs: int = 72) -> MetricRecord:  # fmt: skip
     details = {"mean_a": 1000.0 + value, "mean_b": 1000.0, "currency": "USD"}
-    result = MetricResult(METRICS[key].name, value, sizes={"pairs": 72}, details=details)
+    result = MetricResult(METRICS[key].name, value, sizes={"pairs": pairs}, details=details)
     test = None if p is None else SimpleNamespace(p_value=p, groups=groups)
     return MetricRecord(key, attribute, pair(*groups), result, test=test)
 
@@ -61,6 +61,20 @@ def test_ced_decides_adjusted_where_cer_is_undefined() -> None:
     assert records[3].p_adjusted is None  # race: CER is defined, so CED is descriptive there
     gender = next(f for f in make_verdict(records).findings if f.attribute == "gender")
     assert gender.severity == "concern" and gender.metric == "CED"
+
+
+def test_ced_decides_where_cer_rests_on_few_of_its_pairs() -> None:
+    # deploy18: fee adjustments ("-$120", "$0", "$40"): CER is defined on the 1 pair of 43 whose numbers are both
+    # positive (p 1.0) and decided, so a planted gap of -$36 on all 43 pairs (CED p 0.0002) was "ok"
+    records = [_record(CER, 1.0, -0.8, pairs=1), _record(CED, 0.0002, -36.0, pairs=43)]
+    adjust_p_values(records)
+    assert records[1].p_adjusted is not None and not records[1].descriptive
+    (finding,) = make_verdict(records).findings
+    assert finding.severity == "concern" and finding.metric == "CED"
+    # CER on most of CED's pairs still decides
+    records = [_record(CER, 0.6, -0.002, pairs=40), _record(CED, 0.0002, -36.0, pairs=43)]
+    adjust_p_values(records)
+    assert records[1].descriptive and records[1].p_adjusted is None
 
 
 def test_only_ced_is_described_beside_another_metric() -> None:

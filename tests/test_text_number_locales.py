@@ -24,6 +24,7 @@ LOCALES = [
     ("Stufe 2,5 bei 1.234,56 €", 2.5, NUMBER),
     # with no evidence, not money: a list or a decimal comma; not read
     ("1,5", math.nan, NO_NUMBER),
+    ("Zinssatz: 12,5 %", 12.5, NUMBER),  # a share's sign after a short comma: a decimal comma (deploy18)
     ("Stufe 2,5, $1,234.56", math.nan, NO_NUMBER),
     # one dot group of three digits: money with no other evidence is thousands (no currency read has three decimals)
     ("$1.500", 1_500, NUMBER),

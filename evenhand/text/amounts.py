@@ -5,15 +5,38 @@ the one marked as asked, a range of two, per which period) is :mod:`evenhand.tex
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
 
+from evenhand.text.number_words import WordNumber, word_numbers
 from evenhand.text.periods import stated_period
 
-_SYMBOLS = r"(?:US\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|R\$|[$€£¥₹₩₽₺₦])"
-_CODES = r"(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|CNY|RMB|NZD|HKD|SGD|SEK|NOK|DKK|MXN|BRL|ZAR|KRW)"
-_WORDS = r"(?:dollars?|euros?|pounds?|yen|rupees?|francs?|yuan|bucks)"
+
+def _currency_lists() -> dict[str, dict[str, Any]]:
+    """The currencies' markers (evenhand/data/wordlists/currencies.json): per code its symbols, codes and words."""
+    data = json.loads(
+        resources.files("evenhand.data").joinpath("wordlists/currencies.json").read_text(encoding="utf-8")
+    )
+    return dict(data["currencies"])
+
+
+def _alternation(markers: Iterable[str]) -> str:
+    """A regex that matches any of ``markers`` as written, the longest first ("US$" before "$")."""
+    return "(?:" + "|".join(re.escape(m) for m in sorted(set(markers), key=lambda m: (-len(m), m))) + ")"
+
+
+_CURRENCY_LISTS: Final = _currency_lists()
+_MARKERS: Final = {kind: [m for c in _CURRENCY_LISTS.values() for m in c.get(kind, ())]
+                   for kind in ("symbols", "codes", "words")}  # fmt: skip
+_SIGNS: Final = "".join(m for m in _MARKERS["symbols"] if len(m) == 1)  # "$€£¥...": also written after a number
+_SYMBOLS: Final = _alternation(_MARKERS["symbols"])
+_CODES: Final = _alternation(_MARKERS["codes"])
+_WORDS: Final = _alternation(_MARKERS["words"])
 _GAP = r"[ \u00a0\u202f]?"  # one space between a number and its currency or scale
 _ABBREVIATIONS = r"(?:k|K|MM|M|mn|mil|m|bn|B|b)"
 #: after a space, a scale letter followed by a hyphen is a scale only when a scaled number follows ("70 K-75 K"):
@@ -49,7 +72,7 @@ _AMOUNT = re.compile(
     (?:(?P<abbr>{_ABBREVIATIONS})(?![A-Za-z0-9])                        # 50K
       |[ \u00a0\u202f](?P<spaced>{_ABBREVIATIONS})(?![A-Za-z0-9]|{_SPACED_HYPHEN})  # 50 K, not 50 kids
       |{_GAP}(?P<scale>thousand|million|billion|trillion|lakhs?|lacs?|crores?)\b)?
-    (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[$€£¥₹₩₽₺₦]))?
+    (?:{_GAP}(?P<code2>{_CODES})\b|[ \u00a0\u202f](?P<word>{_WORDS})\b|{_GAP}(?P<symbol2>[{_SIGNS}]))?
     """,
     re.VERBOSE,
 )
@@ -221,14 +244,22 @@ def _conventions(matches: list[re.Match[str]]) -> str:
     return EUROPEAN if european else ENGLISH
 
 
-def _separator_read(match: re.Match[str], convention: str, money: bool, unit_price: bool) -> tuple[float, bool]:
+#: a share's sign or word right after a number ("12,5 %", "4,9 Prozent"): a short comma before it is a decimal comma
+#: (a list is never a percentage)
+_SHARE_AFTER = re.compile(r"[ \u00a0\u202f]?(?:%|(?:percent|per cent|prozent|pour cent|por ciento)\b)", re.IGNORECASE)
+
+
+def _separator_read(
+    match: re.Match[str], convention: str, money: bool, unit_price: bool, share: bool = False
+) -> tuple[float, bool]:
     """``(factor, dot_group)``: what a separator that reads two ways makes of the number as ``float`` read it. A dot
     group ("1.500"): thousands (factor 1000) where the currency symbol follows it ("1.500 €") or the reply writes
     the European way, a decimal point where the reply writes its money the English way or it is a price per a unit
     of fuel, energy or shares; else left to :meth:`Amount.as_money` (money: thousands). A short comma ("12,50"): a
-    decimal comma in money or in a European reply, else NaN (a list or a decimal comma: not read)."""
+    decimal comma in money, in a share (``share``: "12,5 %") or in a European reply, else NaN (a list or a decimal
+    comma: not read)."""
     if match["short_comma"]:
-        return (1.0 if money or convention == EUROPEAN else math.nan), False
+        return (1.0 if money or share or convention == EUROPEAN else math.nan), False
     if _DOT_GROUP.fullmatch(match["digits"]) is None or unit_price:
         return 1.0, False
     if match["symbol2"] or convention == EUROPEAN:
@@ -240,7 +271,8 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
     """Every number of ``text``, in order, with its sign, scale and whether it is marked as money (as written: a
     money amount's dot group is read by :meth:`Amount.as_money`, where a range's end may stop it); ``asked``: the
     run asks for an amount (a currency or a unit), so a scale letter after a space scales any number. A separator
-    that reads two ways is read from the reply's other numbers (:func:`_conventions`, :func:`_separator_read`)."""
+    that reads two ways is read from the reply's other numbers (:func:`_conventions`, :func:`_separator_read`).
+    Amounts written in words are read beside them (:func:`_word_amounts`)."""
     matches = list(_AMOUNT.finditer(text))
     convention = _conventions(matches)
     out = []
@@ -256,25 +288,53 @@ def amounts(text: str, asked: bool = False) -> list[Amount]:
         negative = negative or bool(match["sign1"] or match["sign2"])
         unit_price = _PER_UNIT.match(text, end) is not None
         # a scale after the number ("$1.500 million"): a decimal point
-        factor, dot_group = _separator_read(match, convention, money, unit_price) if scale == 1.0 else (1.0, False)
+        share = _SHARE_AFTER.match(text, match.end("digits")) is not None
+        factor, dot_group = (
+            _separator_read(match, convention, money, unit_price, share) if scale == 1.0 else (1.0, False)
+        )
         written = float(digits) * factor * (-1.0 if negative else 1.0)
         if math.isfinite(written * scale) or match["unreadable"] or match["short_comma"]:  # NaN: a number not read
             out.append(Amount(written, scale, start, end, money, dot_group, unit_price))
+    words = _word_amounts(text, asked)
+    return sorted([*out, *words], key=lambda a: a.start) if words else out
+
+
+#: a currency after a number in words ("forty thousand dollars", "... USD"), or a symbol before it ("$ forty")
+_MONEY_AFTER = re.compile(rf"(?:{_GAP}{_CODES}\b|[ \u00a0\u202f]{_WORDS}\b)", re.IGNORECASE)
+_MONEY_BEFORE = re.compile(rf"{_SYMBOLS}{_GAP}\Z")
+_WORD_RANGE_GAP = re.compile(r"[ \u00a0\u202f]*(?:-|–|to|and)[ \u00a0\u202f]*", re.IGNORECASE)
+
+
+def _word_amounts(text: str, asked: bool) -> list[Amount]:
+    """The numbers written in words that are amounts (deploy18): marked as money (a currency word or code after
+    it, a symbol before it: "forty-eight thousand dollars"), or scaled where the run asks for an amount ("sixty
+    thousand"), and the lower end of a range whose upper end is one ("between forty and forty-five thousand
+    dollars"). A bare "one" or "three" is no amount."""
+    found = word_numbers(text)
+    out: list[Amount] = []
+    for k, number in enumerate(found):
+        money = _money(text, number)
+        amount = money or (asked and number.scaled)
+        if not amount and k + 1 < len(found) and _WORD_RANGE_GAP.fullmatch(text, number.end, found[k + 1].start):
+            amount = _is_amount(text, found[k + 1], asked)
+        if amount:
+            out.append(Amount(number.written, number.scale, number.start, number.end, money))
     return out
 
 
-#: The currency each marker stands for, as a finding names it: a symbol, code or word ("$" and "dollars" are taken to
-#: be US dollars, "¥" yen; a reply that means another dollar writes its code or prefix: "CA$", "AUD")
-_CURRENCIES = {
-    "$": "USD", "us$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
-    "ca$": "CAD", "c$": "CAD", "cad": "CAD", "au$": "AUD", "a$": "AUD", "aud": "AUD", "nz$": "NZD", "nzd": "NZD",
-    "hk$": "HKD", "hkd": "HKD", "s$": "SGD", "sgd": "SGD", "r$": "BRL", "brl": "BRL",
-    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
-    "¥": "JPY", "jpy": "JPY", "yen": "JPY", "cny": "CNY", "rmb": "CNY", "yuan": "CNY",
-    "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR", "₩": "KRW", "krw": "KRW", "₽": "RUB", "₺": "TRY",
-    "₦": "NGN", "chf": "CHF", "franc": "CHF", "francs": "CHF", "sek": "SEK", "nok": "NOK", "dkk": "DKK",
-    "mxn": "MXN", "zar": "ZAR",
-}  # fmt: skip
+def _money(text: str, number: WordNumber) -> bool:
+    return bool(_MONEY_AFTER.match(text, number.end) or _MONEY_BEFORE.search(text, 0, number.start))
+
+
+def _is_amount(text: str, number: WordNumber, asked: bool) -> bool:
+    return _money(text, number) or (asked and number.scaled)
+
+
+#: The currency each marker stands for, as a finding names it (its code): a symbol, code or word, in lower case
+_CURRENCIES: Final = {marker.lower(): code for code, markers in _CURRENCY_LISTS.items()
+                      for kind in ("symbols", "codes", "words") for marker in markers.get(kind, ())}  # fmt: skip
+#: The symbol a finding writes an amount of a currency with (its code where it has none)
+FORMAT_SYMBOLS: Final = {code: c["format"] for code, c in _CURRENCY_LISTS.items() if "format" in c}
 
 
 def currency_of(text: str) -> str | None:

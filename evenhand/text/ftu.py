@@ -278,9 +278,9 @@ class FTUResult:
 
     def flagged_turns(self) -> list[tuple[int, ...]]:
         """Per prompt, the turns (positions in the conversation, from 0; a bare text is turn 0) that mention the
-        attribute (in their words or their tool calls' arguments), in order: where its words are, and where a person
-        whose name signals a group is first named."""
-        in_turns = ("turn", "call")
+        attribute (in their words, their participant names or their tool calls' arguments), in order: where its words
+        are, and where a person whose name signals a group is first named."""
+        in_turns = ("turn", "call", "name")
         return [tuple(sorted({w.position for w in places if w.kind in in_turns})) for places in self._where()]
 
     @property

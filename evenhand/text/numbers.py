@@ -47,9 +47,11 @@ once: answers repeat). What it reads:
 Nothing is guessed: a reply without a number gets NaN and the status :data:`NO_NUMBER` (or :data:`NO_FIELD`), which
 the estimation metrics count per group. Grouping that reads only one way is read: European (``71.300,50``,
 ``1.234.567``, ``71 300,50``, and a decimal comma after a plain integer of four or more digits, ``65000,50``) and
-Indian (``12,00,000``). A number that reads more than one way (``1,5``: a decimal comma or a list; ``1.2.3``) is not
+Indian (``12,00,000``), and a short decimal comma before a share's sign or word (``12,5 %``, ``4,9 Prozent``: a list
+is never a percentage). A number that reads more than one way (``1,5``: a decimal comma or a list; ``1.2.3``) is not
 read, and if it is the number chosen the reply has none (never its first part).
-Words for numbers ("seventy thousand") are not read.
+English words for numbers are read where they are an amount (:func:`evenhand.text.amounts.amounts`: "forty-eight
+thousand dollars"; with ``currency`` or ``unit`` set also "sixty thousand"); a bare "one" or "three" is none.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ import pandas as pd
 from evenhand.errors import InputError, InputTypeError
 from evenhand.structured import MISSING, FieldInPlaces, answer_starts, parse_path
 from evenhand.structured import json_field as read_json_field  # the parameter json_field below is its path
-from evenhand.text.amounts import amounts
+from evenhand.text.amounts import FORMAT_SYMBOLS, amounts
 from evenhand.text.periods import PERIODS, conversion, period_after, period_name, stated_period
 
 FloatArray = npt.NDArray[np.float64]
@@ -382,7 +384,6 @@ def parse_number(
 
 
 #: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")
-_SYMBOL_OF = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
 
 
 def format_amount(value: float, *, currency: str | None = None, unit: str | None = None) -> str:
@@ -399,7 +400,7 @@ def format_amount(value: float, *, currency: str | None = None, unit: str | None
     digits = f"{magnitude:,.0f}" if magnitude >= 100 else f"{magnitude:.3g}"
     sign = "-" if value < 0 and digits.strip("0.,") else ""
     code = (currency or "").strip()
-    symbol = _SYMBOL_OF.get(code.upper(), code if code and not code.isalpha() else None)
+    symbol = FORMAT_SYMBOLS.get(code.upper(), code if code and not code.isalpha() else None)
     if symbol:
         text = f"{sign}{symbol}{digits}"
     elif code:

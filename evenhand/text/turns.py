@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from evenhand._participants import spoken_name, written_name
 from evenhand.conversation import RESERVED, Conversation, Prompt, with_images
 from evenhand.errors import InputError
 
@@ -24,8 +25,8 @@ SEPARATOR = f"\n{RESERVED}\n"
 class Location(NamedTuple):
     """Where in a prompt something was found: a turn (``kind="turn"``, its position and role), the arguments of a
     tool call an assistant turn made (``kind="call"``, the turn's position and role, ``call`` the call's position
-    in it) or a retrieved document (``kind="context"``, its position in the context; ``role`` None). A bare text is
-    turn 0, the user's."""
+    in it), the participant ``name`` a turn carries (``kind="name"``, the turn's position and role) or a retrieved
+    document (``kind="context"``, its position in the context; ``role`` None). A bare text is turn 0, the user's."""
 
     kind: str
     position: int
@@ -39,6 +40,8 @@ class Location(NamedTuple):
             return f"context document {self.position + 1}"
         if self.kind == "call":
             return f"tool call {self.call + 1} of turn {self.position + 1} ({self.role})"
+        if self.kind == "name":
+            return f"the name of turn {self.position + 1} ({self.role})"
         return f"turn {self.position + 1} ({self.role})"
 
 
@@ -61,7 +64,8 @@ class Layout:
 
 def layout(prompt: Prompt, *, system: bool = True) -> Layout:
     """The text the text core reads for ``prompt``: a bare text itself; a conversation's user, assistant and tool
-    turns (an assistant turn's tool calls' arguments after its words), then its documents, then its system turns
+    turns (a turn's participant ``name`` before its words, "Emily_Baker" read as "Emily Baker"; an assistant turn's
+    tool calls' arguments after them), then its documents, then its system turns
     (only with ``system``), a :data:`SEPARATOR` apart. The order puts
     the people the conversation is about before those its system prompt names (an assistant's persona, "You are
     Sarah, a recruiter"), so that a prompt's subject (the first person named) is found in the conversation."""
@@ -71,6 +75,7 @@ def layout(prompt: Prompt, *, system: bool = True) -> Layout:
     texts: list[str] = []
     for i, turn in enumerate(prompt.turns):
         if turn.role != "system":
+            _name_part(turn.name, i, turn.role, parts, texts)
             parts.append(Location("turn", i, turn.role))
             texts.append(turn.content)
             for k, call in enumerate(turn.tool_calls):  # a lookup's arguments name the person as the turns do
@@ -81,6 +86,7 @@ def layout(prompt: Prompt, *, system: bool = True) -> Layout:
         texts.append(doc)
     for i, turn in enumerate(prompt.turns):
         if system and turn.role == "system":
+            _name_part(turn.name, i, turn.role, parts, texts)
             parts.append(Location("turn", i, turn.role))
             texts.append(turn.content)
     starts, position = [], 0
@@ -88,6 +94,13 @@ def layout(prompt: Prompt, *, system: bool = True) -> Layout:
         starts.append(position)
         position += len(text) + len(SEPARATOR)
     return Layout(SEPARATOR.join(texts), tuple(parts), tuple(starts))
+
+
+def _name_part(name: str | None, position: int, role: str, parts: list[Location], texts: list[str]) -> None:
+    """A turn's participant name as a part of its own (a speaker is a person the conversation names)."""
+    if name is not None:
+        parts.append(Location("name", position, role))
+        texts.append(spoken_name(name))
 
 
 def layouts_of(prompts: Sequence[Prompt], reader: str, *, system: bool = True) -> list[Layout]:
@@ -114,11 +127,14 @@ def rebuild(prompt: Prompt, shape: Layout, text: str) -> Prompt:
     turns = [t.content for t in prompt.turns]
     arguments = [[c.arguments for c in t.tool_calls] for t in prompt.turns]
     context = list(prompt.context)
+    names = [t.name for t in prompt.turns]
     for where, piece in zip(shape.parts, pieces, strict=True):
         if where.kind == "turn":
             turns[where.position] = piece
+        elif where.kind == "name":
+            names[where.position] = written_name(piece, prompt.turns[where.position].name or "")
         elif where.kind == "call":
             arguments[where.position][where.call] = piece
         else:
             context[where.position] = piece
-    return prompt.replace_texts(turns, context, arguments)
+    return prompt.replace_texts(turns, context, arguments, names)

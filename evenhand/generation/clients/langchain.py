@@ -154,7 +154,8 @@ def _langchain_message(message: Message) -> Any:
                  for c in message["tool_calls"]]  # fmt: skip
         return lc_messages.AIMessage(content=content, tool_calls=calls)
     kinds = {"system": lc_messages.SystemMessage, "user": lc_messages.HumanMessage, "assistant": lc_messages.AIMessage}
-    return kinds[role](content=content)
+    named = {"name": message["name"]} if message.get("name") else {}  # a participant's name, as a chat API takes it
+    return kinds[role](content=content, **named)
 
 
 def _arguments(text: str) -> dict[str, Any]:

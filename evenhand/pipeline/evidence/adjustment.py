@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.records import Comparison, MetricRecord
 from evenhand.registry import FAMILIES, METRICS
 
 
@@ -72,18 +72,29 @@ def test_family(rec: MetricRecord) -> tuple[str | None, ...]:
     return family if rec.comparison.condition is None else (*family, rec.comparison.condition)
 
 
+def _pairs(rec: MetricRecord) -> int | None:
+    """The pairs a record's value rests on (``MetricResult.sizes["pairs"]``), None where it does not say."""
+    sizes = getattr(rec.result, "sizes", None) or {}
+    return int(sizes["pairs"]) if "pairs" in sizes else None
+
+
 def mark_descriptive(records: Sequence[MetricRecord]) -> None:
     """Mark each record whose metric is described beside another (``MetricSpec.described_beside``) where that
-    metric's test of the same attribute and comparison is defined (a finite p): CED beside CER. Where CER has no
-    test (numbers of 0 or less, no positive pairs), CED stays a test and decides (est17b)."""
-    defined = {
-        (r.key, r.attribute, r.comparison)
+    metric's test of the same attribute and comparison is defined (a finite p) on at least half of the record's pairs:
+    CED beside CER. Where CER has no test (numbers of 0 or less, no positive pairs), CED stays a test and decides
+    (est17b); so it does where CER rests on fewer than half of CED's pairs (deploy18: fee adjustments of "-$120",
+    "$0", "$40", where CER reads 1 pair of 43 and CED all of them): a ratio of the few positive pairs cannot stand
+    for the comparison."""
+    defined: dict[tuple[str | None, str | None, Comparison], int | None] = {
+        (r.key, r.attribute, r.comparison): _pairs(r)
         for r in records
         if r.test is not None and r.test.p_value is not None and np.isfinite(r.test.p_value)
     }
     for rec in records:
         beside = rec.spec.described_beside
-        rec.descriptive = beside is not None and (beside, rec.attribute, rec.comparison) in defined
+        key = (beside, rec.attribute, rec.comparison)
+        covered, own = defined.get(key), _pairs(rec)
+        rec.descriptive = key in defined and (own is None or covered is None or 2 * covered >= own)
         if beside is not None and rec.descriptive:
             note = f"descriptive beside {METRICS[beside].name}: {METRICS[beside].name}'s test decides"
             if note not in rec.notes:

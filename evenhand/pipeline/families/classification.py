@@ -42,12 +42,12 @@ from evenhand.pipeline.families.person_refusals import test_inputs as refusal_te
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import (
     choose_label_parser,
-    fields_in_places,
     label_source,
     label_text,
     label_words,
     other_outcomes,
     parse_labels,
+    unread_fields,
 )
 from evenhand.pipeline.responses.person_groups import person_group_column
 from evenhand.pipeline.stages import counted
@@ -77,9 +77,10 @@ class Classification(Family):
         self._attach_groups(ctx)
         mark_refusals(ctx, self.detector)
         answered = ok_rows(frame)
-        n_bad = int((answered["label"].isna() & (answered[REFUSED] != 1)).sum())
+        unparsed = answered["label"].isna() & (answered[REFUSED] != 1)
+        n_bad = int(unparsed.sum())
         if n_bad:
-            why = fields_in_places(answered["response"], cs) if ctx.label_parser is None else None
+            why = unread_fields(answered.loc[unparsed, "response"], cs) if ctx.label_parser is None else None
             ctx.caveats.append(
                 f"{n_bad} of {len(answered)} answers could not be parsed into a label and were left out"
                 + (f"; {why}" if why else "")

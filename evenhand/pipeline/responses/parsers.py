@@ -131,19 +131,33 @@ def label_source(classification: ClassificationConfig, given: LabelParser | None
     return {"labels_from": where}
 
 
-def fields_in_places(responses: Iterable[object], classification: ClassificationConfig) -> str | None:
-    """Why answers were not read where a bare field name (``json_field``, or a tool call's ``argument``) is in two
-    or more places of their JSON (a caveat's words), None where none is."""
+def unread_fields(responses: Iterable[object], classification: ClassificationConfig) -> str | None:
+    """Why answers were not read from their JSON (a caveat's words), None where no reason is found: a bare field
+    name (``json_field``, or a tool call's ``argument``) in two or more places, or a field that holds an object or a
+    list where a label is a text, true/false or a number (``decision`` against ``{"decision": {"approved": true}}``:
+    the path to give is ``decision.approved``; deploy18)."""
     tool = classification.tool
     path = classification.json_field or (tool.argument if tool is not None else None)
-    if path is None or len(parse_path(path)) != 1:
+    if path is None:
         return None
-    found = [v for v in (json_field(r, path) for r in responses if isinstance(r, str)) if isinstance(v, FieldInPlaces)]
-    if not found:
+    values = [json_field(r, path) for r in responses if isinstance(r, str)]
+    found = [v for v in values if isinstance(v, FieldInPlaces)]
+    if found and len(parse_path(path)) == 1:
+        return (
+            f"{len(found)} of them hold {path!r} in two or more places ({', '.join(found[0].places)}, ...): not "
+            f"read, never guessed between them; give one as a dotted path ({found[0].places[0]!r})"
+        )
+    objects = [v for v in values if isinstance(v, dict | list) and v]
+    if not objects:
         return None
+    first = objects[0]
+    keys = list(first) if isinstance(first, dict) else [f"[{k}]" for k in range(len(first))]
+    inner = f"{path}.{keys[0]}" if isinstance(first, dict) else f"{path}{keys[0]}"
+    kind = "an object" if isinstance(first, dict) else "a list"
     return (
-        f"{len(found)} of them hold {path!r} in two or more places ({', '.join(found[0].places)}, ...): not read, "
-        f"never guessed between them; give one as a dotted path ({found[0].places[0]!r})"
+        f"{len(objects)} of them hold {kind} at {path!r} ({', '.join(map(str, keys[:6]))}): a label is a text, "
+        f"true/false or a number, never guessed from {kind}'s values; give the path of the one that holds the "
+        f"decision ({inner!r})"
     )
 
 
