@@ -158,6 +158,8 @@ class NameIndex:
             ``people.json``'s ``surnames_placed_by_evidence`` groups (names18: "Okafor", "Tanaka"), less
             ``surname_word_lookalikes`` and names of three letters or fewer: after a capitalised word no list knows
             they make a person, as a list's surname does ("Chinedu Okafor"; "Town Square" does not).
+        word_surnames: ``people.json``'s surnames that are English words ("White", "Long", "Baker"): an age after one
+            counts only after a title ("Ms. White, aged 72"; "White, aged 12, is a whisky").
         origins: (part, key) -> the origin ``people.json``'s ``name_origins`` writes for the name ("vietnamese",
             "south_asian", ...): a counterfactual draws a name of the original's origin where enough are left
             ("Lê Thị Mai" -> a Vietnamese man's given name, never "Ashish").
@@ -189,6 +191,7 @@ class NameIndex:
     family_name_first_given: frozenset[str] = frozenset()
     origins: Mapping[tuple[str, str], str] = dataclasses.field(default_factory=dict)
     evidence_surnames: frozenset[str] = frozenset()
+    word_surnames: frozenset[str] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
@@ -383,6 +386,7 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         family_name_first_given=_group_names(people, "family_name_first_given_groups", "first", ranked),
         origins=_origins(people),
         evidence_surnames=_evidence_surnames(people, evidence, groups, associations),
+        word_surnames=_words(people, "word_surnames", _PEOPLE_FILE),
     )
 
 
