@@ -79,3 +79,14 @@ def test_given_names_of_every_origin_read_by_gender_and_swapped_within_origin(
             cf = counterfactual_prompts([prompt], "gender", name_seed=seed)
         drawn = cf.names[0][other][0][1].split()[0]
         assert origins.get(("first", name_key(drawn))) == origin, (seed, drawn)
+
+
+@pytest.mark.parametrize("prompt", ["Ms. Khalil called about the overdue invoice.", "Ms. Nasser asked for a refund."])
+def test_a_title_before_a_surname_of_the_tables_is_a_surname(prompt: str) -> None:
+    # "Khalil", "Nasser" are men's given names too; after a title they are the family name, as "Ms. Baker" is
+    people = evenhand.check_ftu([prompt], "gender").names[0]
+    assert all(m.group != "male" for m in people)
+    from evenhand.text.names import find_people
+
+    (person,) = find_people(prompt)
+    assert person.first is None and person.last is not None

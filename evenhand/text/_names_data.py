@@ -234,6 +234,10 @@ class NameIndex:
         """A surname of some list or one of the commonest surnames."""
         return (("last", key) in self.associations) or key in self.common_last_names
 
+    def in_surname_tables(self, key: str) -> bool:
+        """A surname of some attribute's full-name tables (the 2010 Census surnames of 1,000 bearers or more)."""
+        return any(key in rule.last for rule in self.evidence.values())
+
     def written(self, part: str, key: str) -> str:
         return self.display[(part, key)]
 

@@ -215,7 +215,9 @@ def _people_in_run(
         last = run[-1]
         if len(run) == 1:
             key = words[last].key
-            if not index.is_last_name(key) and _first_name(index, key):
+            # after a title a word is the family name where a surname table knows it ("Ms. Khalil", "Ms. Nasser":
+            # men's given names too), else a given name the lists know ("Dr. Emily")
+            if not index.is_last_name(key) and not index.in_surname_tables(key) and _first_name(index, key):
                 return [(last, None, run)]
             return [(None, last, run)]
         return [(run[0], last, run)]
