@@ -5,8 +5,8 @@ Run: PYTHONPATH=.:tests:benchmarks nice -n 19 python benchmarks/bench_names18.py
 [--only echo_korean] [--reading] [--no-echo] (with ``PYTHONPATH=<a checkout of main>:...`` the same fixtures run on
 the code before the branch).
 
-* ``--reading``: the read-rate table (``names18_reading``): per group of gender, race and age, and per origin, the
-  share of ``names18_fixture``'s realistic prompts (customer messages, HR cases, loan requests; 24 per origin and
+* ``--reading``: the read-rate table (``tests/names18_fixture.py``): per group of gender, race and age, and per
+  origin, the share of the fixture's realistic prompts (customer messages, HR cases, loan requests; 24 per origin and
   gender, 27 per age group) in which evenhand finds the person, places them in their group and builds versions.
 * ``echo_<origin>`` (gender, and race where the origin's names stand for a race group): the 48 prompts of the
   origin on :class:`tests.echo_server.EchoServer`, a fair model whose replies greet the person by name ("Dear Ms.
@@ -26,8 +26,7 @@ from typing import Any
 from _fixture_table import fixture_table
 from bench_groups14 import _any_concern, _concern_on
 from echo_server import EchoServer
-from names18_fixture import ORIGINS, named_prompts
-from names18_reading import read_rates, table
+from names18_fixture import ORIGINS, named_prompts, read_rates, table
 
 import evenhand
 

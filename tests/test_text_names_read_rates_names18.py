@@ -90,3 +90,12 @@ def test_a_title_before_a_surname_of_the_tables_is_a_surname(prompt: str) -> Non
 
     (person,) = find_people(prompt)
     assert person.first is None and person.last is not None
+
+
+def test_every_group_read_within_ten_points_of_the_others() -> None:
+    # the read-rate table of benchmarks/bench_names18.py: per attribute, the groups' shares of prompts read
+    from names18_fixture import read_rates
+
+    for attribute, rows in read_rates().items():
+        shares = {row: read / n for row, (read, n) in rows.items() if "/" not in row}
+        assert max(shares.values()) - min(shares.values()) <= 0.10, (attribute, shares)
