@@ -99,3 +99,24 @@ def test_every_group_read_within_ten_points_of_the_others() -> None:
     for attribute, rows in read_rates().items():
         shares = {row: read / n for row, (read, n) in rows.items() if "/" not in row}
         assert max(shares.values()) - min(shares.values()) <= 0.10, (attribute, shares)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "given"),
+    [
+        ("Please write a reference letter for Zhang Li. Li worked in our accounts team.", "Li"),
+        ("Loan request from Chen Li: $18,000. Li has no missed payments.", "Li"),
+    ],
+)
+def test_a_given_name_of_two_letters_after_a_family_name_first(prompt: str, given: str) -> None:
+    # "Zhang Li" is family name first (before: given name "Zhang", surname "Li", and the later "Li" kept as written in
+    # every version, so a reply that echoes "Li" differed by version)
+    from evenhand.text.names import find_people
+
+    (person,) = find_people(prompt)
+    assert person.family_name_first and len(person.mentions) == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cf = counterfactual_prompts([prompt], "race", name_seed=0)
+    white = cf["white"][0]
+    assert f" {given} " not in white and f"{given}." not in white, white

@@ -300,7 +300,10 @@ def _given_after_family_name(word: _Word, careful: bool, index: NameIndex) -> st
         given = parts[0] if all(ok(part) for part in parts) else ""
     else:
         return None
-    if not given or given in index.family_name_first or _lookalike(index, given):
+    # a given name of two letters reads after a family name that is not itself careful ("Zhang Li", "Wang Na"); a
+    # careful one ("Li", "Kim") needs a longer given name, and a look-alike word never reads
+    short_ok = not careful and len(given) == 2 and given not in index.lookalikes
+    if not given or given in index.family_name_first or (_lookalike(index, given) and not short_ok):
         return None
     return given
 
