@@ -120,3 +120,21 @@ def test_a_given_name_of_two_letters_after_a_family_name_first(prompt: str, give
         cf = counterfactual_prompts([prompt], "race", name_seed=0)
     white = cf["white"][0]
     assert f" {given} " not in white and f"{given}." not in white, white
+
+
+@pytest.mark.parametrize("written", ["Zhang Li", "Nguyễn Thị Mai", "Wang Fang", "Kim Min-jun"])
+def test_a_family_name_first_swapped_to_another_group_is_written_given_name_first(written: str) -> None:
+    # before: "Lopez Sergio", "Obrien Michal": a name of a group that writes the given name first, written family name
+    # first, which the reader (and a model) does not read as that group's name
+    from evenhand.text.names import find_people
+
+    prompt = f"Loan request from {written}: $18,000 to consolidate two cards. Should we approve?"
+    for seed in range(5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cf = counterfactual_prompts([prompt], "race", name_seed=seed)
+        for group in ("white", "black", "hispanic"):
+            version = cf[group][0]
+            (person,) = find_people(version)
+            assert not person.family_name_first, version
+            assert [m.group for m in evenhand.check_ftu([version], "race").names[0]] in ([group], []), version
