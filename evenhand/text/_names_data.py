@@ -154,6 +154,12 @@ class NameIndex:
             or of two letters ("Lê", "Li", "He", "Kim", "Lee"): they read family name first only before a given name
             of :attr:`family_name_first_given` ("Lê Thị Mai", "Kim Min-jun"; "Lee Smith", "He Emily" keep theirs).
         family_name_first_given: the first names (keys) of ``people.json``'s ``family_name_first_given_groups``.
+        evidence_surnames: surnames no list holds that an attribute's full-name tables place alone in one of
+            ``people.json``'s ``surnames_placed_by_evidence`` groups (names18: "Okafor", "Tanaka"), less
+            ``surname_word_lookalikes`` and names of three letters or fewer: after a capitalised word no list knows
+            they make a person, as a list's surname does ("Chinedu Okafor"; "Town Square" does not).
+        word_surnames: ``people.json``'s surnames that are English words ("White", "Long", "Baker"): an age after one
+            counts only after a title ("Ms. White, aged 72"; "White, aged 12, is a whisky").
         origins: (part, key) -> the origin ``people.json``'s ``name_origins`` writes for the name ("vietnamese",
             "south_asian", ...): a counterfactual draws a name of the original's origin where enough are left
             ("Lê Thị Mai" -> a Vietnamese man's given name, never "Ashish").
@@ -184,12 +190,14 @@ class NameIndex:
     family_name_first_careful: frozenset[str] = frozenset()
     family_name_first_given: frozenset[str] = frozenset()
     origins: Mapping[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    evidence_surnames: frozenset[str] = frozenset()
+    word_surnames: frozenset[str] = frozenset()
 
     @functools.cached_property
     def interesting(self) -> frozenset[str]:
         """The keys that can start a person: the names of every list and the titles (a text with none of them as a
         capitalised word names nobody, and is passed over at once)."""
-        return frozenset(key for _, key in self.associations) | self.titles
+        return frozenset(key for _, key in self.associations) | self.titles | self.evidence_surnames
 
     @functools.cached_property
     def starts_alone(self) -> frozenset[str]:
@@ -225,6 +233,10 @@ class NameIndex:
     def is_last_name(self, key: str) -> bool:
         """A surname of some list or one of the commonest surnames."""
         return (("last", key) in self.associations) or key in self.common_last_names
+
+    def in_surname_tables(self, key: str) -> bool:
+        """A surname of some attribute's full-name tables (the 2010 Census surnames of 1,000 bearers or more)."""
+        return any(key in rule.last for rule in self.evidence.values())
 
     def written(self, part: str, key: str) -> str:
         return self.display[(part, key)]
@@ -377,7 +389,40 @@ def build_index(lexicons: list[Mapping[str, Any]], people: Mapping[str, Any]) ->
         ),
         family_name_first_given=_group_names(people, "family_name_first_given_groups", "first", ranked),
         origins=_origins(people),
+        evidence_surnames=_evidence_surnames(people, evidence, groups, associations),
+        word_surnames=_words(people, "word_surnames", _PEOPLE_FILE),
     )
+
+
+def _evidence_surnames(
+    people: Mapping[str, Any],
+    evidence: Mapping[str, NameEvidence],
+    groups: Mapping[str, tuple[str, ...]],
+    associations: Mapping[tuple[str, str], Mapping[str, Association]],
+) -> frozenset[str]:
+    """The surnames (keys) of :attr:`NameIndex.evidence_surnames`: per attribute of ``people.json``'s
+    ``surnames_placed_by_evidence``, the full-name tables' surnames no list holds whose posterior alone reaches the
+    rule's cut in one of the groups named (the lists keep only surnames of 2,000 bearers and an 80% share, so
+    "Okafor", 97% black among 1,000-odd bearers, and "Tanaka", 77% Asian, name nobody without a known given name).
+    The groups left out (white) are those whose extra surnames are mostly English words ("Church", "Bridge")."""
+    spec = people.get("surnames_placed_by_evidence", {})
+    label = f"name data {_LABEL}/{_PEOPLE_FILE}"
+    if not isinstance(spec, dict):
+        raise InputError(f"{label}: 'surnames_placed_by_evidence' must map attributes to lists of groups")
+    words = frozenset(name_key(w) for w in _words(people, "surname_word_lookalikes", _PEOPLE_FILE))
+    found: set[str] = set()
+    for attribute, wanted in spec.items():
+        rule = evidence.get(attribute)
+        if rule is None or not isinstance(wanted, list) or not set(wanted) <= set(groups.get(attribute, ())):
+            raise InputError(f"{label}: 'surnames_placed_by_evidence.{attribute}' must list groups of an attribute "
+                             "with a full-name rule")  # fmt: skip
+        for key in rule.last:
+            if len(key) <= 3 or key in words or ("last", key) in associations:
+                continue
+            placed = rule.place(None, key, groups[attribute])
+            if placed is not None and placed.share >= rule.cut and placed.group in wanted:
+                found.add(key)
+    return frozenset(found)
 
 
 def _add_listed(

@@ -315,16 +315,22 @@ def _subjects(subjects: Sequence[str], nouns: Sequence[str]) -> frozenset[str]:
 @functools.lru_cache(maxsize=1)
 def _personal_names() -> tuple[str, ...]:
     """The personal names a ``{name}`` subject stands for: the first names of the name lists that name a person
-    alone (not look-alikes such as "Grace" or "May", nor names of two letters), the lists' surnames and the commonest
-    surnames ("Ms. Baker, aged 72"), as written and without diacritics ("García", "Garcia"). "The whisky, aged 12"
-    names nobody."""
+    alone (not look-alikes such as "Grace" or "May", nor names of two letters), the lists' surnames, the commonest
+    surnames and those the race tables place alone ("Ms. Baker, aged 72", "Mr. Okafor, aged 70": ``evidence_surnames``),
+    as written and without diacritics ("García", "Garcia"); a surname that is an English word (``people.json``'s
+    ``word_surnames``: "White", "Long") only after a title. "The whisky, aged 12" names nobody."""
     from evenhand.text._names_data import name_index, plain_letters
 
     index = name_index()
     firsts = [key for key in index.starts_alone if index.known("first", key)]
     lasts = [key for part, key in index.associations if part == "last"]
     written = {index.written("first", key) for key in firsts} | {index.written("last", key) for key in lasts}
-    return tuple(sorted(written | {plain_letters(w) for w in written} | index.common_last_names))
+    names = written | {plain_letters(w) for w in written} | index.common_last_names | index.evidence_surnames
+    # a surname that is an English word ("White", "Long") names a person only after a title ("Ms. White, aged 72"):
+    # "White, aged 12, is our best-selling whisky" names nobody
+    words = {name for name in names if name.casefold() in index.word_surnames}
+    titled = {f"{title}{dot} {word}" for word in words for title in index.titles for dot in (".", "")}
+    return tuple(sorted((names - words) | titled))
 
 
 def _spelled(words: Sequence[str]) -> list[str]:

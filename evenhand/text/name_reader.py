@@ -165,6 +165,20 @@ def _lookalike(index: NameIndex, key: str) -> bool:
     return key in index.lookalikes or len(key) <= 2
 
 
+def _surname_after_unknown(index: NameIndex, key: str, *, ends_run: bool) -> bool:
+    """A surname that makes a person after a capitalised word no list knows ("from Mohammed Al-Farsi"): a list's,
+    or one the race tables place alone (``evidence_surnames``: "Chinedu Okafor", "Yuki Tanaka") where it ends the
+    run of capitalised words ("the Tokyo Sato Building" names nobody)."""
+    return index.known("last", key) or (ends_run and key in index.evidence_surnames)
+
+
+def _verb_cue_after(text: str, word: _Word, index: NameIndex) -> bool:
+    """True when a verb cue of ``after_person`` follows ``word`` ("Sunita Gupta reported ..."): a name at the start
+    of a sentence or after a colon then reads as a person ("HR case 2291: Sunita Gupta reported")."""
+    after = _NEXT.match(text, word.end)
+    return after is not None and after.group(1).casefold() in index.after_person
+
+
 def _last_name_ok(index: NameIndex, word: _Word) -> bool:
     return word.key not in index.not_last_names and word.key not in index.titles and len(word.key) > 1
 
@@ -201,7 +215,9 @@ def _people_in_run(
         last = run[-1]
         if len(run) == 1:
             key = words[last].key
-            if not index.is_last_name(key) and _first_name(index, key):
+            # after a title a word is the family name where a surname table knows it ("Ms. Khalil", "Ms. Nasser":
+            # men's given names too), else a given name the lists know ("Dr. Emily")
+            if not index.is_last_name(key) and not index.in_surname_tables(key) and _first_name(index, key):
                 return [(last, None, run)]
             return [(None, last, run)]
         return [(run[0], last, run)]
@@ -226,12 +242,12 @@ def _people_in_run(
                 continue
         if (
             k + 1 < len(run)
-            and index.known("last", words[run[k + 1]].key)
+            and _surname_after_unknown(index, words[run[k + 1]].key, ends_run=k + 2 == len(run))
             and _last_name_ok(index, words[run[k + 1]])
             and w.key not in index.place_prefixes
             and not _lookalike(index, w.key)
             and w.key not in index.titles
-            and not at_sentence_start(text, w.start)
+            and (not at_sentence_start(text, w.start) or _verb_cue_after(text, words[run[k + 1]], index))
         ):
             found.append((run[k], run[k + 1], run[k : k + 2]))  # "from Mohammed Al-Farsi": a known surname
             k += 2
@@ -284,7 +300,10 @@ def _given_after_family_name(word: _Word, careful: bool, index: NameIndex) -> st
         given = parts[0] if all(ok(part) for part in parts) else ""
     else:
         return None
-    if not given or given in index.family_name_first or _lookalike(index, given):
+    # a given name of two letters reads after a family name that is not itself careful ("Zhang Li", "Wang Na"); a
+    # careful one ("Li", "Kim") needs a longer given name, and a look-alike word never reads
+    short_ok = not careful and len(given) == 2 and given not in index.lookalikes
+    if not given or given in index.family_name_first or (_lookalike(index, given) and not short_ok):
         return None
     return given
 

@@ -320,6 +320,7 @@ def substitute_names(
                 replaced = True
             if replaced and person.family_name_first:
                 _drop_middle_names(text, person, chosen, edits, bare)
+                _given_name_first(person, chosen, edits, bare, index)
             if replaced:
                 pairs.append((text[person.start : person.end], _apply(text, bare, person.start, person.end)))
         out_texts.append(_apply(text, edits, 0, len(text)) if edits else text)
@@ -346,6 +347,40 @@ def _drop_middle_names(
     if surname is None or given is None or not text[surname.end : given.start].strip():
         return
     edits[surname.end] = bare[surname.end] = (given.start, " ")
+
+
+def _given_name_first(
+    person: Person,
+    chosen: Mapping[tuple[str, str], str],
+    edits: dict[int, tuple[int, str]],
+    bare: dict[int, tuple[int, str]],
+    index: NameIndex,
+) -> None:
+    """For a name written family name first whose surname and given name were both swapped for a surname of a
+    language that writes the given name first ("Zhang Li" -> "Lopez" and "Sergio"), write the first full mention
+    given name first ("Sergio Lopez", not "Lopez Sergio": no reader, and no model, reads the latter as a Hispanic
+    name); the other mentions are swapped in place as before ("Li worked" -> "Sergio worked", "Ms. Zhang" -> "Ms.
+    Lopez")."""
+    new_last = chosen.get(("last", person.last or ""))
+    if new_last is None or ("first", person.first or "") not in chosen:
+        return
+    if new_last in index.family_name_first or new_last in index.family_name_first_careful:
+        return
+    inside = [m for m in person.mentions if person.start <= m.start < person.end]
+    surname = next((m for m in inside if m.part == "last"), None)
+    given = next((m for m in inside if m.part == "first"), None)
+    if surname is None or given is None or surname.start > given.start or given.start not in bare:
+        return
+    if surname.start not in bare:
+        return
+    given_new, surname_new = bare[given.start][1], bare[surname.start][1]
+    stop, with_possessive = edits[given.start]
+    suffix = with_possessive[len(given_new) :]  # "Zhang Li's card" -> "Sergio Lopez's card"
+    for table in (edits, bare):
+        for start in [k for k in table if surname.start <= k <= given.start]:
+            del table[start]
+    edits[surname.start] = (stop, f"{given_new} {surname_new}{suffix}")
+    bare[surname.start] = (given.end, f"{given_new} {surname_new}")
 
 
 def _apply(text: str, edits: Mapping[int, tuple[int, str]], start: int, end: int) -> str:
