@@ -383,9 +383,6 @@ def parse_number(
     return float(parse_numbers([reply], json_field=json_field, currency=currency, unit=unit, period=period).values[0])
 
 
-#: The symbol a finding writes for a currency given by its code (others are written after the amount: "71,300 CHF")
-
-
 def format_amount(value: float, *, currency: str | None = None, unit: str | None = None) -> str:
     """A number as a finding writes it: in the answers' currency or unit, with thousands separators, three
     significant figures below 100 (``format_amount(71300, currency="USD")`` is ``"$71,300"``; ``12.46`` with
