@@ -253,7 +253,7 @@ def test_a_rejecting_test_is_never_quoted_beside_a_signed_interval_holding_0_une
     rec = MetricRecord("strict_sentiment_parity", "gender", pair("female", "male"), result, signed=signed)
     signed_interval(rec, STATS)
     joined = signed.interval
-    assert joined.low < 0 < joined.high  # the fixture: the unseen-units join holds 0 (fair18's "-0.0287 [-0.192, +0.145]")
+    assert joined.low < 0 < joined.high  # the unseen-units join holds 0 (fair18: "-0.0287 [-0.192, +0.145]")
     rec.test = PermutationTest(float(result.value), 0.011, "two-sided", "exact", None, ("female", "male"))
     make_intervals_test_consistent([rec])
     shown = signed.interval

@@ -307,8 +307,9 @@ def metric_interval(
     (:func:`rate_interval`); ``"bootstrap"`` otherwise: on fewer than ``SMALL_UNITS`` units Student's t on the
     jackknife standard error, and when every unit gives the same value the bound for "none off it", else the
     bootstrap (``method``: percentile or BCa; :mod:`evenhand.stats._small_sample`). A ``"rate"`` metric whose
-    result carries no counts, or counts that do not give its value, falls back to that, with a reason. ``unseen_units=False``: a
-    ``"bootstrap"`` interval without its join with the none-off bound (:func:`continuous_interval`)."""
+    result carries no counts, or counts that do not give its value, falls back to that, with a reason.
+    ``unseen_units=False``: a ``"bootstrap"`` interval without its join with the none-off bound
+    (:func:`continuous_interval`)."""
     counts = result.rate_counts
     if interval == "rate" and counts is not None and result.is_defined:
         if abs(counts.value - float(result.value)) <= 1e-9:

@@ -38,7 +38,7 @@ def signed_follows_test(rec: MetricRecord, p: float) -> None:
     rejects: the interval of the variation the sample shows (``sampled``, without review11's join with the
     unseen-units bound, which a test on the same units does not make either), the joined one kept as ``unseen`` for
     the sentence to quote beside it; and where even that holds 0 (the test reads whole distributions or counts, the
-    interval one difference of means) a remark says so, so that no sentence shows "holds 0" beside "rejects" unexplained."""
+    interval one difference of means) a remark says so: no sentence shows "holds 0" beside "rejects" unexplained."""
     from evenhand.stats import joined_with_zero_unless_rejected
 
     signed = rec.signed
