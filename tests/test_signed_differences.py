@@ -261,7 +261,8 @@ def test_a_rejecting_test_is_never_quoted_beside_a_signed_interval_holding_0_une
     assert (signed.unseen.low, signed.unseen.high) == (joined.low, joined.high)  # review11's interval, kept
     words = signed_words(signed)
     assert f"[{shown.low:+.3g}, {shown.high:+.3g}]" in words
-    assert f"up to [{joined.low:+.3g}, {joined.high:+.3g}] with replies none of the 20 prompts showed" in words
+    up_to = f", up to [{joined.low:+.3g}, {joined.high:+.3g}] allowing for replies none of the 20 prompts showed"
+    assert up_to in words
     assert any("unseen-units" in n for n in rec.notes)
 
 

@@ -158,17 +158,17 @@ def signed_columns(rec: MetricRecord) -> dict[str, Any]:
 
 
 def signed_caveat(signed: SignedDifference | None) -> str:
-    """What a sentence adds after the signed interval: the reach of the unseen-units bound where the shown interval
-    left it out (`` (up to [-0.192, +0.145] with replies none of the 20 prompts showed)``) and why the shown interval
-    holds 0 where the test rejects; "" when neither applies."""
+    """What a sentence adds after the signed interval: the reach of the unseen-units bound where the shown
+    interval left it out (``, up to [-0.192, +0.145] allowing for replies none of the 20 prompts showed``) and why
+    the shown interval holds 0 where the test rejects; "" when neither applies."""
     if signed is None:
         return ""
     words = ""
     unseen, resampler = signed.unseen, signed.result.resampler
     if unseen is not None and resampler is not None:
-        words = (f" (up to [{unseen.low:+.3g}, {unseen.high:+.3g}] with replies none of the {resampler.n_units} "
-                 f"{resampler.unit}s showed)")  # fmt: skip
-    return f"{words} ({signed.remark})" if signed.remark else words
+        words = (f", up to [{unseen.low:+.3g}, {unseen.high:+.3g}] allowing for replies none of the "
+                 f"{resampler.n_units} {resampler.unit}s showed")  # fmt: skip
+    return f"{words}; {signed.remark}" if signed.remark else words
 
 
 def signed_words(signed: SignedDifference | None) -> str:

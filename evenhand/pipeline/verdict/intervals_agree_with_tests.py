@@ -55,9 +55,10 @@ def signed_follows_test(rec: MetricRecord, p: float) -> None:
             f"the same units; joined: [{signed.unseen.low:.4g}, {signed.unseen.high:.4g}]"
         )
     if signed.interval.low <= 0.0 <= signed.interval.high:
-        signed.remark = (f"this interval holds 0 although {rec.spec.name}'s test rejects: the test reads "
-                         f"{rec.spec.name}'s own statistic, the interval only the difference in {signed.measure}, "
-                         f"so the direction is less certain than the test")  # fmt: skip
+        name, unit = rec.spec.name, signed.interval.unit or "unit"
+        signed.remark = (f"this interval holds 0 although {name}'s test rejects: the test permutes the groups and "
+                         f"reads {name}, this interval resamples the {unit}s and reads the difference in "
+                         f"{signed.measure}, so the direction is less certain than the test")  # fmt: skip
 
 
 def make_intervals_test_consistent(records: Sequence[MetricRecord]) -> None:
