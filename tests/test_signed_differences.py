@@ -264,6 +264,8 @@ def test_a_rejecting_test_is_never_quoted_beside_a_signed_interval_holding_0_une
     up_to = f", up to [{joined.low:+.3g}, {joined.high:+.3g}] allowing for replies none of the 20 prompts showed"
     assert up_to in words
     assert any("unseen-units" in n for n in rec.notes)
+    make_intervals_test_consistent([rec])  # a second pass changes nothing
+    assert signed_words(signed) == words
 
 
 def test_a_signed_interval_that_still_holds_0_beside_a_rejecting_test_says_why() -> None:

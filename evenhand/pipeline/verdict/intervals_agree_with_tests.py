@@ -48,7 +48,7 @@ def signed_follows_test(rec: MetricRecord, p: float) -> None:
     if not rejects:
         signed.interval = joined_with_zero_unless_rejected(signed.interval, p)
         return
-    if signed.sampled is not None:
+    if signed.sampled is not None and signed.unseen is None:  # once: a second pass keeps the joined one it kept
         signed.unseen, signed.interval = signed.interval, signed.sampled
         rec.notes.append(
             f"signed interval shown without its join with the unseen-units bound, as the test (p = {p:.3g}) reads "
