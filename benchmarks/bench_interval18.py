@@ -15,6 +15,10 @@ after the tests :func:`evenhand.pipeline.verdict.intervals_agree_with_tests.make
 * **planted spread**: the first group's replies are twice as spread around the prompt's mean, the same mean (a
   difference of distributions that SCSP's test can find and a difference of means cannot).
 
+And DP of two groups (person level, 2 ``k`` persons per group x 3 answers, each person's approval probability from
+Beta(2, 2), the first group's raised by ``--dp-shift`` when planted; the pair rate test, as bench_signed_null.py): its
+signed interval is a rate interval with no unseen-units join, so only the remark can change there.
+
 Per design and ``k``: the share of data sets where the test rejects at 0.05 (the verdict's severity rests on it and is
 not changed, so null and power are the same before and after), and among the data sets, those whose sentence shows
 a signed interval holding 0 beside a rejecting test: before (the joined interval, joined with 0 unless the test
@@ -30,11 +34,22 @@ from typing import Any
 
 import numpy as np
 
-from evenhand.metrics import strict_sentiment_parity, weak_sentiment_parity
+from evenhand.metrics import demographic_parity_difference, strict_sentiment_parity, weak_sentiment_parity
 from evenhand.pipeline.evidence.records import MetricRecord, pair
-from evenhand.pipeline.evidence.signed_differences import sentiment_signed, signed_interval, signed_words
+from evenhand.pipeline.evidence.signed_differences import (
+    rate_signed,
+    sentiment_signed,
+    signed_caveat,
+    signed_interval,
+    signed_words,
+)
 from evenhand.pipeline.verdict.intervals_agree_with_tests import make_intervals_test_consistent
-from evenhand.stats import counterfactual_sentiment_test, joined_with_zero_unless_rejected
+from evenhand.stats import (
+    PermutationTest,
+    counterfactual_sentiment_test,
+    joined_with_zero_unless_rejected,
+    pairwise_rate_tests,
+)
 
 ANSWERS = 3
 
@@ -70,11 +85,37 @@ def once(rng: np.random.Generator, k: int, design: str, shift: float, st: Any, w
     return rejects, rejects and _holds_zero(before), after, unexplained
 
 
+def dp_once(rng: np.random.Generator, k: int, design: str, shift: float, st: Any) -> tuple[bool, ...]:
+    """As :func:`once`, for DP of two groups of ``2 k`` persons."""
+    persons = 2 * k
+    person = np.repeat(np.arange(2 * persons), ANSWERS)
+    group = np.where(person < persons, "female", "male")
+    p_person = rng.beta(2, 2, size=2 * persons)
+    if design == "planted shift":
+        p_person[:persons] = np.clip(p_person[:persons] + shift, 0, 1)
+    pred = (rng.random(person.size) < p_person[person]).astype(int)
+    result = demographic_parity_difference(pred, group, pos_label=1, prompts=person)
+    signed = rate_signed("demographic_parity_difference", (pred, group), group, 1, person)
+    assert signed is not None
+    rec = MetricRecord("demographic_parity_difference", "gender", pair("female", "male"), result, signed=signed)
+    signed_interval(rec, st)
+    table = pairwise_rate_tests(pred, group, metrics="demographic_parity_difference", prompts=person,
+                                seed=int(rng.integers(2**31)))  # fmt: skip
+    p = float(table["p_value"].iloc[0])
+    rec.test = PermutationTest(float(result.value), p, "two-sided", "permutation", None, ("female", "male"))
+    rejects = p < 0.05
+    before = joined_with_zero_unless_rejected(signed.bootstrap, p)
+    make_intervals_test_consistent([rec])
+    after = rejects and _holds_zero(signed.interval)
+    return rejects, rejects and _holds_zero(before), after, after and "although" not in signed_caveat(signed)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--shift", type=float, default=0.05)
+    parser.add_argument("--dp-shift", type=float, default=0.1)
     parser.add_argument("--units", type=int, nargs="+", default=[10, 20, 40])
     parser.add_argument("--seed", type=int, default=2018)
     args = parser.parse_args()
@@ -93,6 +134,12 @@ def main() -> None:
                 counts = np.sum([once(rng, k, design, args.shift, st, weak) for _ in range(runs)], axis=0)
                 cells = " | ".join(f"{int(c)} ({c / runs:.1%})" for c in counts)
                 print(f"| {'WCSP' if weak else 'SCSP'} | {design} | {k} | {cells} |", flush=True)
+    for design in ("fair", "planted shift"):
+        for k in args.units:
+            rng = np.random.default_rng(args.seed + k)
+            counts = np.sum([dp_once(rng, k, design, args.dp_shift, st) for _ in range(runs)], axis=0)
+            cells = " | ".join(f"{int(c)} ({c / runs:.1%})" for c in counts)
+            print(f"| DP | {design} | {2 * k} persons per group | {cells} |", flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

@@ -291,3 +291,18 @@ def test_a_test_that_does_not_reject_keeps_the_joined_signed_interval_with_0() -
     make_intervals_test_consistent([rec])
     assert (signed.interval.low, signed.interval.high) == (joined.low, joined.high)
     assert signed.unseen is None and signed.remark == "" and "up to" not in signed_words(signed)
+
+
+def test_a_rate_gaps_sentence_explains_an_interval_holding_0_beside_a_rejecting_test() -> None:
+    from evenhand.pipeline.verdict.kinds.rates import _signed_value
+
+    pred = [1, 0, 0, 0, 1, 0, 0, 0] * 5  # the same approval rate in both groups: the interval holds 0
+    groups = (["female"] * 4 + ["male"] * 4) * 5
+    dp = evenhand.metrics.demographic_parity_difference(pred, groups)
+    signed = rate_signed("demographic_parity_difference", (pred, groups), groups, 1, None)
+    rec = MetricRecord("demographic_parity_difference", "gender", pair("female", "male"), dp, signed=signed)
+    signed_interval(rec, STATS)
+    rec.test = PermutationTest(0.0, 0.001, "two-sided", "exact", None, ("female", "male"))  # a test that rejects
+    make_intervals_test_consistent([rec])
+    words = _signed_value(rec, "female", "male", signed.value)
+    assert signed.interval.low <= 0 <= signed.interval.high and "holds 0 although DP's test rejects" in words
