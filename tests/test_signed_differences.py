@@ -102,7 +102,11 @@ def test_the_signed_interval_follows_the_records_test() -> None:
     make_intervals_test_consistent([rejected, kept])
     own = kept.signed.bootstrap  # the metric's own interval, kept beside the shown one
     assert 0 < own.low < 0.2 < own.high
-    assert (rejected.signed.interval.low, rejected.signed.interval.high) == (own.low, own.high)
+    # the test rejects: shown without the unseen-units join (interval18), the joined one kept beside it
+    assert (rejected.signed.unseen.low, rejected.signed.unseen.high) == (own.low, own.high)
+    sampled = rejected.signed.sampled
+    assert (rejected.signed.interval.low, rejected.signed.interval.high) == (sampled.low, sampled.high)
+    assert own.low <= sampled.low < 0.2 < sampled.high <= own.high
     assert kept.signed.interval.low == 0 and kept.signed.interval.high == pytest.approx(own.high)  # joined with 0
 
 
@@ -230,3 +234,75 @@ def test_signed_difference_is_a_plain_record() -> None:
     result = evenhand.metrics.demographic_parity_difference([1, 0, 1, 1], ["a", "a", "b", "b"])
     signed = SignedDifference("a", "b", "predicted prevalence rate", result)
     assert signed.direction == "a minus b" and signed_words(signed).startswith("a minus b, predicted prevalence rate")
+
+
+# ------------------------------------------------------------------------------------------------ interval18
+def _small_shift(k: int = 20, shift: float = -0.03, seed: int = 3) -> tuple[Any, Any, Any]:
+    """``k`` prompts of 3 pairs whose female versions score ``shift`` lower, with a little noise: the t interval of
+    the mean difference excludes 0, and its join with "none of 20 prompts off the value" (review11) holds it."""
+    rng = np.random.default_rng(seed)
+    b = rng.uniform(0.4, 0.8, 3 * k)
+    a = b + shift + np.repeat(rng.normal(0.0, 0.01, k), 3)
+    return a, b, np.repeat(np.arange(k), 3)
+
+
+def test_a_rejecting_test_is_never_quoted_beside_a_signed_interval_holding_0_unexplained() -> None:
+    a, b, prompts = _small_shift()
+    result = strict_sentiment_parity(a, b, prompts=prompts)
+    signed = sentiment_signed(result, a, b, prompts, ("female", "male"))
+    rec = MetricRecord("strict_sentiment_parity", "gender", pair("female", "male"), result, signed=signed)
+    signed_interval(rec, STATS)
+    joined = signed.interval
+    assert joined.low < 0 < joined.high  # the unseen-units join holds 0 (fair18: "-0.0287 [-0.192, +0.145]")
+    rec.test = PermutationTest(float(result.value), 0.011, "two-sided", "exact", None, ("female", "male"))
+    make_intervals_test_consistent([rec])
+    shown = signed.interval
+    assert shown.high < 0  # the interval quoted beside "p = 0.011" agrees with it
+    assert (signed.unseen.low, signed.unseen.high) == (joined.low, joined.high)  # review11's interval, kept
+    words = signed_words(signed)
+    assert f"[{shown.low:+.3g}, {shown.high:+.3g}]" in words
+    up_to = f", up to [{joined.low:+.3g}, {joined.high:+.3g}] allowing for replies none of the 20 prompts showed"
+    assert up_to in words
+    assert any("unseen-units" in n for n in rec.notes)
+    make_intervals_test_consistent([rec])  # a second pass changes nothing
+    assert signed_words(signed) == words
+
+
+def test_a_signed_interval_that_still_holds_0_beside_a_rejecting_test_says_why() -> None:
+    a, b, prompts = _small_shift(shift=0.0)  # no mean difference: only SCSP's whole-distribution test could reject
+    result = strict_sentiment_parity(a, b, prompts=prompts)
+    signed = sentiment_signed(result, a, b, prompts, ("female", "male"))
+    rec = MetricRecord("strict_sentiment_parity", "gender", pair("female", "male"), result, signed=signed)
+    signed_interval(rec, STATS)
+    rec.test = PermutationTest(float(result.value), 0.001, "two-sided", "exact", None, ("female", "male"))
+    make_intervals_test_consistent([rec])
+    assert signed.interval.low < 0 < signed.interval.high
+    assert "holds 0 although SCSP's test rejects" in signed_words(signed)
+
+
+def test_a_test_that_does_not_reject_keeps_the_joined_signed_interval_with_0() -> None:
+    a, b, prompts = _small_shift()
+    result = strict_sentiment_parity(a, b, prompts=prompts)
+    signed = sentiment_signed(result, a, b, prompts, ("female", "male"))
+    rec = MetricRecord("strict_sentiment_parity", "gender", pair("female", "male"), result, signed=signed)
+    signed_interval(rec, STATS)
+    joined = signed.interval
+    rec.test = PermutationTest(float(result.value), 0.3, "two-sided", "exact", None, ("female", "male"))
+    make_intervals_test_consistent([rec])
+    assert (signed.interval.low, signed.interval.high) == (joined.low, joined.high)
+    assert signed.unseen is None and signed.remark == "" and "up to" not in signed_words(signed)
+
+
+def test_a_rate_gaps_sentence_explains_an_interval_holding_0_beside_a_rejecting_test() -> None:
+    from evenhand.pipeline.verdict.kinds.rates import _signed_value
+
+    pred = [1, 0, 0, 0, 1, 0, 0, 0] * 5  # the same approval rate in both groups: the interval holds 0
+    groups = (["female"] * 4 + ["male"] * 4) * 5
+    dp = evenhand.metrics.demographic_parity_difference(pred, groups)
+    signed = rate_signed("demographic_parity_difference", (pred, groups), groups, 1, None)
+    rec = MetricRecord("demographic_parity_difference", "gender", pair("female", "male"), dp, signed=signed)
+    signed_interval(rec, STATS)
+    rec.test = PermutationTest(0.0, 0.001, "two-sided", "exact", None, ("female", "male"))  # a test that rejects
+    make_intervals_test_consistent([rec])
+    words = _signed_value(rec, "female", "male", signed.value)
+    assert signed.interval.low <= 0 <= signed.interval.high and "holds 0 although DP's test rejects" in words

@@ -300,24 +300,29 @@ def metric_interval(
     seed: SeedLike = 0,
     method: str = "percentile",
     rate_method: BinomialMethod = DEFAULT_METHOD,
+    unseen_units: bool = True,
 ) -> Interval:
     """A metric's interval by the method its registry entry declares (``MetricSpec.interval``): ``"rate"`` for a
     rate, a difference of two rates or a spread of several, whose result carries its :class:`RateCounts`
     (:func:`rate_interval`); ``"bootstrap"`` otherwise: on fewer than ``SMALL_UNITS`` units Student's t on the
     jackknife standard error, and when every unit gives the same value the bound for "none off it", else the
     bootstrap (``method``: percentile or BCa; :mod:`evenhand.stats._small_sample`). A ``"rate"`` metric whose
-    result carries no counts, or counts that do not give its value, falls back to that, with a reason."""
+    result carries no counts, or counts that do not give its value, falls back to that, with a reason.
+    ``unseen_units=False``: a ``"bootstrap"`` interval without its join with the none-off bound
+    (:func:`continuous_interval`)."""
     counts = result.rate_counts
     if interval == "rate" and counts is not None and result.is_defined:
         if abs(counts.value - float(result.value)) <= 1e-9:
             iv = rate_interval(counts, ci, rate_method, estimate=float(result.value))
             return with_skew(result, iv, n_resamples=n_resamples, seed=seed) if is_paired(counts) else iv
         fallback = f"{result.name}'s counts do not give its value: interval from its resampled units"
-        iv = continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+        iv = continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method,
+                                 unseen_units=unseen_units)  # fmt: skip
         return replace(iv, reason=f"{iv.reason}; {fallback}" if iv.reason else fallback)
     if interval not in INTERVAL_METHODS:
         raise InputError(f"interval must be one of {INTERVAL_METHODS}, got {interval!r}")
-    return continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
+    return continuous_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method,
+                               unseen_units=unseen_units)  # fmt: skip
 
 
 def with_skew(result: MetricResult, iv: Interval, *, n_resamples: int = 1000, seed: SeedLike = 0) -> Interval:

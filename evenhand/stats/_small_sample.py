@@ -279,20 +279,29 @@ def _unbounded_t_interval(result: MetricResult, ci: float) -> Interval | None:
 
 
 def continuous_interval(
-    result: MetricResult, *, ci: float = 0.95, n_resamples: int = 1000, seed: SeedLike = 0, method: str = "percentile"
+    result: MetricResult,
+    *,
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed: SeedLike = 0,
+    method: str = "percentile",
+    unseen_units: bool = True,
 ) -> Interval:
     """The interval of a metric whose interval is ``"bootstrap"`` (see the module docstring): Student's t on few
     units (on a scale unbounded on a side: below :data:`UNBOUNDED_T_UNITS`), the none-off bound when every unit
-    agrees, else :func:`~evenhand.stats.confidence_interval`."""
+    agrees, else :func:`~evenhand.stats.confidence_interval`. ``unseen_units=False`` leaves out the join with the
+    none-off bound (:func:`with_unseen_units`): the interval of the variation the sample shows, the one a test on
+    the same units agrees with (interval18: a finding's sentence quotes it beside the test, and the join apart)."""
+    join = with_unseen_units if unseen_units else (lambda _result, iv: iv)
     small = small_sample_interval(result, ci) or _unbounded_t_interval(result, ci)
     if small is not None:
-        return with_unseen_units(result, small)
+        return join(result, small)
     iv = confidence_interval(result, ci=ci, n_resamples=n_resamples, seed=seed, method=method)
     resampler = result.resampler
     degenerate = iv.is_defined and iv.width == 0.0 and iv.standard_error <= _tolerance(iv.estimate)
     if degenerate and resampler is not None:
         return _none_off(result, resampler, iv.level, iv)
-    return with_unseen_units(result, iv)
+    return join(result, iv)
 
 
 def with_unseen_units(result: MetricResult, iv: Interval) -> Interval:

@@ -23,6 +23,11 @@ record's pair for counterfactual sentiment). The signed difference is resampled 
 its interval is an ordinary bootstrap interval of an unbiased difference and is centred where its null is. After
 the tests ran it is joined with 0 unless the record's test rejects, as the distance's own interval is
 (:mod:`evenhand.pipeline.verdict.intervals_agree_with_tests`), so the two never disagree.
+
+Where the test rejects, the interval shown is the one of the variation the sample shows (``sampled``: without the
+join with "none of the ``k`` units off the value", review11), the one the test agrees with, and the joined one
+(``unseen``, which keeps review11's coverage when rare replies went unseen) is quoted beside it as what unseen replies
+could add (interval18: "-0.0287 [-0.192, +0.145]" beside "adjusted p = 0.011" read as a contradiction).
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ class SignedDifference:
     result: MetricResult
     interval: Any = None  # evenhand.stats.Interval: the shown interval (joined with 0 unless the test rejects)
     bootstrap: Any = None  # evenhand.stats.Interval: the interval before the rule (bootstrap or rate interval)
+    # evenhand.stats.Interval: ``bootstrap`` without its join with the unseen-units bound (review11); None where the
+    # join changed nothing. Shown instead of it where the test rejects (interval18)
+    sampled: Any = None
+    unseen: Any = None  # evenhand.stats.Interval: the joined interval, quoted beside the shown one when set
+    remark: str = ""  # why the shown interval holds 0 although the test rejects (the two read the sample differently)
 
     @property
     def value(self) -> float:
@@ -123,6 +133,10 @@ def signed_interval(rec: MetricRecord, st: Any) -> None:
         rec.notes.append(f"no signed interval: {iv.reason or 'too few defined bootstrap replicates'}")
         return
     signed.bootstrap = signed.interval = iv
+    sampled = metric_interval(signed.result, rec.spec.interval, ci=st.ci, n_resamples=st.n_resamples, seed=st.seed,
+                              method=st.method, unseen_units=False)  # fmt: skip
+    if sampled.is_defined and (sampled.low, sampled.high) != (iv.low, iv.high):
+        signed.sampled = sampled
 
 
 def signed_columns(rec: MetricRecord) -> dict[str, Any]:
@@ -143,10 +157,25 @@ def signed_columns(rec: MetricRecord) -> dict[str, Any]:
     }
 
 
+def signed_caveat(signed: SignedDifference | None) -> str:
+    """What a sentence adds after the signed interval: the reach of the unseen-units bound where the shown
+    interval left it out (``, up to [-0.192, +0.145] allowing for replies none of the 20 prompts showed``) and why
+    the shown interval holds 0 where the test rejects; "" when neither applies."""
+    if signed is None:
+        return ""
+    words = ""
+    unseen, resampler = signed.unseen, signed.result.resampler
+    if unseen is not None and resampler is not None:
+        words = (f", up to [{unseen.low:+.3g}, {unseen.high:+.3g}] allowing for replies none of the "
+                 f"{resampler.n_units} {resampler.unit}s showed")  # fmt: skip
+    return f"{words}; {signed.remark}" if signed.remark else words
+
+
 def signed_words(signed: SignedDifference | None) -> str:
-    """``female minus male, mean sentiment score: +0.09 [+0.03, +0.15]`` for a finding's sentence ("" when none)."""
+    """``female minus male, mean sentiment score: +0.09 [+0.03, +0.15]`` for a finding's sentence ("" when none),
+    with :func:`signed_caveat`."""
     if signed is None:
         return ""
     iv = signed.interval
     bounds = f" [{iv.low:+.3g}, {iv.high:+.3g}]" if iv is not None else ""
-    return f"{signed.direction}, {signed.measure}: {signed.value:+.3g}{bounds}"
+    return f"{signed.direction}, {signed.measure}: {signed.value:+.3g}{bounds}{signed_caveat(signed)}"

@@ -11,6 +11,7 @@ import pandas as pd
 from evenhand._json import float_or_none
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
+from evenhand.pipeline.evidence.signed_differences import signed_caveat
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.parsers import label_text
@@ -28,7 +29,8 @@ def _signed_value(rec: MetricRecord, a: str, b: str, value: float) -> str:
     signed = rec.signed
     if signed is None or signed.interval is None or (signed.first, signed.second) != (a, b):
         return f"{value:+.3g}"
-    return f"{signed.direction} {value:+.3g} [{signed.interval.low:+.3g}, {signed.interval.high:+.3g}]"
+    bounds = f"[{signed.interval.low:+.3g}, {signed.interval.high:+.3g}]"
+    return f"{signed.direction} {value:+.3g} {bounds}{signed_caveat(signed)}"
 
 
 def prediction_inputs(run: StoredRun, row: Mapping[str, Any], table: pd.DataFrame) -> tuple[list[pd.Series], Any]:
