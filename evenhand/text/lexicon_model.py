@@ -175,6 +175,14 @@ class Lexicon:
             self._pattern_index[term] = found
         return found
 
+    def stated_after(self, term: str) -> re.Pattern[str] | None:
+        """What a row reads after the (lower-case) listed ``term`` as its subject, right after it ("pensioners
+        **between 65 and 80**": the age file's ``{term}`` subjects), whether or not a clause ends there; None where no
+        row takes the term as a subject. A version that swaps the term must swap this too (left18)."""
+        key = normalize_term(term)
+        sources = sorted({p for row in self.rows if row.subjects and key in row.subjects for p in row.after_subject})
+        return _compiled(r"\s+(?:" + "|".join(sources) + r")\b") if sources else None
+
     @functools.cached_property
     def has_patterns(self) -> bool:
         """True when a row has regular-expression terms (:attr:`LexiconRow.patterns`)."""
