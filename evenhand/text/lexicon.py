@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 from evenhand.text._grammar import GRAMMARS
-from evenhand.text.lexicon_model import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term, spellings
+from evenhand.text.lexicon_model import GIVEN_NAME, MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term, spellings
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -334,7 +334,10 @@ def _personal_names() -> tuple[str, ...]:
     # "White, aged 12, is our best-selling whisky" names nobody
     words = {name for name in names if name.casefold() in index.word_surnames}
     titled = {f"{title}{dot} {word}" for word in words for title in index.titles for dot in (".", "")}
-    return tuple(sorted((names - words) | titled))
+    # ... or after a given name, as a full name ("Emily White, aged 72": left18); GIVEN_NAME stands for any given name
+    # of the lists (lexicon_model._behind), so the subjects are not every given name times every word surname
+    full = {f"{GIVEN_NAME} {word}" for word in words}
+    return tuple(sorted((names - words) | titled | full))
 
 
 def _spelled(words: Sequence[str]) -> list[str]:
