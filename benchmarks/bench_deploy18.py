@@ -254,6 +254,11 @@ def _written(shape: str, value: float, i: int) -> str:
     raise KeyError(shape)
 
 
+#: the planted fee gap of the negative_zero shape; ``--compare`` plants a smaller one (25) that keeps the one positive
+#: fee positive, so that CER keeps a test on its few pairs in both runs and only CED can find the gap (left18)
+NEGATIVE_GAP = 50
+
+
 def _numeric_policy(shape: str) -> Callable[[bool], Callable[..., Any]]:
     def make(planted: bool) -> Callable[..., Any]:
         def reply(messages: list[dict[str, Any]], rng: random.Random) -> str:
@@ -266,7 +271,7 @@ def _numeric_policy(shape: str) -> Callable[[bool], Callable[..., Any]]:
                 value = (6.0 + 0.5 * (i % 6)) * (1 + rng.gauss(0, 0.03)) * (1.06 if worse else 1.0)
             elif shape == "negative_zero":
                 base = [-120.0, -80.0, 0.0, 40.0, -200.0, 0.0][i % 6]
-                value = 0.0 if base == 0 else round(base + rng.gauss(0, 10)) - (50 if worse else 0)
+                value = 0.0 if base == 0 else round(base + rng.gauss(0, 10)) - (NEGATIVE_GAP if worse else 0)
             else:
                 value = 48_000 * (1 + 0.05 * (i % 6)) * (1 + rng.gauss(0, 0.03)) * (0.94 if worse else 1.0)
             return f"I would offer {_written(shape, value, i)}."
@@ -377,7 +382,29 @@ def cli_table(only: list[str] | None) -> None:
         print(f"| {shape} | {codes[False]} | {codes[True]} | {sum(named)} of {len(named)} |", flush=True)
 
 
+def _compared(shape: str, seed: int, planted: bool) -> bool:
+    """left18 (``--compare``): ``evenhand.compare`` of a fair run (seed) with a second run (seed + 500), fair or
+    planted. Null: any row "worse"; planted: the CED row on gender "worse" (where CER rests on few of its pairs, CED
+    decides, as in the run's own verdict)."""
+    from evenhand.comparison.rows import WORSE
+
+    a, b = run_api(shape, seed, False), run_api(shape, seed + 500, planted)
+    rows = evenhand.compare(a, b, labels=["a", "b"], n_resamples=300, seed=seed).rows
+    worse = [r for r in rows if r.changes.get("b") == WORSE]
+    if not planted:
+        return bool(worse)
+    return any(r.metric == "CED" and r.attribute == "gender" for r in worse)
+
+
 def main() -> None:
+    if "--compare" in sys.argv:  # left18: evenhand compare on the numeric shapes (CED beside CER, one rule)
+        sys.argv.remove("--compare")
+        global NEGATIVE_GAP
+        NEGATIVE_GAP = 25
+        compared = {s: (f"compare: {s}", (lambda shape: lambda seed, planted: _compared(shape, seed, planted))(s))
+                    for s in NUMERIC}  # fmt: skip
+        fixture_table("evenhand compare, a fair run against a fair or planted one", compared)
+        return
     if "--cli" in sys.argv:
         only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"]
         cli_table(only or None)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.adjustment import adjust_p_values
 from evenhand.pipeline.evidence.records import MetricRecord, pair
@@ -122,3 +124,40 @@ def test_a_gate_on_ced_reads_its_value_and_a_gate_on_its_p_says_cer_decides() ->
     assert value.passed and value.value == 300.0  # the size of the gap, in the answers' unit, as before
     (p,) = check_thresholds(records, [Threshold(metric="CED", measure="p_adjusted", min=0.05)])
     assert not p.passed and "descriptive beside CER" in p.reason
+
+
+def test_compare_lets_ced_decide_where_cer_rests_on_few_of_its_pairs() -> None:
+    from evenhand.comparison.rows import WORSE, judge_rows
+
+    # left18: deploy18's fee adjustments in a comparison: CER's rows rest on 1 pair of 43 in each run, so CED's
+    # row decides, as the run's own verdict does; compare had made it descriptive beside any CER row with a test
+    rows = [_compare_row(CER, -0.01, 0.01), _compare_row(CED, -500.0, -100.0)]
+    rows[0].pairs, rows[1].pairs = {"A": 1, "B": 1}, {"A": 43, "B": 43}
+    judge_rows(rows, ["A", "B"], level=0.95)
+    assert rows[1].described_beside["B"] == "" and rows[1].changes["B"] == WORSE
+    # stored rows carry their pairs in "n": compare reads them from there
+    from evenhand.comparison.pairing import stored_sizes
+
+    assert stored_sizes({"n": "43 pairs, 43 prompts"}) == {"pairs": 43, "prompts": 43}
+
+
+@pytest.mark.parametrize("cer_pairs", [None, 0, 1, 21, 22, 43])
+@pytest.mark.parametrize("ced_pairs", [None, 1, 43])
+def test_a_run_and_compare_describe_ced_by_one_rule(cer_pairs: int | None, ced_pairs: int | None) -> None:
+    # the run's mark and compare's must not drift apart: the same pairs give the same answer in both
+    from evenhand.comparison.rows import judge_rows
+    from evenhand.pipeline.evidence.adjustment import mark_descriptive
+
+    cer, ced = _record(CER, 0.6, -0.002), _record(CED, 0.001, -300.0)
+    cer.result.sizes.clear()
+    ced.result.sizes.clear()
+    if cer_pairs is not None:
+        cer.result.sizes["pairs"] = cer_pairs
+    if ced_pairs is not None:
+        ced.result.sizes["pairs"] = ced_pairs
+    mark_descriptive([cer, ced])
+    rows = [_compare_row(CER, -0.01, 0.01), _compare_row(CED, -500.0, -100.0)]
+    rows[0].pairs = {"A": cer_pairs, "B": cer_pairs}
+    rows[1].pairs = {"A": ced_pairs, "B": ced_pairs}
+    judge_rows(rows, ["A", "B"], level=0.95)
+    assert ced.descriptive == (rows[1].described_beside["B"] == "CER")

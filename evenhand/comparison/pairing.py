@@ -212,11 +212,15 @@ def within_possible_range(row: dict[str, Any], low: float, high: float) -> tuple
 _SIZE = re.compile(r"(\d+) ([a-z]+)")
 
 
+def stored_sizes(row: dict[str, Any] | None) -> dict[str, int]:
+    """A stored metric row's sizes, read from its ``n`` ("40 responses, 12 prompts"; ``MetricResult.sizes``)."""
+    return {name: int(count) for count, name in _SIZE.findall(str((row or {}).get("n") or ""))}
+
+
 def stored_units(row: dict[str, Any]) -> int | None:
     """The independent units a stored metric row rests on, read from its ``n`` ("40 responses, 12 prompts"), so
     that a difference from stored intervals obeys the same fewer-than-10-prompts rule as a recomputed one."""
-    sizes = {name: int(count) for count, name in _SIZE.findall(str(row.get("n") or ""))}
-    return independent_units(sizes)
+    return independent_units(stored_sizes(row))
 
 
 def _standard_error(row: dict[str, Any]) -> float | None:

@@ -31,12 +31,14 @@ from evenhand.comparison.pairing import (
     paired_draws,
     percentile_interval,
     same_units,
+    stored_sizes,
     undefined_difference,
 )
 from evenhand.comparison.recompute import item_table, recompute, reproduces
 from evenhand.comparison.runs import RESPONSE_COLUMNS, Run
 from evenhand.comparison.signed import describe, own_signed_pair, recompute_signed, signed_gap, signed_pair
 from evenhand.metrics._result import MetricResult
+from evenhand.pipeline.evidence.adjustment import rests_on_enough
 from evenhand.pipeline.evidence.records import independent_units
 from evenhand.pipeline.verdict.severity import MIN_UNITS
 from evenhand.registry import METRICS
@@ -92,6 +94,9 @@ class MetricComparison:
     #: per run label, the metric whose row decides where this one is described beside it (CED beside a CER row that
     #: has a test, ``MetricSpec.described_beside``): its word is never its own (est17b); "" where it is judged
     described_beside: dict[str, str] = field(default_factory=dict)
+    #: per run label, the pairs the run's row rests on (its ``n``: "43 pairs"), None where it does not say: CED is
+    #: described beside CER only where CER rests on at least half of CED's pairs, in both runs (``rests_on_enough``)
+    pairs: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def scope(self) -> str:
@@ -134,6 +139,7 @@ def compare_rows(
         for run, row in zip(runs, present, strict=True):
             item.values[run.label] = None if row is None else row.get("value")
             item.intervals[run.label] = (None, None) if row is None else (row.get("ci_low"), row.get("ci_high"))
+            item.pairs[run.label] = stored_sizes(row).get("pairs")
             _read_stored_signed(item, run.label, row)
         for i, (run, row) in enumerate(zip(runs[1:], present[1:], strict=True), start=1):
             diff = _difference(base, run, present[0], row, level, n_resamples, rng, pairing)
@@ -173,7 +179,7 @@ def judge_rows(rows: Sequence[MetricComparison], labels: Sequence[str], *, level
             p = interval_p_value(diff.estimate, diff.low, diff.high, level)
             row.differences[label] = replace(diff, p_value=p)
             raw.append(p if p is not None and _can_decide(diff) else math.nan)
-        described = _described(present, raw)
+        described = _described(present, raw, (labels[0], label))
         raw = [math.nan if id(row) in described else p for row, p in zip(present, raw, strict=True)]
         families = [row.family or (row.key, row.attribute, row.cls) for row in present]
         adjusted = omnibus_then_pairs(np.asarray(raw, dtype=float), families)
@@ -373,17 +379,24 @@ def _same_answers(first: Run, second: Run) -> bool:
     return bool(rows(a).equals(rows(b)))
 
 
-def _described(rows: Sequence[MetricComparison], raw: Sequence[float]) -> dict[int, str]:
+def _described(rows: Sequence[MetricComparison], raw: Sequence[float], labels: tuple[str, str]) -> dict[int, str]:
     """The rows described beside another metric's row that has a test (``MetricSpec.described_beside``: CED beside
     CER of the same attribute, groups and class), by ``id``, with the deciding metric's name: as in the run, they take
-    no part in the adjustment and get no word of their own."""
-    tested = {(row.key, row.attribute, row.groups, row.cls, row.family[3:]) for row, p in zip(rows, raw, strict=True)
-              if not math.isnan(p)}  # fmt: skip
+    no part in the adjustment and get no word of their own. As in the run, only where the deciding row rests on at
+    least half of the row's pairs, in each of the two runs (``labels``: the baseline and the run; the one rule,
+    :func:`~evenhand.pipeline.evidence.adjustment.rests_on_enough`)."""
+    tested = {(row.key, row.attribute, row.groups, row.cls, row.family[3:]): row
+              for row, p in zip(rows, raw, strict=True) if not math.isnan(p)}  # fmt: skip
     out = {}
     for row in rows:
         spec = METRICS.get(row.key)
         beside = spec.described_beside if spec else None
-        if beside is not None and (beside, row.attribute, row.groups, row.cls, row.family[3:]) in tested:
+        if beside is None:
+            continue
+        deciding = tested.get((beside, row.attribute, row.groups, row.cls, row.family[3:]))
+        if deciding is not None and all(
+            rests_on_enough(deciding.pairs.get(label), row.pairs.get(label)) for label in labels
+        ):
             out[id(row)] = METRICS[beside].name
     return out
 

@@ -24,6 +24,7 @@ from evenhand.text._names_data import PARTS, name_index
 from evenhand.text.bystanders import BystanderMask, bystander_spans, template_word_spans
 from evenhand.text.ftu import AttributeSpec, SingleAttribute, resolve_lexicons
 from evenhand.text.lexicon import Lexicon, builtin_attributes, load_lexicon
+from evenhand.text.lexicon_model import normalize_term
 from evenhand.text.name_subjects import DEFAULT_SUBJECT, Subject, select_subjects, template_filled
 from evenhand.text.names import Person, find_name_matches, find_people_many, name_attributes, substitute_names
 from evenhand.text.turns import Layout, layouts_of, rebuild
@@ -219,6 +220,16 @@ def counterfactual_prompts(
         index = np.fromiter((i for i, m in enumerate(matches) if m), dtype=np.int64)
     else:
         index = np.fromiter((i for i, m in enumerate(matches) if m or named[i]), dtype=np.int64)
+    half = [i for i in index.tolist() if _half_swapped(lexicon, texts[i], matches[i])]
+    if half:  # a stated age after a group's word that the versions would keep beside another group's word
+        warnings.warn(
+            f"{len(half)} prompt(s) state an age right after a word of {lexicon.name} that their versions could not "
+            'change with it ("teenagers between 13 and 17", "the seniors between 65 and 80 asked"): they have no '
+            "counterfactual versions",
+            UserWarning,
+            stacklevel=2,
+        )
+        index = index[~np.isin(index, half)]
     subset = [texts[i] for i in index.tolist()]
     words = tuple(tuple(dict.fromkeys(m.term for m in matches[i])) for i in index.tolist())
     # a named subject's versions keep the bystanders' titles and pronouns as written (text/bystanders.py)
@@ -276,6 +287,19 @@ def counterfactual_prompts(
         lexicon.name, out_groups, index, _restored(items, layouts, rows, subset),
         {g: _restored(items, layouts, rows, v) for g, v in versions.items()}, words, mode, used, names, name_seed,
     )  # fmt: skip
+
+
+def _half_swapped(lexicon: Lexicon, text: str, matches: Sequence[Any]) -> bool:
+    """Whether a listed term the versions change is followed by a stated age they would keep: one its row reads after
+    the term (:meth:`Lexicon.stated_after`) that was not read with a group (a child's range, kept as written; or
+    one the clause-end rule left unread), so that a version would read "young adults between 65 and 80" (left18)."""
+    grouped = {m.start for m in matches if m.group is not None}
+    for m in matches:
+        after = lexicon.stated_after(m.term) if lexicon.rows_for(normalize_term(m.term)) else None
+        found = after.match(text, m.end) if after is not None else None
+        if found is not None and found.end() - len(found.group().lstrip()) not in grouped:
+            return True
+    return False
 
 
 def _readable(prompts: Any, change_system_prompt: bool) -> tuple[list[Prompt], list[str], list[Layout] | None]:

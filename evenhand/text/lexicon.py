@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evenhand.errors import InputError, InputFileNotFoundError, InputTypeError
 from evenhand.text._grammar import GRAMMARS
-from evenhand.text.lexicon_model import MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term, spellings
+from evenhand.text.lexicon_model import GIVEN_NAME, MASK, NAME_NEXT, Lexicon, LexiconRow, normalize_term, spellings
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -244,6 +244,8 @@ def _build(data: Any, label: str) -> Lexicon:
     groups = tuple(spec["groups"])
     all_groups = groups + tuple(spec["optional_groups"])
     subject_nouns = spec["person_subject_nouns"] or spec["person_nouns"]
+    # the words that name a group of the file ("pensioners", "young adults", "teenagers"): a ``{term}`` subject
+    subject_terms = [w for raw in spec["rows"] for words in (raw["terms"] or {}).values() for w in words]
     rows = []
     for raw in spec["rows"]:
         terms: dict[str, str | None] = {}
@@ -280,7 +282,7 @@ def _build(data: Any, label: str) -> Lexicon:
                 needs_name=raw["needs_name"],
                 patterns=patterns,
                 after_subject=after_subject,
-                subjects=None if own_subjects is None else _subjects(own_subjects, subject_nouns),
+                subjects=None if own_subjects is None else _subjects(own_subjects, subject_nouns, subject_terms),
                 ends_clause=raw["ends_clause"],
             )
         )
@@ -290,7 +292,7 @@ def _build(data: Any, label: str) -> Lexicon:
         groups,
         tuple(rows),
         nouns,
-        person_subjects=_subjects(spec["person_subjects"], subject_nouns),
+        person_subjects=_subjects(spec["person_subjects"], subject_nouns, subject_terms),
         grammar=spec["grammar"],
         stereotype_category=spec["stereotype_category"],
         language=spec["language"],
@@ -301,14 +303,16 @@ def _build(data: Any, label: str) -> Lexicon:
     )
 
 
-def _subjects(subjects: Sequence[str], nouns: Sequence[str]) -> frozenset[str]:
+def _subjects(subjects: Sequence[str], nouns: Sequence[str], terms: Sequence[str] = ()) -> frozenset[str]:
     """The person subjects of a file or row, with each ``{noun}`` made one subject per person noun ("{noun} is" ->
-    "landlord is", "tenant is", ...: the file's ``person_subject_nouns``, else its ``person_nouns``) and each
-    ``{name}`` one per personal name that names a person alone ("{name}, aged" -> "emily, aged", "baker, aged":
-    :func:`_personal_names`)."""
+    "landlord is", "tenant is", ...: the file's ``person_subject_nouns``, else its ``person_nouns``), each ``{term}``
+    one per word of the file's rows' ``terms`` ("pensioners between 65 and 80": left18, the range is then swapped
+    with the noun, never left beside another group's) and each ``{name}`` one per personal name that names a person
+    alone ("{name}, aged" -> "emily, aged", "baker, aged": :func:`_personal_names`)."""
     expanded = [s.replace("{noun}", noun) for s in subjects if "{noun}" in s for noun in nouns]
+    expanded += [s.replace("{term}", term) for s in subjects if "{term}" in s for term in terms]
     expanded += [s.replace("{name}", name) for s in subjects if "{name}" in s for name in _personal_names()]
-    expanded += [s for s in subjects if "{noun}" not in s and "{name}" not in s]
+    expanded += [s for s in subjects if not any(p in s for p in ("{noun}", "{name}", "{term}"))]
     return frozenset(_spelled(expanded))
 
 
@@ -330,7 +334,10 @@ def _personal_names() -> tuple[str, ...]:
     # "White, aged 12, is our best-selling whisky" names nobody
     words = {name for name in names if name.casefold() in index.word_surnames}
     titled = {f"{title}{dot} {word}" for word in words for title in index.titles for dot in (".", "")}
-    return tuple(sorted((names - words) | titled))
+    # ... or after a given name, as a full name ("Emily White, aged 72": left18); GIVEN_NAME stands for any given name
+    # of the lists (lexicon_model._behind), so the subjects are not every given name times every word surname
+    full = {f"{GIVEN_NAME} {word}" for word in words}
+    return tuple(sorted((names - words) | titled | full))
 
 
 def _spelled(words: Sequence[str]) -> list[str]:

@@ -175,6 +175,14 @@ class Lexicon:
             self._pattern_index[term] = found
         return found
 
+    def stated_after(self, term: str) -> re.Pattern[str] | None:
+        """What a row reads after the (lower-case) listed ``term`` as its subject, right after it ("pensioners
+        **between 65 and 80**": the age file's ``{term}`` subjects), whether or not a clause ends there; None where no
+        row takes the term as a subject. A version that swaps the term must swap this too (left18)."""
+        key = normalize_term(term)
+        sources = sorted({p for row in self.rows if row.subjects and key in row.subjects for p in row.after_subject})
+        return _compiled(r"\s+(?:" + "|".join(sources) + r")\b") if sources else None
+
     @functools.cached_property
     def has_patterns(self) -> bool:
         """True when a row has regular-expression terms (:attr:`LexiconRow.patterns`)."""
@@ -280,13 +288,44 @@ def _behind(subjects: frozenset[str]) -> str:
     """Look-behinds for ``subjects`` then a space: one per length (Python's look-behinds are fixed-width), a subject
     that starts with a word character only after a non-word one ("he is", not "the is"; ", aged" after a name)."""
     by_width: dict[tuple[int, bool], list[str]] = {}
+    after_given: dict[int, list[str]] = {}  # "<GIVEN_NAME> white, aged": a given name, then the rest (left18)
     for s in sorted(subjects):
-        by_width.setdefault((len(s), s[:1].isalnum() or s[:1] == "_"), []).append(s)
+        if s.startswith(GIVEN_NAME + " "):
+            after_given.setdefault(len(s) - len(GIVEN_NAME), []).append(s[len(GIVEN_NAME) :])
+        else:
+            by_width.setdefault((len(s), s[:1].isalnum() or s[:1] == "_"), []).append(s)
     guard = r"(?<!\w)"
     # a trie per width: thousands of subjects ("{name}, aged") are tried letter by letter, not one after another
-    return "|".join(
+    behind = [
         rf"(?<={guard if word else ''}(?:{_literal_trie(words)})\s)" for (_, word), words in sorted(by_width.items())
-    )
+    ]
+    if after_given:  # one look-behind per width of given name and of the rest: fixed widths, no cross product
+        names = _given_names()
+        behind += [
+            rf"(?<={guard}(?:{_literal_trie(firsts)})(?:{_literal_trie(rests)})\s)"
+            for width, firsts in sorted(names.items())
+            for _, rests in sorted(after_given.items())
+        ]
+    return "|".join(behind)
+
+
+#: in a person subject, any given name of the name lists that names a person alone ("<GIVEN_NAME> white, aged":
+#: "Emily White, aged 72", never "White, aged 12" alone; lexicon._personal_names)
+GIVEN_NAME = "\x01"
+
+
+@functools.lru_cache(maxsize=1)
+def _given_names() -> dict[int, list[str]]:
+    """The given names that name a person alone (as ``{name}`` reads them), lower-case, as written and without
+    diacritics, by length."""
+    from evenhand.text._names_data import name_index, plain_letters
+
+    index = name_index()
+    written = {index.written("first", key) for key in index.starts_alone if index.known("first", key)}
+    out: dict[int, list[str]] = {}
+    for name in sorted({w.lower() for w in written} | {plain_letters(w).lower() for w in written}):
+        out.setdefault(len(name), []).append(name)
+    return out
 
 
 def _literal_trie(words: Sequence[str]) -> str:

@@ -78,6 +78,14 @@ def _pairs(rec: MetricRecord) -> int | None:
     return int(sizes["pairs"]) if "pairs" in sizes else None
 
 
+def rests_on_enough(deciding_pairs: int | None, own_pairs: int | None) -> bool:
+    """Whether a metric described beside another (CED beside CER) is only described: the deciding metric's test
+    rests on at least half of this metric's pairs (or either count is unknown, as in older files). The one rule, for
+    a run (:func:`mark_descriptive`) and for ``evenhand compare`` (:func:`evenhand.comparison.rows.judge_rows`), so
+    that the two cannot judge the same rows apart (left18)."""
+    return own_pairs is None or deciding_pairs is None or 2 * deciding_pairs >= own_pairs
+
+
 def mark_descriptive(records: Sequence[MetricRecord]) -> None:
     """Mark each record whose metric is described beside another (``MetricSpec.described_beside``) where that
     metric's test of the same attribute and comparison is defined (a finite p) on at least half of the record's pairs:
@@ -93,8 +101,7 @@ def mark_descriptive(records: Sequence[MetricRecord]) -> None:
     for rec in records:
         beside = rec.spec.described_beside
         key = (beside, rec.attribute, rec.comparison)
-        covered, own = defined.get(key), _pairs(rec)
-        rec.descriptive = key in defined and (own is None or covered is None or 2 * covered >= own)
+        rec.descriptive = key in defined and rests_on_enough(defined.get(key), _pairs(rec))
         if beside is not None and rec.descriptive:
             note = f"descriptive beside {METRICS[beside].name}: {METRICS[beside].name}'s test decides"
             if note not in rec.notes:
