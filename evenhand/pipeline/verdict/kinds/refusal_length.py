@@ -17,11 +17,18 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.person_refusals import REFUSED
-from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply, reply_words
+from evenhand.pipeline.families.refusal_length import (
+    answered_pairs,
+    cut_length_reason,
+    cut_no_reply_reason,
+    no_reply,
+    reply_words,
+    too_few_answered_reason,
+)
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.masked_replies import masked_pairs, pair_versions
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.base import REFUSAL_THRESHOLD, EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import (
     by_key,
@@ -269,6 +276,11 @@ class LengthParity(PairedGap):
         why = cut_length_reason(found)
         if why is not None:
             return f"run {run.label}: {why}"
+        kept = answered_pairs(found, run.settings.get("refusal_threshold", REFUSAL_THRESHOLD))
+        why = too_few_answered_reason(found, kept)
+        if why is not None:
+            return f"run {run.label}: {why}"
+        found = found[kept]  # the pairs the run measured: neither reply a refusal (rld18)
         names, attribute = _masks_names(run), str(row["attribute"])
         assert run.responses is not None
         table = pd.DataFrame({"prompt_id": found["prompt_id"],
