@@ -311,15 +311,16 @@ class LengthParity(PairedGap):
     ) -> PairReading | None:
         """Pairs of the finding's kind: the reply of the group whose replies are longer in all is the longer one (short
         against long); their strength, the log ratio of word counts in that direction, one more word on each side so
-        that an empty reply counts."""
+        that an empty reply counts. Pairs with a refusal are left out, as RLD leaves them out."""
         a, b = groups
         versions = pair_versions(pairs, attribute) if facts.responses is None else facts.responses
         wa, wb = (_words_of(pairs, side, versions, attribute) for side in ("a", "b"))
-        defined = ~(np.isnan(wa) | np.isnan(wb))
+        # the pairs RLD measured: a pair with a refusal is refusal parity's example, not a short answer (rld18)
+        defined = ~(np.isnan(wa) | np.isnan(wb)) & answered_pairs(pairs, facts.refusal_threshold)
         if not defined.any():
             return None
         direction = 1.0 if wa[defined].sum() >= wb[defined].sum() else -1.0
-        ratio = np.log((wa + 1.0) / (wb + 1.0)) * direction
+        ratio = np.where(defined, np.log((wa + 1.0) / (wb + 1.0)) * direction, np.nan)
         longer, shorter = (a, b) if direction > 0 else (b, a)
 
         def notes(i: int) -> dict[str, str]:
