@@ -46,6 +46,8 @@ def test_refusing_one_group_more_is_a_refusal_finding_not_a_length_finding_too()
     row = _row(a, RLD)
     assert abs(float(row["value"])) < 0.1, row["value"]
     assert re.search(r"left out \d+ of 200 pairs with a refusal on either side", str(row["reason"])), row["reason"]
+    worst = a.to_dict(include_responses=False)["worst_examples"]["length_gap"]
+    assert worst and all(REFUSE not in (w["response_a"], w["response_b"]) for w in worst)  # the refusals are RRD's
 
 
 def test_a_length_gap_beside_refusals_is_still_found() -> None:

@@ -30,7 +30,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
 from evenhand.pipeline.families.reply_language import other_language_groups
-from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON, group_pairs
+from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON, answered_pairs, group_pairs
 from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -228,19 +228,6 @@ def judged_length(ctx: RunContext, rec: MetricRecord) -> MetricRecord:
 def refusal_threshold(ctx: RunContext) -> float | None:
     """The refusal score at which the run counts a reply as a refusal, where its replies were scored for refusals."""
     return ctx.settings.scoring.refusal_threshold if "refusal" in ctx.frame else None
-
-
-def answered_pairs(found: pd.DataFrame, threshold: float | None) -> npt.NDArray[np.bool_]:
-    """Which counterfactual pairs answer length (RLD) compares: those where neither reply is a refusal (refusal score
-    at ``threshold`` or more, the run's detector and cut-off). A refusal is refusal parity's evidence (RRD): counted
-    as a short answer too, one behaviour gave two findings. Every pair without refusal scores (no threshold, no
-    ``refusal_a``/``refusal_b`` columns: replies scored by no detector); a reply without a score counts as answered.
-    The run and ``compare`` (from the stored refusal scores) choose the pairs by this one rule."""
-    sides = ("refusal_a", "refusal_b")
-    if threshold is None or not set(sides) <= set(found.columns):
-        return np.ones(len(found), dtype=bool)
-    scores = found[list(sides)].to_numpy(dtype=float)
-    return np.asarray(~(scores >= threshold).any(axis=1), dtype=bool)
 
 
 def left_out_note(found: pd.DataFrame, kept: npt.NDArray[np.bool_]) -> str:
