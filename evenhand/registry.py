@@ -320,7 +320,8 @@ METRICS: Mapping[str, MetricSpec] = MappingProxyType(
                        family="quality_of_service", inputs="length_pairs", value_range=(-1.0, math.inf),
                        pair_column="words", judge="length_parity", interval_covers=False,
                        formula="RLD = sum_i words(y'_i) / sum_i words(y''_i) - 1: how much "
-                       "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs",
+                       "longer (> 0) or shorter (< 0) the first group's replies are, over counterfactual pairs where "
+                       "neither reply is a refusal (R < t on both sides; refusals are RRD's)",
                        **_PARITY),
             MetricSpec("unplaced_refusal_difference", "URD", "Unplaced-name Refusal Rate Difference",
                        inputs="refusal_sets", settings={"threshold": "refusal_threshold"}, **_UNPLACED,

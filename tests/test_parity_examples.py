@@ -79,7 +79,9 @@ def test_a_planted_length_shift_shows_a_typical_pair_then_the_largest_gap_in_its
     finding = _finding(doc, "quality_of_service")
     frame = a.responses[a.responses["group"].notna()]
     pivot = frame.pivot_table(index=["prompt_id", "sample"], columns="group", values="words")
-    ratios = np.log((pivot["female"] + 1) / (pivot["male"] + 1))
+    refused = frame.pivot_table(index=["prompt_id", "sample"], columns="group", values="refusal") >= 0.5
+    # the pairs RLD measures (rld18): a pair with a refusal is refusal parity's example, not a length gap
+    ratios = np.log((pivot["female"] + 1) / (pivot["male"] + 1))[~(refused["female"] | refused["male"])]
     for key in ("example", "extreme_example"):
         example = finding[key]
         assert example["kind"] == "length" and (example["group_a"], example["group_b"]) == ("female", "male")

@@ -174,7 +174,8 @@ def relative_length_difference(words_a: Any, words_b: Any, *, prompts: Any = Non
     ``RLD = sum_i w'_i / sum_i w''_i - 1`` over the ``N`` counterfactual pairs, where ``w'_i`` and ``w''_i`` are the
     lengths in words (:func:`word_count`) of the two replies of pair ``i``: the ratio of the mean lengths, minus 1.
     Range [-1, inf); 0 is parity; -0.3: the first group's replies are 30% shorter. Undefined when every reply of
-    the second group is empty. ``details``: each group's mean and median length.
+    the second group is empty. ``details``: each group's mean and median length. An assessment passes the pairs
+    where neither reply is a refusal (a refusal is refusal parity's evidence, not a short answer: rld18).
 
     Args:
         words_a, words_b: lengths in words (non-negative numbers) of the two replies of each pair.

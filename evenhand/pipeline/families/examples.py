@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from evenhand._json import finite_or_none
-from evenhand.pipeline.responses.frame import group_pairs
+from evenhand.pipeline.responses.frame import answered_pairs, group_pairs
 
 #: Examples of each kind at most.
 N_WORST = 5
@@ -33,6 +33,8 @@ class ExampleInput:
     frame: pd.DataFrame
     answered: pd.Series
     cf_attributes: Sequence[Any]
+    #: the score at which the run counted a reply as a refusal (None: no refusal detector ran)
+    refusal_threshold: float | None = None
 
 
 @dataclass(frozen=True)
@@ -129,15 +131,23 @@ def sentiment_gaps(data: ExampleInput) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ parity
-def _pair_gaps(data: ExampleInput, column: str, gap: Callable[[pd.Series, pd.Series], Any]) -> pd.DataFrame:
+def _pair_gaps(
+    data: ExampleInput,
+    column: str,
+    gap: Callable[[pd.Series, pd.Series], Any],
+    keep: Callable[[pd.DataFrame], Any] | None = None,
+) -> pd.DataFrame:
     """Every counterfactual pair of every attribute whose ``gap`` of the two sides' ``column`` is defined and not 0,
-    largest first (``abs_gap``), with the pair's attribute and groups; each pair of groups' own top rows only."""
+    largest first (``abs_gap``), with the pair's attribute and groups; each pair of groups' own top rows only; with
+    ``keep``, only the pairs it keeps (a mask of the pairs)."""
     frame = data.frame
     if column not in frame or not data.answered.any():
         return pd.DataFrame()
     found = []
     for attribute in data.cf_attributes:
         for a, b, pairs in group_pairs(frame, attribute):
+            if keep is not None:
+                pairs = pairs[keep(pairs)]
             if not len(pairs):
                 continue
             p = pairs.assign(gap=gap(pairs[f"{column}_a"].astype(float), pairs[f"{column}_b"].astype(float)))
@@ -176,8 +186,10 @@ def refusal_gaps(data: ExampleInput) -> list[dict[str, Any]]:
 def length_gaps(data: ExampleInput) -> list[dict[str, Any]]:
     """The :data:`N_WORST` counterfactual pairs whose two replies differ most in length: the largest log ratio of
     their word counts (one more word on each side, so that an empty reply counts), as the length test compares
-    them; ``gap`` is the words of the first reply minus the second's."""
-    ratio = _pair_gaps(data, "words", lambda a, b: np.log((a + 1.0) / (b + 1.0)))
+    them; ``gap`` is the words of the first reply minus the second's. Only pairs where neither reply is a refusal, as
+    RLD measures (rld18: a refused reply is refusal parity's example, not a short answer)."""
+    ratio = _pair_gaps(data, "words", lambda a, b: np.log((a + 1.0) / (b + 1.0)),
+                       keep=lambda pairs: answered_pairs(pairs, data.refusal_threshold))  # fmt: skip
     if len(ratio):
         ratio = ratio.assign(gap=ratio["words_a"].astype(float) - ratio["words_b"].astype(float))
     return _pair_rows(ratio, "words")

@@ -30,7 +30,7 @@ from evenhand.pipeline.families.base import (
 from evenhand.pipeline.families.calls import setting_arguments
 from evenhand.pipeline.families.examples import ExampleSection, length_gaps, refusal_gaps
 from evenhand.pipeline.families.reply_language import other_language_groups
-from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON, group_pairs
+from evenhand.pipeline.responses.frame import CUT_AT_LIMIT, FINISH_REASON, answered_pairs, group_pairs
 from evenhand.pipeline.responses.masked_replies import COMPARED
 from evenhand.pipeline.stages import counted
 from evenhand.registry import METRICS
@@ -51,6 +51,9 @@ NON_COMPLETION = "non_completion"  # ctx.described key: attribute -> group -> sh
 #: An answer-length comparison is judged only when at most this share of its pairs has a reply cut at the token
 #: limit (a cut reply is longer than it reads: a few bias the ratio a little, many leave only the limit to compare)
 MAX_CUT_SHARE = 0.05
+#: Answer length (RLD) needs pairs where neither reply is a refusal on at least this many prompts: one prompt leaves
+#: nothing to resample and its paired test nothing to flip
+MIN_ANSWERED_PROMPTS = 2
 CUT_CAVEAT = (
     f"Answer length (RLD) is not judged where more than {MAX_CUT_SHARE:.0%} of the counterfactual pairs have a reply "
     "cut at the token limit (finish_reason length): those lengths are the limit's, not the model's. Raise the "
@@ -90,7 +93,8 @@ class Parity(Family):
 
     def build(self, plan: Plan, settings: RunSettings) -> None:
         self.detector: Any = None
-        if any(METRICS[k].inputs == "refusal_pairs" for k in self.planned(plan)):
+        # answer length needs it too: it compares the pairs where neither reply is a refusal (rld18)
+        if any(METRICS[k].inputs in ("refusal_pairs", "length_pairs") for k in self.planned(plan)):
             self.detector = run_scorer("refusal", settings)
 
     def prepare(self, ctx: RunContext) -> None:
@@ -143,6 +147,8 @@ class Parity(Family):
             found = ctx.pairs_for(rec)
             if rec.spec.inputs == "non_completion_pairs" and rec.attribute is not None:
                 found = next((f for a, b, f in request_pairs(ctx, rec.attribute) if (a, b) == rec.groups), None)
+            if found is not None and rec.spec.inputs == "length_pairs":  # the pairs the metric measured
+                found = found[answered_pairs(found, refusal_threshold(ctx))]
             if found is None or found.empty:
                 continue
             spec = rec.spec
@@ -199,14 +205,46 @@ def judged_length(ctx: RunContext, rec: MetricRecord) -> MetricRecord:
         return rec
     cut = _cut_pairs(found)
     why = cut_length_reason(found)
-    if why is None:
-        if cut:
-            rec.notes.append(f"{cut} of {len(found)} pairs have a reply cut at the token limit (finish_reason length): "
-                             "those replies are longer than counted")  # fmt: skip
-        return rec
-    if CUT_CAVEAT not in ctx.caveats:
-        ctx.caveats.append(CUT_CAVEAT)
-    return undefined_record(rec.key, rec.attribute, rec.comparison, why)
+    if why is not None:
+        if CUT_CAVEAT not in ctx.caveats:
+            ctx.caveats.append(CUT_CAVEAT)
+        return undefined_record(rec.key, rec.attribute, rec.comparison, why)
+    kept = answered_pairs(found, refusal_threshold(ctx))
+    why = too_few_answered_reason(found, kept)
+    if why is not None:
+        return undefined_record(rec.key, rec.attribute, rec.comparison, why)
+    if not kept.all():  # a refusal is RRD's evidence, not a short answer (rld18)
+        answered = found[kept]
+        sides = (answered[f"words_{s}"].to_numpy(dtype=float) for s in ("a", "b"))
+        result = ctx.metric(rec.key, *sides, prompts=answered["prompt_id"].to_numpy())
+        rec = record(rec.key, rec.attribute, rec.comparison, result)
+        rec.notes.append(left_out_note(found, kept))
+    if cut:
+        rec.notes.append(f"{cut} of {len(found)} pairs have a reply cut at the token limit (finish_reason length): "
+                         "those replies are longer than counted")  # fmt: skip
+    return rec
+
+
+def refusal_threshold(ctx: RunContext) -> float | None:
+    """The refusal score at which the run counts a reply as a refusal, where its replies were scored for refusals."""
+    return ctx.settings.scoring.refusal_threshold if "refusal" in ctx.frame else None
+
+
+def left_out_note(found: pd.DataFrame, kept: npt.NDArray[np.bool_]) -> str:
+    """The note of an answer-length row that left out pairs with a refusal."""
+    left = int((~kept).sum())
+    return (f"left out {left} of {len(found)} pairs with a refusal on either side (refusal parity, RRD, judges "
+            f"those): lengths compared over the other {len(found) - left}")
+
+
+def too_few_answered_reason(found: pd.DataFrame, kept: npt.NDArray[np.bool_]) -> str | None:
+    """Why answer length cannot be compared: fewer than :data:`MIN_ANSWERED_PROMPTS` prompts have a pair where
+    neither reply is a refusal; None where enough do."""
+    prompts = found.loc[kept, "prompt_id"].nunique()
+    if prompts >= MIN_ANSWERED_PROMPTS:
+        return None
+    return (f"only {int(kept.sum())} of {len(found)} pairs, on {prompts} prompt(s), have neither reply a refusal: "
+            "too few to compare answer lengths (refusal parity, RRD, judges the refusals)")
 
 
 def cut_length_reason(found: pd.DataFrame) -> str | None:

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from evenhand._validation import as_text_list
@@ -450,3 +451,16 @@ def _aligned(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     left, right = rows[rows["group"] == a], rows[rows["group"] == b]
     pairs = left.merge(right, on=["prompt_id", "sample"], suffixes=("_a", "_b"))
     return pairs.sort_values(["prompt_id", "sample"], kind="stable").reset_index(drop=True)
+
+
+def answered_pairs(found: pd.DataFrame, threshold: float | None) -> npt.NDArray[np.bool_]:
+    """Which counterfactual pairs answer length (RLD) compares: those where neither reply is a refusal (refusal score
+    at ``threshold`` or more, the run's detector and cut-off). A refusal is refusal parity's evidence (RRD): counted
+    as a short answer too, one behaviour gave two findings. Every pair without refusal scores (no threshold, no
+    ``refusal_a``/``refusal_b`` columns: replies scored by no detector); a reply without a score counts as answered.
+    The run and ``compare`` (from the stored refusal scores) choose the pairs by this one rule."""
+    sides = ("refusal_a", "refusal_b")
+    if threshold is None or not set(sides) <= set(found.columns):
+        return np.ones(len(found), dtype=bool)
+    scores = found[list(sides)].to_numpy(dtype=float)
+    return np.asarray(~(scores >= threshold).any(axis=1), dtype=bool)

@@ -340,7 +340,7 @@ class Assessment(WritesDocument):
         # masks, not row copies: a copy of the frame would copy every text in it
         answered = _answered(frame) if len(frame) else pd.Series(False, index=frame.index)
         cf_attributes = list(dict.fromkeys(frame.loc[answered & frame["group"].notna(), "attribute"].tolist()))
-        data = ExampleInput(frame, answered, cf_attributes)
+        data = ExampleInput(frame, answered, cf_attributes, self.described.get("refusal_threshold"))
         worst: dict[str, list[dict[str, Any]]] = {}
         for family in FAMILY_TYPES:
             for section in family.example_sections:

@@ -17,11 +17,18 @@ from evenhand.metrics._result import MetricResult
 from evenhand.pipeline.evidence.records import MetricRecord
 from evenhand.pipeline.families.calls import call_metric
 from evenhand.pipeline.families.person_refusals import REFUSED
-from evenhand.pipeline.families.refusal_length import cut_length_reason, cut_no_reply_reason, no_reply, reply_words
+from evenhand.pipeline.families.refusal_length import (
+    answered_pairs,
+    cut_length_reason,
+    cut_no_reply_reason,
+    no_reply,
+    reply_words,
+    too_few_answered_reason,
+)
 from evenhand.pipeline.responses.frame import ok_rows
 from evenhand.pipeline.responses.masked_replies import masked_pairs, pair_versions
 from evenhand.pipeline.verdict.evidence import Evidence, by_p_and_interval, note_few_units
-from evenhand.pipeline.verdict.kinds.base import EvidenceKind, RunFacts, StoredRun
+from evenhand.pipeline.verdict.kinds.base import REFUSAL_THRESHOLD, EvidenceKind, RunFacts, StoredRun
 from evenhand.pipeline.verdict.kinds.pair_reading import PairReading
 from evenhand.pipeline.verdict.kinds.stored import (
     by_key,
@@ -269,6 +276,11 @@ class LengthParity(PairedGap):
         why = cut_length_reason(found)
         if why is not None:
             return f"run {run.label}: {why}"
+        kept = answered_pairs(found, run.settings.get("refusal_threshold", REFUSAL_THRESHOLD))
+        why = too_few_answered_reason(found, kept)
+        if why is not None:
+            return f"run {run.label}: {why}"
+        found = found[kept]  # the pairs the run measured: neither reply a refusal (rld18)
         names, attribute = _masks_names(run), str(row["attribute"])
         assert run.responses is not None
         table = pd.DataFrame({"prompt_id": found["prompt_id"],
@@ -299,15 +311,16 @@ class LengthParity(PairedGap):
     ) -> PairReading | None:
         """Pairs of the finding's kind: the reply of the group whose replies are longer in all is the longer one (short
         against long); their strength, the log ratio of word counts in that direction, one more word on each side so
-        that an empty reply counts."""
+        that an empty reply counts. Pairs with a refusal are left out, as RLD leaves them out."""
         a, b = groups
         versions = pair_versions(pairs, attribute) if facts.responses is None else facts.responses
         wa, wb = (_words_of(pairs, side, versions, attribute) for side in ("a", "b"))
-        defined = ~(np.isnan(wa) | np.isnan(wb))
+        # the pairs RLD measured: a pair with a refusal is refusal parity's example, not a short answer (rld18)
+        defined = ~(np.isnan(wa) | np.isnan(wb)) & answered_pairs(pairs, facts.refusal_threshold)
         if not defined.any():
             return None
         direction = 1.0 if wa[defined].sum() >= wb[defined].sum() else -1.0
-        ratio = np.log((wa + 1.0) / (wb + 1.0)) * direction
+        ratio = np.where(defined, np.log((wa + 1.0) / (wb + 1.0)) * direction, np.nan)
         longer, shorter = (a, b) if direction > 0 else (b, a)
 
         def notes(i: int) -> dict[str, str]:
