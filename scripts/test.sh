@@ -4,9 +4,9 @@
 #   --fast   the developer's loop (tests/conftest.py): leaves out the tests marked by cost (model, subprocess, ray,
 #            server, slow, pipeline: pyproject.toml), that is every test that loads a model, starts a process or a
 #            Ray cluster, waits on a server in real time, computes for seconds or runs a whole assessment, and runs
-#            each property test with at most 10 examples: 3,498 tests in 84 s on 2 idle cores (2026-11-29).
-#            Without it, the whole suite: what CI runs (.ci/run), 4,181 tests, about 8 min on 2 idle cores
-#            (2026-11-29: pytest 6 min 46 s in the clean-clone CI run of the merged tree, 4,181 tests).
+#            each property test with at most 10 examples: 3,714 tests in 107 s on 2 idle cores (2026-11-29).
+#            Without it, the whole suite: what CI runs (.ci/run), 4,411 tests, about 8 min on 2 idle cores
+#            (2026-11-29: pytest 7 min 52 s in the clean-clone CI run of the merged tree, 4,411 tests).
 # EVENHAND_TEST_WORKERS sets the number of pytest workers (default: the CPUs this process may use, at most 4; 0 or 1
 # runs the tests in the pytest process itself); `-n N` among the arguments wins over it.
 set -euo pipefail
