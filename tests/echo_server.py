@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from openai_stub import StubServer, _response, serve_connection
+from openai_stub import StubServer, _response, replies_response, serve_connection
 
 from evenhand.text.names import find_name_matches, find_people
 
@@ -103,16 +103,8 @@ async def serve(config: EchoConfig, host: str = "127.0.0.1", port: int = 0) -> t
         if config.latency:
             await asyncio.sleep(config.latency)
         n = int(body.get("n") or 1)
-        choices = [
-            {"index": i, "message": {"role": "assistant", "content": answer(user, config, _draw(config, user,
-             body.get("seed"), i))}, "finish_reason": "stop"}
-            for i in range(n)
-        ]  # fmt: skip
-        words = len(user.split())
-        usage = {"prompt_tokens": words, "completion_tokens": 30 * n, "total_tokens": words + 30 * n}
-        payload = {"id": "echo", "object": "chat.completion", "model": body.get("model", "echo"), "choices": choices,
-                   "usage": usage}  # fmt: skip
-        return _response(200, json.dumps(payload).encode())
+        replies = [answer(user, config, _draw(config, user, body.get("seed"), i)) for i in range(n)]
+        return replies_response(body, user, replies, name="echo", tokens_per_reply=30)
 
     server = await asyncio.start_server(lambda r, w: serve_connection(handler, r, w), host, port, backlog=1024)
     return server, state

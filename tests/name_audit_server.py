@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from openai_stub import StubServer, _response, serve_connection
+from openai_stub import StubServer, _response, replies_response, serve_connection
 
 from evenhand.text.names import find_name_matches
 
@@ -201,15 +201,7 @@ async def serve(config: AuditConfig, host: str = "127.0.0.1", port: int = 0) -> 
             await asyncio.sleep(config.latency)
         n = int(body.get("n") or 1)
         replies = [answer(user, config, _draw(config, user, body.get("seed"), i)) for i in range(n)]
-        choices = [
-            {"index": i, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
-            for i, reply in enumerate(replies)
-        ]
-        words = len(user.split())
-        usage = {"prompt_tokens": words, "completion_tokens": 8 * n, "total_tokens": words + 8 * n}
-        payload = {"id": "audit", "object": "chat.completion", "model": body.get("model", "audit"), "choices": choices,
-                   "usage": usage}  # fmt: skip
-        return _response(200, json.dumps(payload).encode())
+        return replies_response(body, user, replies, name="audit", tokens_per_reply=8)
 
     server = await asyncio.start_server(lambda r, w: serve_connection(handler, r, w), host, port, backlog=1024)
     return server, state

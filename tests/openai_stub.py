@@ -139,6 +139,21 @@ def _response(status: int, payload: bytes, extra: str = "") -> bytes:
     return head.encode() + payload
 
 
+def replies_response(
+    body: dict[str, Any], user: str, replies: list[str], *, name: str, tokens_per_reply: int
+) -> bytes:
+    """A 200 chat completion holding ``replies`` (one choice each) for a request ``body`` whose user turn is ``user``:
+    the reply the seeded loopback servers (tests/name_audit_server.py, tests/echo_server.py) send once they have
+    drawn their answers."""
+    choices = [{"index": i, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+               for i, reply in enumerate(replies)]  # fmt: skip
+    words, completion = len(user.split()), tokens_per_reply * len(replies)
+    usage = {"prompt_tokens": words, "completion_tokens": completion, "total_tokens": words + completion}
+    payload = {"id": name, "object": "chat.completion", "model": body.get("model", name), "choices": choices,
+               "usage": usage}  # fmt: skip
+    return _response(200, json.dumps(payload).encode())
+
+
 class Truncated(bytes):
     """A reply the connection loop writes only in part (this prefix) before closing the connection."""
 
