@@ -5,24 +5,15 @@ the one marked as asked, a range of two, per which period) is :mod:`evenhand.tex
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Final
 
+from evenhand.text._bundled_lists import wordlist_json
 from evenhand.text.number_words import WordNumber, word_numbers
 from evenhand.text.periods import stated_period
-
-
-def _currency_lists() -> dict[str, dict[str, Any]]:
-    """The currencies' markers (evenhand/data/wordlists/currencies.json): per code its symbols, codes and words."""
-    data = json.loads(
-        resources.files("evenhand.data").joinpath("wordlists/currencies.json").read_text(encoding="utf-8")
-    )
-    return dict(data["currencies"])
 
 
 def _alternation(markers: Iterable[str]) -> str:
@@ -30,7 +21,8 @@ def _alternation(markers: Iterable[str]) -> str:
     return "(?:" + "|".join(re.escape(m) for m in sorted(set(markers), key=lambda m: (-len(m), m))) + ")"
 
 
-_CURRENCY_LISTS: Final = _currency_lists()
+#: The currencies' markers (evenhand/data/wordlists/currencies.json): per code its symbols, codes and words
+_CURRENCY_LISTS: Final[dict[str, dict[str, Any]]] = dict(wordlist_json("currencies.json")["currencies"])
 _MARKERS: Final = {kind: [m for c in _CURRENCY_LISTS.values() for m in c.get(kind, ())]
                    for kind in ("symbols", "codes", "words")}  # fmt: skip
 _SIGNS: Final = "".join(m for m in _MARKERS["symbols"] if len(m) == 1)  # "$€£¥...": also written after a number

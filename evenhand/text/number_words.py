@@ -5,19 +5,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any, Final
+from typing import Final
 
+from evenhand.text._bundled_lists import wordlist_json
 
-def _word_lists() -> dict[str, Any]:
-    text = resources.files("evenhand.data").joinpath("wordlists/number_words.json").read_text(encoding="utf-8")
-    return {k: v for k, v in json.loads(text).items() if not k.startswith("_")}
-
-
-_LISTS: Final = _word_lists()
+_LISTS: Final = wordlist_json("number_words.json")
 _UNITS: Final[dict[str, int]] = _LISTS["units"]
 _TENS: Final[dict[str, int]] = _LISTS["tens"]
 _HUNDRED: Final[str] = _LISTS["hundred"]

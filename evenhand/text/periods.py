@@ -9,10 +9,10 @@ is not read (:func:`evenhand.text.numbers.parse_numbers` gives it the status "ot
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
-from typing import Any, Final
+from typing import Final
+
+from evenhand.text._bundled_lists import wordlist_json
 
 #: The periods an amount may be stated per, longest first (the order that breaks a tie between two periods).
 PERIODS: Final = ("year", "month", "week", "day", "hour")
@@ -21,13 +21,8 @@ PERIODS: Final = ("year", "month", "week", "day", "hour")
 _PER_YEAR: Final = {"year": 1.0, "month": 12.0, "week": 52.0}
 
 
-def _word_lists() -> dict[str, Any]:
-    """The period words (evenhand/data/wordlists/periods.json): names, the phrases after an amount, qualifiers."""
-    data = json.loads(resources.files("evenhand.data").joinpath("wordlists/periods.json").read_text(encoding="utf-8"))
-    return {key: value for key, value in data.items() if not key.startswith("_")}
-
-
-_LISTS: Final = _word_lists()
+#: The period words (evenhand/data/wordlists/periods.json): names, the phrases after an amount, qualifiers
+_LISTS: Final = wordlist_json("periods.json")
 #: each word that names a period, to its period ("annual" -> "year")
 _WORDS: Final = {word: period for period, words in _LISTS["names"].items() for word in words}
 #: each phrase written after an amount in any language, lower case with single spaces, to its period ("im jahr")
